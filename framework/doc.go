@@ -1,0 +1,18 @@
+// Package framework holds the core of lazyvi: the small interfaces through which
+// estimators reach models (Model, Gradienter, Kerneler), the predictiveness
+// measures (Measure), the registries by name for backends, estimators and
+// measures, data loading and splitting, and Run, which trains the full model
+// once and estimates the variable importance of every feature with every
+// requested estimator.
+//
+// The framework names none of its implementations: backends, estimators and
+// measures register themselves in their init functions, in the style of
+// database/sql drivers, and are pulled in with a blank import.
+//
+// Conventions. Matrices are gonum mat types with one row per sample. A model's
+// prediction is an n x k matrix: k = 1 holds the mean response for regression
+// and P(Y = 1) for binary classification; k = K holds class probabilities for
+// K-class classification. Features are standardised with train-split
+// statistics before any model sees them, so "replacing a feature by its train
+// mean" is setting its column to zero.
+package framework

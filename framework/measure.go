@@ -1,0 +1,27 @@
+package framework
+
+import "gonum.org/v1/gonum/mat"
+
+// Score is a measure evaluated on a data set: its larger-is-better Value and
+// each sample's influence on it, so that standard errors follow. For a
+// decomposable measure V = -mean(loss) (or mean(gain)), Influence[i] is
+// Value's per-sample term minus its mean, e.g. mean(loss) - loss_i; for a
+// smooth function of means (R²) it is the delta-method influence function.
+// Either way Value + mean(Influence) = Value and, for two models on the same
+// samples, sd(IF_full - IF_reduced)/sqrt(n) is the standard error of the
+// difference of their Values.
+type Score struct {
+	Value     float64
+	Influence []float64
+}
+
+// Measure is a predictiveness measure: larger is better.
+type Measure interface {
+	// Name is the registry name ("mse", "accuracy", ...).
+	Name() string
+	// Supports reports whether the measure applies to a task.
+	Supports(t Task) bool
+	// Evaluate scores predictions pred (n x 1, as Model.Predict returns)
+	// against the responses y.
+	Evaluate(y []float64, pred mat.Matrix) (Score, error)
+}

@@ -1,0 +1,121 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Task is the kind of prediction problem.
+type Task int
+
+const (
+	// Regression: a real-valued response; predictions are means.
+	Regression Task = iota
+	// Binary: a 0/1 response; predictions are P(Y = 1).
+	Binary
+)
+
+// String returns the task's name as used on the command line.
+func (t Task) String() string {
+	switch t {
+	case Regression:
+		return "regression"
+	case Binary:
+		return "binary"
+	}
+	return fmt.Sprintf("Task(%d)", int(t))
+}
+
+// ParseTask parses a task name ("regression" or "binary").
+func ParseTask(s string) (Task, error) {
+	switch strings.ToLower(s) {
+	case "regression":
+		return Regression, nil
+	case "binary", "classification":
+		return Binary, nil
+	}
+	return 0, Usagef("unknown task %q (want regression or binary)", s)
+}
+
+// ModelSpec says what model a Backend should build. Options are the
+// backend's own settings as strings (they come from the command line and cross
+// the plugin boundary unchanged); a backend rejects options it does not know.
+type ModelSpec struct {
+	Task    Task
+	Inputs  int               // number of input columns
+	Seed    int64             // every random choice of the model derives from it
+	Options map[string]string // backend-specific, e.g. "hidden": "50"
+}
+
+// Model is a predictive model. Fit trains it on the rows of x with responses y
+// (class labels 0/1 for Binary); Predict returns an n x 1 matrix of predictions
+// (means for regression, P(Y = 1) for binary). Fit may be called once.
+type Model interface {
+	Fit(ctx context.Context, x mat.Matrix, y []float64) error
+	Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error)
+}
+
+// Gradienter is a differentiable Model: what the lazy estimator needs. The
+// parameters theta are the ones Fit produced; M is their number. Gradients
+// are those of the prediction Predict returns (the mean for regression, the
+// probability for binary), so that the lazy estimator's ridge regression of
+// the residual y - h(x) on the gradient features is the same for every task.
+type Gradienter interface {
+	Model
+	// NumParams returns M.
+	NumParams() int
+	// Jacobian returns the n x M matrix Phi of per-sample gradients
+	// d h_theta(x_i) / d theta at the current parameters.
+	Jacobian(ctx context.Context, x mat.Matrix) (*mat.Dense, error)
+	// PredictShifted returns the predictions of the network at
+	// theta + dtheta (len(dtheta) == M) without changing theta.
+	PredictShifted(ctx context.Context, x mat.Matrix, dtheta []float64) (*mat.Dense, error)
+}
+
+// Kerneler is the optional structured form of a Gradienter: the NTK Gram and
+// the transposed Jacobian product without materialising the n x M Jacobian.
+// Backends whose parameters are many (M much larger than n) should provide it;
+// the lazy estimator uses it when the dual side is the smaller one.
+type Kerneler interface {
+	// Kernel returns K = Phi(x1) Phi(x2)^T (n1 x n2). A nil x2 means x1, and
+	// the result is then symmetric.
+	Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, error)
+	// JacobianTVec returns Phi(x)^T a, a vector of length M.
+	JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([]float64, error)
+}
+
+// Capabilities says what the models of a backend can do.
+type Capabilities struct {
+	Gradients      bool // models implement Gradienter
+	Kernel         bool // models implement Kerneler
+	Classification bool // Binary task supported
+}
+
+// OptionInfo describes one backend option for `vi backends` and usage text.
+type OptionInfo struct {
+	Name    string
+	Default string
+	Usage   string
+}
+
+// Backend builds models. Implementations register themselves with
+// RegisterBackend; they may run in this process or behind a plugin.
+type Backend interface {
+	Capabilities() Capabilities
+	Options() []OptionInfo
+	// New returns an untrained model. Errors in spec (unknown option, bad
+	// value) wrap ErrUsage.
+	New(spec ModelSpec) (Model, error)
+}
+
+// Release frees what a model holds outside the Go heap (a remote model in a
+// plugin process); it is a no-op for models that are not io.Closers.
+func Release(m Model) error {
+	if c, ok := m.(interface{ Close() error }); ok {
+		return c.Close()
+	}
+	return nil
+}
