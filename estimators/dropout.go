@@ -1,0 +1,26 @@
+package estimators
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// Dropout evaluates the full model on the evaluation split with the feature
+// replaced by its train mean. It is cheap and, for correlated features,
+// biased upward (Proposition 3.1 of the paper: it measures beta_j^2 Var(x_j)
+// for a linear truth, not the conditional importance).
+type Dropout struct{}
+
+// Name returns "dropout".
+func (Dropout) Name() string { return "dropout" }
+
+// Reduce predicts the full model on the dropped evaluation data.
+func (Dropout) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
+	pred, err := p.Full.Predict(ctx, p.Drop(p.XEval, f))
+	if err != nil {
+		return framework.Reduced{}, fmt.Errorf("predict: %w", err)
+	}
+	return framework.Reduced{Pred: pred}, nil
+}

@@ -1,0 +1,482 @@
+package estimators
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// Lazy is LazyVI (Algorithm 1 of Gao, Stevens, Willett, Raskutti). At the
+// full model's parameters theta_f it takes the residuals e = y - h(X^(j)) of
+// the full network on the dropped train split and the gradient features
+// Phi = d h(X^(j)) / d theta, solves the ridge regression
+//
+//	dtheta = argmin_w ||e - Phi w||^2 + alpha ||w||^2
+//
+// and reports the network itself at theta_f + dtheta on the dropped
+// evaluation split. The penalty is unnormalised (sklearn's Ridge(alpha)
+// scale); the output bias is a parameter, so no separate intercept is fitted.
+//
+// Dual or primal, whichever side is smaller: with n1 <= M it works with the
+// NTK Gram K = Phi Phi^T (from the backend's Kerneler when it has one,
+// without the Jacobian) and dtheta = Phi^T (K + alpha I)^-1 e; with M < n1 it
+// forms G = Phi^T Phi once and solves (G + alpha I) dtheta = Phi^T e.
+//
+// alpha is chosen per feature by K-fold cross-validation on the train split
+// (folds seeded from the run's seed, the same for every feature): each
+// candidate is scored by the squared error of h_{theta_f + dtheta_k} on the
+// held-out fold k, dtheta_k fitted on the other folds from one symmetric
+// eigendecomposition per fold that serves every candidate. The search runs
+// over log10(alpha / mean diag K) on a grid from -8 to 4 that widens while the
+// best point sits at an edge, then refines by golden section around the best
+// grid point. "No update" (alpha = infinity: the full model, i.e. dropout) is
+// a candidate too; when it wins, Reduced.Lambda is +Inf. Problem.Lambda > 0
+// fixes alpha and skips the search.
+type Lazy struct{}
+
+// Name returns "lazy".
+func (Lazy) Name() string { return "lazy" }
+
+// Search bounds, in decades relative to mean diag K.
+const (
+	gridLo, gridHi     = -8.0, 4.0
+	widenLo, widenHi   = -14.0, 8.0
+	goldenIterations   = 10
+	foldSeedPerturb    = 0x1a2f01d5
+	eigenvalueFloorRel = 1e-13
+)
+
+// Reduce fits the lazy reduced model for feature f.
+func (Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
+	g, ok := p.Full.(framework.Gradienter)
+	if !ok {
+		return framework.Reduced{}, framework.Usagef("estimator lazy needs a backend with gradients; backend %q has none (use dropout or retrain)", p.BackendName)
+	}
+	xtr := p.Drop(p.XTrain, f)
+	base, err := g.Predict(ctx, xtr)
+	if err != nil {
+		return framework.Reduced{}, fmt.Errorf("predict train split: %w", err)
+	}
+	n1, _ := xtr.Dims()
+	e := make([]float64, n1)
+	for i := range e {
+		e[i] = p.YTrain[i] - base.At(i, 0)
+	}
+	rp, err := newRidge(ctx, g, xtr, e)
+	if err != nil {
+		return framework.Reduced{}, err
+	}
+
+	alpha := p.Lambda
+	if alpha <= 0 {
+		alpha, err = chooseAlpha(ctx, g, rp, xtr, p.YTrain, base, p.Folds, p.Seed)
+		if err != nil {
+			return framework.Reduced{}, err
+		}
+	}
+	xev := p.Drop(p.XEval, f)
+	if math.IsInf(alpha, 1) {
+		pred, err := g.Predict(ctx, xev)
+		if err != nil {
+			return framework.Reduced{}, fmt.Errorf("predict evaluation split: %w", err)
+		}
+		return framework.Reduced{Pred: pred, Lambda: alpha}, nil
+	}
+	dtheta, err := rp.solveAll(ctx, alpha)
+	if err != nil {
+		return framework.Reduced{}, err
+	}
+	pred, err := g.PredictShifted(ctx, xev, dtheta)
+	if err != nil {
+		return framework.Reduced{}, fmt.Errorf("predict evaluation split at shifted parameters: %w", err)
+	}
+	return framework.Reduced{Pred: pred, Lambda: alpha}, nil
+}
+
+// chooseAlpha runs the cross-validated search described on Lazy.
+func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, x *mat.Dense, y []float64, base *mat.Dense, k int, seed int64) (float64, error) {
+	n, _ := x.Dims()
+	folds := foldsOf(n, k, seed)
+	type fold struct {
+		solve func(ctx context.Context, alpha float64) ([]float64, error)
+		xHeld *mat.Dense
+		yHeld []float64
+	}
+	fs := make([]fold, len(folds))
+	noUpdate := 0.0
+	for i := range y {
+		d := y[i] - base.At(i, 0)
+		noUpdate += d * d
+	}
+	noUpdate /= float64(n)
+	for i, held := range folds {
+		s, err := rp.fold(ctx, held)
+		if err != nil {
+			return 0, fmt.Errorf("fold %d: %w", i+1, err)
+		}
+		yh := make([]float64, len(held))
+		for r, row := range held {
+			yh[r] = y[row]
+		}
+		fs[i] = fold{solve: s, xHeld: rowsOf(x, held), yHeld: yh}
+	}
+	scale := rp.meanDiag()
+	if !(scale > 0) {
+		return math.Inf(1), nil // no gradient signal: nothing to update
+	}
+	cache := map[float64]float64{}
+	cvErr := func(logRel float64) (float64, error) {
+		if v, ok := cache[logRel]; ok {
+			return v, nil
+		}
+		alpha := scale * math.Pow(10, logRel)
+		sse := 0.0
+		for _, f := range fs {
+			dtheta, err := f.solve(ctx, alpha)
+			if err != nil {
+				return 0, err
+			}
+			pred, err := g.PredictShifted(ctx, f.xHeld, dtheta)
+			if err != nil {
+				return 0, fmt.Errorf("cross-validation predict: %w", err)
+			}
+			for r, yv := range f.yHeld {
+				d := yv - pred.At(r, 0)
+				sse += d * d
+			}
+		}
+		v := sse / float64(n)
+		if math.IsNaN(v) {
+			v = math.Inf(1)
+		}
+		cache[logRel] = v
+		return v, nil
+	}
+
+	// Grid, widened while the best point is at an edge.
+	lo, hi := gridLo, gridHi
+	best, bestErr := 0.0, math.Inf(1)
+	for t := lo; t <= hi; t++ {
+		v, err := cvErr(t)
+		if err != nil {
+			return 0, err
+		}
+		if v < bestErr {
+			best, bestErr = t, v
+		}
+	}
+	for best == lo && lo > widenLo {
+		lo--
+		v, err := cvErr(lo)
+		if err != nil {
+			return 0, err
+		}
+		if v < bestErr {
+			best, bestErr = lo, v
+		}
+	}
+	for best == hi && hi < widenHi {
+		hi++
+		v, err := cvErr(hi)
+		if err != nil {
+			return 0, err
+		}
+		if v < bestErr {
+			best, bestErr = hi, v
+		}
+	}
+	// Golden-section refinement on [best-1, best+1].
+	a, b := best-1, best+1
+	const invPhi = 0.6180339887498949
+	c, d := b-invPhi*(b-a), a+invPhi*(b-a)
+	fc, err := cvErr(c)
+	if err != nil {
+		return 0, err
+	}
+	fd, err := cvErr(d)
+	if err != nil {
+		return 0, err
+	}
+	for it := 0; it < goldenIterations; it++ {
+		if fc < fd {
+			b, d, fd = d, c, fc
+			c = b - invPhi*(b-a)
+			if fc, err = cvErr(c); err != nil {
+				return 0, err
+			}
+		} else {
+			a, c, fc = c, d, fd
+			d = a + invPhi*(b-a)
+			if fd, err = cvErr(d); err != nil {
+				return 0, err
+			}
+		}
+	}
+	for _, t := range []float64{c, d} {
+		if v := cache[t]; v < bestErr {
+			best, bestErr = t, v
+		}
+	}
+	if noUpdate <= bestErr {
+		return math.Inf(1), nil
+	}
+	return scale * math.Pow(10, best), nil
+}
+
+// foldsOf splits 0..n-1 into k seeded folds of near-equal size, each sorted.
+func foldsOf(n, k int, seed int64) [][]int {
+	perm := rand.New(rand.NewPCG(uint64(seed), foldSeedPerturb)).Perm(n)
+	folds := make([][]int, k)
+	for i, r := range perm {
+		folds[i%k] = append(folds[i%k], r)
+	}
+	for _, f := range folds {
+		slices.Sort(f)
+	}
+	return folds
+}
+
+func rowsOf(x *mat.Dense, rows []int) *mat.Dense {
+	_, c := x.Dims()
+	out := mat.NewDense(len(rows), c, nil)
+	for i, r := range rows {
+		out.SetRow(i, x.RawRowView(r))
+	}
+	return out
+}
+
+func complement(n int, held []int) []int {
+	in := make([]bool, n)
+	for _, r := range held {
+		in[r] = true
+	}
+	out := make([]int, 0, n-len(held))
+	for i := 0; i < n; i++ {
+		if !in[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// ridge is the lazy ridge problem on one feature's dropped train split, in
+// dual or primal form.
+type ridge interface {
+	// meanDiag is trace(K)/n1 = trace(G)/n1, the penalty's natural scale.
+	meanDiag() float64
+	// solveAll returns dtheta fitted on all rows.
+	solveAll(ctx context.Context, alpha float64) ([]float64, error)
+	// fold prepares the fit without the held-out rows and returns a solver
+	// for any alpha.
+	fold(ctx context.Context, held []int) (func(ctx context.Context, alpha float64) ([]float64, error), error)
+}
+
+func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64) (ridge, error) {
+	n, _ := x.Dims()
+	m := g.NumParams()
+	if kern, ok := g.(framework.Kerneler); ok && n <= m {
+		k, err := kern.Kernel(ctx, x, nil)
+		if err != nil {
+			return nil, fmt.Errorf("kernel: %w", err)
+		}
+		return &dual{k: symOf(k), e: e, x: x, phiT: func(ctx context.Context, rows []int, a []float64) ([]float64, error) {
+			v, err := kern.JacobianTVec(ctx, rowsOf(x, rows), a)
+			if err != nil {
+				return nil, fmt.Errorf("jacobian-vector product: %w", err)
+			}
+			return v, nil
+		}}, nil
+	}
+	j, err := g.Jacobian(ctx, x)
+	if err != nil {
+		return nil, fmt.Errorf("jacobian: %w", err)
+	}
+	if n <= m {
+		var k mat.SymDense
+		k.SymOuterK(1, j)
+		return &dual{k: &k, e: e, x: x, phiT: func(_ context.Context, rows []int, a []float64) ([]float64, error) {
+			out := make([]float64, m)
+			for r, row := range rows {
+				floats.AddScaled(out, a[r], j.RawRowView(row))
+			}
+			return out, nil
+		}}, nil
+	}
+	pr := &primal{j: j, e: e}
+	pr.g.SymOuterK(1, j.T())
+	pr.b = make([]float64, m)
+	mat.NewVecDense(m, pr.b).MulVec(j.T(), mat.NewVecDense(n, e))
+	return pr, nil
+}
+
+// dual solves in the n1 x n1 kernel space: dtheta = Phi^T (K + alpha I)^-1 e.
+type dual struct {
+	k    *mat.SymDense
+	e    []float64
+	x    *mat.Dense
+	phiT func(ctx context.Context, rows []int, a []float64) ([]float64, error)
+}
+
+func (d *dual) meanDiag() float64 {
+	n := d.k.SymmetricDim()
+	t := 0.0
+	for i := 0; i < n; i++ {
+		t += d.k.At(i, i)
+	}
+	return t / float64(n)
+}
+
+func (d *dual) solveAll(ctx context.Context, alpha float64) ([]float64, error) {
+	n := d.k.SymmetricDim()
+	a, err := choleskySolve(d.k, alpha, d.e)
+	if err != nil {
+		return nil, err
+	}
+	return d.phiT(ctx, allRows(n), a)
+}
+
+func (d *dual) fold(_ context.Context, held []int) (func(context.Context, float64) ([]float64, error), error) {
+	n := d.k.SymmetricDim()
+	train := complement(n, held)
+	kt := mat.NewSymDense(len(train), nil)
+	et := make([]float64, len(train))
+	for a, ra := range train {
+		et[a] = d.e[ra]
+		for b := a; b < len(train); b++ {
+			kt.SetSym(a, b, d.k.At(ra, train[b]))
+		}
+	}
+	es, err := eigenOf(kt, et)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, alpha float64) ([]float64, error) {
+		return d.phiT(ctx, train, es.solve(alpha))
+	}, nil
+}
+
+// primal solves in the M x M parameter space: (G + alpha I) dtheta = Phi^T e.
+type primal struct {
+	j *mat.Dense // n1 x M
+	e []float64
+	g mat.SymDense // Phi^T Phi
+	b []float64    // Phi^T e
+}
+
+func (p *primal) meanDiag() float64 {
+	n, _ := p.j.Dims()
+	m := p.g.SymmetricDim()
+	t := 0.0
+	for i := 0; i < m; i++ {
+		t += p.g.At(i, i)
+	}
+	return t / float64(n)
+}
+
+func (p *primal) solveAll(_ context.Context, alpha float64) ([]float64, error) {
+	return choleskySolve(&p.g, alpha, p.b)
+}
+
+func (p *primal) fold(_ context.Context, held []int) (func(context.Context, float64) ([]float64, error), error) {
+	jh := rowsOf(p.j, held)
+	var gt mat.SymDense
+	gt.SymRankK(&p.g, -1, jh.T())
+	eh := make([]float64, len(held))
+	for r, row := range held {
+		eh[r] = p.e[row]
+	}
+	_, m := p.j.Dims()
+	bt := make([]float64, m)
+	mat.NewVecDense(m, bt).MulVec(jh.T(), mat.NewVecDense(len(eh), eh))
+	floats.SubTo(bt, p.b, bt)
+	es, err := eigenOf(&gt, bt)
+	if err != nil {
+		return nil, err
+	}
+	return func(_ context.Context, alpha float64) ([]float64, error) {
+		return es.solve(alpha), nil
+	}, nil
+}
+
+// eigenSolver solves (A + alpha I) x = r for many alpha from one
+// eigendecomposition A = U diag(lambda) U^T, with U^T r precomputed.
+type eigenSolver struct {
+	u      *mat.Dense
+	lambda []float64
+	ur     []float64
+}
+
+func eigenOf(a *mat.SymDense, r []float64) (*eigenSolver, error) {
+	var es mat.EigenSym
+	if !es.Factorize(a, true) {
+		return nil, fmt.Errorf("eigendecomposition of a %d x %d Gram matrix failed", a.SymmetricDim(), a.SymmetricDim())
+	}
+	n := a.SymmetricDim()
+	s := &eigenSolver{u: mat.NewDense(n, n, nil), lambda: es.Values(nil), ur: make([]float64, n)}
+	es.VectorsTo(s.u)
+	// Rounding can leave tiny negative eigenvalues of a PSD matrix.
+	floor := eigenvalueFloorRel * math.Max(s.lambda[n-1], 0)
+	for i, l := range s.lambda {
+		if l < floor {
+			s.lambda[i] = 0
+		}
+	}
+	mat.NewVecDense(n, s.ur).MulVec(s.u.T(), mat.NewVecDense(n, r))
+	return s, nil
+}
+
+func (s *eigenSolver) solve(alpha float64) []float64 {
+	n := len(s.lambda)
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = s.ur[i] / (s.lambda[i] + alpha)
+	}
+	x := make([]float64, n)
+	mat.NewVecDense(n, x).MulVec(s.u, mat.NewVecDense(n, w))
+	return x
+}
+
+// choleskySolve solves (A + alpha I) x = r.
+func choleskySolve(a *mat.SymDense, alpha float64, r []float64) ([]float64, error) {
+	n := a.SymmetricDim()
+	s := mat.NewSymDense(n, nil)
+	s.CopySym(a)
+	for i := 0; i < n; i++ {
+		s.SetSym(i, i, s.At(i, i)+alpha)
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(s) {
+		return nil, fmt.Errorf("ridge system (%d x %d, alpha %g) is not positive definite", n, n, alpha)
+	}
+	x := mat.NewVecDense(n, nil)
+	if err := ch.SolveVecTo(x, mat.NewVecDense(n, r)); err != nil {
+		return nil, fmt.Errorf("ridge solve: %w", err)
+	}
+	return x.RawVector().Data, nil
+}
+
+func symOf(k *mat.Dense) *mat.SymDense {
+	n, _ := k.Dims()
+	s := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			s.SetSym(i, j, 0.5*(k.At(i, j)+k.At(j, i)))
+		}
+	}
+	return s
+}
+
+func allRows(n int) []int {
+	r := make([]int, n)
+	for i := range r {
+		r[i] = i
+	}
+	return r
+}

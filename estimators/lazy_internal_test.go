@@ -1,0 +1,286 @@
+package estimators
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// rfModel is a random-features model h(x) = phi(x) . theta with
+// phi(x) = (tanh(W x + b), 1): linear in its parameters, so it is its own
+// linearisation and every lazy quantity has a closed form.
+type rfModel struct {
+	w     *mat.Dense // M-1 x p
+	b     []float64
+	theta []float64
+}
+
+type rfKernelModel struct{ *rfModel }
+
+func newRF(p, m int, seed uint64) *rfModel {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	w := mat.NewDense(m-1, p, nil)
+	b := make([]float64, m-1)
+	for i := 0; i < m-1; i++ {
+		b[i] = rng.NormFloat64()
+		for j := 0; j < p; j++ {
+			w.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return &rfModel{w: w, b: b}
+}
+
+func (r *rfModel) phi(x mat.Matrix) *mat.Dense {
+	n, _ := x.Dims()
+	m1, _ := r.w.Dims()
+	out := mat.NewDense(n, m1+1, nil)
+	var z mat.Dense
+	z.Mul(x, r.w.T())
+	for i := 0; i < n; i++ {
+		for k := 0; k < m1; k++ {
+			out.Set(i, k, math.Tanh(z.At(i, k)+r.b[k]))
+		}
+		out.Set(i, m1, 1)
+	}
+	return out
+}
+
+func (r *rfModel) Fit(_ context.Context, x mat.Matrix, y []float64) error {
+	ph := r.phi(x)
+	_, m := ph.Dims()
+	var g mat.SymDense
+	g.SymOuterK(1, ph.T())
+	b := mat.NewVecDense(m, nil)
+	b.MulVec(ph.T(), mat.NewVecDense(len(y), y))
+	t, err := choleskySolve(&g, 1e-6, b.RawVector().Data)
+	r.theta = t
+	return err
+}
+
+func (r *rfModel) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	return r.PredictShifted(ctx, x, make([]float64, len(r.theta)))
+}
+
+func (r *rfModel) NumParams() int { m, _ := r.w.Dims(); return m + 1 }
+
+func (r *rfModel) Jacobian(_ context.Context, x mat.Matrix) (*mat.Dense, error) {
+	return r.phi(x), nil
+}
+
+func (r *rfModel) PredictShifted(_ context.Context, x mat.Matrix, d []float64) (*mat.Dense, error) {
+	t := make([]float64, len(r.theta))
+	for i := range t {
+		t[i] = r.theta[i] + d[i]
+	}
+	ph := r.phi(x)
+	n, _ := ph.Dims()
+	out := mat.NewDense(n, 1, nil)
+	out.Mul(ph, mat.NewDense(len(t), 1, t))
+	return out, nil
+}
+
+func (r rfKernelModel) Kernel(_ context.Context, x1, x2 mat.Matrix) (*mat.Dense, error) {
+	if x2 == nil {
+		x2 = x1
+	}
+	var k mat.Dense
+	k.Mul(r.phi(x1), r.phi(x2).T())
+	return &k, nil
+}
+
+func (r rfKernelModel) JacobianTVec(_ context.Context, x mat.Matrix, a []float64) ([]float64, error) {
+	ph := r.phi(x)
+	_, m := ph.Dims()
+	out := mat.NewVecDense(m, nil)
+	out.MulVec(ph.T(), mat.NewVecDense(len(a), a))
+	return out.RawVector().Data, nil
+}
+
+// problemFor builds a Problem around an already fitted model.
+func problemFor(t *testing.T, full framework.Model, n1, n2, p int, seed uint64) *framework.Problem {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 3))
+	mk := func(n int) (*mat.Dense, []float64) {
+		x := mat.NewDense(n, p, nil)
+		y := make([]float64, n)
+		for i := 0; i < n; i++ {
+			for j := 0; j < p; j++ {
+				x.Set(i, j, rng.NormFloat64())
+			}
+			// x1 = 0.9 x2 + noise: dropping x1 leaves E[y | x_-1] with a
+			// 1.8 x2 term that the full model's x1 carried.
+			x.Set(i, 0, 0.9*x.At(i, 1)+math.Sqrt(1-0.81)*x.At(i, 0))
+			y[i] = 2*x.At(i, 0) + math.Sin(x.At(i, 1)) + 0.3*rng.NormFloat64()
+		}
+		return x, y
+	}
+	xtr, ytr := mk(n1)
+	xev, yev := mk(n2)
+	if err := full.Fit(context.Background(), xtr, ytr); err != nil {
+		t.Fatal(err)
+	}
+	return &framework.Problem{Task: framework.Regression, BackendName: "rf", XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev, Full: full, Folds: 4, Seed: 11}
+}
+
+// wantLazy is the closed form: pred = phi(xev^(j)) (theta + (Phi^T Phi + alpha I)^-1 Phi^T e).
+func wantLazy(r *rfModel, p *framework.Problem, f framework.Feature, alpha float64) []float64 {
+	ph := r.phi(p.Drop(p.XTrain, f))
+	n, m := ph.Dims()
+	base := mat.NewVecDense(n, nil)
+	base.MulVec(ph, mat.NewVecDense(m, r.theta))
+	e := make([]float64, n)
+	for i := range e {
+		e[i] = p.YTrain[i] - base.AtVec(i)
+	}
+	a := mat.NewDense(m, m, nil)
+	a.Mul(ph.T(), ph)
+	for i := 0; i < m; i++ {
+		a.Set(i, i, a.At(i, i)+alpha)
+	}
+	rhs := mat.NewVecDense(m, nil)
+	rhs.MulVec(ph.T(), mat.NewVecDense(n, e))
+	var d mat.VecDense
+	if err := d.SolveVec(a, rhs); err != nil {
+		panic(err)
+	}
+	pred, _ := r.PredictShifted(context.Background(), p.Drop(p.XEval, f), d.RawVector().Data)
+	return mat.Col(nil, 0, pred)
+}
+
+func TestLazyFixedAlphaMatchesClosedForm(t *testing.T) {
+	for i, tc := range []struct {
+		name   string
+		m      int
+		kernel bool
+	}{
+		{"primal (M < n1)", 20, false},
+		{"dual from Jacobian (M > n1)", 150, false},
+		{"dual from Kerneler (M > n1)", 150, true},
+	} {
+		r := newRF(4, tc.m, uint64(i+1))
+		var model framework.Model = r
+		if tc.kernel {
+			model = rfKernelModel{r}
+		}
+		p := problemFor(t, model, 100, 40, 4, uint64(i+10))
+		f := framework.Feature{Name: "x1", Columns: []int{0}}
+		for _, alpha := range []float64{0.1, 3, 100} {
+			p.Lambda = alpha
+			got, err := Lazy{}.Reduce(context.Background(), p, f)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if got.Lambda != alpha {
+				t.Errorf("%s: lambda %v, want %v", tc.name, got.Lambda, alpha)
+			}
+			want := wantLazy(r, p, f, alpha)
+			for k, w := range want {
+				if g := got.Pred.At(k, 0); !scalar.EqualWithinAbsOrRel(g, w, 1e-8, 1e-8) {
+					t.Fatalf("%s alpha %g: row %d: want %v, got %v", tc.name, alpha, k, w, g)
+				}
+			}
+		}
+	}
+}
+
+// The fold solver must equal a ridge fit on the fold's training rows alone.
+func TestRidgeFoldMatchesDirectFit(t *testing.T) {
+	ctx := context.Background()
+	for _, m := range []int{15, 120} {
+		r := newRF(3, m, 5)
+		p := problemFor(t, rfKernelModel{r}, 90, 10, 3, 6)
+		x := p.XTrain
+		e := make([]float64, 90)
+		for i := range e {
+			e[i] = p.YTrain[i]
+		}
+		rp, err := newRidge(ctx, rfKernelModel{r}, x, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := foldsOf(90, 4, 1)[2]
+		solve, err := rp.fold(ctx, held)
+		if err != nil {
+			t.Fatal(err)
+		}
+		train := complement(90, held)
+		ph := r.phi(rowsOf(x, train))
+		et := make([]float64, len(train))
+		for k, row := range train {
+			et[k] = e[row]
+		}
+		for _, alpha := range []float64{0.01, 1, 50} {
+			got, err := solve(ctx, alpha)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g mat.SymDense
+			g.SymOuterK(1, ph.T())
+			b := mat.NewVecDense(m, nil)
+			b.MulVec(ph.T(), mat.NewVecDense(len(et), et))
+			want, err := choleskySolve(&g, alpha, b.RawVector().Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range want {
+				if !scalar.EqualWithinAbsOrRel(got[k], want[k], 1e-7, 1e-7) {
+					t.Fatalf("M=%d alpha %g: dtheta[%d]: want %v, got %v", m, alpha, k, want[k], got[k])
+				}
+			}
+		}
+	}
+}
+
+// With the CV search on a correlated design, lazy must move the model: the
+// reduced model beats the full model (dropout) on the dropped data.
+func TestLazyCVImprovesOnDropout(t *testing.T) {
+	ctx := context.Background()
+	r := newRF(4, 30, 9)
+	p := problemFor(t, r, 200, 50, 4, 19)
+	f := framework.Feature{Name: "x1", Columns: []int{0}}
+	got, err := Lazy{}.Reduce(ctx, p, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.IsInf(got.Lambda, 1) {
+		t.Fatalf("lazy chose no update although x1 carries signal the full model must unlearn")
+	}
+	// Dropping x1 (coefficient 2, correlation 0.9 with x2) leaves a
+	// residual 1.8 x2 + noise that the random features can fit.
+	xd := p.Drop(p.XEval, f)
+	full, _ := r.Predict(ctx, xd)
+	mse := func(pred *mat.Dense) float64 {
+		s := 0.0
+		for i, y := range p.YEval {
+			d := y - pred.At(i, 0)
+			s += d * d
+		}
+		return s / float64(len(p.YEval))
+	}
+	t.Logf("lambda %.3g: reduced mse %.3f, dropout mse %.3f", got.Lambda, mse(got.Pred), mse(full))
+	if mse(got.Pred) >= mse(full) {
+		t.Errorf("lazy reduced model (mse %.3f) no better than the full model on dropped data (mse %.3f)", mse(got.Pred), mse(full))
+	}
+}
+
+func TestLazyNeedsGradients(t *testing.T) {
+	p := &framework.Problem{BackendName: "forest", Full: modelOnly{}}
+	_, err := Lazy{}.Reduce(context.Background(), p, framework.Feature{Name: "x", Columns: []int{0}})
+	if !errors.Is(err, framework.ErrUsage) {
+		t.Fatalf("want a usage error, got %v", err)
+	}
+}
+
+type modelOnly struct{}
+
+func (modelOnly) Fit(context.Context, mat.Matrix, []float64) error { return nil }
+func (modelOnly) Predict(context.Context, mat.Matrix) (*mat.Dense, error) {
+	return nil, nil
+}

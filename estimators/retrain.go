@@ -1,0 +1,35 @@
+package estimators
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// Retrain trains a new model with the full model's spec (architecture,
+// training settings and seed, so that both start from the same
+// initialisation) on the train split with the feature dropped, and evaluates
+// it on the dropped evaluation split. It is the accuracy reference and the
+// cost that lazy avoids.
+type Retrain struct{}
+
+// Name returns "retrain".
+func (Retrain) Name() string { return "retrain" }
+
+// Reduce trains and evaluates the reduced model.
+func (Retrain) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
+	m, err := p.Backend.New(p.Spec)
+	if err != nil {
+		return framework.Reduced{}, fmt.Errorf("new model: %w", err)
+	}
+	defer framework.Release(m)
+	if err := m.Fit(ctx, p.Drop(p.XTrain, f), p.YTrain); err != nil {
+		return framework.Reduced{}, fmt.Errorf("fit reduced model: %w", err)
+	}
+	pred, err := m.Predict(ctx, p.Drop(p.XEval, f))
+	if err != nil {
+		return framework.Reduced{}, fmt.Errorf("predict: %w", err)
+	}
+	return framework.Reduced{Pred: pred}, nil
+}
