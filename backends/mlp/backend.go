@@ -1,0 +1,33 @@
+package mlp
+
+import (
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+func init() {
+	framework.RegisterBackend("mlp", Backend{})
+}
+
+// Backend builds ReLU multilayer perceptrons. The zero value is ready to use;
+// it is registered as "mlp".
+type Backend struct{}
+
+var _ framework.Backend = Backend{}
+
+// Capabilities reports gradients, the structured kernel and binary
+// classification.
+func (Backend) Capabilities() framework.Capabilities {
+	return framework.Capabilities{Gradients: true, Kernel: true, Classification: true}
+}
+
+// Options lists the recognised ModelSpec.Options keys with their defaults.
+func (Backend) Options() []framework.OptionInfo {
+	out := make([]framework.OptionInfo, len(optionInfo))
+	copy(out, optionInfo)
+	return out
+}
+
+// New returns an untrained *Model for spec.
+func (Backend) New(spec framework.ModelSpec) (framework.Model, error) {
+	return NewModel(spec)
+}

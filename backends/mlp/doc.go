@@ -1,0 +1,61 @@
+// Package mlp is lazyvi's built-in backend: fully connected ReLU networks
+// with one output on gonum, with the gradients and the structured neural
+// tangent kernel the lazy estimator needs. Importing it (blank import is
+// enough) registers the backend as "mlp"; Backend and NewModel use it without
+// the registry.
+//
+// # Network
+//
+// With hidden widths h_1..h_L (option hidden, default one layer of 50) and
+// p inputs, the raw output is
+//
+//	net(x) = W_{L+1} relu(W_L ... relu(W_1 x + b_1) ... + b_L) + b_{L+1}
+//
+// where W_{L+1} (1 x h_L) and b_{L+1} are the final weights v and bias c.
+// The prediction is
+//
+//   - regression: mu + sd*net(x), where mu and sd are the mean and the
+//     (population) standard deviation of the training responses, computed by
+//     Fit (sd = 1 if the responses are constant). Training on the
+//     standardised response makes the Adam learning rate independent of the
+//     response's units. mu and sd are constants, not parameters.
+//   - binary: sigmoid(net(x)) = P(Y = 1).
+//
+// # Parameter order
+//
+// The flat parameter vector theta (length NumParams, M) holds the layers in
+// order from the input side; each layer contributes its weights W_l
+// (out x in, row-major: entry (o, i) at offset o*in + i) and then its bias
+// b_l (out). The last layer is v (1 x h_L) then c. For one hidden layer of m
+// units: W (m*p), b (m), v (m), c (1), so M = m*p + 2m + 1.
+//
+// Gradients (Jacobian, Kernel, JacobianTVec) are those of the prediction:
+// sd times the gradient of net for regression, p(1-p) times the gradient of
+// the logit for binary.
+//
+// # Training
+//
+// Fit uses PyTorch's nn.Linear default initialisation (weights and biases
+// uniform on ±1/sqrt(fan_in)) and Adam (betas 0.9/0.999, eps 1e-8, option lr,
+// default 1e-3) on minibatches (option batch, default 256) of the mean loss:
+// squared error on the standardised response for regression, log-loss for
+// binary. Rows are reshuffled every epoch. All randomness comes from one
+// math/rand/v2 PCG generator seeded with ModelSpec.Seed, so the same seed
+// and data give bit-identical parameters.
+//
+// After every epoch Fit computes the loss on the full training set. It stops
+// when that loss has not fallen below (1 - tol) times the best loss so far
+// for patience consecutive epochs (defaults 1e-4 and 10), or after epochs
+// epochs (default 500). The model keeps the parameters of the epoch with the
+// lowest full training loss, which need not be the last: theta_f is then the
+// best point of the training path on the objective that the lazy
+// linearisation assumes is (near) minimised.
+//
+// # Concurrency
+//
+// Fit must complete before any other method is called. After that the model
+// is read-only: Predict, PredictShifted, Jacobian, Kernel and JacobianTVec
+// may be called from any number of goroutines at once; each call allocates
+// its own buffers. Inputs given as *mat.Dense are read in place, never
+// modified.
+package mlp

@@ -1,0 +1,147 @@
+package mlp
+
+import (
+	"context"
+	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Jacobian returns the n x M matrix of per-sample gradients of the
+// prediction w.r.t. the parameters, columns in the documented flat order.
+func (md *Model) Jacobian(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	if err := md.ready(ctx); err != nil {
+		return nil, err
+	}
+	xg, err := md.input(x)
+	if err != nil {
+		return nil, err
+	}
+	n := xg.Rows
+	a, deltas := md.signals(xg)
+	jac := make([]float64, n*md.m)
+	for i := 0; i < n; i++ {
+		row := jac[i*md.m : (i+1)*md.m]
+		for l, ly := range md.layers {
+			act := a.acts[l].Data[i*a.acts[l].Stride : i*a.acts[l].Stride+ly.in]
+			d := deltas[l].Data[i*deltas[l].Stride : i*deltas[l].Stride+ly.out]
+			for o, dv := range d {
+				w := row[ly.w+o*ly.in : ly.w+(o+1)*ly.in]
+				for k, av := range act {
+					w[k] = dv * av
+				}
+			}
+			copy(row[ly.b:ly.b+ly.out], d)
+		}
+	}
+	return mat.NewDense(n, md.m, jac), nil
+}
+
+// JacobianTVec returns Phi(x)^T a without forming Phi: per layer,
+// dW = Delta^T diag(a) A and db = Delta^T a.
+func (md *Model) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([]float64, error) {
+	if err := md.ready(ctx); err != nil {
+		return nil, err
+	}
+	xg, err := md.input(x)
+	if err != nil {
+		return nil, err
+	}
+	n := xg.Rows
+	if len(a) != n {
+		return nil, fmt.Errorf("mlp: JacobianTVec: len(a) = %d, want %d rows", len(a), n)
+	}
+	acts, deltas := md.signals(xg)
+	out := make([]float64, md.m)
+	for l, ly := range md.layers {
+		// Scale Delta's rows by a: the signals are this call's own, and this
+		// is their last use.
+		d := deltas[l]
+		for i := 0; i < n; i++ {
+			row := d.Data[i*d.Stride : i*d.Stride+d.Cols]
+			for j := range row {
+				row[j] *= a[i]
+			}
+		}
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1, d, acts.acts[l], 0, ly.weights(out))
+		colSums(ly.bias(out), d)
+	}
+	return out, nil
+}
+
+// kernelBlockRows is the number of rows of K computed per block: the
+// temporaries are two kernelBlockRows x n2 matrices instead of n1 x n2.
+const kernelBlockRows = 256
+
+// Kernel returns K = Phi(x1) Phi(x2)^T without forming Phi:
+//
+//	K = sum_l (Delta_l(x1) Delta_l(x2)^T) o (A_l(x1) A_l(x2)^T + 1)
+//
+// with A_l the input of layer l and Delta_l the backprop signal at its
+// output (o is the elementwise product, the +1 the bias). A nil x2 means
+// x1; only the upper triangle is computed then, and mirrored, so the result
+// is exactly symmetric.
+func (md *Model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, error) {
+	if err := md.ready(ctx); err != nil {
+		return nil, err
+	}
+	xg1, err := md.input(x1)
+	if err != nil {
+		return nil, err
+	}
+	sym := x2 == nil
+	a1, d1 := md.signals(xg1)
+	a2, d2 := a1, d1
+	if !sym {
+		xg2, err := md.input(x2)
+		if err != nil {
+			return nil, err
+		}
+		a2, d2 = md.signals(xg2)
+	}
+	n1, n2 := xg1.Rows, a2.acts[0].Rows
+	k := make([]float64, n1*n2)
+	bs := min(kernelBlockRows, n1)
+	ga := make([]float64, bs*n2)
+	gd := make([]float64, bs*n2)
+	for i0 := 0; i0 < n1; i0 += bs {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("mlp: Kernel: %w", err)
+		}
+		rows := min(bs, n1-i0)
+		j0 := 0
+		if sym {
+			j0 = i0 // upper trapezoid: columns from the block's diagonal on
+		}
+		cols := n2 - j0
+		gA := blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: ga[:rows*cols]}
+		gD := blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: gd[:rows*cols]}
+		for l := range md.layers {
+			blas64.Gemm(blas.NoTrans, blas.Trans, 1, sub(a1.acts[l], i0, rows), sub(a2.acts[l], j0, cols), 0, gA)
+			blas64.Gemm(blas.NoTrans, blas.Trans, 1, sub(d1[l], i0, rows), sub(d2[l], j0, cols), 0, gD)
+			for r := 0; r < rows; r++ {
+				kr := k[(i0+r)*n2+j0 : (i0+r+1)*n2]
+				ar := gA.Data[r*cols : (r+1)*cols]
+				dr := gD.Data[r*cols : (r+1)*cols]
+				for c := range kr {
+					kr[c] += dr[c] * (ar[c] + 1)
+				}
+			}
+		}
+	}
+	if sym {
+		for i := 0; i < n1; i++ {
+			for j := i + 1; j < n1; j++ {
+				k[j*n1+i] = k[i*n1+j]
+			}
+		}
+	}
+	return mat.NewDense(n1, n2, k), nil
+}
+
+// sub returns rows [i0, i0+rows) of g.
+func sub(g blas64.General, i0, rows int) blas64.General {
+	return blas64.General{Rows: rows, Cols: g.Cols, Stride: g.Stride, Data: g.Data[i0*g.Stride : (i0+rows-1)*g.Stride+g.Cols]}
+}
