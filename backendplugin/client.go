@@ -1,0 +1,201 @@
+package backendplugin
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// DefaultHangTimeout is how long a call may go without the plugin answering
+// a health check before it fails with ErrNotResponding.
+const DefaultHangTimeout = 30 * time.Second
+
+// closeGrace is how long Close waits for a graceful exit before SIGKILL.
+const closeGrace = 5 * time.Second
+
+type options struct {
+	hangTimeout time.Duration
+	stderr      io.Writer
+}
+
+// An Option configures Open.
+type Option func(*options)
+
+// WithHangTimeout sets how long a call may go without the plugin answering
+// a health check (they are sent every timeout/5, at most every 5 s, while
+// calls are in flight) before the call fails with ErrNotResponding and the
+// process is killed. A plugin busy computing still answers; only a stopped
+// or deadlocked process does not. Zero or negative disables the check. The
+// default is DefaultHangTimeout.
+func WithHangTimeout(d time.Duration) Option { return func(o *options) { o.hangTimeout = d } }
+
+// WithStderr sets where the plugin process's stderr and stdout (after the
+// handshake) and go-plugin's error log go. The default is os.Stderr; the
+// plugin's stdout never reaches lazyvi's stdout.
+func WithStderr(w io.Writer) Option { return func(o *options) { o.stderr = w } }
+
+// Client is a running backend plugin process and the framework.Backend it
+// serves.
+type Client struct {
+	name string
+	cmd  *exec.Cmd
+	pc   *plugin.Client
+	r    *remote
+
+	closeOnce sync.Once
+}
+
+// Open starts the plugin process cmd (unstarted; go-plugin adds the
+// handshake variables to its environment), performs the handshake, and asks
+// the backend for its capabilities and options. name is the backend's name
+// for error messages ("mlp", or the plugin's path). ctx bounds the start-up
+// only; cancel it, and the plugin process is killed.
+//
+// A plugin that speaks another ProtocolVersion, or is not a lazyvi plugin,
+// fails with an *Error wrapping ErrIncompatible.
+func Open(ctx context.Context, name string, cmd *exec.Cmd, opts ...Option) (*Client, error) {
+	o := &options{hangTimeout: DefaultHangTimeout, stderr: os.Stderr}
+	for _, opt := range opts {
+		opt(o)
+	}
+	cfg := &plugin.ClientConfig{
+		HandshakeConfig:  Handshake,
+		Plugins:          plugin.PluginSet{pluginName: &backendPlugin{}},
+		Cmd:              cmd,
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		GRPCDialOptions:  dialOptions(),
+		Stderr:           o.stderr,
+		SyncStdout:       o.stderr,
+		SyncStderr:       o.stderr,
+		Logger: hclog.New(&hclog.LoggerOptions{
+			Name:   "plugin",
+			Level:  hclog.Error,
+			Output: o.stderr,
+		}),
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		cfg.StartTimeout = max(time.Until(dl), time.Millisecond)
+	}
+	pc := plugin.NewClient(cfg)
+	c := &Client{name: name, cmd: cmd, pc: pc}
+
+	type started struct {
+		raw any
+		err error
+	}
+	ch := make(chan started, 1)
+	go func() {
+		cp, err := pc.Client()
+		if err != nil {
+			ch <- started{err: err}
+			return
+		}
+		raw, err := cp.Dispense(pluginName)
+		ch <- started{raw, err}
+	}()
+	var s started
+	select {
+	case <-ctx.Done():
+		go func() { <-ch; pc.Kill() }()
+		return nil, &Error{Backend: name, Op: "start", Err: ctx.Err()}
+	case s = <-ch:
+	}
+	if s.err != nil {
+		pc.Kill()
+		return nil, &Error{Backend: name, Op: "start", Err: c.startError(s.err)}
+	}
+	conn, ok := s.raw.(*grpc.ClientConn)
+	if !ok {
+		pc.Kill()
+		return nil, &Error{Backend: name, Op: "start", Err: errNoConn}
+	}
+	r, err := newRemote(ctx, name, conn, o, c.exited, c.killNow)
+	if err != nil {
+		pc.Kill()
+		return nil, err
+	}
+	c.r = r
+	return c, nil
+}
+
+var pluginVersionRE = regexp.MustCompile(`Plugin version: (\d+)`)
+
+// startError explains go-plugin's start-up errors.
+func (c *Client) startError(err error) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "incompatible API version"):
+		offered := "another version"
+		if m := pluginVersionRE.FindStringSubmatch(msg); m != nil {
+			offered = "version " + m[1]
+		}
+		return fmt.Errorf("%w: the plugin speaks backend protocol %s, this lazyvi speaks version %d; "+
+			"rebuild the plugin against this lazyvi's backendplugin package", ErrIncompatible, offered, ProtocolVersion)
+	case strings.Contains(msg, "Unrecognized remote plugin message"),
+		strings.Contains(msg, "incompatible core API version"),
+		strings.Contains(msg, "unsupported plugin protocol"):
+		return fmt.Errorf("%w: not a lazyvi backend plugin (it must call backendplugin.Serve and write nothing to stdout before): %v",
+			ErrIncompatible, err)
+	case strings.Contains(msg, "plugin exited before we could connect"):
+		if exit := c.exited(); exit != nil {
+			return fmt.Errorf("%w before the handshake", exit)
+		}
+	}
+	return err
+}
+
+// exited returns a non-nil error wrapping ErrExited once the process has
+// exited, saying how.
+func (c *Client) exited() error {
+	if !c.pc.Exited() {
+		return nil
+	}
+	how := "unknown status"
+	if ps := c.cmd.ProcessState; ps != nil {
+		how = ps.String()
+	}
+	return fmt.Errorf("%w: %s", ErrExited, how)
+}
+
+// killNow kills the process at once (SIGKILL; it also ends a stopped one).
+func (c *Client) killNow() {
+	if c.cmd.Process != nil {
+		_ = c.cmd.Process.Kill()
+	}
+}
+
+// Backend returns the plugin's backend. Its Capabilities and Options were
+// fetched by Open; New creates a model in the plugin process, whose client
+// implements framework.Gradienter and framework.Kerneler exactly when the
+// capabilities say so. Every error is an *Error.
+func (c *Client) Backend() framework.Backend { return c.r }
+
+// Close fails the calls in flight with ErrClosed and ends the plugin
+// process: gracefully if it answers, otherwise with SIGKILL after a few
+// seconds. It is safe to call more than once and always returns nil.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		c.r.shutdown()
+		done := make(chan struct{})
+		go func() { c.pc.Kill(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(closeGrace):
+			c.killNow()
+			<-done
+		}
+	})
+	return nil
+}

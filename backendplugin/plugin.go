@@ -1,0 +1,95 @@
+package backendplugin
+
+import (
+	"context"
+	"math"
+	"os"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/pb"
+)
+
+// ProtocolVersion is the version of the backend plugin protocol spoken by
+// this package. A plugin and lazyvi must speak the same version; go-plugin
+// negotiates it in the handshake and Open refuses a plugin that offers only
+// other versions.
+const ProtocolVersion = 1
+
+// Handshake is the go-plugin handshake shared by lazyvi and its backend
+// plugins. The magic cookie is not a security measure: it makes a plugin
+// binary run by hand say that it is a plugin instead of hanging.
+var Handshake = plugin.HandshakeConfig{
+	ProtocolVersion:  ProtocolVersion,
+	MagicCookieKey:   "LAZYVI_BACKEND_PLUGIN",
+	MagicCookieValue: "d9c1c5c2-0f4e-4d55-9a3e-lazyvi-backend",
+}
+
+// pluginName is the key of the one plugin in the plugin set.
+const pluginName = "backend"
+
+// maxMsgSize bounds one gRPC message both ways: the largest size gRPC allows
+// (2 GiB - 1), e.g. a 16000 x 16000 kernel. go-plugin's default server keeps
+// gRPC's 4 MiB limit, which a 10000 x 100 matrix already exceeds.
+const maxMsgSize = math.MaxInt32
+
+// newGRPCServer is the ServeConfig.GRPCServer of Serve.
+func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
+	opts = append(opts, grpc.MaxRecvMsgSize(maxMsgSize), grpc.MaxSendMsgSize(maxMsgSize))
+	return grpc.NewServer(opts...)
+}
+
+// dialOptions raise the client's limits to match the server's.
+func dialOptions() []grpc.DialOption {
+	return []grpc.DialOption{grpc.WithDefaultCallOptions(
+		grpc.MaxCallRecvMsgSize(maxMsgSize),
+		grpc.MaxCallSendMsgSize(maxMsgSize),
+	)}
+}
+
+// backendPlugin is the go-plugin glue. On the plugin side impl is the
+// backend served; on lazyvi's side GRPCClient hands back the connection and
+// Open builds the remote backend on it.
+type backendPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+	impl framework.Backend
+}
+
+func (p *backendPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
+	pb.RegisterBackendServer(s, newServer(p.impl))
+	return nil
+}
+
+func (p *backendPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
+	return conn, nil
+}
+
+// Serve serves b as a backend plugin over gRPC and returns when lazyvi
+// closes the plugin; it is what a plugin's main calls. Run by hand (without
+// the handshake cookie in its environment) it says it is a plugin and exits
+// with status 1.
+//
+// Nothing may write to stdout before Serve: go-plugin's handshake line is
+// the first thing lazyvi reads there. After Serve starts, the plugin's
+// os.Stdout and os.Stderr are forwarded to lazyvi's stderr. Log only to
+// stderr.
+func Serve(b framework.Backend) { serve(b, ProtocolVersion) }
+
+func serve(b framework.Backend, version int) {
+	hs := Handshake
+	hs.ProtocolVersion = uint(version)
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig: hs,
+		Plugins:         plugin.PluginSet{pluginName: &backendPlugin{impl: b}},
+		GRPCServer:      newGRPCServer,
+		Logger: hclog.New(&hclog.LoggerOptions{
+			Name:       "lazyvi-plugin",
+			Level:      hclog.Warn,
+			Output:     os.Stderr,
+			JSONFormat: true, // lazyvi's side parses the levels
+		}),
+	})
+}

@@ -1,0 +1,91 @@
+package backendplugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/pb"
+)
+
+// toPB packs m row-major. A nil m packs as nil (an absent message).
+func toPB(m mat.Matrix) *pb.Matrix {
+	if m == nil {
+		return nil
+	}
+	if d, ok := m.(*mat.Dense); ok && d == nil {
+		return nil
+	}
+	r, c := m.Dims()
+	data := make([]float64, r*c)
+	if rm, ok := m.(mat.RawMatrixer); ok {
+		raw := rm.RawMatrix()
+		if raw.Stride == c {
+			copy(data, raw.Data[:r*c])
+		} else {
+			for i := 0; i < r; i++ {
+				copy(data[i*c:(i+1)*c], raw.Data[i*raw.Stride:i*raw.Stride+c])
+			}
+		}
+	} else {
+		for i := 0; i < r; i++ {
+			for j := 0; j < c; j++ {
+				data[i*c+j] = m.At(i, j)
+			}
+		}
+	}
+	return &pb.Matrix{Rows: int64(r), Cols: int64(c), Data: data}
+}
+
+// fromPB unpacks a matrix without copying its data. An empty matrix (no rows
+// or no columns) unpacks as a zero-value *mat.Dense, which gonum treats as
+// empty.
+func fromPB(m *pb.Matrix) (*mat.Dense, error) {
+	if m == nil {
+		return nil, errors.New("missing matrix")
+	}
+	if m.Rows < 0 || m.Cols < 0 || int64(len(m.Data)) != m.Rows*m.Cols {
+		return nil, fmt.Errorf("malformed matrix: %d x %d with %d values", m.Rows, m.Cols, len(m.Data))
+	}
+	if m.Rows == 0 || m.Cols == 0 {
+		return &mat.Dense{}, nil
+	}
+	return mat.NewDense(int(m.Rows), int(m.Cols), m.Data), nil
+}
+
+func vec(v []float64) *pb.Vector { return &pb.Vector{Data: v} }
+
+// toStatus turns a backend's error into a gRPC status: usage errors become
+// InvalidArgument, context errors their codes, the rest Unknown. The message
+// is the error's text.
+func toStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	code := codes.Unknown
+	switch {
+	case errors.Is(err, framework.ErrUsage):
+		code = codes.InvalidArgument
+	case errors.Is(err, context.Canceled):
+		code = codes.Canceled
+	case errors.Is(err, context.DeadlineExceeded):
+		code = codes.DeadlineExceeded
+	}
+	return status.Error(code, err.Error())
+}
+
+// remoteError is an error reported by the backend in the plugin process,
+// rebuilt on lazyvi's side with its message; usage and context errors match
+// framework.ErrUsage and the context errors under errors.Is.
+type remoteError struct {
+	msg  string
+	kind error // framework.ErrUsage, context.Canceled, context.DeadlineExceeded or nil
+}
+
+func (e *remoteError) Error() string        { return e.msg }
+func (e *remoteError) Is(target error) bool { return e.kind != nil && target == e.kind }
