@@ -1,0 +1,402 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/lazyvi/lazyvi/framework"
+	"gonum.org/v1/gonum/mat"
+)
+
+// diabetesCSV is the built-in data set of vi estimate without --data.
+//
+//go:embed data/diabetes.csv
+var diabetesCSV []byte
+
+const builtinSource = "diabetes.csv (built-in)"
+
+var cmdEstimate = &Command{
+	UsageLine: "estimate [--data FILE] [--target COL] [--estimators LIST] [--measure NAME] [flags]",
+	Short:     "estimate variable importance from a CSV file",
+	Long: `Estimate trains the full model once on a train split of the data, then
+estimates each feature's variable importance (VI) with each estimator, with a
+standard error and a Wald confidence interval, all on the evaluation split.
+
+The data is a CSV file with a header row of column names and a number in every
+cell; --target names the response (default: the last column). Without --data,
+estimate uses a built-in copy of the diabetes data (442 patients, 10 features,
+response "target"). The task is regression unless the response is 0/1, which
+makes it binary classification; --task forces it.
+
+VI is positive for a feature that helps: for mse it is the reduced model's MSE
+minus the full model's, in squared units of the response; for accuracy the
+full model's accuracy minus the reduced model's.
+
+Estimators (--estimators, comma-separated, in output order):
+  lazy     LazyVI: the full network shifted by a ridge regression on its own
+           gradients; its penalty per feature by K-fold CV (--folds) unless
+           --lambda fixes it. The lambda column shows the penalty chosen, "inf"
+           when no update was best (lazy then equals dropout).
+  dropout  the full model with the feature set to its mean (biased up for
+           correlated features).
+  retrain  a new model trained without the feature (the reference).
+
+The model comes from a backend (see "vi backends"), run in a subprocess; its
+options are passed with --hidden, --epochs and --opt key=value and keep the
+backend's defaults when not set. --plugin PATH runs an external backend
+executable instead.
+
+Output goes to stdout, or with --out FILE to FILE, replaced atomically and only
+when the whole run succeeds. --format json is a stable contract (see README).
+
+Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
+}
+
+// Flags of vi estimate.
+var (
+	estData       = cmdEstimate.Flag.String("data", "", "CSV `file` with a header row (default: the built-in diabetes data)")
+	estTarget     = cmdEstimate.Flag.String("target", "", "response `column` (default: the last column)")
+	estTask       = cmdEstimate.Flag.String("task", "", "regression or binary (default: binary for a 0/1 response, else regression)")
+	estBackend    = cmdEstimate.Flag.String("backend", "mlp", "model backend `name` (see 'vi backends')")
+	estPlugin     = cmdEstimate.Flag.String("plugin", "", "run the backend from this external plugin `executable` instead of a built-in one")
+	estHidden     = cmdEstimate.Flag.String("hidden", "", "backend option hidden: hidden layer `widths`, e.g. 50 or 100,50 (backend default when not set)")
+	estEpochs     = cmdEstimate.Flag.String("epochs", "", "backend option epochs: maximum training `epochs` (backend default when not set)")
+	estOpts       = optionsFlag{}
+	estEstimators = cmdEstimate.Flag.String("estimators", "lazy,dropout,retrain", "comma-separated estimator `names` (see 'vi estimators')")
+	estMeasure    = cmdEstimate.Flag.String("measure", "", "predictiveness measure `name` (default: mse for regression, accuracy for binary)")
+	estFolds      = cmdEstimate.Flag.Int("folds", 5, "cross-validation `folds` for lazy's ridge penalty")
+	estTrainFrac  = cmdEstimate.Flag.Float64("train-frac", framework.DefaultTrainFrac, "`share` of rows in the train split; the rest is for evaluation")
+	estLambda     = cmdEstimate.Flag.Float64("lambda", 0, "fix lazy's ridge penalty to `L` (0: choose it by cross-validation)")
+	estLevel      = cmdEstimate.Flag.Float64("level", 0.95, "`level` of the confidence intervals")
+	estSeed       = cmdEstimate.Flag.Int64("seed", 1, "random `seed` of the split, the training and the folds")
+	estWorkers    = cmdEstimate.Flag.Int("workers", runtime.NumCPU(), "estimate `N` features at a time")
+	estFormat     = cmdEstimate.Flag.String("format", "table", "output `format`: table, csv or json")
+	estOut        = cmdEstimate.Flag.String("out", "", "write the output to `file` (atomically) instead of stdout")
+)
+
+func init() {
+	cmdEstimate.Run = runEstimate
+	cmdEstimate.Flag.Var(estOpts, "opt", "backend option `key=value` (repeatable; see 'vi backends')")
+}
+
+// optionsFlag collects repeated --opt key=value.
+type optionsFlag map[string]string
+
+func (o optionsFlag) String() string {
+	keys := make([]string, 0, len(o))
+	for k := range o {
+		keys = append(keys, k+"="+o[k])
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
+}
+
+func (o optionsFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" {
+		return fmt.Errorf("want key=value, got %q", s)
+	}
+	if _, dup := o[k]; dup {
+		return fmt.Errorf("option %q given twice", k)
+	}
+	o[k] = v
+	return nil
+}
+
+func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
+	if err := noArgs(cmd, args); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	cmd.Flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	// Everything that can be checked without the data or the backend.
+	if !slices.Contains(formats, *estFormat) {
+		return framework.Usagef("unknown --format %q (want table, csv or json)", *estFormat)
+	}
+	if *estOut != "" {
+		if err := checkOutDir(*estOut); err != nil {
+			return err
+		}
+	}
+	if !(*estLevel > 0 && *estLevel < 1) {
+		return framework.Usagef("--level must be in (0, 1), got %g", *estLevel)
+	}
+	if !(*estTrainFrac > 0 && *estTrainFrac < 1) {
+		return framework.Usagef("--train-frac must be in (0, 1), got %g", *estTrainFrac)
+	}
+	if *estFolds < 2 {
+		return framework.Usagef("--folds must be at least 2, got %d", *estFolds)
+	}
+	if *estLambda < 0 {
+		return framework.Usagef("--lambda must be >= 0 (0: by cross-validation), got %g", *estLambda)
+	}
+	if *estWorkers < 1 {
+		return framework.Usagef("--workers must be at least 1, got %d", *estWorkers)
+	}
+	var task *framework.Task
+	if *estTask != "" {
+		t, err := framework.ParseTask(*estTask)
+		if err != nil {
+			return err
+		}
+		task = &t
+	}
+	ests, err := lookupEstimators(*estEstimators)
+	if err != nil {
+		return err
+	}
+	var measure framework.Measure
+	if *estMeasure != "" {
+		if measure, err = framework.LookupMeasure(*estMeasure); err != nil {
+			return err
+		}
+	}
+	opts, err := backendOptions(set)
+	if err != nil {
+		return err
+	}
+	bk, err := newBackendSpec(*estBackend, set["backend"], *estPlugin)
+	if err != nil {
+		return err
+	}
+
+	// The data, and what can be checked with it before a backend starts.
+	var d *framework.Dataset
+	if *estData == "" {
+		d, err = framework.ReadCSV(bytes.NewReader(diabetesCSV), builtinSource)
+		if err != nil {
+			return fmt.Errorf("built-in data: %w", err)
+		}
+		fmt.Fprintf(stderr, "vi: no --data given: using the built-in diabetes data (%d rows, response %q); see 'vi help estimate'\n",
+			rows(d), d.Names[len(d.Names)-1])
+	} else if d, err = framework.LoadCSV(*estData); err != nil {
+		return err
+	}
+	if err := checkMeasureFits(d, *estTarget, task, measure); err != nil {
+		return err
+	}
+
+	// The backend, in a subprocess.
+	prog := newProgress(*estFormat != "json", strings.Join(estimatorNames(ests), "/"))
+	defer prog.clear()
+	prog.status(fmt.Sprintf("starting backend %s", bk.name))
+	be, closeBackend, err := bk.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := closeBackend(); cerr != nil && err == nil {
+			err = fmt.Errorf("backend %s: close: %w", bk.name, cerr)
+		}
+	}()
+	if err := checkBackend(bk.name, be, d, *estTarget, task, ests, opts); err != nil {
+		return err
+	}
+
+	prog.status(fmt.Sprintf("training the full model (%s, %d rows)", bk.name, rows(d)))
+	cfg := framework.Config{
+		Target:      *estTarget,
+		Task:        task,
+		BackendName: bk.name,
+		Backend:     be,
+		Options:     opts,
+		TrainFrac:   *estTrainFrac,
+		Seed:        *estSeed,
+		Folds:       *estFolds,
+		Lambda:      *estLambda,
+	}
+	eopt := framework.EstimateOptions{
+		Workers:  *estWorkers,
+		Level:    *estLevel,
+		Progress: prog.update, // a nil *progress draws nothing
+	}
+	rep, err := framework.Run(ctx, d, cfg, measure, ests, eopt)
+	prog.clear()
+	if err != nil {
+		if ctx.Err() != nil {
+			return errors.New("interrupted")
+		}
+		return err
+	}
+
+	var buf bytes.Buffer
+	if err := writeReport(&buf, rep, *estFormat); err != nil {
+		return err
+	}
+	return emit(*estOut, &buf)
+}
+
+func rows(d *framework.Dataset) int {
+	r, _ := d.X.Dims()
+	return r
+}
+
+// lookupEstimators resolves a comma-separated list of estimator names.
+func lookupEstimators(list string) ([]framework.Estimator, error) {
+	var out []framework.Estimator
+	seen := map[string]bool{}
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if seen[name] {
+			return nil, framework.Usagef("--estimators: %q given twice", name)
+		}
+		seen[name] = true
+		e, err := framework.LookupEstimator(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	if len(out) == 0 {
+		return nil, framework.Usagef("--estimators is empty (registered: %s)", strings.Join(framework.Estimators(), ", "))
+	}
+	return out, nil
+}
+
+func estimatorNames(ests []framework.Estimator) []string {
+	out := make([]string, len(ests))
+	for i, e := range ests {
+		out[i] = e.Name()
+	}
+	return out
+}
+
+// backendOptions gathers the backend options the user set: --hidden,
+// --epochs and every --opt.
+func backendOptions(set map[string]bool) (map[string]string, error) {
+	opts := map[string]string{}
+	for k, v := range estOpts {
+		opts[k] = v
+	}
+	for name, v := range map[string]string{"hidden": *estHidden, "epochs": *estEpochs} {
+		if !set[name] {
+			continue
+		}
+		if _, dup := opts[name]; dup {
+			return nil, framework.Usagef("backend option %s set both by --%s and by --opt", name, name)
+		}
+		opts[name] = v
+	}
+	return opts, nil
+}
+
+// checkMeasureFits reports, before any model is trained, a measure that
+// does not fit the response's task. An unknown target is left to Prepare.
+func checkMeasureFits(d *framework.Dataset, target string, task *framework.Task, m framework.Measure) error {
+	t, col, ok := responseTask(d, target, task)
+	if !ok || m == nil || m.Supports(t) {
+		return nil
+	}
+	var fit []string
+	for _, name := range framework.Measures() {
+		if mm, err := framework.LookupMeasure(name); err == nil && mm.Supports(t) {
+			fit = append(fit, name)
+		}
+	}
+	kind := "real-valued"
+	if t == framework.Binary {
+		kind = "0/1"
+	}
+	return &framework.InputError{File: d.Source, Column: col,
+		Msg: fmt.Sprintf("measure %s does not fit the %s response (task %s; measures for it: %s)",
+			m.Name(), kind, t, strings.Join(fit, ", "))}
+}
+
+// responseTask returns the task of the response column (forced or
+// inferred) and its name; ok is false when the target is not in d.
+func responseTask(d *framework.Dataset, target string, task *framework.Task) (framework.Task, string, bool) {
+	j := len(d.Names) - 1
+	if target != "" {
+		var err error
+		if j, err = d.Column(target); err != nil {
+			return 0, "", false
+		}
+	}
+	if task != nil {
+		return *task, d.Names[j], true
+	}
+	return framework.InferTask(mat.Col(nil, j, d.X)), d.Names[j], true
+}
+
+// checkBackend reports usage errors that the backend's description reveals
+// before the full model is trained: unknown options, a binary response for a
+// backend without classification, lazy without gradients.
+func checkBackend(name string, b framework.Backend, d *framework.Dataset, target string, task *framework.Task, ests []framework.Estimator, opts map[string]string) error {
+	if known := b.Options(); len(known) > 0 {
+		var names []string
+		for _, o := range known {
+			names = append(names, o.Name)
+		}
+		keys := make([]string, 0, len(opts))
+		for k := range opts {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if !slices.Contains(names, k) {
+				return framework.Usagef("backend %s has no option %q (options: %s; see 'vi backends')", name, k, strings.Join(names, ", "))
+			}
+		}
+	}
+	caps := b.Capabilities()
+	if t, _, ok := responseTask(d, target, task); ok && t == framework.Binary && !caps.Classification {
+		return framework.Usagef("backend %s does not do binary classification (the response of %s is 0/1; --task regression treats it as a number)", name, d.Source)
+	}
+	if !caps.Gradients {
+		for _, e := range ests {
+			if e.Name() == "lazy" {
+				return framework.Usagef("estimator lazy needs a backend with gradients; backend %s has none (use --estimators dropout,retrain)", name)
+			}
+		}
+	}
+	return nil
+}
+
+// backendSpec says which backend to run and how.
+type backendSpec struct {
+	name   string // for messages and the report
+	plugin string // external executable; "" for a built-in backend
+}
+
+// newBackendSpec checks the backend flags: a built-in name must be
+// registered, a plugin must exist and be executable.
+func newBackendSpec(name string, nameSet bool, plugin string) (backendSpec, error) {
+	if plugin == "" {
+		if _, err := framework.LookupBackend(name); err != nil {
+			return backendSpec{}, err
+		}
+		return backendSpec{name: name}, nil
+	}
+	fi, err := os.Stat(plugin)
+	switch {
+	case err != nil:
+		return backendSpec{}, framework.Usagef("--plugin %s: no such file", plugin)
+	case fi.IsDir():
+		return backendSpec{}, framework.Usagef("--plugin %s: is a directory, want an executable", plugin)
+	case fi.Mode()&0o111 == 0:
+		return backendSpec{}, framework.Usagef("--plugin %s: not executable", plugin)
+	}
+	if !nameSet {
+		name = filepath.Base(plugin)
+	}
+	abs, err := filepath.Abs(plugin)
+	if err != nil {
+		return backendSpec{}, err
+	}
+	return backendSpec{name: name, plugin: abs}, nil
+}

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+var cmdBackends = &Command{
+	UsageLine: "backends",
+	Short:     "list the model backends and their options",
+	Long: `Backends lists the built-in model backends, what their models can do, and the
+options they take. Options are set on "vi estimate" with --opt key=value (and,
+for the common ones, --hidden and --epochs); an option not set keeps the
+backend's default.
+
+Built-in backends run in a subprocess (vi re-executes itself); an external
+backend is any executable serving the same plugin protocol, named with
+"vi estimate --plugin PATH".`,
+}
+
+var cmdEstimators = &Command{
+	UsageLine: "estimators",
+	Short:     "list the estimators",
+	Long:      `Estimators lists the variable importance estimators that --estimators accepts.`,
+}
+
+var cmdMeasures = &Command{
+	UsageLine: "measures",
+	Short:     "list the predictiveness measures",
+	Long: `Measures lists the predictiveness measures that --measure accepts and the tasks
+each applies to. The default is mse for a real-valued response and accuracy for
+a 0/1 response.`,
+}
+
+var cmdVersion = &Command{
+	UsageLine: "version",
+	Short:     "print the version",
+	Long:      `Version prints vi's module version and the Go toolchain that built it.`,
+}
+
+func init() {
+	cmdBackends.Run = runBackends
+	cmdEstimators.Run = runEstimators
+	cmdMeasures.Run = runMeasures
+	cmdVersion.Run = runVersion
+}
+
+func runBackends(_ context.Context, cmd *Command, args []string) error {
+	if err := noArgs(cmd, args); err != nil {
+		return err
+	}
+	names := framework.Backends()
+	if len(names) == 0 {
+		fmt.Fprintln(stdout, "no backends registered")
+		return nil
+	}
+	for i, name := range names {
+		b, err := framework.LookupBackend(name)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		fmt.Fprintf(stdout, "%s\n  capabilities: %s\n", name, capabilityList(b.Capabilities()))
+		opts := b.Options()
+		if len(opts) == 0 {
+			fmt.Fprintln(stdout, "  options: none")
+			continue
+		}
+		fmt.Fprintln(stdout, "  options:")
+		tw := tabwriter.NewWriter(stdout, 0, 8, 2, ' ', 0)
+		for _, o := range opts {
+			fmt.Fprintf(tw, "    %s\t(default %s)\t%s\n", o.Name, o.Default, o.Usage)
+		}
+		tw.Flush()
+	}
+	return nil
+}
+
+// capabilityList names what a backend's models can do.
+func capabilityList(c framework.Capabilities) string {
+	out := []string{"regression"}
+	if c.Classification {
+		out = append(out, "binary")
+	}
+	if c.Gradients {
+		out = append(out, "gradients (lazy)")
+	}
+	if c.Kernel {
+		out = append(out, "structured NTK kernel")
+	}
+	return strings.Join(out, ", ")
+}
+
+func runEstimators(_ context.Context, cmd *Command, args []string) error {
+	if err := noArgs(cmd, args); err != nil {
+		return err
+	}
+	names := framework.Estimators()
+	if len(names) == 0 {
+		fmt.Fprintln(stdout, "no estimators registered")
+		return nil
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 8, 2, ' ', 0)
+	for _, name := range names {
+		fmt.Fprintf(tw, "%s\t%s\n", name, estimatorDoc[name])
+	}
+	return tw.Flush()
+}
+
+// estimatorDoc describes the estimators this command knows of; others are
+// listed by name only.
+var estimatorDoc = map[string]string{
+	"dropout": "the full model with the feature set to its train mean (fast; biased up for correlated features)",
+	"retrain": "a new model trained without the feature (the reference; one training per feature)",
+	"lazy":    "LazyVI: the full network shifted by a ridge regression on its gradients (needs a gradient backend)",
+}
+
+func runMeasures(_ context.Context, cmd *Command, args []string) error {
+	if err := noArgs(cmd, args); err != nil {
+		return err
+	}
+	names := framework.Measures()
+	if len(names) == 0 {
+		fmt.Fprintln(stdout, "no measures registered")
+		return nil
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 8, 2, ' ', 0)
+	for _, name := range names {
+		m, err := framework.LookupMeasure(name)
+		if err != nil {
+			return err
+		}
+		var tasks []string
+		for _, t := range []framework.Task{framework.Regression, framework.Binary} {
+			if m.Supports(t) {
+				task := t.String()
+				if framework.DefaultMeasure(t) == name {
+					task += " (default)"
+				}
+				tasks = append(tasks, task)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", name, strings.Join(tasks, ", "))
+	}
+	return tw.Flush()
+}
+
+func runVersion(_ context.Context, cmd *Command, args []string) error {
+	if err := noArgs(cmd, args); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "vi %s %s %s/%s\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return nil
+}
+
+// version returns the main module's version and, when the build recorded
+// it, the VCS revision.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "+dirty"
+			}
+		}
+	}
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		v += " " + rev + modified
+	}
+	return v
+}

@@ -1,0 +1,219 @@
+// Command vi estimates the variable importance of neural networks, with
+// standard errors and confidence intervals, by the dropout, retrain and lazy
+// (LazyVI) estimators.
+//
+// Usage:
+//
+//	vi <command> [flags]
+//
+// The commands are:
+//
+//	estimate    estimate variable importance from a CSV file
+//	simulate    write a simulated data set and its true importances
+//	backends    list the model backends and their options
+//	estimators  list the estimators
+//	measures    list the predictiveness measures
+//	version     print the version
+//
+// Run "vi help <command>" for a command's flags. Exit codes: 0 success, 2 bad
+// usage or bad input, 1 anything else.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// Command is a vi subcommand, in the manner of cmd/go's base.Command.
+type Command struct {
+	// Run runs the command with the arguments after the command name,
+	// already parsed into Flag.
+	Run func(ctx context.Context, cmd *Command, args []string) error
+	// UsageLine is the one-line usage message; its first word is the
+	// command's name.
+	UsageLine string
+	// Short is the description shown in "vi help".
+	Short string
+	// Long is the description shown in "vi help <command>".
+	Long string
+	// Flag is the command's flag set.
+	Flag flag.FlagSet
+}
+
+// Name returns the command's name: the first word of UsageLine.
+func (c *Command) Name() string {
+	name, _, _ := strings.Cut(c.UsageLine, " ")
+	return name
+}
+
+// Usage writes the command's usage, description and flags to w.
+func (c *Command) Usage(w io.Writer) {
+	fmt.Fprintf(w, "usage: vi %s\n\n", c.UsageLine)
+	fmt.Fprintln(w, strings.TrimSpace(c.Long))
+	var n int
+	c.Flag.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprintln(w, "\nFlags:")
+		c.Flag.SetOutput(w)
+		c.Flag.PrintDefaults()
+		c.Flag.SetOutput(io.Discard)
+	}
+}
+
+// commands in the order "vi help" lists them; init fills in the ones that
+// refer to commands (help).
+var commands []*Command
+
+func init() {
+	commands = []*Command{cmdEstimate, cmdSimulate, cmdBackends, cmdEstimators, cmdMeasures, cmdVersion, cmdHelp}
+	for _, c := range commands {
+		c.Flag.Init(c.Name(), flag.ContinueOnError)
+		c.Flag.SetOutput(io.Discard)
+	}
+}
+
+// serveBackendArg is the hidden first argument with which vi re-executes
+// itself to serve a built-in backend over the plugin protocol.
+const serveBackendArg = "__serve-backend"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// stdout and stderr are the command's streams; run sets them.
+var stdout, stderr io.Writer = os.Stdout, os.Stderr
+
+// run runs the command line args and returns the exit code.
+func run(args []string, out, errw io.Writer) int {
+	stdout, stderr = out, errw
+	if len(args) > 0 && args[0] == serveBackendArg {
+		// Nothing may be written to stdout before the plugin handshake.
+		if err := serveBackend(args[1:]); err != nil {
+			return report(err)
+		}
+		return exitOK
+	}
+	if len(args) == 0 {
+		printMainUsage(stderr)
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help":
+		printMainUsage(stdout)
+		return exitOK
+	case "-version", "--version":
+		name = "version"
+	}
+	cmd := lookupCommand(name)
+	if cmd == nil {
+		return report(framework.Usagef("unknown command %q (run 'vi help' for the list)", name))
+	}
+	if err := cmd.Flag.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			cmd.Usage(stdout)
+			return exitOK
+		}
+		return report(framework.Usagef("%s: %v (run 'vi help %s')", cmd.Name(), err, cmd.Name()))
+	}
+	ctx, stop := notifyContext()
+	defer stop()
+	return report(cmd.Run(ctx, cmd, cmd.Flag.Args()))
+}
+
+// report prints err as one line and returns its exit code.
+func report(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	fmt.Fprintf(stderr, "vi: %s\n", msg)
+	if errors.Is(err, framework.ErrUsage) {
+		return exitUsage
+	}
+	return exitError
+}
+
+func lookupCommand(name string) *Command {
+	for _, c := range commands {
+		if c.Name() == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func printMainUsage(w io.Writer) {
+	fmt.Fprint(w, `vi estimates the variable importance (VI) of neural networks, with standard
+errors and confidence intervals, by the dropout, retrain and lazy estimators.
+
+Usage:
+
+	vi <command> [flags]
+
+The commands are:
+
+`)
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	for _, c := range commands {
+		fmt.Fprintf(tw, "\t%s\t%s\n", c.Name(), c.Short)
+	}
+	tw.Flush()
+	fmt.Fprint(w, `
+Run "vi help <command>" for more about a command. Start with
+
+	vi estimate
+
+which estimates every feature's importance on a built-in data set.
+`)
+}
+
+// noArgs returns a usage error when a command that takes no positional
+// arguments got some.
+func noArgs(cmd *Command, args []string) error {
+	if len(args) > 0 {
+		return framework.Usagef("%s: unexpected argument %q (flags go before it? run 'vi help %s')", cmd.Name(), args[0], cmd.Name())
+	}
+	return nil
+}
+
+var cmdHelp = &Command{
+	UsageLine: "help [command]",
+	Short:     "show help for vi or a command",
+	Long:      `Help shows the list of commands, or with a command name, its usage and flags.`,
+}
+
+func init() {
+	cmdHelp.Run = runHelp
+}
+
+func runHelp(_ context.Context, _ *Command, args []string) error {
+	switch len(args) {
+	case 0:
+		printMainUsage(stdout)
+		return nil
+	case 1:
+		c := lookupCommand(args[0])
+		if c == nil {
+			return framework.Usagef("help: unknown command %q (run 'vi help' for the list)", args[0])
+		}
+		c.Usage(stdout)
+		return nil
+	}
+	return framework.Usagef("help: too many arguments (usage: vi help [command])")
+}

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// Output formats of vi estimate.
+var formats = []string{"table", "csv", "json"}
+
+// writeReport writes r in the format (table, csv or json) to w.
+func writeReport(w io.Writer, r *framework.Report, format string) error {
+	switch format {
+	case "table":
+		return writeTable(w, r)
+	case "csv":
+		return writeCSV(w, r)
+	case "json":
+		return writeJSON(w, r)
+	}
+	return framework.Usagef("unknown --format %q (want one of %v)", format, formats)
+}
+
+// writeJSON writes the report as one indented JSON object: the --format json
+// contract.
+func writeJSON(w io.Writer, r *framework.Report) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+var columns = []string{"feature", "estimator", "vi", "se", "ci_low", "ci_high", "lambda", "seconds"}
+
+// writeCSV writes a header and one row per result, numbers at full
+// precision. The lambda column is empty where it does not apply and "inf"
+// where lazy kept the full model (no update).
+func writeCSV(w io.Writer, r *framework.Report) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(columns); err != nil {
+		return err
+	}
+	full := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, res := range r.Results {
+		rec := []string{res.Feature, res.Estimator, full(res.VI), full(res.SE), full(res.CILow), full(res.CIHigh),
+			lambdaString(res, full), strconv.FormatFloat(res.Seconds, 'f', 3, 64)}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func lambdaString(res framework.Result, format func(float64) string) string {
+	switch {
+	case res.NoUpdate:
+		return "inf"
+	case res.Lambda != nil:
+		return format(*res.Lambda)
+	}
+	return ""
+}
+
+// writeTable writes a header line with the run's settings and the full
+// model's score, then the results in aligned columns.
+func writeTable(w io.Writer, r *framework.Report) error {
+	level := r.Level
+	if level == 0 {
+		level = 0.95
+	}
+	fmt.Fprintf(w, "measure %s  task %s  backend %s  n %d  n_train %d  n_eval %d  seed %d  level %g\n",
+		r.Measure, r.Task, r.Backend, r.N, r.NTrain, r.NEval, r.Seed, level)
+	fmt.Fprintf(w, "full model: %s %s on the evaluation split (trained in %.2fs)\n\n",
+		r.Measure, num(r.Full.Score), r.Full.Seconds)
+	// Numbers align right; feature and estimator are padded to a common
+	// width first so that they read left-aligned.
+	fw, ew := len(columns[0]), len(columns[1])
+	for _, res := range r.Results {
+		fw = max(fw, len(res.Feature))
+		ew = max(ew, len(res.Estimator))
+	}
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%-*s\t%-*s\t", fw, columns[0], ew, columns[1])
+	for _, c := range columns[2:] {
+		fmt.Fprintf(tw, "%s\t", c)
+	}
+	fmt.Fprintln(tw)
+	for _, res := range r.Results {
+		l := lambdaString(res, num)
+		if l == "" {
+			l = "-"
+		}
+		fmt.Fprintf(tw, "%-*s\t%-*s\t%s\t%s\t%s\t%s\t%s\t%.2f\t\n",
+			fw, res.Feature, ew, res.Estimator, num(res.VI), num(res.SE), num(res.CILow), num(res.CIHigh), l, res.Seconds)
+	}
+	return tw.Flush()
+}
+
+// num formats a number for the table: four significant digits, no
+// exponent for moderate magnitudes.
+func num(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 0):
+		if v > 0 {
+			return "inf"
+		}
+		return "-inf"
+	case v == 0:
+		return "0"
+	}
+	a := math.Abs(v)
+	if a >= 1e-4 && a < 1e6 {
+		digits := 3 - int(math.Floor(math.Log10(a)))
+		if digits < 0 {
+			digits = 0
+		}
+		return strconv.FormatFloat(v, 'f', digits, 64)
+	}
+	return strconv.FormatFloat(v, 'e', 3, 64)
+}
+
+// writeFileAtomic writes data to path so that readers see either the old
+// file or the complete new one: a temporary file in the same directory,
+// synced, then renamed over path. On error path is left as it was.
+func writeFileAtomic(path string, data []byte) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// Make the rename durable; not every platform can sync a directory.
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// checkOutDir reports a usage error when path's directory does not exist,
+// so that a run does not fail only at its very end.
+func checkOutDir(path string) error {
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return framework.Usagef("--out %s: directory %s does not exist", path, dir)
+	}
+	if !fi.IsDir() {
+		return framework.Usagef("--out %s: %s is not a directory", path, dir)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return framework.Usagef("--out %s: is a directory", path)
+	}
+	return nil
+}
+
+// emit writes the bytes to path atomically, or to stdout when path is "".
+func emit(path string, buf *bytes.Buffer) error {
+	if path == "" {
+		_, err := stdout.Write(buf.Bytes())
+		return err
+	}
+	return writeFileAtomic(path, buf.Bytes())
+}

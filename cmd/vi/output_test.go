@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+func TestNum(t *testing.T) {
+	for i, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{0, "0"}, {1, "1.000"}, {-2903.14159, "-2903"}, {0.0123456, "0.01235"},
+		{12.3456, "12.35"}, {1e-7, "1.000e-07"}, {3e9, "3.000e+09"},
+		{math.Inf(1), "inf"}, {math.NaN(), "NaN"},
+	} {
+		if got := num(tc.v); got != tc.want {
+			t.Errorf("Case %d: num(%g): want %q, got %q", i, tc.v, tc.want, got)
+		}
+	}
+}
+
+func sampleReport() *framework.Report {
+	l := 12.5
+	return &framework.Report{
+		Measure: "mse", Backend: "mlp", Task: "regression", N: 30, NTrain: 20, NEval: 10, Seed: 1, Level: 0.95,
+		Full: framework.FullResult{Score: -1.25, Seconds: 0.5},
+		Results: []framework.Result{
+			{Feature: "x1", Estimator: "lazy", VI: 0.5, SE: 0.1, CILow: 0.3, CIHigh: 0.7, Seconds: 0.01, Lambda: &l},
+			{Feature: "longer_name", Estimator: "lazy", VI: 0, SE: 0, Seconds: 0.01, NoUpdate: true},
+			{Feature: "x1", Estimator: "dropout", VI: 1, SE: 0.2, CILow: 0.6, CIHigh: 1.4, Seconds: 0.001},
+		},
+	}
+}
+
+func TestWriteCSV(t *testing.T) {
+	var b bytes.Buffer
+	if err := writeReport(&b, sampleReport(), "csv"); err != nil {
+		t.Fatal(err)
+	}
+	want := `feature,estimator,vi,se,ci_low,ci_high,lambda,seconds
+x1,lazy,0.5,0.1,0.3,0.7,12.5,0.010
+longer_name,lazy,0,0,0,0,inf,0.010
+x1,dropout,1,0.2,0.6,1.4,,0.001
+`
+	if b.String() != want {
+		t.Errorf("want\n%s\ngot\n%s", want, b.String())
+	}
+}
+
+func TestWriteTable(t *testing.T) {
+	var b bytes.Buffer
+	if err := writeReport(&b, sampleReport(), "table"); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if len(lines) != 7 {
+		t.Fatalf("want 7 lines, got\n%s", b.String())
+	}
+	if !strings.Contains(lines[0], "measure mse") || !strings.Contains(lines[0], "n_eval 10") || !strings.Contains(lines[1], "-1.250") {
+		t.Errorf("header lines:\n%s\n%s", lines[0], lines[1])
+	}
+	// Columns align: every row has the same width.
+	for _, l := range lines[4:] {
+		if len(l) != len(lines[3]) {
+			t.Errorf("ragged table:\n%s", strings.Join(lines[3:], "\n"))
+			break
+		}
+	}
+	if !strings.Contains(lines[5], " inf ") || !strings.Contains(lines[5], "longer_name") {
+		t.Errorf("no-update row: %q", lines[5])
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.txt")
+	for _, content := range []string{"first", "second"} {
+		if err := writeFileAtomic(path, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || string(b) != content {
+			t.Errorf("want %q, got %q (%v)", content, b, err)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+	// A failing write (the target is a directory) leaves nothing behind.
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "keep"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFileAtomic(sub, []byte("x")); err == nil {
+		t.Error("writing over a non-empty directory succeeded")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+}
+
+func TestProgress(t *testing.T) {
+	var b bytes.Buffer
+	p := &progress{w: &b, label: "lazy/dropout", width: 10}
+	p.update(4, 10)
+	p.update(5, 10) // within 100ms of the last draw: skipped
+	p.update(10, 10)
+	p.clear()
+	out := b.String()
+	for _, w := range []string{"lazy/dropout 4/10 [====>     ]  40% eta", "10/10 [==========] 100% eta 0s", "\r\033[K"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("progress output lacks %q: %q", w, out)
+		}
+	}
+	if strings.Contains(out, "5/10") {
+		t.Errorf("progress redrew within 100ms: %q", out)
+	}
+	var nilp *progress
+	nilp.update(1, 2) // must not panic
+	nilp.clear()
+}
+
+func TestTruthPath(t *testing.T) {
+	for in, want := range map[string]string{"lin.csv": "lin.truth.json", "d/x.csv": "d/x.truth.json", "data": "data.truth.json"} {
+		if got := truthPath(in); got != want {
+			t.Errorf("truthPath(%q): want %q, got %q", in, want, got)
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+)
+
+// progress draws a one-line progress bar on a terminal:
+//
+//	lazy/retrain/dropout 12/30 [=====>    ] 40% eta 3s
+//
+// A nil *progress draws nothing, so callers need not check.
+type progress struct {
+	w     io.Writer
+	label string
+	width int // bar width in characters
+
+	mu    sync.Mutex
+	start time.Time
+	last  time.Time
+	shown bool
+}
+
+// newProgress returns a progress bar on stderr when stderr is a terminal and
+// enabled is true, else nil.
+func newProgress(enabled bool, label string) *progress {
+	f, ok := stderr.(*os.File)
+	if !enabled || !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return &progress{w: f, label: label, width: 30, start: time.Now()}
+}
+
+// status shows a message in place of the bar (e.g. while the full model
+// trains).
+func (p *progress) status(msg string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "\r\033[K%s", msg)
+	p.shown = true
+}
+
+// begin restarts the clock for the ETA.
+func (p *progress) begin() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.start = time.Now()
+	p.mu.Unlock()
+}
+
+// update is an EstimateOptions.Progress callback; it may be called
+// concurrently. Redraws are limited to ten a second, except the last.
+func (p *progress) update(done, total int) {
+	if p == nil || total <= 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	if done < total && now.Sub(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = now
+	frac := float64(done) / float64(total)
+	fill := int(frac * float64(p.width))
+	bar := strings.Repeat("=", fill)
+	if fill < p.width {
+		bar += ">" + strings.Repeat(" ", p.width-fill-1)
+	}
+	eta := "?"
+	if done > 0 {
+		elapsed := now.Sub(p.start)
+		rem := time.Duration(float64(elapsed) / float64(done) * float64(total-done))
+		eta = rem.Round(time.Second).String()
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s %d/%d [%s] %3.0f%% eta %s", p.label, done, total, bar, 100*frac, eta)
+	p.shown = true
+}
+
+// clear erases the bar.
+func (p *progress) clear() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.shown = false
+	}
+}

@@ -1,0 +1,446 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// viBin and pluginBin are built once by TestMain; the tests run them as
+// subprocesses so that exit codes, stderr and the backend re-exec are real.
+var viBin, pluginBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "vi-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	viBin = filepath.Join(dir, "vi")
+	pluginBin = filepath.Join(dir, "mlpplugin")
+	for _, b := range []struct{ out, pkg string }{{viBin, "."}, {pluginBin, "./testdata/mlpplugin"}} {
+		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "go build %s: %v\n", b.pkg, err)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+// vi runs the binary in dir and returns its stdout, stderr and exit code.
+func vi(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(viBin, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatalf("vi %s: %v", strings.Join(args, " "), err)
+		}
+		code = ee.ExitCode()
+	}
+	return out.String(), errb.String(), code
+}
+
+// fastArgs keep a model's training short.
+var fastArgs = []string{"--epochs", "5", "--hidden", "8", "--workers", "2", "--folds", "3"}
+
+// linearCSV returns a small regression data set: y = 2 x1 + x2 + noise, x3
+// irrelevant.
+func linearCSV(n int) string {
+	rng := rand.New(rand.NewPCG(7, 7))
+	var b strings.Builder
+	b.WriteString("x1,x2,x3,y\n")
+	for range n {
+		x1, x2, x3 := rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
+		y := 2*x1 + x2 + 0.3*rng.NormFloat64()
+		fmt.Fprintf(&b, "%.4f,%.4f,%.4f,%.4f\n", x1, x2, x3, y)
+	}
+	return b.String()
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkNoFiles fails if dir holds files other than the allowed ones (the
+// output file or a leftover temporary file).
+func checkNoFiles(t *testing.T, dir string, allowed ...string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		ok := false
+		for _, a := range allowed {
+			ok = ok || e.Name() == a
+		}
+		if !ok {
+			t.Errorf("unexpected file %s left in the directory", e.Name())
+		}
+	}
+}
+
+// TestBadInput runs every bad-input case of the issue: exit code 2, one
+// line on stderr naming the file and, where it applies, row and column, and
+// no output file.
+func TestBadInput(t *testing.T) {
+	good := linearCSV(40)
+	cases := []struct {
+		name string
+		csv  *string // nil: no file is written
+		args []string
+		want []string // substrings of the error line
+	}{
+		{name: "missing file", want: []string{"data.csv", "no such file"}},
+		{name: "empty file", csv: ptr(""), want: []string{"data.csv", "empty"}},
+		{name: "no header", csv: ptr("1,2,3\n4,5,6\n7,8,9\n"), want: []string{"data.csv", "row 1", "header"}},
+		{name: "ragged rows", csv: ptr("a,b,y\n1,2,3\n4,5\n6,7,8\n"), want: []string{"data.csv", "row 3", "fields"}},
+		{name: "non-numeric cell", csv: ptr("a,b,y\n1,2,3\n4,five,6\n"), want: []string{"data.csv", "row 3", `column "b"`, "five"}},
+		{name: "NaN cell", csv: ptr("a,b,y\n1,2,3\n4,5,6\nNaN,1,2\n"), want: []string{"data.csv", "row 4", `column "a"`, "NaN"}},
+		{name: "Inf cell", csv: ptr("a,b,y\n1,2,3\n4,5,+Inf\n"), want: []string{"data.csv", "row 3", `column "y"`, "infinite"}},
+		{name: "unknown target", csv: &good, args: []string{"--target", "nope"}, want: []string{"data.csv", `column "nope"`, "no such column"}},
+		{name: "constant response", csv: ptr(constantCSV(30)), want: []string{"data.csv", `column "y"`, "constant"}},
+		{name: "too few rows for folds", csv: ptr(linearCSV(9)), args: []string{"--folds", "5"}, want: []string{"data.csv", "too few"}},
+		{name: "unknown estimator", csv: &good, args: []string{"--estimators", "lazy,nope"}, want: []string{`unknown estimator "nope"`, "dropout", "lazy", "retrain"}},
+		{name: "unknown measure", csv: &good, args: []string{"--measure", "auc"}, want: []string{`unknown measure "auc"`, "mse"}},
+		{name: "unknown backend", csv: &good, args: []string{"--backend", "forest"}, want: []string{`unknown backend "forest"`, "mlp"}},
+		{name: "measure does not fit the task", csv: &good, args: []string{"--measure", "accuracy"}, want: []string{"data.csv", `column "y"`, "accuracy", "regression"}},
+		{name: "binary task on a real response", csv: &good, args: []string{"--task", "binary"}, want: []string{"data.csv", `column "y"`, "0/1"}},
+		{name: "unknown backend option", csv: &good, args: []string{"--opt", "depth=3"}, want: []string{"depth", "hidden"}},
+		{name: "bad backend option value", csv: &good, args: []string{"--opt", "lr=-1"}, want: []string{"lr"}},
+		{name: "unknown flag", csv: &good, args: []string{"--bogus"}, want: []string{"bogus"}},
+		{name: "unknown format", csv: &good, args: []string{"--format", "xml"}, want: []string{"xml"}},
+		{name: "plugin that is not a plugin", csv: &good, args: []string{"--plugin", "/bin/true"}, want: []string{"/bin/true", "not a lazyvi backend plugin"}},
+		{name: "missing plugin", csv: &good, args: []string{"--plugin", "./no-such-plugin"}, want: []string{"no-such-plugin"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if tc.csv != nil {
+				writeFile(t, filepath.Join(dir, "data.csv"), *tc.csv)
+			}
+			args := append([]string{"estimate", "--data", "data.csv", "--format", "json", "--out", "out.json"}, fastArgs...)
+			args = append(args, tc.args...)
+			stdout, stderr, code := vi(t, dir, args...)
+			if code != 2 {
+				t.Errorf("exit code %d, want 2; stderr:\n%s", code, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout not empty: %q", stdout)
+			}
+			lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "vi: ") {
+				t.Errorf("stderr is not one line \"vi: ...\":\n%s", stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("error %q does not mention %q", strings.TrimSpace(stderr), w)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "out.json")); err == nil {
+				t.Errorf("out.json was written")
+			}
+			checkNoFiles(t, dir, "data.csv")
+		})
+	}
+}
+
+func ptr(s string) *string { return &s }
+
+func constantCSV(n int) string {
+	var b strings.Builder
+	b.WriteString("a,b,y\n")
+	for i := range n {
+		fmt.Fprintf(&b, "%d,%d,5\n", i, i*i%7)
+	}
+	return b.String()
+}
+
+// report mirrors the --format json contract.
+type jsonReport struct {
+	Measure string `json:"measure"`
+	Backend string `json:"backend"`
+	N       *int   `json:"n"`
+	NTrain  *int   `json:"n_train"`
+	NEval   *int   `json:"n_eval"`
+	Seed    *int64 `json:"seed"`
+	Full    *struct {
+		Score   *float64 `json:"score"`
+		Seconds *float64 `json:"seconds"`
+	} `json:"full"`
+	Results []map[string]any `json:"results"`
+}
+
+func parseReport(t *testing.T, b []byte) jsonReport {
+	t.Helper()
+	var r jsonReport
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&r); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, b)
+	}
+	if r.Measure == "" || r.Backend == "" || r.N == nil || r.NTrain == nil || r.NEval == nil || r.Seed == nil ||
+		r.Full == nil || r.Full.Score == nil || r.Full.Seconds == nil {
+		t.Fatalf("report lacks fields of the contract:\n%s", b)
+	}
+	if *r.NTrain+*r.NEval != *r.N {
+		t.Errorf("n_train %d + n_eval %d != n %d", *r.NTrain, *r.NEval, *r.N)
+	}
+	for _, res := range r.Results {
+		for _, k := range []string{"feature", "estimator", "vi", "se", "ci_low", "ci_high", "seconds"} {
+			if _, ok := res[k]; !ok {
+				t.Errorf("result %v lacks %q", res, k)
+			}
+		}
+		_, hasLambda := res["lambda"]
+		if res["estimator"] == "lazy" && !hasLambda && res["no_update"] != true {
+			t.Errorf("lazy result %v has neither lambda nor no_update", res)
+		}
+		if res["estimator"] != "lazy" && hasLambda {
+			t.Errorf("%v result has a lambda", res["estimator"])
+		}
+	}
+	return r
+}
+
+// TestEstimateJSON is a good run: the JSON output parses, has the contract's
+// fields, one result per estimator and feature, in estimator order, and
+// --out replaces an existing file atomically.
+func TestEstimateJSON(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(90))
+	writeFile(t, filepath.Join(dir, "out.json"), "old")
+	args := append([]string{"estimate", "--data", "data.csv", "--target", "y", "--format", "json", "--out", "out.json", "--seed", "3"}, fastArgs...)
+	stdout, stderr, code := vi(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%s", code, stderr)
+	}
+	if stdout != "" {
+		t.Errorf("stdout with --out: %q", stdout)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := parseReport(t, b)
+	if r.Measure != "mse" || r.Backend != "mlp" || *r.N != 90 || *r.Seed != 3 {
+		t.Errorf("measure %q backend %q n %d seed %d, want mse mlp 90 3", r.Measure, r.Backend, *r.N, *r.Seed)
+	}
+	var got []string
+	for _, res := range r.Results {
+		got = append(got, fmt.Sprintf("%v/%v", res["estimator"], res["feature"]))
+	}
+	want := "lazy/x1 lazy/x2 lazy/x3 dropout/x1 dropout/x2 dropout/x3 retrain/x1 retrain/x2 retrain/x3"
+	if strings.Join(got, " ") != want {
+		t.Errorf("results\n%s\nwant\n%s", strings.Join(got, " "), want)
+	}
+	for _, res := range r.Results {
+		lo, vi, hi := res["ci_low"].(float64), res["vi"].(float64), res["ci_high"].(float64)
+		if !(lo <= vi && vi <= hi) || math.IsNaN(vi) {
+			t.Errorf("%v: interval [%g, %g] does not hold vi %g", res["feature"], lo, hi, vi)
+		}
+	}
+	checkNoFiles(t, dir, "data.csv", "out.json")
+}
+
+// TestEstimateFormats checks the table and csv outputs on stdout, a measure
+// and estimators chosen by flag, and a 0/1 response (binary task).
+func TestEstimateFormats(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(60))
+	args := append([]string{"estimate", "--data", "data.csv", "--estimators", "dropout", "--measure", "r2"}, fastArgs...)
+	stdout, stderr, code := vi(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("table: exit code %d; stderr:\n%s", code, stderr)
+	}
+	if stderr != "" {
+		t.Errorf("stderr not empty when not a terminal: %q", stderr)
+	}
+	for _, w := range []string{"measure r2", "backend mlp", "n 60", "n_train 40", "n_eval 20", "feature", "ci_high", "lambda", "x3"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("table lacks %q:\n%s", w, stdout)
+		}
+	}
+
+	stdout, stderr, code = vi(t, dir, append(args, "--format", "csv")...)
+	if code != 0 {
+		t.Fatalf("csv: exit code %d; stderr:\n%s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 4 || lines[0] != "feature,estimator,vi,se,ci_low,ci_high,lambda,seconds" {
+		t.Errorf("csv output:\n%s", stdout)
+	}
+}
+
+// TestEstimateBinaryPlugin runs a 0/1 response (accuracy by default) on the
+// external plugin named with --plugin.
+func TestEstimateBinaryPlugin(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 3))
+	var b strings.Builder
+	b.WriteString("a,b,label\n")
+	for range 80 {
+		x1, x2 := rng.NormFloat64(), rng.NormFloat64()
+		y := 0
+		if 2*x1+0.5*rng.NormFloat64() > 0 {
+			y = 1
+		}
+		fmt.Fprintf(&b, "%.3f,%.3f,%d\n", x1, x2, y)
+	}
+	writeFile(t, filepath.Join(dir, "bin.csv"), b.String())
+	args := append([]string{"estimate", "--data", "bin.csv", "--plugin", pluginBin, "--format", "json"}, fastArgs...)
+	stdout, stderr, code := vi(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%s", code, stderr)
+	}
+	r := parseReport(t, []byte(stdout))
+	if r.Measure != "accuracy" || r.Backend != "mlpplugin" || len(r.Results) != 6 {
+		t.Errorf("measure %q backend %q %d results, want accuracy mlpplugin 6", r.Measure, r.Backend, len(r.Results))
+	}
+}
+
+// TestOutUnchangedOnError: a failing run leaves an existing --out file as it
+// was, also when it fails after the backend started.
+func TestOutUnchangedOnError(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(40))
+	writeFile(t, filepath.Join(dir, "out.csv"), "old")
+	for _, extra := range [][]string{
+		{"--target", "nope"},     // fails in Prepare, after the backend started
+		{"--opt", "epochs=zero"}, // fails in the backend process
+		{"--estimators", "lazy", "--data", "missing.csv"},
+	} {
+		args := append([]string{"estimate", "--data", "data.csv", "--format", "csv", "--out", "out.csv"}, fastArgs...)
+		_, stderr, code := vi(t, dir, append(args, extra...)...)
+		if code != 2 {
+			t.Errorf("%v: exit code %d, want 2; stderr:\n%s", extra, code, stderr)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "out.csv")); err != nil || string(b) != "old" {
+			t.Errorf("%v: out.csv changed: %q, %v", extra, b, err)
+		}
+	}
+	checkNoFiles(t, dir, "data.csv", "out.csv")
+
+	// An --out in a directory that does not exist is a usage error before
+	// anything runs.
+	_, stderr, code := vi(t, dir, "estimate", "--data", "data.csv", "--out", "nodir/out.csv")
+	if code != 2 || !strings.Contains(stderr, "nodir") {
+		t.Errorf("--out nodir/out.csv: exit code %d, stderr %q", code, stderr)
+	}
+}
+
+func TestSimulate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	stdout, stderr, code := vi(t, dir, "simulate", "--setting", "linear", "--n", "50", "--rho", "0.9", "--seed", "2", "--out", "lin.csv")
+	if code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%s", code, stderr)
+	}
+	if stdout != "" {
+		t.Errorf("stdout: %q", stdout)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "lin.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 51 || lines[0] != "x1,x2,x3,x4,x5,x6,y" {
+		t.Errorf("lin.csv: %d lines, header %q; want 51 lines, header x1,...,x6,y", len(lines), lines[0])
+	}
+	tb, err := os.ReadFile(filepath.Join(dir, "lin.truth.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var truth struct {
+		Setting string             `json:"setting"`
+		Rho     float64            `json:"rho"`
+		Truth   map[string]float64 `json:"truth"`
+	}
+	if err := json.Unmarshal(tb, &truth); err != nil {
+		t.Fatalf("lin.truth.json: %v\n%s", err, tb)
+	}
+	if want := 1.5 * 1.5 * (1 - 0.81); truth.Setting != "linear" || truth.Rho != 0.9 || math.Abs(truth.Truth["x1"]-want) > 1e-12 {
+		t.Errorf("truth %+v, want setting linear, rho 0.9, x1 %g", truth, want)
+	}
+	checkNoFiles(t, dir, "lin.csv", "lin.truth.json")
+
+	// The simulated file is valid input for estimate.
+	args := append([]string{"estimate", "--data", "lin.csv", "--estimators", "dropout", "--format", "csv"}, fastArgs...)
+	if _, stderr, code := vi(t, dir, args...); code != 0 {
+		t.Errorf("estimate on lin.csv: exit code %d; stderr:\n%s", code, stderr)
+	}
+
+	// Bad settings are usage errors and write nothing.
+	for _, args := range [][]string{
+		{"--setting", "cubic", "--out", "x.csv"},
+		{"--setting", "binary", "--rho", "0.5", "--out", "x.csv"},
+		{"--n", "0", "--out", "x.csv"},
+		{"--setting", "linear"}, // no --out
+	} {
+		_, stderr, code := vi(t, dir, append([]string{"simulate"}, args...)...)
+		if code != 2 || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("simulate %v: exit code %d, stderr %q; want 2 and one line", args, code, stderr)
+		}
+	}
+	checkNoFiles(t, dir, "lin.csv", "lin.truth.json")
+}
+
+func TestListsAndHelp(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"backends"}, 0, []string{"mlp", "hidden", "epochs", "gradients"}},
+		{[]string{"estimators"}, 0, []string{"dropout", "lazy", "retrain"}},
+		{[]string{"measures"}, 0, []string{"accuracy", "logloss", "mse", "r2"}},
+		{[]string{"version"}, 0, []string{"vi "}},
+		{[]string{"help"}, 0, []string{"estimate", "simulate", "backends"}},
+		{[]string{"help", "estimate"}, 0, []string{"--data", "--estimators", "Exit codes"}},
+		{[]string{"estimate", "-h"}, 0, []string{"usage: vi estimate"}},
+		{[]string{"help", "nope"}, 2, nil},
+		{[]string{"nope"}, 2, nil},
+		{nil, 2, nil},
+		{[]string{"estimators", "extra"}, 2, nil},
+	} {
+		stdout, stderr, code := vi(t, dir, tc.args...)
+		if code != tc.code {
+			t.Errorf("vi %v: exit code %d, want %d; stderr %q", tc.args, code, tc.code, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("vi %v: output lacks %q:\n%s", tc.args, w, stdout)
+			}
+		}
+	}
+}
