@@ -13,7 +13,7 @@ import (
 const (
 	DefaultHidden   = "50"
 	DefaultEpochs   = 500
-	DefaultPatience = 10
+	DefaultPatience = 3
 	DefaultTol      = 1e-4
 	DefaultLR       = 1e-3
 	DefaultBatch    = 256

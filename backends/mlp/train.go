@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
@@ -79,10 +80,17 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	db := newDeltas(md.layers, batch)
 	afull := newActivations(md.layers, n)
 	opt := newAdam(md.m, md.cfg.lr)
+	ps := newParams(md.layers, theta)
+	gradT := make([]blas64.General, len(md.layers))
+	for l, ly := range md.layers {
+		if ly.transposed() {
+			gradT[l] = newGeneral(ly.in, ly.out)
+		}
+	}
 
 	best := make([]float64, md.m)
 	copy(best, theta)
-	bestLoss := md.loss(forward(md.layers, theta, xg, afull), target)
+	bestLoss := md.loss(forward(md.layers, ps, xg, afull), target)
 	stale := 0
 	perm := make([]int, n)
 	for i := range perm {
@@ -100,13 +108,14 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 				copy(xb.Data[k*p:(k+1)*p], xg.Data[i*xg.Stride:i*xg.Stride+p])
 				yb[k] = target[i]
 			}
-			out := forward(md.layers, theta, rowsOf(xb, rows), ab)
+			out := forward(md.layers, ps, rowsOf(xb, rows), ab)
 			md.lossGrad(out, yb[:rows], dout[:rows])
 			clear(grad)
-			backward(md.layers, theta, ab, dout[:rows], db, grad)
+			backward(md.layers, ps, ab, dout[:rows], db, grad, gradT)
 			opt.step(theta, grad)
+			ps.refresh(md.layers)
 		}
-		loss := md.loss(forward(md.layers, theta, xg, afull), target)
+		loss := md.loss(forward(md.layers, ps, xg, afull), target)
 		md.losses = append(md.losses, loss)
 		md.epochs = epoch + 1
 		if math.IsNaN(loss) {
