@@ -22,7 +22,8 @@ import (
 // a health check before it fails with ErrNotResponding.
 const DefaultHangTimeout = 30 * time.Second
 
-// closeGrace is how long Close waits for a graceful exit before SIGKILL.
+// closeGrace is how long Close waits for a graceful exit before SIGKILL, if
+// the hang timeout is not shorter.
 const closeGrace = 5 * time.Second
 
 type options struct {
@@ -54,6 +55,7 @@ type Client struct {
 	pc   *plugin.Client
 	r    *remote
 
+	grace     time.Duration // Close's wait for a graceful exit
 	closeOnce sync.Once
 }
 
@@ -89,7 +91,10 @@ func Open(ctx context.Context, name string, cmd *exec.Cmd, opts ...Option) (*Cli
 		cfg.StartTimeout = max(time.Until(dl), time.Millisecond)
 	}
 	pc := plugin.NewClient(cfg)
-	c := &Client{name: name, cmd: cmd, pc: pc}
+	c := &Client{name: name, cmd: cmd, pc: pc, grace: closeGrace}
+	if o.hangTimeout > 0 {
+		c.grace = min(c.grace, o.hangTimeout)
+	}
 
 	type started struct {
 		raw any
@@ -183,8 +188,8 @@ func (c *Client) killNow() {
 func (c *Client) Backend() framework.Backend { return c.r }
 
 // Close fails the calls in flight with ErrClosed and ends the plugin
-// process: gracefully if it answers, otherwise with SIGKILL after a few
-// seconds. It is safe to call more than once and always returns nil.
+// process: gracefully if it answers, otherwise with SIGKILL after the hang
+// timeout or 5 s, whichever is shorter. It is safe to call more than once and always returns nil.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.r.shutdown()
@@ -192,7 +197,7 @@ func (c *Client) Close() error {
 		go func() { c.pc.Kill(); close(done) }()
 		select {
 		case <-done:
-		case <-time.After(closeGrace):
+		case <-time.After(c.grace):
 			c.killNow()
 			<-done
 		}
