@@ -46,7 +46,7 @@
 // After every epoch Fit computes the loss on the full training set. It stops
 // when that loss has not fallen below (1 - tol) times the best loss so far
 // for patience consecutive epochs (defaults 1e-4 and 3), or after epochs
-// epochs (default 500). The model keeps the parameters of the epoch with the
+// epochs (default 200). The model keeps the parameters of the epoch with the
 // lowest full training loss, which need not be the last: theta_f is then the
 // best point of the training path on the objective that the lazy
 // linearisation assumes is (near) minimised.

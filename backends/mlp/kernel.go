@@ -102,6 +102,15 @@ func (md *Model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, err
 		a2, d2 = md.signals(xg2)
 	}
 	n1, n2 := xg1.Rows, a2.acts[0].Rows
+	// The Grams' inner dimensions (p, the widths, 1 for the output layer)
+	// are small: with the right-hand factors transposed (k x n2), gonum's
+	// inner loops are axpys of length n2 instead of dots of length k.
+	a2t := make([]blas64.General, len(md.layers))
+	d2t := make([]blas64.General, len(md.layers))
+	for l := range md.layers {
+		a2t[l] = transpose(a2.acts[l])
+		d2t[l] = transpose(d2[l])
+	}
 	k := make([]float64, n1*n2)
 	bs := min(kernelBlockRows, n1)
 	ga := make([]float64, bs*n2)
@@ -119,8 +128,8 @@ func (md *Model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, err
 		gA := blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: ga[:rows*cols]}
 		gD := blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: gd[:rows*cols]}
 		for l := range md.layers {
-			blas64.Gemm(blas.NoTrans, blas.Trans, 1, sub(a1.acts[l], i0, rows), sub(a2.acts[l], j0, cols), 0, gA)
-			blas64.Gemm(blas.NoTrans, blas.Trans, 1, sub(d1[l], i0, rows), sub(d2[l], j0, cols), 0, gD)
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, sub(a1.acts[l], i0, rows), colsOf(a2t[l], j0), 0, gA)
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, sub(d1[l], i0, rows), colsOf(d2t[l], j0), 0, gD)
 			for r := 0; r < rows; r++ {
 				kr := k[(i0+r)*n2+j0 : (i0+r+1)*n2]
 				ar := gA.Data[r*cols : (r+1)*cols]
@@ -144,4 +153,20 @@ func (md *Model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, err
 // sub returns rows [i0, i0+rows) of g.
 func sub(g blas64.General, i0, rows int) blas64.General {
 	return blas64.General{Rows: rows, Cols: g.Cols, Stride: g.Stride, Data: g.Data[i0*g.Stride : (i0+rows-1)*g.Stride+g.Cols]}
+}
+
+// colsOf returns columns [j0, g.Cols) of g.
+func colsOf(g blas64.General, j0 int) blas64.General {
+	return blas64.General{Rows: g.Rows, Cols: g.Cols - j0, Stride: g.Stride, Data: g.Data[j0:]}
+}
+
+// transpose returns a new g^T.
+func transpose(g blas64.General) blas64.General {
+	t := newGeneral(g.Cols, g.Rows)
+	for i := 0; i < g.Rows; i++ {
+		for j, v := range g.Data[i*g.Stride : i*g.Stride+g.Cols] {
+			t.Data[j*g.Rows+i] = v
+		}
+	}
+	return t
 }

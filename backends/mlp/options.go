@@ -12,7 +12,7 @@ import (
 // Defaults of the backend's options; see Backend.Options for their meaning.
 const (
 	DefaultHidden   = "50"
-	DefaultEpochs   = 500
+	DefaultEpochs   = 200
 	DefaultPatience = 3
 	DefaultTol      = 1e-4
 	DefaultLR       = 1e-3
