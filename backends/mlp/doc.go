@@ -45,11 +45,20 @@
 //
 // After every epoch Fit computes the loss on the full training set. It stops
 // when that loss has not fallen below (1 - tol) times the best loss so far
-// for patience consecutive epochs (defaults 1e-4 and 3), or after epochs
-// epochs (default 200). The model keeps the parameters of the epoch with the
-// lowest full training loss, which need not be the last: theta_f is then the
-// best point of the training path on the objective that the lazy
-// linearisation assumes is (near) minimised.
+// for patience consecutive epochs, or after epochs epochs. The model keeps
+// the parameters of the epoch with the lowest full training loss, which need
+// not be the last: theta_f is then the best point of the training path on
+// the objective that the lazy linearisation assumes is (near) minimised.
+//
+// The defaults (tol 1e-4, patience 3, epochs 200) were chosen on the paper's
+// settings. Linear (n = 3333, p = 6): stops after 65-80 epochs at a test MSE
+// of about 0.114 against the noise variance 0.1; patience 10 reaches 0.107 in
+// 2.5 times the epochs. With a constant learning rate the minibatch noise,
+// not tol, ends training there (tol 1e-3 stops at the same epochs). Probit
+// (p = 4): within one point of the Bayes accuracy. High-dimensional
+// (n = 667, p = 100): the net interpolates the training set (loss below 1e-6
+// after 200 epochs) and a relative tolerance never triggers, so the epoch
+// cap ends it; later epochs leave the test error unchanged.
 //
 // # Concurrency
 //
