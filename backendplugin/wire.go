@@ -13,7 +13,8 @@ import (
 	"github.com/lazyvi/lazyvi/internal/pb"
 )
 
-// toPB packs m row-major. A nil m packs as nil (an absent message).
+// toPB packs m row-major, without copying when m is a contiguous
+// mat.RawMatrixer. A nil m packs as nil (an absent message).
 func toPB(m mat.Matrix) *pb.Matrix {
 	if m == nil {
 		return nil
@@ -22,15 +23,18 @@ func toPB(m mat.Matrix) *pb.Matrix {
 		return nil
 	}
 	r, c := m.Dims()
+	if rm, ok := m.(mat.RawMatrixer); ok && r > 0 && c > 0 {
+		if raw := rm.RawMatrix(); raw.Stride == c {
+			// Contiguous: alias the data. Marshalling only reads it, and
+			// gRPC marshals a unary message before the call returns.
+			return &pb.Matrix{Rows: int64(r), Cols: int64(c), Data: raw.Data[:r*c]}
+		}
+	}
 	data := make([]float64, r*c)
 	if rm, ok := m.(mat.RawMatrixer); ok {
 		raw := rm.RawMatrix()
-		if raw.Stride == c {
-			copy(data, raw.Data[:r*c])
-		} else {
-			for i := 0; i < r; i++ {
-				copy(data[i*c:(i+1)*c], raw.Data[i*raw.Stride:i*raw.Stride+c])
-			}
+		for i := 0; i < r; i++ {
+			copy(data[i*c:(i+1)*c], raw.Data[i*raw.Stride:i*raw.Stride+c])
 		}
 	} else {
 		for i := 0; i < r; i++ {
