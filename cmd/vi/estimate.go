@@ -192,7 +192,9 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	prog := newProgress(*estFormat != "json", strings.Join(estimatorNames(ests), "/"))
 	defer prog.clear()
 	prog.status(fmt.Sprintf("starting backend %s", bk.name))
-	be, closeBackend, err := bk.open(ctx)
+	plog := &pluginLog{w: stderr, before: prog.clear}
+	defer plog.Flush()
+	be, closeBackend, err := bk.open(ctx, plog)
 	if err != nil {
 		return err
 	}

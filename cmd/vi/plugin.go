@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/lazyvi/lazyvi/backendplugin"
@@ -17,7 +20,10 @@ import (
 // open starts the backend's subprocess and returns the backend it serves
 // and a function that stops the subprocess. A built-in backend is served by
 // this very executable, re-executed with the hidden serveBackendArg.
-func (s backendSpec) open(ctx context.Context) (framework.Backend, func() error, error) {
+//
+// The backend process's stderr reaches vi's stderr through log, which drops
+// go-plugin's own report of the process's exit (vi's error says it).
+func (s backendSpec) open(ctx context.Context, log io.Writer) (framework.Backend, func() error, error) {
 	var cmd *exec.Cmd
 	if s.plugin != "" {
 		cmd = exec.Command(s.plugin)
@@ -28,7 +34,7 @@ func (s backendSpec) open(ctx context.Context) (framework.Backend, func() error,
 		}
 		cmd = exec.Command(exe, serveBackendArg, s.name)
 	}
-	c, err := backendplugin.Open(ctx, s.name, cmd)
+	c, err := backendplugin.Open(ctx, s.name, cmd, backendplugin.WithStderr(log))
 	if err != nil {
 		if errors.Is(err, backendplugin.ErrIncompatible) {
 			// The user named an executable that is not a backend plugin;
@@ -70,3 +76,57 @@ type usageError struct{ err error }
 
 func (e usageError) Error() string        { return e.err.Error() }
 func (e usageError) Is(target error) bool { return target == framework.ErrUsage }
+
+// pluginLog passes the backend process's stderr on to w line by line,
+// calling before ahead of each line (to clear the progress bar) and dropping
+// the lines that repeat what vi's error message says.
+type pluginLog struct {
+	w      io.Writer
+	before func()
+
+	mu   sync.Mutex
+	part []byte // an incomplete last line
+}
+
+// redundant are substrings of go-plugin's log lines that vi's own error
+// message covers.
+var redundant = []string{"[ERROR] plugin: plugin process exited"}
+
+func (l *pluginLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.part = append(l.part, p...)
+	for {
+		i := bytes.IndexByte(l.part, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := l.part[:i+1]
+		if !containsAny(line, redundant) {
+			if l.before != nil {
+				l.before()
+			}
+			l.w.Write(line)
+		}
+		l.part = l.part[i+1:]
+	}
+}
+
+// Flush writes an incomplete last line.
+func (l *pluginLog) Flush() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.part) > 0 && !containsAny(l.part, redundant) {
+		l.w.Write(append(l.part, '\n'))
+	}
+	l.part = nil
+}
+
+func containsAny(b []byte, subs []string) bool {
+	for _, s := range subs {
+		if bytes.Contains(b, []byte(s)) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestInterruptAndBackendDeath starts a run long enough to be caught in the
+// middle, then either interrupts vi (SIGINT) or kills its backend process.
+// Either way vi exits 1 with a one-line error, writes no output file, and
+// leaves no backend process running.
+func TestInterruptAndBackendDeath(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("finds the backend process through /proc")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	if _, stderr, code := vi(t, dir, "simulate", "--setting", "highdim", "--n", "3000", "--out", "hd.csv"); code != 0 {
+		t.Fatalf("simulate: %s", stderr)
+	}
+	for _, tc := range []struct {
+		name string
+		act  func(vi, backend *os.Process) error
+		want string
+	}{
+		{"SIGINT", func(vi, _ *os.Process) error { return vi.Signal(os.Interrupt) }, "interrupted"},
+		{"backend killed", func(_, backend *os.Process) error { return backend.Kill() }, `backend "mlp"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, tc.name+".json")
+			cmd := exec.Command(viBin, "estimate", "--data", "hd.csv", "--format", "json", "--out", out)
+			cmd.Dir = dir
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			child := waitChild(t, cmd.Process.Pid)
+			time.Sleep(300 * time.Millisecond) // let the full model's training start
+			backend, _ := os.FindProcess(child)
+			if err := tc.act(cmd.Process, backend); err != nil {
+				t.Fatal(err)
+			}
+			err := cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); err == nil || code != 1 {
+				t.Errorf("exit code %d, want 1; stderr:\n%s", code, stderr.String())
+			}
+			msg := stderr.String()
+			if !strings.HasPrefix(msg, "vi: ") || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, tc.want) {
+				t.Errorf("stderr %q: want one line \"vi: ...\" mentioning %q", msg, tc.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("output file written")
+			}
+			if alive(child) {
+				t.Errorf("backend process %d still running", child)
+			}
+		})
+	}
+}
+
+// waitChild returns the pid of the first child process of pid.
+func waitChild(t *testing.T, pid int) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		// Any thread of vi may have started it.
+		files, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
+		for _, file := range files {
+			b, _ := os.ReadFile(file)
+			if f := strings.Fields(string(b)); len(f) > 0 {
+				if c, err := strconv.Atoi(f[0]); err == nil {
+					return c
+				}
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("vi started no backend process")
+	return 0
+}
+
+// alive reports whether pid is a running (not zombie) process.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// The state follows the parenthesised command name.
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z' && s[i+2] != 'X'
+	}
+	return syscall.Kill(pid, 0) == nil
+}
