@@ -85,11 +85,12 @@ func serve(b framework.Backend, version int) {
 		HandshakeConfig: hs,
 		Plugins:         plugin.PluginSet{pluginName: &backendPlugin{impl: b}},
 		GRPCServer:      newGRPCServer,
+		// go-plugin's own log, warnings and errors only; lazyvi passes
+		// the plugin's stderr through as it is.
 		Logger: hclog.New(&hclog.LoggerOptions{
-			Name:       "lazyvi-plugin",
-			Level:      hclog.Warn,
-			Output:     os.Stderr,
-			JSONFormat: true, // lazyvi's side parses the levels
+			Name:   "lazyvi-plugin",
+			Level:  hclog.Warn,
+			Output: os.Stderr,
 		}),
 	})
 }
