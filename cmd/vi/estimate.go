@@ -66,7 +66,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 var (
 	estData       = cmdEstimate.Flag.String("data", "", "CSV `file` with a header row (default: the built-in diabetes data)")
 	estTarget     = cmdEstimate.Flag.String("target", "", "response `column` (default: the last column)")
-	estTask       = cmdEstimate.Flag.String("task", "", "regression or binary (default: binary for a 0/1 response, else regression)")
+	estTask       = cmdEstimate.Flag.String("task", "", "force the `task`: regression or binary (default: binary for a 0/1 response, else regression)")
 	estBackend    = cmdEstimate.Flag.String("backend", "mlp", "model backend `name` (see 'vi backends')")
 	estPlugin     = cmdEstimate.Flag.String("plugin", "", "run the backend from this external plugin `executable` instead of a built-in one")
 	estHidden     = cmdEstimate.Flag.String("hidden", "", "backend option hidden: hidden layer `widths`, e.g. 50 or 100,50 (backend default when not set)")

@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -62,10 +63,30 @@ func (c *Command) Usage(w io.Writer) {
 	c.Flag.VisitAll(func(*flag.Flag) { n++ })
 	if n > 0 {
 		fmt.Fprintln(w, "\nFlags:")
-		c.Flag.SetOutput(w)
-		c.Flag.PrintDefaults()
-		c.Flag.SetOutput(io.Discard)
+		printFlags(w, &c.Flag)
 	}
+}
+
+// printFlags is flag.PrintDefaults with the double dash users type and
+// float defaults shortened (0.6667, not 0.6666666666666666).
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		def := f.DefValue
+		if v, err := strconv.ParseFloat(def, 64); err == nil && strings.Contains(def, ".") {
+			def = strconv.FormatFloat(v, 'g', 4, 64)
+		}
+		switch def {
+		case "", "0", "false", "[]":
+		default:
+			usage += " (default " + def + ")"
+		}
+		fmt.Fprintf(w, "%s\n    \t%s\n", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
+	})
 }
 
 // commands in the order "vi help" lists them; init fills in the ones that

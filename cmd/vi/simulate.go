@@ -40,7 +40,7 @@ Example:
 var (
 	simSetting = cmdSimulate.Flag.String("setting", "linear", "simulated `setting`: linear, binary or highdim")
 	simN       = cmdSimulate.Flag.Int("n", 1000, "number of `samples`")
-	simRho     = cmdSimulate.Flag.Float64("rho", 0, "Corr(x1, x2) (default 0.5 for linear and highdim, 0 for binary)")
+	simRho     = cmdSimulate.Flag.Float64("rho", 0, "`R` = Corr(x1, x2) (default 0.5 for linear and highdim, 0 for binary)")
 	simSeed    = cmdSimulate.Flag.Int64("seed", 1, "random `seed`")
 	simOut     = cmdSimulate.Flag.String("out", "", "the CSV `file` to write (required); the truth goes next to it")
 )
