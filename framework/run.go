@@ -113,7 +113,7 @@ func Prepare(ctx context.Context, d *Dataset, cfg Config) (*Problem, error) {
 	spec := ModelSpec{Task: task, Inputs: len(featCols), Seed: cfg.Seed, Options: cfg.Options}
 	full, err := cfg.Backend.New(spec)
 	if err != nil {
-		return nil, fmt.Errorf("backend %q: %w", cfg.BackendName, err)
+		return nil, fmt.Errorf("full model: %w", err)
 	}
 	p := &Problem{
 		Task: task, BackendName: cfg.BackendName, Backend: cfg.Backend, Spec: spec,

@@ -27,11 +27,13 @@ type progress struct {
 	shown bool
 }
 
-// newProgress returns a progress bar on stderr when stderr is a terminal and
-// enabled is true, else nil.
+// newProgress returns a progress bar on stderr when enabled is true and both
+// stdout and stderr are terminals (a user watching, not a pipe, a file or a
+// CI log), else nil.
 func newProgress(enabled bool, label string) *progress {
 	f, ok := stderr.(*os.File)
-	if !enabled || !ok || !term.IsTerminal(int(f.Fd())) {
+	out, okOut := stdout.(*os.File)
+	if !enabled || !ok || !okOut || !term.IsTerminal(int(f.Fd())) || !term.IsTerminal(int(out.Fd())) {
 		return nil
 	}
 	return &progress{w: f, label: label, width: 30, start: time.Now()}
