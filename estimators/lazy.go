@@ -279,42 +279,60 @@ type ridge interface {
 	fold(ctx context.Context, held []int) (func(ctx context.Context, alpha float64) ([]float64, error), error)
 }
 
+// jacobianBudget bounds the Jacobian (in float64 elements, 64 MiB) that the
+// dual form fetches next to a structured kernel: with it in memory the
+// per-candidate products Phi^T a are local, instead of one backend call each
+// that resends the fold's rows (a third of a lazy run's time behind the
+// plugin transport on the high-dimensional setting).
+var jacobianBudget = 8 << 20
+
 func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64) (ridge, error) {
 	n, _ := x.Dims()
 	m := g.NumParams()
-	if kern, ok := g.(framework.Kerneler); ok && n <= m {
+	kern, hasKernel := g.(framework.Kerneler)
+	var j *mat.Dense
+	if !hasKernel || n > m || n*m <= jacobianBudget {
+		var err error
+		if j, err = g.Jacobian(ctx, x); err != nil {
+			return nil, fmt.Errorf("jacobian: %w", err)
+		}
+	}
+	if n > m {
+		pr := &primal{j: j, e: e}
+		pr.g.SymOuterK(1, j.T())
+		pr.b = make([]float64, m)
+		mat.NewVecDense(m, pr.b).MulVec(j.T(), mat.NewVecDense(n, e))
+		return pr, nil
+	}
+	d := &dual{e: e, x: x}
+	if hasKernel {
 		k, err := kern.Kernel(ctx, x, nil)
 		if err != nil {
 			return nil, fmt.Errorf("kernel: %w", err)
 		}
-		return &dual{k: symOf(k), e: e, x: x, phiT: func(ctx context.Context, rows []int, a []float64) ([]float64, error) {
-			v, err := kern.JacobianTVec(ctx, rowsOf(x, rows), a)
-			if err != nil {
-				return nil, fmt.Errorf("jacobian-vector product: %w", err)
-			}
-			return v, nil
-		}}, nil
+		d.k = symOf(k)
+	} else {
+		d.k = new(mat.SymDense)
+		d.k.SymOuterK(1, j)
 	}
-	j, err := g.Jacobian(ctx, x)
-	if err != nil {
-		return nil, fmt.Errorf("jacobian: %w", err)
-	}
-	if n <= m {
-		var k mat.SymDense
-		k.SymOuterK(1, j)
-		return &dual{k: &k, e: e, x: x, phiT: func(_ context.Context, rows []int, a []float64) ([]float64, error) {
+	if j != nil {
+		d.phiT = func(_ context.Context, rows []int, a []float64) ([]float64, error) {
 			out := make([]float64, m)
 			for r, row := range rows {
 				floats.AddScaled(out, a[r], j.RawRowView(row))
 			}
 			return out, nil
-		}}, nil
+		}
+	} else {
+		d.phiT = func(ctx context.Context, rows []int, a []float64) ([]float64, error) {
+			v, err := kern.JacobianTVec(ctx, rowsOf(x, rows), a)
+			if err != nil {
+				return nil, fmt.Errorf("jacobian-vector product: %w", err)
+			}
+			return v, nil
+		}
 	}
-	pr := &primal{j: j, e: e}
-	pr.g.SymOuterK(1, j.T())
-	pr.b = make([]float64, m)
-	mat.NewVecDense(m, pr.b).MulVec(j.T(), mat.NewVecDense(n, e))
-	return pr, nil
+	return d, nil
 }
 
 // dual solves in the n1 x n1 kernel space: dtheta = Phi^T (K + alpha I)^-1 e.

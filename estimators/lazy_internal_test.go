@@ -159,11 +159,15 @@ func TestLazyFixedAlphaMatchesClosedForm(t *testing.T) {
 		name   string
 		m      int
 		kernel bool
+		budget int // jacobianBudget: 0 forces JacobianTVec calls
 	}{
-		{"primal (M < n1)", 20, false},
-		{"dual from Jacobian (M > n1)", 150, false},
-		{"dual from Kerneler (M > n1)", 150, true},
+		{"primal (M < n1)", 20, false, jacobianBudget},
+		{"dual from Jacobian (M > n1)", 150, false, jacobianBudget},
+		{"dual from Kerneler with the Jacobian in memory", 150, true, jacobianBudget},
+		{"dual from Kerneler and JacobianTVec", 150, true, 0},
 	} {
+		defer func(b int) { jacobianBudget = b }(jacobianBudget)
+		jacobianBudget = tc.budget
 		r := newRF(4, tc.m, uint64(i+1))
 		var model framework.Model = r
 		if tc.kernel {
