@@ -86,6 +86,7 @@ var (
 
 func init() {
 	cmdEstimate.Run = runEstimate
+	addCommand(cmdEstimate)
 	cmdEstimate.Flag.Var(estOpts, "opt", "backend option `key=value` (repeatable; see 'vi backends')")
 }
 

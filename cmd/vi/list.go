@@ -49,6 +49,9 @@ func init() {
 	cmdEstimators.Run = runEstimators
 	cmdMeasures.Run = runMeasures
 	cmdVersion.Run = runVersion
+	for _, c := range []*Command{cmdBackends, cmdEstimators, cmdMeasures, cmdVersion} {
+		addCommand(c)
+	}
 }
 
 func runBackends(_ context.Context, cmd *Command, args []string) error {

@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -89,16 +90,28 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 	})
 }
 
-// commands in the order "vi help" lists them; init fills in the ones that
-// refer to commands (help).
+// commands are the registered commands, in the order "vi help" lists them.
 var commands []*Command
 
-func init() {
-	commands = []*Command{cmdEstimate, cmdSimulate, cmdBackends, cmdEstimators, cmdMeasures, cmdVersion, cmdHelp}
-	for _, c := range commands {
-		c.Flag.Init(c.Name(), flag.ContinueOnError)
-		c.Flag.SetOutput(io.Discard)
+// helpOrder is the order "vi help" lists commands in; commands not named
+// here follow in registration order.
+var helpOrder = []string{"estimate", "shapley", "roar", "simulate", "bench", "backends", "estimators", "measures", "version", "help"}
+
+// addCommand registers a command; each command's file calls it from init,
+// so that adding a command touches no other file.
+func addCommand(c *Command) {
+	c.Flag.Init(c.Name(), flag.ContinueOnError)
+	c.Flag.SetOutput(io.Discard)
+	commands = append(commands, c)
+	rank := func(c *Command) int {
+		for i, n := range helpOrder {
+			if n == c.Name() {
+				return i
+			}
+		}
+		return len(helpOrder)
 	}
+	sort.SliceStable(commands, func(i, j int) bool { return rank(commands[i]) < rank(commands[j]) })
 }
 
 // serveBackendArg is the hidden first argument with which vi re-executes
@@ -221,6 +234,7 @@ var cmdHelp = &Command{
 
 func init() {
 	cmdHelp.Run = runHelp
+	addCommand(cmdHelp)
 }
 
 func runHelp(_ context.Context, _ *Command, args []string) error {

@@ -47,6 +47,7 @@ var (
 
 func init() {
 	cmdSimulate.Run = runSimulate
+	addCommand(cmdSimulate)
 }
 
 // defaultRho is Corr(x1, x2) when --rho is not given.
