@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+var cmdBench = &Command{
+	UsageLine: "bench <case> [flags]",
+	Short:     "benchmark the estimators on named cases",
+	Long: `Bench runs a named benchmark case and reports what it measures. Run
+"vi bench" for the list of cases and "vi bench <case> --help" for a case's
+flags.`,
+}
+
+// benchCase is one case of vi bench. Setup defines the case's flags on fs
+// and returns the function that runs the case once fs is parsed; each case
+// lives in its own file and registers itself with addBenchCase from init.
+type benchCase struct {
+	Name  string
+	Short string
+	Setup func(fs *flag.FlagSet) func(ctx context.Context) error
+}
+
+var benchCases []*benchCase
+
+func addBenchCase(c *benchCase) { benchCases = append(benchCases, c) }
+
+func init() {
+	cmdBench.Run = runBench
+	addCommand(cmdBench)
+}
+
+func runBench(ctx context.Context, _ *Command, args []string) error {
+	if len(args) == 0 {
+		listBenchCases(stdout)
+		return nil
+	}
+	var c *benchCase
+	for _, bc := range benchCases {
+		if bc.Name == args[0] {
+			c = bc
+		}
+	}
+	if c == nil {
+		names := make([]string, len(benchCases))
+		for i, bc := range benchCases {
+			names[i] = bc.Name
+		}
+		return framework.Usagef("bench: unknown case %q (cases: %s)", args[0], strings.Join(names, ", "))
+	}
+	fs := flag.NewFlagSet("bench "+c.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	run := c.Setup(fs)
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stdout, "usage: vi bench %s [flags]\n\n%s\n\nFlags:\n", c.Name, c.Short)
+			printFlags(stdout, fs)
+			return nil
+		}
+		return framework.Usagef("bench %s: %v (run 'vi bench %s --help')", c.Name, err, c.Name)
+	}
+	if fs.NArg() > 0 {
+		return framework.Usagef("bench %s: unexpected argument %q", c.Name, fs.Arg(0))
+	}
+	return run(ctx)
+}
+
+func listBenchCases(w io.Writer) {
+	fmt.Fprint(w, "usage: vi bench <case> [flags]\n\nThe cases are:\n\n")
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	for _, c := range benchCases {
+		fmt.Fprintf(tw, "\t%s\t%s\n", c.Name, c.Short)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/simulate"
+)
+
+// The speed cases time every estimator on one of the paper's simulated
+// settings, through the same plugin transport as vi estimate, and report the
+// cost per feature and the accuracy.
+func init() {
+	for _, c := range []struct {
+		setting, short string
+		n              int
+	}{
+		{"linear", "the paper's linear setting (5.1: p = 6, Corr(x1, x2) = rho)", 5000},
+		{"binary", "the paper's binary setting (5.2: p = 4, probit, accuracy)", 1000},
+		{"highdim", "the paper's high-dimensional setting (5.3: p = 100)", 1000},
+	} {
+		c := c
+		addBenchCase(&benchCase{Name: c.setting, Short: c.short, Setup: func(fs *flag.FlagSet) func(context.Context) error {
+			return speedCase(fs, c.setting, c.n)
+		}})
+	}
+}
+
+// speedRun is one size of a speed case: the --format json contract.
+type speedRun struct {
+	Case        string        `json:"case"`
+	N           int           `json:"n"`
+	P           int           `json:"p"`
+	Width       string        `json:"width"`
+	Workers     int           `json:"workers"`
+	FullSeconds float64       `json:"full_seconds"`
+	Results     []speedResult `json:"results"`
+}
+
+type speedResult struct {
+	Estimator string `json:"estimator"`
+	Features  int    `json:"features"`
+	// SecondsTotal is the wall time of the estimator over all features
+	// (Workers at a time); SecondsPerFeature is SecondsTotal/Features, the
+	// throughput; SecondsPerFeatureMedian the median of each feature's own
+	// wall time.
+	SecondsTotal            float64 `json:"seconds_total"`
+	SecondsPerFeature       float64 `json:"seconds_per_feature"`
+	SecondsPerFeatureMedian float64 `json:"seconds_per_feature_median"`
+	// ErrorMean is the mean over features of |VI - truth| (ErrorAgainst
+	// "truth") or, where the truth is unknown, of |VI - VI(retrain)|.
+	ErrorMean    *float64 `json:"error_mean,omitempty"`
+	ErrorAgainst string   `json:"error_against,omitempty"`
+}
+
+func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Context) error {
+	ns := fs.String("n", strconv.Itoa(defaultN), "number of rows; a comma-separated list sweeps sizes")
+	widths := fs.String("width", "50", "hidden widths of the MLP; a comma-separated list of `layers` separated by ':' sweeps them (\"50,100:50\")")
+	rho := fs.Float64("rho", defaultRho(setting), "Corr(x1, x2) (linear and highdim)")
+	estList := fs.String("estimators", "lazy,dropout,retrain", "comma-separated estimators to time")
+	workers := fs.Int("workers", runtime.NumCPU(), "features estimated concurrently")
+	folds := fs.Int("folds", 0, "lazy's cross-validation folds (0: the framework's default)")
+	lambda := fs.Float64("lambda", 0, "fix lazy's ridge penalty (0: by cross-validation)")
+	seed := fs.Int64("seed", 1, "seed of the data, split and models")
+	format := fs.String("format", "table", "output format: table or json")
+	out := fs.String("out", "", "write the output to `FILE` (atomically) instead of stdout")
+	return func(ctx context.Context) error {
+		if *format != "table" && *format != "json" {
+			return framework.Usagef("bench %s: unknown --format %q (want table or json)", setting, *format)
+		}
+		if *out != "" {
+			if err := checkOutDir(*out); err != nil {
+				return err
+			}
+		}
+		sizes, err := intList(*ns, "--n")
+		if err != nil {
+			return err
+		}
+		ests, err := lookupEstimators(*estList)
+		if err != nil {
+			return err
+		}
+		if *workers < 1 {
+			return framework.Usagef("--workers must be at least 1, got %d", *workers)
+		}
+		prog := newProgress(*format != "json", "bench "+setting)
+		defer prog.clear()
+		plog := &pluginLog{w: stderr, before: prog.clear}
+		defer plog.Flush()
+		be, closeBackend, err := backendSpec{name: "mlp"}.open(ctx, plog)
+		if err != nil {
+			return err
+		}
+		defer closeBackend()
+
+		var runs []speedRun
+		for _, n := range sizes {
+			for _, w := range strings.Split(*widths, ",") {
+				hidden := strings.ReplaceAll(strings.TrimSpace(w), ":", ",")
+				sim, err := simulate.Generate(setting, n, *rho, *seed)
+				if err != nil {
+					return err
+				}
+				prog.status(fmt.Sprintf("bench %s: n %d, width %s: training the full model", setting, n, hidden))
+				r, err := speedOnce(ctx, be, sim, hidden, ests, *workers, *folds, *lambda, *seed, prog)
+				if err != nil {
+					return err
+				}
+				runs = append(runs, r)
+			}
+		}
+		prog.clear()
+		var buf bytes.Buffer
+		if *format == "json" {
+			var v any = runs
+			if len(runs) == 1 {
+				v = runs[0]
+			}
+			b, err := json.MarshalIndent(v, "", "  ")
+			if err != nil {
+				return err
+			}
+			buf.Write(append(b, '\n'))
+		} else {
+			writeSpeedTable(&buf, runs)
+		}
+		return emit(*out, &buf)
+	}
+}
+
+// speedOnce trains the full model once and times each estimator over all
+// features, one estimator at a time so that each one's wall time is its own.
+func speedOnce(ctx context.Context, be framework.Backend, sim *simulate.Data, hidden string, ests []framework.Estimator, workers, folds int, lambda float64, seed int64, prog *progress) (speedRun, error) {
+	d := &framework.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}
+	start := time.Now()
+	p, err := framework.Prepare(ctx, d, framework.Config{Backend: be, BackendName: "mlp", Options: map[string]string{"hidden": hidden}, Seed: seed, Folds: folds, Lambda: lambda})
+	if err != nil {
+		return speedRun{}, err
+	}
+	defer p.Close()
+	n, _ := sim.X.Dims()
+	run := speedRun{Case: sim.Setting, N: n, P: len(p.FeatureNames), Width: hidden, Workers: workers, FullSeconds: time.Since(start).Seconds()}
+	m, err := framework.LookupMeasure(sim.Measure)
+	if err != nil {
+		return speedRun{}, err
+	}
+	feats := p.Features()
+	vis := map[string][]float64{}
+	for _, e := range ests {
+		prog.begin()
+		start := time.Now()
+		res, err := framework.Estimate(ctx, p, m, []framework.Estimator{e}, feats, framework.EstimateOptions{Workers: workers, Progress: prog.update})
+		if err != nil {
+			return speedRun{}, err
+		}
+		total := time.Since(start).Seconds()
+		secs := make([]float64, len(res))
+		vi := make([]float64, len(res))
+		for i, r := range res {
+			secs[i], vi[i] = r.Seconds, r.VI
+		}
+		vis[e.Name()] = vi
+		run.Results = append(run.Results, speedResult{
+			Estimator: e.Name(), Features: len(res), SecondsTotal: total,
+			SecondsPerFeature: total / float64(len(res)), SecondsPerFeatureMedian: median(secs),
+		})
+	}
+	for i := range run.Results {
+		r := &run.Results[i]
+		switch ref := vis["retrain"]; {
+		case sim.Truth != nil:
+			r.ErrorMean, r.ErrorAgainst = meanAbsDiff(vis[r.Estimator], sim.Truth), "truth"
+		case ref != nil && r.Estimator != "retrain":
+			r.ErrorMean, r.ErrorAgainst = meanAbsDiff(vis[r.Estimator], ref), "retrain"
+		}
+	}
+	return run, nil
+}
+
+func writeSpeedTable(w *bytes.Buffer, runs []speedRun) {
+	for k, run := range runs {
+		if k > 0 {
+			w.WriteString("\n")
+		}
+		fmt.Fprintf(w, "case %s  n %d  p %d  width %s  workers %d  full model %.2fs\n\n", run.Case, run.N, run.P, run.Width, run.Workers, run.FullSeconds)
+		tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "estimator\tfeatures\ttotal s\ts/feature\tmedian s\terror\t")
+		for _, r := range run.Results {
+			e := "-"
+			if r.ErrorMean != nil {
+				e = fmt.Sprintf("%.4g (vs %s)", *r.ErrorMean, r.ErrorAgainst)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.4f\t%.4f\t%s\t\n", r.Estimator, r.Features, r.SecondsTotal, r.SecondsPerFeature, r.SecondsPerFeatureMedian, e)
+		}
+		tw.Flush()
+	}
+}
+
+func median(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(x)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func meanAbsDiff(a, b []float64) *float64 {
+	s := 0.0
+	for i := range a {
+		s += math.Abs(a[i] - b[i])
+	}
+	s /= float64(len(a))
+	return &s
+}
+
+func intList(s, flagName string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 1 {
+			return nil, framework.Usagef("%s: want positive integers separated by commas, got %q", flagName, s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
