@@ -29,9 +29,8 @@ type Problem struct {
 	YTrain       []float64
 	YEval        []float64
 
-	Full      Model
-	FullTrain *mat.Dense // Full's predictions on XTrain
-	FullEval  *mat.Dense // Full's predictions on XEval
+	Full     Model
+	FullEval *mat.Dense // Full's predictions on XEval
 
 	// Folds is the number of cross-validation folds for tuning (lazy's
 	// ridge penalty).

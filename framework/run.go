@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -55,14 +56,9 @@ func Prepare(ctx context.Context, d *Dataset, cfg Config) (*Problem, error) {
 	}
 	target := cols - 1
 	if cfg.Target != "" {
-		target = -1
-		for j, name := range d.Names {
-			if name == cfg.Target {
-				target = j
-			}
-		}
-		if target < 0 {
-			return nil, &InputError{File: d.Source, Column: cfg.Target, Msg: fmt.Sprintf("no such column (columns: %s)", listNames(d.Names))}
+		var err error
+		if target, err = d.Column(cfg.Target); err != nil {
+			return nil, err
 		}
 	}
 	y := mat.Col(nil, target, d.X)
@@ -121,13 +117,16 @@ func Prepare(ctx context.Context, d *Dataset, cfg Config) (*Problem, error) {
 		Full: full, Folds: folds, Lambda: cfg.Lambda, Seed: cfg.Seed,
 	}
 	if err := full.Fit(ctx, xtr, ytr); err != nil {
+		Release(full)
 		return nil, fmt.Errorf("fit full model: %w", err)
 	}
-	if p.FullTrain, err = full.Predict(ctx, xtr); err != nil {
-		return nil, fmt.Errorf("full model, predict train split: %w", err)
-	}
 	if p.FullEval, err = full.Predict(ctx, xev); err != nil {
+		Release(full)
 		return nil, fmt.Errorf("full model, predict evaluation split: %w", err)
+	}
+	if r, c := p.FullEval.Dims(); r != n2 || c != 1 {
+		Release(full)
+		return nil, fmt.Errorf("full model, predict evaluation split: backend returned %d x %d predictions for %d rows, want %d x 1", r, c, n2, n2)
 	}
 	return p, nil
 }
@@ -155,9 +154,41 @@ type Result struct {
 	Seconds   float64 `json:"seconds"`
 	// Lambda is the ridge penalty lazy used; nil for other estimators and
 	// when lazy chose not to update (NoUpdate: the reduced model is the full
-	// model, i.e. lazy fell back to dropout).
-	Lambda   *float64 `json:"lambda,omitempty"`
-	NoUpdate bool     `json:"no_update,omitempty"`
+	// model, i.e. lazy fell back to dropout). In JSON, an estimator that
+	// tunes a penalty always has a "lambda" key: null when NoUpdate.
+	Lambda   *float64 `json:"-"`
+	NoUpdate bool     `json:"-"`
+}
+
+// MarshalJSON writes the result with "lambda" (a number, or null with
+// "no_update": true) for estimators that tune a penalty, and without it for
+// the others.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	if r.Lambda == nil && !r.NoUpdate {
+		return json.Marshal(plain(r))
+	}
+	return json.Marshal(struct {
+		plain
+		Lambda   *float64 `json:"lambda"`
+		NoUpdate bool     `json:"no_update,omitempty"`
+	}{plain(r), r.Lambda, r.NoUpdate})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (r *Result) UnmarshalJSON(b []byte) error {
+	type plain Result
+	var v struct {
+		plain
+		Lambda   *float64 `json:"lambda"`
+		NoUpdate bool     `json:"no_update"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*r = Result(v.plain)
+	r.Lambda, r.NoUpdate = v.Lambda, v.NoUpdate
+	return nil
 }
 
 // EstimateOptions tune Estimate.
@@ -253,12 +284,23 @@ feed:
 	return results, nil
 }
 
-func estimateOne(ctx context.Context, p *Problem, m Measure, full Score, z float64, e Estimator, f Feature) (Result, error) {
+func estimateOne(ctx context.Context, p *Problem, m Measure, full Score, z float64, e Estimator, f Feature) (res Result, err error) {
+	// An estimator (or the numerics under it) that panics on a malformed
+	// backend answer must not take the process down with its plugin
+	// still running: turn the panic into this feature's error.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error (panic): %v", r)
+		}
+	}()
 	start := time.Now()
 	red, err := e.Reduce(ctx, p, f)
 	secs := time.Since(start).Seconds()
 	if err != nil {
 		return Result{}, err
+	}
+	if red.Pred == nil {
+		return Result{}, fmt.Errorf("no reduced predictions")
 	}
 	rs, err := m.Evaluate(p.YEval, red.Pred)
 	if err != nil {
@@ -355,21 +397,6 @@ func isConstant(y []float64) bool {
 		}
 	}
 	return true
-}
-
-func listNames(names []string) string {
-	const max = 12
-	s := ""
-	for i, n := range names {
-		if i == max {
-			return s + fmt.Sprintf(", ... (%d in all)", len(names))
-		}
-		if i > 0 {
-			s += ", "
-		}
-		s += n
-	}
-	return s
 }
 
 func rowsOf(x *mat.Dense, rows, cols []int, target int) (*mat.Dense, []float64) {

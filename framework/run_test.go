@@ -2,6 +2,7 @@ package framework_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -180,5 +181,32 @@ func TestEstimateVIAndSE(t *testing.T) {
 	_, err = framework.Estimate(context.Background(), p, measures.Accuracy(), []framework.Estimator{shift{1}}, feats, framework.EstimateOptions{})
 	if !errors.Is(err, framework.ErrUsage) {
 		t.Errorf("accuracy on a real response: want a usage error, got %v", err)
+	}
+}
+
+func TestResultJSONLambda(t *testing.T) {
+	two := 2.0
+	for i, tc := range []struct {
+		r    framework.Result
+		want string
+	}{
+		{framework.Result{Feature: "x", Estimator: "dropout"}, `"seconds":0}`},
+		{framework.Result{Feature: "x", Estimator: "lazy", Lambda: &two}, `"seconds":0,"lambda":2}`},
+		{framework.Result{Feature: "x", Estimator: "lazy", NoUpdate: true}, `"seconds":0,"lambda":null,"no_update":true}`},
+	} {
+		b, err := json.Marshal(tc.r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(string(b), tc.want) {
+			t.Errorf("Case %d: want suffix %s, got %s", i, tc.want, b)
+		}
+		var back framework.Result
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if back.NoUpdate != tc.r.NoUpdate || (back.Lambda == nil) != (tc.r.Lambda == nil) || (back.Lambda != nil && *back.Lambda != *tc.r.Lambda) {
+			t.Errorf("Case %d: round trip gave %+v, want %+v", i, back, tc.r)
+		}
 	}
 }
