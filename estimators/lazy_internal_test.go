@@ -288,3 +288,37 @@ func (modelOnly) Fit(context.Context, mat.Matrix, []float64) error { return nil 
 func (modelOnly) Predict(context.Context, mat.Matrix) (*mat.Dense, error) {
 	return nil, nil
 }
+
+// The search must find the minimum of unimodal curves wherever it lies in
+// the widened range, to the golden section's resolution, and call f about
+// 18 times.
+func TestSearchLogAlpha(t *testing.T) {
+	resolution := 2 * gridStep * math.Pow(0.6180339887498949, goldenIterations)
+	for i, min := range []float64{-15.3, -9, -3.7, 0, 2.2, 5.5, 7.9} {
+		calls := 0
+		f := func(t float64) (float64, error) {
+			calls++
+			return math.Log1p((t - min) * (t - min)), nil
+		}
+		best, v, err := searchLogAlpha(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(best-min) > resolution {
+			t.Errorf("Case %d: minimum at %v, found %v (f %v), want within %.3f", i, min, best, v, resolution)
+		}
+		if calls > 24 {
+			t.Errorf("Case %d: %d evaluations", i, calls)
+		}
+	}
+	// A flat curve that only rises towards small alpha (the no-update
+	// regime): the best point is at the top of the widened range.
+	best, _, _ := searchLogAlpha(func(t float64) (float64, error) { return math.Exp(-t), nil })
+	if best < widenHi-resolution {
+		t.Errorf("monotone curve: best %v, want the top of the range %v", best, widenHi)
+	}
+	// Unusable candidates everywhere: +Inf, no error.
+	if _, v, err := searchLogAlpha(func(float64) (float64, error) { return math.Inf(1), nil }); err != nil || !math.IsInf(v, 1) {
+		t.Errorf("all unusable: got %v, %v", v, err)
+	}
+}
