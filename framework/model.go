@@ -87,11 +87,21 @@ type Kerneler interface {
 	JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([]float64, error)
 }
 
-// Capabilities says what the models of a backend can do.
+// Capabilities says what the models of a backend can do. Every backend
+// does regression; the fields say what it does beyond that. Estimators and
+// the CLI read them before any model is trained (lazy needs Gradients), and
+// the plugin transport hands back client models that implement exactly the
+// optional interfaces the capabilities promise.
 type Capabilities struct {
-	Gradients      bool // models implement Gradienter
+	Gradients      bool // models implement Gradienter (the lazy estimator needs it)
 	Kernel         bool // models implement Kerneler
 	Classification bool // Binary task supported
+	// Multiclass: models fit a response with K > 2 classes (labels
+	// 0..K-1), for the multiclass task once the framework has one.
+	Multiclass bool
+	// WarmStart: models can resume training from another model's fitted
+	// parameters (what early-stopping estimators such as lazy-es need).
+	WarmStart bool
 }
 
 // OptionInfo describes one backend option for `vi backends` and usage text.

@@ -102,5 +102,6 @@ func Measures() []string { return measures.names() }
 
 // String for diagnostics.
 func (t Capabilities) String() string {
-	return fmt.Sprintf("gradients=%t kernel=%t classification=%t", t.Gradients, t.Kernel, t.Classification)
+	return fmt.Sprintf("gradients=%t kernel=%t classification=%t multiclass=%t warmstart=%t",
+		t.Gradients, t.Kernel, t.Classification, t.Multiclass, t.WarmStart)
 }
