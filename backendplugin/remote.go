@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-plugin"
@@ -250,7 +251,7 @@ func (r *remote) New(spec framework.ModelSpec) (framework.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &model{r: r, id: ref.ModelId}
+	m := &model{r: r, id: ref.ModelId, gradients: r.caps.Gradients}
 	switch {
 	case r.caps.Gradients && r.caps.Kernel:
 		return &gradKernelModel{gradModel{m}, kernelOps{m}}, nil
@@ -266,6 +267,10 @@ func (r *remote) New(spec framework.ModelSpec) (framework.Model, error) {
 type model struct {
 	r  *remote
 	id uint64
+	// gradients: the backend's models are Gradienters, so Fit also asks
+	// for M and NumParams answers from numParams without a call.
+	gradients bool
+	numParams atomic.Int64
 
 	closeOnce sync.Once
 	closeErr  error
@@ -289,8 +294,20 @@ func (m *model) matrix(ctx context.Context, op string, f func(ctx context.Contex
 }
 
 func (m *model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
-	return m.r.do(ctx, "Fit", func(ctx context.Context) error {
+	err := m.r.do(ctx, "Fit", func(ctx context.Context) error {
 		_, err := m.r.rpc.Fit(ctx, &pb.FitRequest{ModelId: m.id, X: toPB(x), Y: vec(y)})
+		return err
+	})
+	if err != nil || !m.gradients {
+		return err
+	}
+	// M is fixed once the model is fitted: fetch it here, where a failure
+	// can be reported, rather than in NumParams, which cannot.
+	return m.r.do(ctx, "NumParams", func(ctx context.Context) error {
+		resp, err := m.r.rpc.NumParams(ctx, &pb.ModelRef{ModelId: m.id})
+		if err == nil {
+			m.numParams.Store(int64(resp.NumParams))
+		}
 		return err
 	})
 }
@@ -319,20 +336,9 @@ func (m *model) Close() error {
 // gradModel is a remote framework.Gradienter.
 type gradModel struct{ *model }
 
-// NumParams returns M. The interface leaves no room for an error: when the
-// plugin fails it returns 0, and the next call that needs the parameters
-// reports the failure.
-func (m gradModel) NumParams() int {
-	var resp *pb.NumParamsResponse
-	err := m.r.do(context.Background(), "NumParams", func(ctx context.Context) (err error) {
-		resp, err = m.r.rpc.NumParams(ctx, &pb.ModelRef{ModelId: m.id})
-		return err
-	})
-	if err != nil {
-		return 0
-	}
-	return int(resp.NumParams)
-}
+// NumParams returns M as Fit fetched it (the interface leaves no room for an
+// error, so Fit reports a failure to get it); 0 before Fit.
+func (m gradModel) NumParams() int { return int(m.numParams.Load()) }
 
 func (m gradModel) Jacobian(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
 	return m.matrix(ctx, "Jacobian", func(ctx context.Context) (*pb.Matrix, error) {
