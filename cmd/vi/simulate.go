@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/lazyvi/lazyvi/framework"
@@ -92,13 +91,14 @@ func runSimulate(_ context.Context, cmd *Command, args []string) error {
 	}
 	pretty.WriteByte('\n')
 
+	// The data first: if it cannot be written, an earlier run's pair of
+	// files is left as it was; if the truth then fails, the error says so.
 	truthPath := truthPath(*simOut)
-	if err := writeFileAtomic(truthPath, pretty.Bytes()); err != nil {
+	if err := writeFileAtomic(*simOut, data.Bytes()); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(*simOut, data.Bytes()); err != nil {
-		os.Remove(truthPath)
-		return err
+	if err := writeFileAtomic(truthPath, pretty.Bytes()); err != nil {
+		return fmt.Errorf("%w (the data was written to %s; its truth was not)", err, *simOut)
 	}
 	n, p := d.X.Dims()
 	fmt.Fprintf(stderr, "vi: wrote %s (%d rows, %d features, response %s) and %s\n", *simOut, n, p-1, d.Names[p-1], truthPath)
