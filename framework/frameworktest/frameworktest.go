@@ -1,0 +1,559 @@
+// Package frameworktest is the conformance kit for lazyvi backends, in the
+// manner of testing/fstest: a backend's own tests call TestBackend, which
+// checks everything the estimators and the plugin transport rely on.
+//
+//	func TestConformance(t *testing.T) {
+//		frameworktest.TestBackend(t, mybackend.Backend{},
+//			frameworktest.WithOptions(map[string]string{"epochs": "20"}))
+//	}
+//
+// The checks, each a subtest:
+//
+//   - Describe: Kernel implies Gradients; option names are unique and
+//     documented; an unknown option and a spec without inputs are refused
+//     with an error wrapping framework.ErrUsage.
+//   - Regression, and Binary when Capabilities().Classification: Fit and
+//     Predict on a small data set; predictions are n x 1, finite (in [0, 1]
+//     for binary), better than the constant mean on the training rows, and
+//     the inputs are left unmodified.
+//   - Deterministic: two models with the same seed give bit-identical
+//     predictions.
+//   - Concurrent: Predict from several goroutines at once gives the same
+//     answers as one call.
+//   - Gradients, when Capabilities().Gradients: the model implements
+//     framework.Gradienter; the Jacobian is n x NumParams and matches
+//     central finite differences of PredictShifted (per parameter, for up
+//     to 24 parameters spread over theta, and along a random direction);
+//     PredictShifted at zero is Predict. For regression and for binary when
+//     the backend classifies.
+//   - Kernel, when Capabilities().Kernel: the model implements
+//     framework.Kerneler; Kernel(x1, x2) = J1 J2^T, Kernel(x, nil) = J J^T
+//     (symmetric) and JacobianTVec(x, a) = J^T a.
+//   - Plugin: every check above again, on the backend served over
+//     backendplugin's gRPC transport in this process (backendplugin.Pipe),
+//     plus the transport's fidelity: the remote models' predictions equal
+//     the local ones bit for bit, and the capabilities arrive unchanged.
+package frameworktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/backendplugin"
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+type config struct {
+	options  map[string]string
+	n, p     int
+	gradTol  float64
+	noSkill  bool
+	noPlugin bool
+	seed     int64
+}
+
+// Option configures TestBackend.
+type Option func(*config)
+
+// WithOptions sets the backend options of every model the kit builds (e.g.
+// fewer epochs, to keep the test fast).
+func WithOptions(opts map[string]string) Option {
+	return func(c *config) { c.options = opts }
+}
+
+// WithSize sets the number of training rows and of inputs (default 96 and
+// 4; p must be at least 3).
+func WithSize(n, p int) Option { return func(c *config) { c.n, c.p = n, p } }
+
+// WithGradientTolerance sets the tolerance of the finite-difference check:
+// |fd - J| <= tol * max(1, |J|) entrywise, with J the largest entry of the
+// column checked (default 1e-5).
+func WithGradientTolerance(tol float64) Option { return func(c *config) { c.gradTol = tol } }
+
+// WithoutSkillCheck drops the requirement that a fitted model beat the
+// constant mean on its own training rows (for deliberately weak models).
+func WithoutSkillCheck() Option { return func(c *config) { c.noSkill = true } }
+
+// WithoutPlugin skips the Plugin subtest.
+func WithoutPlugin() Option { return func(c *config) { c.noPlugin = true } }
+
+// WithSeed sets the seed of the data and the models (default 1).
+func WithSeed(seed int64) Option { return func(c *config) { c.seed = seed } }
+
+// TestBackend runs the conformance checks on b. See the package
+// documentation for what they are.
+func TestBackend(t *testing.T, b framework.Backend, opts ...Option) {
+	t.Helper()
+	c := &config{n: 96, p: 4, gradTol: 1e-5, seed: 1}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.p < 3 || c.n < 20 {
+		t.Fatalf("frameworktest: WithSize(%d, %d): want n >= 20 and p >= 3", c.n, c.p)
+	}
+	run(t, b, c)
+	if c.noPlugin {
+		return
+	}
+	t.Run("Plugin", func(t *testing.T) {
+		remote, stop, err := backendplugin.Pipe("conformance", b)
+		if err != nil {
+			t.Fatalf("serve the backend over the plugin transport: %v", err)
+		}
+		defer stop()
+		checkTransport(t, b, remote, c)
+		run(t, remote, c)
+	})
+}
+
+func run(t *testing.T, b framework.Backend, c *config) {
+	t.Run("Describe", func(t *testing.T) { checkDescribe(t, b, c) })
+	tasks := []framework.Task{framework.Regression}
+	if b.Capabilities().Classification {
+		tasks = append(tasks, framework.Binary)
+	}
+	for _, task := range tasks {
+		name := "Regression"
+		if task == framework.Binary {
+			name = "Binary"
+		}
+		t.Run(name, func(t *testing.T) { checkFitPredict(t, b, c, task) })
+	}
+	t.Run("Deterministic", func(t *testing.T) { checkDeterministic(t, b, c) })
+	t.Run("Concurrent", func(t *testing.T) { checkConcurrent(t, b, c) })
+	caps := b.Capabilities()
+	if caps.Gradients {
+		for _, task := range tasks {
+			t.Run("Gradients/"+task.String(), func(t *testing.T) { checkGradients(t, b, c, task) })
+		}
+	}
+	if caps.Kernel {
+		for _, task := range tasks {
+			t.Run("Kernel/"+task.String(), func(t *testing.T) { checkKernel(t, b, c, task) })
+		}
+	}
+}
+
+// dataset returns n rows of p standard normal inputs and a response: a
+// smooth regression function with noise, or 0/1 drawn from its logistic.
+func dataset(n, p int, seed int64, task framework.Task) (*mat.Dense, []float64) {
+	rng := rand.New(rand.NewPCG(uint64(seed), 0xc0f0))
+	x := mat.NewDense(n, p, nil)
+	y := make([]float64, n)
+	for i := 0; i < n; i++ {
+		r := x.RawRowView(i)
+		for k := range r {
+			r[k] = rng.NormFloat64()
+		}
+		f := 1.5*r[0] - r[1] + math.Sin(2*r[2]) + 0.5*r[0]*r[1]
+		if task == framework.Binary {
+			if rng.Float64() < 1/(1+math.Exp(-2*f)) {
+				y[i] = 1
+			}
+		} else {
+			y[i] = 3 + f + 0.3*rng.NormFloat64()
+		}
+	}
+	return x, y
+}
+
+func (c *config) spec(task framework.Task) framework.ModelSpec {
+	return framework.ModelSpec{Task: task, Inputs: c.p, Seed: c.seed, Options: c.options}
+}
+
+// fitted returns a model fitted on the kit's training data and the data.
+func fitted(t *testing.T, b framework.Backend, c *config, task framework.Task) (framework.Model, *mat.Dense, []float64) {
+	t.Helper()
+	m, err := b.New(c.spec(task))
+	if err != nil {
+		t.Fatalf("New(%s): %v", task, err)
+	}
+	t.Cleanup(func() { _ = framework.Release(m) })
+	x, y := dataset(c.n, c.p, c.seed, task)
+	if err := m.Fit(context.Background(), x, y); err != nil {
+		t.Fatalf("Fit(%s): %v", task, err)
+	}
+	return m, x, y
+}
+
+func checkDescribe(t *testing.T, b framework.Backend, c *config) {
+	caps := b.Capabilities()
+	if caps.Kernel && !caps.Gradients {
+		t.Errorf("Capabilities %v: Kernel without Gradients", caps)
+	}
+	seen := map[string]bool{}
+	for _, o := range b.Options() {
+		switch {
+		case o.Name == "":
+			t.Errorf("an option has no name: %+v", o)
+		case seen[o.Name]:
+			t.Errorf("option %q listed twice", o.Name)
+		case o.Usage == "":
+			t.Errorf("option %q has no usage text", o.Name)
+		}
+		seen[o.Name] = true
+	}
+	bad := map[string]string{"frameworktest-no-such-option": "1"}
+	for k, v := range c.options {
+		bad[k] = v
+	}
+	spec := c.spec(framework.Regression)
+	spec.Options = bad
+	if m, err := b.New(spec); !errors.Is(err, framework.ErrUsage) {
+		if err == nil {
+			_ = framework.Release(m)
+		}
+		t.Errorf("New with an unknown option: want an error wrapping framework.ErrUsage, got %v", err)
+	}
+	spec = c.spec(framework.Regression)
+	spec.Inputs = 0
+	if m, err := b.New(spec); !errors.Is(err, framework.ErrUsage) {
+		if err == nil {
+			_ = framework.Release(m)
+		}
+		t.Errorf("New with Inputs 0: want an error wrapping framework.ErrUsage, got %v", err)
+	}
+}
+
+func checkFitPredict(t *testing.T, b framework.Backend, c *config, task framework.Task) {
+	m, err := b.New(c.spec(task))
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	defer framework.Release(m)
+	ctx := context.Background()
+	x, y := dataset(c.n, c.p, c.seed, task)
+	x0, y0 := mat.DenseCopyOf(x), append([]float64(nil), y...)
+	if _, err := m.Predict(ctx, x); err == nil {
+		t.Errorf("Predict before Fit: want an error")
+	}
+	if err := m.Fit(ctx, x, y); err != nil {
+		t.Fatalf("Fit: %v", err)
+	}
+	pred, err := m.Predict(ctx, x)
+	if err != nil {
+		t.Fatalf("Predict: %v", err)
+	}
+	if !mat.Equal(x, x0) || !equalSlices(y, y0) {
+		t.Errorf("Fit or Predict modified its inputs")
+	}
+	checkPredictions(t, "Predict(train)", pred, c.n, task)
+	xt, _ := dataset(c.n/2+1, c.p, c.seed+1, task)
+	pt, err := m.Predict(ctx, xt)
+	if err != nil {
+		t.Fatalf("Predict(new rows): %v", err)
+	}
+	checkPredictions(t, "Predict(new rows)", pt, c.n/2+1, task)
+	one, err := m.Predict(ctx, xt.Slice(0, 1, 0, c.p))
+	if err != nil {
+		t.Fatalf("Predict(one row, a view): %v", err)
+	}
+	if one.At(0, 0) != pt.At(0, 0) {
+		t.Errorf("Predict of one row (a submatrix view): want %v as in the batch, got %v", pt.At(0, 0), one.At(0, 0))
+	}
+	if _, err := m.Predict(ctx, mat.NewDense(2, c.p+1, nil)); err == nil {
+		t.Errorf("Predict with %d columns for %d inputs: want an error", c.p+1, c.p)
+	}
+	if c.noSkill {
+		return
+	}
+	var mean, sse, sst float64
+	for _, v := range y {
+		mean += v
+	}
+	mean /= float64(len(y))
+	for i, v := range y {
+		sse += (v - pred.At(i, 0)) * (v - pred.At(i, 0))
+		sst += (v - mean) * (v - mean)
+	}
+	if !(sse < sst) {
+		t.Errorf("training squared error %.4g is not below the constant mean's %.4g", sse, sst)
+	}
+}
+
+func checkPredictions(t *testing.T, what string, pred *mat.Dense, n int, task framework.Task) {
+	t.Helper()
+	if r, c := pred.Dims(); r != n || c != 1 {
+		t.Fatalf("%s: want %dx1 predictions, got %dx%d", what, n, r, c)
+	}
+	for i := 0; i < n; i++ {
+		v := pred.At(i, 0)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("%s: row %d: prediction %v", what, i, v)
+		}
+		if task == framework.Binary && (v < 0 || v > 1) {
+			t.Fatalf("%s: row %d: probability %v outside [0, 1]", what, i, v)
+		}
+	}
+}
+
+func checkDeterministic(t *testing.T, b framework.Backend, c *config) {
+	m1, x, _ := fitted(t, b, c, framework.Regression)
+	m2, _, _ := fitted(t, b, c, framework.Regression)
+	ctx := context.Background()
+	p1, err := m1.Predict(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := m2.Predict(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(p1, p2) {
+		t.Errorf("two models with seed %d give different predictions (largest difference %.3g)", c.seed, maxAbsDiff(p1, p2))
+	}
+}
+
+func checkConcurrent(t *testing.T, b framework.Backend, c *config) {
+	m, x, _ := fitted(t, b, c, framework.Regression)
+	ctx := context.Background()
+	want, err := m.Predict(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, err := m.Predict(ctx, x)
+			if err == nil && !mat.Equal(got, want) {
+				err = errors.New("concurrent Predict differs from a lone call")
+			}
+			if err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func checkGradients(t *testing.T, b framework.Backend, c *config, task framework.Task) {
+	m, x, _ := fitted(t, b, c, task)
+	g, ok := m.(framework.Gradienter)
+	if !ok {
+		t.Fatalf("Capabilities say Gradients, but the model (%T) is not a framework.Gradienter", m)
+	}
+	ctx := context.Background()
+	xs := x.Slice(0, min(c.n, 24), 0, c.p).(*mat.Dense)
+	n, _ := xs.Dims()
+	M := g.NumParams()
+	if M < 1 {
+		t.Fatalf("NumParams %d", M)
+	}
+	jac, err := g.Jacobian(ctx, xs)
+	if err != nil {
+		t.Fatalf("Jacobian: %v", err)
+	}
+	if r, cc := jac.Dims(); r != n || cc != M {
+		t.Fatalf("Jacobian: want %dx%d, got %dx%d", n, M, r, cc)
+	}
+	base, err := g.Predict(ctx, xs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero, err := g.PredictShifted(ctx, xs, make([]float64, M))
+	if err != nil {
+		t.Fatalf("PredictShifted: %v", err)
+	}
+	if !mat.EqualApprox(zero, base, 1e-12) {
+		t.Errorf("PredictShifted at dtheta = 0 differs from Predict by %.3g", maxAbsDiff(zero, base))
+	}
+	if _, err := g.PredictShifted(ctx, xs, make([]float64, M+1)); err == nil {
+		t.Errorf("PredictShifted with %d shifts for %d parameters: want an error", M+1, M)
+	}
+	const h = 1e-6
+	fd := func(dir []float64) []float64 {
+		plus := make([]float64, M)
+		minus := make([]float64, M)
+		for k, v := range dir {
+			plus[k], minus[k] = h*v, -h*v
+		}
+		pp, err := g.PredictShifted(ctx, xs, plus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pm, err := g.PredictShifted(ctx, xs, minus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = (pp.At(i, 0) - pm.At(i, 0)) / (2 * h)
+		}
+		return out
+	}
+	compare := func(what string, got, want []float64) {
+		scale := 1.0
+		for _, v := range want {
+			scale = math.Max(scale, math.Abs(v))
+		}
+		for i := range got {
+			if d := math.Abs(got[i] - want[i]); !(d <= c.gradTol*scale) {
+				t.Errorf("%s, row %d: finite difference %.8g, Jacobian %.8g (tolerance %.2g)", what, i, got[i], want[i], c.gradTol*scale)
+				return
+			}
+		}
+	}
+	checks := min(M, 24)
+	for s := 0; s < checks; s++ {
+		k := s * (M - 1) / max(checks-1, 1)
+		dir := make([]float64, M)
+		dir[k] = 1
+		compare(fmt.Sprintf("parameter %d of %d", k, M), fd(dir), mat.Col(nil, k, jac))
+	}
+	rng := rand.New(rand.NewPCG(uint64(c.seed), 0xd1))
+	dir := make([]float64, M)
+	for k := range dir {
+		dir[k] = rng.NormFloat64() / math.Sqrt(float64(M))
+	}
+	var jv mat.VecDense
+	jv.MulVec(jac, mat.NewVecDense(M, dir))
+	compare("a random direction", fd(dir), jv.RawVector().Data)
+}
+
+func checkKernel(t *testing.T, b framework.Backend, c *config, task framework.Task) {
+	m, x, _ := fitted(t, b, c, task)
+	kr, ok := m.(framework.Kerneler)
+	if !ok {
+		t.Fatalf("Capabilities say Kernel, but the model (%T) is not a framework.Kerneler", m)
+	}
+	g, ok := m.(framework.Gradienter)
+	if !ok {
+		t.Fatalf("Capabilities say Kernel, but the model (%T) is not a framework.Gradienter", m)
+	}
+	ctx := context.Background()
+	x1 := x.Slice(0, 20, 0, c.p).(*mat.Dense)
+	x2 := x.Slice(20, 33, 0, c.p).(*mat.Dense)
+	j1, err := g.Jacobian(ctx, x1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j2, err := g.Jacobian(ctx, x2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want12, want11 mat.Dense
+	want12.Mul(j1, j2.T())
+	want11.Mul(j1, j1.T())
+	k12, err := kr.Kernel(ctx, x1, x2)
+	if err != nil {
+		t.Fatalf("Kernel(x1, x2): %v", err)
+	}
+	checkClose(t, "Kernel(x1, x2) against J1 J2^T", k12, &want12)
+	k11, err := kr.Kernel(ctx, x1, nil)
+	if err != nil {
+		t.Fatalf("Kernel(x1, nil): %v", err)
+	}
+	checkClose(t, "Kernel(x1, nil) against J1 J1^T", k11, &want11)
+	if !mat.Equal(k11, k11.T()) {
+		t.Errorf("Kernel(x1, nil) is not exactly symmetric")
+	}
+	rng := rand.New(rand.NewPCG(uint64(c.seed), 0xa))
+	a := make([]float64, 20)
+	for i := range a {
+		a[i] = rng.NormFloat64()
+	}
+	jta, err := kr.JacobianTVec(ctx, x1, a)
+	if err != nil {
+		t.Fatalf("JacobianTVec: %v", err)
+	}
+	var want mat.VecDense
+	want.MulVec(j1.T(), mat.NewVecDense(20, a))
+	if len(jta) != g.NumParams() {
+		t.Fatalf("JacobianTVec: want length %d, got %d", g.NumParams(), len(jta))
+	}
+	checkClose(t, "JacobianTVec against J^T a", mat.NewDense(len(jta), 1, jta), mat.NewDense(len(jta), 1, want.RawVector().Data))
+}
+
+func checkClose(t *testing.T, what string, got, want *mat.Dense) {
+	t.Helper()
+	gr, gc := got.Dims()
+	wr, wc := want.Dims()
+	if gr != wr || gc != wc {
+		t.Fatalf("%s: want %dx%d, got %dx%d", what, wr, wc, gr, gc)
+	}
+	scale := math.Max(1, mat.Norm(want, math.Inf(1)))
+	if d := maxAbsDiff(got, want); !(d <= 1e-9*scale) {
+		t.Errorf("%s: largest difference %.3g (scale %.3g)", what, d, scale)
+	}
+}
+
+// checkTransport compares the backend served over the transport with the
+// backend itself.
+func checkTransport(t *testing.T, local, remote framework.Backend, c *config) {
+	lc, rc := local.Capabilities(), remote.Capabilities()
+	// The protocol (v1) carries these three; Multiclass and WarmStart do
+	// not cross it yet.
+	if lc.Gradients != rc.Gradients || lc.Kernel != rc.Kernel || lc.Classification != rc.Classification {
+		t.Errorf("capabilities over the transport: want %v, got %v", lc, rc)
+	}
+	lo, ro := local.Options(), remote.Options()
+	if len(lo) != len(ro) {
+		t.Errorf("options over the transport: want %d, got %d", len(lo), len(ro))
+	} else {
+		for i := range lo {
+			if lo[i] != ro[i] {
+				t.Errorf("option %d over the transport: want %+v, got %+v", i, lo[i], ro[i])
+			}
+		}
+	}
+	ml, x, _ := fitted(t, local, c, framework.Regression)
+	mr, _, _ := fitted(t, remote, c, framework.Regression)
+	ctx := context.Background()
+	pl, err := ml.Predict(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := mr.Predict(ctx, x)
+	if err != nil {
+		t.Fatalf("Predict over the transport: %v", err)
+	}
+	if !mat.Equal(pl, pr) {
+		t.Errorf("predictions over the transport differ from local ones by up to %.3g", maxAbsDiff(pl, pr))
+	}
+	spec := c.spec(framework.Regression)
+	spec.Options = map[string]string{"frameworktest-no-such-option": "1"}
+	if _, err := remote.New(spec); !errors.Is(err, framework.ErrUsage) {
+		t.Errorf("New with an unknown option over the transport: want an error wrapping framework.ErrUsage, got %v", err)
+	}
+}
+
+func maxAbsDiff(a, b mat.Matrix) float64 {
+	r, c := a.Dims()
+	d := 0.0
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			v := math.Abs(a.At(i, j) - b.At(i, j))
+			if math.IsNaN(v) {
+				return math.NaN()
+			}
+			d = math.Max(d, v)
+		}
+	}
+	return d
+}
+
+func equalSlices(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
