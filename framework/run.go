@@ -12,7 +12,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Config describes how to set up a Problem from a Dataset.
@@ -26,6 +25,15 @@ type Config struct {
 	Seed        int64
 	Folds       int     // CV folds for lazy's penalty; 0 means 5
 	Lambda      float64 // > 0 fixes lazy's penalty
+
+	// CrossFit >= 2 makes Run cross-fit: CrossFit folds, each in turn the
+	// evaluation set of models trained on the others (PrepareFolds);
+	// TrainFrac is then unused. 0 or 1: one train/evaluation split.
+	CrossFit int
+	// Groups and OneHot choose the features Run estimates (see
+	// ResolveFeatures); none means one feature per column.
+	Groups []Group
+	OneHot bool
 }
 
 // DefaultTrainFrac is the train share used when Config.TrainFrac is 0.
@@ -44,13 +52,110 @@ func InferTask(y []float64) Task {
 // Prepare splits the data set (seeded), standardises the features with
 // train-split statistics and trains the full model once.
 func Prepare(ctx context.Context, d *Dataset, cfg Config) (*Problem, error) {
+	sp, err := newSetup(d, cfg)
+	if err != nil {
+		return nil, err
+	}
+	n, _ := d.X.Dims()
+	frac := cfg.TrainFrac
+	if frac == 0 {
+		frac = DefaultTrainFrac
+	}
+	if !(frac > 0 && frac < 1) {
+		return nil, Usagef("--train-frac must be in (0, 1), got %g", frac)
+	}
+	n1 := int(math.Round(frac * float64(n)))
+	n2 := n - n1
+	if n1 < 2*sp.folds || n2 < 2 {
+		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few: a %.2f train split of %d rows leaves %d for %d folds (need at least %d) and %d for evaluation (need at least 2)",
+			n, frac, n, n1, sp.folds, 2*sp.folds, n2)}
+	}
+	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed5b11)).Perm(n)
+	return sp.problem(ctx, perm[:n1], perm[n1:])
+}
+
+// PrepareFolds cross-fits: it deals the rows (seeded) into k folds of
+// nearly equal size and returns k Problems, the i-th evaluating on fold i
+// with its full model trained (and its features standardised) on the other
+// k-1 folds. The full models are trained Workers at a time (0: all CPUs).
+// Config.TrainFrac is not used.
+func PrepareFolds(ctx context.Context, d *Dataset, cfg Config, k, workers int) ([]*Problem, error) {
+	sp, err := newSetup(d, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if k < 2 {
+		return nil, Usagef("--crossfit must be at least 2, got %d", k)
+	}
+	n, _ := d.X.Dims()
+	if n/k < 2 || n-(n+k-1)/k < 2*sp.folds {
+		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few for %d cross-fitting folds (each fold needs 2 rows, each train set %d for %d tuning folds)",
+			n, k, 2*sp.folds, sp.folds)}
+	}
+	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed5b11)).Perm(n)
+	bounds := make([]int, k+1)
+	for i := range bounds {
+		bounds[i] = i * n / k
+	}
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	probs := make([]*Problem, k)
+	errs := make([]error, k)
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for i := 0; i < k; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				errs[i] = ctx.Err()
+				return
+			}
+			eval := perm[bounds[i]:bounds[i+1]]
+			train := make([]int, 0, n-len(eval))
+			train = append(append(train, perm[:bounds[i]]...), perm[bounds[i+1]:]...)
+			probs[i], errs[i] = sp.problem(ctx, train, eval)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("fold %d: %w", i+1, errs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			for _, p := range probs {
+				if p != nil {
+					p.Close()
+				}
+			}
+			return nil, err
+		}
+	}
+	return probs, nil
+}
+
+// setup is what Prepare and PrepareFolds check and derive before splitting.
+type setup struct {
+	d        *Dataset
+	cfg      Config
+	task     Task
+	target   int
+	names    []string
+	featCols []int
+	folds    int
+}
+
+func newSetup(d *Dataset, cfg Config) (*setup, error) {
 	if d == nil || d.X == nil {
 		return nil, Usagef("no data")
 	}
 	if cfg.Backend == nil {
 		return nil, Usagef("no backend")
 	}
-	n, cols := d.X.Dims()
+	_, cols := d.X.Dims()
 	if cols < 2 {
 		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("need a response and at least one feature, found %d column(s)", cols)}
 	}
@@ -79,42 +184,32 @@ func Prepare(ctx context.Context, d *Dataset, cfg Config) (*Problem, error) {
 	if folds < 2 {
 		return nil, Usagef("--folds must be at least 2, got %d", folds)
 	}
-	frac := cfg.TrainFrac
-	if frac == 0 {
-		frac = DefaultTrainFrac
-	}
-	if !(frac > 0 && frac < 1) {
-		return nil, Usagef("--train-frac must be in (0, 1), got %g", frac)
-	}
-	n1 := int(math.Round(frac * float64(n)))
-	n2 := n - n1
-	if n1 < 2*folds || n2 < 2 {
-		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few: a %.2f train split of %d rows leaves %d for %d folds (need at least %d) and %d for evaluation (need at least 2)",
-			n, frac, n, n1, folds, 2*folds, n2)}
-	}
-
-	names := make([]string, 0, cols-1)
-	featCols := make([]int, 0, cols-1)
+	sp := &setup{d: d, cfg: cfg, task: task, target: target, folds: folds}
 	for j := 0; j < cols; j++ {
 		if j != target {
-			names = append(names, d.Names[j])
-			featCols = append(featCols, j)
+			sp.names = append(sp.names, d.Names[j])
+			sp.featCols = append(sp.featCols, j)
 		}
 	}
-	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed5b11)).Perm(n)
-	xtr, ytr := rowsOf(d.X, perm[:n1], featCols, target)
-	xev, yev := rowsOf(d.X, perm[n1:], featCols, target)
+	return sp, nil
+}
+
+// problem standardises the rows and trains the full model on train.
+func (sp *setup) problem(ctx context.Context, train, eval []int) (*Problem, error) {
+	cfg := sp.cfg
+	xtr, ytr := rowsOf(sp.d.X, train, sp.featCols, sp.target)
+	xev, yev := rowsOf(sp.d.X, eval, sp.featCols, sp.target)
 	standardise(xtr, xev)
 
-	spec := ModelSpec{Task: task, Inputs: len(featCols), Seed: cfg.Seed, Options: cfg.Options}
+	spec := ModelSpec{Task: sp.task, Inputs: len(sp.featCols), Seed: cfg.Seed, Options: cfg.Options}
 	full, err := cfg.Backend.New(spec)
 	if err != nil {
 		return nil, fmt.Errorf("full model: %w", err)
 	}
 	p := &Problem{
-		Task: task, BackendName: cfg.BackendName, Backend: cfg.Backend, Spec: spec,
-		FeatureNames: names, XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev,
-		Full: full, Folds: folds, Lambda: cfg.Lambda, Seed: cfg.Seed,
+		Task: sp.task, BackendName: cfg.BackendName, Backend: cfg.Backend, Spec: spec,
+		FeatureNames: sp.names, XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev,
+		Full: full, Folds: sp.folds, Lambda: cfg.Lambda, Seed: cfg.Seed,
 	}
 	if err := full.Fit(ctx, xtr, ytr); err != nil {
 		Release(full)
@@ -124,9 +219,9 @@ func Prepare(ctx context.Context, d *Dataset, cfg Config) (*Problem, error) {
 		Release(full)
 		return nil, fmt.Errorf("full model, predict evaluation split: %w", err)
 	}
-	if r, c := p.FullEval.Dims(); r != n2 || c != 1 {
+	if r, c := p.FullEval.Dims(); r != len(eval) || c != 1 {
 		Release(full)
-		return nil, fmt.Errorf("full model, predict evaluation split: backend returned %d x %d predictions for %d rows, want %d x 1", r, c, n2, n2)
+		return nil, fmt.Errorf("full model, predict evaluation split: backend returned %d x %d predictions for %d rows, want %d x 1", r, c, len(eval), len(eval))
 	}
 	return p, nil
 }
@@ -151,7 +246,13 @@ type Result struct {
 	SE        float64 `json:"se"`
 	CILow     float64 `json:"ci_low"`
 	CIHigh    float64 `json:"ci_high"`
-	Seconds   float64 `json:"seconds"`
+	// PValue is the one-sided p-value of H0: VI <= delta (the run's
+	// delta, default 0) against VI > delta.
+	PValue float64 `json:"p_value"`
+	// PAdjusted is PValue adjusted for the estimator's features as one
+	// family (holm or bh); nil without an adjustment.
+	PAdjusted *float64 `json:"p_adjusted,omitempty"`
+	Seconds   float64  `json:"seconds"`
 	// Lambda is the ridge penalty lazy used; nil for other estimators and
 	// when lazy chose not to update (NoUpdate: the reduced model is the full
 	// model, i.e. lazy fell back to dropout). In JSON, an estimator that
@@ -191,136 +292,58 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// EstimateOptions tune Estimate.
+// EstimateOptions tune Estimate and Run. The zero value is the paper's
+// plain inference at level 0.95, all CPUs.
 type EstimateOptions struct {
 	Workers  int     // concurrent (estimator, feature) jobs; 0 means runtime.NumCPU()
 	Level    float64 // confidence level of the intervals; 0 means 0.95
 	Progress func(done, total int)
+
+	Inference  Inference // Plain (the zero value) or Split
+	Delta      float64   // p_value tests H0: VI <= Delta
+	Adjust     Adjust    // multiplicity adjustment into Result.PAdjusted
+	CITruncate bool      // floor the intervals at 0
+}
+
+func (o EstimateOptions) infer() InferOptions {
+	return InferOptions{Inference: o.Inference, Level: o.Level, Delta: o.Delta, Adjust: o.Adjust, CITruncate: o.CITruncate}
 }
 
 // Estimate runs every estimator on every feature, Workers at a time, and
-// turns each reduced model into VI, standard error and Wald interval with the
-// measure m: VI = V(full) - V(reduced) on the evaluation split, and se the
-// standard deviation of the per-sample influence differences over sqrt(n2).
+// turns each reduced model into VI, standard error, interval and p-value
+// with the measure m (see Reductions.Infer): with the zero options, VI =
+// V(full) - V(reduced) on the evaluation split and se the standard
+// deviation of the per-sample influence differences over sqrt(n2).
 // Results are ordered by estimator, then feature, whatever the scheduling.
 func Estimate(ctx context.Context, p *Problem, m Measure, ests []Estimator, feats []Feature, opt EstimateOptions) ([]Result, error) {
-	if !m.Supports(p.Task) {
-		return nil, Usagef("measure %q does not fit a %s response", m.Name(), p.Task)
-	}
-	level := opt.Level
-	if level == 0 {
-		level = 0.95
-	}
-	if !(level > 0 && level < 1) {
-		return nil, Usagef("--level must be in (0, 1), got %g", level)
-	}
-	z := distuv.UnitNormal.Quantile(0.5 + level/2)
-	full, err := m.Evaluate(p.YEval, p.FullEval)
-	if err != nil {
-		return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), err)
-	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	total := len(ests) * len(feats)
-	results := make([]Result, total)
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	jobs := make(chan int)
-	var (
-		mu       sync.Mutex
-		firstErr error
-		done     int
-		wg       sync.WaitGroup
-	)
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-			cancel()
-		}
-		mu.Unlock()
-	}
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range jobs {
-				e, f := ests[k/len(feats)], feats[k%len(feats)]
-				r, err := estimateOne(ctx, p, m, full, z, e, f)
-				if err != nil {
-					fail(fmt.Errorf("estimator %s, feature %s: %w", e.Name(), f.Name, err))
-					continue
-				}
-				results[k] = r
-				mu.Lock()
-				done++
-				d := done
-				mu.Unlock()
-				if opt.Progress != nil {
-					opt.Progress(d, total)
-				}
-			}
-		}()
-	}
-feed:
-	for k := 0; k < total; k++ {
-		select {
-		case jobs <- k:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return results, nil
+	return EstimateFolds(ctx, []*Problem{p}, m, ests, feats, opt)
 }
 
-func estimateOne(ctx context.Context, p *Problem, m Measure, full Score, z float64, e Estimator, f Feature) (res Result, err error) {
-	// An estimator (or the numerics under it) that panics on a malformed
-	// backend answer must not take the process down with its plugin
-	// still running: turn the panic into this feature's error.
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("internal error (panic): %v", r)
+// EstimateFolds is Estimate over the folds of a cross-fitted run
+// (PrepareFolds); with one Problem it is Estimate.
+func EstimateFolds(ctx context.Context, folds []*Problem, m Measure, ests []Estimator, feats []Feature, opt EstimateOptions) ([]Result, error) {
+	if len(folds) == 0 {
+		return nil, fmt.Errorf("estimate: no problem")
+	}
+	if !m.Supports(folds[0].Task) {
+		return nil, Usagef("measure %q does not fit a %s response", m.Name(), folds[0].Task)
+	}
+	if lv := opt.Level; lv != 0 && !(lv > 0 && lv < 1) {
+		return nil, Usagef("--level must be in (0, 1), got %g", lv)
+	}
+	for k, p := range folds {
+		if _, err := m.Evaluate(p.YEval, p.FullEval); err != nil {
+			if len(folds) > 1 {
+				return nil, fmt.Errorf("measure %s of the full model, fold %d: %w", m.Name(), k+1, err)
+			}
+			return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), err)
 		}
-	}()
-	start := time.Now()
-	red, err := e.Reduce(ctx, p, f)
-	secs := time.Since(start).Seconds()
+	}
+	red, err := Reduce(ctx, folds, ests, feats, ReduceOptions{Workers: opt.Workers, Progress: opt.Progress, SplitOnly: opt.Inference == Split})
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	if red.Pred == nil {
-		return Result{}, fmt.Errorf("no reduced predictions")
-	}
-	rs, err := m.Evaluate(p.YEval, red.Pred)
-	if err != nil {
-		return Result{}, fmt.Errorf("measure %s of the reduced model: %w", m.Name(), err)
-	}
-	diff := make([]float64, len(full.Influence))
-	for i := range diff {
-		diff[i] = full.Influence[i] - rs.Influence[i]
-	}
-	vi := full.Value - rs.Value
-	se := stat.StdDev(diff, nil) / math.Sqrt(float64(len(diff)))
-	r := Result{Feature: f.Name, Estimator: e.Name(), VI: vi, SE: se, CILow: vi - z*se, CIHigh: vi + z*se, Seconds: secs}
-	switch {
-	case math.IsInf(red.Lambda, 1):
-		r.NoUpdate = true
-	case red.Lambda > 0:
-		l := red.Lambda
-		r.Lambda = &l
-	}
-	return r, nil
+	return red.Infer(m, opt.infer())
 }
 
 // FullResult is the full model's score on the evaluation split.
@@ -332,54 +355,102 @@ type FullResult struct {
 // Report is the outcome of Run; its JSON form is the CLI's --format json
 // contract.
 type Report struct {
-	Measure string     `json:"measure"`
-	Backend string     `json:"backend"`
-	Task    string     `json:"task"`
-	N       int        `json:"n"`
-	NTrain  int        `json:"n_train"`
-	NEval   int        `json:"n_eval"`
-	Seed    int64      `json:"seed"`
-	Level   float64    `json:"level"`
-	Full    FullResult `json:"full"`
-	Results []Result   `json:"results"`
+	Measure string  `json:"measure"`
+	Backend string  `json:"backend"`
+	Task    string  `json:"task"`
+	N       int     `json:"n"`
+	NTrain  int     `json:"n_train"`
+	NEval   int     `json:"n_eval"`
+	Seed    int64   `json:"seed"`
+	Level   float64 `json:"level"`
+	// Inference is "plain" or "split"; CrossFit the number of
+	// cross-fitting folds (absent for one train/evaluation split, where
+	// n_train and n_eval are the split's sizes; with cross-fitting every
+	// row is evaluated once, n_eval is n and n_train the first fold's
+	// train size).
+	Inference  string     `json:"inference"`
+	CrossFit   int        `json:"crossfit,omitempty"`
+	Delta      float64    `json:"delta"`
+	Adjust     string     `json:"adjust"`
+	CITruncate bool       `json:"ci_truncate,omitempty"`
+	Full       FullResult `json:"full"`
+	Results    []Result   `json:"results"`
 }
 
-// Run prepares the problem, trains the full model and estimates every
-// feature's importance with every estimator. A nil measure means the task's
+// Run prepares the problem, trains the full model (once per fold with
+// Config.CrossFit) and estimates the importance of every feature (or group,
+// Config.Groups) with every estimator. A nil measure means the task's
 // default (mse for regression, accuracy for binary), looked up by name.
 func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimator, opt EstimateOptions) (*Report, error) {
 	start := time.Now()
-	p, err := Prepare(ctx, d, cfg)
-	if err != nil {
-		return nil, err
+	var folds []*Problem
+	if cfg.CrossFit >= 2 {
+		fs, err := PrepareFolds(ctx, d, cfg, cfg.CrossFit, opt.Workers)
+		if err != nil {
+			return nil, err
+		}
+		folds = fs
+	} else {
+		p, err := Prepare(ctx, d, cfg)
+		if err != nil {
+			return nil, err
+		}
+		folds = []*Problem{p}
 	}
-	defer p.Close()
+	defer func() {
+		for _, p := range folds {
+			p.Close()
+		}
+	}()
 	fullSecs := time.Since(start).Seconds()
+	p := folds[0]
+	var err error
 	if m == nil {
 		if m, err = LookupMeasure(DefaultMeasure(p.Task)); err != nil {
 			return nil, err
 		}
 	}
-	res, err := Estimate(ctx, p, m, ests, p.Features(), opt)
+	target := ""
+	if cfg.Target != "" {
+		target = cfg.Target
+	} else if len(d.Names) > 0 {
+		target = d.Names[len(d.Names)-1]
+	}
+	feats, err := ResolveFeatures(p.FeatureNames, target, cfg.Groups, cfg.OneHot)
 	if err != nil {
 		return nil, err
 	}
-	fs, err := m.Evaluate(p.YEval, p.FullEval)
+	res, err := EstimateFolds(ctx, folds, m, ests, feats, opt)
 	if err != nil {
 		return nil, err
 	}
+	var score float64
+	for _, q := range folds {
+		fs, err := m.Evaluate(q.YEval, q.FullEval)
+		if err != nil {
+			return nil, err
+		}
+		score += fs.Value
+	}
+	score /= float64(len(folds))
 	level := opt.Level
 	if level == 0 {
 		level = 0.95
 	}
 	n1, _ := p.XTrain.Dims()
 	n2, _ := p.XEval.Dims()
-	return &Report{
+	rep := &Report{
 		Measure: m.Name(), Backend: p.BackendName, Task: p.Task.String(),
 		N: n1 + n2, NTrain: n1, NEval: n2, Seed: p.Seed, Level: level,
-		Full:    FullResult{Score: fs.Value, Seconds: fullSecs},
+		Inference: opt.Inference.String(), Delta: opt.Delta, Adjust: opt.Adjust.String(), CITruncate: opt.CITruncate,
+		Full:    FullResult{Score: score, Seconds: fullSecs},
 		Results: res,
-	}, nil
+	}
+	if len(folds) > 1 {
+		rep.CrossFit = len(folds)
+		rep.NEval = n1 + n2
+	}
+	return rep, nil
 }
 
 // DefaultMeasure names the default measure of a task.

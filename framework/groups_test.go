@@ -1,0 +1,138 @@
+package framework_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	_ "github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/simulate"
+)
+
+func TestParseGroups(t *testing.T) {
+	g, err := framework.ParseGroups(" climate = sst1, sst2 ;demog=age,sex;")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []framework.Group{{"climate", []string{"sst1", "sst2"}}, {"demog", []string{"age", "sex"}}}
+	if !reflect.DeepEqual(g, want) {
+		t.Errorf("want %v, got %v", want, g)
+	}
+	for _, bad := range []string{"", "a", "=x", "a=", "a=x,x"} {
+		if _, err := framework.ParseGroups(bad); !errors.Is(err, framework.ErrUsage) {
+			t.Errorf("%q: want a usage error, got %v", bad, err)
+		}
+	}
+	f, err := framework.ReadGroups(strings.NewReader("# groups\nclimate: sst1, sst2\n\ndemog: age,sex\n"), "g.txt")
+	if err != nil || !reflect.DeepEqual(f, want) {
+		t.Errorf("file: want %v, got %v, %v", want, f, err)
+	}
+	if _, err := framework.ReadGroups(strings.NewReader("a: x\nb x\n"), "g.txt"); err == nil || !strings.Contains(err.Error(), "g.txt: row 2") {
+		t.Errorf("bad line: want g.txt: row 2, got %v", err)
+	}
+}
+
+func TestResolveFeatures(t *testing.T) {
+	names := []string{"age", "color_red", "color_blue", "blood_type_A", "blood_type_B", "blood_pressure", "x"}
+	cases := []struct {
+		groups []framework.Group
+		onehot bool
+		want   []framework.Feature
+	}{
+		{nil, false, []framework.Feature{{"age", []int{0}}, {"color_red", []int{1}}, {"color_blue", []int{2}}, {"blood_type_A", []int{3}}, {"blood_type_B", []int{4}}, {"blood_pressure", []int{5}}, {"x", []int{6}}}},
+		{nil, true, []framework.Feature{{"color", []int{1, 2}}, {"blood_type", []int{3, 4}}, {"age", []int{0}}, {"blood_pressure", []int{5}}, {"x", []int{6}}}},
+		{[]framework.Group{{"ax", []string{"x", "age"}}}, true, []framework.Feature{{"ax", []int{6, 0}}, {"color", []int{1, 2}}, {"blood_type", []int{3, 4}}, {"blood_pressure", []int{5}}}},
+	}
+	for i, c := range cases {
+		got, err := framework.ResolveFeatures(names, "y", c.groups, c.onehot)
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Case %d: want %v, got %v (%v)", i, c.want, got, err)
+		}
+	}
+	for _, g := range [][]framework.Group{{{"g", []string{"nope"}}}, {{"g", []string{"y"}}}, {{"x", []string{"age"}}}, {{"g", []string{"age"}}, {"g", []string{"x"}}}} {
+		if _, err := framework.ResolveFeatures(names, "y", g, false); !errors.Is(err, framework.ErrUsage) {
+			t.Errorf("%v: want a usage error, got %v", g, err)
+		}
+	}
+}
+
+// TestGroupClosedForm: on the linear setting (rho 0.5, n 3000) the VI of
+// the group {x1, x2} is beta_12^T (Sigma_12 - Sigma_12,rest Sigma_rest^-1
+// Sigma_rest,12) beta_12 (here Sigma_12,rest = 0, so 1.5^2 + 1.2^2 + 2 rho
+// 1.5 1.2 = 5.49), and lazy's and retrain's estimates must lie within 3 of
+// their (split-inference) standard errors of it.
+func TestGroupClosedForm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains networks")
+	}
+	const rho, n = 0.5, 3000
+	sim, err := simulate.Linear(n, rho, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The closed form, computed in general.
+	p := 6
+	sigma := mat.NewSymDense(p, nil)
+	for j := range p {
+		sigma.SetSym(j, j, 1)
+	}
+	sigma.SetSym(0, 1, rho)
+	beta := []float64{1.5, 1.2, 1, 0, 0, 0}
+	g, rest := []int{0, 1}, []int{2, 3, 4, 5}
+	sub := func(r, c []int) *mat.Dense {
+		out := mat.NewDense(len(r), len(c), nil)
+		for i, a := range r {
+			for j, b := range c {
+				out.Set(i, j, sigma.At(a, b))
+			}
+		}
+		return out
+	}
+	var inv, cond, tmp mat.Dense
+	if err := inv.Inverse(sub(rest, rest)); err != nil {
+		t.Fatal(err)
+	}
+	tmp.Mul(sub(g, rest), &inv)
+	cond.Mul(&tmp, sub(rest, g))
+	cond.Sub(sub(g, g), &cond)
+	b12 := mat.NewVecDense(2, beta[:2])
+	truth := mat.Inner(b12, &cond, b12)
+	if math.Abs(truth-5.49) > 1e-12 {
+		t.Fatalf("closed form %v, want 5.49", truth)
+	}
+
+	d := &framework.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
+	be, err := framework.LookupBackend("mlp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := framework.Config{Backend: be, BackendName: "mlp", Seed: 3, Groups: []framework.Group{{"x12", []string{"x1", "x2"}}}}
+	prob, err := framework.Prepare(context.Background(), d, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prob.Close()
+	feats, err := framework.ResolveFeatures(prob.FeatureNames, "y", cfg.Groups, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feats = feats[:1]
+	res, err := framework.Estimate(context.Background(), prob, measures.MSE(), []framework.Estimator{estimators.Lazy{}, estimators.Retrain{}}, feats, framework.EstimateOptions{Inference: framework.Split})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		t.Logf("%s %s: vi %.4f se %.4f (truth %.4f, %.2f se away)", r.Estimator, r.Feature, r.VI, r.SE, truth, (r.VI-truth)/r.SE)
+		if math.Abs(r.VI-truth) > 3*r.SE {
+			t.Errorf("%s: VI of {x1, x2} %.4f, want %.4f within 3 se (%.4f)", r.Estimator, r.VI, truth, 3*r.SE)
+		}
+	}
+}

@@ -1,0 +1,523 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Inference says how the full and reduced models' scores on the evaluation
+// data become a VI estimate and its standard error.
+type Inference int
+
+const (
+	// Plain is the paper's Wald interval: both models are scored on the
+	// same evaluation rows, VI = V(full) - V(reduced) and
+	// se = sd(IF_full - IF_reduced)/sqrt(n). Where a feature has no
+	// importance the two models nearly coincide, se collapses towards 0 and
+	// the interval under-covers.
+	Plain Inference = iota
+	// Split is sample splitting (Williamson, Gilbert, Simon, Carone): the
+	// full model is scored on one half A of the evaluation rows and the
+	// reduced model on the other half B, VI = V_A(full) - V_B(reduced) and
+	// se^2 = var_A(IF_full)/n_A + var_B(IF_reduced)/n_B, which keeps its
+	// width under the null.
+	Split
+)
+
+// String returns "plain" or "split".
+func (i Inference) String() string {
+	switch i {
+	case Plain:
+		return "plain"
+	case Split:
+		return "split"
+	}
+	return fmt.Sprintf("Inference(%d)", int(i))
+}
+
+// ParseInference parses "plain" or "split".
+func ParseInference(s string) (Inference, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "plain":
+		return Plain, nil
+	case "split":
+		return Split, nil
+	}
+	return 0, Usagef("unknown --inference %q (want split or plain)", s)
+}
+
+// Adjust is a multiplicity adjustment of the p-values of one estimator's
+// features.
+type Adjust int
+
+const (
+	AdjustNone Adjust = iota // raw p-values
+	AdjustHolm               // Holm's step-down (family-wise error)
+	AdjustBH                 // Benjamini-Hochberg step-up (false discovery rate)
+)
+
+// String returns "none", "holm" or "bh".
+func (a Adjust) String() string {
+	switch a {
+	case AdjustNone:
+		return "none"
+	case AdjustHolm:
+		return "holm"
+	case AdjustBH:
+		return "bh"
+	}
+	return fmt.Sprintf("Adjust(%d)", int(a))
+}
+
+// ParseAdjust parses "none", "holm" or "bh".
+func ParseAdjust(s string) (Adjust, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "none", "":
+		return AdjustNone, nil
+	case "holm":
+		return AdjustHolm, nil
+	case "bh", "fdr", "benjamini-hochberg":
+		return AdjustBH, nil
+	}
+	return 0, Usagef("unknown --adjust %q (want holm, bh or none)", s)
+}
+
+// OneSidedPValue is the p-value of H0: VI <= delta against VI > delta from
+// the estimate vi ~ N(VI, se^2): 1 - Phi((vi - delta)/se). With se = 0 it is
+// 0 when vi > delta and 1 otherwise.
+func OneSidedPValue(vi, se, delta float64) float64 {
+	if se == 0 {
+		if vi > delta {
+			return 0
+		}
+		return 1
+	}
+	return distuv.UnitNormal.Survival((vi - delta) / se)
+}
+
+// AdjustPValues returns the adjusted p-values of one family, in the order
+// of p: Holm's max_{j<=i} min(1, (m-j+1) p_(j)) or Benjamini-Hochberg's
+// min_{j>=i} min(1, m p_(j)/j) over the sorted p_(1) <= ... <= p_(m).
+func AdjustPValues(p []float64, a Adjust) []float64 {
+	m := len(p)
+	out := make([]float64, m)
+	copy(out, p)
+	if a == AdjustNone || m == 0 {
+		return out
+	}
+	idx := make([]int, m)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return p[idx[i]] < p[idx[j]] })
+	switch a {
+	case AdjustHolm:
+		run := 0.0
+		for k, i := range idx {
+			run = math.Max(run, math.Min(1, float64(m-k)*p[i]))
+			out[i] = run
+		}
+	case AdjustBH:
+		run := 1.0
+		for k := m - 1; k >= 0; k-- {
+			i := idx[k]
+			run = math.Min(run, math.Min(1, float64(m)*p[i]/float64(k+1)))
+			out[i] = run
+		}
+	}
+	return out
+}
+
+// Reductions are the reduced models of a run: for every fold (one Problem
+// for a single train/evaluation split, K for cross-fitting), estimator and
+// feature, the reduced model's predictions on the fold's evaluation rows.
+// Infer turns them into results; computing them once serves several
+// inference settings (vi bench coverage compares plain and split on the
+// same fits).
+type Reductions struct {
+	Folds      []*Problem
+	Estimators []Estimator
+	Features   []Feature
+	// Reduced[k][e][f] is fold k's reduction of feature f by estimator e;
+	// its Pred is nil where it was not needed (see ReduceOptions.Split).
+	Reduced [][][]Reduced
+	Seconds [][][]float64 // the estimator's wall time for each reduction
+}
+
+// ReduceOptions tune Reduce.
+type ReduceOptions struct {
+	Workers  int // concurrent reductions; 0 means runtime.NumCPU()
+	Progress func(done, total int)
+	// SplitOnly, for cross-fitting (two folds or more), skips the
+	// reductions that split inference does not use: those of the folds
+	// that score the full model (see Infer). Plain inference on the result
+	// is then an error.
+	SplitOnly bool
+}
+
+// Reduce runs every estimator on every feature of every fold, Workers at a
+// time.
+func Reduce(ctx context.Context, folds []*Problem, ests []Estimator, feats []Feature, opt ReduceOptions) (*Reductions, error) {
+	if len(folds) == 0 {
+		return nil, fmt.Errorf("reduce: no problem")
+	}
+	r := &Reductions{Folds: folds, Estimators: ests, Features: feats,
+		Reduced: make([][][]Reduced, len(folds)), Seconds: make([][][]float64, len(folds))}
+	type job struct{ k, e, f int }
+	var jobs []job
+	for k := range folds {
+		r.Reduced[k] = make([][]Reduced, len(ests))
+		r.Seconds[k] = make([][]float64, len(ests))
+		for e := range ests {
+			r.Reduced[k][e] = make([]Reduced, len(feats))
+			r.Seconds[k][e] = make([]float64, len(feats))
+		}
+	}
+	// Order: estimator, feature, fold, so that progress and the first
+	// error follow the output's order.
+	for e := range ests {
+		for f := range feats {
+			for k := range folds {
+				if opt.SplitOnly && len(folds) > 1 && foldScoresFull(k) {
+					continue
+				}
+				jobs = append(jobs, job{k, e, f})
+			}
+		}
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch := make(chan job)
+	var (
+		mu       sync.Mutex
+		firstErr error
+		done     int
+		wg       sync.WaitGroup
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+			cancel()
+		}
+		mu.Unlock()
+	}
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range ch {
+				e, f := ests[j.e], feats[j.f]
+				red, secs, err := reduceOne(ctx, folds[j.k], e, f)
+				if err != nil {
+					if len(folds) > 1 {
+						err = fmt.Errorf("fold %d: %w", j.k+1, err)
+					}
+					fail(fmt.Errorf("estimator %s, feature %s: %w", e.Name(), f.Name, err))
+					continue
+				}
+				r.Reduced[j.k][j.e][j.f], r.Seconds[j.k][j.e][j.f] = red, secs
+				mu.Lock()
+				done++
+				d := done
+				mu.Unlock()
+				if opt.Progress != nil {
+					opt.Progress(d, len(jobs))
+				}
+			}
+		}()
+	}
+feed:
+	for _, j := range jobs {
+		select {
+		case ch <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(ch)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature) (red Reduced, secs float64, err error) {
+	// An estimator (or the numerics under it) that panics on a malformed
+	// backend answer must not take the process down with its plugin
+	// still running: turn the panic into this feature's error.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error (panic): %v", r)
+		}
+	}()
+	start := time.Now()
+	red, err = e.Reduce(ctx, p, f)
+	secs = time.Since(start).Seconds()
+	if err != nil {
+		return Reduced{}, secs, err
+	}
+	if red.Pred == nil {
+		return Reduced{}, secs, fmt.Errorf("no reduced predictions")
+	}
+	n2, _ := p.XEval.Dims()
+	if r, c := red.Pred.Dims(); r != n2 || c != 1 {
+		return Reduced{}, secs, fmt.Errorf("reduced predictions are %d x %d, want %d x 1", r, c, n2)
+	}
+	return red, secs, nil
+}
+
+// foldScoresFull reports whether cross-fitting fold k (0-based) scores the
+// full model under split inference; the other folds score the reduced one.
+func foldScoresFull(k int) bool { return k%2 == 0 }
+
+// InferOptions tune Infer; the zero value is plain inference, 95%
+// intervals, delta 0, no adjustment, no truncation.
+type InferOptions struct {
+	Inference Inference
+	Level     float64 // confidence level of the intervals; 0 means 0.95
+	// Delta is the null's bound: p_value tests H0: VI <= Delta.
+	Delta float64
+	// Adjust adjusts the p-values of each estimator's features as one
+	// family into Result.PAdjusted.
+	Adjust Adjust
+	// CITruncate floors the interval at 0 (VI is non-negative), as vimp
+	// does; the estimate itself is left as it is.
+	CITruncate bool
+}
+
+// Infer turns the reductions into VI, standard error, interval and p-value
+// per estimator and feature with the measure m, ordered by estimator, then
+// feature.
+//
+// With one fold: Plain and Split as documented on Inference; Split's halves
+// are the first ceil(n2/2) and the remaining evaluation rows (the rows are
+// in a random order already).
+//
+// With K >= 2 folds (cross-fitting; Williamson, Gilbert, Simon, Carone
+// 2023's cv_vim): each fold k has its own full and reduced models, trained
+// on the other folds. Plain: VI = mean_k [V_k(full) - V_k(reduced)] and
+// se^2 = mean_k var_k(IF_full - IF_reduced) / n. Split: the folds are dealt
+// alternately to the full model (folds 1, 3, ...) and to the reduced model
+// (2, 4, ...); VI = mean_{k in F} V_k(full) - mean_{k in R} V_k(reduced) and
+// se^2 = mean_{k in F} var_k(IF_full)/n_F + mean_{k in R} var_k(IF_reduced)/n_R,
+// n_F and n_R the rows of each set of folds.
+func (r *Reductions) Infer(m Measure, opt InferOptions) ([]Result, error) {
+	level := opt.Level
+	if level == 0 {
+		level = 0.95
+	}
+	if !(level > 0 && level < 1) {
+		return nil, Usagef("--level must be in (0, 1), got %g", level)
+	}
+	if math.IsNaN(opt.Delta) || math.IsInf(opt.Delta, 0) {
+		return nil, Usagef("--delta must be a finite number, got %g", opt.Delta)
+	}
+	z := distuv.UnitNormal.Quantile(0.5 + level/2)
+	K := len(r.Folds)
+	if opt.Inference == Split {
+		for _, p := range r.Folds {
+			if n, _ := p.XEval.Dims(); K == 1 && n < 4 || n < 2 {
+				return nil, Usagef("split inference needs at least 4 evaluation rows (2 per half), have %d", n)
+			}
+		}
+	}
+	// The full model's scores, once per fold (on half A for split inference
+	// with one fold; not at all on the folds that score the reduced model).
+	full := make([]Score, K)
+	for k, p := range r.Folds {
+		if opt.Inference == Split && K > 1 && !foldScoresFull(k) {
+			continue
+		}
+		lo, hi := r.fullRows(k, opt.Inference)
+		s, err := evalRows(m, p.YEval, p.FullEval, lo, hi)
+		if err != nil {
+			return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), err)
+		}
+		full[k] = s
+	}
+	results := make([]Result, 0, len(r.Estimators)*len(r.Features))
+	for e, est := range r.Estimators {
+		first := len(results)
+		for f, feat := range r.Features {
+			vi, se, err := r.infer1(m, full, e, f, opt.Inference)
+			if err != nil {
+				return nil, fmt.Errorf("estimator %s, feature %s: measure %s of the reduced model: %w", est.Name(), feat.Name, m.Name(), err)
+			}
+			res := Result{Feature: feat.Name, Estimator: est.Name(), VI: vi, SE: se,
+				CILow: vi - z*se, CIHigh: vi + z*se, PValue: OneSidedPValue(vi, se, opt.Delta)}
+			if opt.CITruncate {
+				res.CILow, res.CIHigh = math.Max(0, res.CILow), math.Max(0, res.CIHigh)
+			}
+			r.penalty(&res, e, f)
+			results = append(results, res)
+		}
+		if opt.Adjust != AdjustNone {
+			ps := make([]float64, len(r.Features))
+			for i := range ps {
+				ps[i] = results[first+i].PValue
+			}
+			for i, a := range AdjustPValues(ps, opt.Adjust) {
+				results[first+i].PAdjusted = &a
+			}
+		}
+	}
+	return results, nil
+}
+
+// fullRows are the evaluation rows [lo, hi) of fold k that score the full
+// model: all of them, except half A (the first ceil(n/2) rows) for split
+// inference with one fold.
+func (r *Reductions) fullRows(k int, inf Inference) (lo, hi int) {
+	n, _ := r.Folds[k].XEval.Dims()
+	if inf == Split && len(r.Folds) == 1 {
+		return 0, (n + 1) / 2
+	}
+	return 0, n
+}
+
+// infer1 is the estimate and standard error of estimator e's VI of feature
+// f, as documented on Infer; full holds the full model's scores.
+func (r *Reductions) infer1(m Measure, full []Score, e, f int, inf Inference) (vi, se float64, err error) {
+	K := len(r.Folds)
+	switch {
+	case K == 1 && inf == Plain:
+		rs, err := scoreReduced(m, r.Folds[0], r.Reduced[0][e][f], 0, -1)
+		if err != nil {
+			return 0, 0, err
+		}
+		d := diff(full[0].Influence, rs.Influence)
+		return full[0].Value - rs.Value, math.Sqrt(varOf(d) / float64(len(d))), nil
+	case K == 1:
+		_, lo := r.fullRows(0, Split)
+		rs, err := scoreReduced(m, r.Folds[0], r.Reduced[0][e][f], lo, -1)
+		if err != nil {
+			return 0, 0, err
+		}
+		fs := full[0]
+		return fs.Value - rs.Value, math.Sqrt(varOf(fs.Influence)/float64(len(fs.Influence)) + varOf(rs.Influence)/float64(len(rs.Influence))), nil
+	case inf == Plain:
+		var sumVI, sumVar float64
+		var n int
+		for k, p := range r.Folds {
+			rs, err := scoreReduced(m, p, r.Reduced[k][e][f], 0, -1)
+			if err != nil {
+				return 0, 0, fmt.Errorf("fold %d: %w", k+1, err)
+			}
+			d := diff(full[k].Influence, rs.Influence)
+			sumVI += full[k].Value - rs.Value
+			sumVar += varOf(d)
+			n += len(d)
+		}
+		return sumVI / float64(K), math.Sqrt(sumVar / float64(K) / float64(n)), nil
+	}
+	var fv, rv, fvar, rvar float64
+	var nf, nr, kf, kr int
+	for k, p := range r.Folds {
+		if foldScoresFull(k) {
+			fv += full[k].Value
+			fvar += varOf(full[k].Influence)
+			nf += len(full[k].Influence)
+			kf++
+			continue
+		}
+		rs, err := scoreReduced(m, p, r.Reduced[k][e][f], 0, -1)
+		if err != nil {
+			return 0, 0, fmt.Errorf("fold %d: %w", k+1, err)
+		}
+		rv += rs.Value
+		rvar += varOf(rs.Influence)
+		nr += len(rs.Influence)
+		kr++
+	}
+	vi = fv/float64(kf) - rv/float64(kr)
+	se = math.Sqrt(fvar/float64(kf)/float64(nf) + rvar/float64(kr)/float64(nr))
+	return vi, se, nil
+}
+
+// scoreReduced scores the reduced model on the fold's evaluation rows
+// [lo, hi); hi < 0 means to the end.
+func scoreReduced(m Measure, p *Problem, red Reduced, lo, hi int) (Score, error) {
+	if red.Pred == nil {
+		return Score{}, fmt.Errorf("no reduced predictions (skipped for split inference)")
+	}
+	if hi < 0 {
+		hi = len(p.YEval)
+	}
+	return evalRows(m, p.YEval, red.Pred, lo, hi)
+}
+
+// penalty sets the result's Lambda/NoUpdate from the folds' reductions (the
+// geometric mean of the finite penalties over folds; NoUpdate when every
+// fold kept the full model) and Seconds to the folds' total.
+func (r *Reductions) penalty(res *Result, e, f int) {
+	var logSum float64
+	var finite, inf, n int
+	for k := range r.Folds {
+		res.Seconds += r.Seconds[k][e][f]
+		red := r.Reduced[k][e][f]
+		if red.Pred == nil {
+			continue
+		}
+		n++
+		switch {
+		case math.IsInf(red.Lambda, 1):
+			inf++
+		case red.Lambda > 0:
+			logSum += math.Log(red.Lambda)
+			finite++
+		}
+	}
+	switch {
+	case n > 0 && inf == n:
+		res.NoUpdate = true
+	case finite > 0:
+		l := math.Exp(logSum / float64(finite))
+		res.Lambda = &l
+	}
+}
+
+// evalRows scores rows [lo, hi) of the predictions.
+func evalRows(m Measure, y []float64, pred *mat.Dense, lo, hi int) (Score, error) {
+	if pred == nil {
+		return Score{}, fmt.Errorf("no predictions")
+	}
+	if lo == 0 && hi == len(y) {
+		return m.Evaluate(y, pred)
+	}
+	return m.Evaluate(y[lo:hi], pred.Slice(lo, hi, 0, 1))
+}
+
+func diff(a, b []float64) []float64 {
+	d := make([]float64, len(a))
+	for i := range d {
+		d[i] = a[i] - b[i]
+	}
+	return d
+}
+
+// varOf is the sample variance (divisor n-1), 0 for fewer than two values.
+func varOf(x []float64) float64 {
+	if len(x) < 2 {
+		return 0
+	}
+	return stat.Variance(x, nil)
+}

@@ -1,0 +1,274 @@
+package framework_test
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/measures"
+)
+
+// fixed is an estimator whose reduced predictions are given per problem.
+type fixed struct {
+	pred map[*framework.Problem]*mat.Dense
+}
+
+func (fixed) Name() string { return "fixed" }
+func (e fixed) Reduce(_ context.Context, p *framework.Problem, _ framework.Feature) (framework.Reduced, error) {
+	return framework.Reduced{Pred: e.pred[p], Lambda: 2}, nil
+}
+
+// fold is a Problem with only what inference reads.
+func fold(y, full []float64) *framework.Problem {
+	return &framework.Problem{YEval: y, FullEval: mat.NewDense(len(full), 1, full), XEval: mat.NewDense(len(y), 1, nil)}
+}
+
+func sqErr(y, f []float64) []float64 {
+	out := make([]float64, len(y))
+	for i := range y {
+		out[i] = (y[i] - f[i]) * (y[i] - f[i])
+	}
+	return out
+}
+
+func randVec(rng *rand.Rand, n int, scale float64) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = scale * rng.NormFloat64()
+	}
+	return v
+}
+
+// TestInferHandComputed checks plain and split inference, with one fold and
+// cross-fitted, against the formulas computed here from squared errors.
+func TestInferHandComputed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	m := measures.MSE()
+	feats := []framework.Feature{{Name: "x", Columns: []int{0}}}
+	mk := func(n int) (*framework.Problem, []float64) {
+		y := randVec(rng, n, 1)
+		full, red := make([]float64, n), make([]float64, n)
+		for i := range y {
+			full[i] = 0.8*y[i] + 0.1*rng.NormFloat64()
+			red[i] = 0.5*y[i] + 0.3*rng.NormFloat64()
+		}
+		return fold(y, full), red
+	}
+	mse := func(l []float64) float64 { return stat.Mean(l, nil) }
+	vr := func(l []float64) float64 { return stat.Variance(l, nil) }
+	z := distuv.UnitNormal.Quantile(0.975)
+
+	// One fold of 21 rows: halves of 11 and 10.
+	p, red := mk(21)
+	est := fixed{map[*framework.Problem]*mat.Dense{p: mat.NewDense(21, 1, red)}}
+	r, err := framework.Reduce(context.Background(), []*framework.Problem{p}, []framework.Estimator{est}, feats, framework.ReduceOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf, lr := sqErr(p.YEval, mat.Col(nil, 0, p.FullEval)), sqErr(p.YEval, red)
+	d := make([]float64, 21)
+	for i := range d {
+		d[i] = lr[i] - lf[i]
+	}
+	type want struct{ vi, se float64 }
+	cases := []struct {
+		name string
+		inf  framework.Inference
+		want want
+	}{
+		{"plain", framework.Plain, want{mse(lr) - mse(lf), math.Sqrt(vr(d) / 21)}},
+		{"split", framework.Split, want{mse(lr[11:]) - mse(lf[:11]), math.Sqrt(vr(lf[:11])/11 + vr(lr[11:])/10)}},
+	}
+	for _, c := range cases {
+		res, err := r.Infer(m, framework.InferOptions{Inference: c.inf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := res[0]
+		if !scalar.EqualWithinAbsOrRel(g.VI, c.want.vi, 1e-12, 1e-12) || !scalar.EqualWithinAbsOrRel(g.SE, c.want.se, 1e-12, 1e-12) {
+			t.Errorf("%s: want vi %v se %v, got vi %v se %v", c.name, c.want.vi, c.want.se, g.VI, g.SE)
+		}
+		if !scalar.EqualWithinAbsOrRel(g.CILow, g.VI-z*g.SE, 1e-12, 1e-12) || !scalar.EqualWithinAbsOrRel(g.CIHigh, g.VI+z*g.SE, 1e-12, 1e-12) {
+			t.Errorf("%s: interval [%v, %v] is not vi -+ 1.96 se", c.name, g.CILow, g.CIHigh)
+		}
+		if pv := 1 - distuv.UnitNormal.CDF(g.VI/g.SE); !scalar.EqualWithinAbsOrRel(g.PValue, pv, 1e-12, 1e-9) {
+			t.Errorf("%s: p-value %v, want %v", c.name, g.PValue, pv)
+		}
+		if g.Lambda == nil || *g.Lambda != 2 {
+			t.Errorf("%s: lambda %v, want 2", c.name, g.Lambda)
+		}
+	}
+
+	// Three cross-fitting folds of 10, 11, 12 rows.
+	var folds []*framework.Problem
+	est = fixed{map[*framework.Problem]*mat.Dense{}}
+	var lfs, lrs [][]float64
+	for _, n := range []int{10, 11, 12} {
+		p, red := mk(n)
+		folds = append(folds, p)
+		est.pred[p] = mat.NewDense(n, 1, red)
+		lfs = append(lfs, sqErr(p.YEval, mat.Col(nil, 0, p.FullEval)))
+		lrs = append(lrs, sqErr(p.YEval, red))
+	}
+	r, err = framework.Reduce(context.Background(), folds, []framework.Estimator{est}, feats, framework.ReduceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plainVI, plainVar float64
+	for k := range 3 {
+		d := make([]float64, len(lfs[k]))
+		for i := range d {
+			d[i] = lrs[k][i] - lfs[k][i]
+		}
+		plainVI += (mse(lrs[k]) - mse(lfs[k])) / 3
+		plainVar += vr(d) / 3
+	}
+	// Split: folds 1 and 3 score the full model (22 rows), fold 2 the
+	// reduced (11 rows).
+	splitVI := mse(lrs[1]) - (mse(lfs[0])+mse(lfs[2]))/2
+	splitSE := math.Sqrt((vr(lfs[0])+vr(lfs[2]))/2/22 + vr(lrs[1])/11)
+	for _, c := range []struct {
+		name string
+		inf  framework.Inference
+		want want
+	}{
+		{"crossfit plain", framework.Plain, want{plainVI, math.Sqrt(plainVar / 33)}},
+		{"crossfit split", framework.Split, want{splitVI, splitSE}},
+	} {
+		res, err := r.Infer(m, framework.InferOptions{Inference: c.inf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := res[0]
+		if !scalar.EqualWithinAbsOrRel(g.VI, c.want.vi, 1e-12, 1e-12) || !scalar.EqualWithinAbsOrRel(g.SE, c.want.se, 1e-12, 1e-12) {
+			t.Errorf("%s: want vi %v se %v, got vi %v se %v", c.name, c.want.vi, c.want.se, g.VI, g.SE)
+		}
+	}
+	// SplitOnly skips folds 1 and 3: split still works, plain does not.
+	r, err = framework.Reduce(context.Background(), folds, []framework.Estimator{est}, feats, framework.ReduceOptions{SplitOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Reduced[0][0][0].Pred != nil || r.Reduced[1][0][0].Pred == nil {
+		t.Error("SplitOnly: want only fold 2 reduced")
+	}
+	if res, err := r.Infer(m, framework.InferOptions{Inference: framework.Split}); err != nil || !scalar.EqualWithinAbsOrRel(res[0].SE, splitSE, 1e-12, 1e-12) {
+		t.Errorf("SplitOnly split: %v, %v", res, err)
+	}
+	if _, err := r.Infer(m, framework.InferOptions{Inference: framework.Plain}); err == nil {
+		t.Error("SplitOnly plain: want an error")
+	}
+	// Truncation floors the interval, not the estimate.
+	res, err := r.Infer(m, framework.InferOptions{Inference: framework.Split, CITruncate: true, Level: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].CILow < 0 || res[0].CIHigh < 0 || res[0].VI != splitVI {
+		t.Errorf("truncated: %+v", res[0])
+	}
+}
+
+func TestAdjustPValuesTextbook(t *testing.T) {
+	cases := []struct {
+		p, holm, bh []float64
+	}{
+		// R: p.adjust(c(.01,.02,.03,.04,.05), "holm") and "BH".
+		{[]float64{.01, .02, .03, .04, .05}, []float64{.05, .08, .09, .09, .09}, []float64{.05, .05, .05, .05, .05}},
+		// Unsorted, m = 4: sorted .005 .01 .03 .04; Holm 4p, 3p, 2p, p with
+		// running max: .02 .03 .06 .06; BH 4p/1, 4p/2, 4p/3, 4p/4 with
+		// running min from the top: .02 .02 .04 .04.
+		{[]float64{.01, .04, .03, .005}, []float64{.03, .06, .06, .02}, []float64{.02, .04, .04, .02}},
+		// Capped at 1.
+		{[]float64{.5, .6}, []float64{1, 1}, []float64{.6, .6}},
+	}
+	for i, c := range cases {
+		for _, a := range []struct {
+			adj  framework.Adjust
+			want []float64
+		}{{framework.AdjustHolm, c.holm}, {framework.AdjustBH, c.bh}, {framework.AdjustNone, c.p}} {
+			got := framework.AdjustPValues(c.p, a.adj)
+			for k := range got {
+				if !scalar.EqualWithinAbs(got[k], a.want[k], 1e-12) {
+					t.Errorf("Case %d %s: want %v, got %v", i, a.adj, a.want, got)
+					break
+				}
+			}
+		}
+	}
+	if framework.OneSidedPValue(0.1, 0, 0) != 0 || framework.OneSidedPValue(0, 0, 0) != 1 {
+		t.Error("se 0: want 0 above delta, 1 at or below")
+	}
+	if p := framework.OneSidedPValue(0.3, 0.1, 0.1); !scalar.EqualWithinAbs(p, 1-distuv.UnitNormal.CDF(2), 1e-12) {
+		t.Errorf("delta 0.1: p %v", p)
+	}
+}
+
+// TestPValueUniformUnderNull: a feature without importance (the reduced
+// model predicts what the full model does, both imperfect) tested 1000
+// times. Split inference's p-values are uniform: the share below 0.05 is
+// 0.05 within 3 binomial standard errors (0.021), and a Kolmogorov-Smirnov
+// distance below 1.63/sqrt(1000) (the 1% critical value). Plain inference
+// degenerates (se 0, p 1).
+func TestPValueUniformUnderNull(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	m := measures.MSE()
+	const reps, n = 1000, 200
+	feats := []framework.Feature{{Name: "x4", Columns: []int{0}}}
+	ps := make([]float64, 0, reps)
+	for range reps {
+		x := randVec(rng, n, 1)
+		y, f := make([]float64, n), make([]float64, n)
+		for i := range y {
+			y[i] = x[i] + 0.3*rng.NormFloat64()
+			f[i] = 0.9*x[i] + 0.05
+		}
+		p := fold(y, f)
+		est := fixed{map[*framework.Problem]*mat.Dense{p: mat.NewDense(n, 1, f)}}
+		r, err := framework.Reduce(context.Background(), []*framework.Problem{p}, []framework.Estimator{est}, feats, framework.ReduceOptions{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Infer(m, framework.InferOptions{Inference: framework.Split})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, res[0].PValue)
+		if plain, _ := r.Infer(m, framework.InferOptions{}); plain[0].SE != 0 || plain[0].PValue != 1 {
+			t.Fatalf("plain: want se 0 and p 1, got %+v", plain[0])
+		}
+	}
+	below := 0
+	for _, p := range ps {
+		if p < 0.05 {
+			below++
+		}
+	}
+	share := float64(below) / reps
+	ks := ksUniform(ps)
+	t.Logf("split p-values under the null: share below 0.05 = %.3f, KS distance %.4f", share, ks)
+	if math.Abs(share-0.05) > 3*math.Sqrt(0.05*0.95/reps) {
+		t.Errorf("share below 0.05 = %.3f, want 0.05 +- 0.021", share)
+	}
+	if ks > 1.63/math.Sqrt(reps) {
+		t.Errorf("KS distance to uniform %.4f > %.4f", ks, 1.63/math.Sqrt(reps))
+	}
+}
+
+func ksUniform(p []float64) float64 {
+	s := append([]float64(nil), p...)
+	sort.Float64s(s)
+	var d float64
+	n := float64(len(s))
+	for i, v := range s {
+		d = math.Max(d, math.Max(float64(i+1)/n-v, v-float64(i)/n))
+	}
+	return d
+}
