@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -56,6 +57,23 @@ options are passed with --hidden, --epochs and --opt key=value and keep the
 backend's defaults when not set. --plugin PATH runs an external backend
 executable instead.
 
+Groups: --groups "climate=sst1,sst2;demog=age,sex" (or --groups-file FILE,
+one "name: col, col" a line) estimates the importance of each group, its
+columns dropped together, under the group's name; the columns in no group
+follow one by one. --groups onehot groups the columns that share a "prefix_"
+(one-hot indicators of one categorical variable).
+
+Inference: --inference split (the default) scores the full model on one half
+of the evaluation rows and the reduced model on the other half, so that the
+interval keeps its width for a feature without importance (sample splitting,
+Williamson et al.); --inference plain is the paper's Wald interval on the same
+rows, narrower but too narrow for null features. --crossfit K cross-fits: K
+folds, each in turn the evaluation set of models trained on the other folds
+(K full models, shared by all features), combined as vimp does. Each result has
+the one-sided p-value of H0: VI <= --delta (default 0); --adjust holm or bh
+adjusts them over each estimator's features (column p_adjusted).
+--ci-truncate floors the intervals at 0.
+
 Output goes to stdout, or with --out FILE to FILE, replaced atomically and only
 when the whole run succeeds. --format json is a stable contract (see README).
 
@@ -82,6 +100,13 @@ var (
 	estWorkers    = cmdEstimate.Flag.Int("workers", runtime.NumCPU(), "estimate `N` features at a time")
 	estFormat     = cmdEstimate.Flag.String("format", "table", "output `format`: table, csv or json")
 	estOut        = cmdEstimate.Flag.String("out", "", "write the output to `file` (atomically) instead of stdout")
+	estGroups     = cmdEstimate.Flag.String("groups", "", "estimate `groups` of columns together: \"name=col,col;name=col,...\", or onehot for columns sharing a prefix_")
+	estGroupsFile = cmdEstimate.Flag.String("groups-file", "", "read groups from `file`, one \"name: col, col\" a line")
+	estInference  = cmdEstimate.Flag.String("inference", "split", "`inference`: split (full and reduced models scored on different halves) or plain (the paper's Wald interval)")
+	estCrossfit   = cmdEstimate.Flag.Int("crossfit", 0, "cross-fit with `K` folds (0: one train/evaluation split, --train-frac)")
+	estDelta      = cmdEstimate.Flag.Float64("delta", 0, "p_value tests H0: VI <= `delta`")
+	estAdjust     = cmdEstimate.Flag.String("adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
+	estCITruncate = cmdEstimate.Flag.Bool("ci-truncate", false, "floor the intervals at 0")
 )
 
 func init() {
@@ -143,6 +168,27 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	if *estLambda < 0 {
 		return framework.Usagef("--lambda must be >= 0 (0: by cross-validation), got %g", *estLambda)
 	}
+	inference, err := framework.ParseInference(*estInference)
+	if err != nil {
+		return err
+	}
+	adjust, err := framework.ParseAdjust(*estAdjust)
+	if err != nil {
+		return err
+	}
+	if math.IsNaN(*estDelta) || math.IsInf(*estDelta, 0) {
+		return framework.Usagef("--delta must be a finite number, got %g", *estDelta)
+	}
+	if *estCrossfit < 0 || *estCrossfit == 1 {
+		return framework.Usagef("--crossfit must be 0 (no cross-fitting) or at least 2, got %d", *estCrossfit)
+	}
+	if *estCrossfit >= 2 && set["train-frac"] {
+		return framework.Usagef("--train-frac and --crossfit exclude each other (cross-fitting evaluates every fold in turn)")
+	}
+	groups, onehot, err := groupFlags()
+	if err != nil {
+		return err
+	}
 	if *estWorkers < 1 {
 		return framework.Usagef("--workers must be at least 1, got %d", *estWorkers)
 	}
@@ -188,6 +234,9 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err := checkMeasureFits(d, *estTarget, task, measure); err != nil {
 		return err
 	}
+	if err := checkGroups(d, *estTarget, groups, onehot); err != nil {
+		return err
+	}
 
 	// The backend, in a subprocess.
 	prog := newProgress(*estFormat != "json", strings.Join(estimatorNames(ests), "/"))
@@ -204,8 +253,17 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 			err = fmt.Errorf("backend %s: close: %w", bk.name, cerr)
 		}
 	}()
+	var note string
+	if !set["estimators"] {
+		// The default list, without what the backend cannot run.
+		ests, note = fittingEstimators(bk.name, be.Capabilities(), ests)
+	}
 	if err := checkBackend(bk.name, be, d, *estTarget, task, ests, opts); err != nil {
 		return err
+	}
+	if note != "" {
+		prog.clear()
+		fmt.Fprintln(stderr, note)
 	}
 
 	prog.status(fmt.Sprintf("training the full model (%s, %d rows)", bk.name, rows(d)))
@@ -219,11 +277,19 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 		Seed:        *estSeed,
 		Folds:       *estFolds,
 		Lambda:      *estLambda,
+		CrossFit:    *estCrossfit,
+		Groups:      groups,
+		OneHot:      onehot,
 	}
 	eopt := framework.EstimateOptions{
 		Workers:  *estWorkers,
 		Level:    *estLevel,
 		Progress: prog.update, // a nil *progress draws nothing
+
+		Inference:  inference,
+		Delta:      *estDelta,
+		Adjust:     adjust,
+		CITruncate: *estCITruncate,
 	}
 	rep, err := framework.Run(ctx, d, cfg, measure, ests, eopt)
 	prog.clear()
@@ -239,6 +305,55 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 		return err
 	}
 	return emit(*estOut, &buf)
+}
+
+// groupFlags reads --groups and --groups-file: explicit groups, and
+// whether to group one-hot columns.
+func groupFlags() ([]framework.Group, bool, error) {
+	var groups []framework.Group
+	onehot := false
+	switch g := strings.TrimSpace(*estGroups); {
+	case g == "":
+	case strings.EqualFold(g, "onehot"):
+		onehot = true
+	default:
+		gs, err := framework.ParseGroups(g)
+		if err != nil {
+			return nil, false, err
+		}
+		groups = gs
+	}
+	if *estGroupsFile != "" {
+		gs, err := framework.LoadGroups(*estGroupsFile)
+		if err != nil {
+			return nil, false, err
+		}
+		groups = append(groups, gs...)
+	}
+	return groups, onehot, nil
+}
+
+// checkGroups resolves the groups against the data's columns before any
+// model is trained, so that a misspelt column fails fast.
+func checkGroups(d *framework.Dataset, target string, groups []framework.Group, onehot bool) error {
+	if len(groups) == 0 && !onehot {
+		return nil
+	}
+	j := len(d.Names) - 1
+	if target != "" {
+		var err error
+		if j, err = d.Column(target); err != nil {
+			return nil // Prepare reports the unknown target
+		}
+	}
+	names := make([]string, 0, len(d.Names)-1)
+	for k, n := range d.Names {
+		if k != j {
+			names = append(names, n)
+		}
+	}
+	_, err := framework.ResolveFeatures(names, d.Names[j], groups, onehot)
+	return err
 }
 
 func rows(d *framework.Dataset) int {
@@ -360,14 +475,56 @@ func checkBackend(name string, b framework.Backend, d *framework.Dataset, target
 	if t, _, ok := responseTask(d, target, task); ok && t == framework.Binary && !caps.Classification {
 		return framework.Usagef("backend %s does not do binary classification (the response of %s is 0/1; --task regression treats it as a number)", name, d.Source)
 	}
-	if !caps.Gradients {
-		for _, e := range ests {
-			if e.Name() == "lazy" {
-				return framework.Usagef("estimator lazy needs a backend with gradients; backend %s has none (use --estimators dropout,retrain)", name)
-			}
+	var need []string
+	for _, e := range ests {
+		if !estimatorFits(e.Name(), caps) {
+			need = append(need, e.Name())
 		}
 	}
+	if len(need) > 0 {
+		var fit []string
+		for _, e := range framework.Estimators() {
+			if estimatorFits(e, caps) {
+				fit = append(fit, e)
+			}
+		}
+		verb := "needs"
+		if len(need) > 1 {
+			verb = "need"
+		}
+		return framework.Usagef("estimator %s %s a backend with gradients; backend %s has none (it supports --estimators %s; see 'vi backends')",
+			strings.Join(need, ", "), verb, name, strings.Join(fit, ","))
+	}
 	return nil
+}
+
+// fittingEstimators drops from the default estimators those that the
+// backend cannot run, and returns a note saying so.
+func fittingEstimators(name string, caps framework.Capabilities, ests []framework.Estimator) ([]framework.Estimator, string) {
+	var out []framework.Estimator
+	var dropped []string
+	for _, e := range ests {
+		if estimatorFits(e.Name(), caps) {
+			out = append(out, e)
+		} else {
+			dropped = append(dropped, e.Name())
+		}
+	}
+	if len(dropped) == 0 || len(out) == 0 {
+		return ests, ""
+	}
+	return out, fmt.Sprintf("vi: backend %s has no gradients: estimating with %s (not %s)",
+		name, strings.Join(estimatorNames(out), ", "), strings.Join(dropped, ", "))
+}
+
+// gradientEstimators are the estimators that work on the full model's
+// parameter gradients (framework.Gradienter).
+var gradientEstimators = map[string]bool{"lazy": true, "lazy-es": true}
+
+// estimatorFits reports whether the estimator can run on a backend with
+// these capabilities.
+func estimatorFits(name string, caps framework.Capabilities) bool {
+	return caps.Gradients || !gradientEstimators[name]
 }
 
 // backendSpec says which backend to run and how.

@@ -21,7 +21,13 @@ backend's default.
 
 Built-in backends run in a subprocess (vi re-executes itself); an external
 backend is any executable serving the same plugin protocol, named with
-"vi estimate --plugin PATH".`,
+"vi estimate --plugin PATH".
+
+  mlp     ReLU multilayer perceptron (the network whose importances lazy
+          estimates)
+  linear  OLS (logistic regression for a 0/1 response), optionally ridge; a
+          linear model is its own linearisation, so lazy on it equals retrain
+  forest  random forest of CART trees; no gradients: dropout and retrain only`,
 }
 
 var cmdEstimators = &Command{
@@ -71,7 +77,7 @@ func runBackends(_ context.Context, cmd *Command, args []string) error {
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
-		fmt.Fprintf(stdout, "%s\n  capabilities: %s\n", name, capabilityList(b.Capabilities()))
+		fmt.Fprintf(stdout, "%s\n  capabilities: %s\n  estimators: %s\n", name, capabilityList(b.Capabilities()), supportedEstimators(b.Capabilities()))
 		opts := b.Options()
 		if len(opts) == 0 {
 			fmt.Fprintln(stdout, "  options: none")
@@ -93,11 +99,29 @@ func capabilityList(c framework.Capabilities) string {
 	if c.Classification {
 		out = append(out, "binary")
 	}
+	if c.Multiclass {
+		out = append(out, "multiclass")
+	}
 	if c.Gradients {
 		out = append(out, "gradients (lazy)")
 	}
 	if c.Kernel {
 		out = append(out, "structured NTK kernel")
+	}
+	if c.WarmStart {
+		out = append(out, "warm start")
+	}
+	return strings.Join(out, ", ")
+}
+
+// supportedEstimators lists the registered estimators that run on a backend
+// with these capabilities.
+func supportedEstimators(c framework.Capabilities) string {
+	var out []string
+	for _, e := range framework.Estimators() {
+		if estimatorFits(e, c) {
+			out = append(out, e)
+		}
 	}
 	return strings.Join(out, ", ")
 }

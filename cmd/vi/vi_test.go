@@ -127,7 +127,7 @@ func TestBadInput(t *testing.T) {
 		{name: "too few rows for folds", csv: ptr(linearCSV(9)), args: []string{"--folds", "5"}, want: []string{"data.csv", "too few"}},
 		{name: "unknown estimator", csv: &good, args: []string{"--estimators", "lazy,nope"}, want: []string{`unknown estimator "nope"`, "dropout", "lazy", "retrain"}},
 		{name: "unknown measure", csv: &good, args: []string{"--measure", "auc"}, want: []string{`unknown measure "auc"`, "mse"}},
-		{name: "unknown backend", csv: &good, args: []string{"--backend", "forest"}, want: []string{`unknown backend "forest"`, "mlp"}},
+		{name: "unknown backend", csv: &good, args: []string{"--backend", "xgboost"}, want: []string{`unknown backend "xgboost"`, "mlp"}},
 		{name: "measure does not fit the task", csv: &good, args: []string{"--measure", "accuracy"}, want: []string{"data.csv", `column "y"`, "accuracy", "regression"}},
 		{name: "binary task on a real response", csv: &good, args: []string{"--task", "binary"}, want: []string{"data.csv", `column "y"`, "0/1"}},
 		{name: "unknown backend option", csv: &good, args: []string{"--opt", "depth=3"}, want: []string{"depth", "hidden"}},

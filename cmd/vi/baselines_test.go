@@ -1,0 +1,94 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sharedDiabetes is the diabetes data of the shared data directory; the
+// tests fall back on vi's built-in copy when it is absent.
+func sharedDiabetes(t *testing.T) []string {
+	p, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data", "diabetes.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Logf("%s: %v; using the built-in copy", p, err)
+		return nil
+	}
+	return []string{"--data", p, "--target", "target"}
+}
+
+// TestBaselineBackends runs the linear and forest backends through the CLI
+// on the diabetes data and on simulated high-dimensional data: dropout and
+// retrain results in the JSON contract, one per feature, and lazy on the
+// linear backend.
+func TestBaselineBackends(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, stderr, code := vi(t, dir, "simulate", "--setting", "highdim", "--n", "300", "--out", "hd.csv"); code != 0 {
+		t.Fatalf("simulate: exit %d: %s", code, stderr)
+	}
+	cases := []struct {
+		name     string
+		args     []string
+		features int
+		ests     []string
+	}{
+		{"linear/diabetes", append([]string{"--backend", "linear", "--estimators", "dropout,retrain,lazy"}, sharedDiabetes(t)...), 10, []string{"dropout", "retrain", "lazy"}},
+		{"forest/diabetes", append([]string{"--backend", "forest", "--opt", "trees=30"}, sharedDiabetes(t)...), 10, []string{"dropout", "retrain"}},
+		{"linear/highdim", []string{"--backend", "linear", "--data", "hd.csv", "--estimators", "dropout,retrain"}, 100, []string{"dropout", "retrain"}},
+		{"forest/highdim", []string{"--backend", "forest", "--data", "hd.csv", "--estimators", "dropout,retrain", "--opt", "trees=10", "--opt", "max_depth=6"}, 100, []string{"dropout", "retrain"}},
+	}
+	for _, tc := range cases {
+		args := append([]string{"estimate", "--format", "json", "--workers", "2"}, tc.args...)
+		stdout, stderr, code := vi(t, dir, args...)
+		if code != 0 {
+			t.Errorf("%s: exit code %d; stderr:\n%s", tc.name, code, stderr)
+			continue
+		}
+		r := parseReport(t, []byte(stdout))
+		backend := strings.Split(tc.name, "/")[0]
+		if r.Backend != backend || r.Measure != "mse" {
+			t.Errorf("%s: backend %q measure %q", tc.name, r.Backend, r.Measure)
+		}
+		if len(r.Results) != tc.features*len(tc.ests) {
+			t.Errorf("%s: %d results, want %d", tc.name, len(r.Results), tc.features*len(tc.ests))
+			continue
+		}
+		for i, e := range tc.ests {
+			if got := r.Results[i*tc.features]["estimator"]; got != e {
+				t.Errorf("%s: estimator %d is %v, want %s", tc.name, i, got, e)
+			}
+		}
+		if backend == "forest" && !strings.Contains(tc.name, "highdim") && !strings.Contains(stderr, "no gradients: estimating with dropout, retrain") {
+			t.Errorf("%s: the default estimators without lazy should be announced; stderr:\n%s", tc.name, stderr)
+		}
+	}
+}
+
+// TestLazyNeedsGradients: asking for lazy on the forest is a usage error
+// naming the backend and the estimators it supports.
+func TestLazyNeedsGradientsCLI(t *testing.T) {
+	t.Parallel()
+	_, stderr, code := vi(t, t.TempDir(), "estimate", "--backend", "forest", "--estimators", "dropout,lazy")
+	if code != 2 {
+		t.Fatalf("exit code %d, want 2; stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{"lazy", "forest", "dropout,retrain"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	stdout, _, code := vi(t, t.TempDir(), "backends")
+	if code != 0 {
+		t.Fatalf("vi backends: exit %d", code)
+	}
+	for _, want := range []string{"forest\n  capabilities: regression, binary\n  estimators: dropout, retrain", "linear\n", "ridge", "mtry", "min_leaf", "max_depth", "trees"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("vi backends lacks %q:\n%s", want, stdout)
+		}
+	}
+}
