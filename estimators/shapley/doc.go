@@ -38,8 +38,8 @@
 // subset probability proportional to C(p-2,s-1)^-1 C(p,s)^-1: the kernel
 // only for p <= 3 (for p = 4, sizes 1,2,3 get 0.4, 0.2, 0.4 instead of
 // 4/11, 3/11, 4/11), so its weighted least squares is not centred on the
-// Shapley values for p >= 4. The default Gamma is ceil(2 p ln p)
-// (DefaultSubsets); when 2^p - 2 <= Gamma every subset is enumerated with
+// Shapley values for p >= 4. The default Gamma is ceil(2 p ln p), at least
+// 100 (DefaultSubsets); when 2^p - 2 <= Gamma every subset is enumerated with
 // weight w(S) instead, and the values are exact for the estimated v.
 //
 // # The least squares
@@ -60,17 +60,18 @@
 //
 //	se_j^2 = Var_i(phi_j(Z_i)) / n2 + Var_k(zeta_j(S_k)) / Gamma
 //
-//   - phi_j, the influence function from estimating V on the n2
-//     evaluation samples: phi_j = sum_S dpsi_j/dv(S) IF_S, the sum including
-//     v({}) and v([p]), with IF_S the measure's influence function
-//     (framework.Score.Influence) of the reduced model on S. The
-//     coefficients are those of the constrained solution above (vimp
-//     differentiates the unconstrained least squares instead); the sample
-//     variance uses the divisor n2 - 1, as framework.Estimate does.
-//   - zeta(S_k) = B z_k (v(S_k) - v({}) - z_k^T psi), one per draw, the
-//     first-order effect of a draw on psi (vimp's contrib_s); its sample
-//     variance over the Gamma draws, divided by Gamma, is the
-//     subset-sampling variance. It is 0 under exact enumeration.
+// phi_j is the influence function from estimating V on the n2 evaluation
+// samples: phi_j = sum_S dpsi_j/dv(S) IF_S, the sum including v({}) and
+// v([p]), with IF_S the measure's influence function
+// (framework.Score.Influence) of the reduced model on S. The coefficients
+// are those of the constrained solution above (vimp differentiates the
+// unconstrained least squares instead); the sample variance uses the divisor
+// n2 - 1, as framework.Estimate does.
+//
+// zeta(S_k) = B z_k (v(S_k) - v({}) - z_k^T psi), one per draw, is the
+// first-order effect of a draw on psi (vimp's contrib_s); its sample
+// variance over the Gamma draws, divided by Gamma, is the subset-sampling
+// variance. It is 0 under exact enumeration.
 //
 // Intervals are Wald intervals psi_j +- z_{1-alpha/2} se_j. Like the
 // leave-one-out VI of lazyvi, the intervals of null features can

@@ -80,14 +80,23 @@ func NewPlan(p, draws int, exact bool, seed int64) (*Plan, error) {
 	return pl, nil
 }
 
-// Result is one feature's Shapley value by one estimator: the fields of
-// framework.Result (VI is the Shapley value, SE its standard error) plus the
-// two parts of the variance, SE^2 = SEInfluence^2 + SESampling^2. Seconds
-// is the estimator's wall time over all subsets divided by p.
+// Result is one feature's Shapley value by one estimator, with the fields
+// of framework.Result that apply (VI is the Shapley value, SE its standard
+// error) plus the two parts of the variance, SE^2 = SEInfluence^2 +
+// SESampling^2. Seconds is the estimator's wall time over all subsets
+// divided by p; Lambda is lazy's fixed penalty (nil when chosen per subset by
+// cross-validation, and for other estimators).
 type Result struct {
-	framework.Result
-	SEInfluence float64 `json:"se_influence"`
-	SESampling  float64 `json:"se_sampling"`
+	Feature     string   `json:"feature"`
+	Estimator   string   `json:"estimator"`
+	VI          float64  `json:"vi"`
+	SE          float64  `json:"se"`
+	CILow       float64  `json:"ci_low"`
+	CIHigh      float64  `json:"ci_high"`
+	Seconds     float64  `json:"seconds"`
+	SEInfluence float64  `json:"se_influence"`
+	SESampling  float64  `json:"se_sampling"`
+	Lambda      *float64 `json:"lambda,omitempty"`
 }
 
 // Options tune Estimate.
@@ -171,11 +180,9 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 	for j := range p {
 		se := math.Hypot(seIF[j], seS[j])
 		v := fit.Psi[j]
-		r := Result{
-			Result: framework.Result{Feature: prob.FeatureNames[j], Estimator: est.Estimator, VI: v, SE: se,
-				CILow: v - z*se, CIHigh: v + z*se, Seconds: est.Seconds / float64(p)},
-			SEInfluence: seIF[j], SESampling: seS[j],
-		}
+		r := Result{Feature: prob.FeatureNames[j], Estimator: est.Estimator, VI: v, SE: se,
+			CILow: v - z*se, CIHigh: v + z*se, Seconds: est.Seconds / float64(p),
+			SEInfluence: seIF[j], SESampling: seS[j]}
 		if prob.Lambda > 0 && red.Name() == "lazy" {
 			l := prob.Lambda
 			r.Lambda = &l

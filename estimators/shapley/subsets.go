@@ -187,8 +187,15 @@ func Enumerate(p int) ([]Subset, error) {
 	return out, nil
 }
 
+// MinDefaultSubsets is the floor of DefaultSubsets. The subset-sampling
+// variance is a large-Gamma approximation: on the Gaussian linear test
+// (p = 4, R²) 20 draws gave z-scores with standard deviation 1.25-1.3, 100
+// draws 0.97-1.05.
+const MinDefaultSubsets = 100
+
 // DefaultSubsets is the default number of subset draws for p features:
-// ceil(2 p ln p), at least 2p.
+// ceil(2 p ln p), at least MinDefaultSubsets. (For p <= 6 that covers all
+// 2^p - 2 subsets, and NewPlan enumerates them.)
 func DefaultSubsets(p int) int {
-	return max(int(math.Ceil(2*float64(p)*math.Log(float64(p)))), 2*p)
+	return max(int(math.Ceil(2*float64(p)*math.Log(float64(p)))), MinDefaultSubsets)
 }

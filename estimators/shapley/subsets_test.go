@@ -122,16 +122,20 @@ func TestSampleDeterministic(t *testing.T) {
 }
 
 func TestPlanExactWhenFewSubsets(t *testing.T) {
-	pl, err := NewPlan(3, 0, false, 1) // 6 subsets <= ceil(6 ln 3) = 7 draws
+	pl, err := NewPlan(6, 0, false, 1) // 62 subsets <= 100 draws
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !pl.Exact || len(pl.Subsets) != 6 {
-		t.Errorf("p=3 default: exact %v, %d subsets; want exact enumeration of 6", pl.Exact, len(pl.Subsets))
+	if !pl.Exact || len(pl.Subsets) != 62 {
+		t.Errorf("p=6 default: exact %v, %d subsets; want exact enumeration of 62", pl.Exact, len(pl.Subsets))
 	}
-	pl, _ = NewPlan(4, 0, false, 1) // 14 subsets > 12 draws
+	pl, _ = NewPlan(4, 12, false, 1) // 14 subsets > 12 draws
 	if pl.Exact || pl.Draws != 12 {
-		t.Errorf("p=4 default: exact %v, draws %d; want 12 sampled", pl.Exact, pl.Draws)
+		t.Errorf("p=4, 12 draws: exact %v, draws %d; want 12 sampled", pl.Exact, pl.Draws)
+	}
+	pl, _ = NewPlan(100, 0, false, 1)
+	if pl.Exact || pl.Draws != 922 {
+		t.Errorf("p=100 default: exact %v, draws %d; want ceil(200 ln 100) = 922 sampled", pl.Exact, pl.Draws)
 	}
 	if _, err := NewPlan(25, 0, true, 1); err == nil {
 		t.Error("exact with p=25: no error")
