@@ -1,0 +1,301 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/lazyvi/lazyvi/estimators/shapley"
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+var cmdShapley = &Command{
+	UsageLine: "shapley [--data FILE] [--target COL] [--reduced lazy|retrain|dropout] [--subsets N] [--lambda L] [flags]",
+	Short:     "estimate Shapley values of feature importance",
+	Long: `Shapley estimates each feature's Shapley population variable importance
+(SPVIM, Williamson and Feng 2020): the average gain in the measure from adding
+the feature to a subset of the others, over subsets weighted as in the Shapley
+value. Unlike the leave-one-out VI of "vi estimate", it shares the credit
+between correlated features instead of giving each about zero.
+
+It trains the full model once, draws --subsets subsets S from the Shapley
+kernel (default ceil(2 p ln p), at least 100; every subset when there are no
+more than that, or with --exact), fits a reduced model on each (the features
+outside S replaced by their train means) and solves the least squares whose
+solution is the Shapley value, with the values summing to the full model's
+measure minus the intercept-only model's. Each value has a standard error
+that adds the evaluation-sample variance and the subset-sampling variance,
+and a Wald interval.
+
+Reduced models (--reduced, comma-separated, in output order; the same subsets
+for each):
+  lazy     LazyVI from the full network's parameters. Its ridge penalty is
+           chosen per subset by K-fold CV (--folds) unless --lambda fixes it;
+           with a fixed penalty each subset costs one kernel and one Cholesky
+           factorisation (the paper's appendix uses --lambda 50).
+  retrain  a new network per subset (the reference, and the slow one).
+  dropout  the full network on the reduced data (biased for correlated
+           features; for comparison).
+
+Data, backend and output flags are those of "vi estimate"; --format json adds
+empty.score (the intercept-only model), the subset plan and per-estimator
+totals to the estimate contract, with estimator "shapley-<reduced>". --plot
+FILE.png draws the values with their intervals.
+
+Example:
+
+	vi simulate --setting linear --rho 0.9 --n 2000 --out lin.csv
+	vi shapley --data lin.csv --measure r2 --reduced lazy,retrain --lambda 50`,
+}
+
+var (
+	shpData      = cmdShapley.Flag.String("data", "", "CSV `file` with a header row (default: the built-in diabetes data)")
+	shpTarget    = cmdShapley.Flag.String("target", "", "response `column` (default: the last column)")
+	shpTask      = cmdShapley.Flag.String("task", "", "force the `task`: regression or binary")
+	shpBackend   = cmdShapley.Flag.String("backend", "mlp", "model backend `name` (see 'vi backends')")
+	shpPlugin    = cmdShapley.Flag.String("plugin", "", "run the backend from this external plugin `executable`")
+	shpHidden    = cmdShapley.Flag.String("hidden", "", "backend option hidden: hidden layer `widths`, e.g. 128")
+	shpEpochs    = cmdShapley.Flag.String("epochs", "", "backend option epochs: maximum training `epochs`")
+	shpOpts      = optionsFlag{}
+	shpReduced   = cmdShapley.Flag.String("reduced", "lazy", "comma-separated reduced-model `estimators`: lazy, retrain, dropout")
+	shpMeasure   = cmdShapley.Flag.String("measure", "", "predictiveness measure `name` (default: mse for regression, accuracy for binary)")
+	shpSubsets   = cmdShapley.Flag.Int("subsets", 0, "`N` subsets drawn from the Shapley kernel (0: ceil(2 p ln p), at least 100)")
+	shpExact     = cmdShapley.Flag.Bool("exact", false, "fit every one of the 2^p - 2 subsets (p <= 20) instead of sampling")
+	shpFolds     = cmdShapley.Flag.Int("folds", 5, "cross-validation `folds` for lazy's ridge penalty")
+	shpTrainFrac = cmdShapley.Flag.Float64("train-frac", framework.DefaultTrainFrac, "`share` of rows in the train split")
+	shpLambda    = cmdShapley.Flag.Float64("lambda", 0, "fix lazy's ridge penalty to `L` (0: by cross-validation per subset)")
+	shpLevel     = cmdShapley.Flag.Float64("level", 0.95, "`level` of the confidence intervals")
+	shpSeed      = cmdShapley.Flag.Int64("seed", 1, "random `seed` of the split, the training, the folds and the subsets")
+	shpWorkers   = cmdShapley.Flag.Int("workers", runtime.NumCPU(), "fit `N` reduced models at a time")
+	shpFormat    = cmdShapley.Flag.String("format", "table", "output `format`: table, csv or json")
+	shpOut       = cmdShapley.Flag.String("out", "", "write the output to `file` (atomically) instead of stdout")
+	shpPlot      = cmdShapley.Flag.String("plot", "", "also draw a bar chart with interval whiskers to this PNG `file`")
+)
+
+func init() {
+	cmdShapley.Run = runShapley
+	addCommand(cmdShapley)
+	cmdShapley.Flag.Var(shpOpts, "opt", "backend option `key=value` (repeatable; see 'vi backends')")
+}
+
+func runShapley(ctx context.Context, cmd *Command, args []string) error {
+	if err := noArgs(cmd, args); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	cmd.Flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !slices.Contains(formats, *shpFormat) {
+		return framework.Usagef("unknown --format %q (want table, csv or json)", *shpFormat)
+	}
+	for _, path := range []string{*shpOut, *shpPlot} {
+		if path != "" {
+			if err := checkOutDir(path); err != nil {
+				return err
+			}
+		}
+	}
+	if *shpPlot != "" && *shpPlot == *shpOut {
+		return framework.Usagef("--plot and --out name the same file %s", *shpPlot)
+	}
+	switch {
+	case !(*shpLevel > 0 && *shpLevel < 1):
+		return framework.Usagef("--level must be in (0, 1), got %g", *shpLevel)
+	case !(*shpTrainFrac > 0 && *shpTrainFrac < 1):
+		return framework.Usagef("--train-frac must be in (0, 1), got %g", *shpTrainFrac)
+	case *shpFolds < 2:
+		return framework.Usagef("--folds must be at least 2, got %d", *shpFolds)
+	case *shpLambda < 0:
+		return framework.Usagef("--lambda must be >= 0 (0: by cross-validation), got %g", *shpLambda)
+	case *shpWorkers < 1:
+		return framework.Usagef("--workers must be at least 1, got %d", *shpWorkers)
+	case *shpSubsets < 0:
+		return framework.Usagef("--subsets must be positive (0: the default), got %d", *shpSubsets)
+	case *shpExact && set["subsets"]:
+		return framework.Usagef("--exact fits every subset; do not give --subsets with it")
+	}
+	var task *framework.Task
+	if *shpTask != "" {
+		t, err := framework.ParseTask(*shpTask)
+		if err != nil {
+			return err
+		}
+		task = &t
+	}
+	reds, err := lookupEstimators(*shpReduced)
+	if err != nil {
+		return fmt.Errorf("--reduced: %w", err)
+	}
+	var measure framework.Measure
+	if *shpMeasure != "" {
+		if measure, err = framework.LookupMeasure(*shpMeasure); err != nil {
+			return err
+		}
+	}
+	opts := map[string]string{}
+	for k, v := range shpOpts {
+		opts[k] = v
+	}
+	for name, v := range map[string]string{"hidden": *shpHidden, "epochs": *shpEpochs} {
+		if !set[name] {
+			continue
+		}
+		if _, dup := opts[name]; dup {
+			return framework.Usagef("backend option %s set both by --%s and by --opt", name, name)
+		}
+		opts[name] = v
+	}
+	bk, err := newBackendSpec(*shpBackend, set["backend"], *shpPlugin)
+	if err != nil {
+		return err
+	}
+
+	var d *framework.Dataset
+	if *shpData == "" {
+		if d, err = framework.ReadCSV(bytes.NewReader(diabetesCSV), builtinSource); err != nil {
+			return fmt.Errorf("built-in data: %w", err)
+		}
+		fmt.Fprintf(stderr, "vi: no --data given: using the built-in diabetes data (%d rows, response %q); see 'vi help shapley'\n",
+			rows(d), d.Names[len(d.Names)-1])
+	} else if d, err = framework.LoadCSV(*shpData); err != nil {
+		return err
+	}
+	if err := checkMeasureFits(d, *shpTarget, task, measure); err != nil {
+		return err
+	}
+	_, cols := d.X.Dims()
+	if _, err := shapley.NewPlan(cols-1, *shpSubsets, *shpExact, *shpSeed); err != nil {
+		return err
+	}
+
+	prog := newProgress(*shpFormat != "json", "shapley-"+strings.Join(estimatorNames(reds), "/"))
+	defer prog.clear()
+	prog.status(fmt.Sprintf("starting backend %s", bk.name))
+	plog := &pluginLog{w: stderr, before: prog.clear}
+	defer plog.Flush()
+	be, closeBackend, err := bk.open(ctx, plog)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := closeBackend(); cerr != nil && err == nil {
+			err = fmt.Errorf("backend %s: close: %w", bk.name, cerr)
+		}
+	}()
+	if err := checkBackend(bk.name, be, d, *shpTarget, task, reds, opts); err != nil {
+		return err
+	}
+	prog.status(fmt.Sprintf("training the full model (%s, %d rows)", bk.name, rows(d)))
+	cfg := framework.Config{
+		Target: *shpTarget, Task: task, BackendName: bk.name, Backend: be, Options: opts,
+		TrainFrac: *shpTrainFrac, Seed: *shpSeed, Folds: *shpFolds, Lambda: *shpLambda,
+	}
+	ropt := shapley.RunOptions{
+		Subsets: *shpSubsets, Exact: *shpExact,
+		Options: shapley.Options{Workers: *shpWorkers, Level: *shpLevel, Progress: prog.update},
+	}
+	rep, err := shapley.Run(ctx, d, cfg, measure, reds, ropt)
+	prog.clear()
+	if err != nil {
+		if ctx.Err() != nil {
+			return errors.New("interrupted")
+		}
+		return err
+	}
+
+	var buf bytes.Buffer
+	if err := writeShapley(&buf, rep, *shpFormat, *shpLambda); err != nil {
+		return err
+	}
+	if *shpPlot != "" {
+		var img bytes.Buffer
+		if err := shapley.Plot(&img, rep); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(*shpPlot, img.Bytes()); err != nil {
+			return err
+		}
+	}
+	return emit(*shpOut, &buf)
+}
+
+func writeShapley(w io.Writer, rep *shapley.Report, format string, lambda float64) error {
+	switch format {
+	case "json":
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	case "csv":
+		return writeShapleyCSV(w, rep)
+	}
+	return writeShapleyTable(w, rep, lambda)
+}
+
+var shapleyColumns = []string{"feature", "estimator", "vi", "se", "ci_low", "ci_high", "se_influence", "se_sampling", "seconds"}
+
+func writeShapleyCSV(w io.Writer, rep *shapley.Report) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(shapleyColumns); err != nil {
+		return err
+	}
+	full := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, r := range rep.Results {
+		if err := cw.Write([]string{r.Feature, r.Estimator, full(r.VI), full(r.SE), full(r.CILow), full(r.CIHigh),
+			full(r.SEInfluence), full(r.SESampling), strconv.FormatFloat(r.Seconds, 'f', 3, 64)}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func writeShapleyTable(w io.Writer, rep *shapley.Report, lambda float64) error {
+	fmt.Fprintf(w, "measure %s  task %s  backend %s  n %d  n_train %d  n_eval %d  seed %d  level %g\n",
+		rep.Measure, rep.Task, rep.Backend, rep.N, rep.NTrain, rep.NEval, rep.Seed, rep.Level)
+	fmt.Fprintf(w, "full model: %s %s (trained in %.2fs); intercept-only: %s; the values sum to the difference %s\n",
+		rep.Measure, num(rep.Full.Score), rep.Full.Seconds, num(rep.Empty.Score), num(rep.Full.Score-rep.Empty.Score))
+	if rep.Subsets.Exact {
+		fmt.Fprintf(w, "subsets: all %d (exact; no sampling error)\n", rep.Subsets.Distinct)
+	} else {
+		fmt.Fprintf(w, "subsets: %d draws from the Shapley kernel, %d distinct\n", rep.Subsets.Draws, rep.Subsets.Distinct)
+	}
+	for _, s := range rep.Estimators {
+		extra := ""
+		if s.Estimator == "shapley-lazy" {
+			if lambda > 0 {
+				extra = fmt.Sprintf(", lambda %g", lambda)
+			} else {
+				extra = ", lambda by CV per subset"
+			}
+			if s.NoUpdate > 0 {
+				extra += fmt.Sprintf(", %d subsets without update", s.NoUpdate)
+			}
+		}
+		fmt.Fprintf(w, "%s: %.2fs%s\n", s.Estimator, s.Seconds, extra)
+	}
+	fmt.Fprintln(w)
+	fw, ew := len("feature"), len("estimator")
+	for _, r := range rep.Results {
+		fw = max(fw, len(r.Feature))
+		ew = max(ew, len(r.Estimator))
+	}
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%-*s\t%-*s\tshapley\tse\tci_low\tci_high\tse_inf\tse_samp\t\n", fw, "feature", ew, "estimator")
+	for _, r := range rep.Results {
+		fmt.Fprintf(tw, "%-*s\t%-*s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", fw, r.Feature, ew, r.Estimator,
+			num(r.VI), num(r.SE), num(r.CILow), num(r.CIHigh), num(r.SEInfluence), num(r.SESampling))
+	}
+	return tw.Flush()
+}

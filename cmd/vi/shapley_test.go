@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// shapleyJSON is the part of vi shapley's JSON the tests read.
+type shapleyJSON struct {
+	Measure string  `json:"measure"`
+	NEval   int     `json:"n_eval"`
+	Level   float64 `json:"level"`
+	Full    struct {
+		Score float64 `json:"score"`
+	} `json:"full"`
+	Empty struct {
+		Score *float64 `json:"score"`
+	} `json:"empty"`
+	Subsets struct {
+		Draws    int  `json:"draws"`
+		Distinct int  `json:"distinct"`
+		Exact    bool `json:"exact"`
+	} `json:"subsets"`
+	Estimators []struct {
+		Estimator string  `json:"estimator"`
+		Sum       float64 `json:"sum"`
+	} `json:"estimators"`
+	Results []struct {
+		Feature     string   `json:"feature"`
+		Estimator   string   `json:"estimator"`
+		VI          float64  `json:"vi"`
+		SE          float64  `json:"se"`
+		CILow       float64  `json:"ci_low"`
+		CIHigh      float64  `json:"ci_high"`
+		SEInfluence *float64 `json:"se_influence"`
+		SESampling  *float64 `json:"se_sampling"`
+		Lambda      *float64 `json:"lambda"`
+	} `json:"results"`
+}
+
+// TestShapleyJSON runs vi shapley with exact enumeration (3 features: 6
+// subsets) and two reduced models: the JSON contract, the efficiency
+// constraint, the order of results, and the importance ranking of
+// y = 2 x1 + x2 + noise.
+func TestShapleyJSON(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(300))
+	// On the linear backend (OLS) lazy with a vanishing penalty is the
+	// reduced OLS fit, i.e. retrain, and both converge to E[y | x_S].
+	_, errs, code := vi(t, dir, "shapley", "--data", "data.csv", "--backend", "linear", "--reduced", "lazy,retrain",
+		"--lambda", "1e-9", "--measure", "r2", "--format", "json", "--out", "vi.json", "--plot", "vi.png", "--workers", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "vi.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep shapleyJSON
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Measure != "r2" || rep.Empty.Score == nil || !rep.Subsets.Exact || rep.Subsets.Distinct != 6 || rep.Level != 0.95 {
+		t.Fatalf("header: %s", b[:min(len(b), 400)])
+	}
+	if len(rep.Results) != 6 || len(rep.Estimators) != 2 {
+		t.Fatalf("%d results, %d estimators", len(rep.Results), len(rep.Estimators))
+	}
+	want := []string{"shapley-lazy", "shapley-lazy", "shapley-lazy", "shapley-retrain", "shapley-retrain", "shapley-retrain"}
+	diff := rep.Full.Score - *rep.Empty.Score
+	for e := range 2 {
+		sum := 0.0
+		for j := range 3 {
+			r := rep.Results[e*3+j]
+			if r.Estimator != want[e*3+j] || r.Feature != []string{"x1", "x2", "x3"}[j] {
+				t.Errorf("result %d: %s %s", e*3+j, r.Feature, r.Estimator)
+			}
+			if r.SEInfluence == nil || r.SESampling == nil || *r.SESampling != 0 {
+				t.Errorf("%s %s: se parts %v %v (exact: sampling 0)", r.Feature, r.Estimator, r.SEInfluence, r.SESampling)
+			}
+			if !(r.CILow < r.VI && r.VI < r.CIHigh) || math.Abs(r.SE-*r.SEInfluence) > 1e-12 {
+				t.Errorf("%s %s: vi %v se %v ci [%v, %v]", r.Feature, r.Estimator, r.VI, r.SE, r.CILow, r.CIHigh)
+			}
+			if e == 0 && (r.Lambda == nil || *r.Lambda != 1e-9) {
+				t.Errorf("%s lazy: lambda %v, want 1e-9", r.Feature, r.Lambda)
+			}
+			sum += r.VI
+		}
+		if math.Abs(sum-diff) > 1e-9 || math.Abs(rep.Estimators[e].Sum-diff) > 1e-9 {
+			t.Errorf("%s: values sum to %v (reported %v), full - empty = %v", want[e*3], sum, rep.Estimators[e].Sum, diff)
+		}
+	}
+	// R² of y = 2 x1 + x2 + 0.3 noise with independent standard normal
+	// features: Shapley values (4, 1, 0)/5.09 (each feature's share of the
+	// explained variance). Within 4 SE, and lazy equals retrain.
+	truth := []float64{4 / 5.09, 1 / 5.09, 0}
+	for j := range 3 {
+		l, r := rep.Results[j], rep.Results[3+j]
+		if math.Abs(l.VI-truth[j]) > 4*l.SE+0.01 {
+			t.Errorf("%s: lazy %v ± %v, truth %v", l.Feature, l.VI, l.SE, truth[j])
+		}
+		if math.Abs(l.VI-r.VI) > 1e-5 {
+			t.Errorf("%s: lazy %v, retrain %v; on OLS they agree", l.Feature, l.VI, r.VI)
+		}
+	}
+	png, err := os.ReadFile(filepath.Join(dir, "vi.png"))
+	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Errorf("vi.png is not a PNG (%v)", err)
+	}
+}
+
+// TestShapleySampledCSV: sampled subsets give a positive sampling SE and
+// the CSV has its header.
+func TestShapleySampledCSV(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(200))
+	args := append([]string{"shapley", "--data", "data.csv", "--reduced", "dropout", "--subsets", "4", "--format", "csv"}, fastArgs...)
+	out, errs, code := vi(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 4 || strings.Join(recs[0], ",") != strings.Join(shapleyColumns, ",") {
+		t.Fatalf("csv:\n%s", out)
+	}
+	for _, r := range recs[1:] {
+		if r[1] != "shapley-dropout" || r[7] == "0" {
+			t.Errorf("row %v: want shapley-dropout with a sampling se", r)
+		}
+	}
+}
+
+func TestShapleyBadUsage(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(60))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--reduced", "nope"}, `unknown estimator "nope"`},
+		{[]string{"--exact", "--subsets", "10"}, "--exact"},
+		{[]string{"--subsets", "-3"}, "--subsets"},
+		{[]string{"--format", "xml"}, "xml"},
+		{[]string{"--lambda", "-1"}, "--lambda"},
+		{[]string{"--plot", "nodir/x.png"}, "nodir"},
+		{[]string{"--measure", "accuracy"}, "accuracy"},
+	} {
+		args := append([]string{"shapley", "--data", "data.csv"}, tc.args...)
+		_, errs, code := vi(t, dir, args...)
+		if code != 2 || !strings.Contains(errs, tc.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("vi %s: exit %d, stderr %q; want exit 2 naming %q", strings.Join(args, " "), code, errs, tc.want)
+		}
+	}
+	checkNoFiles(t, dir, "data.csv")
+}
