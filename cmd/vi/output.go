@@ -43,20 +43,48 @@ func writeJSON(w io.Writer, r *framework.Report) error {
 	return err
 }
 
-var columns = []string{"feature", "estimator", "vi", "se", "ci_low", "ci_high", "lambda", "seconds"}
+var columns = []string{"feature", "estimator", "vi", "se", "ci_low", "ci_high", "p_value", "lambda", "seconds"}
+
+// reportColumns are the columns of r: columns, with p_adjusted after
+// p_value when the p-values were adjusted.
+func reportColumns(r *framework.Report) []string {
+	if !adjusted(r) {
+		return columns
+	}
+	out := append([]string(nil), columns[:7]...)
+	return append(append(out, "p_adjusted"), columns[7:]...)
+}
+
+func adjusted(r *framework.Report) bool {
+	return len(r.Results) > 0 && r.Results[0].PAdjusted != nil
+}
+
+// pValues returns the result's p-value and, when adjusted, the adjusted one.
+func pValues(r *framework.Report, res framework.Result, format func(float64) string) []string {
+	out := []string{format(res.PValue)}
+	if adjusted(r) {
+		a := ""
+		if res.PAdjusted != nil {
+			a = format(*res.PAdjusted)
+		}
+		out = append(out, a)
+	}
+	return out
+}
 
 // writeCSV writes a header and one row per result, numbers at full
 // precision. The lambda column is empty where it does not apply and "inf"
 // where lazy kept the full model (no update).
 func writeCSV(w io.Writer, r *framework.Report) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(columns); err != nil {
+	if err := cw.Write(reportColumns(r)); err != nil {
 		return err
 	}
 	full := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, res := range r.Results {
-		rec := []string{res.Feature, res.Estimator, full(res.VI), full(res.SE), full(res.CILow), full(res.CIHigh),
-			lambdaString(res, full), strconv.FormatFloat(res.Seconds, 'f', 3, 64)}
+		rec := []string{res.Feature, res.Estimator, full(res.VI), full(res.SE), full(res.CILow), full(res.CIHigh)}
+		rec = append(rec, pValues(r, res, full)...)
+		rec = append(rec, lambdaString(res, full), strconv.FormatFloat(res.Seconds, 'f', 3, 64))
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
@@ -84,18 +112,33 @@ func writeTable(w io.Writer, r *framework.Report) error {
 	}
 	fmt.Fprintf(w, "measure %s  task %s  backend %s  n %d  n_train %d  n_eval %d  seed %d  level %g\n",
 		r.Measure, r.Task, r.Backend, r.N, r.NTrain, r.NEval, r.Seed, level)
+	if r.Inference != "" {
+		fmt.Fprintf(w, "inference %s", r.Inference)
+		if r.CrossFit > 0 {
+			fmt.Fprintf(w, "  crossfit %d", r.CrossFit)
+		}
+		fmt.Fprintf(w, "  p_value: H0 VI <= %g", r.Delta)
+		if r.Adjust != "" && r.Adjust != "none" {
+			fmt.Fprintf(w, "  adjust %s", r.Adjust)
+		}
+		if r.CITruncate {
+			fmt.Fprint(w, "  intervals floored at 0")
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "full model: %s %s on the evaluation split (trained in %.2fs)\n\n",
 		r.Measure, num(r.Full.Score), r.Full.Seconds)
 	// Numbers align right; feature and estimator are padded to a common
 	// width first so that they read left-aligned.
-	fw, ew := len(columns[0]), len(columns[1])
+	cols := reportColumns(r)
+	fw, ew := len(cols[0]), len(cols[1])
 	for _, res := range r.Results {
 		fw = max(fw, len(res.Feature))
 		ew = max(ew, len(res.Estimator))
 	}
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-*s\t%-*s\t", fw, columns[0], ew, columns[1])
-	for _, c := range columns[2:] {
+	fmt.Fprintf(tw, "%-*s\t%-*s\t", fw, cols[0], ew, cols[1])
+	for _, c := range cols[2:] {
 		fmt.Fprintf(tw, "%s\t", c)
 	}
 	fmt.Fprintln(tw)
@@ -104,10 +147,26 @@ func writeTable(w io.Writer, r *framework.Report) error {
 		if l == "" {
 			l = "-"
 		}
-		fmt.Fprintf(tw, "%-*s\t%-*s\t%s\t%s\t%s\t%s\t%s\t%.2f\t\n",
-			fw, res.Feature, ew, res.Estimator, num(res.VI), num(res.SE), num(res.CILow), num(res.CIHigh), l, res.Seconds)
+		fmt.Fprintf(tw, "%-*s\t%-*s\t%s\t%s\t%s\t%s\t",
+			fw, res.Feature, ew, res.Estimator, num(res.VI), num(res.SE), num(res.CILow), num(res.CIHigh))
+		for _, p := range pValues(r, res, pnum) {
+			fmt.Fprintf(tw, "%s\t", p)
+		}
+		fmt.Fprintf(tw, "%s\t%.2f\t\n", l, res.Seconds)
 	}
 	return tw.Flush()
+}
+
+// pnum formats a p-value for the table: 3 significant digits, "<1e-16"
+// below.
+func pnum(p float64) string {
+	switch {
+	case p < 1e-16:
+		return "<1e-16"
+	case p >= 0.001:
+		return strconv.FormatFloat(p, 'f', 3, 64)
+	}
+	return strconv.FormatFloat(p, 'e', 1, 64)
 }
 
 // num formats a number for the table: four significant digits, no

@@ -44,10 +44,10 @@ func TestWriteCSV(t *testing.T) {
 	if err := writeReport(&b, sampleReport(), "csv"); err != nil {
 		t.Fatal(err)
 	}
-	want := `feature,estimator,vi,se,ci_low,ci_high,lambda,seconds
-x1,lazy,0.5,0.1,0.3,0.7,12.5,0.010
-longer_name,lazy,0,0,0,0,inf,0.010
-x1,dropout,1,0.2,0.6,1.4,,0.001
+	want := `feature,estimator,vi,se,ci_low,ci_high,p_value,lambda,seconds
+x1,lazy,0.5,0.1,0.3,0.7,0,12.5,0.010
+longer_name,lazy,0,0,0,0,0,inf,0.010
+x1,dropout,1,0.2,0.6,1.4,0,,0.001
 `
 	if b.String() != want {
 		t.Errorf("want\n%s\ngot\n%s", want, b.String())

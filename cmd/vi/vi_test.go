@@ -126,7 +126,7 @@ func TestBadInput(t *testing.T) {
 		{name: "constant response", csv: ptr(constantCSV(30)), want: []string{"data.csv", `column "y"`, "constant"}},
 		{name: "too few rows for folds", csv: ptr(linearCSV(9)), args: []string{"--folds", "5"}, want: []string{"data.csv", "too few"}},
 		{name: "unknown estimator", csv: &good, args: []string{"--estimators", "lazy,nope"}, want: []string{`unknown estimator "nope"`, "dropout", "lazy", "retrain"}},
-		{name: "unknown measure", csv: &good, args: []string{"--measure", "auc"}, want: []string{`unknown measure "auc"`, "mse"}},
+		{name: "unknown measure", csv: &good, args: []string{"--measure", "brier"}, want: []string{`unknown measure "brier"`, "mse"}},
 		{name: "unknown backend", csv: &good, args: []string{"--backend", "xgboost"}, want: []string{`unknown backend "xgboost"`, "mlp"}},
 		{name: "measure does not fit the task", csv: &good, args: []string{"--measure", "accuracy"}, want: []string{"data.csv", `column "y"`, "accuracy", "regression"}},
 		{name: "binary task on a real response", csv: &good, args: []string{"--task", "binary"}, want: []string{"data.csv", `column "y"`, "0/1"}},
@@ -293,7 +293,7 @@ func TestEstimateFormats(t *testing.T) {
 		t.Fatalf("csv: exit code %d; stderr:\n%s", code, stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if len(lines) != 4 || lines[0] != "feature,estimator,vi,se,ci_low,ci_high,lambda,seconds" {
+	if len(lines) != 4 || lines[0] != "feature,estimator,vi,se,ci_low,ci_high,p_value,lambda,seconds" {
 		t.Errorf("csv output:\n%s", stdout)
 	}
 }
