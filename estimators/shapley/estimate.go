@@ -169,11 +169,18 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 	if !plan.Exact {
 		zeta := SamplingInfluence(g, fit, plan.Counts)
 		col := make([]float64, len(zeta))
+		// The residuals of zeta are in-sample: scale by Gamma/(Gamma-(p-1))
+		// as HC1 does for a regression with p-1 free coefficients.
+		n := float64(len(zeta))
+		hc1 := 1.0
+		if df := n - float64(p-1); df > 0 {
+			hc1 = n / df
+		}
 		for j := range p {
 			for d, v := range zeta {
 				col[d] = v[j]
 			}
-			seS[j] = math.Sqrt(stat.Variance(col, nil) / float64(len(zeta)))
+			seS[j] = math.Sqrt(hc1 * stat.Variance(col, nil) / n)
 		}
 	}
 	est.Seconds = time.Since(start).Seconds()
