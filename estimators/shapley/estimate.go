@@ -267,6 +267,9 @@ func reduceAll(ctx context.Context, prob *framework.Problem, m framework.Measure
 		mu.Unlock()
 	}
 	p := plan.P
+	if lf := newLazyFixed(prob, red); lf != nil {
+		red = lf
+	}
 	for range workers {
 		wg.Add(1)
 		go func() {
