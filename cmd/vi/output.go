@@ -126,8 +126,12 @@ func writeTable(w io.Writer, r *framework.Report) error {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "full model: %s %s on the evaluation split (trained in %.2fs)\n\n",
-		r.Measure, num(r.Full.Score), r.Full.Seconds)
+	where := "on the evaluation split"
+	if r.CrossFit > 0 {
+		where = fmt.Sprintf("averaged over the %d folds", r.CrossFit)
+	}
+	fmt.Fprintf(w, "full model: %s %s %s (trained in %.2fs)\n\n",
+		r.Measure, num(r.Full.Score), where, r.Full.Seconds)
 	// Numbers align right; feature and estimator are padded to a common
 	// width first so that they read left-aligned.
 	cols := reportColumns(r)
