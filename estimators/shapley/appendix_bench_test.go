@@ -119,3 +119,42 @@ func envInt(b *testing.B, name string, def int) int {
 }
 
 var _ = measures.R2 // the measures register themselves
+
+// BenchmarkAppendixPerSubset times one reduced model of the appendix
+// setting (one goroutine) for each way of fitting it, on subsets drawn from
+// the Shapley kernel: lazy through the fixed-penalty path Estimate uses,
+// estimators.Lazy with the same fixed penalty, and retrain.
+//
+//	go test ./estimators/shapley -run '^$' -bench AppendixPerSubset -benchtime 10x
+func BenchmarkAppendixPerSubset(b *testing.B) {
+	sim, err := simulate.Logistic(750, simulate.LogisticRho, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := &framework.Dataset{Source: "logistic", Names: sim.Names, X: sim.X}
+	prob, err := framework.Prepare(context.Background(), d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp",
+		Seed: 1, TrainFrac: 500.0 / 750, Lambda: 50, Options: map[string]string{"hidden": "128"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer prob.Close()
+	plan, err := shapley.NewPlan(simulate.LogisticP, 0, false, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, e := range []framework.Estimator{shapley.FastLazy(prob), estimators.Lazy{}, estimators.Retrain{}} {
+		name := e.Name()
+		if _, ok := e.(estimators.Lazy); ok {
+			name = "lazy-estimator"
+		}
+		b.Run(name, func(b *testing.B) {
+			for i := range b.N {
+				s := plan.Subsets[i%len(plan.Subsets)]
+				f := framework.Feature{Name: s.String(), Columns: s.Complement(simulate.LogisticP)}
+				if _, err := e.Reduce(context.Background(), prob, f); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
