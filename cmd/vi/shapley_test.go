@@ -153,6 +153,7 @@ func TestShapleyBadUsage(t *testing.T) {
 		{[]string{"--lambda", "-1"}, "--lambda"},
 		{[]string{"--plot", "nodir/x.png"}, "nodir"},
 		{[]string{"--measure", "accuracy"}, "accuracy"},
+		{[]string{"--subsets", "1"}, "do not identify"},
 	} {
 		args := append([]string{"shapley", "--data", "data.csv"}, tc.args...)
 		_, errs, code := vi(t, dir, args...)

@@ -77,6 +77,12 @@ func NewPlan(p, draws int, exact bool, seed int64) (*Plan, error) {
 		pl.Counts = append(pl.Counts, d.Count)
 		pl.Weights = append(pl.Weights, float64(d.Count)/float64(draws))
 	}
+	// Whether the values are identified depends on the subsets alone: check
+	// before any model is fitted.
+	if _, err := Solve(Game{P: p, Subsets: pl.Subsets, Weights: pl.Weights, Values: make([]float64, len(pl.Subsets))}); errors.Is(err, ErrNotIdentified) {
+		return nil, framework.Usagef("%v: %d draws gave %d distinct subsets for %d features; use more --subsets (default %d)",
+			err, draws, len(pl.Subsets), p, DefaultSubsets(p))
+	}
 	return pl, nil
 }
 

@@ -3,6 +3,7 @@ package shapley
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -152,5 +153,11 @@ func TestEnumerateOrder(t *testing.T) {
 	}
 	if got := (Subset{1, 3}).Complement(5); len(got) != 3 || got[0] != 0 || got[1] != 2 || got[2] != 4 {
 		t.Errorf("complement %v", got)
+	}
+}
+
+func TestPlanNotIdentified(t *testing.T) {
+	if _, err := NewPlan(50, 10, false, 1); err == nil || !strings.Contains(err.Error(), "do not identify") {
+		t.Errorf("10 draws for 50 features: err = %v", err)
 	}
 }
