@@ -10,10 +10,10 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/floats"
-	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/linalg"
 )
 
 // Lazy is LazyVI (Algorithm 1 of Gao, Stevens, Willett, Raskutti). At the
@@ -553,5 +553,5 @@ func allRows(n int) []int {
 	return r
 }
 
-// lapackImpl is the LAPACK the lazy solver calls (gonum's pure-Go one).
-var lapackImpl = lapackgonum.Implementation{}
+// lapackImpl is the LAPACK the lazy solver calls (see internal/linalg).
+var lapackImpl = linalg.LAPACK

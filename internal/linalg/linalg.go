@@ -1,0 +1,23 @@
+// Package linalg chooses the BLAS and LAPACK implementations that lazyvi's
+// numerics run on. The default build uses gonum's pure-Go implementations;
+// a build with -tags openblas swaps in OpenBLAS through cgo (see the README).
+// Code that calls LAPACK routines gonum's lapack64 package does not wrap
+// (Dsytrd, Dorgtr, Dgtsv) calls them through LAPACK.
+package linalg
+
+import "gonum.org/v1/gonum/blas"
+
+// Name says which implementation this binary was built with ("gonum" or
+// "openblas"), for benchmark reports.
+var Name = implName
+
+// LAPACK is the LAPACK implementation for the routines lazyvi calls
+// directly.
+var LAPACK Lapacker = lapackImpl
+
+// Lapacker is the part of LAPACK that lazyvi calls directly.
+type Lapacker interface {
+	Dsytrd(uplo blas.Uplo, n int, a []float64, lda int, d, e, tau, work []float64, lwork int)
+	Dorgtr(uplo blas.Uplo, n int, a []float64, lda int, tau, work []float64, lwork int)
+	Dgtsv(n, nrhs int, dl, d, du []float64, b []float64, ldb int) (ok bool)
+}
