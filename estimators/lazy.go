@@ -36,10 +36,13 @@ import (
 // (folds seeded from the run's seed, the same for every feature): each
 // candidate is scored by the squared error of h_{theta_f + dtheta_k} on the
 // held-out fold k, dtheta_k fitted on the other folds from one tridiagonal
-// reduction per fold that serves every candidate. The search runs
-// over log10(alpha / mean diag K) on a grid from -8 to 4 that widens while the
-// best point sits at an edge, then refines by golden section around the best
-// grid point. "No update" (alpha = infinity: the full model, i.e. dropout) is
+// reduction per fold that serves every candidate. The rows are put in fold
+// order first, so that each fold is a contiguous block and the products with
+// the other folds' rows are plain matrix products on views. The search runs
+// over log10(alpha / mean diag K) on a grid from -8 to 4 (evaluated as one
+// batch: one matrix product per fold for all grid points) that widens while
+// the best point sits at an edge, then refines by golden section around the
+// best grid point. "No update" (alpha = infinity: the full model, i.e. dropout) is
 // a candidate too; when it wins, Reduced.Lambda is +Inf. Problem.Lambda > 0
 // fixes alpha and skips the search.
 type Lazy struct{}
@@ -68,27 +71,43 @@ func (Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Featur
 	if !ok {
 		return framework.Reduced{}, framework.Usagef("estimator lazy needs a backend with gradients; backend %q has none (use dropout or retrain)", p.BackendName)
 	}
-	xtr := p.Drop(p.XTrain, f)
-	base, err := g.Predict(ctx, xtr)
+	dropped := p.Drop(p.XTrain, f)
+	n1, _ := dropped.Dims()
+	// Rows in fold order: fold k is rows bounds[k]..bounds[k+1].
+	var order, bounds []int
+	if p.Lambda <= 0 {
+		for _, fold := range foldsOf(n1, p.Folds, p.Seed) {
+			bounds = append(bounds, len(order))
+			order = append(order, fold...)
+		}
+		bounds = append(bounds, n1)
+	} else {
+		order = allRows(n1)
+	}
+	x := rowsOf(dropped, order)
+	y := make([]float64, n1)
+	for i, r := range order {
+		y[i] = p.YTrain[r]
+	}
+	base, err := g.Predict(ctx, x)
 	if err != nil {
 		return framework.Reduced{}, fmt.Errorf("predict train split: %w", err)
 	}
-	n1, _ := xtr.Dims()
 	if r, c := base.Dims(); r != n1 || c != 1 {
 		return framework.Reduced{}, fmt.Errorf("predict train split: backend returned %d x %d predictions for %d rows, want %d x 1", r, c, n1, n1)
 	}
 	e := make([]float64, n1)
 	for i := range e {
-		e[i] = p.YTrain[i] - base.At(i, 0)
+		e[i] = y[i] - base.At(i, 0)
 	}
-	rp, err := newRidge(ctx, g, xtr, e)
+	rp, err := newRidge(ctx, g, x, e)
 	if err != nil {
 		return framework.Reduced{}, err
 	}
 
 	alpha := p.Lambda
 	if alpha <= 0 {
-		alpha, err = chooseAlpha(ctx, g, rp, xtr, p.YTrain, base, p.Folds, p.Seed)
+		alpha, err = chooseAlpha(ctx, g, rp, x, y, e, bounds)
 		if err != nil {
 			return framework.Reduced{}, err
 		}
@@ -112,65 +131,66 @@ func (Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Featur
 	return framework.Reduced{Pred: pred, Lambda: alpha}, nil
 }
 
-// chooseAlpha runs the cross-validated search described on Lazy.
-func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, x *mat.Dense, y []float64, base *mat.Dense, k int, seed int64) (float64, error) {
-	n, _ := x.Dims()
-	folds := foldsOf(n, k, seed)
+// chooseAlpha runs the cross-validated search described on Lazy. The rows of
+// x, y and e are in fold order: fold k is rows bounds[k]..bounds[k+1]; e is
+// the full model's residual y - h(x).
+func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, x *mat.Dense, y, e []float64, bounds []int) (float64, error) {
+	n, p := x.Dims()
 	type fold struct {
-		solve func(ctx context.Context, alpha float64) ([]float64, error)
+		solve foldSolver
 		xHeld *mat.Dense
 		yHeld []float64
 	}
-	fs := make([]fold, len(folds))
-	noUpdate := 0.0
-	for i := range y {
-		d := y[i] - base.At(i, 0)
-		noUpdate += d * d
-	}
-	noUpdate /= float64(n)
-	for i, held := range folds {
-		s, err := rp.fold(ctx, held)
+	fs := make([]fold, len(bounds)-1)
+	noUpdate := floats.Dot(e, e) / float64(n)
+	for k := range fs {
+		lo, hi := bounds[k], bounds[k+1]
+		s, err := rp.fold(ctx, lo, hi)
 		if err != nil {
-			return 0, fmt.Errorf("fold %d: %w", i+1, err)
+			return 0, fmt.Errorf("fold %d: %w", k+1, err)
 		}
-		yh := make([]float64, len(held))
-		for r, row := range held {
-			yh[r] = y[row]
-		}
-		fs[i] = fold{solve: s, xHeld: rowsOf(x, held), yHeld: yh}
+		fs[k] = fold{solve: s, xHeld: x.Slice(lo, hi, 0, p).(*mat.Dense), yHeld: y[lo:hi]}
 	}
 	scale := rp.meanDiag()
 	if !(scale > 0) {
 		return math.Inf(1), nil // no gradient signal: nothing to update
 	}
-	cvErr := func(logRel float64) (float64, error) {
-		alpha := scale * math.Pow(10, logRel)
-		sse := 0.0
+	cvErr := func(ts []float64) ([]float64, error) {
+		alphas := make([]float64, len(ts))
+		for i, t := range ts {
+			alphas[i] = scale * math.Pow(10, t)
+		}
+		sse := make([]float64, len(ts))
 		for _, f := range fs {
-			dtheta, err := f.solve(ctx, alpha)
-			if errors.Is(err, errSingular) {
-				return math.Inf(1), nil // not a usable candidate
-			}
+			dthetas, usable, err := f.solve(ctx, alphas)
 			if err != nil {
-				return 0, err
+				return nil, err
 			}
-			pred, err := g.PredictShifted(ctx, f.xHeld, dtheta)
-			if err != nil {
-				return 0, fmt.Errorf("cross-validation predict: %w", err)
-			}
-			if r, _ := pred.Dims(); r != len(f.yHeld) {
-				return 0, fmt.Errorf("cross-validation predict: backend returned %d predictions for %d rows", r, len(f.yHeld))
-			}
-			for r, yv := range f.yHeld {
-				d := yv - pred.At(r, 0)
-				sse += d * d
+			for c := range alphas {
+				if !usable[c] {
+					sse[c] = math.Inf(1)
+					continue
+				}
+				pred, err := g.PredictShifted(ctx, f.xHeld, mat.Col(nil, c, dthetas))
+				if err != nil {
+					return nil, fmt.Errorf("cross-validation predict: %w", err)
+				}
+				if r, _ := pred.Dims(); r != len(f.yHeld) {
+					return nil, fmt.Errorf("cross-validation predict: backend returned %d predictions for %d rows", r, len(f.yHeld))
+				}
+				for r, yv := range f.yHeld {
+					d := yv - pred.At(r, 0)
+					sse[c] += d * d
+				}
 			}
 		}
-		v := sse / float64(n)
-		if math.IsNaN(v) {
-			v = math.Inf(1)
+		for c := range sse {
+			sse[c] /= float64(n)
+			if math.IsNaN(sse[c]) {
+				sse[c] = math.Inf(1)
+			}
 		}
-		return v, nil
+		return sse, nil
 	}
 	best, bestErr, err := searchLogAlpha(cvErr)
 	if err != nil {
@@ -183,34 +203,35 @@ func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, x *mat.D
 }
 
 // searchLogAlpha minimises f over t = log10(alpha / mean diag K): f on a
-// grid of step gridStep from gridLo to gridHi, widened by a step at a time
-// while the best point is at an edge (up to widenLo, widenHi), then golden
-// section on [best - gridStep, best + gridStep], which holds the minimum when
-// f is unimodal. It returns the best t seen and f there; f is called about
-// 18 times.
-func searchLogAlpha(f func(t float64) (float64, error)) (best, bestErr float64, err error) {
+// grid of step gridStep from gridLo to gridHi (one call for the whole grid),
+// widened by a step at a time while the best point is at an edge (up to
+// widenLo, widenHi), then golden section on [best - gridStep, best +
+// gridStep], which holds the minimum when f is unimodal. It returns the best
+// t seen and f there; f is asked for about 18 values in 12 calls.
+func searchLogAlpha(f func(ts []float64) ([]float64, error)) (best, bestErr float64, err error) {
 	seen := map[float64]float64{}
-	eval := func(t float64) (float64, error) {
-		if v, ok := seen[t]; ok {
-			return v, nil
-		}
-		v, err := f(t)
+	eval := func(ts ...float64) (float64, error) {
+		vs, err := f(ts)
 		if err != nil {
 			return 0, err
 		}
-		seen[t] = v
-		if v < bestErr {
-			best, bestErr = t, v
+		for i, t := range ts {
+			seen[t] = vs[i]
+			if vs[i] < bestErr {
+				best, bestErr = ts[i], vs[i]
+			}
 		}
-		return v, nil
+		return vs[len(vs)-1], nil
 	}
 	bestErr = math.Inf(1)
 	lo, hi := gridLo, gridHi
 	best = lo
+	var grid []float64
 	for t := lo; t <= hi; t += gridStep {
-		if _, err := eval(t); err != nil {
-			return 0, 0, err
-		}
+		grid = append(grid, t)
+	}
+	if _, err := eval(grid...); err != nil {
+		return 0, 0, err
 	}
 	for best == lo && lo-gridStep >= widenLo {
 		lo -= gridStep
@@ -278,37 +299,42 @@ func rowsOf(x *mat.Dense, rows []int) *mat.Dense {
 	return out
 }
 
-func complement(n int, held []int) []int {
-	in := make([]bool, n)
-	for _, r := range held {
-		in[r] = true
-	}
-	out := make([]int, 0, n-len(held))
-	for i := 0; i < n; i++ {
-		if !in[i] {
-			out = append(out, i)
+// outside returns the rows of x other than lo..hi, as one new matrix.
+func outside(x *mat.Dense, lo, hi int) *mat.Dense {
+	n, c := x.Dims()
+	out := mat.NewDense(n-(hi-lo), c, nil)
+	raw, src := out.RawMatrix(), x.RawMatrix()
+	for i, o := 0, 0; i < n; i++ {
+		if i >= lo && i < hi {
+			continue
 		}
+		copy(raw.Data[o*raw.Stride:o*raw.Stride+c], src.Data[i*src.Stride:i*src.Stride+c])
+		o++
 	}
 	return out
 }
 
 // ridge is the lazy ridge problem on one feature's dropped train split, in
-// dual or primal form.
+// dual or primal form, with its rows in fold order.
 type ridge interface {
 	// meanDiag is trace(K)/n1 = trace(G)/n1, the penalty's natural scale.
 	meanDiag() float64
 	// solveAll returns dtheta fitted on all rows.
 	solveAll(ctx context.Context, alpha float64) ([]float64, error)
-	// fold prepares the fit without the held-out rows and returns a solver
-	// for any alpha.
-	fold(ctx context.Context, held []int) (func(ctx context.Context, alpha float64) ([]float64, error), error)
+	// fold prepares the fit without rows lo..hi and returns a solver for
+	// any set of penalties.
+	fold(ctx context.Context, lo, hi int) (foldSolver, error)
 }
+
+// foldSolver returns, for each penalty, dtheta as a column of an M x
+// len(alphas) matrix, and whether the system could be solved at it.
+type foldSolver func(ctx context.Context, alphas []float64) (dthetas *mat.Dense, usable []bool, err error)
 
 // jacobianBudget bounds the Jacobian (in float64 elements, 64 MiB) that the
 // dual form fetches next to a structured kernel: with it in memory the
-// per-candidate products Phi^T a are local, instead of one backend call each
-// that resends the fold's rows (a third of a lazy run's time behind the
-// plugin transport on the high-dimensional setting).
+// per-candidate products Phi^T a are local matrix products, instead of one
+// backend call each that resends the fold's rows (a third of a lazy run's
+// time behind the plugin transport on the high-dimensional setting).
 var jacobianBudget = 8 << 20
 
 func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64) (ridge, error) {
@@ -335,7 +361,7 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 		mat.NewVecDense(m, pr.b).MulVec(j.T(), mat.NewVecDense(n, e))
 		return pr, nil
 	}
-	d := &dual{e: e, x: x}
+	d := &dual{e: e, x: x, j: j, m: m}
 	if hasKernel {
 		k, err := kern.Kernel(ctx, x, nil)
 		if err != nil {
@@ -345,39 +371,26 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 			return nil, fmt.Errorf("kernel: backend returned %d x %d for %d rows", r, c, n)
 		}
 		d.k = symOf(k)
+		if j == nil {
+			d.kern = kern
+		}
 	} else {
 		d.k = new(mat.SymDense)
 		d.k.SymOuterK(1, j)
-	}
-	if j != nil {
-		d.phiT = func(_ context.Context, rows []int, a []float64) ([]float64, error) {
-			out := make([]float64, m)
-			for r, row := range rows {
-				floats.AddScaled(out, a[r], j.RawRowView(row))
-			}
-			return out, nil
-		}
-	} else {
-		d.phiT = func(ctx context.Context, rows []int, a []float64) ([]float64, error) {
-			v, err := kern.JacobianTVec(ctx, rowsOf(x, rows), a)
-			if err != nil {
-				return nil, fmt.Errorf("jacobian-vector product: %w", err)
-			}
-			if len(v) != m {
-				return nil, fmt.Errorf("jacobian-vector product: backend returned %d values for %d parameters", len(v), m)
-			}
-			return v, nil
-		}
 	}
 	return d, nil
 }
 
 // dual solves in the n1 x n1 kernel space: dtheta = Phi^T (K + alpha I)^-1 e.
+// Phi^T a is a product with the Jacobian j when it is held, else the
+// backend's JacobianTVec.
 type dual struct {
 	k    *mat.SymDense
 	e    []float64
 	x    *mat.Dense
-	phiT func(ctx context.Context, rows []int, a []float64) ([]float64, error)
+	j    *mat.Dense
+	kern framework.Kerneler // when j is nil
+	m    int
 }
 
 func (d *dual) meanDiag() float64 {
@@ -389,36 +402,97 @@ func (d *dual) meanDiag() float64 {
 	return t / float64(n)
 }
 
+// phiT returns Phi_T^T a for the rows T of x (xT when the Jacobian is not
+// held) that are all but lo..hi.
+func (d *dual) phiT(ctx context.Context, lo, hi int, xT *mat.Dense, a []float64) ([]float64, error) {
+	if d.j == nil {
+		v, err := d.kern.JacobianTVec(ctx, xT, a)
+		if err != nil {
+			return nil, fmt.Errorf("jacobian-vector product: %w", err)
+		}
+		if len(v) != d.m {
+			return nil, fmt.Errorf("jacobian-vector product: backend returned %d values for %d parameters", len(v), d.m)
+		}
+		return v, nil
+	}
+	out := mat.NewDense(d.m, 1, nil)
+	d.phiTMany(out, lo, hi, mat.NewDense(len(a), 1, a))
+	return out.RawMatrix().Data, nil
+}
+
+// phiTMany sets dst (M x k) to J_T^T A for the rows T = all but lo..hi of
+// the held Jacobian; A has one row per row of T.
+func (d *dual) phiTMany(dst *mat.Dense, lo, hi int, a *mat.Dense) {
+	n, _ := d.j.Dims()
+	_, k := a.Dims()
+	dst.Zero()
+	var part mat.Dense
+	if lo > 0 {
+		part.Mul(d.j.Slice(0, lo, 0, d.m).T(), a.Slice(0, lo, 0, k))
+		dst.Add(dst, &part)
+	}
+	if hi < n {
+		part.Reset()
+		part.Mul(d.j.Slice(hi, n, 0, d.m).T(), a.Slice(lo, n-(hi-lo), 0, k))
+		dst.Add(dst, &part)
+	}
+}
+
 func (d *dual) solveAll(ctx context.Context, alpha float64) ([]float64, error) {
 	n := d.k.SymmetricDim()
 	a, err := choleskySolve(d.k, alpha, d.e)
 	if err != nil {
 		return nil, err
 	}
-	return d.phiT(ctx, allRows(n), a)
+	return d.phiT(ctx, n, n, d.x, a)
 }
 
-func (d *dual) fold(_ context.Context, held []int) (func(context.Context, float64) ([]float64, error), error) {
+func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 	n := d.k.SymmetricDim()
-	train := complement(n, held)
-	kt := mat.NewSymDense(len(train), nil)
-	et := make([]float64, len(train))
+	nt := n - (hi - lo)
+	train := make([]int, 0, nt)
+	for i := 0; i < n; i++ {
+		if i < lo || i >= hi {
+			train = append(train, i)
+		}
+	}
+	kt := mat.NewSymDense(nt, nil)
+	raw, src := kt.RawSymmetric(), d.k.RawSymmetric()
+	et := make([]float64, nt)
 	for a, ra := range train {
 		et[a] = d.e[ra]
-		for b := a; b < len(train); b++ {
-			kt.SetSym(a, b, d.k.At(ra, train[b]))
+		row := src.Data[ra*src.Stride:]
+		out := raw.Data[a*raw.Stride:]
+		for b := a; b < nt; b++ {
+			out[b] = row[train[b]]
 		}
 	}
 	ss, err := shiftSolverOf(kt, et)
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context, alpha float64) ([]float64, error) {
-		a, err := ss.solve(alpha)
-		if err != nil {
-			return nil, err
+	var xT *mat.Dense
+	if d.j == nil {
+		xT = outside(d.x, lo, hi)
+	}
+	return func(ctx context.Context, alphas []float64) (*mat.Dense, []bool, error) {
+		as, usable := ss.solveMany(alphas)
+		out := mat.NewDense(d.m, len(alphas), nil)
+		if d.j != nil {
+			d.phiTMany(out, lo, hi, as)
+			return out, usable, nil
 		}
-		return d.phiT(ctx, train, a)
+		for c := range alphas {
+			if !usable[c] {
+				continue
+			}
+			v, err := d.phiT(ctx, lo, hi, xT, mat.Col(nil, c, as))
+			if err != nil {
+				return nil, nil, err
+			}
+			out.SetCol(c, v)
+		}
+		return out, usable, nil
 	}, nil
 }
 
@@ -444,24 +518,21 @@ func (p *primal) solveAll(_ context.Context, alpha float64) ([]float64, error) {
 	return choleskySolve(&p.g, alpha, p.b)
 }
 
-func (p *primal) fold(_ context.Context, held []int) (func(context.Context, float64) ([]float64, error), error) {
-	jh := rowsOf(p.j, held)
+func (p *primal) fold(_ context.Context, lo, hi int) (foldSolver, error) {
+	_, m := p.j.Dims()
+	jh := p.j.Slice(lo, hi, 0, m).(*mat.Dense)
 	var gt mat.SymDense
 	gt.SymRankK(&p.g, -1, jh.T())
-	eh := make([]float64, len(held))
-	for r, row := range held {
-		eh[r] = p.e[row]
-	}
-	_, m := p.j.Dims()
 	bt := make([]float64, m)
-	mat.NewVecDense(m, bt).MulVec(jh.T(), mat.NewVecDense(len(eh), eh))
+	mat.NewVecDense(m, bt).MulVec(jh.T(), mat.NewVecDense(hi-lo, p.e[lo:hi]))
 	floats.SubTo(bt, p.b, bt)
 	ss, err := shiftSolverOf(&gt, bt)
 	if err != nil {
 		return nil, err
 	}
-	return func(_ context.Context, alpha float64) ([]float64, error) {
-		return ss.solve(alpha)
+	return func(_ context.Context, alphas []float64) (*mat.Dense, []bool, error) {
+		x, usable := ss.solveMany(alphas)
+		return x, usable, nil
 	}, nil
 }
 
@@ -469,7 +540,7 @@ func (p *primal) fold(_ context.Context, held []int) (func(context.Context, floa
 // tridiagonal reduction A = Q T Q^T (LAPACK's Dsytrd and Dorgtr, about
 // 8/3 n^3 flops, a fraction of a full eigendecomposition, whose QR
 // iterations cost several times more): each alpha then needs one O(n)
-// tridiagonal solve and one product with Q.
+// tridiagonal solve, and a batch of alphas one product with Q.
 type shiftSolver struct {
 	q    *mat.Dense
 	d, e []float64 // T's diagonal and off-diagonal
@@ -499,20 +570,28 @@ func shiftSolverOf(a *mat.SymDense, r []float64) (*shiftSolver, error) {
 	return s, nil
 }
 
-func (s *shiftSolver) solve(alpha float64) ([]float64, error) {
+// solveMany returns the solutions for each alpha as the columns of an
+// n x len(alphas) matrix, and whether each system could be solved (a
+// column that could not is zero).
+func (s *shiftSolver) solveMany(alphas []float64) (*mat.Dense, []bool) {
 	n := len(s.d)
-	dl, du := append([]float64(nil), s.e...), append([]float64(nil), s.e...)
-	d := make([]float64, n)
-	for i, v := range s.d {
-		d[i] = v + alpha
+	y := mat.NewDense(n, len(alphas), nil)
+	usable := make([]bool, len(alphas))
+	dl, du, d, col := make([]float64, len(s.e)), make([]float64, len(s.e)), make([]float64, n), make([]float64, n)
+	for c, alpha := range alphas {
+		copy(dl, s.e)
+		copy(du, s.e)
+		for i, v := range s.d {
+			d[i] = v + alpha
+		}
+		copy(col, s.qr)
+		if usable[c] = lapackImpl.Dgtsv(n, 1, dl, d, du, col, 1); usable[c] {
+			y.SetCol(c, col)
+		}
 	}
-	y := append([]float64(nil), s.qr...)
-	if !lapackImpl.Dgtsv(n, 1, dl, d, du, y, 1) {
-		return nil, fmt.Errorf("%w (%d x %d, alpha %g)", errSingular, n, n, alpha)
-	}
-	x := make([]float64, n)
-	mat.NewVecDense(n, x).MulVec(s.q, mat.NewVecDense(n, y))
-	return x, nil
+	var x mat.Dense
+	x.Mul(s.q, y)
+	return &x, usable
 }
 
 // choleskySolve solves (A + alpha I) x = r.
@@ -525,7 +604,7 @@ func choleskySolve(a *mat.SymDense, alpha float64, r []float64) ([]float64, erro
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(s) {
-		return nil, fmt.Errorf("ridge system (%d x %d, alpha %g) is not positive definite", n, n, alpha)
+		return nil, fmt.Errorf("%w: the %d x %d system at alpha %g is not positive definite", errSingular, n, n, alpha)
 	}
 	x := mat.NewVecDense(n, nil)
 	if err := ch.SolveVecTo(x, mat.NewVecDense(n, r)); err != nil {

@@ -197,7 +197,10 @@ func TestLazyFixedAlphaMatchesClosedForm(t *testing.T) {
 // The fold solver must equal a ridge fit on the fold's training rows alone.
 func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 	ctx := context.Background()
-	for _, m := range []int{15, 120} {
+	defer func(b int) { jacobianBudget = b }(jacobianBudget)
+	for _, tc := range []struct{ m, budget int }{{15, jacobianBudget}, {120, jacobianBudget}, {120, 0}} {
+		m := tc.m
+		jacobianBudget = tc.budget
 		r := newRF(3, m, 5)
 		p := problemFor(t, rfKernelModel{r}, 90, 10, 3, 6)
 		x := p.XTrain
@@ -209,22 +212,27 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		held := foldsOf(90, 4, 1)[2]
-		solve, err := rp.fold(ctx, held)
+		lo, hi := 40, 62 // rows in fold order: the held-out fold is a block
+		solve, err := rp.fold(ctx, lo, hi)
 		if err != nil {
 			t.Fatal(err)
 		}
-		train := complement(90, held)
+		train := append(allRows(lo), allRows(90)[hi:]...)
 		ph := r.phi(rowsOf(x, train))
 		et := make([]float64, len(train))
 		for k, row := range train {
 			et[k] = e[row]
 		}
-		for _, alpha := range []float64{0.01, 1, 50} {
-			got, err := solve(ctx, alpha)
-			if err != nil {
-				t.Fatal(err)
+		alphas := []float64{0.01, 1, 50}
+		all, usable, err := solve(ctx, alphas)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c, alpha := range alphas {
+			if !usable[c] {
+				t.Fatalf("alpha %g: unusable", alpha)
 			}
+			got := mat.Col(nil, c, all)
 			var g mat.SymDense
 			g.SymOuterK(1, ph.T())
 			b := mat.NewVecDense(m, nil)
@@ -235,7 +243,7 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 			}
 			for k := range want {
 				if !scalar.EqualWithinAbsOrRel(got[k], want[k], 1e-7, 1e-7) {
-					t.Fatalf("M=%d alpha %g: dtheta[%d]: want %v, got %v", m, alpha, k, want[k], got[k])
+					t.Fatalf("M=%d budget %d alpha %g: dtheta[%d]: want %v, got %v", m, tc.budget, alpha, k, want[k], got[k])
 				}
 			}
 		}
@@ -296,9 +304,13 @@ func TestSearchLogAlpha(t *testing.T) {
 	resolution := 2 * gridStep * math.Pow(0.6180339887498949, goldenIterations)
 	for i, min := range []float64{-15.3, -9, -3.7, 0, 2.2, 5.5, 7.9} {
 		calls := 0
-		f := func(t float64) (float64, error) {
-			calls++
-			return math.Log1p((t - min) * (t - min)), nil
+		f := func(ts []float64) ([]float64, error) {
+			vs := make([]float64, len(ts))
+			for i, t := range ts {
+				calls++
+				vs[i] = math.Log1p((t - min) * (t - min))
+			}
+			return vs, nil
 		}
 		best, v, err := searchLogAlpha(f)
 		if err != nil {
@@ -313,12 +325,24 @@ func TestSearchLogAlpha(t *testing.T) {
 	}
 	// A flat curve that only rises towards small alpha (the no-update
 	// regime): the best point is at the top of the widened range.
-	best, _, _ := searchLogAlpha(func(t float64) (float64, error) { return math.Exp(-t), nil })
+	best, _, _ := searchLogAlpha(func(ts []float64) ([]float64, error) {
+		vs := make([]float64, len(ts))
+		for i, t := range ts {
+			vs[i] = math.Exp(-t)
+		}
+		return vs, nil
+	})
 	if best < widenHi-resolution {
 		t.Errorf("monotone curve: best %v, want the top of the range %v", best, widenHi)
 	}
 	// Unusable candidates everywhere: +Inf, no error.
-	if _, v, err := searchLogAlpha(func(float64) (float64, error) { return math.Inf(1), nil }); err != nil || !math.IsInf(v, 1) {
+	if _, v, err := searchLogAlpha(func(ts []float64) ([]float64, error) {
+		vs := make([]float64, len(ts))
+		for i := range vs {
+			vs[i] = math.Inf(1)
+		}
+		return vs, nil
+	}); err != nil || !math.IsInf(v, 1) {
 		t.Errorf("all unusable: got %v, %v", v, err)
 	}
 }
