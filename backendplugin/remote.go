@@ -73,7 +73,8 @@ func newRemote(ctx context.Context, name string, conn grpc.ClientConnInterface, 
 		r.shutdown()
 		return nil, err
 	}
-	r.caps = framework.Capabilities{Gradients: caps.Gradients, Kernel: caps.Kernel, Classification: caps.Classification}
+	r.caps = framework.Capabilities{Gradients: caps.Gradients, Kernel: caps.Kernel, Classification: caps.Classification,
+		Multiclass: caps.Multiclass, WarmStart: caps.WarmStart}
 	var opts *pb.OptionsResponse
 	err = r.do(ctx, "Options", func(ctx context.Context) (err error) {
 		opts, err = r.rpc.Options(ctx, &pb.Empty{})
@@ -245,22 +246,42 @@ func (r *remote) New(spec framework.ModelSpec) (framework.Model, error) {
 			Inputs:  int64(spec.Inputs),
 			Seed:    spec.Seed,
 			Options: spec.Options,
+			Classes: int64(spec.Classes),
 		})
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	m := &model{r: r, id: ref.ModelId, gradients: r.caps.Gradients}
+	return r.client(ref.ModelId), nil
+}
+
+// client returns the client of the plugin's model id, of the type that the
+// capabilities promise (framework.Gradienter, framework.Kerneler and
+// framework.WarmStarter exactly when they say so).
+func (r *remote) client(id uint64) framework.Model {
+	m := &model{r: r, id: id, gradients: r.caps.Gradients}
+	if r.caps.WarmStart {
+		w := warmOps{m}
+		switch {
+		case r.caps.Gradients && r.caps.Kernel:
+			return &warmGradKernelModel{gradModel{m}, kernelOps{m}, w}
+		case r.caps.Gradients:
+			return &warmGradModel{gradModel{m}, w}
+		case r.caps.Kernel:
+			return &warmKernelModel{m, kernelOps{m}, w}
+		}
+		return &warmModel{m, w}
+	}
 	switch {
 	case r.caps.Gradients && r.caps.Kernel:
-		return &gradKernelModel{gradModel{m}, kernelOps{m}}, nil
+		return &gradKernelModel{gradModel{m}, kernelOps{m}}
 	case r.caps.Gradients:
-		return &gradModel{m}, nil
+		return &gradModel{m}
 	case r.caps.Kernel:
-		return &kernelModel{m, kernelOps{m}}, nil
+		return &kernelModel{m, kernelOps{m}}
 	}
-	return m, nil
+	return m
 }
 
 // model is a framework.Model living in the plugin process.
@@ -384,6 +405,94 @@ type kernelModel struct {
 	*model
 	kernelOps
 }
+
+// warmOps holds the framework.WarmStarter method: the new model lives in
+// the plugin process, and its client is of the same kind as the receiver's.
+type warmOps struct{ m *model }
+
+func (w warmOps) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps int, seed int64) (framework.Model, error) {
+	var ref *pb.ModelRef
+	err := w.m.r.do(ctx, "WarmStart", func(ctx context.Context) (err error) {
+		ref, err = w.m.r.rpc.WarmStart(ctx, &pb.WarmStartRequest{ModelId: w.m.id, X: toPB(x), Y: vec(y), Steps: int64(steps), Seed: seed})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	nm := w.m.r.client(ref.ModelId)
+	if w.m.gradients {
+		// As Fit does: M is known once the model is fitted.
+		inner := modelOf(nm)
+		err := w.m.r.do(ctx, "NumParams", func(ctx context.Context) error {
+			resp, err := w.m.r.rpc.NumParams(ctx, &pb.ModelRef{ModelId: inner.id})
+			if err == nil {
+				inner.numParams.Store(int64(resp.NumParams))
+			}
+			return err
+		})
+		if err != nil {
+			_ = framework.Release(nm)
+			return nil, err
+		}
+	}
+	return nm, nil
+}
+
+// modelOf returns the *model inside a client built by remote.client.
+func modelOf(m framework.Model) *model {
+	switch v := m.(type) {
+	case *model:
+		return v
+	case *gradModel:
+		return v.model
+	case *gradKernelModel:
+		return v.model
+	case *kernelModel:
+		return v.model
+	case *warmModel:
+		return v.model
+	case *warmGradModel:
+		return v.model
+	case *warmGradKernelModel:
+		return v.model
+	case *warmKernelModel:
+		return v.model
+	}
+	panic(fmt.Sprintf("backendplugin: not a remote model: %T", m))
+}
+
+// The warm-startable variants of the client models.
+type (
+	warmModel struct {
+		*model
+		warmOps
+	}
+	warmGradModel struct {
+		gradModel
+		warmOps
+	}
+	warmGradKernelModel struct {
+		gradModel
+		kernelOps
+		warmOps
+	}
+	warmKernelModel struct {
+		*model
+		kernelOps
+		warmOps
+	}
+)
+
+var (
+	_ framework.WarmStarter = (*warmModel)(nil)
+	_ framework.Gradienter  = (*warmGradModel)(nil)
+	_ framework.WarmStarter = (*warmGradModel)(nil)
+	_ framework.Gradienter  = (*warmGradKernelModel)(nil)
+	_ framework.Kerneler    = (*warmGradKernelModel)(nil)
+	_ framework.WarmStarter = (*warmGradKernelModel)(nil)
+	_ framework.Kerneler    = (*warmKernelModel)(nil)
+	_ framework.WarmStarter = (*warmKernelModel)(nil)
+)
 
 var (
 	_ framework.Backend    = (*remote)(nil)

@@ -91,6 +91,8 @@ func (s *server) Capabilities(context.Context, *pb.Empty) (*pb.CapabilitiesRespo
 		Gradients:      s.caps.Gradients,
 		Kernel:         s.caps.Kernel,
 		Classification: s.caps.Classification,
+		Multiclass:     s.caps.Multiclass,
+		WarmStart:      s.caps.WarmStart,
 	}, nil
 }
 
@@ -110,13 +112,20 @@ func (s *server) NewModel(_ context.Context, req *pb.NewModelRequest) (ref *pb.M
 		Inputs:  int(req.Inputs),
 		Seed:    req.Seed,
 		Options: req.Options,
+		Classes: int(req.Classes),
 	})
 	if err != nil {
 		return nil, toStatus(err)
 	}
+	return s.add(m)
+}
+
+// add checks that m implements what the capabilities promise and keeps it.
+func (s *server) add(m framework.Model) (*pb.ModelRef, error) {
 	_, isG := m.(framework.Gradienter)
 	_, isK := m.(framework.Kerneler)
-	if s.caps.Gradients && !isG || s.caps.Kernel && !isK {
+	_, isW := m.(framework.WarmStarter)
+	if s.caps.Gradients && !isG || s.caps.Kernel && !isK || s.caps.WarmStart && !isW {
 		_ = framework.Release(m)
 		return nil, status.Errorf(codes.Internal,
 			"backend declares %v but its model type %T does not implement all of it", s.caps, m)
@@ -245,6 +254,27 @@ func (s *server) JacobianTVec(ctx context.Context, req *pb.JacobianTVecRequest) 
 		return nil, toStatus(err)
 	}
 	return vec(out), nil
+}
+
+func (s *server) WarmStart(ctx context.Context, req *pb.WarmStartRequest) (ref *pb.ModelRef, err error) {
+	defer guard("WarmStart", &err)
+	m, err := s.model(req.ModelId)
+	if err != nil {
+		return nil, err
+	}
+	w, ok := m.(framework.WarmStarter)
+	if !ok {
+		return nil, status.Errorf(codes.Unimplemented, "the backend's models do not implement warm starts")
+	}
+	x, err := matrixArg("x", req.X)
+	if err != nil {
+		return nil, err
+	}
+	nm, err := w.WarmStart(ctx, x, req.GetY().GetData(), int(req.Steps), req.Seed)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return s.add(nm)
 }
 
 func (s *server) Release(_ context.Context, req *pb.ModelRef) (_ *pb.Empty, err error) {

@@ -30,7 +30,11 @@ type Problem struct {
 	YEval        []float64
 
 	Full     Model
-	FullEval *mat.Dense // Full's predictions on XEval
+	FullEval *mat.Dense // Full's predictions on XEval (n2 x Outputs())
+
+	// Classes is K for a Multiclass problem (YTrain and YEval hold labels
+	// 0..K-1), 0 otherwise; Spec.Classes is the same.
+	Classes int
 
 	// Folds is the number of cross-validation folds for tuning (lazy's
 	// ridge penalty).
@@ -58,7 +62,7 @@ func (p *Problem) Drop(x *mat.Dense, f Feature) *mat.Dense {
 // Reduced is an estimator's reduced model, seen through its predictions on
 // the evaluation split with the feature dropped.
 type Reduced struct {
-	Pred *mat.Dense // n2 x 1 predictions on Drop(XEval, f)
+	Pred *mat.Dense // n2 x Outputs() predictions on Drop(XEval, f)
 	// Lambda is the ridge penalty a lazy estimator used (+Inf: no update,
 	// the reduced model is the full model); 0 when not applicable.
 	Lambda float64

@@ -279,8 +279,8 @@ func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature) (red Red
 		return Reduced{}, secs, fmt.Errorf("no reduced predictions")
 	}
 	n2, _ := p.XEval.Dims()
-	if r, c := red.Pred.Dims(); r != n2 || c != 1 {
-		return Reduced{}, secs, fmt.Errorf("reduced predictions are %d x %d, want %d x 1", r, c, n2)
+	if r, c := red.Pred.Dims(); r != n2 || c != p.Outputs() {
+		return Reduced{}, secs, fmt.Errorf("reduced predictions are %d x %d, want %d x %d", r, c, n2, p.Outputs())
 	}
 	return red, secs, nil
 }
@@ -503,7 +503,8 @@ func evalRows(m Measure, y []float64, pred *mat.Dense, lo, hi int) (Score, error
 	if lo == 0 && hi == len(y) {
 		return m.Evaluate(y, pred)
 	}
-	return m.Evaluate(y[lo:hi], pred.Slice(lo, hi, 0, 1))
+	_, c := pred.Dims()
+	return m.Evaluate(y[lo:hi], pred.Slice(lo, hi, 0, c))
 }
 
 func diff(a, b []float64) []float64 {

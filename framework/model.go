@@ -16,6 +16,10 @@ const (
 	Regression Task = iota
 	// Binary: a 0/1 response; predictions are P(Y = 1).
 	Binary
+	// Multiclass: a response of class labels 0..K-1 (K = ModelSpec.Classes
+	// = Problem.Classes); predictions are the n x K class probabilities.
+	// See multiclass.go for how it is inferred and what gradients mean.
+	Multiclass
 )
 
 // String returns the task's name as used on the command line.
@@ -25,19 +29,23 @@ func (t Task) String() string {
 		return "regression"
 	case Binary:
 		return "binary"
+	case Multiclass:
+		return "multiclass"
 	}
 	return fmt.Sprintf("Task(%d)", int(t))
 }
 
-// ParseTask parses a task name ("regression" or "binary").
+// ParseTask parses a task name ("regression", "binary" or "multiclass").
 func ParseTask(s string) (Task, error) {
 	switch strings.ToLower(s) {
 	case "regression":
 		return Regression, nil
 	case "binary", "classification":
 		return Binary, nil
+	case "multiclass":
+		return Multiclass, nil
 	}
-	return 0, Usagef("unknown task %q (want regression or binary)", s)
+	return 0, Usagef("unknown task %q (want regression, binary or multiclass)", s)
 }
 
 // ModelSpec says what model a Backend should build. Options are the
@@ -48,11 +56,16 @@ type ModelSpec struct {
 	Inputs  int               // number of input columns
 	Seed    int64             // every random choice of the model derives from it
 	Options map[string]string // backend-specific, e.g. "hidden": "50"
+	// Classes is K, the number of classes, for Multiclass (labels
+	// 0..K-1, K >= 2); 0 for the other tasks.
+	Classes int
 }
 
 // Model is a predictive model. Fit trains it on the rows of x with responses y
-// (class labels 0/1 for Binary); Predict returns an n x 1 matrix of predictions
-// (means for regression, P(Y = 1) for binary). Fit may be called once.
+// (class labels 0/1 for Binary, 0..K-1 for Multiclass); Predict returns an
+// n x 1 matrix of predictions (means for regression, P(Y = 1) for binary),
+// or for Multiclass the n x K matrix of class probabilities. Fit may be
+// called once.
 type Model interface {
 	Fit(ctx context.Context, x mat.Matrix, y []float64) error
 	Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error)
@@ -63,6 +76,11 @@ type Model interface {
 // are those of the prediction Predict returns (the mean for regression, the
 // probability for binary), so that the lazy estimator's ridge regression of
 // the residual y - h(x) on the gradient features is the same for every task.
+//
+// For Multiclass the prediction has K outputs and every sample contributes
+// K rows, output-major within the sample: row i*K + k of the Jacobian is the
+// gradient of P(Y_i = k); Kernel is then (n1 K) x (n2 K), JacobianTVec takes
+// a of length n K, and PredictShifted returns n x K probabilities.
 type Gradienter interface {
 	Model
 	// NumParams returns M.

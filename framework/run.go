@@ -17,7 +17,7 @@ import (
 // Config describes how to set up a Problem from a Dataset.
 type Config struct {
 	Target      string  // response column; "" means the last column
-	Task        *Task   // nil: inferred (a 0/1 response is Binary)
+	Task        *Task   // nil: inferred (InferTask)
 	BackendName string  // for messages and the report
 	Backend     Backend // builds the full model and, for retrain, the reduced ones
 	Options     map[string]string
@@ -39,10 +39,15 @@ type Config struct {
 // DefaultTrainFrac is the train share used when Config.TrainFrac is 0.
 const DefaultTrainFrac = 2.0 / 3.0
 
-// InferTask returns Binary when every response is 0 or 1, else Regression.
+// InferTask returns Binary when every response is 0 or 1, Multiclass when
+// the responses are class labels by the rule of IsClassLabels, else
+// Regression.
 func InferTask(y []float64) Task {
 	for _, v := range y {
 		if v != 0 && v != 1 {
+			if IsClassLabels(y) {
+				return Multiclass
+			}
 			return Regression
 		}
 	}
@@ -142,6 +147,7 @@ type setup struct {
 	d        *Dataset
 	cfg      Config
 	task     Task
+	classes  int // K for Multiclass, else 0
 	target   int
 	names    []string
 	featCols []int
@@ -177,6 +183,14 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 			return nil, &InputError{File: d.Source, Column: d.Names[target], Msg: "task binary needs a 0/1 response"}
 		}
 	}
+	classes := 0
+	if task == Multiclass {
+		k, err := NumClasses(y)
+		if err != nil {
+			return nil, &InputError{File: d.Source, Column: d.Names[target], Msg: "task multiclass: " + err.Error()}
+		}
+		classes = k
+	}
 	folds := cfg.Folds
 	if folds == 0 {
 		folds = 5
@@ -184,7 +198,7 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 	if folds < 2 {
 		return nil, Usagef("--folds must be at least 2, got %d", folds)
 	}
-	sp := &setup{d: d, cfg: cfg, task: task, target: target, folds: folds}
+	sp := &setup{d: d, cfg: cfg, task: task, classes: classes, target: target, folds: folds}
 	for j := 0; j < cols; j++ {
 		if j != target {
 			sp.names = append(sp.names, d.Names[j])
@@ -201,7 +215,7 @@ func (sp *setup) problem(ctx context.Context, train, eval []int) (*Problem, erro
 	xev, yev := rowsOf(sp.d.X, eval, sp.featCols, sp.target)
 	standardise(xtr, xev)
 
-	spec := ModelSpec{Task: sp.task, Inputs: len(sp.featCols), Seed: cfg.Seed, Options: cfg.Options}
+	spec := ModelSpec{Task: sp.task, Inputs: len(sp.featCols), Seed: cfg.Seed, Options: cfg.Options, Classes: sp.classes}
 	full, err := cfg.Backend.New(spec)
 	if err != nil {
 		return nil, fmt.Errorf("full model: %w", err)
@@ -209,7 +223,7 @@ func (sp *setup) problem(ctx context.Context, train, eval []int) (*Problem, erro
 	p := &Problem{
 		Task: sp.task, BackendName: cfg.BackendName, Backend: cfg.Backend, Spec: spec,
 		FeatureNames: sp.names, XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev,
-		Full: full, Folds: sp.folds, Lambda: cfg.Lambda, Seed: cfg.Seed,
+		Full: full, Folds: sp.folds, Lambda: cfg.Lambda, Seed: cfg.Seed, Classes: sp.classes,
 	}
 	if err := full.Fit(ctx, xtr, ytr); err != nil {
 		Release(full)
@@ -219,9 +233,9 @@ func (sp *setup) problem(ctx context.Context, train, eval []int) (*Problem, erro
 		Release(full)
 		return nil, fmt.Errorf("full model, predict evaluation split: %w", err)
 	}
-	if r, c := p.FullEval.Dims(); r != len(eval) || c != 1 {
+	if r, c := p.FullEval.Dims(); r != len(eval) || c != p.Outputs() {
 		Release(full)
-		return nil, fmt.Errorf("full model, predict evaluation split: backend returned %d x %d predictions for %d rows, want %d x 1", r, c, len(eval), len(eval))
+		return nil, fmt.Errorf("full model, predict evaluation split: backend returned %d x %d predictions for %d rows, want %d x %d", r, c, len(eval), len(eval), p.Outputs())
 	}
 	return p, nil
 }
@@ -380,7 +394,8 @@ type Report struct {
 // Run prepares the problem, trains the full model (once per fold with
 // Config.CrossFit) and estimates the importance of every feature (or group,
 // Config.Groups) with every estimator. A nil measure means the task's
-// default (mse for regression, accuracy for binary), looked up by name.
+// default (mse for regression, accuracy for binary and multiclass), looked
+// up by name.
 func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimator, opt EstimateOptions) (*Report, error) {
 	start := time.Now()
 	var folds []*Problem
@@ -455,7 +470,7 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 
 // DefaultMeasure names the default measure of a task.
 func DefaultMeasure(t Task) string {
-	if t == Binary {
+	if t == Binary || t == Multiclass {
 		return "accuracy"
 	}
 	return "mse"

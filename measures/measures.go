@@ -31,13 +31,17 @@ func MSE() framework.Measure { return mse{} }
 func R2() framework.Measure { return r2{} }
 
 // Accuracy returns the measure "accuracy": the fraction of samples whose
-// predicted class, 1 when P(Y = 1) > 0.5 and 0 otherwise (a tie goes to 0),
-// equals the 0/1 response; Influence_i = correct_i - accuracy. Binary only.
+// predicted class equals the response; Influence_i = correct_i - accuracy.
+// Binary (n x 1 predictions P(Y = 1)): the predicted class is 1 when
+// P(Y = 1) > 0.5 and 0 otherwise (a tie goes to 0). Multiclass (n x K class
+// probabilities, labels 0..K-1): the class of the largest probability (a tie
+// goes to the lowest label).
 func Accuracy() framework.Measure { return accuracy{} }
 
 // LogLoss returns the measure "logloss": Value = -mean(l_i) with
-// l_i = -[y_i log p_i + (1 - y_i) log(1 - p_i)], p_i clipped to
-// [ProbEps, 1 - ProbEps]; Influence_i = mean(l) - l_i. Binary only.
+// l_i = -[y_i log p_i + (1 - y_i) log(1 - p_i)] for binary and
+// l_i = -log p_{i,y_i} for multiclass (n x K class probabilities), the
+// probabilities clipped to [ProbEps, 1 - ProbEps]; Influence_i = mean(l) - l_i.
 func LogLoss() framework.Measure { return logloss{} }
 
 type mse struct{}
@@ -100,9 +104,30 @@ func (m r2) Evaluate(y []float64, pred mat.Matrix) (framework.Score, error) {
 type accuracy struct{}
 
 func (accuracy) Name() string                   { return "accuracy" }
-func (accuracy) Supports(t framework.Task) bool { return t == framework.Binary }
+func (accuracy) Supports(t framework.Task) bool {
+	return t == framework.Binary || t == framework.Multiclass
+}
 
 func (m accuracy) Evaluate(y []float64, pred mat.Matrix) (framework.Score, error) {
+	if isMulti(pred) {
+		p, err := classProbs(m.Name(), y, pred)
+		if err != nil {
+			return framework.Score{}, err
+		}
+		gain := make([]float64, len(y))
+		for i, row := range p {
+			best := 0
+			for k, v := range row {
+				if v > row[best] {
+					best = k
+				}
+			}
+			if float64(best) == y[i] {
+				gain[i] = 1
+			}
+		}
+		return gainScore(gain), nil
+	}
 	p, err := probs(m.Name(), y, pred)
 	if err != nil {
 		return framework.Score{}, err
@@ -123,9 +148,22 @@ func (m accuracy) Evaluate(y []float64, pred mat.Matrix) (framework.Score, error
 type logloss struct{}
 
 func (logloss) Name() string                   { return "logloss" }
-func (logloss) Supports(t framework.Task) bool { return t == framework.Binary }
+func (logloss) Supports(t framework.Task) bool {
+	return t == framework.Binary || t == framework.Multiclass
+}
 
 func (m logloss) Evaluate(y []float64, pred mat.Matrix) (framework.Score, error) {
+	if isMulti(pred) {
+		p, err := classProbs(m.Name(), y, pred)
+		if err != nil {
+			return framework.Score{}, err
+		}
+		loss := make([]float64, len(y))
+		for i, row := range p {
+			loss[i] = -math.Log(min(max(row[int(y[i])], ProbEps), 1-ProbEps))
+		}
+		return lossScore(loss), nil
+	}
 	p, err := probs(m.Name(), y, pred)
 	if err != nil {
 		return framework.Score{}, err
@@ -215,4 +253,41 @@ func probs(name string, y []float64, pred mat.Matrix) ([]float64, error) {
 		}
 	}
 	return p, nil
+}
+
+// isMulti reports whether pred holds K >= 2 class probabilities per row.
+func isMulti(pred mat.Matrix) bool {
+	if pred == nil {
+		return false
+	}
+	_, c := pred.Dims()
+	return c >= 2
+}
+
+// classProbs checks multiclass predictions (len(y) x K, finite, each entry a
+// probability in [0, 1]) and labels (integers 0..K-1), and returns the rows.
+func classProbs(name string, y []float64, pred mat.Matrix) ([][]float64, error) {
+	r, k := pred.Dims()
+	if r != len(y) {
+		return nil, fmt.Errorf("measure %s: %d predictions for %d responses", name, r, len(y))
+	}
+	if len(y) == 0 {
+		return nil, fmt.Errorf("measure %s: no samples", name)
+	}
+	out := make([][]float64, r)
+	for i := range out {
+		if y[i] < 0 || y[i] >= float64(k) || y[i] != math.Trunc(y[i]) {
+			return nil, framework.Usagef("measure %s: response %d is %v; a %d-class response must be a label 0..%d", name, i, y[i], k, k-1)
+		}
+		row := make([]float64, k)
+		for c := range row {
+			v := pred.At(i, c)
+			if math.IsNaN(v) || v < 0 || v > 1 {
+				return nil, fmt.Errorf("measure %s: prediction %d, class %d is %v, not a probability in [0, 1]", name, i, c, v)
+			}
+			row[c] = v
+		}
+		out[i] = row
+	}
+	return out, nil
 }

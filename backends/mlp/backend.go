@@ -14,10 +14,10 @@ type Backend struct{}
 
 var _ framework.Backend = Backend{}
 
-// Capabilities reports gradients, the structured kernel and binary
-// classification.
+// Capabilities reports gradients, the structured kernel, binary and
+// multiclass classification, and warm starts.
 func (Backend) Capabilities() framework.Capabilities {
-	return framework.Capabilities{Gradients: true, Kernel: true, Classification: true}
+	return framework.Capabilities{Gradients: true, Kernel: true, Classification: true, Multiclass: true, WarmStart: true}
 }
 
 // Options lists the recognised ModelSpec.Options keys with their defaults.

@@ -7,6 +7,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 // Jacobian returns the n x M matrix of per-sample gradients of the
@@ -19,8 +21,8 @@ func (md *Model) Jacobian(ctx context.Context, x mat.Matrix) (*mat.Dense, error)
 	if err != nil {
 		return nil, err
 	}
-	n := xg.Rows
 	a, deltas := md.signals(xg)
+	n := a.acts[0].Rows // n*K rows for multiclass
 	jac := make([]float64, n*md.m)
 	for i := 0; i < n; i++ {
 		row := jac[i*md.m : (i+1)*md.m]
@@ -49,9 +51,9 @@ func (md *Model) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([
 	if err != nil {
 		return nil, err
 	}
-	n := xg.Rows
+	n := xg.Rows * md.rowsPerSample()
 	if len(a) != n {
-		return nil, fmt.Errorf("mlp: JacobianTVec: len(a) = %d, want %d rows", len(a), n)
+		return nil, fmt.Errorf("mlp: JacobianTVec: len(a) = %d, want %d (the Jacobian's rows)", len(a), n)
 	}
 	acts, deltas := md.signals(xg)
 	out := make([]float64, md.m)
@@ -101,7 +103,7 @@ func (md *Model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, err
 		}
 		a2, d2 = md.signals(xg2)
 	}
-	n1, n2 := xg1.Rows, a2.acts[0].Rows
+	n1, n2 := a1.acts[0].Rows, a2.acts[0].Rows
 	// The Grams' inner dimensions (p, the widths, 1 for the output layer)
 	// are small: with the right-hand factors transposed (k x n2), gonum's
 	// inner loops are axpys of length n2 instead of dots of length k.
@@ -169,4 +171,13 @@ func transpose(g blas64.General) blas64.General {
 		}
 	}
 	return t
+}
+
+// rowsPerSample is the number of Jacobian rows per sample: K for
+// multiclass, else 1.
+func (md *Model) rowsPerSample() int {
+	if md.task == framework.Multiclass {
+		return md.outs
+	}
+	return 1
 }

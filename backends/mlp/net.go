@@ -21,16 +21,17 @@ type layer struct {
 	w, b    int
 }
 
-// Model is a fully connected ReLU network with one output. See the package
-// documentation for the parameterisation, the training procedure and the
-// concurrency guarantees.
+// Model is a fully connected ReLU network with one output (K softmax outputs
+// for multiclass). See the package documentation for the parameterisation,
+// the training procedure and the concurrency guarantees.
 type Model struct {
 	task   framework.Task
 	inputs int
 	seed   int64
 	cfg    config
+	outs   int // output units: K for multiclass, else 1
 
-	layers []layer // hidden layers, then the output layer (out = 1)
+	layers []layer // hidden layers, then the output layer (out = outs)
 	m      int     // number of parameters
 
 	// Set by Fit and read-only afterwards.
@@ -42,14 +43,23 @@ type Model struct {
 }
 
 var (
-	_ framework.Gradienter = (*Model)(nil)
-	_ framework.Kerneler   = (*Model)(nil)
+	_ framework.Gradienter  = (*Model)(nil)
+	_ framework.Kerneler    = (*Model)(nil)
+	_ framework.WarmStarter = (*Model)(nil)
 )
 
 // NewModel returns an untrained model for spec; Backend.New is the same
 // with the result as a framework.Model.
 func NewModel(spec framework.ModelSpec) (*Model, error) {
-	if spec.Task != framework.Regression && spec.Task != framework.Binary {
+	outs := 1
+	switch spec.Task {
+	case framework.Regression, framework.Binary:
+	case framework.Multiclass:
+		if spec.Classes < 2 {
+			return nil, framework.Usagef("mlp: multiclass needs at least 2 classes, got %d", spec.Classes)
+		}
+		outs = spec.Classes
+	default:
 		return nil, framework.Usagef("mlp: unsupported task %v", spec.Task)
 	}
 	if spec.Inputs < 1 {
@@ -59,9 +69,9 @@ func NewModel(spec framework.ModelSpec) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	md := &Model{task: spec.Task, inputs: spec.Inputs, seed: spec.Seed, cfg: cfg}
+	md := &Model{task: spec.Task, inputs: spec.Inputs, seed: spec.Seed, cfg: cfg, outs: outs}
 	in := spec.Inputs
-	widths := append(append([]int(nil), cfg.hidden...), 1)
+	widths := append(append([]int(nil), cfg.hidden...), outs)
 	for _, out := range widths {
 		l := layer{in: in, out: out, w: md.m, b: md.m + out*in}
 		md.layers = append(md.layers, l)
@@ -139,7 +149,8 @@ func (md *Model) ready(ctx context.Context) error {
 
 // activations holds the batched forward pass: acts[l] is the input of layer
 // l (acts[0] the data, acts[l] for l >= 1 the ReLU activations of hidden
-// layer l), out the network's raw output (the logit for binary).
+// layer l), out the network's raw outputs (the logit for binary; rows x K
+// logits, row-major, for multiclass).
 type activations struct {
 	acts []blas64.General
 	out  []float64
@@ -150,7 +161,7 @@ func newActivations(layers []layer, rows int) *activations {
 	for l := 1; l < len(layers); l++ {
 		a.acts[l] = newGeneral(rows, layers[l].in)
 	}
-	a.out = make([]float64, rows)
+	a.out = make([]float64, rows*layers[len(layers)-1].out)
 	return a
 }
 
@@ -194,16 +205,18 @@ func (ps *params) refresh(layers []layer) {
 }
 
 // forward runs the network with parameters ps on the rows of x, writing
-// into a (sized for at least x.Rows rows), and returns the raw outputs.
+// into a (sized for at least x.Rows rows), and returns the raw outputs
+// (x.Rows x K row-major).
 func forward(layers []layer, ps *params, x blas64.General, a *activations) []float64 {
 	n := x.Rows
 	a.acts[0] = x
+	outs := layers[len(layers)-1].out
 	for l, ly := range layers {
 		var z blas64.General
 		if l+1 < len(layers) {
 			z = rowsOf(a.acts[l+1], n)
 		} else {
-			z = blas64.General{Rows: n, Cols: 1, Stride: 1, Data: a.out[:n]}
+			z = blas64.General{Rows: n, Cols: outs, Stride: outs, Data: a.out[:n*outs]}
 		}
 		in := rowsOf(a.acts[l], n)
 		if ly.transposed() {
@@ -216,11 +229,11 @@ func forward(layers []layer, ps *params, x blas64.General, a *activations) []flo
 			biasReLU(z.Data[:n*z.Stride], b)
 		} else {
 			for i := range z.Data {
-				z.Data[i] += b[0]
+				z.Data[i] += b[i%outs]
 			}
 		}
 	}
-	return a.out[:n]
+	return a.out[:n*outs]
 }
 
 // biasReLU adds the bias b to every row of z (row-major, len(b) columns)
@@ -249,7 +262,7 @@ func reluMask(d, act []float64) {
 	}
 }
 
-// backward propagates the per-sample output signals dout (length n) through
+// backward propagates the per-sample output signals dout (n x K, row-major) through
 // the network whose forward pass is in a, writing the signal at each layer's
 // output (before the ReLU, i.e. d out / d z_l per sample, times dout) into
 // deltas[l] (n x layers[l].out). If grad is not nil, it also adds to it
@@ -257,9 +270,10 @@ func reluMask(d, act []float64) {
 // dW_l = delta_l^T A_l, db_l = delta_l^T 1; gradT is then scratch of
 // ps.wt's shapes for the transposed layers.
 func backward(layers []layer, ps *params, a *activations, dout []float64, deltas []blas64.General, grad []float64, gradT []blas64.General) {
-	n := len(dout)
 	last := len(layers) - 1
-	deltas[last] = blas64.General{Rows: n, Cols: 1, Stride: 1, Data: dout}
+	outs := layers[last].out
+	n := len(dout) / outs
+	deltas[last] = blas64.General{Rows: n, Cols: outs, Stride: outs, Data: dout}
 	for l := last; l >= 0; l-- {
 		ly := layers[l]
 		d := rowsOf(deltas[l], n)
@@ -323,9 +337,14 @@ func sigmoid(z float64) float64 {
 }
 
 // link maps raw outputs to predictions in place and, if scale is not nil,
-// writes d prediction / d raw output into it.
+// writes d prediction / d raw output into it (not for multiclass, whose
+// softmax couples the outputs: see signals).
 func (md *Model) link(out, scale []float64) {
 	switch md.task {
+	case framework.Multiclass:
+		for i := 0; i < len(out); i += md.outs {
+			softmax(out[i : i+md.outs])
+		}
 	case framework.Binary:
 		for i, z := range out {
 			p := sigmoid(z)
@@ -349,11 +368,28 @@ func (md *Model) predict(theta []float64, x blas64.General) *mat.Dense {
 	a := newActivations(md.layers, x.Rows)
 	out := forward(md.layers, newParams(md.layers, theta), x, a)
 	md.link(out, nil)
-	return mat.NewDense(x.Rows, 1, out)
+	return mat.NewDense(x.Rows, md.outs, out)
+}
+
+// softmax maps logits to probabilities in place.
+func softmax(z []float64) {
+	m := z[0]
+	for _, v := range z[1:] {
+		m = math.Max(m, v)
+	}
+	var s float64
+	for k, v := range z {
+		z[k] = math.Exp(v - m)
+		s += z[k]
+	}
+	for k := range z {
+		z[k] /= s
+	}
 }
 
 // Predict returns the n x 1 predictions: the mean mu + sd*net(x) for
-// regression, sigmoid(net(x)) = P(Y = 1) for binary.
+// regression, sigmoid(net(x)) = P(Y = 1) for binary; n x K softmax class
+// probabilities for multiclass.
 func (md *Model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
 	if err := md.ready(ctx); err != nil {
 		return nil, err
@@ -388,8 +424,13 @@ func (md *Model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []floa
 // signals runs the forward pass at the fitted parameters and backpropagates
 // d prediction / d raw output, so that the per-sample gradient of the
 // prediction w.r.t. layer l's weights is the outer product of row i of
-// deltas[l] and row i of a.acts[l].
+// deltas[l] and row i of a.acts[l]. For multiclass every sample i is
+// repeated K times, row i*K + k carrying the gradient of P(Y = k): its
+// output signal is the softmax Jacobian's row, p_k (e_k - p).
 func (md *Model) signals(x blas64.General) (*activations, []blas64.General) {
+	if md.task == framework.Multiclass {
+		return md.signalsMulti(x)
+	}
 	n := x.Rows
 	a := newActivations(md.layers, n)
 	ps := newParams(md.layers, md.theta)
@@ -398,5 +439,36 @@ func (md *Model) signals(x blas64.General) (*activations, []blas64.General) {
 	md.link(append([]float64(nil), out...), scale)
 	deltas := newDeltas(md.layers, n)
 	backward(md.layers, ps, a, scale, deltas, nil, nil)
+	return a, deltas
+}
+
+func (md *Model) signalsMulti(x blas64.General) (*activations, []blas64.General) {
+	n, K, p := x.Rows, md.outs, md.inputs
+	rows := n * K
+	xr := newGeneral(rows, p)
+	for i := 0; i < n; i++ {
+		src := x.Data[i*x.Stride : i*x.Stride+p]
+		for k := 0; k < K; k++ {
+			copy(xr.Data[(i*K+k)*p:(i*K+k+1)*p], src)
+		}
+	}
+	a := newActivations(md.layers, rows)
+	ps := newParams(md.layers, md.theta)
+	out := forward(md.layers, ps, xr, a)
+	dout := make([]float64, rows*K)
+	for i := 0; i < n; i++ {
+		// The K repeats of sample i have the same logits.
+		prob := append([]float64(nil), out[i*K*K:i*K*K+K]...)
+		softmax(prob)
+		for k := 0; k < K; k++ {
+			d := dout[(i*K+k)*K : (i*K+k+1)*K]
+			for j := range d {
+				d[j] = -prob[k] * prob[j]
+			}
+			d[k] += prob[k]
+		}
+	}
+	deltas := newDeltas(md.layers, rows)
+	backward(md.layers, ps, a, dout, deltas, nil, nil)
 	return a, deltas
 }

@@ -37,17 +37,8 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	if len(y) != n {
 		return fmt.Errorf("mlp: Fit: %d rows but %d responses", n, len(y))
 	}
-	target := make([]float64, n)
 	md.mu, md.sd = 0, 1
-	switch md.task {
-	case framework.Binary:
-		for i, v := range y {
-			if v != 0 && v != 1 {
-				return framework.Usagef("mlp: binary response must be 0 or 1, row %d is %v", i, v)
-			}
-		}
-		copy(target, y)
-	default:
+	if md.task == framework.Regression {
 		var s, ss float64
 		for i, v := range y {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -62,60 +53,28 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 		if sd := math.Sqrt(ss / float64(n)); sd > 0 {
 			md.sd = sd
 		}
-		for i, v := range y {
-			target[i] = (v - md.mu) / md.sd
-		}
+	}
+	target, err := md.targets(y)
+	if err != nil {
+		return err
 	}
 
 	rng := rand.New(rand.NewPCG(uint64(md.seed), pcgStream))
 	theta := md.initParams(rng)
-
-	batch := min(md.cfg.batch, n)
-	p := md.inputs
-	xb := newGeneral(batch, p)
-	yb := make([]float64, batch)
-	dout := make([]float64, batch)
-	grad := make([]float64, md.m)
-	ab := newActivations(md.layers, batch)
-	db := newDeltas(md.layers, batch)
+	tr := md.newTrainer(xg, target, theta)
 	afull := newActivations(md.layers, n)
-	opt := newAdam(md.m, md.cfg.lr)
-	ps := newParams(md.layers, theta)
-	gradT := make([]blas64.General, len(md.layers))
-	for l, ly := range md.layers {
-		if ly.transposed() {
-			gradT[l] = newGeneral(ly.in, ly.out)
-		}
-	}
 
 	best := make([]float64, md.m)
 	copy(best, theta)
-	bestLoss := md.loss(forward(md.layers, ps, xg, afull), target)
+	bestLoss := md.loss(forward(md.layers, tr.ps, xg, afull), target)
 	stale := 0
-	perm := make([]int, n)
-	for i := range perm {
-		perm[i] = i
-	}
 	md.losses = md.losses[:0]
 	for epoch := 0; epoch < md.cfg.epochs; epoch++ {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("mlp: Fit interrupted after %d epochs: %w", epoch, err)
 		}
-		rng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-		for start := 0; start < n; start += batch {
-			rows := min(batch, n-start)
-			for k, i := range perm[start : start+rows] {
-				copy(xb.Data[k*p:(k+1)*p], xg.Data[i*xg.Stride:i*xg.Stride+p])
-				yb[k] = target[i]
-			}
-			out := forward(md.layers, ps, rowsOf(xb, rows), ab)
-			md.lossGrad(out, yb[:rows], dout[:rows])
-			clear(grad)
-			backward(md.layers, ps, ab, dout[:rows], db, grad, gradT)
-			opt.step(theta, grad)
-			ps.refresh(md.layers)
-		}
-		loss := md.loss(forward(md.layers, ps, xg, afull), target)
+		tr.run(rng, tr.epochSteps())
+		loss := md.loss(forward(md.layers, tr.ps, xg, afull), target)
 		md.losses = append(md.losses, loss)
 		md.epochs = epoch + 1
 		if math.IsNaN(loss) {
@@ -139,6 +98,150 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	return nil
 }
 
+// warmStream is the second PCG word of WarmStart's generator.
+const warmStream = pcgStream ^ 0x7761726d // "warm"
+
+// WarmStart implements framework.WarmStarter: a new model that starts at
+// this model's fitted parameters (and keeps its response scaling mu, sd)
+// and takes steps Adam steps (a fresh optimizer state, the lr option) on
+// minibatches of the rows of x, reshuffled every pass with a generator
+// seeded by seed; steps <= 0 means one epoch, ceil(n/batch) steps. The new
+// model keeps its last parameters: there is no early stopping.
+func (md *Model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps int, seed int64) (framework.Model, error) {
+	if err := md.ready(ctx); err != nil {
+		return nil, err
+	}
+	xg, err := md.input(x)
+	if err != nil {
+		return nil, err
+	}
+	if len(y) != xg.Rows {
+		return nil, fmt.Errorf("mlp: WarmStart: %d rows but %d responses", xg.Rows, len(y))
+	}
+	nm := &Model{task: md.task, inputs: md.inputs, seed: md.seed, cfg: md.cfg, outs: md.outs,
+		layers: md.layers, m: md.m, mu: md.mu, sd: md.sd}
+	target, err := nm.targets(y)
+	if err != nil {
+		return nil, err
+	}
+	theta := append([]float64(nil), md.theta...)
+	tr := nm.newTrainer(xg, target, theta)
+	if steps <= 0 {
+		steps = tr.epochSteps()
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), warmStream))
+	for done := 0; done < steps; {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("mlp: WarmStart interrupted after %d steps: %w", done, err)
+		}
+		k := min(steps-done, tr.epochSteps())
+		tr.run(rng, k)
+		done += k
+	}
+	nm.theta = theta
+	nm.fitted = true
+	return nm, nil
+}
+
+// targets checks the responses and returns the training targets: the
+// responses standardised with mu and sd for regression, the labels
+// otherwise.
+func (md *Model) targets(y []float64) ([]float64, error) {
+	target := make([]float64, len(y))
+	switch md.task {
+	case framework.Binary:
+		for i, v := range y {
+			if v != 0 && v != 1 {
+				return nil, framework.Usagef("mlp: binary response must be 0 or 1, row %d is %v", i, v)
+			}
+		}
+		copy(target, y)
+	case framework.Multiclass:
+		for i, v := range y {
+			if v < 0 || v >= float64(md.outs) || v != math.Trunc(v) {
+				return nil, framework.Usagef("mlp: a %d-class response must be a label 0..%d, row %d is %v", md.outs, md.outs-1, i, v)
+			}
+		}
+		copy(target, y)
+	default:
+		for i, v := range y {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, framework.Usagef("mlp: response is not finite in row %d", i)
+			}
+			target[i] = (v - md.mu) / md.sd
+		}
+	}
+	return target, nil
+}
+
+// trainer holds the buffers of minibatch Adam on one training set.
+type trainer struct {
+	md     *Model
+	xg     blas64.General
+	target []float64
+	theta  []float64
+	batch  int
+	xb     blas64.General
+	yb     []float64
+	dout   []float64
+	grad   []float64
+	ab     *activations
+	db     []blas64.General
+	opt    *adam
+	ps     *params
+	gradT  []blas64.General
+	perm   []int
+	pos    int // next row of perm; 0: reshuffle before the next step
+}
+
+func (md *Model) newTrainer(xg blas64.General, target, theta []float64) *trainer {
+	n := xg.Rows
+	batch := min(md.cfg.batch, n)
+	tr := &trainer{md: md, xg: xg, target: target, theta: theta, batch: batch,
+		xb: newGeneral(batch, md.inputs), yb: make([]float64, batch),
+		dout: make([]float64, batch*md.outs), grad: make([]float64, md.m),
+		ab: newActivations(md.layers, batch), db: newDeltas(md.layers, batch),
+		opt: newAdam(md.m, md.cfg.lr), ps: newParams(md.layers, theta),
+		gradT: make([]blas64.General, len(md.layers)), perm: make([]int, n)}
+	for l, ly := range md.layers {
+		if ly.transposed() {
+			tr.gradT[l] = newGeneral(ly.in, ly.out)
+		}
+	}
+	for i := range tr.perm {
+		tr.perm[i] = i
+	}
+	return tr
+}
+
+// epochSteps is the number of minibatches in one pass over the rows.
+func (tr *trainer) epochSteps() int { return (tr.xg.Rows + tr.batch - 1) / tr.batch }
+
+// run takes k Adam steps, reshuffling the rows with rng at the start of
+// every pass.
+func (tr *trainer) run(rng *rand.Rand, k int) {
+	md, n, p := tr.md, tr.xg.Rows, tr.md.inputs
+	for ; k > 0; k-- {
+		if tr.pos == 0 {
+			rng.Shuffle(n, func(i, j int) { tr.perm[i], tr.perm[j] = tr.perm[j], tr.perm[i] })
+		}
+		rows := min(tr.batch, n-tr.pos)
+		for r, i := range tr.perm[tr.pos : tr.pos+rows] {
+			copy(tr.xb.Data[r*p:(r+1)*p], tr.xg.Data[i*tr.xg.Stride:i*tr.xg.Stride+p])
+			tr.yb[r] = tr.target[i]
+		}
+		if tr.pos += rows; tr.pos >= n {
+			tr.pos = 0
+		}
+		out := forward(md.layers, tr.ps, rowsOf(tr.xb, rows), tr.ab)
+		md.lossGrad(out, tr.yb[:rows], tr.dout[:rows*md.outs])
+		clear(tr.grad)
+		backward(md.layers, tr.ps, tr.ab, tr.dout[:rows*md.outs], tr.db, tr.grad, tr.gradT)
+		tr.opt.step(tr.theta, tr.grad)
+		tr.ps.refresh(md.layers)
+	}
+}
+
 // initParams draws PyTorch's nn.Linear default initialisation: weights
 // Kaiming-uniform with a = sqrt(5) and biases uniform, both on
 // (-1/sqrt(in), 1/sqrt(in)).
@@ -154,9 +257,26 @@ func (md *Model) initParams(rng *rand.Rand) []float64 {
 }
 
 // loss is the mean training loss of raw outputs out: squared error on the
-// standardised response for regression, log-loss on the logits for binary.
+// standardised response for regression, log-loss on the logits for binary,
+// softmax cross-entropy for multiclass.
 func (md *Model) loss(out, y []float64) float64 {
 	var s float64
+	if md.task == framework.Multiclass {
+		K := md.outs
+		for i, lab := range y {
+			z := out[i*K : (i+1)*K]
+			m := z[0]
+			for _, v := range z[1:] {
+				m = math.Max(m, v)
+			}
+			var e float64
+			for _, v := range z {
+				e += math.Exp(v - m)
+			}
+			s += m + math.Log(e) - z[int(lab)]
+		}
+		return s / float64(len(y))
+	}
 	if md.task == framework.Binary {
 		for i, z := range out {
 			// log(1 + e^z) - y z, computed stably.
@@ -173,7 +293,20 @@ func (md *Model) loss(out, y []float64) float64 {
 
 // lossGrad writes d loss / d out into dout for the minibatch mean loss.
 func (md *Model) lossGrad(out, y, dout []float64) {
-	inv := 1 / float64(len(out))
+	inv := 1 / float64(len(y))
+	if md.task == framework.Multiclass {
+		K := md.outs
+		copy(dout, out)
+		for i, lab := range y {
+			d := dout[i*K : (i+1)*K]
+			softmax(d)
+			d[int(lab)]--
+			for k := range d {
+				d[k] *= inv
+			}
+		}
+		return
+	}
 	if md.task == framework.Binary {
 		for i, z := range out {
 			dout[i] = (sigmoid(z) - y[i]) * inv

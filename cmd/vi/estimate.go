@@ -37,7 +37,10 @@ The data is a CSV file with a header row of column names and a number in every
 cell; --target names the response (default: the last column). Without --data,
 estimate uses a built-in copy of the diabetes data (442 patients, 10 features,
 response "target"). The task is regression unless the response is 0/1, which
-makes it binary classification; --task forces it.
+makes it binary classification, or class labels 0..K-1 (integers, every one
+present, 3 <= K <= 20, each class at least 5 rows), which makes it
+multiclass (predictions are K class probabilities; measures accuracy and
+logloss); --task forces it.
 
 VI is positive for a feature that helps: for mse it is the reduced model's MSE
 minus the full model's, in squared units of the response; for accuracy the
@@ -84,7 +87,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 var (
 	estData       = cmdEstimate.Flag.String("data", "", "CSV `file` with a header row (default: the built-in diabetes data)")
 	estTarget     = cmdEstimate.Flag.String("target", "", "response `column` (default: the last column)")
-	estTask       = cmdEstimate.Flag.String("task", "", "force the `task`: regression or binary (default: binary for a 0/1 response, else regression)")
+	estTask       = cmdEstimate.Flag.String("task", "", "force the `task`: regression, binary or multiclass (default: binary for a 0/1 response, multiclass for labels 0..K-1 (3 <= K <= 20, each with 5 rows or more), else regression)")
 	estBackend    = cmdEstimate.Flag.String("backend", "mlp", "model backend `name` (see 'vi backends')")
 	estPlugin     = cmdEstimate.Flag.String("plugin", "", "run the backend from this external plugin `executable` instead of a built-in one")
 	estHidden     = cmdEstimate.Flag.String("hidden", "", "backend option hidden: hidden layer `widths`, e.g. 50 or 100,50 (backend default when not set)")
@@ -427,8 +430,11 @@ func checkMeasureFits(d *framework.Dataset, target string, task *framework.Task,
 		}
 	}
 	kind := "real-valued"
-	if t == framework.Binary {
+	switch t {
+	case framework.Binary:
 		kind = "0/1"
+	case framework.Multiclass:
+		kind = "class-label"
 	}
 	return &framework.InputError{File: d.Source, Column: col,
 		Msg: fmt.Sprintf("measure %s does not fit the %s response (task %s; measures for it: %s)",
@@ -474,6 +480,9 @@ func checkBackend(name string, b framework.Backend, d *framework.Dataset, target
 	caps := b.Capabilities()
 	if t, _, ok := responseTask(d, target, task); ok && t == framework.Binary && !caps.Classification {
 		return framework.Usagef("backend %s does not do binary classification (the response of %s is 0/1; --task regression treats it as a number)", name, d.Source)
+	}
+	if t, _, ok := responseTask(d, target, task); ok && t == framework.Multiclass && !caps.Multiclass {
+		return framework.Usagef("backend %s does not do multiclass classification (the response of %s is class labels 0..K-1; --task regression treats it as a number)", name, d.Source)
 	}
 	var need []string
 	for _, e := range ests {

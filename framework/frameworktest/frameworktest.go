@@ -29,6 +29,8 @@
 //   - Kernel, when Capabilities().Kernel: the model implements
 //     framework.Kerneler; Kernel(x1, x2) = J1 J2^T, Kernel(x, nil) = J J^T
 //     (symmetric) and JacobianTVec(x, a) = J^T a.
+//   - Multiclass, when Capabilities().Multiclass, and WarmStart, when
+//     Capabilities().WarmStart: see multiclass.go.
 //   - Plugin: every check above again, on the backend served over
 //     backendplugin's gRPC transport in this process (backendplugin.Pipe),
 //     plus the transport's fidelity: the remote models' predictions equal
@@ -139,6 +141,8 @@ func run(t *testing.T, b framework.Backend, c *config) {
 			t.Run("Kernel/"+task.String(), func(t *testing.T) { checkKernel(t, b, c, task) })
 		}
 	}
+	runMulticlass(t, b, c)
+	runWarmStart(t, b, c, tasks)
 }
 
 // dataset returns n rows of p standard normal inputs and a response: a
@@ -495,9 +499,7 @@ func checkClose(t *testing.T, what string, got, want *mat.Dense) {
 // backend itself.
 func checkTransport(t *testing.T, local, remote framework.Backend, c *config) {
 	lc, rc := local.Capabilities(), remote.Capabilities()
-	// The protocol (v1) carries these three; Multiclass and WarmStart do
-	// not cross it yet.
-	if lc.Gradients != rc.Gradients || lc.Kernel != rc.Kernel || lc.Classification != rc.Classification {
+	if lc != rc {
 		t.Errorf("capabilities over the transport: want %v, got %v", lc, rc)
 	}
 	lo, ro := local.Options(), remote.Options()

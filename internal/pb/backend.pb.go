@@ -177,6 +177,8 @@ type CapabilitiesResponse struct {
 	Gradients      bool                   `protobuf:"varint,1,opt,name=gradients,proto3" json:"gradients,omitempty"`
 	Kernel         bool                   `protobuf:"varint,2,opt,name=kernel,proto3" json:"kernel,omitempty"`
 	Classification bool                   `protobuf:"varint,3,opt,name=classification,proto3" json:"classification,omitempty"`
+	Multiclass     bool                   `protobuf:"varint,4,opt,name=multiclass,proto3" json:"multiclass,omitempty"`
+	WarmStart      bool                   `protobuf:"varint,5,opt,name=warm_start,json=warmStart,proto3" json:"warm_start,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -228,6 +230,20 @@ func (x *CapabilitiesResponse) GetKernel() bool {
 func (x *CapabilitiesResponse) GetClassification() bool {
 	if x != nil {
 		return x.Classification
+	}
+	return false
+}
+
+func (x *CapabilitiesResponse) GetMulticlass() bool {
+	if x != nil {
+		return x.Multiclass
+	}
+	return false
+}
+
+func (x *CapabilitiesResponse) GetWarmStart() bool {
+	if x != nil {
+		return x.WarmStart
 	}
 	return false
 }
@@ -342,6 +358,7 @@ type NewModelRequest struct {
 	Inputs        int64                  `protobuf:"varint,2,opt,name=inputs,proto3" json:"inputs,omitempty"`
 	Seed          int64                  `protobuf:"varint,3,opt,name=seed,proto3" json:"seed,omitempty"`
 	Options       map[string]string      `protobuf:"bytes,4,rep,name=options,proto3" json:"options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Classes       int64                  `protobuf:"varint,5,opt,name=classes,proto3" json:"classes,omitempty"` // K for the multiclass task, else 0
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -402,6 +419,13 @@ func (x *NewModelRequest) GetOptions() map[string]string {
 		return x.Options
 	}
 	return nil
+}
+
+func (x *NewModelRequest) GetClasses() int64 {
+	if x != nil {
+		return x.Classes
+	}
+	return 0
 }
 
 // ModelRef names a model living in the plugin process.
@@ -742,6 +766,85 @@ func (x *JacobianTVecRequest) GetA() *Vector {
 	return nil
 }
 
+// WarmStartRequest continues the fitted model model_id on (x, y) for
+// steps optimizer steps (<= 0: one epoch) seeded by seed; the answer names
+// the new model.
+type WarmStartRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ModelId       uint64                 `protobuf:"varint,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
+	X             *Matrix                `protobuf:"bytes,2,opt,name=x,proto3" json:"x,omitempty"`
+	Y             *Vector                `protobuf:"bytes,3,opt,name=y,proto3" json:"y,omitempty"`
+	Steps         int64                  `protobuf:"varint,4,opt,name=steps,proto3" json:"steps,omitempty"`
+	Seed          int64                  `protobuf:"varint,5,opt,name=seed,proto3" json:"seed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WarmStartRequest) Reset() {
+	*x = WarmStartRequest{}
+	mi := &file_backend_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WarmStartRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WarmStartRequest) ProtoMessage() {}
+
+func (x *WarmStartRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_backend_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WarmStartRequest.ProtoReflect.Descriptor instead.
+func (*WarmStartRequest) Descriptor() ([]byte, []int) {
+	return file_backend_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *WarmStartRequest) GetModelId() uint64 {
+	if x != nil {
+		return x.ModelId
+	}
+	return 0
+}
+
+func (x *WarmStartRequest) GetX() *Matrix {
+	if x != nil {
+		return x.X
+	}
+	return nil
+}
+
+func (x *WarmStartRequest) GetY() *Vector {
+	if x != nil {
+		return x.Y
+	}
+	return nil
+}
+
+func (x *WarmStartRequest) GetSteps() int64 {
+	if x != nil {
+		return x.Steps
+	}
+	return 0
+}
+
+func (x *WarmStartRequest) GetSeed() int64 {
+	if x != nil {
+		return x.Seed
+	}
+	return 0
+}
+
 type NumParamsResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	NumParams     int64                  `protobuf:"varint,1,opt,name=num_params,json=numParams,proto3" json:"num_params,omitempty"`
@@ -751,7 +854,7 @@ type NumParamsResponse struct {
 
 func (x *NumParamsResponse) Reset() {
 	*x = NumParamsResponse{}
-	mi := &file_backend_proto_msgTypes[13]
+	mi := &file_backend_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -763,7 +866,7 @@ func (x *NumParamsResponse) String() string {
 func (*NumParamsResponse) ProtoMessage() {}
 
 func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[13]
+	mi := &file_backend_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -776,7 +879,7 @@ func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NumParamsResponse.ProtoReflect.Descriptor instead.
 func (*NumParamsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{13}
+	return file_backend_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *NumParamsResponse) GetNumParams() int64 {
@@ -797,23 +900,29 @@ const file_backend_proto_rawDesc = "" +
 	"\x04data\x18\x03 \x03(\x01R\x04data\"\x1c\n" +
 	"\x06Vector\x12\x12\n" +
 	"\x04data\x18\x01 \x03(\x01R\x04data\"\a\n" +
-	"\x05Empty\"t\n" +
+	"\x05Empty\"\xb3\x01\n" +
 	"\x14CapabilitiesResponse\x12\x1c\n" +
 	"\tgradients\x18\x01 \x01(\bR\tgradients\x12\x16\n" +
 	"\x06kernel\x18\x02 \x01(\bR\x06kernel\x12&\n" +
-	"\x0eclassification\x18\x03 \x01(\bR\x0eclassification\"[\n" +
+	"\x0eclassification\x18\x03 \x01(\bR\x0eclassification\x12\x1e\n" +
+	"\n" +
+	"multiclass\x18\x04 \x01(\bR\n" +
+	"multiclass\x12\x1d\n" +
+	"\n" +
+	"warm_start\x18\x05 \x01(\bR\twarmStart\"[\n" +
 	"\n" +
 	"OptionInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12#\n" +
 	"\rdefault_value\x18\x02 \x01(\tR\fdefaultValue\x12\x14\n" +
 	"\x05usage\x18\x03 \x01(\tR\x05usage\"J\n" +
 	"\x0fOptionsResponse\x127\n" +
-	"\aoptions\x18\x01 \x03(\v2\x1d.lazyvi.backend.v1.OptionInfoR\aoptions\"\xd8\x01\n" +
+	"\aoptions\x18\x01 \x03(\v2\x1d.lazyvi.backend.v1.OptionInfoR\aoptions\"\xf2\x01\n" +
 	"\x0fNewModelRequest\x12\x12\n" +
 	"\x04task\x18\x01 \x01(\x05R\x04task\x12\x16\n" +
 	"\x06inputs\x18\x02 \x01(\x03R\x06inputs\x12\x12\n" +
 	"\x04seed\x18\x03 \x01(\x03R\x04seed\x12I\n" +
-	"\aoptions\x18\x04 \x03(\v2/.lazyvi.backend.v1.NewModelRequest.OptionsEntryR\aoptions\x1a:\n" +
+	"\aoptions\x18\x04 \x03(\v2/.lazyvi.backend.v1.NewModelRequest.OptionsEntryR\aoptions\x12\x18\n" +
+	"\aclasses\x18\x05 \x01(\x03R\aclasses\x1a:\n" +
 	"\fOptionsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"%\n" +
@@ -838,10 +947,16 @@ const file_backend_proto_rawDesc = "" +
 	"\x13JacobianTVecRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
-	"\x01a\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01a\"2\n" +
+	"\x01a\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01a\"\xa9\x01\n" +
+	"\x10WarmStartRequest\x12\x19\n" +
+	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
+	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
+	"\x01y\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01y\x12\x14\n" +
+	"\x05steps\x18\x04 \x01(\x03R\x05steps\x12\x12\n" +
+	"\x04seed\x18\x05 \x01(\x03R\x04seed\"2\n" +
 	"\x11NumParamsResponse\x12\x1d\n" +
 	"\n" +
-	"num_params\x18\x01 \x01(\x03R\tnumParams2\xc6\x06\n" +
+	"num_params\x18\x01 \x01(\x03R\tnumParams2\x95\a\n" +
 	"\aBackend\x12Q\n" +
 	"\fCapabilities\x12\x18.lazyvi.backend.v1.Empty\x1a'.lazyvi.backend.v1.CapabilitiesResponse\x12G\n" +
 	"\aOptions\x12\x18.lazyvi.backend.v1.Empty\x1a\".lazyvi.backend.v1.OptionsResponse\x12K\n" +
@@ -852,7 +967,8 @@ const file_backend_proto_rawDesc = "" +
 	"\bJacobian\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12U\n" +
 	"\x0ePredictShifted\x12(.lazyvi.backend.v1.PredictShiftedRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12E\n" +
 	"\x06Kernel\x12 .lazyvi.backend.v1.KernelRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12Q\n" +
-	"\fJacobianTVec\x12&.lazyvi.backend.v1.JacobianTVecRequest\x1a\x19.lazyvi.backend.v1.Vector\x12@\n" +
+	"\fJacobianTVec\x12&.lazyvi.backend.v1.JacobianTVecRequest\x1a\x19.lazyvi.backend.v1.Vector\x12M\n" +
+	"\tWarmStart\x12#.lazyvi.backend.v1.WarmStartRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12@\n" +
 	"\aRelease\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x18.lazyvi.backend.v1.EmptyB&Z$github.com/lazyvi/lazyvi/internal/pbb\x06proto3"
 
 var (
@@ -867,7 +983,7 @@ func file_backend_proto_rawDescGZIP() []byte {
 	return file_backend_proto_rawDescData
 }
 
-var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_backend_proto_goTypes = []any{
 	(*Matrix)(nil),                // 0: lazyvi.backend.v1.Matrix
 	(*Vector)(nil),                // 1: lazyvi.backend.v1.Vector
@@ -882,12 +998,13 @@ var file_backend_proto_goTypes = []any{
 	(*PredictShiftedRequest)(nil), // 10: lazyvi.backend.v1.PredictShiftedRequest
 	(*KernelRequest)(nil),         // 11: lazyvi.backend.v1.KernelRequest
 	(*JacobianTVecRequest)(nil),   // 12: lazyvi.backend.v1.JacobianTVecRequest
-	(*NumParamsResponse)(nil),     // 13: lazyvi.backend.v1.NumParamsResponse
-	nil,                           // 14: lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	(*WarmStartRequest)(nil),      // 13: lazyvi.backend.v1.WarmStartRequest
+	(*NumParamsResponse)(nil),     // 14: lazyvi.backend.v1.NumParamsResponse
+	nil,                           // 15: lazyvi.backend.v1.NewModelRequest.OptionsEntry
 }
 var file_backend_proto_depIdxs = []int32{
 	4,  // 0: lazyvi.backend.v1.OptionsResponse.options:type_name -> lazyvi.backend.v1.OptionInfo
-	14, // 1: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	15, // 1: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
 	0,  // 2: lazyvi.backend.v1.FitRequest.x:type_name -> lazyvi.backend.v1.Matrix
 	1,  // 3: lazyvi.backend.v1.FitRequest.y:type_name -> lazyvi.backend.v1.Vector
 	0,  // 4: lazyvi.backend.v1.MatrixRequest.x:type_name -> lazyvi.backend.v1.Matrix
@@ -897,33 +1014,37 @@ var file_backend_proto_depIdxs = []int32{
 	0,  // 8: lazyvi.backend.v1.KernelRequest.x2:type_name -> lazyvi.backend.v1.Matrix
 	0,  // 9: lazyvi.backend.v1.JacobianTVecRequest.x:type_name -> lazyvi.backend.v1.Matrix
 	1,  // 10: lazyvi.backend.v1.JacobianTVecRequest.a:type_name -> lazyvi.backend.v1.Vector
-	2,  // 11: lazyvi.backend.v1.Backend.Capabilities:input_type -> lazyvi.backend.v1.Empty
-	2,  // 12: lazyvi.backend.v1.Backend.Options:input_type -> lazyvi.backend.v1.Empty
-	6,  // 13: lazyvi.backend.v1.Backend.NewModel:input_type -> lazyvi.backend.v1.NewModelRequest
-	8,  // 14: lazyvi.backend.v1.Backend.Fit:input_type -> lazyvi.backend.v1.FitRequest
-	9,  // 15: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
-	7,  // 16: lazyvi.backend.v1.Backend.NumParams:input_type -> lazyvi.backend.v1.ModelRef
-	9,  // 17: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
-	10, // 18: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
-	11, // 19: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
-	12, // 20: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
-	7,  // 21: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ModelRef
-	3,  // 22: lazyvi.backend.v1.Backend.Capabilities:output_type -> lazyvi.backend.v1.CapabilitiesResponse
-	5,  // 23: lazyvi.backend.v1.Backend.Options:output_type -> lazyvi.backend.v1.OptionsResponse
-	7,  // 24: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
-	2,  // 25: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.Empty
-	0,  // 26: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
-	13, // 27: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
-	0,  // 28: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
-	0,  // 29: lazyvi.backend.v1.Backend.PredictShifted:output_type -> lazyvi.backend.v1.Matrix
-	0,  // 30: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
-	1,  // 31: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
-	2,  // 32: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
-	22, // [22:33] is the sub-list for method output_type
-	11, // [11:22] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	0,  // 11: lazyvi.backend.v1.WarmStartRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	1,  // 12: lazyvi.backend.v1.WarmStartRequest.y:type_name -> lazyvi.backend.v1.Vector
+	2,  // 13: lazyvi.backend.v1.Backend.Capabilities:input_type -> lazyvi.backend.v1.Empty
+	2,  // 14: lazyvi.backend.v1.Backend.Options:input_type -> lazyvi.backend.v1.Empty
+	6,  // 15: lazyvi.backend.v1.Backend.NewModel:input_type -> lazyvi.backend.v1.NewModelRequest
+	8,  // 16: lazyvi.backend.v1.Backend.Fit:input_type -> lazyvi.backend.v1.FitRequest
+	9,  // 17: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
+	7,  // 18: lazyvi.backend.v1.Backend.NumParams:input_type -> lazyvi.backend.v1.ModelRef
+	9,  // 19: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
+	10, // 20: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
+	11, // 21: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
+	12, // 22: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
+	13, // 23: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
+	7,  // 24: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ModelRef
+	3,  // 25: lazyvi.backend.v1.Backend.Capabilities:output_type -> lazyvi.backend.v1.CapabilitiesResponse
+	5,  // 26: lazyvi.backend.v1.Backend.Options:output_type -> lazyvi.backend.v1.OptionsResponse
+	7,  // 27: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
+	2,  // 28: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.Empty
+	0,  // 29: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
+	14, // 30: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
+	0,  // 31: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
+	0,  // 32: lazyvi.backend.v1.Backend.PredictShifted:output_type -> lazyvi.backend.v1.Matrix
+	0,  // 33: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
+	1,  // 34: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
+	7,  // 35: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.ModelRef
+	2,  // 36: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
+	25, // [25:37] is the sub-list for method output_type
+	13, // [13:25] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_backend_proto_init() }
@@ -937,7 +1058,7 @@ func file_backend_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_backend_proto_rawDesc), len(file_backend_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

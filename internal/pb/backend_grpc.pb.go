@@ -34,6 +34,7 @@ const (
 	Backend_PredictShifted_FullMethodName = "/lazyvi.backend.v1.Backend/PredictShifted"
 	Backend_Kernel_FullMethodName         = "/lazyvi.backend.v1.Backend/Kernel"
 	Backend_JacobianTVec_FullMethodName   = "/lazyvi.backend.v1.Backend/JacobianTVec"
+	Backend_WarmStart_FullMethodName      = "/lazyvi.backend.v1.Backend/WarmStart"
 	Backend_Release_FullMethodName        = "/lazyvi.backend.v1.Backend/Release"
 )
 
@@ -51,6 +52,7 @@ type BackendClient interface {
 	PredictShifted(ctx context.Context, in *PredictShiftedRequest, opts ...grpc.CallOption) (*Matrix, error)
 	Kernel(ctx context.Context, in *KernelRequest, opts ...grpc.CallOption) (*Matrix, error)
 	JacobianTVec(ctx context.Context, in *JacobianTVecRequest, opts ...grpc.CallOption) (*Vector, error)
+	WarmStart(ctx context.Context, in *WarmStartRequest, opts ...grpc.CallOption) (*ModelRef, error)
 	Release(ctx context.Context, in *ModelRef, opts ...grpc.CallOption) (*Empty, error)
 }
 
@@ -162,6 +164,16 @@ func (c *backendClient) JacobianTVec(ctx context.Context, in *JacobianTVecReques
 	return out, nil
 }
 
+func (c *backendClient) WarmStart(ctx context.Context, in *WarmStartRequest, opts ...grpc.CallOption) (*ModelRef, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ModelRef)
+	err := c.cc.Invoke(ctx, Backend_WarmStart_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *backendClient) Release(ctx context.Context, in *ModelRef, opts ...grpc.CallOption) (*Empty, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Empty)
@@ -186,6 +198,7 @@ type BackendServer interface {
 	PredictShifted(context.Context, *PredictShiftedRequest) (*Matrix, error)
 	Kernel(context.Context, *KernelRequest) (*Matrix, error)
 	JacobianTVec(context.Context, *JacobianTVecRequest) (*Vector, error)
+	WarmStart(context.Context, *WarmStartRequest) (*ModelRef, error)
 	Release(context.Context, *ModelRef) (*Empty, error)
 	mustEmbedUnimplementedBackendServer()
 }
@@ -226,6 +239,9 @@ func (UnimplementedBackendServer) Kernel(context.Context, *KernelRequest) (*Matr
 }
 func (UnimplementedBackendServer) JacobianTVec(context.Context, *JacobianTVecRequest) (*Vector, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method JacobianTVec not implemented")
+}
+func (UnimplementedBackendServer) WarmStart(context.Context, *WarmStartRequest) (*ModelRef, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method WarmStart not implemented")
 }
 func (UnimplementedBackendServer) Release(context.Context, *ModelRef) (*Empty, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Release not implemented")
@@ -431,6 +447,24 @@ func _Backend_JacobianTVec_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Backend_WarmStart_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(WarmStartRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BackendServer).WarmStart(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Backend_WarmStart_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BackendServer).WarmStart(ctx, req.(*WarmStartRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Backend_Release_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ModelRef)
 	if err := dec(in); err != nil {
@@ -495,6 +529,10 @@ var Backend_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "JacobianTVec",
 			Handler:    _Backend_JacobianTVec_Handler,
+		},
+		{
+			MethodName: "WarmStart",
+			Handler:    _Backend_WarmStart_Handler,
 		},
 		{
 			MethodName: "Release",

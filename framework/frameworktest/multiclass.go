@@ -1,0 +1,341 @@
+package frameworktest
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// mcClasses is the number of classes of the multiclass checks.
+const mcClasses = 3
+
+// runMulticlass and runWarmStart are the checks of the Multiclass and
+// WarmStart capabilities:
+//
+//   - Multiclass: Fit and Predict on a 3-class data set; predictions are
+//     n x 3 rows of probabilities summing to 1, more accurate on the training
+//     rows than the majority class; with Gradients, the (3n) x M Jacobian
+//     (row i*3 + k: the gradient of P(Y_i = k)) matches finite differences
+//     of PredictShifted, and with Kernel, Kernel and JacobianTVec match it.
+//   - WarmStart: the fitted model is a framework.WarmStarter; WarmStart
+//     returns a fitted model with the capabilities' interfaces, moves the
+//     predictions, leaves the receiver unchanged and is deterministic in its
+//     seed; for every task the backend supports.
+func runMulticlass(t *testing.T, b framework.Backend, c *config) {
+	caps := b.Capabilities()
+	if !caps.Multiclass {
+		return
+	}
+	t.Run("Multiclass", func(t *testing.T) { checkMulticlass(t, b, c) })
+	if caps.Gradients {
+		t.Run("Gradients/multiclass", func(t *testing.T) { checkGradientsMulti(t, b, c) })
+	}
+	if caps.Kernel {
+		t.Run("Kernel/multiclass", func(t *testing.T) { checkKernelMulti(t, b, c) })
+	}
+}
+
+func runWarmStart(t *testing.T, b framework.Backend, c *config, tasks []framework.Task) {
+	if !b.Capabilities().WarmStart {
+		return
+	}
+	if b.Capabilities().Multiclass {
+		tasks = append(tasks, framework.Multiclass)
+	}
+	for _, task := range tasks {
+		t.Run("WarmStart/"+task.String(), func(t *testing.T) { checkWarmStart(t, b, c, task) })
+	}
+}
+
+// mcDataset returns n rows of p standard normal inputs and labels 0..2: the
+// argmax of three smooth functions plus noise.
+func mcDataset(n, p int, seed int64) (*mat.Dense, []float64) {
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x3c1a55))
+	x := mat.NewDense(n, p, nil)
+	y := make([]float64, n)
+	for i := 0; i < n; i++ {
+		r := x.RawRowView(i)
+		for k := range r {
+			r[k] = rng.NormFloat64()
+		}
+		s := []float64{2 * r[0], -r[0] + 1.5*r[1], math.Sin(2*r[2]) - r[1]}
+		best := 0
+		for k := range s {
+			s[k] += 0.3 * rng.NormFloat64()
+			if s[k] > s[best] {
+				best = k
+			}
+		}
+		y[i] = float64(best)
+	}
+	for k := 0; k < mcClasses && k < n; k++ {
+		y[k] = float64(k) // every class present
+	}
+	return x, y
+}
+
+func (c *config) mcSpec() framework.ModelSpec {
+	s := c.spec(framework.Multiclass)
+	s.Classes = mcClasses
+	return s
+}
+
+// fittedTask is fitted for any task, multiclass included.
+func fittedTask(t *testing.T, b framework.Backend, c *config, task framework.Task) (framework.Model, *mat.Dense, []float64) {
+	t.Helper()
+	if task != framework.Multiclass {
+		return fitted(t, b, c, task)
+	}
+	m, err := b.New(c.mcSpec())
+	if err != nil {
+		t.Fatalf("New(multiclass): %v", err)
+	}
+	t.Cleanup(func() { _ = framework.Release(m) })
+	x, y := mcDataset(c.n, c.p, c.seed)
+	if err := m.Fit(context.Background(), x, y); err != nil {
+		t.Fatalf("Fit(multiclass): %v", err)
+	}
+	return m, x, y
+}
+
+func checkClassProbs(t *testing.T, what string, pred *mat.Dense, n int) {
+	t.Helper()
+	if r, cc := pred.Dims(); r != n || cc != mcClasses {
+		t.Fatalf("%s: want %dx%d class probabilities, got %dx%d", what, n, mcClasses, r, cc)
+	}
+	for i := 0; i < n; i++ {
+		var s float64
+		for k := 0; k < mcClasses; k++ {
+			v := pred.At(i, k)
+			if !(v >= 0 && v <= 1) {
+				t.Fatalf("%s: row %d, class %d: probability %v", what, i, k, v)
+			}
+			s += v
+		}
+		if math.Abs(s-1) > 1e-9 {
+			t.Fatalf("%s: row %d: probabilities sum to %v", what, i, s)
+		}
+	}
+}
+
+func checkMulticlass(t *testing.T, b framework.Backend, c *config) {
+	m, err := b.New(c.mcSpec())
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	defer framework.Release(m)
+	ctx := context.Background()
+	x, y := mcDataset(c.n, c.p, c.seed)
+	if err := m.Fit(ctx, x, y); err != nil {
+		t.Fatalf("Fit: %v", err)
+	}
+	pred, err := m.Predict(ctx, x)
+	if err != nil {
+		t.Fatalf("Predict: %v", err)
+	}
+	checkClassProbs(t, "Predict(train)", pred, c.n)
+	if c.noSkill {
+		return
+	}
+	counts := make([]int, mcClasses)
+	right := 0
+	for i, lab := range y {
+		counts[int(lab)]++
+		best := 0
+		for k := 1; k < mcClasses; k++ {
+			if pred.At(i, k) > pred.At(i, best) {
+				best = k
+			}
+		}
+		if best == int(lab) {
+			right++
+		}
+	}
+	majority := max(counts[0], counts[1], counts[2])
+	if right <= majority {
+		t.Errorf("training accuracy %d/%d is not above the majority class's %d", right, c.n, majority)
+	}
+}
+
+// flat returns the n x K predictions as one vector, row i*K + k.
+func flat(p *mat.Dense) []float64 {
+	r, k := p.Dims()
+	out := make([]float64, 0, r*k)
+	for i := 0; i < r; i++ {
+		out = append(out, p.RawRowView(i)...)
+	}
+	return out
+}
+
+func checkGradientsMulti(t *testing.T, b framework.Backend, c *config) {
+	m, x, _ := fittedTask(t, b, c, framework.Multiclass)
+	g, ok := m.(framework.Gradienter)
+	if !ok {
+		t.Fatalf("Capabilities say Gradients, but the model (%T) is not a framework.Gradienter", m)
+	}
+	ctx := context.Background()
+	xs := x.Slice(0, min(c.n, 12), 0, c.p).(*mat.Dense)
+	n, _ := xs.Dims()
+	M := g.NumParams()
+	jac, err := g.Jacobian(ctx, xs)
+	if err != nil {
+		t.Fatalf("Jacobian: %v", err)
+	}
+	if r, cc := jac.Dims(); r != n*mcClasses || cc != M {
+		t.Fatalf("Jacobian: want %dx%d (%d rows per sample), got %dx%d", n*mcClasses, M, mcClasses, r, cc)
+	}
+	const h = 1e-6
+	fd := func(dir []float64) []float64 {
+		plus, minus := make([]float64, M), make([]float64, M)
+		for k, v := range dir {
+			plus[k], minus[k] = h*v, -h*v
+		}
+		pp, err := g.PredictShifted(ctx, xs, plus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pm, err := g.PredictShifted(ctx, xs, minus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkClassProbs(t, "PredictShifted", pp, n)
+		a, b := flat(pp), flat(pm)
+		for i := range a {
+			a[i] = (a[i] - b[i]) / (2 * h)
+		}
+		return a
+	}
+	compare := func(what string, got, want []float64) {
+		scale := 1.0
+		for _, v := range want {
+			scale = math.Max(scale, math.Abs(v))
+		}
+		for i := range got {
+			if d := math.Abs(got[i] - want[i]); !(d <= c.gradTol*scale) {
+				t.Errorf("%s, row %d (sample %d, class %d): finite difference %.8g, Jacobian %.8g", what, i, i/mcClasses, i%mcClasses, got[i], want[i])
+				return
+			}
+		}
+	}
+	checks := min(M, 24)
+	for s := 0; s < checks; s++ {
+		k := s * (M - 1) / max(checks-1, 1)
+		dir := make([]float64, M)
+		dir[k] = 1
+		compare(fmt.Sprintf("parameter %d of %d", k, M), fd(dir), mat.Col(nil, k, jac))
+	}
+	rng := rand.New(rand.NewPCG(uint64(c.seed), 0xd2))
+	dir := make([]float64, M)
+	for k := range dir {
+		dir[k] = rng.NormFloat64() / math.Sqrt(float64(M))
+	}
+	var jv mat.VecDense
+	jv.MulVec(jac, mat.NewVecDense(M, dir))
+	compare("a random direction", fd(dir), jv.RawVector().Data)
+}
+
+func checkKernelMulti(t *testing.T, b framework.Backend, c *config) {
+	m, x, _ := fittedTask(t, b, c, framework.Multiclass)
+	kr := m.(framework.Kerneler)
+	g := m.(framework.Gradienter)
+	ctx := context.Background()
+	x1 := x.Slice(0, 9, 0, c.p).(*mat.Dense)
+	x2 := x.Slice(9, 14, 0, c.p).(*mat.Dense)
+	j1, err := g.Jacobian(ctx, x1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j2, err := g.Jacobian(ctx, x2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want12, want11 mat.Dense
+	want12.Mul(j1, j2.T())
+	want11.Mul(j1, j1.T())
+	k12, err := kr.Kernel(ctx, x1, x2)
+	if err != nil {
+		t.Fatalf("Kernel(x1, x2): %v", err)
+	}
+	checkClose(t, "Kernel(x1, x2) against J1 J2^T", k12, &want12)
+	k11, err := kr.Kernel(ctx, x1, nil)
+	if err != nil {
+		t.Fatalf("Kernel(x1, nil): %v", err)
+	}
+	checkClose(t, "Kernel(x1, nil) against J1 J1^T", k11, &want11)
+	rows, _ := j1.Dims()
+	rng := rand.New(rand.NewPCG(uint64(c.seed), 0xb))
+	a := make([]float64, rows)
+	for i := range a {
+		a[i] = rng.NormFloat64()
+	}
+	jta, err := kr.JacobianTVec(ctx, x1, a)
+	if err != nil {
+		t.Fatalf("JacobianTVec: %v", err)
+	}
+	var want mat.VecDense
+	want.MulVec(j1.T(), mat.NewVecDense(rows, a))
+	if len(jta) != g.NumParams() {
+		t.Fatalf("JacobianTVec: want length %d, got %d", g.NumParams(), len(jta))
+	}
+	checkClose(t, "JacobianTVec against J^T a", mat.NewDense(len(jta), 1, jta), mat.NewDense(len(jta), 1, want.RawVector().Data))
+}
+
+func checkWarmStart(t *testing.T, b framework.Backend, c *config, task framework.Task) {
+	m, x, y := fittedTask(t, b, c, task)
+	ws, ok := m.(framework.WarmStarter)
+	if !ok {
+		t.Fatalf("Capabilities say WarmStart, but the model (%T) is not a framework.WarmStarter", m)
+	}
+	ctx := context.Background()
+	before, err := m.Predict(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm := func(steps int, seed int64) *mat.Dense {
+		t.Helper()
+		w, err := ws.WarmStart(ctx, x, y, steps, seed)
+		if err != nil {
+			t.Fatalf("WarmStart(%d steps): %v", steps, err)
+		}
+		defer framework.Release(w)
+		caps := b.Capabilities()
+		if _, ok := w.(framework.Gradienter); caps.Gradients && !ok {
+			t.Errorf("the warm-started model (%T) is not a framework.Gradienter", w)
+		}
+		if _, ok := w.(framework.WarmStarter); !ok {
+			t.Errorf("the warm-started model (%T) is not a framework.WarmStarter", w)
+		}
+		p, err := w.Predict(ctx, x)
+		if err != nil {
+			t.Fatalf("Predict of the warm-started model: %v", err)
+		}
+		if task == framework.Multiclass {
+			checkClassProbs(t, "warm-started Predict", p, c.n)
+		} else {
+			checkPredictions(t, "warm-started Predict", p, c.n, task)
+		}
+		return p
+	}
+	p1 := warm(0, 7)
+	p2 := warm(0, 7)
+	if !mat.Equal(p1, p2) {
+		t.Errorf("two warm starts with seed 7 differ by up to %.3g", maxAbsDiff(p1, p2))
+	}
+	if mat.Equal(p1, before) {
+		t.Errorf("one epoch of warm-started training left every prediction unchanged")
+	}
+	warm(3, 8)
+	after, err := m.Predict(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(before, after) {
+		t.Errorf("WarmStart changed the receiver's predictions (by up to %.3g)", maxAbsDiff(before, after))
+	}
+}
