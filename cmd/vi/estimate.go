@@ -92,6 +92,7 @@ var (
 	estPlugin     = cmdEstimate.Flag.String("plugin", "", "run the backend from this external plugin `executable` instead of a built-in one")
 	estHidden     = cmdEstimate.Flag.String("hidden", "", "backend option hidden: hidden layer `widths`, e.g. 50 or 100,50 (backend default when not set)")
 	estEpochs     = cmdEstimate.Flag.String("epochs", "", "backend option epochs: maximum training `epochs` (backend default when not set)")
+	estImage      = cmdEstimate.Flag.String("image", "", "backend option image: the features are the pixels of an image of `HxW`, row-major (backend cnn)")
 	estOpts       = optionsFlag{}
 	estEstimators = cmdEstimate.Flag.String("estimators", "lazy,dropout,retrain", "comma-separated estimator `names` (see 'vi estimators')")
 	estMeasure    = cmdEstimate.Flag.String("measure", "", "predictiveness measure `name` (default: mse for regression, accuracy for binary)")
@@ -398,13 +399,13 @@ func estimatorNames(ests []framework.Estimator) []string {
 }
 
 // backendOptions gathers the backend options the user set: --hidden,
-// --epochs and every --opt.
+// --epochs, --image and every --opt.
 func backendOptions(set map[string]bool) (map[string]string, error) {
 	opts := map[string]string{}
 	for k, v := range estOpts {
 		opts[k] = v
 	}
-	for name, v := range map[string]string{"hidden": *estHidden, "epochs": *estEpochs} {
+	for name, v := range map[string]string{"hidden": *estHidden, "epochs": *estEpochs, "image": *estImage} {
 		if !set[name] {
 			continue
 		}

@@ -1,0 +1,25 @@
+package cnn
+
+import "github.com/lazyvi/lazyvi/framework"
+
+func init() { framework.RegisterBackend("cnn", Backend{}) }
+
+// Backend builds small convolutional networks. The zero value is ready to
+// use; it is registered as "cnn".
+type Backend struct{}
+
+var _ framework.Backend = Backend{}
+
+// Capabilities reports gradients, binary and multiclass classification and
+// warm starts (no structured kernel: the Jacobian is formed).
+func (Backend) Capabilities() framework.Capabilities {
+	return framework.Capabilities{Gradients: true, Classification: true, Multiclass: true, WarmStart: true}
+}
+
+// Options lists the recognised ModelSpec.Options keys with their defaults.
+func (Backend) Options() []framework.OptionInfo {
+	return append([]framework.OptionInfo(nil), optionInfo...)
+}
+
+// New returns an untrained *Model for spec.
+func (Backend) New(spec framework.ModelSpec) (framework.Model, error) { return NewModel(spec) }

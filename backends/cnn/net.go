@@ -1,0 +1,583 @@
+package cnn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// dense locates a dense layer's weights (out x in, row-major) at theta[w:]
+// and bias at theta[b:].
+type dense struct{ in, out, w, b int }
+
+// Model is a convolutional network: conv k x k (zero padding, stride 1) ->
+// ReLU -> pooling -> dense ReLU layers -> output. See the package
+// documentation.
+type Model struct {
+	task   framework.Task
+	inputs int
+	seed   int64
+	cfg    config
+	outs   int // K for multiclass, else 1
+
+	h, w, hw  int // image
+	k, kk     int // kernel size, k*k
+	pad       int
+	f         int // filters
+	pool      int
+	ho, wo    int // pooled image
+	d         int // ho*wo*f, the flattened pooled features
+	cw, cb    int // conv weights (f x kk) and bias (f) in theta
+	layers    []dense
+	m         int
+	idx       []int32 // im2col gather: idx[pos*kk+t] = pixel, or -1 for padding
+	poolStart []int32 // for each pooled position q, the first conv position of its window
+
+	// Set by Fit (or WarmStart), read-only afterwards.
+	theta  []float64
+	mu, sd float64
+	fitted bool
+	epochs int
+	losses []float64
+}
+
+var (
+	_ framework.Gradienter  = (*Model)(nil)
+	_ framework.WarmStarter = (*Model)(nil)
+)
+
+// NewModel returns an untrained model for spec.
+func NewModel(spec framework.ModelSpec) (*Model, error) {
+	outs := 1
+	switch spec.Task {
+	case framework.Regression, framework.Binary:
+	case framework.Multiclass:
+		if spec.Classes < 2 {
+			return nil, framework.Usagef("cnn: multiclass needs at least 2 classes, got %d", spec.Classes)
+		}
+		outs = spec.Classes
+	default:
+		return nil, framework.Usagef("cnn: unsupported task %v", spec.Task)
+	}
+	if spec.Inputs < 1 {
+		return nil, framework.Usagef("cnn: model needs at least one input column, got %d", spec.Inputs)
+	}
+	cfg, err := parseOptions(spec.Options)
+	if err != nil {
+		return nil, err
+	}
+	h, w := cfg.imgH, cfg.imgW
+	if h == 0 {
+		s := int(math.Round(math.Sqrt(float64(spec.Inputs))))
+		if s*s != spec.Inputs {
+			return nil, framework.Usagef("cnn: %d inputs are not a square image; give the shape with --image HxW (option image)", spec.Inputs)
+		}
+		h, w = s, s
+	}
+	if h*w != spec.Inputs {
+		return nil, framework.Usagef("cnn: image %dx%d has %d pixels, but there are %d inputs", h, w, h*w, spec.Inputs)
+	}
+	if cfg.pool > min(h, w) {
+		return nil, framework.Usagef("cnn: option pool: window %d is larger than the %dx%d image", cfg.pool, h, w)
+	}
+	md := &Model{task: spec.Task, inputs: spec.Inputs, seed: spec.Seed, cfg: cfg, outs: outs,
+		h: h, w: w, hw: h * w, k: cfg.kernel, kk: cfg.kernel * cfg.kernel, pad: cfg.kernel / 2,
+		f: cfg.filters, pool: cfg.pool, ho: h / cfg.pool, wo: w / cfg.pool}
+	md.d = md.ho * md.wo * md.f
+	md.cw, md.cb = 0, md.f*md.kk
+	md.m = md.cb + md.f
+	in := md.d
+	for _, out := range append(append([]int(nil), cfg.hidden...), outs) {
+		l := dense{in: in, out: out, w: md.m, b: md.m + in*out}
+		md.layers = append(md.layers, l)
+		md.m = l.b + out
+		in = out
+	}
+	md.idx = make([]int32, md.hw*md.kk)
+	for r := 0; r < h; r++ {
+		for c := 0; c < w; c++ {
+			for a := 0; a < md.k; a++ {
+				for b := 0; b < md.k; b++ {
+					rr, cc := r+a-md.pad, c+b-md.pad
+					v := int32(-1)
+					if rr >= 0 && rr < h && cc >= 0 && cc < w {
+						v = int32(rr*w + cc)
+					}
+					md.idx[(r*w+c)*md.kk+a*md.k+b] = v
+				}
+			}
+		}
+	}
+	md.poolStart = make([]int32, md.ho*md.wo)
+	for pr := 0; pr < md.ho; pr++ {
+		for pc := 0; pc < md.wo; pc++ {
+			md.poolStart[pr*md.wo+pc] = int32(pr*md.pool*w + pc*md.pool)
+		}
+	}
+	return md, nil
+}
+
+// NumParams returns M.
+func (md *Model) NumParams() int { return md.m }
+
+// Params returns a copy of the fitted parameters in the documented order.
+func (md *Model) Params() []float64 { return append([]float64(nil), md.theta...) }
+
+// Epochs returns the number of epochs Fit ran.
+func (md *Model) Epochs() int { return md.epochs }
+
+func (l dense) weights(theta []float64) blas64.General {
+	return blas64.General{Rows: l.out, Cols: l.in, Stride: l.in, Data: theta[l.w : l.w+l.out*l.in]}
+}
+
+func (md *Model) convWeights(theta []float64) blas64.General {
+	return blas64.General{Rows: md.f, Cols: md.kk, Stride: md.kk, Data: theta[md.cw : md.cw+md.f*md.kk]}
+}
+
+func gen(rows, cols int, data []float64) blas64.General {
+	return blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: data[:rows*cols]}
+}
+
+// pass holds one batched forward pass of up to cap rows.
+type pass struct {
+	n    int
+	cols []float64   // n*hw x kk, the im2col patches
+	conv []float64   // n*hw x f, ReLU outputs of the convolution
+	arg  []int32     // max pooling: the conv entry that won, per pooled entry (n x d)
+	acts [][]float64 // acts[l]: input of dense layer l (acts[0] the pooled n x d)
+	out  []float64   // n x outs raw outputs
+}
+
+func (md *Model) newPass(rows int) *pass {
+	p := &pass{cols: make([]float64, rows*md.hw*md.kk), conv: make([]float64, rows*md.hw*md.f),
+		acts: make([][]float64, len(md.layers)), out: make([]float64, rows*md.outs)}
+	if md.cfg.maxPool {
+		p.arg = make([]int32, rows*md.d)
+	}
+	for l, ly := range md.layers {
+		p.acts[l] = make([]float64, rows*ly.in)
+	}
+	return p
+}
+
+// forward runs the network with parameters theta on the rows of x and
+// returns the raw outputs (x.Rows x outs).
+func (md *Model) forward(theta []float64, x blas64.General, p *pass) []float64 {
+	n := x.Rows
+	p.n = n
+	hw, kk, f := md.hw, md.kk, md.f
+	// im2col: a gather through the precomputed index table.
+	for i := 0; i < n; i++ {
+		xi := x.Data[i*x.Stride : i*x.Stride+hw]
+		dst := p.cols[i*hw*kk : (i+1)*hw*kk]
+		for t, j := range md.idx {
+			if j >= 0 {
+				dst[t] = xi[j]
+			} else {
+				dst[t] = 0
+			}
+		}
+	}
+	conv := gen(n*hw, f, p.conv)
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1, gen(n*hw, kk, p.cols), md.convWeights(theta), 0, conv)
+	biasReLU(conv.Data, theta[md.cb:md.cb+f])
+	md.poolForward(p)
+	last := len(md.layers) - 1
+	for l, ly := range md.layers {
+		var z blas64.General
+		if l < last {
+			z = gen(n, ly.out, p.acts[l+1])
+		} else {
+			z = gen(n, ly.out, p.out)
+		}
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1, gen(n, ly.in, p.acts[l]), ly.weights(theta), 0, z)
+		b := theta[ly.b : ly.b+ly.out]
+		if l < last {
+			biasReLU(z.Data, b)
+		} else {
+			for i := range z.Data {
+				z.Data[i] += b[i%ly.out]
+			}
+		}
+	}
+	return p.out[:n*md.outs]
+}
+
+// poolForward pools p.conv into p.acts[0]: entry (i, q*f + c) is the max
+// (or mean) of filter c over pooled window q of sample i.
+func (md *Model) poolForward(p *pass) {
+	f, ps, w := md.f, md.pool, md.w
+	pooled := p.acts[0]
+	inv := 1 / float64(ps*ps)
+	for i := 0; i < p.n; i++ {
+		base := i * md.hw
+		for q, start := range md.poolStart {
+			dst := pooled[(i*len(md.poolStart)+q)*f : (i*len(md.poolStart)+q+1)*f]
+			first := (base + int(start)) * f
+			copy(dst, p.conv[first:first+f])
+			if md.cfg.maxPool {
+				arg := p.arg[(i*len(md.poolStart)+q)*f : (i*len(md.poolStart)+q+1)*f]
+				for c := range arg {
+					arg[c] = int32(first + c)
+				}
+				for u := 0; u < ps; u++ {
+					for v := 0; v < ps; v++ {
+						if u == 0 && v == 0 {
+							continue
+						}
+						off := (base + int(start) + u*w + v) * f
+						for c, val := range p.conv[off : off+f] {
+							if val > dst[c] {
+								dst[c] = val
+								arg[c] = int32(off + c)
+							}
+						}
+					}
+				}
+				continue
+			}
+			for u := 0; u < ps; u++ {
+				for v := 0; v < ps; v++ {
+					if u == 0 && v == 0 {
+						continue
+					}
+					off := (base + int(start) + u*w + v) * f
+					for c, val := range p.conv[off : off+f] {
+						dst[c] += val
+					}
+				}
+			}
+			for c := range dst {
+				dst[c] *= inv
+			}
+		}
+	}
+}
+
+// signals are the backpropagated signals of a pass: dd[l] (n x out_l) at
+// the output of dense layer l, dconv (n*hw x f) at the convolution's
+// output before the ReLU.
+type signals struct {
+	dd    [][]float64
+	dconv []float64
+}
+
+func (md *Model) newSignals(rows int) *signals {
+	s := &signals{dd: make([][]float64, len(md.layers)), dconv: make([]float64, rows*md.hw*md.f)}
+	for l, ly := range md.layers {
+		if l < len(md.layers)-1 {
+			s.dd[l] = make([]float64, rows*ly.out)
+		}
+	}
+	return s
+}
+
+// backward propagates dout (n x outs) through the pass p; when grad is not
+// nil it adds the parameter gradient summed over the rows to it. dpool is
+// scratch of n*d.
+func (md *Model) backward(theta []float64, p *pass, dout []float64, s *signals, grad, dpool []float64) {
+	n := p.n
+	last := len(md.layers) - 1
+	s.dd[last] = dout[:n*md.outs]
+	for l := last; l >= 0; l-- {
+		ly := md.layers[l]
+		d := gen(n, ly.out, s.dd[l])
+		act := gen(n, ly.in, p.acts[l])
+		if grad != nil {
+			blas64.Gemm(blas.Trans, blas.NoTrans, 1, d, act, 1, ly.weights(grad))
+			colSums(grad[ly.b:ly.b+ly.out], d)
+		}
+		var prev blas64.General
+		if l > 0 {
+			prev = gen(n, ly.in, s.dd[l-1])
+		} else {
+			prev = gen(n, ly.in, dpool)
+		}
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, d, ly.weights(theta), 0, prev)
+		if l > 0 {
+			reluMask(prev.Data, act.Data)
+		}
+	}
+	// Unpool into dconv, then the ReLU mask of the convolution.
+	dconv := s.dconv[:n*md.hw*md.f]
+	clear(dconv)
+	f, ps, w := md.f, md.pool, md.w
+	if md.cfg.maxPool {
+		for e, v := range dpool[:n*md.d] {
+			dconv[p.arg[e]] += v
+		}
+	} else {
+		inv := 1 / float64(ps*ps)
+		nq := len(md.poolStart)
+		for i := 0; i < n; i++ {
+			for q, start := range md.poolStart {
+				src := dpool[(i*nq+q)*f : (i*nq+q+1)*f]
+				for u := 0; u < ps; u++ {
+					for v := 0; v < ps; v++ {
+						off := (i*md.hw + int(start) + u*w + v) * f
+						for c, g := range src {
+							dconv[off+c] += g * inv
+						}
+					}
+				}
+			}
+		}
+	}
+	reluMask(dconv, p.conv[:n*md.hw*md.f])
+	if grad != nil {
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1, gen(n*md.hw, f, dconv), gen(n*md.hw, md.kk, p.cols), 1, md.convWeights(grad))
+		colSums(grad[md.cb:md.cb+f], gen(n*md.hw, f, dconv))
+	}
+}
+
+// biasReLU adds b to every row of z (len(b) columns) and applies the ReLU.
+func biasReLU(z, b []float64) {
+	for i := 0; i+len(b) <= len(z); i += len(b) {
+		row := z[i : i+len(b)]
+		for j, v := range row {
+			row[j] = max(v+b[j], 0)
+		}
+	}
+}
+
+// reluMask zeroes d where act (a ReLU output) is not positive.
+func reluMask(d, act []float64) {
+	act = act[:len(d)]
+	for j, a := range act {
+		if !(a > 0) {
+			d[j] = 0
+		}
+	}
+}
+
+func colSums(dst []float64, d blas64.General) {
+	for i := 0; i < d.Rows; i++ {
+		for j, v := range d.Data[i*d.Stride : i*d.Stride+d.Cols] {
+			dst[j] += v
+		}
+	}
+}
+
+func sigmoid(z float64) float64 {
+	if z >= 0 {
+		return 1 / (1 + math.Exp(-z))
+	}
+	e := math.Exp(z)
+	return e / (1 + e)
+}
+
+func softmax(z []float64) {
+	m := z[0]
+	for _, v := range z[1:] {
+		m = math.Max(m, v)
+	}
+	var s float64
+	for k, v := range z {
+		z[k] = math.Exp(v - m)
+		s += z[k]
+	}
+	for k := range z {
+		z[k] /= s
+	}
+}
+
+// link maps raw outputs to predictions in place; scale, if not nil, gets
+// d prediction / d raw output (regression and binary).
+func (md *Model) link(out, scale []float64) {
+	switch md.task {
+	case framework.Multiclass:
+		for i := 0; i < len(out); i += md.outs {
+			softmax(out[i : i+md.outs])
+		}
+	case framework.Binary:
+		for i, z := range out {
+			p := sigmoid(z)
+			out[i] = p
+			if scale != nil {
+				scale[i] = p * (1 - p)
+			}
+		}
+	default:
+		for i, z := range out {
+			out[i] = md.mu + md.sd*z
+			if scale != nil {
+				scale[i] = md.sd
+			}
+		}
+	}
+}
+
+func (md *Model) input(x mat.Matrix) (blas64.General, error) {
+	if x == nil {
+		return blas64.General{}, errors.New("cnn: nil input matrix")
+	}
+	r, c := x.Dims()
+	if c != md.inputs {
+		return blas64.General{}, fmt.Errorf("cnn: input has %d columns, model expects %d", c, md.inputs)
+	}
+	if r == 0 {
+		return blas64.General{}, errors.New("cnn: input has no rows")
+	}
+	if rm, ok := x.(mat.RawMatrixer); ok {
+		return rm.RawMatrix(), nil
+	}
+	return mat.DenseCopyOf(x).RawMatrix(), nil
+}
+
+func (md *Model) ready(ctx context.Context) error {
+	if !md.fitted {
+		return errors.New("cnn: model is not fitted")
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("cnn: %w", err)
+	}
+	return nil
+}
+
+// predictBlock bounds the rows of one forward pass in Predict (memory).
+const predictBlock = 512
+
+func (md *Model) predict(theta []float64, x blas64.General) *mat.Dense {
+	n := x.Rows
+	out := make([]float64, n*md.outs)
+	p := md.newPass(min(n, predictBlock))
+	for i0 := 0; i0 < n; i0 += predictBlock {
+		rows := min(predictBlock, n-i0)
+		xb := blas64.General{Rows: rows, Cols: x.Cols, Stride: x.Stride, Data: x.Data[i0*x.Stride:]}
+		copy(out[i0*md.outs:], md.forward(theta, xb, p))
+	}
+	md.link(out, nil)
+	return mat.NewDense(n, md.outs, out)
+}
+
+// Predict returns the predictions: n x 1 means (regression) or P(Y = 1)
+// (binary), n x K class probabilities (multiclass).
+func (md *Model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	if err := md.ready(ctx); err != nil {
+		return nil, err
+	}
+	xg, err := md.input(x)
+	if err != nil {
+		return nil, err
+	}
+	return md.predict(md.theta, xg), nil
+}
+
+// PredictShifted returns the predictions at theta + dtheta.
+func (md *Model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []float64) (*mat.Dense, error) {
+	if err := md.ready(ctx); err != nil {
+		return nil, err
+	}
+	if len(dtheta) != md.m {
+		return nil, fmt.Errorf("cnn: PredictShifted: len(dtheta) = %d, want NumParams() = %d", len(dtheta), md.m)
+	}
+	xg, err := md.input(x)
+	if err != nil {
+		return nil, err
+	}
+	shifted := make([]float64, md.m)
+	for i, t := range md.theta {
+		shifted[i] = t + dtheta[i]
+	}
+	return md.predict(shifted, xg), nil
+}
+
+// Jacobian returns the per-sample gradients of the predictions (for
+// multiclass K rows per sample, row i*K + k the gradient of P(Y_i = k)).
+func (md *Model) Jacobian(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	if err := md.ready(ctx); err != nil {
+		return nil, err
+	}
+	xg, err := md.input(x)
+	if err != nil {
+		return nil, err
+	}
+	rowsPer := 1
+	if md.task == framework.Multiclass {
+		rowsPer = md.outs
+	}
+	n := xg.Rows * rowsPer
+	jac := make([]float64, n*md.m)
+	// Blocks of samples bound the pass's memory.
+	const block = 64
+	for s0 := 0; s0 < xg.Rows; s0 += block {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("cnn: Jacobian: %w", err)
+		}
+		ns := min(block, xg.Rows-s0)
+		xb := blas64.General{Rows: ns, Cols: xg.Cols, Stride: xg.Stride, Data: xg.Data[s0*xg.Stride:]}
+		p, s := md.signalsOf(xb)
+		for r := 0; r < p.n; r++ {
+			md.jacobianRow(jac[(s0*rowsPer+r)*md.m:(s0*rowsPer+r+1)*md.m], p, s, r)
+		}
+	}
+	return mat.NewDense(n, md.m, jac), nil
+}
+
+// jacobianRow writes row r's gradient from the pass and its signals.
+func (md *Model) jacobianRow(row []float64, p *pass, s *signals, r int) {
+	for l, ly := range md.layers {
+		act := p.acts[l][r*ly.in : (r+1)*ly.in]
+		d := s.dd[l][r*ly.out : (r+1)*ly.out]
+		for o, dv := range d {
+			wr := row[ly.w+o*ly.in : ly.w+(o+1)*ly.in]
+			for k, av := range act {
+				wr[k] = dv * av
+			}
+		}
+		copy(row[ly.b:ly.b+ly.out], d)
+	}
+	dc := gen(md.hw, md.f, s.dconv[r*md.hw*md.f:])
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, dc, gen(md.hw, md.kk, p.cols[r*md.hw*md.kk:]), 0,
+		gen(md.f, md.kk, row[md.cw:]))
+	colSums(row[md.cb:md.cb+md.f], dc)
+}
+
+// signalsOf runs the forward pass at the fitted parameters and
+// backpropagates d prediction / d raw output; for multiclass every sample
+// is repeated K times, its k-th copy carrying the softmax Jacobian's row
+// p_k (e_k - p).
+func (md *Model) signalsOf(x blas64.General) (*pass, *signals) {
+	if md.task != framework.Multiclass {
+		n := x.Rows
+		p := md.newPass(n)
+		out := md.forward(md.theta, x, p)
+		scale := make([]float64, n)
+		md.link(append([]float64(nil), out...), scale)
+		s := md.newSignals(n)
+		md.backward(md.theta, p, scale, s, nil, make([]float64, n*md.d))
+		return p, s
+	}
+	n, K := x.Rows, md.outs
+	rows := n * K
+	xr := blas64.General{Rows: rows, Cols: md.inputs, Stride: md.inputs, Data: make([]float64, rows*md.inputs)}
+	for i := 0; i < n; i++ {
+		for k := 0; k < K; k++ {
+			copy(xr.Data[(i*K+k)*md.inputs:(i*K+k+1)*md.inputs], x.Data[i*x.Stride:i*x.Stride+md.inputs])
+		}
+	}
+	p := md.newPass(rows)
+	out := md.forward(md.theta, xr, p)
+	dout := make([]float64, rows*K)
+	for i := 0; i < n; i++ {
+		prob := append([]float64(nil), out[i*K*K:i*K*K+K]...)
+		softmax(prob)
+		for k := 0; k < K; k++ {
+			d := dout[(i*K+k)*K : (i*K+k+1)*K]
+			for j := range d {
+				d[j] = -prob[k] * prob[j]
+			}
+			d[k] += prob[k]
+		}
+	}
+	s := md.newSignals(rows)
+	md.backward(md.theta, p, dout, s, nil, make([]float64, rows*md.d))
+	return p, s
+}
