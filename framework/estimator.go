@@ -44,6 +44,9 @@ type Problem struct {
 	Lambda float64
 	// Seed is the run's seed; estimators derive their own streams from it.
 	Seed int64
+	// ESSteps is the number of optimizer steps of the early-stopping
+	// estimator lazy-es; 0 means one epoch.
+	ESSteps int
 }
 
 // Drop returns a copy of x with the feature's columns replaced by their train

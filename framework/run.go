@@ -25,6 +25,7 @@ type Config struct {
 	Seed        int64
 	Folds       int     // CV folds for lazy's penalty; 0 means 5
 	Lambda      float64 // > 0 fixes lazy's penalty
+	ESSteps     int     // lazy-es's optimizer steps; 0 means one epoch
 
 	// CrossFit >= 2 makes Run cross-fit: CrossFit folds, each in turn the
 	// evaluation set of models trained on the others (PrepareFolds);
@@ -224,6 +225,7 @@ func (sp *setup) problem(ctx context.Context, train, eval []int) (*Problem, erro
 		Task: sp.task, BackendName: cfg.BackendName, Backend: cfg.Backend, Spec: spec,
 		FeatureNames: sp.names, XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev,
 		Full: full, Folds: sp.folds, Lambda: cfg.Lambda, Seed: cfg.Seed, Classes: sp.classes,
+		ESSteps: cfg.ESSteps,
 	}
 	if err := full.Fit(ctx, xtr, ytr); err != nil {
 		Release(full)

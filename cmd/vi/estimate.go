@@ -54,6 +54,9 @@ Estimators (--estimators, comma-separated, in output order):
   dropout  the full model with the feature set to its mean (biased up for
            correlated features).
   retrain  a new model trained without the feature (the reference).
+  lazy-es  the full model trained on a few more optimizer steps (--es-steps,
+           default one epoch) on the data without the feature, from its own
+           parameters (backends with warm starts: mlp, cnn).
 
 The model comes from a backend (see "vi backends"), run in a subprocess; its
 options are passed with --hidden, --epochs and --opt key=value and keep the
@@ -99,6 +102,7 @@ var (
 	estFolds      = cmdEstimate.Flag.Int("folds", 5, "cross-validation `folds` for lazy's ridge penalty")
 	estTrainFrac  = cmdEstimate.Flag.Float64("train-frac", framework.DefaultTrainFrac, "`share` of rows in the train split; the rest is for evaluation")
 	estLambda     = cmdEstimate.Flag.Float64("lambda", 0, "fix lazy's ridge penalty to `L` (0: choose it by cross-validation)")
+	estESSteps    = cmdEstimate.Flag.Int("es-steps", 0, "lazy-es: optimizer `steps` from the full model's parameters (0: one epoch)")
 	estLevel      = cmdEstimate.Flag.Float64("level", 0.95, "`level` of the confidence intervals")
 	estSeed       = cmdEstimate.Flag.Int64("seed", 1, "random `seed` of the split, the training and the folds")
 	estWorkers    = cmdEstimate.Flag.Int("workers", runtime.NumCPU(), "estimate `N` features at a time")
@@ -168,6 +172,9 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	}
 	if *estFolds < 2 {
 		return framework.Usagef("--folds must be at least 2, got %d", *estFolds)
+	}
+	if *estESSteps < 0 {
+		return framework.Usagef("--es-steps must be >= 0 (0: one epoch), got %d", *estESSteps)
 	}
 	if *estLambda < 0 {
 		return framework.Usagef("--lambda must be >= 0 (0: by cross-validation), got %g", *estLambda)
@@ -281,6 +288,7 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 		Seed:        *estSeed,
 		Folds:       *estFolds,
 		Lambda:      *estLambda,
+		ESSteps:     *estESSteps,
 		CrossFit:    *estCrossfit,
 		Groups:      groups,
 		OneHot:      onehot,
@@ -502,8 +510,15 @@ func checkBackend(name string, b framework.Backend, d *framework.Dataset, target
 		if len(need) > 1 {
 			verb = "need"
 		}
-		return framework.Usagef("estimator %s %s a backend with gradients; backend %s has none (it supports --estimators %s; see 'vi backends')",
-			strings.Join(need, ", "), verb, name, strings.Join(fit, ","))
+		what := "gradients"
+		if slices.ContainsFunc(need, func(e string) bool { return warmStartEstimators[e] }) {
+			what = "gradients (lazy) or warm starts (lazy-es)"
+			if !slices.ContainsFunc(need, func(e string) bool { return !warmStartEstimators[e] }) {
+				what = "warm starts"
+			}
+		}
+		return framework.Usagef("estimator %s %s a backend with %s; backend %s has none (it supports --estimators %s; see 'vi backends')",
+			strings.Join(need, ", "), verb, what, name, strings.Join(fit, ","))
 	}
 	return nil
 }
@@ -531,9 +546,16 @@ func fittingEstimators(name string, caps framework.Capabilities, ests []framewor
 // parameter gradients (framework.Gradienter).
 var gradientEstimators = map[string]bool{"lazy": true, "lazy-es": true}
 
+// warmStartEstimators continue training the full model
+// (framework.WarmStarter) instead of using its gradients.
+var warmStartEstimators = map[string]bool{"lazy-es": true}
+
 // estimatorFits reports whether the estimator can run on a backend with
 // these capabilities.
 func estimatorFits(name string, caps framework.Capabilities) bool {
+	if warmStartEstimators[name] {
+		return caps.WarmStart
+	}
 	return caps.Gradients || !gradientEstimators[name]
 }
 
