@@ -232,7 +232,7 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 			if !usable[c] {
 				t.Fatalf("alpha %g: unusable", alpha)
 			}
-			got := mat.Col(nil, c, all)
+			got := all.RawRowView(c)
 			var g mat.SymDense
 			g.SymOuterK(1, ph.T())
 			b := mat.NewVecDense(m, nil)
