@@ -67,6 +67,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context) error {
 	rho := fs.Float64("rho", math.NaN(), "Corr(x1, x2) of the linear setting (default 0.5)")
 	estList := fs.String("estimators", "lazy", "comma-separated estimators")
 	crossfit := fs.Int("crossfit", 0, "cross-fitting folds (0: one train/evaluation split)")
+	lazyFolds := fs.Int("folds", 0, "cross-validation folds for lazy's ridge penalty (0: the framework's default)")
 	hidden := fs.String("hidden", "", "hidden widths of the MLP (backend default when empty)")
 	level := fs.Float64("level", 0.95, "level of the intervals")
 	workers := fs.Int("workers", runtime.NumCPU(), "repetitions run concurrently")
@@ -135,7 +136,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context) error {
 			go func() {
 				defer wg.Done()
 				for r := range jobs {
-					res, tr, ms, err := coverageRep(ctx, be, opts, *setting, *n, *rho, *seed+int64(r), *crossfit, *level, ests, infs)
+					res, tr, ms, err := coverageRep(ctx, be, opts, *setting, *n, *rho, *seed+int64(r), *crossfit, *lazyFolds, *level, ests, infs)
 					mu.Lock()
 					if err != nil {
 						if firstErr == nil {
@@ -197,13 +198,13 @@ func coverageCase(fs *flag.FlagSet) func(context.Context) error {
 
 // coverageRep simulates one data set, fits the full and reduced models once
 // and infers under each inference.
-func coverageRep(ctx context.Context, be framework.Backend, opts map[string]string, setting string, n int, rho float64, seed int64, crossfit int, level float64, ests []framework.Estimator, infs []framework.Inference) ([][]framework.Result, []float64, string, error) {
+func coverageRep(ctx context.Context, be framework.Backend, opts map[string]string, setting string, n int, rho float64, seed int64, crossfit, lazyFolds int, level float64, ests []framework.Estimator, infs []framework.Inference) ([][]framework.Result, []float64, string, error) {
 	sim, err := simulate.Generate(setting, n, rho, seed)
 	if err != nil {
 		return nil, nil, "", err
 	}
 	d := &framework.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}
-	cfg := framework.Config{Backend: be, BackendName: "mlp", Options: opts, Seed: seed}
+	cfg := framework.Config{Backend: be, BackendName: "mlp", Options: opts, Seed: seed, Folds: lazyFolds}
 	var folds []*framework.Problem
 	if crossfit >= 2 {
 		folds, err = framework.PrepareFolds(ctx, d, cfg, crossfit, 1)
