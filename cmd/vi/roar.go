@@ -1,0 +1,318 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/lazyvi/lazyvi/estimators/roar"
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+var cmdROAR = &Command{
+	UsageLine: "roar [--data FILE] [--ordering grad|random] [--fractions LIST] [--estimators LIST] [--plot FILE] [flags]",
+	Short:     "evaluate importance orderings by removing features and retraining (ROAR)",
+	Long: `Roar trains the full model once, orders the features (--ordering grad: by
+the full model's mean absolute input gradient over the train split, largest
+first; random: a seeded permutation; both: grad,random), and for each
+fraction t of --fractions removes the first round(t p) features of the
+ordering (replaced by their train mean) and scores the reduced model on the
+evaluation split under each estimator (--estimators, default
+dropout,retrain,lazy-es): retrain is ROAR proper (Hooker et al. 2019),
+dropout keeps the full model, lazy-es continues the full model for
+--es-steps optimizer steps (default one epoch) on the reduced data.
+
+The score is the measure's larger-is-better value (accuracy; -mse for mse)
+with its standard error sd(IF)/sqrt(n_eval); seconds is the estimator's wall
+time for the reduced model, and the header sums them per estimator.
+
+--format json writes {measure, results: [{ordering, fraction, estimator,
+score, se, seconds}], ...}; --plot FILE.png or FILE.svg draws the measure
+against the fraction, one line per estimator and ordering with --level
+interval bands.
+
+Data, backend, task and options as in 'vi estimate' (--image HxW for the cnn
+backend).`,
+}
+
+var (
+	roarData      = cmdROAR.Flag.String("data", "", "CSV `file` with a header row (default: the built-in diabetes data)")
+	roarTarget    = cmdROAR.Flag.String("target", "", "response `column` (default: the last column)")
+	roarTask      = cmdROAR.Flag.String("task", "", "force the `task`: regression, binary or multiclass")
+	roarBackend   = cmdROAR.Flag.String("backend", "mlp", "model backend `name` (see 'vi backends')")
+	roarPlugin    = cmdROAR.Flag.String("plugin", "", "run the backend from this external plugin `executable`")
+	roarHidden    = cmdROAR.Flag.String("hidden", "", "backend option hidden: hidden layer `widths`")
+	roarEpochs    = cmdROAR.Flag.String("epochs", "", "backend option epochs: maximum training `epochs`")
+	roarImage     = cmdROAR.Flag.String("image", "", "backend option image: the features are the pixels of an `HxW` image (cnn)")
+	roarOpts      = optionsFlag{}
+	roarOrdering  = cmdROAR.Flag.String("ordering", "grad", "comma-separated `orderings`: grad, random")
+	roarFractions = cmdROAR.Flag.String("fractions", ".1,.25,.5,.75,.9,.99", "comma-separated `fractions` of features to remove")
+	roarEsts      = cmdROAR.Flag.String("estimators", "dropout,retrain,lazy-es", "comma-separated estimator `names`")
+	roarMeasure   = cmdROAR.Flag.String("measure", "", "predictiveness measure `name` (default: mse for regression, accuracy for classification)")
+	roarESSteps   = cmdROAR.Flag.Int("es-steps", 0, "lazy-es: optimizer `steps` from the full model's parameters (0: one epoch)")
+	roarFolds     = cmdROAR.Flag.Int("folds", 5, "cross-validation `folds` for lazy's ridge penalty")
+	roarLambda    = cmdROAR.Flag.Float64("lambda", 0, "fix lazy's ridge penalty to `L` (0: by cross-validation)")
+	roarTrainFrac = cmdROAR.Flag.Float64("train-frac", framework.DefaultTrainFrac, "`share` of rows in the train split")
+	roarLevel     = cmdROAR.Flag.Float64("level", 0.95, "`level` of the plot's interval bands")
+	roarSeed      = cmdROAR.Flag.Int64("seed", 1, "random `seed` of the split, the training and the random ordering")
+	roarWorkers   = cmdROAR.Flag.Int("workers", runtime.NumCPU(), "fit `N` reduced models at a time")
+	roarFormat    = cmdROAR.Flag.String("format", "table", "output `format`: table, csv or json")
+	roarOut       = cmdROAR.Flag.String("out", "", "write the output to `file` (atomically) instead of stdout")
+	roarPlot      = cmdROAR.Flag.String("plot", "", "also draw the curves to this `file` (.png or .svg)")
+)
+
+func init() {
+	cmdROAR.Run = runROAR
+	addCommand(cmdROAR)
+	cmdROAR.Flag.Var(roarOpts, "opt", "backend option `key=value` (repeatable; see 'vi backends')")
+}
+
+func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
+	if err := noArgs(cmd, args); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	cmd.Flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !slices.Contains(formats, *roarFormat) {
+		return framework.Usagef("unknown --format %q (want table, csv or json)", *roarFormat)
+	}
+	for _, path := range []string{*roarOut, *roarPlot} {
+		if path != "" {
+			if err := checkOutDir(path); err != nil {
+				return err
+			}
+		}
+	}
+	plotFormat := ""
+	if *roarPlot != "" {
+		plotFormat = strings.TrimPrefix(strings.ToLower(filepath.Ext(*roarPlot)), ".")
+		if !slices.Contains(roar.PlotFormats, plotFormat) {
+			return framework.Usagef("--plot %s: want a .png or .svg file", *roarPlot)
+		}
+		if *roarPlot == *roarOut {
+			return framework.Usagef("--plot and --out name the same file %s", *roarPlot)
+		}
+	}
+	switch {
+	case !(*roarLevel > 0 && *roarLevel < 1):
+		return framework.Usagef("--level must be in (0, 1), got %g", *roarLevel)
+	case !(*roarTrainFrac > 0 && *roarTrainFrac < 1):
+		return framework.Usagef("--train-frac must be in (0, 1), got %g", *roarTrainFrac)
+	case *roarFolds < 2:
+		return framework.Usagef("--folds must be at least 2, got %d", *roarFolds)
+	case *roarLambda < 0:
+		return framework.Usagef("--lambda must be >= 0, got %g", *roarLambda)
+	case *roarWorkers < 1:
+		return framework.Usagef("--workers must be at least 1, got %d", *roarWorkers)
+	case *roarESSteps < 0:
+		return framework.Usagef("--es-steps must be >= 0 (0: one epoch), got %d", *roarESSteps)
+	}
+	orderings, err := parseOrderings(*roarOrdering)
+	if err != nil {
+		return err
+	}
+	fractions, err := parseFractions(*roarFractions)
+	if err != nil {
+		return err
+	}
+	var task *framework.Task
+	if *roarTask != "" {
+		t, err := framework.ParseTask(*roarTask)
+		if err != nil {
+			return err
+		}
+		task = &t
+	}
+	ests, err := lookupEstimators(*roarEsts)
+	if err != nil {
+		return err
+	}
+	var measure framework.Measure
+	if *roarMeasure != "" {
+		if measure, err = framework.LookupMeasure(*roarMeasure); err != nil {
+			return err
+		}
+	}
+	opts := map[string]string{}
+	for k, v := range roarOpts {
+		opts[k] = v
+	}
+	for name, v := range map[string]string{"hidden": *roarHidden, "epochs": *roarEpochs, "image": *roarImage} {
+		if !set[name] {
+			continue
+		}
+		if _, dup := opts[name]; dup {
+			return framework.Usagef("backend option %s set both by --%s and by --opt", name, name)
+		}
+		opts[name] = v
+	}
+	bk, err := newBackendSpec(*roarBackend, set["backend"], *roarPlugin)
+	if err != nil {
+		return err
+	}
+
+	var d *framework.Dataset
+	if *roarData == "" {
+		if d, err = framework.ReadCSV(bytes.NewReader(diabetesCSV), builtinSource); err != nil {
+			return fmt.Errorf("built-in data: %w", err)
+		}
+		fmt.Fprintf(stderr, "vi: no --data given: using the built-in diabetes data (%d rows, response %q); see 'vi help roar'\n",
+			rows(d), d.Names[len(d.Names)-1])
+	} else if d, err = framework.LoadCSV(*roarData); err != nil {
+		return err
+	}
+	if err := checkMeasureFits(d, *roarTarget, task, measure); err != nil {
+		return err
+	}
+
+	prog := newProgress(*roarFormat != "json", "roar "+strings.Join(estimatorNames(ests), "/"))
+	defer prog.clear()
+	prog.status(fmt.Sprintf("starting backend %s", bk.name))
+	plog := &pluginLog{w: stderr, before: prog.clear}
+	defer plog.Flush()
+	be, closeBackend, err := bk.open(ctx, plog)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := closeBackend(); cerr != nil && err == nil {
+			err = fmt.Errorf("backend %s: close: %w", bk.name, cerr)
+		}
+	}()
+	if err := checkBackend(bk.name, be, d, *roarTarget, task, ests, opts); err != nil {
+		return err
+	}
+	prog.status(fmt.Sprintf("training the full model (%s, %d rows)", bk.name, rows(d)))
+	cfg := framework.Config{
+		Target: *roarTarget, Task: task, BackendName: bk.name, Backend: be, Options: opts,
+		TrainFrac: *roarTrainFrac, Seed: *roarSeed, Folds: *roarFolds, Lambda: *roarLambda, ESSteps: *roarESSteps,
+	}
+	p, err := framework.Prepare(ctx, d, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return errors.New("interrupted")
+		}
+		return err
+	}
+	defer p.Close()
+	if measure == nil {
+		if measure, err = framework.LookupMeasure(framework.DefaultMeasure(p.Task)); err != nil {
+			return err
+		}
+	}
+	prog.status("ordering the features")
+	rep, err := roar.Run(ctx, p, measure, ests, roar.Options{Orderings: orderings, Fractions: fractions,
+		Workers: *roarWorkers, Level: *roarLevel, Progress: prog.update})
+	prog.clear()
+	if err != nil {
+		if ctx.Err() != nil {
+			return errors.New("interrupted")
+		}
+		return err
+	}
+	var buf bytes.Buffer
+	if err := writeROAR(&buf, rep, *roarFormat, estimatorNames(ests)); err != nil {
+		return err
+	}
+	if *roarPlot != "" {
+		var img bytes.Buffer
+		if err := roar.WritePlot(&img, rep, plotFormat); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(*roarPlot, img.Bytes()); err != nil {
+			return err
+		}
+	}
+	return emit(*roarOut, &buf)
+}
+
+func parseOrderings(s string) ([]string, error) {
+	var out []string
+	for _, o := range strings.Split(s, ",") {
+		o = strings.ToLower(strings.TrimSpace(o))
+		if o == "" {
+			continue
+		}
+		if !slices.Contains(roar.Orderings, o) {
+			return nil, framework.Usagef("unknown --ordering %q (want %s)", o, strings.Join(roar.Orderings, ", "))
+		}
+		if slices.Contains(out, o) {
+			return nil, framework.Usagef("--ordering: %q given twice", o)
+		}
+		out = append(out, o)
+	}
+	if len(out) == 0 {
+		return nil, framework.Usagef("--ordering is empty (want %s)", strings.Join(roar.Orderings, ", "))
+	}
+	return out, nil
+}
+
+func parseFractions(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(v > 0 && v <= 1) {
+			return nil, framework.Usagef("--fractions: %q is not a fraction in (0, 1]", f)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, framework.Usagef("--fractions is empty")
+	}
+	return out, nil
+}
+
+func writeROAR(w io.Writer, rep *roar.Report, format string, ests []string) error {
+	switch format {
+	case "json":
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	case "csv":
+		cw := csv.NewWriter(w)
+		if err := cw.Write([]string{"ordering", "fraction", "removed", "estimator", "score", "se", "seconds"}); err != nil {
+			return err
+		}
+		full := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+		for _, r := range rep.Results {
+			if err := cw.Write([]string{r.Ordering, full(r.Fraction), strconv.Itoa(r.Removed), r.Estimator,
+				full(r.Score), full(r.SE), strconv.FormatFloat(r.Seconds, 'f', 3, 64)}); err != nil {
+				return err
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	fmt.Fprintf(w, "measure %s  task %s  backend %s  n_train %d  n_eval %d  features %d  seed %d\n",
+		rep.Measure, rep.Task, rep.Backend, rep.NTrain, rep.NEval, rep.Features, rep.Seed)
+	fmt.Fprintf(w, "full model: %s %s (se %s)\n", rep.Measure, num(rep.Full.Score), num(rep.Full.SE))
+	var secs []string
+	for _, e := range ests {
+		secs = append(secs, fmt.Sprintf("%s %.2fs", e, rep.Seconds[e]))
+	}
+	fmt.Fprintf(w, "wall time over the curve: %s\n\n", strings.Join(secs, ", "))
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "ordering\tfraction\tremoved\testimator\tscore\tse\tseconds\t\n")
+	for _, r := range rep.Results {
+		fmt.Fprintf(tw, "%s\t%g\t%d\t%s\t%s\t%s\t%.2f\t\n", r.Ordering, r.Fraction, r.Removed, r.Estimator, num(r.Score), num(r.SE), r.Seconds)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,81 @@
+package estimators
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/measures"
+)
+
+// multiData: 3 classes from x1 and x2 (x2 correlated with x3 at 0.9, so
+// dropping x2 leaves a proxy), x4 null.
+func multiData(n int, seed uint64) *framework.Dataset {
+	rng := rand.New(rand.NewPCG(seed, 0x33))
+	x := mat.NewDense(n, 5, nil)
+	for i := 0; i < n; i++ {
+		x1, x2, x4 := rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
+		x3 := 0.9*x2 + math.Sqrt(1-0.81)*rng.NormFloat64()
+		s := []float64{1.5 * x1, -1.5*x1 + 1.5*x2, -1.5 * x2}
+		best := 0
+		for k := range s {
+			s[k] += 0.5 * rng.NormFloat64()
+			if s[k] > s[best] {
+				best = k
+			}
+		}
+		x.SetRow(i, []float64{x1, x2, x3, x4, float64(best)})
+	}
+	return &framework.Dataset{Source: "multi", Names: []string{"x1", "x2", "x3", "x4", "y"}, X: x}
+}
+
+// Multiclass lazy against retrain: for the correlated x2, dropout is far
+// above both, and lazy lands within 4 standard errors of retrain (logloss,
+// plain inference); for every feature the predictions are probabilities.
+func TestLazyMulticlassNearRetrain(t *testing.T) {
+	ctx := context.Background()
+	cfg := framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 4, Options: map[string]string{"hidden": "16"}}
+	p, err := framework.Prepare(ctx, multiData(900, 4), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if p.Task != framework.Multiclass || p.Classes != 3 {
+		t.Fatalf("task %v with %d classes, want multiclass with 3", p.Task, p.Classes)
+	}
+	lazy := estimatorFunc{"lazy", reduceMulti}
+	ests := []framework.Estimator{lazy, Retrain{}, Dropout{}}
+	res, err := framework.Estimate(ctx, p, measures.LogLoss(), ests, p.Features(), framework.EstimateOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]framework.Result{}
+	for _, r := range res {
+		by[r.Estimator+"/"+r.Feature] = r
+		t.Logf("%-8s %s vi %.4f se %.4f %.3fs", r.Estimator, r.Feature, r.VI, r.SE, r.Seconds)
+	}
+	for _, f := range []string{"x1", "x2", "x3", "x4"} {
+		l, r := by["lazy/"+f], by["retrain/"+f]
+		if math.Abs(l.VI-r.VI) > 4*math.Max(l.SE, r.SE)+0.01 {
+			t.Errorf("%s: lazy %.4f and retrain %.4f differ by more than 4 se (%.4f)", f, l.VI, r.VI, l.SE)
+		}
+	}
+	if d, l := by["dropout/x2"], by["lazy/x2"]; d.VI-l.VI < 4*l.SE {
+		t.Errorf("x2: dropout %.4f not well above lazy %.4f (se %.4f)", d.VI, l.VI, l.SE)
+	}
+}
+
+type estimatorFunc struct {
+	name string
+	f    func(context.Context, *framework.Problem, framework.Feature) (framework.Reduced, error)
+}
+
+func (e estimatorFunc) Name() string { return e.name }
+func (e estimatorFunc) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
+	return e.f(ctx, p, f)
+}

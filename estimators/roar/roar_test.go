@@ -1,0 +1,118 @@
+package roar_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/roar"
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/simulate"
+)
+
+// A small ROAR run on the paper's linear setting (y = 1.5 x1 + 1.2 x2 + x3
+// + noise, x4..x6 null): the grad ordering removes the three signal
+// features first, so at half the features removed retrain has lost nearly
+// all of the R², while the random ordering has lost less.
+func TestSmallROAR(t *testing.T) {
+	sim, err := simulate.Generate("linear", 900, 0.5, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &framework.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
+	ctx := context.Background()
+	p, err := framework.Prepare(ctx, d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 2, ESSteps: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ests := []framework.Estimator{estimators.Dropout{}, estimators.Retrain{}, estimators.LazyES{}}
+	rep, err := roar.Run(ctx, p, measures.R2(), ests, roar.Options{Orderings: []string{"grad", "random"}, Fractions: []float64{0.5, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Orders["grad"][:3]; !sameSet(got, []string{"x1", "x2", "x3"}) {
+		t.Errorf("grad ordering starts with %v, want x1, x2, x3 in some order", got)
+	}
+	if len(rep.Results) != 3*2*2 {
+		t.Fatalf("want 12 results, got %d", len(rep.Results))
+	}
+	score := map[string]roar.Result{}
+	for _, r := range rep.Results {
+		t.Logf("%-7s %-8s %.2f removed %d score %.4f se %.4f %.3fs", r.Ordering, r.Estimator, r.Fraction, r.Removed, r.Score, r.SE, r.Seconds)
+		score[fmt.Sprintf("%s/%s/%g", r.Ordering, r.Estimator, r.Fraction)] = r
+		if r.SE <= 0 {
+			t.Errorf("%+v: se not positive", r)
+		}
+	}
+	full := rep.Full
+	g := score["grad/retrain/0.5"]
+	if g.Removed != 3 {
+		t.Errorf("grad at 0.5 removed %d features, want 3", g.Removed)
+	}
+	// Tolerances from the standard errors: the signal removed, retrain's
+	// R² falls below 0.1 (within 3 se); everything removed, every
+	// estimator is near 0 or below.
+	if g.Score > 0.1+3*g.SE {
+		t.Errorf("retrain without x1..x3: R² %.4f (se %.4f), want about 0", g.Score, g.SE)
+	}
+	if full.Score < 0.9 {
+		t.Errorf("full model R² %.4f, want above 0.9", full.Score)
+	}
+	for _, est := range []string{"dropout", "retrain", "lazy-es"} {
+		r := score["random/"+est+"/1"]
+		if r.Removed != 6 || r.Score > 3*r.SE {
+			t.Errorf("%s with every feature removed: %d removed, R² %.4f (se %.4f), want 6 and about 0 or below", est, r.Removed, r.Score, r.SE)
+		}
+	}
+	if rep.Seconds["retrain"] <= 0 {
+		t.Errorf("no wall time for retrain")
+	}
+
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Measure string
+		Results []map[string]any
+	}
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"ordering", "fraction", "estimator", "score", "se", "seconds"} {
+		if _, ok := back.Results[0][k]; !ok {
+			t.Errorf("JSON result lacks %q: %s", k, b)
+		}
+	}
+	if back.Measure != "r2" {
+		t.Errorf("JSON measure %q", back.Measure)
+	}
+
+	for _, f := range roar.PlotFormats {
+		var buf bytes.Buffer
+		if err := roar.WritePlot(&buf, rep, f); err != nil {
+			t.Fatalf("plot %s: %v", f, err)
+		}
+		magic := map[string]string{"png": "\x89PNG", "svg": "<?xml"}[f]
+		if !bytes.HasPrefix(buf.Bytes(), []byte(magic)) {
+			t.Errorf("plot %s starts with %q", f, buf.Bytes()[:min(8, buf.Len())])
+		}
+	}
+	if _, err := roar.Order(ctx, p, "saliency"); err == nil {
+		t.Errorf("unknown ordering: want an error")
+	}
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
