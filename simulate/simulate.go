@@ -46,13 +46,14 @@ const streamConst = 0x6c617a7976690001
 // networkSeed seeds the high-dimensional setting's network.
 const networkSeed = 0x6c617a7976690002
 
-var settings = []string{"binary", "highdim", "linear"}
+var settings = []string{"binary", "highdim", "linear", "logistic"}
 
 // Settings returns the names Generate accepts, sorted.
 func Settings() []string { return append([]string(nil), settings...) }
 
 // Generate returns the named setting's data set of n samples. rho is
-// Corr(x1, x2) for linear and highdim (the paper uses 0.5 for highdim);
+// Corr(x1, x2) for linear, highdim and logistic (the paper uses 0.5 for
+// highdim and LogisticRho for logistic, its Shapley experiment);
 // binary has independent features and requires rho = 0. Bad arguments wrap
 // framework.ErrUsage.
 func Generate(setting string, n int, rho float64, seed int64) (*Data, error) {
@@ -66,6 +67,8 @@ func Generate(setting string, n int, rho float64, seed int64) (*Data, error) {
 		return Binary(n, seed)
 	case "highdim":
 		return highDim(n, rho, seed)
+	case "logistic":
+		return Logistic(n, rho, seed)
 	}
 	return nil, framework.Usagef("unknown setting %q (have %s)", setting, strings.Join(settings, ", "))
 }

@@ -13,7 +13,7 @@ import (
 )
 
 var cmdSimulate = &Command{
-	UsageLine: "simulate [--setting linear|binary|highdim] [--n N] [--rho R] [--seed S] --out FILE.csv",
+	UsageLine: "simulate [--setting linear|binary|highdim|logistic] [--n N] [--rho R] [--seed S] --out FILE.csv",
 	Short:     "write a simulated data set and its true importances",
 	Long: `Simulate writes one of the LazyVI paper's simulated data sets (section 5) as a
 CSV file with columns x1..xp and the response y last, and next to it
@@ -37,7 +37,7 @@ Example:
 }
 
 var (
-	simSetting = cmdSimulate.Flag.String("setting", "linear", "simulated `setting`: linear, binary or highdim")
+	simSetting = cmdSimulate.Flag.String("setting", "linear", "simulated `setting`: linear, binary, highdim or logistic (the appendix's Shapley experiment)")
 	simN       = cmdSimulate.Flag.Int("n", 1000, "number of `samples`")
 	simRho     = cmdSimulate.Flag.Float64("rho", 0, "`R` = Corr(x1, x2) (default 0.5 for linear and highdim, 0 for binary)")
 	simSeed    = cmdSimulate.Flag.Int64("seed", 1, "random `seed`")
@@ -51,8 +51,11 @@ func init() {
 
 // defaultRho is Corr(x1, x2) when --rho is not given.
 func defaultRho(setting string) float64 {
-	if setting == "binary" {
+	switch setting {
+	case "binary":
 		return 0
+	case "logistic":
+		return simulate.LogisticRho
 	}
 	return 0.5
 }
