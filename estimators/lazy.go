@@ -100,7 +100,7 @@ func (Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Featur
 	for i := range e {
 		e[i] = y[i] - base.At(i, 0)
 	}
-	rp, err := newRidge(ctx, g, x, e)
+	rp, err := newRidge(ctx, g, x, e, p.Lambda <= 0)
 	if err != nil {
 		return framework.Reduced{}, err
 	}
@@ -331,13 +331,15 @@ type ridge interface {
 type foldSolver func(ctx context.Context, alphas []float64) (dthetas *mat.Dense, usable []bool, err error)
 
 // jacobianBudget bounds the Jacobian (in float64 elements, 64 MiB) that the
-// dual form fetches next to a structured kernel: with it in memory the
-// per-candidate products Phi^T a are local matrix products, instead of one
-// backend call each that resends the fold's rows (a third of a lazy run's
-// time behind the plugin transport on the high-dimensional setting).
+// dual form fetches next to a structured kernel when it cross-validates:
+// with it in memory the per-candidate products Phi^T a are local matrix
+// products, instead of one backend call each that resends the fold's rows (a
+// third of a lazy run's time behind the plugin transport on the
+// high-dimensional setting). With a fixed penalty there is one product, and
+// the structured call is cheaper than fetching the Jacobian.
 var jacobianBudget = 8 << 20
 
-func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64) (ridge, error) {
+func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, cv bool) (ridge, error) {
 	n, _ := x.Dims()
 	m := g.NumParams()
 	if m < 1 {
@@ -345,7 +347,7 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 	}
 	kern, hasKernel := g.(framework.Kerneler)
 	var j *mat.Dense
-	if !hasKernel || n > m || n*m <= jacobianBudget {
+	if !hasKernel || n > m || (cv && n*m <= jacobianBudget) {
 		var err error
 		if j, err = g.Jacobian(ctx, x); err != nil {
 			return nil, fmt.Errorf("jacobian: %w", err)

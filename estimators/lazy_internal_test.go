@@ -163,8 +163,7 @@ func TestLazyFixedAlphaMatchesClosedForm(t *testing.T) {
 	}{
 		{"primal (M < n1)", 20, false, jacobianBudget},
 		{"dual from Jacobian (M > n1)", 150, false, jacobianBudget},
-		{"dual from Kerneler with the Jacobian in memory", 150, true, jacobianBudget},
-		{"dual from Kerneler and JacobianTVec", 150, true, 0},
+		{"dual from Kerneler (a fixed penalty uses JacobianTVec)", 150, true, jacobianBudget},
 	} {
 		defer func(b int) { jacobianBudget = b }(jacobianBudget)
 		jacobianBudget = tc.budget
@@ -208,7 +207,7 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 		for i := range e {
 			e[i] = p.YTrain[i]
 		}
-		rp, err := newRidge(ctx, rfKernelModel{r}, x, e)
+		rp, err := newRidge(ctx, rfKernelModel{r}, x, e, true)
 		if err != nil {
 			t.Fatal(err)
 		}
