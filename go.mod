@@ -7,6 +7,7 @@ require (
 	github.com/hashicorp/go-plugin v1.7.0
 	golang.org/x/term v0.37.0
 	gonum.org/v1/gonum v0.17.0
+	gonum.org/v1/netlib v0.0.0-20230729102104-8b8060e7531f
 	gonum.org/v1/plot v0.16.0
 	google.golang.org/grpc v1.75.0
 	google.golang.org/protobuf v1.36.11

@@ -1,0 +1,5 @@
+//go:build !openblas
+
+package linalg
+
+const openblasBuild = false
