@@ -103,7 +103,7 @@ func (m r2) Evaluate(y []float64, pred mat.Matrix) (framework.Score, error) {
 
 type accuracy struct{}
 
-func (accuracy) Name() string                   { return "accuracy" }
+func (accuracy) Name() string { return "accuracy" }
 func (accuracy) Supports(t framework.Task) bool {
 	return t == framework.Binary || t == framework.Multiclass
 }
@@ -147,7 +147,7 @@ func (m accuracy) Evaluate(y []float64, pred mat.Matrix) (framework.Score, error
 
 type logloss struct{}
 
-func (logloss) Name() string                   { return "logloss" }
+func (logloss) Name() string { return "logloss" }
 func (logloss) Supports(t framework.Task) bool {
 	return t == framework.Binary || t == framework.Multiclass
 }
