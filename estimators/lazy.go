@@ -67,6 +67,9 @@ var errSingular = errors.New("singular ridge system")
 
 // Reduce fits the lazy reduced model for feature f.
 func (Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
+	if p.Task == framework.Multiclass {
+		return reduceMulti(ctx, p, f)
+	}
 	g, ok := p.Full.(framework.Gradienter)
 	if !ok {
 		return framework.Reduced{}, framework.Usagef("estimator lazy needs a backend with gradients; backend %q has none (use dropout or retrain)", p.BackendName)

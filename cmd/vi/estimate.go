@@ -99,7 +99,7 @@ var (
 	estOpts       = optionsFlag{}
 	estEstimators = cmdEstimate.Flag.String("estimators", "lazy,dropout,retrain", "comma-separated estimator `names` (see 'vi estimators')")
 	estMeasure    = cmdEstimate.Flag.String("measure", "", "predictiveness measure `name` (default: mse for regression, accuracy for binary)")
-	estFolds      = cmdEstimate.Flag.Int("folds", 5, "cross-validation `folds` for lazy's ridge penalty")
+	estFolds      = cmdEstimate.Flag.Int("folds", framework.DefaultFolds, "cross-validation `folds` for lazy's ridge penalty")
 	estTrainFrac  = cmdEstimate.Flag.Float64("train-frac", framework.DefaultTrainFrac, "`share` of rows in the train split; the rest is for evaluation")
 	estLambda     = cmdEstimate.Flag.Float64("lambda", 0, "fix lazy's ridge penalty to `L` (0: choose it by cross-validation)")
 	estESSteps    = cmdEstimate.Flag.Int("es-steps", 0, "lazy-es: optimizer `steps` from the full model's parameters (0: one epoch)")

@@ -71,7 +71,7 @@ var (
 	shpMeasure   = cmdShapley.Flag.String("measure", "", "predictiveness measure `name` (default: mse for regression, accuracy for binary)")
 	shpSubsets   = cmdShapley.Flag.Int("subsets", 0, "`N` subsets drawn from the Shapley kernel (0: ceil(2 p ln p), at least 100)")
 	shpExact     = cmdShapley.Flag.Bool("exact", false, "fit every one of the 2^p - 2 subsets (p <= 20) instead of sampling")
-	shpFolds     = cmdShapley.Flag.Int("folds", 5, "cross-validation `folds` for lazy's ridge penalty")
+	shpFolds     = cmdShapley.Flag.Int("folds", framework.DefaultFolds, "cross-validation `folds` for lazy's ridge penalty")
 	shpTrainFrac = cmdShapley.Flag.Float64("train-frac", framework.DefaultTrainFrac, "`share` of rows in the train split")
 	shpLambda    = cmdShapley.Flag.Float64("lambda", 0, "fix lazy's ridge penalty to `L` (0: by cross-validation per subset)")
 	shpLevel     = cmdShapley.Flag.Float64("level", 0.95, "`level` of the confidence intervals")
