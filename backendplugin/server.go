@@ -54,28 +54,59 @@ func (s *server) model(id uint64) (framework.Model, error) {
 	return m, nil
 }
 
-func (s *server) gradienter(id uint64) (framework.Gradienter, error) {
+// modelAs returns the model id names as an M: NotFound when there is no such
+// model, Unimplemented when the backend's model type is not an M.
+func modelAs[M any](s *server, id uint64) (M, error) {
+	var zero M
 	m, err := s.model(id)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	g, ok := m.(framework.Gradienter)
-	if !ok {
-		return nil, status.Errorf(codes.Unimplemented, "the backend's models do not implement gradients")
+	if mm, ok := m.(M); ok {
+		return mm, nil
 	}
-	return g, nil
+	what := "this call"
+	switch any((*M)(nil)).(type) {
+	case *framework.Model:
+		// Only a nil model is not one; calling it panics, as it did.
+		return zero, nil
+	case *framework.Gradienter:
+		what = "gradients"
+	case *framework.Kerneler:
+		what = "kernels"
+	case *framework.WarmStarter:
+		what = "warm starts"
+	}
+	return zero, status.Errorf(codes.Unimplemented, "the backend's models do not implement %s", what)
 }
 
-func (s *server) kerneler(id uint64) (framework.Kerneler, error) {
-	m, err := s.model(id)
+// onModel carries what every RPC on one model shares: a panic in the
+// backend becomes an Internal error (guard, under op); the model id names is
+// looked up as an M (modelAs); the RPC's matrix argument x, called name in
+// errors, is unpacked (InvalidArgument when malformed; name "" for an RPC
+// without one, x is then ignored and f gets nil); then f calls the model and
+// packs its answer.
+func onModel[M, R any](s *server, op string, id uint64, name string, x *pb.Matrix, f func(M, *mat.Dense) (R, error)) (resp R, err error) {
+	defer guard(op, &err)
+	m, err := modelAs[M](s, id)
 	if err != nil {
-		return nil, err
+		return resp, err
 	}
-	k, ok := m.(framework.Kerneler)
-	if !ok {
-		return nil, status.Errorf(codes.Unimplemented, "the backend's models do not implement kernels")
+	var xd *mat.Dense
+	if name != "" {
+		if xd, err = matrixArg(name, x); err != nil {
+			return resp, err
+		}
 	}
-	return k, nil
+	return f(m, xd)
+}
+
+// matrixResp packs a model's matrix answer, or its error as a status.
+func matrixResp(out *mat.Dense, err error) (*pb.Matrix, error) {
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return toPB(out), nil
 }
 
 func matrixArg(name string, m *pb.Matrix) (*mat.Dense, error) {
@@ -138,143 +169,71 @@ func (s *server) add(m framework.Model) (*pb.ModelRef, error) {
 	return &pb.ModelRef{ModelId: id}, nil
 }
 
-func (s *server) Fit(ctx context.Context, req *pb.FitRequest) (_ *pb.Empty, err error) {
-	defer guard("Fit", &err)
-	m, err := s.model(req.ModelId)
-	if err != nil {
-		return nil, err
-	}
-	x, err := matrixArg("x", req.X)
-	if err != nil {
-		return nil, err
-	}
-	if err := m.Fit(ctx, x, req.GetY().GetData()); err != nil {
-		return nil, toStatus(err)
-	}
-	return &pb.Empty{}, nil
-}
-
-func (s *server) Predict(ctx context.Context, req *pb.MatrixRequest) (_ *pb.Matrix, err error) {
-	defer guard("Predict", &err)
-	m, err := s.model(req.ModelId)
-	if err != nil {
-		return nil, err
-	}
-	x, err := matrixArg("x", req.X)
-	if err != nil {
-		return nil, err
-	}
-	out, err := m.Predict(ctx, x)
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	return toPB(out), nil
-}
-
-func (s *server) NumParams(_ context.Context, req *pb.ModelRef) (_ *pb.NumParamsResponse, err error) {
-	defer guard("NumParams", &err)
-	g, err := s.gradienter(req.ModelId)
-	if err != nil {
-		return nil, err
-	}
-	return &pb.NumParamsResponse{NumParams: int64(g.NumParams())}, nil
-}
-
-func (s *server) Jacobian(ctx context.Context, req *pb.MatrixRequest) (_ *pb.Matrix, err error) {
-	defer guard("Jacobian", &err)
-	g, err := s.gradienter(req.ModelId)
-	if err != nil {
-		return nil, err
-	}
-	x, err := matrixArg("x", req.X)
-	if err != nil {
-		return nil, err
-	}
-	out, err := g.Jacobian(ctx, x)
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	return toPB(out), nil
-}
-
-func (s *server) PredictShifted(ctx context.Context, req *pb.PredictShiftedRequest) (_ *pb.Matrix, err error) {
-	defer guard("PredictShifted", &err)
-	g, err := s.gradienter(req.ModelId)
-	if err != nil {
-		return nil, err
-	}
-	x, err := matrixArg("x", req.X)
-	if err != nil {
-		return nil, err
-	}
-	out, err := g.PredictShifted(ctx, x, req.GetDtheta().GetData())
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	return toPB(out), nil
-}
-
-func (s *server) Kernel(ctx context.Context, req *pb.KernelRequest) (_ *pb.Matrix, err error) {
-	defer guard("Kernel", &err)
-	k, err := s.kerneler(req.ModelId)
-	if err != nil {
-		return nil, err
-	}
-	x1, err := matrixArg("x1", req.X1)
-	if err != nil {
-		return nil, err
-	}
-	var x2 mat.Matrix // stays a nil interface when x2 is absent
-	if req.X2 != nil {
-		d, err := matrixArg("x2", req.X2)
-		if err != nil {
-			return nil, err
+func (s *server) Fit(ctx context.Context, req *pb.FitRequest) (*pb.Empty, error) {
+	return onModel(s, "Fit", req.ModelId, "x", req.X, func(m framework.Model, x *mat.Dense) (*pb.Empty, error) {
+		if err := m.Fit(ctx, x, req.GetY().GetData()); err != nil {
+			return nil, toStatus(err)
 		}
-		x2 = d
-	}
-	out, err := k.Kernel(ctx, x1, x2)
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	return toPB(out), nil
+		return &pb.Empty{}, nil
+	})
 }
 
-func (s *server) JacobianTVec(ctx context.Context, req *pb.JacobianTVecRequest) (_ *pb.Vector, err error) {
-	defer guard("JacobianTVec", &err)
-	k, err := s.kerneler(req.ModelId)
-	if err != nil {
-		return nil, err
-	}
-	x, err := matrixArg("x", req.X)
-	if err != nil {
-		return nil, err
-	}
-	out, err := k.JacobianTVec(ctx, x, req.GetA().GetData())
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	return vec(out), nil
+func (s *server) Predict(ctx context.Context, req *pb.MatrixRequest) (*pb.Matrix, error) {
+	return onModel(s, "Predict", req.ModelId, "x", req.X, func(m framework.Model, x *mat.Dense) (*pb.Matrix, error) {
+		return matrixResp(m.Predict(ctx, x))
+	})
 }
 
-func (s *server) WarmStart(ctx context.Context, req *pb.WarmStartRequest) (ref *pb.ModelRef, err error) {
-	defer guard("WarmStart", &err)
-	m, err := s.model(req.ModelId)
-	if err != nil {
-		return nil, err
-	}
-	w, ok := m.(framework.WarmStarter)
-	if !ok {
-		return nil, status.Errorf(codes.Unimplemented, "the backend's models do not implement warm starts")
-	}
-	x, err := matrixArg("x", req.X)
-	if err != nil {
-		return nil, err
-	}
-	nm, err := w.WarmStart(ctx, x, req.GetY().GetData(), int(req.Steps), req.Seed)
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	return s.add(nm)
+func (s *server) NumParams(_ context.Context, req *pb.ModelRef) (*pb.NumParamsResponse, error) {
+	return onModel(s, "NumParams", req.ModelId, "", nil, func(g framework.Gradienter, _ *mat.Dense) (*pb.NumParamsResponse, error) {
+		return &pb.NumParamsResponse{NumParams: int64(g.NumParams())}, nil
+	})
+}
+
+func (s *server) Jacobian(ctx context.Context, req *pb.MatrixRequest) (*pb.Matrix, error) {
+	return onModel(s, "Jacobian", req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.Matrix, error) {
+		return matrixResp(g.Jacobian(ctx, x))
+	})
+}
+
+func (s *server) PredictShifted(ctx context.Context, req *pb.PredictShiftedRequest) (*pb.Matrix, error) {
+	return onModel(s, "PredictShifted", req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.Matrix, error) {
+		return matrixResp(g.PredictShifted(ctx, x, req.GetDtheta().GetData()))
+	})
+}
+
+func (s *server) Kernel(ctx context.Context, req *pb.KernelRequest) (*pb.Matrix, error) {
+	return onModel(s, "Kernel", req.ModelId, "x1", req.X1, func(k framework.Kerneler, x1 *mat.Dense) (*pb.Matrix, error) {
+		var x2 mat.Matrix // stays a nil interface when x2 is absent
+		if req.X2 != nil {
+			d, err := matrixArg("x2", req.X2)
+			if err != nil {
+				return nil, err
+			}
+			x2 = d
+		}
+		return matrixResp(k.Kernel(ctx, x1, x2))
+	})
+}
+
+func (s *server) JacobianTVec(ctx context.Context, req *pb.JacobianTVecRequest) (*pb.Vector, error) {
+	return onModel(s, "JacobianTVec", req.ModelId, "x", req.X, func(k framework.Kerneler, x *mat.Dense) (*pb.Vector, error) {
+		out, err := k.JacobianTVec(ctx, x, req.GetA().GetData())
+		if err != nil {
+			return nil, toStatus(err)
+		}
+		return vec(out), nil
+	})
+}
+
+func (s *server) WarmStart(ctx context.Context, req *pb.WarmStartRequest) (*pb.ModelRef, error) {
+	return onModel(s, "WarmStart", req.ModelId, "x", req.X, func(w framework.WarmStarter, x *mat.Dense) (*pb.ModelRef, error) {
+		nm, err := w.WarmStart(ctx, x, req.GetY().GetData(), int(req.Steps), req.Seed)
+		if err != nil {
+			return nil, toStatus(err)
+		}
+		return s.add(nm)
+	})
 }
 
 func (s *server) Release(_ context.Context, req *pb.ModelRef) (_ *pb.Empty, err error) {
