@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/backends/internal/nn"
 )
 
 // Jacobian returns the n x M matrix of per-sample gradients of the
@@ -51,7 +51,7 @@ func (md *Model) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([
 	if err != nil {
 		return nil, err
 	}
-	n := xg.Rows * md.rowsPerSample()
+	n := xg.Rows * md.head.RowsPerSample()
 	if len(a) != n {
 		return nil, fmt.Errorf("mlp: JacobianTVec: len(a) = %d, want %d (the Jacobian's rows)", len(a), n)
 	}
@@ -68,7 +68,7 @@ func (md *Model) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([
 			}
 		}
 		blas64.Gemm(blas.Trans, blas.NoTrans, 1, d, acts.acts[l], 0, ly.weights(out))
-		colSums(ly.bias(out), d)
+		nn.ColSums(ly.bias(out), d)
 	}
 	return out, nil
 }
@@ -171,13 +171,4 @@ func transpose(g blas64.General) blas64.General {
 		}
 	}
 	return t
-}
-
-// rowsPerSample is the number of Jacobian rows per sample: K for
-// multiclass, else 1.
-func (md *Model) rowsPerSample() int {
-	if md.task == framework.Multiclass {
-		return md.outs
-	}
-	return 1
 }

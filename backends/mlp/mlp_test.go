@@ -349,14 +349,14 @@ func TestOptions(t *testing.T) {
 		check   func(config) bool
 	}{
 		{opts: nil, check: func(c config) bool {
-			return len(c.hidden) == 1 && c.hidden[0] == 50 && c.epochs == DefaultEpochs && c.patience == DefaultPatience &&
-				c.tol == DefaultTol && c.lr == DefaultLR && c.batch == DefaultBatch
+			return len(c.hidden) == 1 && c.hidden[0] == 50 && c.train.Epochs == DefaultEpochs && c.train.Patience == DefaultPatience &&
+				c.train.Tol == DefaultTol && c.train.LR == DefaultLR && c.train.Batch == DefaultBatch
 		}},
 		{opts: map[string]string{"hidden": "100, 50"}, check: func(c config) bool {
 			return len(c.hidden) == 2 && c.hidden[0] == 100 && c.hidden[1] == 50
 		}},
 		{opts: map[string]string{"epochs": "7", "patience": "2", "tol": "0", "lr": "0.01", "batch": "32"}, check: func(c config) bool {
-			return c.epochs == 7 && c.patience == 2 && c.tol == 0 && c.lr == 0.01 && c.batch == 32
+			return c.train.Epochs == 7 && c.train.Patience == 2 && c.train.Tol == 0 && c.train.LR == 0.01 && c.train.Batch == 32
 		}},
 		{opts: map[string]string{"width": "50"}, wantErr: "width"},
 		{opts: map[string]string{"hidden": ""}, wantErr: "hidden"},

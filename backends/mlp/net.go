@@ -2,14 +2,13 @@ package mlp
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lazyvi/lazyvi/backends/internal/nn"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -25,18 +24,16 @@ type layer struct {
 // for multiclass). See the package documentation for the parameterisation,
 // the training procedure and the concurrency guarantees.
 type Model struct {
-	task   framework.Task
+	head   nn.Head // task, outputs (K for multiclass, else 1), mu and sd
 	inputs int
 	seed   int64
 	cfg    config
-	outs   int // output units: K for multiclass, else 1
 
 	layers []layer // hidden layers, then the output layer (out = outs)
 	m      int     // number of parameters
 
-	// Set by Fit and read-only afterwards.
+	// Set by Fit (with head.Mu, head.Sd) and read-only afterwards.
 	theta  []float64
-	mu, sd float64 // regression: prediction = mu + sd*net(x)
 	fitted bool
 	epochs int       // epochs run by Fit
 	losses []float64 // full training loss after each epoch
@@ -51,27 +48,17 @@ var (
 // NewModel returns an untrained model for spec; Backend.New is the same
 // with the result as a framework.Model.
 func NewModel(spec framework.ModelSpec) (*Model, error) {
-	outs := 1
-	switch spec.Task {
-	case framework.Regression, framework.Binary:
-	case framework.Multiclass:
-		if spec.Classes < 2 {
-			return nil, framework.Usagef("mlp: multiclass needs at least 2 classes, got %d", spec.Classes)
-		}
-		outs = spec.Classes
-	default:
-		return nil, framework.Usagef("mlp: unsupported task %v", spec.Task)
-	}
-	if spec.Inputs < 1 {
-		return nil, framework.Usagef("mlp: model needs at least one input column, got %d", spec.Inputs)
+	head, err := nn.NewHead("mlp", spec)
+	if err != nil {
+		return nil, err
 	}
 	cfg, err := parseOptions(spec.Options)
 	if err != nil {
 		return nil, err
 	}
-	md := &Model{task: spec.Task, inputs: spec.Inputs, seed: spec.Seed, cfg: cfg, outs: outs}
+	md := &Model{head: head, inputs: spec.Inputs, seed: spec.Seed, cfg: cfg}
 	in := spec.Inputs
-	widths := append(append([]int(nil), cfg.hidden...), outs)
+	widths := append(append([]int(nil), cfg.hidden...), head.Outs)
 	for _, out := range widths {
 		l := layer{in: in, out: out, w: md.m, b: md.m + out*in}
 		md.layers = append(md.layers, l)
@@ -120,32 +107,9 @@ func rowsOf(g blas64.General, n int) blas64.General {
 
 // input returns x as a row-major matrix without copying when x is a
 // *mat.Dense (or another mat.RawMatrixer), checking its column count.
-func (md *Model) input(x mat.Matrix) (blas64.General, error) {
-	if x == nil {
-		return blas64.General{}, errors.New("mlp: nil input matrix")
-	}
-	r, c := x.Dims()
-	if c != md.inputs {
-		return blas64.General{}, fmt.Errorf("mlp: input has %d columns, model expects %d", c, md.inputs)
-	}
-	if r == 0 {
-		return blas64.General{}, errors.New("mlp: input has no rows")
-	}
-	if rm, ok := x.(mat.RawMatrixer); ok {
-		return rm.RawMatrix(), nil
-	}
-	return mat.DenseCopyOf(x).RawMatrix(), nil
-}
+func (md *Model) input(x mat.Matrix) (blas64.General, error) { return nn.Input("mlp", x, md.inputs) }
 
-func (md *Model) ready(ctx context.Context) error {
-	if !md.fitted {
-		return errors.New("mlp: model is not fitted")
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("mlp: %w", err)
-	}
-	return nil
-}
+func (md *Model) ready(ctx context.Context) error { return nn.Ready(ctx, "mlp", md.fitted) }
 
 // activations holds the batched forward pass: acts[l] is the input of layer
 // l (acts[0] the data, acts[l] for l >= 1 the ReLU activations of hidden
@@ -292,7 +256,7 @@ func backward(layers []layer, ps *params, a *activations, dout []float64, deltas
 			} else {
 				blas64.Gemm(blas.Trans, blas.NoTrans, 1, d, act, 1, gw)
 			}
-			colSums(ly.bias(grad), d)
+			nn.ColSums(ly.bias(grad), d)
 		}
 		if l == 0 {
 			break
@@ -318,73 +282,12 @@ func newDeltas(layers []layer, rows int) []blas64.General {
 	return d
 }
 
-// colSums adds the column sums of d to dst.
-func colSums(dst []float64, d blas64.General) {
-	for i := 0; i < d.Rows; i++ {
-		row := d.Data[i*d.Stride : i*d.Stride+d.Cols]
-		for j, v := range row {
-			dst[j] += v
-		}
-	}
-}
-
-func sigmoid(z float64) float64 {
-	if z >= 0 {
-		return 1 / (1 + math.Exp(-z))
-	}
-	e := math.Exp(z)
-	return e / (1 + e)
-}
-
-// link maps raw outputs to predictions in place and, if scale is not nil,
-// writes d prediction / d raw output into it (not for multiclass, whose
-// softmax couples the outputs: see signals).
-func (md *Model) link(out, scale []float64) {
-	switch md.task {
-	case framework.Multiclass:
-		for i := 0; i < len(out); i += md.outs {
-			softmax(out[i : i+md.outs])
-		}
-	case framework.Binary:
-		for i, z := range out {
-			p := sigmoid(z)
-			out[i] = p
-			if scale != nil {
-				scale[i] = p * (1 - p)
-			}
-		}
-	default:
-		for i, z := range out {
-			out[i] = md.mu + md.sd*z
-			if scale != nil {
-				scale[i] = md.sd
-			}
-		}
-	}
-}
-
 // predict returns the predictions with parameters theta.
 func (md *Model) predict(theta []float64, x blas64.General) *mat.Dense {
 	a := newActivations(md.layers, x.Rows)
 	out := forward(md.layers, newParams(md.layers, theta), x, a)
-	md.link(out, nil)
-	return mat.NewDense(x.Rows, md.outs, out)
-}
-
-// softmax maps logits to probabilities in place.
-func softmax(z []float64) {
-	m := z[0]
-	for _, v := range z[1:] {
-		m = math.Max(m, v)
-	}
-	var s float64
-	for k, v := range z {
-		z[k] = math.Exp(v - m)
-		s += z[k]
-	}
-	for k := range z {
-		z[k] /= s
-	}
+	md.head.Link(out, nil)
+	return mat.NewDense(x.Rows, md.head.Outs, out)
 }
 
 // Predict returns the n x 1 predictions: the mean mu + sd*net(x) for
@@ -407,16 +310,13 @@ func (md *Model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []floa
 	if err := md.ready(ctx); err != nil {
 		return nil, err
 	}
-	if len(dtheta) != md.m {
-		return nil, fmt.Errorf("mlp: PredictShifted: len(dtheta) = %d, want NumParams() = %d", len(dtheta), md.m)
+	shifted, err := nn.Shifted("mlp", md.theta, dtheta)
+	if err != nil {
+		return nil, err
 	}
 	xg, err := md.input(x)
 	if err != nil {
 		return nil, err
-	}
-	shifted := make([]float64, md.m)
-	for i, t := range md.theta {
-		shifted[i] = t + dtheta[i]
 	}
 	return md.predict(shifted, xg), nil
 }
@@ -428,7 +328,7 @@ func (md *Model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []floa
 // repeated K times, row i*K + k carrying the gradient of P(Y = k): its
 // output signal is the softmax Jacobian's row, p_k (e_k - p).
 func (md *Model) signals(x blas64.General) (*activations, []blas64.General) {
-	if md.task == framework.Multiclass {
+	if md.head.Task == framework.Multiclass {
 		return md.signalsMulti(x)
 	}
 	n := x.Rows
@@ -436,39 +336,19 @@ func (md *Model) signals(x blas64.General) (*activations, []blas64.General) {
 	ps := newParams(md.layers, md.theta)
 	out := forward(md.layers, ps, x, a)
 	scale := make([]float64, n)
-	md.link(append([]float64(nil), out...), scale)
+	md.head.Link(append([]float64(nil), out...), scale)
 	deltas := newDeltas(md.layers, n)
 	backward(md.layers, ps, a, scale, deltas, nil, nil)
 	return a, deltas
 }
 
 func (md *Model) signalsMulti(x blas64.General) (*activations, []blas64.General) {
-	n, K, p := x.Rows, md.outs, md.inputs
-	rows := n * K
-	xr := newGeneral(rows, p)
-	for i := 0; i < n; i++ {
-		src := x.Data[i*x.Stride : i*x.Stride+p]
-		for k := 0; k < K; k++ {
-			copy(xr.Data[(i*K+k)*p:(i*K+k+1)*p], src)
-		}
-	}
-	a := newActivations(md.layers, rows)
+	xr := nn.RepeatRows(x, md.head.Outs)
+	a := newActivations(md.layers, xr.Rows)
 	ps := newParams(md.layers, md.theta)
 	out := forward(md.layers, ps, xr, a)
-	dout := make([]float64, rows*K)
-	for i := 0; i < n; i++ {
-		// The K repeats of sample i have the same logits.
-		prob := append([]float64(nil), out[i*K*K:i*K*K+K]...)
-		softmax(prob)
-		for k := 0; k < K; k++ {
-			d := dout[(i*K+k)*K : (i*K+k+1)*K]
-			for j := range d {
-				d[j] = -prob[k] * prob[j]
-			}
-			d[k] += prob[k]
-		}
-	}
-	deltas := newDeltas(md.layers, rows)
+	dout := md.head.SoftmaxSignals(out, x.Rows)
+	deltas := newDeltas(md.layers, xr.Rows)
 	backward(md.layers, ps, a, dout, deltas, nil, nil)
 	return a, deltas
 }

@@ -1,11 +1,9 @@
 package mlp
 
 import (
-	"math"
-	"sort"
 	"strconv"
-	"strings"
 
+	"github.com/lazyvi/lazyvi/backends/internal/nn"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -21,12 +19,8 @@ const (
 
 // config is a parsed ModelSpec.Options.
 type config struct {
-	hidden   []int
-	epochs   int
-	patience int
-	tol      float64
-	lr       float64
-	batch    int
+	hidden []int
+	train  nn.Training
 }
 
 var optionInfo = []framework.OptionInfo{
@@ -46,90 +40,39 @@ var optionInfo = []framework.OptionInfo{
 
 func defaultConfig() config {
 	return config{
-		hidden:   []int{50},
-		epochs:   DefaultEpochs,
-		patience: DefaultPatience,
-		tol:      DefaultTol,
-		lr:       DefaultLR,
-		batch:    DefaultBatch,
+		hidden: []int{50},
+		train: nn.Training{
+			Epochs:   DefaultEpochs,
+			Patience: DefaultPatience,
+			Tol:      DefaultTol,
+			LR:       DefaultLR,
+			Batch:    DefaultBatch,
+		},
 	}
 }
 
 // parseOptions turns ModelSpec.Options into a config. Unknown keys and bad
-// values are usage errors naming the option.
+// values are usage errors naming the option; keys are taken in sorted
+// order.
 func parseOptions(opts map[string]string) (config, error) {
 	cfg := defaultConfig()
-	// Sorted keys, so that the first error reported does not depend on map
-	// iteration order.
-	keys := make([]string, 0, len(opts))
-	for k := range opts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v := strings.TrimSpace(opts[k])
-		var err error
-		switch k {
-		case "hidden":
-			cfg.hidden, err = parseHidden(v)
-		case "epochs":
-			cfg.epochs, err = parsePositiveInt(k, v)
-		case "patience":
-			cfg.patience, err = parsePositiveInt(k, v)
-		case "batch":
-			cfg.batch, err = parsePositiveInt(k, v)
-		case "tol":
-			cfg.tol, err = parseFloat(k, v, false)
-		case "lr":
-			cfg.lr, err = parseFloat(k, v, true)
-		default:
-			names := make([]string, len(optionInfo))
-			for i, o := range optionInfo {
-				names[i] = o.Name
+	err := nn.EachOption(opts, func(k, v string) error {
+		switch {
+		case k == "hidden":
+			if v == "" {
+				return framework.Usagef("mlp: option hidden: empty (want widths such as \"50\" or \"100,50\")")
 			}
-			return config{}, framework.Usagef("mlp: unknown option %q (known: %s)", k, strings.Join(names, ", "))
+			var err error
+			cfg.hidden, err = nn.Widths("mlp", k, v, "100,50")
+			return err
+		case nn.IsTrainingKey(k):
+			return cfg.train.Set("mlp", k, v)
+		default:
+			return nn.UnknownOption("mlp", k, optionInfo)
 		}
-		if err != nil {
-			return config{}, err
-		}
+	})
+	if err != nil {
+		return config{}, err
 	}
 	return cfg, nil
-}
-
-func parseHidden(v string) ([]int, error) {
-	if v == "" {
-		return nil, framework.Usagef("mlp: option hidden: empty (want widths such as \"50\" or \"100,50\")")
-	}
-	parts := strings.Split(v, ",")
-	out := make([]int, len(parts))
-	for i, s := range parts {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 {
-			return nil, framework.Usagef("mlp: option hidden: bad width %q in %q (want positive integers such as \"100,50\")", s, v)
-		}
-		out[i] = n
-	}
-	return out, nil
-}
-
-func parsePositiveInt(name, v string) (int, error) {
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		return 0, framework.Usagef("mlp: option %s: bad value %q (want a positive integer)", name, v)
-	}
-	return n, nil
-}
-
-// parseFloat parses a finite non-negative float; positive additionally
-// rejects zero.
-func parseFloat(name, v string, positive bool) (float64, error) {
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || (positive && f == 0) {
-		want := "a finite number >= 0"
-		if positive {
-			want = "a finite number > 0"
-		}
-		return 0, framework.Usagef("mlp: option %s: bad value %q (want %s)", name, v, want)
-	}
-	return f, nil
 }

@@ -1,0 +1,116 @@
+package nn
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// Training holds the training options every network backend has, with the
+// backend's defaults until parsed.
+type Training struct {
+	Epochs   int     // maximum number of epochs
+	Patience int     // early stopping: epochs without progress
+	Tol      float64 // relative improvement of the loss that is progress
+	LR       float64 // Adam learning rate
+	Batch    int     // minibatch size, capped at the training rows
+}
+
+// IsTrainingKey reports whether k is a key that Training.Set parses:
+// epochs, patience, tol, lr or batch.
+func IsTrainingKey(k string) bool {
+	switch k {
+	case "epochs", "patience", "tol", "lr", "batch":
+		return true
+	}
+	return false
+}
+
+// Set parses the value v of training option k (see IsTrainingKey) for
+// backend name.
+func (t *Training) Set(name, k, v string) error {
+	var err error
+	switch k {
+	case "epochs":
+		t.Epochs, err = PositiveInt(name, k, v)
+	case "patience":
+		t.Patience, err = PositiveInt(name, k, v)
+	case "batch":
+		t.Batch, err = PositiveInt(name, k, v)
+	case "tol":
+		t.Tol, err = Float(name, k, v, false)
+	case "lr":
+		t.LR, err = Float(name, k, v, true)
+	default:
+		panic("nn: Training.Set: not a training option: " + k)
+	}
+	return err
+}
+
+// EachOption calls set with every key of opts and its value, space
+// trimmed, in sorted key order (so that the first error reported does not
+// depend on map iteration order), and returns the first error.
+func EachOption(opts map[string]string, set func(k, v string) error) error {
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := set(k, strings.TrimSpace(opts[k])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownOption is the usage error for an option key k that backend name
+// does not know; known lists the ones it does.
+func UnknownOption(name, k string, known []framework.OptionInfo) error {
+	names := make([]string, len(known))
+	for i, o := range known {
+		names[i] = o.Name
+	}
+	return framework.Usagef("%s: unknown option %q (known: %s)", name, k, strings.Join(names, ", "))
+}
+
+// PositiveInt parses the value v of option k as an integer >= 1.
+func PositiveInt(name, k, v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, framework.Usagef("%s: option %s: bad value %q (want a positive integer)", name, k, v)
+	}
+	return n, nil
+}
+
+// Float parses the value v of option k as a finite float >= 0; positive
+// additionally rejects zero.
+func Float(name, k, v string, positive bool) (float64, error) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || (positive && f == 0) {
+		want := "a finite number >= 0"
+		if positive {
+			want = "a finite number > 0"
+		}
+		return 0, framework.Usagef("%s: option %s: bad value %q (want %s)", name, k, v, want)
+	}
+	return f, nil
+}
+
+// Widths parses the value v of option k, a non-empty comma-separated list
+// of positive layer widths; example is a good value for the error.
+func Widths(name, k, v, example string) ([]int, error) {
+	parts := strings.Split(v, ",")
+	out := make([]int, len(parts))
+	for i, s := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return nil, framework.Usagef("%s: option %s: bad width %q in %q (want positive integers such as %q)", name, k, s, v, example)
+		}
+		out[i] = n
+	}
+	return out, nil
+}

@@ -1,0 +1,159 @@
+package nn
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// NewRNG returns the PCG generator of a backend's training: seed is the
+// first word, the backend's stream constant the second.
+func NewRNG(seed int64, stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed), stream))
+}
+
+// WarmStream derives a backend's WarmStart stream from its Fit stream.
+func WarmStream(stream uint64) uint64 { return stream ^ 0x7761726d } // "warm"
+
+// InitUniform fills theta with draws uniform on ±1/sqrt(fanIn), PyTorch's
+// default initialisation of a layer's weights and biases, in order.
+func InitUniform(rng *rand.Rand, theta []float64, fanIn int) {
+	bound := 1 / math.Sqrt(float64(fanIn))
+	for i := range theta {
+		theta[i] = bound * (2*rng.Float64() - 1)
+	}
+}
+
+// Net is the architecture a Trainer trains: a forward pass and its
+// backpropagation on minibatches of up to the trainer's batch rows, on
+// buffers and parameters (the trainer's theta) that the Net holds.
+type Net interface {
+	// Forward returns the raw outputs (x.Rows x Outs, row-major) on x.
+	Forward(x blas64.General) []float64
+	// Backward adds to grad (laid out as theta) the gradient of
+	// sum(dout . out) for the outputs of the last Forward.
+	Backward(dout, grad []float64)
+	// Update is called after every change of theta.
+	Update()
+}
+
+// Trainer runs minibatch Adam on one training set: the rows of x with
+// targets target (see Head.Targets), parameters theta updated in place.
+type Trainer struct {
+	head   *Head
+	net    Net
+	x      blas64.General
+	target []float64
+	theta  []float64
+	batch  int
+	xb     blas64.General
+	yb     []float64
+	dout   []float64
+	grad   []float64
+	opt    *Adam
+	perm   []int
+	pos    int // next row of perm; 0: reshuffle before the next step
+}
+
+// BatchRows is the minibatch size for n training rows: batch capped at n.
+func BatchRows(batch, n int) int { return min(batch, n) }
+
+// NewTrainer returns a trainer with a fresh Adam state of learning rate lr
+// and minibatches of batch rows (BatchRows: net's buffers must hold them).
+func NewTrainer(head *Head, net Net, x blas64.General, target, theta []float64, batch int, lr float64) *Trainer {
+	n := x.Rows
+	tr := &Trainer{head: head, net: net, x: x, target: target, theta: theta, batch: batch,
+		xb: blas64.General{Rows: batch, Cols: x.Cols, Stride: x.Cols, Data: make([]float64, batch*x.Cols)},
+		yb: make([]float64, batch), dout: make([]float64, batch*head.Outs), grad: make([]float64, len(theta)),
+		opt: NewAdam(len(theta), lr), perm: make([]int, n)}
+	for i := range tr.perm {
+		tr.perm[i] = i
+	}
+	return tr
+}
+
+// EpochSteps is the number of minibatches in one pass over the rows.
+func (tr *Trainer) EpochSteps() int { return (tr.x.Rows + tr.batch - 1) / tr.batch }
+
+// Run takes k Adam steps, reshuffling the rows with rng at the start of
+// every pass.
+func (tr *Trainer) Run(rng *rand.Rand, k int) {
+	n, p, outs := tr.x.Rows, tr.x.Cols, tr.head.Outs
+	for ; k > 0; k-- {
+		if tr.pos == 0 {
+			rng.Shuffle(n, func(i, j int) { tr.perm[i], tr.perm[j] = tr.perm[j], tr.perm[i] })
+		}
+		rows := min(tr.batch, n-tr.pos)
+		for r, i := range tr.perm[tr.pos : tr.pos+rows] {
+			copy(tr.xb.Data[r*p:(r+1)*p], tr.x.Data[i*tr.x.Stride:i*tr.x.Stride+p])
+			tr.yb[r] = tr.target[i]
+		}
+		if tr.pos += rows; tr.pos >= n {
+			tr.pos = 0
+		}
+		xb := tr.xb
+		xb.Rows = rows
+		out := tr.net.Forward(xb)
+		tr.head.LossGrad(out, tr.yb[:rows], tr.dout[:rows*outs])
+		clear(tr.grad)
+		tr.net.Backward(tr.dout[:rows*outs], tr.grad)
+		tr.opt.Step(tr.theta, tr.grad)
+		tr.net.Update()
+	}
+}
+
+// Fit trains for at most cfg.Epochs epochs, computing loss (the full
+// training loss at the current theta) after each. It stops when that loss
+// has not fallen below (1 - cfg.Tol) times the best loss so far for
+// cfg.Patience consecutive epochs, or is NaN, and returns the parameters of
+// the epoch with the lowest loss (or the initial ones) and the loss after
+// every epoch run, also with the error when ctx ends training.
+func (tr *Trainer) Fit(ctx context.Context, rng *rand.Rand, cfg Training, loss func() float64) (best, losses []float64, err error) {
+	best = append([]float64(nil), tr.theta...)
+	bestLoss := loss()
+	stale := 0
+	for epoch := 0; epoch < cfg.Epochs; epoch++ {
+		if err := ctx.Err(); err != nil {
+			return nil, losses, fmt.Errorf("%s: Fit interrupted after %d epochs: %w", tr.head.Name, epoch, err)
+		}
+		tr.Run(rng, tr.EpochSteps())
+		l := loss()
+		losses = append(losses, l)
+		if math.IsNaN(l) {
+			break
+		}
+		if l < bestLoss*(1-cfg.Tol) {
+			stale = 0
+		} else {
+			stale++
+		}
+		if l < bestLoss {
+			bestLoss = l
+			copy(best, tr.theta)
+		}
+		if stale >= cfg.Patience {
+			break
+		}
+	}
+	return best, losses, nil
+}
+
+// Continue takes steps Adam steps (steps <= 0: one epoch) in passes
+// reshuffled with rng, for WarmStart.
+func (tr *Trainer) Continue(ctx context.Context, rng *rand.Rand, steps int) error {
+	if steps <= 0 {
+		steps = tr.EpochSteps()
+	}
+	for done := 0; done < steps; {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("%s: WarmStart interrupted after %d steps: %w", tr.head.Name, done, err)
+		}
+		k := min(steps-done, tr.EpochSteps())
+		tr.Run(rng, k)
+		done += k
+	}
+	return nil
+}
