@@ -113,7 +113,7 @@ func TestTrainingGradient(t *testing.T) {
 			t.Fatal(err)
 		}
 		x, y := gradData(10, task, 2)
-		target, err := md.targets(y)
+		target, err := md.head.Targets(y)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,8 +121,8 @@ func TestTrainingGradient(t *testing.T) {
 		xg := x.RawMatrix()
 		p := md.newPass(10)
 		out := md.forward(theta, xg, p)
-		dout := make([]float64, 10*md.outs)
-		md.lossGrad(out, target, dout)
+		dout := make([]float64, 10*md.head.Outs)
+		md.head.LossGrad(out, target, dout)
 		grad := make([]float64, md.m)
 		md.backward(theta, p, dout, md.newSignals(10), grad, make([]float64, 10*md.d))
 		const h = 1e-6
@@ -131,7 +131,7 @@ func TestTrainingGradient(t *testing.T) {
 			tm := append([]float64(nil), theta...)
 			tp[k] += h
 			tm[k] -= h
-			fd := (md.loss(md.forward(tp, xg, p), target) - md.loss(md.forward(tm, xg, p), target)) / (2 * h)
+			fd := (md.head.Loss(md.forward(tp, xg, p), target) - md.head.Loss(md.forward(tm, xg, p), target)) / (2 * h)
 			if d := math.Abs(fd - grad[k]); d > 1e-6*math.Max(1, math.Abs(fd)) {
 				t.Fatalf("%v: parameter %d: finite difference %.9g, gradient %.9g", task, k, fd, grad[k])
 			}

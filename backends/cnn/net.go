@@ -2,7 +2,6 @@ package cnn
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 
@@ -10,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lazyvi/lazyvi/backends/internal/nn"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -21,11 +21,10 @@ type dense struct{ in, out, w, b int }
 // ReLU -> pooling -> dense ReLU layers -> output. See the package
 // documentation.
 type Model struct {
-	task   framework.Task
+	head   nn.Head // task, outputs (K for multiclass, else 1), mu and sd
 	inputs int
 	seed   int64
 	cfg    config
-	outs   int // K for multiclass, else 1
 
 	h, w, hw  int // image
 	k, kk     int // kernel size, k*k
@@ -40,9 +39,8 @@ type Model struct {
 	idx       []int32 // im2col gather: idx[pos*kk+t] = pixel, or -1 for padding
 	poolStart []int32 // for each pooled position q, the first conv position of its window
 
-	// Set by Fit (or WarmStart), read-only afterwards.
+	// Set by Fit (or WarmStart, with head.Mu, head.Sd), read-only afterwards.
 	theta  []float64
-	mu, sd float64
 	fitted bool
 	epochs int
 	losses []float64
@@ -55,19 +53,9 @@ var (
 
 // NewModel returns an untrained model for spec.
 func NewModel(spec framework.ModelSpec) (*Model, error) {
-	outs := 1
-	switch spec.Task {
-	case framework.Regression, framework.Binary:
-	case framework.Multiclass:
-		if spec.Classes < 2 {
-			return nil, framework.Usagef("cnn: multiclass needs at least 2 classes, got %d", spec.Classes)
-		}
-		outs = spec.Classes
-	default:
-		return nil, framework.Usagef("cnn: unsupported task %v", spec.Task)
-	}
-	if spec.Inputs < 1 {
-		return nil, framework.Usagef("cnn: model needs at least one input column, got %d", spec.Inputs)
+	head, err := nn.NewHead("cnn", spec)
+	if err != nil {
+		return nil, err
 	}
 	cfg, err := parseOptions(spec.Options)
 	if err != nil {
@@ -87,14 +75,14 @@ func NewModel(spec framework.ModelSpec) (*Model, error) {
 	if cfg.pool > min(h, w) {
 		return nil, framework.Usagef("cnn: option pool: window %d is larger than the %dx%d image", cfg.pool, h, w)
 	}
-	md := &Model{task: spec.Task, inputs: spec.Inputs, seed: spec.Seed, cfg: cfg, outs: outs,
+	md := &Model{head: head, inputs: spec.Inputs, seed: spec.Seed, cfg: cfg,
 		h: h, w: w, hw: h * w, k: cfg.kernel, kk: cfg.kernel * cfg.kernel, pad: cfg.kernel / 2,
 		f: cfg.filters, pool: cfg.pool, ho: h / cfg.pool, wo: w / cfg.pool}
 	md.d = md.ho * md.wo * md.f
 	md.cw, md.cb = 0, md.f*md.kk
 	md.m = md.cb + md.f
 	in := md.d
-	for _, out := range append(append([]int(nil), cfg.hidden...), outs) {
+	for _, out := range append(append([]int(nil), cfg.hidden...), head.Outs) {
 		l := dense{in: in, out: out, w: md.m, b: md.m + in*out}
 		md.layers = append(md.layers, l)
 		md.m = l.b + out
@@ -157,7 +145,7 @@ type pass struct {
 
 func (md *Model) newPass(rows int) *pass {
 	p := &pass{cols: make([]float64, rows*md.hw*md.kk), conv: make([]float64, rows*md.hw*md.f),
-		acts: make([][]float64, len(md.layers)), out: make([]float64, rows*md.outs)}
+		acts: make([][]float64, len(md.layers)), out: make([]float64, rows*md.head.Outs)}
 	if md.cfg.maxPool {
 		p.arg = make([]int32, rows*md.d)
 	}
@@ -207,7 +195,7 @@ func (md *Model) forward(theta []float64, x blas64.General, p *pass) []float64 {
 			}
 		}
 	}
-	return p.out[:n*md.outs]
+	return p.out[:n*md.head.Outs]
 }
 
 // poolForward pools p.conv into p.acts[0]: entry (i, q*f + c) is the max
@@ -285,14 +273,14 @@ func (md *Model) newSignals(rows int) *signals {
 func (md *Model) backward(theta []float64, p *pass, dout []float64, s *signals, grad, dpool []float64) {
 	n := p.n
 	last := len(md.layers) - 1
-	s.dd[last] = dout[:n*md.outs]
+	s.dd[last] = dout[:n*md.head.Outs]
 	for l := last; l >= 0; l-- {
 		ly := md.layers[l]
 		d := gen(n, ly.out, s.dd[l])
 		act := gen(n, ly.in, p.acts[l])
 		if grad != nil {
 			blas64.Gemm(blas.Trans, blas.NoTrans, 1, d, act, 1, ly.weights(grad))
-			colSums(grad[ly.b:ly.b+ly.out], d)
+			nn.ColSums(grad[ly.b:ly.b+ly.out], d)
 		}
 		var prev blas64.General
 		if l > 0 {
@@ -333,7 +321,7 @@ func (md *Model) backward(theta []float64, p *pass, dout []float64, s *signals, 
 	reluMask(dconv, p.conv[:n*md.hw*md.f])
 	if grad != nil {
 		blas64.Gemm(blas.Trans, blas.NoTrans, 1, gen(n*md.hw, f, dconv), gen(n*md.hw, md.kk, p.cols), 1, md.convWeights(grad))
-		colSums(grad[md.cb:md.cb+f], gen(n*md.hw, f, dconv))
+		nn.ColSums(grad[md.cb:md.cb+f], gen(n*md.hw, f, dconv))
 	}
 }
 
@@ -357,104 +345,24 @@ func reluMask(d, act []float64) {
 	}
 }
 
-func colSums(dst []float64, d blas64.General) {
-	for i := 0; i < d.Rows; i++ {
-		for j, v := range d.Data[i*d.Stride : i*d.Stride+d.Cols] {
-			dst[j] += v
-		}
-	}
-}
+func (md *Model) input(x mat.Matrix) (blas64.General, error) { return nn.Input("cnn", x, md.inputs) }
 
-func sigmoid(z float64) float64 {
-	if z >= 0 {
-		return 1 / (1 + math.Exp(-z))
-	}
-	e := math.Exp(z)
-	return e / (1 + e)
-}
-
-func softmax(z []float64) {
-	m := z[0]
-	for _, v := range z[1:] {
-		m = math.Max(m, v)
-	}
-	var s float64
-	for k, v := range z {
-		z[k] = math.Exp(v - m)
-		s += z[k]
-	}
-	for k := range z {
-		z[k] /= s
-	}
-}
-
-// link maps raw outputs to predictions in place; scale, if not nil, gets
-// d prediction / d raw output (regression and binary).
-func (md *Model) link(out, scale []float64) {
-	switch md.task {
-	case framework.Multiclass:
-		for i := 0; i < len(out); i += md.outs {
-			softmax(out[i : i+md.outs])
-		}
-	case framework.Binary:
-		for i, z := range out {
-			p := sigmoid(z)
-			out[i] = p
-			if scale != nil {
-				scale[i] = p * (1 - p)
-			}
-		}
-	default:
-		for i, z := range out {
-			out[i] = md.mu + md.sd*z
-			if scale != nil {
-				scale[i] = md.sd
-			}
-		}
-	}
-}
-
-func (md *Model) input(x mat.Matrix) (blas64.General, error) {
-	if x == nil {
-		return blas64.General{}, errors.New("cnn: nil input matrix")
-	}
-	r, c := x.Dims()
-	if c != md.inputs {
-		return blas64.General{}, fmt.Errorf("cnn: input has %d columns, model expects %d", c, md.inputs)
-	}
-	if r == 0 {
-		return blas64.General{}, errors.New("cnn: input has no rows")
-	}
-	if rm, ok := x.(mat.RawMatrixer); ok {
-		return rm.RawMatrix(), nil
-	}
-	return mat.DenseCopyOf(x).RawMatrix(), nil
-}
-
-func (md *Model) ready(ctx context.Context) error {
-	if !md.fitted {
-		return errors.New("cnn: model is not fitted")
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("cnn: %w", err)
-	}
-	return nil
-}
+func (md *Model) ready(ctx context.Context) error { return nn.Ready(ctx, "cnn", md.fitted) }
 
 // predictBlock bounds the rows of one forward pass in Predict (memory).
 const predictBlock = 512
 
 func (md *Model) predict(theta []float64, x blas64.General) *mat.Dense {
 	n := x.Rows
-	out := make([]float64, n*md.outs)
+	out := make([]float64, n*md.head.Outs)
 	p := md.newPass(min(n, predictBlock))
 	for i0 := 0; i0 < n; i0 += predictBlock {
 		rows := min(predictBlock, n-i0)
 		xb := blas64.General{Rows: rows, Cols: x.Cols, Stride: x.Stride, Data: x.Data[i0*x.Stride:]}
-		copy(out[i0*md.outs:], md.forward(theta, xb, p))
+		copy(out[i0*md.head.Outs:], md.forward(theta, xb, p))
 	}
-	md.link(out, nil)
-	return mat.NewDense(n, md.outs, out)
+	md.head.Link(out, nil)
+	return mat.NewDense(n, md.head.Outs, out)
 }
 
 // Predict returns the predictions: n x 1 means (regression) or P(Y = 1)
@@ -475,16 +383,13 @@ func (md *Model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []floa
 	if err := md.ready(ctx); err != nil {
 		return nil, err
 	}
-	if len(dtheta) != md.m {
-		return nil, fmt.Errorf("cnn: PredictShifted: len(dtheta) = %d, want NumParams() = %d", len(dtheta), md.m)
+	shifted, err := nn.Shifted("cnn", md.theta, dtheta)
+	if err != nil {
+		return nil, err
 	}
 	xg, err := md.input(x)
 	if err != nil {
 		return nil, err
-	}
-	shifted := make([]float64, md.m)
-	for i, t := range md.theta {
-		shifted[i] = t + dtheta[i]
 	}
 	return md.predict(shifted, xg), nil
 }
@@ -499,10 +404,7 @@ func (md *Model) Jacobian(ctx context.Context, x mat.Matrix) (*mat.Dense, error)
 	if err != nil {
 		return nil, err
 	}
-	rowsPer := 1
-	if md.task == framework.Multiclass {
-		rowsPer = md.outs
-	}
+	rowsPer := md.head.RowsPerSample()
 	n := xg.Rows * rowsPer
 	jac := make([]float64, n*md.m)
 	// Blocks of samples bound the pass's memory.
@@ -537,7 +439,7 @@ func (md *Model) jacobianRow(row []float64, p *pass, s *signals, r int) {
 	dc := gen(md.hw, md.f, s.dconv[r*md.hw*md.f:])
 	blas64.Gemm(blas.Trans, blas.NoTrans, 1, dc, gen(md.hw, md.kk, p.cols[r*md.hw*md.kk:]), 0,
 		gen(md.f, md.kk, row[md.cw:]))
-	colSums(row[md.cb:md.cb+md.f], dc)
+	nn.ColSums(row[md.cb:md.cb+md.f], dc)
 }
 
 // signalsOf runs the forward pass at the fitted parameters and
@@ -545,39 +447,21 @@ func (md *Model) jacobianRow(row []float64, p *pass, s *signals, r int) {
 // is repeated K times, its k-th copy carrying the softmax Jacobian's row
 // p_k (e_k - p).
 func (md *Model) signalsOf(x blas64.General) (*pass, *signals) {
-	if md.task != framework.Multiclass {
+	if md.head.Task != framework.Multiclass {
 		n := x.Rows
 		p := md.newPass(n)
 		out := md.forward(md.theta, x, p)
 		scale := make([]float64, n)
-		md.link(append([]float64(nil), out...), scale)
+		md.head.Link(append([]float64(nil), out...), scale)
 		s := md.newSignals(n)
 		md.backward(md.theta, p, scale, s, nil, make([]float64, n*md.d))
 		return p, s
 	}
-	n, K := x.Rows, md.outs
-	rows := n * K
-	xr := blas64.General{Rows: rows, Cols: md.inputs, Stride: md.inputs, Data: make([]float64, rows*md.inputs)}
-	for i := 0; i < n; i++ {
-		for k := 0; k < K; k++ {
-			copy(xr.Data[(i*K+k)*md.inputs:(i*K+k+1)*md.inputs], x.Data[i*x.Stride:i*x.Stride+md.inputs])
-		}
-	}
-	p := md.newPass(rows)
+	xr := nn.RepeatRows(x, md.head.Outs)
+	p := md.newPass(xr.Rows)
 	out := md.forward(md.theta, xr, p)
-	dout := make([]float64, rows*K)
-	for i := 0; i < n; i++ {
-		prob := append([]float64(nil), out[i*K*K:i*K*K+K]...)
-		softmax(prob)
-		for k := 0; k < K; k++ {
-			d := dout[(i*K+k)*K : (i*K+k+1)*K]
-			for j := range d {
-				d[j] = -prob[k] * prob[j]
-			}
-			d[k] += prob[k]
-		}
-	}
-	s := md.newSignals(rows)
-	md.backward(md.theta, p, dout, s, nil, make([]float64, rows*md.d))
+	dout := md.head.SoftmaxSignals(out, x.Rows)
+	s := md.newSignals(xr.Rows)
+	md.backward(md.theta, p, dout, s, nil, make([]float64, xr.Rows*md.d))
 	return p, s
 }

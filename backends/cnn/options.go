@@ -1,11 +1,10 @@
 package cnn
 
 import (
-	"math"
-	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/lazyvi/lazyvi/backends/internal/nn"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -31,11 +30,7 @@ type config struct {
 	pool       int
 	maxPool    bool
 	hidden     []int
-	epochs     int
-	patience   int
-	tol        float64
-	lr         float64
-	batch      int
+	train      nn.Training
 }
 
 var optionInfo = []framework.OptionInfo{
@@ -57,7 +52,8 @@ var optionInfo = []framework.OptionInfo{
 
 func defaultConfig() config {
 	return config{filters: DefaultFilters, kernel: DefaultKernel, pool: DefaultPool, maxPool: true,
-		hidden: []int{64}, epochs: DefaultEpochs, patience: DefaultPatience, tol: DefaultTol, lr: DefaultLR, batch: DefaultBatch}
+		hidden: []int{64},
+		train:  nn.Training{Epochs: DefaultEpochs, Patience: DefaultPatience, Tol: DefaultTol, LR: DefaultLR, Batch: DefaultBatch}}
 }
 
 // ParseImage parses an image shape "HxW" (also "H,W" or "HXW").
@@ -79,13 +75,7 @@ func ParseImage(v string) (h, w int, err error) {
 
 func parseOptions(opts map[string]string) (config, error) {
 	cfg := defaultConfig()
-	keys := make([]string, 0, len(opts))
-	for k := range opts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v := strings.TrimSpace(opts[k])
+	err := nn.EachOption(opts, func(k, v string) error {
 		var err error
 		switch k {
 		case "image":
@@ -93,14 +83,14 @@ func parseOptions(opts map[string]string) (config, error) {
 				cfg.imgH, cfg.imgW, err = ParseImage(v)
 			}
 		case "filters":
-			cfg.filters, err = positiveInt(k, v)
+			cfg.filters, err = nn.PositiveInt("cnn", k, v)
 		case "kernel":
-			cfg.kernel, err = positiveInt(k, v)
+			cfg.kernel, err = nn.PositiveInt("cnn", k, v)
 			if err == nil && cfg.kernel%2 == 0 {
 				err = framework.Usagef("cnn: option kernel: %d is even (want an odd size such as 3)", cfg.kernel)
 			}
 		case "pool":
-			cfg.pool, err = positiveInt(k, v)
+			cfg.pool, err = nn.PositiveInt("cnn", k, v)
 		case "pool_kind":
 			switch v {
 			case "max":
@@ -111,56 +101,21 @@ func parseOptions(opts map[string]string) (config, error) {
 				err = framework.Usagef("cnn: option pool_kind: %q (want max or avg)", v)
 			}
 		case "hidden":
-			cfg.hidden, err = parseHidden(v)
-		case "epochs":
-			cfg.epochs, err = positiveInt(k, v)
-		case "patience":
-			cfg.patience, err = positiveInt(k, v)
-		case "batch":
-			cfg.batch, err = positiveInt(k, v)
-		case "tol", "lr":
-			var f float64
-			f, err = strconv.ParseFloat(v, 64)
-			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || (k == "lr" && f == 0) {
-				err = framework.Usagef("cnn: option %s: bad value %q (want a finite number %s)", k, v, map[bool]string{true: "> 0", false: ">= 0"}[k == "lr"])
-			} else if k == "lr" {
-				cfg.lr = f
+			if v != "" && v != "0" && v != "none" {
+				cfg.hidden, err = nn.Widths("cnn", k, v, "64")
 			} else {
-				cfg.tol = f
+				cfg.hidden = nil
 			}
 		default:
-			names := make([]string, len(optionInfo))
-			for i, o := range optionInfo {
-				names[i] = o.Name
+			if !nn.IsTrainingKey(k) {
+				return nn.UnknownOption("cnn", k, optionInfo)
 			}
-			return config{}, framework.Usagef("cnn: unknown option %q (known: %s)", k, strings.Join(names, ", "))
+			err = cfg.train.Set("cnn", k, v)
 		}
-		if err != nil {
-			return config{}, err
-		}
+		return err
+	})
+	if err != nil {
+		return config{}, err
 	}
 	return cfg, nil
-}
-
-func parseHidden(v string) ([]int, error) {
-	if v == "" || v == "0" || v == "none" {
-		return nil, nil
-	}
-	var out []int
-	for _, s := range strings.Split(v, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 {
-			return nil, framework.Usagef("cnn: option hidden: bad width %q in %q (want positive integers such as \"64\")", s, v)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
-func positiveInt(name, v string) (int, error) {
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		return 0, framework.Usagef("cnn: option %s: bad value %q (want a positive integer)", name, v)
-	}
-	return n, nil
 }
