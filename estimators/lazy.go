@@ -27,6 +27,16 @@ import (
 // evaluation split. The penalty is unnormalised (sklearn's Ridge(alpha)
 // scale); the output bias is a parameter, so no separate intercept is fitted.
 //
+// With K classes (Task Multiclass) the K-dimensional residual
+// onehot(y) - p(x^(j)) is regressed, jointly over the outputs, on the
+// per-output gradient features: samples contribute K stacked rows (row
+// i*K + k: e_ik and d p_k(x_i^(j)) / d theta, the Gradienter's multiclass
+// Jacobian), one shift of the shared parameters serves all classes, and the
+// network's softmax keeps the reduced predictions probabilities. This is the
+// squared-error (Brier) linearisation, as the binary case regresses
+// y - P(Y = 1); the K rows of a sample are not weighted by the softmax
+// covariance. Folds keep a sample's rows together.
+//
 // Dual or primal, whichever side is smaller: with n1 <= M it works with the
 // NTK Gram K = Phi Phi^T (from the backend's Kerneler when it has one,
 // without the Jacobian) and dtheta = Phi^T (K + alpha I)^-1 e; with M < n1 it
@@ -73,9 +83,6 @@ var errSingular = errors.New("singular ridge system")
 
 // Reduce fits the lazy reduced model for feature f.
 func (Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
-	if p.Task == framework.Multiclass {
-		return reduceMulti(ctx, p, f)
-	}
 	g, ok := p.Full.(framework.Gradienter)
 	if !ok {
 		return framework.Reduced{}, framework.Usagef("estimator lazy needs a backend with gradients; backend %q has none (use dropout or retrain)", p.BackendName)
@@ -94,29 +101,36 @@ func (Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Featur
 		order = allRows(n1)
 	}
 	x := rowsOf(dropped, order)
-	y := make([]float64, n1)
+	// K outputs: targets and residuals are stacked, row i*K + k.
+	k := 1
+	if p.Task == framework.Multiclass {
+		k = p.Classes
+	}
+	targets := make([]float64, n1*k)
 	for i, r := range order {
-		y[i] = p.YTrain[r]
+		if k == 1 {
+			targets[i] = p.YTrain[r]
+		} else {
+			targets[i*k+int(p.YTrain[r])] = 1
+		}
 	}
 	base, err := g.Predict(ctx, x)
 	if err != nil {
 		return framework.Reduced{}, fmt.Errorf("predict train split: %w", err)
 	}
-	if r, c := base.Dims(); r != n1 || c != 1 {
-		return framework.Reduced{}, fmt.Errorf("predict train split: backend returned %d x %d predictions for %d rows, want %d x 1", r, c, n1, n1)
+	if r, c := base.Dims(); r != n1 || c != k {
+		return framework.Reduced{}, fmt.Errorf("predict train split: backend returned %d x %d predictions for %d rows, want %d x %d", r, c, n1, n1, k)
 	}
-	e := make([]float64, n1)
-	for i := range e {
-		e[i] = y[i] - base.At(i, 0)
-	}
-	rp, err := newRidge(ctx, g, x, e, p.Lambda <= 0)
+	e := make([]float64, n1*k)
+	floats.SubTo(e, targets, base.RawMatrix().Data)
+	rp, err := newRidge(ctx, g, x, e, k, p.Lambda <= 0)
 	if err != nil {
 		return framework.Reduced{}, err
 	}
 
 	alpha := p.Lambda
 	if alpha <= 0 {
-		alpha, err = chooseAlpha(ctx, g, rp, x, y, e, bounds)
+		alpha, err = chooseAlpha(ctx, g, rp, x, targets, e, bounds, k)
 		if err != nil {
 			return framework.Reduced{}, err
 		}
@@ -141,24 +155,24 @@ func (Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Featur
 }
 
 // chooseAlpha runs the cross-validated search described on Lazy. The rows of
-// x, y and e are in fold order: fold k is rows bounds[k]..bounds[k+1]; e is
-// the full model's residual y - h(x).
-func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, x *mat.Dense, y, e []float64, bounds []int) (float64, error) {
+// x are in fold order: fold f is rows bounds[f]..bounds[f+1]; targets and e
+// (the full model's residual targets - h(x)) stack k outputs per row.
+func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, x *mat.Dense, targets, e []float64, bounds []int, k int) (float64, error) {
 	n, p := x.Dims()
 	type fold struct {
 		solve foldSolver
 		xHeld *mat.Dense
-		yHeld []float64
+		yHeld []float64 // k per row
 	}
 	fs := make([]fold, len(bounds)-1)
 	noUpdate := floats.Dot(e, e) / float64(n)
-	for k := range fs {
-		lo, hi := bounds[k], bounds[k+1]
-		s, err := rp.fold(ctx, lo, hi)
+	for f := range fs {
+		lo, hi := bounds[f], bounds[f+1]
+		s, err := rp.fold(ctx, lo*k, hi*k)
 		if err != nil {
-			return 0, fmt.Errorf("fold %d: %w", k+1, err)
+			return 0, fmt.Errorf("fold %d: %w", f+1, err)
 		}
-		fs[k] = fold{solve: s, xHeld: x.Slice(lo, hi, 0, p).(*mat.Dense), yHeld: y[lo:hi]}
+		fs[f] = fold{solve: s, xHeld: x.Slice(lo, hi, 0, p).(*mat.Dense), yHeld: targets[lo*k : hi*k]}
 	}
 	scale := rp.meanDiag()
 	if !(scale > 0) {
@@ -184,11 +198,11 @@ func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, x *mat.D
 				if err != nil {
 					return nil, fmt.Errorf("cross-validation predict: %w", err)
 				}
-				if r, _ := pred.Dims(); r != len(f.yHeld) {
-					return nil, fmt.Errorf("cross-validation predict: backend returned %d predictions for %d rows", r, len(f.yHeld))
+				if r, cols := pred.Dims(); r*k != len(f.yHeld) || cols != k {
+					return nil, fmt.Errorf("cross-validation predict: backend returned %d x %d predictions for %d rows", r, cols, len(f.yHeld)/k)
 				}
 				for r, yv := range f.yHeld {
-					d := yv - pred.At(r, 0)
+					d := yv - pred.At(r/k, r%k)
 					sse[c] += d * d
 				}
 			}
@@ -395,13 +409,28 @@ type foldSolver func(ctx context.Context, alphas []float64) (dthetas *mat.Dense,
 // the structured call is cheaper than fetching the Jacobian.
 var jacobianBudget = 8 << 20
 
-func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, cv bool) (ridge, error) {
-	n, _ := x.Dims()
+// maxRidgeDim bounds the side of the ridge system, min(n1 k, M), that lazy
+// cross-validates: each fold's tridiagonal reduction costs 8/3 d^3 flops
+// (about 25 s at d = 3000 in pure Go, per fold and feature), and the system
+// is held in memory.
+const maxRidgeDim = 3000
+
+// newRidge sets up the ridge problem for the rows of x with k outputs each
+// (e stacks them, row i*k + j; with k > 1 the Jacobian's rows are stacked
+// the same way and the structured kernel is not used).
+func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, k int, cv bool) (ridge, error) {
+	samples, _ := x.Dims()
+	n := samples * k
 	m := g.NumParams()
 	if m < 1 {
 		return nil, fmt.Errorf("the model reports %d parameters", m)
 	}
+	if d := min(n, m); cv && d > maxRidgeDim {
+		return nil, framework.Usagef("lazy would cross-validate a %d x %d ridge system per feature (%d train rows x %d outputs, %d parameters): too slow here; fix the penalty with --lambda, use lazy-es, or a smaller network",
+			d, d, samples, k, m)
+	}
 	kern, hasKernel := g.(framework.Kerneler)
+	hasKernel = hasKernel && k == 1
 	var j *mat.Dense
 	if !hasKernel || n > m || (cv && n*m <= jacobianBudget) {
 		var err error

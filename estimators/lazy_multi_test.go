@@ -48,8 +48,7 @@ func TestLazyMulticlassNearRetrain(t *testing.T) {
 	if p.Task != framework.Multiclass || p.Classes != 3 {
 		t.Fatalf("task %v with %d classes, want multiclass with 3", p.Task, p.Classes)
 	}
-	lazy := estimatorFunc{"lazy", reduceMulti}
-	ests := []framework.Estimator{lazy, Retrain{}, Dropout{}}
+	ests := []framework.Estimator{Lazy{}, Retrain{}, Dropout{}}
 	res, err := framework.Estimate(ctx, p, measures.LogLoss(), ests, p.Features(), framework.EstimateOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -68,14 +67,4 @@ func TestLazyMulticlassNearRetrain(t *testing.T) {
 	if d, l := by["dropout/x2"], by["lazy/x2"]; d.VI-l.VI < 4*l.SE {
 		t.Errorf("x2: dropout %.4f not well above lazy %.4f (se %.4f)", d.VI, l.VI, l.SE)
 	}
-}
-
-type estimatorFunc struct {
-	name string
-	f    func(context.Context, *framework.Problem, framework.Feature) (framework.Reduced, error)
-}
-
-func (e estimatorFunc) Name() string { return e.name }
-func (e estimatorFunc) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
-	return e.f(ctx, p, f)
 }
