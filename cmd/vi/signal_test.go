@@ -53,10 +53,7 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 			}
 			// Whatever happens below, leave no vi or backend running: an
 			// earlier failure here left a run going for 40 minutes.
-			t.Cleanup(func() {
-				_ = cmd.Process.Kill()
-				_, _ = cmd.Process.Wait()
-			})
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
 			child := waitChild(t, cmd.Process.Pid)
 			t.Cleanup(func() { _ = syscall.Kill(child, syscall.SIGKILL) })
 			time.Sleep(300 * time.Millisecond) // let the full model's training start
@@ -64,7 +61,18 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 			if err := tc.act(cmd.Process, backend); err != nil {
 				t.Fatal(err)
 			}
-			err := cmd.Wait()
+			// vi must exit promptly; a run that does not is a failure, not
+			// a test binary stuck until its global timeout.
+			waited := make(chan error, 1)
+			go func() { waited <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-waited:
+			case <-time.After(90 * time.Second):
+				_ = cmd.Process.Kill()
+				<-waited
+				t.Fatalf("vi still running 90 s after the %s; stderr:\n%s", tc.name, stderr.String())
+			}
 			if code := cmd.ProcessState.ExitCode(); err == nil || code != 1 {
 				t.Errorf("exit code %d, want 1; stderr:\n%s", code, stderr.String())
 			}
