@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -184,11 +183,9 @@ func coverageCase(fs *flag.FlagSet) func(context.Context) error {
 		}
 		var buf bytes.Buffer
 		if *format == "json" {
-			b, err := json.MarshalIndent(rep, "", "  ")
-			if err != nil {
+			if err := writeJSON(&buf, rep); err != nil {
 				return err
 			}
-			buf.Write(append(b, '\n'))
 		} else {
 			writeCoverageTable(&buf, &rep)
 		}

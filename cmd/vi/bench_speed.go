@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -97,9 +96,7 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 		}
 		prog := newProgress(*format != "json", "bench "+setting)
 		defer prog.clear()
-		plog := &pluginLog{w: stderr, before: prog.clear}
-		defer plog.Flush()
-		be, closeBackend, err := backendSpec{name: "mlp"}.open(ctx, plog)
+		be, closeBackend, err := backendSpec{name: "mlp"}.openLogged(ctx, prog)
 		if err != nil {
 			return err
 		}
@@ -128,11 +125,9 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 			if len(runs) == 1 {
 				v = runs[0]
 			}
-			b, err := json.MarshalIndent(v, "", "  ")
-			if err != nil {
+			if err := writeJSON(&buf, v); err != nil {
 				return err
 			}
-			buf.Write(append(b, '\n'))
 		} else {
 			writeSpeedTable(&buf, runs)
 		}

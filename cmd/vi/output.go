@@ -31,10 +31,10 @@ func writeReport(w io.Writer, r *framework.Report, format string) error {
 	return framework.Usagef("unknown --format %q (want one of %v)", format, formats)
 }
 
-// writeJSON writes the report as one indented JSON object: the --format json
+// writeJSON writes a report as one indented JSON object: the --format json
 // contract.
-func writeJSON(w io.Writer, r *framework.Report) error {
-	b, err := json.MarshalIndent(r, "", "  ")
+func writeJSON(w io.Writer, report any) error {
+	b, err := json.MarshalIndent(report, "", "  ")
 	if err != nil {
 		return err
 	}

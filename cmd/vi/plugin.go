@@ -50,6 +50,22 @@ func (s backendSpec) open(ctx context.Context, log io.Writer) (framework.Backend
 	return c.Backend(), c.Close, nil
 }
 
+// openLogged is open with the backend process's stderr passed on through a
+// pluginLog that clears prog ahead of each line. Its close function stops
+// the process, then writes the log's incomplete last line.
+func (s backendSpec) openLogged(ctx context.Context, prog *progress) (framework.Backend, func() error, error) {
+	plog := &pluginLog{w: stderr, before: prog.clear}
+	be, closeBackend, err := s.open(ctx, plog)
+	if err != nil {
+		plog.Flush()
+		return nil, nil, err
+	}
+	return be, func() error {
+		defer plog.Flush()
+		return closeBackend()
+	}, nil
+}
+
 // serveBackend serves the registered backend named by args[0] over the
 // plugin protocol; it is what "vi __serve-backend NAME" runs in the
 // subprocess. Nothing may write to stdout before the handshake.
