@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
-	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -86,19 +84,16 @@ when the whole run succeeds. --format json is a stable contract (see README).
 Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 }
 
-// Flags of vi estimate.
+// Flags of vi estimate: the shared ones (data, backend, output), then its own.
 var (
-	estData       = cmdEstimate.Flag.String("data", "", "CSV `file` with a header row (default: the built-in diabetes data)")
-	estTarget     = cmdEstimate.Flag.String("target", "", "response `column` (default: the last column)")
-	estTask       = cmdEstimate.Flag.String("task", "", "force the `task`: regression, binary or multiclass (default: binary for a 0/1 response, multiclass for labels 0..K-1 (3 <= K <= 20, each with 5 rows or more), else regression)")
-	estBackend    = cmdEstimate.Flag.String("backend", "mlp", "model backend `name` (see 'vi backends')")
-	estPlugin     = cmdEstimate.Flag.String("plugin", "", "run the backend from this external plugin `executable` instead of a built-in one")
-	estHidden     = cmdEstimate.Flag.String("hidden", "", "backend option hidden: hidden layer `widths`, e.g. 50 or 100,50 (backend default when not set)")
-	estEpochs     = cmdEstimate.Flag.String("epochs", "", "backend option epochs: maximum training `epochs` (backend default when not set)")
-	estImage      = cmdEstimate.Flag.String("image", "", "backend option image: the features are the pixels of an image of `HxW`, row-major (backend cnn)")
-	estOpts       = optionsFlag{}
+	estFlags = newDataFlags(cmdEstimate, []string{"hidden", "epochs", "image"}, map[string]string{
+		"task":   "force the `task`: regression, binary or multiclass (default: binary for a 0/1 response, multiclass for labels 0..K-1 (3 <= K <= 20, each with 5 rows or more), else regression)",
+		"plugin": "run the backend from this external plugin `executable` instead of a built-in one",
+		"hidden": "backend option hidden: hidden layer `widths`, e.g. 50 or 100,50 (backend default when not set)",
+		"epochs": "backend option epochs: maximum training `epochs` (backend default when not set)",
+		"image":  "backend option image: the features are the pixels of an image of `HxW`, row-major (backend cnn)",
+	})
 	estEstimators = cmdEstimate.Flag.String("estimators", "lazy,dropout,retrain", "comma-separated estimator `names` (see 'vi estimators')")
-	estMeasure    = cmdEstimate.Flag.String("measure", "", "predictiveness measure `name` (default: mse for regression, accuracy for binary)")
 	estFolds      = cmdEstimate.Flag.Int("folds", framework.DefaultFolds, "cross-validation `folds` for lazy's ridge penalty")
 	estTrainFrac  = cmdEstimate.Flag.Float64("train-frac", framework.DefaultTrainFrac, "`share` of rows in the train split; the rest is for evaluation")
 	estLambda     = cmdEstimate.Flag.Float64("lambda", 0, "fix lazy's ridge penalty to `L` (0: choose it by cross-validation)")
@@ -106,8 +101,6 @@ var (
 	estLevel      = cmdEstimate.Flag.Float64("level", 0.95, "`level` of the confidence intervals")
 	estSeed       = cmdEstimate.Flag.Int64("seed", 1, "random `seed` of the split, the training and the folds")
 	estWorkers    = cmdEstimate.Flag.Int("workers", runtime.NumCPU(), "estimate `N` features at a time")
-	estFormat     = cmdEstimate.Flag.String("format", "table", "output `format`: table, csv or json")
-	estOut        = cmdEstimate.Flag.String("out", "", "write the output to `file` (atomically) instead of stdout")
 	estGroups     = cmdEstimate.Flag.String("groups", "", "estimate `groups` of columns together: \"name=col,col;name=col,...\", or onehot for columns sharing a prefix_")
 	estGroupsFile = cmdEstimate.Flag.String("groups-file", "", "read groups from `file`, one \"name: col, col\" a line")
 	estInference  = cmdEstimate.Flag.String("inference", "split", "`inference`: split (full and reduced models scored on different halves) or plain (the paper's Wald interval)")
@@ -120,7 +113,6 @@ var (
 func init() {
 	cmdEstimate.Run = runEstimate
 	addCommand(cmdEstimate)
-	cmdEstimate.Flag.Var(estOpts, "opt", "backend option `key=value` (repeatable; see 'vi backends')")
 }
 
 // optionsFlag collects repeated --opt key=value.
@@ -152,26 +144,14 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err := noArgs(cmd, args); err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	cmd.Flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := givenFlags(cmd)
 
 	// Everything that can be checked without the data or the backend.
-	if !slices.Contains(formats, *estFormat) {
-		return framework.Usagef("unknown --format %q (want table, csv or json)", *estFormat)
+	if err := estFlags.checkOutput(); err != nil {
+		return err
 	}
-	if *estOut != "" {
-		if err := checkOutDir(*estOut); err != nil {
-			return err
-		}
-	}
-	if !(*estLevel > 0 && *estLevel < 1) {
-		return framework.Usagef("--level must be in (0, 1), got %g", *estLevel)
-	}
-	if !(*estTrainFrac > 0 && *estTrainFrac < 1) {
-		return framework.Usagef("--train-frac must be in (0, 1), got %g", *estTrainFrac)
-	}
-	if *estFolds < 2 {
-		return framework.Usagef("--folds must be at least 2, got %d", *estFolds)
+	if err := checkFitFlags(*estLevel, *estTrainFrac, *estFolds); err != nil {
+		return err
 	}
 	if *estESSteps < 0 {
 		return framework.Usagef("--es-steps must be >= 0 (0: one epoch), got %d", *estESSteps)
@@ -203,73 +183,38 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	if *estWorkers < 1 {
 		return framework.Usagef("--workers must be at least 1, got %d", *estWorkers)
 	}
-	var task *framework.Task
-	if *estTask != "" {
-		t, err := framework.ParseTask(*estTask)
-		if err != nil {
-			return err
-		}
-		task = &t
-	}
 	ests, err := lookupEstimators(*estEstimators)
 	if err != nil {
 		return err
 	}
-	var measure framework.Measure
-	if *estMeasure != "" {
-		if measure, err = framework.LookupMeasure(*estMeasure); err != nil {
-			return err
-		}
-	}
-	opts, err := backendOptions(set)
-	if err != nil {
-		return err
-	}
-	bk, err := newBackendSpec(*estBackend, set["backend"], *estPlugin)
+	r, err := estFlags.check(set)
 	if err != nil {
 		return err
 	}
 
 	// The data, and what can be checked with it before a backend starts.
-	var d *framework.Dataset
-	if *estData == "" {
-		d, err = framework.ReadCSV(bytes.NewReader(diabetesCSV), builtinSource)
-		if err != nil {
-			return fmt.Errorf("built-in data: %w", err)
-		}
-		fmt.Fprintf(stderr, "vi: no --data given: using the built-in diabetes data (%d rows, response %q); see 'vi help estimate'\n",
-			rows(d), d.Names[len(d.Names)-1])
-	} else if d, err = framework.LoadCSV(*estData); err != nil {
+	d, err := r.load()
+	if err != nil {
 		return err
 	}
-	if err := checkMeasureFits(d, *estTarget, task, measure); err != nil {
-		return err
-	}
-	if err := checkGroups(d, *estTarget, groups, onehot); err != nil {
+	if err := checkGroups(d, r.target, groups, onehot); err != nil {
 		return err
 	}
 
 	// The backend, in a subprocess.
-	prog := newProgress(*estFormat != "json", strings.Join(estimatorNames(ests), "/"))
+	prog := r.progress(strings.Join(estimatorNames(ests), "/"))
 	defer prog.clear()
-	prog.status(fmt.Sprintf("starting backend %s", bk.name))
-	plog := &pluginLog{w: stderr, before: prog.clear}
-	defer plog.Flush()
-	be, closeBackend, err := bk.open(ctx, plog)
+	be, closeBackend, err := r.open(ctx, prog)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := closeBackend(); cerr != nil && err == nil {
-			err = fmt.Errorf("backend %s: close: %w", bk.name, cerr)
-		}
-	}()
+	defer keepErr(&err, closeBackend)
 	var note string
 	if !set["estimators"] {
 		// The default list, without what the backend cannot run.
-		ests, note = fittingEstimators(bk.name, be.Capabilities(), ests)
+		ests, note = fittingEstimators(r.backend.name, be.Capabilities(), ests)
 	}
-	if err := checkBackend(bk.name, be, d, *estTarget, task, ests, opts); err != nil {
+	if err := r.checkBackend(be, d, ests); err != nil {
 		return err
 	}
 	if note != "" {
@@ -277,22 +222,10 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 		fmt.Fprintln(stderr, note)
 	}
 
-	prog.status(fmt.Sprintf("training the full model (%s, %d rows)", bk.name, rows(d)))
-	cfg := framework.Config{
-		Target:      *estTarget,
-		Task:        task,
-		BackendName: bk.name,
-		Backend:     be,
-		Options:     opts,
-		TrainFrac:   *estTrainFrac,
-		Seed:        *estSeed,
-		Folds:       *estFolds,
-		Lambda:      *estLambda,
-		ESSteps:     *estESSteps,
-		CrossFit:    *estCrossfit,
-		Groups:      groups,
-		OneHot:      onehot,
-	}
+	r.training(prog, d)
+	cfg := r.config(be)
+	cfg.TrainFrac, cfg.Seed, cfg.Folds, cfg.Lambda = *estTrainFrac, *estSeed, *estFolds, *estLambda
+	cfg.ESSteps, cfg.CrossFit, cfg.Groups, cfg.OneHot = *estESSteps, *estCrossfit, groups, onehot
 	eopt := framework.EstimateOptions{
 		Workers:  *estWorkers,
 		Level:    *estLevel,
@@ -303,20 +236,17 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 		Adjust:     adjust,
 		CITruncate: *estCITruncate,
 	}
-	rep, err := framework.Run(ctx, d, cfg, measure, ests, eopt)
+	rep, err := framework.Run(ctx, d, cfg, r.measure, ests, eopt)
 	prog.clear()
 	if err != nil {
-		if ctx.Err() != nil {
-			return errors.New("interrupted")
-		}
-		return err
+		return runError(ctx, err)
 	}
 
 	var buf bytes.Buffer
-	if err := writeReport(&buf, rep, *estFormat); err != nil {
+	if err := writeReport(&buf, rep, r.format); err != nil {
 		return err
 	}
-	return emit(*estOut, &buf)
+	return r.emit(&buf)
 }
 
 // groupFlags reads --groups and --groups-file: explicit groups, and
@@ -404,25 +334,6 @@ func estimatorNames(ests []framework.Estimator) []string {
 		out[i] = e.Name()
 	}
 	return out
-}
-
-// backendOptions gathers the backend options the user set: --hidden,
-// --epochs, --image and every --opt.
-func backendOptions(set map[string]bool) (map[string]string, error) {
-	opts := map[string]string{}
-	for k, v := range estOpts {
-		opts[k] = v
-	}
-	for name, v := range map[string]string{"hidden": *estHidden, "epochs": *estEpochs, "image": *estImage} {
-		if !set[name] {
-			continue
-		}
-		if _, dup := opts[name]; dup {
-			return nil, framework.Usagef("backend option %s set both by --%s and by --opt", name, name)
-		}
-		opts[name] = v
-	}
-	return opts, nil
 }
 
 // checkMeasureFits reports, before any model is trained, a measure that

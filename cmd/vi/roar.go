@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -46,20 +43,14 @@ Data, backend, task and options as in 'vi estimate' (--image HxW for the cnn
 backend).`,
 }
 
+// Flags of vi roar: the shared ones (data, backend, output), then its own.
 var (
-	roarData      = cmdROAR.Flag.String("data", "", "CSV `file` with a header row (default: the built-in diabetes data)")
-	roarTarget    = cmdROAR.Flag.String("target", "", "response `column` (default: the last column)")
-	roarTask      = cmdROAR.Flag.String("task", "", "force the `task`: regression, binary or multiclass")
-	roarBackend   = cmdROAR.Flag.String("backend", "mlp", "model backend `name` (see 'vi backends')")
-	roarPlugin    = cmdROAR.Flag.String("plugin", "", "run the backend from this external plugin `executable`")
-	roarHidden    = cmdROAR.Flag.String("hidden", "", "backend option hidden: hidden layer `widths`")
-	roarEpochs    = cmdROAR.Flag.String("epochs", "", "backend option epochs: maximum training `epochs`")
-	roarImage     = cmdROAR.Flag.String("image", "", "backend option image: the features are the pixels of an `HxW` image (cnn)")
-	roarOpts      = optionsFlag{}
+	roarFlags = newDataFlags(cmdROAR, []string{"hidden", "epochs", "image"}, map[string]string{
+		"measure": "predictiveness measure `name` (default: mse for regression, accuracy for classification)",
+	})
 	roarOrdering  = cmdROAR.Flag.String("ordering", "grad", "comma-separated `orderings`: grad, random")
 	roarFractions = cmdROAR.Flag.String("fractions", ".1,.25,.5,.75,.9,.99", "comma-separated `fractions` of features to remove")
 	roarEsts      = cmdROAR.Flag.String("estimators", "dropout,retrain,lazy-es", "comma-separated estimator `names`")
-	roarMeasure   = cmdROAR.Flag.String("measure", "", "predictiveness measure `name` (default: mse for regression, accuracy for classification)")
 	roarESSteps   = cmdROAR.Flag.Int("es-steps", 0, "lazy-es: optimizer `steps` from the full model's parameters (0: one epoch)")
 	roarFolds     = cmdROAR.Flag.Int("folds", 5, "cross-validation `folds` for lazy's ridge penalty")
 	roarLambda    = cmdROAR.Flag.Float64("lambda", 0, "fix lazy's ridge penalty to `L` (0: by cross-validation)")
@@ -67,32 +58,21 @@ var (
 	roarLevel     = cmdROAR.Flag.Float64("level", 0.95, "`level` of the plot's interval bands")
 	roarSeed      = cmdROAR.Flag.Int64("seed", 1, "random `seed` of the split, the training and the random ordering")
 	roarWorkers   = cmdROAR.Flag.Int("workers", runtime.NumCPU(), "fit `N` reduced models at a time")
-	roarFormat    = cmdROAR.Flag.String("format", "table", "output `format`: table, csv or json")
-	roarOut       = cmdROAR.Flag.String("out", "", "write the output to `file` (atomically) instead of stdout")
 	roarPlot      = cmdROAR.Flag.String("plot", "", "also draw the curves to this `file` (.png or .svg)")
 )
 
 func init() {
 	cmdROAR.Run = runROAR
 	addCommand(cmdROAR)
-	cmdROAR.Flag.Var(roarOpts, "opt", "backend option `key=value` (repeatable; see 'vi backends')")
 }
 
 func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err := noArgs(cmd, args); err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	cmd.Flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if !slices.Contains(formats, *roarFormat) {
-		return framework.Usagef("unknown --format %q (want table, csv or json)", *roarFormat)
-	}
-	for _, path := range []string{*roarOut, *roarPlot} {
-		if path != "" {
-			if err := checkOutDir(path); err != nil {
-				return err
-			}
-		}
+	set := givenFlags(cmd)
+	if err := roarFlags.checkOutput(*roarPlot); err != nil {
+		return err
 	}
 	plotFormat := ""
 	if *roarPlot != "" {
@@ -100,17 +80,14 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 		if !slices.Contains(roar.PlotFormats, plotFormat) {
 			return framework.Usagef("--plot %s: want a .png or .svg file", *roarPlot)
 		}
-		if *roarPlot == *roarOut {
+		if *roarPlot == roarFlags.out {
 			return framework.Usagef("--plot and --out name the same file %s", *roarPlot)
 		}
 	}
+	if err := checkFitFlags(*roarLevel, *roarTrainFrac, *roarFolds); err != nil {
+		return err
+	}
 	switch {
-	case !(*roarLevel > 0 && *roarLevel < 1):
-		return framework.Usagef("--level must be in (0, 1), got %g", *roarLevel)
-	case !(*roarTrainFrac > 0 && *roarTrainFrac < 1):
-		return framework.Usagef("--train-frac must be in (0, 1), got %g", *roarTrainFrac)
-	case *roarFolds < 2:
-		return framework.Usagef("--folds must be at least 2, got %d", *roarFolds)
 	case *roarLambda < 0:
 		return framework.Usagef("--lambda must be >= 0, got %g", *roarLambda)
 	case *roarWorkers < 1:
@@ -126,86 +103,39 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	var task *framework.Task
-	if *roarTask != "" {
-		t, err := framework.ParseTask(*roarTask)
-		if err != nil {
-			return err
-		}
-		task = &t
-	}
 	ests, err := lookupEstimators(*roarEsts)
 	if err != nil {
 		return err
 	}
-	var measure framework.Measure
-	if *roarMeasure != "" {
-		if measure, err = framework.LookupMeasure(*roarMeasure); err != nil {
-			return err
-		}
-	}
-	opts := map[string]string{}
-	for k, v := range roarOpts {
-		opts[k] = v
-	}
-	for name, v := range map[string]string{"hidden": *roarHidden, "epochs": *roarEpochs, "image": *roarImage} {
-		if !set[name] {
-			continue
-		}
-		if _, dup := opts[name]; dup {
-			return framework.Usagef("backend option %s set both by --%s and by --opt", name, name)
-		}
-		opts[name] = v
-	}
-	bk, err := newBackendSpec(*roarBackend, set["backend"], *roarPlugin)
+	r, err := roarFlags.check(set)
 	if err != nil {
 		return err
 	}
 
-	var d *framework.Dataset
-	if *roarData == "" {
-		if d, err = framework.ReadCSV(bytes.NewReader(diabetesCSV), builtinSource); err != nil {
-			return fmt.Errorf("built-in data: %w", err)
-		}
-		fmt.Fprintf(stderr, "vi: no --data given: using the built-in diabetes data (%d rows, response %q); see 'vi help roar'\n",
-			rows(d), d.Names[len(d.Names)-1])
-	} else if d, err = framework.LoadCSV(*roarData); err != nil {
-		return err
-	}
-	if err := checkMeasureFits(d, *roarTarget, task, measure); err != nil {
+	d, err := r.load()
+	if err != nil {
 		return err
 	}
 
-	prog := newProgress(*roarFormat != "json", "roar "+strings.Join(estimatorNames(ests), "/"))
+	prog := r.progress("roar " + strings.Join(estimatorNames(ests), "/"))
 	defer prog.clear()
-	prog.status(fmt.Sprintf("starting backend %s", bk.name))
-	plog := &pluginLog{w: stderr, before: prog.clear}
-	defer plog.Flush()
-	be, closeBackend, err := bk.open(ctx, plog)
+	be, closeBackend, err := r.open(ctx, prog)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := closeBackend(); cerr != nil && err == nil {
-			err = fmt.Errorf("backend %s: close: %w", bk.name, cerr)
-		}
-	}()
-	if err := checkBackend(bk.name, be, d, *roarTarget, task, ests, opts); err != nil {
+	defer keepErr(&err, closeBackend)
+	if err := r.checkBackend(be, d, ests); err != nil {
 		return err
 	}
-	prog.status(fmt.Sprintf("training the full model (%s, %d rows)", bk.name, rows(d)))
-	cfg := framework.Config{
-		Target: *roarTarget, Task: task, BackendName: bk.name, Backend: be, Options: opts,
-		TrainFrac: *roarTrainFrac, Seed: *roarSeed, Folds: *roarFolds, Lambda: *roarLambda, ESSteps: *roarESSteps,
-	}
+	r.training(prog, d)
+	cfg := r.config(be)
+	cfg.TrainFrac, cfg.Seed, cfg.Folds, cfg.Lambda, cfg.ESSteps = *roarTrainFrac, *roarSeed, *roarFolds, *roarLambda, *roarESSteps
 	p, err := framework.Prepare(ctx, d, cfg)
 	if err != nil {
-		if ctx.Err() != nil {
-			return errors.New("interrupted")
-		}
-		return err
+		return runError(ctx, err)
 	}
 	defer p.Close()
+	measure := r.measure
 	if measure == nil {
 		if measure, err = framework.LookupMeasure(framework.DefaultMeasure(p.Task)); err != nil {
 			return err
@@ -216,25 +146,16 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 		Workers: *roarWorkers, Level: *roarLevel, Progress: prog.update})
 	prog.clear()
 	if err != nil {
-		if ctx.Err() != nil {
-			return errors.New("interrupted")
-		}
-		return err
+		return runError(ctx, err)
 	}
 	var buf bytes.Buffer
-	if err := writeROAR(&buf, rep, *roarFormat, estimatorNames(ests)); err != nil {
+	if err := writeROAR(&buf, rep, r.format, estimatorNames(ests)); err != nil {
 		return err
 	}
-	if *roarPlot != "" {
-		var img bytes.Buffer
-		if err := roar.WritePlot(&img, rep, plotFormat); err != nil {
-			return err
-		}
-		if err := writeFileAtomic(*roarPlot, img.Bytes()); err != nil {
-			return err
-		}
+	if err := writePlot(*roarPlot, func(w io.Writer) error { return roar.WritePlot(w, rep, plotFormat) }); err != nil {
+		return err
 	}
-	return emit(*roarOut, &buf)
+	return r.emit(&buf)
 }
 
 func parseOrderings(s string) ([]string, error) {
@@ -280,12 +201,7 @@ func parseFractions(s string) ([]float64, error) {
 func writeROAR(w io.Writer, rep *roar.Report, format string, ests []string) error {
 	switch format {
 	case "json":
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(append(b, '\n'))
-		return err
+		return writeJSON(w, rep)
 	case "csv":
 		cw := csv.NewWriter(w)
 		if err := cw.Write([]string{"ordering", "fraction", "removed", "estimator", "score", "se", "seconds"}); err != nil {

@@ -4,13 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -58,17 +54,13 @@ Example:
 	vi shapley --data lin.csv --measure r2 --reduced lazy,retrain --lambda 50`,
 }
 
+// Flags of vi shapley: the shared ones (data, backend, output), then its own.
 var (
-	shpData      = cmdShapley.Flag.String("data", "", "CSV `file` with a header row (default: the built-in diabetes data)")
-	shpTarget    = cmdShapley.Flag.String("target", "", "response `column` (default: the last column)")
-	shpTask      = cmdShapley.Flag.String("task", "", "force the `task`: regression or binary")
-	shpBackend   = cmdShapley.Flag.String("backend", "mlp", "model backend `name` (see 'vi backends')")
-	shpPlugin    = cmdShapley.Flag.String("plugin", "", "run the backend from this external plugin `executable`")
-	shpHidden    = cmdShapley.Flag.String("hidden", "", "backend option hidden: hidden layer `widths`, e.g. 128")
-	shpEpochs    = cmdShapley.Flag.String("epochs", "", "backend option epochs: maximum training `epochs`")
-	shpOpts      = optionsFlag{}
+	shpFlags = newDataFlags(cmdShapley, []string{"hidden", "epochs"}, map[string]string{
+		"task":   "force the `task`: regression or binary",
+		"hidden": "backend option hidden: hidden layer `widths`, e.g. 128",
+	})
 	shpReduced   = cmdShapley.Flag.String("reduced", "lazy", "comma-separated reduced-model `estimators`: lazy, retrain, dropout")
-	shpMeasure   = cmdShapley.Flag.String("measure", "", "predictiveness measure `name` (default: mse for regression, accuracy for binary)")
 	shpSubsets   = cmdShapley.Flag.Int("subsets", 0, "`N` subsets drawn from the Shapley kernel (0: ceil(2 p ln p), at least 100)")
 	shpExact     = cmdShapley.Flag.Bool("exact", false, "fit every one of the 2^p - 2 subsets (p <= 20) instead of sampling")
 	shpFolds     = cmdShapley.Flag.Int("folds", framework.DefaultFolds, "cross-validation `folds` for lazy's ridge penalty")
@@ -77,43 +69,29 @@ var (
 	shpLevel     = cmdShapley.Flag.Float64("level", 0.95, "`level` of the confidence intervals")
 	shpSeed      = cmdShapley.Flag.Int64("seed", 1, "random `seed` of the split, the training, the folds and the subsets")
 	shpWorkers   = cmdShapley.Flag.Int("workers", runtime.NumCPU(), "fit `N` reduced models at a time")
-	shpFormat    = cmdShapley.Flag.String("format", "table", "output `format`: table, csv or json")
-	shpOut       = cmdShapley.Flag.String("out", "", "write the output to `file` (atomically) instead of stdout")
 	shpPlot      = cmdShapley.Flag.String("plot", "", "also draw a bar chart with interval whiskers to this PNG `file`")
 )
 
 func init() {
 	cmdShapley.Run = runShapley
 	addCommand(cmdShapley)
-	cmdShapley.Flag.Var(shpOpts, "opt", "backend option `key=value` (repeatable; see 'vi backends')")
 }
 
 func runShapley(ctx context.Context, cmd *Command, args []string) error {
 	if err := noArgs(cmd, args); err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	cmd.Flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if !slices.Contains(formats, *shpFormat) {
-		return framework.Usagef("unknown --format %q (want table, csv or json)", *shpFormat)
+	set := givenFlags(cmd)
+	if err := shpFlags.checkOutput(*shpPlot); err != nil {
+		return err
 	}
-	for _, path := range []string{*shpOut, *shpPlot} {
-		if path != "" {
-			if err := checkOutDir(path); err != nil {
-				return err
-			}
-		}
-	}
-	if *shpPlot != "" && *shpPlot == *shpOut {
+	if *shpPlot != "" && *shpPlot == shpFlags.out {
 		return framework.Usagef("--plot and --out name the same file %s", *shpPlot)
 	}
+	if err := checkFitFlags(*shpLevel, *shpTrainFrac, *shpFolds); err != nil {
+		return err
+	}
 	switch {
-	case !(*shpLevel > 0 && *shpLevel < 1):
-		return framework.Usagef("--level must be in (0, 1), got %g", *shpLevel)
-	case !(*shpTrainFrac > 0 && *shpTrainFrac < 1):
-		return framework.Usagef("--train-frac must be in (0, 1), got %g", *shpTrainFrac)
-	case *shpFolds < 2:
-		return framework.Usagef("--folds must be at least 2, got %d", *shpFolds)
 	case *shpLambda < 0:
 		return framework.Usagef("--lambda must be >= 0 (0: by cross-validation), got %g", *shpLambda)
 	case *shpWorkers < 1:
@@ -123,53 +101,17 @@ func runShapley(ctx context.Context, cmd *Command, args []string) error {
 	case *shpExact && set["subsets"]:
 		return framework.Usagef("--exact fits every subset; do not give --subsets with it")
 	}
-	var task *framework.Task
-	if *shpTask != "" {
-		t, err := framework.ParseTask(*shpTask)
-		if err != nil {
-			return err
-		}
-		task = &t
-	}
 	reds, err := lookupEstimators(*shpReduced)
 	if err != nil {
 		return fmt.Errorf("--reduced: %w", err)
 	}
-	var measure framework.Measure
-	if *shpMeasure != "" {
-		if measure, err = framework.LookupMeasure(*shpMeasure); err != nil {
-			return err
-		}
-	}
-	opts := map[string]string{}
-	for k, v := range shpOpts {
-		opts[k] = v
-	}
-	for name, v := range map[string]string{"hidden": *shpHidden, "epochs": *shpEpochs} {
-		if !set[name] {
-			continue
-		}
-		if _, dup := opts[name]; dup {
-			return framework.Usagef("backend option %s set both by --%s and by --opt", name, name)
-		}
-		opts[name] = v
-	}
-	bk, err := newBackendSpec(*shpBackend, set["backend"], *shpPlugin)
+	r, err := shpFlags.check(set)
 	if err != nil {
 		return err
 	}
 
-	var d *framework.Dataset
-	if *shpData == "" {
-		if d, err = framework.ReadCSV(bytes.NewReader(diabetesCSV), builtinSource); err != nil {
-			return fmt.Errorf("built-in data: %w", err)
-		}
-		fmt.Fprintf(stderr, "vi: no --data given: using the built-in diabetes data (%d rows, response %q); see 'vi help shapley'\n",
-			rows(d), d.Names[len(d.Names)-1])
-	} else if d, err = framework.LoadCSV(*shpData); err != nil {
-		return err
-	}
-	if err := checkMeasureFits(d, *shpTarget, task, measure); err != nil {
+	d, err := r.load()
+	if err != nil {
 		return err
 	}
 	_, cols := d.X.Dims()
@@ -177,66 +119,45 @@ func runShapley(ctx context.Context, cmd *Command, args []string) error {
 		return err
 	}
 
-	prog := newProgress(*shpFormat != "json", "shapley-"+strings.Join(estimatorNames(reds), "/"))
+	prog := r.progress("shapley-" + strings.Join(estimatorNames(reds), "/"))
 	defer prog.clear()
-	prog.status(fmt.Sprintf("starting backend %s", bk.name))
-	plog := &pluginLog{w: stderr, before: prog.clear}
-	defer plog.Flush()
-	be, closeBackend, err := bk.open(ctx, plog)
+	be, closeBackend, err := r.open(ctx, prog)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := closeBackend(); cerr != nil && err == nil {
-			err = fmt.Errorf("backend %s: close: %w", bk.name, cerr)
-		}
-	}()
-	if err := checkBackend(bk.name, be, d, *shpTarget, task, reds, opts); err != nil {
+	// Unlike estimate and roar, shapley has never reported a failure to
+	// close the backend; kept so.
+	defer closeBackend()
+	if err := r.checkBackend(be, d, reds); err != nil {
 		return err
 	}
-	prog.status(fmt.Sprintf("training the full model (%s, %d rows)", bk.name, rows(d)))
-	cfg := framework.Config{
-		Target: *shpTarget, Task: task, BackendName: bk.name, Backend: be, Options: opts,
-		TrainFrac: *shpTrainFrac, Seed: *shpSeed, Folds: *shpFolds, Lambda: *shpLambda,
-	}
+	r.training(prog, d)
+	cfg := r.config(be)
+	cfg.TrainFrac, cfg.Seed, cfg.Folds, cfg.Lambda = *shpTrainFrac, *shpSeed, *shpFolds, *shpLambda
 	ropt := shapley.RunOptions{
 		Subsets: *shpSubsets, Exact: *shpExact,
 		Options: shapley.Options{Workers: *shpWorkers, Level: *shpLevel, Progress: prog.update},
 	}
-	rep, err := shapley.Run(ctx, d, cfg, measure, reds, ropt)
+	rep, err := shapley.Run(ctx, d, cfg, r.measure, reds, ropt)
 	prog.clear()
 	if err != nil {
-		if ctx.Err() != nil {
-			return errors.New("interrupted")
-		}
-		return err
+		return runError(ctx, err)
 	}
 
 	var buf bytes.Buffer
-	if err := writeShapley(&buf, rep, *shpFormat, *shpLambda); err != nil {
+	if err := writeShapley(&buf, rep, r.format, *shpLambda); err != nil {
 		return err
 	}
-	if *shpPlot != "" {
-		var img bytes.Buffer
-		if err := shapley.Plot(&img, rep); err != nil {
-			return err
-		}
-		if err := writeFileAtomic(*shpPlot, img.Bytes()); err != nil {
-			return err
-		}
+	if err := writePlot(*shpPlot, func(w io.Writer) error { return shapley.Plot(w, rep) }); err != nil {
+		return err
 	}
-	return emit(*shpOut, &buf)
+	return r.emit(&buf)
 }
 
 func writeShapley(w io.Writer, rep *shapley.Report, format string, lambda float64) error {
 	switch format {
 	case "json":
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(append(b, '\n'))
-		return err
+		return writeJSON(w, rep)
 	case "csv":
 		return writeShapleyCSV(w, rep)
 	}

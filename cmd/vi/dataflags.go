@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// dataFlags are the flags that vi estimate, shapley and roar share: the data
+// and its response, the task and the measure, the backend and its options,
+// and where the output goes. newDataFlags registers them on a command's flag
+// set; check turns their values into a dataRun.
+type dataFlags struct {
+	cmd string // the command's name, for "see 'vi help CMD'"
+
+	data, target, task, measure string
+	backend, plugin             string
+	options                     map[string]*string // backend options with a flag of their own (hidden, epochs, image)
+	opts                        optionsFlag        // --opt key=value
+	format, out                 string
+}
+
+// dataUsage is the help text of each shared flag, unless the command gives
+// its own to newDataFlags.
+var dataUsage = map[string]string{
+	"data":    "CSV `file` with a header row (default: the built-in diabetes data)",
+	"target":  "response `column` (default: the last column)",
+	"task":    "force the `task`: regression, binary or multiclass",
+	"measure": "predictiveness measure `name` (default: mse for regression, accuracy for binary)",
+	"backend": "model backend `name` (see 'vi backends')",
+	"plugin":  "run the backend from this external plugin `executable`",
+	"hidden":  "backend option hidden: hidden layer `widths`",
+	"epochs":  "backend option epochs: maximum training `epochs`",
+	"image":   "backend option image: the features are the pixels of an `HxW` image (cnn)",
+	"opt":     "backend option `key=value` (repeatable; see 'vi backends')",
+	"format":  "output `format`: table, csv or json",
+	"out":     "write the output to `file` (atomically) instead of stdout",
+}
+
+// newDataFlags registers the shared flags on cmd's flag set: options names
+// the backend options that have a flag of their own (of hidden, epochs and
+// image), usage replaces the help text of the flags it names.
+func newDataFlags(cmd *Command, options []string, usage map[string]string) *dataFlags {
+	help := func(name string) string {
+		if _, ok := dataUsage[name]; !ok {
+			panic("newDataFlags: no shared flag --" + name)
+		}
+		if u, ok := usage[name]; ok {
+			return u
+		}
+		return dataUsage[name]
+	}
+	for name := range usage {
+		help(name)
+	}
+	f := &dataFlags{cmd: cmd.Name(), options: map[string]*string{}, opts: optionsFlag{}}
+	fs := &cmd.Flag
+	fs.StringVar(&f.data, "data", "", help("data"))
+	fs.StringVar(&f.target, "target", "", help("target"))
+	fs.StringVar(&f.task, "task", "", help("task"))
+	fs.StringVar(&f.measure, "measure", "", help("measure"))
+	fs.StringVar(&f.backend, "backend", "mlp", help("backend"))
+	fs.StringVar(&f.plugin, "plugin", "", help("plugin"))
+	for _, name := range options {
+		f.options[name] = fs.String(name, "", help(name))
+	}
+	fs.Var(f.opts, "opt", help("opt"))
+	fs.StringVar(&f.format, "format", "table", help("format"))
+	fs.StringVar(&f.out, "out", "", help("out"))
+	return f
+}
+
+// givenFlags returns the names of the flags given on the command line.
+func givenFlags(cmd *Command) map[string]bool {
+	set := map[string]bool{}
+	cmd.Flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+// checkOutput checks --format, and that the directories of --out and of
+// the command's other output files (more; "" for none) exist.
+func (f *dataFlags) checkOutput(more ...string) error {
+	if !slices.Contains(formats, f.format) {
+		return framework.Usagef("unknown --format %q (want table, csv or json)", f.format)
+	}
+	for _, path := range append([]string{f.out}, more...) {
+		if path != "" {
+			if err := checkOutDir(path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// dataRun is what the shared flags say for one run, checked.
+type dataRun struct {
+	cmd, data, target string
+	format, out       string
+	task              *framework.Task   // nil: inferred from the response
+	measure           framework.Measure // nil: the task's default
+	opts              map[string]string // the backend options the user set
+	backend           backendSpec
+}
+
+// check parses --task and --measure, gathers the backend options (set holds
+// the flags given, see givenFlags) and checks the backend flags.
+func (f *dataFlags) check(set map[string]bool) (*dataRun, error) {
+	r := &dataRun{cmd: f.cmd, data: f.data, target: f.target, format: f.format, out: f.out}
+	if f.task != "" {
+		t, err := framework.ParseTask(f.task)
+		if err != nil {
+			return nil, err
+		}
+		r.task = &t
+	}
+	if f.measure != "" {
+		m, err := framework.LookupMeasure(f.measure)
+		if err != nil {
+			return nil, err
+		}
+		r.measure = m
+	}
+	r.opts = map[string]string{}
+	for k, v := range f.opts {
+		r.opts[k] = v
+	}
+	for name, v := range f.options {
+		if !set[name] {
+			continue
+		}
+		if _, dup := r.opts[name]; dup {
+			return nil, framework.Usagef("backend option %s set both by --%s and by --opt", name, name)
+		}
+		r.opts[name] = *v
+	}
+	bk, err := newBackendSpec(f.backend, set["backend"], f.plugin)
+	if err != nil {
+		return nil, err
+	}
+	r.backend = bk
+	return r, nil
+}
+
+// load reads --data, or without it the built-in diabetes data (and says
+// so), and checks that the measure fits the response.
+func (r *dataRun) load() (*framework.Dataset, error) {
+	var d *framework.Dataset
+	var err error
+	if r.data == "" {
+		if d, err = framework.ReadCSV(bytes.NewReader(diabetesCSV), builtinSource); err != nil {
+			return nil, fmt.Errorf("built-in data: %w", err)
+		}
+		fmt.Fprintf(stderr, "vi: no --data given: using the built-in diabetes data (%d rows, response %q); see 'vi help %s'\n",
+			rows(d), d.Names[len(d.Names)-1], r.cmd)
+	} else if d, err = framework.LoadCSV(r.data); err != nil {
+		return nil, err
+	}
+	if err := checkMeasureFits(d, r.target, r.task, r.measure); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// progress returns the run's progress bar (none for --format json).
+func (r *dataRun) progress(label string) *progress {
+	return newProgress(r.format != "json", label)
+}
+
+// open starts the backend's subprocess, saying so on prog; see
+// backendSpec.openLogged. Closing reports a failure as "backend NAME:
+// close: ...".
+func (r *dataRun) open(ctx context.Context, prog *progress) (framework.Backend, func() error, error) {
+	prog.status(fmt.Sprintf("starting backend %s", r.backend.name))
+	be, closeBackend, err := r.backend.openLogged(ctx, prog)
+	if err != nil {
+		return nil, nil, err
+	}
+	return be, func() error {
+		if err := closeBackend(); err != nil {
+			return fmt.Errorf("backend %s: close: %w", r.backend.name, err)
+		}
+		return nil
+	}, nil
+}
+
+// checkBackend is checkBackend on the run's backend, response and options.
+func (r *dataRun) checkBackend(be framework.Backend, d *framework.Dataset, ests []framework.Estimator) error {
+	return checkBackend(r.backend.name, be, d, r.target, r.task, ests, r.opts)
+}
+
+// config is the run's framework.Config as far as the shared flags say.
+func (r *dataRun) config(be framework.Backend) framework.Config {
+	return framework.Config{Target: r.target, Task: r.task, BackendName: r.backend.name, Backend: be, Options: r.opts}
+}
+
+// training says on prog that the full model is training.
+func (r *dataRun) training(prog *progress, d *framework.Dataset) {
+	prog.status(fmt.Sprintf("training the full model (%s, %d rows)", r.backend.name, rows(d)))
+}
+
+// emit writes the output to --out or stdout.
+func (r *dataRun) emit(buf *bytes.Buffer) error { return emit(r.out, buf) }
+
+// keepErr calls f and keeps its error in *err unless *err is already one;
+// deferred, it reports a failure to close when the run itself succeeded.
+func keepErr(err *error, f func() error) {
+	if ferr := f(); ferr != nil && *err == nil {
+		*err = ferr
+	}
+}
+
+// runError is the error of a run that failed with err: "interrupted" when
+// ctx was cancelled (SIGINT, SIGTERM), else err.
+func runError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return errors.New("interrupted")
+	}
+	return err
+}
+
+// checkFitFlags checks the flags that every estimating command has, in
+// this order: --level, --train-frac and --folds.
+func checkFitFlags(level, trainFrac float64, folds int) error {
+	switch {
+	case !(level > 0 && level < 1):
+		return framework.Usagef("--level must be in (0, 1), got %g", level)
+	case !(trainFrac > 0 && trainFrac < 1):
+		return framework.Usagef("--train-frac must be in (0, 1), got %g", trainFrac)
+	case folds < 2:
+		return framework.Usagef("--folds must be at least 2, got %d", folds)
+	}
+	return nil
+}
+
+// writePlot draws a plot into path, atomically; nothing when path is "".
+func writePlot(path string, draw func(io.Writer) error) error {
+	if path == "" {
+		return nil
+	}
+	var img bytes.Buffer
+	if err := draw(&img); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, img.Bytes())
+}
