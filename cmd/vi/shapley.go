@@ -77,7 +77,7 @@ func init() {
 	addCommand(cmdShapley)
 }
 
-func runShapley(ctx context.Context, cmd *Command, args []string) error {
+func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err := noArgs(cmd, args); err != nil {
 		return err
 	}
@@ -125,9 +125,7 @@ func runShapley(ctx context.Context, cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Unlike estimate and roar, shapley has never reported a failure to
-	// close the backend; kept so.
-	defer closeBackend()
+	defer keepErr(&err, closeBackend)
 	if err := r.checkBackend(be, d, reds); err != nil {
 		return err
 	}
