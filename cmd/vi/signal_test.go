@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,11 +34,11 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 	}{
 		{"SIGINT", func(vi, _ *os.Process) error { return vi.Signal(os.Interrupt) }, "interrupted"},
 		{"backend killed", func(_, backend *os.Process) error {
-			// Signal the pid directly: a pidfd-based Kill reports "already
-			// finished" for a process that is exiting, and the test only
-			// needs the backend gone.
-			if err := syscall.Kill(backend.Pid, syscall.SIGKILL); err != nil && err != syscall.ESRCH {
-				return err
+			// Signal the pid directly (a pidfd-based Kill reports "already
+			// finished" for a process that is exiting); a backend that is
+			// already gone means the test did not kill it.
+			if err := syscall.Kill(backend.Pid, syscall.SIGKILL); err != nil {
+				return fmt.Errorf("kill backend %d: %w", backend.Pid, err)
 			}
 			return nil
 		}, `backend "mlp"`},
@@ -71,7 +72,7 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 			case <-time.After(90 * time.Second):
 				_ = cmd.Process.Kill()
 				<-waited
-				t.Fatalf("vi still running 90 s after the %s; stderr:\n%s", tc.name, stderr.String())
+				t.Fatalf("vi still running 90 s after the %s (backend %d alive: %t); stderr:\n%s", tc.name, child, alive(child), stderr.String())
 			}
 			if code := cmd.ProcessState.ExitCode(); err == nil || code != 1 {
 				t.Errorf("exit code %d, want 1; stderr:\n%s", code, stderr.String())
@@ -90,7 +91,9 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 	}
 }
 
-// waitChild returns the pid of the first child process of pid.
+// waitChild returns the pid of the first child process of pid once it runs
+// the backend server (a child seen between fork and exec is still a copy of
+// vi).
 func waitChild(t *testing.T, pid int) int {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -100,7 +103,9 @@ func waitChild(t *testing.T, pid int) int {
 		for _, file := range files {
 			b, _ := os.ReadFile(file)
 			if f := strings.Fields(string(b)); len(f) > 0 {
-				if c, err := strconv.Atoi(f[0]); err == nil {
+				c, err := strconv.Atoi(f[0])
+				cl, _ := os.ReadFile("/proc/" + f[0] + "/cmdline")
+				if err == nil && bytes.Contains(cl, []byte(serveBackendArg)) {
 					return c
 				}
 			}
