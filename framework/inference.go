@@ -157,6 +157,8 @@ type Reductions struct {
 // ReduceOptions tune Reduce.
 type ReduceOptions struct {
 	Workers  int // concurrent reductions; 0 means runtime.NumCPU()
+	// Progress, when set, is called with (0, total) as the estimation
+	// starts and (done, total) after each job, from the workers.
 	Progress func(done, total int)
 	// SplitOnly, for cross-fitting (two folds or more), skips the
 	// reductions that split inference does not use: those of the folds
@@ -198,6 +200,9 @@ func Reduce(ctx context.Context, folds []*Problem, ests []Estimator, feats []Fea
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
+	}
+	if opt.Progress != nil {
+		opt.Progress(0, len(jobs)) // estimation starts: the clock for an ETA
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -154,7 +154,6 @@ func speedOnce(ctx context.Context, be framework.Backend, sim *simulate.Data, hi
 	feats := p.Features()
 	vis := map[string][]float64{}
 	for _, e := range ests {
-		prog.begin()
 		start := time.Now()
 		res, err := framework.Estimate(ctx, p, m, []framework.Estimator{e}, feats, framework.EstimateOptions{Workers: workers, Progress: prog.update})
 		if err != nil {

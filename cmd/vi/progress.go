@@ -51,15 +51,6 @@ func (p *progress) status(msg string) {
 	p.shown = true
 }
 
-// begin restarts the clock for the ETA.
-func (p *progress) begin() {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	p.start = time.Now()
-	p.mu.Unlock()
-}
 
 // update is an EstimateOptions.Progress callback; it may be called
 // concurrently. Redraws are limited to ten a second, except the last.
@@ -70,7 +61,10 @@ func (p *progress) update(done, total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
-	if done < total && now.Sub(p.last) < 100*time.Millisecond {
+	if done == 0 {
+		p.start = now // the estimation starts: what came before is not in the ETA
+	}
+	if done > 0 && done < total && now.Sub(p.last) < 100*time.Millisecond {
 		return
 	}
 	p.last = now
