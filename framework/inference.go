@@ -156,7 +156,7 @@ type Reductions struct {
 
 // ReduceOptions tune Reduce.
 type ReduceOptions struct {
-	Workers  int // concurrent reductions; 0 means runtime.NumCPU()
+	Workers int // concurrent reductions; 0 means runtime.NumCPU()
 	// Progress, when set, is called with (0, total) as the estimation
 	// starts and (done, total) after each job, from the workers.
 	Progress func(done, total int)

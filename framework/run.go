@@ -318,8 +318,8 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 // EstimateOptions tune Estimate and Run. The zero value is the paper's
 // plain inference at level 0.95, all CPUs.
 type EstimateOptions struct {
-	Workers  int     // concurrent (estimator, feature) jobs; 0 means runtime.NumCPU()
-	Level    float64 // confidence level of the intervals; 0 means 0.95
+	Workers int     // concurrent (estimator, feature) jobs; 0 means runtime.NumCPU()
+	Level   float64 // confidence level of the intervals; 0 means 0.95
 	// Progress, when set, is called with (0, total) as the estimation
 	// starts and (done, total) after each job, from the workers.
 	Progress func(done, total int)

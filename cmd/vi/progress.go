@@ -51,7 +51,6 @@ func (p *progress) status(msg string) {
 	p.shown = true
 }
 
-
 // update is an EstimateOptions.Progress callback; it may be called
 // concurrently. Redraws are limited to ten a second, except the last.
 func (p *progress) update(done, total int) {
