@@ -101,7 +101,7 @@ var (
 	estLevel      = cmdEstimate.Flag.Float64("level", 0.95, "`level` of the confidence intervals")
 	estSeed       = cmdEstimate.Flag.Int64("seed", 1, "random `seed` of the split, the training and the folds")
 	estWorkers    = cmdEstimate.Flag.Int("workers", runtime.NumCPU(), "estimate `N` features at a time")
-	estGroups     = cmdEstimate.Flag.String("groups", "", "estimate `groups` of columns together: \"name=col,col;name=col,...\", or onehot for columns sharing a prefix_")
+	estGroups     = cmdEstimate.Flag.String("groups", "", "estimate `groups` of columns together: \"name=col,col;name=col,...\", onehot for columns sharing a prefix_, or rows or cols of the --image")
 	estGroupsFile = cmdEstimate.Flag.String("groups-file", "", "read groups from `file`, one \"name: col, col\" a line")
 	estInference  = cmdEstimate.Flag.String("inference", "split", "`inference`: split (full and reduced models scored on different halves) or plain (the paper's Wald interval)")
 	estCrossfit   = cmdEstimate.Flag.Int("crossfit", 0, "cross-fit with `K` folds (0: one train/evaluation split, --train-frac)")
@@ -197,6 +197,11 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	if g := strings.ToLower(strings.TrimSpace(*estGroups)); g == "rows" || g == "cols" {
+		if groups, err = imageGroups(d, r.target, *estFlags.options["image"], g); err != nil {
+			return err
+		}
+	}
 	if err := checkGroups(d, r.target, groups, onehot); err != nil {
 		return err
 	}
@@ -258,6 +263,8 @@ func groupFlags() ([]framework.Group, bool, error) {
 	case g == "":
 	case strings.EqualFold(g, "onehot"):
 		onehot = true
+	case strings.EqualFold(g, "rows"), strings.EqualFold(g, "cols"):
+		// imageGroups builds them once the data's columns are known.
 	default:
 		gs, err := framework.ParseGroups(g)
 		if err != nil {
@@ -273,6 +280,48 @@ func groupFlags() ([]framework.Group, bool, error) {
 		groups = append(groups, gs...)
 	}
 	return groups, onehot, nil
+}
+
+// imageGroups returns one group per pixel row ("row0", ...) or column
+// ("col0", ...) of the HxW image (--image) whose pixels are the data's
+// features in row-major order.
+func imageGroups(d *framework.Dataset, target, image, by string) ([]framework.Group, error) {
+	var h, w int
+	if _, err := fmt.Sscanf(strings.ToLower(image), "%dx%d", &h, &w); err != nil || h < 1 || w < 1 {
+		return nil, framework.Usagef("--groups %s needs --image HxW (the features are the pixels of an image), got --image %q", by, image)
+	}
+	j := len(d.Names) - 1
+	if target != "" {
+		var err error
+		if j, err = d.Column(target); err != nil {
+			return nil, err
+		}
+	}
+	var feats []string
+	for k, n := range d.Names {
+		if k != j {
+			feats = append(feats, n)
+		}
+	}
+	if len(feats) != h*w {
+		return nil, framework.Usagef("--groups %s: --image %dx%d has %d pixels but %s has %d features", by, h, w, h*w, d.Source, len(feats))
+	}
+	outer, inner, name := h, w, "row"
+	if by == "cols" {
+		outer, inner, name = w, h, "col"
+	}
+	groups := make([]framework.Group, outer)
+	for a := 0; a < outer; a++ {
+		groups[a].Name = fmt.Sprintf("%s%d", name, a)
+		for b := 0; b < inner; b++ {
+			pix := a*w + b // row a, column b
+			if by == "cols" {
+				pix = b*w + a // row b, column a
+			}
+			groups[a].Columns = append(groups[a].Columns, feats[pix])
+		}
+	}
+	return groups, nil
 }
 
 // checkGroups resolves the groups against the data's columns before any

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+func TestImageGroups(t *testing.T) {
+	// A 2x3 image: px_r_c in row-major order, then the response.
+	d := &framework.Dataset{Source: "img.csv", Names: []string{"p00", "p01", "p02", "p10", "p11", "p12", "y"}, X: mat.NewDense(1, 7, nil)}
+	for i, tc := range []struct {
+		by, image string
+		want      string
+	}{
+		{"rows", "2x3", "[{row0 [p00 p01 p02]} {row1 [p10 p11 p12]}]"},
+		{"cols", "2x3", "[{col0 [p00 p10]} {col1 [p01 p11]} {col2 [p02 p12]}]"},
+	} {
+		gs, err := imageGroups(d, "", tc.image, tc.by)
+		if err != nil {
+			t.Fatalf("Case %d: %v", i, err)
+		}
+		if got := fmt.Sprint(gs); got != tc.want {
+			t.Errorf("Case %d: want %s, got %s", i, tc.want, got)
+		}
+	}
+	for i, tc := range []struct{ image, want string }{
+		{"", "needs --image HxW"},
+		{"3x3", "has 9 pixels but img.csv has 6 features"},
+	} {
+		_, err := imageGroups(d, "", tc.image, "rows")
+		if !errors.Is(err, framework.ErrUsage) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Case %d: want a usage error containing %q, got %v", i, tc.want, err)
+		}
+	}
+}
