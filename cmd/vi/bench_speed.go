@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"runtime"
 	"slices"
@@ -74,7 +75,18 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 	seed := fs.Int64("seed", 1, "seed of the data, split and models")
 	format := fs.String("format", "table", "output format: table or json")
 	out := fs.String("out", "", "write the output to `FILE` (atomically) instead of stdout")
+	plotPath := fs.String("plot", "", "also draw seconds per feature against error (and, for a sweep, against size) into `FILE`.png or .svg")
 	return func(ctx context.Context) error {
+		plotFormat := ""
+		if *plotPath != "" {
+			var err error
+			if plotFormat, err = speedPlotFormat(*plotPath); err != nil {
+				return err
+			}
+			if err := checkOutDir(*plotPath); err != nil {
+				return err
+			}
+		}
 		if *format != "table" && *format != "json" {
 			return framework.Usagef("bench %s: unknown --format %q (want table or json)", setting, *format)
 		}
@@ -130,6 +142,9 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 			}
 		} else {
 			writeSpeedTable(&buf, runs)
+		}
+		if err := writePlot(*plotPath, func(w io.Writer) error { return writeSpeedPlot(w, runs, plotFormat) }); err != nil {
+			return err
 		}
 		return emit(*out, &buf)
 	}

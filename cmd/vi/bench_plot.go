@@ -1,0 +1,146 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// speedPlotFormat checks a --plot path of vi bench and returns its format.
+func speedPlotFormat(path string) (string, error) {
+	f := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	if f != "png" && f != "svg" {
+		return "", framework.Usagef("--plot %s: want a .png or .svg file", path)
+	}
+	return f, nil
+}
+
+// writeSpeedPlot draws the speed runs: seconds per feature against the
+// error (one point per estimator and size: the cost-accuracy trade-off) and,
+// for a sweep, seconds per feature against the swept size (n, or the run's
+// index for a width sweep), one line per estimator.
+func writeSpeedPlot(w io.Writer, runs []speedRun, format string) error {
+	var ests []string
+	for _, run := range runs {
+		for _, r := range run.Results {
+			if !slices.Contains(ests, r.Estimator) {
+				ests = append(ests, r.Estimator)
+			}
+		}
+	}
+	scatter := plot.New()
+	scatter.Title.Text = fmt.Sprintf("vi bench %s: cost and error", runs[0].Case)
+	scatter.X.Label.Text = "seconds per feature"
+	scatter.X.Scale = plot.LogScale{}
+	scatter.X.Tick.Marker = plot.LogTicks{}
+	scatter.Y.Label.Text = "mean |VI - " + errorRef(runs) + "|"
+	scatter.Add(plotter.NewGrid())
+	scatter.Legend.Top = true
+	for i, e := range ests {
+		var pts plotter.XYs
+		for _, run := range runs {
+			for _, r := range run.Results {
+				if r.Estimator == e && r.ErrorMean != nil && r.SecondsPerFeature > 0 {
+					pts = append(pts, plotter.XY{X: r.SecondsPerFeature, Y: *r.ErrorMean})
+				}
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return err
+		}
+		sc.Color = plotutil.Color(i)
+		sc.Shape = draw.CircleGlyph{}
+		sc.Radius = vg.Points(4)
+		scatter.Add(sc)
+		scatter.Legend.Add(e, sc)
+	}
+	plots := []*plot.Plot{scatter}
+	if len(runs) > 1 {
+		size := plot.New()
+		size.Title.Text = "cost against size"
+		size.Y.Label.Text = "seconds per feature"
+		byN := runs[0].N != runs[len(runs)-1].N
+		size.X.Label.Text = "run (widths " + widths(runs) + ")"
+		if byN {
+			size.X.Label.Text = "n"
+		}
+		size.Add(plotter.NewGrid())
+		size.Legend.Top, size.Legend.Left = true, true
+		for i, e := range ests {
+			var pts plotter.XYs
+			for k, run := range runs {
+				x := float64(k)
+				if byN {
+					x = float64(run.N)
+				}
+				for _, r := range run.Results {
+					if r.Estimator == e {
+						pts = append(pts, plotter.XY{X: x, Y: r.SecondsPerFeature})
+					}
+				}
+			}
+			l, sc, err := plotter.NewLinePoints(pts)
+			if err != nil {
+				return err
+			}
+			l.Color, sc.Color = plotutil.Color(i), plotutil.Color(i)
+			size.Add(l, sc)
+			size.Legend.Add(e, l)
+		}
+		plots = append(plots, size)
+	}
+
+	width, height := vg.Length(len(plots))*5*vg.Inch, 4*vg.Inch
+	var c draw.Canvas
+	var wt io.WriterTo
+	switch format {
+	case "svg":
+		s := vgsvg.New(width, height)
+		c, wt = draw.New(s), s
+	default:
+		img := vgimg.New(width, height)
+		c, wt = draw.New(img), vgimg.PngCanvas{Canvas: img}
+	}
+	tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Inch / 4, PadTop: vg.Inch / 8, PadBottom: vg.Inch / 8, PadLeft: vg.Inch / 8, PadRight: vg.Inch / 8}
+	canvases := plot.Align([][]*plot.Plot{plots}, tiles, c)
+	for i, p := range plots {
+		p.Draw(canvases[0][i])
+	}
+	_, err := wt.WriteTo(w)
+	return err
+}
+
+func errorRef(runs []speedRun) string {
+	for _, run := range runs {
+		for _, r := range run.Results {
+			if r.ErrorAgainst != "" {
+				return r.ErrorAgainst
+			}
+		}
+	}
+	return "reference"
+}
+
+func widths(runs []speedRun) string {
+	ws := make([]string, len(runs))
+	for i, r := range runs {
+		ws[i] = r.Width
+	}
+	return strings.Join(ws, " | ")
+}
