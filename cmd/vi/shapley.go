@@ -114,6 +114,9 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	if t, _, ok := responseTask(d, r.target, r.task); ok && t == framework.Multiclass {
+		return errShapleyMulticlass(d.Source)
+	}
 	_, cols := d.X.Dims()
 	if _, err := shapley.NewPlan(cols-1, *shpSubsets, *shpExact, *shpSeed); err != nil {
 		return err
@@ -217,4 +220,11 @@ func writeShapleyTable(w io.Writer, rep *shapley.Report, lambda float64) error {
 			num(r.VI), num(r.SE), num(r.CILow), num(r.CIHigh), num(r.SEInfluence), num(r.SESampling))
 	}
 	return tw.Flush()
+}
+
+// errShapleyMulticlass is the usage error for a multiclass response, which
+// the Shapley estimator does not support yet (its intercept-only model and
+// fixed-penalty lazy path are for one output).
+func errShapleyMulticlass(source string) error {
+	return framework.Usagef("vi shapley supports regression and binary responses, not multiclass (%s: class labels 0..K-1; --task regression treats them as numbers)", source)
 }

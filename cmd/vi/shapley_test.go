@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -161,5 +162,15 @@ func TestShapleyBadUsage(t *testing.T) {
 			t.Errorf("vi %s: exit %d, stderr %q; want exit 2 naming %q", strings.Join(args, " "), code, errs, tc.want)
 		}
 	}
-	checkNoFiles(t, dir, "data.csv")
+	// A multiclass response is refused before any model trains.
+	var classes strings.Builder
+	classes.WriteString("a,b,y\n")
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&classes, "%d,%d,%d\n", i, i%7, i%3)
+	}
+	writeFile(t, filepath.Join(dir, "classes.csv"), classes.String())
+	if _, errs, code := vi(t, dir, "shapley", "--data", "classes.csv"); code != 2 || !strings.Contains(errs, "not multiclass") {
+		t.Errorf("vi shapley on a multiclass response: exit %d, stderr %q; want exit 2 saying it is not supported", code, errs)
+	}
+	checkNoFiles(t, dir, "data.csv", "classes.csv")
 }

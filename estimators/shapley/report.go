@@ -79,6 +79,10 @@ func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m fram
 	if err != nil {
 		return nil, err
 	}
+	if prob.Task == framework.Multiclass {
+		prob.Close()
+		return nil, framework.Usagef("shapley: a multiclass response is not supported (its intercept-only model and fixed-penalty lazy path are for one output)")
+	}
 	defer prob.Close()
 	fullSecs := time.Since(start).Seconds()
 	if m == nil {
