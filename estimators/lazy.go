@@ -260,6 +260,11 @@ func searchLogAlpha(f func(ts []float64) ([]float64, error)) (best, bestErr floa
 	if _, err := eval(grid...); err != nil {
 		return 0, 0, err
 	}
+	if math.IsInf(bestErr, 1) {
+		// No usable penalty on the grid; smaller ones are only more
+		// singular.
+		return best, bestErr, nil
+	}
 	for best == lo && lo-gridStep >= widenLo {
 		lo -= gridStep
 		if _, err := eval(lo); err != nil {
@@ -415,6 +420,15 @@ var jacobianBudget = 8 << 20
 // is held in memory.
 const maxRidgeDim = 3000
 
+// maxFixedRidgeDim and maxJacobian bound what a fixed penalty needs: one
+// Cholesky of the d x d system (d^3/3 flops, d^2 doubles: 1.1 GB at
+// 12000) and, with k > 1 outputs, the (n1 k) x M Jacobian (256M doubles is
+// 2 GiB).
+const (
+	maxFixedRidgeDim = 12000
+	maxJacobian      = 1 << 28
+)
+
 // newRidge sets up the ridge problem for the rows of x with k outputs each
 // (e stacks them, row i*k + j; with k > 1 the Jacobian's rows are stacked
 // the same way and the structured kernel is not used).
@@ -425,9 +439,13 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 	if m < 1 {
 		return nil, fmt.Errorf("the model reports %d parameters", m)
 	}
-	if d := min(n, m); cv && d > maxRidgeDim {
+	switch d := min(n, m); {
+	case cv && d > maxRidgeDim:
 		return nil, framework.Usagef("lazy would cross-validate a %d x %d ridge system per feature (%d train rows x %d outputs, %d parameters): too slow here; fix the penalty with --lambda, use lazy-es, or a smaller network",
 			d, d, samples, k, m)
+	case d > maxFixedRidgeDim || (k > 1 && n*m > maxJacobian):
+		return nil, framework.Usagef("lazy would need a %d x %d ridge system and a %d x %d Jacobian per feature (%d train rows x %d outputs, %d parameters): too large; use lazy-es or a smaller network",
+			d, d, n, m, samples, k, m)
 	}
 	kern, hasKernel := g.(framework.Kerneler)
 	hasKernel = hasKernel && k == 1

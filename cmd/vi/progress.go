@@ -22,6 +22,7 @@ type progress struct {
 	width int // bar width in characters
 
 	mu    sync.Mutex
+	done  int // the largest count drawn
 	start time.Time
 	last  time.Time
 	shown bool
@@ -62,7 +63,10 @@ func (p *progress) update(done, total int) {
 	now := time.Now()
 	if done == 0 {
 		p.start = now // the estimation starts: what came before is not in the ETA
+	} else if done < p.done {
+		return // workers report concurrently: an older count arrived late
 	}
+	p.done = done
 	if done > 0 && done < total && now.Sub(p.last) < 100*time.Millisecond {
 		return
 	}
