@@ -283,7 +283,7 @@ func reduceAll(ctx context.Context, prob *framework.Problem, m framework.Measure
 			for k := range jobs {
 				s := plan.Subsets[k]
 				f := framework.Feature{Name: "subset " + s.String(), Columns: s.Complement(p)}
-				r, err := red.Reduce(ctx, prob, f)
+				r, err := reduceSafely(ctx, red, prob, f)
 				if err != nil {
 					fail(fmt.Errorf("estimator %s, subset %s: %w", red.Name(), s, err))
 					continue
@@ -328,4 +328,21 @@ feed:
 		}
 	}
 	return scores, n, nil
+}
+
+// reduceSafely runs one reduced model, turning a panic (a malformed answer
+// from a plugin backend, say) into an error so that the process, and its
+// backend subprocess, are shut down cleanly; a reduced model that returns no
+// predictions is an error too.
+func reduceSafely(ctx context.Context, red framework.Estimator, prob *framework.Problem, f framework.Feature) (r framework.Reduced, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("internal error (panic): %v", v)
+		}
+	}()
+	r, err = red.Reduce(ctx, prob, f)
+	if err == nil && r.Pred == nil {
+		err = fmt.Errorf("no reduced predictions")
+	}
+	return r, err
 }
