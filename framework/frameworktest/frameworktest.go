@@ -441,30 +441,7 @@ func checkKernel(t *testing.T, b framework.Backend, c *config, task framework.Ta
 	ctx := context.Background()
 	x1 := x.Slice(0, 20, 0, c.p).(*mat.Dense)
 	x2 := x.Slice(20, 33, 0, c.p).(*mat.Dense)
-	j1, err := g.Jacobian(ctx, x1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	j2, err := g.Jacobian(ctx, x2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want12, want11 mat.Dense
-	want12.Mul(j1, j2.T())
-	want11.Mul(j1, j1.T())
-	k12, err := kr.Kernel(ctx, x1, x2)
-	if err != nil {
-		t.Fatalf("Kernel(x1, x2): %v", err)
-	}
-	checkClose(t, "Kernel(x1, x2) against J1 J2^T", k12, &want12)
-	k11, err := kr.Kernel(ctx, x1, nil)
-	if err != nil {
-		t.Fatalf("Kernel(x1, nil): %v", err)
-	}
-	checkClose(t, "Kernel(x1, nil) against J1 J1^T", k11, &want11)
-	if !mat.Equal(k11, k11.T()) {
-		t.Errorf("Kernel(x1, nil) is not exactly symmetric")
-	}
+	j1 := checkKernelAgainstJacobian(t, g, kr, x1, x2)
 	rng := rand.New(rand.NewPCG(uint64(c.seed), 0xa))
 	a := make([]float64, 20)
 	for i := range a {
@@ -558,4 +535,37 @@ func equalSlices(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// checkKernelAgainstJacobian checks Kernel(x1, x2) and Kernel(x1, nil)
+// against the products of the materialised Jacobians, and the symmetric
+// one for exact symmetry; it returns J(x1).
+func checkKernelAgainstJacobian(t *testing.T, g framework.Gradienter, kr framework.Kerneler, x1, x2 *mat.Dense) *mat.Dense {
+	t.Helper()
+	ctx := context.Background()
+	j1, err := g.Jacobian(ctx, x1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j2, err := g.Jacobian(ctx, x2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want12, want11 mat.Dense
+	want12.Mul(j1, j2.T())
+	want11.Mul(j1, j1.T())
+	k12, err := kr.Kernel(ctx, x1, x2)
+	if err != nil {
+		t.Fatalf("Kernel(x1, x2): %v", err)
+	}
+	checkClose(t, "Kernel(x1, x2) against J1 J2^T", k12, &want12)
+	k11, err := kr.Kernel(ctx, x1, nil)
+	if err != nil {
+		t.Fatalf("Kernel(x1, nil): %v", err)
+	}
+	checkClose(t, "Kernel(x1, nil) against J1 J1^T", k11, &want11)
+	if !mat.Equal(k11, k11.T()) {
+		t.Errorf("Kernel(x1, nil) is not exactly symmetric")
+	}
+	return j1
 }

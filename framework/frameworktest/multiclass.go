@@ -247,27 +247,7 @@ func checkKernelMulti(t *testing.T, b framework.Backend, c *config) {
 	ctx := context.Background()
 	x1 := x.Slice(0, 9, 0, c.p).(*mat.Dense)
 	x2 := x.Slice(9, 14, 0, c.p).(*mat.Dense)
-	j1, err := g.Jacobian(ctx, x1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	j2, err := g.Jacobian(ctx, x2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want12, want11 mat.Dense
-	want12.Mul(j1, j2.T())
-	want11.Mul(j1, j1.T())
-	k12, err := kr.Kernel(ctx, x1, x2)
-	if err != nil {
-		t.Fatalf("Kernel(x1, x2): %v", err)
-	}
-	checkClose(t, "Kernel(x1, x2) against J1 J2^T", k12, &want12)
-	k11, err := kr.Kernel(ctx, x1, nil)
-	if err != nil {
-		t.Fatalf("Kernel(x1, nil): %v", err)
-	}
-	checkClose(t, "Kernel(x1, nil) against J1 J1^T", k11, &want11)
+	j1 := checkKernelAgainstJacobian(t, g, kr, x1, x2)
 	rows, _ := j1.Dims()
 	rng := rand.New(rand.NewPCG(uint64(c.seed), 0xb))
 	a := make([]float64, rows)
