@@ -148,6 +148,7 @@ var estimatorDoc = map[string]string{
 	"dropout": "the full model with the feature set to its train mean (fast; biased up for correlated features)",
 	"retrain": "a new model trained without the feature (the reference; one training per feature)",
 	"lazy":    "LazyVI: the full network shifted by a ridge regression on its gradients (needs a gradient backend)",
+	"lazy-es": "the full network trained on for --es-steps steps without the feature (needs warm starts: mlp, cnn)",
 }
 
 func runMeasures(_ context.Context, cmd *Command, args []string) error {
@@ -166,7 +167,7 @@ func runMeasures(_ context.Context, cmd *Command, args []string) error {
 			return err
 		}
 		var tasks []string
-		for _, t := range []framework.Task{framework.Regression, framework.Binary} {
+		for _, t := range []framework.Task{framework.Regression, framework.Binary, framework.Multiclass} {
 			if m.Supports(t) {
 				task := t.String()
 				if framework.DefaultMeasure(t) == name {
