@@ -165,6 +165,9 @@ type ReduceOptions struct {
 	// that score the full model (see Infer). Plain inference on the result
 	// is then an error.
 	SplitOnly bool
+	// Checkpoint, when set, supplies the reductions an earlier run
+	// finished and keeps each new one, so that an interrupted run resumes.
+	Checkpoint Checkpoint
 }
 
 // Reduce runs every estimator on every feature of every fold, Workers at a
@@ -227,7 +230,8 @@ func Reduce(ctx context.Context, folds []*Problem, ests []Estimator, feats []Fea
 			defer wg.Done()
 			for j := range ch {
 				e, f := ests[j.e], feats[j.f]
-				red, secs, err := reduceOne(ctx, folds[j.k], e, f)
+				key := fmt.Sprintf("fold %d/%d, estimator %s, feature %s", j.k+1, len(folds), e.Name(), f.Name)
+				red, secs, err := reduceCheckpointed(ctx, folds[j.k], e, f, opt.Checkpoint, key)
 				if err != nil {
 					if len(folds) > 1 {
 						err = fmt.Errorf("fold %d: %w", j.k+1, err)
@@ -288,6 +292,25 @@ func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature) (red Red
 		return Reduced{}, secs, fmt.Errorf("reduced predictions are %d x %d, want %d x %d", r, c, n2, p.Outputs())
 	}
 	return red, secs, nil
+}
+
+// reduceCheckpointed is reduceOne through a checkpoint: a reduction saved
+// by an earlier run (of the right shape) is reused, a new one is saved.
+func reduceCheckpointed(ctx context.Context, p *Problem, e Estimator, f Feature, c Checkpoint, key string) (Reduced, float64, error) {
+	if c == nil {
+		return reduceOne(ctx, p, e, f)
+	}
+	n2, _ := p.XEval.Dims()
+	if red, secs, ok := c.Load(key); ok {
+		if r, k := red.Pred.Dims(); r == n2 && k == p.Outputs() {
+			return red, secs, nil
+		}
+	}
+	red, secs, err := reduceOne(ctx, p, e, f)
+	if err != nil {
+		return red, secs, err
+	}
+	return red, secs, c.Save(key, red, secs)
 }
 
 // foldScoresFull reports whether cross-fitting fold k (0-based) scores the

@@ -328,6 +328,10 @@ type EstimateOptions struct {
 	Delta      float64   // p_value tests H0: VI <= Delta
 	Adjust     Adjust    // multiplicity adjustment into Result.PAdjusted
 	CITruncate bool      // floor the intervals at 0
+
+	// Checkpoint, when set, lets an interrupted run resume (see
+	// ReduceOptions.Checkpoint).
+	Checkpoint Checkpoint
 }
 
 func (o EstimateOptions) infer() InferOptions {
@@ -364,7 +368,7 @@ func EstimateFolds(ctx context.Context, folds []*Problem, m Measure, ests []Esti
 			return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), err)
 		}
 	}
-	red, err := Reduce(ctx, folds, ests, feats, ReduceOptions{Workers: opt.Workers, Progress: opt.Progress, SplitOnly: opt.Inference == Split})
+	red, err := Reduce(ctx, folds, ests, feats, ReduceOptions{Workers: opt.Workers, Progress: opt.Progress, SplitOnly: opt.Inference == Split, Checkpoint: opt.Checkpoint})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// An interrupted `vi estimate --out` keeps its finished reduced models in
+// OUT.partial; the same command resumes from them, gives the same numbers
+// as an uninterrupted run, and removes the file.
+func TestEstimateResumes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, stderr, code := vi(t, dir, "simulate", "--setting", "highdim", "--n", "300", "--out", "hd.csv"); code != 0 {
+		t.Fatalf("simulate: %s", stderr)
+	}
+	args := []string{"estimate", "--data", "hd.csv", "--estimators", "retrain", "--epochs", "20", "--workers", "1", "--format", "json"}
+	if _, stderr, code := vi(t, dir, append(args, "--out", "whole.json")...); code != 0 {
+		t.Fatalf("uninterrupted run: %s", stderr)
+	}
+
+	// Interrupt a run once a few reduced models are in its checkpoint.
+	cmd := exec.Command(viBin, append(args, "--out", "resumed.json")...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	partial := filepath.Join(dir, "resumed.json.partial")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, _ := os.ReadFile(partial)
+		if bytes.Count(b, []byte("\n")) >= 4 { // the header and three models
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no checkpoint entries after 60 s; stderr: %s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil {
+		t.Fatal("the interrupted run succeeded; it finished before the interrupt")
+	}
+	if msg := stderr.String(); strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "resumed.json.partial") {
+		t.Fatalf("interrupted run: stderr %q, want one line naming the checkpoint", msg)
+	}
+
+	_, errs, code := vi(t, dir, append(args, "--out", "resumed.json")...)
+	if code != 0 || !strings.Contains(errs, "resuming from") {
+		t.Fatalf("resumed run: exit %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(partial); !os.IsNotExist(err) {
+		t.Errorf("checkpoint %s left after a successful run", partial)
+	}
+	read := func(name string) framework.Report {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r framework.Report
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	whole, resumed := read("whole.json"), read("resumed.json")
+	if len(whole.Results) != len(resumed.Results) {
+		t.Fatalf("%d results resumed, want %d", len(resumed.Results), len(whole.Results))
+	}
+	for i, w := range whole.Results {
+		r := resumed.Results[i]
+		if r.Feature != w.Feature || r.VI != w.VI || r.SE != w.SE {
+			t.Errorf("result %d: resumed %s vi %v se %v, uninterrupted %s vi %v se %v", i, r.Feature, r.VI, r.SE, w.Feature, w.VI, w.SE)
+		}
+	}
+}

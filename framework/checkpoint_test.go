@@ -1,0 +1,92 @@
+package framework_test
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/measures"
+)
+
+// counting wraps an estimator and counts its reductions; every third
+// feature reports "no update".
+type counting struct {
+	shift
+	calls *atomic.Int64
+}
+
+func (c counting) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
+	c.calls.Add(1)
+	r, err := c.shift.Reduce(ctx, p, f)
+	if f.Columns[0]%3 == 2 {
+		r.Lambda = math.Inf(1)
+	}
+	return r, err
+}
+
+func TestCheckpointResumes(t *testing.T) {
+	ctx := context.Background()
+	p, err := framework.Prepare(ctx, dataset(300, 3), framework.Config{Backend: meanBackend{}, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "run.partial")
+	var calls atomic.Int64
+	est := counting{shift{0.5}, &calls}
+	run := func(fingerprint string) ([]framework.Result, int) {
+		t.Helper()
+		c, n, err := framework.OpenCheckpoint(path, fingerprint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		res, err := framework.Estimate(ctx, p, measures.MSE(), []framework.Estimator{est}, p.Features(), framework.EstimateOptions{Workers: 2, Checkpoint: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, n
+	}
+	first, n := run("A")
+	if n != 0 || calls.Load() != 3 {
+		t.Fatalf("fresh run: %d entries loaded, %d reductions; want 0 and 3", n, calls.Load())
+	}
+	again, n := run("A")
+	if n != 3 || calls.Load() != 3 {
+		t.Fatalf("resumed run: %d entries loaded, %d reductions in all; want 3 and 3", n, calls.Load())
+	}
+	for i := range first {
+		a, b := first[i], again[i]
+		if a.VI != b.VI || a.SE != b.SE || a.NoUpdate != b.NoUpdate || (a.Lambda == nil) != (b.Lambda == nil) {
+			t.Errorf("result %d: resumed %+v, want %+v", i, b, a)
+		}
+	}
+	// A crash mid-line: the entries before it are kept.
+	b, _ := os.ReadFile(path)
+	if err := os.WriteFile(path, b[:len(b)-20], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, n = run("A"); n != 2 || calls.Load() != 4 {
+		t.Errorf("after a cut line: %d entries loaded, %d reductions; want 2 and 4", n, calls.Load())
+	}
+	// Other data or settings: start afresh.
+	if _, n = run("B"); n != 0 || calls.Load() != 7 {
+		t.Errorf("other fingerprint: %d entries loaded, %d reductions; want 0 and 7", n, calls.Load())
+	}
+	c, _, err := framework.OpenCheckpoint(path, "B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _, ok := c.Load("no such key"); ok || r.Pred != nil {
+		t.Error("Load of an unknown key succeeded")
+	}
+	if err := c.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("Remove left %s", path)
+	}
+}
