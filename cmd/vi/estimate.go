@@ -3,11 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/binary"
-	"encoding/hex"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -246,32 +242,18 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 		CITruncate: *estCITruncate,
 	}
 	// With --out, finished reductions are kept in OUT.partial as they
-	// come, so that the same command run again after a crash or an
-	// interrupt resumes instead of starting over.
-	var ckpt *framework.FileCheckpoint
-	if r.out != "" {
-		var n int
-		if ckpt, n, err = framework.OpenCheckpoint(r.out+".partial", runFingerprint(cmd, d)); err != nil {
-			return err
-		}
-		if n > 0 {
-			prog.clear()
-			fmt.Fprintf(stderr, "vi: resuming from %s: %d reduced models already done\n", r.out+".partial", n)
-		}
+	// come, so that the same command resumes after a crash or an interrupt.
+	ckpt, err := openCheckpoint(cmd, d, r.out, prog)
+	if err != nil {
+		return err
+	}
+	if ckpt != nil {
 		eopt.Checkpoint = ckpt
 	}
 	rep, err := framework.Run(ctx, d, cfg, r.measure, ests, eopt)
 	prog.clear()
 	if err != nil {
-		err = runError(ctx, err)
-		if ckpt != nil {
-			if n := ckpt.Len(); n > 0 {
-				ckpt.Close()
-				return fmt.Errorf("%w (%d finished reduced models are kept in %s: the same command resumes from them)", err, n, r.out+".partial")
-			}
-			ckpt.Remove()
-		}
-		return err
+		return finishCheckpoint(ckpt, r.out, runError(ctx, err))
 	}
 
 	var buf bytes.Buffer
@@ -281,34 +263,7 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err := r.emit(&buf); err != nil {
 		return err
 	}
-	if ckpt != nil {
-		return ckpt.Remove()
-	}
-	return nil
-}
-
-// runFingerprint identifies what a run's reduced models depend on: the data
-// and every flag given except those that only shape the output or the
-// schedule. A checkpoint from a run with another fingerprint is not reused.
-func runFingerprint(cmd *Command, d *framework.Dataset) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%q\n", d.Names)
-	raw := d.X.RawMatrix()
-	var b [8]byte
-	for i := 0; i < raw.Rows; i++ {
-		for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
-			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
-			h.Write(b[:])
-		}
-	}
-	cmd.Flag.Visit(func(f *flag.Flag) { // in lexical order
-		switch f.Name {
-		case "workers", "out", "format", "level", "delta", "adjust", "ci-truncate":
-		default:
-			fmt.Fprintf(h, "--%s=%s\n", f.Name, f.Value)
-		}
-	})
-	return hex.EncodeToString(h.Sum(nil))
+	return finishCheckpoint(ckpt, r.out, nil)
 }
 
 // groupFlags reads --groups and --groups-file: explicit groups, and

@@ -13,16 +13,25 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 )
 
-// An interrupted `vi estimate --out` keeps its finished reduced models in
-// OUT.partial; the same command resumes from them, gives the same numbers
-// as an uninterrupted run, and removes the file.
+// An interrupted `vi estimate --out` (or `vi shapley --out`) keeps its
+// finished reduced models in OUT.partial; the same command resumes from
+// them, gives the same numbers as an uninterrupted run, and removes the file.
 func TestEstimateResumes(t *testing.T) {
 	t.Parallel()
+	testResumes(t, "highdim", []string{"estimate", "--estimators", "retrain"})
+}
+
+func TestShapleyResumes(t *testing.T) {
+	t.Parallel()
+	testResumes(t, "linear", []string{"shapley", "--reduced", "retrain", "--exact"})
+}
+
+func testResumes(t *testing.T, setting string, command []string) {
 	dir := t.TempDir()
-	if _, stderr, code := vi(t, dir, "simulate", "--setting", "highdim", "--n", "300", "--out", "hd.csv"); code != 0 {
+	if _, stderr, code := vi(t, dir, "simulate", "--setting", setting, "--n", "300", "--out", "d.csv"); code != 0 {
 		t.Fatalf("simulate: %s", stderr)
 	}
-	args := []string{"estimate", "--data", "hd.csv", "--estimators", "retrain", "--epochs", "20", "--workers", "1", "--format", "json"}
+	args := append(command, "--data", "d.csv", "--epochs", "20", "--workers", "1", "--format", "json")
 	if _, stderr, code := vi(t, dir, append(args, "--out", "whole.json")...); code != 0 {
 		t.Fatalf("uninterrupted run: %s", stderr)
 	}
@@ -70,7 +79,7 @@ func TestEstimateResumes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r framework.Report
+		var r framework.Report // shapley's report has the same results fields
 		if err := json.Unmarshal(b, &r); err != nil {
 			t.Fatal(err)
 		}

@@ -139,10 +139,17 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 		Subsets: *shpSubsets, Exact: *shpExact,
 		Options: shapley.Options{Workers: *shpWorkers, Level: *shpLevel, Progress: prog.update},
 	}
+	ckpt, err := openCheckpoint(cmd, d, r.out, prog)
+	if err != nil {
+		return err
+	}
+	if ckpt != nil {
+		ropt.Checkpoint = ckpt
+	}
 	rep, err := shapley.Run(ctx, d, cfg, r.measure, reds, ropt)
 	prog.clear()
 	if err != nil {
-		return runError(ctx, err)
+		return finishCheckpoint(ckpt, r.out, runError(ctx, err))
 	}
 
 	var buf bytes.Buffer
@@ -152,7 +159,10 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err := writePlot(*shpPlot, func(w io.Writer) error { return shapley.Plot(w, rep) }); err != nil {
 		return err
 	}
-	return r.emit(&buf)
+	if err := r.emit(&buf); err != nil {
+		return err
+	}
+	return finishCheckpoint(ckpt, r.out, nil)
 }
 
 func writeShapley(w io.Writer, rep *shapley.Report, format string, lambda float64) error {

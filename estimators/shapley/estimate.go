@@ -110,6 +110,10 @@ type Options struct {
 	Workers  int     // concurrent reduced models; 0 means runtime.NumCPU()
 	Level    float64 // confidence level; 0 means 0.95
 	Progress func(done, total int)
+	// Checkpoint, when set, supplies the subsets' reduced models an
+	// earlier run finished and keeps each new one (see
+	// framework.Checkpoint).
+	Checkpoint framework.Checkpoint
 }
 
 // Estimation is the outcome of Estimate for one reduced-model estimator.
@@ -273,8 +277,26 @@ func reduceAll(ctx context.Context, prob *framework.Problem, m framework.Measure
 		mu.Unlock()
 	}
 	p := plan.P
+	name := red.Name()
 	if lf := newLazyFixed(prob, red); lf != nil {
 		red = lf
+	}
+	n2, _ := prob.XEval.Dims()
+	reduce := func(s Subset, f framework.Feature) (framework.Reduced, error) {
+		key := fmt.Sprintf("estimator %s, subset %s", name, s)
+		if c := opt.Checkpoint; c != nil {
+			if r, _, ok := c.Load(key); ok {
+				if rows, cols := r.Pred.Dims(); rows == n2 && cols == prob.Outputs() {
+					return r, nil
+				}
+			}
+		}
+		start := time.Now()
+		r, err := reduceSafely(ctx, red, prob, f)
+		if err == nil && opt.Checkpoint != nil {
+			err = opt.Checkpoint.Save(key, r, time.Since(start).Seconds())
+		}
+		return r, err
 	}
 	for range workers {
 		wg.Add(1)
@@ -283,7 +305,7 @@ func reduceAll(ctx context.Context, prob *framework.Problem, m framework.Measure
 			for k := range jobs {
 				s := plan.Subsets[k]
 				f := framework.Feature{Name: "subset " + s.String(), Columns: s.Complement(p)}
-				r, err := reduceSafely(ctx, red, prob, f)
+				r, err := reduce(s, f)
 				if err != nil {
 					fail(fmt.Errorf("estimator %s, subset %s: %w", red.Name(), s, err))
 					continue

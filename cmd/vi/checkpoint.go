@@ -1,0 +1,72 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"math"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// openCheckpoint opens OUT.partial, where a run writing to out keeps its
+// finished reduced models so that the same command resumes after an
+// interrupt or a crash; nil when the run writes to stdout.
+func openCheckpoint(cmd *Command, d *framework.Dataset, out string, prog *progress) (*framework.FileCheckpoint, error) {
+	if out == "" {
+		return nil, nil
+	}
+	c, n, err := framework.OpenCheckpoint(out+".partial", runFingerprint(cmd, d))
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		prog.clear()
+		fmt.Fprintf(stderr, "vi: resuming from %s: %d reduced models already done\n", out+".partial", n)
+	}
+	return c, nil
+}
+
+// finishCheckpoint ends a checkpoint's run: after a failure it keeps the
+// file when it holds anything and says so in the (one-line) error; after a
+// success, and when there is nothing to keep, it removes the file.
+func finishCheckpoint(c *framework.FileCheckpoint, out string, runErr error) error {
+	if c == nil {
+		return runErr
+	}
+	if runErr != nil {
+		if n := c.Len(); n > 0 {
+			c.Close()
+			return fmt.Errorf("%w (%d finished reduced models are kept in %s: the same command resumes from them)", runErr, n, out+".partial")
+		}
+		c.Remove()
+		return runErr
+	}
+	return c.Remove()
+}
+
+// runFingerprint identifies what a run's reduced models depend on: the data
+// and every flag given except those that only shape the output or the
+// schedule. A checkpoint from a run with another fingerprint is not reused.
+func runFingerprint(cmd *Command, d *framework.Dataset) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%q\n", cmd.Name(), d.Names)
+	raw := d.X.RawMatrix()
+	var b [8]byte
+	for i := 0; i < raw.Rows; i++ {
+		for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
+			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+			h.Write(b[:])
+		}
+	}
+	cmd.Flag.Visit(func(f *flag.Flag) { // in lexical order
+		switch f.Name {
+		case "workers", "out", "format", "plot", "level", "delta", "adjust", "ci-truncate":
+		default:
+			fmt.Fprintf(h, "--%s=%s\n", f.Name, f.Value)
+		}
+	})
+	return hex.EncodeToString(h.Sum(nil))
+}
