@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -249,122 +247,32 @@ func influenceSE(fit *Fit, scores []framework.Score, full, empty framework.Score
 	return out
 }
 
-// reduceAll scores the reduced model of every plan subset, Workers at a
-// time, results by subset index.
+// reduceAll scores the reduced model of every plan subset, results by
+// subset index. The subsets are features to framework.Reduce (each drops
+// the complement of its subset), which runs them Workers at a time with its
+// checkpoint, panic recovery and shape checks.
 func reduceAll(ctx context.Context, prob *framework.Problem, m framework.Measure, plan *Plan, red framework.Estimator, opt Options) ([]framework.Score, int, error) {
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	total := len(plan.Subsets)
-	scores := make([]framework.Score, total)
-	noUpd := make([]bool, total)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	jobs := make(chan int)
-	var (
-		mu       sync.Mutex
-		firstErr error
-		done     int
-		wg       sync.WaitGroup
-	)
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-			cancel()
-		}
-		mu.Unlock()
-	}
-	p := plan.P
-	name := red.Name()
 	if lf := newLazyFixed(prob, red); lf != nil {
 		red = lf
 	}
-	n2, _ := prob.XEval.Dims()
-	reduce := func(s Subset, f framework.Feature) (framework.Reduced, error) {
-		key := fmt.Sprintf("estimator %s, subset %s", name, s)
-		if c := opt.Checkpoint; c != nil {
-			if r, _, ok := c.Load(key); ok {
-				if rows, cols := r.Pred.Dims(); rows == n2 && cols == prob.Outputs() {
-					return r, nil
-				}
-			}
-		}
-		start := time.Now()
-		r, err := reduceSafely(ctx, red, prob, f)
-		if err == nil && opt.Checkpoint != nil {
-			err = opt.Checkpoint.Save(key, r, time.Since(start).Seconds())
-		}
-		return r, err
+	feats := make([]framework.Feature, len(plan.Subsets))
+	for k, s := range plan.Subsets {
+		feats[k] = framework.Feature{Name: "subset " + s.String(), Columns: s.Complement(plan.P)}
 	}
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range jobs {
-				s := plan.Subsets[k]
-				f := framework.Feature{Name: "subset " + s.String(), Columns: s.Complement(p)}
-				r, err := reduce(s, f)
-				if err != nil {
-					fail(fmt.Errorf("estimator %s, subset %s: %w", red.Name(), s, err))
-					continue
-				}
-				sc, err := m.Evaluate(prob.YEval, r.Pred)
-				if err != nil {
-					fail(fmt.Errorf("estimator %s, subset %s: measure %s: %w", red.Name(), s, m.Name(), err))
-					continue
-				}
-				scores[k] = sc
-				noUpd[k] = math.IsInf(r.Lambda, 1)
-				mu.Lock()
-				done++
-				d := done
-				mu.Unlock()
-				if opt.Progress != nil {
-					opt.Progress(d, total)
-				}
-			}
-		}()
-	}
-feed:
-	for k := range total {
-		select {
-		case jobs <- k:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, 0, firstErr
-	}
-	if err := ctx.Err(); err != nil {
+	rs, err := framework.Reduce(ctx, []*framework.Problem{prob}, []framework.Estimator{red}, feats,
+		framework.ReduceOptions{Workers: opt.Workers, Progress: opt.Progress, Checkpoint: opt.Checkpoint})
+	if err != nil {
 		return nil, 0, err
 	}
-	n := 0
-	for _, b := range noUpd {
-		if b {
-			n++
+	scores := make([]framework.Score, len(feats))
+	noUpdate := 0
+	for k, r := range rs.Reduced[0][0] {
+		if scores[k], err = m.Evaluate(prob.YEval, r.Pred); err != nil {
+			return nil, 0, fmt.Errorf("estimator %s, %s: measure %s: %w", red.Name(), feats[k].Name, m.Name(), err)
+		}
+		if math.IsInf(r.Lambda, 1) {
+			noUpdate++
 		}
 	}
-	return scores, n, nil
-}
-
-// reduceSafely runs one reduced model, turning a panic (a malformed answer
-// from a plugin backend, say) into an error so that the process, and its
-// backend subprocess, are shut down cleanly; a reduced model that returns no
-// predictions is an error too.
-func reduceSafely(ctx context.Context, red framework.Estimator, prob *framework.Problem, f framework.Feature) (r framework.Reduced, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("internal error (panic): %v", v)
-		}
-	}()
-	r, err = red.Reduce(ctx, prob, f)
-	if err == nil && r.Pred == nil {
-		err = fmt.Errorf("no reduced predictions")
-	}
-	return r, err
+	return scores, noUpdate, nil
 }
