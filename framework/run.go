@@ -381,9 +381,9 @@ type FullResult struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// Report is the outcome of Run; its JSON form is the CLI's --format json
-// contract.
-type Report struct {
+// RunInfo describes a run: what the reports of vi estimate and vi shapley
+// open with (in JSON, its fields come first, at the top level).
+type RunInfo struct {
 	Measure string  `json:"measure"`
 	Backend string  `json:"backend"`
 	Task    string  `json:"task"`
@@ -392,6 +392,24 @@ type Report struct {
 	NEval   int     `json:"n_eval"`
 	Seed    int64   `json:"seed"`
 	Level   float64 `json:"level"`
+}
+
+// Info returns the RunInfo of this problem scored by m at the interval
+// level (0 means 0.95).
+func (p *Problem) Info(m Measure, level float64) RunInfo {
+	if level == 0 {
+		level = 0.95
+	}
+	n1, _ := p.XTrain.Dims()
+	n2, _ := p.XEval.Dims()
+	return RunInfo{Measure: m.Name(), Backend: p.BackendName, Task: p.Task.String(),
+		N: n1 + n2, NTrain: n1, NEval: n2, Seed: p.Seed, Level: level}
+}
+
+// Report is the outcome of Run; its JSON form is the CLI's --format json
+// contract.
+type Report struct {
+	RunInfo
 	// Inference is "plain" or "split"; CrossFit the number of
 	// cross-fitting folds (absent for one train/evaluation split, where
 	// n_train and n_eval are the split's sizes; with cross-fitting every
@@ -463,22 +481,15 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 		score += fs.Value
 	}
 	score /= float64(len(folds))
-	level := opt.Level
-	if level == 0 {
-		level = 0.95
-	}
-	n1, _ := p.XTrain.Dims()
-	n2, _ := p.XEval.Dims()
 	rep := &Report{
-		Measure: m.Name(), Backend: p.BackendName, Task: p.Task.String(),
-		N: n1 + n2, NTrain: n1, NEval: n2, Seed: p.Seed, Level: level,
+		RunInfo:   p.Info(m, opt.Level),
 		Inference: opt.Inference.String(), Delta: opt.Delta, Adjust: opt.Adjust.String(), CITruncate: opt.CITruncate,
 		Full:    FullResult{Score: score, Seconds: fullSecs},
 		Results: res,
 	}
 	if len(folds) > 1 {
 		rep.CrossFit = len(folds)
-		rep.NEval = n1 + n2
+		rep.NEval = rep.N
 	}
 	return rep, nil
 }

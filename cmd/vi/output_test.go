@@ -29,8 +29,8 @@ func TestNum(t *testing.T) {
 func sampleReport() *framework.Report {
 	l := 12.5
 	return &framework.Report{
-		Measure: "mse", Backend: "mlp", Task: "regression", N: 30, NTrain: 20, NEval: 10, Seed: 1, Level: 0.95,
-		Full: framework.FullResult{Score: -1.25, Seconds: 0.5},
+		RunInfo: framework.RunInfo{Measure: "mse", Backend: "mlp", Task: "regression", N: 30, NTrain: 20, NEval: 10, Seed: 1, Level: 0.95},
+		Full:    framework.FullResult{Score: -1.25, Seconds: 0.5},
 		Results: []framework.Result{
 			{Feature: "x1", Estimator: "lazy", VI: 0.5, SE: 0.1, CILow: 0.3, CIHigh: 0.7, Seconds: 0.01, Lambda: &l},
 			{Feature: "longer_name", Estimator: "lazy", VI: 0, SE: 0, Seconds: 0.01, NoUpdate: true},

@@ -13,14 +13,7 @@ import (
 // plus empty.score (the intercept-only model's measure on the evaluation
 // split), the subset plan and a summary per estimator.
 type Report struct {
-	Measure    string               `json:"measure"`
-	Backend    string               `json:"backend"`
-	Task       string               `json:"task"`
-	N          int                  `json:"n"`
-	NTrain     int                  `json:"n_train"`
-	NEval      int                  `json:"n_eval"`
-	Seed       int64                `json:"seed"`
-	Level      float64              `json:"level"`
+	framework.RunInfo
 	Full       framework.FullResult `json:"full"`
 	Empty      EmptyResult          `json:"empty"`
 	Subsets    SubsetInfo           `json:"subsets"`
@@ -98,11 +91,8 @@ func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m fram
 	if level == 0 {
 		level = 0.95
 	}
-	n1, _ := prob.XTrain.Dims()
-	n2, _ := prob.XEval.Dims()
 	rep := &Report{
-		Measure: m.Name(), Backend: prob.BackendName, Task: prob.Task.String(),
-		N: n1 + n2, NTrain: n1, NEval: n2, Seed: prob.Seed, Level: level,
+		RunInfo: prob.Info(m, level),
 		Subsets: SubsetInfo{Draws: plan.Draws, Distinct: len(plan.Subsets), Exact: plan.Exact},
 	}
 	for _, red := range reds {
