@@ -378,12 +378,23 @@ func checkGradients(t *testing.T, b framework.Backend, c *config, task framework
 	if _, err := g.PredictShifted(ctx, xs, make([]float64, M+1)); err == nil {
 		t.Errorf("PredictShifted with %d shifts for %d parameters: want an error", M+1, M)
 	}
+	checkJacobianByDifferences(t, c, g, xs, jac, 1, 0xd1, nil)
+}
+
+// checkJacobianByDifferences compares the Jacobian jac of g at the rows xs
+// (k stacked rows per sample, row i*k + j for output j) with central
+// differences of PredictShifted along up to 24 coordinate directions spread
+// over the parameters and one random direction; check, when set, looks at
+// every shifted prediction.
+func checkJacobianByDifferences(t *testing.T, c *config, g framework.Gradienter, xs, jac *mat.Dense, k int, stream uint64, check func(*mat.Dense)) {
+	t.Helper()
+	ctx := context.Background()
+	M := g.NumParams()
 	const h = 1e-6
 	fd := func(dir []float64) []float64 {
-		plus := make([]float64, M)
-		minus := make([]float64, M)
-		for k, v := range dir {
-			plus[k], minus[k] = h*v, -h*v
+		plus, minus := make([]float64, M), make([]float64, M)
+		for i, v := range dir {
+			plus[i], minus[i] = h*v, -h*v
 		}
 		pp, err := g.PredictShifted(ctx, xs, plus)
 		if err != nil {
@@ -393,11 +404,14 @@ func checkGradients(t *testing.T, b framework.Backend, c *config, task framework
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := make([]float64, n)
-		for i := range out {
-			out[i] = (pp.At(i, 0) - pm.At(i, 0)) / (2 * h)
+		if check != nil {
+			check(pp)
 		}
-		return out
+		a, b := flat(pp), flat(pm)
+		for i := range a {
+			a[i] = (a[i] - b[i]) / (2 * h)
+		}
+		return a
 	}
 	compare := func(what string, got, want []float64) {
 		scale := 1.0
@@ -406,22 +420,22 @@ func checkGradients(t *testing.T, b framework.Backend, c *config, task framework
 		}
 		for i := range got {
 			if d := math.Abs(got[i] - want[i]); !(d <= c.gradTol*scale) {
-				t.Errorf("%s, row %d: finite difference %.8g, Jacobian %.8g (tolerance %.2g)", what, i, got[i], want[i], c.gradTol*scale)
+				t.Errorf("%s, row %d (sample %d, output %d): finite difference %.8g, Jacobian %.8g (tolerance %.2g)", what, i, i/k, i%k, got[i], want[i], c.gradTol*scale)
 				return
 			}
 		}
 	}
 	checks := min(M, 24)
 	for s := 0; s < checks; s++ {
-		k := s * (M - 1) / max(checks-1, 1)
+		i := s * (M - 1) / max(checks-1, 1)
 		dir := make([]float64, M)
-		dir[k] = 1
-		compare(fmt.Sprintf("parameter %d of %d", k, M), fd(dir), mat.Col(nil, k, jac))
+		dir[i] = 1
+		compare(fmt.Sprintf("parameter %d of %d", i, M), fd(dir), mat.Col(nil, i, jac))
 	}
-	rng := rand.New(rand.NewPCG(uint64(c.seed), 0xd1))
+	rng := rand.New(rand.NewPCG(uint64(c.seed), stream))
 	dir := make([]float64, M)
-	for k := range dir {
-		dir[k] = rng.NormFloat64() / math.Sqrt(float64(M))
+	for i := range dir {
+		dir[i] = rng.NormFloat64() / math.Sqrt(float64(M))
 	}
 	var jv mat.VecDense
 	jv.MulVec(jac, mat.NewVecDense(M, dir))

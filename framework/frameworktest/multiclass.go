@@ -2,7 +2,6 @@ package frameworktest
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -190,54 +189,7 @@ func checkGradientsMulti(t *testing.T, b framework.Backend, c *config) {
 	if r, cc := jac.Dims(); r != n*mcClasses || cc != M {
 		t.Fatalf("Jacobian: want %dx%d (%d rows per sample), got %dx%d", n*mcClasses, M, mcClasses, r, cc)
 	}
-	const h = 1e-6
-	fd := func(dir []float64) []float64 {
-		plus, minus := make([]float64, M), make([]float64, M)
-		for k, v := range dir {
-			plus[k], minus[k] = h*v, -h*v
-		}
-		pp, err := g.PredictShifted(ctx, xs, plus)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pm, err := g.PredictShifted(ctx, xs, minus)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkClassProbs(t, "PredictShifted", pp, n)
-		a, b := flat(pp), flat(pm)
-		for i := range a {
-			a[i] = (a[i] - b[i]) / (2 * h)
-		}
-		return a
-	}
-	compare := func(what string, got, want []float64) {
-		scale := 1.0
-		for _, v := range want {
-			scale = math.Max(scale, math.Abs(v))
-		}
-		for i := range got {
-			if d := math.Abs(got[i] - want[i]); !(d <= c.gradTol*scale) {
-				t.Errorf("%s, row %d (sample %d, class %d): finite difference %.8g, Jacobian %.8g", what, i, i/mcClasses, i%mcClasses, got[i], want[i])
-				return
-			}
-		}
-	}
-	checks := min(M, 24)
-	for s := 0; s < checks; s++ {
-		k := s * (M - 1) / max(checks-1, 1)
-		dir := make([]float64, M)
-		dir[k] = 1
-		compare(fmt.Sprintf("parameter %d of %d", k, M), fd(dir), mat.Col(nil, k, jac))
-	}
-	rng := rand.New(rand.NewPCG(uint64(c.seed), 0xd2))
-	dir := make([]float64, M)
-	for k := range dir {
-		dir[k] = rng.NormFloat64() / math.Sqrt(float64(M))
-	}
-	var jv mat.VecDense
-	jv.MulVec(jac, mat.NewVecDense(M, dir))
-	compare("a random direction", fd(dir), jv.RawVector().Data)
+	checkJacobianByDifferences(t, c, g, xs, jac, mcClasses, 0xd2, func(pp *mat.Dense) { checkClassProbs(t, "PredictShifted", pp, n) })
 }
 
 func checkKernelMulti(t *testing.T, b framework.Backend, c *config) {
