@@ -54,14 +54,17 @@ func (c *benchCase) problem(b *testing.B) *framework.Problem {
 // x1..x100 so that both the important and the null ones are timed.
 //
 // Work of lazy per feature (n1 = 667 < M = 5101, so the dual): the
-// structured kernel K (n1^2 (p + 2m) ~ 0.07 GFLOP), five fold
-// eigendecompositions of ~534 x 534 (~9 n^3 ~ 1.4 GFLOP in all), and for each
-// of ~27 penalties and 5 folds a Phi^T a and a forward pass (small).
+// structured kernel K (n1^2 (p + 2m) ~ 0.07 GFLOP), per fold (3, 444 train
+// rows) a Lanczos basis of at most ~55 steps (2 n^2 + 2-4 k n flops a step,
+// ~0.03 GFLOP), and for each of ~11 penalties and 3 folds a Phi^T a (2 x 444
+// x 5101 ~ 4.5 MFLOP) and a forward pass on the 222 held-out rows.
 func BenchmarkHighDimPerFeature(b *testing.B) { benchPerFeature(b, highDimCase.problem(b)) }
 
 // BenchmarkLinearPerFeature is the same on the linear setting (primal side:
-// G = Phi^T Phi is n1 M^2 / 2 ~ 0.27 G multiply-adds, each fold's downdate
-// a fifth of that, and one tridiagonal reduction of 401 x 401 per fold).
+// G = Phi^T Phi is n1 M^2 / 2 ~ 0.27 G multiply-adds, formed as three fold
+// blocks so that a fold's Gram is a subtraction, then per fold a Lanczos
+// basis of 401 x 401 that grows to ~50-250 steps depending on how small a
+// penalty the search asks for: 0.03-0.13 GFLOP a fold).
 func BenchmarkLinearPerFeature(b *testing.B) { benchPerFeature(b, linearCase.problem(b)) }
 
 func benchPerFeature(b *testing.B, p *framework.Problem) {

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
@@ -45,15 +44,18 @@ import (
 // alpha is chosen per feature by K-fold cross-validation on the train split
 // (folds seeded from the run's seed, the same for every feature): each
 // candidate is scored by the squared error of h_{theta_f + dtheta_k} on the
-// held-out fold k, dtheta_k fitted on the other folds from one tridiagonal
-// reduction per fold that serves every candidate. The rows are put in fold
-// order first, so that each fold is a contiguous block and the products with
-// the other folds' rows are plain matrix products on views. The search runs
-// over log10(alpha / mean diag K) on a grid from -8 to 4 (evaluated as one
-// batch: one matrix product per fold for all grid points) that widens while
-// the best point sits at an edge, then refines by golden section around the
-// best grid point. "No update" (alpha = infinity: the full model, i.e. dropout) is
-// a candidate too; when it wins, Reduced.Lambda is +Inf. Problem.Lambda > 0
+// held-out fold k, dtheta_k fitted on the other folds from one Lanczos
+// basis per fold that serves every candidate (see krylov; it grows only as
+// far as the penalties asked for need, a few dozen steps for the useful
+// ones, instead of a factorization of the fold's system). The rows are put
+// in fold order first, so that each fold is a contiguous block and the
+// products with the other folds' rows are plain matrix products on views.
+// The search runs over log10(alpha / mean diag K): down a grid from 4 to -8
+// in steps of 2 until the error has risen twice below the best point
+// (widening to -16 and 8 when the best is at an edge), then refines by
+// parabolic interpolation or golden section around the best grid point.
+// "No update" (alpha = infinity: the full model, i.e. dropout) is a
+// candidate too; when it wins, Reduced.Lambda is +Inf. Problem.Lambda > 0
 // fixes alpha and skips the search.
 type Lazy struct{}
 
@@ -74,6 +76,7 @@ const (
 	refineTol        = 0.02
 	bracketTol       = 0.1
 	goldenIterations = 9
+	descentPatience  = 2
 	foldSeedPerturb  = 0x1a2f01d5
 )
 
@@ -123,7 +126,7 @@ func (Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Featur
 	}
 	e := make([]float64, n1*k)
 	floats.SubTo(e, targets, base.RawMatrix().Data)
-	rp, err := newRidge(ctx, g, x, e, k, p.Lambda <= 0)
+	rp, err := newRidge(ctx, g, x, e, k, bounds)
 	if err != nil {
 		return framework.Reduced{}, err
 	}
@@ -225,16 +228,23 @@ func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, x *mat.D
 	return scale * math.Pow(10, best), nil
 }
 
-// searchLogAlpha minimises f over t = log10(alpha / mean diag K): f on a
-// grid of step gridStep from gridLo to gridHi (one call for the whole grid),
-// widened by a step at a time while the best point is at an edge (up to
-// widenLo, widenHi), then refined inside the bracket [best - gridStep, best +
-// gridStep], which holds the minimum when f is unimodal: by successive
-// parabolic interpolation through the best three points while the
-// parabola's vertex falls inside the bracket and moves by more than
-// refineTol, else (a flat or non-convex triple) by golden section. It returns
-// the best t seen and f there; f is asked for about 11 values in 5 calls on
-// a smooth curve.
+// searchLogAlpha minimises f over t = log10(alpha / mean diag K). It walks
+// the grid of step gridStep down from gridHi, one point at a time, and
+// stops once the error has risen at descentPatience consecutive points
+// below the best one: the CV error is huge for tiny alpha, where the
+// network overshoots, and flat near the no-update error for huge alpha, so
+// a dip is bracketed from above, and the tiny penalties, the only expensive
+// ones for the Krylov fold solvers, are asked for only when the error keeps
+// falling towards them. Two rises rather than one keep a bump in the flat
+// part from ending the walk before the dip. The walk continues below
+// gridLo (down to widenLo) while the best point is the last one, and above
+// gridHi (up to widenHi) while the best is the top one. It then refines
+// inside the bracket [best - gridStep, best + gridStep], which holds the
+// minimum when f is unimodal: by successive parabolic interpolation through
+// the best three points while the parabola's vertex falls inside the
+// bracket and moves by more than refineTol, else (a flat or non-convex
+// triple) by golden section. It returns the best t seen and f there; f is
+// asked for about 11 values on a smooth curve.
 func searchLogAlpha(f func(ts []float64) ([]float64, error)) (best, bestErr float64, err error) {
 	seen := map[float64]float64{}
 	eval := func(ts ...float64) (float64, error) {
@@ -251,34 +261,32 @@ func searchLogAlpha(f func(ts []float64) ([]float64, error)) (best, bestErr floa
 		return vs[len(vs)-1], nil
 	}
 	bestErr = math.Inf(1)
-	lo, hi := gridLo, gridHi
-	best = lo
-	var grid []float64
-	for t := lo; t <= hi; t += gridStep {
-		grid = append(grid, t)
-	}
-	if _, err := eval(grid...); err != nil {
-		return 0, 0, err
-	}
-	if math.IsInf(bestErr, 1) {
-		// No usable penalty on the grid; smaller ones are only more
-		// singular.
-		return best, bestErr, nil
-	}
-	for best == lo && lo-gridStep >= widenLo {
-		lo -= gridStep
-		if _, err := eval(lo); err != nil {
+	best = gridHi
+	rises := 0
+	for t := gridHi; t >= widenLo && rises < descentPatience; t -= gridStep {
+		if t < gridLo && best != t+gridStep {
+			break
+		}
+		before := bestErr
+		if _, err := eval(t); err != nil {
 			return 0, 0, err
 		}
+		if bestErr < before {
+			rises = 0
+		} else {
+			rises++
+		}
 	}
-	for best == hi && hi+gridStep <= widenHi {
+	if math.IsInf(bestErr, 1) {
+		// No usable penalty among the large ones; smaller ones are only
+		// more singular.
+		return best, bestErr, nil
+	}
+	for hi := gridHi; best == hi && hi+gridStep <= widenHi; {
 		hi += gridStep
 		if _, err := eval(hi); err != nil {
 			return 0, 0, err
 		}
-	}
-	if math.IsInf(bestErr, 1) {
-		return best, bestErr, nil
 	}
 	// The bracket a < best < c, with f evaluated at all three where the
 	// grid has them (an edge of the widened range has no outer neighbour).
@@ -415,9 +423,10 @@ type foldSolver func(ctx context.Context, alphas []float64) (dthetas *mat.Dense,
 var jacobianBudget = 8 << 20
 
 // maxRidgeDim bounds the side of the ridge system, min(n1 k, M), that lazy
-// cross-validates: each fold's tridiagonal reduction costs 8/3 d^3 flops
-// (about 25 s at d = 3000 in pure Go, per fold and feature), and the system
-// is held in memory.
+// cross-validates: each fold holds a d x d copy of the system (72 MB at
+// d = 3000) and each Lanczos step costs 2 d^2 flops, up to d steps per fold
+// when the search goes to tiny penalties, and forming the system (Gram or
+// kernel) costs more still.
 const maxRidgeDim = 3000
 
 // maxFixedRidgeDim and maxJacobian bound what a fixed penalty needs: one
@@ -431,8 +440,11 @@ const (
 
 // newRidge sets up the ridge problem for the rows of x with k outputs each
 // (e stacks them, row i*k + j; with k > 1 the Jacobian's rows are stacked
-// the same way and the structured kernel is not used).
-func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, k int, cv bool) (ridge, error) {
+// the same way and the structured kernel is not used). bounds are the fold
+// boundaries in rows of x (fold f is rows bounds[f]..bounds[f+1]) when the
+// penalty is cross-validated, nil when it is fixed.
+func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, k int, bounds []int) (ridge, error) {
+	cv := len(bounds) > 1
 	samples, _ := x.Dims()
 	n := samples * k
 	m := g.NumParams()
@@ -460,11 +472,7 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 		}
 	}
 	if n > m {
-		pr := &primal{j: j, e: e}
-		pr.g.SymOuterK(1, j.T())
-		pr.b = make([]float64, m)
-		mat.NewVecDense(m, pr.b).MulVec(j.T(), mat.NewVecDense(n, e))
-		return pr, nil
+		return newPrimal(j, e, k, bounds), nil
 	}
 	d := &dual{e: e, x: x, j: j, m: m}
 	if hasKernel {
@@ -571,16 +579,13 @@ func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 			out[b] = row[train[b]]
 		}
 	}
-	ss, err := shiftSolverOf(kt, et)
-	if err != nil {
-		return nil, err
-	}
+	kr := newKrylov(kt, et)
 	var xT *mat.Dense
 	if d.j == nil {
 		xT = outside(d.x, lo, hi)
 	}
 	return func(ctx context.Context, alphas []float64) (*mat.Dense, []bool, error) {
-		as, usable := ss.solveMany(alphas)
+		as, usable := kr.solveMany(alphas)
 		if d.j != nil {
 			return d.phiTMany(lo, hi, as), usable, nil
 		}
@@ -600,11 +605,48 @@ func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 }
 
 // primal solves in the M x M parameter space: (G + alpha I) dtheta = Phi^T e.
+// With folds, G and Phi^T e are sums over the folds' row blocks, each
+// block's part formed once (one pass of symmetric rank-k updates over the
+// rows, n1 M^2 flops in all), so that a fold's training Gram is a
+// subtraction rather than another rank-k downdate.
 type primal struct {
-	j *mat.Dense // n1 x M
-	e []float64
-	g mat.SymDense // Phi^T Phi
-	b []float64    // Phi^T e
+	j      *mat.Dense // n1 x M
+	e      []float64
+	g      mat.SymDense // Phi^T Phi
+	b      []float64    // Phi^T e
+	blocks []primalBlock
+}
+
+// primalBlock is the part of G and Phi^T e from rows lo..hi.
+type primalBlock struct {
+	lo, hi int
+	g      mat.SymDense
+	b      []float64
+}
+
+// newPrimal forms G and Phi^T e for the Jacobian j (rows stacked k per
+// sample), by fold blocks when bounds (in samples) are given.
+func newPrimal(j *mat.Dense, e []float64, k int, bounds []int) *primal {
+	n, m := j.Dims()
+	p := &primal{j: j, e: e, b: make([]float64, m)}
+	if len(bounds) < 2 {
+		bounds = []int{0, n / k}
+	}
+	p.g.ReuseAsSym(m)
+	for f := 0; f+1 < len(bounds); f++ {
+		lo, hi := bounds[f]*k, bounds[f+1]*k
+		blk := primalBlock{lo: lo, hi: hi, b: make([]float64, m)}
+		jh := j.Slice(lo, hi, 0, m).(*mat.Dense)
+		blk.g.SymOuterK(1, jh.T())
+		mat.NewVecDense(m, blk.b).MulVec(jh.T(), mat.NewVecDense(hi-lo, e[lo:hi]))
+		p.g.AddSym(&p.g, &blk.g)
+		floats.Add(p.b, blk.b)
+		p.blocks = append(p.blocks, blk)
+	}
+	if len(p.blocks) == 1 {
+		p.blocks = nil // no folds: only the totals are used
+	}
+	return p
 }
 
 func (p *primal) meanDiag() float64 {
@@ -623,78 +665,23 @@ func (p *primal) solveAll(_ context.Context, alpha float64) ([]float64, error) {
 
 func (p *primal) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 	_, m := p.j.Dims()
-	jh := p.j.Slice(lo, hi, 0, m).(*mat.Dense)
-	var gt mat.SymDense
-	gt.SymRankK(&p.g, -1, jh.T())
+	gt := mat.NewSymDense(m, nil)
 	bt := make([]float64, m)
-	mat.NewVecDense(m, bt).MulVec(jh.T(), mat.NewVecDense(hi-lo, p.e[lo:hi]))
-	floats.SubTo(bt, p.b, bt)
-	ss, err := shiftSolverOf(&gt, bt)
-	if err != nil {
-		return nil, err
+	if i := slices.IndexFunc(p.blocks, func(b primalBlock) bool { return b.lo == lo && b.hi == hi }); i >= 0 {
+		blk := &p.blocks[i]
+		floats.SubTo(gt.RawSymmetric().Data, p.g.RawSymmetric().Data, blk.g.RawSymmetric().Data)
+		floats.SubTo(bt, p.b, blk.b)
+	} else {
+		jh := p.j.Slice(lo, hi, 0, m).(*mat.Dense)
+		gt.SymRankK(&p.g, -1, jh.T())
+		mat.NewVecDense(m, bt).MulVec(jh.T(), mat.NewVecDense(hi-lo, p.e[lo:hi]))
+		floats.SubTo(bt, p.b, bt)
 	}
+	kr := newKrylov(gt, bt)
 	return func(_ context.Context, alphas []float64) (*mat.Dense, []bool, error) {
-		x, usable := ss.solveMany(alphas)
+		x, usable := kr.solveMany(alphas)
 		return x, usable, nil
 	}, nil
-}
-
-// shiftSolver solves (A + alpha I) x = r for many alpha from one
-// tridiagonal reduction A = Q T Q^T (LAPACK's Dsytrd and Dorgtr, about
-// 8/3 n^3 flops, a fraction of a full eigendecomposition, whose QR
-// iterations cost several times more): each alpha then needs one O(n)
-// tridiagonal solve, and a batch of alphas one product with Q.
-type shiftSolver struct {
-	q    *mat.Dense
-	d, e []float64 // T's diagonal and off-diagonal
-	qr   []float64 // Q^T r
-}
-
-func shiftSolverOf(a *mat.SymDense, r []float64) (*shiftSolver, error) {
-	n := a.SymmetricDim()
-	raw := make([]float64, n*n)
-	src := a.RawSymmetric()
-	for i := 0; i < n; i++ {
-		copy(raw[i*n+i:i*n+n], src.Data[i*src.Stride+i:i*src.Stride+n])
-	}
-	s := &shiftSolver{d: make([]float64, n), e: make([]float64, max(n-1, 0)), qr: make([]float64, n)}
-	tau := make([]float64, max(n-1, 1))
-	work := make([]float64, 1)
-	lapackImpl.Dsytrd(blas.Upper, n, raw, n, s.d, s.e, tau, work, -1)
-	work = make([]float64, max(int(work[0]), 1))
-	lapackImpl.Dsytrd(blas.Upper, n, raw, n, s.d, s.e, tau, work, len(work))
-	lapackImpl.Dorgtr(blas.Upper, n, raw, n, tau, work, -1)
-	if need := int(work[0]); need > len(work) {
-		work = make([]float64, need)
-	}
-	lapackImpl.Dorgtr(blas.Upper, n, raw, n, tau, work, len(work))
-	s.q = mat.NewDense(n, n, raw)
-	mat.NewVecDense(n, s.qr).MulVec(s.q.T(), mat.NewVecDense(n, r))
-	return s, nil
-}
-
-// solveMany returns the solutions for each alpha as the rows of a
-// len(alphas) x n matrix, and whether each system could be solved (a row
-// that could not is zero).
-func (s *shiftSolver) solveMany(alphas []float64) (*mat.Dense, []bool) {
-	n := len(s.d)
-	y := mat.NewDense(len(alphas), n, nil)
-	usable := make([]bool, len(alphas))
-	dl, du, d, col := make([]float64, len(s.e)), make([]float64, len(s.e)), make([]float64, n), make([]float64, n)
-	for c, alpha := range alphas {
-		copy(dl, s.e)
-		copy(du, s.e)
-		for i, v := range s.d {
-			d[i] = v + alpha
-		}
-		copy(col, s.qr)
-		if usable[c] = lapackImpl.Dgtsv(n, 1, dl, d, du, col, 1); usable[c] {
-			y.SetRow(c, col)
-		}
-	}
-	var x mat.Dense
-	x.Mul(y, s.q.T()) // rows of (Q Y^T)^T
-	return &x, usable
 }
 
 // choleskySolve solves (A + alpha I) x = r.
