@@ -413,15 +413,6 @@ type ridge interface {
 // M matrix, and whether the system could be solved at it.
 type foldSolver func(ctx context.Context, alphas []float64) (dthetas *mat.Dense, usable []bool, err error)
 
-// jacobianBudget bounds the Jacobian (in float64 elements, 64 MiB) that the
-// dual form fetches next to a structured kernel when it cross-validates:
-// with it in memory the per-candidate products Phi^T a are local matrix
-// products, instead of one backend call each that resends the fold's rows (a
-// third of a lazy run's time behind the plugin transport on the
-// high-dimensional setting). With a fixed penalty there is one product, and
-// the structured call is cheaper than fetching the Jacobian.
-var jacobianBudget = 8 << 20
-
 // maxRidgeDim bounds the side of the ridge system, min(n1 k, M), that lazy
 // cross-validates: each fold holds a d x d copy of the system (72 MB at
 // d = 3000) and each Lanczos step costs 2 d^2 flops, up to d steps per fold
@@ -462,7 +453,7 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 	kern, hasKernel := g.(framework.Kerneler)
 	hasKernel = hasKernel && k == 1
 	var j *mat.Dense
-	if !hasKernel || n > m || (cv && n*m <= jacobianBudget) {
+	if !hasKernel || n > m {
 		var err error
 		if j, err = g.Jacobian(ctx, x); err != nil {
 			return nil, fmt.Errorf("jacobian: %w", err)
@@ -484,9 +475,7 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 			return nil, fmt.Errorf("kernel: backend returned %d x %d for %d rows", r, c, n)
 		}
 		d.k = symOf(k)
-		if j == nil {
-			d.kern = kern
-		}
+		d.kern = kern
 	} else {
 		d.k = new(mat.SymDense)
 		d.k.SymOuterK(1, j)
@@ -495,8 +484,12 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 }
 
 // dual solves in the n1 x n1 kernel space: dtheta = Phi^T (K + alpha I)^-1 e.
-// Phi^T a is a product with the Jacobian j when it is held, else the
-// backend's JacobianTVec.
+// With a Kerneler backend neither K nor Phi^T a needs the Jacobian: the
+// backend's structured products cost about as much as a product with Phi
+// (for an MLP, one small matrix product per layer) without forming or
+// moving its n1 x M entries (27 MB on the high-dimensional setting, whose
+// every product with it streams all of them from memory); without one, the
+// Jacobian j is held and K = Phi Phi^T.
 type dual struct {
 	k    *mat.SymDense
 	e    []float64

@@ -161,14 +161,11 @@ func TestLazyFixedAlphaMatchesClosedForm(t *testing.T) {
 		name   string
 		m      int
 		kernel bool
-		budget int // jacobianBudget: 0 forces JacobianTVec calls
 	}{
-		{"primal (M < n1)", 20, false, jacobianBudget},
-		{"dual from Jacobian (M > n1)", 150, false, jacobianBudget},
-		{"dual from Kerneler (a fixed penalty uses JacobianTVec)", 150, true, jacobianBudget},
+		{"primal (M < n1)", 20, false},
+		{"dual from Jacobian (M > n1)", 150, false},
+		{"dual from Kerneler (JacobianTVec)", 150, true},
 	} {
-		defer func(b int) { jacobianBudget = b }(jacobianBudget)
-		jacobianBudget = tc.budget
 		r := newRF(4, tc.m, uint64(i+1))
 		var model framework.Model = r
 		if tc.kernel {
@@ -198,18 +195,23 @@ func TestLazyFixedAlphaMatchesClosedForm(t *testing.T) {
 // The fold solver must equal a ridge fit on the fold's training rows alone.
 func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 	ctx := context.Background()
-	defer func(b int) { jacobianBudget = b }(jacobianBudget)
-	for _, tc := range []struct{ m, budget int }{{15, jacobianBudget}, {120, jacobianBudget}, {120, 0}} {
+	for _, tc := range []struct {
+		m      int
+		kernel bool
+	}{{15, false}, {120, false}, {120, true}} {
 		m := tc.m
-		jacobianBudget = tc.budget
 		r := newRF(3, m, 5)
-		p := problemFor(t, rfKernelModel{r}, 90, 10, 3, 6)
+		var model framework.Gradienter = r
+		if tc.kernel {
+			model = rfKernelModel{r}
+		}
+		p := problemFor(t, model, 90, 10, 3, 6)
 		x := p.XTrain
 		e := make([]float64, 90)
 		for i := range e {
 			e[i] = p.YTrain[i]
 		}
-		rp, err := newRidge(ctx, rfKernelModel{r}, x, e, 1, []int{0, 40, 62, 90})
+		rp, err := newRidge(ctx, model, x, e, 1, []int{0, 40, 62, 90})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,7 +259,7 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 			diff := make([]float64, m)
 			floats.SubTo(diff, got, want)
 			if rel := floats.Norm(diff, 2) / floats.Norm(want, 2); rel > tol {
-				t.Fatalf("M=%d budget %d alpha %g: |dtheta - want| / |want| = %.3g, want <= %.3g (kappa %.3g)", m, tc.budget, alpha, rel, tol, kappa)
+				t.Fatalf("M=%d kernel %v alpha %g: |dtheta - want| / |want| = %.3g, want <= %.3g (kappa %.3g)", m, tc.kernel, alpha, rel, tol, kappa)
 			}
 		}
 	}
