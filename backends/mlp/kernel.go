@@ -21,7 +21,7 @@ func (md *Model) Jacobian(ctx context.Context, x mat.Matrix) (*mat.Dense, error)
 	if err != nil {
 		return nil, err
 	}
-	a, deltas := md.signals(xg)
+	a, deltas := md.signalsOf(xg)
 	n := a.acts[0].Rows // n*K rows for multiclass
 	jac := make([]float64, n*md.m)
 	for i := 0; i < n; i++ {
@@ -55,16 +55,20 @@ func (md *Model) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([
 	if len(a) != n {
 		return nil, fmt.Errorf("mlp: JacobianTVec: len(a) = %d, want %d (the Jacobian's rows)", len(a), n)
 	}
-	acts, deltas := md.signals(xg)
+	acts, deltas := md.signalsOf(xg)
 	out := make([]float64, md.m)
+	var scaled []float64
 	for l, ly := range md.layers {
-		// Scale Delta's rows by a: the signals are this call's own, and this
-		// is their last use.
-		d := deltas[l]
+		// Delta's rows scaled by a (the signals are shared: copy).
+		src := deltas[l]
+		if need := src.Rows * src.Cols; cap(scaled) < need {
+			scaled = make([]float64, need)
+		}
+		d := blas64.General{Rows: src.Rows, Cols: src.Cols, Stride: src.Cols, Data: scaled[:src.Rows*src.Cols]}
 		for i := 0; i < n; i++ {
 			row := d.Data[i*d.Stride : i*d.Stride+d.Cols]
-			for j := range row {
-				row[j] *= a[i]
+			for j, v := range src.Data[i*src.Stride : i*src.Stride+src.Cols] {
+				row[j] = v * a[i]
 			}
 		}
 		blas64.Gemm(blas.Trans, blas.NoTrans, 1, d, acts.acts[l], 0, ly.weights(out))
@@ -94,14 +98,14 @@ func (md *Model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, err
 		return nil, err
 	}
 	sym := x2 == nil
-	a1, d1 := md.signals(xg1)
+	a1, d1 := md.signalsOf(xg1)
 	a2, d2 := a1, d1
 	if !sym {
 		xg2, err := md.input(x2)
 		if err != nil {
 			return nil, err
 		}
-		a2, d2 = md.signals(xg2)
+		a2, d2 = md.signalsOf(xg2)
 	}
 	n1, n2 := a1.acts[0].Rows, a2.acts[0].Rows
 	// The Grams' inner dimensions (p, the widths, 1 for the output layer)

@@ -468,3 +468,60 @@ func results(t *testing.T, md *Model, x mat.Matrix, a []float64) [][]float64 {
 	}
 	return [][]float64{p.RawMatrix().Data, j.RawMatrix().Data, k.RawMatrix().Data, kx.RawMatrix().Data, v}
 }
+
+// The signal memo must be invisible: repeated calls give bit-identical
+// results; a caller that overwrites its matrix in place gets the new
+// input's results, not the remembered ones; a full budget evicts instead of
+// growing; concurrent callers (run with -race) share entries safely.
+func TestSignalMemo(t *testing.T) {
+	md, x := smallProblem(t, framework.Regression, "5,4", 40)
+	a := make([]float64, 40)
+	for i := range a {
+		a[i] = math.Sin(float64(i))
+	}
+	first := results(t, md, x, a)
+	if len(md.memo.entries) == 0 {
+		t.Fatal("memo empty after kernel and JacobianTVec calls")
+	}
+	again := results(t, md, x, a)
+	for k := range first {
+		if !floats.Equal(first[k], again[k]) {
+			t.Errorf("result %d differs on a memo hit", k)
+		}
+	}
+	// The same matrix, changed in place: its results must be recomputed.
+	x2 := mat.DenseCopyOf(x)
+	x2.Set(7, 1, x2.At(7, 1)+0.5)
+	want := results(t, &Model{head: md.head, inputs: md.inputs, cfg: md.cfg, layers: md.layers, m: md.m, theta: md.theta, fitted: true}, x2, a)
+	x.Copy(x2)
+	got := results(t, md, x, a)
+	for k := range want {
+		if !floats.Equal(got[k], want[k]) {
+			t.Errorf("result %d after changing the input in place: stale signals", k)
+		}
+	}
+	// A budget of one entry keeps one.
+	defer func(b int) { memoBudget = b }(memoBudget)
+	memoBudget = md.memo.entries[0].size
+	md.memo.clear()
+	results(t, md, x, a)
+	results(t, md, x2.Slice(0, 20, 0, 3), a[:20])
+	if n := len(md.memo.entries); n != 1 || md.memo.bytes > memoBudget {
+		t.Errorf("budget of one entry: %d entries, %d bytes kept", n, md.memo.bytes)
+	}
+	memoBudget = 64 << 20
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 5; i++ {
+				v, err := md.JacobianTVec(ctx, x, a)
+				if err != nil || !floats.Equal(v, got[4]) {
+					t.Errorf("concurrent JacobianTVec: %v", err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

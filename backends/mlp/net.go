@@ -37,6 +37,8 @@ type Model struct {
 	fitted bool
 	epochs int       // epochs run by Fit
 	losses []float64 // full training loss after each epoch
+
+	memo signalMemo // signals of recent inputs at theta (see memo.go)
 }
 
 var (

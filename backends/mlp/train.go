@@ -52,6 +52,7 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	}
 	md.theta = best
 	md.fitted = true
+	md.memo.clear()
 	return nil
 }
 
