@@ -30,7 +30,7 @@ const krylovTol = 1e-10
 // makes this cheaper than a tridiagonal reduction of A (8/3 n^3 flops)
 // that serves the same purpose.
 type krylov struct {
-	a     blas64.Symmetric
+	a     blas64.General // A with both triangles (a product with it is a Gemv, faster than a Symv)
 	n     int
 	q     []float64 // basis vectors as rows, k x n
 	diag  []float64 // T's diagonal
@@ -46,7 +46,15 @@ type krylov struct {
 func newKrylov(a *mat.SymDense, r []float64) *krylov {
 	raw := a.RawSymmetric()
 	n := raw.N
-	kr := &krylov{a: raw, n: n, w: make([]float64, n), h: make([]float64, n)}
+	full := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
+	for i := 0; i < n; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
+		copy(full.Data[i*n+i:(i+1)*n], row[i:])
+		for j := i + 1; j < n; j++ {
+			full.Data[j*n+i] = row[j]
+		}
+	}
+	kr := &krylov{a: full, n: n, w: make([]float64, n), h: make([]float64, n)}
 	kr.beta0 = blas64.Nrm2(blas64.Vector{N: n, Data: r, Inc: 1})
 	if kr.beta0 == 0 || n == 0 {
 		kr.exact = true
@@ -68,7 +76,7 @@ func (kr *krylov) extend() {
 	n, j := kr.n, len(kr.diag)
 	qj := kr.q[j*n : (j+1)*n]
 	w := kr.w
-	blas64.Symv(1, kr.a, blas64.Vector{N: n, Data: qj, Inc: 1}, 0, blas64.Vector{N: n, Data: w, Inc: 1})
+	blas64.Gemv(blas.NoTrans, 1, kr.a, blas64.Vector{N: n, Data: qj, Inc: 1}, 0, blas64.Vector{N: n, Data: w, Inc: 1})
 	// Full reorthogonalisation against q_0..q_j (classical Gram-Schmidt,
 	// repeated once when it cancelled much of w: "twice is enough").
 	basis := blas64.General{Rows: j + 1, Cols: n, Stride: n, Data: kr.q[:(j+1)*n]}

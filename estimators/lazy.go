@@ -62,21 +62,17 @@ type Lazy struct{}
 // Name returns "lazy".
 func (Lazy) Name() string { return "lazy" }
 
-// Search bounds, in decades relative to mean diag K. The refinement stops
-// when the bracket around the best point is narrower than bracketTol
-// decades (26% in alpha), finer than the CV error can tell apart;
-// parabolic steps closer than refineTol to the best point are pushed out to
-// refineTol; the golden-section fallback shrinks the bracket by 0.618 per
-// iteration.
+// Search bounds, in decades relative to mean diag K: the grid, how far it
+// widens when the best point is at an edge, and the refinement's absolute
+// tolerance (Brent's method stops with the minimum located to within about
+// 2 searchTol: 0.05 decades, 12% in alpha, finer than the CV error can tell
+// apart) and its budget of evaluations.
 const (
 	gridLo, gridHi   = -8.0, 4.0
 	gridStep         = 2.0
 	widenLo, widenHi = -16.0, 8.0
-	parabolicSteps   = 6
-	refineTol        = 0.02
-	bracketTol       = 0.1
-	goldenIterations = 9
-	descentPatience  = 2
+	searchTol        = 0.025
+	brentIterations  = 12
 	foldSeedPerturb  = 0x1a2f01d5
 )
 
@@ -229,41 +225,40 @@ func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, x *mat.D
 }
 
 // searchLogAlpha minimises f over t = log10(alpha / mean diag K). It walks
-// the grid of step gridStep down from gridHi, one point at a time, and
-// stops once the error has risen at descentPatience consecutive points
-// below the best one: the CV error is huge for tiny alpha, where the
-// network overshoots, and flat near the no-update error for huge alpha, so
-// a dip is bracketed from above, and the tiny penalties, the only expensive
-// ones for the Krylov fold solvers, are asked for only when the error keeps
-// falling towards them. Two rises rather than one keep a bump in the flat
-// part from ending the walk before the dip. The walk continues below
-// gridLo (down to widenLo) while the best point is the last one, and above
-// gridHi (up to widenHi) while the best is the top one. It then refines
-// inside the bracket [best - gridStep, best + gridStep], which holds the
-// minimum when f is unimodal: by successive parabolic interpolation through
-// the best three points while the parabola's vertex falls inside the
-// bracket and moves by more than refineTol, else (a flat or non-convex
-// triple) by golden section. It returns the best t seen and f there; f is
-// asked for about 11 values on a smooth curve.
+// the grid of step gridStep down from gridHi, one point at a time, and stops
+// at the first rise below an interior best point, or at the second rise
+// while the best is still the top one: the CV error is huge for tiny alpha,
+// where the network overshoots, and flat near the no-update error for huge
+// alpha, so a dip is bracketed from above, the tiny penalties (the only
+// expensive ones for the Krylov fold solvers) are asked for only when the
+// error keeps falling towards them, and a bump in the flat part cannot end
+// the walk before the dip. The walk continues below gridLo (down to
+// widenLo) while the best point is the last one, and above gridHi (up to
+// widenHi) while the best is the top one. It then refines inside the
+// bracket [best - gridStep, best + gridStep], which holds the minimum when
+// f is unimodal, by Brent's method (parabolic steps through the three best
+// points, golden section when they misbehave). It returns the best t seen
+// and f there; f is asked for about 10 values on a smooth curve.
 func searchLogAlpha(f func(ts []float64) ([]float64, error)) (best, bestErr float64, err error) {
 	seen := map[float64]float64{}
-	eval := func(ts ...float64) (float64, error) {
-		vs, err := f(ts)
+	eval := func(t float64) (float64, error) {
+		if v, ok := seen[t]; ok {
+			return v, nil
+		}
+		vs, err := f([]float64{t})
 		if err != nil {
 			return 0, err
 		}
-		for i, t := range ts {
-			seen[t] = vs[i]
-			if vs[i] < bestErr {
-				best, bestErr = ts[i], vs[i]
-			}
+		seen[t] = vs[0]
+		if vs[0] < bestErr {
+			best, bestErr = t, vs[0]
 		}
-		return vs[len(vs)-1], nil
+		return vs[0], nil
 	}
 	bestErr = math.Inf(1)
 	best = gridHi
 	rises := 0
-	for t := gridHi; t >= widenLo && rises < descentPatience; t -= gridStep {
+	for t := gridHi; t >= widenLo; t -= gridStep {
 		if t < gridLo && best != t+gridStep {
 			break
 		}
@@ -273,8 +268,11 @@ func searchLogAlpha(f func(ts []float64) ([]float64, error)) (best, bestErr floa
 		}
 		if bestErr < before {
 			rises = 0
-		} else {
-			rises++
+			continue
+		}
+		rises++
+		if rises == 2 || (rises == 1 && best < gridHi) {
+			break
 		}
 	}
 	if math.IsInf(bestErr, 1) {
@@ -288,76 +286,112 @@ func searchLogAlpha(f func(ts []float64) ([]float64, error)) (best, bestErr floa
 			return 0, 0, err
 		}
 	}
-	// The bracket a < best < c, with f evaluated at all three where the
-	// grid has them (an edge of the widened range has no outer neighbour).
 	a, c := best-gridStep, best+gridStep
 	fa, okA := seen[a]
 	fc, okC := seen[c]
-	if okA && okC && !math.IsInf(fa, 0) && !math.IsInf(fc, 0) {
-		for it := 0; it < parabolicSteps && c-a > bracketTol; it++ {
-			b, fb := best, bestErr
-			num := (b-a)*(b-a)*(fb-fc) - (b-c)*(b-c)*(fb-fa)
-			den := (b-a)*(fb-fc) - (b-c)*(fb-fa)
-			t := b - 0.5*num/den
-			if !(den < 0) || !(t > a && t < c) {
-				break // a flat or concave triple: golden section below
-			}
-			if math.Abs(t-b) < refineTol {
-				// Too close to tell apart: step refineTol into the
-				// larger side of the bracket, so that it shrinks.
-				if c-b > b-a {
-					t = b + refineTol
-				} else {
-					t = b - refineTol
-				}
-			}
-			ft, err := eval(t)
-			if err != nil {
-				return 0, 0, err
-			}
-			// Keep the bracket around the best point.
-			switch {
-			case ft < fb && t < b:
-				c, fc = b, fb
-			case ft < fb:
-				a, fa = b, fb
-			case t < b:
-				a, fa = t, ft
-			default:
-				c, fc = t, ft
-			}
-		}
-		if c-a <= bracketTol {
+	if !okA || !okC || math.IsInf(fa, 0) || math.IsInf(fc, 0) {
+		// The best is at an end of the widened range (or next to unusable
+		// penalties): refine on the side that was evaluated.
+		switch {
+		case okA && !math.IsInf(fa, 0):
+			c = best
+		case okC && !math.IsInf(fc, 0):
+			a = best
+		default:
 			return best, bestErr, nil
 		}
 	}
-	// Golden section on what is left of the bracket.
-	const invPhi = 0.6180339887498949
-	x1, x2 := c-invPhi*(c-a), a+invPhi*(c-a)
-	f1, err := eval(x1)
-	if err != nil {
+	if err := brent(eval, a, c, best, bestErr, fa, fc); err != nil {
 		return 0, 0, err
-	}
-	f2, err := eval(x2)
-	if err != nil {
-		return 0, 0, err
-	}
-	for it := 0; it < goldenIterations && c-a > bracketTol; it++ {
-		if f1 < f2 {
-			c, x2, f2 = x2, x1, f1
-			x1 = c - invPhi*(c-a)
-			if f1, err = eval(x1); err != nil {
-				return 0, 0, err
-			}
-		} else {
-			a, x1, f1 = x1, x2, f2
-			x2 = a + invPhi*(c-a)
-			if f2, err = eval(x2); err != nil {
-				return 0, 0, err
-			}
-		}
 	}
 	return best, bestErr, nil
+}
+
+// brent minimises f inside [a, b] from x (a <= x <= b, f(x) = fx; fa, fb
+// are f at the ends when known, else ignored) by Brent's method (Brent,
+// Algorithms for Minimization without Derivatives, 1973, ch. 5): a
+// parabolic step through the three best points when it falls inside the
+// bracket and shrinks the step, else a golden-section step into the larger
+// part, to an absolute tolerance of searchTol in t. f keeps track of the
+// best point itself.
+func brent(f func(float64) (float64, error), a, b, x, fx, fa, fb float64) error {
+	const cgold = 0.3819660112501051 // (3 - sqrt 5) / 2
+	// w and v: the second best and the previous w; start them at the
+	// bracket's ends, so that the first step can already be parabolic.
+	w, fw, v, fv := a, fa, b, fb
+	if math.IsInf(fw, 0) || math.IsNaN(fw) || w == x {
+		w, fw = x, fx
+	}
+	if math.IsInf(fv, 0) || math.IsNaN(fv) || v == x {
+		v, fv = w, fw
+	}
+	if fv < fw {
+		w, fw, v, fv = v, fv, w, fw
+	}
+	d, e := 0.0, b-a
+	for it := 0; it < brentIterations; it++ {
+		xm := 0.5 * (a + b)
+		tol1 := searchTol
+		tol2 := 2 * tol1
+		if math.Abs(x-xm) <= tol2-0.5*(b-a) {
+			return nil
+		}
+		parabolic := false
+		if math.Abs(e) > tol1 && w != x && v != x && v != w {
+			r := (x - w) * (fx - fv)
+			q := (x - v) * (fx - fw)
+			p := (x-v)*q - (x-w)*r
+			q = 2 * (q - r)
+			if q > 0 {
+				p = -p
+			}
+			q = math.Abs(q)
+			if math.Abs(p) < math.Abs(0.5*q*e) && p > q*(a-x) && p < q*(b-x) {
+				e, d = d, p/q
+				parabolic = true
+				if u := x + d; u-a < tol2 || b-u < tol2 {
+					d = math.Copysign(tol1, xm-x)
+				}
+			}
+		}
+		if !parabolic {
+			if x >= xm {
+				e = a - x
+			} else {
+				e = b - x
+			}
+			d = cgold * e
+		}
+		u := x + d
+		if math.Abs(d) < tol1 {
+			u = x + math.Copysign(tol1, d)
+		}
+		fu, err := f(u)
+		if err != nil {
+			return err
+		}
+		if fu <= fx {
+			if u >= x {
+				a = x
+			} else {
+				b = x
+			}
+			v, fv, w, fw, x, fx = w, fw, x, fx, u, fu
+			continue
+		}
+		if u < x {
+			a = u
+		} else {
+			b = u
+		}
+		switch {
+		case fu <= fw || w == x:
+			v, fv, w, fw = w, fw, u, fu
+		case fu <= fv || v == x || v == w:
+			v, fv = u, fu
+		}
+	}
+	return nil
 }
 
 // foldsOf splits 0..n-1 into k seeded folds of near-equal size, each sorted.

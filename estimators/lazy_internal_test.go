@@ -316,17 +316,18 @@ func (modelOnly) Predict(context.Context, mat.Matrix) (*mat.Dense, error) {
 // the widened range, to the golden section's resolution, and call f about
 // 18 times.
 func TestSearchLogAlpha(t *testing.T) {
-	// The refinement stops when the bracket around the best point is
-	// narrower than bracketTol.
-	resolution := bracketTol
-	// maxCalls counts the 7 grid points and up to 4 widening steps for a
-	// minimum beyond the grid; golden section alone took 20-24.
+	// Brent's method locates the minimum to within about 2 searchTol.
+	resolution := 2 * searchTol
+	// maxCalls counts the grid points walked (down to two below the
+	// minimum), up to 4 widening steps for a minimum beyond the grid, and
+	// Brent's steps; golden section alone took 20-24, the previous
+	// parabolic-then-golden refinement up to 26.
 	curves := []struct {
 		name     string
 		f        func(d float64) float64 // d = t - minimum
 		maxCalls int
 	}{
-		{"smooth", func(d float64) float64 { return math.Log1p(d * d) }, 22},
+		{"smooth", func(d float64) float64 { return math.Log1p(d * d) }, 16},
 		// CV-like: steep towards small alpha (the network overshoots),
 		// flattening towards no update.
 		{"asymmetric", func(d float64) float64 {
@@ -334,15 +335,16 @@ func TestSearchLogAlpha(t *testing.T) {
 				return 4 * d * d
 			}
 			return d * d / (1 + d)
-		}, 26},
+		}, 18},
 	}
 	for _, c := range curves {
 		for i, min := range []float64{-15.3, -9, -3.7, 0, 2.2, 5.5, 7.9} {
-			calls := 0
+			calls, lowest := 0, math.Inf(1)
 			f := func(ts []float64) ([]float64, error) {
 				vs := make([]float64, len(ts))
 				for i, t := range ts {
 					calls++
+					lowest = math.Min(lowest, t)
 					vs[i] = c.f(t - min)
 				}
 				return vs, nil
@@ -358,6 +360,12 @@ func TestSearchLogAlpha(t *testing.T) {
 			if calls > c.maxCalls {
 				t.Errorf("%s case %d: %d evaluations, want at most %d", c.name, i, calls, c.maxCalls)
 			}
+			// Small penalties are the expensive ones: the walk stops one
+			// grid point below the one nearest the minimum (two when
+			// that is the top of the grid).
+			if floor := math.Min(math.Round(min/gridStep)*gridStep, gridHi-gridStep) - gridStep; lowest < floor-1e-9 && min > gridLo {
+				t.Errorf("%s case %d: evaluated down to %v, want no lower than %v", c.name, i, lowest, floor)
+			}
 		}
 	}
 	// A flat curve that only rises towards small alpha (the no-update
@@ -371,6 +379,18 @@ func TestSearchLogAlpha(t *testing.T) {
 	})
 	if best < widenHi-resolution {
 		t.Errorf("monotone curve: best %v, want the top of the range %v", best, widenHi)
+	}
+	// A bump in the flat part (the error rises from t = 4 to 2) must not
+	// end the walk before the dip at -3.
+	best, _, _ = searchLogAlpha(func(ts []float64) ([]float64, error) {
+		vs := make([]float64, len(ts))
+		for i, t := range ts {
+			vs[i] = 1 + 0.001*math.Exp(-(t-2)*(t-2)) - 0.5*math.Exp(-(t+3)*(t+3)/4)
+		}
+		return vs, nil
+	})
+	if math.Abs(best+3) > resolution {
+		t.Errorf("bump before the dip: best %v, want -3", best)
 	}
 	// Unusable candidates everywhere: +Inf, no error.
 	if _, v, err := searchLogAlpha(func(ts []float64) ([]float64, error) {
