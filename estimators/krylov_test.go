@@ -1,0 +1,142 @@
+package estimators
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// psdWithSpectrum returns Q diag(ev) Q^T for a seeded random orthogonal Q.
+func psdWithSpectrum(ev []float64, seed uint64) *mat.SymDense {
+	n := len(ev)
+	rng := rand.New(rand.NewPCG(seed, 11))
+	g := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			g.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(g)
+	var q mat.Dense
+	qr.QTo(&q)
+	var qd mat.Dense
+	qd.Apply(func(_, j int, v float64) float64 { return v * ev[j] }, &q)
+	var a mat.Dense
+	a.Mul(&qd, q.T())
+	s := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			s.SetSym(i, j, 0.5*(a.At(i, j)+a.At(j, i)))
+		}
+	}
+	return s
+}
+
+// The Krylov solver's answers must be what its documentation promises: each
+// solution has a normwise backward error of at most krylovTol (checked with
+// the true residual, not the solver's own estimate); large shifts need few
+// steps; a right-hand side in an invariant subspace is solved exactly when
+// the space is exhausted; a zero right-hand side gives zeros.
+func TestKrylovSolves(t *testing.T) {
+	const n = 150
+	// A decaying spectrum (as Grams of gradient features have) with a
+	// null space of 10 dimensions.
+	ev := make([]float64, n)
+	for i := range ev {
+		if i >= 10 {
+			ev[i] = 100 * math.Pow(0.9, float64(n-1-i))
+		}
+	}
+	a := psdWithSpectrum(ev, 1)
+	norm := ev[n-1] // ||A||_2
+	rng := rand.New(rand.NewPCG(2, 2))
+	r := make([]float64, n)
+	for i := range r {
+		r[i] = rng.NormFloat64()
+	}
+	meanDiag := floats.Sum(ev) / n
+	var shifts []float64
+	for _, t := range []float64{4, 2, 0, -2, -4, -8} {
+		shifts = append(shifts, meanDiag*math.Pow(10, t))
+	}
+	kr := newKrylov(a, r)
+	for c, sigma := range shifts {
+		// One shift at a time, largest first, as the search asks.
+		x, usable := kr.solveMany([]float64{sigma})
+		if !usable[0] {
+			t.Fatalf("shift %g: unusable", sigma)
+		}
+		xv := x.RawRowView(0)
+		res := mat.NewVecDense(n, nil)
+		res.MulVec(a, mat.NewVecDense(n, xv))
+		res.AddScaledVec(res, sigma, mat.NewVecDense(n, xv))
+		res.SubVec(res, mat.NewVecDense(n, r))
+		backward := mat.Norm(res, 2) / ((kr.anorm+sigma)*floats.Norm(xv, 2) + floats.Norm(r, 2))
+		if backward > krylovTol*1.001 {
+			t.Errorf("shift %g: backward error %.3g, want <= %g (%d steps)", sigma, backward, krylovTol, kr.steps())
+		}
+		// The tolerance is relative to the solver's estimate of ||A||,
+		// which must not overstate it by more than Gershgorin can (3x).
+		if kr.anorm > 3*norm || kr.anorm < 0.5*norm {
+			t.Errorf("||A|| estimate %g, true %g", kr.anorm, norm)
+		}
+		t.Logf("shift 10^%d mean diag: %d steps, backward error %.2g", []int{4, 2, 0, -2, -4, -8}[c], kr.steps(), backward)
+		if c == 0 && kr.steps() > 10 {
+			t.Errorf("the largest shift took %d steps, want few", kr.steps())
+		}
+	}
+
+	// Rank 5 and r in its range: the Krylov space is exhausted after 5
+	// steps, and the solution is exact.
+	ev5 := make([]float64, 40)
+	for i := 35; i < 40; i++ {
+		ev5[i] = float64(i - 34)
+	}
+	a5 := psdWithSpectrum(ev5, 3)
+	r5 := make([]float64, 40)
+	mat.NewVecDense(40, r5).MulVec(a5, mat.NewVecDense(40, r[:40]))
+	k5 := newKrylov(a5, r5)
+	x5, _ := k5.solveMany([]float64{1e-12})
+	if k5.steps() > 5 {
+		t.Errorf("rank 5: %d steps, want at most 5", k5.steps())
+	}
+	want, err := choleskySolve(a5, 1e-12, r5)
+	if err == nil {
+		d := make([]float64, 40)
+		floats.SubTo(d, x5.RawRowView(0), want)
+		// Both solve a system of condition ~5e12: compare at that scale.
+		if rel := floats.Norm(d, 2) / floats.Norm(want, 2); rel > 1e-2 {
+			t.Errorf("rank 5: relative difference from Cholesky %.3g", rel)
+		}
+	}
+
+	// All of R^n: with no shift and a spread spectrum the basis grows to
+	// n, where the solution is that of a direct solver.
+	ev8 := []float64{1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1, 10}
+	a8 := psdWithSpectrum(ev8, 4)
+	k8 := newKrylov(a8, r[:8])
+	x8, _ := k8.solveMany([]float64{0})
+	if !k8.exact || k8.steps() != 8 {
+		t.Errorf("n = 8: exact %v after %d steps, want exact after 8", k8.exact, k8.steps())
+	}
+	if want, err := choleskySolve(a8, 0, r[:8]); err != nil {
+		t.Error(err)
+	} else {
+		d := make([]float64, 8)
+		floats.SubTo(d, x8.RawRowView(0), want)
+		// Condition 1e7: both agree to about 1e7 n eps.
+		if rel := floats.Norm(d, 2) / floats.Norm(want, 2); rel > 1e-7 {
+			t.Errorf("n = 8: relative difference from Cholesky %.3g", rel)
+		}
+	}
+
+	// Zero right-hand side.
+	z, usable := newKrylov(a, make([]float64, n)).solveMany([]float64{1, 2})
+	if !usable[0] || !usable[1] || mat.Norm(z, 1) != 0 {
+		t.Errorf("zero right-hand side: usable %v, norm %g", usable, mat.Norm(z, 1))
+	}
+}
