@@ -730,12 +730,16 @@ func choleskySolve(a *mat.SymDense, alpha float64, r []float64) ([]float64, erro
 	return x.RawVector().Data, nil
 }
 
+// symOf returns the symmetric part of the square k, (k + k^T) / 2.
 func symOf(k *mat.Dense) *mat.SymDense {
 	n, _ := k.Dims()
 	s := mat.NewSymDense(n, nil)
+	raw, dst := k.RawMatrix(), s.RawSymmetric()
 	for i := 0; i < n; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
+		out := dst.Data[i*dst.Stride : i*dst.Stride+n]
 		for j := i; j < n; j++ {
-			s.SetSym(i, j, 0.5*(k.At(i, j)+k.At(j, i)))
+			out[j] = 0.5 * (row[j] + raw.Data[j*raw.Stride+i])
 		}
 	}
 	return s

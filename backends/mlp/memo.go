@@ -1,8 +1,8 @@
 package mlp
 
 import (
+	"bytes"
 	"hash/maphash"
-	"slices"
 	"sync"
 	"unsafe"
 
@@ -65,7 +65,7 @@ func sameInput(a, b blas64.General) bool {
 		return false
 	}
 	for i := 0; i < a.Rows; i++ {
-		if !slices.Equal(floatBytes(a.Data[i*a.Stride:i*a.Stride+a.Cols]), floatBytes(b.Data[i*b.Stride:i*b.Stride+b.Cols])) {
+		if !bytes.Equal(floatBytes(a.Data[i*a.Stride:i*a.Stride+a.Cols]), floatBytes(b.Data[i*b.Stride:i*b.Stride+b.Cols])) {
 			return false
 		}
 	}
