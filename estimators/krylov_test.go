@@ -140,3 +140,45 @@ func TestKrylovSolves(t *testing.T) {
 		t.Errorf("zero right-hand side: usable %v, norm %g", usable, mat.Norm(z, 1))
 	}
 }
+
+// shiftedSolve agrees with a Cholesky solve whichever way it goes: by
+// Krylov steps for a large shift, by Cholesky when the steps would cost
+// more (a tiny shift on a spread spectrum).
+func TestShiftedSolve(t *testing.T) {
+	const n = 120
+	ev := make([]float64, n)
+	for i := range ev {
+		ev[i] = math.Pow(0.85, float64(i))
+	}
+	a := psdWithSpectrum(ev, 5)
+	r := make([]float64, n)
+	for i := range r {
+		r[i] = math.Cos(float64(i))
+	}
+	for _, sigma := range []float64{1, 1e-9} {
+		steps := newKrylov(a, r)
+		_, byKrylov := steps.solveWithin(sigma, n/6)
+		got, err := shiftedSolve(a, sigma, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := choleskySolve(a, sigma, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := make([]float64, n)
+		floats.SubTo(d, got, want)
+		kappa := (ev[0] + sigma) / (ev[n-1] + sigma)
+		// Krylov: forward error up to 2 kappa krylovTol; Cholesky: equal.
+		tol := 2 * kappa * krylovTol
+		if !byKrylov {
+			tol = 0
+		}
+		if rel := floats.Norm(d, 2) / floats.Norm(want, 2); rel > tol {
+			t.Errorf("shift %g (Krylov %v): relative difference %.3g, want <= %.3g", sigma, byKrylov, rel, tol)
+		}
+		if byKrylov != (sigma == 1) {
+			t.Errorf("shift %g: solved by Krylov %v, want %v", sigma, byKrylov, sigma == 1)
+		}
+	}
+}

@@ -579,7 +579,7 @@ func (d *dual) phiTMany(lo, hi int, a *mat.Dense) *mat.Dense {
 
 func (d *dual) solveAll(ctx context.Context, alpha float64) ([]float64, error) {
 	n := d.k.SymmetricDim()
-	a, err := choleskySolve(d.k, alpha, d.e)
+	a, err := shiftedSolve(d.k, alpha, d.e)
 	if err != nil {
 		return nil, err
 	}
@@ -687,7 +687,7 @@ func (p *primal) meanDiag() float64 {
 }
 
 func (p *primal) solveAll(_ context.Context, alpha float64) ([]float64, error) {
-	return choleskySolve(&p.g, alpha, p.b)
+	return shiftedSolve(&p.g, alpha, p.b)
 }
 
 func (p *primal) fold(_ context.Context, lo, hi int) (foldSolver, error) {
