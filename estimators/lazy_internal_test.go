@@ -349,7 +349,7 @@ func TestSearchLogAlpha(t *testing.T) {
 				}
 				return vs, nil
 			}
-			best, v, err := searchLogAlpha(f)
+			best, v, err := searchLogAlpha(f, math.Inf(1))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -376,9 +376,23 @@ func TestSearchLogAlpha(t *testing.T) {
 			vs[i] = math.Exp(-t)
 		}
 		return vs, nil
-	})
+	}, math.Inf(1))
 	if best < widenHi-resolution {
 		t.Errorf("monotone curve: best %v, want the top of the range %v", best, widenHi)
+	}
+	// The same with the no-update error known and below the grid's top:
+	// no update, after the three grid points of the walk.
+	calls := 0
+	best, v, _ := searchLogAlpha(func(ts []float64) ([]float64, error) {
+		vs := make([]float64, len(ts))
+		for i, t := range ts {
+			calls++
+			vs[i] = math.Exp(-t)
+		}
+		return vs, nil
+	}, 0)
+	if !math.IsInf(best, 1) || v != 0 || calls != 3 {
+		t.Errorf("monotone curve, no update known best: best %v (f %v) after %d evaluations, want +Inf (0) after 3", best, v, calls)
 	}
 	// A bump in the flat part (the error rises from t = 4 to 2) must not
 	// end the walk before the dip at -3.
@@ -388,7 +402,7 @@ func TestSearchLogAlpha(t *testing.T) {
 			vs[i] = 1 + 0.001*math.Exp(-(t-2)*(t-2)) - 0.5*math.Exp(-(t+3)*(t+3)/4)
 		}
 		return vs, nil
-	})
+	}, 1)
 	if math.Abs(best+3) > resolution {
 		t.Errorf("bump before the dip: best %v, want -3", best)
 	}
@@ -399,7 +413,7 @@ func TestSearchLogAlpha(t *testing.T) {
 			vs[i] = math.Inf(1)
 		}
 		return vs, nil
-	}); err != nil || !math.IsInf(v, 1) {
+	}, math.Inf(1)); err != nil || !math.IsInf(v, 1) {
 		t.Errorf("all unusable: got %v, %v", v, err)
 	}
 }

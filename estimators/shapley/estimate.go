@@ -252,9 +252,6 @@ func influenceSE(fit *Fit, scores []framework.Score, full, empty framework.Score
 // the complement of its subset), which runs them Workers at a time with its
 // checkpoint, panic recovery and shape checks.
 func reduceAll(ctx context.Context, prob *framework.Problem, m framework.Measure, plan *Plan, red framework.Estimator, opt Options) ([]framework.Score, int, error) {
-	if lf := newLazyFixed(prob, red); lf != nil {
-		red = lf
-	}
 	feats := make([]framework.Feature, len(plan.Subsets))
 	for k, s := range plan.Subsets {
 		feats[k] = framework.Feature{Name: "subset " + s.String(), Columns: s.Complement(plan.P)}
