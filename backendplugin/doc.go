@@ -48,4 +48,28 @@
 // The protocol (internal/pb) carries matrices as rows, cols and one packed
 // repeated double field, row-major. It is versioned by ProtocolVersion,
 // which go-plugin negotiates in the handshake.
+//
+// Matrix cache. The estimators call a model many times with the same input
+// (lazy sends the same held-out x to PredictShifted and JacobianTVec dozens
+// of times per feature, only a small vector changing), so the plugin keeps
+// recent input matrices and the client sends a matrix it has sent before as
+// a key alone. A plugin built with this package advertises it
+// (matrix_cache in its capabilities) and keeps the matrices sent with a key
+// in an LRU cache of 256 MiB. The client keys the matrix arguments of
+// Predict, Jacobian, PredictShifted, Kernel and JacobianTVec that have at
+// least 4096 values (smaller ones are cheaper to send than to hash; Fit and
+// WarmStart send theirs once): the key is a 128-bit hash of the matrix's
+// shape and values (two hash/maphash hashes under seeds fixed for the
+// process), so a matrix changed in place gets a new key. Once a call that
+// carried a matrix's data has succeeded, later calls send its key without
+// the data. A plugin that no longer holds the key (evicted) answers
+// FailedPrecondition "backendplugin: matrix cache miss" without calling the
+// model, and the client forgets the key and sends the call once more with
+// the data; callers see neither. A plugin that does not advertise the cache
+// (built before it) gets every matrix in full, and a client that does not
+// know it sends no keys, which the plugin serves as before: the additions
+// are optional fields, under the same ProtocolVersion. The cached matrices
+// are handed to the model's methods as they are, so a backend must not
+// modify its input matrices (in process it gets the estimators' matrices,
+// which they reuse too).
 package backendplugin

@@ -29,9 +29,16 @@ import (
 // 4 MiB default limit) and returns the client side.
 func inProcess(t testing.TB, name string, b framework.Backend, opts ...Option) *remote {
 	t.Helper()
+	return inProcessServer(t, name, newServer(b), nil, opts...)
+}
+
+// inProcessServer is inProcess serving srv (a *server, or a wrapper of one)
+// with the extra gRPC server options sopts.
+func inProcessServer(t testing.TB, name string, srv pb.BackendServer, sopts []grpc.ServerOption, opts ...Option) *remote {
+	t.Helper()
 	lis := bufconn.Listen(1 << 20)
-	s := newGRPCServer(nil)
-	pb.RegisterBackendServer(s, newServer(b))
+	s := newGRPCServer(sopts)
+	pb.RegisterBackendServer(s, srv)
 	hs := health.NewServer()
 	hs.SetServingStatus(plugin.GRPCServiceName, grpc_health_v1.HealthCheckResponse_SERVING)
 	grpc_health_v1.RegisterHealthServer(s, hs)

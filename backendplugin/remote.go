@@ -29,6 +29,10 @@ type remote struct {
 	health grpc_health_v1.HealthClient
 	caps   framework.Capabilities
 	opts   []framework.OptionInfo
+	// known: the keys of the matrices the plugin's cache holds, as far as
+	// this side knows; nil when the plugin has no matrix cache (then every
+	// matrix is sent in full).
+	known *knownKeys
 
 	hangTimeout time.Duration // 0: no watchdog
 	pingEvery   time.Duration
@@ -75,6 +79,9 @@ func newRemote(ctx context.Context, name string, conn grpc.ClientConnInterface, 
 	}
 	r.caps = framework.Capabilities{Gradients: caps.Gradients, Kernel: caps.Kernel, Classification: caps.Classification,
 		Multiclass: caps.Multiclass, WarmStart: caps.WarmStart}
+	if caps.MatrixCache {
+		r.known = newKnownKeys()
+	}
 	var opts *pb.OptionsResponse
 	err = r.do(ctx, "Options", func(ctx context.Context) (err error) {
 		opts, err = r.rpc.Options(ctx, &pb.Empty{})
@@ -334,8 +341,12 @@ func (m *model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 }
 
 func (m *model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	return m.matrix(ctx, "Predict", func(ctx context.Context) (*pb.Matrix, error) {
-		return m.r.rpc.Predict(ctx, &pb.MatrixRequest{ModelId: m.id, X: toPB(x)})
+	return m.matrix(ctx, "Predict", func(ctx context.Context) (out *pb.Matrix, err error) {
+		err = m.r.withArgs([]mat.Matrix{x}, func(ms []*pb.Matrix) (err error) {
+			out, err = m.r.rpc.Predict(ctx, &pb.MatrixRequest{ModelId: m.id, X: ms[0]})
+			return err
+		})
+		return out, err
 	})
 }
 
@@ -362,14 +373,22 @@ type gradModel struct{ *model }
 func (m gradModel) NumParams() int { return int(m.numParams.Load()) }
 
 func (m gradModel) Jacobian(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	return m.matrix(ctx, "Jacobian", func(ctx context.Context) (*pb.Matrix, error) {
-		return m.r.rpc.Jacobian(ctx, &pb.MatrixRequest{ModelId: m.id, X: toPB(x)})
+	return m.matrix(ctx, "Jacobian", func(ctx context.Context) (out *pb.Matrix, err error) {
+		err = m.r.withArgs([]mat.Matrix{x}, func(ms []*pb.Matrix) (err error) {
+			out, err = m.r.rpc.Jacobian(ctx, &pb.MatrixRequest{ModelId: m.id, X: ms[0]})
+			return err
+		})
+		return out, err
 	})
 }
 
 func (m gradModel) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []float64) (*mat.Dense, error) {
-	return m.matrix(ctx, "PredictShifted", func(ctx context.Context) (*pb.Matrix, error) {
-		return m.r.rpc.PredictShifted(ctx, &pb.PredictShiftedRequest{ModelId: m.id, X: toPB(x), Dtheta: vec(dtheta)})
+	return m.matrix(ctx, "PredictShifted", func(ctx context.Context) (out *pb.Matrix, err error) {
+		err = m.r.withArgs([]mat.Matrix{x}, func(ms []*pb.Matrix) (err error) {
+			out, err = m.r.rpc.PredictShifted(ctx, &pb.PredictShiftedRequest{ModelId: m.id, X: ms[0], Dtheta: vec(dtheta)})
+			return err
+		})
+		return out, err
 	})
 }
 
@@ -377,16 +396,22 @@ func (m gradModel) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []fl
 type kernelOps struct{ m *model }
 
 func (k kernelOps) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, error) {
-	return k.m.matrix(ctx, "Kernel", func(ctx context.Context) (*pb.Matrix, error) {
-		return k.m.r.rpc.Kernel(ctx, &pb.KernelRequest{ModelId: k.m.id, X1: toPB(x1), X2: toPB(x2)})
+	return k.m.matrix(ctx, "Kernel", func(ctx context.Context) (out *pb.Matrix, err error) {
+		err = k.m.r.withArgs([]mat.Matrix{x1, x2}, func(ms []*pb.Matrix) (err error) {
+			out, err = k.m.r.rpc.Kernel(ctx, &pb.KernelRequest{ModelId: k.m.id, X1: ms[0], X2: ms[1]})
+			return err
+		})
+		return out, err
 	})
 }
 
 func (k kernelOps) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([]float64, error) {
 	var out *pb.Vector
-	err := k.m.r.do(ctx, "JacobianTVec", func(ctx context.Context) (err error) {
-		out, err = k.m.r.rpc.JacobianTVec(ctx, &pb.JacobianTVecRequest{ModelId: k.m.id, X: toPB(x), A: vec(a)})
-		return err
+	err := k.m.r.do(ctx, "JacobianTVec", func(ctx context.Context) error {
+		return k.m.r.withArgs([]mat.Matrix{x}, func(ms []*pb.Matrix) (err error) {
+			out, err = k.m.r.rpc.JacobianTVec(ctx, &pb.JacobianTVecRequest{ModelId: k.m.id, X: ms[0], A: vec(a)})
+			return err
+		})
 	})
 	if err != nil {
 		return nil, err

@@ -28,10 +28,15 @@ type server struct {
 	mu     sync.RWMutex
 	nextID uint64
 	models map[uint64]framework.Model
+
+	// cache holds the request matrices sent with a key (see the Matrix
+	// message in backend.proto), within defaultMatrixCacheBytes.
+	cache *matrixCache
 }
 
 func newServer(b framework.Backend) *server {
-	return &server{b: b, caps: b.Capabilities(), models: make(map[uint64]framework.Model)}
+	return &server{b: b, caps: b.Capabilities(), models: make(map[uint64]framework.Model),
+		cache: newMatrixCache(defaultMatrixCacheBytes)}
 }
 
 // guard turns a panic in the backend into an Internal error, so that one
@@ -84,8 +89,10 @@ func modelAs[M any](s *server, id uint64) (M, error) {
 // backend becomes an Internal error (guard, under op); the model id names is
 // looked up as an M (modelAs); the RPC's matrix argument x, called name in
 // errors, is unpacked (InvalidArgument when malformed; name "" for an RPC
-// without one, x is then ignored and f gets nil); then f calls the model and
-// packs its answer.
+// without one, x is then ignored and f gets nil), or stored in or looked up
+// from the matrix cache when it carries a key (the cache-miss error when a
+// reference's key is not held); then f calls the model and packs its
+// answer.
 func onModel[M, R any](s *server, op string, id uint64, name string, x *pb.Matrix, f func(M, *mat.Dense) (R, error)) (resp R, err error) {
 	defer guard(op, &err)
 	m, err := modelAs[M](s, id)
@@ -94,7 +101,7 @@ func onModel[M, R any](s *server, op string, id uint64, name string, x *pb.Matri
 	}
 	var xd *mat.Dense
 	if name != "" {
-		if xd, err = matrixArg(name, x); err != nil {
+		if xd, err = s.cache.resolve(name, x); err != nil {
 			return resp, err
 		}
 	}
@@ -124,6 +131,7 @@ func (s *server) Capabilities(context.Context, *pb.Empty) (*pb.CapabilitiesRespo
 		Classification: s.caps.Classification,
 		Multiclass:     s.caps.Multiclass,
 		WarmStart:      s.caps.WarmStart,
+		MatrixCache:    true,
 	}, nil
 }
 
@@ -206,7 +214,7 @@ func (s *server) Kernel(ctx context.Context, req *pb.KernelRequest) (*pb.Matrix,
 	return onModel(s, "Kernel", req.ModelId, "x1", req.X1, func(k framework.Kerneler, x1 *mat.Dense) (*pb.Matrix, error) {
 		var x2 mat.Matrix // stays a nil interface when x2 is absent
 		if req.X2 != nil {
-			d, err := matrixArg("x2", req.X2)
+			d, err := s.cache.resolve("x2", req.X2)
 			if err != nil {
 				return nil, err
 			}

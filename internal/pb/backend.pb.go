@@ -31,11 +31,34 @@ const (
 // each, behind a single length prefix), never one message per element.
 // Packed doubles measured 3.5x faster to marshal and unmarshal than raw bytes
 // converted by hand (protobuf-go copies packed doubles in bulk).
+//
+// Matrix cache. A server whose CapabilitiesResponse has matrix_cache = true
+// keeps recently sent request matrices by key, so that a client calling
+// again with the same input (the lazy estimator sends the same x dozens of
+// times, only a small vector changing) sends the key instead of the data:
+//
+//   - key and data set: the matrix is used as usual and the server stores
+//     it under key (the key is the client's name for this content; the
+//     server never recomputes it, it only compares it as bytes);
+//   - key set, rows and cols set, data empty (rows*cols > 0): a reference
+//     to the matrix stored under key. Its rows and cols must match the
+//     stored ones (else INVALID_ARGUMENT). A server that does not hold the
+//     key (never sent, or evicted: the cache is bounded) fails the call with
+//     code FAILED_PRECONDITION and the exact message
+//     "backendplugin: matrix cache miss", having called no model method; the
+//     client then sends the call again with the data.
+//   - no key: the matrix as it always was.
+//
+// A client sends keys only to a server that advertised matrix_cache, and
+// only on the matrix arguments of requests (never in answers); a server
+// that does not advertise it never sees one. Both additions are optional
+// fields, so this is no protocol version change.
 type Matrix struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Rows          int64                  `protobuf:"varint,1,opt,name=rows,proto3" json:"rows,omitempty"`
 	Cols          int64                  `protobuf:"varint,2,opt,name=cols,proto3" json:"cols,omitempty"`
 	Data          []float64              `protobuf:"fixed64,3,rep,packed,name=data,proto3" json:"data,omitempty"`
+	Key           []byte                 `protobuf:"bytes,4,opt,name=key,proto3" json:"key,omitempty"` // request matrices only; see "Matrix cache" above
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -87,6 +110,13 @@ func (x *Matrix) GetCols() int64 {
 func (x *Matrix) GetData() []float64 {
 	if x != nil {
 		return x.Data
+	}
+	return nil
+}
+
+func (x *Matrix) GetKey() []byte {
+	if x != nil {
+		return x.Key
 	}
 	return nil
 }
@@ -179,8 +209,11 @@ type CapabilitiesResponse struct {
 	Classification bool                   `protobuf:"varint,3,opt,name=classification,proto3" json:"classification,omitempty"`
 	Multiclass     bool                   `protobuf:"varint,4,opt,name=multiclass,proto3" json:"multiclass,omitempty"`
 	WarmStart      bool                   `protobuf:"varint,5,opt,name=warm_start,json=warmStart,proto3" json:"warm_start,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// matrix_cache: the server keeps request matrices sent with a key and
+	// accepts references to them (see Matrix).
+	MatrixCache   bool `protobuf:"varint,6,opt,name=matrix_cache,json=matrixCache,proto3" json:"matrix_cache,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CapabilitiesResponse) Reset() {
@@ -244,6 +277,13 @@ func (x *CapabilitiesResponse) GetMulticlass() bool {
 func (x *CapabilitiesResponse) GetWarmStart() bool {
 	if x != nil {
 		return x.WarmStart
+	}
+	return false
+}
+
+func (x *CapabilitiesResponse) GetMatrixCache() bool {
+	if x != nil {
+		return x.MatrixCache
 	}
 	return false
 }
@@ -893,14 +933,15 @@ var File_backend_proto protoreflect.FileDescriptor
 
 const file_backend_proto_rawDesc = "" +
 	"\n" +
-	"\rbackend.proto\x12\x11lazyvi.backend.v1\"D\n" +
+	"\rbackend.proto\x12\x11lazyvi.backend.v1\"V\n" +
 	"\x06Matrix\x12\x12\n" +
 	"\x04rows\x18\x01 \x01(\x03R\x04rows\x12\x12\n" +
 	"\x04cols\x18\x02 \x01(\x03R\x04cols\x12\x12\n" +
-	"\x04data\x18\x03 \x03(\x01R\x04data\"\x1c\n" +
+	"\x04data\x18\x03 \x03(\x01R\x04data\x12\x10\n" +
+	"\x03key\x18\x04 \x01(\fR\x03key\"\x1c\n" +
 	"\x06Vector\x12\x12\n" +
 	"\x04data\x18\x01 \x03(\x01R\x04data\"\a\n" +
-	"\x05Empty\"\xb3\x01\n" +
+	"\x05Empty\"\xd6\x01\n" +
 	"\x14CapabilitiesResponse\x12\x1c\n" +
 	"\tgradients\x18\x01 \x01(\bR\tgradients\x12\x16\n" +
 	"\x06kernel\x18\x02 \x01(\bR\x06kernel\x12&\n" +
@@ -909,7 +950,8 @@ const file_backend_proto_rawDesc = "" +
 	"multiclass\x18\x04 \x01(\bR\n" +
 	"multiclass\x12\x1d\n" +
 	"\n" +
-	"warm_start\x18\x05 \x01(\bR\twarmStart\"[\n" +
+	"warm_start\x18\x05 \x01(\bR\twarmStart\x12!\n" +
+	"\fmatrix_cache\x18\x06 \x01(\bR\vmatrixCache\"[\n" +
 	"\n" +
 	"OptionInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12#\n" +
