@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/experimental"
 
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/pb"
@@ -36,18 +37,32 @@ const pluginName = "backend"
 // gRPC's 4 MiB limit, which a 10000 x 100 matrix already exceeds.
 const maxMsgSize = math.MaxInt32
 
+// windowSize and ioBufferSize: HTTP/2 flow-control windows and socket
+// buffers large enough that a message of lazy's usual sizes goes in one
+// write and needs no window update.
+const (
+	windowSize   = 16 << 20
+	ioBufferSize = 1 << 20
+)
+
 // newGRPCServer is the ServeConfig.GRPCServer of Serve.
 func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
-	opts = append(opts, grpc.MaxRecvMsgSize(maxMsgSize), grpc.MaxSendMsgSize(maxMsgSize))
+	opts = append(opts, grpc.MaxRecvMsgSize(maxMsgSize), grpc.MaxSendMsgSize(maxMsgSize), experimental.BufferPool(bufferPool))
+	opts = append(opts, serverCodecOptions()...)
+	opts = append(opts, grpc.InitialWindowSize(windowSize), grpc.InitialConnWindowSize(windowSize),
+		grpc.WriteBufferSize(ioBufferSize), grpc.ReadBufferSize(ioBufferSize))
 	return grpc.NewServer(opts...)
 }
 
-// dialOptions raise the client's limits to match the server's.
+// dialOptions raise the client's limits to match the server's and use the
+// same codec and buffer pool (codec.go).
 func dialOptions() []grpc.DialOption {
-	return []grpc.DialOption{grpc.WithDefaultCallOptions(
+	return []grpc.DialOption{grpc.WithDefaultCallOptions(append(clientCodecOptions(),
 		grpc.MaxCallRecvMsgSize(maxMsgSize),
 		grpc.MaxCallSendMsgSize(maxMsgSize),
-	)}
+	)...), experimental.WithBufferPool(bufferPool),
+		grpc.WithInitialWindowSize(windowSize), grpc.WithInitialConnWindowSize(windowSize),
+		grpc.WithWriteBufferSize(ioBufferSize), grpc.WithReadBufferSize(ioBufferSize)}
 }
 
 // backendPlugin is the go-plugin glue. On the plugin side impl is the
