@@ -64,7 +64,9 @@ func (protoCodec) Unmarshal(data mem.BufferSlice, v any) error {
 
 // dirtyPool is a mem.BufferPool with a sync.Pool per power of two from
 // 2^minTier to 2^maxTier bytes, handing out buffers as they were left.
-type dirtyPool struct{ tiers [maxTier - minTier + 1]sync.Pool }
+type dirtyPool struct {
+	tiers [maxTier - minTier + 1]sync.Pool
+}
 
 const minTier, maxTier = 8, 26 // 256 B to 64 MiB
 
@@ -99,7 +101,7 @@ func (p *dirtyPool) Put(b *[]byte) {
 	p.tiers[bits.Len(uint(c))-1-minTier].Put(b)
 }
 
-// codecOptions make both ends use protoCodec and bufferPool.
+// serverCodecOptions and clientCodecOptions make both ends use protoCodec.
 func serverCodecOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{grpc.ForceServerCodecV2(protoCodec{})}
 }
