@@ -29,6 +29,9 @@ type remote struct {
 	health grpc_health_v1.HealthClient
 	caps   framework.Capabilities
 	opts   []framework.OptionInfo
+	// dualShift: the plugin serves PredictDualShifted; older plugins get
+	// its two calls instead.
+	dualShift bool
 	// known: the keys of the matrices the plugin's cache holds, as far as
 	// this side knows; nil when the plugin has no matrix cache (then every
 	// matrix is sent in full).
@@ -82,6 +85,7 @@ func newRemote(ctx context.Context, name string, conn grpc.ClientConnInterface, 
 	if caps.MatrixCache {
 		r.known = newKnownKeys()
 	}
+	r.dualShift = caps.DualShift
 	var opts *pb.OptionsResponse
 	err = r.do(ctx, "Options", func(ctx context.Context) (err error) {
 		opts, err = r.rpc.Options(ctx, &pb.Empty{})
@@ -272,7 +276,7 @@ func (r *remote) client(id uint64) framework.Model {
 		w := warmOps{m}
 		switch {
 		case r.caps.Gradients && r.caps.Kernel:
-			return &warmGradKernelModel{gradModel{m}, kernelOps{m}, w}
+			return &warmGradKernelModel{gradModel{m}, kernelOps{m}, dualOps{m}, w}
 		case r.caps.Gradients:
 			return &warmGradModel{gradModel{m}, w}
 		case r.caps.Kernel:
@@ -282,7 +286,7 @@ func (r *remote) client(id uint64) framework.Model {
 	}
 	switch {
 	case r.caps.Gradients && r.caps.Kernel:
-		return &gradKernelModel{gradModel{m}, kernelOps{m}}
+		return &gradKernelModel{gradModel{m}, kernelOps{m}, dualOps{m}}
 	case r.caps.Gradients:
 		return &gradModel{m}
 	case r.caps.Kernel:
@@ -419,10 +423,33 @@ func (k kernelOps) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) 
 	return out.GetData(), nil
 }
 
-// gradKernelModel is a remote Gradienter and Kerneler.
+// dualOps holds the framework.DualShifter method of models with gradients
+// and kernels: one round trip when the plugin serves it, else
+// JacobianTVec and PredictShifted.
+type dualOps struct{ m *model }
+
+func (d dualOps) PredictDualShifted(ctx context.Context, xTrain mat.Matrix, a []float64, x mat.Matrix) (*mat.Dense, error) {
+	if !d.m.r.dualShift {
+		dtheta, err := kernelOps(d).JacobianTVec(ctx, xTrain, a)
+		if err != nil {
+			return nil, err
+		}
+		return gradModel{d.m}.PredictShifted(ctx, x, dtheta)
+	}
+	return d.m.matrix(ctx, "PredictDualShifted", func(ctx context.Context) (out *pb.Matrix, err error) {
+		err = d.m.r.withArgs([]mat.Matrix{xTrain, x}, func(ms []*pb.Matrix) (err error) {
+			out, err = d.m.r.rpc.PredictDualShifted(ctx, &pb.PredictDualShiftedRequest{ModelId: d.m.id, XTrain: ms[0], A: vec(a), X: ms[1]})
+			return err
+		})
+		return out, err
+	})
+}
+
+// gradKernelModel is a remote Gradienter, Kerneler and DualShifter.
 type gradKernelModel struct {
 	gradModel
 	kernelOps
+	dualOps
 }
 
 // kernelModel is a remote Model and Kerneler without gradients.
@@ -499,6 +526,7 @@ type (
 	warmGradKernelModel struct {
 		gradModel
 		kernelOps
+		dualOps
 		warmOps
 	}
 	warmKernelModel struct {
@@ -514,18 +542,20 @@ var (
 	_ framework.WarmStarter = (*warmGradModel)(nil)
 	_ framework.Gradienter  = (*warmGradKernelModel)(nil)
 	_ framework.Kerneler    = (*warmGradKernelModel)(nil)
+	_ framework.DualShifter = (*warmGradKernelModel)(nil)
 	_ framework.WarmStarter = (*warmGradKernelModel)(nil)
 	_ framework.Kerneler    = (*warmKernelModel)(nil)
 	_ framework.WarmStarter = (*warmKernelModel)(nil)
 )
 
 var (
-	_ framework.Backend    = (*remote)(nil)
-	_ framework.Model      = (*model)(nil)
-	_ framework.Gradienter = (*gradModel)(nil)
-	_ framework.Gradienter = (*gradKernelModel)(nil)
-	_ framework.Kerneler   = (*gradKernelModel)(nil)
-	_ framework.Kerneler   = (*kernelModel)(nil)
+	_ framework.Backend     = (*remote)(nil)
+	_ framework.Model       = (*model)(nil)
+	_ framework.Gradienter  = (*gradModel)(nil)
+	_ framework.Gradienter  = (*gradKernelModel)(nil)
+	_ framework.Kerneler    = (*gradKernelModel)(nil)
+	_ framework.DualShifter = (*gradKernelModel)(nil)
+	_ framework.Kerneler    = (*kernelModel)(nil)
 )
 
 var errNoConn = errors.New("dispensed plugin is not a gRPC connection")

@@ -132,6 +132,7 @@ func (s *server) Capabilities(context.Context, *pb.Empty) (*pb.CapabilitiesRespo
 		Multiclass:     s.caps.Multiclass,
 		WarmStart:      s.caps.WarmStart,
 		MatrixCache:    true,
+		DualShift:      true,
 	}, nil
 }
 
@@ -231,6 +232,30 @@ func (s *server) JacobianTVec(ctx context.Context, req *pb.JacobianTVecRequest) 
 			return nil, toStatus(err)
 		}
 		return vec(out), nil
+	})
+}
+
+// PredictDualShifted serves models with gradients and kernels: by their own
+// framework.DualShifter when they have one, else as JacobianTVec then
+// PredictShifted, here in the plugin process.
+func (s *server) PredictDualShifted(ctx context.Context, req *pb.PredictDualShiftedRequest) (*pb.Matrix, error) {
+	return onModel(s, "PredictDualShifted", req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.Matrix, error) {
+		k, ok := g.(framework.Kerneler)
+		if !ok {
+			return nil, status.Errorf(codes.Unimplemented, "the backend's models do not implement kernels")
+		}
+		xTrain, err := s.cache.resolve("x_train", req.XTrain)
+		if err != nil {
+			return nil, err
+		}
+		if ds, ok := g.(framework.DualShifter); ok {
+			return matrixResp(ds.PredictDualShifted(ctx, xTrain, req.GetA().GetData(), x))
+		}
+		dtheta, err := k.JacobianTVec(ctx, xTrain, req.GetA().GetData())
+		if err != nil {
+			return nil, toStatus(err)
+		}
+		return matrixResp(g.PredictShifted(ctx, x, dtheta))
 	})
 }
 

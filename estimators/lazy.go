@@ -129,7 +129,7 @@ func (Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Featur
 
 	alpha := p.Lambda
 	if alpha <= 0 {
-		alpha, err = chooseAlpha(ctx, g, rp, x, targets, e, bounds, k)
+		alpha, err = chooseAlpha(ctx, rp, targets, e, bounds, k)
 		if err != nil {
 			return framework.Reduced{}, err
 		}
@@ -156,22 +156,21 @@ func (Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Featur
 // chooseAlpha runs the cross-validated search described on Lazy. The rows of
 // x are in fold order: fold f is rows bounds[f]..bounds[f+1]; targets and e
 // (the full model's residual targets - h(x)) stack k outputs per row.
-func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, x *mat.Dense, targets, e []float64, bounds []int, k int) (float64, error) {
-	n, p := x.Dims()
+func chooseAlpha(ctx context.Context, rp ridge, targets, e []float64, bounds []int, k int) (float64, error) {
+	n := len(e)
 	type fold struct {
 		solve foldSolver
-		xHeld *mat.Dense
 		yHeld []float64 // k per row
 	}
 	fs := make([]fold, len(bounds)-1)
 	noUpdate := floats.Dot(e, e) / float64(n)
 	for f := range fs {
 		lo, hi := bounds[f], bounds[f+1]
-		s, err := rp.fold(ctx, lo*k, hi*k)
+		s, err := rp.fold(ctx, lo, hi)
 		if err != nil {
 			return 0, fmt.Errorf("fold %d: %w", f+1, err)
 		}
-		fs[f] = fold{solve: s, xHeld: x.Slice(lo, hi, 0, p).(*mat.Dense), yHeld: targets[lo*k : hi*k]}
+		fs[f] = fold{solve: s, yHeld: targets[lo*k : hi*k]}
 	}
 	scale := rp.meanDiag()
 	if !(scale > 0) {
@@ -184,18 +183,14 @@ func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, x *mat.D
 		}
 		sse := make([]float64, len(ts))
 		for _, f := range fs {
-			dthetas, usable, err := f.solve(ctx, alphas)
+			preds, err := f.solve(ctx, alphas)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("cross-validation predict: %w", err)
 			}
-			for c := range alphas {
-				if !usable[c] {
+			for c, pred := range preds {
+				if pred == nil {
 					sse[c] = math.Inf(1)
 					continue
-				}
-				pred, err := g.PredictShifted(ctx, f.xHeld, dthetas.RawRowView(c))
-				if err != nil {
-					return nil, fmt.Errorf("cross-validation predict: %w", err)
 				}
 				if r, cols := pred.Dims(); r*k != len(f.yHeld) || cols != k {
 					return nil, fmt.Errorf("cross-validation predict: backend returned %d x %d predictions for %d rows", r, cols, len(f.yHeld)/k)
@@ -452,14 +447,15 @@ type ridge interface {
 	meanDiag() float64
 	// solveAll returns dtheta fitted on all rows.
 	solveAll(ctx context.Context, alpha float64) ([]float64, error)
-	// fold prepares the fit without rows lo..hi and returns a solver for
-	// any set of penalties.
+	// fold prepares the fit without samples lo..hi (rows lo*k..hi*k) and
+	// returns a solver for any set of penalties.
 	fold(ctx context.Context, lo, hi int) (foldSolver, error)
 }
 
-// foldSolver returns, for each penalty, dtheta as a row of a len(alphas) x
-// M matrix, and whether the system could be solved at it.
-type foldSolver func(ctx context.Context, alphas []float64) (dthetas *mat.Dense, usable []bool, err error)
+// foldSolver returns, for each penalty, the network's predictions on the
+// fold's held-out samples at theta_f + dtheta (nil where the system could
+// not be solved).
+type foldSolver func(ctx context.Context, alphas []float64) (preds []*mat.Dense, err error)
 
 // maxRidgeDim bounds the side of the ridge system, min(n1 k, M), that lazy
 // cross-validates: each fold holds a d x d copy of the system (72 MB at
@@ -511,9 +507,9 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 		}
 	}
 	if n > m {
-		return newPrimal(j, e, k, bounds), nil
+		return newPrimal(g, x, j, e, k, bounds), nil
 	}
-	d := &dual{e: e, x: x, j: j, m: m}
+	d := &dual{g: g, e: e, x: x, j: j, m: m, k: k}
 	if hasKernel {
 		k, err := kern.Kernel(ctx, x, nil)
 		if err != nil {
@@ -522,11 +518,11 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 		if r, c := k.Dims(); r != n || c != n {
 			return nil, fmt.Errorf("kernel: backend returned %d x %d for %d rows", r, c, n)
 		}
-		d.k = symOf(k)
+		d.kmat = symOf(k)
 		d.kern = kern
 	} else {
-		d.k = new(mat.SymDense)
-		d.k.SymOuterK(1, j)
+		d.kmat = new(mat.SymDense)
+		d.kmat.SymOuterK(1, j)
 	}
 	return d, nil
 }
@@ -539,19 +535,21 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 // every product with it streams all of them from memory); without one, the
 // Jacobian j is held and K = Phi Phi^T.
 type dual struct {
-	k    *mat.SymDense
+	g    framework.Gradienter
+	kmat *mat.SymDense
 	e    []float64
 	x    *mat.Dense
 	j    *mat.Dense
 	kern framework.Kerneler // when j is nil
 	m    int
+	k    int // outputs: rows per sample
 }
 
 func (d *dual) meanDiag() float64 {
-	n := d.k.SymmetricDim()
+	n := d.kmat.SymmetricDim()
 	t := 0.0
 	for i := 0; i < n; i++ {
-		t += d.k.At(i, i)
+		t += d.kmat.At(i, i)
 	}
 	return t / float64(n)
 }
@@ -592,8 +590,8 @@ func (d *dual) phiTMany(lo, hi int, a *mat.Dense) *mat.Dense {
 }
 
 func (d *dual) solveAll(ctx context.Context, alpha float64) ([]float64, error) {
-	n := d.k.SymmetricDim()
-	a, err := shiftedSolve(d.k, alpha, d.e)
+	n := d.kmat.SymmetricDim()
+	a, err := shiftedSolve(d.kmat, alpha, d.e)
 	if err != nil {
 		return nil, err
 	}
@@ -601,7 +599,10 @@ func (d *dual) solveAll(ctx context.Context, alpha float64) ([]float64, error) {
 }
 
 func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
-	n := d.k.SymmetricDim()
+	_, p := d.x.Dims()
+	xH := d.x.Slice(lo, hi, 0, p).(*mat.Dense)
+	lo, hi = lo*d.k, hi*d.k // rows of K
+	n := d.kmat.SymmetricDim()
 	nt := n - (hi - lo)
 	train := make([]int, 0, nt)
 	for i := 0; i < n; i++ {
@@ -610,7 +611,7 @@ func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 		}
 	}
 	kt := mat.NewSymDense(nt, nil)
-	raw, src := kt.RawSymmetric(), d.k.RawSymmetric()
+	raw, src := kt.RawSymmetric(), d.kmat.RawSymmetric()
 	et := make([]float64, nt)
 	for a, ra := range train {
 		et[a] = d.e[ra]
@@ -623,25 +624,39 @@ func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 	kr := newKrylov(kt, et)
 	var xT *mat.Dense
 	if d.j == nil {
-		xT = outside(d.x, lo, hi)
+		xT = outside(d.x, lo/d.k, hi/d.k)
 	}
-	return func(ctx context.Context, alphas []float64) (*mat.Dense, []bool, error) {
+	ds, _ := d.g.(framework.DualShifter)
+	return func(ctx context.Context, alphas []float64) ([]*mat.Dense, error) {
 		as, usable := kr.solveMany(alphas)
+		var dthetas *mat.Dense
 		if d.j != nil {
-			return d.phiTMany(lo, hi, as), usable, nil
+			dthetas = d.phiTMany(lo, hi, as)
 		}
-		out := mat.NewDense(len(alphas), d.m, nil)
+		preds := make([]*mat.Dense, len(alphas))
 		for c := range alphas {
 			if !usable[c] {
 				continue
 			}
-			v, err := d.phiT(ctx, lo, hi, xT, as.RawRowView(c))
-			if err != nil {
-				return nil, nil, err
+			var err error
+			switch a := as.RawRowView(c); {
+			case d.j != nil:
+				preds[c], err = d.g.PredictShifted(ctx, xH, dthetas.RawRowView(c))
+			case ds != nil:
+				// One call instead of JacobianTVec and PredictShifted:
+				// half the round trips behind the plugin transport.
+				preds[c], err = ds.PredictDualShifted(ctx, xT, a, xH)
+			default:
+				var v []float64
+				if v, err = d.phiT(ctx, lo, hi, xT, a); err == nil {
+					preds[c], err = d.g.PredictShifted(ctx, xH, v)
+				}
 			}
-			out.SetRow(c, v)
+			if err != nil {
+				return nil, err
+			}
 		}
-		return out, usable, nil
+		return preds, nil
 	}, nil
 }
 
@@ -651,6 +666,9 @@ func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 // rows, n1 M^2 flops in all), so that a fold's training Gram is a
 // subtraction rather than another rank-k downdate.
 type primal struct {
+	model  framework.Gradienter
+	x      *mat.Dense // the samples, in fold order
+	k      int        // outputs: Jacobian rows per sample
 	j      *mat.Dense // n1 x M
 	e      []float64
 	g      mat.SymDense // Phi^T Phi
@@ -667,9 +685,9 @@ type primalBlock struct {
 
 // newPrimal forms G and Phi^T e for the Jacobian j (rows stacked k per
 // sample), by fold blocks when bounds (in samples) are given.
-func newPrimal(j *mat.Dense, e []float64, k int, bounds []int) *primal {
+func newPrimal(g framework.Gradienter, x, j *mat.Dense, e []float64, k int, bounds []int) *primal {
 	n, m := j.Dims()
-	p := &primal{j: j, e: e, b: make([]float64, m)}
+	p := &primal{model: g, x: x, k: k, j: j, e: e, b: make([]float64, m)}
 	if len(bounds) < 2 {
 		bounds = []int{0, n / k}
 	}
@@ -705,6 +723,9 @@ func (p *primal) solveAll(_ context.Context, alpha float64) ([]float64, error) {
 }
 
 func (p *primal) fold(_ context.Context, lo, hi int) (foldSolver, error) {
+	_, cols := p.x.Dims()
+	xH := p.x.Slice(lo, hi, 0, cols).(*mat.Dense)
+	lo, hi = lo*p.k, hi*p.k // rows of the Jacobian
 	_, m := p.j.Dims()
 	gt := mat.NewSymDense(m, nil)
 	bt := make([]float64, m)
@@ -719,9 +740,19 @@ func (p *primal) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 		floats.SubTo(bt, p.b, bt)
 	}
 	kr := newKrylov(gt, bt)
-	return func(_ context.Context, alphas []float64) (*mat.Dense, []bool, error) {
-		x, usable := kr.solveMany(alphas)
-		return x, usable, nil
+	return func(ctx context.Context, alphas []float64) ([]*mat.Dense, error) {
+		dthetas, usable := kr.solveMany(alphas)
+		preds := make([]*mat.Dense, len(alphas))
+		for c := range alphas {
+			if !usable[c] {
+				continue
+			}
+			var err error
+			if preds[c], err = p.model.PredictShifted(ctx, xH, dthetas.RawRowView(c)); err != nil {
+				return nil, err
+			}
+		}
+		return preds, nil
 	}, nil
 }
 

@@ -192,18 +192,23 @@ func TestLazyFixedAlphaMatchesClosedForm(t *testing.T) {
 	}
 }
 
-// The fold solver must equal a ridge fit on the fold's training rows alone.
+// The fold solver's predictions must be those of a ridge fit on the fold's
+// training rows alone.
 func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		m      int
-		kernel bool
-	}{{15, false}, {120, false}, {120, true}} {
+		kernel string
+	}{{15, "none"}, {120, "none"}, {120, "Kerneler"}, {120, "DualShifter"}} {
 		m := tc.m
 		r := newRF(3, m, 5)
 		var model framework.Gradienter = r
-		if tc.kernel {
+		ds := &rfDualModel{rfKernelModel: rfKernelModel{r}}
+		switch tc.kernel {
+		case "Kerneler":
 			model = rfKernelModel{r}
+		case "DualShifter":
+			model = ds
 		}
 		p := problemFor(t, model, 90, 10, 3, 6)
 		x := p.XTrain
@@ -227,15 +232,16 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 			et[k] = e[row]
 		}
 		alphas := []float64{0.01, 1, 50}
-		all, usable, err := solve(ctx, alphas)
+		preds, err := solve(ctx, alphas)
 		if err != nil {
 			t.Fatal(err)
 		}
+		xH := x.Slice(lo, hi, 0, 3)
+		phH := r.phi(xH)
 		for c, alpha := range alphas {
-			if !usable[c] {
+			if preds[c] == nil {
 				t.Fatalf("alpha %g: unusable", alpha)
 			}
-			got := all.RawRowView(c)
 			var g mat.SymDense
 			g.SymOuterK(1, ph.T())
 			b := mat.NewVecDense(m, nil)
@@ -255,14 +261,40 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 			}
 			ev := eig.Values(nil)
 			kappa := (ev[len(ev)-1] + alpha) / (math.Max(ev[0], 0) + alpha)
-			tol := 2*kappa*krylovTol + 1e-12
-			diff := make([]float64, m)
-			floats.SubTo(diff, got, want)
-			if rel := floats.Norm(diff, 2) / floats.Norm(want, 2); rel > tol {
-				t.Fatalf("M=%d kernel %v alpha %g: |dtheta - want| / |want| = %.3g, want <= %.3g (kappa %.3g)", m, tc.kernel, alpha, rel, tol, kappa)
+			// The predictions are the model's at theta_f + dtheta on the
+			// held-out rows, linear in dtheta (phi(x_H) dtheta): their
+			// error is at most ||phi(x_H)||_F times dtheta's.
+			wantPred, err := r.PredictShifted(ctx, xH, want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tol := (2*kappa*krylovTol+1e-12)*mat.Norm(phH, 2)*floats.Norm(want, 2) + 1e-12
+			var diff mat.Dense
+			diff.Sub(preds[c], wantPred)
+			if d := mat.Norm(&diff, 2); d > tol {
+				t.Fatalf("M=%d kernel %s alpha %g: |pred - want| = %.3g, want <= %.3g (kappa %.3g)", m, tc.kernel, alpha, d, tol, kappa)
 			}
 		}
+		if tc.kernel == "DualShifter" && ds.calls != len(alphas) {
+			t.Errorf("DualShifter: %d one-call dual shifts, want %d", ds.calls, len(alphas))
+		}
 	}
+}
+
+// rfDualModel is rfKernelModel with the one-call dual shift, counting its
+// calls.
+type rfDualModel struct {
+	rfKernelModel
+	calls int
+}
+
+func (r *rfDualModel) PredictDualShifted(ctx context.Context, xTrain mat.Matrix, a []float64, x mat.Matrix) (*mat.Dense, error) {
+	r.calls++
+	d, err := r.JacobianTVec(ctx, xTrain, a)
+	if err != nil {
+		return nil, err
+	}
+	return r.PredictShifted(ctx, x, d)
 }
 
 // With the CV search on a correlated design, lazy must move the model: the

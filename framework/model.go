@@ -105,6 +105,18 @@ type Kerneler interface {
 	JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([]float64, error)
 }
 
+// DualShifter is an optional interface of models that are both Gradienter
+// and Kerneler: the predictions on x at parameters shifted by an update in
+// dual form, theta + Phi(xTrain)^T a, which is
+// PredictShifted(x, JacobianTVec(xTrain, a)) in one call. The lazy
+// estimator evaluates that for every candidate penalty and fold; a model
+// implements it when one call is cheaper than two (the plugin transport's
+// client does: it halves the round trips and keeps the M-vector on the
+// plugin's side).
+type DualShifter interface {
+	PredictDualShifted(ctx context.Context, xTrain mat.Matrix, a []float64, x mat.Matrix) (*mat.Dense, error)
+}
+
 // Capabilities says what the models of a backend can do. Every backend
 // does regression; the fields say what it does beyond that. Estimators and
 // the CLI read them before any model is trained (lazy needs Gradients), and

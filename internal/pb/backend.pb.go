@@ -211,7 +211,10 @@ type CapabilitiesResponse struct {
 	WarmStart      bool                   `protobuf:"varint,5,opt,name=warm_start,json=warmStart,proto3" json:"warm_start,omitempty"`
 	// matrix_cache: the server keeps request matrices sent with a key and
 	// accepts references to them (see Matrix).
-	MatrixCache   bool `protobuf:"varint,6,opt,name=matrix_cache,json=matrixCache,proto3" json:"matrix_cache,omitempty"`
+	MatrixCache bool `protobuf:"varint,6,opt,name=matrix_cache,json=matrixCache,proto3" json:"matrix_cache,omitempty"`
+	// dual_shift: the server serves PredictDualShifted (for models with
+	// gradients and kernels).
+	DualShift     bool `protobuf:"varint,7,opt,name=dual_shift,json=dualShift,proto3" json:"dual_shift,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -284,6 +287,13 @@ func (x *CapabilitiesResponse) GetWarmStart() bool {
 func (x *CapabilitiesResponse) GetMatrixCache() bool {
 	if x != nil {
 		return x.MatrixCache
+	}
+	return false
+}
+
+func (x *CapabilitiesResponse) GetDualShift() bool {
+	if x != nil {
+		return x.DualShift
 	}
 	return false
 }
@@ -806,6 +816,77 @@ func (x *JacobianTVecRequest) GetA() *Vector {
 	return nil
 }
 
+// PredictDualShiftedRequest asks for the predictions on x at the parameters
+// theta + Phi(x_train)^T a (what PredictShifted(x, JacobianTVec(x_train, a))
+// gives, in one round trip). Servers that advertise dual_shift serve it.
+type PredictDualShiftedRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ModelId       uint64                 `protobuf:"varint,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
+	XTrain        *Matrix                `protobuf:"bytes,2,opt,name=x_train,json=xTrain,proto3" json:"x_train,omitempty"`
+	A             *Vector                `protobuf:"bytes,3,opt,name=a,proto3" json:"a,omitempty"`
+	X             *Matrix                `protobuf:"bytes,4,opt,name=x,proto3" json:"x,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PredictDualShiftedRequest) Reset() {
+	*x = PredictDualShiftedRequest{}
+	mi := &file_backend_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PredictDualShiftedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PredictDualShiftedRequest) ProtoMessage() {}
+
+func (x *PredictDualShiftedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_backend_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PredictDualShiftedRequest.ProtoReflect.Descriptor instead.
+func (*PredictDualShiftedRequest) Descriptor() ([]byte, []int) {
+	return file_backend_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *PredictDualShiftedRequest) GetModelId() uint64 {
+	if x != nil {
+		return x.ModelId
+	}
+	return 0
+}
+
+func (x *PredictDualShiftedRequest) GetXTrain() *Matrix {
+	if x != nil {
+		return x.XTrain
+	}
+	return nil
+}
+
+func (x *PredictDualShiftedRequest) GetA() *Vector {
+	if x != nil {
+		return x.A
+	}
+	return nil
+}
+
+func (x *PredictDualShiftedRequest) GetX() *Matrix {
+	if x != nil {
+		return x.X
+	}
+	return nil
+}
+
 // WarmStartRequest continues the fitted model model_id on (x, y) for
 // steps optimizer steps (<= 0: one epoch) seeded by seed; the answer names
 // the new model.
@@ -822,7 +903,7 @@ type WarmStartRequest struct {
 
 func (x *WarmStartRequest) Reset() {
 	*x = WarmStartRequest{}
-	mi := &file_backend_proto_msgTypes[13]
+	mi := &file_backend_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -834,7 +915,7 @@ func (x *WarmStartRequest) String() string {
 func (*WarmStartRequest) ProtoMessage() {}
 
 func (x *WarmStartRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[13]
+	mi := &file_backend_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -847,7 +928,7 @@ func (x *WarmStartRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WarmStartRequest.ProtoReflect.Descriptor instead.
 func (*WarmStartRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{13}
+	return file_backend_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *WarmStartRequest) GetModelId() uint64 {
@@ -894,7 +975,7 @@ type NumParamsResponse struct {
 
 func (x *NumParamsResponse) Reset() {
 	*x = NumParamsResponse{}
-	mi := &file_backend_proto_msgTypes[14]
+	mi := &file_backend_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -906,7 +987,7 @@ func (x *NumParamsResponse) String() string {
 func (*NumParamsResponse) ProtoMessage() {}
 
 func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[14]
+	mi := &file_backend_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -919,7 +1000,7 @@ func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NumParamsResponse.ProtoReflect.Descriptor instead.
 func (*NumParamsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{14}
+	return file_backend_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *NumParamsResponse) GetNumParams() int64 {
@@ -941,7 +1022,7 @@ const file_backend_proto_rawDesc = "" +
 	"\x03key\x18\x04 \x01(\fR\x03key\"\x1c\n" +
 	"\x06Vector\x12\x12\n" +
 	"\x04data\x18\x01 \x03(\x01R\x04data\"\a\n" +
-	"\x05Empty\"\xd6\x01\n" +
+	"\x05Empty\"\xf5\x01\n" +
 	"\x14CapabilitiesResponse\x12\x1c\n" +
 	"\tgradients\x18\x01 \x01(\bR\tgradients\x12\x16\n" +
 	"\x06kernel\x18\x02 \x01(\bR\x06kernel\x12&\n" +
@@ -951,7 +1032,9 @@ const file_backend_proto_rawDesc = "" +
 	"multiclass\x12\x1d\n" +
 	"\n" +
 	"warm_start\x18\x05 \x01(\bR\twarmStart\x12!\n" +
-	"\fmatrix_cache\x18\x06 \x01(\bR\vmatrixCache\"[\n" +
+	"\fmatrix_cache\x18\x06 \x01(\bR\vmatrixCache\x12\x1d\n" +
+	"\n" +
+	"dual_shift\x18\a \x01(\bR\tdualShift\"[\n" +
 	"\n" +
 	"OptionInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12#\n" +
@@ -989,7 +1072,12 @@ const file_backend_proto_rawDesc = "" +
 	"\x13JacobianTVecRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
-	"\x01a\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01a\"\xa9\x01\n" +
+	"\x01a\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01a\"\xbc\x01\n" +
+	"\x19PredictDualShiftedRequest\x12\x19\n" +
+	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x122\n" +
+	"\ax_train\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x06xTrain\x12'\n" +
+	"\x01a\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01a\x12'\n" +
+	"\x01x\x18\x04 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\"\xa9\x01\n" +
 	"\x10WarmStartRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
@@ -998,7 +1086,7 @@ const file_backend_proto_rawDesc = "" +
 	"\x04seed\x18\x05 \x01(\x03R\x04seed\"2\n" +
 	"\x11NumParamsResponse\x12\x1d\n" +
 	"\n" +
-	"num_params\x18\x01 \x01(\x03R\tnumParams2\x95\a\n" +
+	"num_params\x18\x01 \x01(\x03R\tnumParams2\xf4\a\n" +
 	"\aBackend\x12Q\n" +
 	"\fCapabilities\x12\x18.lazyvi.backend.v1.Empty\x1a'.lazyvi.backend.v1.CapabilitiesResponse\x12G\n" +
 	"\aOptions\x12\x18.lazyvi.backend.v1.Empty\x1a\".lazyvi.backend.v1.OptionsResponse\x12K\n" +
@@ -1009,7 +1097,8 @@ const file_backend_proto_rawDesc = "" +
 	"\bJacobian\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12U\n" +
 	"\x0ePredictShifted\x12(.lazyvi.backend.v1.PredictShiftedRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12E\n" +
 	"\x06Kernel\x12 .lazyvi.backend.v1.KernelRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12Q\n" +
-	"\fJacobianTVec\x12&.lazyvi.backend.v1.JacobianTVecRequest\x1a\x19.lazyvi.backend.v1.Vector\x12M\n" +
+	"\fJacobianTVec\x12&.lazyvi.backend.v1.JacobianTVecRequest\x1a\x19.lazyvi.backend.v1.Vector\x12]\n" +
+	"\x12PredictDualShifted\x12,.lazyvi.backend.v1.PredictDualShiftedRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12M\n" +
 	"\tWarmStart\x12#.lazyvi.backend.v1.WarmStartRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12@\n" +
 	"\aRelease\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x18.lazyvi.backend.v1.EmptyB&Z$github.com/lazyvi/lazyvi/internal/pbb\x06proto3"
 
@@ -1025,28 +1114,29 @@ func file_backend_proto_rawDescGZIP() []byte {
 	return file_backend_proto_rawDescData
 }
 
-var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_backend_proto_goTypes = []any{
-	(*Matrix)(nil),                // 0: lazyvi.backend.v1.Matrix
-	(*Vector)(nil),                // 1: lazyvi.backend.v1.Vector
-	(*Empty)(nil),                 // 2: lazyvi.backend.v1.Empty
-	(*CapabilitiesResponse)(nil),  // 3: lazyvi.backend.v1.CapabilitiesResponse
-	(*OptionInfo)(nil),            // 4: lazyvi.backend.v1.OptionInfo
-	(*OptionsResponse)(nil),       // 5: lazyvi.backend.v1.OptionsResponse
-	(*NewModelRequest)(nil),       // 6: lazyvi.backend.v1.NewModelRequest
-	(*ModelRef)(nil),              // 7: lazyvi.backend.v1.ModelRef
-	(*FitRequest)(nil),            // 8: lazyvi.backend.v1.FitRequest
-	(*MatrixRequest)(nil),         // 9: lazyvi.backend.v1.MatrixRequest
-	(*PredictShiftedRequest)(nil), // 10: lazyvi.backend.v1.PredictShiftedRequest
-	(*KernelRequest)(nil),         // 11: lazyvi.backend.v1.KernelRequest
-	(*JacobianTVecRequest)(nil),   // 12: lazyvi.backend.v1.JacobianTVecRequest
-	(*WarmStartRequest)(nil),      // 13: lazyvi.backend.v1.WarmStartRequest
-	(*NumParamsResponse)(nil),     // 14: lazyvi.backend.v1.NumParamsResponse
-	nil,                           // 15: lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	(*Matrix)(nil),                    // 0: lazyvi.backend.v1.Matrix
+	(*Vector)(nil),                    // 1: lazyvi.backend.v1.Vector
+	(*Empty)(nil),                     // 2: lazyvi.backend.v1.Empty
+	(*CapabilitiesResponse)(nil),      // 3: lazyvi.backend.v1.CapabilitiesResponse
+	(*OptionInfo)(nil),                // 4: lazyvi.backend.v1.OptionInfo
+	(*OptionsResponse)(nil),           // 5: lazyvi.backend.v1.OptionsResponse
+	(*NewModelRequest)(nil),           // 6: lazyvi.backend.v1.NewModelRequest
+	(*ModelRef)(nil),                  // 7: lazyvi.backend.v1.ModelRef
+	(*FitRequest)(nil),                // 8: lazyvi.backend.v1.FitRequest
+	(*MatrixRequest)(nil),             // 9: lazyvi.backend.v1.MatrixRequest
+	(*PredictShiftedRequest)(nil),     // 10: lazyvi.backend.v1.PredictShiftedRequest
+	(*KernelRequest)(nil),             // 11: lazyvi.backend.v1.KernelRequest
+	(*JacobianTVecRequest)(nil),       // 12: lazyvi.backend.v1.JacobianTVecRequest
+	(*PredictDualShiftedRequest)(nil), // 13: lazyvi.backend.v1.PredictDualShiftedRequest
+	(*WarmStartRequest)(nil),          // 14: lazyvi.backend.v1.WarmStartRequest
+	(*NumParamsResponse)(nil),         // 15: lazyvi.backend.v1.NumParamsResponse
+	nil,                               // 16: lazyvi.backend.v1.NewModelRequest.OptionsEntry
 }
 var file_backend_proto_depIdxs = []int32{
 	4,  // 0: lazyvi.backend.v1.OptionsResponse.options:type_name -> lazyvi.backend.v1.OptionInfo
-	15, // 1: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	16, // 1: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
 	0,  // 2: lazyvi.backend.v1.FitRequest.x:type_name -> lazyvi.backend.v1.Matrix
 	1,  // 3: lazyvi.backend.v1.FitRequest.y:type_name -> lazyvi.backend.v1.Vector
 	0,  // 4: lazyvi.backend.v1.MatrixRequest.x:type_name -> lazyvi.backend.v1.Matrix
@@ -1056,37 +1146,42 @@ var file_backend_proto_depIdxs = []int32{
 	0,  // 8: lazyvi.backend.v1.KernelRequest.x2:type_name -> lazyvi.backend.v1.Matrix
 	0,  // 9: lazyvi.backend.v1.JacobianTVecRequest.x:type_name -> lazyvi.backend.v1.Matrix
 	1,  // 10: lazyvi.backend.v1.JacobianTVecRequest.a:type_name -> lazyvi.backend.v1.Vector
-	0,  // 11: lazyvi.backend.v1.WarmStartRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 12: lazyvi.backend.v1.WarmStartRequest.y:type_name -> lazyvi.backend.v1.Vector
-	2,  // 13: lazyvi.backend.v1.Backend.Capabilities:input_type -> lazyvi.backend.v1.Empty
-	2,  // 14: lazyvi.backend.v1.Backend.Options:input_type -> lazyvi.backend.v1.Empty
-	6,  // 15: lazyvi.backend.v1.Backend.NewModel:input_type -> lazyvi.backend.v1.NewModelRequest
-	8,  // 16: lazyvi.backend.v1.Backend.Fit:input_type -> lazyvi.backend.v1.FitRequest
-	9,  // 17: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
-	7,  // 18: lazyvi.backend.v1.Backend.NumParams:input_type -> lazyvi.backend.v1.ModelRef
-	9,  // 19: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
-	10, // 20: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
-	11, // 21: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
-	12, // 22: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
-	13, // 23: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
-	7,  // 24: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ModelRef
-	3,  // 25: lazyvi.backend.v1.Backend.Capabilities:output_type -> lazyvi.backend.v1.CapabilitiesResponse
-	5,  // 26: lazyvi.backend.v1.Backend.Options:output_type -> lazyvi.backend.v1.OptionsResponse
-	7,  // 27: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
-	2,  // 28: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.Empty
-	0,  // 29: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
-	14, // 30: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
-	0,  // 31: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
-	0,  // 32: lazyvi.backend.v1.Backend.PredictShifted:output_type -> lazyvi.backend.v1.Matrix
-	0,  // 33: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
-	1,  // 34: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
-	7,  // 35: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.ModelRef
-	2,  // 36: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
-	25, // [25:37] is the sub-list for method output_type
-	13, // [13:25] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	0,  // 11: lazyvi.backend.v1.PredictDualShiftedRequest.x_train:type_name -> lazyvi.backend.v1.Matrix
+	1,  // 12: lazyvi.backend.v1.PredictDualShiftedRequest.a:type_name -> lazyvi.backend.v1.Vector
+	0,  // 13: lazyvi.backend.v1.PredictDualShiftedRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	0,  // 14: lazyvi.backend.v1.WarmStartRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	1,  // 15: lazyvi.backend.v1.WarmStartRequest.y:type_name -> lazyvi.backend.v1.Vector
+	2,  // 16: lazyvi.backend.v1.Backend.Capabilities:input_type -> lazyvi.backend.v1.Empty
+	2,  // 17: lazyvi.backend.v1.Backend.Options:input_type -> lazyvi.backend.v1.Empty
+	6,  // 18: lazyvi.backend.v1.Backend.NewModel:input_type -> lazyvi.backend.v1.NewModelRequest
+	8,  // 19: lazyvi.backend.v1.Backend.Fit:input_type -> lazyvi.backend.v1.FitRequest
+	9,  // 20: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
+	7,  // 21: lazyvi.backend.v1.Backend.NumParams:input_type -> lazyvi.backend.v1.ModelRef
+	9,  // 22: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
+	10, // 23: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
+	11, // 24: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
+	12, // 25: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
+	13, // 26: lazyvi.backend.v1.Backend.PredictDualShifted:input_type -> lazyvi.backend.v1.PredictDualShiftedRequest
+	14, // 27: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
+	7,  // 28: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ModelRef
+	3,  // 29: lazyvi.backend.v1.Backend.Capabilities:output_type -> lazyvi.backend.v1.CapabilitiesResponse
+	5,  // 30: lazyvi.backend.v1.Backend.Options:output_type -> lazyvi.backend.v1.OptionsResponse
+	7,  // 31: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
+	2,  // 32: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.Empty
+	0,  // 33: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
+	15, // 34: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
+	0,  // 35: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
+	0,  // 36: lazyvi.backend.v1.Backend.PredictShifted:output_type -> lazyvi.backend.v1.Matrix
+	0,  // 37: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
+	1,  // 38: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
+	0,  // 39: lazyvi.backend.v1.Backend.PredictDualShifted:output_type -> lazyvi.backend.v1.Matrix
+	7,  // 40: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.ModelRef
+	2,  // 41: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
+	29, // [29:42] is the sub-list for method output_type
+	16, // [16:29] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_backend_proto_init() }
@@ -1100,7 +1195,7 @@ func file_backend_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_backend_proto_rawDesc), len(file_backend_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   16,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
