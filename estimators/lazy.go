@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -181,13 +182,35 @@ func chooseAlpha(ctx context.Context, rp ridge, targets, e []float64, bounds []i
 		for i, t := range ts {
 			alphas[i] = scale * math.Pow(10, t)
 		}
-		sse := make([]float64, len(ts))
-		for _, f := range fs {
-			preds, err := f.solve(ctx, alphas)
-			if err != nil {
+		// The folds run concurrently: behind the plugin transport each is
+		// a chain of round trips, whose latencies then overlap. Their
+		// errors are summed in fold order, so the result does not depend
+		// on the schedule.
+		preds := make([][]*mat.Dense, len(fs))
+		errs := make([]error, len(fs))
+		fctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		for i, f := range fs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if preds[i], errs[i] = f.solve(fctx, alphas); errs[i] != nil {
+					cancel()
+				}
+			}()
+		}
+		wg.Wait()
+		cancel()
+		for _, err := range errs {
+			// The first failure in fold order, not the cancellations it
+			// caused (unless the caller cancelled).
+			if err != nil && (ctx.Err() != nil || !errors.Is(err, context.Canceled)) {
 				return nil, fmt.Errorf("cross-validation predict: %w", err)
 			}
-			for c, pred := range preds {
+		}
+		sse := make([]float64, len(ts))
+		for i, f := range fs {
+			for c, pred := range preds[i] {
 				if pred == nil {
 					sse[c] = math.Inf(1)
 					continue
