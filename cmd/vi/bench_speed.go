@@ -43,6 +43,7 @@ type speedRun struct {
 	N           int           `json:"n"`
 	P           int           `json:"p"`
 	Width       string        `json:"width"`
+	Epochs      int           `json:"epochs,omitempty"` // the MLP's epoch cap when --epochs set it
 	Workers     int           `json:"workers"`
 	FullSeconds float64       `json:"full_seconds"`
 	Results     []speedResult `json:"results"`
@@ -72,6 +73,7 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 	workers := fs.Int("workers", runtime.NumCPU(), "features estimated concurrently")
 	folds := fs.Int("folds", 0, "lazy's cross-validation folds (0: the framework's default)")
 	lambda := fs.Float64("lambda", 0, "fix lazy's ridge penalty (0: by cross-validation)")
+	epochs := fs.Int("epochs", 0, "the MLP's maximum training `epochs`, for the full model and retrain alike (0: the backend's default, 200, which the high-dimensional case reaches before its loss settles)")
 	seed := fs.Int64("seed", 1, "seed of the data, split and models")
 	format := fs.String("format", "table", "output format: table or json")
 	out := fs.String("out", "", "write the output to `FILE` (atomically) instead of stdout")
@@ -106,6 +108,9 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 		if *workers < 1 {
 			return framework.Usagef("--workers must be at least 1, got %d", *workers)
 		}
+		if *epochs < 0 {
+			return framework.Usagef("--epochs must be at least 0, got %d", *epochs)
+		}
 		prog := newProgress(*format != "json", "bench "+setting)
 		defer prog.clear()
 		be, closeBackend, err := backendSpec{name: "mlp"}.openLogged(ctx, prog)
@@ -123,7 +128,11 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 					return err
 				}
 				prog.status(fmt.Sprintf("bench %s: n %d, width %s: training the full model", setting, n, hidden))
-				r, err := speedOnce(ctx, be, sim, hidden, ests, *workers, *folds, *lambda, *seed, prog)
+				opts := map[string]string{"hidden": hidden}
+				if *epochs > 0 {
+					opts["epochs"] = strconv.Itoa(*epochs)
+				}
+				r, err := speedOnce(ctx, be, sim, opts, ests, *workers, *folds, *lambda, *seed, prog)
 				if err != nil {
 					return err
 				}
@@ -152,16 +161,19 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 
 // speedOnce trains the full model once and times each estimator over all
 // features, one estimator at a time so that each one's wall time is its own.
-func speedOnce(ctx context.Context, be framework.Backend, sim *simulate.Data, hidden string, ests []framework.Estimator, workers, folds int, lambda float64, seed int64, prog *progress) (speedRun, error) {
+func speedOnce(ctx context.Context, be framework.Backend, sim *simulate.Data, opts map[string]string, ests []framework.Estimator, workers, folds int, lambda float64, seed int64, prog *progress) (speedRun, error) {
 	d := &framework.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}
 	start := time.Now()
-	p, err := framework.Prepare(ctx, d, framework.Config{Backend: be, BackendName: "mlp", Options: map[string]string{"hidden": hidden}, Seed: seed, Folds: folds, Lambda: lambda})
+	p, err := framework.Prepare(ctx, d, framework.Config{Backend: be, BackendName: "mlp", Options: opts, Seed: seed, Folds: folds, Lambda: lambda})
 	if err != nil {
 		return speedRun{}, err
 	}
 	defer p.Close()
 	n, _ := sim.X.Dims()
-	run := speedRun{Case: sim.Setting, N: n, P: len(p.FeatureNames), Width: hidden, Workers: workers, FullSeconds: time.Since(start).Seconds()}
+	run := speedRun{Case: sim.Setting, N: n, P: len(p.FeatureNames), Width: opts["hidden"], Workers: workers, FullSeconds: time.Since(start).Seconds()}
+	if e, ok := opts["epochs"]; ok {
+		run.Epochs, _ = strconv.Atoi(e)
+	}
 	m, err := framework.LookupMeasure(sim.Measure)
 	if err != nil {
 		return speedRun{}, err
@@ -203,7 +215,11 @@ func writeSpeedTable(w *bytes.Buffer, runs []speedRun) {
 		if k > 0 {
 			w.WriteString("\n")
 		}
-		fmt.Fprintf(w, "case %s  n %d  p %d  width %s  workers %d  full model %.2fs\n\n", run.Case, run.N, run.P, run.Width, run.Workers, run.FullSeconds)
+		epochs := ""
+		if run.Epochs > 0 {
+			epochs = fmt.Sprintf("  epochs %d", run.Epochs)
+		}
+		fmt.Fprintf(w, "case %s  n %d  p %d  width %s%s  workers %d  full model %.2fs\n\n", run.Case, run.N, run.P, run.Width, epochs, run.Workers, run.FullSeconds)
 		tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "estimator\tfeatures\ttotal s\ts/feature\tmedian s\terror\t")
 		for _, r := range run.Results {
