@@ -2,10 +2,8 @@
 // numerics run on. The default build uses gonum's pure-Go implementations;
 // a build with -tags openblas swaps in OpenBLAS through cgo (see the README).
 // Code that calls LAPACK routines gonum's lapack64 package does not wrap
-// (Dsytrd, Dorgtr, Dgtsv) calls them through LAPACK.
+// (Dgtsv) calls them through LAPACK.
 package linalg
-
-import "gonum.org/v1/gonum/blas"
 
 // Name says which implementation this binary was built with ("gonum" or
 // "openblas"), for benchmark reports.
@@ -17,7 +15,5 @@ var LAPACK Lapacker = lapackImpl
 
 // Lapacker is the part of LAPACK that lazyvi calls directly.
 type Lapacker interface {
-	Dsytrd(uplo blas.Uplo, n int, a []float64, lda int, d, e, tau, work []float64, lwork int)
-	Dorgtr(uplo blas.Uplo, n int, a []float64, lda int, tau, work []float64, lwork int)
 	Dgtsv(n, nrhs int, dl, d, du []float64, b []float64, ldb int) (ok bool)
 }
