@@ -43,18 +43,11 @@ type krylov struct {
 	dl, dd, du, y []float64
 }
 
-func newKrylov(a *mat.SymDense, r []float64) *krylov {
-	raw := a.RawSymmetric()
-	n := raw.N
-	full := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
-	for i := 0; i < n; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
-		copy(full.Data[i*n+i:(i+1)*n], row[i:])
-		for j := i + 1; j < n; j++ {
-			full.Data[j*n+i] = row[j]
-		}
-	}
-	kr := &krylov{a: full, n: n, w: make([]float64, n), h: make([]float64, n)}
+// newKrylov starts the solver for A, given with both triangles (a is not
+// copied and must not change while the solver is used), and r.
+func newKrylov(a blas64.General, r []float64) *krylov {
+	n := a.Rows
+	kr := &krylov{a: a, n: n, w: make([]float64, n), h: make([]float64, n)}
 	kr.beta0 = blas64.Nrm2(blas64.Vector{N: n, Data: r, Inc: 1})
 	if kr.beta0 == 0 || n == 0 {
 		kr.exact = true
@@ -191,7 +184,7 @@ func (kr *krylov) solveMany(sigmas []float64) (*mat.Dense, []bool) {
 // settings), else by Cholesky.
 func shiftedSolve(a *mat.SymDense, sigma float64, r []float64) ([]float64, error) {
 	n := a.SymmetricDim()
-	kr := newKrylov(a, r)
+	kr := newKrylov(fullOf(a), r)
 	if x, ok := kr.solveWithin(sigma, n/6); ok {
 		return x, nil
 	}
@@ -223,4 +216,20 @@ func (kr *krylov) solveWithin(sigma float64, maxSteps int) ([]float64, bool) {
 	basis := blas64.General{Rows: k, Cols: n, Stride: n, Data: kr.q[:k*n]}
 	blas64.Gemv(blas.Trans, 1, basis, blas64.Vector{N: k, Data: kr.y[:k], Inc: 1}, 0, blas64.Vector{N: n, Data: x, Inc: 1})
 	return x, true
+}
+
+// fullOf returns the symmetric a with both triangles filled, as Krylov
+// needs it.
+func fullOf(a *mat.SymDense) blas64.General {
+	raw := a.RawSymmetric()
+	n := raw.N
+	full := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
+	for i := 0; i < n; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
+		copy(full.Data[i*n+i:(i+1)*n], row[i:])
+		for j := i + 1; j < n; j++ {
+			full.Data[j*n+i] = row[j]
+		}
+	}
+	return full
 }

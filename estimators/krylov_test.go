@@ -63,7 +63,7 @@ func TestKrylovSolves(t *testing.T) {
 	for _, t := range []float64{4, 2, 0, -2, -4, -8} {
 		shifts = append(shifts, meanDiag*math.Pow(10, t))
 	}
-	kr := newKrylov(a, r)
+	kr := newKrylov(fullOf(a), r)
 	for c, sigma := range shifts {
 		// One shift at a time, largest first, as the search asks.
 		x, usable := kr.solveMany([]float64{sigma})
@@ -99,7 +99,7 @@ func TestKrylovSolves(t *testing.T) {
 	a5 := psdWithSpectrum(ev5, 3)
 	r5 := make([]float64, 40)
 	mat.NewVecDense(40, r5).MulVec(a5, mat.NewVecDense(40, r[:40]))
-	k5 := newKrylov(a5, r5)
+	k5 := newKrylov(fullOf(a5), r5)
 	x5, _ := k5.solveMany([]float64{1e-12})
 	if k5.steps() > 5 {
 		t.Errorf("rank 5: %d steps, want at most 5", k5.steps())
@@ -118,7 +118,7 @@ func TestKrylovSolves(t *testing.T) {
 	// n, where the solution is that of a direct solver.
 	ev8 := []float64{1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1, 10}
 	a8 := psdWithSpectrum(ev8, 4)
-	k8 := newKrylov(a8, r[:8])
+	k8 := newKrylov(fullOf(a8), r[:8])
 	x8, _ := k8.solveMany([]float64{0})
 	if !k8.exact || k8.steps() != 8 {
 		t.Errorf("n = 8: exact %v after %d steps, want exact after 8", k8.exact, k8.steps())
@@ -135,7 +135,7 @@ func TestKrylovSolves(t *testing.T) {
 	}
 
 	// Zero right-hand side.
-	z, usable := newKrylov(a, make([]float64, n)).solveMany([]float64{1, 2})
+	z, usable := newKrylov(fullOf(a), make([]float64, n)).solveMany([]float64{1, 2})
 	if !usable[0] || !usable[1] || mat.Norm(z, 1) != 0 {
 		t.Errorf("zero right-hand side: usable %v, norm %g", usable, mat.Norm(z, 1))
 	}
@@ -156,7 +156,7 @@ func TestShiftedSolve(t *testing.T) {
 		r[i] = math.Cos(float64(i))
 	}
 	for _, sigma := range []float64{1, 1e-9} {
-		steps := newKrylov(a, r)
+		steps := newKrylov(fullOf(a), r)
 		_, byKrylov := steps.solveWithin(sigma, n/6)
 		got, err := shiftedSolve(a, sigma, r)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
@@ -633,15 +634,18 @@ func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 			train = append(train, i)
 		}
 	}
-	kt := mat.NewSymDense(nt, nil)
-	raw, src := kt.RawSymmetric(), d.kmat.RawSymmetric()
+	// K_TT with both triangles, the only copy the fold's solver needs.
+	kt := blas64.General{Rows: nt, Cols: nt, Stride: nt, Data: make([]float64, nt*nt)}
+	src := d.kmat.RawSymmetric()
 	et := make([]float64, nt)
 	for a, ra := range train {
 		et[a] = d.e[ra]
 		row := src.Data[ra*src.Stride:]
-		out := raw.Data[a*raw.Stride:]
+		out := kt.Data[a*nt:]
 		for b := a; b < nt; b++ {
-			out[b] = row[train[b]]
+			v := row[train[b]]
+			out[b] = v
+			kt.Data[b*nt+a] = v
 		}
 	}
 	kr := newKrylov(kt, et)
@@ -762,7 +766,7 @@ func (p *primal) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 		mat.NewVecDense(m, bt).MulVec(jh.T(), mat.NewVecDense(hi-lo, p.e[lo:hi]))
 		floats.SubTo(bt, p.b, bt)
 	}
-	kr := newKrylov(gt, bt)
+	kr := newKrylov(fullOf(gt), bt)
 	return func(ctx context.Context, alphas []float64) ([]*mat.Dense, error) {
 		dthetas, usable := kr.solveMany(alphas)
 		preds := make([]*mat.Dense, len(alphas))
