@@ -1,6 +1,8 @@
 package estimators
 
 import (
+	"context"
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -9,10 +11,15 @@ import (
 )
 
 // krylovTol is the normwise backward error at which a shifted solution is
-// accepted: the returned x solves (A + sigma I + E) x = r exactly with
-// ||E|| <= krylovTol (||A|| + sigma), a perturbation far below the noise of
-// any Gram or kernel built from data (a Cholesky solve's is ~n eps).
+// accepted: the returned x solves (A + sigma I + E) x = r + f exactly with
+// ||E|| <= krylovTol (||A|| + sigma) and ||f|| <= krylovTol ||r||, a
+// perturbation far below the noise of any Gram or kernel built from data (a
+// Cholesky solve's is ~n eps).
 const krylovTol = 1e-10
+
+// krylovCheckEvery is how many Lanczos steps run between checks of the
+// context.
+const krylovCheckEvery = 16
 
 // krylov solves (A + sigma I) x = r for many shifts sigma >= 0 of one
 // symmetric positive semi-definite A from a single Lanczos basis
@@ -28,15 +35,21 @@ const krylovTol = 1e-10
 // 2-4 k n for the reorthogonalisation; penalties that matter in ridge
 // regression are large enough that k stays far below n, which is what
 // makes this cheaper than a tridiagonal reduction of A (8/3 n^3 flops)
-// that serves the same purpose.
+// that serves the same purpose. A krylov is used by one goroutine at a
+// time.
 type krylov struct {
-	a     blas64.General // A with both triangles (a product with it is a Gemv, faster than a Symv)
+	// A: full (both triangles; a product is a Gemv, faster than a Symv) or
+	// sym (upper triangle only, when a full copy would cost too much
+	// memory); exactly one is set.
+	full  blas64.General
+	sym   blas64.Symmetric
 	n     int
 	q     []float64 // basis vectors as rows, k x n
 	diag  []float64 // T's diagonal
 	off   []float64 // off[j] = beta_{j+1}: T's off-diagonal, then the residual coupling
 	beta0 float64   // ||r||
 	exact bool      // the basis spans an invariant subspace (or all of R^n)
+	bad   bool      // A or r is not finite: nothing can be solved
 	anorm float64   // running estimate of ||A||_2 (largest Gershgorin bound of T)
 	w, h  []float64
 	// tridiagonal scratch
@@ -46,10 +59,24 @@ type krylov struct {
 // newKrylov starts the solver for A, given with both triangles (a is not
 // copied and must not change while the solver is used), and r.
 func newKrylov(a blas64.General, r []float64) *krylov {
-	n := a.Rows
-	kr := &krylov{a: a, n: n, w: make([]float64, n), h: make([]float64, n)}
+	return newKrylovOf(&krylov{full: a, n: a.Rows}, r)
+}
+
+// newKrylovSym is newKrylov for A as its upper triangle (not copied).
+func newKrylovSym(a *mat.SymDense, r []float64) *krylov {
+	raw := a.RawSymmetric()
+	return newKrylovOf(&krylov{sym: raw, n: raw.N}, r)
+}
+
+func newKrylovOf(kr *krylov, r []float64) *krylov {
+	n := kr.n
+	kr.w, kr.h = make([]float64, n), make([]float64, n)
 	kr.beta0 = blas64.Nrm2(blas64.Vector{N: n, Data: r, Inc: 1})
-	if kr.beta0 == 0 || n == 0 {
+	switch {
+	case math.IsNaN(kr.beta0) || math.IsInf(kr.beta0, 0):
+		kr.bad, kr.exact = true, true
+		return kr
+	case kr.beta0 == 0 || n == 0:
 		kr.exact = true
 		return kr
 	}
@@ -64,16 +91,20 @@ func newKrylov(a blas64.General, r []float64) *krylov {
 // steps is the size of the basis so far.
 func (kr *krylov) steps() int { return len(kr.diag) }
 
-// extend adds one Lanczos step; it sets exact when the space is invariant.
+// extend adds one Lanczos step; it sets exact when the space is invariant,
+// and bad when A turns out not to be finite.
 func (kr *krylov) extend() {
 	n, j := kr.n, len(kr.diag)
-	qj := kr.q[j*n : (j+1)*n]
-	w := kr.w
-	blas64.Gemv(blas.NoTrans, 1, kr.a, blas64.Vector{N: n, Data: qj, Inc: 1}, 0, blas64.Vector{N: n, Data: w, Inc: 1})
+	qj := blas64.Vector{N: n, Data: kr.q[j*n : (j+1)*n], Inc: 1}
+	wv := blas64.Vector{N: n, Data: kr.w, Inc: 1}
+	if kr.sym.N > 0 {
+		blas64.Symv(1, kr.sym, qj, 0, wv)
+	} else {
+		blas64.Gemv(blas.NoTrans, 1, kr.full, qj, 0, wv)
+	}
 	// Full reorthogonalisation against q_0..q_j (classical Gram-Schmidt,
 	// repeated once when it cancelled much of w: "twice is enough").
 	basis := blas64.General{Rows: j + 1, Cols: n, Stride: n, Data: kr.q[:(j+1)*n]}
-	wv := blas64.Vector{N: n, Data: w, Inc: 1}
 	hv := blas64.Vector{N: j + 1, Data: kr.h[:j+1], Inc: 1}
 	before := blas64.Nrm2(wv)
 	alpha := 0.0 // q_j^T A q_j, the projection on q_j
@@ -88,6 +119,10 @@ func (kr *krylov) extend() {
 		before = after
 	}
 	beta := blas64.Nrm2(wv)
+	if math.IsNaN(alpha+beta) || math.IsInf(alpha+beta, 0) {
+		kr.bad, kr.exact = true, true
+		return
+	}
 	kr.diag = append(kr.diag, alpha)
 	kr.off = append(kr.off, beta)
 	g := math.Abs(alpha) + beta
@@ -100,7 +135,7 @@ func (kr *krylov) extend() {
 		return
 	}
 	start := len(kr.q)
-	kr.q = append(kr.q, w...)
+	kr.q = append(kr.q, kr.w...)
 	blas64.Scal(1/beta, blas64.Vector{N: n, Data: kr.q[start:], Inc: 1})
 }
 
@@ -108,9 +143,16 @@ const eps = 0x1p-52
 
 // coefficients solves (T_k + sigma I) y = beta0 e_1 into kr.y and returns
 // the normwise backward error of x = Q_k y, and false when the tridiagonal
-// system is singular.
+// system cannot be solved or gives a solution larger than any system with
+// a smallest eigenvalue above eps ||A|| can (singular to working
+// precision), or A is not finite. Without a shift, a singular A and an r
+// outside its range can still give a huge solution with a small backward
+// error before the space is exhausted; lazy always shifts.
 func (kr *krylov) coefficients(sigma float64) (backward float64, ok bool) {
 	k := len(kr.diag)
+	if kr.bad || k == 0 {
+		return math.Inf(1), false
+	}
 	if cap(kr.y) < k {
 		c := max(2*k, 16)
 		kr.dl, kr.dd, kr.du, kr.y = make([]float64, c), make([]float64, c), make([]float64, c), make([]float64, c)
@@ -131,7 +173,9 @@ func (kr *krylov) coefficients(sigma float64) (backward float64, ok bool) {
 		xnorm += v * v
 	}
 	xnorm = math.Sqrt(xnorm)
-	if math.IsNaN(xnorm) || math.IsInf(xnorm, 0) {
+	// ||x|| <= ||r|| / lambda_min(A + sigma I): a larger one means a
+	// smallest eigenvalue below eps ||A||, a singular system.
+	if math.IsNaN(xnorm) || math.IsInf(xnorm, 0) || xnorm*eps*(kr.anorm+sigma) > kr.beta0 {
 		return math.Inf(1), false
 	}
 	if kr.exact {
@@ -141,10 +185,30 @@ func (kr *krylov) coefficients(sigma float64) (backward float64, ok bool) {
 	return res / ((kr.anorm+sigma)*xnorm + kr.beta0), true
 }
 
+// grow extends the basis until sigma's solution meets krylovTol, the space
+// is exhausted or maxSteps are taken, checking ctx every krylovCheckEvery
+// steps; it reports whether the solution is usable.
+func (kr *krylov) grow(ctx context.Context, sigma float64, maxSteps int) (bool, error) {
+	for {
+		if be, ok := kr.coefficients(sigma); ok && (be <= krylovTol || kr.exact) {
+			return true, nil
+		}
+		if kr.exact || kr.steps() >= maxSteps {
+			return false, nil
+		}
+		if kr.steps()%krylovCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return false, fmt.Errorf("ridge solve: %w", err)
+			}
+		}
+		kr.extend()
+	}
+}
+
 // solveMany returns the solutions for each shift as the rows of a
 // len(sigmas) x n matrix, growing the basis until each meets krylovTol, and
 // whether each system could be solved (a row that could not is zero).
-func (kr *krylov) solveMany(sigmas []float64) (*mat.Dense, []bool) {
+func (kr *krylov) solveMany(ctx context.Context, sigmas []float64) (*mat.Dense, []bool, error) {
 	n := kr.n
 	x := mat.NewDense(len(sigmas), n, nil)
 	usable := make([]bool, len(sigmas))
@@ -152,20 +216,17 @@ func (kr *krylov) solveMany(sigmas []float64) (*mat.Dense, []bool) {
 		for c := range usable {
 			usable[c] = true
 		}
-		return x, usable
-	}
-	if kr.steps() == 0 {
-		kr.extend()
+		return x, usable, nil
 	}
 	for _, s := range sigmas {
-		for !kr.exact {
-			if be, ok := kr.coefficients(s); ok && be <= krylovTol {
-				break
-			}
-			kr.extend()
+		if _, err := kr.grow(ctx, s, n); err != nil {
+			return nil, nil, err
 		}
 	}
 	k := kr.steps()
+	if k == 0 {
+		return x, usable, nil // A or r not finite
+	}
 	ys := mat.NewDense(len(sigmas), k, nil)
 	for c, s := range sigmas {
 		if _, ok := kr.coefficients(s); ok {
@@ -174,52 +235,42 @@ func (kr *krylov) solveMany(sigmas []float64) (*mat.Dense, []bool) {
 		}
 	}
 	x.Mul(ys, mat.NewDense(k, n, kr.q[:k*n]))
-	return x, usable
+	return x, usable, nil
+}
+
+// solveWithin returns the solution for one shift if it meets krylovTol
+// within maxSteps steps.
+func (kr *krylov) solveWithin(ctx context.Context, sigma float64, maxSteps int) ([]float64, bool, error) {
+	n := kr.n
+	if kr.beta0 == 0 {
+		return make([]float64, n), true, nil
+	}
+	if ok, err := kr.grow(ctx, sigma, maxSteps); !ok || err != nil {
+		return nil, false, err
+	}
+	k := kr.steps()
+	x := make([]float64, n)
+	basis := blas64.General{Rows: k, Cols: n, Stride: n, Data: kr.q[:k*n]}
+	blas64.Gemv(blas.Trans, 1, basis, blas64.Vector{N: k, Data: kr.y[:k], Inc: 1}, 0, blas64.Vector{N: n, Data: x, Inc: 1})
+	return x, true, nil
 }
 
 // shiftedSolve solves (A + sigma I) x = r for one shift: by the Krylov
 // solver while it is cheaper than a Cholesky factorization (about n / 6
 // steps: 2 n^2 flops each against n^3 / 3), which it is for the moderate
 // penalties cross-validation picks (10 to 60 steps on the paper's
-// settings), else by Cholesky.
-func shiftedSolve(a *mat.SymDense, sigma float64, r []float64) ([]float64, error) {
+// settings), else by Cholesky. The Krylov solver works on a's own storage;
+// its basis (at most n/6 x n) is released before the factorization.
+func shiftedSolve(ctx context.Context, a *mat.SymDense, sigma float64, r []float64) ([]float64, error) {
 	n := a.SymmetricDim()
-	kr := newKrylov(fullOf(a), r)
-	if x, ok := kr.solveWithin(sigma, n/6); ok {
-		return x, nil
+	x, ok, err := newKrylovSym(a, r).solveWithin(ctx, sigma, n/6)
+	if err != nil || ok {
+		return x, err
 	}
 	return choleskySolve(a, sigma, r)
 }
 
-// solveWithin returns the solution for one shift if it meets krylovTol
-// within maxSteps steps.
-func (kr *krylov) solveWithin(sigma float64, maxSteps int) ([]float64, bool) {
-	n := kr.n
-	if kr.beta0 == 0 {
-		return make([]float64, n), true
-	}
-	if kr.steps() == 0 {
-		kr.extend()
-	}
-	for {
-		be, ok := kr.coefficients(sigma)
-		if ok && (be <= krylovTol || kr.exact) {
-			break
-		}
-		if kr.exact || kr.steps() >= maxSteps {
-			return nil, false
-		}
-		kr.extend()
-	}
-	k := kr.steps()
-	x := make([]float64, n)
-	basis := blas64.General{Rows: k, Cols: n, Stride: n, Data: kr.q[:k*n]}
-	blas64.Gemv(blas.Trans, 1, basis, blas64.Vector{N: k, Data: kr.y[:k], Inc: 1}, 0, blas64.Vector{N: n, Data: x, Inc: 1})
-	return x, true
-}
-
-// fullOf returns the symmetric a with both triangles filled, as Krylov
-// needs it.
+// fullOf returns the symmetric a with both triangles filled.
 func fullOf(a *mat.SymDense) blas64.General {
 	raw := a.RawSymmetric()
 	n := raw.N

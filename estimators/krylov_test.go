@@ -1,6 +1,8 @@
 package estimators
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -42,6 +44,7 @@ func psdWithSpectrum(ev []float64, seed uint64) *mat.SymDense {
 // steps; a right-hand side in an invariant subspace is solved exactly when
 // the space is exhausted; a zero right-hand side gives zeros.
 func TestKrylovSolves(t *testing.T) {
+	ctx := context.Background()
 	const n = 150
 	// A decaying spectrum (as Grams of gradient features have) with a
 	// null space of 10 dimensions.
@@ -66,7 +69,7 @@ func TestKrylovSolves(t *testing.T) {
 	kr := newKrylov(fullOf(a), r)
 	for c, sigma := range shifts {
 		// One shift at a time, largest first, as the search asks.
-		x, usable := kr.solveMany([]float64{sigma})
+		x, usable, _ := kr.solveMany(ctx, []float64{sigma})
 		if !usable[0] {
 			t.Fatalf("shift %g: unusable", sigma)
 		}
@@ -100,7 +103,7 @@ func TestKrylovSolves(t *testing.T) {
 	r5 := make([]float64, 40)
 	mat.NewVecDense(40, r5).MulVec(a5, mat.NewVecDense(40, r[:40]))
 	k5 := newKrylov(fullOf(a5), r5)
-	x5, _ := k5.solveMany([]float64{1e-12})
+	x5, _, _ := k5.solveMany(ctx, []float64{1e-12})
 	if k5.steps() > 5 {
 		t.Errorf("rank 5: %d steps, want at most 5", k5.steps())
 	}
@@ -119,7 +122,7 @@ func TestKrylovSolves(t *testing.T) {
 	ev8 := []float64{1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1, 10}
 	a8 := psdWithSpectrum(ev8, 4)
 	k8 := newKrylov(fullOf(a8), r[:8])
-	x8, _ := k8.solveMany([]float64{0})
+	x8, _, _ := k8.solveMany(ctx, []float64{0})
 	if !k8.exact || k8.steps() != 8 {
 		t.Errorf("n = 8: exact %v after %d steps, want exact after 8", k8.exact, k8.steps())
 	}
@@ -134,8 +137,36 @@ func TestKrylovSolves(t *testing.T) {
 		}
 	}
 
+	// Not finite: r or A with a NaN is unusable at once, not after n
+	// steps of NaN.
+	rNaN := append([]float64(nil), r...)
+	rNaN[3] = math.NaN()
+	kn := newKrylov(fullOf(a), rNaN)
+	if _, usable, err := kn.solveMany(ctx, []float64{1}); err != nil || usable[0] || kn.steps() != 0 {
+		t.Errorf("NaN in r: usable %v, %d steps, %v", usable, kn.steps(), err)
+	}
+	aNaN := fullOf(a)
+	aNaN.Data[5*n+7] = math.NaN()
+	kn = newKrylov(aNaN, r)
+	if _, usable, err := kn.solveMany(ctx, []float64{1}); err != nil || usable[0] || kn.steps() > 1 {
+		t.Errorf("NaN in A: usable %v, %d steps, %v", usable, kn.steps(), err)
+	}
+	// A singular system found exactly (A = diag(1, 1, 0), r = (1, 1, 1),
+	// no shift: the space is exhausted after two steps) is unusable, not
+	// a solution of norm 1e16.
+	diag := mat.NewSymDense(3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 0})
+	if x, usable, _ := newKrylov(fullOf(diag), []float64{1, 1, 1}).solveMany(ctx, []float64{0}); usable[0] {
+		t.Errorf("diag(1, 1, 0) without shift: usable, x = %v", x.RawRowView(0))
+	}
+	// A cancelled context stops the growth.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, _, err := newKrylov(fullOf(a), r).solveMany(cctx, []float64{1e-9}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+
 	// Zero right-hand side.
-	z, usable := newKrylov(fullOf(a), make([]float64, n)).solveMany([]float64{1, 2})
+	z, usable, _ := newKrylov(fullOf(a), make([]float64, n)).solveMany(ctx, []float64{1, 2})
 	if !usable[0] || !usable[1] || mat.Norm(z, 1) != 0 {
 		t.Errorf("zero right-hand side: usable %v, norm %g", usable, mat.Norm(z, 1))
 	}
@@ -145,6 +176,7 @@ func TestKrylovSolves(t *testing.T) {
 // Krylov steps for a large shift, by Cholesky when the steps would cost
 // more (a tiny shift on a spread spectrum).
 func TestShiftedSolve(t *testing.T) {
+	ctx := context.Background()
 	const n = 120
 	ev := make([]float64, n)
 	for i := range ev {
@@ -157,8 +189,8 @@ func TestShiftedSolve(t *testing.T) {
 	}
 	for _, sigma := range []float64{1, 1e-9} {
 		steps := newKrylov(fullOf(a), r)
-		_, byKrylov := steps.solveWithin(sigma, n/6)
-		got, err := shiftedSolve(a, sigma, r)
+		_, byKrylov, _ := steps.solveWithin(ctx, sigma, n/6)
+		got, err := shiftedSolve(ctx, a, sigma, r)
 		if err != nil {
 			t.Fatal(err)
 		}

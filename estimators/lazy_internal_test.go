@@ -3,9 +3,11 @@ package estimators
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -329,6 +331,58 @@ func TestLazyCVImprovesOnDropout(t *testing.T) {
 	}
 }
 
+// faultyRF is rfModel whose PredictShifted misbehaves from its after-th
+// call on: fault returns the error to give, or panics.
+type faultyRF struct {
+	*rfModel
+	mu    sync.Mutex
+	calls int
+	after int
+	fault func() error
+}
+
+func (r *faultyRF) PredictShifted(ctx context.Context, x mat.Matrix, d []float64) (*mat.Dense, error) {
+	r.mu.Lock()
+	r.calls++
+	n := r.calls
+	r.mu.Unlock()
+	if n > r.after {
+		if err := r.fault(); err != nil {
+			return nil, err
+		}
+	}
+	return r.rfModel.PredictShifted(ctx, x, d)
+}
+
+// A backend that fails or panics inside a cross-validation fold (the folds
+// run in goroutines of their own) fails the feature with an error: no
+// crash, and no fold silently left out of the CV error, even when the
+// backend's error reads as a cancellation while the caller's context is
+// alive. A full model whose train predictions are not finite is an error
+// too, not a penalty chosen from NaN errors.
+func TestLazyFaultsInFolds(t *testing.T) {
+	ctx := context.Background()
+	f := framework.Feature{Name: "x1", Columns: []int{0}}
+	for name, fault := range map[string]func() error{
+		"error":           func() error { return errors.New("backend bug") },
+		"panic":           func() error { panic("backend bug") },
+		"cancelled-error": func() error { return fmt.Errorf("plugin: %w", context.Canceled) },
+	} {
+		r := &faultyRF{rfModel: newRF(4, 30, 9), after: 4, fault: fault}
+		p := problemFor(t, r, 200, 50, 4, 19)
+		_, err := Lazy{}.Reduce(ctx, p, f)
+		if err == nil || !strings.Contains(err.Error(), "cross-validation") {
+			t.Errorf("%s: got %v, want a cross-validation error", name, err)
+		}
+	}
+	nan := &faultyRF{rfModel: newRF(4, 30, 9), after: 1 << 30}
+	p := problemFor(t, nan, 200, 50, 4, 19)
+	nan.theta[0] = math.NaN()
+	if _, err := (Lazy{}).Reduce(ctx, p, f); err == nil || !strings.Contains(err.Error(), "not finite") {
+		t.Errorf("NaN predictions: got %v, want a not-finite error", err)
+	}
+}
+
 func TestLazyNeedsGradients(t *testing.T) {
 	p := &framework.Problem{BackendName: "forest", Full: modelOnly{}}
 	_, err := Lazy{}.Reduce(context.Background(), p, framework.Feature{Name: "x", Columns: []int{0}})
@@ -413,7 +467,7 @@ func TestSearchLogAlpha(t *testing.T) {
 		t.Errorf("monotone curve: best %v, want the top of the range %v", best, widenHi)
 	}
 	// The same with the no-update error known and below the grid's top:
-	// no update, after the three grid points of the walk.
+	// no update, after the three grid points of the walk and one above.
 	calls := 0
 	best, v, _ := searchLogAlpha(func(ts []float64) ([]float64, error) {
 		vs := make([]float64, len(ts))
@@ -423,8 +477,20 @@ func TestSearchLogAlpha(t *testing.T) {
 		}
 		return vs, nil
 	}, 0)
-	if !math.IsInf(best, 1) || v != 0 || calls != 3 {
-		t.Errorf("monotone curve, no update known best: best %v (f %v) after %d evaluations, want +Inf (0) after 3", best, v, calls)
+	if !math.IsInf(best, 1) || v != 0 || calls != 4 {
+		t.Errorf("monotone curve, no update known best: best %v (f %v) after %d evaluations, want +Inf (0) after 4", best, v, calls)
+	}
+	// A dip just above the grid, below the no-update error although the
+	// grid's top is above it: found, not skipped.
+	best, _, _ = searchLogAlpha(func(ts []float64) ([]float64, error) {
+		vs := make([]float64, len(ts))
+		for i, t := range ts {
+			vs[i] = 1 + 0.1*(t-6)*(t-6)
+		}
+		return vs, nil
+	}, 1.3)
+	if math.Abs(best-6) > resolution {
+		t.Errorf("dip above the grid: best %v, want 6", best)
 	}
 	// A bump in the flat part (the error rises from t = 4 to 2) must not
 	// end the walk before the dip at -3.

@@ -66,6 +66,11 @@ type ModelSpec struct {
 // n x 1 matrix of predictions (means for regression, P(Y = 1) for binary),
 // or for Multiclass the n x K matrix of class probabilities. Fit may be
 // called once.
+//
+// No method of a model (here or in the optional interfaces below) may
+// modify its input matrices or vectors: estimators pass the same ones to
+// many calls, and the plugin transport hands a plugin's models the input
+// matrices it caches.
 type Model interface {
 	Fit(ctx context.Context, x mat.Matrix, y []float64) error
 	Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error)

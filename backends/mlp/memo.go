@@ -94,9 +94,14 @@ func (m *signalMemo) put(e *memoEntry) {
 	defer m.mu.Unlock()
 	m.entries = append(m.entries, e)
 	m.bytes += e.size
+	drop := 0
 	for m.bytes > memoBudget {
-		m.bytes -= m.entries[0].size
-		m.entries = m.entries[1:]
+		m.bytes -= m.entries[drop].size
+		drop++
+	}
+	if drop > 0 {
+		// A new slice, so the evicted entries are not kept reachable.
+		m.entries = append([]*memoEntry(nil), m.entries[drop:]...)
 	}
 }
 
