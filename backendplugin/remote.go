@@ -30,8 +30,10 @@ type remote struct {
 	caps   framework.Capabilities
 	opts   []framework.OptionInfo
 	// dualShift: the plugin serves PredictDualShifted; older plugins get
-	// its two calls instead.
+	// its two calls instead. gram: the plugin serves Gram; older ones send
+	// the Jacobian.
 	dualShift bool
+	gram      bool
 	// known: the keys of the matrices the plugin's cache holds, as far as
 	// this side knows; nil when the plugin has no matrix cache (then every
 	// matrix is sent in full).
@@ -86,6 +88,7 @@ func newRemote(ctx context.Context, name string, conn grpc.ClientConnInterface, 
 		r.known = newKnownKeys()
 	}
 	r.dualShift = caps.DualShift
+	r.gram = caps.Gram
 	var opts *pb.OptionsResponse
 	err = r.do(ctx, "Options", func(ctx context.Context) (err error) {
 		opts, err = r.rpc.Options(ctx, &pb.Empty{})
@@ -396,6 +399,33 @@ func (m gradModel) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []fl
 	})
 }
 
+// Gram implements framework.Grammer: one round trip carrying G's upper
+// triangle and b when the plugin serves it, else from the Jacobian.
+func (m gradModel) Gram(ctx context.Context, x mat.Matrix, e []float64) (*mat.SymDense, []float64, error) {
+	if !m.r.gram {
+		return framework.GramOf(ctx, jacobianOnly{m}, x, e)
+	}
+	var out *pb.GramResponse
+	err := m.r.do(ctx, "Gram", func(ctx context.Context) error {
+		return m.r.withArgs([]mat.Matrix{x}, func(ms []*pb.Matrix) (err error) {
+			out, err = m.r.rpc.Gram(ctx, &pb.GramRequest{ModelId: m.id, X: ms[0], E: vec(e)})
+			return err
+		})
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := unpackUpper(int(out.N), out.Upper)
+	if err != nil {
+		return nil, nil, &Error{Backend: m.r.name, Op: "Gram", Err: err}
+	}
+	return g, out.GetB().GetData(), nil
+}
+
+// jacobianOnly is a Gradienter and nothing more (not a Grammer), so that
+// framework.GramOf uses its Jacobian.
+type jacobianOnly struct{ framework.Gradienter }
+
 // kernelOps holds the framework.Kerneler methods.
 type kernelOps struct{ m *model }
 
@@ -555,6 +585,7 @@ var (
 	_ framework.Gradienter  = (*gradKernelModel)(nil)
 	_ framework.Kerneler    = (*gradKernelModel)(nil)
 	_ framework.DualShifter = (*gradKernelModel)(nil)
+	_ framework.Grammer     = (*gradModel)(nil)
 	_ framework.Kerneler    = (*kernelModel)(nil)
 )
 

@@ -133,6 +133,7 @@ func (s *server) Capabilities(context.Context, *pb.Empty) (*pb.CapabilitiesRespo
 		WarmStart:      s.caps.WarmStart,
 		MatrixCache:    true,
 		DualShift:      true,
+		Gram:           true,
 	}, nil
 }
 
@@ -256,6 +257,18 @@ func (s *server) PredictDualShifted(ctx context.Context, req *pb.PredictDualShif
 			return nil, toStatus(err)
 		}
 		return matrixResp(g.PredictShifted(ctx, x, dtheta))
+	})
+}
+
+// Gram serves models with gradients: by their own framework.Grammer when
+// they have one, else from their Jacobian, here in the plugin process.
+func (s *server) Gram(ctx context.Context, req *pb.GramRequest) (*pb.GramResponse, error) {
+	return onModel(s, "Gram", req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.GramResponse, error) {
+		gram, b, err := framework.GramOf(ctx, g, x, req.GetE().GetData())
+		if err != nil {
+			return nil, toStatus(err)
+		}
+		return &pb.GramResponse{N: int64(gram.SymmetricDim()), Upper: packUpper(gram), B: vec(b)}, nil
 	})
 }
 

@@ -93,3 +93,27 @@ type remoteError struct {
 
 func (e *remoteError) Error() string        { return e.msg }
 func (e *remoteError) Is(target error) bool { return e.kind != nil && target == e.kind }
+
+// packUpper returns a's upper triangle row by row.
+func packUpper(a *mat.SymDense) []float64 {
+	raw := a.RawSymmetric()
+	n := raw.N
+	out := make([]float64, 0, n*(n+1)/2)
+	for i := 0; i < n; i++ {
+		out = append(out, raw.Data[i*raw.Stride+i:i*raw.Stride+n]...)
+	}
+	return out
+}
+
+// unpackUpper is packUpper's inverse.
+func unpackUpper(n int, upper []float64) (*mat.SymDense, error) {
+	if n < 0 || len(upper) != n*(n+1)/2 {
+		return nil, fmt.Errorf("malformed symmetric matrix: n %d with %d values", n, len(upper))
+	}
+	a := mat.NewSymDense(n, nil)
+	raw := a.RawSymmetric()
+	for i, o := 0, 0; i < n; i++ {
+		o += copy(raw.Data[i*raw.Stride+i:i*raw.Stride+n], upper[o:o+n-i])
+	}
+	return a, nil
+}

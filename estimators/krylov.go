@@ -269,18 +269,3 @@ func shiftedSolve(ctx context.Context, a *mat.SymDense, sigma float64, r []float
 	}
 	return choleskySolve(a, sigma, r)
 }
-
-// fullOf returns the symmetric a with both triangles filled.
-func fullOf(a *mat.SymDense) blas64.General {
-	raw := a.RawSymmetric()
-	n := raw.N
-	full := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
-	for i := 0; i < n; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
-		copy(full.Data[i*n+i:(i+1)*n], row[i:])
-		for j := i + 1; j < n; j++ {
-			full.Data[j*n+i] = row[j]
-		}
-	}
-	return full
-}

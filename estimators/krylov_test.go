@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -213,4 +214,20 @@ func TestShiftedSolve(t *testing.T) {
 			t.Errorf("shift %g: solved by Krylov %v, want %v", sigma, byKrylov, sigma == 1)
 		}
 	}
+}
+
+// fullOf returns the symmetric a with both triangles filled, as newKrylov
+// takes it.
+func fullOf(a *mat.SymDense) blas64.General {
+	raw := a.RawSymmetric()
+	n := raw.N
+	full := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
+	for i := 0; i < n; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
+		copy(full.Data[i*n+i:(i+1)*n], row[i:])
+		for j := i + 1; j < n; j++ {
+			full.Data[j*n+i] = row[j]
+		}
+	}
+	return full
 }

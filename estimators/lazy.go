@@ -548,10 +548,13 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 		return nil, framework.Usagef("lazy would need a %d x %d ridge system and a %d x %d Jacobian per feature (%d train rows x %d outputs, %d parameters): too large; use lazy-es or a smaller network",
 			d, d, n, m, samples, k, m)
 	}
+	if n > m {
+		return newPrimal(ctx, g, x, e, k, bounds)
+	}
 	kern, hasKernel := g.(framework.Kerneler)
 	hasKernel = hasKernel && k == 1
 	var j *mat.Dense
-	if !hasKernel || n > m {
+	if !hasKernel {
 		var err error
 		if j, err = g.Jacobian(ctx, x); err != nil {
 			return nil, fmt.Errorf("jacobian: %w", err)
@@ -559,9 +562,6 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 		if r, c := j.Dims(); r != n || c != m {
 			return nil, fmt.Errorf("jacobian: backend returned %d x %d for %d rows and %d parameters", r, c, n, m)
 		}
-	}
-	if n > m {
-		return newPrimal(g, x, j, e, k, bounds), nil
 	}
 	d := &dual{g: g, e: e, x: x, j: j, m: m, k: k}
 	if hasKernel {
@@ -721,85 +721,90 @@ func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 }
 
 // primal solves in the M x M parameter space: (G + alpha I) dtheta = Phi^T e.
-// With folds, G and Phi^T e are sums over the folds' row blocks, each
-// block's part formed once (one pass of symmetric rank-k updates over the
-// rows, n1 M^2 flops in all), so that a fold's training Gram is a
-// subtraction rather than another rank-k downdate.
+// G and Phi^T e are sums over the folds' row blocks, each block's part
+// formed once by framework.GramOf (the backend's Gram when it has one, so
+// that a plugin sends M(M+1)/2 values instead of the block's Jacobian;
+// else a symmetric rank-k update of the Jacobian: n1 M^2 flops in all), so
+// that a fold's training Gram is a subtraction rather than another rank-k
+// downdate. The Jacobian itself is never held.
 type primal struct {
 	model  framework.Gradienter
-	x      *mat.Dense // the samples, in fold order
-	k      int        // outputs: Jacobian rows per sample
-	j      *mat.Dense // n1 x M
-	e      []float64
-	g      mat.SymDense // Phi^T Phi
-	b      []float64    // Phi^T e
+	x      *mat.Dense    // the samples, in fold order
+	k      int           // outputs: Jacobian rows per sample
+	rows   int           // Jacobian rows, samples x k
+	g      *mat.SymDense // Phi^T Phi
+	b      []float64     // Phi^T e
 	blocks []primalBlock
 }
 
-// primalBlock is the part of G and Phi^T e from rows lo..hi.
+// primalBlock is the part of G and Phi^T e from samples lo..hi.
 type primalBlock struct {
 	lo, hi int
-	g      mat.SymDense
+	g      *mat.SymDense
 	b      []float64
 }
 
-// newPrimal forms G and Phi^T e for the Jacobian j (rows stacked k per
+// newPrimal forms G and Phi^T e for the samples x and residuals e (k per
 // sample), by fold blocks when bounds (in samples) are given.
-func newPrimal(g framework.Gradienter, x, j *mat.Dense, e []float64, k int, bounds []int) *primal {
-	n, m := j.Dims()
-	p := &primal{model: g, x: x, k: k, j: j, e: e, b: make([]float64, m)}
+func newPrimal(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, k int, bounds []int) (*primal, error) {
+	samples, cols := x.Dims()
+	m := g.NumParams()
+	p := &primal{model: g, x: x, k: k, rows: samples * k, g: mat.NewSymDense(m, nil), b: make([]float64, m)}
 	if len(bounds) < 2 {
-		bounds = []int{0, n / k}
+		bounds = []int{0, samples}
 	}
-	p.g.ReuseAsSym(m)
 	for f := 0; f+1 < len(bounds); f++ {
-		lo, hi := bounds[f]*k, bounds[f+1]*k
-		blk := primalBlock{lo: lo, hi: hi, b: make([]float64, m)}
-		jh := j.Slice(lo, hi, 0, m).(*mat.Dense)
-		blk.g.SymOuterK(1, jh.T())
-		mat.NewVecDense(m, blk.b).MulVec(jh.T(), mat.NewVecDense(hi-lo, e[lo:hi]))
-		p.g.AddSym(&p.g, &blk.g)
-		floats.Add(p.b, blk.b)
-		p.blocks = append(p.blocks, blk)
+		lo, hi := bounds[f], bounds[f+1]
+		bg, bb, err := framework.GramOf(ctx, g, x.Slice(lo, hi, 0, cols), e[lo*k:hi*k])
+		if err != nil {
+			return nil, fmt.Errorf("gram: %w", err)
+		}
+		if bg.SymmetricDim() != m || len(bb) != m {
+			return nil, fmt.Errorf("gram: backend returned %d x %d and %d values for %d parameters", bg.SymmetricDim(), bg.SymmetricDim(), len(bb), m)
+		}
+		p.g.AddSym(p.g, bg)
+		floats.Add(p.b, bb)
+		p.blocks = append(p.blocks, primalBlock{lo: lo, hi: hi, g: bg, b: bb})
 	}
 	if len(p.blocks) == 1 {
 		p.blocks = nil // no folds: only the totals are used
 	}
-	return p
+	return p, nil
 }
 
 func (p *primal) meanDiag() float64 {
-	n, _ := p.j.Dims()
 	m := p.g.SymmetricDim()
 	t := 0.0
 	for i := 0; i < m; i++ {
 		t += p.g.At(i, i)
 	}
-	return t / float64(n)
+	return t / float64(p.rows)
 }
 
 func (p *primal) solveAll(ctx context.Context, alpha float64) ([]float64, error) {
-	return shiftedSolve(ctx, &p.g, alpha, p.b)
+	return shiftedSolve(ctx, p.g, alpha, p.b)
 }
 
 func (p *primal) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 	_, cols := p.x.Dims()
 	xH := p.x.Slice(lo, hi, 0, cols).(*mat.Dense)
-	lo, hi = lo*p.k, hi*p.k // rows of the Jacobian
-	_, m := p.j.Dims()
-	gt := mat.NewSymDense(m, nil)
-	bt := make([]float64, m)
-	if i := slices.IndexFunc(p.blocks, func(b primalBlock) bool { return b.lo == lo && b.hi == hi }); i >= 0 {
-		blk := &p.blocks[i]
-		floats.SubTo(gt.RawSymmetric().Data, p.g.RawSymmetric().Data, blk.g.RawSymmetric().Data)
-		floats.SubTo(bt, p.b, blk.b)
-	} else {
-		jh := p.j.Slice(lo, hi, 0, m).(*mat.Dense)
-		gt.SymRankK(&p.g, -1, jh.T())
-		mat.NewVecDense(m, bt).MulVec(jh.T(), mat.NewVecDense(hi-lo, p.e[lo:hi]))
-		floats.SubTo(bt, p.b, bt)
+	i := slices.IndexFunc(p.blocks, func(b primalBlock) bool { return b.lo == lo && b.hi == hi })
+	if i < 0 {
+		return nil, fmt.Errorf("no fold of samples %d..%d among the blocks the Gram was formed by", lo, hi)
 	}
-	kr := newKrylov(fullOf(gt), bt)
+	// G - G_fold and b - b_fold, with both triangles for the Krylov solver.
+	m := p.g.SymmetricDim()
+	gt := blas64.General{Rows: m, Cols: m, Stride: m, Data: make([]float64, m*m)}
+	tot, blk := p.g.RawSymmetric(), p.blocks[i].g.RawSymmetric()
+	for r := 0; r < m; r++ {
+		for c := r; c < m; c++ {
+			v := tot.Data[r*tot.Stride+c] - blk.Data[r*blk.Stride+c]
+			gt.Data[r*m+c], gt.Data[c*m+r] = v, v
+		}
+	}
+	bt := make([]float64, m)
+	floats.SubTo(bt, p.b, p.blocks[i].b)
+	kr := newKrylov(gt, bt)
 	return func(ctx context.Context, alphas []float64) ([]*mat.Dense, error) {
 		dthetas, usable, err := kr.solveMany(ctx, alphas)
 		if err != nil {

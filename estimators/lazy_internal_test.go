@@ -201,16 +201,19 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 	for _, tc := range []struct {
 		m      int
 		kernel string
-	}{{15, "none"}, {120, "none"}, {120, "Kerneler"}, {120, "DualShifter"}} {
+	}{{15, "none"}, {15, "Grammer"}, {120, "none"}, {120, "Kerneler"}, {120, "DualShifter"}} {
 		m := tc.m
 		r := newRF(3, m, 5)
 		var model framework.Gradienter = r
 		ds := &rfDualModel{rfKernelModel: rfKernelModel{r}}
+		gr := &rfGramModel{rfModel: r}
 		switch tc.kernel {
 		case "Kerneler":
 			model = rfKernelModel{r}
 		case "DualShifter":
 			model = ds
+		case "Grammer":
+			model = gr
 		}
 		p := problemFor(t, model, 90, 10, 3, 6)
 		x := p.XTrain
@@ -280,7 +283,33 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 		if tc.kernel == "DualShifter" && ds.calls != len(alphas) {
 			t.Errorf("DualShifter: %d one-call dual shifts, want %d", ds.calls, len(alphas))
 		}
+		if tc.kernel == "Grammer" && (gr.grams != 3 || gr.jacobians != 0) {
+			t.Errorf("Grammer: %d Grams and %d Jacobians, want one Gram per fold block and no Jacobian", gr.grams, gr.jacobians)
+		}
 	}
+}
+
+// rfGramModel is rfModel with its own Gram (phi^T phi, phi^T e), counting
+// the calls.
+type rfGramModel struct {
+	*rfModel
+	grams, jacobians int
+}
+
+func (r *rfGramModel) Jacobian(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	r.jacobians++
+	return r.rfModel.Jacobian(ctx, x)
+}
+
+func (r *rfGramModel) Gram(_ context.Context, x mat.Matrix, e []float64) (*mat.SymDense, []float64, error) {
+	r.grams++
+	ph := r.phi(x)
+	n, m := ph.Dims()
+	g := new(mat.SymDense)
+	g.SymOuterK(1, ph.T())
+	b := make([]float64, m)
+	mat.NewVecDense(m, b).MulVec(ph.T(), mat.NewVecDense(n, e))
+	return g, b, nil
 }
 
 // rfDualModel is rfKernelModel with the one-call dual shift, counting its

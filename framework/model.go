@@ -122,6 +122,18 @@ type DualShifter interface {
 	PredictDualShifted(ctx context.Context, xTrain mat.Matrix, a []float64, x mat.Matrix) (*mat.Dense, error)
 }
 
+// Grammer is an optional interface of Gradienter models: the primal
+// counterpart of Kerneler. Gram returns G = Phi(x)^T Phi(x) (M x M) and
+// b = Phi(x)^T e (len(e) == the Jacobian's rows: K per sample for
+// Multiclass) without handing over the n x M Jacobian, which the lazy
+// estimator's primal side (M < n) needs only through them. The plugin
+// transport's client implements it for every backend with gradients (the
+// plugin forms G and b next to the model, so only M(M+1)/2 + M values
+// cross instead of n M).
+type Grammer interface {
+	Gram(ctx context.Context, x mat.Matrix, e []float64) (g *mat.SymDense, b []float64, err error)
+}
+
 // Capabilities says what the models of a backend can do. Every backend
 // does regression; the fields say what it does beyond that. Estimators and
 // the CLI read them before any model is trained (lazy needs Gradients), and
@@ -163,4 +175,27 @@ func Release(m Model) error {
 		return c.Close()
 	}
 	return nil
+}
+
+// GramOf returns what Grammer.Gram returns, for any Gradienter: from the
+// model's own Gram when it is a Grammer, else from its Jacobian
+// (a symmetric rank-k update and a product). The Jacobian must have
+// len(e) rows.
+func GramOf(ctx context.Context, g Gradienter, x mat.Matrix, e []float64) (*mat.SymDense, []float64, error) {
+	if gr, ok := g.(Grammer); ok {
+		return gr.Gram(ctx, x, e)
+	}
+	j, err := g.Jacobian(ctx, x)
+	if err != nil {
+		return nil, nil, fmt.Errorf("jacobian: %w", err)
+	}
+	r, m := j.Dims()
+	if r != len(e) || m != g.NumParams() {
+		return nil, nil, fmt.Errorf("jacobian: %d x %d for %d residuals and %d parameters", r, m, len(e), g.NumParams())
+	}
+	gram := new(mat.SymDense)
+	gram.SymOuterK(1, j.T())
+	b := make([]float64, m)
+	mat.NewVecDense(m, b).MulVec(j.T(), mat.NewVecDense(r, e))
+	return gram, b, nil
 }

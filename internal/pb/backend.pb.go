@@ -214,7 +214,9 @@ type CapabilitiesResponse struct {
 	MatrixCache bool `protobuf:"varint,6,opt,name=matrix_cache,json=matrixCache,proto3" json:"matrix_cache,omitempty"`
 	// dual_shift: the server serves PredictDualShifted (for models with
 	// gradients and kernels).
-	DualShift     bool `protobuf:"varint,7,opt,name=dual_shift,json=dualShift,proto3" json:"dual_shift,omitempty"`
+	DualShift bool `protobuf:"varint,7,opt,name=dual_shift,json=dualShift,proto3" json:"dual_shift,omitempty"`
+	// gram: the server serves Gram (for models with gradients).
+	Gram          bool `protobuf:"varint,8,opt,name=gram,proto3" json:"gram,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -294,6 +296,13 @@ func (x *CapabilitiesResponse) GetMatrixCache() bool {
 func (x *CapabilitiesResponse) GetDualShift() bool {
 	if x != nil {
 		return x.DualShift
+	}
+	return false
+}
+
+func (x *CapabilitiesResponse) GetGram() bool {
+	if x != nil {
+		return x.Gram
 	}
 	return false
 }
@@ -887,6 +896,129 @@ func (x *PredictDualShiftedRequest) GetX() *Matrix {
 	return nil
 }
 
+// GramRequest asks for G = Phi(x)^T Phi(x) and b = Phi(x)^T e; e has one
+// value per Jacobian row.
+type GramRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ModelId       uint64                 `protobuf:"varint,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
+	X             *Matrix                `protobuf:"bytes,2,opt,name=x,proto3" json:"x,omitempty"`
+	E             *Vector                `protobuf:"bytes,3,opt,name=e,proto3" json:"e,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GramRequest) Reset() {
+	*x = GramRequest{}
+	mi := &file_backend_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GramRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GramRequest) ProtoMessage() {}
+
+func (x *GramRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_backend_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GramRequest.ProtoReflect.Descriptor instead.
+func (*GramRequest) Descriptor() ([]byte, []int) {
+	return file_backend_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *GramRequest) GetModelId() uint64 {
+	if x != nil {
+		return x.ModelId
+	}
+	return 0
+}
+
+func (x *GramRequest) GetX() *Matrix {
+	if x != nil {
+		return x.X
+	}
+	return nil
+}
+
+func (x *GramRequest) GetE() *Vector {
+	if x != nil {
+		return x.E
+	}
+	return nil
+}
+
+// GramResponse is G's upper triangle, row by row (n(n+1)/2 values), and b.
+type GramResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	N             int64                  `protobuf:"varint,1,opt,name=n,proto3" json:"n,omitempty"`
+	Upper         []float64              `protobuf:"fixed64,2,rep,packed,name=upper,proto3" json:"upper,omitempty"`
+	B             *Vector                `protobuf:"bytes,3,opt,name=b,proto3" json:"b,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GramResponse) Reset() {
+	*x = GramResponse{}
+	mi := &file_backend_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GramResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GramResponse) ProtoMessage() {}
+
+func (x *GramResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_backend_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GramResponse.ProtoReflect.Descriptor instead.
+func (*GramResponse) Descriptor() ([]byte, []int) {
+	return file_backend_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *GramResponse) GetN() int64 {
+	if x != nil {
+		return x.N
+	}
+	return 0
+}
+
+func (x *GramResponse) GetUpper() []float64 {
+	if x != nil {
+		return x.Upper
+	}
+	return nil
+}
+
+func (x *GramResponse) GetB() *Vector {
+	if x != nil {
+		return x.B
+	}
+	return nil
+}
+
 // WarmStartRequest continues the fitted model model_id on (x, y) for
 // steps optimizer steps (<= 0: one epoch) seeded by seed; the answer names
 // the new model.
@@ -903,7 +1035,7 @@ type WarmStartRequest struct {
 
 func (x *WarmStartRequest) Reset() {
 	*x = WarmStartRequest{}
-	mi := &file_backend_proto_msgTypes[14]
+	mi := &file_backend_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -915,7 +1047,7 @@ func (x *WarmStartRequest) String() string {
 func (*WarmStartRequest) ProtoMessage() {}
 
 func (x *WarmStartRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[14]
+	mi := &file_backend_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -928,7 +1060,7 @@ func (x *WarmStartRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WarmStartRequest.ProtoReflect.Descriptor instead.
 func (*WarmStartRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{14}
+	return file_backend_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *WarmStartRequest) GetModelId() uint64 {
@@ -975,7 +1107,7 @@ type NumParamsResponse struct {
 
 func (x *NumParamsResponse) Reset() {
 	*x = NumParamsResponse{}
-	mi := &file_backend_proto_msgTypes[15]
+	mi := &file_backend_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -987,7 +1119,7 @@ func (x *NumParamsResponse) String() string {
 func (*NumParamsResponse) ProtoMessage() {}
 
 func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[15]
+	mi := &file_backend_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1000,7 +1132,7 @@ func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NumParamsResponse.ProtoReflect.Descriptor instead.
 func (*NumParamsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{15}
+	return file_backend_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *NumParamsResponse) GetNumParams() int64 {
@@ -1022,7 +1154,7 @@ const file_backend_proto_rawDesc = "" +
 	"\x03key\x18\x04 \x01(\fR\x03key\"\x1c\n" +
 	"\x06Vector\x12\x12\n" +
 	"\x04data\x18\x01 \x03(\x01R\x04data\"\a\n" +
-	"\x05Empty\"\xf5\x01\n" +
+	"\x05Empty\"\x89\x02\n" +
 	"\x14CapabilitiesResponse\x12\x1c\n" +
 	"\tgradients\x18\x01 \x01(\bR\tgradients\x12\x16\n" +
 	"\x06kernel\x18\x02 \x01(\bR\x06kernel\x12&\n" +
@@ -1034,7 +1166,8 @@ const file_backend_proto_rawDesc = "" +
 	"warm_start\x18\x05 \x01(\bR\twarmStart\x12!\n" +
 	"\fmatrix_cache\x18\x06 \x01(\bR\vmatrixCache\x12\x1d\n" +
 	"\n" +
-	"dual_shift\x18\a \x01(\bR\tdualShift\"[\n" +
+	"dual_shift\x18\a \x01(\bR\tdualShift\x12\x12\n" +
+	"\x04gram\x18\b \x01(\bR\x04gram\"[\n" +
 	"\n" +
 	"OptionInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12#\n" +
@@ -1077,7 +1210,15 @@ const file_backend_proto_rawDesc = "" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x122\n" +
 	"\ax_train\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x06xTrain\x12'\n" +
 	"\x01a\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01a\x12'\n" +
-	"\x01x\x18\x04 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\"\xa9\x01\n" +
+	"\x01x\x18\x04 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\"z\n" +
+	"\vGramRequest\x12\x19\n" +
+	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
+	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
+	"\x01e\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01e\"[\n" +
+	"\fGramResponse\x12\f\n" +
+	"\x01n\x18\x01 \x01(\x03R\x01n\x12\x14\n" +
+	"\x05upper\x18\x02 \x03(\x01R\x05upper\x12'\n" +
+	"\x01b\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01b\"\xa9\x01\n" +
 	"\x10WarmStartRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
@@ -1086,7 +1227,7 @@ const file_backend_proto_rawDesc = "" +
 	"\x04seed\x18\x05 \x01(\x03R\x04seed\"2\n" +
 	"\x11NumParamsResponse\x12\x1d\n" +
 	"\n" +
-	"num_params\x18\x01 \x01(\x03R\tnumParams2\xf4\a\n" +
+	"num_params\x18\x01 \x01(\x03R\tnumParams2\xbd\b\n" +
 	"\aBackend\x12Q\n" +
 	"\fCapabilities\x12\x18.lazyvi.backend.v1.Empty\x1a'.lazyvi.backend.v1.CapabilitiesResponse\x12G\n" +
 	"\aOptions\x12\x18.lazyvi.backend.v1.Empty\x1a\".lazyvi.backend.v1.OptionsResponse\x12K\n" +
@@ -1098,7 +1239,8 @@ const file_backend_proto_rawDesc = "" +
 	"\x0ePredictShifted\x12(.lazyvi.backend.v1.PredictShiftedRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12E\n" +
 	"\x06Kernel\x12 .lazyvi.backend.v1.KernelRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12Q\n" +
 	"\fJacobianTVec\x12&.lazyvi.backend.v1.JacobianTVecRequest\x1a\x19.lazyvi.backend.v1.Vector\x12]\n" +
-	"\x12PredictDualShifted\x12,.lazyvi.backend.v1.PredictDualShiftedRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12M\n" +
+	"\x12PredictDualShifted\x12,.lazyvi.backend.v1.PredictDualShiftedRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12G\n" +
+	"\x04Gram\x12\x1e.lazyvi.backend.v1.GramRequest\x1a\x1f.lazyvi.backend.v1.GramResponse\x12M\n" +
 	"\tWarmStart\x12#.lazyvi.backend.v1.WarmStartRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12@\n" +
 	"\aRelease\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x18.lazyvi.backend.v1.EmptyB&Z$github.com/lazyvi/lazyvi/internal/pbb\x06proto3"
 
@@ -1114,7 +1256,7 @@ func file_backend_proto_rawDescGZIP() []byte {
 	return file_backend_proto_rawDescData
 }
 
-var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_backend_proto_goTypes = []any{
 	(*Matrix)(nil),                    // 0: lazyvi.backend.v1.Matrix
 	(*Vector)(nil),                    // 1: lazyvi.backend.v1.Vector
@@ -1130,13 +1272,15 @@ var file_backend_proto_goTypes = []any{
 	(*KernelRequest)(nil),             // 11: lazyvi.backend.v1.KernelRequest
 	(*JacobianTVecRequest)(nil),       // 12: lazyvi.backend.v1.JacobianTVecRequest
 	(*PredictDualShiftedRequest)(nil), // 13: lazyvi.backend.v1.PredictDualShiftedRequest
-	(*WarmStartRequest)(nil),          // 14: lazyvi.backend.v1.WarmStartRequest
-	(*NumParamsResponse)(nil),         // 15: lazyvi.backend.v1.NumParamsResponse
-	nil,                               // 16: lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	(*GramRequest)(nil),               // 14: lazyvi.backend.v1.GramRequest
+	(*GramResponse)(nil),              // 15: lazyvi.backend.v1.GramResponse
+	(*WarmStartRequest)(nil),          // 16: lazyvi.backend.v1.WarmStartRequest
+	(*NumParamsResponse)(nil),         // 17: lazyvi.backend.v1.NumParamsResponse
+	nil,                               // 18: lazyvi.backend.v1.NewModelRequest.OptionsEntry
 }
 var file_backend_proto_depIdxs = []int32{
 	4,  // 0: lazyvi.backend.v1.OptionsResponse.options:type_name -> lazyvi.backend.v1.OptionInfo
-	16, // 1: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	18, // 1: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
 	0,  // 2: lazyvi.backend.v1.FitRequest.x:type_name -> lazyvi.backend.v1.Matrix
 	1,  // 3: lazyvi.backend.v1.FitRequest.y:type_name -> lazyvi.backend.v1.Vector
 	0,  // 4: lazyvi.backend.v1.MatrixRequest.x:type_name -> lazyvi.backend.v1.Matrix
@@ -1149,39 +1293,44 @@ var file_backend_proto_depIdxs = []int32{
 	0,  // 11: lazyvi.backend.v1.PredictDualShiftedRequest.x_train:type_name -> lazyvi.backend.v1.Matrix
 	1,  // 12: lazyvi.backend.v1.PredictDualShiftedRequest.a:type_name -> lazyvi.backend.v1.Vector
 	0,  // 13: lazyvi.backend.v1.PredictDualShiftedRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	0,  // 14: lazyvi.backend.v1.WarmStartRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 15: lazyvi.backend.v1.WarmStartRequest.y:type_name -> lazyvi.backend.v1.Vector
-	2,  // 16: lazyvi.backend.v1.Backend.Capabilities:input_type -> lazyvi.backend.v1.Empty
-	2,  // 17: lazyvi.backend.v1.Backend.Options:input_type -> lazyvi.backend.v1.Empty
-	6,  // 18: lazyvi.backend.v1.Backend.NewModel:input_type -> lazyvi.backend.v1.NewModelRequest
-	8,  // 19: lazyvi.backend.v1.Backend.Fit:input_type -> lazyvi.backend.v1.FitRequest
-	9,  // 20: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
-	7,  // 21: lazyvi.backend.v1.Backend.NumParams:input_type -> lazyvi.backend.v1.ModelRef
-	9,  // 22: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
-	10, // 23: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
-	11, // 24: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
-	12, // 25: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
-	13, // 26: lazyvi.backend.v1.Backend.PredictDualShifted:input_type -> lazyvi.backend.v1.PredictDualShiftedRequest
-	14, // 27: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
-	7,  // 28: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ModelRef
-	3,  // 29: lazyvi.backend.v1.Backend.Capabilities:output_type -> lazyvi.backend.v1.CapabilitiesResponse
-	5,  // 30: lazyvi.backend.v1.Backend.Options:output_type -> lazyvi.backend.v1.OptionsResponse
-	7,  // 31: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
-	2,  // 32: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.Empty
-	0,  // 33: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
-	15, // 34: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
-	0,  // 35: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
-	0,  // 36: lazyvi.backend.v1.Backend.PredictShifted:output_type -> lazyvi.backend.v1.Matrix
-	0,  // 37: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
-	1,  // 38: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
-	0,  // 39: lazyvi.backend.v1.Backend.PredictDualShifted:output_type -> lazyvi.backend.v1.Matrix
-	7,  // 40: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.ModelRef
-	2,  // 41: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
-	29, // [29:42] is the sub-list for method output_type
-	16, // [16:29] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	0,  // 14: lazyvi.backend.v1.GramRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	1,  // 15: lazyvi.backend.v1.GramRequest.e:type_name -> lazyvi.backend.v1.Vector
+	1,  // 16: lazyvi.backend.v1.GramResponse.b:type_name -> lazyvi.backend.v1.Vector
+	0,  // 17: lazyvi.backend.v1.WarmStartRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	1,  // 18: lazyvi.backend.v1.WarmStartRequest.y:type_name -> lazyvi.backend.v1.Vector
+	2,  // 19: lazyvi.backend.v1.Backend.Capabilities:input_type -> lazyvi.backend.v1.Empty
+	2,  // 20: lazyvi.backend.v1.Backend.Options:input_type -> lazyvi.backend.v1.Empty
+	6,  // 21: lazyvi.backend.v1.Backend.NewModel:input_type -> lazyvi.backend.v1.NewModelRequest
+	8,  // 22: lazyvi.backend.v1.Backend.Fit:input_type -> lazyvi.backend.v1.FitRequest
+	9,  // 23: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
+	7,  // 24: lazyvi.backend.v1.Backend.NumParams:input_type -> lazyvi.backend.v1.ModelRef
+	9,  // 25: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
+	10, // 26: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
+	11, // 27: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
+	12, // 28: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
+	13, // 29: lazyvi.backend.v1.Backend.PredictDualShifted:input_type -> lazyvi.backend.v1.PredictDualShiftedRequest
+	14, // 30: lazyvi.backend.v1.Backend.Gram:input_type -> lazyvi.backend.v1.GramRequest
+	16, // 31: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
+	7,  // 32: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ModelRef
+	3,  // 33: lazyvi.backend.v1.Backend.Capabilities:output_type -> lazyvi.backend.v1.CapabilitiesResponse
+	5,  // 34: lazyvi.backend.v1.Backend.Options:output_type -> lazyvi.backend.v1.OptionsResponse
+	7,  // 35: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
+	2,  // 36: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.Empty
+	0,  // 37: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
+	17, // 38: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
+	0,  // 39: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
+	0,  // 40: lazyvi.backend.v1.Backend.PredictShifted:output_type -> lazyvi.backend.v1.Matrix
+	0,  // 41: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
+	1,  // 42: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
+	0,  // 43: lazyvi.backend.v1.Backend.PredictDualShifted:output_type -> lazyvi.backend.v1.Matrix
+	15, // 44: lazyvi.backend.v1.Backend.Gram:output_type -> lazyvi.backend.v1.GramResponse
+	7,  // 45: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.ModelRef
+	2,  // 46: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
+	33, // [33:47] is the sub-list for method output_type
+	19, // [19:33] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_backend_proto_init() }
@@ -1195,7 +1344,7 @@ func file_backend_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_backend_proto_rawDesc), len(file_backend_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   17,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

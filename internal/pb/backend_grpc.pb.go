@@ -35,6 +35,7 @@ const (
 	Backend_Kernel_FullMethodName             = "/lazyvi.backend.v1.Backend/Kernel"
 	Backend_JacobianTVec_FullMethodName       = "/lazyvi.backend.v1.Backend/JacobianTVec"
 	Backend_PredictDualShifted_FullMethodName = "/lazyvi.backend.v1.Backend/PredictDualShifted"
+	Backend_Gram_FullMethodName               = "/lazyvi.backend.v1.Backend/Gram"
 	Backend_WarmStart_FullMethodName          = "/lazyvi.backend.v1.Backend/WarmStart"
 	Backend_Release_FullMethodName            = "/lazyvi.backend.v1.Backend/Release"
 )
@@ -54,6 +55,7 @@ type BackendClient interface {
 	Kernel(ctx context.Context, in *KernelRequest, opts ...grpc.CallOption) (*Matrix, error)
 	JacobianTVec(ctx context.Context, in *JacobianTVecRequest, opts ...grpc.CallOption) (*Vector, error)
 	PredictDualShifted(ctx context.Context, in *PredictDualShiftedRequest, opts ...grpc.CallOption) (*Matrix, error)
+	Gram(ctx context.Context, in *GramRequest, opts ...grpc.CallOption) (*GramResponse, error)
 	WarmStart(ctx context.Context, in *WarmStartRequest, opts ...grpc.CallOption) (*ModelRef, error)
 	Release(ctx context.Context, in *ModelRef, opts ...grpc.CallOption) (*Empty, error)
 }
@@ -176,6 +178,16 @@ func (c *backendClient) PredictDualShifted(ctx context.Context, in *PredictDualS
 	return out, nil
 }
 
+func (c *backendClient) Gram(ctx context.Context, in *GramRequest, opts ...grpc.CallOption) (*GramResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GramResponse)
+	err := c.cc.Invoke(ctx, Backend_Gram_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *backendClient) WarmStart(ctx context.Context, in *WarmStartRequest, opts ...grpc.CallOption) (*ModelRef, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ModelRef)
@@ -211,6 +223,7 @@ type BackendServer interface {
 	Kernel(context.Context, *KernelRequest) (*Matrix, error)
 	JacobianTVec(context.Context, *JacobianTVecRequest) (*Vector, error)
 	PredictDualShifted(context.Context, *PredictDualShiftedRequest) (*Matrix, error)
+	Gram(context.Context, *GramRequest) (*GramResponse, error)
 	WarmStart(context.Context, *WarmStartRequest) (*ModelRef, error)
 	Release(context.Context, *ModelRef) (*Empty, error)
 	mustEmbedUnimplementedBackendServer()
@@ -255,6 +268,9 @@ func (UnimplementedBackendServer) JacobianTVec(context.Context, *JacobianTVecReq
 }
 func (UnimplementedBackendServer) PredictDualShifted(context.Context, *PredictDualShiftedRequest) (*Matrix, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method PredictDualShifted not implemented")
+}
+func (UnimplementedBackendServer) Gram(context.Context, *GramRequest) (*GramResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Gram not implemented")
 }
 func (UnimplementedBackendServer) WarmStart(context.Context, *WarmStartRequest) (*ModelRef, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method WarmStart not implemented")
@@ -481,6 +497,24 @@ func _Backend_PredictDualShifted_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Backend_Gram_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GramRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BackendServer).Gram(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Backend_Gram_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BackendServer).Gram(ctx, req.(*GramRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Backend_WarmStart_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(WarmStartRequest)
 	if err := dec(in); err != nil {
@@ -567,6 +601,10 @@ var Backend_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "PredictDualShifted",
 			Handler:    _Backend_PredictDualShifted_Handler,
+		},
+		{
+			MethodName: "Gram",
+			Handler:    _Backend_Gram_Handler,
 		},
 		{
 			MethodName: "WarmStart",
