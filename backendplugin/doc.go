@@ -57,7 +57,7 @@
 // (matrix_cache in its capabilities) and keeps the matrices sent with a key
 // in an LRU cache of 256 MiB. The client keys the matrix arguments of
 // Predict, Jacobian, PredictShifted, Kernel, JacobianTVec and
-// PredictDualShifted that have at
+// PredictShifts that have at
 // least 4096 values (smaller ones are cheaper to send than to hash; Fit and
 // WarmStart send theirs once): the key is a 128-bit hash of the matrix's
 // shape and values (two hash/maphash hashes under seeds fixed for the

@@ -29,11 +29,11 @@ type remote struct {
 	health grpc_health_v1.HealthClient
 	caps   framework.Capabilities
 	opts   []framework.OptionInfo
-	// dualShift: the plugin serves PredictDualShifted; older plugins get
-	// its two calls instead. gram: the plugin serves Gram; older ones send
-	// the Jacobian.
-	dualShift bool
-	gram      bool
+	// shiftBatch: the plugin serves PredictShifts; older plugins get one
+	// call per shift. gram: the plugin serves Gram; older ones send the
+	// Jacobian.
+	shiftBatch bool
+	gram       bool
 	// known: the keys of the matrices the plugin's cache holds, as far as
 	// this side knows; nil when the plugin has no matrix cache (then every
 	// matrix is sent in full).
@@ -87,7 +87,7 @@ func newRemote(ctx context.Context, name string, conn grpc.ClientConnInterface, 
 	if caps.MatrixCache {
 		r.known = newKnownKeys()
 	}
-	r.dualShift = caps.DualShift
+	r.shiftBatch = caps.ShiftBatch
 	r.gram = caps.Gram
 	var opts *pb.OptionsResponse
 	err = r.do(ctx, "Options", func(ctx context.Context) (err error) {
@@ -279,7 +279,7 @@ func (r *remote) client(id uint64) framework.Model {
 		w := warmOps{m}
 		switch {
 		case r.caps.Gradients && r.caps.Kernel:
-			return &warmGradKernelModel{gradModel{m}, kernelOps{m}, dualOps{m}, w}
+			return &warmGradKernelModel{gradModel{m}, kernelOps{m}, w}
 		case r.caps.Gradients:
 			return &warmGradModel{gradModel{m}, w}
 		case r.caps.Kernel:
@@ -289,7 +289,7 @@ func (r *remote) client(id uint64) framework.Model {
 	}
 	switch {
 	case r.caps.Gradients && r.caps.Kernel:
-		return &gradKernelModel{gradModel{m}, kernelOps{m}, dualOps{m}}
+		return &gradKernelModel{gradModel{m}, kernelOps{m}}
 	case r.caps.Gradients:
 		return &gradModel{m}
 	case r.caps.Kernel:
@@ -422,6 +422,51 @@ func (m gradModel) Gram(ctx context.Context, x mat.Matrix, e []float64) (*mat.Sy
 	return g, out.GetB().GetData(), nil
 }
 
+// PredictShifts implements framework.ShiftBatcher: one round trip for all
+// the shifts when the plugin serves it (their matrices keyed as usual), else
+// one call per shift (two in the dual form), concurrently.
+func (m gradModel) PredictShifts(ctx context.Context, shifts []framework.Shift) ([]*mat.Dense, error) {
+	if !m.r.shiftBatch {
+		return framework.PredictShiftsEach(ctx, shiftOnly{m, kernelOps{m.model}}, shifts)
+	}
+	xs := make([]mat.Matrix, 0, 2*len(shifts))
+	for _, s := range shifts {
+		xs = append(xs, s.X, s.XTrain)
+	}
+	var out *pb.PredictShiftsResponse
+	err := m.r.do(ctx, "PredictShifts", func(ctx context.Context) error {
+		return m.r.withArgs(xs, func(ms []*pb.Matrix) (err error) {
+			req := &pb.PredictShiftsRequest{ModelId: m.id, Shifts: make([]*pb.Shift, len(shifts))}
+			for i, s := range shifts {
+				req.Shifts[i] = &pb.Shift{X: ms[2*i], Dtheta: vec(s.DTheta), XTrain: ms[2*i+1], A: vec(s.A)}
+			}
+			out, err = m.r.rpc.PredictShifts(ctx, req)
+			return err
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out.Preds) != len(shifts) {
+		return nil, &Error{Backend: m.r.name, Op: "PredictShifts", Err: fmt.Errorf("%d predictions for %d shifts", len(out.Preds), len(shifts))}
+	}
+	preds := make([]*mat.Dense, len(shifts))
+	for i, p := range out.Preds {
+		if preds[i], err = fromPB(p); err != nil {
+			return nil, &Error{Backend: m.r.name, Op: "PredictShifts", Err: err}
+		}
+	}
+	return preds, nil
+}
+
+// shiftOnly is a Gradienter and Kerneler (the latter answering only if the
+// plugin's models have kernels) but not a ShiftBatcher, for
+// framework.PredictShiftsEach.
+type shiftOnly struct {
+	framework.Gradienter
+	kernelOps
+}
+
 // jacobianOnly is a Gradienter and nothing more (not a Grammer), so that
 // framework.GramOf uses its Jacobian.
 type jacobianOnly struct{ framework.Gradienter }
@@ -453,33 +498,10 @@ func (k kernelOps) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) 
 	return out.GetData(), nil
 }
 
-// dualOps holds the framework.DualShifter method of models with gradients
-// and kernels: one round trip when the plugin serves it, else
-// JacobianTVec and PredictShifted.
-type dualOps struct{ m *model }
-
-func (d dualOps) PredictDualShifted(ctx context.Context, xTrain mat.Matrix, a []float64, x mat.Matrix) (*mat.Dense, error) {
-	if !d.m.r.dualShift {
-		dtheta, err := kernelOps(d).JacobianTVec(ctx, xTrain, a)
-		if err != nil {
-			return nil, err
-		}
-		return gradModel{d.m}.PredictShifted(ctx, x, dtheta)
-	}
-	return d.m.matrix(ctx, "PredictDualShifted", func(ctx context.Context) (out *pb.Matrix, err error) {
-		err = d.m.r.withArgs([]mat.Matrix{xTrain, x}, func(ms []*pb.Matrix) (err error) {
-			out, err = d.m.r.rpc.PredictDualShifted(ctx, &pb.PredictDualShiftedRequest{ModelId: d.m.id, XTrain: ms[0], A: vec(a), X: ms[1]})
-			return err
-		})
-		return out, err
-	})
-}
-
-// gradKernelModel is a remote Gradienter, Kerneler and DualShifter.
+// gradKernelModel is a remote Gradienter and Kerneler.
 type gradKernelModel struct {
 	gradModel
 	kernelOps
-	dualOps
 }
 
 // kernelModel is a remote Model and Kerneler without gradients.
@@ -556,7 +578,6 @@ type (
 	warmGradKernelModel struct {
 		gradModel
 		kernelOps
-		dualOps
 		warmOps
 	}
 	warmKernelModel struct {
@@ -572,21 +593,20 @@ var (
 	_ framework.WarmStarter = (*warmGradModel)(nil)
 	_ framework.Gradienter  = (*warmGradKernelModel)(nil)
 	_ framework.Kerneler    = (*warmGradKernelModel)(nil)
-	_ framework.DualShifter = (*warmGradKernelModel)(nil)
 	_ framework.WarmStarter = (*warmGradKernelModel)(nil)
 	_ framework.Kerneler    = (*warmKernelModel)(nil)
 	_ framework.WarmStarter = (*warmKernelModel)(nil)
 )
 
 var (
-	_ framework.Backend     = (*remote)(nil)
-	_ framework.Model       = (*model)(nil)
-	_ framework.Gradienter  = (*gradModel)(nil)
-	_ framework.Gradienter  = (*gradKernelModel)(nil)
-	_ framework.Kerneler    = (*gradKernelModel)(nil)
-	_ framework.DualShifter = (*gradKernelModel)(nil)
-	_ framework.Grammer     = (*gradModel)(nil)
-	_ framework.Kerneler    = (*kernelModel)(nil)
+	_ framework.Backend      = (*remote)(nil)
+	_ framework.Model        = (*model)(nil)
+	_ framework.Gradienter   = (*gradModel)(nil)
+	_ framework.Gradienter   = (*gradKernelModel)(nil)
+	_ framework.Kerneler     = (*gradKernelModel)(nil)
+	_ framework.Grammer      = (*gradModel)(nil)
+	_ framework.ShiftBatcher = (*gradModel)(nil)
+	_ framework.Kerneler     = (*kernelModel)(nil)
 )
 
 var errNoConn = errors.New("dispensed plugin is not a gRPC connection")

@@ -132,7 +132,7 @@ func (s *server) Capabilities(context.Context, *pb.Empty) (*pb.CapabilitiesRespo
 		Multiclass:     s.caps.Multiclass,
 		WarmStart:      s.caps.WarmStart,
 		MatrixCache:    true,
-		DualShift:      true,
+		ShiftBatch:     true,
 		Gram:           true,
 	}, nil
 }
@@ -236,27 +236,34 @@ func (s *server) JacobianTVec(ctx context.Context, req *pb.JacobianTVecRequest) 
 	})
 }
 
-// PredictDualShifted serves models with gradients and kernels: by their own
-// framework.DualShifter when they have one, else as JacobianTVec then
-// PredictShifted, here in the plugin process.
-func (s *server) PredictDualShifted(ctx context.Context, req *pb.PredictDualShiftedRequest) (*pb.Matrix, error) {
-	return onModel(s, "PredictDualShifted", req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.Matrix, error) {
-		k, ok := g.(framework.Kerneler)
-		if !ok {
-			return nil, status.Errorf(codes.Unimplemented, "the backend's models do not implement kernels")
+// PredictShifts serves models with gradients: every shift by
+// framework.PredictShifts (the model's own batching when it has one, else
+// concurrent calls), here in the plugin process.
+func (s *server) PredictShifts(ctx context.Context, req *pb.PredictShiftsRequest) (*pb.PredictShiftsResponse, error) {
+	return onModel(s, "PredictShifts", req.ModelId, "", nil, func(g framework.Gradienter, _ *mat.Dense) (*pb.PredictShiftsResponse, error) {
+		shifts := make([]framework.Shift, len(req.Shifts))
+		for i, sh := range req.Shifts {
+			x, err := s.cache.resolve(fmt.Sprintf("shift %d: x", i), sh.X)
+			if err != nil {
+				return nil, err
+			}
+			shifts[i] = framework.Shift{X: x, DTheta: sh.GetDtheta().GetData()}
+			if sh.XTrain != nil {
+				if shifts[i].XTrain, err = s.cache.resolve(fmt.Sprintf("shift %d: x_train", i), sh.XTrain); err != nil {
+					return nil, err
+				}
+				shifts[i].A = sh.GetA().GetData()
+			}
 		}
-		xTrain, err := s.cache.resolve("x_train", req.XTrain)
-		if err != nil {
-			return nil, err
-		}
-		if ds, ok := g.(framework.DualShifter); ok {
-			return matrixResp(ds.PredictDualShifted(ctx, xTrain, req.GetA().GetData(), x))
-		}
-		dtheta, err := k.JacobianTVec(ctx, xTrain, req.GetA().GetData())
+		preds, err := framework.PredictShifts(ctx, g, shifts)
 		if err != nil {
 			return nil, toStatus(err)
 		}
-		return matrixResp(g.PredictShifted(ctx, x, dtheta))
+		resp := &pb.PredictShiftsResponse{Preds: make([]*pb.Matrix, len(preds))}
+		for i, p := range preds {
+			resp.Preds[i] = toPB(p)
+		}
+		return resp, nil
 	})
 }
 

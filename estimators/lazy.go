@@ -135,7 +135,7 @@ func (Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Featur
 
 	alpha := p.Lambda
 	if alpha <= 0 {
-		alpha, err = chooseAlpha(ctx, rp, targets, e, bounds, k)
+		alpha, err = chooseAlpha(ctx, g, rp, targets, e, bounds, k)
 		if err != nil {
 			return framework.Reduced{}, err
 		}
@@ -162,7 +162,7 @@ func (Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Featur
 // chooseAlpha runs the cross-validated search described on Lazy. The rows of
 // x are in fold order: fold f is rows bounds[f]..bounds[f+1]; targets and e
 // (the full model's residual targets - h(x)) stack k outputs per row.
-func chooseAlpha(ctx context.Context, rp ridge, targets, e []float64, bounds []int, k int) (float64, error) {
+func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, targets, e []float64, bounds []int, k int) (float64, error) {
 	n := len(e)
 	type fold struct {
 		solve foldSolver
@@ -187,11 +187,12 @@ func chooseAlpha(ctx context.Context, rp ridge, targets, e []float64, bounds []i
 		for i, t := range ts {
 			alphas[i] = scale * math.Pow(10, t)
 		}
-		// The folds run concurrently: behind the plugin transport each is
-		// a chain of round trips, whose latencies then overlap. Their
-		// errors are summed in fold order, so the result does not depend
-		// on the schedule.
-		preds := make([][]*mat.Dense, len(fs))
+		// Each fold's solver (the Krylov solves, local work) runs
+		// concurrently; their shifted predictions then go to the model in
+		// one batch (one round trip behind the plugin transport). Errors
+		// are summed in fold order, so the result does not depend on the
+		// schedule.
+		shifts := make([][]*framework.Shift, len(fs))
 		errs := make([]error, len(fs))
 		fctx, cancel := context.WithCancel(ctx)
 		var wg sync.WaitGroup
@@ -208,7 +209,7 @@ func chooseAlpha(ctx context.Context, rp ridge, targets, e []float64, bounds []i
 						cancel()
 					}
 				}()
-				if preds[i], errs[i] = f.solve(fctx, alphas); errs[i] != nil {
+				if shifts[i], errs[i] = f.solve(fctx, alphas); errs[i] != nil {
 					cancel()
 				}
 			}()
@@ -230,6 +231,30 @@ func chooseAlpha(ctx context.Context, rp ridge, targets, e []float64, bounds []i
 		}
 		if first != nil {
 			return nil, fmt.Errorf("cross-validation predict: %w", first)
+		}
+		var batch []framework.Shift
+		for _, fsh := range shifts {
+			for _, sh := range fsh {
+				if sh != nil {
+					batch = append(batch, *sh)
+				}
+			}
+		}
+		got, err := framework.PredictShifts(ctx, g, batch)
+		if err != nil {
+			return nil, fmt.Errorf("cross-validation predict: %w", err)
+		}
+		if len(got) != len(batch) {
+			return nil, fmt.Errorf("cross-validation predict: %d predictions for %d shifts", len(got), len(batch))
+		}
+		preds := make([][]*mat.Dense, len(fs))
+		for i, fsh := range shifts {
+			preds[i] = make([]*mat.Dense, len(alphas))
+			for c, sh := range fsh {
+				if sh != nil {
+					preds[i][c], got = got[0], got[1:]
+				}
+			}
 		}
 		sse := make([]float64, len(ts))
 		for i, f := range fs {
@@ -505,10 +530,12 @@ type ridge interface {
 	fold(ctx context.Context, lo, hi int) (foldSolver, error)
 }
 
-// foldSolver returns, for each penalty, the network's predictions on the
-// fold's held-out samples at theta_f + dtheta (nil where the system could
-// not be solved).
-type foldSolver func(ctx context.Context, alphas []float64) (preds []*mat.Dense, err error)
+// foldSolver returns, for each penalty, the shift whose prediction is the
+// network's on the fold's held-out samples at theta_f + dtheta (nil where
+// the system could not be solved): in the dual form when the backend has
+// the structured kernel, so that the M-vector Phi_T^T a is formed next to
+// the model.
+type foldSolver func(ctx context.Context, alphas []float64) ([]*framework.Shift, error)
 
 // maxRidgeDim bounds the side of the ridge system, min(n1 k, M), that lazy
 // cross-validates: each fold holds a d x d copy of the system (72 MB at
@@ -683,8 +710,7 @@ func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 	if d.j == nil {
 		xT = outside(d.x, lo/d.k, hi/d.k)
 	}
-	ds, _ := d.g.(framework.DualShifter)
-	return func(ctx context.Context, alphas []float64) ([]*mat.Dense, error) {
+	return func(ctx context.Context, alphas []float64) ([]*framework.Shift, error) {
 		as, usable, err := kr.solveMany(ctx, alphas)
 		if err != nil {
 			return nil, err
@@ -693,30 +719,17 @@ func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 		if d.j != nil {
 			dthetas = d.phiTMany(lo, hi, as)
 		}
-		preds := make([]*mat.Dense, len(alphas))
+		shifts := make([]*framework.Shift, len(alphas))
 		for c := range alphas {
-			if !usable[c] {
-				continue
-			}
-			var err error
-			switch a := as.RawRowView(c); {
+			switch {
+			case !usable[c]:
 			case d.j != nil:
-				preds[c], err = d.g.PredictShifted(ctx, xH, dthetas.RawRowView(c))
-			case ds != nil:
-				// One call instead of JacobianTVec and PredictShifted:
-				// half the round trips behind the plugin transport.
-				preds[c], err = ds.PredictDualShifted(ctx, xT, a, xH)
+				shifts[c] = &framework.Shift{X: xH, DTheta: dthetas.RawRowView(c)}
 			default:
-				var v []float64
-				if v, err = d.phiT(ctx, lo, hi, xT, a); err == nil {
-					preds[c], err = d.g.PredictShifted(ctx, xH, v)
-				}
-			}
-			if err != nil {
-				return nil, err
+				shifts[c] = &framework.Shift{X: xH, XTrain: xT, A: as.RawRowView(c)}
 			}
 		}
-		return preds, nil
+		return shifts, nil
 	}, nil
 }
 
@@ -805,22 +818,18 @@ func (p *primal) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 	bt := make([]float64, m)
 	floats.SubTo(bt, p.b, p.blocks[i].b)
 	kr := newKrylov(gt, bt)
-	return func(ctx context.Context, alphas []float64) ([]*mat.Dense, error) {
+	return func(ctx context.Context, alphas []float64) ([]*framework.Shift, error) {
 		dthetas, usable, err := kr.solveMany(ctx, alphas)
 		if err != nil {
 			return nil, err
 		}
-		preds := make([]*mat.Dense, len(alphas))
+		shifts := make([]*framework.Shift, len(alphas))
 		for c := range alphas {
-			if !usable[c] {
-				continue
-			}
-			var err error
-			if preds[c], err = p.model.PredictShifted(ctx, xH, dthetas.RawRowView(c)); err != nil {
-				return nil, err
+			if usable[c] {
+				shifts[c] = &framework.Shift{X: xH, DTheta: dthetas.RawRowView(c)}
 			}
 		}
-		return preds, nil
+		return shifts, nil
 	}, nil
 }
 

@@ -201,16 +201,16 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 	for _, tc := range []struct {
 		m      int
 		kernel string
-	}{{15, "none"}, {15, "Grammer"}, {120, "none"}, {120, "Kerneler"}, {120, "DualShifter"}} {
+	}{{15, "none"}, {15, "Grammer"}, {120, "none"}, {120, "Kerneler"}, {120, "ShiftBatcher"}} {
 		m := tc.m
 		r := newRF(3, m, 5)
 		var model framework.Gradienter = r
-		ds := &rfDualModel{rfKernelModel: rfKernelModel{r}}
+		ds := &rfBatchModel{rfKernelModel: rfKernelModel{r}}
 		gr := &rfGramModel{rfModel: r}
 		switch tc.kernel {
 		case "Kerneler":
 			model = rfKernelModel{r}
-		case "DualShifter":
+		case "ShiftBatcher":
 			model = ds
 		case "Grammer":
 			model = gr
@@ -237,7 +237,21 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 			et[k] = e[row]
 		}
 		alphas := []float64{0.01, 1, 50}
-		preds, err := solve(ctx, alphas)
+		shifts, err := solve(ctx, alphas)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var batch []framework.Shift
+		for c, sh := range shifts {
+			if sh == nil {
+				t.Fatalf("alpha %g: unusable", alphas[c])
+			}
+			if wantDual := tc.kernel == "Kerneler" || tc.kernel == "ShiftBatcher"; (sh.XTrain != nil) != wantDual {
+				t.Errorf("%s: shift in the dual form %v, want %v", tc.kernel, sh.XTrain != nil, wantDual)
+			}
+			batch = append(batch, *sh)
+		}
+		preds, err := framework.PredictShifts(ctx, model, batch)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -280,8 +294,8 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 				t.Fatalf("M=%d kernel %s alpha %g: |pred - want| = %.3g, want <= %.3g (kappa %.3g)", m, tc.kernel, alpha, d, tol, kappa)
 			}
 		}
-		if tc.kernel == "DualShifter" && ds.calls != len(alphas) {
-			t.Errorf("DualShifter: %d one-call dual shifts, want %d", ds.calls, len(alphas))
+		if tc.kernel == "ShiftBatcher" && ds.calls != 1 {
+			t.Errorf("ShiftBatcher: %d batches, want 1", ds.calls)
 		}
 		if tc.kernel == "Grammer" && (gr.grams != 3 || gr.jacobians != 0) {
 			t.Errorf("Grammer: %d Grams and %d Jacobians, want one Gram per fold block and no Jacobian", gr.grams, gr.jacobians)
@@ -312,20 +326,16 @@ func (r *rfGramModel) Gram(_ context.Context, x mat.Matrix, e []float64) (*mat.S
 	return g, b, nil
 }
 
-// rfDualModel is rfKernelModel with the one-call dual shift, counting its
-// calls.
-type rfDualModel struct {
+// rfBatchModel is rfKernelModel with shifts in batches, counting the
+// batches.
+type rfBatchModel struct {
 	rfKernelModel
 	calls int
 }
 
-func (r *rfDualModel) PredictDualShifted(ctx context.Context, xTrain mat.Matrix, a []float64, x mat.Matrix) (*mat.Dense, error) {
+func (r *rfBatchModel) PredictShifts(ctx context.Context, shifts []framework.Shift) ([]*mat.Dense, error) {
 	r.calls++
-	d, err := r.JacobianTVec(ctx, xTrain, a)
-	if err != nil {
-		return nil, err
-	}
-	return r.PredictShifted(ctx, x, d)
+	return framework.PredictShiftsEach(ctx, r.rfKernelModel, shifts)
 }
 
 // With the CV search on a correlated design, lazy must move the model: the

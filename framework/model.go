@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -110,16 +111,80 @@ type Kerneler interface {
 	JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([]float64, error)
 }
 
-// DualShifter is an optional interface of models that are both Gradienter
-// and Kerneler: the predictions on x at parameters shifted by an update in
-// dual form, theta + Phi(xTrain)^T a, which is
-// PredictShifted(x, JacobianTVec(xTrain, a)) in one call. The lazy
-// estimator evaluates that for every candidate penalty and fold; a model
-// implements it when one call is cheaper than two (the plugin transport's
-// client does: it halves the round trips and keeps the M-vector on the
-// plugin's side).
-type DualShifter interface {
-	PredictDualShifted(ctx context.Context, xTrain mat.Matrix, a []float64, x mat.Matrix) (*mat.Dense, error)
+// Shift is one prediction of a Gradienter at shifted parameters: on X at
+// theta + DTheta or, when XTrain is set (the dual form), at
+// theta + Phi(XTrain)^T A, which needs a Kerneler (JacobianTVec, then
+// PredictShifted).
+type Shift struct {
+	X      mat.Matrix
+	DTheta []float64
+	XTrain mat.Matrix
+	A      []float64
+}
+
+// ShiftBatcher is an optional interface of Gradienter models: several
+// shifted predictions in one call. The lazy estimator makes one for every
+// fold of every candidate penalty; the plugin transport's client
+// implements it, one round trip for all of them (the plugin computes them
+// concurrently and keeps the dual form's M-vectors on its side) instead of
+// one per prediction, two in the dual form.
+type ShiftBatcher interface {
+	PredictShifts(ctx context.Context, shifts []Shift) ([]*mat.Dense, error)
+}
+
+// PredictShifts returns the predictions of every shift on g: by its
+// ShiftBatcher when it has one, else by concurrent PredictShifted calls
+// (after JacobianTVec for a dual-form shift).
+func PredictShifts(ctx context.Context, g Gradienter, shifts []Shift) ([]*mat.Dense, error) {
+	if b, ok := g.(ShiftBatcher); ok {
+		return b.PredictShifts(ctx, shifts)
+	}
+	return PredictShiftsEach(ctx, g, shifts)
+}
+
+// PredictShiftsEach is PredictShifts one call per shift (concurrently),
+// whatever g implements: the fallback a ShiftBatcher may use itself.
+func PredictShiftsEach(ctx context.Context, g Gradienter, shifts []Shift) ([]*mat.Dense, error) {
+	out := make([]*mat.Dense, len(shifts))
+	errs := make([]error, len(shifts))
+	var wg sync.WaitGroup
+	for i, s := range shifts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					errs[i] = fmt.Errorf("shift %d: panic: %v", i, r)
+				}
+			}()
+			out[i], errs[i] = predictShift(ctx, g, s)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func predictShift(ctx context.Context, g Gradienter, s Shift) (*mat.Dense, error) {
+	dtheta := s.DTheta
+	if s.XTrain != nil {
+		k, ok := g.(Kerneler)
+		if !ok {
+			return nil, Usagef("a dual-form shift needs a model with kernels")
+		}
+		var err error
+		if dtheta, err = k.JacobianTVec(ctx, s.XTrain, s.A); err != nil {
+			return nil, fmt.Errorf("jacobian-vector product: %w", err)
+		}
+		if len(dtheta) != g.NumParams() {
+			return nil, fmt.Errorf("jacobian-vector product: %d values for %d parameters", len(dtheta), g.NumParams())
+		}
+	}
+	return g.PredictShifted(ctx, s.X, dtheta)
 }
 
 // Grammer is an optional interface of Gradienter models: the primal

@@ -212,9 +212,9 @@ type CapabilitiesResponse struct {
 	// matrix_cache: the server keeps request matrices sent with a key and
 	// accepts references to them (see Matrix).
 	MatrixCache bool `protobuf:"varint,6,opt,name=matrix_cache,json=matrixCache,proto3" json:"matrix_cache,omitempty"`
-	// dual_shift: the server serves PredictDualShifted (for models with
-	// gradients and kernels).
-	DualShift bool `protobuf:"varint,7,opt,name=dual_shift,json=dualShift,proto3" json:"dual_shift,omitempty"`
+	// shift_batch: the server serves PredictShifts (for models with
+	// gradients; shifts in the dual form for models with kernels too).
+	ShiftBatch bool `protobuf:"varint,7,opt,name=shift_batch,json=shiftBatch,proto3" json:"shift_batch,omitempty"`
 	// gram: the server serves Gram (for models with gradients).
 	Gram          bool `protobuf:"varint,8,opt,name=gram,proto3" json:"gram,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -293,9 +293,9 @@ func (x *CapabilitiesResponse) GetMatrixCache() bool {
 	return false
 }
 
-func (x *CapabilitiesResponse) GetDualShift() bool {
+func (x *CapabilitiesResponse) GetShiftBatch() bool {
 	if x != nil {
-		return x.DualShift
+		return x.ShiftBatch
 	}
 	return false
 }
@@ -825,33 +825,32 @@ func (x *JacobianTVecRequest) GetA() *Vector {
 	return nil
 }
 
-// PredictDualShiftedRequest asks for the predictions on x at the parameters
-// theta + Phi(x_train)^T a (what PredictShifted(x, JacobianTVec(x_train, a))
-// gives, in one round trip). Servers that advertise dual_shift serve it.
-type PredictDualShiftedRequest struct {
+// Shift is one prediction at shifted parameters: on x at theta + dtheta,
+// or, when x_train is set, at theta + Phi(x_train)^T a.
+type Shift struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	ModelId       uint64                 `protobuf:"varint,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
-	XTrain        *Matrix                `protobuf:"bytes,2,opt,name=x_train,json=xTrain,proto3" json:"x_train,omitempty"`
-	A             *Vector                `protobuf:"bytes,3,opt,name=a,proto3" json:"a,omitempty"`
-	X             *Matrix                `protobuf:"bytes,4,opt,name=x,proto3" json:"x,omitempty"`
+	X             *Matrix                `protobuf:"bytes,1,opt,name=x,proto3" json:"x,omitempty"`
+	Dtheta        *Vector                `protobuf:"bytes,2,opt,name=dtheta,proto3" json:"dtheta,omitempty"`
+	XTrain        *Matrix                `protobuf:"bytes,3,opt,name=x_train,json=xTrain,proto3" json:"x_train,omitempty"`
+	A             *Vector                `protobuf:"bytes,4,opt,name=a,proto3" json:"a,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *PredictDualShiftedRequest) Reset() {
-	*x = PredictDualShiftedRequest{}
+func (x *Shift) Reset() {
+	*x = Shift{}
 	mi := &file_backend_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *PredictDualShiftedRequest) String() string {
+func (x *Shift) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*PredictDualShiftedRequest) ProtoMessage() {}
+func (*Shift) ProtoMessage() {}
 
-func (x *PredictDualShiftedRequest) ProtoReflect() protoreflect.Message {
+func (x *Shift) ProtoReflect() protoreflect.Message {
 	mi := &file_backend_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -863,35 +862,133 @@ func (x *PredictDualShiftedRequest) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use PredictDualShiftedRequest.ProtoReflect.Descriptor instead.
-func (*PredictDualShiftedRequest) Descriptor() ([]byte, []int) {
+// Deprecated: Use Shift.ProtoReflect.Descriptor instead.
+func (*Shift) Descriptor() ([]byte, []int) {
 	return file_backend_proto_rawDescGZIP(), []int{13}
 }
 
-func (x *PredictDualShiftedRequest) GetModelId() uint64 {
+func (x *Shift) GetX() *Matrix {
 	if x != nil {
-		return x.ModelId
+		return x.X
 	}
-	return 0
+	return nil
 }
 
-func (x *PredictDualShiftedRequest) GetXTrain() *Matrix {
+func (x *Shift) GetDtheta() *Vector {
+	if x != nil {
+		return x.Dtheta
+	}
+	return nil
+}
+
+func (x *Shift) GetXTrain() *Matrix {
 	if x != nil {
 		return x.XTrain
 	}
 	return nil
 }
 
-func (x *PredictDualShiftedRequest) GetA() *Vector {
+func (x *Shift) GetA() *Vector {
 	if x != nil {
 		return x.A
 	}
 	return nil
 }
 
-func (x *PredictDualShiftedRequest) GetX() *Matrix {
+// PredictShiftsRequest asks for several shifted predictions at once;
+// servers that advertise shift_batch serve it.
+type PredictShiftsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ModelId       uint64                 `protobuf:"varint,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
+	Shifts        []*Shift               `protobuf:"bytes,2,rep,name=shifts,proto3" json:"shifts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PredictShiftsRequest) Reset() {
+	*x = PredictShiftsRequest{}
+	mi := &file_backend_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PredictShiftsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PredictShiftsRequest) ProtoMessage() {}
+
+func (x *PredictShiftsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_backend_proto_msgTypes[14]
 	if x != nil {
-		return x.X
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PredictShiftsRequest.ProtoReflect.Descriptor instead.
+func (*PredictShiftsRequest) Descriptor() ([]byte, []int) {
+	return file_backend_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *PredictShiftsRequest) GetModelId() uint64 {
+	if x != nil {
+		return x.ModelId
+	}
+	return 0
+}
+
+func (x *PredictShiftsRequest) GetShifts() []*Shift {
+	if x != nil {
+		return x.Shifts
+	}
+	return nil
+}
+
+type PredictShiftsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Preds         []*Matrix              `protobuf:"bytes,1,rep,name=preds,proto3" json:"preds,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PredictShiftsResponse) Reset() {
+	*x = PredictShiftsResponse{}
+	mi := &file_backend_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PredictShiftsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PredictShiftsResponse) ProtoMessage() {}
+
+func (x *PredictShiftsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_backend_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PredictShiftsResponse.ProtoReflect.Descriptor instead.
+func (*PredictShiftsResponse) Descriptor() ([]byte, []int) {
+	return file_backend_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *PredictShiftsResponse) GetPreds() []*Matrix {
+	if x != nil {
+		return x.Preds
 	}
 	return nil
 }
@@ -909,7 +1006,7 @@ type GramRequest struct {
 
 func (x *GramRequest) Reset() {
 	*x = GramRequest{}
-	mi := &file_backend_proto_msgTypes[14]
+	mi := &file_backend_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -921,7 +1018,7 @@ func (x *GramRequest) String() string {
 func (*GramRequest) ProtoMessage() {}
 
 func (x *GramRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[14]
+	mi := &file_backend_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -934,7 +1031,7 @@ func (x *GramRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GramRequest.ProtoReflect.Descriptor instead.
 func (*GramRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{14}
+	return file_backend_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *GramRequest) GetModelId() uint64 {
@@ -970,7 +1067,7 @@ type GramResponse struct {
 
 func (x *GramResponse) Reset() {
 	*x = GramResponse{}
-	mi := &file_backend_proto_msgTypes[15]
+	mi := &file_backend_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -982,7 +1079,7 @@ func (x *GramResponse) String() string {
 func (*GramResponse) ProtoMessage() {}
 
 func (x *GramResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[15]
+	mi := &file_backend_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -995,7 +1092,7 @@ func (x *GramResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GramResponse.ProtoReflect.Descriptor instead.
 func (*GramResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{15}
+	return file_backend_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GramResponse) GetN() int64 {
@@ -1035,7 +1132,7 @@ type WarmStartRequest struct {
 
 func (x *WarmStartRequest) Reset() {
 	*x = WarmStartRequest{}
-	mi := &file_backend_proto_msgTypes[16]
+	mi := &file_backend_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1047,7 +1144,7 @@ func (x *WarmStartRequest) String() string {
 func (*WarmStartRequest) ProtoMessage() {}
 
 func (x *WarmStartRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[16]
+	mi := &file_backend_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1060,7 +1157,7 @@ func (x *WarmStartRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WarmStartRequest.ProtoReflect.Descriptor instead.
 func (*WarmStartRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{16}
+	return file_backend_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *WarmStartRequest) GetModelId() uint64 {
@@ -1107,7 +1204,7 @@ type NumParamsResponse struct {
 
 func (x *NumParamsResponse) Reset() {
 	*x = NumParamsResponse{}
-	mi := &file_backend_proto_msgTypes[17]
+	mi := &file_backend_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1119,7 +1216,7 @@ func (x *NumParamsResponse) String() string {
 func (*NumParamsResponse) ProtoMessage() {}
 
 func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[17]
+	mi := &file_backend_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1132,7 +1229,7 @@ func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NumParamsResponse.ProtoReflect.Descriptor instead.
 func (*NumParamsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{17}
+	return file_backend_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *NumParamsResponse) GetNumParams() int64 {
@@ -1154,7 +1251,7 @@ const file_backend_proto_rawDesc = "" +
 	"\x03key\x18\x04 \x01(\fR\x03key\"\x1c\n" +
 	"\x06Vector\x12\x12\n" +
 	"\x04data\x18\x01 \x03(\x01R\x04data\"\a\n" +
-	"\x05Empty\"\x89\x02\n" +
+	"\x05Empty\"\x8b\x02\n" +
 	"\x14CapabilitiesResponse\x12\x1c\n" +
 	"\tgradients\x18\x01 \x01(\bR\tgradients\x12\x16\n" +
 	"\x06kernel\x18\x02 \x01(\bR\x06kernel\x12&\n" +
@@ -1164,9 +1261,9 @@ const file_backend_proto_rawDesc = "" +
 	"multiclass\x12\x1d\n" +
 	"\n" +
 	"warm_start\x18\x05 \x01(\bR\twarmStart\x12!\n" +
-	"\fmatrix_cache\x18\x06 \x01(\bR\vmatrixCache\x12\x1d\n" +
-	"\n" +
-	"dual_shift\x18\a \x01(\bR\tdualShift\x12\x12\n" +
+	"\fmatrix_cache\x18\x06 \x01(\bR\vmatrixCache\x12\x1f\n" +
+	"\vshift_batch\x18\a \x01(\bR\n" +
+	"shiftBatch\x12\x12\n" +
 	"\x04gram\x18\b \x01(\bR\x04gram\"[\n" +
 	"\n" +
 	"OptionInfo\x12\x12\n" +
@@ -1205,12 +1302,17 @@ const file_backend_proto_rawDesc = "" +
 	"\x13JacobianTVecRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
-	"\x01a\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01a\"\xbc\x01\n" +
-	"\x19PredictDualShiftedRequest\x12\x19\n" +
-	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x122\n" +
-	"\ax_train\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x06xTrain\x12'\n" +
-	"\x01a\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01a\x12'\n" +
-	"\x01x\x18\x04 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\"z\n" +
+	"\x01a\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01a\"\xc0\x01\n" +
+	"\x05Shift\x12'\n" +
+	"\x01x\x18\x01 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x121\n" +
+	"\x06dtheta\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x06dtheta\x122\n" +
+	"\ax_train\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x06xTrain\x12'\n" +
+	"\x01a\x18\x04 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01a\"c\n" +
+	"\x14PredictShiftsRequest\x12\x19\n" +
+	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x120\n" +
+	"\x06shifts\x18\x02 \x03(\v2\x18.lazyvi.backend.v1.ShiftR\x06shifts\"H\n" +
+	"\x15PredictShiftsResponse\x12/\n" +
+	"\x05preds\x18\x01 \x03(\v2\x19.lazyvi.backend.v1.MatrixR\x05preds\"z\n" +
 	"\vGramRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
@@ -1227,7 +1329,7 @@ const file_backend_proto_rawDesc = "" +
 	"\x04seed\x18\x05 \x01(\x03R\x04seed\"2\n" +
 	"\x11NumParamsResponse\x12\x1d\n" +
 	"\n" +
-	"num_params\x18\x01 \x01(\x03R\tnumParams2\xbd\b\n" +
+	"num_params\x18\x01 \x01(\x03R\tnumParams2\xc2\b\n" +
 	"\aBackend\x12Q\n" +
 	"\fCapabilities\x12\x18.lazyvi.backend.v1.Empty\x1a'.lazyvi.backend.v1.CapabilitiesResponse\x12G\n" +
 	"\aOptions\x12\x18.lazyvi.backend.v1.Empty\x1a\".lazyvi.backend.v1.OptionsResponse\x12K\n" +
@@ -1238,8 +1340,8 @@ const file_backend_proto_rawDesc = "" +
 	"\bJacobian\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12U\n" +
 	"\x0ePredictShifted\x12(.lazyvi.backend.v1.PredictShiftedRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12E\n" +
 	"\x06Kernel\x12 .lazyvi.backend.v1.KernelRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12Q\n" +
-	"\fJacobianTVec\x12&.lazyvi.backend.v1.JacobianTVecRequest\x1a\x19.lazyvi.backend.v1.Vector\x12]\n" +
-	"\x12PredictDualShifted\x12,.lazyvi.backend.v1.PredictDualShiftedRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12G\n" +
+	"\fJacobianTVec\x12&.lazyvi.backend.v1.JacobianTVecRequest\x1a\x19.lazyvi.backend.v1.Vector\x12b\n" +
+	"\rPredictShifts\x12'.lazyvi.backend.v1.PredictShiftsRequest\x1a(.lazyvi.backend.v1.PredictShiftsResponse\x12G\n" +
 	"\x04Gram\x12\x1e.lazyvi.backend.v1.GramRequest\x1a\x1f.lazyvi.backend.v1.GramResponse\x12M\n" +
 	"\tWarmStart\x12#.lazyvi.backend.v1.WarmStartRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12@\n" +
 	"\aRelease\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x18.lazyvi.backend.v1.EmptyB&Z$github.com/lazyvi/lazyvi/internal/pbb\x06proto3"
@@ -1256,31 +1358,33 @@ func file_backend_proto_rawDescGZIP() []byte {
 	return file_backend_proto_rawDescData
 }
 
-var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_backend_proto_goTypes = []any{
-	(*Matrix)(nil),                    // 0: lazyvi.backend.v1.Matrix
-	(*Vector)(nil),                    // 1: lazyvi.backend.v1.Vector
-	(*Empty)(nil),                     // 2: lazyvi.backend.v1.Empty
-	(*CapabilitiesResponse)(nil),      // 3: lazyvi.backend.v1.CapabilitiesResponse
-	(*OptionInfo)(nil),                // 4: lazyvi.backend.v1.OptionInfo
-	(*OptionsResponse)(nil),           // 5: lazyvi.backend.v1.OptionsResponse
-	(*NewModelRequest)(nil),           // 6: lazyvi.backend.v1.NewModelRequest
-	(*ModelRef)(nil),                  // 7: lazyvi.backend.v1.ModelRef
-	(*FitRequest)(nil),                // 8: lazyvi.backend.v1.FitRequest
-	(*MatrixRequest)(nil),             // 9: lazyvi.backend.v1.MatrixRequest
-	(*PredictShiftedRequest)(nil),     // 10: lazyvi.backend.v1.PredictShiftedRequest
-	(*KernelRequest)(nil),             // 11: lazyvi.backend.v1.KernelRequest
-	(*JacobianTVecRequest)(nil),       // 12: lazyvi.backend.v1.JacobianTVecRequest
-	(*PredictDualShiftedRequest)(nil), // 13: lazyvi.backend.v1.PredictDualShiftedRequest
-	(*GramRequest)(nil),               // 14: lazyvi.backend.v1.GramRequest
-	(*GramResponse)(nil),              // 15: lazyvi.backend.v1.GramResponse
-	(*WarmStartRequest)(nil),          // 16: lazyvi.backend.v1.WarmStartRequest
-	(*NumParamsResponse)(nil),         // 17: lazyvi.backend.v1.NumParamsResponse
-	nil,                               // 18: lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	(*Matrix)(nil),                // 0: lazyvi.backend.v1.Matrix
+	(*Vector)(nil),                // 1: lazyvi.backend.v1.Vector
+	(*Empty)(nil),                 // 2: lazyvi.backend.v1.Empty
+	(*CapabilitiesResponse)(nil),  // 3: lazyvi.backend.v1.CapabilitiesResponse
+	(*OptionInfo)(nil),            // 4: lazyvi.backend.v1.OptionInfo
+	(*OptionsResponse)(nil),       // 5: lazyvi.backend.v1.OptionsResponse
+	(*NewModelRequest)(nil),       // 6: lazyvi.backend.v1.NewModelRequest
+	(*ModelRef)(nil),              // 7: lazyvi.backend.v1.ModelRef
+	(*FitRequest)(nil),            // 8: lazyvi.backend.v1.FitRequest
+	(*MatrixRequest)(nil),         // 9: lazyvi.backend.v1.MatrixRequest
+	(*PredictShiftedRequest)(nil), // 10: lazyvi.backend.v1.PredictShiftedRequest
+	(*KernelRequest)(nil),         // 11: lazyvi.backend.v1.KernelRequest
+	(*JacobianTVecRequest)(nil),   // 12: lazyvi.backend.v1.JacobianTVecRequest
+	(*Shift)(nil),                 // 13: lazyvi.backend.v1.Shift
+	(*PredictShiftsRequest)(nil),  // 14: lazyvi.backend.v1.PredictShiftsRequest
+	(*PredictShiftsResponse)(nil), // 15: lazyvi.backend.v1.PredictShiftsResponse
+	(*GramRequest)(nil),           // 16: lazyvi.backend.v1.GramRequest
+	(*GramResponse)(nil),          // 17: lazyvi.backend.v1.GramResponse
+	(*WarmStartRequest)(nil),      // 18: lazyvi.backend.v1.WarmStartRequest
+	(*NumParamsResponse)(nil),     // 19: lazyvi.backend.v1.NumParamsResponse
+	nil,                           // 20: lazyvi.backend.v1.NewModelRequest.OptionsEntry
 }
 var file_backend_proto_depIdxs = []int32{
 	4,  // 0: lazyvi.backend.v1.OptionsResponse.options:type_name -> lazyvi.backend.v1.OptionInfo
-	18, // 1: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	20, // 1: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
 	0,  // 2: lazyvi.backend.v1.FitRequest.x:type_name -> lazyvi.backend.v1.Matrix
 	1,  // 3: lazyvi.backend.v1.FitRequest.y:type_name -> lazyvi.backend.v1.Vector
 	0,  // 4: lazyvi.backend.v1.MatrixRequest.x:type_name -> lazyvi.backend.v1.Matrix
@@ -1290,47 +1394,50 @@ var file_backend_proto_depIdxs = []int32{
 	0,  // 8: lazyvi.backend.v1.KernelRequest.x2:type_name -> lazyvi.backend.v1.Matrix
 	0,  // 9: lazyvi.backend.v1.JacobianTVecRequest.x:type_name -> lazyvi.backend.v1.Matrix
 	1,  // 10: lazyvi.backend.v1.JacobianTVecRequest.a:type_name -> lazyvi.backend.v1.Vector
-	0,  // 11: lazyvi.backend.v1.PredictDualShiftedRequest.x_train:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 12: lazyvi.backend.v1.PredictDualShiftedRequest.a:type_name -> lazyvi.backend.v1.Vector
-	0,  // 13: lazyvi.backend.v1.PredictDualShiftedRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	0,  // 14: lazyvi.backend.v1.GramRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 15: lazyvi.backend.v1.GramRequest.e:type_name -> lazyvi.backend.v1.Vector
-	1,  // 16: lazyvi.backend.v1.GramResponse.b:type_name -> lazyvi.backend.v1.Vector
-	0,  // 17: lazyvi.backend.v1.WarmStartRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 18: lazyvi.backend.v1.WarmStartRequest.y:type_name -> lazyvi.backend.v1.Vector
-	2,  // 19: lazyvi.backend.v1.Backend.Capabilities:input_type -> lazyvi.backend.v1.Empty
-	2,  // 20: lazyvi.backend.v1.Backend.Options:input_type -> lazyvi.backend.v1.Empty
-	6,  // 21: lazyvi.backend.v1.Backend.NewModel:input_type -> lazyvi.backend.v1.NewModelRequest
-	8,  // 22: lazyvi.backend.v1.Backend.Fit:input_type -> lazyvi.backend.v1.FitRequest
-	9,  // 23: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
-	7,  // 24: lazyvi.backend.v1.Backend.NumParams:input_type -> lazyvi.backend.v1.ModelRef
-	9,  // 25: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
-	10, // 26: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
-	11, // 27: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
-	12, // 28: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
-	13, // 29: lazyvi.backend.v1.Backend.PredictDualShifted:input_type -> lazyvi.backend.v1.PredictDualShiftedRequest
-	14, // 30: lazyvi.backend.v1.Backend.Gram:input_type -> lazyvi.backend.v1.GramRequest
-	16, // 31: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
-	7,  // 32: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ModelRef
-	3,  // 33: lazyvi.backend.v1.Backend.Capabilities:output_type -> lazyvi.backend.v1.CapabilitiesResponse
-	5,  // 34: lazyvi.backend.v1.Backend.Options:output_type -> lazyvi.backend.v1.OptionsResponse
-	7,  // 35: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
-	2,  // 36: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.Empty
-	0,  // 37: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
-	17, // 38: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
-	0,  // 39: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
-	0,  // 40: lazyvi.backend.v1.Backend.PredictShifted:output_type -> lazyvi.backend.v1.Matrix
-	0,  // 41: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
-	1,  // 42: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
-	0,  // 43: lazyvi.backend.v1.Backend.PredictDualShifted:output_type -> lazyvi.backend.v1.Matrix
-	15, // 44: lazyvi.backend.v1.Backend.Gram:output_type -> lazyvi.backend.v1.GramResponse
-	7,  // 45: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.ModelRef
-	2,  // 46: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
-	33, // [33:47] is the sub-list for method output_type
-	19, // [19:33] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	0,  // 11: lazyvi.backend.v1.Shift.x:type_name -> lazyvi.backend.v1.Matrix
+	1,  // 12: lazyvi.backend.v1.Shift.dtheta:type_name -> lazyvi.backend.v1.Vector
+	0,  // 13: lazyvi.backend.v1.Shift.x_train:type_name -> lazyvi.backend.v1.Matrix
+	1,  // 14: lazyvi.backend.v1.Shift.a:type_name -> lazyvi.backend.v1.Vector
+	13, // 15: lazyvi.backend.v1.PredictShiftsRequest.shifts:type_name -> lazyvi.backend.v1.Shift
+	0,  // 16: lazyvi.backend.v1.PredictShiftsResponse.preds:type_name -> lazyvi.backend.v1.Matrix
+	0,  // 17: lazyvi.backend.v1.GramRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	1,  // 18: lazyvi.backend.v1.GramRequest.e:type_name -> lazyvi.backend.v1.Vector
+	1,  // 19: lazyvi.backend.v1.GramResponse.b:type_name -> lazyvi.backend.v1.Vector
+	0,  // 20: lazyvi.backend.v1.WarmStartRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	1,  // 21: lazyvi.backend.v1.WarmStartRequest.y:type_name -> lazyvi.backend.v1.Vector
+	2,  // 22: lazyvi.backend.v1.Backend.Capabilities:input_type -> lazyvi.backend.v1.Empty
+	2,  // 23: lazyvi.backend.v1.Backend.Options:input_type -> lazyvi.backend.v1.Empty
+	6,  // 24: lazyvi.backend.v1.Backend.NewModel:input_type -> lazyvi.backend.v1.NewModelRequest
+	8,  // 25: lazyvi.backend.v1.Backend.Fit:input_type -> lazyvi.backend.v1.FitRequest
+	9,  // 26: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
+	7,  // 27: lazyvi.backend.v1.Backend.NumParams:input_type -> lazyvi.backend.v1.ModelRef
+	9,  // 28: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
+	10, // 29: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
+	11, // 30: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
+	12, // 31: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
+	14, // 32: lazyvi.backend.v1.Backend.PredictShifts:input_type -> lazyvi.backend.v1.PredictShiftsRequest
+	16, // 33: lazyvi.backend.v1.Backend.Gram:input_type -> lazyvi.backend.v1.GramRequest
+	18, // 34: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
+	7,  // 35: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ModelRef
+	3,  // 36: lazyvi.backend.v1.Backend.Capabilities:output_type -> lazyvi.backend.v1.CapabilitiesResponse
+	5,  // 37: lazyvi.backend.v1.Backend.Options:output_type -> lazyvi.backend.v1.OptionsResponse
+	7,  // 38: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
+	2,  // 39: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.Empty
+	0,  // 40: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
+	19, // 41: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
+	0,  // 42: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
+	0,  // 43: lazyvi.backend.v1.Backend.PredictShifted:output_type -> lazyvi.backend.v1.Matrix
+	0,  // 44: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
+	1,  // 45: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
+	15, // 46: lazyvi.backend.v1.Backend.PredictShifts:output_type -> lazyvi.backend.v1.PredictShiftsResponse
+	17, // 47: lazyvi.backend.v1.Backend.Gram:output_type -> lazyvi.backend.v1.GramResponse
+	7,  // 48: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.ModelRef
+	2,  // 49: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
+	36, // [36:50] is the sub-list for method output_type
+	22, // [22:36] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_backend_proto_init() }
@@ -1344,7 +1451,7 @@ func file_backend_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_backend_proto_rawDesc), len(file_backend_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

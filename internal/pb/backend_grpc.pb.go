@@ -24,20 +24,20 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Backend_Capabilities_FullMethodName       = "/lazyvi.backend.v1.Backend/Capabilities"
-	Backend_Options_FullMethodName            = "/lazyvi.backend.v1.Backend/Options"
-	Backend_NewModel_FullMethodName           = "/lazyvi.backend.v1.Backend/NewModel"
-	Backend_Fit_FullMethodName                = "/lazyvi.backend.v1.Backend/Fit"
-	Backend_Predict_FullMethodName            = "/lazyvi.backend.v1.Backend/Predict"
-	Backend_NumParams_FullMethodName          = "/lazyvi.backend.v1.Backend/NumParams"
-	Backend_Jacobian_FullMethodName           = "/lazyvi.backend.v1.Backend/Jacobian"
-	Backend_PredictShifted_FullMethodName     = "/lazyvi.backend.v1.Backend/PredictShifted"
-	Backend_Kernel_FullMethodName             = "/lazyvi.backend.v1.Backend/Kernel"
-	Backend_JacobianTVec_FullMethodName       = "/lazyvi.backend.v1.Backend/JacobianTVec"
-	Backend_PredictDualShifted_FullMethodName = "/lazyvi.backend.v1.Backend/PredictDualShifted"
-	Backend_Gram_FullMethodName               = "/lazyvi.backend.v1.Backend/Gram"
-	Backend_WarmStart_FullMethodName          = "/lazyvi.backend.v1.Backend/WarmStart"
-	Backend_Release_FullMethodName            = "/lazyvi.backend.v1.Backend/Release"
+	Backend_Capabilities_FullMethodName   = "/lazyvi.backend.v1.Backend/Capabilities"
+	Backend_Options_FullMethodName        = "/lazyvi.backend.v1.Backend/Options"
+	Backend_NewModel_FullMethodName       = "/lazyvi.backend.v1.Backend/NewModel"
+	Backend_Fit_FullMethodName            = "/lazyvi.backend.v1.Backend/Fit"
+	Backend_Predict_FullMethodName        = "/lazyvi.backend.v1.Backend/Predict"
+	Backend_NumParams_FullMethodName      = "/lazyvi.backend.v1.Backend/NumParams"
+	Backend_Jacobian_FullMethodName       = "/lazyvi.backend.v1.Backend/Jacobian"
+	Backend_PredictShifted_FullMethodName = "/lazyvi.backend.v1.Backend/PredictShifted"
+	Backend_Kernel_FullMethodName         = "/lazyvi.backend.v1.Backend/Kernel"
+	Backend_JacobianTVec_FullMethodName   = "/lazyvi.backend.v1.Backend/JacobianTVec"
+	Backend_PredictShifts_FullMethodName  = "/lazyvi.backend.v1.Backend/PredictShifts"
+	Backend_Gram_FullMethodName           = "/lazyvi.backend.v1.Backend/Gram"
+	Backend_WarmStart_FullMethodName      = "/lazyvi.backend.v1.Backend/WarmStart"
+	Backend_Release_FullMethodName        = "/lazyvi.backend.v1.Backend/Release"
 )
 
 // BackendClient is the client API for Backend service.
@@ -54,7 +54,7 @@ type BackendClient interface {
 	PredictShifted(ctx context.Context, in *PredictShiftedRequest, opts ...grpc.CallOption) (*Matrix, error)
 	Kernel(ctx context.Context, in *KernelRequest, opts ...grpc.CallOption) (*Matrix, error)
 	JacobianTVec(ctx context.Context, in *JacobianTVecRequest, opts ...grpc.CallOption) (*Vector, error)
-	PredictDualShifted(ctx context.Context, in *PredictDualShiftedRequest, opts ...grpc.CallOption) (*Matrix, error)
+	PredictShifts(ctx context.Context, in *PredictShiftsRequest, opts ...grpc.CallOption) (*PredictShiftsResponse, error)
 	Gram(ctx context.Context, in *GramRequest, opts ...grpc.CallOption) (*GramResponse, error)
 	WarmStart(ctx context.Context, in *WarmStartRequest, opts ...grpc.CallOption) (*ModelRef, error)
 	Release(ctx context.Context, in *ModelRef, opts ...grpc.CallOption) (*Empty, error)
@@ -168,10 +168,10 @@ func (c *backendClient) JacobianTVec(ctx context.Context, in *JacobianTVecReques
 	return out, nil
 }
 
-func (c *backendClient) PredictDualShifted(ctx context.Context, in *PredictDualShiftedRequest, opts ...grpc.CallOption) (*Matrix, error) {
+func (c *backendClient) PredictShifts(ctx context.Context, in *PredictShiftsRequest, opts ...grpc.CallOption) (*PredictShiftsResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(Matrix)
-	err := c.cc.Invoke(ctx, Backend_PredictDualShifted_FullMethodName, in, out, cOpts...)
+	out := new(PredictShiftsResponse)
+	err := c.cc.Invoke(ctx, Backend_PredictShifts_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +222,7 @@ type BackendServer interface {
 	PredictShifted(context.Context, *PredictShiftedRequest) (*Matrix, error)
 	Kernel(context.Context, *KernelRequest) (*Matrix, error)
 	JacobianTVec(context.Context, *JacobianTVecRequest) (*Vector, error)
-	PredictDualShifted(context.Context, *PredictDualShiftedRequest) (*Matrix, error)
+	PredictShifts(context.Context, *PredictShiftsRequest) (*PredictShiftsResponse, error)
 	Gram(context.Context, *GramRequest) (*GramResponse, error)
 	WarmStart(context.Context, *WarmStartRequest) (*ModelRef, error)
 	Release(context.Context, *ModelRef) (*Empty, error)
@@ -266,8 +266,8 @@ func (UnimplementedBackendServer) Kernel(context.Context, *KernelRequest) (*Matr
 func (UnimplementedBackendServer) JacobianTVec(context.Context, *JacobianTVecRequest) (*Vector, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method JacobianTVec not implemented")
 }
-func (UnimplementedBackendServer) PredictDualShifted(context.Context, *PredictDualShiftedRequest) (*Matrix, error) {
-	return nil, status.Errorf(codes.Unimplemented, "method PredictDualShifted not implemented")
+func (UnimplementedBackendServer) PredictShifts(context.Context, *PredictShiftsRequest) (*PredictShiftsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method PredictShifts not implemented")
 }
 func (UnimplementedBackendServer) Gram(context.Context, *GramRequest) (*GramResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Gram not implemented")
@@ -479,20 +479,20 @@ func _Backend_JacobianTVec_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Backend_PredictDualShifted_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(PredictDualShiftedRequest)
+func _Backend_PredictShifts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PredictShiftsRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(BackendServer).PredictDualShifted(ctx, in)
+		return srv.(BackendServer).PredictShifts(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Backend_PredictDualShifted_FullMethodName,
+		FullMethod: Backend_PredictShifts_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(BackendServer).PredictDualShifted(ctx, req.(*PredictDualShiftedRequest))
+		return srv.(BackendServer).PredictShifts(ctx, req.(*PredictShiftsRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -599,8 +599,8 @@ var Backend_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _Backend_JacobianTVec_Handler,
 		},
 		{
-			MethodName: "PredictDualShifted",
-			Handler:    _Backend_PredictDualShifted_Handler,
+			MethodName: "PredictShifts",
+			Handler:    _Backend_PredictShifts_Handler,
 		},
 		{
 			MethodName: "Gram",

@@ -3,6 +3,7 @@ package backendplugin
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,14 +15,14 @@ import (
 	"github.com/lazyvi/lazyvi/internal/pb"
 )
 
-// noDualServer is a server as it was before PredictDualShifted: it does not
+// noBatchServer is a server as it was before PredictShifts: it does not
 // advertise it.
-type noDualServer struct{ *server }
+type noBatchServer struct{ *server }
 
-func (s noDualServer) Capabilities(ctx context.Context, e *pb.Empty) (*pb.CapabilitiesResponse, error) {
+func (s noBatchServer) Capabilities(ctx context.Context, e *pb.Empty) (*pb.CapabilitiesResponse, error) {
 	resp, err := s.server.Capabilities(ctx, e)
 	if resp != nil {
-		resp.DualShift = false
+		resp.ShiftBatch = false
 	}
 	return resp, err
 }
@@ -39,53 +40,59 @@ func (l *methodLog) intercept(ctx context.Context, req any, info *grpc.UnaryServ
 	return h(ctx, req)
 }
 
-// PredictDualShifted over the transport is PredictShifted(x,
-// JacobianTVec(xTrain, a)) in process, bit for bit, in one round trip
-// when the plugin serves it and in two when it is an older plugin.
-func TestPredictDualShifted(t *testing.T) {
+// PredictShifts over the transport gives what one call per shift gives in
+// process, bit for bit, for shifts in both forms: in one round trip when
+// the plugin serves it, in one call per shift (two in the dual form) from
+// an older plugin.
+func TestPredictShifts(t *testing.T) {
 	const p = 100
 	ctx := context.Background()
-	// inputs fits a model on b and draws the call's arguments, the same for
-	// every backend.
-	inputs := func(b framework.Backend) (framework.Model, *mat.Dense, []float64, *mat.Dense) {
+	// inputs fits a model on b and draws the shifts, the same for every
+	// backend.
+	inputs := func(b framework.Backend) (framework.Model, []framework.Shift) {
 		rng := rand.New(rand.NewPCG(3, 4))
 		m, _, _ := fitted(t, b, rng, 300, p)
-		return m, randDense(rng, 444, p), randVec(rng, 444), randDense(rng, 222, p)
+		xT, x, x2 := randDense(rng, 444, p), randDense(rng, 222, p), randDense(rng, 100, p)
+		return m, []framework.Shift{
+			{X: x, XTrain: xT, A: randVec(rng, 444)},
+			{X: x2, DTheta: randVec(rng, p)},
+			{X: x, XTrain: xT, A: randVec(rng, 444)},
+		}
 	}
-	m, xT, a, x := inputs(newLinear())
-	dtheta, err := m.(framework.Kerneler).JacobianTVec(ctx, xT, a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := m.(framework.Gradienter).PredictShifted(ctx, x, dtheta)
+	m, shifts := inputs(newLinear())
+	want, err := framework.PredictShiftsEach(ctx, m.(framework.Gradienter), shifts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, advertise := range []bool{true, false} {
 		s := newServer(newLinear())
 		var srv pb.BackendServer = s
-		calls := []string{"PredictDualShifted"}
+		calls := []string{"PredictShifts"}
 		if !advertise {
-			srv = noDualServer{s}
-			calls = []string{"JacobianTVec", "PredictShifted"}
+			srv = noBatchServer{s}
+			calls = []string{"JacobianTVec", "JacobianTVec", "PredictShifted", "PredictShifted", "PredictShifted"}
 		}
 		log := &methodLog{}
 		r := inProcessServer(t, "linear", srv, []grpc.ServerOption{grpc.UnaryInterceptor(log.intercept)})
-		m, xT, a, x := inputs(r)
-		ds, ok := m.(framework.DualShifter)
+		m, shifts := inputs(r)
+		b, ok := m.(framework.ShiftBatcher)
 		if !ok {
-			t.Fatal("the remote model is not a DualShifter")
+			t.Fatal("the remote model is not a ShiftBatcher")
 		}
 		log.names = nil
-		got, err := ds.PredictDualShifted(ctx, xT, a, x)
+		got, err := b.PredictShifts(ctx, shifts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !mat.Equal(got, want) {
-			t.Errorf("advertised %v: remote PredictDualShifted differs from the in-process composition", advertise)
+		for i := range want {
+			if !mat.Equal(got[i], want[i]) {
+				t.Errorf("advertised %v: shift %d differs from the in-process one", advertise, i)
+			}
 		}
-		if strings.Join(log.names, ",") != strings.Join(calls, ",") {
-			t.Errorf("advertised %v: calls %v, want %v", advertise, log.names, calls)
+		names := append([]string(nil), log.names...)
+		slices.Sort(names)
+		if strings.Join(names, ",") != strings.Join(calls, ",") {
+			t.Errorf("advertised %v: calls %v, want %v", advertise, names, calls)
 		}
 	}
 }
