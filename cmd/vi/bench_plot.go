@@ -30,7 +30,8 @@ func speedPlotFormat(path string) (string, error) {
 // writeSpeedPlot draws the speed runs: seconds per feature against the
 // error (one point per estimator and size: the cost-accuracy trade-off) and,
 // for a sweep, seconds per feature against the swept size (n, or the run's
-// index for a width sweep), one line per estimator.
+// index for a width sweep), one line per estimator (and width, when both
+// were swept).
 func writeSpeedPlot(w io.Writer, runs []speedRun, format string) error {
 	var ests []string
 	for _, run := range runs {
@@ -82,26 +83,51 @@ func writeSpeedPlot(w io.Writer, runs []speedRun, format string) error {
 		}
 		size.Add(plotter.NewGrid())
 		size.Legend.Top, size.Legend.Left = true, true
+		// Against n, one line per estimator and width (dashed by width)
+		// when both were swept; against the run's index for a width
+		// sweep alone.
+		var ws []string
+		for _, run := range runs {
+			if !slices.Contains(ws, run.Width) {
+				ws = append(ws, run.Width)
+			}
+		}
+		if !byN {
+			ws = []string{""}
+		}
 		for i, e := range ests {
-			var pts plotter.XYs
-			for k, run := range runs {
-				x := float64(k)
-				if byN {
-					x = float64(run.N)
-				}
-				for _, r := range run.Results {
-					if r.Estimator == e {
-						pts = append(pts, plotter.XY{X: x, Y: r.SecondsPerFeature})
+			for wi, wd := range ws {
+				var pts plotter.XYs
+				for k, run := range runs {
+					if byN && run.Width != wd {
+						continue
+					}
+					x := float64(k)
+					if byN {
+						x = float64(run.N)
+					}
+					for _, r := range run.Results {
+						if r.Estimator == e {
+							pts = append(pts, plotter.XY{X: x, Y: r.SecondsPerFeature})
+						}
 					}
 				}
+				if len(pts) == 0 {
+					continue
+				}
+				l, sc, err := plotter.NewLinePoints(pts)
+				if err != nil {
+					return err
+				}
+				l.Color, sc.Color = plotutil.Color(i), plotutil.Color(i)
+				l.Dashes = plotutil.Dashes(wi)
+				size.Add(l, sc)
+				name := e
+				if len(ws) > 1 {
+					name = fmt.Sprintf("%s (width %s)", e, wd)
+				}
+				size.Legend.Add(name, l)
 			}
-			l, sc, err := plotter.NewLinePoints(pts)
-			if err != nil {
-				return err
-			}
-			l.Color, sc.Color = plotutil.Color(i), plotutil.Color(i)
-			size.Add(l, sc)
-			size.Legend.Add(e, l)
 		}
 		plots = append(plots, size)
 	}
