@@ -31,6 +31,11 @@ type memoEntry struct {
 	acts   *activations
 	deltas []blas64.General
 	size   int // bytes
+	// src is where the input last came from (the address of its first
+	// value, read and written under the memo's lock): a caller that passes
+	// the same matrix again is found by it and an exact comparison, without
+	// hashing; an address reused by other data fails the comparison.
+	src uintptr
 }
 
 // memoBudget bounds the memory the memo keeps per model (64 MiB: at the
@@ -72,17 +77,40 @@ func sameInput(a, b blas64.General) bool {
 	return true
 }
 
-// get returns the stored signals of x, or nil.
-func (m *signalMemo) get(hash uint64, x blas64.General) *memoEntry {
+// get returns the stored signals of x, or nil; the hash of x, when it had
+// to be computed, is returned too (0 otherwise).
+func (m *signalMemo) get(x blas64.General) (*memoEntry, uint64) {
+	src := addrOf(x)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for i, e := range m.entries {
-		if e.hash == hash && sameInput(e.x, x) {
-			m.entries = append(append(m.entries[:i:i], m.entries[i+1:]...), e)
-			return e
+		if e.src == src && sameInput(e.x, x) {
+			m.touch(i)
+			return e, 0
 		}
 	}
-	return nil
+	hash := hashOf(x)
+	for i, e := range m.entries {
+		if e.hash == hash && sameInput(e.x, x) {
+			e.src = src
+			m.touch(i)
+			return e, hash
+		}
+	}
+	return nil, hash
+}
+
+// touch makes entry i the most recently used.
+func (m *signalMemo) touch(i int) {
+	e := m.entries[i]
+	m.entries = append(append(m.entries[:i:i], m.entries[i+1:]...), e)
+}
+
+func addrOf(x blas64.General) uintptr {
+	if len(x.Data) == 0 {
+		return 0
+	}
+	return uintptr(unsafe.Pointer(&x.Data[0]))
 }
 
 // put stores e, evicting the least recently used entries over the budget.
@@ -115,8 +143,8 @@ func (m *signalMemo) clear() {
 // signalsOf returns signals(x) from the memo, computing and storing them
 // when they are not there. The result is shared: callers must not write it.
 func (md *Model) signalsOf(x blas64.General) (*activations, []blas64.General) {
-	h := hashOf(x)
-	if e := md.memo.get(h, x); e != nil {
+	e, h := md.memo.get(x)
+	if e != nil {
 		return e.acts, e.deltas
 	}
 	xc := blas64.General{Rows: x.Rows, Cols: x.Cols, Stride: x.Cols, Data: make([]float64, x.Rows*x.Cols)}
@@ -131,6 +159,6 @@ func (md *Model) signalsOf(x blas64.General) (*activations, []blas64.General) {
 	for _, d := range deltas {
 		size += len(d.Data)
 	}
-	md.memo.put(&memoEntry{hash: h, x: xc, acts: acts, deltas: deltas, size: 8 * size})
+	md.memo.put(&memoEntry{hash: h, x: xc, acts: acts, deltas: deltas, size: 8 * size, src: addrOf(x)})
 	return acts, deltas
 }
