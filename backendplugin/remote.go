@@ -477,7 +477,7 @@ type kernelOps struct{ m *model }
 func (k kernelOps) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, error) {
 	return k.m.matrix(ctx, "Kernel", func(ctx context.Context) (out *pb.Matrix, err error) {
 		err = k.m.r.withArgs([]mat.Matrix{x1, x2}, func(ms []*pb.Matrix) (err error) {
-			out, err = k.m.r.rpc.Kernel(ctx, &pb.KernelRequest{ModelId: k.m.id, X1: ms[0], X2: ms[1]})
+			out, err = k.m.r.rpc.Kernel(ctx, &pb.KernelRequest{ModelId: k.m.id, X1: ms[0], X2: ms[1], AllowUpper: x2 == nil})
 			return err
 		})
 		return out, err

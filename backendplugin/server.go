@@ -222,7 +222,13 @@ func (s *server) Kernel(ctx context.Context, req *pb.KernelRequest) (*pb.Matrix,
 			}
 			x2 = d
 		}
-		return matrixResp(k.Kernel(ctx, x1, x2))
+		out, err := k.Kernel(ctx, x1, x2)
+		if err == nil && x2 == nil && req.AllowUpper {
+			if r, c := out.Dims(); r == c && r > 0 {
+				return upperPB(out), nil
+			}
+		}
+		return matrixResp(out, err)
 	})
 }
 

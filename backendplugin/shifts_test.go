@@ -160,3 +160,51 @@ func TestGram(t *testing.T) {
 		t.Error("unpack of 2 values as 3 x 3: no error")
 	}
 }
+
+// A symmetric kernel travels as its upper triangle to clients that allow
+// it (half the values) and arrives as the same matrix; older clients get
+// it whole.
+func TestKernelUpper(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(newLinear())
+	rng := rand.New(rand.NewPCG(7, 8))
+	ref, err := s.NewModel(ctx, &pb.NewModelRequest{Task: 0, Inputs: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := randDense(rng, 300, 20), randVec(rng, 300)
+	if _, err := s.Fit(ctx, &pb.FitRequest{ModelId: ref.ModelId, X: toPB(x), Y: vec(y)}); err != nil {
+		t.Fatal(err)
+	}
+	xs := randDense(rng, 50, 20)
+	full, err := s.Kernel(ctx, &pb.KernelRequest{ModelId: ref.ModelId, X1: toPB(xs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, err := s.Kernel(ctx, &pb.KernelRequest{ModelId: ref.ModelId, X1: toPB(xs), AllowUpper: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Upper || len(full.Data) != 50*50 || !up.Upper || len(up.Data) != 50*51/2 {
+		t.Fatalf("full: upper %v, %d values; allowed: upper %v, %d values", full.Upper, len(full.Data), up.Upper, len(up.Data))
+	}
+	a, err := fromPB(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := fromPB(up)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(a, b) {
+		t.Error("the upper triangle unpacks to another matrix")
+	}
+	// A cross kernel is never packed.
+	cross, err := s.Kernel(ctx, &pb.KernelRequest{ModelId: ref.ModelId, X1: toPB(xs), X2: toPB(xs), AllowUpper: true})
+	if err != nil || cross.Upper {
+		t.Errorf("cross kernel: upper %v, %v", cross.GetUpper(), err)
+	}
+	if _, err := fromPB(&pb.Matrix{Rows: 3, Cols: 2, Data: make([]float64, 6), Upper: true}); err == nil {
+		t.Error("a 3 x 2 upper triangle: no error")
+	}
+}

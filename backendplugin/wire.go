@@ -53,6 +53,16 @@ func fromPB(m *pb.Matrix) (*mat.Dense, error) {
 	if m == nil {
 		return nil, errors.New("missing matrix")
 	}
+	if m.Upper {
+		if m.Rows != m.Cols {
+			return nil, fmt.Errorf("malformed matrix: a %d x %d upper triangle", m.Rows, m.Cols)
+		}
+		sym, err := unpackUpper(int(m.Rows), m.Data)
+		if err != nil {
+			return nil, err
+		}
+		return denseOf(sym), nil
+	}
 	if m.Rows < 0 || m.Cols < 0 || int64(len(m.Data)) != m.Rows*m.Cols {
 		return nil, fmt.Errorf("malformed matrix: %d x %d with %d values", m.Rows, m.Cols, len(m.Data))
 	}
@@ -116,4 +126,35 @@ func unpackUpper(n int, upper []float64) (*mat.SymDense, error) {
 		o += copy(raw.Data[i*raw.Stride+i:i*raw.Stride+n], upper[o:o+n-i])
 	}
 	return a, nil
+}
+
+// upperPB packs the symmetric a (its upper triangle is read) as
+// Matrix.upper.
+func upperPB(a *mat.Dense) *pb.Matrix {
+	n, _ := a.Dims()
+	raw := a.RawMatrix()
+	data := make([]float64, 0, n*(n+1)/2)
+	for i := 0; i < n; i++ {
+		data = append(data, raw.Data[i*raw.Stride+i:i*raw.Stride+n]...)
+	}
+	return &pb.Matrix{Rows: int64(n), Cols: int64(n), Data: data, Upper: true}
+}
+
+// denseOf returns the symmetric a with both triangles, as a Dense.
+func denseOf(a *mat.SymDense) *mat.Dense {
+	n := a.SymmetricDim()
+	if n == 0 {
+		return &mat.Dense{}
+	}
+	raw := a.RawSymmetric()
+	d := mat.NewDense(n, n, nil)
+	out := d.RawMatrix()
+	for i := 0; i < n; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
+		copy(out.Data[i*n+i:(i+1)*n], row[i:])
+		for j := i + 1; j < n; j++ {
+			out.Data[j*n+i] = row[j]
+		}
+	}
+	return d
 }

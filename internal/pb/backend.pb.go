@@ -54,11 +54,15 @@ const (
 // that does not advertise it never sees one. Both additions are optional
 // fields, so this is no protocol version change.
 type Matrix struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Rows          int64                  `protobuf:"varint,1,opt,name=rows,proto3" json:"rows,omitempty"`
-	Cols          int64                  `protobuf:"varint,2,opt,name=cols,proto3" json:"cols,omitempty"`
-	Data          []float64              `protobuf:"fixed64,3,rep,packed,name=data,proto3" json:"data,omitempty"`
-	Key           []byte                 `protobuf:"bytes,4,opt,name=key,proto3" json:"key,omitempty"` // request matrices only; see "Matrix cache" above
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Rows  int64                  `protobuf:"varint,1,opt,name=rows,proto3" json:"rows,omitempty"`
+	Cols  int64                  `protobuf:"varint,2,opt,name=cols,proto3" json:"cols,omitempty"`
+	Data  []float64              `protobuf:"fixed64,3,rep,packed,name=data,proto3" json:"data,omitempty"`
+	Key   []byte                 `protobuf:"bytes,4,opt,name=key,proto3" json:"key,omitempty"` // request matrices only; see "Matrix cache" above
+	// upper: a symmetric rows x rows matrix sent as its upper triangle, row
+	// by row (rows(rows+1)/2 values); only in answers to a request that
+	// allows it (KernelRequest.allow_upper).
+	Upper         bool `protobuf:"varint,5,opt,name=upper,proto3" json:"upper,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -119,6 +123,13 @@ func (x *Matrix) GetKey() []byte {
 		return x.Key
 	}
 	return nil
+}
+
+func (x *Matrix) GetUpper() bool {
+	if x != nil {
+		return x.Upper
+	}
+	return false
 }
 
 // Vector is a packed float64 vector.
@@ -706,10 +717,13 @@ func (x *PredictShiftedRequest) GetDtheta() *Vector {
 }
 
 type KernelRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ModelId       uint64                 `protobuf:"varint,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
-	X1            *Matrix                `protobuf:"bytes,2,opt,name=x1,proto3" json:"x1,omitempty"`
-	X2            *Matrix                `protobuf:"bytes,3,opt,name=x2,proto3" json:"x2,omitempty"` // unset: x2 = x1
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	ModelId uint64                 `protobuf:"varint,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
+	X1      *Matrix                `protobuf:"bytes,2,opt,name=x1,proto3" json:"x1,omitempty"`
+	X2      *Matrix                `protobuf:"bytes,3,opt,name=x2,proto3" json:"x2,omitempty"` // unset: x2 = x1
+	// allow_upper: the client reads a symmetric answer (x2 unset) sent as
+	// its upper triangle (Matrix.upper), half the values.
+	AllowUpper    bool `protobuf:"varint,4,opt,name=allow_upper,json=allowUpper,proto3" json:"allow_upper,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -763,6 +777,13 @@ func (x *KernelRequest) GetX2() *Matrix {
 		return x.X2
 	}
 	return nil
+}
+
+func (x *KernelRequest) GetAllowUpper() bool {
+	if x != nil {
+		return x.AllowUpper
+	}
+	return false
 }
 
 type JacobianTVecRequest struct {
@@ -1243,12 +1264,13 @@ var File_backend_proto protoreflect.FileDescriptor
 
 const file_backend_proto_rawDesc = "" +
 	"\n" +
-	"\rbackend.proto\x12\x11lazyvi.backend.v1\"V\n" +
+	"\rbackend.proto\x12\x11lazyvi.backend.v1\"l\n" +
 	"\x06Matrix\x12\x12\n" +
 	"\x04rows\x18\x01 \x01(\x03R\x04rows\x12\x12\n" +
 	"\x04cols\x18\x02 \x01(\x03R\x04cols\x12\x12\n" +
 	"\x04data\x18\x03 \x03(\x01R\x04data\x12\x10\n" +
-	"\x03key\x18\x04 \x01(\fR\x03key\"\x1c\n" +
+	"\x03key\x18\x04 \x01(\fR\x03key\x12\x14\n" +
+	"\x05upper\x18\x05 \x01(\bR\x05upper\"\x1c\n" +
 	"\x06Vector\x12\x12\n" +
 	"\x04data\x18\x01 \x03(\x01R\x04data\"\a\n" +
 	"\x05Empty\"\x8b\x02\n" +
@@ -1294,11 +1316,13 @@ const file_backend_proto_rawDesc = "" +
 	"\x15PredictShiftedRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x121\n" +
-	"\x06dtheta\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x06dtheta\"\x80\x01\n" +
+	"\x06dtheta\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x06dtheta\"\xa1\x01\n" +
 	"\rKernelRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12)\n" +
 	"\x02x1\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x02x1\x12)\n" +
-	"\x02x2\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x02x2\"\x82\x01\n" +
+	"\x02x2\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x02x2\x12\x1f\n" +
+	"\vallow_upper\x18\x04 \x01(\bR\n" +
+	"allowUpper\"\x82\x01\n" +
 	"\x13JacobianTVecRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
