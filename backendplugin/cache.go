@@ -21,7 +21,11 @@ import (
 
 // defaultMatrixCacheBytes is the server's byte budget for cached matrices,
 // and the client's bound on the bytes of the matrices it believes cached.
-const defaultMatrixCacheBytes = 256 << 20
+// Lazy's working set is a few matrices per worker (a fold's rows, ~5 MB
+// per feature at n = 3000, p = 100); 256 MiB took the plugin process of
+// `vi bench highdim --n 3000` to 935 MB, a garbage-collected heap being up
+// to twice its live data.
+const defaultMatrixCacheBytes = 64 << 20
 
 // minCachedElems: smaller matrices are cheaper to send than to hash.
 const minCachedElems = 4096

@@ -55,7 +55,7 @@
 // recent input matrices and the client sends a matrix it has sent before as
 // a key alone. A plugin built with this package advertises it
 // (matrix_cache in its capabilities) and keeps the matrices sent with a key
-// in an LRU cache of 256 MiB. The client keys the matrix arguments of
+// in an LRU cache of 64 MiB. The client keys the matrix arguments of
 // Predict, Jacobian, PredictShifted, Kernel, JacobianTVec and
 // PredictShifts that have at
 // least 4096 values (smaller ones are cheaper to send than to hash; Fit and

@@ -38,11 +38,7 @@ const krylovCheckEvery = 16
 // that serves the same purpose. A krylov is used by one goroutine at a
 // time.
 type krylov struct {
-	// A: full (both triangles; a product is a Gemv, faster than a Symv) or
-	// sym (upper triangle only, when a full copy would cost too much
-	// memory); exactly one is set.
-	full  blas64.General
-	sym   blas64.Symmetric
+	a     operator // A
 	n     int
 	q     []float64 // basis vectors as rows, k x n
 	diag  []float64 // T's diagonal
@@ -56,16 +52,71 @@ type krylov struct {
 	dl, dd, du, y []float64
 }
 
-// newKrylov starts the solver for A, given with both triangles (a is not
-// copied and must not change while the solver is used), and r.
-func newKrylov(a blas64.General, r []float64) *krylov {
-	return newKrylovOf(&krylov{full: a, n: a.Rows}, r)
+// operator is a symmetric matrix as the Krylov solver uses it: products
+// with vectors.
+type operator interface {
+	dim() int
+	mulVec(dst, x []float64) // dst = A x
 }
 
-// newKrylovSym is newKrylov for A as its upper triangle (not copied).
+// fullOp is A stored with both triangles: a product is a Gemv, faster than
+// a Symv.
+type fullOp struct{ a blas64.General }
+
+func (o fullOp) dim() int { return o.a.Rows }
+func (o fullOp) mulVec(dst, x []float64) {
+	blas64.Gemv(blas.NoTrans, 1, o.a, blas64.Vector{N: len(x), Data: x, Inc: 1}, 0, blas64.Vector{N: len(dst), Data: dst, Inc: 1})
+}
+
+// upperOp is A stored as its upper triangle.
+type upperOp struct{ a blas64.Symmetric }
+
+func (o upperOp) dim() int { return o.a.N }
+func (o upperOp) mulVec(dst, x []float64) {
+	blas64.Symv(1, o.a, blas64.Vector{N: len(x), Data: x, Inc: 1}, 0, blas64.Vector{N: len(dst), Data: dst, Inc: 1})
+}
+
+// holeOp is K without rows and columns lo..hi, K stored with both
+// triangles: a cross-validation fold's training block, used in place
+// (four Gemvs on views of K) rather than copied.
+type holeOp struct {
+	k      blas64.General
+	lo, hi int
+}
+
+func (o holeOp) dim() int { return o.k.Rows - (o.hi - o.lo) }
+func (o holeOp) mulVec(dst, x []float64) {
+	n, lo, hi := o.k.Rows, o.lo, o.hi
+	block := func(r0, r1, c0, c1 int) blas64.General {
+		return blas64.General{Rows: r1 - r0, Cols: c1 - c0, Stride: o.k.Stride, Data: o.k.Data[r0*o.k.Stride+c0:]}
+	}
+	vec := func(v []float64) blas64.Vector { return blas64.Vector{N: len(v), Data: v, Inc: 1} }
+	xa, xc := x[:lo], x[lo:]
+	ya, yc := dst[:lo], dst[lo:]
+	for i := range dst {
+		dst[i] = 0
+	}
+	if lo > 0 {
+		blas64.Gemv(blas.NoTrans, 1, block(0, lo, 0, lo), vec(xa), 0, vec(ya))
+		if hi < n {
+			blas64.Gemv(blas.NoTrans, 1, block(0, lo, hi, n), vec(xc), 1, vec(ya))
+			blas64.Gemv(blas.NoTrans, 1, block(hi, n, 0, lo), vec(xa), 0, vec(yc))
+		}
+	}
+	if hi < n {
+		blas64.Gemv(blas.NoTrans, 1, block(hi, n, hi, n), vec(xc), 1, vec(yc))
+	}
+}
+
+// newKrylov starts the solver for A (not copied: it must not change while
+// the solver is used) and r.
+func newKrylov(a operator, r []float64) *krylov {
+	return newKrylovOf(&krylov{a: a, n: a.dim()}, r)
+}
+
+// newKrylovSym is newKrylov for A as its upper triangle.
 func newKrylovSym(a *mat.SymDense, r []float64) *krylov {
-	raw := a.RawSymmetric()
-	return newKrylovOf(&krylov{sym: raw, n: raw.N}, r)
+	return newKrylov(upperOp{a.RawSymmetric()}, r)
 }
 
 func newKrylovOf(kr *krylov, r []float64) *krylov {
@@ -95,13 +146,8 @@ func (kr *krylov) steps() int { return len(kr.diag) }
 // and bad when A turns out not to be finite.
 func (kr *krylov) extend() {
 	n, j := kr.n, len(kr.diag)
-	qj := blas64.Vector{N: n, Data: kr.q[j*n : (j+1)*n], Inc: 1}
+	kr.a.mulVec(kr.w, kr.q[j*n:(j+1)*n])
 	wv := blas64.Vector{N: n, Data: kr.w, Inc: 1}
-	if kr.sym.N > 0 {
-		blas64.Symv(1, kr.sym, qj, 0, wv)
-	} else {
-		blas64.Gemv(blas.NoTrans, 1, kr.full, qj, 0, wv)
-	}
 	// Full reorthogonalisation against q_0..q_j (classical Gram-Schmidt,
 	// repeated once when it cancelled much of w: "twice is enough").
 	basis := blas64.General{Rows: j + 1, Cols: n, Stride: n, Data: kr.q[:(j+1)*n]}

@@ -67,7 +67,7 @@ func TestKrylovSolves(t *testing.T) {
 	for _, t := range []float64{4, 2, 0, -2, -4, -8} {
 		shifts = append(shifts, meanDiag*math.Pow(10, t))
 	}
-	kr := newKrylov(fullOf(a), r)
+	kr := newKrylov(fullOp{fullOf(a)}, r)
 	for c, sigma := range shifts {
 		// One shift at a time, largest first, as the search asks.
 		x, usable, _ := kr.solveMany(ctx, []float64{sigma})
@@ -103,7 +103,7 @@ func TestKrylovSolves(t *testing.T) {
 	a5 := psdWithSpectrum(ev5, 3)
 	r5 := make([]float64, 40)
 	mat.NewVecDense(40, r5).MulVec(a5, mat.NewVecDense(40, r[:40]))
-	k5 := newKrylov(fullOf(a5), r5)
+	k5 := newKrylov(fullOp{fullOf(a5)}, r5)
 	x5, _, _ := k5.solveMany(ctx, []float64{1e-12})
 	if k5.steps() > 5 {
 		t.Errorf("rank 5: %d steps, want at most 5", k5.steps())
@@ -122,7 +122,7 @@ func TestKrylovSolves(t *testing.T) {
 	// n, where the solution is that of a direct solver.
 	ev8 := []float64{1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1, 10}
 	a8 := psdWithSpectrum(ev8, 4)
-	k8 := newKrylov(fullOf(a8), r[:8])
+	k8 := newKrylov(fullOp{fullOf(a8)}, r[:8])
 	x8, _, _ := k8.solveMany(ctx, []float64{0})
 	if !k8.exact || k8.steps() != 8 {
 		t.Errorf("n = 8: exact %v after %d steps, want exact after 8", k8.exact, k8.steps())
@@ -142,13 +142,13 @@ func TestKrylovSolves(t *testing.T) {
 	// steps of NaN.
 	rNaN := append([]float64(nil), r...)
 	rNaN[3] = math.NaN()
-	kn := newKrylov(fullOf(a), rNaN)
+	kn := newKrylov(fullOp{fullOf(a)}, rNaN)
 	if _, usable, err := kn.solveMany(ctx, []float64{1}); err != nil || usable[0] || kn.steps() != 0 {
 		t.Errorf("NaN in r: usable %v, %d steps, %v", usable, kn.steps(), err)
 	}
 	aNaN := fullOf(a)
 	aNaN.Data[5*n+7] = math.NaN()
-	kn = newKrylov(aNaN, r)
+	kn = newKrylov(fullOp{aNaN}, r)
 	if _, usable, err := kn.solveMany(ctx, []float64{1}); err != nil || usable[0] || kn.steps() > 1 {
 		t.Errorf("NaN in A: usable %v, %d steps, %v", usable, kn.steps(), err)
 	}
@@ -156,18 +156,18 @@ func TestKrylovSolves(t *testing.T) {
 	// no shift: the space is exhausted after two steps) is unusable, not
 	// a solution of norm 1e16.
 	diag := mat.NewSymDense(3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 0})
-	if x, usable, _ := newKrylov(fullOf(diag), []float64{1, 1, 1}).solveMany(ctx, []float64{0}); usable[0] {
+	if x, usable, _ := newKrylov(fullOp{fullOf(diag)}, []float64{1, 1, 1}).solveMany(ctx, []float64{0}); usable[0] {
 		t.Errorf("diag(1, 1, 0) without shift: usable, x = %v", x.RawRowView(0))
 	}
 	// A cancelled context stops the growth.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, _, err := newKrylov(fullOf(a), r).solveMany(cctx, []float64{1e-9}); !errors.Is(err, context.Canceled) {
+	if _, _, err := newKrylov(fullOp{fullOf(a)}, r).solveMany(cctx, []float64{1e-9}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 
 	// Zero right-hand side.
-	z, usable, _ := newKrylov(fullOf(a), make([]float64, n)).solveMany(ctx, []float64{1, 2})
+	z, usable, _ := newKrylov(fullOp{fullOf(a)}, make([]float64, n)).solveMany(ctx, []float64{1, 2})
 	if !usable[0] || !usable[1] || mat.Norm(z, 1) != 0 {
 		t.Errorf("zero right-hand side: usable %v, norm %g", usable, mat.Norm(z, 1))
 	}
@@ -189,7 +189,7 @@ func TestShiftedSolve(t *testing.T) {
 		r[i] = math.Cos(float64(i))
 	}
 	for _, sigma := range []float64{1, 1e-9} {
-		steps := newKrylov(fullOf(a), r)
+		steps := newKrylov(fullOp{fullOf(a)}, r)
 		_, byKrylov, _ := steps.solveWithin(ctx, sigma, n/6)
 		got, err := shiftedSolve(ctx, a, sigma, r)
 		if err != nil {
@@ -230,4 +230,44 @@ func fullOf(a *mat.SymDense) blas64.General {
 		}
 	}
 	return full
+}
+
+// holeOp multiplies by K without a block of rows and columns, whichever
+// end the block is at.
+func TestHoleOp(t *testing.T) {
+	const n = 9
+	k := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			k.Set(i, j, float64(1+i*n+j))
+		}
+	}
+	for _, c := range [][2]int{{0, 3}, {3, 6}, {6, 9}, {2, 3}} {
+		lo, hi := c[0], c[1]
+		var keep []int
+		for i := 0; i < n; i++ {
+			if i < lo || i >= hi {
+				keep = append(keep, i)
+			}
+		}
+		x := make([]float64, len(keep))
+		for i := range x {
+			x[i] = math.Sin(float64(i + 1))
+		}
+		want := make([]float64, len(keep))
+		for a, i := range keep {
+			for b, j := range keep {
+				want[a] += k.At(i, j) * x[b]
+			}
+		}
+		op := holeOp{k: k.RawMatrix(), lo: lo, hi: hi}
+		got := make([]float64, op.dim())
+		for i := range got {
+			got[i] = math.NaN() // must be overwritten
+		}
+		op.mulVec(got, x)
+		if op.dim() != len(keep) || !floats.EqualApprox(got, want, 1e-12) {
+			t.Errorf("hole %d..%d: got %v, want %v", lo, hi, got, want)
+		}
+	}
 }

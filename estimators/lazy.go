@@ -599,12 +599,14 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 		if r, c := k.Dims(); r != n || c != n {
 			return nil, fmt.Errorf("kernel: backend returned %d x %d for %d rows", r, c, n)
 		}
-		d.kmat = symOf(k)
+		d.kfull = symmetrize(k)
 		d.kern = kern
 	} else {
-		d.kmat = new(mat.SymDense)
-		d.kmat.SymOuterK(1, j)
+		var g mat.SymDense
+		g.SymOuterK(1, j)
+		d.kfull = symmetrize(denseOfSym(&g))
 	}
+	d.kmat = mat.NewSymDense(n, d.kfull.Data)
 	return d, nil
 }
 
@@ -616,14 +618,15 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 // every product with it streams all of them from memory); without one, the
 // Jacobian j is held and K = Phi Phi^T.
 type dual struct {
-	g    framework.Gradienter
-	kmat *mat.SymDense
-	e    []float64
-	x    *mat.Dense
-	j    *mat.Dense
-	kern framework.Kerneler // when j is nil
-	m    int
-	k    int // outputs: rows per sample
+	g     framework.Gradienter
+	kfull blas64.General // K with both triangles
+	kmat  *mat.SymDense  // the same storage as a SymDense
+	e     []float64
+	x     *mat.Dense
+	j     *mat.Dense
+	kern  framework.Kerneler // when j is nil
+	m     int
+	k     int // outputs: rows per sample
 }
 
 func (d *dual) meanDiag() float64 {
@@ -683,29 +686,9 @@ func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 	_, p := d.x.Dims()
 	xH := d.x.Slice(lo, hi, 0, p).(*mat.Dense)
 	lo, hi = lo*d.k, hi*d.k // rows of K
-	n := d.kmat.SymmetricDim()
-	nt := n - (hi - lo)
-	train := make([]int, 0, nt)
-	for i := 0; i < n; i++ {
-		if i < lo || i >= hi {
-			train = append(train, i)
-		}
-	}
-	// K_TT with both triangles, the only copy the fold's solver needs.
-	kt := blas64.General{Rows: nt, Cols: nt, Stride: nt, Data: make([]float64, nt*nt)}
-	src := d.kmat.RawSymmetric()
-	et := make([]float64, nt)
-	for a, ra := range train {
-		et[a] = d.e[ra]
-		row := src.Data[ra*src.Stride:]
-		out := kt.Data[a*nt:]
-		for b := a; b < nt; b++ {
-			v := row[train[b]]
-			out[b] = v
-			kt.Data[b*nt+a] = v
-		}
-	}
-	kr := newKrylov(kt, et)
+	// K_TT is K without the fold's rows and columns: used in place, no copy.
+	et := append(append([]float64(nil), d.e[:lo]...), d.e[hi:]...)
+	kr := newKrylov(holeOp{k: d.kfull, lo: lo, hi: hi}, et)
 	var xT *mat.Dense
 	if d.j == nil {
 		xT = outside(d.x, lo/d.k, hi/d.k)
@@ -817,7 +800,7 @@ func (p *primal) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 	}
 	bt := make([]float64, m)
 	floats.SubTo(bt, p.b, p.blocks[i].b)
-	kr := newKrylov(gt, bt)
+	kr := newKrylov(fullOp{gt}, bt)
 	return func(ctx context.Context, alphas []float64) ([]*framework.Shift, error) {
 		dthetas, usable, err := kr.solveMany(ctx, alphas)
 		if err != nil {
@@ -852,19 +835,36 @@ func choleskySolve(a *mat.SymDense, alpha float64, r []float64) ([]float64, erro
 	return x.RawVector().Data, nil
 }
 
-// symOf returns the symmetric part of the square k, (k + k^T) / 2.
-func symOf(k *mat.Dense) *mat.SymDense {
+// symmetrize replaces the square k by its symmetric part (k + k^T) / 2, in
+// place (k is the caller's to give up), and returns its storage with both
+// triangles.
+func symmetrize(k *mat.Dense) blas64.General {
 	n, _ := k.Dims()
-	s := mat.NewSymDense(n, nil)
-	raw, dst := k.RawMatrix(), s.RawSymmetric()
+	raw := k.RawMatrix()
+	if raw.Stride != n {
+		raw = mat.DenseCopyOf(k).RawMatrix()
+	}
 	for i := 0; i < n; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
-		out := dst.Data[i*dst.Stride : i*dst.Stride+n]
-		for j := i; j < n; j++ {
-			out[j] = 0.5 * (row[j] + raw.Data[j*raw.Stride+i])
+		for j := i + 1; j < n; j++ {
+			v := 0.5 * (raw.Data[i*n+j] + raw.Data[j*n+i])
+			raw.Data[i*n+j], raw.Data[j*n+i] = v, v
 		}
 	}
-	return s
+	return raw
+}
+
+// denseOfSym returns the Dense with the upper triangle of a in both.
+func denseOfSym(a *mat.SymDense) *mat.Dense {
+	n := a.SymmetricDim()
+	d := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			v := a.At(i, j)
+			d.Set(i, j, v)
+			d.Set(j, i, v)
+		}
+	}
+	return d
 }
 
 func allRows(n int) []int {
