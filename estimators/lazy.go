@@ -148,15 +148,19 @@ func (Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Featur
 		}
 		return framework.Reduced{Pred: pred, Lambda: alpha}, nil
 	}
-	dtheta, err := rp.solveAll(ctx, alpha)
+	shift, err := rp.solveAll(ctx, alpha)
 	if err != nil {
 		return framework.Reduced{}, err
 	}
-	pred, err := g.PredictShifted(ctx, xev, dtheta)
+	shift.X = xev
+	preds, err := framework.PredictShifts(ctx, g, []framework.Shift{shift})
+	if err == nil && len(preds) != 1 {
+		err = fmt.Errorf("%d predictions for one shift", len(preds))
+	}
 	if err != nil {
 		return framework.Reduced{}, fmt.Errorf("predict evaluation split at shifted parameters: %w", err)
 	}
-	return framework.Reduced{Pred: pred, Lambda: alpha}, nil
+	return framework.Reduced{Pred: preds[0], Lambda: alpha}, nil
 }
 
 // chooseAlpha runs the cross-validated search described on Lazy. The rows of
@@ -523,8 +527,9 @@ func outside(x *mat.Dense, lo, hi int) *mat.Dense {
 type ridge interface {
 	// meanDiag is trace(K)/n1 = trace(G)/n1, the penalty's natural scale.
 	meanDiag() float64
-	// solveAll returns dtheta fitted on all rows.
-	solveAll(ctx context.Context, alpha float64) ([]float64, error)
+	// solveAll returns the update fitted on all rows, as a Shift without
+	// its X: dtheta, or in the dual form when the backend has kernels.
+	solveAll(ctx context.Context, alpha float64) (framework.Shift, error)
 	// fold prepares the fit without samples lo..hi (rows lo*k..hi*k) and
 	// returns a solver for any set of penalties.
 	fold(ctx context.Context, lo, hi int) (foldSolver, error)
@@ -600,7 +605,6 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 			return nil, fmt.Errorf("kernel: backend returned %d x %d for %d rows", r, c, n)
 		}
 		d.kfull = symmetrize(k)
-		d.kern = kern
 	} else {
 		var g mat.SymDense
 		g.SymOuterK(1, j)
@@ -623,8 +627,7 @@ type dual struct {
 	kmat  *mat.SymDense  // the same storage as a SymDense
 	e     []float64
 	x     *mat.Dense
-	j     *mat.Dense
-	kern  framework.Kerneler // when j is nil
+	j     *mat.Dense // the Jacobian, held when the backend has no kernel
 	m     int
 	k     int // outputs: rows per sample
 }
@@ -636,22 +639,6 @@ func (d *dual) meanDiag() float64 {
 		t += d.kmat.At(i, i)
 	}
 	return t / float64(n)
-}
-
-// phiT returns Phi_T^T a for the rows T of x (xT when the Jacobian is not
-// held) that are all but lo..hi.
-func (d *dual) phiT(ctx context.Context, lo, hi int, xT *mat.Dense, a []float64) ([]float64, error) {
-	if d.j == nil {
-		v, err := d.kern.JacobianTVec(ctx, xT, a)
-		if err != nil {
-			return nil, fmt.Errorf("jacobian-vector product: %w", err)
-		}
-		if len(v) != d.m {
-			return nil, fmt.Errorf("jacobian-vector product: backend returned %d values for %d parameters", len(v), d.m)
-		}
-		return v, nil
-	}
-	return d.phiTMany(lo, hi, mat.NewDense(1, len(a), a)).RawMatrix().Data, nil
 }
 
 // phiTMany returns (J_T^T A^T)^T = A J_T (k x M) for the rows T = all but
@@ -673,13 +660,16 @@ func (d *dual) phiTMany(lo, hi int, a *mat.Dense) *mat.Dense {
 	return out
 }
 
-func (d *dual) solveAll(ctx context.Context, alpha float64) ([]float64, error) {
+func (d *dual) solveAll(ctx context.Context, alpha float64) (framework.Shift, error) {
 	n := d.kmat.SymmetricDim()
 	a, err := shiftedSolve(ctx, d.kmat, alpha, d.e)
 	if err != nil {
-		return nil, err
+		return framework.Shift{}, err
 	}
-	return d.phiT(ctx, n, n, d.x, a)
+	if d.j == nil {
+		return framework.Shift{XTrain: d.x, A: a}, nil
+	}
+	return framework.Shift{DTheta: d.phiTMany(n, n, mat.NewDense(1, len(a), a)).RawMatrix().Data}, nil
 }
 
 func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
@@ -777,8 +767,9 @@ func (p *primal) meanDiag() float64 {
 	return t / float64(p.rows)
 }
 
-func (p *primal) solveAll(ctx context.Context, alpha float64) ([]float64, error) {
-	return shiftedSolve(ctx, p.g, alpha, p.b)
+func (p *primal) solveAll(ctx context.Context, alpha float64) (framework.Shift, error) {
+	dtheta, err := shiftedSolve(ctx, p.g, alpha, p.b)
+	return framework.Shift{DTheta: dtheta}, err
 }
 
 func (p *primal) fold(_ context.Context, lo, hi int) (foldSolver, error) {
