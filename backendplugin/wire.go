@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/linalg"
 	"github.com/lazyvi/lazyvi/internal/pb"
 )
 
@@ -61,7 +62,7 @@ func fromPB(m *pb.Matrix) (*mat.Dense, error) {
 		if err != nil {
 			return nil, err
 		}
-		return denseOf(sym), nil
+		return linalg.Full(sym), nil
 	}
 	if m.Rows < 0 || m.Cols < 0 || int64(len(m.Data)) != m.Rows*m.Cols {
 		return nil, fmt.Errorf("malformed matrix: %d x %d with %d values", m.Rows, m.Cols, len(m.Data))
@@ -138,23 +139,4 @@ func upperPB(a *mat.Dense) *pb.Matrix {
 		data = append(data, raw.Data[i*raw.Stride+i:i*raw.Stride+n]...)
 	}
 	return &pb.Matrix{Rows: int64(n), Cols: int64(n), Data: data, Upper: true}
-}
-
-// denseOf returns the symmetric a with both triangles, as a Dense.
-func denseOf(a *mat.SymDense) *mat.Dense {
-	n := a.SymmetricDim()
-	if n == 0 {
-		return &mat.Dense{}
-	}
-	raw := a.RawSymmetric()
-	d := mat.NewDense(n, n, nil)
-	out := d.RawMatrix()
-	for i := 0; i < n; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
-		copy(out.Data[i*n+i:(i+1)*n], row[i:])
-		for j := i + 1; j < n; j++ {
-			out.Data[j*n+i] = row[j]
-		}
-	}
-	return d
 }

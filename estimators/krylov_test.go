@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/internal/linalg"
 )
 
 // psdWithSpectrum returns Q diag(ev) Q^T for a seeded random orthogonal Q.
@@ -218,56 +220,4 @@ func TestShiftedSolve(t *testing.T) {
 
 // fullOf returns the symmetric a with both triangles filled, as newKrylov
 // takes it.
-func fullOf(a *mat.SymDense) blas64.General {
-	raw := a.RawSymmetric()
-	n := raw.N
-	full := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
-	for i := 0; i < n; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
-		copy(full.Data[i*n+i:(i+1)*n], row[i:])
-		for j := i + 1; j < n; j++ {
-			full.Data[j*n+i] = row[j]
-		}
-	}
-	return full
-}
-
-// holeOp multiplies by K without a block of rows and columns, whichever
-// end the block is at.
-func TestHoleOp(t *testing.T) {
-	const n = 9
-	k := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			k.Set(i, j, float64(1+i*n+j))
-		}
-	}
-	for _, c := range [][2]int{{0, 3}, {3, 6}, {6, 9}, {2, 3}} {
-		lo, hi := c[0], c[1]
-		var keep []int
-		for i := 0; i < n; i++ {
-			if i < lo || i >= hi {
-				keep = append(keep, i)
-			}
-		}
-		x := make([]float64, len(keep))
-		for i := range x {
-			x[i] = math.Sin(float64(i + 1))
-		}
-		want := make([]float64, len(keep))
-		for a, i := range keep {
-			for b, j := range keep {
-				want[a] += k.At(i, j) * x[b]
-			}
-		}
-		op := holeOp{k: k.RawMatrix(), lo: lo, hi: hi}
-		got := make([]float64, op.dim())
-		for i := range got {
-			got[i] = math.NaN() // must be overwritten
-		}
-		op.mulVec(got, x)
-		if op.dim() != len(keep) || !floats.EqualApprox(got, want, 1e-12) {
-			t.Errorf("hole %d..%d: got %v, want %v", lo, hi, got, want)
-		}
-	}
-}
+func fullOf(a *mat.SymDense) blas64.General { return linalg.Full(a).RawMatrix() }

@@ -608,7 +608,7 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 	} else {
 		var g mat.SymDense
 		g.SymOuterK(1, j)
-		d.kfull = symmetrize(denseOfSym(&g))
+		d.kfull = symmetrize(linalg.Full(&g))
 	}
 	d.kmat = mat.NewSymDense(n, d.kfull.Data)
 	return d, nil
@@ -842,20 +842,6 @@ func symmetrize(k *mat.Dense) blas64.General {
 		}
 	}
 	return raw
-}
-
-// denseOfSym returns the Dense with the upper triangle of a in both.
-func denseOfSym(a *mat.SymDense) *mat.Dense {
-	n := a.SymmetricDim()
-	d := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			v := a.At(i, j)
-			d.Set(i, j, v)
-			d.Set(j, i, v)
-		}
-	}
-	return d
 }
 
 func allRows(n int) []int {

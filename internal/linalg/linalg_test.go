@@ -77,3 +77,14 @@ func TestDgtsv(t *testing.T) {
 		t.Error("Dgtsv solved a singular system")
 	}
 }
+
+func TestFull(t *testing.T) {
+	a := mat.NewSymDense(3, []float64{1, 2, 3, 0, 4, 5, 0, 0, 6}) // lower ignored
+	want := mat.NewDense(3, 3, []float64{1, 2, 3, 2, 4, 5, 3, 5, 6})
+	if got := Full(a); !mat.Equal(got, want) {
+		t.Errorf("Full = %v, want %v", mat.Formatted(got), mat.Formatted(want))
+	}
+	if r, c := Full(new(mat.SymDense)).Dims(); r != 0 || c != 0 {
+		t.Errorf("empty: %d x %d", r, c)
+	}
+}
