@@ -50,27 +50,35 @@
 // which go-plugin negotiates in the handshake.
 //
 // Matrix cache. The estimators call a model many times with the same input
-// (lazy sends the same held-out x to PredictShifted and JacobianTVec dozens
-// of times per feature, only a small vector changing), so the plugin keeps
-// recent input matrices and the client sends a matrix it has sent before as
-// a key alone. A plugin built with this package advertises it
-// (matrix_cache in its capabilities) and keeps the matrices sent with a key
-// in an LRU cache of 64 MiB. The client keys the matrix arguments of
-// Predict, Jacobian, PredictShifted, Kernel, JacobianTVec and
-// PredictShifts that have at
-// least 4096 values (smaller ones are cheaper to send than to hash; Fit and
-// WarmStart send theirs once): the key is a 128-bit hash of the matrix's
-// shape and values (two hash/maphash hashes under seeds fixed for the
-// process), so a matrix changed in place gets a new key. Once a call that
-// carried a matrix's data has succeeded, later calls send its key without
-// the data. A plugin that no longer holds the key (evicted) answers
-// FailedPrecondition "backendplugin: matrix cache miss" without calling the
-// model, and the client forgets the key and sends the call once more with
-// the data; callers see neither. A plugin that does not advertise the cache
-// (built before it) gets every matrix in full, and a client that does not
-// know it sends no keys, which the plugin serves as before: the additions
-// are optional fields, under the same ProtocolVersion. The cached matrices
-// are handed to the model's methods as they are, so a backend must not
-// modify its input matrices (in process it gets the estimators' matrices,
-// which they reuse too).
+// (lazy sends the same fold rows with every candidate penalty, only small
+// vectors changing), so the plugin keeps recent input matrices and the
+// client sends a matrix it has sent before as a key alone. A plugin built
+// with this package advertises it (matrix_cache in its capabilities) and
+// keeps the matrices sent with a key in an LRU cache of 64 MiB. The client
+// keys the matrix arguments of Predict, Jacobian, PredictShifted, Kernel,
+// JacobianTVec, PredictShifts and Gram that have at least 4096 values
+// (smaller ones are cheaper to send than to hash; Fit and WarmStart send
+// theirs once): the key is a 128-bit hash of the matrix's shape and values
+// (two hash/maphash hashes under seeds fixed for the process), so a matrix
+// changed in place gets a new key. Once a call that carried a matrix's data
+// has succeeded, later calls send its key without the data. A plugin that
+// no longer holds the key (evicted) answers FailedPrecondition
+// "backendplugin: matrix cache miss" without calling the model, and the
+// client forgets the key and sends the call once more with the data;
+// callers see neither. The cached matrices are handed to the model's
+// methods as they are, so a backend must not modify its input matrices (in
+// process it gets the estimators' matrices, which they reuse too).
+//
+// Work next to the model. Besides the framework's interfaces, the plugin
+// serves what lazy needs in bulk, so that only small answers cross: Gram
+// (G = Phi^T Phi as its upper triangle and Phi^T e, from the model's
+// framework.Grammer or its Jacobian; capability gram), PredictShifts
+// (shifted predictions in a batch, the dual form theta + Phi(x)^T a formed
+// in the plugin; capability shift_batch), and symmetric kernels as their
+// upper triangle to a client that allows it (KernelRequest.allow_upper,
+// Matrix.upper). The client's models implement framework.Grammer and
+// framework.ShiftBatcher whatever the plugin: with a plugin built before
+// these additions they fall back to the Jacobian and to one call per shift,
+// and a plugin serves a client that does not know them as before. All are
+// optional fields and methods under the same ProtocolVersion.
 package backendplugin

@@ -10,6 +10,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/pb"
@@ -206,5 +208,23 @@ func TestKernelUpper(t *testing.T) {
 	}
 	if _, err := fromPB(&pb.Matrix{Rows: 3, Cols: 2, Data: make([]float64, 6), Upper: true}); err == nil {
 		t.Error("a 3 x 2 upper triangle: no error")
+	}
+}
+
+// A plugin built while capability field 7 was dual_shift (a
+// PredictDualShifted RPC that was replaced before release) sets it; a
+// client must not read it as shift_batch and call PredictShifts there.
+func TestCapabilityField7Reserved(t *testing.T) {
+	var b []byte
+	b = protowire.AppendTag(b, 1, protowire.VarintType) // gradients
+	b = protowire.AppendVarint(b, 1)
+	b = protowire.AppendTag(b, 7, protowire.VarintType) // the old dual_shift
+	b = protowire.AppendVarint(b, 1)
+	var caps pb.CapabilitiesResponse
+	if err := proto.Unmarshal(b, &caps); err != nil {
+		t.Fatal(err)
+	}
+	if !caps.Gradients || caps.ShiftBatch || caps.Gram || caps.MatrixCache {
+		t.Errorf("field 7 read as a capability: %v", &caps)
 	}
 }

@@ -114,11 +114,6 @@ func newKrylov(a operator, r []float64) *krylov {
 	return newKrylovOf(&krylov{a: a, n: a.dim()}, r)
 }
 
-// newKrylovSym is newKrylov for A as its upper triangle.
-func newKrylovSym(a *mat.SymDense, r []float64) *krylov {
-	return newKrylov(upperOp{a.RawSymmetric()}, r)
-}
-
 func newKrylovOf(kr *krylov, r []float64) *krylov {
 	n := kr.n
 	kr.w, kr.h = make([]float64, n), make([]float64, n)
@@ -302,14 +297,15 @@ func (kr *krylov) solveWithin(ctx context.Context, sigma float64, maxSteps int) 
 }
 
 // shiftedSolve solves (A + sigma I) x = r for one shift: by the Krylov
-// solver while it is cheaper than a Cholesky factorization (about n / 6
-// steps: 2 n^2 flops each against n^3 / 3), which it is for the moderate
-// penalties cross-validation picks (10 to 60 steps on the paper's
-// settings), else by Cholesky. The Krylov solver works on a's own storage;
-// its basis (at most n/6 x n) is released before the factorization.
-func shiftedSolve(ctx context.Context, a *mat.SymDense, sigma float64, r []float64) ([]float64, error) {
+// solver on op (A's products, on its own storage) while that is cheaper
+// than a Cholesky factorization of a (about n / 6 steps: 2 n^2 flops each
+// against n^3 / 3), which it is for the moderate penalties
+// cross-validation picks (10 to 60 steps on the paper's settings), else by
+// Cholesky. The Krylov basis (at most n/6 x n) is released before the
+// factorization.
+func shiftedSolve(ctx context.Context, op operator, a *mat.SymDense, sigma float64, r []float64) ([]float64, error) {
 	n := a.SymmetricDim()
-	x, ok, err := newKrylovSym(a, r).solveWithin(ctx, sigma, n/6)
+	x, ok, err := newKrylov(op, r).solveWithin(ctx, sigma, n/6)
 	if err != nil || ok {
 		return x, err
 	}

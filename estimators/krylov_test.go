@@ -193,7 +193,7 @@ func TestShiftedSolve(t *testing.T) {
 	for _, sigma := range []float64{1, 1e-9} {
 		steps := newKrylov(fullOp{fullOf(a)}, r)
 		_, byKrylov, _ := steps.solveWithin(ctx, sigma, n/6)
-		got, err := shiftedSolve(ctx, a, sigma, r)
+		got, err := shiftedSolve(ctx, upperOp{a.RawSymmetric()}, a, sigma, r)
 		if err != nil {
 			t.Fatal(err)
 		}

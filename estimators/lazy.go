@@ -244,9 +244,12 @@ func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, targets,
 				}
 			}
 		}
-		got, err := framework.PredictShifts(ctx, g, batch)
-		if err != nil {
-			return nil, fmt.Errorf("cross-validation predict: %w", err)
+		var got []*mat.Dense
+		if len(batch) > 0 {
+			var err error
+			if got, err = framework.PredictShifts(ctx, g, batch); err != nil {
+				return nil, fmt.Errorf("cross-validation predict: %w", err)
+			}
 		}
 		if len(got) != len(batch) {
 			return nil, fmt.Errorf("cross-validation predict: %d predictions for %d shifts", len(got), len(batch))
@@ -595,20 +598,20 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 			return nil, fmt.Errorf("jacobian: backend returned %d x %d for %d rows and %d parameters", r, c, n, m)
 		}
 	}
-	d := &dual{g: g, e: e, x: x, j: j, m: m, k: k}
+	d := &dual{e: e, x: x, j: j, m: m, k: k}
 	if hasKernel {
-		k, err := kern.Kernel(ctx, x, nil)
+		km, err := kern.Kernel(ctx, x, nil)
 		if err != nil {
 			return nil, fmt.Errorf("kernel: %w", err)
 		}
-		if r, c := k.Dims(); r != n || c != n {
+		if r, c := km.Dims(); r != n || c != n {
 			return nil, fmt.Errorf("kernel: backend returned %d x %d for %d rows", r, c, n)
 		}
-		d.kfull = symmetrize(k)
+		d.kfull = symmetrize(km)
 	} else {
-		var g mat.SymDense
-		g.SymOuterK(1, j)
-		d.kfull = symmetrize(linalg.Full(&g))
+		var jj mat.SymDense
+		jj.SymOuterK(1, j)
+		d.kfull = linalg.Full(&jj).RawMatrix()
 	}
 	d.kmat = mat.NewSymDense(n, d.kfull.Data)
 	return d, nil
@@ -622,7 +625,6 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 // every product with it streams all of them from memory); without one, the
 // Jacobian j is held and K = Phi Phi^T.
 type dual struct {
-	g     framework.Gradienter
 	kfull blas64.General // K with both triangles
 	kmat  *mat.SymDense  // the same storage as a SymDense
 	e     []float64
@@ -662,7 +664,7 @@ func (d *dual) phiTMany(lo, hi int, a *mat.Dense) *mat.Dense {
 
 func (d *dual) solveAll(ctx context.Context, alpha float64) (framework.Shift, error) {
 	n := d.kmat.SymmetricDim()
-	a, err := shiftedSolve(ctx, d.kmat, alpha, d.e)
+	a, err := shiftedSolve(ctx, fullOp{d.kfull}, d.kmat, alpha, d.e)
 	if err != nil {
 		return framework.Shift{}, err
 	}
@@ -735,7 +737,7 @@ type primalBlock struct {
 func newPrimal(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, k int, bounds []int) (*primal, error) {
 	samples, cols := x.Dims()
 	m := g.NumParams()
-	p := &primal{model: g, x: x, k: k, rows: samples * k, g: mat.NewSymDense(m, nil), b: make([]float64, m)}
+	p := &primal{x: x, rows: samples * k, g: mat.NewSymDense(m, nil), b: make([]float64, m)}
 	if len(bounds) < 2 {
 		bounds = []int{0, samples}
 	}
@@ -768,7 +770,7 @@ func (p *primal) meanDiag() float64 {
 }
 
 func (p *primal) solveAll(ctx context.Context, alpha float64) (framework.Shift, error) {
-	dtheta, err := shiftedSolve(ctx, p.g, alpha, p.b)
+	dtheta, err := shiftedSolve(ctx, upperOp{p.g.RawSymmetric()}, p.g, alpha, p.b)
 	return framework.Shift{DTheta: dtheta}, err
 }
 

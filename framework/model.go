@@ -105,7 +105,8 @@ type Gradienter interface {
 // the lazy estimator uses it when the dual side is the smaller one.
 type Kerneler interface {
 	// Kernel returns K = Phi(x1) Phi(x2)^T (n1 x n2). A nil x2 means x1, and
-	// the result is then symmetric.
+	// the result is then symmetric. The result is the caller's: it may be
+	// changed (the lazy estimator symmetrises it in place).
 	Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, error)
 	// JacobianTVec returns Phi(x)^T a, a vector of length M.
 	JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([]float64, error)

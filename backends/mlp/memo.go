@@ -82,14 +82,17 @@ func sameInput(a, b blas64.General) bool {
 func (m *signalMemo) get(x blas64.General) (*memoEntry, uint64) {
 	src := addrOf(x)
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	for i, e := range m.entries {
 		if e.src == src && sameInput(e.x, x) {
 			m.touch(i)
+			m.mu.Unlock()
 			return e, 0
 		}
 	}
-	hash := hashOf(x)
+	m.mu.Unlock()
+	hash := hashOf(x) // outside the lock: other lookups need not wait
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for i, e := range m.entries {
 		if e.hash == hash && sameInput(e.x, x) {
 			e.src = src

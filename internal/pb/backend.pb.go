@@ -223,11 +223,11 @@ type CapabilitiesResponse struct {
 	// matrix_cache: the server keeps request matrices sent with a key and
 	// accepts references to them (see Matrix).
 	MatrixCache bool `protobuf:"varint,6,opt,name=matrix_cache,json=matrixCache,proto3" json:"matrix_cache,omitempty"`
+	// gram: the server serves Gram (for models with gradients).
+	Gram bool `protobuf:"varint,8,opt,name=gram,proto3" json:"gram,omitempty"`
 	// shift_batch: the server serves PredictShifts (for models with
 	// gradients; shifts in the dual form for models with kernels too).
-	ShiftBatch bool `protobuf:"varint,7,opt,name=shift_batch,json=shiftBatch,proto3" json:"shift_batch,omitempty"`
-	// gram: the server serves Gram (for models with gradients).
-	Gram          bool `protobuf:"varint,8,opt,name=gram,proto3" json:"gram,omitempty"`
+	ShiftBatch    bool `protobuf:"varint,9,opt,name=shift_batch,json=shiftBatch,proto3" json:"shift_batch,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -304,16 +304,16 @@ func (x *CapabilitiesResponse) GetMatrixCache() bool {
 	return false
 }
 
-func (x *CapabilitiesResponse) GetShiftBatch() bool {
+func (x *CapabilitiesResponse) GetGram() bool {
 	if x != nil {
-		return x.ShiftBatch
+		return x.Gram
 	}
 	return false
 }
 
-func (x *CapabilitiesResponse) GetGram() bool {
+func (x *CapabilitiesResponse) GetShiftBatch() bool {
 	if x != nil {
-		return x.Gram
+		return x.ShiftBatch
 	}
 	return false
 }
@@ -1273,7 +1273,7 @@ const file_backend_proto_rawDesc = "" +
 	"\x05upper\x18\x05 \x01(\bR\x05upper\"\x1c\n" +
 	"\x06Vector\x12\x12\n" +
 	"\x04data\x18\x01 \x03(\x01R\x04data\"\a\n" +
-	"\x05Empty\"\x8b\x02\n" +
+	"\x05Empty\"\x9d\x02\n" +
 	"\x14CapabilitiesResponse\x12\x1c\n" +
 	"\tgradients\x18\x01 \x01(\bR\tgradients\x12\x16\n" +
 	"\x06kernel\x18\x02 \x01(\bR\x06kernel\x12&\n" +
@@ -1283,10 +1283,11 @@ const file_backend_proto_rawDesc = "" +
 	"multiclass\x12\x1d\n" +
 	"\n" +
 	"warm_start\x18\x05 \x01(\bR\twarmStart\x12!\n" +
-	"\fmatrix_cache\x18\x06 \x01(\bR\vmatrixCache\x12\x1f\n" +
-	"\vshift_batch\x18\a \x01(\bR\n" +
-	"shiftBatch\x12\x12\n" +
-	"\x04gram\x18\b \x01(\bR\x04gram\"[\n" +
+	"\fmatrix_cache\x18\x06 \x01(\bR\vmatrixCache\x12\x12\n" +
+	"\x04gram\x18\b \x01(\bR\x04gram\x12\x1f\n" +
+	"\vshift_batch\x18\t \x01(\bR\n" +
+	"shiftBatchJ\x04\b\a\x10\bR\n" +
+	"dual_shift\"[\n" +
 	"\n" +
 	"OptionInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12#\n" +
