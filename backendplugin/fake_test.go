@@ -168,7 +168,8 @@ func (m *linModel) PredictShifted(_ context.Context, x mat.Matrix, dtheta []floa
 }
 
 func (m *linModel) Kernel(_ context.Context, x1, x2 mat.Matrix) (*mat.Dense, error) {
-	if x2 == nil {
+	sym := x2 == nil
+	if sym {
 		x2 = x1
 	}
 	if err := m.check(x1); err != nil {
@@ -179,6 +180,16 @@ func (m *linModel) Kernel(_ context.Context, x1, x2 mat.Matrix) (*mat.Dense, err
 	}
 	var k mat.Dense
 	k.Mul(x1, x2.T())
+	if sym {
+		// Exactly symmetric, as Kerneler promises (a product need not be,
+		// depending on the BLAS).
+		n, _ := k.Dims()
+		for i := 0; i < n; i++ {
+			for j := i + 1; j < n; j++ {
+				k.Set(j, i, k.At(i, j))
+			}
+		}
+	}
 	return &k, nil
 }
 

@@ -223,10 +223,11 @@ func (s *server) Kernel(ctx context.Context, req *pb.KernelRequest) (*pb.Matrix,
 			x2 = d
 		}
 		out, err := k.Kernel(ctx, x1, x2)
-		if err == nil && x2 == nil && req.AllowUpper {
-			if r, c := out.Dims(); r == c && r > 0 {
-				return upperPB(out), nil
-			}
+		// Halved only when exactly symmetric: a kernel that is symmetric
+		// up to rounding (a general matrix product, say) travels whole,
+		// so the client gets the model's bits either way.
+		if err == nil && x2 == nil && req.AllowUpper && exactlySymmetric(out) {
+			return upperPB(out), nil
 		}
 		return matrixResp(out, err)
 	})

@@ -201,6 +201,11 @@ func TestKernelUpper(t *testing.T) {
 	if !mat.Equal(a, b) {
 		t.Error("the upper triangle unpacks to another matrix")
 	}
+	// A kernel symmetric only up to rounding travels whole.
+	asym := mat.NewDense(2, 2, []float64{1, 2, 2.0000000000000004, 3})
+	if exactlySymmetric(asym) || !exactlySymmetric(mat.NewDense(2, 2, []float64{1, 2, 2, 3})) {
+		t.Error("exactlySymmetric")
+	}
 	// A cross kernel is never packed.
 	cross, err := s.Kernel(ctx, &pb.KernelRequest{ModelId: ref.ModelId, X1: toPB(xs), X2: toPB(xs), AllowUpper: true})
 	if err != nil || cross.Upper {

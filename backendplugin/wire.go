@@ -140,3 +140,21 @@ func upperPB(a *mat.Dense) *pb.Matrix {
 	}
 	return &pb.Matrix{Rows: int64(n), Cols: int64(n), Data: data, Upper: true}
 }
+
+// exactlySymmetric reports whether the square, non-empty a equals its
+// transpose bit for bit.
+func exactlySymmetric(a *mat.Dense) bool {
+	n, c := a.Dims()
+	if n != c || n == 0 {
+		return false
+	}
+	raw := a.RawMatrix()
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if raw.Data[i*raw.Stride+j] != raw.Data[j*raw.Stride+i] {
+				return false
+			}
+		}
+	}
+	return true
+}
