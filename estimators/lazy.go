@@ -42,7 +42,12 @@ import (
 // Dual or primal, whichever side is smaller: with n1 <= M it works with the
 // NTK Gram K = Phi Phi^T (from the backend's Kerneler when it has one,
 // without the Jacobian) and dtheta = Phi^T (K + alpha I)^-1 e; with M < n1 it
-// forms G = Phi^T Phi once and solves (G + alpha I) dtheta = Phi^T e.
+// forms G = Phi^T Phi and Phi^T e once, by fold blocks (framework.GramOf:
+// the backend's Gram, or its Jacobian's), and solves
+// (G + alpha I) dtheta = Phi^T e. Predictions at shifted parameters go to
+// the backend in batches (framework.PredictShifts), in the dual form
+// theta_f + Phi^T a when it has kernels, so that behind the plugin
+// transport neither the Jacobian nor the M-vectors cross.
 //
 // alpha is chosen per feature by K-fold cross-validation on the train split
 // (folds seeded from the run's seed, the same for every feature): each
@@ -51,8 +56,8 @@ import (
 // basis per fold that serves every candidate (see krylov; it grows only as
 // far as the penalties asked for need, a few dozen steps for the useful
 // ones, instead of a factorization of the fold's system). The rows are put
-// in fold order first, so that each fold is a contiguous block and the
-// products with the other folds' rows are plain matrix products on views.
+// in fold order first, so that each fold is a contiguous block: the other
+// folds' system is K without a block of rows and columns, used in place.
 // The search runs over log10(alpha / mean diag K): down a grid from 4 to -8
 // in steps of 2 until the error rises below the best point (twice while the
 // best is the top one; widening to -16 and 8 when the best is at an edge),
