@@ -368,30 +368,20 @@ func (md *Model) predict(theta []float64, x blas64.General) *mat.Dense {
 // Predict returns the predictions: n x 1 means (regression) or P(Y = 1)
 // (binary), n x K class probabilities (multiclass).
 func (md *Model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	if err := md.ready(ctx); err != nil {
-		return nil, err
-	}
-	xg, err := md.input(x)
+	theta, xg, err := nn.PredictArgs(ctx, "cnn", md.fitted, md.theta, false, nil, x, md.inputs)
 	if err != nil {
 		return nil, err
 	}
-	return md.predict(md.theta, xg), nil
+	return md.predict(theta, xg), nil
 }
 
 // PredictShifted returns the predictions at theta + dtheta.
 func (md *Model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []float64) (*mat.Dense, error) {
-	if err := md.ready(ctx); err != nil {
-		return nil, err
-	}
-	shifted, err := nn.Shifted("cnn", md.theta, dtheta)
+	theta, xg, err := nn.PredictArgs(ctx, "cnn", md.fitted, md.theta, true, dtheta, x, md.inputs)
 	if err != nil {
 		return nil, err
 	}
-	xg, err := md.input(x)
-	if err != nil {
-		return nil, err
-	}
-	return md.predict(shifted, xg), nil
+	return md.predict(theta, xg), nil
 }
 
 // Jacobian returns the per-sample gradients of the predictions (for

@@ -2,8 +2,6 @@ package cnn
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -18,21 +16,7 @@ const pcgStream = 0x636e6e2d6c617a79 // "cnn-lazy"
 // Fit trains the network on the rows of x with responses y (see the package
 // documentation). Fit may be called once.
 func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
-	if md.fitted {
-		return errors.New("cnn: Fit called twice")
-	}
-	xg, err := md.input(x)
-	if err != nil {
-		return err
-	}
-	n := xg.Rows
-	if len(y) != n {
-		return fmt.Errorf("cnn: Fit: %d rows but %d responses", n, len(y))
-	}
-	if err := md.head.Standardize(y); err != nil {
-		return err
-	}
-	target, err := md.head.Targets(y)
+	xg, target, err := md.head.FitArgs(md.fitted, x, md.inputs, y)
 	if err != nil {
 		return err
 	}
@@ -55,22 +39,12 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 // by a generator seeded with seed) on the rows of x; steps <= 0 is one
 // epoch. The last parameters are kept.
 func (md *Model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps int, seed int64) (framework.Model, error) {
-	if err := md.ready(ctx); err != nil {
-		return nil, err
-	}
-	xg, err := md.input(x)
+	xg, target, err := md.head.WarmArgs(ctx, md.fitted, x, md.inputs, y)
 	if err != nil {
 		return nil, err
-	}
-	if len(y) != xg.Rows {
-		return nil, fmt.Errorf("cnn: WarmStart: %d rows but %d responses", xg.Rows, len(y))
 	}
 	nm := *md
 	nm.losses, nm.epochs, nm.fitted = nil, 0, false
-	target, err := nm.head.Targets(y)
-	if err != nil {
-		return nil, err
-	}
 	theta := append([]float64(nil), md.theta...)
 	tr := nm.newTrainer(xg, target, theta)
 	if err := tr.Continue(ctx, nn.NewRNG(seed, nn.WarmStream(pcgStream)), steps); err != nil {

@@ -296,31 +296,21 @@ func (md *Model) predict(theta []float64, x blas64.General) *mat.Dense {
 // regression, sigmoid(net(x)) = P(Y = 1) for binary; n x K softmax class
 // probabilities for multiclass.
 func (md *Model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	if err := md.ready(ctx); err != nil {
-		return nil, err
-	}
-	xg, err := md.input(x)
+	theta, xg, err := nn.PredictArgs(ctx, "mlp", md.fitted, md.theta, false, nil, x, md.inputs)
 	if err != nil {
 		return nil, err
 	}
-	return md.predict(md.theta, xg), nil
+	return md.predict(theta, xg), nil
 }
 
 // PredictShifted returns the predictions at theta + dtheta; theta is left
 // unchanged.
 func (md *Model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []float64) (*mat.Dense, error) {
-	if err := md.ready(ctx); err != nil {
-		return nil, err
-	}
-	shifted, err := nn.Shifted("mlp", md.theta, dtheta)
+	theta, xg, err := nn.PredictArgs(ctx, "mlp", md.fitted, md.theta, true, dtheta, x, md.inputs)
 	if err != nil {
 		return nil, err
 	}
-	xg, err := md.input(x)
-	if err != nil {
-		return nil, err
-	}
-	return md.predict(shifted, xg), nil
+	return md.predict(theta, xg), nil
 }
 
 // signals runs the forward pass at the fitted parameters and backpropagates

@@ -2,8 +2,6 @@ package mlp
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -19,24 +17,11 @@ const pcgStream = 0x6d6c702d6c617a79 // "mlp-lazy"
 // Fit trains the network on the rows of x with responses y. See the package
 // documentation for the procedure. Fit may be called once.
 func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
-	if md.fitted {
-		return errors.New("mlp: Fit called twice")
-	}
-	xg, err := md.input(x)
+	xg, target, err := md.head.FitArgs(md.fitted, x, md.inputs, y)
 	if err != nil {
 		return err
 	}
 	n := xg.Rows
-	if len(y) != n {
-		return fmt.Errorf("mlp: Fit: %d rows but %d responses", n, len(y))
-	}
-	if err := md.head.Standardize(y); err != nil {
-		return err
-	}
-	target, err := md.head.Targets(y)
-	if err != nil {
-		return err
-	}
 
 	rng := nn.NewRNG(md.seed, pcgStream)
 	theta := md.initParams(rng)
@@ -63,21 +48,11 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 // seeded by seed; steps <= 0 means one epoch, ceil(n/batch) steps. The new
 // model keeps its last parameters: there is no early stopping.
 func (md *Model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps int, seed int64) (framework.Model, error) {
-	if err := md.ready(ctx); err != nil {
-		return nil, err
-	}
-	xg, err := md.input(x)
+	xg, target, err := md.head.WarmArgs(ctx, md.fitted, x, md.inputs, y)
 	if err != nil {
 		return nil, err
-	}
-	if len(y) != xg.Rows {
-		return nil, fmt.Errorf("mlp: WarmStart: %d rows but %d responses", xg.Rows, len(y))
 	}
 	nm := &Model{head: md.head, inputs: md.inputs, seed: md.seed, cfg: md.cfg, layers: md.layers, m: md.m}
-	target, err := nm.head.Targets(y)
-	if err != nil {
-		return nil, err
-	}
 	theta := append([]float64(nil), md.theta...)
 	batch := nn.BatchRows(md.cfg.train.Batch, xg.Rows)
 	tr := nn.NewTrainer(&nm.head, nm.newNet(batch, theta), xg, target, theta, batch, md.cfg.train.LR)

@@ -75,3 +75,59 @@ func ColSums(dst []float64, d blas64.General) {
 		}
 	}
 }
+
+// FitArgs makes the checks Fit makes before training (not fitted yet, x
+// with cols columns, one response per row) and returns x as a row-major
+// matrix and the head's training targets, standardising a regression
+// response first (the head keeps mu and sd).
+func (h *Head) FitArgs(fitted bool, x mat.Matrix, cols int, y []float64) (blas64.General, []float64, error) {
+	if fitted {
+		return blas64.General{}, nil, errors.New(h.Name + ": Fit called twice")
+	}
+	xg, err := Input(h.Name, x, cols)
+	if err != nil {
+		return blas64.General{}, nil, err
+	}
+	if len(y) != xg.Rows {
+		return blas64.General{}, nil, fmt.Errorf("%s: Fit: %d rows but %d responses", h.Name, xg.Rows, len(y))
+	}
+	if err := h.Standardize(y); err != nil {
+		return blas64.General{}, nil, err
+	}
+	target, err := h.Targets(y)
+	return xg, target, err
+}
+
+// WarmArgs is FitArgs for WarmStart: the model must be fitted (and ctx
+// live), and the targets use the head's scaling as it is.
+func (h *Head) WarmArgs(ctx context.Context, fitted bool, x mat.Matrix, cols int, y []float64) (blas64.General, []float64, error) {
+	if err := Ready(ctx, h.Name, fitted); err != nil {
+		return blas64.General{}, nil, err
+	}
+	xg, err := Input(h.Name, x, cols)
+	if err != nil {
+		return blas64.General{}, nil, err
+	}
+	if len(y) != xg.Rows {
+		return blas64.General{}, nil, fmt.Errorf("%s: WarmStart: %d rows but %d responses", h.Name, xg.Rows, len(y))
+	}
+	target, err := h.Targets(y)
+	return xg, target, err
+}
+
+// PredictArgs makes the checks every prediction makes (fitted, ctx live,
+// x with cols columns) and returns x as a row-major matrix and the
+// parameters to predict at: theta, or theta + dtheta when shifted.
+func PredictArgs(ctx context.Context, name string, fitted bool, theta []float64, shifted bool, dtheta []float64, x mat.Matrix, cols int) ([]float64, blas64.General, error) {
+	if err := Ready(ctx, name, fitted); err != nil {
+		return nil, blas64.General{}, err
+	}
+	if shifted {
+		var err error
+		if theta, err = Shifted(name, theta, dtheta); err != nil {
+			return nil, blas64.General{}, err
+		}
+	}
+	xg, err := Input(name, x, cols)
+	return theta, xg, err
+}
