@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime/debug"
 	"slices"
-	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
@@ -196,50 +194,16 @@ func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, targets,
 		for i, t := range ts {
 			alphas[i] = scale * math.Pow(10, t)
 		}
-		// Each fold's solver (the Krylov solves, local work) runs
-		// concurrently; their shifted predictions then go to the model in
-		// one batch (one round trip behind the plugin transport). Errors
-		// are summed in fold order, so the result does not depend on the
-		// schedule.
+		// Each fold's solver (the Krylov solves, local work) gives its
+		// shifts; all folds' go to the model in one batch (one round trip
+		// behind the plugin transport), and their errors are summed in
+		// fold order.
 		shifts := make([][]*framework.Shift, len(fs))
-		errs := make([]error, len(fs))
-		fctx, cancel := context.WithCancel(ctx)
-		var wg sync.WaitGroup
 		for i, f := range fs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				// A panic here is outside the framework's recovery of
-				// the estimator's own goroutine: make it this fold's
-				// error.
-				defer func() {
-					if r := recover(); r != nil {
-						errs[i] = fmt.Errorf("fold %d: panic: %v\n%s", i+1, r, debug.Stack())
-						cancel()
-					}
-				}()
-				if shifts[i], errs[i] = f.solve(fctx, alphas); errs[i] != nil {
-					cancel()
-				}
-			}()
-		}
-		wg.Wait()
-		cancel()
-		// Report the first failure in fold order that is not a
-		// cancellation it caused in the other folds; failing that, the
-		// first error of any kind.
-		var first error
-		for _, err := range errs {
-			if err != nil && !errors.Is(err, context.Canceled) {
-				first = err
-				break
+			var err error
+			if shifts[i], err = f.solve(ctx, alphas); err != nil {
+				return nil, fmt.Errorf("cross-validation fold %d: %w", i+1, err)
 			}
-		}
-		if first == nil {
-			first = errors.Join(errs...)
-		}
-		if first != nil {
-			return nil, fmt.Errorf("cross-validation predict: %w", first)
 		}
 		var batch []framework.Shift
 		for _, fsh := range shifts {

@@ -393,8 +393,9 @@ func (r *faultyRF) PredictShifted(ctx context.Context, x mat.Matrix, d []float64
 	return r.rfModel.PredictShifted(ctx, x, d)
 }
 
-// A backend that fails or panics inside a cross-validation fold (the folds
-// run in goroutines of their own) fails the feature with an error: no
+// A backend that fails or panics inside a cross-validation fold (its shifted
+// predictions run in goroutines of their own) fails the feature with an
+// error: no
 // crash, and no fold silently left out of the CV error, even when the
 // backend's error reads as a cancellation while the caller's context is
 // alive. A full model whose train predictions are not finite is an error
