@@ -108,10 +108,15 @@ func (e *remoteError) Is(target error) bool { return e.kind != nil && target == 
 // packUpper returns a's upper triangle row by row.
 func packUpper(a *mat.SymDense) []float64 {
 	raw := a.RawSymmetric()
-	n := raw.N
+	return upperRows(raw.Data, raw.Stride, raw.N)
+}
+
+// upperRows returns the upper triangle, row by row, of the n x n matrix
+// stored row-major in data with the given stride.
+func upperRows(data []float64, stride, n int) []float64 {
 	out := make([]float64, 0, n*(n+1)/2)
 	for i := 0; i < n; i++ {
-		out = append(out, raw.Data[i*raw.Stride+i:i*raw.Stride+n]...)
+		out = append(out, data[i*stride+i:i*stride+n]...)
 	}
 	return out
 }
@@ -134,11 +139,7 @@ func unpackUpper(n int, upper []float64) (*mat.SymDense, error) {
 func upperPB(a *mat.Dense) *pb.Matrix {
 	n, _ := a.Dims()
 	raw := a.RawMatrix()
-	data := make([]float64, 0, n*(n+1)/2)
-	for i := 0; i < n; i++ {
-		data = append(data, raw.Data[i*raw.Stride+i:i*raw.Stride+n]...)
-	}
-	return &pb.Matrix{Rows: int64(n), Cols: int64(n), Data: data, Upper: true}
+	return &pb.Matrix{Rows: int64(n), Cols: int64(n), Data: upperRows(raw.Data, raw.Stride, n), Upper: true}
 }
 
 // exactlySymmetric reports whether the square, non-empty a equals its
