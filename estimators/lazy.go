@@ -88,7 +88,7 @@ var errSingular = errors.New("singular ridge system")
 
 // Reduce fits the lazy reduced model for feature f.
 func (Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
-	g, ok := p.Full.(framework.Gradienter)
+	g, ok := framework.AsGradienter(p.Full)
 	if !ok {
 		return framework.Reduced{}, framework.Usagef("estimator lazy needs a backend with gradients; backend %q has none (use dropout or retrain)", p.BackendName)
 	}
@@ -555,7 +555,7 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 	if n > m {
 		return newPrimal(ctx, g, x, e, k, bounds)
 	}
-	kern, hasKernel := g.(framework.Kerneler)
+	kern, hasKernel := framework.AsKerneler(g)
 	hasKernel = hasKernel && k == 1
 	var j *mat.Dense
 	if !hasKernel {

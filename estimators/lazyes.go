@@ -31,7 +31,7 @@ func (LazyES) Name() string { return "lazy-es" }
 
 // Reduce continues the full model on the dropped train split.
 func (e LazyES) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
-	w, ok := p.Full.(framework.WarmStarter)
+	w, ok := framework.AsWarmStarter(p.Full)
 	if !ok {
 		return framework.Reduced{}, framework.Usagef("estimator lazy-es needs a backend with warm starts; backend %q has none (use dropout or retrain)", p.BackendName)
 	}

@@ -19,7 +19,7 @@ func (Retrain) Name() string { return "retrain" }
 
 // Reduce trains and evaluates the reduced model.
 func (Retrain) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
-	m, err := p.Backend.New(p.Spec)
+	m, err := p.Backend.New(ctx, p.Spec)
 	if err != nil {
 		return framework.Reduced{}, fmt.Errorf("new model: %w", err)
 	}

@@ -224,7 +224,7 @@ func (sp *setup) problem(ctx context.Context, train, eval []int) (*Problem, erro
 	standardise(xtr, xev)
 
 	spec := ModelSpec{Task: sp.task, Inputs: len(sp.featCols), Seed: cfg.Seed, Options: cfg.Options, Classes: sp.classes}
-	full, err := cfg.Backend.New(spec)
+	full, err := cfg.Backend.New(ctx, spec)
 	if err != nil {
 		return nil, fmt.Errorf("full model: %w", err)
 	}

@@ -23,7 +23,7 @@ type meanBackend struct{}
 
 func (meanBackend) Capabilities() framework.Capabilities             { return framework.Capabilities{} }
 func (meanBackend) Options() []framework.OptionInfo                  { return nil }
-func (meanBackend) New(framework.ModelSpec) (framework.Model, error) { return &meanModel{}, nil }
+func (meanBackend) New(context.Context, framework.ModelSpec) (framework.Model, error) { return &meanModel{}, nil }
 
 type meanModel struct{ mean float64 }
 

@@ -47,7 +47,9 @@ func (Backend) Options() []framework.OptionInfo {
 }
 
 // New returns an untrained *Model for spec.
-func (Backend) New(spec framework.ModelSpec) (framework.Model, error) { return NewModel(spec) }
+func (Backend) New(_ context.Context, spec framework.ModelSpec) (framework.Model, error) {
+	return NewModel(spec)
+}
 
 // Model is a random forest as a framework.Model: Predict gives the mean
 // prediction (regression) or the mean share of class 1 over the trees,
