@@ -21,9 +21,11 @@ import (
 // multiple of the first column: enough to exercise the runner.
 type meanBackend struct{}
 
-func (meanBackend) Capabilities() framework.Capabilities             { return framework.Capabilities{} }
-func (meanBackend) Options() []framework.OptionInfo                  { return nil }
-func (meanBackend) New(context.Context, framework.ModelSpec) (framework.Model, error) { return &meanModel{}, nil }
+func (meanBackend) Capabilities() framework.Capabilities { return framework.Capabilities{} }
+func (meanBackend) Options() []framework.OptionInfo      { return nil }
+func (meanBackend) New(context.Context, framework.ModelSpec) (framework.Model, error) {
+	return &meanModel{}, nil
+}
 
 type meanModel struct{ mean float64 }
 
