@@ -126,6 +126,9 @@ func (e Lazy) Configure(settings map[string]string) (framework.Estimator, error)
 // FixedPenalty returns Lambda when it fixes the penalty.
 func (e Lazy) FixedPenalty() (float64, bool) { return e.Lambda, e.Lambda > 0 }
 
+// MinTrainRows implements framework.TrainRower: two rows per fold.
+func (e Lazy) MinTrainRows() int { return 2 * e.folds() }
+
 func (e Lazy) folds() int {
 	if e.Folds == 0 {
 		return DefaultFolds

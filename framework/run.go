@@ -26,6 +26,11 @@ type Config struct {
 	Options     map[string]string
 	TrainFrac   float64 // share of rows in the train split; 0 means 2/3
 	Seed        int64
+	// MinTrain is the fewest rows the train split (with CrossFit, each
+	// train set) must leave; below MinTrainRows means MinTrainRows. Run
+	// raises it to what its estimators need (MinTrainFor), so that a split
+	// too small for them fails before any model is trained, naming the data.
+	MinTrain int
 
 	// CrossFit >= 2 makes Run cross-fit: CrossFit folds, each in turn the
 	// evaluation set of models trained on the others (PrepareFolds);
@@ -38,9 +43,26 @@ type Config struct {
 }
 
 // MinTrainRows is the fewest rows Prepare and PrepareFolds leave for
-// training. An estimator that needs more (lazy: two per cross-validation
-// fold) says so when it runs.
+// training, whatever Config.MinTrain says.
 const MinTrainRows = 6
+
+// TrainRower is the optional interface of an estimator that needs more
+// train rows than MinTrainRows (lazy: two per cross-validation fold).
+type TrainRower interface {
+	MinTrainRows() int
+}
+
+// MinTrainFor returns the fewest train rows the estimators need: the
+// largest of MinTrainRows and their TrainRowers' MinTrainRows.
+func MinTrainFor(ests []Estimator) int {
+	n := MinTrainRows
+	for _, e := range ests {
+		if r, ok := e.(TrainRower); ok {
+			n = max(n, r.MinTrainRows())
+		}
+	}
+	return n
+}
 
 // DefaultTrainFrac is the train share used when Config.TrainFrac is 0.
 const DefaultTrainFrac = 2.0 / 3.0
@@ -77,9 +99,9 @@ func Prepare(ctx context.Context, d *Dataset, cfg Config) (*Problem, error) {
 	}
 	n1 := int(math.Round(frac * float64(n)))
 	n2 := n - n1
-	if n1 < MinTrainRows || n2 < 2 {
+	if n1 < sp.minTrain || n2 < 2 {
 		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few: a %.2f train split of %d rows leaves %d for training (need at least %d) and %d for evaluation (need at least 2)",
-			n, frac, n, n1, MinTrainRows, n2)}
+			n, frac, n, n1, sp.minTrain, n2)}
 	}
 	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed5b11)).Perm(n)
 	return sp.problem(ctx, perm[:n1], perm[n1:])
@@ -99,9 +121,9 @@ func PrepareFolds(ctx context.Context, d *Dataset, cfg Config, k, workers int) (
 		return nil, Usagef("--crossfit must be at least 2, got %d", k)
 	}
 	n, _ := d.X.Dims()
-	if n/k < 2 || n-(n+k-1)/k < MinTrainRows {
+	if n/k < 2 || n-(n+k-1)/k < sp.minTrain {
 		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few for %d cross-fitting folds (each fold needs 2 rows, each train set %d)",
-			n, k, MinTrainRows)}
+			n, k, sp.minTrain)}
 	}
 	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed5b11)).Perm(n)
 	bounds := make([]int, k+1)
@@ -157,6 +179,7 @@ type setup struct {
 	target   int
 	names    []string
 	featCols []int
+	minTrain int
 }
 
 func newSetup(d *Dataset, cfg Config) (*setup, error) {
@@ -196,7 +219,7 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 		}
 		classes = k
 	}
-	sp := &setup{d: d, cfg: cfg, task: task, classes: classes, target: target}
+	sp := &setup{d: d, cfg: cfg, task: task, classes: classes, target: target, minTrain: max(cfg.MinTrain, MinTrainRows)}
 	for j := 0; j < cols; j++ {
 		if j != target {
 			sp.names = append(sp.names, d.Names[j])
@@ -462,6 +485,7 @@ type Report struct {
 // up by name.
 func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimator, opt EstimateOptions) (*Report, error) {
 	start := time.Now()
+	cfg.MinTrain = max(cfg.MinTrain, MinTrainFor(ests))
 	var folds []*Problem
 	if cfg.CrossFit >= 2 {
 		fs, err := PrepareFolds(ctx, d, cfg, cfg.CrossFit, opt.Workers)

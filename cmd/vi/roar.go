@@ -125,7 +125,7 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 	}
 	r.training(prog, d)
 	cfg := r.config(be)
-	cfg.TrainFrac, cfg.Seed = *roarTrainFrac, *roarSeed
+	cfg.TrainFrac, cfg.Seed, cfg.MinTrain = *roarTrainFrac, *roarSeed, framework.MinTrainFor(ests)
 	p, err := framework.Prepare(ctx, d, cfg)
 	if err != nil {
 		return runError(ctx, err)
