@@ -32,15 +32,22 @@ type model struct {
 // Capabilities returns the backend's: what this model can do.
 func (m *model) Capabilities() framework.Capabilities { return m.r.caps }
 
-// matrix runs an RPC on the matrix arguments xs that returns a matrix.
-func (m *model) matrix(ctx context.Context, op string, xs []mat.Matrix, f func(ctx context.Context, ms []*pb.Matrix) (*pb.Matrix, error)) (*mat.Dense, error) {
-	var out *pb.Matrix
+// call runs an RPC on the matrix arguments xs (packed by withArgs) under
+// the connection's watchdog.
+func call[R any](ctx context.Context, m *model, op string, xs []mat.Matrix, f func(ctx context.Context, ms []*pb.Matrix) (R, error)) (R, error) {
+	var out R
 	err := m.c.do(ctx, op, func(ctx context.Context) error {
 		return m.c.withArgs(xs, func(ms []*pb.Matrix) (err error) {
 			out, err = f(ctx, ms)
 			return err
 		})
 	})
+	return out, err
+}
+
+// matrix runs an RPC on the matrix arguments xs that returns a matrix.
+func (m *model) matrix(ctx context.Context, op string, xs []mat.Matrix, f func(ctx context.Context, ms []*pb.Matrix) (*pb.Matrix, error)) (*mat.Dense, error) {
+	out, err := call(ctx, m, op, xs, f)
 	if err != nil {
 		return nil, err
 	}
@@ -120,12 +127,8 @@ func (m *model) Gram(ctx context.Context, x mat.Matrix, e []float64) (*mat.SymDe
 	if !m.r.gram {
 		return framework.JacobianGram(ctx, m, x, e)
 	}
-	var out *pb.GramResponse
-	err := m.c.do(ctx, "Gram", func(ctx context.Context) error {
-		return m.c.withArgs([]mat.Matrix{x}, func(ms []*pb.Matrix) (err error) {
-			out, err = m.c.rpc.Gram(ctx, &pb.GramRequest{ModelId: m.id, X: ms[0], E: vec(e)})
-			return err
-		})
+	out, err := call(ctx, m, "Gram", []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*pb.GramResponse, error) {
+		return m.c.rpc.Gram(ctx, &pb.GramRequest{ModelId: m.id, X: ms[0], E: vec(e)})
 	})
 	if err != nil {
 		return nil, nil, err
@@ -148,16 +151,12 @@ func (m *model) PredictShifts(ctx context.Context, shifts []framework.Shift) ([]
 	for _, s := range shifts {
 		xs = append(xs, s.X, s.XTrain)
 	}
-	var out *pb.PredictShiftsResponse
-	err := m.c.do(ctx, "PredictShifts", func(ctx context.Context) error {
-		return m.c.withArgs(xs, func(ms []*pb.Matrix) (err error) {
-			req := &pb.PredictShiftsRequest{ModelId: m.id, Shifts: make([]*pb.Shift, len(shifts))}
-			for i, s := range shifts {
-				req.Shifts[i] = &pb.Shift{X: ms[2*i], Dtheta: vec(s.DTheta), XTrain: ms[2*i+1], A: vec(s.A)}
-			}
-			out, err = m.c.rpc.PredictShifts(ctx, req)
-			return err
-		})
+	out, err := call(ctx, m, "PredictShifts", xs, func(ctx context.Context, ms []*pb.Matrix) (*pb.PredictShiftsResponse, error) {
+		req := &pb.PredictShiftsRequest{ModelId: m.id, Shifts: make([]*pb.Shift, len(shifts))}
+		for i, s := range shifts {
+			req.Shifts[i] = &pb.Shift{X: ms[2*i], Dtheta: vec(s.DTheta), XTrain: ms[2*i+1], A: vec(s.A)}
+		}
+		return m.c.rpc.PredictShifts(ctx, req)
 	})
 	if err != nil {
 		return nil, err
@@ -181,12 +180,8 @@ func (m *model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, erro
 }
 
 func (m *model) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([]float64, error) {
-	var out *pb.Vector
-	err := m.c.do(ctx, "JacobianTVec", func(ctx context.Context) error {
-		return m.c.withArgs([]mat.Matrix{x}, func(ms []*pb.Matrix) (err error) {
-			out, err = m.c.rpc.JacobianTVec(ctx, &pb.JacobianTVecRequest{ModelId: m.id, X: ms[0], A: vec(a)})
-			return err
-		})
+	out, err := call(ctx, m, "JacobianTVec", []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*pb.Vector, error) {
+		return m.c.rpc.JacobianTVec(ctx, &pb.JacobianTVecRequest{ModelId: m.id, X: ms[0], A: vec(a)})
 	})
 	if err != nil {
 		return nil, err

@@ -15,63 +15,44 @@ type Capable interface {
 	Capabilities() Capabilities
 }
 
-// has reports whether m may be used as an optional interface that needs
-// the capability want says (nil: none beyond the method set).
-func has(m Model, want func(Capabilities) bool) bool {
-	c, ok := m.(Capable)
-	return !ok || want(c.Capabilities())
+// as returns m as a T when it is one and, if it is Capable, its
+// Capabilities satisfy want.
+func as[T any](m Model, want func(Capabilities) bool) (T, bool) {
+	t, ok := m.(T)
+	if !ok {
+		return t, false
+	}
+	if c, ok := m.(Capable); ok && !want(c.Capabilities()) {
+		var zero T
+		return zero, false
+	}
+	return t, true
 }
 
 func gradients(c Capabilities) bool { return c.Gradients }
 
 // AsGradienter returns m as a Gradienter when it is one and, if it is
 // Capable, its Capabilities include Gradients.
-func AsGradienter(m Model) (Gradienter, bool) {
-	g, ok := m.(Gradienter)
-	if !ok || !has(m, gradients) {
-		return nil, false
-	}
-	return g, true
-}
+func AsGradienter(m Model) (Gradienter, bool) { return as[Gradienter](m, gradients) }
 
 // AsKerneler returns m as a Kerneler when it is one and, if it is Capable,
 // its Capabilities include Kernel.
 func AsKerneler(m Model) (Kerneler, bool) {
-	k, ok := m.(Kerneler)
-	if !ok || !has(m, func(c Capabilities) bool { return c.Kernel }) {
-		return nil, false
-	}
-	return k, true
+	return as[Kerneler](m, func(c Capabilities) bool { return c.Kernel })
 }
 
 // AsWarmStarter returns m as a WarmStarter when it is one and, if it is
 // Capable, its Capabilities include WarmStart.
 func AsWarmStarter(m Model) (WarmStarter, bool) {
-	w, ok := m.(WarmStarter)
-	if !ok || !has(m, func(c Capabilities) bool { return c.WarmStart }) {
-		return nil, false
-	}
-	return w, true
+	return as[WarmStarter](m, func(c Capabilities) bool { return c.WarmStart })
 }
 
 // AsGrammer returns m as a Grammer when it is one and, if it is Capable,
 // its Capabilities include Gradients (a Grammer is a Gradienter's
 // option).
-func AsGrammer(m Model) (Grammer, bool) {
-	g, ok := m.(Grammer)
-	if !ok || !has(m, gradients) {
-		return nil, false
-	}
-	return g, true
-}
+func AsGrammer(m Model) (Grammer, bool) { return as[Grammer](m, gradients) }
 
 // AsShiftBatcher returns m as a ShiftBatcher when it is one and, if it is
 // Capable, its Capabilities include Gradients (a ShiftBatcher is a
 // Gradienter's option).
-func AsShiftBatcher(m Model) (ShiftBatcher, bool) {
-	b, ok := m.(ShiftBatcher)
-	if !ok || !has(m, gradients) {
-		return nil, false
-	}
-	return b, true
-}
+func AsShiftBatcher(m Model) (ShiftBatcher, bool) { return as[ShiftBatcher](m, gradients) }
