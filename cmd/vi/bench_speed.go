@@ -191,26 +191,49 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 // features, one estimator at a time so that each one's wall time is its own.
 func speedOnce(ctx context.Context, be framework.Backend, sim *simulate.Data, opts map[string]string, ests []framework.Estimator, workers, nFeatures int, seed int64, prog *progress) (speedRun, error) {
 	d := &framework.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}
+	run, _, err := timeEstimators(ctx, benchInput{data: d, measure: sim.Measure, truth: sim.Truth}, be, opts, ests, workers, nFeatures, seed, prog)
+	run.Case = sim.Setting
+	return run, err
+}
+
+// benchInput is what the estimators are timed on: the data, its response
+// (target "" is the last column), the measure ("" is the task's default)
+// and the true VI of its columns when known.
+type benchInput struct {
+	data            *framework.Dataset
+	target, measure string
+	truth           []float64
+}
+
+// timeEstimators trains the full model on in once and times each
+// estimator over its first nFeatures features (0: all), one estimator at a
+// time so that each one's wall time is its own; it returns the VIs by
+// estimator too.
+func timeEstimators(ctx context.Context, in benchInput, be framework.Backend, opts map[string]string, ests []framework.Estimator, workers, nFeatures int, seed int64, prog *progress) (speedRun, map[string][]float64, error) {
 	start := time.Now()
-	p, err := framework.Prepare(ctx, d, framework.Config{Backend: be, BackendName: "mlp", Options: opts, Seed: seed})
+	p, err := framework.Prepare(ctx, in.data, framework.Config{Target: in.target, Backend: be, BackendName: "mlp", Options: opts, Seed: seed})
 	if err != nil {
-		return speedRun{}, err
+		return speedRun{}, nil, err
 	}
 	defer p.Close()
-	n, _ := sim.X.Dims()
-	run := speedRun{Case: sim.Setting, N: n, P: len(p.FeatureNames), Width: opts["hidden"], Workers: workers, FullSeconds: time.Since(start).Seconds()}
+	n, _ := in.data.X.Dims()
+	run := speedRun{N: n, P: len(p.FeatureNames), Width: opts["hidden"], Workers: workers, FullSeconds: time.Since(start).Seconds()}
 	if e, ok := opts["epochs"]; ok {
 		run.Epochs, _ = strconv.Atoi(e)
 	}
-	m, err := framework.LookupMeasure(sim.Measure)
+	measure := in.measure
+	if measure == "" {
+		measure = framework.DefaultMeasure(p.Task)
+	}
+	m, err := framework.LookupMeasure(measure)
 	if err != nil {
-		return speedRun{}, err
+		return speedRun{}, nil, err
 	}
 	feats := p.Features()
 	if nFeatures > 0 && nFeatures < len(feats) {
 		feats = feats[:nFeatures]
 	}
-	truth := sim.Truth
+	truth := in.truth
 	if truth != nil {
 		truth = truth[:len(feats)]
 	}
@@ -219,7 +242,7 @@ func speedOnce(ctx context.Context, be framework.Backend, sim *simulate.Data, op
 		start := time.Now()
 		res, err := framework.Estimate(ctx, p, m, []framework.Estimator{e}, feats, framework.EstimateOptions{Workers: workers, Progress: prog.update})
 		if err != nil {
-			return speedRun{}, err
+			return speedRun{}, nil, err
 		}
 		total := time.Since(start).Seconds()
 		secs := make([]float64, len(res))
@@ -255,7 +278,7 @@ func speedOnce(ctx context.Context, be framework.Backend, sim *simulate.Data, op
 			r.ErrorMean, r.ErrorAgainst = meanAbsDiff(vis[r.Estimator], ref), "retrain"
 		}
 	}
-	return run, nil
+	return run, vis, nil
 }
 
 func writeSpeedTable(w *bytes.Buffer, runs []speedRun) {
