@@ -30,8 +30,18 @@ import (
 //     folds' Lanczos steps and shifted predictions).
 //   - solve: the matrix-free Krylov solve at the chosen penalty, steps x
 //     (4 n1 M + reorthogonalisation), reported as GFLOP/s on that count.
-var scaleCase struct {
-	once sync.Once
+var scaleCase = scaleProblem{setting: "highdim", n: 10000, rho: 0.5}
+
+// scaleLinear is the linear setting at n 20000 (p 6, M 21601), the size
+// where retrain converges in a few epochs.
+var scaleLinear = scaleProblem{setting: "linear", n: 20000, rho: 0.9}
+
+type scaleProblem struct {
+	setting string
+	n       int
+	rho     float64
+	p       *framework.Problem
+	once    sync.Once
 	g    framework.Gradienter
 	x    *mat.Dense
 	t, e []float64
@@ -39,20 +49,23 @@ var scaleCase struct {
 	err  error
 }
 
-func scaleGet(b *testing.B) {
+func scaleGet(b *testing.B) { scaleCase.get(b) }
+
+func (scaleCase *scaleProblem) get(b *testing.B) {
 	scaleCase.once.Do(func() {
-		sim, err := simulate.Generate("highdim", 10000, 0.5, 1)
+		sim, err := simulate.Generate(scaleCase.setting, scaleCase.n, scaleCase.rho, 1)
 		if err != nil {
 			scaleCase.err = err
 			return
 		}
-		d := &framework.Dataset{Source: "highdim", Names: sim.Names, X: sim.X}
+		d := &framework.Dataset{Source: scaleCase.setting, Names: sim.Names, X: sim.X}
 		p, err := framework.Prepare(context.Background(), d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 1,
 			Options: map[string]string{"hidden": "200,100", "epochs": "20"}})
 		if err != nil {
 			scaleCase.err = err
 			return
 		}
+		scaleCase.p = p
 		scaleCase.g = p.Full.(framework.Gradienter)
 		scaleCase.x = p.Drop(p.XTrain, p.Features()[0])
 		scaleCase.t = p.YTrain
@@ -117,4 +130,20 @@ func BenchmarkScaleSolve(b *testing.B) {
 	}
 	b.ReportMetric(float64(steps), "steps")
 	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchmarkScaleReduce is one whole feature (x1) at scale, both settings.
+func BenchmarkScaleReduce(b *testing.B) {
+	for _, c := range []*scaleProblem{&scaleCase, &scaleLinear} {
+		b.Run(c.setting, func(b *testing.B) {
+			c.get(b)
+			f := c.p.Features()[0]
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := (Lazy{}).Reduce(context.Background(), c.p, f); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
