@@ -306,10 +306,16 @@ type model struct {
 	// for M and NumParams answers from numParams without a call.
 	gradients bool
 	numParams atomic.Int64
+	// report is the plugin's account of Fit (zero when it gave none).
+	report framework.FitReport
 
 	closeOnce sync.Once
 	closeErr  error
 }
+
+// FitReport implements framework.FitReporter with what the plugin said
+// after Fit: the zero FitReport from a plugin that does not report.
+func (m *model) FitReport() framework.FitReport { return m.report }
 
 // matrix runs an RPC returning a matrix.
 func (m *model) matrix(ctx context.Context, op string, f func(ctx context.Context) (*pb.Matrix, error)) (*mat.Dense, error) {
@@ -330,7 +336,11 @@ func (m *model) matrix(ctx context.Context, op string, f func(ctx context.Contex
 
 func (m *model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	err := m.r.do(ctx, "Fit", func(ctx context.Context) error {
-		_, err := m.r.rpc.Fit(ctx, &pb.FitRequest{ModelId: m.id, X: toPB(x), Y: vec(y)})
+		resp, err := m.r.rpc.Fit(ctx, &pb.FitRequest{ModelId: m.id, X: toPB(x), Y: vec(y)})
+		if err == nil && resp.GetReported() {
+			m.report = framework.FitReport{Epochs: int(resp.GetEpochs()), StoppedBy: resp.GetStoppedBy(),
+				ValidRows: int(resp.GetValidRows()), ValidLoss: resp.GetValidLoss()}
+		}
 		return err
 	})
 	if err != nil || !m.gradients {

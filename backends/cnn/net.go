@@ -44,6 +44,7 @@ type Model struct {
 	fitted bool
 	epochs int
 	losses []float64
+	report framework.FitReport // how Fit ended
 }
 
 var (
