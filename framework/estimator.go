@@ -45,8 +45,15 @@ type Problem struct {
 	// Seed is the run's seed; estimators derive their own streams from it.
 	Seed int64
 	// ESSteps is the number of optimizer steps of the early-stopping
-	// estimator lazy-es; 0 means one epoch.
+	// estimator lazy-es; 0 means its default (estimators.DefaultESSteps).
 	ESSteps int
+
+	// How the full model was chosen and trained: the chosen candidate's
+	// name and every candidate's score (none without Config.Candidates;
+	// Spec holds the chosen options), and the model's FitReport.
+	Chosen     string
+	Candidates []CandidateScore
+	FitReport  FitReport
 }
 
 // Drop returns a copy of x with the feature's columns replaced by their train

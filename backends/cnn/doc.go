@@ -52,7 +52,7 @@
 // accuracy (vi estimate --backend cnn --image 8x8).
 //
 // WarmStart continues from the fitted parameters for a number of Adam
-// steps (one epoch by default) with a fresh optimizer state: lazy-es.
+// steps (lazy-es asks for 400 by default) with a fresh optimizer state.
 //
 // # Concurrency
 //

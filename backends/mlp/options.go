@@ -11,10 +11,10 @@ import (
 const (
 	DefaultHidden   = "50"
 	DefaultEpochs   = 2000
-	DefaultPatience = 10
+	DefaultPatience = 20
 	DefaultTol      = 1e-4
 	DefaultLR       = 1e-3
-	DefaultBatch    = 256
+	DefaultBatch    = 64
 )
 
 // config is a parsed ModelSpec.Options.

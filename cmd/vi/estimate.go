@@ -53,7 +53,7 @@ Estimators (--estimators, comma-separated, in output order):
            correlated features).
   retrain  a new model trained without the feature (the reference).
   lazy-es  the full model trained on a few more optimizer steps (--es-steps,
-           default one epoch) on the data without the feature, from its own
+           default 400) on the data without the feature, from its own
            parameters (backends with warm starts: mlp, cnn).
 
 The model comes from a backend (see "vi backends"), run in a subprocess; its
@@ -89,7 +89,7 @@ var (
 	estFlags = newDataFlags(cmdEstimate, []string{"hidden", "epochs", "image"}, map[string]string{
 		"task":   "force the `task`: regression, binary or multiclass (default: binary for a 0/1 response, multiclass for labels 0..K-1 (3 <= K <= 20, each with 5 rows or more), else regression)",
 		"plugin": "run the backend from this external plugin `executable` instead of a built-in one",
-		"hidden": "backend option hidden: hidden layer `widths`, e.g. 50 or 100,50 (backend default when not set)",
+		"hidden": "backend option hidden: hidden layer `widths`, e.g. 50 or 100,50; auto (the mlp's default) chooses among a few on a validation slice",
 		"epochs": "backend option epochs: maximum training `epochs` (backend default when not set)",
 		"image":  "backend option image: the features are the pixels of an image of `HxW`, row-major (backend cnn)",
 	})
@@ -97,7 +97,7 @@ var (
 	estFolds      = cmdEstimate.Flag.Int("folds", framework.DefaultFolds, "cross-validation `folds` for lazy's ridge penalty")
 	estTrainFrac  = cmdEstimate.Flag.Float64("train-frac", framework.DefaultTrainFrac, "`share` of rows in the train split; the rest is for evaluation")
 	estLambda     = cmdEstimate.Flag.Float64("lambda", 0, "fix lazy's ridge penalty to `L` (0: choose it by cross-validation)")
-	estESSteps    = cmdEstimate.Flag.Int("es-steps", 0, "lazy-es: optimizer `steps` from the full model's parameters (0: one epoch)")
+	estESSteps    = cmdEstimate.Flag.Int("es-steps", 0, "lazy-es: optimizer `steps` from the full model's parameters (0: the default, 400)")
 	estLevel      = cmdEstimate.Flag.Float64("level", 0.95, "`level` of the confidence intervals")
 	estSeed       = cmdEstimate.Flag.Int64("seed", 1, "random `seed` of the split, the training and the folds")
 	estWorkers    = cmdEstimate.Flag.Int("workers", runtime.NumCPU(), "estimate `N` features at a time")
@@ -154,7 +154,7 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 		return err
 	}
 	if *estESSteps < 0 {
-		return framework.Usagef("--es-steps must be >= 0 (0: one epoch), got %d", *estESSteps)
+		return framework.Usagef("--es-steps must be >= 0 (0: the default, 400), got %d", *estESSteps)
 	}
 	if *estLambda < 0 {
 		return framework.Usagef("--lambda must be >= 0 (0: by cross-validation), got %g", *estLambda)
@@ -255,6 +255,8 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err != nil {
 		return finishCheckpoint(ckpt, r.out, runError(ctx, err))
 	}
+	rep.Full.Hidden = fullHidden(rep, be, r.opts)
+	printWarnings(rep)
 
 	var buf bytes.Buffer
 	if err := writeReport(&buf, rep, r.format); err != nil {

@@ -1,0 +1,136 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Candidate is one setting of backend options that Prepare may train the
+// full model with (Config.Candidates): its Options are laid over
+// Config.Options. The framework knows nothing of what they mean; vi's
+// --hidden auto makes one Candidate per hidden-layer architecture.
+type Candidate struct {
+	Name    string // how the report names it (full.hidden)
+	Options map[string]string
+}
+
+// CandidateScore is how one candidate did: its loss on the validation
+// slice that its backend's early stopping watched (FitReport).
+type CandidateScore struct {
+	Name string `json:"name"`
+	// ValidLoss is nil when the model held out no validation slice.
+	ValidLoss *float64 `json:"valid_loss"`
+	Epochs    int      `json:"epochs"`
+	StoppedBy string   `json:"stopped_by,omitempty"`
+}
+
+// SelectTol is how much lower (relatively) a later candidate's validation
+// loss must be than an earlier one's to be chosen over it: candidates come
+// cheapest first, and a larger network that is no better on the
+// validation slice only makes every estimator slower.
+const SelectTol = 0.01
+
+// selection is the outcome of fitting the candidates.
+type selection struct {
+	model  Model
+	spec   ModelSpec // the chosen candidate's spec
+	chosen string
+	scores []CandidateScore
+}
+
+// selectFull trains one model per candidate on the rows of x (Workers at a
+// time, at most the number of CPUs) and keeps the one whose validation loss
+// is lowest, preferring an earlier candidate unless a later one is lower by
+// more than SelectTol; the others are released. Every candidate holds out
+// the same validation slice (the backend's, seeded by spec.Seed), so their
+// losses compare. Without candidates it trains spec's model.
+func selectFull(ctx context.Context, be Backend, spec ModelSpec, cands []Candidate, x *mat.Dense, y []float64) (*selection, error) {
+	if len(cands) == 0 {
+		m, err := fitOne(ctx, be, spec, x, y)
+		if err != nil {
+			return nil, err
+		}
+		return &selection{model: m, spec: spec}, nil
+	}
+	specs := make([]ModelSpec, len(cands))
+	for i, c := range cands {
+		specs[i] = spec
+		specs[i].Options = mergeOptions(spec.Options, c.Options)
+	}
+	models := make([]Model, len(cands))
+	errs := make([]error, len(cands))
+	sem := make(chan struct{}, min(len(cands), runtime.NumCPU()))
+	var wg sync.WaitGroup
+	for i := range cands {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			models[i], errs[i] = fitOne(ctx, be, specs[i], x, y)
+		}()
+	}
+	wg.Wait()
+	release := func(keep int) {
+		for i, m := range models {
+			if m != nil && i != keep {
+				Release(m)
+			}
+		}
+	}
+	for i, err := range errs {
+		if err != nil {
+			release(-1)
+			return nil, fmt.Errorf("candidate %s: %w", cands[i].Name, err)
+		}
+	}
+	sel := &selection{scores: make([]CandidateScore, len(cands))}
+	best, bestLoss := -1, 0.0
+	for i, m := range models {
+		fr := FitReportOf(m)
+		sel.scores[i] = CandidateScore{Name: cands[i].Name, Epochs: fr.Epochs, StoppedBy: fr.StoppedBy}
+		// Without a validation slice (too few rows, or a backend that
+		// does not say) there is nothing to choose by.
+		if loss := fr.ValidLoss; fr.ValidRows > 0 && !math.IsNaN(loss) && !math.IsInf(loss, 0) {
+			sel.scores[i].ValidLoss = &loss
+			if best < 0 || loss < bestLoss*(1-SelectTol) {
+				best, bestLoss = i, loss
+			}
+		}
+	}
+	if best < 0 {
+		best = 0
+	}
+	release(best)
+	sel.model, sel.spec, sel.chosen = models[best], specs[best], cands[best].Name
+	return sel, nil
+}
+
+func fitOne(ctx context.Context, be Backend, spec ModelSpec, x *mat.Dense, y []float64) (Model, error) {
+	m, err := be.New(spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Fit(ctx, x, y); err != nil {
+		Release(m)
+		return nil, fmt.Errorf("fit: %w", err)
+	}
+	return m, nil
+}
+
+// mergeOptions returns base with over laid on it, in a new map.
+func mergeOptions(base, over map[string]string) map[string]string {
+	out := make(map[string]string, len(base)+len(over))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
+}
