@@ -41,6 +41,7 @@ run() { # name vi-binary flags...
 
 echo "# $setting n 2000 seed $seed"
 run default "$vi" --estimators lazy,retrain
+[ "${ONLY_DEFAULT:-}" ] && exit 0
 run old-default "$old" --estimators lazy,retrain
 # The reference grid: every architecture trained until the validation loss
 # has not improved for 100 epochs (cap 5000), batch 64.

@@ -8,7 +8,7 @@ import (
 )
 
 // TestFitReport: the report says what ended training, and the validation
-// slice is 15% of the rows by default, none with valid=0.
+// slice is 20% of the rows by default, none with valid=0.
 func TestFitReport(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	x, y := linearData(rng, 400, 4, 0.5, 0.1)
@@ -17,8 +17,8 @@ func TestFitReport(t *testing.T) {
 		stoppedBy string
 		valid     int
 	}{
-		{nil, "patience", 60},
-		{map[string]string{"epochs": "3"}, "cap", 60},
+		{nil, "patience", 80},
+		{map[string]string{"epochs": "3"}, "cap", 80},
 		{map[string]string{"valid": "0"}, "patience", 0},
 		{map[string]string{"valid": "0.25", "epochs": "2"}, "cap", 100},
 	} {

@@ -11,7 +11,7 @@ import (
 // autoHiddenGrid is what --hidden auto (the mlp's default) chooses from on
 // the validation slice, cheapest first; see docs/defaults.md for how it was
 // chosen.
-var autoHiddenGrid = []string{"50", "100", "100,50", "64,64,64"}
+var autoHiddenGrid = []string{"50", "100", "100,50", "200,100"}
 
 // autoHiddenBackend is the backend --hidden auto applies to.
 const autoHiddenBackend = "mlp"
