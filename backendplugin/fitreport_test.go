@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"google.golang.org/protobuf/proto"
 	"gonum.org/v1/gonum/mat"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/pb"

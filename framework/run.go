@@ -255,7 +255,7 @@ func (sp *setup) problem(ctx context.Context, train, eval []int) (*Problem, erro
 		FeatureNames: sp.names, XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev,
 		Full: full, Folds: sp.folds, Lambda: cfg.Lambda, Seed: cfg.Seed, Classes: sp.classes,
 		ESSteps: cfg.ESSteps,
-		Chosen: sel.chosen, Candidates: sel.scores, FitReport: FitReportOf(full),
+		Chosen:  sel.chosen, Candidates: sel.scores, FitReport: FitReportOf(full),
 	}
 	if p.FullEval, err = full.Predict(ctx, xev); err != nil {
 		Release(full)
