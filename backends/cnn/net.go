@@ -45,6 +45,7 @@ type Model struct {
 	epochs int
 	losses []float64
 	report framework.FitReport // how Fit ended
+	adam   *nn.Adam            // the optimizer state Fit ended with, for WarmStart
 }
 
 var (

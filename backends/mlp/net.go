@@ -38,6 +38,7 @@ type Model struct {
 	epochs int                 // epochs run by Fit
 	losses []float64           // monitored loss (validation, else training) after each epoch
 	report framework.FitReport // how Fit ended
+	adam   *nn.Adam            // the optimizer state Fit ended with, for WarmStart
 
 	memo signalMemo // signals of recent inputs at theta (see memo.go)
 }

@@ -38,6 +38,7 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 		return err
 	}
 	md.report = nn.FitReport(res, sp.ValidX.Rows)
+	md.adam = tr.Optimizer()
 	md.theta = res.Best
 	md.fitted = true
 	md.memo.clear()
@@ -50,7 +51,8 @@ func (md *Model) FitReport() framework.FitReport { return md.report }
 
 // WarmStart implements framework.WarmStarter: a new model that starts at
 // this model's fitted parameters (and keeps its response scaling mu, sd)
-// and takes steps Adam steps (a fresh optimizer state, the lr option) on
+// and takes steps Adam steps (the lr option; Adam resumes from the
+// second-moment estimates Fit ended with, see nn.Adam.Resumed) on
 // minibatches of the rows of x, reshuffled every pass with a generator
 // seeded by seed; steps <= 0 means one epoch, ceil(n/batch) steps. The new
 // model keeps its last parameters: there is no early stopping.
@@ -63,6 +65,9 @@ func (md *Model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps
 	theta := append([]float64(nil), md.theta...)
 	batch := nn.BatchRows(md.cfg.train.Batch, xg.Rows)
 	tr := nn.NewTrainer(&nm.head, nm.newNet(batch, theta), xg, target, theta, batch, md.cfg.train.LR)
+	if md.adam != nil {
+		tr.Resume(md.adam)
+	}
 	if err := tr.Continue(ctx, nn.NewRNG(seed, nn.WarmStream(pcgStream)), steps); err != nil {
 		return nil, err
 	}

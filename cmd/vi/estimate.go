@@ -53,7 +53,7 @@ Estimators (--estimators, comma-separated, in output order):
            correlated features).
   retrain  a new model trained without the feature (the reference).
   lazy-es  the full model trained on a few more optimizer steps (--es-steps,
-           default 400) on the data without the feature, from its own
+           default 200) on the data without the feature, from its own
            parameters (backends with warm starts: mlp, cnn).
 
 The model comes from a backend (see "vi backends"), run in a subprocess; its
@@ -97,7 +97,7 @@ var (
 	estFolds      = cmdEstimate.Flag.Int("folds", framework.DefaultFolds, "cross-validation `folds` for lazy's ridge penalty")
 	estTrainFrac  = cmdEstimate.Flag.Float64("train-frac", framework.DefaultTrainFrac, "`share` of rows in the train split; the rest is for evaluation")
 	estLambda     = cmdEstimate.Flag.Float64("lambda", 0, "fix lazy's ridge penalty to `L` (0: choose it by cross-validation)")
-	estESSteps    = cmdEstimate.Flag.Int("es-steps", 0, "lazy-es: optimizer `steps` from the full model's parameters (0: the default, 400)")
+	estESSteps    = cmdEstimate.Flag.Int("es-steps", 0, "lazy-es: optimizer `steps` from the full model's parameters (0: the default, 200)")
 	estLevel      = cmdEstimate.Flag.Float64("level", 0.95, "`level` of the confidence intervals")
 	estSeed       = cmdEstimate.Flag.Int64("seed", 1, "random `seed` of the split, the training and the folds")
 	estWorkers    = cmdEstimate.Flag.Int("workers", runtime.NumCPU(), "estimate `N` features at a time")
@@ -154,7 +154,7 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 		return err
 	}
 	if *estESSteps < 0 {
-		return framework.Usagef("--es-steps must be >= 0 (0: the default, 400), got %d", *estESSteps)
+		return framework.Usagef("--es-steps must be >= 0 (0: the default, 200), got %d", *estESSteps)
 	}
 	if *estLambda < 0 {
 		return framework.Usagef("--lambda must be >= 0 (0: by cross-validation), got %g", *estLambda)

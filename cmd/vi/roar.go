@@ -28,7 +28,7 @@ ordering (replaced by their train mean) and scores the reduced model on the
 evaluation split under each estimator (--estimators, default
 dropout,retrain,lazy-es): retrain is ROAR proper (Hooker et al. 2019),
 dropout keeps the full model, lazy-es continues the full model for
---es-steps optimizer steps (default 400) on the reduced data.
+--es-steps optimizer steps (default 200) on the reduced data.
 
 The score is the measure's larger-is-better value (accuracy; -mse for mse)
 with its standard error sd(IF)/sqrt(n_eval); seconds is the estimator's wall
@@ -51,7 +51,7 @@ var (
 	roarOrdering  = cmdROAR.Flag.String("ordering", "grad", "comma-separated `orderings`: grad, random")
 	roarFractions = cmdROAR.Flag.String("fractions", ".1,.25,.5,.75,.9,.99", "comma-separated `fractions` of features to remove")
 	roarEsts      = cmdROAR.Flag.String("estimators", "dropout,retrain,lazy-es", "comma-separated estimator `names`")
-	roarESSteps   = cmdROAR.Flag.Int("es-steps", 0, "lazy-es: optimizer `steps` from the full model's parameters (0: the default, 400)")
+	roarESSteps   = cmdROAR.Flag.Int("es-steps", 0, "lazy-es: optimizer `steps` from the full model's parameters (0: the default, 200)")
 	roarFolds     = cmdROAR.Flag.Int("folds", 5, "cross-validation `folds` for lazy's ridge penalty")
 	roarLambda    = cmdROAR.Flag.Float64("lambda", 0, "fix lazy's ridge penalty to `L` (0: by cross-validation)")
 	roarTrainFrac = cmdROAR.Flag.Float64("train-frac", framework.DefaultTrainFrac, "`share` of rows in the train split")
@@ -93,7 +93,7 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 	case *roarWorkers < 1:
 		return framework.Usagef("--workers must be at least 1, got %d", *roarWorkers)
 	case *roarESSteps < 0:
-		return framework.Usagef("--es-steps must be >= 0 (0: the default, 400), got %d", *roarESSteps)
+		return framework.Usagef("--es-steps must be >= 0 (0: the default, 200), got %d", *roarESSteps)
 	}
 	orderings, err := parseOrderings(*roarOrdering)
 	if err != nil {

@@ -75,6 +75,13 @@ func NewTrainer(head *Head, net Net, x blas64.General, target, theta []float64, 
 	return tr
 }
 
+// Optimizer returns the trainer's Adam state.
+func (tr *Trainer) Optimizer() *Adam { return tr.opt }
+
+// Resume makes the trainer go on from the optimizer state a (see
+// Adam.Resumed), which must be for as many parameters.
+func (tr *Trainer) Resume(a *Adam) { tr.opt = a.Resumed() }
+
 // EpochSteps is the number of minibatches in one pass over the rows.
 func (tr *Trainer) EpochSteps() int { return (tr.x.Rows + tr.batch - 1) / tr.batch }
 
