@@ -53,6 +53,7 @@ type Problem struct {
 	// Spec holds the chosen options), and the model's FitReport.
 	Chosen     string
 	Candidates []CandidateScore
+	Selection  string // why the choice was not by validation loss, if it was not
 	FitReport  FitReport
 }
 

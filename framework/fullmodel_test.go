@@ -17,8 +17,9 @@ import (
 )
 
 // reportBackend builds meanModels that report a training as its options
-// say: options loss (the validation loss), stop ("patience" or "cap") and
-// slope (the prediction is the train mean plus slope times column 0).
+// say: options loss (the validation loss), rows (the validation rows,
+// default MinSelectRows), stop ("patience" or "cap") and slope (the
+// prediction is the train mean plus slope times column 0).
 // released counts the models released.
 type reportBackend struct{ released *atomic.Int32 }
 
@@ -27,8 +28,12 @@ func (reportBackend) Options() []framework.OptionInfo      { return nil }
 func (b reportBackend) New(spec framework.ModelSpec) (framework.Model, error) {
 	loss, _ := strconv.ParseFloat(spec.Options["loss"], 64)
 	slope, _ := strconv.ParseFloat(spec.Options["slope"], 64)
+	rows := framework.MinSelectRows
+	if r, ok := spec.Options["rows"]; ok {
+		rows, _ = strconv.Atoi(r)
+	}
 	return &reportModel{released: b.released, slope: slope,
-		report: framework.FitReport{Epochs: 7, StoppedBy: spec.Options["stop"], ValidRows: 30, ValidLoss: loss}}, nil
+		report: framework.FitReport{Epochs: 7, StoppedBy: spec.Options["stop"], ValidRows: rows, ValidLoss: loss}}, nil
 }
 
 type reportModel struct {
@@ -70,15 +75,19 @@ func TestPrepareChoosesCandidate(t *testing.T) {
 	d := dataset(200, 3)
 	for _, c := range []struct {
 		losses []string
+		rows   int
 		want   string
 	}{
-		{[]string{"1", "0.995", "0.9"}, "c2"},
-		{[]string{"1", "0.995"}, "c0"},
-		{[]string{"0.5", "0.7", "0.6"}, "c0"},
-		{[]string{"2", "1.5", "1.49"}, "c1"},
+		{[]string{"1", "0.995", "0.9"}, 200, "c2"},
+		{[]string{"1", "0.995"}, 200, "c0"},
+		{[]string{"0.5", "0.7", "0.6"}, 200, "c0"},
+		{[]string{"2", "1.5", "1.49"}, 200, "c1"},
+		// Too few validation rows to choose by: the first.
+		{[]string{"1", "0.5"}, 199, "c0"},
 	} {
 		var released atomic.Int32
-		cfg := framework.Config{Backend: reportBackend{&released}, Seed: 1, Options: map[string]string{"stop": "patience", "loss": "9"},
+		cfg := framework.Config{Backend: reportBackend{&released}, Seed: 1,
+			Options:    map[string]string{"stop": "patience", "loss": "9", "rows": strconv.Itoa(c.rows)},
 			Candidates: candidates(c.losses...)}
 		p, err := framework.Prepare(context.Background(), d, cfg)
 		if err != nil {
@@ -86,6 +95,9 @@ func TestPrepareChoosesCandidate(t *testing.T) {
 		}
 		if p.Chosen != c.want {
 			t.Errorf("losses %v: chose %q, want %q", c.losses, p.Chosen, c.want)
+		}
+		if few := c.rows < framework.MinSelectRows; few != strings.Contains(p.Selection, "too few") {
+			t.Errorf("%d validation rows: selection note %q", c.rows, p.Selection)
 		}
 		k, _ := strconv.Atoi(strings.TrimPrefix(c.want, "c"))
 		if got := p.Spec.Options["loss"]; got != c.losses[k] || p.Spec.Options["stop"] != "patience" {

@@ -255,7 +255,7 @@ func (sp *setup) problem(ctx context.Context, train, eval []int) (*Problem, erro
 		FeatureNames: sp.names, XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev,
 		Full: full, Folds: sp.folds, Lambda: cfg.Lambda, Seed: cfg.Seed, Classes: sp.classes,
 		ESSteps: cfg.ESSteps,
-		Chosen:  sel.chosen, Candidates: sel.scores, FitReport: FitReportOf(full),
+		Chosen:  sel.chosen, Candidates: sel.scores, Selection: sel.note, FitReport: FitReportOf(full),
 	}
 	if p.FullEval, err = full.Predict(ctx, xev); err != nil {
 		Release(full)
@@ -411,6 +411,9 @@ type FullResult struct {
 	// (vi: the hidden layer widths), or what the caller sets.
 	Hidden     string           `json:"hidden,omitempty"`
 	Candidates []CandidateScore `json:"candidates,omitempty"`
+	// Selection says why the choice among the candidates was not made by
+	// the validation loss, when it was not.
+	Selection string `json:"selection,omitempty"`
 	// Baselines are the intercept-only model and Config.Baselines on the
 	// same evaluation rows.
 	Baselines []BaselineScore `json:"baselines,omitempty"`
@@ -530,7 +533,7 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 		rep.NEval = rep.N
 	}
 	rep.Full.Epochs, rep.Full.StoppedBy = p.FitReport.Epochs, p.FitReport.StoppedBy
-	rep.Full.Hidden, rep.Full.Candidates = p.Chosen, p.Candidates
+	rep.Full.Hidden, rep.Full.Candidates, rep.Full.Selection = p.Chosen, p.Candidates, p.Selection
 	if rep.Full.Baselines, rep.Full.R2, err = diagnose(ctx, folds, m, cfg.Baselines); err != nil {
 		return nil, err
 	}

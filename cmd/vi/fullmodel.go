@@ -78,7 +78,11 @@ func writeFullDiagnostics(w io.Writer, r *framework.Report) {
 			for i, c := range f.Candidates {
 				names[i] = c.Name
 			}
-			h += " (auto, of " + strings.Join(names, " | ") + ")"
+			h += " (auto, of " + strings.Join(names, " | ")
+			if f.Selection != "" {
+				h += "; " + f.Selection
+			}
+			h += ")"
 		}
 		parts = append(parts, h)
 	}
