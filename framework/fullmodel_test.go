@@ -183,3 +183,24 @@ func TestRunDiagnostics(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareFoldsChoosesOnce: with cross-fitting the first fold chooses
+// and every fold trains its choice.
+func TestPrepareFoldsChoosesOnce(t *testing.T) {
+	d := dataset(300, 4)
+	cfg := framework.Config{Backend: reportBackend{}, Seed: 1, Options: map[string]string{"stop": "patience"},
+		Candidates: candidates("1", "0.5", "0.8")}
+	folds, err := framework.PrepareFolds(context.Background(), d, cfg, 3, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, p := range folds {
+		if p.Spec.Options["loss"] != "0.5" {
+			t.Errorf("fold %d: options %v, want the chosen loss=0.5", k+1, p.Spec.Options)
+		}
+		p.Close()
+	}
+	if folds[0].Chosen != "c1" || len(folds[0].Candidates) != 3 || len(folds[1].Candidates) != 0 {
+		t.Errorf("fold 1 chose %q among %d, fold 2 among %d; want c1 among 3, then none", folds[0].Chosen, len(folds[0].Candidates), len(folds[1].Candidates))
+	}
+}
