@@ -8,7 +8,8 @@
 # VI is the vi binary under study, OLDVI one built from the commit before
 # (the previous defaults: one layer of 50, stopping on the training loss);
 # SETTING is friedman1 or interaction (n = 2000). Everything runs with one
-# worker; prints one line per measurement.
+# worker; prints one line per measurement. ONLY_DEFAULT=1 runs the default
+# alone, NO_GRID=1 the default and the old default.
 set -euo pipefail
 vi=$1 old=$2 setting=$3 seed=${4:-1}
 dir=$(mktemp -d)
@@ -43,6 +44,7 @@ echo "# $setting n 2000 seed $seed"
 run default "$vi" --estimators lazy,retrain
 [ "${ONLY_DEFAULT:-}" ] && exit 0
 run old-default "$old" --estimators lazy,retrain
+[ "${NO_GRID:-}" ] && exit 0
 # The reference grid: every architecture trained until the validation loss
 # has not improved for 100 epochs (cap 5000), batch 64.
 for h in 50 100 100,50 200,100 64,64,64; do
