@@ -43,7 +43,7 @@ const SelectTol = 0.01
 // fluctuates most, tends to win by chance: on the diabetes data with a
 // planted signal (59 validation rows) (200,100) scored 17% below (50) on
 // the slice and 20% above it on the evaluation rows. Below MinSelectRows
-// the first (cheapest) candidate is kept.
+// the first (cheapest) candidate is kept, and the others are not trained.
 const MinSelectRows = 200
 
 // selection is the outcome of fitting the candidates.
@@ -55,13 +55,15 @@ type selection struct {
 	note   string // why the choice was not by the validation loss, if it was not
 }
 
-// selectFull trains one model per candidate on the rows of x (Workers at a
-// time, at most the number of CPUs) and keeps the one whose validation loss
-// is lowest, preferring an earlier candidate unless a later one is lower by
-// more than SelectTol, or the first when the validation slice is smaller
-// than MinSelectRows; the others are released. Every candidate holds out
-// the same validation slice (the backend's, seeded by spec.Seed), so their
-// losses compare. Without candidates it trains spec's model.
+// selectFull trains one model per candidate on the rows of x and keeps the
+// one whose validation loss is lowest, preferring an earlier candidate
+// unless a later one is lower by more than SelectTol; the others are
+// released. Every candidate holds out the same validation slice (the
+// backend's, seeded by spec.Seed), so their losses compare. The first
+// candidate is trained alone: when its slice is smaller than MinSelectRows
+// (or it reports none) it is kept without training the others, which then
+// train in parallel (at most as many at a time as there are CPUs).
+// Without candidates it trains spec's model.
 func selectFull(ctx context.Context, be Backend, spec ModelSpec, cands []Candidate, x *mat.Dense, y []float64) (*selection, error) {
 	if len(cands) == 0 {
 		m, err := fitOne(ctx, be, spec, x, y)
@@ -77,18 +79,29 @@ func selectFull(ctx context.Context, be Backend, spec ModelSpec, cands []Candida
 	}
 	models := make([]Model, len(cands))
 	errs := make([]error, len(cands))
-	sem := make(chan struct{}, min(len(cands), runtime.NumCPU()))
-	var wg sync.WaitGroup
-	for i := range cands {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			models[i], errs[i] = fitOne(ctx, be, specs[i], x, y)
-		}()
+	models[0], errs[0] = fitOne(ctx, be, specs[0], x, y)
+	first := FitReportOf(models[0])
+	sel := &selection{}
+	switch {
+	case errs[0] != nil:
+	case first.ValidRows == 0:
+		sel.note = "no validation loss to choose by: the first candidate"
+	case first.ValidRows < MinSelectRows:
+		sel.note = fmt.Sprintf("%d validation rows are too few to choose by (below %d): the first candidate", first.ValidRows, MinSelectRows)
+	default:
+		sem := make(chan struct{}, runtime.NumCPU())
+		var wg sync.WaitGroup
+		for i := 1; i < len(cands); i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				models[i], errs[i] = fitOne(ctx, be, specs[i], x, y)
+			}()
+		}
+		wg.Wait()
 	}
-	wg.Wait()
 	release := func(keep int) {
 		for i, m := range models {
 			if m != nil && i != keep {
@@ -102,26 +115,25 @@ func selectFull(ctx context.Context, be Backend, spec ModelSpec, cands []Candida
 			return nil, fmt.Errorf("candidate %s: %w", cands[i].Name, err)
 		}
 	}
-	sel := &selection{scores: make([]CandidateScore, len(cands))}
-	best, bestLoss, rows := -1, 0.0, math.MaxInt
+	best, bestLoss := -1, 0.0
 	for i, m := range models {
+		if m == nil {
+			continue // not trained: the first was kept
+		}
 		fr := FitReportOf(m)
-		rows = min(rows, fr.ValidRows)
-		sel.scores[i] = CandidateScore{Name: cands[i].Name, Epochs: fr.Epochs, StoppedBy: fr.StoppedBy}
-		// Without a validation slice (too few rows, or a backend that
-		// does not say) there is nothing to choose by.
+		score := CandidateScore{Name: cands[i].Name, Epochs: fr.Epochs, StoppedBy: fr.StoppedBy}
+		// Without a validation slice (a backend that does not say)
+		// there is nothing to choose by.
 		if loss := fr.ValidLoss; fr.ValidRows > 0 && !math.IsNaN(loss) && !math.IsInf(loss, 0) {
-			sel.scores[i].ValidLoss = &loss
+			score.ValidLoss = &loss
 			if best < 0 || loss < bestLoss*(1-SelectTol) {
 				best, bestLoss = i, loss
 			}
 		}
+		sel.scores = append(sel.scores, score)
 	}
-	switch {
-	case best < 0:
-		best, sel.note = 0, "no validation loss to choose by: the first candidate"
-	case rows < MinSelectRows:
-		best, sel.note = 0, fmt.Sprintf("%d validation rows are too few to choose by (below %d): the first candidate", rows, MinSelectRows)
+	if best < 0 || sel.note != "" {
+		best = 0
 	}
 	release(best)
 	sel.model, sel.spec, sel.chosen = models[best], specs[best], cands[best].Name

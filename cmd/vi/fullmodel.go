@@ -73,16 +73,15 @@ func writeFullDiagnostics(w io.Writer, r *framework.Report) {
 	var parts []string
 	if f := r.Full; f.Hidden != "" {
 		h := "hidden " + f.Hidden
-		if len(f.Candidates) > 1 {
+		switch {
+		case f.Selection != "":
+			h += " (auto: " + f.Selection + ")"
+		case len(f.Candidates) > 1:
 			names := make([]string, len(f.Candidates))
 			for i, c := range f.Candidates {
 				names[i] = c.Name
 			}
-			h += " (auto, of " + strings.Join(names, " | ")
-			if f.Selection != "" {
-				h += "; " + f.Selection
-			}
-			h += ")"
+			h += " (auto, of " + strings.Join(names, " | ") + ")"
 		}
 		parts = append(parts, h)
 	}

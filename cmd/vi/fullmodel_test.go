@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,7 +14,8 @@ import (
 func TestEstimateHiddenAuto(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(300))
+	// 1600 rows: a validation slice of 213 rows, enough to choose by.
+	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(1600))
 	stdout, stderr, code := vi(t, dir, "estimate", "--data", "data.csv", "--target", "y", "--format", "json",
 		"--estimators", "dropout", "--epochs", "40", "--workers", "2")
 	if code != 0 {
@@ -66,9 +66,16 @@ func TestEstimateHiddenAuto(t *testing.T) {
 		t.Errorf("no warning for a network no better than OLS on linear data: warnings %q, stderr:\n%s", r.Warnings, stderr)
 	}
 
+	// 300 rows: 40 validation rows, too few; the first candidate is kept
+	// and the header says why.
+	writeFile(t, filepath.Join(dir, "small.csv"), linearCSV(300))
+	stdout, stderr, code = vi(t, dir, "estimate", "--data", "small.csv", "--target", "y", "--estimators", "dropout", "--epochs", "40")
+	if code != 0 || !strings.Contains(stdout, "hidden 50 (auto: 40 validation rows are too few") {
+		t.Errorf("small data: exit %d, want the first candidate and why in the header:\n%s%s", code, stdout, stderr)
+	}
+
 	_, stderr, code = vi(t, dir, "estimate", "--data", "data.csv", "--backend", "linear", "--hidden", "auto")
 	if code != 2 || !strings.Contains(stderr, "--hidden auto") {
 		t.Errorf("--hidden auto with the linear backend: exit %d, stderr %q; want 2 and a usage error", code, stderr)
 	}
-	os.Remove(filepath.Join(dir, "data.csv"))
 }
