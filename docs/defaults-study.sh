@@ -9,11 +9,17 @@
 # (the previous defaults: one layer of 50, stopping on the training loss);
 # SETTING is friedman1 or interaction (n = 2000). Everything runs with one
 # worker; prints one line per measurement. ONLY_DEFAULT=1 runs the default
-# alone, NO_GRID=1 the default and the old default.
+# alone, NO_GRID=1 the default and the old default; KEEP=DIR keeps the data
+# (DIR/d.csv) and the reports (DIR/NAME.json), e.g. for docs/oracle_vi.go.
 set -euo pipefail
 vi=$1 old=$2 setting=$3 seed=${4:-1}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+if [ "${KEEP:-}" ]; then # keep the data and the reports in $KEEP
+  dir=$KEEP
+  mkdir -p "$dir"
+else
+  dir=$(mktemp -d)
+  trap 'rm -rf "$dir"' EXIT
+fi
 "$vi" simulate --setting "$setting" --n 2000 --seed "$seed" --out "$dir/d.csv" 2>/dev/null
 truth=$dir/d.truth.json
 
