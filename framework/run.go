@@ -37,10 +37,11 @@ type Config struct {
 	OneHot bool
 
 	// Candidates, when given, are option settings that Prepare trains the
-	// full model with in turn (in parallel), keeping the one its backend's
-	// validation slice scores best (see selectFull); retrain and every
-	// other estimator then use the chosen one (Problem.Spec). Baselines
-	// are scored beside the full model by Run (see Report.Full).
+	// full model with (the first alone, then the others in parallel),
+	// keeping the one its backend's validation slice scores best (see
+	// selectFull; with cross-fitting the first fold chooses); retrain and
+	// every other estimator then use the chosen one (Problem.Spec).
+	// Baselines are scored beside the full model by Run (see Report.Full).
 	Candidates []Candidate
 	Baselines  []Baseline
 }
