@@ -17,8 +17,8 @@ type reportingLinear struct{ *linear }
 
 var testReport = framework.FitReport{Epochs: 12, StoppedBy: "patience", ValidRows: 30, ValidLoss: 0.25}
 
-func (b reportingLinear) New(spec framework.ModelSpec) (framework.Model, error) {
-	m, err := b.linear.New(spec)
+func (b reportingLinear) New(ctx context.Context, spec framework.ModelSpec) (framework.Model, error) {
+	m, err := b.linear.New(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func (s oldFitServer) Fit(ctx context.Context, req *pb.FitRequest) (*pb.FitRespo
 
 func fitReportThrough(t *testing.T, r *remote) framework.FitReport {
 	t.Helper()
-	m, err := r.New(framework.ModelSpec{Task: framework.Regression, Inputs: 2, Seed: 1})
+	m, err := r.New(context.Background(), framework.ModelSpec{Task: framework.Regression, Inputs: 2, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,21 +23,33 @@ func (m stepsModel) WarmStart(_ context.Context, _ mat.Matrix, _ []float64, step
 	return m, nil
 }
 
-// TestLazyESSteps: Steps, else Problem.ESSteps, else DefaultESSteps.
+// TestLazyESSteps: the registered lazy-es (vi's) takes DefaultESSteps
+// steps, a configured one its es-steps, the zero value 0 (one epoch).
 func TestLazyESSteps(t *testing.T) {
-	for _, c := range []struct{ est, problem, want int }{
-		{0, 0, estimators.DefaultESSteps},
-		{0, 50, 50},
-		{20, 50, 20},
+	reg, err := framework.LookupEstimator("lazy-es")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, err := reg.(framework.Configurer).Configure(map[string]string{"es-steps": "50"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		est  framework.Estimator
+		want int
+	}{
+		{reg, estimators.DefaultESSteps},
+		{conf, 50},
+		{estimators.LazyES{}, 0},
 	} {
-		var got int
+		got := -1
 		p := &framework.Problem{Full: stepsModel{&got}, XTrain: mat.NewDense(3, 2, nil), YTrain: make([]float64, 3),
-			XEval: mat.NewDense(2, 2, nil), YEval: make([]float64, 2), FeatureNames: []string{"a", "b"}, ESSteps: c.problem}
-		if _, err := (estimators.LazyES{Steps: c.est}).Reduce(context.Background(), p, p.Features()[0]); err != nil {
+			XEval: mat.NewDense(2, 2, nil), YEval: make([]float64, 2), FeatureNames: []string{"a", "b"}}
+		if _, err := c.est.Reduce(context.Background(), p, p.Features()[0]); err != nil {
 			t.Fatal(err)
 		}
 		if got != c.want {
-			t.Errorf("Steps %d, ESSteps %d: %d steps, want %d", c.est, c.problem, got, c.want)
+			t.Errorf("%+v: %d steps, want %d", c.est, got, c.want)
 		}
 	}
 }

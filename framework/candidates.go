@@ -141,7 +141,7 @@ func selectFull(ctx context.Context, be Backend, spec ModelSpec, cands []Candida
 }
 
 func fitOne(ctx context.Context, be Backend, spec ModelSpec, x *mat.Dense, y []float64) (Model, error) {
-	m, err := be.New(spec)
+	m, err := be.New(ctx, spec)
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,8 @@ type FitReporter interface {
 }
 
 // FitReportOf returns m's FitReport, or the zero FitReport when m has none.
+// FitReporter is not a capability (see capability.go): a model that has
+// the method reports what it knows, the zero FitReport when nothing.
 func FitReportOf(m Model) FitReport {
 	if r, ok := m.(FitReporter); ok {
 		return r.FitReport()

@@ -25,7 +25,7 @@ type reportBackend struct{ released *atomic.Int32 }
 
 func (reportBackend) Capabilities() framework.Capabilities { return framework.Capabilities{} }
 func (reportBackend) Options() []framework.OptionInfo      { return nil }
-func (b reportBackend) New(spec framework.ModelSpec) (framework.Model, error) {
+func (b reportBackend) New(_ context.Context, spec framework.ModelSpec) (framework.Model, error) {
 	loss, _ := strconv.ParseFloat(spec.Options["loss"], 64)
 	slope, _ := strconv.ParseFloat(spec.Options["slope"], 64)
 	rows := framework.MinSelectRows
