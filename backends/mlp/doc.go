@@ -64,7 +64,7 @@
 // docs/defaults.md): stopping on the training loss (the defaults before:
 // patience 3, batch 256, at most 200 epochs) ended training on a plateau of
 // the minibatch noise, or at the cap on the high-dimensional setting, with
-// an evaluation MSE up to twice that of a network trained until its
+// an evaluation MSE up to 1.8 times that of a network trained until its
 // validation loss stops improving.
 //
 // # Concurrency
