@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"math"
+	"math/rand/v2"
 
 	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/mat"
@@ -20,17 +21,25 @@ func Friedman1(n int, seed int64) (*Data, error) {
 	if err := check(n, 0); err != nil {
 		return nil, err
 	}
-	const p = Friedman1P
+	x := independentRows(n, Friedman1P, seed, (*rand.Rand).Float64, 1, func(x []float64) float64 {
+		return 10*math.Sin(math.Pi*x[0]*x[1]) + 20*(x[2]-0.5)*(x[2]-0.5) + 10*x[3] + 5*x[4]
+	})
+	return &Data{Setting: "friedman1", Names: names(Friedman1P), X: x, Measure: "mse", Seed: seed, Truth: Friedman1Truth()}, nil
+}
+
+// independentRows returns n rows of p independent features drawn by draw
+// and, last, the response f(x) plus normal noise of standard deviation sd.
+func independentRows(n, p int, seed int64, draw func(*rand.Rand) float64, sd float64, f func(x []float64) float64) *mat.Dense {
 	rng := newRand(seed)
 	x := mat.NewDense(n, p+1, nil)
 	for i := range n {
 		row := x.RawRowView(i)
 		for j := range p {
-			row[j] = rng.Float64()
+			row[j] = draw(rng)
 		}
-		row[p] = 10*math.Sin(math.Pi*row[0]*row[1]) + 20*(row[2]-0.5)*(row[2]-0.5) + 10*row[3] + 5*row[4] + rng.NormFloat64()
+		row[p] = f(row[:p]) + sd*rng.NormFloat64()
 	}
-	return &Data{Setting: "friedman1", Names: names(p), X: x, Measure: "mse", Seed: seed, Truth: Friedman1Truth()}, nil
+	return x
 }
 
 // Friedman1Truth returns Friedman-1's MSE VIs. The features are
@@ -68,18 +77,10 @@ func Interaction(n int, seed int64) (*Data, error) {
 	if err := check(n, 0); err != nil {
 		return nil, err
 	}
-	const p = InteractionP
-	rng := newRand(seed)
-	x := mat.NewDense(n, p+1, nil)
-	sd := math.Sqrt(NoiseVar)
-	for i := range n {
-		row := x.RawRowView(i)
-		for j := range p {
-			row[j] = rng.NormFloat64()
-		}
-		row[p] = 2*row[0]*row[1] + 1.5*row[2]*row[3] + row[4] + sd*rng.NormFloat64()
-	}
-	return &Data{Setting: "interaction", Names: names(p), X: x, Measure: "mse", Seed: seed,
+	x := independentRows(n, InteractionP, seed, (*rand.Rand).NormFloat64, math.Sqrt(NoiseVar), func(x []float64) float64 {
+		return 2*x[0]*x[1] + 1.5*x[2]*x[3] + x[4]
+	})
+	return &Data{Setting: "interaction", Names: names(InteractionP), X: x, Measure: "mse", Seed: seed,
 		Truth: []float64{4, 4, 2.25, 2.25, 1, 0, 0, 0}}, nil
 }
 
