@@ -24,7 +24,12 @@ from .errors import ModelError
 from .head import MULTICLASS, Head
 from .options import NAME
 
-# jacobianBytes bounds one block of Jacobian rows (and vmap's intermediates,
+# transform_lock serialises functorch's transforms: in torch 1.13 their
+# interpreter stack is shared by all threads, and two concurrent vmaps fail
+# an internal assertion (DynamicLayer.cpp: data.find(layerId) == data.end()).
+transform_lock = threading.Lock()
+
+# JACOBIAN_BYTES bounds one block of Jacobian rows (and vmap's intermediates,
 # a few times that).
 JACOBIAN_BYTES = 64 << 20
 
@@ -207,7 +212,8 @@ class Model:
             for i in range(0, n, rows):
                 xb = x[i:i + rows]
                 try:
-                    grads = per_sample(self.params, self.buffers, xb)
+                    with transform_lock:
+                        grads = per_sample(self.params, self.buffers, xb)
                 except RuntimeError as e:
                     _warn_once("vmap", "%s: functorch.vmap cannot batch this network (%s); gradients one sample at a time" % (NAME, e))
                     grads = self._jacobian_rows_slow(f, xb)
