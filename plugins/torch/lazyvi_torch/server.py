@@ -40,8 +40,9 @@ COOKIE_KEY = "LAZYVI_BACKEND_PLUGIN"
 COOKIE_VALUE = "d9c1c5c2-0f4e-4d55-9a3e-lazyvi-backend"
 PROTOCOL_VERSION = 1
 
-# The matrix cache's byte budget and accounting, as backendplugin's.
-CACHE_BYTES = 64 << 20
+# The matrix cache's byte budget (LAZYVI_TORCH_CACHE_BYTES overrides it, for
+# the tests of cache misses) and accounting, as backendplugin's.
+CACHE_BYTES = int(os.environ.get("LAZYVI_TORCH_CACHE_BYTES", 64 << 20))
 ENTRY_OVERHEAD = 128
 CACHE_MISS = "backendplugin: matrix cache miss"
 
