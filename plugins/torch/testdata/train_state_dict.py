@@ -30,7 +30,7 @@ def main(data, out, x_csv=None, pred_csv=None):
     x = (x - x.mean(0)) / x.std(0, unbiased=False)
     net = tanh.build(x.shape[1], 1).double()
     opt = torch.optim.Adam(net.parameters(), lr=0.01)
-    for epoch in range(300):
+    for epoch in range(60):
         for idx in torch.randperm(len(y)).split(128):
             opt.zero_grad()
             loss = ((net(x[idx])[:, 0] - y[idx]) ** 2).mean()
