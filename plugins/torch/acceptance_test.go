@@ -29,7 +29,7 @@ const (
 var beta = []float64{1.5, 1.2, 1}
 
 // linear simulates the setting with seed and returns it as a data set.
-func linear(t *testing.T, n int, seed int64) (*framework.Dataset, []float64) {
+func linear(t testing.TB, n int, seed int64) (*framework.Dataset, []float64) {
 	t.Helper()
 	sim, err := simulate.Generate("linear", n, accRho, seed)
 	if err != nil {

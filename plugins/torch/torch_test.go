@@ -33,7 +33,7 @@ var (
 
 // requirePython skips (fails under CI=true) when no python the launcher
 // would use has the packages it needs.
-func requirePython(t *testing.T) {
+func requirePython(t testing.TB) {
 	t.Helper()
 	pythonOnce.Do(func() {
 		var errs []string
@@ -76,7 +76,7 @@ func pythons() []string {
 
 // python returns the first interpreter with the packages, for the tests'
 // own scripts.
-func python(t *testing.T) string {
+func python(t testing.TB) string {
 	t.Helper()
 	requirePython(t)
 	for _, py := range pythons() {
@@ -97,7 +97,7 @@ func lastLine(out string, err error) string {
 }
 
 // launcher is the plugin executable's absolute path.
-func launcher(t *testing.T) string {
+func launcher(t testing.TB) string {
 	t.Helper()
 	p, err := filepath.Abs("lazyvi-torch")
 	if err != nil {
@@ -108,7 +108,7 @@ func launcher(t *testing.T) string {
 
 // open starts the plugin with extra environment variables and returns its
 // backend; the process ends with the test.
-func open(t *testing.T, env ...string) framework.Backend {
+func open(t testing.TB, env ...string) framework.Backend {
 	t.Helper()
 	requirePython(t)
 	cmd := exec.Command(launcher(t))
@@ -124,7 +124,7 @@ func open(t *testing.T, env ...string) framework.Backend {
 }
 
 // abs returns the absolute path of a file under testdata.
-func abs(t *testing.T, name string) string {
+func abs(t testing.TB, name string) string {
 	t.Helper()
 	p, err := filepath.Abs(filepath.Join("testdata", name))
 	if err != nil {

@@ -1,0 +1,53 @@
+package torch_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/lazyvi/lazyvi/backendplugin"
+	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// BenchmarkLazyPerFeature times lazy's reduction of one feature (the six
+// features in turn) on the linear setting (n = 2000, rho = 0.9), the full
+// model trained once outside the timing: the Go mlp over the plugin
+// transport (in process, as vi serves it from a subprocess) against
+// lazyvi-torch's default network (the same architecture: one ReLU layer of
+// 50, M = 401) and a user's two-layer tanh module (M = 1313).
+//
+//	go test ./plugins/torch/ -run '^$' -bench LazyPerFeature -benchtime 12x
+func BenchmarkLazyPerFeature(b *testing.B) {
+	d, _ := linear(b, accN, 1)
+	goMLP, stop, err := backendplugin.Pipe("mlp", mlp.Backend{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stop()
+	for _, bc := range []struct {
+		name    string
+		backend func(*testing.B) framework.Backend
+		opts    map[string]string
+	}{
+		{"mlp", func(*testing.B) framework.Backend { return goMLP }, nil},
+		{"torch", func(b *testing.B) framework.Backend { return open(b) }, nil},
+		{"torch-tanh", func(b *testing.B) framework.Backend { return open(b) }, map[string]string{"module": "testdata/tanh.py"}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			be := bc.backend(b)
+			p, err := framework.Prepare(context.Background(), d, framework.Config{Backend: be, Seed: 1, Options: bc.opts})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			feats := p.Features()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := (estimators.Lazy{}).Reduce(context.Background(), p, feats[i%len(feats)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
