@@ -83,7 +83,7 @@ func TestLinearSetting(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains 7 networks on 1333 rows in Python")
 	}
-	b := open(t)
+	b := sharedBackend(t)
 	d, truth := linear(t, accN, 1)
 	res := run(t, b, d, nil, estimators.Lazy{}, estimators.Dropout{}, estimators.Retrain{})
 	checkTruth(t, res, "lazy", truth)
@@ -96,7 +96,7 @@ func TestLinearSettingModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a network on 1333 rows in Python")
 	}
-	b := open(t)
+	b := sharedBackend(t)
 	d, truth := linear(t, accN, 1)
 	res := run(t, b, d, map[string]string{"module": abs(t, "tanh.py")}, estimators.Lazy{}, estimators.Dropout{})
 	checkTruth(t, res, "lazy", truth)

@@ -31,8 +31,8 @@ func BenchmarkLazyPerFeature(b *testing.B) {
 		opts    map[string]string
 	}{
 		{"mlp", func(*testing.B) framework.Backend { return goMLP }, nil},
-		{"torch", func(b *testing.B) framework.Backend { return open(b) }, nil},
-		{"torch-tanh", func(b *testing.B) framework.Backend { return open(b) }, map[string]string{"module": "testdata/tanh.py"}},
+		{"torch", func(b *testing.B) framework.Backend { return sharedBackend(b) }, nil},
+		{"torch-tanh", func(b *testing.B) framework.Backend { return sharedBackend(b) }, map[string]string{"module": "testdata/tanh.py"}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			be := bc.backend(b)

@@ -11,14 +11,14 @@ import (
 // transport, so it is left out (WithoutPlugin).
 
 func TestConformance(t *testing.T) {
-	b := open(t)
+	b := sharedBackend(t)
 	frameworktest.TestBackend(t, b, frameworktest.WithoutPlugin(),
 		frameworktest.WithOptions(map[string]string{"hidden": "16,8", "epochs": "200", "lr": "0.01"}))
 }
 
 // A user's module (two tanh layers, testdata/tanh.py) through module=.
 func TestConformanceModule(t *testing.T) {
-	b := open(t)
+	b := sharedBackend(t)
 	frameworktest.TestBackend(t, b, frameworktest.WithoutPlugin(),
 		frameworktest.WithOptions(map[string]string{"module": abs(t, "tanh.py"), "epochs": "100", "lr": "0.01"}))
 }

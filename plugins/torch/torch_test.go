@@ -106,9 +106,8 @@ func launcher(t testing.TB) string {
 	return p
 }
 
-// open starts the plugin with extra environment variables and returns its
-// backend; the process ends with the test.
-func open(t testing.TB, env ...string) framework.Backend {
+// start starts the plugin with extra environment variables.
+func start(t testing.TB, env ...string) *backendplugin.Client {
 	t.Helper()
 	requirePython(t)
 	cmd := exec.Command(launcher(t))
@@ -119,8 +118,43 @@ func open(t testing.TB, env ...string) framework.Backend {
 	if err != nil {
 		t.Fatalf("start the plugin: %v", err)
 	}
+	return c
+}
+
+// open starts a plugin process of the test's own, with extra environment
+// variables, and returns its backend; the process ends with the test.
+func open(t testing.TB, env ...string) framework.Backend {
+	t.Helper()
+	c := start(t, env...)
 	t.Cleanup(func() { _ = c.Close() })
 	return c.Backend()
+}
+
+// shared is one plugin process for the tests that need no environment of
+// their own (models are independent, and a start-up costs 2-15 s), closed
+// by TestMain.
+var shared struct {
+	mu sync.Mutex
+	c  *backendplugin.Client
+}
+
+// sharedBackend returns the shared process's backend, starting it first.
+func sharedBackend(t testing.TB) framework.Backend {
+	t.Helper()
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.c == nil {
+		shared.c = start(t)
+	}
+	return shared.c.Backend()
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.c != nil {
+		_ = shared.c.Close()
+	}
+	os.Exit(code)
 }
 
 // abs returns the absolute path of a file under testdata.

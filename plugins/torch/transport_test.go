@@ -27,7 +27,10 @@ func TestTransportAdditions(t *testing.T) {
 		{"misses", []string{"LAZYVI_TORCH_CACHE_BYTES=50000"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := open(t, tc.env...)
+			b := sharedBackend(t)
+			if tc.env != nil {
+				b = open(t, tc.env...)
+			}
 			for _, task := range []framework.Task{framework.Regression, framework.Multiclass} {
 				t.Run(task.String(), func(t *testing.T) { checkAdditions(t, b, task) })
 			}

@@ -54,7 +54,7 @@ func TestWeights(t *testing.T) {
 	}
 	script := readPreds(t, predCSV)
 
-	b := open(t)
+	b := sharedBackend(t)
 	opts := map[string]string{"module": abs(t, "tanh.py"), "weights": weights}
 	y := mat.Col(nil, p, d.X)
 	predict := func(fitX, at *mat.Dense) []float64 {

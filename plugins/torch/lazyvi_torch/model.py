@@ -1,7 +1,7 @@
 """A model: one network with its head, fitted once, then read-only.
 
 Gradients are those of the prediction (after the link) with respect to the
-network's trainable parameters, flattened in named_parameters() order, each
+network's parameters, flattened in named_parameters() order, each
 row-major: for the built-in network W1 (out x in), b1, W2, b2, ..., the Go
 mlp's layout. The per-sample Jacobian comes from functorch (vmap of jacrev
 over the rows, in blocks of bounded memory); J^T a is one backward pass;
@@ -68,7 +68,7 @@ class Model:
             raise ModelError("%s: input has no rows" % NAME)
         return x
 
-    def _ready(self):
+    def ready(self):
         if not self.fitted:
             raise ModelError("%s: model is not fitted" % NAME)
 
@@ -142,7 +142,7 @@ class Model:
     def warm_start(self, x, y, steps, seed, alive=None):
         """A new model from this one's parameters (and head), trained steps
         Adam steps (<= 0: one epoch) on x, y, rows shuffled by seed."""
-        self._ready()
+        self.ready()
         self._input(x)
         if len(y) != x.shape[0]:
             raise ModelError("%s: WarmStart: %d rows but %d responses" % (NAME, x.shape[0], len(y)))
@@ -151,8 +151,7 @@ class Model:
         nm.head = copy.copy(self.head)
         nm.inputs, nm.seed, nm.cfg, nm.user = self.inputs, self.seed, self.cfg, self.user
         nm.losses, nm._fit_lock = [], threading.Lock()
-        with self._functional():  # deepcopy reads the network; no one trains it
-            net = copy.deepcopy(self.net)
+        net = copy.deepcopy(self.net)  # self.net is never changed after _finish
         tr = network.Trainer(net, nm.head, x, t, self.cfg.batch, self.cfg.lr, _generator(seed ^ _WARM))
         with self._user_rng(seed ^ _WARM):
             tr.continue_(steps, alive)
@@ -170,13 +169,13 @@ class Model:
         return self.head.link(network.outputs_blocked(lambda xx: f(params, self.buffers, xx), x, self.head.outs))
 
     def predict(self, x):
-        self._ready()
+        self.ready()
         self._input(x)
         with torch.no_grad(), self._functional() as f:
             return self._predict(f, self.params, x)
 
     def predict_shifted(self, x, dtheta):
-        self._ready()
+        self.ready()
         self._input(x)
         with torch.no_grad(), self._functional() as f:
             return self._predict(f, self._shifted(dtheta), x)
@@ -196,7 +195,7 @@ class Model:
     def _jacobian_blocks(self, x):
         """Yields (first row, block of Jacobian rows) over x in row blocks:
         rows i*R + k are the gradients of output k of sample i."""
-        self._ready()
+        self.ready()
         self._input(x)
         R, M = self.head.rows_per_sample(), self.num_params
         rows = max(1, JACOBIAN_BYTES // (8 * R * max(M, 1) * 4))
@@ -240,7 +239,7 @@ class Model:
 
     def jacobian_tvec(self, x, a):
         """J(x)^T a by one backward pass."""
-        self._ready()
+        self.ready()
         self._input(x)
         n = x.shape[0] * self.head.rows_per_sample()
         if a.numel() != n:

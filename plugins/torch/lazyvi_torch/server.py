@@ -172,7 +172,7 @@ class Backend:
 
     def NumParams(self, req, _ctx):
         m = self._model(wire.decode_model_ref(req).model_id)
-        m._ready()
+        m.ready()
         return wire.encode_num_params(m.num_params)
 
     def Jacobian(self, req, _ctx):
@@ -287,10 +287,10 @@ def capabilities():
     return caps
 
 
-def _watch_parent(stop):
-    """Exits when the process that started this one (lazyvi) is gone: this
-    process is then re-parented, and nothing of it must outlive lazyvi."""
-    parent = os.getppid()
+def _watch_parent(parent, stop):
+    """Exits when the process that started this one (lazyvi), pid parent, is
+    gone: this process is then re-parented, and nothing of it must outlive
+    lazyvi."""
     while not stop.is_set():
         if os.getppid() != parent:
             os._exit(1)
@@ -299,6 +299,11 @@ def _watch_parent(stop):
 
 def serve():
     """Serves until lazyvi shuts the plugin down or goes away."""
+    # The launcher read the parent's pid first thing; a parent that died
+    # since has made this process an orphan already.
+    parent = int(os.environ.get("LAZYVI_TORCH_PARENT") or os.getppid())
+    if os.getppid() != parent:
+        os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # lazyvi handles ^C, then ends the plugin
     torch.set_default_dtype(torch.float64)
     stop = threading.Event()
@@ -314,7 +319,7 @@ def serve():
     os.write(1, ("1|%d|tcp|127.0.0.1:%d|grpc\n" % (PROTOCOL_VERSION, port)).encode())
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    threading.Thread(target=_watch_parent, args=(stop,), daemon=True).start()
+    threading.Thread(target=_watch_parent, args=(parent, stop), daemon=True).start()
     stop.wait()
     server.stop(None).wait(1)
     sys.stderr.flush()
