@@ -130,6 +130,20 @@ func open(t testing.TB, env ...string) framework.Backend {
 	return c.Backend()
 }
 
+// readSources reads the plugin's Python files, so that go test's cache,
+// which records the files a test opens, reruns these tests when one
+// changes (the plugin process reads them, out of the cache's sight).
+func readSources() {
+	for _, dir := range []string{".", "lazyvi_torch", "lazyvi_torch/pb", "tests", "testdata"} {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if !e.IsDir() {
+				_, _ = os.ReadFile(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+}
+
 // shared is one plugin process for the tests that need no environment of
 // their own (models are independent, and a start-up costs 2-15 s), closed
 // by TestMain.
@@ -150,6 +164,7 @@ func sharedBackend(t testing.TB) framework.Backend {
 }
 
 func TestMain(m *testing.M) {
+	readSources()
 	code := m.Run()
 	if shared.c != nil {
 		_ = shared.c.Close()
