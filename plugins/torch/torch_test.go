@@ -36,6 +36,7 @@ var (
 func requirePython(t testing.TB) {
 	t.Helper()
 	pythonOnce.Do(func() {
+		readSources()
 		var errs []string
 		for _, py := range pythons() {
 			out, err := exec.Command(py, "-c", "import torch, functorch, grpc, google.protobuf, numpy").CombinedOutput()
@@ -131,8 +132,9 @@ func open(t testing.TB, env ...string) framework.Backend {
 }
 
 // readSources reads the plugin's Python files, so that go test's cache,
-// which records the files a test opens, reruns these tests when one
-// changes (the plugin process reads them, out of the cache's sight).
+// which records the files a test opens (once m.Run has started), reruns
+// these tests when one changes (the plugin process reads them, out of the
+// cache's sight).
 func readSources() {
 	for _, dir := range []string{".", "lazyvi_torch", "lazyvi_torch/pb", "tests", "testdata"} {
 		entries, _ := os.ReadDir(dir)
@@ -164,7 +166,6 @@ func sharedBackend(t testing.TB) framework.Backend {
 }
 
 func TestMain(m *testing.M) {
-	readSources()
 	code := m.Run()
 	if shared.c != nil {
 		_ = shared.c.Close()
