@@ -52,9 +52,10 @@ CACHE_MISS = "backendplugin: matrix cache miss"
 CAPABILITIES = dict(gradients=True, kernel=True, classification=True, multiclass=True,
                     warm_start=True, matrix_cache=True, gram=True, shift_batch=True)
 
-# Threads serving calls: more than lazyvi ever has in flight, so that a
-# health check never waits behind long Fits.
-WORKERS = 64
+# Threads serving calls (created as needed): more than lazyvi has in flight
+# at its usual --workers, so that a health check never queues behind long
+# Fits (the watchdog kills a plugin that does not answer it for 30 s).
+WORKERS = 256
 
 MAX_MESSAGE = 2 ** 31 - 1
 
