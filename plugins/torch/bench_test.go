@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"google.golang.org/grpc/test/bufconn"
+
 	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/backends/mlp"
 	"github.com/lazyvi/lazyvi/estimators"
@@ -20,7 +22,12 @@ import (
 //	go test ./plugins/torch/ -run '^$' -bench LazyPerFeature -benchtime 12x
 func BenchmarkLazyPerFeature(b *testing.B) {
 	d, _ := linear(b, accN, 1)
-	goMLP, stop, err := backendplugin.Pipe("mlp", mlp.Backend{})
+	// The Go mlp behind the plugin transport, over an in-memory connection.
+	lis := bufconn.Listen(1 << 20)
+	srv := backendplugin.NewServer(mlp.Backend{})
+	go func() { _ = srv.Serve(lis) }()
+	defer srv.Stop()
+	goMLP, stop, err := backendplugin.Connect(context.Background(), "mlp", lis.DialContext)
 	if err != nil {
 		b.Fatal(err)
 	}

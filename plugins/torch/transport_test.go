@@ -65,7 +65,7 @@ func checkAdditions(t *testing.T, b framework.Backend, task framework.Task) {
 	if task == framework.Multiclass {
 		spec.Classes = 3
 	}
-	m, err := b.New(spec)
+	m, err := b.New(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,10 @@ func checkAdditions(t *testing.T, b framework.Backend, task framework.Task) {
 	if err := m.Fit(ctx, x, y); err != nil {
 		t.Fatal(err)
 	}
-	g := m.(framework.Gradienter)
+	g, ok := framework.AsGradienter(m)
+	if !ok {
+		t.Fatalf("the model (%T) has no gradients", m)
+	}
 	M := g.NumParams()
 	k := framework.OutputsOf(task, spec.Classes)
 	x2, _ := data(900, 5, 2, task)
@@ -134,7 +137,10 @@ func checkAdditions(t *testing.T, b framework.Backend, task framework.Task) {
 	if err != nil {
 		t.Fatalf("PredictShifts: %v", err)
 	}
-	kr := m.(framework.Kerneler)
+	kr, ok := framework.AsKerneler(m)
+	if !ok {
+		t.Fatalf("the model (%T) has no kernels", m)
+	}
 	jta, err := kr.JacobianTVec(ctx, xt, a)
 	if err != nil {
 		t.Fatal(err)

@@ -59,7 +59,7 @@ func TestWeights(t *testing.T) {
 	y := mat.Col(nil, p, d.X)
 	predict := func(fitX, at *mat.Dense) []float64 {
 		t.Helper()
-		m, err := b.New(framework.ModelSpec{Task: framework.Regression, Inputs: p, Seed: 1, Options: opts})
+		m, err := b.New(context.Background(), framework.ModelSpec{Task: framework.Regression, Inputs: p, Seed: 1, Options: opts})
 		if err != nil {
 			t.Fatal(err)
 		}
