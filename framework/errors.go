@@ -41,3 +41,13 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string        { return e.msg }
 func (e *usageError) Is(target error) bool { return target == ErrUsage }
+
+// ErrNonFinite marks a result that came out NaN or infinite: the arithmetic
+// overflowed (extreme data, or a model that diverged). It is not a usage
+// error, and running again gives the same.
+var ErrNonFinite = errors.New("non-finite result")
+
+// nonFinite is the ErrNonFinite error for what (a measure, a VI), which is v.
+func nonFinite(what string, v float64) error {
+	return fmt.Errorf("%s is %g: %w (extreme values in the data, or a model that diverged)", what, v, ErrNonFinite)
+}

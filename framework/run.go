@@ -69,22 +69,93 @@ func Prepare(ctx context.Context, d *Dataset, cfg Config) (*Problem, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Backend == nil {
+		return nil, Usagef("no backend")
+	}
+	n1, _, err := sp.split()
+	if err != nil {
+		return nil, err
+	}
 	n, _ := d.X.Dims()
-	frac := cfg.TrainFrac
+	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed5b11)).Perm(n)
+	return sp.problem(ctx, perm[:n1], perm[n1:])
+}
+
+// split returns the sizes of the train and evaluation splits of
+// Config.TrainFrac, or an error when they are too small for the folds.
+func (sp *setup) split() (n1, n2 int, err error) {
+	n, _ := sp.d.X.Dims()
+	frac := sp.cfg.TrainFrac
 	if frac == 0 {
 		frac = DefaultTrainFrac
 	}
 	if !(frac > 0 && frac < 1) {
-		return nil, Usagef("--train-frac must be in (0, 1), got %g", frac)
+		return 0, 0, Usagef("--train-frac must be in (0, 1), got %g", frac)
 	}
-	n1 := int(math.Round(frac * float64(n)))
-	n2 := n - n1
+	n1 = int(math.Round(frac * float64(n)))
+	n2 = n - n1
 	if n1 < 2*sp.folds || n2 < 2 {
-		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few: a %.2f train split of %d rows leaves %d for %d folds (need at least %d) and %d for evaluation (need at least 2)",
+		return 0, 0, &InputError{File: sp.d.Source, Msg: fmt.Sprintf("%d rows are too few: a %.2f train split of %d rows leaves %d for %d folds (need at least %d) and %d for evaluation (need at least 2)",
 			n, frac, n, n1, sp.folds, 2*sp.folds, n2)}
 	}
-	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed5b11)).Perm(n)
-	return sp.problem(ctx, perm[:n1], perm[n1:])
+	return n1, n2, nil
+}
+
+// checkCrossFit reports k cross-fitting folds that are too many for the
+// rows: each fold needs 2 evaluation rows and each train set (the other
+// folds) 2 rows per tuning fold.
+func (sp *setup) checkCrossFit(k int) error {
+	if k < 2 {
+		return Usagef("--crossfit must be at least 2, got %d", k)
+	}
+	n, _ := sp.d.X.Dims()
+	if n/k < 2 || n-(n+k-1)/k < 2*sp.folds {
+		return &InputError{File: sp.d.Source, Msg: fmt.Sprintf("%d rows are too few for %d cross-fitting folds (each fold needs 2 rows, each train set %d for %d tuning folds)",
+			n, k, 2*sp.folds, sp.folds)}
+	}
+	return nil
+}
+
+// minSplitRows is the fewest evaluation rows that split inference with one
+// train/evaluation split can use: 2 per half.
+const minSplitRows = 4
+
+// CheckRun makes, before any model is trained, every check of Run that
+// needs no model: the data and its response (newSetup, CheckScale), the
+// rows against the split, the tuning folds and the cross-fitting folds,
+// the evaluation rows that split inference needs, the groups against the
+// columns, the measure against the task, and the level and delta.
+// cfg.Backend is not used: a caller may check before it starts a backend.
+// Run calls it first.
+func CheckRun(d *Dataset, cfg Config, m Measure, opt EstimateOptions) error {
+	sp, err := newSetup(d, cfg)
+	if err != nil {
+		return err
+	}
+	if cfg.CrossFit >= 2 {
+		// Every fold has at least 2 evaluation rows, which is what split
+		// inference needs with several folds.
+		if err := sp.checkCrossFit(cfg.CrossFit); err != nil {
+			return err
+		}
+	} else {
+		_, n2, err := sp.split()
+		if err != nil {
+			return err
+		}
+		if opt.Inference == Split && n2 < minSplitRows {
+			n, _ := d.X.Dims()
+			return &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few: split inference needs at least %d evaluation rows (2 per half), the train split leaves %d (give more rows, a smaller --train-frac, or --inference plain)",
+				n, minSplitRows, n2)}
+		}
+	}
+	if _, err := ResolveFeatures(sp.names, d.Names[sp.target], cfg.Groups, cfg.OneHot); err != nil {
+		return err
+	}
+	if m != nil && !m.Supports(sp.task) {
+		return &InputError{File: d.Source, Column: d.Names[sp.target], Msg: fmt.Sprintf("measure %s does not fit a %s response", m.Name(), sp.task)}
+	}
+	return opt.infer().check()
 }
 
 // PrepareFolds cross-fits: it deals the rows (seeded) into k folds of
@@ -97,14 +168,13 @@ func PrepareFolds(ctx context.Context, d *Dataset, cfg Config, k, workers int) (
 	if err != nil {
 		return nil, err
 	}
-	if k < 2 {
-		return nil, Usagef("--crossfit must be at least 2, got %d", k)
+	if cfg.Backend == nil {
+		return nil, Usagef("no backend")
+	}
+	if err := sp.checkCrossFit(k); err != nil {
+		return nil, err
 	}
 	n, _ := d.X.Dims()
-	if n/k < 2 || n-(n+k-1)/k < 2*sp.folds {
-		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few for %d cross-fitting folds (each fold needs 2 rows, each train set %d for %d tuning folds)",
-			n, k, 2*sp.folds, sp.folds)}
-	}
 	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed5b11)).Perm(n)
 	bounds := make([]int, k+1)
 	for i := range bounds {
@@ -166,9 +236,6 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 	if d == nil || d.X == nil {
 		return nil, Usagef("no data")
 	}
-	if cfg.Backend == nil {
-		return nil, Usagef("no backend")
-	}
 	_, cols := d.X.Dims()
 	if cols < 2 {
 		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("need a response and at least one feature, found %d column(s)", cols)}
@@ -179,6 +246,9 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 		if target, err = d.Column(cfg.Target); err != nil {
 			return nil, err
 		}
+	}
+	if err := d.CheckScale(target); err != nil {
+		return nil, err
 	}
 	y := mat.Col(nil, target, d.X)
 	if isConstant(y) {
@@ -361,7 +431,11 @@ func EstimateFolds(ctx context.Context, folds []*Problem, m Measure, ests []Esti
 		return nil, Usagef("--level must be in (0, 1), got %g", lv)
 	}
 	for k, p := range folds {
-		if _, err := m.Evaluate(p.YEval, p.FullEval); err != nil {
+		s, err := m.Evaluate(p.YEval, p.FullEval)
+		if err == nil {
+			err = s.checkFinite()
+		}
+		if err != nil {
 			if len(folds) > 1 {
 				return nil, fmt.Errorf("measure %s of the full model, fold %d: %w", m.Name(), k+1, err)
 			}
@@ -430,6 +504,9 @@ type Report struct {
 // default (mse for regression, accuracy for binary and multiclass), looked
 // up by name.
 func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimator, opt EstimateOptions) (*Report, error) {
+	if err := CheckRun(d, cfg, m, opt); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	var folds []*Problem
 	if cfg.CrossFit >= 2 {
@@ -481,6 +558,9 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 		score += fs.Value
 	}
 	score /= float64(len(folds))
+	if math.IsNaN(score) || math.IsInf(score, 0) {
+		return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), nonFinite("the score", score))
+	}
 	rep := &Report{
 		RunInfo:   p.Info(m, opt.Level),
 		Inference: opt.Inference.String(), Delta: opt.Delta, Adjust: opt.Adjust.String(), CITruncate: opt.CITruncate,

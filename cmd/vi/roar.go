@@ -87,9 +87,13 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err := checkFitFlags(*roarLevel, *roarTrainFrac, *roarFolds); err != nil {
 		return err
 	}
+	if err := roarFlags.checkNotInput([]fileFlag{{"--plot", *roarPlot}}); err != nil {
+		return err
+	}
+	if err := checkLambda(*roarLambda); err != nil {
+		return err
+	}
 	switch {
-	case *roarLambda < 0:
-		return framework.Usagef("--lambda must be >= 0, got %g", *roarLambda)
 	case *roarWorkers < 1:
 		return framework.Usagef("--workers must be at least 1, got %d", *roarWorkers)
 	case *roarESSteps < 0:
@@ -112,7 +116,7 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 		return err
 	}
 
-	d, err := r.load()
+	d, err := r.load(ctx)
 	if err != nil {
 		return err
 	}
@@ -148,6 +152,9 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err != nil {
 		return runError(ctx, err)
 	}
+	if err := roarFinite(rep); err != nil {
+		return err
+	}
 	var buf bytes.Buffer
 	if err := writeROAR(&buf, rep, r.format, estimatorNames(ests)); err != nil {
 		return err
@@ -156,6 +163,20 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 		return err
 	}
 	return r.emit(&buf)
+}
+
+// roarFinite reports a score or standard error that is not finite.
+func roarFinite(rep *roar.Report) error {
+	if err := checkFinite("the full model", namedValue{"the score", rep.Full.Score}, namedValue{"the standard error", rep.Full.SE}); err != nil {
+		return err
+	}
+	for _, r := range rep.Results {
+		if err := checkFinite(fmt.Sprintf("estimator %s, ordering %s, fraction %g", r.Estimator, r.Ordering, r.Fraction),
+			namedValue{"the score", r.Score}, namedValue{"the standard error", r.SE}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func parseOrderings(s string) ([]string, error) {

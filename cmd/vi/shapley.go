@@ -91,9 +91,13 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err := checkFitFlags(*shpLevel, *shpTrainFrac, *shpFolds); err != nil {
 		return err
 	}
+	if err := shpFlags.checkNotInput([]fileFlag{{"--plot", *shpPlot}}); err != nil {
+		return err
+	}
+	if err := checkLambda(*shpLambda); err != nil {
+		return err
+	}
 	switch {
-	case *shpLambda < 0:
-		return framework.Usagef("--lambda must be >= 0 (0: by cross-validation), got %g", *shpLambda)
 	case *shpWorkers < 1:
 		return framework.Usagef("--workers must be at least 1, got %d", *shpWorkers)
 	case *shpSubsets < 0:
@@ -110,7 +114,7 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 		return err
 	}
 
-	d, err := r.load()
+	d, err := r.load(ctx)
 	if err != nil {
 		return err
 	}
@@ -148,6 +152,9 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 	}
 	rep, err := shapley.Run(ctx, d, cfg, r.measure, reds, ropt)
 	prog.clear()
+	if err == nil {
+		err = shapleyFinite(rep)
+	}
 	if err != nil {
 		return finishCheckpoint(ckpt, r.out, runError(ctx, err))
 	}
@@ -163,6 +170,22 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 		return err
 	}
 	return finishCheckpoint(ckpt, r.out, nil)
+}
+
+// shapleyFinite reports a score or a result that is not finite.
+func shapleyFinite(rep *shapley.Report) error {
+	if err := checkFinite("the full and intercept-only models", namedValue{"the full model's score", rep.Full.Score}, namedValue{"the intercept-only model's score", rep.Empty.Score}); err != nil {
+		return err
+	}
+	for _, r := range rep.Results {
+		if err := checkFinite(fmt.Sprintf("estimator %s, feature %s", r.Estimator, r.Feature),
+			namedValue{"the Shapley value", r.VI}, namedValue{"the standard error", r.SE},
+			namedValue{"the interval's lower end", r.CILow}, namedValue{"the interval's upper end", r.CIHigh},
+			namedValue{"the influence standard error", r.SEInfluence}, namedValue{"the sampling standard error", r.SESampling}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func writeShapley(w io.Writer, rep *shapley.Report, format string, lambda float64) error {
