@@ -52,7 +52,7 @@ func ReadCSV(r io.Reader, source string) (*Dataset, error) {
 		}
 		line, _ := cr.FieldPos(0)
 		for i := range rec {
-			rec[i] = strings.TrimSpace(rec[i])
+			rec[i] = trimField(rec[i])
 		}
 		return rec, line, nil
 	}

@@ -24,7 +24,7 @@ func (e *InputError) Error() string {
 		s += fmt.Sprintf(": row %d", e.Row)
 	}
 	if e.Column != "" {
-		s += fmt.Sprintf(", column %q", e.Column)
+		s += ", column " + quote(e.Column)
 	}
 	return s + ": " + e.Msg
 }

@@ -26,12 +26,12 @@ type Group struct {
 func ParseGroups(spec string) ([]Group, error) {
 	var out []Group
 	for _, part := range strings.Split(spec, ";") {
-		if strings.TrimSpace(part) == "" {
+		if trimField(part) == "" {
 			continue
 		}
 		name, cols, ok := strings.Cut(part, "=")
 		if !ok {
-			return nil, Usagef("--groups: want name=col,col;name=col,... got %s", quote(strings.TrimSpace(part)))
+			return nil, Usagef("--groups: want name=col,col;name=col,... got %s", quote(trimField(part)))
 		}
 		g, err := newGroup(name, cols, ",")
 		if err != nil {
@@ -56,7 +56,7 @@ func ReadGroups(r io.Reader, source string) ([]Group, error) {
 	line := 0
 	for sc.Scan() {
 		line++
-		s := strings.TrimSpace(sc.Text())
+		s := trimField(sc.Text())
 		if s == "" || strings.HasPrefix(s, "#") {
 			continue
 		}
@@ -86,13 +86,13 @@ func LoadGroups(ctx context.Context, path string) ([]Group, error) {
 }
 
 func newGroup(name, cols, sep string) (Group, error) {
-	g := Group{Name: strings.TrimSpace(name)}
+	g := Group{Name: trimField(name)}
 	if g.Name == "" {
-		return Group{}, fmt.Errorf("a group without a name (columns %s)", quote(strings.TrimSpace(cols)))
+		return Group{}, fmt.Errorf("a group without a name (columns %s)", quote(trimField(cols)))
 	}
 	seen := map[string]bool{}
 	for _, c := range strings.Split(cols, sep) {
-		c = strings.TrimSpace(c)
+		c = trimField(c)
 		if c == "" {
 			continue
 		}

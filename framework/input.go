@@ -8,6 +8,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -129,8 +131,15 @@ func (c *crReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// trimField trims white space and zero-width no-break spaces (U+FEFF, the
+// byte order mark, which editors hide) from both ends of a field, a name or
+// a line.
+func trimField(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' })
+}
+
 // maxQuoted is how many bytes of a bad cell or line an error message shows.
-const maxQuoted = 40
+const maxQuoted = 64
 
 // quote is strconv's %q of s, cut to its first maxQuoted bytes (at a rune
 // boundary) with the full length said, so that a huge bad cell does not

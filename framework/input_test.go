@@ -67,10 +67,10 @@ func TestQuoteCutsLongText(t *testing.T) {
 	for s, want := range map[string]string{
 		"":                              `""`,
 		"abc":                           `"abc"`,
-		strings.Repeat("a", 40):         `"` + strings.Repeat("a", 40) + `"`,
-		strings.Repeat("a", 41):         `"` + strings.Repeat("a", 40) + `"... (41 bytes)`,
-		strings.Repeat("é", 30):         `"` + strings.Repeat("é", 20) + `"... (60 bytes)`,
-		"x\n" + strings.Repeat("y", 50): `"x\n` + strings.Repeat("y", 38) + `"... (52 bytes)`,
+		strings.Repeat("a", 64):         `"` + strings.Repeat("a", 64) + `"`,
+		strings.Repeat("a", 65):         `"` + strings.Repeat("a", 64) + `"... (65 bytes)`,
+		"a" + strings.Repeat("é", 40):   `"a` + strings.Repeat("é", 31) + `"... (81 bytes)`, // cut before a rune
+		"x\n" + strings.Repeat("y", 70): `"x\n` + strings.Repeat("y", 62) + `"... (72 bytes)`,
 	} {
 		if got := quote(s); got != want {
 			t.Errorf("quote(%.20q...) = %s, want %s", s, got, want)
