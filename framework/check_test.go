@@ -100,6 +100,11 @@ func TestLargeFeatureIsStandardised(t *testing.T) {
 // before the first fit, as an input or usage error naming the file where
 // the data is at fault.
 func TestCheckRunBeforeAnyFit(t *testing.T) {
+	rare := dataset(60, 1) // a binary response with one positive row
+	for i := 0; i < 60; i++ {
+		rare.X.Set(i, 3, 0)
+	}
+	rare.X.Set(17, 3, 1)
 	for i, tc := range []struct {
 		d    *framework.Dataset
 		cfg  framework.Config
@@ -114,6 +119,9 @@ func TestCheckRunBeforeAnyFit(t *testing.T) {
 		{dataset(50, 1), framework.Config{Groups: []framework.Group{{Name: "g", Columns: []string{"nope"}}}}, nil, framework.EstimateOptions{}, `group "g": no column "nope"`},
 		{dataset(50, 1), framework.Config{Groups: []framework.Group{{Name: "g", Columns: []string{"y"}}}}, nil, framework.EstimateOptions{}, `column "y" is the response`},
 		{dataset(50, 1), framework.Config{}, measures.Accuracy(), framework.EstimateOptions{}, `test.csv, column "y": measure accuracy does not fit a regression response`},
+		{rare, framework.Config{}, measures.AUC(), framework.EstimateOptions{Inference: framework.Split},
+			`test.csv, column "y": a half of the evaluation split (split inference) (10 rows, seed 0): measure auc: the 10 responses are all 0`},
+		{rare, framework.Config{CrossFit: 3}, measures.AUC(), framework.EstimateOptions{}, `test.csv, column "y": a cross-fitting fold (20 rows, seed 0): measure auc`},
 		{dataset(50, 1), framework.Config{}, nil, framework.EstimateOptions{Level: 1.5}, "--level must be in (0, 1)"},
 		{dataset(50, 1), framework.Config{}, nil, framework.EstimateOptions{Delta: math.NaN()}, "--delta must be a finite number"},
 	} {

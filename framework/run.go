@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -76,9 +77,24 @@ func Prepare(ctx context.Context, d *Dataset, cfg Config) (*Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, _ := d.X.Dims()
-	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed5b11)).Perm(n)
+	perm := sp.perm()
 	return sp.problem(ctx, perm[:n1], perm[n1:])
+}
+
+// perm is the seeded order of the rows that the splits and folds cut.
+func (sp *setup) perm() []int {
+	n, _ := sp.d.X.Dims()
+	return rand.New(rand.NewPCG(uint64(sp.cfg.Seed), 0x5eed5b11)).Perm(n)
+}
+
+// foldBounds cuts n rows into k folds of nearly equal size: fold i is
+// rows [bounds[i], bounds[i+1]) of the permutation.
+func foldBounds(n, k int) []int {
+	bounds := make([]int, k+1)
+	for i := range bounds {
+		bounds[i] = i * n / k
+	}
+	return bounds
 }
 
 // split returns the sizes of the train and evaluation splits of
@@ -152,10 +168,76 @@ func CheckRun(d *Dataset, cfg Config, m Measure, opt EstimateOptions) error {
 	if _, err := ResolveFeatures(sp.names, d.Names[sp.target], cfg.Groups, cfg.OneHot); err != nil {
 		return err
 	}
-	if m != nil && !m.Supports(sp.task) {
+	if m == nil {
+		var err error
+		if m, err = LookupMeasure(DefaultMeasure(sp.task)); err != nil {
+			return opt.infer().check() // no measures registered: nothing to check them with
+		}
+	}
+	if !m.Supports(sp.task) {
 		return &InputError{File: d.Source, Column: d.Names[sp.target], Msg: fmt.Sprintf("measure %s does not fit a %s response", m.Name(), sp.task)}
 	}
+	if err := sp.checkScoredRows(m, opt.Inference); err != nil {
+		return err
+	}
 	return opt.infer().check()
+}
+
+// checkScoredRows reports a set of evaluation rows on which the measure
+// cannot score any model (auc on rows of one class, r2 on a constant
+// response): the rows Infer scores the full and the reduced models on, for
+// the seeded split or cross-fitting folds, are known before any model is
+// trained. The measure's usage errors on placeholder predictions (the
+// response itself for regression, equal class probabilities otherwise)
+// tell.
+func (sp *setup) checkScoredRows(m Measure, inf Inference) error {
+	n, _ := sp.d.X.Dims()
+	perm := sp.perm()
+	var sets [][]int
+	where := "the evaluation split"
+	if k := sp.cfg.CrossFit; k >= 2 {
+		b := foldBounds(n, k)
+		for i := 0; i < k; i++ {
+			sets = append(sets, perm[b[i]:b[i+1]])
+		}
+		where = "a cross-fitting fold"
+	} else {
+		n1, _, err := sp.split()
+		if err != nil {
+			return err
+		}
+		eval := perm[n1:]
+		sets = [][]int{eval}
+		if inf == Split {
+			half := (len(eval) + 1) / 2
+			sets = [][]int{eval[:half], eval[half:]}
+			where = "a half of the evaluation split (split inference)"
+		}
+	}
+	outs := 1
+	if sp.task == Multiclass {
+		outs = sp.classes
+	}
+	for _, rows := range sets {
+		y := make([]float64, len(rows))
+		pred := mat.NewDense(len(rows), outs, nil)
+		for i, r := range rows {
+			y[i] = sp.d.X.At(r, sp.target)
+			for c := 0; c < outs; c++ {
+				switch sp.task {
+				case Regression:
+					pred.Set(i, c, y[i])
+				default:
+					pred.Set(i, c, 1/float64(max(outs, 2)))
+				}
+			}
+		}
+		if _, err := m.Evaluate(y, pred); errors.Is(err, ErrUsage) {
+			return &InputError{File: sp.d.Source, Column: sp.d.Names[sp.target],
+				Msg: fmt.Sprintf("%s (%d rows, seed %d): %v; use more rows, another seed or another measure", where, len(rows), sp.cfg.Seed, err)}
+		}
+	}
+	return nil
 }
 
 // PrepareFolds cross-fits: it deals the rows (seeded) into k folds of
@@ -175,11 +257,7 @@ func PrepareFolds(ctx context.Context, d *Dataset, cfg Config, k, workers int) (
 		return nil, err
 	}
 	n, _ := d.X.Dims()
-	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed5b11)).Perm(n)
-	bounds := make([]int, k+1)
-	for i := range bounds {
-		bounds[i] = i * n / k
-	}
+	perm, bounds := sp.perm(), foldBounds(n, k)
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}

@@ -120,6 +120,12 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	cfg := r.config(nil)
+	cfg.TrainFrac, cfg.Seed, cfg.Folds, cfg.Lambda, cfg.ESSteps = *roarTrainFrac, *roarSeed, *roarFolds, *roarLambda, *roarESSteps
+	// Every check that needs no model, before the backend starts.
+	if err := framework.CheckRun(d, cfg, r.measure, framework.EstimateOptions{Level: *roarLevel}); err != nil {
+		return err
+	}
 
 	prog := r.progress("roar " + strings.Join(estimatorNames(ests), "/"))
 	defer prog.clear()
@@ -132,8 +138,7 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 		return err
 	}
 	r.training(prog, d)
-	cfg := r.config(be)
-	cfg.TrainFrac, cfg.Seed, cfg.Folds, cfg.Lambda, cfg.ESSteps = *roarTrainFrac, *roarSeed, *roarFolds, *roarLambda, *roarESSteps
+	cfg.Backend = be
 	p, err := framework.Prepare(ctx, d, cfg)
 	if err != nil {
 		return runError(ctx, err)

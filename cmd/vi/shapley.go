@@ -118,6 +118,12 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	cfg := r.config(nil)
+	cfg.TrainFrac, cfg.Seed, cfg.Folds, cfg.Lambda = *shpTrainFrac, *shpSeed, *shpFolds, *shpLambda
+	// Every check that needs no model, before the backend starts.
+	if err := framework.CheckRun(d, cfg, r.measure, framework.EstimateOptions{Level: *shpLevel}); err != nil {
+		return err
+	}
 	if t, _, ok := responseTask(d, r.target, r.task); ok && t == framework.Multiclass {
 		return errShapleyMulticlass(d.Source)
 	}
@@ -137,8 +143,7 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 		return err
 	}
 	r.training(prog, d)
-	cfg := r.config(be)
-	cfg.TrainFrac, cfg.Seed, cfg.Folds, cfg.Lambda = *shpTrainFrac, *shpSeed, *shpFolds, *shpLambda
+	cfg.Backend = be
 	ropt := shapley.RunOptions{
 		Subsets: *shpSubsets, Exact: *shpExact,
 		Options: shapley.Options{Workers: *shpWorkers, Level: *shpLevel, Progress: prog.update},
