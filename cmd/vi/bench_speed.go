@@ -92,6 +92,9 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 		if *format != "table" && *format != "json" {
 			return framework.Usagef("bench %s: unknown --format %q (want table or json)", setting, *format)
 		}
+		if err := checkLambda(*lambda); err != nil {
+			return err
+		}
 		if *out != "" {
 			if err := checkOutDir(*out); err != nil {
 				return err

@@ -78,6 +78,15 @@ func TestBadInputBeforeAnyFit(t *testing.T) {
 	}
 }
 
+// TestBenchLambdaNaN: vi bench checks --lambda as the other commands do.
+func TestBenchLambdaNaN(t *testing.T) {
+	t.Parallel()
+	_, stderr, code := vi(t, t.TempDir(), "bench", "highdim", "--lambda", "NaN")
+	if code != 2 || !strings.Contains(stderr, "--lambda must be a finite number >= 0") {
+		t.Errorf("exit code %d, stderr %q; want 2 and the --lambda error", code, stderr)
+	}
+}
+
 // TestOutNeverOverwritesInput: --out (and --plot) naming an input file, by
 // any name, is a usage error and leaves the input as it was.
 func TestOutNeverOverwritesInput(t *testing.T) {
