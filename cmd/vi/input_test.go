@@ -94,6 +94,7 @@ func TestOutNeverOverwritesInput(t *testing.T) {
 	data := linearCSV(40)
 	writeFile(t, filepath.Join(dir, "good.csv"), data)
 	writeFile(t, filepath.Join(dir, "g.txt"), "g: x1, x2\n")
+	writeFile(t, filepath.Join(dir, "o.json.partial"), data)
 	if err := os.Link(filepath.Join(dir, "good.csv"), filepath.Join(dir, "hard.csv")); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestOutNeverOverwritesInput(t *testing.T) {
 		{[]string{"estimate", "--data", "good.csv", "--out", "hard.csv"}, "--out hard.csv is the same file as --data good.csv"},
 		{[]string{"estimate", "--data", "sym.csv", "--out", "good.csv"}, "--out good.csv is the same file as --data sym.csv"},
 		{[]string{"estimate", "--data", "good.csv", "--groups-file", "g.txt", "--out", "g.txt"}, "--out g.txt is --groups-file g.txt"},
-		{[]string{"estimate", "--data", "good.csv.partial", "--out", "good.csv"}, ""}, // no such data file: another error
+		{[]string{"estimate", "--data", "o.json.partial", "--out", "o.json"}, "--out's checkpoint o.json.partial is --data o.json.partial"},
 		{[]string{"shapley", "--data", "good.csv", "--out", "good.csv"}, "--out good.csv is --data good.csv"},
 		{[]string{"roar", "--data", "good.csv", "--out", "sym.csv"}, "--out sym.csv is the same file as --data good.csv"},
 	} {
@@ -120,7 +121,7 @@ func TestOutNeverOverwritesInput(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("vi %s: exit code %d, stderr %q; want 2 and one line with %q", strings.Join(tc.args, " "), code, stderr, tc.want)
 		}
-		for _, f := range []string{"good.csv", "hard.csv", "sym.csv"} {
+		for _, f := range []string{"good.csv", "hard.csv", "sym.csv", "o.json.partial"} {
 			if b, err := os.ReadFile(filepath.Join(dir, f)); err != nil || string(b) != data {
 				t.Fatalf("vi %s: %s changed (%v)", strings.Join(tc.args, " "), f, err)
 			}
