@@ -133,14 +133,14 @@ func checkHeader(source string, names []string) error {
 }
 
 // ParseNumber parses a finite number in the decimal grammar that R's
-// read.csv and pandas agree on: an optional sign, digits with at most one
-// decimal point (at least one digit), and an optional exponent (e or E, an
-// optional sign, digits); the caller trims surrounding spaces. Go's other
-// literal forms (digit separators "1_000", hexadecimal "0x1p-2") and the
-// non-finite words (NaN, Inf, Infinity) are rejected, as are values beyond
-// float64's range (1e400); values below its smallest subnormal read as 0,
-// as in R and pandas. Its errors are one-line messages for InputError, with
-// a long cell cut short.
+// read.csv and pandas read as numbers: an optional sign, digits with at most
+// one decimal point (at least one digit), and an optional exponent (e or E,
+// an optional sign, digits); the caller trims surrounding spaces. Go's
+// other literal forms (digit separators "1_000", hexadecimal "0x1p-2"), the
+// words for missing and non-finite values (NA, NaN, Inf, Infinity) and
+// values beyond float64's range (1e400) are rejected; values below its
+// smallest subnormal read as 0, as C's strtod has them. Its errors are
+// one-line messages for InputError, with a long cell cut short.
 func ParseNumber(s string) (float64, error) {
 	if !isDecimal(s) {
 		return 0, notDecimal(s)

@@ -140,9 +140,11 @@ const minSplitRows = 4
 // needs no model: the data and its response (newSetup, CheckScale), the
 // rows against the split, the tuning folds and the cross-fitting folds,
 // the evaluation rows that split inference needs, the groups against the
-// columns, the measure against the task, and the level and delta.
-// cfg.Backend is not used: a caller may check before it starts a backend.
-// Run calls it first.
+// columns, the measure (nil: the task's default) against the task and
+// against the evaluation rows it will score (checkScoredRows), and the
+// level and delta. Its errors are usage errors, *InputErrors where the data
+// is at fault. cfg.Backend is not used: a caller may check before it
+// starts a backend. Run calls it first.
 func CheckRun(d *Dataset, cfg Config, m Measure, opt EstimateOptions) error {
 	sp, err := newSetup(d, cfg)
 	if err != nil {
