@@ -153,6 +153,9 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err := estFlags.checkNotInput(nil, fileFlag{"--groups-file", *estGroupsFile}); err != nil {
 		return err
 	}
+	if estFlags.data == framework.Stdin && *estGroupsFile == framework.Stdin {
+		return framework.Usagef("--data - and --groups-file - cannot both read standard input")
+	}
 	if err := checkFitFlags(*estLevel, *estTrainFrac, *estFolds); err != nil {
 		return err
 	}

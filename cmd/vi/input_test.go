@@ -145,6 +145,10 @@ func TestDataFromStdin(t *testing.T) {
 	if got := strings.Count(out.String(), ",dropout,"); got != 3 {
 		t.Errorf("want 3 results (x1, x2, x3), got %d:\n%s", got, out.String())
 	}
+	cmd = exec.Command(viBin, "estimate", "--data", "-", "--groups-file", "-")
+	if b, err := cmd.CombinedOutput(); err == nil || cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(b), "cannot both read standard input") {
+		t.Errorf("--data - --groups-file -: %v, %q", err, b)
+	}
 	cmd = exec.Command(viBin, "estimate", "--data", "-")
 	cmd.Stdin = strings.NewReader("a,b\n1,x\n")
 	b, err := cmd.CombinedOutput()
