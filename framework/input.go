@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -138,19 +139,27 @@ func trimField(s string) string {
 	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' })
 }
 
-// maxQuoted is how many bytes of a bad cell or line an error message shows.
-const maxQuoted = 64
+// maxQuoted is how long a bad cell or line may be, quoted, in an error
+// message.
+const maxQuoted = 66
 
-// quote is strconv's %q of s, cut to its first maxQuoted bytes (at a rune
-// boundary) with the full length said, so that a huge bad cell does not
-// flood the message.
+// quote is strconv.Quote of s, cut (at a rune boundary) so that the quoted
+// text is at most maxQuoted bytes long, with the full length said, so that
+// a huge bad cell (or one whose every byte needs an escape) does not flood
+// the message.
 func quote(s string) string {
-	if len(s) <= maxQuoted {
-		return fmt.Sprintf("%q", s)
+	q := strconv.Quote(s)
+	if len(q) <= maxQuoted {
+		return q
 	}
-	cut := maxQuoted
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
+	cut := min(len(s), maxQuoted)
+	for {
+		for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		if q = strconv.Quote(s[:cut]); len(q) <= maxQuoted || cut == 0 {
+			return fmt.Sprintf("%s... (%d bytes)", q, len(s))
+		}
 		cut--
 	}
-	return fmt.Sprintf("%q... (%d bytes)", s[:cut], len(s))
 }

@@ -70,7 +70,8 @@ func TestQuoteCutsLongText(t *testing.T) {
 		strings.Repeat("a", 64):         `"` + strings.Repeat("a", 64) + `"`,
 		strings.Repeat("a", 65):         `"` + strings.Repeat("a", 64) + `"... (65 bytes)`,
 		"a" + strings.Repeat("é", 40):   `"a` + strings.Repeat("é", 31) + `"... (81 bytes)`, // cut before a rune
-		"x\n" + strings.Repeat("y", 70): `"x\n` + strings.Repeat("y", 62) + `"... (72 bytes)`,
+		"x\n" + strings.Repeat("y", 70): `"x\n` + strings.Repeat("y", 61) + `"... (72 bytes)`,
+		strings.Repeat("\x7f", 30):      `"` + strings.Repeat(`\x7f`, 16) + `"... (30 bytes)`, // escapes count
 	} {
 		if got := quote(s); got != want {
 			t.Errorf("quote(%.20q...) = %s, want %s", s, got, want)
