@@ -20,7 +20,7 @@ type countingBackend struct {
 	fits *int
 }
 
-func (b countingBackend) New(spec framework.ModelSpec) (framework.Model, error) {
+func (b countingBackend) New(_ context.Context, spec framework.ModelSpec) (framework.Model, error) {
 	return &countingModel{fits: b.fits}, nil
 }
 
@@ -115,7 +115,7 @@ func TestCheckRunBeforeAnyFit(t *testing.T) {
 		{dataset(10, 1), framework.Config{}, nil, framework.EstimateOptions{Inference: framework.Split},
 			"test.csv: 10 rows are too few: split inference needs at least 4 evaluation rows (2 per half), the train split leaves 3"},
 		{dataset(20, 1), framework.Config{CrossFit: 11}, nil, framework.EstimateOptions{}, "test.csv: 20 rows are too few for 11 cross-fitting folds"},
-		{dataset(12, 1), framework.Config{Folds: 5}, nil, framework.EstimateOptions{}, "test.csv: 12 rows are too few"},
+		{dataset(12, 1), framework.Config{MinTrain: 10}, nil, framework.EstimateOptions{}, "test.csv: 12 rows are too few"},
 		{dataset(50, 1), framework.Config{Groups: []framework.Group{{Name: "g", Columns: []string{"nope"}}}}, nil, framework.EstimateOptions{}, `group "g": no column "nope"`},
 		{dataset(50, 1), framework.Config{Groups: []framework.Group{{Name: "g", Columns: []string{"y"}}}}, nil, framework.EstimateOptions{}, `column "y" is the response`},
 		{dataset(50, 1), framework.Config{}, measures.Accuracy(), framework.EstimateOptions{}, `test.csv, column "y": measure accuracy does not fit a regression response`},

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 
 	"github.com/lazyvi/lazyvi/framework"
@@ -228,15 +227,6 @@ func runError(ctx context.Context, err error) error {
 	return err
 }
 
-// checkLambda checks a --lambda: a finite penalty >= 0 (0: chosen by
-// cross-validation).
-func checkLambda(lambda float64) error {
-	if !(lambda >= 0) || math.IsInf(lambda, 1) {
-		return framework.Usagef("--lambda must be a finite number >= 0 (0: by cross-validation), got %g", lambda)
-	}
-	return nil
-}
-
 // checkNotInput reports an output file of the command that is one of its
 // input files, compared by file identity (os.SameFile, so that another
 // name, a hard link or a symbolic link is caught too): writing it would
@@ -252,15 +242,14 @@ func (f *dataFlags) checkNotInput(outs []fileFlag, ins ...fileFlag) error {
 }
 
 // checkFitFlags checks the flags that every estimating command has, in
-// this order: --level, --train-frac and --folds.
-func checkFitFlags(level, trainFrac float64, folds int) error {
+// this order: --level and --train-frac (the estimators' settings, such as
+// --folds, are checked by settingFlags.check).
+func checkFitFlags(level, trainFrac float64) error {
 	switch {
 	case !(level > 0 && level < 1):
 		return framework.Usagef("--level must be in (0, 1), got %g", level)
 	case !(trainFrac > 0 && trainFrac < 1):
 		return framework.Usagef("--train-frac must be in (0, 1), got %g", trainFrac)
-	case folds < 2:
-		return framework.Usagef("--folds must be at least 2, got %d", folds)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"io"
@@ -59,7 +60,7 @@ func FuzzOpt(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = be.New(framework.ModelSpec{Task: framework.Regression, Inputs: 4, Options: opts})
+			_, err = be.New(context.Background(), framework.ModelSpec{Task: framework.Regression, Inputs: 4, Options: opts})
 			if err != nil {
 				if !errors.Is(err, framework.ErrUsage) || strings.ContainsAny(err.Error(), "\r\n") {
 					t.Fatalf("backend %s: want a one-line usage error, got %T %q", name, err, err)
