@@ -153,6 +153,12 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err := estFlags.checkOutput(); err != nil {
 		return err
 	}
+	if err := estFlags.checkNotInput(nil, fileFlag{"--groups-file", *estGroupsFile}); err != nil {
+		return err
+	}
+	if estFlags.data == framework.Stdin && *estGroupsFile == framework.Stdin {
+		return framework.Usagef("--data - and --groups-file - cannot both read standard input")
+	}
 	if err := checkFitFlags(*estLevel, *estTrainFrac); err != nil {
 		return err
 	}
@@ -176,7 +182,7 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	if *estCrossfit >= 2 && set["train-frac"] {
 		return framework.Usagef("--train-frac and --crossfit exclude each other (cross-fitting evaluates every fold in turn)")
 	}
-	groups, onehot, err := groupFlags()
+	groups, onehot, err := groupFlags(ctx)
 	if err != nil {
 		return err
 	}
@@ -193,7 +199,7 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	}
 
 	// The data, and what can be checked with it before a backend starts.
-	d, err := r.load()
+	d, err := r.load(ctx)
 	if err != nil {
 		return err
 	}
@@ -202,7 +208,26 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 			return err
 		}
 	}
-	if err := checkGroups(d, r.target, groups, onehot); err != nil {
+	cfg := r.config(nil)
+	cfg.TrainFrac, cfg.Seed = *estTrainFrac, *estSeed
+	cfg.CrossFit, cfg.Groups, cfg.OneHot = *estCrossfit, groups, onehot
+	if set["estimators"] {
+		// Without it the backend may drop some (fittingEstimators); Run
+		// checks again, before any fit, with those that run.
+		cfg.MinTrain = framework.MinTrainFor(ests)
+	}
+	eopt := framework.EstimateOptions{
+		Workers:  *estWorkers,
+		Level:    *estLevel,
+		Progress: nil, // set once the progress bar exists
+
+		Inference:  inference,
+		Delta:      *estDelta,
+		Adjust:     adjust,
+		CITruncate: *estCITruncate,
+	}
+	// Every check that needs no model, before the backend starts.
+	if err := framework.CheckRun(d, cfg, r.measure, eopt); err != nil {
 		return err
 	}
 
@@ -228,19 +253,8 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	}
 
 	r.training(prog, d)
-	cfg := r.config(be)
-	cfg.TrainFrac, cfg.Seed = *estTrainFrac, *estSeed
-	cfg.CrossFit, cfg.Groups, cfg.OneHot = *estCrossfit, groups, onehot
-	eopt := framework.EstimateOptions{
-		Workers:  *estWorkers,
-		Level:    *estLevel,
-		Progress: prog.update, // a nil *progress draws nothing
-
-		Inference:  inference,
-		Delta:      *estDelta,
-		Adjust:     adjust,
-		CITruncate: *estCITruncate,
-	}
+	cfg.Backend = be
+	eopt.Progress = prog.update // a nil *progress draws nothing
 	// With --out, finished reductions are kept in OUT.partial as they
 	// come, so that the same command resumes after a crash or an interrupt.
 	ckpt, err := openCheckpoint(cmd, d, r.out, prog)
@@ -268,9 +282,9 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	return finishCheckpoint(ckpt, r.out, nil)
 }
 
-// groupFlags reads --groups and --groups-file: explicit groups, and
-// whether to group one-hot columns.
-func groupFlags() ([]framework.Group, bool, error) {
+// groupFlags reads --groups and --groups-file ("-": standard input):
+// explicit groups, and whether to group one-hot columns.
+func groupFlags(ctx context.Context) ([]framework.Group, bool, error) {
 	var groups []framework.Group
 	onehot := false
 	switch g := strings.TrimSpace(*estGroups); {
@@ -287,9 +301,9 @@ func groupFlags() ([]framework.Group, bool, error) {
 		groups = gs
 	}
 	if *estGroupsFile != "" {
-		gs, err := framework.LoadGroups(*estGroupsFile)
+		gs, err := framework.LoadGroups(ctx, *estGroupsFile)
 		if err != nil {
-			return nil, false, err
+			return nil, false, runError(ctx, err)
 		}
 		groups = append(groups, gs...)
 	}
@@ -336,29 +350,6 @@ func imageGroups(d *framework.Dataset, target, image, by string) ([]framework.Gr
 		}
 	}
 	return groups, nil
-}
-
-// checkGroups resolves the groups against the data's columns before any
-// model is trained, so that a misspelt column fails fast.
-func checkGroups(d *framework.Dataset, target string, groups []framework.Group, onehot bool) error {
-	if len(groups) == 0 && !onehot {
-		return nil
-	}
-	j := len(d.Names) - 1
-	if target != "" {
-		var err error
-		if j, err = d.Column(target); err != nil {
-			return nil // Prepare reports the unknown target
-		}
-	}
-	names := make([]string, 0, len(d.Names)-1)
-	for k, n := range d.Names {
-		if k != j {
-			names = append(names, n)
-		}
-	}
-	_, err := framework.ResolveFeatures(names, d.Names[j], groups, onehot)
-	return err
 }
 
 func rows(d *framework.Dataset) int {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -23,6 +24,12 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
+	// Fuzzing (a worker, or go test -run '^$' -fuzz ...) runs only the
+	// fuzz target, which needs no binaries.
+	flag.Parse()
+	if flagIs("test.fuzzworker", "true") || !flagIs("test.fuzz", "") && flagIs("test.run", "^$") {
+		return m.Run()
+	}
 	dir, err := os.MkdirTemp("", "vi-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -40,6 +47,11 @@ func testMain(m *testing.M) int {
 		}
 	}
 	return m.Run()
+}
+
+func flagIs(name, value string) bool {
+	f := flag.Lookup(name)
+	return f != nil && f.Value.String() == value
 }
 
 // vi runs the binary in dir and returns its stdout, stderr and exit code.
