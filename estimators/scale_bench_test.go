@@ -42,11 +42,11 @@ type scaleProblem struct {
 	rho     float64
 	p       *framework.Problem
 	once    sync.Once
-	g    framework.Gradienter
-	x    *mat.Dense
-	t, e []float64
-	seed int64
-	err  error
+	g       framework.Gradienter
+	x       *mat.Dense
+	t, e    []float64
+	seed    int64
+	err     error
 }
 
 func scaleGet(b *testing.B) { scaleCase.get(b) }

@@ -90,7 +90,7 @@ func dataCase(fs *flag.FlagSet) func(context.Context) error {
 				return err
 			}
 		}
-		d, err := framework.LoadCSV(*dataPath)
+		d, err := framework.LoadCSV(ctx, *dataPath)
 		if err != nil {
 			return err
 		}

@@ -624,6 +624,86 @@ func (x *FitRequest) GetY() *Vector {
 	return nil
 }
 
+// FitResponse says how training ended (framework.FitReport), for models that
+// report it (reported). It replaced Empty as Fit's answer: on the wire an
+// Empty is a FitResponse with nothing reported, and an older client reads a
+// FitResponse as an Empty, so plugins and clients of either age still work.
+type FitResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Reported      bool                   `protobuf:"varint,1,opt,name=reported,proto3" json:"reported,omitempty"`
+	Epochs        int64                  `protobuf:"varint,2,opt,name=epochs,proto3" json:"epochs,omitempty"`
+	StoppedBy     string                 `protobuf:"bytes,3,opt,name=stopped_by,json=stoppedBy,proto3" json:"stopped_by,omitempty"`
+	ValidRows     int64                  `protobuf:"varint,4,opt,name=valid_rows,json=validRows,proto3" json:"valid_rows,omitempty"`
+	ValidLoss     float64                `protobuf:"fixed64,5,opt,name=valid_loss,json=validLoss,proto3" json:"valid_loss,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FitResponse) Reset() {
+	*x = FitResponse{}
+	mi := &file_backend_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FitResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FitResponse) ProtoMessage() {}
+
+func (x *FitResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_backend_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FitResponse.ProtoReflect.Descriptor instead.
+func (*FitResponse) Descriptor() ([]byte, []int) {
+	return file_backend_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *FitResponse) GetReported() bool {
+	if x != nil {
+		return x.Reported
+	}
+	return false
+}
+
+func (x *FitResponse) GetEpochs() int64 {
+	if x != nil {
+		return x.Epochs
+	}
+	return 0
+}
+
+func (x *FitResponse) GetStoppedBy() string {
+	if x != nil {
+		return x.StoppedBy
+	}
+	return ""
+}
+
+func (x *FitResponse) GetValidRows() int64 {
+	if x != nil {
+		return x.ValidRows
+	}
+	return 0
+}
+
+func (x *FitResponse) GetValidLoss() float64 {
+	if x != nil {
+		return x.ValidLoss
+	}
+	return 0
+}
+
 // MatrixRequest carries the one matrix argument of Predict and Jacobian.
 type MatrixRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -635,7 +715,7 @@ type MatrixRequest struct {
 
 func (x *MatrixRequest) Reset() {
 	*x = MatrixRequest{}
-	mi := &file_backend_proto_msgTypes[9]
+	mi := &file_backend_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -647,7 +727,7 @@ func (x *MatrixRequest) String() string {
 func (*MatrixRequest) ProtoMessage() {}
 
 func (x *MatrixRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[9]
+	mi := &file_backend_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -660,7 +740,7 @@ func (x *MatrixRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatrixRequest.ProtoReflect.Descriptor instead.
 func (*MatrixRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{9}
+	return file_backend_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *MatrixRequest) GetModelId() uint64 {
@@ -688,7 +768,7 @@ type PredictShiftedRequest struct {
 
 func (x *PredictShiftedRequest) Reset() {
 	*x = PredictShiftedRequest{}
-	mi := &file_backend_proto_msgTypes[10]
+	mi := &file_backend_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -700,7 +780,7 @@ func (x *PredictShiftedRequest) String() string {
 func (*PredictShiftedRequest) ProtoMessage() {}
 
 func (x *PredictShiftedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[10]
+	mi := &file_backend_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -713,7 +793,7 @@ func (x *PredictShiftedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictShiftedRequest.ProtoReflect.Descriptor instead.
 func (*PredictShiftedRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{10}
+	return file_backend_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PredictShiftedRequest) GetModelId() uint64 {
@@ -751,7 +831,7 @@ type KernelRequest struct {
 
 func (x *KernelRequest) Reset() {
 	*x = KernelRequest{}
-	mi := &file_backend_proto_msgTypes[11]
+	mi := &file_backend_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -763,7 +843,7 @@ func (x *KernelRequest) String() string {
 func (*KernelRequest) ProtoMessage() {}
 
 func (x *KernelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[11]
+	mi := &file_backend_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -776,7 +856,7 @@ func (x *KernelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KernelRequest.ProtoReflect.Descriptor instead.
 func (*KernelRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{11}
+	return file_backend_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *KernelRequest) GetModelId() uint64 {
@@ -818,7 +898,7 @@ type JacobianTVecRequest struct {
 
 func (x *JacobianTVecRequest) Reset() {
 	*x = JacobianTVecRequest{}
-	mi := &file_backend_proto_msgTypes[12]
+	mi := &file_backend_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -830,7 +910,7 @@ func (x *JacobianTVecRequest) String() string {
 func (*JacobianTVecRequest) ProtoMessage() {}
 
 func (x *JacobianTVecRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[12]
+	mi := &file_backend_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -843,7 +923,7 @@ func (x *JacobianTVecRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JacobianTVecRequest.ProtoReflect.Descriptor instead.
 func (*JacobianTVecRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{12}
+	return file_backend_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *JacobianTVecRequest) GetModelId() uint64 {
@@ -882,7 +962,7 @@ type JacobianProductRequest struct {
 
 func (x *JacobianProductRequest) Reset() {
 	*x = JacobianProductRequest{}
-	mi := &file_backend_proto_msgTypes[13]
+	mi := &file_backend_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -894,7 +974,7 @@ func (x *JacobianProductRequest) String() string {
 func (*JacobianProductRequest) ProtoMessage() {}
 
 func (x *JacobianProductRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[13]
+	mi := &file_backend_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -907,7 +987,7 @@ func (x *JacobianProductRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JacobianProductRequest.ProtoReflect.Descriptor instead.
 func (*JacobianProductRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{13}
+	return file_backend_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *JacobianProductRequest) GetModelId() uint64 {
@@ -945,7 +1025,7 @@ type Shift struct {
 
 func (x *Shift) Reset() {
 	*x = Shift{}
-	mi := &file_backend_proto_msgTypes[14]
+	mi := &file_backend_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -957,7 +1037,7 @@ func (x *Shift) String() string {
 func (*Shift) ProtoMessage() {}
 
 func (x *Shift) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[14]
+	mi := &file_backend_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -970,7 +1050,7 @@ func (x *Shift) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Shift.ProtoReflect.Descriptor instead.
 func (*Shift) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{14}
+	return file_backend_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Shift) GetX() *Matrix {
@@ -1013,7 +1093,7 @@ type PredictShiftsRequest struct {
 
 func (x *PredictShiftsRequest) Reset() {
 	*x = PredictShiftsRequest{}
-	mi := &file_backend_proto_msgTypes[15]
+	mi := &file_backend_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1025,7 +1105,7 @@ func (x *PredictShiftsRequest) String() string {
 func (*PredictShiftsRequest) ProtoMessage() {}
 
 func (x *PredictShiftsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[15]
+	mi := &file_backend_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1038,7 +1118,7 @@ func (x *PredictShiftsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictShiftsRequest.ProtoReflect.Descriptor instead.
 func (*PredictShiftsRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{15}
+	return file_backend_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PredictShiftsRequest) GetModelId() uint64 {
@@ -1064,7 +1144,7 @@ type PredictShiftsResponse struct {
 
 func (x *PredictShiftsResponse) Reset() {
 	*x = PredictShiftsResponse{}
-	mi := &file_backend_proto_msgTypes[16]
+	mi := &file_backend_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1076,7 +1156,7 @@ func (x *PredictShiftsResponse) String() string {
 func (*PredictShiftsResponse) ProtoMessage() {}
 
 func (x *PredictShiftsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[16]
+	mi := &file_backend_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1089,7 +1169,7 @@ func (x *PredictShiftsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictShiftsResponse.ProtoReflect.Descriptor instead.
 func (*PredictShiftsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{16}
+	return file_backend_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PredictShiftsResponse) GetPreds() []*Matrix {
@@ -1112,7 +1192,7 @@ type GramRequest struct {
 
 func (x *GramRequest) Reset() {
 	*x = GramRequest{}
-	mi := &file_backend_proto_msgTypes[17]
+	mi := &file_backend_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1124,7 +1204,7 @@ func (x *GramRequest) String() string {
 func (*GramRequest) ProtoMessage() {}
 
 func (x *GramRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[17]
+	mi := &file_backend_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1137,7 +1217,7 @@ func (x *GramRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GramRequest.ProtoReflect.Descriptor instead.
 func (*GramRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{17}
+	return file_backend_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GramRequest) GetModelId() uint64 {
@@ -1173,7 +1253,7 @@ type GramResponse struct {
 
 func (x *GramResponse) Reset() {
 	*x = GramResponse{}
-	mi := &file_backend_proto_msgTypes[18]
+	mi := &file_backend_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1185,7 +1265,7 @@ func (x *GramResponse) String() string {
 func (*GramResponse) ProtoMessage() {}
 
 func (x *GramResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[18]
+	mi := &file_backend_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1198,7 +1278,7 @@ func (x *GramResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GramResponse.ProtoReflect.Descriptor instead.
 func (*GramResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{18}
+	return file_backend_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GramResponse) GetN() int64 {
@@ -1238,7 +1318,7 @@ type WarmStartRequest struct {
 
 func (x *WarmStartRequest) Reset() {
 	*x = WarmStartRequest{}
-	mi := &file_backend_proto_msgTypes[19]
+	mi := &file_backend_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1250,7 +1330,7 @@ func (x *WarmStartRequest) String() string {
 func (*WarmStartRequest) ProtoMessage() {}
 
 func (x *WarmStartRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[19]
+	mi := &file_backend_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1263,7 +1343,7 @@ func (x *WarmStartRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WarmStartRequest.ProtoReflect.Descriptor instead.
 func (*WarmStartRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{19}
+	return file_backend_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *WarmStartRequest) GetModelId() uint64 {
@@ -1310,7 +1390,7 @@ type NumParamsResponse struct {
 
 func (x *NumParamsResponse) Reset() {
 	*x = NumParamsResponse{}
-	mi := &file_backend_proto_msgTypes[20]
+	mi := &file_backend_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1322,7 +1402,7 @@ func (x *NumParamsResponse) String() string {
 func (*NumParamsResponse) ProtoMessage() {}
 
 func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[20]
+	mi := &file_backend_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1335,7 +1415,7 @@ func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NumParamsResponse.ProtoReflect.Descriptor instead.
 func (*NumParamsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{20}
+	return file_backend_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *NumParamsResponse) GetNumParams() int64 {
@@ -1399,7 +1479,16 @@ const file_backend_proto_rawDesc = "" +
 	"FitRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
-	"\x01y\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01y\"S\n" +
+	"\x01y\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01y\"\x9e\x01\n" +
+	"\vFitResponse\x12\x1a\n" +
+	"\breported\x18\x01 \x01(\bR\breported\x12\x16\n" +
+	"\x06epochs\x18\x02 \x01(\x03R\x06epochs\x12\x1d\n" +
+	"\n" +
+	"stopped_by\x18\x03 \x01(\tR\tstoppedBy\x12\x1d\n" +
+	"\n" +
+	"valid_rows\x18\x04 \x01(\x03R\tvalidRows\x12\x1d\n" +
+	"\n" +
+	"valid_loss\x18\x05 \x01(\x01R\tvalidLoss\"S\n" +
 	"\rMatrixRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\"\x8e\x01\n" +
@@ -1447,12 +1536,12 @@ const file_backend_proto_rawDesc = "" +
 	"\x04seed\x18\x05 \x01(\x03R\x04seed\"2\n" +
 	"\x11NumParamsResponse\x12\x1d\n" +
 	"\n" +
-	"num_params\x18\x01 \x01(\x03R\tnumParams2\xed\t\n" +
+	"num_params\x18\x01 \x01(\x03R\tnumParams2\xf3\t\n" +
 	"\aBackend\x12Q\n" +
 	"\fCapabilities\x12\x18.lazyvi.backend.v1.Empty\x1a'.lazyvi.backend.v1.CapabilitiesResponse\x12G\n" +
 	"\aOptions\x12\x18.lazyvi.backend.v1.Empty\x1a\".lazyvi.backend.v1.OptionsResponse\x12K\n" +
-	"\bNewModel\x12\".lazyvi.backend.v1.NewModelRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12>\n" +
-	"\x03Fit\x12\x1d.lazyvi.backend.v1.FitRequest\x1a\x18.lazyvi.backend.v1.Empty\x12F\n" +
+	"\bNewModel\x12\".lazyvi.backend.v1.NewModelRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12D\n" +
+	"\x03Fit\x12\x1d.lazyvi.backend.v1.FitRequest\x1a\x1e.lazyvi.backend.v1.FitResponse\x12F\n" +
 	"\aPredict\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12N\n" +
 	"\tNumParams\x12\x1b.lazyvi.backend.v1.ModelRef\x1a$.lazyvi.backend.v1.NumParamsResponse\x12G\n" +
 	"\bJacobian\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12U\n" +
@@ -1478,7 +1567,7 @@ func file_backend_proto_rawDescGZIP() []byte {
 	return file_backend_proto_rawDescData
 }
 
-var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_backend_proto_goTypes = []any{
 	(*Matrix)(nil),                 // 0: lazyvi.backend.v1.Matrix
 	(*Vector)(nil),                 // 1: lazyvi.backend.v1.Vector
@@ -1489,23 +1578,24 @@ var file_backend_proto_goTypes = []any{
 	(*NewModelRequest)(nil),        // 6: lazyvi.backend.v1.NewModelRequest
 	(*ModelRef)(nil),               // 7: lazyvi.backend.v1.ModelRef
 	(*FitRequest)(nil),             // 8: lazyvi.backend.v1.FitRequest
-	(*MatrixRequest)(nil),          // 9: lazyvi.backend.v1.MatrixRequest
-	(*PredictShiftedRequest)(nil),  // 10: lazyvi.backend.v1.PredictShiftedRequest
-	(*KernelRequest)(nil),          // 11: lazyvi.backend.v1.KernelRequest
-	(*JacobianTVecRequest)(nil),    // 12: lazyvi.backend.v1.JacobianTVecRequest
-	(*JacobianProductRequest)(nil), // 13: lazyvi.backend.v1.JacobianProductRequest
-	(*Shift)(nil),                  // 14: lazyvi.backend.v1.Shift
-	(*PredictShiftsRequest)(nil),   // 15: lazyvi.backend.v1.PredictShiftsRequest
-	(*PredictShiftsResponse)(nil),  // 16: lazyvi.backend.v1.PredictShiftsResponse
-	(*GramRequest)(nil),            // 17: lazyvi.backend.v1.GramRequest
-	(*GramResponse)(nil),           // 18: lazyvi.backend.v1.GramResponse
-	(*WarmStartRequest)(nil),       // 19: lazyvi.backend.v1.WarmStartRequest
-	(*NumParamsResponse)(nil),      // 20: lazyvi.backend.v1.NumParamsResponse
-	nil,                            // 21: lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	(*FitResponse)(nil),            // 9: lazyvi.backend.v1.FitResponse
+	(*MatrixRequest)(nil),          // 10: lazyvi.backend.v1.MatrixRequest
+	(*PredictShiftedRequest)(nil),  // 11: lazyvi.backend.v1.PredictShiftedRequest
+	(*KernelRequest)(nil),          // 12: lazyvi.backend.v1.KernelRequest
+	(*JacobianTVecRequest)(nil),    // 13: lazyvi.backend.v1.JacobianTVecRequest
+	(*JacobianProductRequest)(nil), // 14: lazyvi.backend.v1.JacobianProductRequest
+	(*Shift)(nil),                  // 15: lazyvi.backend.v1.Shift
+	(*PredictShiftsRequest)(nil),   // 16: lazyvi.backend.v1.PredictShiftsRequest
+	(*PredictShiftsResponse)(nil),  // 17: lazyvi.backend.v1.PredictShiftsResponse
+	(*GramRequest)(nil),            // 18: lazyvi.backend.v1.GramRequest
+	(*GramResponse)(nil),           // 19: lazyvi.backend.v1.GramResponse
+	(*WarmStartRequest)(nil),       // 20: lazyvi.backend.v1.WarmStartRequest
+	(*NumParamsResponse)(nil),      // 21: lazyvi.backend.v1.NumParamsResponse
+	nil,                            // 22: lazyvi.backend.v1.NewModelRequest.OptionsEntry
 }
 var file_backend_proto_depIdxs = []int32{
 	4,  // 0: lazyvi.backend.v1.OptionsResponse.options:type_name -> lazyvi.backend.v1.OptionInfo
-	21, // 1: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	22, // 1: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
 	0,  // 2: lazyvi.backend.v1.FitRequest.x:type_name -> lazyvi.backend.v1.Matrix
 	1,  // 3: lazyvi.backend.v1.FitRequest.y:type_name -> lazyvi.backend.v1.Vector
 	0,  // 4: lazyvi.backend.v1.MatrixRequest.x:type_name -> lazyvi.backend.v1.Matrix
@@ -1521,7 +1611,7 @@ var file_backend_proto_depIdxs = []int32{
 	1,  // 14: lazyvi.backend.v1.Shift.dtheta:type_name -> lazyvi.backend.v1.Vector
 	0,  // 15: lazyvi.backend.v1.Shift.x_train:type_name -> lazyvi.backend.v1.Matrix
 	1,  // 16: lazyvi.backend.v1.Shift.a:type_name -> lazyvi.backend.v1.Vector
-	14, // 17: lazyvi.backend.v1.PredictShiftsRequest.shifts:type_name -> lazyvi.backend.v1.Shift
+	15, // 17: lazyvi.backend.v1.PredictShiftsRequest.shifts:type_name -> lazyvi.backend.v1.Shift
 	0,  // 18: lazyvi.backend.v1.PredictShiftsResponse.preds:type_name -> lazyvi.backend.v1.Matrix
 	0,  // 19: lazyvi.backend.v1.GramRequest.x:type_name -> lazyvi.backend.v1.Matrix
 	1,  // 20: lazyvi.backend.v1.GramRequest.e:type_name -> lazyvi.backend.v1.Vector
@@ -1532,30 +1622,30 @@ var file_backend_proto_depIdxs = []int32{
 	2,  // 25: lazyvi.backend.v1.Backend.Options:input_type -> lazyvi.backend.v1.Empty
 	6,  // 26: lazyvi.backend.v1.Backend.NewModel:input_type -> lazyvi.backend.v1.NewModelRequest
 	8,  // 27: lazyvi.backend.v1.Backend.Fit:input_type -> lazyvi.backend.v1.FitRequest
-	9,  // 28: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
+	10, // 28: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
 	7,  // 29: lazyvi.backend.v1.Backend.NumParams:input_type -> lazyvi.backend.v1.ModelRef
-	9,  // 30: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
-	10, // 31: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
-	11, // 32: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
-	12, // 33: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
-	15, // 34: lazyvi.backend.v1.Backend.PredictShifts:input_type -> lazyvi.backend.v1.PredictShiftsRequest
-	17, // 35: lazyvi.backend.v1.Backend.Gram:input_type -> lazyvi.backend.v1.GramRequest
-	19, // 36: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
+	10, // 30: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
+	11, // 31: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
+	12, // 32: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
+	13, // 33: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
+	16, // 34: lazyvi.backend.v1.Backend.PredictShifts:input_type -> lazyvi.backend.v1.PredictShiftsRequest
+	18, // 35: lazyvi.backend.v1.Backend.Gram:input_type -> lazyvi.backend.v1.GramRequest
+	20, // 36: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
 	7,  // 37: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ModelRef
-	13, // 38: lazyvi.backend.v1.Backend.JacobianMul:input_type -> lazyvi.backend.v1.JacobianProductRequest
-	13, // 39: lazyvi.backend.v1.Backend.JacobianTMul:input_type -> lazyvi.backend.v1.JacobianProductRequest
+	14, // 38: lazyvi.backend.v1.Backend.JacobianMul:input_type -> lazyvi.backend.v1.JacobianProductRequest
+	14, // 39: lazyvi.backend.v1.Backend.JacobianTMul:input_type -> lazyvi.backend.v1.JacobianProductRequest
 	3,  // 40: lazyvi.backend.v1.Backend.Capabilities:output_type -> lazyvi.backend.v1.CapabilitiesResponse
 	5,  // 41: lazyvi.backend.v1.Backend.Options:output_type -> lazyvi.backend.v1.OptionsResponse
 	7,  // 42: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
-	2,  // 43: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.Empty
+	9,  // 43: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.FitResponse
 	0,  // 44: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
-	20, // 45: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
+	21, // 45: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
 	0,  // 46: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
 	0,  // 47: lazyvi.backend.v1.Backend.PredictShifted:output_type -> lazyvi.backend.v1.Matrix
 	0,  // 48: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
 	1,  // 49: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
-	16, // 50: lazyvi.backend.v1.Backend.PredictShifts:output_type -> lazyvi.backend.v1.PredictShiftsResponse
-	18, // 51: lazyvi.backend.v1.Backend.Gram:output_type -> lazyvi.backend.v1.GramResponse
+	17, // 50: lazyvi.backend.v1.Backend.PredictShifts:output_type -> lazyvi.backend.v1.PredictShiftsResponse
+	19, // 51: lazyvi.backend.v1.Backend.Gram:output_type -> lazyvi.backend.v1.GramResponse
 	7,  // 52: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.ModelRef
 	2,  // 53: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
 	0,  // 54: lazyvi.backend.v1.Backend.JacobianMul:output_type -> lazyvi.backend.v1.Matrix
@@ -1578,7 +1668,7 @@ func file_backend_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_backend_proto_rawDesc), len(file_backend_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
