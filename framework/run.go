@@ -332,6 +332,12 @@ type EstimateOptions struct {
 	// Checkpoint, when set, lets an interrupted run resume (see
 	// ReduceOptions.Checkpoint).
 	Checkpoint Checkpoint
+
+	// Shard, when not whole, makes Run estimate one slice of the features
+	// and say so in Report.Shard, for MergeReports; RunID is the run's
+	// fingerprint that the shards of one run share (see ShardInfo.Run).
+	Shard Shard
+	RunID string
 }
 
 func (o EstimateOptions) infer() InferOptions {
@@ -422,6 +428,9 @@ type Report struct {
 	CITruncate bool       `json:"ci_truncate,omitempty"`
 	Full       FullResult `json:"full"`
 	Results    []Result   `json:"results"`
+	// Shard is set when the report holds one shard of a run (--shard);
+	// MergeReports combines the shards into the whole run's report.
+	Shard *ShardInfo `json:"shard,omitempty"`
 }
 
 // Run prepares the problem, trains the full model (once per fold with
@@ -468,6 +477,10 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 	if err != nil {
 		return nil, err
 	}
+	if opt.Shard.Count > len(feats) {
+		return nil, Usagef("--shard %s: the run has %d features; use at most %d shards", opt.Shard, len(feats), len(feats))
+	}
+	feats, shard := opt.Shard.Slice(feats, opt.RunID)
 	res, err := EstimateFolds(ctx, folds, m, ests, feats, opt)
 	if err != nil {
 		return nil, err
@@ -486,6 +499,7 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 		Inference: opt.Inference.String(), Delta: opt.Delta, Adjust: opt.Adjust.String(), CITruncate: opt.CITruncate,
 		Full:    FullResult{Score: score, Seconds: fullSecs},
 		Results: res,
+		Shard:   shard,
 	}
 	if len(folds) > 1 {
 		rep.CrossFit = len(folds)
