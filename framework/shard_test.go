@@ -167,7 +167,10 @@ func TestMergeReportsRefuses(t *testing.T) {
 			p[1].Report.Shard = &ShardInfo{Shard: p[1].Report.Shard.Shard, Features: feats, Run: "other"}
 			return p
 		}, "s2.json: is a shard of another run than s1.json"},
-		{"other count", func() []NamedReport { p := shardReports(whole, feats, 3); return append(p, shardReports(whole, feats, 2)[1]) }, "of 2 shards"},
+		{"other count", func() []NamedReport {
+			p := shardReports(whole, feats, 3)
+			return append(p, shardReports(whole, feats, 2)[1])
+		}, "of 2 shards"},
 		{"other settings", func() []NamedReport {
 			p := shardReports(whole, feats, 2)
 			r := *p[1].Report
