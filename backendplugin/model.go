@@ -208,7 +208,35 @@ func (m *model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps 
 	return nm, nil
 }
 
+// SaveState implements framework.Persister: the state as the plugin's
+// model encodes it.
+func (m *model) SaveState(ctx context.Context) ([]byte, error) {
+	var st *pb.ModelState
+	err := m.c.do(ctx, "Save", func(ctx context.Context) (err error) {
+		st, err = m.c.rpc.Save(ctx, &pb.ModelRef{ModelId: m.id})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return st.State, nil
+}
+
+// LoadState implements framework.Persister: the plugin's model loads the
+// state and is then fitted (M is fetched as after Fit).
+func (m *model) LoadState(ctx context.Context, state []byte) error {
+	err := m.c.do(ctx, "Load", func(ctx context.Context) error {
+		_, err := m.c.rpc.Load(ctx, &pb.ModelState{ModelId: m.id, State: state})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return m.fetchNumParams(ctx)
+}
+
 var (
+	_ framework.Persister    = (*model)(nil)
 	_ framework.Capable      = (*model)(nil)
 	_ framework.Gradienter   = (*model)(nil)
 	_ framework.Kerneler     = (*model)(nil)
