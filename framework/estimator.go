@@ -32,6 +32,9 @@ type Problem struct {
 
 	Full     Model
 	FullEval *mat.Dense // Full's predictions on XEval (n2 x Outputs())
+	// Means and SDs standardised the features: XTrain and XEval are
+	// (x - Means[j]) / SDs[j] column by column, train-split statistics.
+	Means, SDs []float64
 
 	// Classes is K for a Multiclass problem (YTrain and YEval hold labels
 	// 0..K-1), 0 otherwise; Spec.Classes is the same.

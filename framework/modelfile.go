@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -44,6 +43,9 @@ type SavedModel struct {
 	// (DataFingerprint); a model is used only with the same data.
 	Data  string      `json:"data"`
 	Folds []SavedFold `json:"folds"`
+
+	// Source is the file's name, for messages (ReadModel sets it).
+	Source string `json:"-"`
 }
 
 // SavedFold is one trained model: the standardisation of its train rows
@@ -145,6 +147,7 @@ func ReadModel(r io.Reader, name string) (*SavedModel, error) {
 		m.Folds[i].Params = rest[:sz:sz]
 		rest = rest[sz:]
 	}
+	m.Source = name
 	if len(rest) != 0 {
 		return nil, bad("model file has %d bytes after its parameters", len(rest))
 	}
@@ -169,7 +172,3 @@ func DataFingerprint(d *Dataset) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
-
-// ErrModelMismatch is wrapped by the errors of a model file used with other
-// data or settings than it was trained with.
-var ErrModelMismatch = errors.New("model file does not fit this run")

@@ -40,6 +40,13 @@ type Config struct {
 	// ResolveFeatures); none means one feature per column.
 	Groups []Group
 	OneHot bool
+
+	// Saved, when set, holds the full models of a model file (vi train):
+	// Prepare and PrepareFolds load them instead of training, after
+	// checking that they were trained on this data with these settings
+	// (Saved.Check), so that the run gives exactly the numbers of the run
+	// that trained them.
+	Saved *SavedModel
 }
 
 // MinTrainRows is the fewest rows Prepare and PrepareFolds leave for
@@ -104,7 +111,7 @@ func Prepare(ctx context.Context, d *Dataset, cfg Config) (*Problem, error) {
 			n, frac, n, n1, sp.minTrain, n2)}
 	}
 	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed5b11)).Perm(n)
-	return sp.problem(ctx, perm[:n1], perm[n1:])
+	return sp.problem(ctx, perm[:n1], perm[n1:], 0)
 }
 
 // PrepareFolds cross-fits: it deals the rows (seeded) into k folds of
@@ -150,7 +157,7 @@ func PrepareFolds(ctx context.Context, d *Dataset, cfg Config, k, workers int) (
 			eval := perm[bounds[i]:bounds[i+1]]
 			train := make([]int, 0, n-len(eval))
 			train = append(append(train, perm[:bounds[i]]...), perm[bounds[i+1]:]...)
-			probs[i], errs[i] = sp.problem(ctx, train, eval)
+			probs[i], errs[i] = sp.problem(ctx, train, eval, i)
 			if errs[i] != nil {
 				errs[i] = fmt.Errorf("fold %d: %w", i+1, errs[i])
 			}
@@ -226,15 +233,24 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 			sp.featCols = append(sp.featCols, j)
 		}
 	}
+	if cfg.Saved != nil {
+		if err := cfg.Saved.Check(d, cfg); err != nil {
+			return nil, err
+		}
+		if err := cfg.Saved.checkSetup(sp); err != nil {
+			return nil, err
+		}
+	}
 	return sp, nil
 }
 
 // problem standardises the rows and trains the full model on train.
-func (sp *setup) problem(ctx context.Context, train, eval []int) (*Problem, error) {
+// With Config.Saved, it loads the fold's saved model instead of training.
+func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*Problem, error) {
 	cfg := sp.cfg
 	xtr, ytr := rowsOf(sp.d.X, train, sp.featCols, sp.target)
 	xev, yev := rowsOf(sp.d.X, eval, sp.featCols, sp.target)
-	standardise(xtr, xev)
+	means, sds := standardise(xtr, xev)
 
 	spec := ModelSpec{Task: sp.task, Inputs: len(sp.featCols), Seed: cfg.Seed, Options: cfg.Options, Classes: sp.classes}
 	full, err := cfg.Backend.New(ctx, spec)
@@ -244,9 +260,14 @@ func (sp *setup) problem(ctx context.Context, train, eval []int) (*Problem, erro
 	p := &Problem{
 		Task: sp.task, BackendName: cfg.BackendName, Backend: cfg.Backend, Spec: spec,
 		FeatureNames: sp.names, XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev,
-		Full: full, Seed: cfg.Seed, Classes: sp.classes,
+		Full: full, Seed: cfg.Seed, Classes: sp.classes, Means: means, SDs: sds,
 	}
-	if err := full.Fit(ctx, xtr, ytr); err != nil {
+	if cfg.Saved != nil {
+		if err := cfg.Saved.load(ctx, full, fold, means, sds); err != nil {
+			Release(full)
+			return nil, err
+		}
+	} else if err := full.Fit(ctx, xtr, ytr); err != nil {
 		Release(full)
 		return nil, fmt.Errorf("fit full model: %w", err)
 	}
@@ -595,7 +616,7 @@ func rowsOf(x *mat.Dense, rows, cols []int, target int) (*mat.Dense, []float64) 
 // standardise centres and scales the columns of train and eval with the
 // train split's mean and standard deviation (a constant column is only
 // centred).
-func standardise(train, eval *mat.Dense) {
+func standardise(train, eval *mat.Dense) (means, sds []float64) {
 	_, p := train.Dims()
 	r, _ := train.Dims()
 	col := make([]float64, r)
@@ -605,6 +626,7 @@ func standardise(train, eval *mat.Dense) {
 		if !(sd > 0) {
 			sd = 1
 		}
+		means, sds = append(means, mean), append(sds, sd)
 		for _, x := range []*mat.Dense{train, eval} {
 			r, _ := x.Dims()
 			for i := 0; i < r; i++ {
@@ -612,4 +634,5 @@ func standardise(train, eval *mat.Dense) {
 			}
 		}
 	}
+	return means, sds
 }
