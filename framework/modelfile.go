@@ -27,14 +27,18 @@ type SavedModel struct {
 	Format int `json:"format"`
 	// Protocol is the backend plugin protocol version of the lazyvi that
 	// wrote the file; parameters are only read back by the same version.
-	Protocol int               `json:"protocol"`
-	Backend  string            `json:"backend"`
-	Options  map[string]string `json:"options,omitempty"`
-	Task     string            `json:"task"`
-	Classes  int               `json:"classes,omitempty"`
-	Target   string            `json:"target"`
-	Features []string          `json:"features"`
-	Seed     int64             `json:"seed"`
+	Protocol int    `json:"protocol"`
+	Backend  string `json:"backend"`
+	// Options are the run's backend options (Config.Options) and
+	// Candidates the names of the option settings it chose among
+	// (Config.Candidates); each fold says what it chose.
+	Options    map[string]string `json:"options,omitempty"`
+	Candidates []string          `json:"candidates,omitempty"`
+	Task       string            `json:"task"`
+	Classes    int               `json:"classes,omitempty"`
+	Target     string            `json:"target"`
+	Features   []string          `json:"features"`
+	Seed       int64             `json:"seed"`
 	// TrainFrac is the train share of a single split; CrossFit the number
 	// of cross-fitting folds (then Folds holds one model per fold).
 	TrainFrac float64 `json:"train_frac,omitempty"`
@@ -48,17 +52,20 @@ type SavedModel struct {
 	Source string `json:"-"`
 }
 
-// SavedFold is one trained model: the standardisation of its train rows
-// and the backend's parameters (its encoding.BinaryMarshaler form).
+// SavedFold is one trained model: the standardisation of its train rows,
+// the options it was trained with and how they were chosen (Config.
+// Candidates), and the backend's parameters (Persister's state).
 type SavedFold struct {
 	Mean []float64 `json:"mean"`
 	SD   []float64 `json:"sd"`
-	// Fit is what the backend said of its training (FitReporter), if
-	// anything, so that a run from the file reports what the training run
-	// did.
-	Fit    json.RawMessage `json:"fit,omitempty"`
-	Params []byte          `json:"-"`
-	Size   int             `json:"params_bytes"`
+	// Options are the full model's (Problem.Spec.Options): Config.Options
+	// with the chosen candidate's laid over them.
+	Options    map[string]string `json:"options,omitempty"`
+	Chosen     string            `json:"chosen,omitempty"`
+	Candidates []CandidateScore  `json:"candidates,omitempty"`
+	Selection  string            `json:"selection,omitempty"`
+	Params     []byte            `json:"-"`
+	Size       int               `json:"params_bytes"`
 }
 
 // WriteModel writes m: the magic line, the header (JSON, one line), each

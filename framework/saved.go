@@ -20,7 +20,8 @@ func SaveModel(ctx context.Context, d *Dataset, cfg Config, probs []*Problem) (*
 	}
 	p0 := probs[0]
 	s := &SavedModel{
-		Backend: cfg.BackendName, Options: cfg.Options, Task: p0.Task.String(), Classes: p0.Classes,
+		Backend: cfg.BackendName, Options: cfg.Options, Candidates: candidateNames(cfg.Candidates),
+		Task: p0.Task.String(), Classes: p0.Classes,
 		Target: d.Names[sp.target], Features: slices.Clone(p0.FeatureNames), Seed: cfg.Seed,
 		Data: DataFingerprint(d),
 	}
@@ -41,9 +42,18 @@ func SaveModel(ctx context.Context, d *Dataset, cfg Config, probs []*Problem) (*
 			}
 			return nil, fmt.Errorf("save full model: %w", err)
 		}
-		s.Folds = append(s.Folds, SavedFold{Mean: p.Means, SD: p.SDs, Params: state})
+		s.Folds = append(s.Folds, SavedFold{Mean: p.Means, SD: p.SDs, Options: p.Spec.Options,
+			Chosen: p.Chosen, Candidates: p.Candidates, Selection: p.Selection, Params: state})
 	}
 	return s, nil
+}
+
+func candidateNames(cs []Candidate) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Name)
+	}
+	return out
 }
 
 // trainFrac is the train share a single split of cfg uses.
@@ -70,6 +80,9 @@ func (s *SavedModel) Check(d *Dataset, cfg Config) error {
 	}
 	if !maps.Equal(cfg.Options, s.Options) && (len(cfg.Options) > 0 || len(s.Options) > 0) {
 		return bad("the model was trained with backend options %v, not %v (Config.Options)", s.Options, cfg.Options)
+	}
+	if got := candidateNames(cfg.Candidates); !slices.Equal(got, s.Candidates) {
+		return bad("the model chose among candidates %v, not %v (Config.Candidates)", s.Candidates, got)
 	}
 	if cfg.Seed != s.Seed {
 		return bad("the model was trained with seed %d, not %d (Config.Seed)", s.Seed, cfg.Seed)
@@ -105,23 +118,31 @@ func (s *SavedModel) checkSetup(sp *setup) error {
 	return nil
 }
 
-// load makes full, a new model of the run's spec, the saved model of fold,
-// after checking that the fold's standardisation is the one the run
-// computed.
-func (s *SavedModel) load(ctx context.Context, full Model, fold int, means, sds []float64) error {
+// load makes the saved model of fold, after checking that the fold's
+// standardisation is the one the run computed: a new model of spec with
+// the fold's options, loaded with its state, and the choice among the
+// candidates as the training run made it.
+func (s *SavedModel) load(ctx context.Context, be Backend, spec ModelSpec, fold int, means, sds []float64) (*selection, error) {
 	if fold >= len(s.Folds) {
-		return &InputError{File: s.Source, Msg: fmt.Sprintf("the model file holds %d models, the run needs fold %d", len(s.Folds), fold+1)}
+		return nil, &InputError{File: s.Source, Msg: fmt.Sprintf("the model file holds %d models, the run needs fold %d", len(s.Folds), fold+1)}
 	}
 	f := s.Folds[fold]
 	if !slices.Equal(f.Mean, means) || !slices.Equal(f.SD, sds) {
-		return &InputError{File: s.Source, Msg: fmt.Sprintf("the standardisation of fold %d differs from the model's (other split?)", fold+1)}
+		return nil, &InputError{File: s.Source, Msg: fmt.Sprintf("the standardisation of fold %d differs from the model's (other split?)", fold+1)}
+	}
+	spec.Options = f.Options
+	full, err := be.New(ctx, spec)
+	if err != nil {
+		return nil, err
 	}
 	p, ok := AsPersister(full)
 	if !ok {
-		return Usagef("backend %s cannot load saved models", s.Backend)
+		Release(full)
+		return nil, Usagef("backend %s cannot load saved models", s.Backend)
 	}
 	if err := p.LoadState(ctx, f.Params); err != nil {
-		return fmt.Errorf("load full model from %s: %w", s.Source, err)
+		Release(full)
+		return nil, fmt.Errorf("load from %s: %w", s.Source, err)
 	}
-	return nil
+	return &selection{model: full, spec: spec, chosen: f.Chosen, scores: f.Candidates, note: f.Selection}, nil
 }

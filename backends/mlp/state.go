@@ -3,6 +3,7 @@ package mlp
 import (
 	"context"
 
+	"github.com/lazyvi/lazyvi/backends/internal/nn"
 	"github.com/lazyvi/lazyvi/backends/internal/state"
 	"github.com/lazyvi/lazyvi/framework"
 )
@@ -13,6 +14,8 @@ type savedState struct {
 	Theta  []float64
 	Epochs int
 	Losses []float64
+	Report framework.FitReport
+	Adam   *nn.AdamState
 }
 
 const stateVersion = 1
@@ -24,7 +27,8 @@ func (md *Model) SaveState(context.Context) ([]byte, error) {
 	if !md.fitted {
 		return nil, framework.Usagef("mlp: save state: model is not fitted")
 	}
-	return state.Encode("mlp", stateVersion, savedState{Mu: md.head.Mu, Sd: md.head.Sd, Theta: md.theta, Epochs: md.epochs, Losses: md.losses})
+	return state.Encode("mlp", stateVersion, savedState{Mu: md.head.Mu, Sd: md.head.Sd, Theta: md.theta, Epochs: md.epochs, Losses: md.losses,
+		Report: md.report, Adam: md.adam.Save()})
 }
 
 // LoadState implements framework.Persister: the model becomes the fitted
@@ -40,7 +44,12 @@ func (md *Model) LoadState(_ context.Context, b []byte) error {
 	if err := state.CheckLen("mlp", "parameters", len(s.Theta), md.m); err != nil {
 		return err
 	}
+	adam, ok := nn.LoadAdam(md.cfg.train.LR, s.Adam, md.m)
+	if !ok {
+		return framework.Usagef("%s: load state: the optimizer state does not fit the parameters", "mlp")
+	}
 	md.head.Mu, md.head.Sd = s.Mu, s.Sd
+	md.report, md.adam = s.Report, adam
 	md.theta, md.epochs, md.losses = s.Theta, s.Epochs, s.Losses
 	md.fitted = true
 	md.memo.clear()

@@ -63,6 +63,9 @@ func checkPersist(t *testing.T, b framework.Backend, c *config, task framework.T
 	if !mat.Equal(got, want) {
 		t.Errorf("the loaded model predicts otherwise than the saved one (largest difference %.3g)", maxAbsDiff(got, want))
 	}
+	if a, b := framework.FitReportOf(m), framework.FitReportOf(loaded); a != b {
+		t.Errorf("the loaded model reports its training as %+v, the saved one %+v", b, a)
+	}
 	if g, ok := framework.AsGradienter(m); ok {
 		lg, ok := framework.AsGradienter(loaded)
 		if !ok || lg.NumParams() != g.NumParams() {
