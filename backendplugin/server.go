@@ -187,14 +187,19 @@ func (s *server) Fit(ctx context.Context, req *pb.FitRequest) (*pb.FitResponse, 
 		if err := m.Fit(ctx, x, req.GetY().GetData()); err != nil {
 			return nil, toStatus(err)
 		}
-		r, ok := m.(framework.FitReporter)
-		if !ok {
-			return &pb.FitResponse{}, nil
-		}
-		fr := r.FitReport()
-		return &pb.FitResponse{Reported: true, Epochs: int64(fr.Epochs), StoppedBy: fr.StoppedBy,
-			ValidRows: int64(fr.ValidRows), ValidLoss: fr.ValidLoss}, nil
+		return fitResponse(m), nil
 	})
+}
+
+// fitResponse is what a fitted model says of its training.
+func fitResponse(m framework.Model) *pb.FitResponse {
+	r, ok := m.(framework.FitReporter)
+	if !ok {
+		return &pb.FitResponse{}
+	}
+	fr := r.FitReport()
+	return &pb.FitResponse{Reported: true, Epochs: int64(fr.Epochs), StoppedBy: fr.StoppedBy,
+		ValidRows: int64(fr.ValidRows), ValidLoss: fr.ValidLoss}
 }
 
 func (s *server) Predict(ctx context.Context, req *pb.MatrixRequest) (*pb.Matrix, error) {
@@ -315,12 +320,12 @@ func (s *server) Save(ctx context.Context, req *pb.ModelRef) (*pb.ModelState, er
 	})
 }
 
-func (s *server) Load(ctx context.Context, req *pb.ModelState) (*pb.Empty, error) {
-	return onModel(s, "Load", req.ModelId, "", nil, func(p framework.Persister, _ *mat.Dense) (*pb.Empty, error) {
+func (s *server) Load(ctx context.Context, req *pb.ModelState) (*pb.FitResponse, error) {
+	return onModel(s, "Load", req.ModelId, "", nil, func(p framework.Persister, _ *mat.Dense) (*pb.FitResponse, error) {
 		if err := p.LoadState(ctx, req.State); err != nil {
 			return nil, toStatus(err)
 		}
-		return &pb.Empty{}, nil
+		return fitResponse(p), nil
 	})
 }
 

@@ -1307,7 +1307,8 @@ func (x *WarmStartRequest) GetSeed() int64 {
 }
 
 // ModelState is a fitted model's state as its backend encodes it: Save's
-// answer, Load's request (into the unfitted model model_id).
+// answer, Load's request (into the unfitted model model_id). Load answers
+// as Fit does, with what the loaded model says of its training.
 type ModelState struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	ModelId       uint64                 `protobuf:"varint,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
@@ -1513,7 +1514,7 @@ const file_backend_proto_rawDesc = "" +
 	"\x05state\x18\x02 \x01(\fR\x05state\"2\n" +
 	"\x11NumParamsResponse\x12\x1d\n" +
 	"\n" +
-	"num_params\x18\x01 \x01(\x03R\tnumParams2\xcd\t\n" +
+	"num_params\x18\x01 \x01(\x03R\tnumParams2\xd3\t\n" +
 	"\aBackend\x12Q\n" +
 	"\fCapabilities\x12\x18.lazyvi.backend.v1.Empty\x1a'.lazyvi.backend.v1.CapabilitiesResponse\x12G\n" +
 	"\aOptions\x12\x18.lazyvi.backend.v1.Empty\x1a\".lazyvi.backend.v1.OptionsResponse\x12K\n" +
@@ -1529,8 +1530,8 @@ const file_backend_proto_rawDesc = "" +
 	"\x04Gram\x12\x1e.lazyvi.backend.v1.GramRequest\x1a\x1f.lazyvi.backend.v1.GramResponse\x12M\n" +
 	"\tWarmStart\x12#.lazyvi.backend.v1.WarmStartRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12@\n" +
 	"\aRelease\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x18.lazyvi.backend.v1.Empty\x12B\n" +
-	"\x04Save\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x1d.lazyvi.backend.v1.ModelState\x12?\n" +
-	"\x04Load\x12\x1d.lazyvi.backend.v1.ModelState\x1a\x18.lazyvi.backend.v1.EmptyB&Z$github.com/lazyvi/lazyvi/internal/pbb\x06proto3"
+	"\x04Save\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x1d.lazyvi.backend.v1.ModelState\x12E\n" +
+	"\x04Load\x12\x1d.lazyvi.backend.v1.ModelState\x1a\x1e.lazyvi.backend.v1.FitResponseB&Z$github.com/lazyvi/lazyvi/internal/pbb\x06proto3"
 
 var (
 	file_backend_proto_rawDescOnce sync.Once
@@ -1624,7 +1625,7 @@ var file_backend_proto_depIdxs = []int32{
 	7,  // 50: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.ModelRef
 	2,  // 51: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
 	20, // 52: lazyvi.backend.v1.Backend.Save:output_type -> lazyvi.backend.v1.ModelState
-	2,  // 53: lazyvi.backend.v1.Backend.Load:output_type -> lazyvi.backend.v1.Empty
+	9,  // 53: lazyvi.backend.v1.Backend.Load:output_type -> lazyvi.backend.v1.FitResponse
 	38, // [38:54] is the sub-list for method output_type
 	22, // [22:38] is the sub-list for method input_type
 	22, // [22:22] is the sub-list for extension type_name

@@ -61,7 +61,7 @@ type BackendClient interface {
 	WarmStart(ctx context.Context, in *WarmStartRequest, opts ...grpc.CallOption) (*ModelRef, error)
 	Release(ctx context.Context, in *ModelRef, opts ...grpc.CallOption) (*Empty, error)
 	Save(ctx context.Context, in *ModelRef, opts ...grpc.CallOption) (*ModelState, error)
-	Load(ctx context.Context, in *ModelState, opts ...grpc.CallOption) (*Empty, error)
+	Load(ctx context.Context, in *ModelState, opts ...grpc.CallOption) (*FitResponse, error)
 }
 
 type backendClient struct {
@@ -222,9 +222,9 @@ func (c *backendClient) Save(ctx context.Context, in *ModelRef, opts ...grpc.Cal
 	return out, nil
 }
 
-func (c *backendClient) Load(ctx context.Context, in *ModelState, opts ...grpc.CallOption) (*Empty, error) {
+func (c *backendClient) Load(ctx context.Context, in *ModelState, opts ...grpc.CallOption) (*FitResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(Empty)
+	out := new(FitResponse)
 	err := c.cc.Invoke(ctx, Backend_Load_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -251,7 +251,7 @@ type BackendServer interface {
 	WarmStart(context.Context, *WarmStartRequest) (*ModelRef, error)
 	Release(context.Context, *ModelRef) (*Empty, error)
 	Save(context.Context, *ModelRef) (*ModelState, error)
-	Load(context.Context, *ModelState) (*Empty, error)
+	Load(context.Context, *ModelState) (*FitResponse, error)
 	mustEmbedUnimplementedBackendServer()
 }
 
@@ -307,7 +307,7 @@ func (UnimplementedBackendServer) Release(context.Context, *ModelRef) (*Empty, e
 func (UnimplementedBackendServer) Save(context.Context, *ModelRef) (*ModelState, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Save not implemented")
 }
-func (UnimplementedBackendServer) Load(context.Context, *ModelState) (*Empty, error) {
+func (UnimplementedBackendServer) Load(context.Context, *ModelState) (*FitResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Load not implemented")
 }
 func (UnimplementedBackendServer) mustEmbedUnimplementedBackendServer() {}

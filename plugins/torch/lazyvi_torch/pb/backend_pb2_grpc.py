@@ -92,7 +92,7 @@ class BackendStub(object):
     self.Load = channel.unary_unary(
         '/lazyvi.backend.v1.Backend/Load',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelState.SerializeToString,
-        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Empty.FromString,
+        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.FitResponse.FromString,
         )
 
 
@@ -293,7 +293,7 @@ def add_BackendServicer_to_server(servicer, server):
       'Load': grpc.unary_unary_rpc_method_handler(
           servicer.Load,
           request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelState.FromString,
-          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Empty.SerializeToString,
+          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.FitResponse.SerializeToString,
       ),
   }
   generic_handler = grpc.method_handlers_generic_handler(
