@@ -21,9 +21,9 @@ type Config struct {
 	BackendName string  // for messages and the report
 	Backend     Backend // builds the full model and, for retrain, the reduced ones
 	Options     map[string]string
-	TrainFrac   float64 // share of rows in the train split; 0 means 2/3
-	Seed        int64
-	Folds       int     // CV folds for lazy's penalty; 0 means 5
+	TrainFrac   float64 // share of rows in the train split; 0 means DefaultTrainFrac
+	Seed        int64   // used as given: 0 is a seed like any other (vi's --seed defaults to 1)
+	Folds       int     // CV folds for lazy's penalty; 0 means DefaultFolds
 	Lambda      float64 // > 0 fixes lazy's penalty
 	ESSteps     int     // lazy-es's optimizer steps; 0 means one epoch
 
@@ -36,16 +36,6 @@ type Config struct {
 	Groups []Group
 	OneHot bool
 }
-
-// DefaultFolds is the number of cross-validation folds for lazy's penalty
-// when Config.Folds is 0. Three folds instead of five cut lazy's cost by
-// 2-2.5x (one factorization of (2/3 n1)^3 per fold instead of (4/5 n1)^3)
-// with the same accuracy: 100 repetitions of the linear setting (rho 0.9,
-// n 2000) gave the same bias to 1e-4 and the same coverage within 0.01.
-const DefaultFolds = 3
-
-// DefaultTrainFrac is the train share used when Config.TrainFrac is 0.
-const DefaultTrainFrac = 2.0 / 3.0
 
 // InferTask returns Binary when every response is 0 or 1, Multiclass when
 // the responses are class labels by the rule of IsClassLabels, else
@@ -75,7 +65,7 @@ func Prepare(ctx context.Context, d *Dataset, cfg Config) (*Problem, error) {
 		frac = DefaultTrainFrac
 	}
 	if !(frac > 0 && frac < 1) {
-		return nil, Usagef("--train-frac must be in (0, 1), got %g", frac)
+		return nil, fieldErrorf("Config.TrainFrac", "must be in (0, 1), got %g", frac)
 	}
 	n1 := int(math.Round(frac * float64(n)))
 	n2 := n - n1
@@ -98,7 +88,7 @@ func PrepareFolds(ctx context.Context, d *Dataset, cfg Config, k, workers int) (
 		return nil, err
 	}
 	if k < 2 {
-		return nil, Usagef("--crossfit must be at least 2, got %d", k)
+		return nil, Usagef("PrepareFolds: k must be at least 2, got %d", k)
 	}
 	n, _ := d.X.Dims()
 	if n/k < 2 || n-(n+k-1)/k < 2*sp.folds {
@@ -167,7 +157,7 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 		return nil, Usagef("no data")
 	}
 	if cfg.Backend == nil {
-		return nil, Usagef("no backend")
+		return nil, fieldErrorf("Config.Backend", "is nil: no backend to build the models")
 	}
 	_, cols := d.X.Dims()
 	if cols < 2 {
@@ -204,7 +194,7 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 		folds = DefaultFolds
 	}
 	if folds < 2 {
-		return nil, Usagef("--folds must be at least 2, got %d", folds)
+		return nil, fieldErrorf("Config.Folds", "must be at least 2, got %d", folds)
 	}
 	sp := &setup{d: d, cfg: cfg, task: task, classes: classes, target: target, folds: folds}
 	for j := 0; j < cols; j++ {
@@ -315,16 +305,17 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// EstimateOptions tune Estimate and Run. The zero value is the paper's
-// plain inference at level 0.95, all CPUs.
+// EstimateOptions tune Estimate and Run. The zero value is what vi estimate
+// does without flags: split inference at level DefaultLevel, p-values of
+// H0: VI <= 0 without adjustment, all CPUs.
 type EstimateOptions struct {
 	Workers int     // concurrent (estimator, feature) jobs; 0 means runtime.NumCPU()
-	Level   float64 // confidence level of the intervals; 0 means 0.95
+	Level   float64 // confidence level of the intervals; 0 means DefaultLevel
 	// Progress, when set, is called with (0, total) as the estimation
 	// starts and (done, total) after each job, from the workers.
 	Progress func(done, total int)
 
-	Inference  Inference // Plain (the zero value) or Split
+	Inference  Inference // Split (the zero value) or Plain
 	Delta      float64   // p_value tests H0: VI <= Delta
 	Adjust     Adjust    // multiplicity adjustment into Result.PAdjusted
 	CITruncate bool      // floor the intervals at 0
@@ -358,7 +349,7 @@ func EstimateFolds(ctx context.Context, folds []*Problem, m Measure, ests []Esti
 		return nil, Usagef("measure %q does not fit a %s response", m.Name(), folds[0].Task)
 	}
 	if lv := opt.Level; lv != 0 && !(lv > 0 && lv < 1) {
-		return nil, Usagef("--level must be in (0, 1), got %g", lv)
+		return nil, fieldErrorf("EstimateOptions.Level", "must be in (0, 1), got %g", lv)
 	}
 	for k, p := range folds {
 		if _, err := m.Evaluate(p.YEval, p.FullEval); err != nil {
@@ -395,10 +386,10 @@ type RunInfo struct {
 }
 
 // Info returns the RunInfo of this problem scored by m at the interval
-// level (0 means 0.95).
+// level (0 means DefaultLevel).
 func (p *Problem) Info(m Measure, level float64) RunInfo {
 	if level == 0 {
-		level = 0.95
+		level = DefaultLevel
 	}
 	n1, _ := p.XTrain.Dims()
 	n2, _ := p.XEval.Dims()
@@ -492,14 +483,6 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 		rep.NEval = rep.N
 	}
 	return rep, nil
-}
-
-// DefaultMeasure names the default measure of a task.
-func DefaultMeasure(t Task) string {
-	if t == Binary || t == Multiclass {
-		return "accuracy"
-	}
-	return "mse"
 }
 
 func isConstant(y []float64) bool {

@@ -13,7 +13,6 @@ var diabetesArgs = []string{"--target", "target"}
 // retrain results in the JSON contract, one per feature, and lazy on the
 // linear backend.
 func TestBaselineBackends(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	if _, stderr, code := vi(t, dir, "simulate", "--setting", "highdim", "--n", "300", "--out", "hd.csv"); code != 0 {
 		t.Fatalf("simulate: exit %d: %s", code, stderr)
@@ -59,7 +58,6 @@ func TestBaselineBackends(t *testing.T) {
 // TestLazyNeedsGradients: asking for lazy on the forest is a usage error
 // naming the backend and the estimators it supports.
 func TestLazyNeedsGradientsCLI(t *testing.T) {
-	t.Parallel()
 	_, stderr, code := vi(t, t.TempDir(), "estimate", "--backend", "forest", "--estimators", "dropout,lazy")
 	if code != 2 {
 		t.Fatalf("exit code %d, want 2; stderr:\n%s", code, stderr)

@@ -59,7 +59,7 @@ type coverageRow struct {
 	Reject05 float64 `json:"reject_05"`
 }
 
-func coverageCase(fs *flag.FlagSet) func(context.Context) error {
+func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 	setting := fs.String("setting", "linear", "simulated `setting`: linear or binary")
 	reps := fs.Int("reps", 100, "number of repetitions (data sets)")
 	n := fs.Int("n", 0, "rows per data set (0: 2000 for linear, 1000 for binary, as the paper's experiments)")
@@ -73,7 +73,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context) error {
 	seed := fs.Int64("seed", 1, "seed of the first repetition; repetition r uses seed+r")
 	format := fs.String("format", "table", "output format: table or json")
 	out := fs.String("out", "", "write the output to `FILE` (atomically) instead of stdout")
-	return func(ctx context.Context) error {
+	return func(ctx context.Context, a *app) error {
 		if *setting != "linear" && *setting != "binary" {
 			return framework.Usagef("bench coverage: --setting must be linear or binary (a setting with a known truth), got %q", *setting)
 		}
@@ -115,7 +115,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context) error {
 			opts["hidden"] = *hidden
 		}
 		infs := []framework.Inference{framework.Plain, framework.Split}
-		prog := newProgress(*format != "json", "bench coverage")
+		prog := a.newProgress(*format != "json", "bench coverage")
 		defer prog.clear()
 		start := time.Now()
 
@@ -189,7 +189,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context) error {
 		} else {
 			writeCoverageTable(&buf, &rep)
 		}
-		return emit(*out, &buf)
+		return a.emit(*out, &buf)
 	}
 }
 

@@ -101,6 +101,7 @@ func (f *dataFlags) checkOutput(more ...string) error {
 
 // dataRun is what the shared flags say for one run, checked.
 type dataRun struct {
+	app               *app
 	cmd, data, target string
 	format, out       string
 	task              *framework.Task   // nil: inferred from the response
@@ -110,9 +111,10 @@ type dataRun struct {
 }
 
 // check parses --task and --measure, gathers the backend options (set holds
-// the flags given, see givenFlags) and checks the backend flags.
-func (f *dataFlags) check(set map[string]bool) (*dataRun, error) {
-	r := &dataRun{cmd: f.cmd, data: f.data, target: f.target, format: f.format, out: f.out}
+// the flags given, see givenFlags) and checks the backend flags, for a run
+// in a.
+func (f *dataFlags) check(a *app, set map[string]bool) (*dataRun, error) {
+	r := &dataRun{app: a, cmd: f.cmd, data: f.data, target: f.target, format: f.format, out: f.out}
 	if f.task != "" {
 		t, err := framework.ParseTask(f.task)
 		if err != nil {
@@ -157,7 +159,7 @@ func (r *dataRun) load() (*framework.Dataset, error) {
 		if d, err = framework.ReadCSV(bytes.NewReader(diabetesCSV), builtinSource); err != nil {
 			return nil, fmt.Errorf("built-in data: %w", err)
 		}
-		fmt.Fprintf(stderr, "vi: no --data given: using the built-in diabetes data (%d rows, response %q); see 'vi help %s'\n",
+		fmt.Fprintf(r.app.stderr, "vi: no --data given: using the built-in diabetes data (%d rows, response %q); see 'vi help %s'\n",
 			rows(d), d.Names[len(d.Names)-1], r.cmd)
 	} else if d, err = framework.LoadCSV(r.data); err != nil {
 		return nil, err
@@ -170,7 +172,7 @@ func (r *dataRun) load() (*framework.Dataset, error) {
 
 // progress returns the run's progress bar (none for --format json).
 func (r *dataRun) progress(label string) *progress {
-	return newProgress(r.format != "json", label)
+	return r.app.newProgress(r.format != "json", label)
 }
 
 // open starts the backend's subprocess, saying so on prog; see
@@ -178,7 +180,7 @@ func (r *dataRun) progress(label string) *progress {
 // close: ...".
 func (r *dataRun) open(ctx context.Context, prog *progress) (framework.Backend, func() error, error) {
 	prog.status(fmt.Sprintf("starting backend %s", r.backend.name))
-	be, closeBackend, err := r.backend.openLogged(ctx, prog)
+	be, closeBackend, err := r.backend.openLogged(ctx, r.app.stderr, prog)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -206,7 +208,7 @@ func (r *dataRun) training(prog *progress, d *framework.Dataset) {
 }
 
 // emit writes the output to --out or stdout.
-func (r *dataRun) emit(buf *bytes.Buffer) error { return emit(r.out, buf) }
+func (r *dataRun) emit(buf *bytes.Buffer) error { return r.app.emit(r.out, buf) }
 
 // keepErr calls f and keeps its error in *err unless *err is already one;
 // deferred, it reports a failure to close when the run itself succeeded.
@@ -223,20 +225,6 @@ func runError(ctx context.Context, err error) error {
 		return errors.New("interrupted")
 	}
 	return err
-}
-
-// checkFitFlags checks the flags that every estimating command has, in
-// this order: --level, --train-frac and --folds.
-func checkFitFlags(level, trainFrac float64, folds int) error {
-	switch {
-	case !(level > 0 && level < 1):
-		return framework.Usagef("--level must be in (0, 1), got %g", level)
-	case !(trainFrac > 0 && trainFrac < 1):
-		return framework.Usagef("--train-frac must be in (0, 1), got %g", trainFrac)
-	case folds < 2:
-		return framework.Usagef("--folds must be at least 2, got %d", folds)
-	}
-	return nil
 }
 
 // writePlot draws a plot into path, atomically; nothing when path is "".

@@ -258,9 +258,9 @@ func checkOutDir(path string) error {
 }
 
 // emit writes the bytes to path atomically, or to stdout when path is "".
-func emit(path string, buf *bytes.Buffer) error {
+func (a *app) emit(path string, buf *bytes.Buffer) error {
 	if path == "" {
-		_, err := stdout.Write(buf.Bytes())
+		_, err := a.stdout.Write(buf.Bytes())
 		return err
 	}
 	return writeFileAtomic(path, buf.Bytes())

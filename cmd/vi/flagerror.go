@@ -1,0 +1,36 @@
+package main
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// settingFlags are the flags that set the library's settings, by the names
+// that the library's errors give them (framework.FieldError).
+var settingFlags = map[string]string{
+	"Config.TrainFrac":      "--train-frac",
+	"Config.Folds":          "--folds",
+	"Config.Lambda":         "--lambda",
+	"Config.ESSteps":        "--es-steps",
+	"Config.CrossFit":       "--crossfit",
+	"Config.Backend":        "--backend",
+	"EstimateOptions.Level": "--level",
+	"InferOptions.Level":    "--level",
+	"InferOptions.Delta":    "--delta",
+}
+
+// flagError returns err's message with the library's name of a setting
+// replaced by the flag that sets it: "Config.Folds must be at least 2"
+// becomes "--folds must be at least 2".
+func flagError(err error) string {
+	msg := err.Error()
+	var fe *framework.FieldError
+	if errors.As(err, &fe) {
+		if name, ok := settingFlags[fe.Field]; ok {
+			msg = strings.Replace(msg, fe.Error(), name+" "+fe.Msg, 1)
+		}
+	}
+	return msg
+}
