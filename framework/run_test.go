@@ -110,7 +110,8 @@ func TestPrepareBadInput(t *testing.T) {
 		{constant, framework.Config{}, `test.csv, column "y": the response is constant`},
 		{dataset(12, 1), framework.Config{Folds: 5}, "test.csv: 12 rows are too few"},
 		{dataset(50, 1), framework.Config{Task: &bin}, "task binary needs a 0/1 response"},
-		{dataset(50, 1), framework.Config{TrainFrac: 1.5}, "--train-frac"},
+		{dataset(50, 1), framework.Config{TrainFrac: 1.5}, "Config.TrainFrac must be in (0, 1), got 1.5"},
+		{dataset(50, 1), framework.Config{Folds: 1}, "Config.Folds must be at least 2, got 1"},
 	} {
 		tc.cfg.Backend = meanBackend{}
 		_, err := framework.Prepare(context.Background(), tc.d, tc.cfg)

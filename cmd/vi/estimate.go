@@ -8,7 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-		"slices"
+	"slices"
 	"sort"
 	"strings"
 

@@ -12,9 +12,6 @@ import (
 var settingFlags = map[string]string{
 	"Config.TrainFrac":      "--train-frac",
 	"Config.Folds":          "--folds",
-	"Config.Lambda":         "--lambda",
-	"Config.ESSteps":        "--es-steps",
-	"Config.CrossFit":       "--crossfit",
 	"Config.Backend":        "--backend",
 	"EstimateOptions.Level": "--level",
 	"InferOptions.Level":    "--level",
