@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -65,7 +66,7 @@ func newDataFlags(cmd *Command, options []string, usage map[string]string) *data
 	fs.StringVar(&f.target, "target", "", help("target"))
 	fs.StringVar(&f.task, "task", "", help("task"))
 	fs.StringVar(&f.measure, "measure", "", help("measure"))
-	fs.StringVar(&f.backend, "backend", "mlp", help("backend"))
+	fs.StringVar(&f.backend, "backend", lazyvi.DefaultBackend, help("backend"))
 	fs.StringVar(&f.plugin, "plugin", "", help("plugin"))
 	for _, name := range options {
 		f.options[name] = fs.String(name, "", help(name))
@@ -156,8 +157,8 @@ func (r *dataRun) load() (*framework.Dataset, error) {
 	var d *framework.Dataset
 	var err error
 	if r.data == "" {
-		if d, err = framework.ReadCSV(bytes.NewReader(diabetesCSV), builtinSource); err != nil {
-			return nil, fmt.Errorf("built-in data: %w", err)
+		if d, err = lazyvi.Diabetes(); err != nil {
+			return nil, err
 		}
 		fmt.Fprintf(r.app.stderr, "vi: no --data given: using the built-in diabetes data (%d rows, response %q); see 'vi help %s'\n",
 			rows(d), d.Names[len(d.Names)-1], r.cmd)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"fmt"
 	"math"
 	"os"
@@ -12,16 +11,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/framework"
 	"gonum.org/v1/gonum/mat"
 )
-
-// diabetesCSV is the built-in data set of vi estimate without --data.
-//
-//go:embed data/diabetes.csv
-var diabetesCSV []byte
-
-const builtinSource = "diabetes.csv (built-in)"
 
 // estimateOptions are the flags of vi estimate.
 type estimateOptions struct {
@@ -112,7 +105,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 		"lambda":     "fix lazy's ridge penalty to `L` (0: choose it by cross-validation)",
 		"workers":    "estimate `N` features at a time",
 	})
-	fs.StringVar(&o.estimators, "estimators", "lazy,dropout,retrain", "comma-separated estimator `names` (see 'vi estimators')")
+	fs.StringVar(&o.estimators, "estimators", strings.Join(lazyvi.DefaultEstimators(), ","), "comma-separated estimator `names` (see 'vi estimators')")
 	fs.StringVar(&o.groups, "groups", "", "estimate `groups` of columns together: \"name=col,col;name=col,...\", onehot for columns sharing a prefix_, or rows or cols of the --image")
 	fs.StringVar(&o.groupsFile, "groups-file", "", "read groups from `file`, one \"name: col, col\" a line")
 	fs.StringVar(&o.inference, "inference", framework.DefaultInference.String(), "`inference`: split (full and reduced models scored on different halves) or plain (the paper's Wald interval)")
