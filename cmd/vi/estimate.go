@@ -87,7 +87,7 @@ adjusts them over each estimator's features (column p_adjusted).
 --ci-truncate floors the intervals at 0.
 
 Output goes to stdout, or with --out FILE to FILE, replaced atomically and only
-when the whole run succeeds. --format json is a stable contract (see README).
+when the whole run succeeds. --format json is a stable contract (see docs/json.md).
 
 Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	}
