@@ -43,41 +43,45 @@ func vi(t *testing.T, dir string, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
-// binDir holds the binaries that viBinary and pluginBinary build, once.
+// binDir holds the binaries that viBinary and pluginBinary build, each
+// once for all tests.
 var (
-	binDir           string
-	buildOnce        sync.Once
-	buildErr         error
-	viBin, pluginBin string
+	binDir   string
+	binMu    sync.Mutex
+	binBuilt = map[string]string{} // package -> binary
 )
 
-// buildBinaries builds vi and the test plugin (testdata/mlpplugin) into
-// binDir, once for all tests.
-func buildBinaries(t testing.TB) {
+// build builds the package pkg into binDir once and returns the binary.
+func build(t testing.TB, pkg string) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		if binDir, buildErr = os.MkdirTemp("", "vi-test-"); buildErr != nil {
-			return
-		}
-		viBin, pluginBin = filepath.Join(binDir, "vi"), filepath.Join(binDir, "mlpplugin")
-		for _, b := range []struct{ out, pkg string }{{viBin, "."}, {pluginBin, "./testdata/mlpplugin"}} {
-			cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				buildErr = fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
-				return
-			}
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	binMu.Lock()
+	defer binMu.Unlock()
+	if bin, ok := binBuilt[pkg]; ok {
+		return bin
 	}
+	if binDir == "" {
+		dir, err := os.MkdirTemp("", "vi-test-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		binDir = dir
+	}
+	bin := filepath.Join(binDir, filepath.Base(pkg))
+	if pkg == "." {
+		bin = filepath.Join(binDir, "vi")
+	}
+	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	binBuilt[pkg] = bin
+	return bin
 }
 
 // viBinary returns the path of a vi binary, for the tests that signal it.
-func viBinary(t testing.TB) string { buildBinaries(t); return viBin }
+func viBinary(t testing.TB) string { return build(t, ".") }
 
-// pluginBinary returns the path of an external backend plugin (mlp).
-func pluginBinary(t testing.TB) string { buildBinaries(t); return pluginBin }
+// pluginBinary returns the path of an external backend plugin (the mlp).
+func pluginBinary(t testing.TB) string { return build(t, "./testdata/mlpplugin") }
 
 // viExec runs the vi binary in dir and returns its stdout, stderr and exit
 // code.
