@@ -48,18 +48,7 @@ var dataUsage = map[string]string{
 // the backend options that have a flag of their own (of hidden, epochs and
 // image), usage replaces the help text of the flags it names.
 func newDataFlags(cmd *Command, options []string, usage map[string]string) *dataFlags {
-	help := func(name string) string {
-		if _, ok := dataUsage[name]; !ok {
-			panic("newDataFlags: no shared flag --" + name)
-		}
-		if u, ok := usage[name]; ok {
-			return u
-		}
-		return dataUsage[name]
-	}
-	for name := range usage {
-		help(name)
-	}
+	help := groupUsage("newDataFlags", dataUsage, usage)
 	f := &dataFlags{cmd: cmd.Name(), options: map[string]*string{}, opts: optionsFlag{}}
 	fs := &cmd.Flag
 	fs.StringVar(&f.data, "data", "", help("data"))
@@ -75,6 +64,26 @@ func newDataFlags(cmd *Command, options []string, usage map[string]string) *data
 	fs.StringVar(&f.format, "format", "table", help("format"))
 	fs.StringVar(&f.out, "out", "", help("out"))
 	return f
+}
+
+// groupUsage returns the help text of a flag group's flags: the command's
+// own (usage) where it gives one, else the group's (group). A name that is
+// not in the group is a programming error, which every test that builds the
+// commands catches: it panics, naming the caller.
+func groupUsage(caller string, group, usage map[string]string) func(name string) string {
+	help := func(name string) string {
+		if _, ok := group[name]; !ok {
+			panic(caller + ": no flag --" + name + " in the group")
+		}
+		if u, ok := usage[name]; ok {
+			return u
+		}
+		return group[name]
+	}
+	for name := range usage {
+		help(name)
+	}
+	return help
 }
 
 // givenFlags returns the names of the flags given on the command line.

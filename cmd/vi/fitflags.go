@@ -42,18 +42,7 @@ const defaultSeed = 1
 // which only commands that run lazy-es take (withESSteps); usage replaces
 // the help text of the flags it names.
 func newFitFlags(fs *flag.FlagSet, withESSteps bool, usage map[string]string) *fitFlags {
-	help := func(name string) string {
-		if _, ok := fitUsage[name]; !ok {
-			panic("newFitFlags: no fit flag --" + name)
-		}
-		if u, ok := usage[name]; ok {
-			return u
-		}
-		return fitUsage[name]
-	}
-	for name := range usage {
-		help(name)
-	}
+	help := groupUsage("newFitFlags", fitUsage, usage)
 	f := &fitFlags{}
 	fs.Float64Var(&f.trainFrac, "train-frac", framework.DefaultTrainFrac, help("train-frac"))
 	fs.Int64Var(&f.seed, "seed", defaultSeed, help("seed"))
