@@ -68,7 +68,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 	crossfit := fs.Int("crossfit", 0, "cross-fitting folds (0: one train/evaluation split)")
 	lazyFolds := fs.Int("folds", 0, "cross-validation folds for lazy's ridge penalty (0: the framework's default)")
 	hidden := fs.String("hidden", "", "hidden widths of the MLP (backend default when empty)")
-	level := fs.Float64("level", 0.95, "level of the intervals")
+	level := fs.Float64("level", framework.DefaultLevel, "level of the intervals")
 	workers := fs.Int("workers", runtime.NumCPU(), "repetitions run concurrently")
 	seed := fs.Int64("seed", 1, "seed of the first repetition; repetition r uses seed+r")
 	format := fs.String("format", "table", "output format: table or json")

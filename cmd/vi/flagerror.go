@@ -16,6 +16,10 @@ var settingFlags = map[string]string{
 	"EstimateOptions.Level": "--level",
 	"InferOptions.Level":    "--level",
 	"InferOptions.Delta":    "--delta",
+
+	"shapley.RunOptions.Subsets": "--subsets",
+	"shapley.Options.Level":      "--level",
+	"roar.Options.Fractions":     "--fractions",
 }
 
 // flagError returns err's message with the library's name of a setting
