@@ -98,7 +98,8 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 	})
 }
 
-// constructors build the commands, in the order "vi help" lists them.
+// constructors build the commands, in registration order (newCommands
+// sorts the commands it builds into help order).
 var constructors []func() *Command
 
 // helpOrder is the order "vi help" lists commands in; commands not named
