@@ -418,8 +418,9 @@ type Report struct {
 // Run prepares the problem, trains the full model (once per fold with
 // Config.CrossFit) and estimates the importance of every feature (or group,
 // Config.Groups) with every estimator. A nil measure means the task's
-// default (mse for regression, accuracy for binary and multiclass), looked
-// up by name.
+// default (DefaultMeasure: mse for regression, accuracy for binary and
+// multiclass), looked up by name in the registry: package lazyvi's Run, or
+// a blank import of lazyvi/measures, registers them.
 func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimator, opt EstimateOptions) (*Report, error) {
 	start := time.Now()
 	var folds []*Problem
@@ -446,7 +447,7 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 	var err error
 	if m == nil {
 		if m, err = LookupMeasure(DefaultMeasure(p.Task)); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("no measure given, and the default: %w (pass one, or import package lazyvi or lazyvi/measures, which register them)", err)
 		}
 	}
 	target := ""
