@@ -100,9 +100,8 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 		"epochs": "backend option epochs: maximum training `epochs` (backend default when not set)",
 		"image":  "backend option image: the features are the pixels of an image of `HxW`, row-major (backend cnn)",
 	})
-	o.fit = newFitFlags(fs, true, map[string]string{
+	o.fit = newFitFlags(fs, map[string]string{
 		"train-frac": "`share` of rows in the train split; the rest is for evaluation",
-		"lambda":     "fix lazy's ridge penalty to `L` (0: choose it by cross-validation)",
 		"workers":    "estimate `N` features at a time",
 	})
 	fs.StringVar(&o.estimators, "estimators", strings.Join(lazyvi.DefaultEstimators(), ","), "comma-separated estimator `names` (see 'vi estimators')")
@@ -178,7 +177,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err != nil {
 		return err
 	}
-	ests, err := lookupEstimators(o.estimators)
+	ests, err := o.fit.estimators(o.estimators)
 	if err != nil {
 		return err
 	}
@@ -460,70 +459,74 @@ func checkBackend(name string, b framework.Backend, d *framework.Dataset, target
 	if t, _, ok := responseTask(d, target, task); ok && t == framework.Multiclass && !caps.Multiclass {
 		return framework.Usagef("backend %s does not do multiclass classification (the response of %s is class labels 0..K-1; --task regression treats it as a number)", name, d.Source)
 	}
-	var need []string
-	for _, e := range ests {
-		if !estimatorFits(e.Name(), caps) {
-			need = append(need, e.Name())
+	_, lacking := fitsList(ests, caps)
+	if len(lacking) > 0 {
+		var need []string
+		for _, e := range ests {
+			if lacking[e.Name()] != nil {
+				need = append(need, e.Name())
+			}
 		}
-	}
-	if len(need) > 0 {
 		var fit []string
-		for _, e := range framework.Estimators() {
-			if estimatorFits(e, caps) {
-				fit = append(fit, e)
+		for _, name := range framework.Estimators() {
+			if e, err := framework.LookupEstimator(name); err == nil {
+				if ok, _ := framework.Fits(e, caps); ok {
+					fit = append(fit, name)
+				}
 			}
 		}
 		verb := "needs"
 		if len(need) > 1 {
 			verb = "need"
 		}
-		what := "gradients"
-		if slices.ContainsFunc(need, func(e string) bool { return warmStartEstimators[e] }) {
-			what = "gradients (lazy) or warm starts (lazy-es)"
-			if !slices.ContainsFunc(need, func(e string) bool { return !warmStartEstimators[e] }) {
-				what = "warm starts"
-			}
-		}
 		return framework.Usagef("estimator %s %s a backend with %s; backend %s has none (it supports --estimators %s; see 'vi backends')",
-			strings.Join(need, ", "), verb, what, name, strings.Join(fit, ","))
+			strings.Join(need, ", "), verb, lackingWhat(need, lacking), name, strings.Join(fit, ","))
 	}
 	return nil
+}
+
+// lackingWhat says what the estimators need lack: "gradients" when they all
+// lack the same, else "gradients (lazy) or warm starts (lazy-es)".
+func lackingWhat(need []string, lacking map[string][]string) string {
+	var whats []string
+	by := map[string][]string{}
+	for _, e := range need {
+		w := strings.Join(lacking[e], " and ")
+		if by[w] == nil {
+			whats = append(whats, w)
+		}
+		by[w] = append(by[w], e)
+	}
+	if len(whats) == 1 {
+		return whats[0]
+	}
+	parts := make([]string, len(whats))
+	for i, w := range whats {
+		parts[i] = fmt.Sprintf("%s (%s)", w, strings.Join(by[w], ", "))
+	}
+	return strings.Join(parts, " or ")
 }
 
 // fittingEstimators drops from the default estimators those that the
 // backend cannot run, and returns a note saying so.
 func fittingEstimators(name string, caps framework.Capabilities, ests []framework.Estimator) ([]framework.Estimator, string) {
-	var out []framework.Estimator
-	var dropped []string
+	out, lacking := fitsList(ests, caps)
+	if len(lacking) == 0 || len(out) == 0 {
+		return ests, ""
+	}
+	var dropped, what []string
 	for _, e := range ests {
-		if estimatorFits(e.Name(), caps) {
-			out = append(out, e)
-		} else {
+		for _, w := range lacking[e.Name()] {
+			if !slices.Contains(what, w) {
+				what = append(what, w)
+			}
+		}
+		if lacking[e.Name()] != nil {
 			dropped = append(dropped, e.Name())
 		}
 	}
-	if len(dropped) == 0 || len(out) == 0 {
-		return ests, ""
-	}
-	return out, fmt.Sprintf("vi: backend %s has no gradients: estimating with %s (not %s)",
-		name, strings.Join(estimatorNames(out), ", "), strings.Join(dropped, ", "))
-}
-
-// gradientEstimators are the estimators that work on the full model's
-// parameter gradients (framework.Gradienter).
-var gradientEstimators = map[string]bool{"lazy": true, "lazy-es": true}
-
-// warmStartEstimators continue training the full model
-// (framework.WarmStarter) instead of using its gradients.
-var warmStartEstimators = map[string]bool{"lazy-es": true}
-
-// estimatorFits reports whether the estimator can run on a backend with
-// these capabilities.
-func estimatorFits(name string, caps framework.Capabilities) bool {
-	if warmStartEstimators[name] {
-		return caps.WarmStart
-	}
-	return caps.Gradients || !gradientEstimators[name]
+	return out, fmt.Sprintf("vi: backend %s has no %s: estimating with %s (not %s)",
+		name, strings.Join(what, " or "), strings.Join(estimatorNames(out), ", "), strings.Join(dropped, ", "))
 }
 
 // backendSpec says which backend to run and how.

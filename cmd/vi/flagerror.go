@@ -7,9 +7,9 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 )
 
-// settingFlags are the flags that set the library's settings, by the names
+// fieldFlags are the flags that set the library's settings, by the names
 // that the library's errors give them (framework.FieldError).
-var settingFlags = map[string]string{
+var fieldFlags = map[string]string{
 	"Config.TrainFrac":      "--train-frac",
 	"Config.Folds":          "--folds",
 	"Config.Backend":        "--backend",
@@ -29,7 +29,7 @@ func flagError(err error) string {
 	msg := err.Error()
 	var fe *framework.FieldError
 	if errors.As(err, &fe) {
-		if name, ok := settingFlags[fe.Field]; ok {
+		if name, ok := fieldFlags[fe.Field]; ok {
 			msg = strings.Replace(msg, fe.Error(), name+" "+fe.Msg, 1)
 		}
 	}

@@ -30,7 +30,7 @@ func TestFlagError(t *testing.T) {
 	for _, c := range newCommands() {
 		c.Flag.VisitAll(func(f *flag.Flag) { have["--"+f.Name] = true })
 	}
-	for field, name := range settingFlags {
+	for field, name := range fieldFlags {
 		if !have[name] {
 			t.Errorf("%s maps to %s, which no command has", field, name)
 		}

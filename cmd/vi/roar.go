@@ -26,11 +26,6 @@ type roarOptions struct {
 	plot       string
 }
 
-// roarFolds is vi roar's --folds default: 5, where vi estimate and shapley
-// take framework.DefaultFolds (3); kept so that roar's output stays as it
-// was.
-const roarFolds = 5
-
 func newROARCommand() *Command {
 	var o roarOptions
 	cmd := &Command{
@@ -62,12 +57,10 @@ backend).`,
 	o.data = newDataFlags(cmd, []string{"hidden", "epochs", "image"}, map[string]string{
 		"measure": "predictiveness measure `name` (default: mse for regression, accuracy for classification)",
 	})
-	o.fit = newFitFlags(fs, true, map[string]string{
+	o.fit = newFitFlags(fs, map[string]string{
 		"level": "`level` of the plot's interval bands",
 		"seed":  "random `seed` of the split, the training and the random ordering",
 	})
-	o.fit.folds = roarFolds
-	fs.Lookup("folds").DefValue = strconv.Itoa(roarFolds)
 	fs.StringVar(&o.ordering, "ordering", "grad", "comma-separated `orderings`: grad, random")
 	fs.StringVar(&o.fractions, "fractions", ".1,.25,.5,.75,.9,.99", "comma-separated `fractions` of features to remove")
 	fs.StringVar(&o.estimators, "estimators", "dropout,retrain,lazy-es", "comma-separated estimator `names`")
@@ -107,7 +100,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	if err != nil {
 		return err
 	}
-	ests, err := lookupEstimators(o.estimators)
+	ests, err := o.fit.estimators(o.estimators)
 	if err != nil {
 		return err
 	}
@@ -134,6 +127,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	r.training(prog, d)
 	cfg := r.config(be)
 	o.fit.config(&cfg)
+	cfg.MinTrain = framework.MinTrainFor(ests)
 	p, err := framework.Prepare(ctx, d, cfg)
 	if err != nil {
 		return runError(ctx, err)

@@ -69,9 +69,8 @@ Example:
 		"task":   "force the `task`: regression or binary",
 		"hidden": "backend option hidden: hidden layer `widths`, e.g. 128",
 	})
-	o.fit = newFitFlags(fs, false, map[string]string{
-		"lambda": "fix lazy's ridge penalty to `L` (0: by cross-validation per subset)",
-		"seed":   "random `seed` of the split, the training, the folds and the subsets",
+	o.fit = newFitFlags(fs, map[string]string{
+		"seed": "random `seed` of the split, the training, the folds and the subsets",
 	})
 	fs.StringVar(&o.reduced, "reduced", "lazy", "comma-separated reduced-model `estimators`: lazy, retrain, dropout")
 	fs.IntVar(&o.subsets, "subsets", 0, "`N` subsets drawn from the Shapley kernel (0: ceil(2 p ln p), at least 100)")
@@ -103,7 +102,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	case o.exact && set["subsets"]:
 		return framework.Usagef("--exact fits every subset; do not give --subsets with it")
 	}
-	reds, err := lookupEstimators(o.reduced)
+	reds, err := o.fit.estimators(o.reduced)
 	if err != nil {
 		return fmt.Errorf("--reduced: %w", err)
 	}
@@ -155,7 +154,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	}
 
 	var buf bytes.Buffer
-	if err := writeShapley(&buf, rep, r.format, o.fit.lambda); err != nil {
+	if err := writeShapley(&buf, rep, r.format, fixedPenalty(reds)); err != nil {
 		return err
 	}
 	if err := writePlot(o.plot, func(w io.Writer) error { return shapley.Plot(w, rep) }); err != nil {
@@ -239,4 +238,17 @@ func writeShapleyTable(w io.Writer, rep *shapley.Report, lambda float64) error {
 // fixed-penalty lazy path are for one output).
 func errShapleyMulticlass(source string) error {
 	return framework.Usagef("vi shapley supports regression and binary responses, not multiclass (%s: class labels 0..K-1; --task regression treats them as numbers)", source)
+}
+
+// fixedPenalty is the penalty that a reduced-model estimator fixes for
+// every subset (lazy's --lambda), for the table's header; 0 when none does.
+func fixedPenalty(reds []framework.Estimator) float64 {
+	for _, e := range reds {
+		if fp, ok := e.(interface{ FixedPenalty() (float64, bool) }); ok {
+			if l, ok := fp.FixedPenalty(); ok {
+				return l
+			}
+		}
+	}
+	return 0
 }

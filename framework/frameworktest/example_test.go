@@ -51,7 +51,7 @@ func (meanBackend) Capabilities() framework.Capabilities { return framework.Capa
 
 func (meanBackend) Options() []framework.OptionInfo { return nil }
 
-func (meanBackend) New(spec framework.ModelSpec) (framework.Model, error) {
+func (meanBackend) New(_ context.Context, spec framework.ModelSpec) (framework.Model, error) {
 	if spec.Inputs < 1 {
 		return nil, framework.Usagef("mean: no inputs")
 	}

@@ -33,7 +33,7 @@
 //   - Multiclass, when Capabilities().Multiclass, and WarmStart, when
 //     Capabilities().WarmStart: see multiclass.go.
 //   - Plugin: every check above again, on the backend served over
-//     backendplugin's gRPC transport in this process (backendplugin.Pipe),
+//     backendplugin's gRPC transport in this process (NewServer and Connect, in memory),
 //     plus the transport's fidelity: the remote models' predictions equal
 //     the local ones bit for bit, and the capabilities arrive unchanged.
 package frameworktest
@@ -48,6 +48,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/framework"
@@ -112,7 +113,7 @@ func checkBackend(t tb, b framework.Backend, opts []Option) {
 		return
 	}
 	t.run("Plugin", func(t tb) {
-		remote, stop, err := backendplugin.Pipe("conformance", b)
+		remote, stop, err := pipe("conformance", b)
 		if err != nil {
 			t.Fatalf("serve the backend over the plugin transport: %v", err)
 		}
@@ -182,7 +183,7 @@ func (c *config) spec(task framework.Task) framework.ModelSpec {
 // fitted returns a model fitted on the kit's training data and the data.
 func fitted(t tb, b framework.Backend, c *config, task framework.Task) (framework.Model, *mat.Dense, []float64) {
 	t.Helper()
-	m, err := b.New(c.spec(task))
+	m, err := b.New(context.Background(), c.spec(task))
 	if err != nil {
 		t.Fatalf("New(%s): %v", task, err)
 	}
@@ -217,7 +218,7 @@ func checkDescribe(t tb, b framework.Backend, c *config) {
 	}
 	spec := c.spec(framework.Regression)
 	spec.Options = bad
-	if m, err := b.New(spec); !errors.Is(err, framework.ErrUsage) {
+	if m, err := b.New(context.Background(), spec); !errors.Is(err, framework.ErrUsage) {
 		if err == nil {
 			_ = framework.Release(m)
 		}
@@ -225,7 +226,7 @@ func checkDescribe(t tb, b framework.Backend, c *config) {
 	}
 	spec = c.spec(framework.Regression)
 	spec.Inputs = 0
-	if m, err := b.New(spec); !errors.Is(err, framework.ErrUsage) {
+	if m, err := b.New(context.Background(), spec); !errors.Is(err, framework.ErrUsage) {
 		if err == nil {
 			_ = framework.Release(m)
 		}
@@ -234,7 +235,7 @@ func checkDescribe(t tb, b framework.Backend, c *config) {
 }
 
 func checkFitPredict(t tb, b framework.Backend, c *config, task framework.Task) {
-	m, err := b.New(c.spec(task))
+	m, err := b.New(context.Background(), c.spec(task))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -353,7 +354,7 @@ func checkConcurrent(t tb, b framework.Backend, c *config) {
 
 func checkGradients(t tb, b framework.Backend, c *config, task framework.Task) {
 	m, x, _ := fitted(t, b, c, task)
-	g, ok := m.(framework.Gradienter)
+	g, ok := framework.AsGradienter(m)
 	if !ok {
 		t.Fatalf("Capabilities say Gradients, but the model (%T) is not a framework.Gradienter", m)
 	}
@@ -451,11 +452,11 @@ func checkJacobianByDifferences(t tb, c *config, g framework.Gradienter, xs, jac
 
 func checkKernel(t tb, b framework.Backend, c *config, task framework.Task) {
 	m, x, _ := fitted(t, b, c, task)
-	kr, ok := m.(framework.Kerneler)
+	kr, ok := framework.AsKerneler(m)
 	if !ok {
 		t.Fatalf("Capabilities say Kernel, but the model (%T) is not a framework.Kerneler", m)
 	}
-	g, ok := m.(framework.Gradienter)
+	g, ok := framework.AsGradienter(m)
 	if !ok {
 		t.Fatalf("Capabilities say Kernel, but the model (%T) is not a framework.Gradienter", m)
 	}
@@ -526,7 +527,7 @@ func checkTransport(t tb, local, remote framework.Backend, c *config) {
 	}
 	spec := c.spec(framework.Regression)
 	spec.Options = map[string]string{"frameworktest-no-such-option": "1"}
-	if _, err := remote.New(spec); !errors.Is(err, framework.ErrUsage) {
+	if _, err := remote.New(ctx, spec); !errors.Is(err, framework.ErrUsage) {
 		t.Errorf("New with an unknown option over the transport: want an error wrapping framework.ErrUsage, got %v", err)
 	}
 }
@@ -589,4 +590,20 @@ func checkKernelAgainstJacobian(t tb, g framework.Gradienter, kr framework.Kerne
 		t.Errorf("Kernel(x1, nil) is not exactly symmetric")
 	}
 	return j1
+}
+
+// pipe serves b in this process over an in-memory gRPC connection with the
+// plugin transport's server and client (backendplugin.NewServer and
+// Connect), without a subprocess or the go-plugin handshake; stop closes
+// the connection and the server.
+func pipe(name string, b framework.Backend) (remote framework.Backend, stop func(), err error) {
+	lis := bufconn.Listen(1 << 20)
+	s := backendplugin.NewServer(b)
+	go func() { _ = s.Serve(lis) }()
+	remote, closeConn, err := backendplugin.Connect(context.Background(), name, lis.DialContext)
+	if err != nil {
+		s.Stop()
+		return nil, nil, err
+	}
+	return remote, func() { closeConn(); s.Stop() }, nil
 }
