@@ -40,8 +40,9 @@ func DefaultEstimators() []string { return []string{"lazy", "dropout", "retrain"
 // the mlp backend, in this process; nil ests are DefaultEstimators; a nil
 // measure is the task's default (framework.DefaultMeasure: mse for
 // regression, accuracy for classification). Zero fields of cfg and opt take
-// the framework's defaults (framework.DefaultTrainFrac, DefaultFolds,
-// DefaultLevel, split inference), which are vi's; Config.Seed is used as
+// the framework's defaults (framework.DefaultTrainFrac, DefaultLevel, split
+// inference), and the estimators' zero settings theirs (estimators.Lazy's
+// Folds: estimators.DefaultFolds), which are vi's; Config.Seed is used as
 // given (vi's --seed is 1 by default).
 func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m framework.Measure, ests []framework.Estimator, opt framework.EstimateOptions) (*framework.Report, error) {
 	if cfg.Backend == nil {

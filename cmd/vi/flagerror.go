@@ -11,7 +11,6 @@ import (
 // that the library's errors give them (framework.FieldError).
 var fieldFlags = map[string]string{
 	"Config.TrainFrac":      "--train-frac",
-	"Config.Folds":          "--folds",
 	"Config.Backend":        "--backend",
 	"EstimateOptions.Level": "--level",
 	"InferOptions.Level":    "--level",
@@ -23,8 +22,8 @@ var fieldFlags = map[string]string{
 }
 
 // flagError returns err's message with the library's name of a setting
-// replaced by the flag that sets it: "Config.Folds must be at least 2"
-// becomes "--folds must be at least 2".
+// replaced by the flag that sets it: "Config.TrainFrac must be in (0, 1)"
+// becomes "--train-frac must be in (0, 1)".
 func flagError(err error) string {
 	msg := err.Error()
 	var fe *framework.FieldError

@@ -15,10 +15,10 @@ func TestFlagError(t *testing.T) {
 		err  error
 		want string
 	}{
-		{fmt.Errorf("fold 2: %w", &framework.FieldError{Field: "Config.Folds", Msg: "must be at least 2, got 1"}), "fold 2: --folds must be at least 2, got 1"},
+		{fmt.Errorf("fold 2: %w", &framework.FieldError{Field: "Config.TrainFrac", Msg: "must be in (0, 1), got 1"}), "fold 2: --train-frac must be in (0, 1), got 1"},
 		{&framework.FieldError{Field: "EstimateOptions.Level", Msg: "must be in (0, 1), got 2"}, "--level must be in (0, 1), got 2"},
 		{&framework.FieldError{Field: "Config.Unknown", Msg: "is bad"}, "Config.Unknown is bad"},
-		{errors.New("Config.Folds in plain text"), "Config.Folds in plain text"},
+		{errors.New("Config.TrainFrac in plain text"), "Config.TrainFrac in plain text"},
 	} {
 		if got := flagError(c.err); got != c.want {
 			t.Errorf("flagError(%v) = %q, want %q", c.err, got, c.want)
