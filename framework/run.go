@@ -40,6 +40,15 @@ type Config struct {
 	// ResolveFeatures); none means one feature per column.
 	Groups []Group
 	OneHot bool
+
+	// Candidates, when given, are option settings that Prepare trains the
+	// full model with (the first alone, then the others in parallel),
+	// keeping the one its backend's validation slice scores best (see
+	// selectFull; with cross-fitting the first fold chooses); retrain and
+	// every other estimator then use the chosen one (Problem.Spec).
+	// Baselines are scored beside the full model by Run (see Report.Full).
+	Candidates []Candidate
+	Baselines  []Baseline
 }
 
 // MinTrainRows is the fewest rows Prepare and PrepareFolds leave for
@@ -132,25 +141,38 @@ func PrepareFolds(ctx context.Context, d *Dataset, cfg Config, k, workers int) (
 	}
 	probs := make([]*Problem, k)
 	errs := make([]error, k)
+	fold := func(i int) {
+		if ctx.Err() != nil {
+			errs[i] = ctx.Err()
+			return
+		}
+		eval := perm[bounds[i]:bounds[i+1]]
+		train := make([]int, 0, n-len(eval))
+		train = append(append(train, perm[:bounds[i]]...), perm[bounds[i+1]:]...)
+		probs[i], errs[i] = sp.problem(ctx, train, eval)
+		if errs[i] != nil {
+			errs[i] = fmt.Errorf("fold %d: %w", i+1, errs[i])
+		}
+	}
+	first := 0
+	if len(sp.cfg.Candidates) > 0 {
+		// The first fold chooses among the candidates (its own fits run in
+		// parallel); the other folds train its choice.
+		if fold(0); errs[0] != nil {
+			return nil, errs[0]
+		}
+		sp.cfg.Options, sp.cfg.Candidates = probs[0].Spec.Options, nil
+		first = 1
+	}
 	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup
-	for i := 0; i < k; i++ {
+	for i := first; i < k; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if ctx.Err() != nil {
-				errs[i] = ctx.Err()
-				return
-			}
-			eval := perm[bounds[i]:bounds[i+1]]
-			train := make([]int, 0, n-len(eval))
-			train = append(append(train, perm[:bounds[i]]...), perm[bounds[i+1]:]...)
-			probs[i], errs[i] = sp.problem(ctx, train, eval)
-			if errs[i] != nil {
-				errs[i] = fmt.Errorf("fold %d: %w", i+1, errs[i])
-			}
+			fold(i)
 		}()
 	}
 	wg.Wait()
@@ -234,18 +256,16 @@ func (sp *setup) problem(ctx context.Context, train, eval []int) (*Problem, erro
 	standardise(xtr, xev)
 
 	spec := ModelSpec{Task: sp.task, Inputs: len(sp.featCols), Seed: cfg.Seed, Options: cfg.Options, Classes: sp.classes}
-	full, err := cfg.Backend.New(ctx, spec)
+	sel, err := selectFull(ctx, cfg.Backend, spec, cfg.Candidates, xtr, ytr)
 	if err != nil {
 		return nil, fmt.Errorf("full model: %w", err)
 	}
+	full := sel.model
 	p := &Problem{
-		Task: sp.task, BackendName: cfg.BackendName, Backend: cfg.Backend, Spec: spec,
+		Task: sp.task, BackendName: cfg.BackendName, Backend: cfg.Backend, Spec: sel.spec,
 		FeatureNames: sp.names, XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev,
 		Full: full, Seed: cfg.Seed, Classes: sp.classes,
-	}
-	if err := full.Fit(ctx, xtr, ytr); err != nil {
-		Release(full)
-		return nil, fmt.Errorf("fit full model: %w", err)
+		Chosen: sel.chosen, Candidates: sel.scores, Selection: sel.note, FitReport: FitReportOf(full),
 	}
 	if p.FullEval, err = full.Predict(ctx, xev); err != nil {
 		Release(full)
@@ -427,10 +447,29 @@ func EstimateFolds(ctx context.Context, folds []*Problem, m Measure, ests []Esti
 	return red.Infer(m, opt.infer())
 }
 
-// FullResult is the full model's score on the evaluation split.
+// FullResult is the full model's score on the evaluation split, with how
+// its training went and what it is measured against.
 type FullResult struct {
 	Score   float64 `json:"score"`
 	Seconds float64 `json:"seconds"`
+
+	// R2 is the full model's R² on the evaluation rows (regression only).
+	R2 *float64 `json:"r2,omitempty"`
+	// Epochs and StoppedBy ("patience" or "cap") say how training ended,
+	// for backends that report it (FitReporter; the first fold's when
+	// cross-fitting).
+	Epochs    int    `json:"epochs,omitempty"`
+	StoppedBy string `json:"stopped_by,omitempty"`
+	// Hidden names the full model's architecture: the chosen Candidate
+	// (vi: the hidden layer widths), or what the caller sets.
+	Hidden     string           `json:"hidden,omitempty"`
+	Candidates []CandidateScore `json:"candidates,omitempty"`
+	// Selection says why the choice among the candidates was not made by
+	// the validation loss, when it was not.
+	Selection string `json:"selection,omitempty"`
+	// Baselines are the intercept-only model and Config.Baselines on the
+	// same evaluation rows.
+	Baselines []BaselineScore `json:"baselines,omitempty"`
 }
 
 // RunInfo describes a run: what the reports of vi estimate and vi shapley
@@ -474,6 +513,9 @@ type Report struct {
 	CITruncate bool       `json:"ci_truncate,omitempty"`
 	Full       FullResult `json:"full"`
 	Results    []Result   `json:"results"`
+	// Warnings say when the full model is poor (see fullWarnings); vi
+	// prints them on stderr.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Run prepares the problem, trains the full model (once per fold with
@@ -545,6 +587,12 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 		rep.CrossFit = len(folds)
 		rep.NEval = rep.N
 	}
+	rep.Full.Epochs, rep.Full.StoppedBy = p.FitReport.Epochs, p.FitReport.StoppedBy
+	rep.Full.Hidden, rep.Full.Candidates, rep.Full.Selection = p.Chosen, p.Candidates, p.Selection
+	if rep.Full.Baselines, rep.Full.R2, err = diagnose(ctx, folds, m, cfg.Baselines); err != nil {
+		return nil, err
+	}
+	rep.Warnings = fullWarnings(m, rep.Full)
 	return rep, nil
 }
 

@@ -118,6 +118,7 @@ type dataRun struct {
 	measure           framework.Measure // nil: the task's default
 	opts              map[string]string // the backend options the user set
 	backend           backendSpec
+	autoHidden        bool // --hidden auto: choose the mlp's architecture (fullmodel.go)
 }
 
 // check parses --task and --measure, gathers the backend options (set holds
@@ -157,6 +158,9 @@ func (f *dataFlags) check(a *app, set map[string]bool) (*dataRun, error) {
 		return nil, err
 	}
 	r.backend = bk
+	if r.autoHidden, err = hiddenAuto(r.opts, bk); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -209,7 +213,9 @@ func (r *dataRun) checkBackend(be framework.Backend, d *framework.Dataset, ests 
 
 // config is the run's framework.Config as far as the shared flags say.
 func (r *dataRun) config(be framework.Backend) framework.Config {
-	return framework.Config{Target: r.target, Task: r.task, BackendName: r.backend.name, Backend: be, Options: r.opts}
+	cfg := framework.Config{Target: r.target, Task: r.task, BackendName: r.backend.name, Backend: be, Options: r.opts}
+	r.fullModelConfig(&cfg)
+	return cfg
 }
 
 // training says on prog that the full model is training.

@@ -61,13 +61,18 @@ Estimators (--estimators, comma-separated, in output order):
            correlated features).
   retrain  a new model trained without the feature (the reference).
   lazy-es  the full model trained on a few more optimizer steps (--es-steps,
-           default one epoch) on the data without the feature, from its own
+           default 200) on the data without the feature, from its own
            parameters (backends with warm starts: mlp, cnn).
 
 The model comes from a backend (see "vi backends"), run in a subprocess; its
 options are passed with --hidden, --epochs and --opt key=value and keep the
 backend's defaults when not set. --plugin PATH runs an external backend
-executable instead.
+executable instead. For the mlp, --hidden auto (the default) trains a few
+architectures and keeps the one its validation slice scores best; the header
+(and "full" in JSON) says which, how training ended, R2, and how the full
+model compares with intercept-only and linear baselines on the same rows,
+with a warning on stderr when it is no better than the linear one or
+training hit the epoch cap (docs/defaults.md).
 
 Groups: --groups "climate=sst1,sst2;demog=age,sex" (or --groups-file FILE,
 one "name: col, col" a line) estimates the importance of each group, its
@@ -96,7 +101,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	o.data = newDataFlags(cmd, []string{"hidden", "epochs", "image"}, map[string]string{
 		"task":   "force the `task`: regression, binary or multiclass (default: binary for a 0/1 response, multiclass for labels 0..K-1 (3 <= K <= 20, each with 5 rows or more), else regression)",
 		"plugin": "run the backend from this external plugin `executable` instead of a built-in one",
-		"hidden": "backend option hidden: hidden layer `widths`, e.g. 50 or 100,50 (backend default when not set)",
+		"hidden": "backend option hidden: hidden layer `widths`, e.g. 50 or 100,50; auto (the mlp's default) chooses among a few on a validation slice",
 		"epochs": "backend option epochs: maximum training `epochs` (backend default when not set)",
 		"image":  "backend option image: the features are the pixels of an image of `HxW`, row-major (backend cnn)",
 	})
@@ -249,6 +254,8 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err != nil {
 		return finishCheckpoint(ckpt, r.out, runError(ctx, err))
 	}
+	rep.Full.Hidden = fullHidden(rep, be, r.opts)
+	printWarnings(a.stderr, rep)
 
 	var buf bytes.Buffer
 	if err := writeReport(&buf, rep, r.format); err != nil {

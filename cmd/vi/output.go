@@ -134,8 +134,10 @@ func writeTable(w io.Writer, r *framework.Report) error {
 	if r.CrossFit > 0 {
 		where = fmt.Sprintf("averaged over the %d folds", r.CrossFit)
 	}
-	fmt.Fprintf(w, "full model: %s %s %s (trained in %.2fs)\n\n",
+	fmt.Fprintf(w, "full model: %s %s %s (trained in %.2fs)\n",
 		r.Measure, num(r.Full.Score), where, r.Full.Seconds)
+	writeFullDiagnostics(w, r)
+	fmt.Fprintln(w)
 	// Numbers align right; feature and estimator are padded to a common
 	// width first so that they read left-aligned.
 	cols := reportColumns(r)
