@@ -134,8 +134,8 @@ func TestColumnUnknown(t *testing.T) {
 }
 
 func TestLoadDiabetes(t *testing.T) {
-	// ../shared sits beside the checkout, in CI too.
-	const path = "../../shared/data/diabetes.csv"
+	const path = "testdata/diabetes.csv" // a copy of scikit-learn's
+
 	d, err := LoadCSV(path)
 	if err != nil {
 		t.Fatal(err)

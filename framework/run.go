@@ -24,8 +24,8 @@ type Config struct {
 	BackendName string  // for messages and the report
 	Backend     Backend // builds the full model and, for retrain, the reduced ones
 	Options     map[string]string
-	TrainFrac   float64 // share of rows in the train split; 0 means 2/3
-	Seed        int64
+	TrainFrac   float64 // share of rows in the train split; 0 means DefaultTrainFrac
+	Seed        int64   // used as given: 0 is a seed like any other (vi's --seed defaults to 1)
 	// MinTrain is the fewest rows the train split (with CrossFit, each
 	// train set) must leave; below MinTrainRows means MinTrainRows. Run
 	// raises it to what its estimators need (MinTrainFor), so that a split
@@ -80,9 +80,6 @@ func MinTrainFor(ests []Estimator) int {
 	return n
 }
 
-// DefaultTrainFrac is the train share used when Config.TrainFrac is 0.
-const DefaultTrainFrac = 2.0 / 3.0
-
 // InferTask returns Binary when every response is 0 or 1, Multiclass when
 // the responses are class labels by the rule of IsClassLabels, else
 // Regression.
@@ -111,7 +108,7 @@ func Prepare(ctx context.Context, d *Dataset, cfg Config) (*Problem, error) {
 		frac = DefaultTrainFrac
 	}
 	if !(frac > 0 && frac < 1) {
-		return nil, Usagef("--train-frac must be in (0, 1), got %g", frac)
+		return nil, fieldErrorf("Config.TrainFrac", "must be in (0, 1), got %g", frac)
 	}
 	n1 := int(math.Round(frac * float64(n)))
 	n2 := n - n1
@@ -134,7 +131,7 @@ func PrepareFolds(ctx context.Context, d *Dataset, cfg Config, k, workers int) (
 		return nil, err
 	}
 	if k < 2 {
-		return nil, Usagef("--crossfit must be at least 2, got %d", k)
+		return nil, Usagef("PrepareFolds: k must be at least 2, got %d", k)
 	}
 	n, _ := d.X.Dims()
 	if n/k < 2 || n-(n+k-1)/k < sp.minTrain {
@@ -216,7 +213,7 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 		return nil, Usagef("no data")
 	}
 	if cfg.Backend == nil {
-		return nil, Usagef("no backend")
+		return nil, fieldErrorf("Config.Backend", "is nil: no backend to build the models")
 	}
 	_, cols := d.X.Dims()
 	if cols < 2 {
@@ -411,16 +408,17 @@ var resultKeys = func() map[string]bool {
 	return keys
 }()
 
-// EstimateOptions tune Estimate and Run. The zero value is the paper's
-// plain inference at level 0.95, all CPUs.
+// EstimateOptions tune Estimate and Run. The zero value is what vi estimate
+// does without flags: split inference at level DefaultLevel, p-values of
+// H0: VI <= 0 without adjustment, all CPUs.
 type EstimateOptions struct {
 	Workers int     // concurrent (estimator, feature) jobs; 0 means runtime.NumCPU()
-	Level   float64 // confidence level of the intervals; 0 means 0.95
+	Level   float64 // confidence level of the intervals; 0 means DefaultLevel
 	// Progress, when set, is called with (0, total) as the estimation
 	// starts and (done, total) after each job, from the workers.
 	Progress func(done, total int)
 
-	Inference  Inference // Plain (the zero value) or Split
+	Inference  Inference // Split (the zero value) or Plain
 	Delta      float64   // p_value tests H0: VI <= Delta
 	Adjust     Adjust    // multiplicity adjustment into Result.PAdjusted
 	CITruncate bool      // floor the intervals at 0
@@ -460,7 +458,7 @@ func EstimateFolds(ctx context.Context, folds []*Problem, m Measure, ests []Esti
 		return nil, Usagef("measure %q does not fit a %s response", m.Name(), folds[0].Task)
 	}
 	if lv := opt.Level; lv != 0 && !(lv > 0 && lv < 1) {
-		return nil, Usagef("--level must be in (0, 1), got %g", lv)
+		return nil, fieldErrorf("EstimateOptions.Level", "must be in (0, 1), got %g", lv)
 	}
 	for k, p := range folds {
 		if _, err := m.Evaluate(p.YEval, p.FullEval); err != nil {
@@ -516,10 +514,10 @@ type RunInfo struct {
 }
 
 // Info returns the RunInfo of this problem scored by m at the interval
-// level (0 means 0.95).
+// level (0 means DefaultLevel).
 func (p *Problem) Info(m Measure, level float64) RunInfo {
 	if level == 0 {
-		level = 0.95
+		level = DefaultLevel
 	}
 	n1, _ := p.XTrain.Dims()
 	n2, _ := p.XEval.Dims()
@@ -554,8 +552,9 @@ type Report struct {
 // Run prepares the problem, trains the full model (once per fold with
 // Config.CrossFit) and estimates the importance of every feature (or group,
 // Config.Groups) with every estimator. A nil measure means the task's
-// default (mse for regression, accuracy for binary and multiclass), looked
-// up by name.
+// default (DefaultMeasure: mse for regression, accuracy for binary and
+// multiclass), looked up by name in the registry: package lazyvi's Run, or
+// a blank import of lazyvi/measures, registers them.
 func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimator, opt EstimateOptions) (*Report, error) {
 	start := time.Now()
 	cfg.MinTrain = max(cfg.MinTrain, MinTrainFor(ests))
@@ -583,7 +582,7 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 	var err error
 	if m == nil {
 		if m, err = LookupMeasure(DefaultMeasure(p.Task)); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("no measure given, and the default: %w (pass one, or import package lazyvi or lazyvi/measures, which register them)", err)
 		}
 	}
 	target := ""
@@ -631,14 +630,6 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 	}
 	rep.Warnings = fullWarnings(m, rep.Full)
 	return rep, nil
-}
-
-// DefaultMeasure names the default measure of a task.
-func DefaultMeasure(t Task) string {
-	if t == Binary || t == Multiclass {
-		return "accuracy"
-	}
-	return "mse"
 }
 
 func isConstant(y []float64) bool {

@@ -14,7 +14,7 @@ import (
 // openCheckpoint opens OUT.partial, where a run writing to out keeps its
 // finished reduced models so that the same command resumes after an
 // interrupt or a crash; nil when the run writes to stdout.
-func openCheckpoint(cmd *Command, d *framework.Dataset, out string, prog *progress) (*framework.FileCheckpoint, error) {
+func openCheckpoint(a *app, cmd *Command, d *framework.Dataset, out string, prog *progress) (*framework.FileCheckpoint, error) {
 	if out == "" {
 		return nil, nil
 	}
@@ -24,7 +24,7 @@ func openCheckpoint(cmd *Command, d *framework.Dataset, out string, prog *progre
 	}
 	if n > 0 {
 		prog.clear()
-		fmt.Fprintf(stderr, "vi: resuming from %s: %d reduced models already done\n", out+".partial", n)
+		fmt.Fprintf(a.stderr, "vi: resuming from %s: %d reduced models already done\n", out+".partial", n)
 	}
 	return c, nil
 }

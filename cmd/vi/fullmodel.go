@@ -103,8 +103,8 @@ func writeFullDiagnostics(w io.Writer, r *framework.Report) {
 	}
 }
 
-// printWarnings writes the report's warnings on stderr.
-func printWarnings(rep *framework.Report) {
+// printWarnings writes the report's warnings to stderr.
+func printWarnings(stderr io.Writer, rep *framework.Report) {
 	for _, w := range rep.Warnings {
 		fmt.Fprintln(stderr, "vi: warning: "+w)
 	}

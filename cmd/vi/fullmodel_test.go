@@ -12,7 +12,6 @@ import (
 // ended, and the baselines; --hidden auto on another backend is a usage
 // error.
 func TestEstimateHiddenAuto(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	// 1600 rows: a validation slice of 213 rows, enough to choose by.
 	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(1600))
