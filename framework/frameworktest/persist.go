@@ -3,7 +3,6 @@ package frameworktest
 import (
 	"context"
 	"errors"
-	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -15,16 +14,16 @@ import (
 // and with gradients differentiates and shifts, bit for bit as the fitted
 // model; the state is the same bytes when saved again; loading a damaged
 // state or one of another architecture is a usage error.
-func runPersist(t *testing.T, b framework.Backend, c *config, tasks []framework.Task) {
+func runPersist(t tb, b framework.Backend, c *config, tasks []framework.Task) {
 	if !b.Capabilities().Persist {
 		return
 	}
 	for _, task := range tasks {
-		t.Run("Persist/"+task.String(), func(t *testing.T) { checkPersist(t, b, c, task) })
+		t.run("Persist/"+task.String(), func(t tb) { checkPersist(t, b, c, task) })
 	}
 }
 
-func checkPersist(t *testing.T, b framework.Backend, c *config, task framework.Task) {
+func checkPersist(t tb, b framework.Backend, c *config, task framework.Task) {
 	ctx := context.Background()
 	m, x, _ := fitted(t, b, c, task)
 	p, ok := framework.AsPersister(m)
