@@ -48,8 +48,10 @@ type SavedModel struct {
 	Data  string      `json:"data"`
 	Folds []SavedFold `json:"folds"`
 
-	// Source is the file's name, for messages (ReadModel sets it).
+	// Source is the file's name, for messages, and Sum its SHA-256 (hex);
+	// ReadModel sets both.
 	Source string `json:"-"`
+	Sum    string `json:"-"`
 }
 
 // SavedFold is one trained model: the standardisation of its train rows,
@@ -154,7 +156,7 @@ func ReadModel(r io.Reader, name string) (*SavedModel, error) {
 		m.Folds[i].Params = rest[:sz:sz]
 		rest = rest[sz:]
 	}
-	m.Source = name
+	m.Source, m.Sum = name, hex.EncodeToString(sum[:])
 	if len(rest) != 0 {
 		return nil, bad("model file has %d bytes after its parameters", len(rest))
 	}
