@@ -110,3 +110,38 @@ func top(results []framework.Result, estimator string, n int) []string {
 	}
 	return names
 }
+
+// Run's defaults are vi estimate's: split inference at level 0.95, the
+// task's measure, the mlp's architecture chosen among AutoHidden (on the
+// diabetes data's 59 validation rows, too few to choose by, the first), the
+// intercept-only and linear baselines.
+func TestRunDefaults(t *testing.T) {
+	d, err := lazyvi.Diabetes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropout, err := framework.LookupEstimator("dropout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := lazyvi.Run(context.Background(), d, framework.Config{Seed: 1}, nil, []framework.Estimator{dropout}, framework.EstimateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Inference != "split" || rep.Level != 0.95 || rep.Measure != "mse" || rep.Backend != lazyvi.DefaultBackend {
+		t.Errorf("inference %q level %g measure %q backend %q; want split, 0.95, mse, %s", rep.Inference, rep.Level, rep.Measure, rep.Backend, lazyvi.DefaultBackend)
+	}
+	var cands, bases []string
+	for _, c := range rep.Full.Candidates {
+		cands = append(cands, c.Name)
+	}
+	for _, b := range rep.Full.Baselines {
+		bases = append(bases, b.Name)
+	}
+	if first := lazyvi.AutoHidden()[0]; strings.Join(cands, " ") != first || rep.Full.Hidden != first || !strings.Contains(rep.Full.Selection, "too few") {
+		t.Errorf("candidates %q, hidden %q, selection %q; want the first of lazyvi.AutoHidden(), %s, for too few rows", cands, rep.Full.Hidden, rep.Full.Selection, first)
+	}
+	if strings.Join(bases, " ") != "intercept linear" {
+		t.Errorf("baselines %q, want intercept and linear", bases)
+	}
+}

@@ -19,7 +19,9 @@ package lazyvi
 
 import (
 	"context"
+	"strings"
 
+	"github.com/lazyvi/lazyvi/backends/linear"
 	"github.com/lazyvi/lazyvi/backends/mlp"
 	_ "github.com/lazyvi/lazyvi/estimators" // registers lazy, dropout, retrain, lazy-es
 	"github.com/lazyvi/lazyvi/framework"
@@ -34,10 +36,34 @@ const DefaultBackend = "mlp"
 // none, in report order: vi estimate's --estimators default.
 func DefaultEstimators() []string { return []string{"lazy", "dropout", "retrain"} }
 
+// AutoHidden returns the mlp architectures that the default --hidden auto
+// chooses among on a validation slice, cheapest first (docs/defaults.md
+// says how they were chosen).
+func AutoHidden() []string { return []string{"50", "100", "100,50", "200,100"} }
+
+// FullModelDefaults adds to cfg what vi adds by default to choose and judge
+// the full model of a backend named name: with autoHidden (the mlp without
+// hidden widths), one Candidate per AutoHidden architecture; and, unless
+// cfg has Baselines or the backend is linear itself, the linear baseline
+// (in this process), scored beside the full model.
+func FullModelDefaults(cfg *framework.Config, name string, autoHidden bool) {
+	if autoHidden && len(cfg.Candidates) == 0 {
+		for _, h := range AutoHidden() {
+			cfg.Candidates = append(cfg.Candidates, framework.Candidate{Name: h, Options: map[string]string{"hidden": h}})
+		}
+	}
+	if cfg.Baselines == nil && name != "linear" {
+		cfg.Baselines = []framework.Baseline{{Name: "linear", Backend: linear.Backend{}}}
+	}
+}
+
 // Run trains the full model and estimates the importance of every feature
 // (or group, Config.Groups) of d with every estimator: framework.Run with
 // vi estimate's defaults for what it is not given. A nil Config.Backend is
-// the mlp backend, in this process; nil ests are DefaultEstimators; a nil
+// the mlp backend, in this process, its architecture chosen among
+// AutoHidden unless Config.Options sets "hidden" (or Candidates are given);
+// the linear baseline is scored beside the full model (FullModelDefaults);
+// nil ests are DefaultEstimators; a nil
 // measure is the task's default (framework.DefaultMeasure: mse for
 // regression, accuracy for classification). Zero fields of cfg and opt take
 // the framework's defaults (framework.DefaultTrainFrac, DefaultLevel, split
@@ -45,12 +71,25 @@ func DefaultEstimators() []string { return []string{"lazy", "dropout", "retrain"
 // Folds: estimators.DefaultFolds), which are vi's; Config.Seed is used as
 // given (vi's --seed is 1 by default).
 func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m framework.Measure, ests []framework.Estimator, opt framework.EstimateOptions) (*framework.Report, error) {
+	autoHidden := false
 	if cfg.Backend == nil {
 		cfg.Backend = mlp.Backend{}
 		if cfg.BackendName == "" {
 			cfg.BackendName = DefaultBackend
 		}
+		h, set := cfg.Options["hidden"]
+		autoHidden = !set || strings.EqualFold(strings.TrimSpace(h), "auto")
+		if set && autoHidden {
+			opts := make(map[string]string, len(cfg.Options))
+			for k, v := range cfg.Options {
+				if k != "hidden" {
+					opts[k] = v
+				}
+			}
+			cfg.Options = opts
+		}
 	}
+	FullModelDefaults(&cfg, cfg.BackendName, autoHidden)
 	if ests == nil {
 		for _, name := range DefaultEstimators() {
 			e, err := framework.LookupEstimator(name)

@@ -24,7 +24,7 @@ func (e *InputError) Error() string {
 		s += fmt.Sprintf(": row %d", e.Row)
 	}
 	if e.Column != "" {
-		s += fmt.Sprintf(", column %q", e.Column)
+		s += ", column " + quote(e.Column)
 	}
 	return s + ": " + e.Msg
 }
@@ -60,4 +60,14 @@ func (e *FieldError) Is(target error) bool { return target == ErrUsage }
 
 func fieldErrorf(field, format string, args ...any) error {
 	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ErrNonFinite marks a result that came out NaN or infinite: the arithmetic
+// overflowed (extreme data, or a model that diverged). It is not a usage
+// error, and running again gives the same.
+var ErrNonFinite = errors.New("non-finite result")
+
+// nonFinite is the ErrNonFinite error for what (a measure, a VI), which is v.
+func nonFinite(what string, v float64) error {
+	return fmt.Errorf("%s is %g: %w (extreme values in the data, or a model that diverged)", what, v, ErrNonFinite)
 }

@@ -333,6 +333,45 @@ type InferOptions struct {
 	CITruncate bool
 }
 
+// check reports a level outside (0, 1) (0 means 0.95) or a delta that is
+// not finite.
+func (o InferOptions) check() error {
+	if lv := o.Level; lv != 0 && !(lv > 0 && lv < 1) {
+		return fieldErrorf("InferOptions.Level", "must be in (0, 1), got %g", lv)
+	}
+	if math.IsNaN(o.Delta) || math.IsInf(o.Delta, 0) {
+		return fieldErrorf("InferOptions.Delta", "must be a finite number, got %g", o.Delta)
+	}
+	return nil
+}
+
+// checkFinite reports a VI, standard error, interval bound or p-value that
+// is not finite (ErrNonFinite): the arithmetic overflowed, and a report
+// must not carry it (JSON cannot).
+func (r Result) checkFinite() error {
+	for _, v := range []struct {
+		name string
+		v    float64
+	}{{"VI", r.VI}, {"standard error", r.SE}, {"interval's lower end", r.CILow}, {"interval's upper end", r.CIHigh}, {"p-value", r.PValue}} {
+		if math.IsNaN(v.v) || math.IsInf(v.v, 0) {
+			return nonFinite("the "+v.name, v.v)
+		}
+	}
+	return nil
+}
+
+// checkFinite reports a score whose value or influence variance (what the
+// standard errors are made of) is not finite (ErrNonFinite).
+func (s Score) checkFinite() error {
+	if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+		return nonFinite("the score", s.Value)
+	}
+	if v := varOf(s.Influence); math.IsNaN(v) || math.IsInf(v, 0) {
+		return nonFinite("the variance of the score's influence values", v)
+	}
+	return nil
+}
+
 // Infer turns the reductions into VI, standard error, interval and p-value
 // per estimator and feature with the measure m, ordered by estimator, then
 // feature.
@@ -350,22 +389,19 @@ type InferOptions struct {
 // se^2 = mean_{k in F} var_k(IF_full)/n_F + mean_{k in R} var_k(IF_reduced)/n_R,
 // n_F and n_R the rows of each set of folds.
 func (r *Reductions) Infer(m Measure, opt InferOptions) ([]Result, error) {
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
 	level := opt.Level
 	if level == 0 {
 		level = DefaultLevel
-	}
-	if !(level > 0 && level < 1) {
-		return nil, fieldErrorf("InferOptions.Level", "must be in (0, 1), got %g", level)
-	}
-	if math.IsNaN(opt.Delta) || math.IsInf(opt.Delta, 0) {
-		return nil, fieldErrorf("InferOptions.Delta", "must be a finite number, got %g", opt.Delta)
 	}
 	z := distuv.UnitNormal.Quantile(0.5 + level/2)
 	K := len(r.Folds)
 	if opt.Inference == Split {
 		for _, p := range r.Folds {
-			if n, _ := p.XEval.Dims(); K == 1 && n < 4 || n < 2 {
-				return nil, Usagef("split inference needs at least 4 evaluation rows (2 per half), have %d", n)
+			if n, _ := p.XEval.Dims(); K == 1 && n < minSplitRows || n < 2 {
+				return nil, Usagef("split inference needs at least %d evaluation rows (2 per half), have %d", minSplitRows, n)
 			}
 		}
 	}
@@ -395,6 +431,9 @@ func (r *Reductions) Infer(m Measure, opt InferOptions) ([]Result, error) {
 				CILow: vi - z*se, CIHigh: vi + z*se, PValue: OneSidedPValue(vi, se, opt.Delta)}
 			if opt.CITruncate {
 				res.CILow, res.CIHigh = math.Max(0, res.CILow), math.Max(0, res.CIHigh)
+			}
+			if err := res.checkFinite(); err != nil {
+				return nil, fmt.Errorf("estimator %s, feature %s: %w", est.Name(), feat.Name, err)
 			}
 			r.summarize(&res, e, f)
 			results = append(results, res)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -102,22 +103,176 @@ func Prepare(ctx context.Context, d *Dataset, cfg Config) (*Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, _ := d.X.Dims()
-	frac := cfg.TrainFrac
+	if cfg.Backend == nil {
+		return nil, fieldErrorf("Config.Backend", "is nil: no backend to build the models")
+	}
+	n1, _, err := sp.split()
+	if err != nil {
+		return nil, err
+	}
+	perm := sp.perm()
+	return sp.problem(ctx, perm[:n1], perm[n1:], 0)
+}
+
+// perm is the seeded order of the rows that the splits and folds cut.
+func (sp *setup) perm() []int {
+	n, _ := sp.d.X.Dims()
+	return rand.New(rand.NewPCG(uint64(sp.cfg.Seed), 0x5eed5b11)).Perm(n)
+}
+
+// foldBounds cuts n rows into k folds of nearly equal size: fold i is
+// rows [bounds[i], bounds[i+1]) of the permutation.
+func foldBounds(n, k int) []int {
+	bounds := make([]int, k+1)
+	for i := range bounds {
+		bounds[i] = i * n / k
+	}
+	return bounds
+}
+
+// split returns the sizes of the train and evaluation splits of
+// Config.TrainFrac, or an error when they are too small for the folds.
+func (sp *setup) split() (n1, n2 int, err error) {
+	n, _ := sp.d.X.Dims()
+	frac := sp.cfg.TrainFrac
 	if frac == 0 {
 		frac = DefaultTrainFrac
 	}
 	if !(frac > 0 && frac < 1) {
-		return nil, fieldErrorf("Config.TrainFrac", "must be in (0, 1), got %g", frac)
+		return 0, 0, fieldErrorf("Config.TrainFrac", "must be in (0, 1), got %g", frac)
 	}
-	n1 := int(math.Round(frac * float64(n)))
-	n2 := n - n1
+	n1 = int(math.Round(frac * float64(n)))
+	n2 = n - n1
 	if n1 < sp.minTrain || n2 < 2 {
-		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few: a %.2f train split of %d rows leaves %d for training (need at least %d) and %d for evaluation (need at least 2)",
+		return 0, 0, &InputError{File: sp.d.Source, Msg: fmt.Sprintf("%d rows are too few: a %.2f train split of %d rows leaves %d for training (need at least %d) and %d for evaluation (need at least 2)",
 			n, frac, n, n1, sp.minTrain, n2)}
 	}
-	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed5b11)).Perm(n)
-	return sp.problem(ctx, perm[:n1], perm[n1:], 0)
+	return n1, n2, nil
+}
+
+// checkCrossFit reports k cross-fitting folds that are too many for the
+// rows: each fold needs 2 evaluation rows and each train set (the other
+// folds) 2 rows per tuning fold.
+func (sp *setup) checkCrossFit(k int) error {
+	if k < 2 {
+		return fieldErrorf("Config.CrossFit", "must be at least 2, got %d", k)
+	}
+	n, _ := sp.d.X.Dims()
+	if n/k < 2 || n-(n+k-1)/k < sp.minTrain {
+		return &InputError{File: sp.d.Source, Msg: fmt.Sprintf("%d rows are too few for %d cross-fitting folds (each fold needs 2 rows, each train set %d)",
+			n, k, sp.minTrain)}
+	}
+	return nil
+}
+
+// minSplitRows is the fewest evaluation rows that split inference with one
+// train/evaluation split can use: 2 per half.
+const minSplitRows = 4
+
+// CheckRun makes, before any model is trained, every check of Run that
+// needs no model: the data and its response (newSetup, CheckScale), the
+// rows against the split, the tuning folds and the cross-fitting folds,
+// the evaluation rows that split inference needs, the groups against the
+// columns, the measure (nil: the task's default) against the task and
+// against the evaluation rows it will score (checkScoredRows), and the
+// level and delta. Its errors are usage errors, *InputErrors where the data
+// is at fault. cfg.Backend is not used: a caller may check before it
+// starts a backend. Run calls it first.
+func CheckRun(d *Dataset, cfg Config, m Measure, opt EstimateOptions) error {
+	sp, err := newSetup(d, cfg)
+	if err != nil {
+		return err
+	}
+	if cfg.CrossFit >= 2 {
+		// Every fold has at least 2 evaluation rows, which is what split
+		// inference needs with several folds.
+		if err := sp.checkCrossFit(cfg.CrossFit); err != nil {
+			return err
+		}
+	} else {
+		_, n2, err := sp.split()
+		if err != nil {
+			return err
+		}
+		if opt.Inference == Split && n2 < minSplitRows {
+			n, _ := d.X.Dims()
+			return &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few: split inference needs at least %d evaluation rows (2 per half), the train split leaves %d (give more rows, a smaller --train-frac, or --inference plain)",
+				n, minSplitRows, n2)}
+		}
+	}
+	if _, err := ResolveFeatures(sp.names, d.Names[sp.target], cfg.Groups, cfg.OneHot); err != nil {
+		return err
+	}
+	if m == nil {
+		var err error
+		if m, err = LookupMeasure(DefaultMeasure(sp.task)); err != nil {
+			return opt.infer().check() // no measures registered: nothing to check them with
+		}
+	}
+	if !m.Supports(sp.task) {
+		return &InputError{File: d.Source, Column: d.Names[sp.target], Msg: fmt.Sprintf("measure %s does not fit a %s response", m.Name(), sp.task)}
+	}
+	if err := sp.checkScoredRows(m, opt.Inference); err != nil {
+		return err
+	}
+	return opt.infer().check()
+}
+
+// checkScoredRows reports a set of evaluation rows on which the measure
+// cannot score any model (auc on rows of one class, r2 on a constant
+// response): the rows Infer scores the full and the reduced models on, for
+// the seeded split or cross-fitting folds, are known before any model is
+// trained. The measure's usage errors on placeholder predictions (the
+// response itself for regression, equal class probabilities otherwise)
+// tell.
+func (sp *setup) checkScoredRows(m Measure, inf Inference) error {
+	n, _ := sp.d.X.Dims()
+	perm := sp.perm()
+	var sets [][]int
+	where := "the evaluation split"
+	if k := sp.cfg.CrossFit; k >= 2 {
+		b := foldBounds(n, k)
+		for i := 0; i < k; i++ {
+			sets = append(sets, perm[b[i]:b[i+1]])
+		}
+		where = "a cross-fitting fold"
+	} else {
+		n1, _, err := sp.split()
+		if err != nil {
+			return err
+		}
+		eval := perm[n1:]
+		sets = [][]int{eval}
+		if inf == Split {
+			half := (len(eval) + 1) / 2
+			sets = [][]int{eval[:half], eval[half:]}
+			where = "a half of the evaluation split (split inference)"
+		}
+	}
+	outs := 1
+	if sp.task == Multiclass {
+		outs = sp.classes
+	}
+	for _, rows := range sets {
+		y := make([]float64, len(rows))
+		pred := mat.NewDense(len(rows), outs, nil)
+		for i, r := range rows {
+			y[i] = sp.d.X.At(r, sp.target)
+			for c := 0; c < outs; c++ {
+				switch sp.task {
+				case Regression:
+					pred.Set(i, c, y[i])
+				default:
+					pred.Set(i, c, 1/float64(max(outs, 2)))
+				}
+			}
+		}
+		if _, err := m.Evaluate(y, pred); errors.Is(err, ErrUsage) {
+			return &InputError{File: sp.d.Source, Column: sp.d.Names[sp.target],
+				Msg: fmt.Sprintf("%s (%d rows, seed %d): %v; use more rows, another seed or another measure", where, len(rows), sp.cfg.Seed, err)}
+		}
+	}
+	return nil
 }
 
 // PrepareFolds cross-fits: it deals the rows (seeded) into k folds of
@@ -130,19 +285,14 @@ func PrepareFolds(ctx context.Context, d *Dataset, cfg Config, k, workers int) (
 	if err != nil {
 		return nil, err
 	}
-	if k < 2 {
-		return nil, Usagef("PrepareFolds: k must be at least 2, got %d", k)
+	if cfg.Backend == nil {
+		return nil, fieldErrorf("Config.Backend", "is nil: no backend to build the models")
+	}
+	if err := sp.checkCrossFit(k); err != nil {
+		return nil, err
 	}
 	n, _ := d.X.Dims()
-	if n/k < 2 || n-(n+k-1)/k < sp.minTrain {
-		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few for %d cross-fitting folds (each fold needs 2 rows, each train set %d)",
-			n, k, sp.minTrain)}
-	}
-	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed5b11)).Perm(n)
-	bounds := make([]int, k+1)
-	for i := range bounds {
-		bounds[i] = i * n / k
-	}
+	perm, bounds := sp.perm(), foldBounds(n, k)
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
@@ -212,9 +362,6 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 	if d == nil || d.X == nil {
 		return nil, Usagef("no data")
 	}
-	if cfg.Backend == nil {
-		return nil, fieldErrorf("Config.Backend", "is nil: no backend to build the models")
-	}
 	_, cols := d.X.Dims()
 	if cols < 2 {
 		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("need a response and at least one feature, found %d column(s)", cols)}
@@ -225,6 +372,9 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 		if target, err = d.Column(cfg.Target); err != nil {
 			return nil, err
 		}
+	}
+	if err := d.CheckScale(target); err != nil {
+		return nil, err
 	}
 	y := mat.Col(nil, target, d.X)
 	if isConstant(y) {
@@ -461,7 +611,11 @@ func EstimateFolds(ctx context.Context, folds []*Problem, m Measure, ests []Esti
 		return nil, fieldErrorf("EstimateOptions.Level", "must be in (0, 1), got %g", lv)
 	}
 	for k, p := range folds {
-		if _, err := m.Evaluate(p.YEval, p.FullEval); err != nil {
+		s, err := m.Evaluate(p.YEval, p.FullEval)
+		if err == nil {
+			err = s.checkFinite()
+		}
+		if err != nil {
 			if len(folds) > 1 {
 				return nil, fmt.Errorf("measure %s of the full model, fold %d: %w", m.Name(), k+1, err)
 			}
@@ -556,8 +710,11 @@ type Report struct {
 // multiclass), looked up by name in the registry: package lazyvi's Run, or
 // a blank import of lazyvi/measures, registers them.
 func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimator, opt EstimateOptions) (*Report, error) {
-	start := time.Now()
 	cfg.MinTrain = max(cfg.MinTrain, MinTrainFor(ests))
+	if err := CheckRun(d, cfg, m, opt); err != nil {
+		return nil, err
+	}
+	start := time.Now()
 	var folds []*Problem
 	if cfg.CrossFit >= 2 {
 		fs, err := PrepareFolds(ctx, d, cfg, cfg.CrossFit, opt.Workers)
@@ -612,6 +769,9 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 		score += fs.Value
 	}
 	score /= float64(len(folds))
+	if math.IsNaN(score) || math.IsInf(score, 0) {
+		return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), nonFinite("the score", score))
+	}
 	rep := &Report{
 		RunInfo:   p.Info(m, opt.Level),
 		Inference: opt.Inference.String(), Delta: opt.Delta, Adjust: opt.Adjust.String(), CITruncate: opt.CITruncate,

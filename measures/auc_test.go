@@ -1,6 +1,7 @@
 package measures
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -125,8 +126,7 @@ func TestAUCAgainstBruteForce(t *testing.T) {
 // error with B = 2000 is about 1/sqrt(2B) = 1.6%; the tolerance is 10%.
 func TestAUCStandardErrorBootstrap(t *testing.T) {
 	const path = "testdata/breast_cancer.csv" // a copy of scikit-learn's
-
-	d, err := framework.LoadCSV(path)
+	d, err := framework.LoadCSV(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

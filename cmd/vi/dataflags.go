@@ -30,7 +30,7 @@ type dataFlags struct {
 // dataUsage is the help text of each shared flag, unless the command gives
 // its own to newDataFlags.
 var dataUsage = map[string]string{
-	"data":    "CSV `file` with a header row (default: the built-in diabetes data)",
+	"data":    "CSV `file` with a header row, - for standard input (default: the built-in diabetes data)",
 	"target":  "response `column` (default: the last column)",
 	"task":    "force the `task`: regression, binary or multiclass",
 	"measure": "predictiveness measure `name` (default: mse for regression, accuracy for binary)",
@@ -164,9 +164,11 @@ func (f *dataFlags) check(a *app, set map[string]bool) (*dataRun, error) {
 	return r, nil
 }
 
-// load reads --data, or without it the built-in diabetes data (and says
-// so), and checks that the measure fits the response.
-func (r *dataRun) load() (*framework.Dataset, error) {
+// load reads --data ("-": standard input), or without it the built-in
+// diabetes data (and says so), and checks that the measure fits the
+// response. It returns "interrupted" as soon as ctx is done, even while
+// the file blocks (a FIFO without a writer, an idle pipe).
+func (r *dataRun) load(ctx context.Context) (*framework.Dataset, error) {
 	var d *framework.Dataset
 	var err error
 	if r.data == "" {
@@ -175,8 +177,8 @@ func (r *dataRun) load() (*framework.Dataset, error) {
 		}
 		fmt.Fprintf(r.app.stderr, "vi: no --data given: using the built-in diabetes data (%d rows, response %q); see 'vi help %s'\n",
 			rows(d), d.Names[len(d.Names)-1], r.cmd)
-	} else if d, err = framework.LoadCSV(r.data); err != nil {
-		return nil, err
+	} else if d, err = framework.LoadCSV(ctx, r.data); err != nil {
+		return nil, runError(ctx, err)
 	}
 	if err := checkMeasureFits(d, r.target, r.task, r.measure); err != nil {
 		return nil, err
@@ -241,6 +243,20 @@ func runError(ctx context.Context, err error) error {
 		return errors.New("interrupted")
 	}
 	return err
+}
+
+// checkNotInput reports an output file of the command that is one of its
+// input files, compared by file identity (os.SameFile, so that another
+// name, a hard link or a symbolic link is caught too): writing it would
+// destroy the input. ins are the command's input files besides --data;
+// outs its output files besides --out (and --out's checkpoint OUT.partial).
+// Paths "" and "-" and outputs that do not exist yet are skipped.
+func (f *dataFlags) checkNotInput(outs []fileFlag, ins ...fileFlag) error {
+	ins = append([]fileFlag{{"--data", f.data}}, ins...)
+	if f.out != "" {
+		outs = append([]fileFlag{{"--out", f.out}, {"--out's checkpoint", f.out + ".partial"}}, outs...)
+	}
+	return checkNotInput(outs, ins)
 }
 
 // writePlot draws a plot into path, atomically; nothing when path is "".

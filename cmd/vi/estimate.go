@@ -165,6 +165,12 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err := o.data.checkOutput(); err != nil {
 		return err
 	}
+	if err := o.data.checkNotInput(nil, fileFlag{"--groups-file", o.groupsFile}); err != nil {
+		return err
+	}
+	if o.data.data == framework.Stdin && o.groupsFile == framework.Stdin {
+		return framework.Usagef("--data - and --groups-file - cannot both read standard input")
+	}
 	if err := o.fit.check(); err != nil {
 		return err
 	}
@@ -185,7 +191,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if o.crossfit >= 2 && set["train-frac"] {
 		return framework.Usagef("--train-frac and --crossfit exclude each other (cross-fitting evaluates every fold in turn)")
 	}
-	groups, onehot, err := groupFlags(o.groups, o.groupsFile)
+	groups, onehot, err := groupFlags(ctx, o.groups, o.groupsFile)
 	if err != nil {
 		return err
 	}
@@ -215,7 +221,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	}
 
 	// The data, and what can be checked with it before a backend starts.
-	d, err := r.load()
+	d, err := r.load(ctx)
 	if err != nil {
 		return err
 	}
@@ -224,7 +230,35 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 			return err
 		}
 	}
-	if err := checkGroups(d, r.target, groups, onehot); err != nil {
+	cfg := r.config(nil)
+	o.fit.config(&cfg)
+	crossfit := o.crossfit
+	if saved != nil {
+		if err := o.fit.useModel(&cfg, &crossfit, saved, set); err != nil {
+			return err
+		}
+	}
+	cfg.CrossFit, cfg.Groups, cfg.OneHot = crossfit, groups, onehot
+	if set["estimators"] {
+		// Without it the backend may drop some (fittingEstimators); Run
+		// checks again, before any fit, with those that run.
+		cfg.MinTrain = framework.MinTrainFor(ests)
+	}
+	eopt := framework.EstimateOptions{
+		Workers:  o.fit.workers,
+		Level:    o.fit.level,
+		Progress: nil, // set once the progress bar exists
+
+		Inference:  inference,
+		Delta:      o.delta,
+		Adjust:     adjust,
+		CITruncate: o.ciTruncate,
+
+		Shard: shard,
+		RunID: mergeFingerprint(cmd, d, saved),
+	}
+	// Every check that needs no model, before the backend starts.
+	if err := framework.CheckRun(d, cfg, r.measure, eopt); err != nil {
 		return err
 	}
 
@@ -250,28 +284,8 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	}
 
 	r.training(prog, d)
-	cfg := r.config(be)
-	o.fit.config(&cfg)
-	crossfit := o.crossfit
-	if saved != nil {
-		if err := o.fit.useModel(&cfg, &crossfit, saved, set); err != nil {
-			return err
-		}
-	}
-	cfg.CrossFit, cfg.Groups, cfg.OneHot = crossfit, groups, onehot
-	eopt := framework.EstimateOptions{
-		Workers:  o.fit.workers,
-		Level:    o.fit.level,
-		Progress: prog.update, // a nil *progress draws nothing
-
-		Inference:  inference,
-		Delta:      o.delta,
-		Adjust:     adjust,
-		CITruncate: o.ciTruncate,
-
-		Shard: shard,
-		RunID: mergeFingerprint(cmd, d, saved),
-	}
+	cfg.Backend = be
+	eopt.Progress = prog.update // a nil *progress draws nothing
 	// With --out, finished reductions are kept in OUT.partial as they
 	// come, so that the same command resumes after a crash or an interrupt.
 	ckpt, err := openCheckpoint(a, cmd, d, r.out, prog)
@@ -299,9 +313,9 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	return finishCheckpoint(ckpt, r.out, nil)
 }
 
-// groupFlags reads --groups and --groups-file: explicit groups, and
-// whether to group one-hot columns.
-func groupFlags(spec, file string) ([]framework.Group, bool, error) {
+// groupFlags reads --groups and --groups-file ("-": standard input):
+// explicit groups, and whether to group one-hot columns.
+func groupFlags(ctx context.Context, spec, file string) ([]framework.Group, bool, error) {
 	var groups []framework.Group
 	onehot := false
 	switch g := strings.TrimSpace(spec); {
@@ -318,9 +332,9 @@ func groupFlags(spec, file string) ([]framework.Group, bool, error) {
 		groups = gs
 	}
 	if file != "" {
-		gs, err := framework.LoadGroups(file)
+		gs, err := framework.LoadGroups(ctx, file)
 		if err != nil {
-			return nil, false, err
+			return nil, false, runError(ctx, err)
 		}
 		groups = append(groups, gs...)
 	}
@@ -367,29 +381,6 @@ func imageGroups(d *framework.Dataset, target, image, by string) ([]framework.Gr
 		}
 	}
 	return groups, nil
-}
-
-// checkGroups resolves the groups against the data's columns before any
-// model is trained, so that a misspelt column fails fast.
-func checkGroups(d *framework.Dataset, target string, groups []framework.Group, onehot bool) error {
-	if len(groups) == 0 && !onehot {
-		return nil
-	}
-	j := len(d.Names) - 1
-	if target != "" {
-		var err error
-		if j, err = d.Column(target); err != nil {
-			return nil // Prepare reports the unknown target
-		}
-	}
-	names := make([]string, 0, len(d.Names)-1)
-	for k, n := range d.Names {
-		if k != j {
-			names = append(names, n)
-		}
-	}
-	_, err := framework.ResolveFeatures(names, d.Names[j], groups, onehot)
-	return err
 }
 
 func rows(d *framework.Dataset) int {

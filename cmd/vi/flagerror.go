@@ -12,6 +12,7 @@ import (
 var fieldFlags = map[string]string{
 	"Config.TrainFrac":      "--train-frac",
 	"Config.Backend":        "--backend",
+	"Config.CrossFit":       "--crossfit",
 	"EstimateOptions.Level": "--level",
 	"InferOptions.Level":    "--level",
 	"InferOptions.Delta":    "--delta",

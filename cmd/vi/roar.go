@@ -92,6 +92,9 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	if err := o.fit.check(); err != nil {
 		return err
 	}
+	if err := o.data.checkNotInput([]fileFlag{{"--plot", o.plot}}); err != nil {
+		return err
+	}
 	orderings, err := parseOrderings(o.ordering)
 	if err != nil {
 		return err
@@ -109,8 +112,15 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 		return err
 	}
 
-	d, err := r.load()
+	d, err := r.load(ctx)
 	if err != nil {
+		return err
+	}
+	cfg := r.config(nil)
+	o.fit.config(&cfg)
+	cfg.MinTrain = framework.MinTrainFor(ests)
+	// Every check that needs no model, before the backend starts.
+	if err := framework.CheckRun(d, cfg, r.measure, framework.EstimateOptions{Level: o.fit.level}); err != nil {
 		return err
 	}
 
@@ -125,9 +135,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 		return err
 	}
 	r.training(prog, d)
-	cfg := r.config(be)
-	o.fit.config(&cfg)
-	cfg.MinTrain = framework.MinTrainFor(ests)
+	cfg.Backend = be
 	p, err := framework.Prepare(ctx, d, cfg)
 	if err != nil {
 		return runError(ctx, err)
@@ -146,6 +154,9 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	if err != nil {
 		return runError(ctx, err)
 	}
+	if err := roarFinite(rep); err != nil {
+		return err
+	}
 	var buf bytes.Buffer
 	if err := writeROAR(&buf, rep, r.format, estimatorNames(ests)); err != nil {
 		return err
@@ -154,6 +165,20 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 		return err
 	}
 	return r.emit(&buf)
+}
+
+// roarFinite reports a score or standard error that is not finite.
+func roarFinite(rep *roar.Report) error {
+	if err := checkFinite("the full model", namedValue{"the score", rep.Full.Score}, namedValue{"the standard error", rep.Full.SE}); err != nil {
+		return err
+	}
+	for _, r := range rep.Results {
+		if err := checkFinite(fmt.Sprintf("estimator %s, ordering %s, fraction %g", r.Estimator, r.Ordering, r.Fraction),
+			namedValue{"the score", r.Score}, namedValue{"the standard error", r.SE}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func parseOrderings(s string) ([]string, error) {

@@ -96,6 +96,9 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err := o.fit.check(); err != nil {
 		return err
 	}
+	if err := o.data.checkNotInput([]fileFlag{{"--plot", o.plot}}); err != nil {
+		return err
+	}
 	switch {
 	case o.subsets < 0:
 		return framework.Usagef("--subsets must be positive (0: the default), got %d", o.subsets)
@@ -111,8 +114,15 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 		return err
 	}
 
-	d, err := r.load()
+	d, err := r.load(ctx)
 	if err != nil {
+		return err
+	}
+	cfg := r.config(nil)
+	o.fit.config(&cfg)
+	cfg.MinTrain = framework.MinTrainFor(reds)
+	// Every check that needs no model, before the backend starts.
+	if err := framework.CheckRun(d, cfg, r.measure, framework.EstimateOptions{Level: o.fit.level}); err != nil {
 		return err
 	}
 	if t, _, ok := responseTask(d, r.target, r.task); ok && t == framework.Multiclass {
@@ -134,8 +144,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 		return err
 	}
 	r.training(prog, d)
-	cfg := r.config(be)
-	o.fit.config(&cfg)
+	cfg.Backend = be
 	ropt := shapley.RunOptions{
 		Subsets: o.subsets, Exact: o.exact,
 		Options: shapley.Options{Workers: o.fit.workers, Level: o.fit.level, Progress: prog.update},
@@ -149,6 +158,9 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	}
 	rep, err := shapley.Run(ctx, d, cfg, r.measure, reds, ropt)
 	prog.clear()
+	if err == nil {
+		err = shapleyFinite(rep)
+	}
 	if err != nil {
 		return finishCheckpoint(ckpt, r.out, runError(ctx, err))
 	}
@@ -164,6 +176,22 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 		return err
 	}
 	return finishCheckpoint(ckpt, r.out, nil)
+}
+
+// shapleyFinite reports a score or a result that is not finite.
+func shapleyFinite(rep *shapley.Report) error {
+	if err := checkFinite("the full and intercept-only models", namedValue{"the full model's score", rep.Full.Score}, namedValue{"the intercept-only model's score", rep.Empty.Score}); err != nil {
+		return err
+	}
+	for _, r := range rep.Results {
+		if err := checkFinite(fmt.Sprintf("estimator %s, feature %s", r.Estimator, r.Feature),
+			namedValue{"the Shapley value", r.VI}, namedValue{"the standard error", r.SE},
+			namedValue{"the interval's lower end", r.CILow}, namedValue{"the interval's upper end", r.CIHigh},
+			namedValue{"the influence standard error", r.SEInfluence}, namedValue{"the sampling standard error", r.SESampling}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func writeShapley(w io.Writer, rep *shapley.Report, format string, lambda float64) error {

@@ -84,7 +84,7 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	if err != nil {
 		return err
 	}
-	d, err := r.load()
+	d, err := r.load(ctx)
 	if err != nil {
 		return err
 	}
