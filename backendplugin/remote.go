@@ -41,7 +41,8 @@ func newRemote(ctx context.Context, name string, cc grpc.ClientConnInterface, o 
 		return nil, err
 	}
 	r.caps = framework.Capabilities{Gradients: caps.Gradients, Kernel: caps.Kernel, Classification: caps.Classification,
-		Multiclass: caps.Multiclass, WarmStart: caps.WarmStart, MatrixFree: caps.MatrixFree}
+		Multiclass: caps.Multiclass, WarmStart: caps.WarmStart, Persist: caps.Persist,
+		MatrixFree: caps.MatrixFree}
 	if caps.MatrixCache {
 		r.c.known = newKnownKeys()
 	}

@@ -122,8 +122,8 @@ func TestCheckRunBeforeAnyFit(t *testing.T) {
 		{rare, framework.Config{}, measures.AUC(), framework.EstimateOptions{Inference: framework.Split},
 			`test.csv, column "y": a half of the evaluation split (split inference) (10 rows, seed 0): measure auc: the 10 responses are all 0`},
 		{rare, framework.Config{CrossFit: 3}, measures.AUC(), framework.EstimateOptions{}, `test.csv, column "y": a cross-fitting fold (20 rows, seed 0): measure auc`},
-		{dataset(50, 1), framework.Config{}, nil, framework.EstimateOptions{Level: 1.5}, "--level must be in (0, 1)"},
-		{dataset(50, 1), framework.Config{}, nil, framework.EstimateOptions{Delta: math.NaN()}, "--delta must be a finite number"},
+		{dataset(50, 1), framework.Config{}, nil, framework.EstimateOptions{Level: 1.5}, "Level must be in (0, 1)"},
+		{dataset(50, 1), framework.Config{}, nil, framework.EstimateOptions{Delta: math.NaN()}, "Delta must be a finite number"},
 	} {
 		if err := framework.CheckRun(tc.d, tc.cfg, tc.m, tc.opt); err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, framework.ErrUsage) {
 			t.Errorf("Case %d: CheckRun: want a usage error containing %q, got %v", i, tc.want, err)

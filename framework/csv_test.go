@@ -208,7 +208,7 @@ func TestColumnUnknown(t *testing.T) {
 }
 
 func TestLoadDiabetes(t *testing.T) {
-	const path = "testdata/diabetes.csv" // a copy of ../shared/data/diabetes.csv
+	const path = "testdata/diabetes.csv" // a copy of scikit-learn's
 	d, err := LoadCSV(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)

@@ -20,18 +20,19 @@ import (
 type Inference int
 
 const (
+	// Split is sample splitting (Williamson, Gilbert, Simon, Carone): the
+	// full model is scored on one half A of the evaluation rows and the
+	// reduced model on the other half B, VI = V_A(full) - V_B(reduced) and
+	// se^2 = var_A(IF_full)/n_A + var_B(IF_reduced)/n_B, which keeps its
+	// width under the null. It is the zero Inference, the default of the
+	// library and of vi alike.
+	Split Inference = iota
 	// Plain is the paper's Wald interval: both models are scored on the
 	// same evaluation rows, VI = V(full) - V(reduced) and
 	// se = sd(IF_full - IF_reduced)/sqrt(n). Where a feature has no
 	// importance the two models nearly coincide, se collapses towards 0 and
 	// the interval under-covers.
-	Plain Inference = iota
-	// Split is sample splitting (Williamson, Gilbert, Simon, Carone): the
-	// full model is scored on one half A of the evaluation rows and the
-	// reduced model on the other half B, VI = V_A(full) - V_B(reduced) and
-	// se^2 = var_A(IF_full)/n_A + var_B(IF_reduced)/n_B, which keeps its
-	// width under the null.
-	Split
+	Plain
 )
 
 // String returns "plain" or "split".
@@ -317,11 +318,11 @@ func reduceCheckpointed(ctx context.Context, p *Problem, e Estimator, f Feature,
 // full model under split inference; the other folds score the reduced one.
 func foldScoresFull(k int) bool { return k%2 == 0 }
 
-// InferOptions tune Infer; the zero value is plain inference, 95%
+// InferOptions tune Infer; the zero value is split inference, 95%
 // intervals, delta 0, no adjustment, no truncation.
 type InferOptions struct {
 	Inference Inference
-	Level     float64 // confidence level of the intervals; 0 means 0.95
+	Level     float64 // confidence level of the intervals; 0 means DefaultLevel
 	// Delta is the null's bound: p_value tests H0: VI <= Delta.
 	Delta float64
 	// Adjust adjusts the p-values of each estimator's features as one
@@ -336,10 +337,10 @@ type InferOptions struct {
 // not finite.
 func (o InferOptions) check() error {
 	if lv := o.Level; lv != 0 && !(lv > 0 && lv < 1) {
-		return Usagef("--level must be in (0, 1), got %g", lv)
+		return fieldErrorf("InferOptions.Level", "must be in (0, 1), got %g", lv)
 	}
 	if math.IsNaN(o.Delta) || math.IsInf(o.Delta, 0) {
-		return Usagef("--delta must be a finite number, got %g", o.Delta)
+		return fieldErrorf("InferOptions.Delta", "must be a finite number, got %g", o.Delta)
 	}
 	return nil
 }
@@ -393,7 +394,7 @@ func (r *Reductions) Infer(m Measure, opt InferOptions) ([]Result, error) {
 	}
 	level := opt.Level
 	if level == 0 {
-		level = 0.95
+		level = DefaultLevel
 	}
 	z := distuv.UnitNormal.Quantile(0.5 + level/2)
 	K := len(r.Folds)

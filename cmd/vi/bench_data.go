@@ -49,7 +49,7 @@ type agreement struct {
 // dataSubsampleSeedPerturb is the second word of --rows's PCG seed.
 const dataSubsampleSeedPerturb = 0x0da7a5e1
 
-func dataCase(fs *flag.FlagSet) func(context.Context) error {
+func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 	dataPath := fs.String("data", "", "CSV `file` with a header row (required)")
 	target := fs.String("target", "", "response `column` (default: the last column)")
 	nFeatures := fs.Int("features", 0, "time the first `K` features only (0: all)")
@@ -62,7 +62,7 @@ func dataCase(fs *flag.FlagSet) func(context.Context) error {
 	seed := fs.Int64("seed", 1, "seed of the subsample, split and models")
 	format := fs.String("format", "table", "output format: table or json")
 	out := fs.String("out", "", "write the output to `FILE` (atomically) instead of stdout")
-	return func(ctx context.Context) error {
+	return func(ctx context.Context, a *app) error {
 		switch {
 		case *dataPath == "":
 			return framework.Usagef("bench data: --data FILE is required")
@@ -98,9 +98,9 @@ func dataCase(fs *flag.FlagSet) func(context.Context) error {
 			return err
 		}
 		d = subsampleRows(d, *rows, *seed)
-		prog := newProgress(*format != "json", "bench data")
+		prog := a.newProgress(*format != "json", "bench data")
 		defer prog.clear()
-		be, closeBackend, err := backendSpec{name: "mlp"}.openLogged(ctx, prog)
+		be, closeBackend, err := backendSpec{name: "mlp"}.openLogged(ctx, a.stderr, prog)
 		if err != nil {
 			return err
 		}
@@ -133,7 +133,7 @@ func dataCase(fs *flag.FlagSet) func(context.Context) error {
 		} else {
 			writeDataTable(&buf, rep)
 		}
-		return emit(*out, &buf)
+		return a.emit(*out, &buf)
 	}
 }
 

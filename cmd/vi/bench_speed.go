@@ -31,7 +31,7 @@ func init() {
 		{"highdim", "the paper's high-dimensional setting (5.3: p = 100)", 1000},
 	} {
 		c := c
-		addBenchCase(&benchCase{Name: c.setting, Short: c.short, Setup: func(fs *flag.FlagSet) func(context.Context) error {
+		addBenchCase(&benchCase{Name: c.setting, Short: c.short, Setup: func(fs *flag.FlagSet) func(context.Context, *app) error {
 			return speedCase(fs, c.setting, c.n)
 		}})
 	}
@@ -74,7 +74,7 @@ type speedResult struct {
 	GFlopsRate  float64 `json:"gflop_per_s,omitempty"`
 }
 
-func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Context) error {
+func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Context, *app) error {
 	ns := fs.String("n", strconv.Itoa(defaultN), "number of rows; a comma-separated list sweeps sizes")
 	widths := fs.String("width", "50", "hidden widths of the MLP; a comma-separated list of `layers` separated by ':' sweeps them (\"50,100:50\")")
 	rho := fs.Float64("rho", defaultRho(setting), "Corr(x1, x2) (linear and highdim)")
@@ -90,7 +90,7 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 	// Scale: time the first K features only; lazy's memory bound.
 	nFeatures := fs.Int("features", 0, "time the first `K` features only (0: all)")
 	lazyMem := fs.Int("lazy-mem", 0, "lazy's memory bound per worker in `MiB` (0: its default, 1024)")
-	return func(ctx context.Context) error {
+	return func(ctx context.Context, a *app) error {
 		plotFormat := ""
 		if *plotPath != "" {
 			var err error
@@ -139,9 +139,9 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 		if *epochs < 0 {
 			return framework.Usagef("--epochs must be at least 0, got %d", *epochs)
 		}
-		prog := newProgress(*format != "json", "bench "+setting)
+		prog := a.newProgress(*format != "json", "bench "+setting)
 		defer prog.clear()
-		be, closeBackend, err := backendSpec{name: "mlp"}.openLogged(ctx, prog)
+		be, closeBackend, err := backendSpec{name: "mlp"}.openLogged(ctx, a.stderr, prog)
 		if err != nil {
 			return err
 		}
@@ -183,7 +183,7 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 		if err := writePlot(*plotPath, func(w io.Writer) error { return writeSpeedPlot(w, runs, plotFormat) }); err != nil {
 			return err
 		}
-		return emit(*out, &buf)
+		return a.emit(*out, &buf)
 	}
 }
 
@@ -240,7 +240,7 @@ func timeEstimators(ctx context.Context, in benchInput, be framework.Backend, op
 	vis := map[string][]float64{}
 	for _, e := range ests {
 		start := time.Now()
-		res, err := framework.Estimate(ctx, p, m, []framework.Estimator{e}, feats, framework.EstimateOptions{Workers: workers, Progress: prog.update})
+		res, err := framework.Estimate(ctx, p, m, []framework.Estimator{e}, feats, framework.EstimateOptions{Workers: workers, Progress: prog.update, Inference: framework.Plain})
 		if err != nil {
 			return speedRun{}, nil, err
 		}

@@ -53,7 +53,6 @@ func TestBadInputBeforeAnyFit(t *testing.T) {
 		{"huge bad cell", "estimate", "a,b,y\n1,2," + strings.Repeat("z", 2<<20) + "\n", nil, []string{"data.csv: row 2", `column "y"`, "(2097152 bytes)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
 			dir := t.TempDir()
 			writeFile(t, filepath.Join(dir, "data.csv"), tc.csv)
 			args := append([]string{tc.cmd, "--data", "data.csv", "--out", "out.txt"}, tc.args...)
@@ -81,7 +80,6 @@ func TestBadInputBeforeAnyFit(t *testing.T) {
 // TestBenchLambdaNaN: vi bench checks --lambda as the other commands do
 // (through lazy's settings).
 func TestBenchLambdaNaN(t *testing.T) {
-	t.Parallel()
 	_, stderr, code := vi(t, t.TempDir(), "bench", "highdim", "--lambda", "NaN")
 	if code != 2 || !strings.Contains(stderr, "--lambda must be >= 0") {
 		t.Errorf("exit code %d, stderr %q; want 2 and the --lambda error", code, stderr)
@@ -136,7 +134,7 @@ func TestOutNeverOverwritesInput(t *testing.T) {
 // TestDataFromStdin: --data - reads standard input.
 func TestDataFromStdin(t *testing.T) {
 	t.Parallel()
-	cmd := exec.Command(viBin, "estimate", "--data", "-", "--estimators", "dropout", "--format", "csv", "--epochs", "5", "--hidden", "8", "--workers", "1")
+	cmd := exec.Command(viBinary(t), "estimate", "--data", "-", "--estimators", "dropout", "--format", "csv", "--epochs", "5", "--hidden", "8", "--workers", "1")
 	cmd.Stdin = strings.NewReader("\ufeff\"x1\",\"x2\",\"x3\",\"y\"\r" + strings.ReplaceAll(strings.TrimPrefix(linearCSV(60), "x1,x2,x3,y\n"), "\n", "\r"))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -146,11 +144,11 @@ func TestDataFromStdin(t *testing.T) {
 	if got := strings.Count(out.String(), ",dropout,"); got != 3 {
 		t.Errorf("want 3 results (x1, x2, x3), got %d:\n%s", got, out.String())
 	}
-	cmd = exec.Command(viBin, "estimate", "--data", "-", "--groups-file", "-")
+	cmd = exec.Command(viBinary(t), "estimate", "--data", "-", "--groups-file", "-")
 	if b, err := cmd.CombinedOutput(); err == nil || cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(b), "cannot both read standard input") {
 		t.Errorf("--data - --groups-file -: %v, %q", err, b)
 	}
-	cmd = exec.Command(viBin, "estimate", "--data", "-")
+	cmd = exec.Command(viBinary(t), "estimate", "--data", "-")
 	cmd.Stdin = strings.NewReader("a,b\n1,x\n")
 	b, err := cmd.CombinedOutput()
 	if code := cmd.ProcessState.ExitCode(); err == nil || code != 2 || !strings.Contains(string(b), `vi: standard input: row 2, column "b": not a number: "x"`) {
@@ -191,7 +189,7 @@ func TestInterruptWhileReading(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				cmd := exec.Command(viBin, tc.args...)
+				cmd := exec.Command(viBinary(t), tc.args...)
 				cmd.Dir = dir
 				cmd.Stdin = pr
 				var stderr bytes.Buffer

@@ -112,7 +112,7 @@ func lambdaString(res framework.Result, format func(float64) string) string {
 func writeTable(w io.Writer, r *framework.Report) error {
 	level := r.Level
 	if level == 0 {
-		level = 0.95
+		level = framework.DefaultLevel
 	}
 	fmt.Fprintf(w, "measure %s  task %s  backend %s  n %d  n_train %d  n_eval %d  seed %d  level %g\n",
 		r.Measure, r.Task, r.Backend, r.N, r.NTrain, r.NEval, r.Seed, level)
@@ -316,9 +316,9 @@ func checkFinite(where string, vals ...namedValue) error {
 }
 
 // emit writes the bytes to path atomically, or to stdout when path is "".
-func emit(path string, buf *bytes.Buffer) error {
+func (a *app) emit(path string, buf *bytes.Buffer) error {
 	if path == "" {
-		_, err := stdout.Write(buf.Bytes())
+		_, err := a.stdout.Write(buf.Bytes())
 		return err
 	}
 	return writeFileAtomic(path, buf.Bytes())
