@@ -128,16 +128,16 @@ func matrixArg(name string, m *pb.Matrix) (*mat.Dense, error) {
 
 func (s *server) Capabilities(context.Context, *pb.Empty) (*pb.CapabilitiesResponse, error) {
 	return &pb.CapabilitiesResponse{
-		Gradients:      s.caps.Gradients,
-		Kernel:         s.caps.Kernel,
-		Classification: s.caps.Classification,
-		Multiclass:     s.caps.Multiclass,
-		WarmStart:      s.caps.WarmStart,
-		Persist:        s.caps.Persist,
-		MatrixCache:    true,
-		ShiftBatch:     true,
-		Gram:           true,
-		MatrixFree: s.caps.MatrixFree,
+		Gradients:        s.caps.Gradients,
+		Kernel:           s.caps.Kernel,
+		Classification:   s.caps.Classification,
+		Multiclass:       s.caps.Multiclass,
+		WarmStart:        s.caps.WarmStart,
+		Persist:          s.caps.Persist,
+		MatrixCache:      true,
+		ShiftBatch:       true,
+		Gram:             true,
+		MatrixFree:       s.caps.MatrixFree,
 		JacobianProducts: true,
 	}, nil
 }
