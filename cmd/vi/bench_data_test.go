@@ -12,7 +12,6 @@ import (
 // retrain; it needs --data and retrain among the estimators. On
 // y = 2 x1 + x2 + noise the top feature is x1 for every estimator.
 func TestBenchData(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	data := filepath.Join(dir, "lin.csv")
 	writeFile(t, data, linearCSV(400))
