@@ -62,9 +62,16 @@ import (
 // candidate too; when it wins, the reduction's "lambda" stat is +Inf.
 // Lambda > 0 fixes alpha and skips the search.
 //
-// The code is in three files by job: this one reduces (the residuals, the
+// Where the dense cross-validation does not fit (a system side above 3000
+// or its bytes above Memory), the penalty is chosen on a seeded subsample
+// and rescaled, and the update solved once by the method a cost model
+// picks, matrix-free Krylov on Jacobian products when the dense forms do
+// not fit or cost more (lazy_scale.go, lazy_cost.go).
+//
+// The code is in five files by job: this one reduces (the residuals, the
 // ridge problem, the reduced predictions), lazy_search.go chooses the
-// penalty, lazy_ridge.go solves the ridge systems.
+// penalty, lazy_ridge.go solves the ridge systems, lazy_scale.go and
+// lazy_cost.go handle the sizes the dense forms do not fit.
 type Lazy struct {
 	// Folds is the number of cross-validation folds of the penalty
 	// search; 0 means DefaultFolds.
