@@ -103,8 +103,10 @@ var (
 	estWorkers    = cmdEstimate.Flag.Int("workers", runtime.NumCPU(), "estimate `N` features at a time")
 	estGroups     = cmdEstimate.Flag.String("groups", "", "estimate `groups` of columns together: \"name=col,col;name=col,...\", onehot for columns sharing a prefix_, or rows or cols of the --image")
 	estGroupsFile = cmdEstimate.Flag.String("groups-file", "", "read groups from `file`, one \"name: col, col\" a line")
-	estInference  = cmdEstimate.Flag.String("inference", "split", "`inference`: split (full and reduced models scored on different halves) or plain (the paper's Wald interval)")
-	estCrossfit   = cmdEstimate.Flag.Int("crossfit", 0, "cross-fit with `K` folds (0: one train/evaluation split, --train-frac)")
+	estInference  = cmdEstimate.Flag.String("inference", "perturbed", "`inference`: perturbed (paired, with seeded noise), split (full and reduced models scored on different rows) or plain (the paper's Wald interval)")
+	estCrossfit   = cmdEstimate.Flag.Int("crossfit", framework.DefaultCrossFit, "cross-fit with `K` folds (0: one train/evaluation split, --train-frac)")
+	estRepeats    = cmdEstimate.Flag.Int("repeats", framework.DefaultRepeats, "repeat the split or cross-fit `M` times with other seeds and combine them")
+	estPerturb    = cmdEstimate.Flag.Float64("perturb", framework.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd")
 	estDelta      = cmdEstimate.Flag.Float64("delta", 0, "p_value tests H0: VI <= `delta`")
 	estAdjust     = cmdEstimate.Flag.String("adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
 	estCITruncate = cmdEstimate.Flag.Bool("ci-truncate", false, "floor the intervals at 0")
@@ -170,11 +172,9 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	if math.IsNaN(*estDelta) || math.IsInf(*estDelta, 0) {
 		return framework.Usagef("--delta must be a finite number, got %g", *estDelta)
 	}
-	if *estCrossfit < 0 || *estCrossfit == 1 {
-		return framework.Usagef("--crossfit must be 0 (no cross-fitting) or at least 2, got %d", *estCrossfit)
-	}
-	if *estCrossfit >= 2 && set["train-frac"] {
-		return framework.Usagef("--train-frac and --crossfit exclude each other (cross-fitting evaluates every fold in turn)")
+	crossfit, err := crossfitFlags(set)
+	if err != nil {
+		return err
 	}
 	groups, onehot, err := groupFlags()
 	if err != nil {
@@ -230,13 +230,14 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	r.training(prog, d)
 	cfg := r.config(be)
 	cfg.TrainFrac, cfg.Seed, cfg.Folds, cfg.Lambda = *estTrainFrac, *estSeed, *estFolds, *estLambda
-	cfg.ESSteps, cfg.CrossFit, cfg.Groups, cfg.OneHot = *estESSteps, *estCrossfit, groups, onehot
+	cfg.ESSteps, cfg.CrossFit, cfg.Repeats, cfg.Groups, cfg.OneHot = *estESSteps, crossfit, *estRepeats, groups, onehot
 	eopt := framework.EstimateOptions{
 		Workers:  *estWorkers,
 		Level:    *estLevel,
 		Progress: prog.update, // a nil *progress draws nothing
 
 		Inference:  inference,
+		Perturb:    *estPerturb,
 		Delta:      *estDelta,
 		Adjust:     adjust,
 		CITruncate: *estCITruncate,
@@ -264,6 +265,29 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 		return err
 	}
 	return finishCheckpoint(ckpt, r.out, nil)
+}
+
+// crossfitFlags checks --crossfit, --repeats and --perturb and returns the
+// folds: --train-frac without --crossfit asks for one train/evaluation
+// split (0 folds).
+func crossfitFlags(set map[string]bool) (int, error) {
+	k := *estCrossfit
+	if k < 0 || k == 1 {
+		return 0, framework.Usagef("--crossfit must be 0 (no cross-fitting) or at least 2, got %d", k)
+	}
+	if set["train-frac"] {
+		if set["crossfit"] && k >= 2 {
+			return 0, framework.Usagef("--train-frac and --crossfit exclude each other (cross-fitting evaluates every fold in turn)")
+		}
+		k = 0
+	}
+	if *estRepeats < 1 {
+		return 0, framework.Usagef("--repeats must be at least 1, got %d", *estRepeats)
+	}
+	if !(*estPerturb > 0) || math.IsInf(*estPerturb, 0) {
+		return 0, framework.Usagef("--perturb must be a positive number, got %g", *estPerturb)
+	}
+	return k, nil
 }
 
 // groupFlags reads --groups and --groups-file: explicit groups, and
