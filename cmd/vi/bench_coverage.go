@@ -434,8 +434,12 @@ func summarise(results [][][]framework.Result, truths [][]float64, k, c, f int, 
 	}
 	reps := float64(len(results))
 	mean := stat.Mean(vis, nil)
+	sd := 0.0 // one repetition has no spread
+	if len(vis) > 1 {
+		sd = stat.StdDev(vis, nil)
+	}
 	row := coverageRow{Candidate: name, Estimator: first.Estimator, Feature: first.Feature,
-		MeanVI: mean, SDVI: stat.StdDev(vis, nil), MeanSE: stat.Mean(ses, nil), Reject05: float64(reject) / reps}
+		MeanVI: mean, SDVI: sd, MeanSE: stat.Mean(ses, nil), Reject05: float64(reject) / reps}
 	if known {
 		truth := truthSum / reps
 		bias, cov := mean-truth, float64(cover)/reps
