@@ -50,7 +50,7 @@ const (
 // --repeats; see docs/inference.md).
 const (
 	DefaultCrossFit = 3
-	DefaultRepeats  = 3
+	DefaultRepeats  = 1
 )
 
 // DefaultPerturb is Perturbed inference's rho when InferOptions.Perturb is

@@ -189,7 +189,10 @@ type jsonReport struct {
 	NTrain  *int   `json:"n_train"`
 	NEval   *int   `json:"n_eval"`
 	Seed    *int64 `json:"seed"`
-	Full    *struct {
+	// CrossFit is the number of cross-fitting folds; with them every row
+	// is evaluated once (n_eval = n).
+	CrossFit int `json:"crossfit"`
+	Full     *struct {
 		Score   *float64 `json:"score"`
 		Seconds *float64 `json:"seconds"`
 	} `json:"full"`
@@ -207,8 +210,11 @@ func parseReport(t *testing.T, b []byte) jsonReport {
 		r.Full == nil || r.Full.Score == nil || r.Full.Seconds == nil {
 		t.Fatalf("report lacks fields of the contract:\n%s", b)
 	}
-	if *r.NTrain+*r.NEval != *r.N {
+	switch {
+	case r.CrossFit == 0 && *r.NTrain+*r.NEval != *r.N:
 		t.Errorf("n_train %d + n_eval %d != n %d", *r.NTrain, *r.NEval, *r.N)
+	case r.CrossFit > 0 && (*r.NEval != *r.N || *r.NTrain != *r.N-(*r.N+r.CrossFit-1)/r.CrossFit && *r.NTrain != *r.N-*r.N/r.CrossFit):
+		t.Errorf("crossfit %d: n_train %d, n_eval %d, n %d; want n_eval = n and n_train = n minus a fold", r.CrossFit, *r.NTrain, *r.NEval, *r.N)
 	}
 	for _, res := range r.Results {
 		for _, k := range []string{"feature", "estimator", "vi", "se", "ci_low", "ci_high", "seconds"} {
@@ -282,7 +288,7 @@ func TestEstimateFormats(t *testing.T) {
 	if stderr != "" {
 		t.Errorf("stderr not empty when not a terminal: %q", stderr)
 	}
-	for _, w := range []string{"measure r2", "backend mlp", "n 60", "n_train 40", "n_eval 20", "feature", "ci_high", "lambda", "x3"} {
+	for _, w := range []string{"measure r2", "backend mlp", "n 60", "n_train 40", "n_eval 60", "crossfit 3", "feature", "ci_high", "lambda", "x3"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("table lacks %q:\n%s", w, stdout)
 		}
