@@ -50,13 +50,13 @@ const (
 // --repeats; see docs/inference.md).
 const (
 	DefaultCrossFit = 3
-	DefaultRepeats  = 1
+	DefaultRepeats  = 3
 )
 
 // DefaultPerturb is Perturbed inference's rho when InferOptions.Perturb is
-// 0: the noise's sd is the full model's influence sd (see docs/inference.md
-// for the study behind it).
-const DefaultPerturb = 1.0
+// 0: the noise's sd is half the full model's influence sd (see
+// docs/inference.md for the study behind it).
+const DefaultPerturb = 0.5
 
 // String returns "plain", "split" or "perturbed".
 func (i Inference) String() string {

@@ -139,7 +139,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context) error {
 	rho := fs.Float64("rho", math.NaN(), "Corr(x1, x2) of the linear setting (default 0.5)")
 	estList := fs.String("estimators", "lazy", "comma-separated estimators")
 	crossfit := fs.Int("crossfit", framework.DefaultCrossFit, "cross-fitting `folds` of the cross-fitted candidates (at least 2)")
-	repeats := fs.Int("repeats", 3, "repetitions of the cross-fit for the repeated candidates (1: none)")
+	repeats := fs.Int("repeats", framework.DefaultRepeats, "repetitions of the cross-fit for the repeated candidates (1: none)")
 	perturb := fs.String("perturb", strconv.FormatFloat(framework.DefaultPerturb, 'g', -1, 64), "comma-separated `rhos` of the perturbed candidates")
 	lazyFolds := fs.Int("folds", 0, "cross-validation folds for lazy's ridge penalty (0: the framework's default)")
 	hidden := fs.String("hidden", "", "hidden widths of the MLP (backend default when empty)")

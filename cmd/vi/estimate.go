@@ -67,18 +67,20 @@ columns dropped together, under the group's name; the columns in no group
 follow one by one. --groups onehot groups the columns that share a "prefix_"
 (one-hot indicators of one categorical variable).
 
-Inference: by default (--inference perturbed --crossfit 3) the rows are dealt
-into 3 folds, each in turn the evaluation set of models trained on the other
-two (3 full models, shared by all features), and each feature's VI is the
-paired difference of the full and reduced models' scores on every row, plus
-a small seeded noise (sd --perturb times the full model's influence sd) that
-keeps the interval honest where a feature has no importance (Dai, Shen and
-Pan 2022). --inference split scores the full and reduced models on different
+Inference: by default (--inference perturbed --crossfit 3 --repeats 3) the
+rows are dealt into 3 folds, each in turn the evaluation set of models
+trained on the other two (3 full models, shared by all features), and each
+feature's VI is the paired difference of the full and reduced models' scores
+on every row, plus a small seeded noise (sd --perturb, 0.5, times the full
+model's influence sd) that keeps the interval honest where a feature has no
+importance (Dai, Shen and Pan 2022); this is done for 3 seeded fold
+assignments and averaged, the spread of the 3 estimates added to the
+standard error (the variability of training). --inference split scores the full and reduced models on different
 rows (sample splitting, Williamson et al.; vimp's cv_vim when cross-fitting),
 --inference plain is the paper's Wald interval on the same rows (too narrow
 for null features). --crossfit 0 (or --train-frac) uses one train/evaluation
-split instead; --repeats M repeats the split or cross-fit with M seeds and
-combines them, the spread of the repetitions added to the standard error.
+split instead; --repeats M sets the repetitions (1: one cross-fit, a third
+of the cost).
 docs/inference.md has the study behind the default. Each result has the
 one-sided p-value of H0: VI <= --delta (default 0); --adjust holm or bh
 adjusts them over each estimator's features (column p_adjusted).

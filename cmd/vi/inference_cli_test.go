@@ -70,8 +70,8 @@ func TestEstimateInferenceFlags(t *testing.T) {
 	}
 }
 
-// TestEstimateRepeats: the default run is cross-fitted perturbed inference;
-// --repeats 2 combines two seeded cross-fits and says so in the report;
+// TestEstimateRepeats: the default run is repeated cross-fitted perturbed
+// inference and says so in the report; --repeats 1 is one cross-fit;
 // --train-frac alone asks for one split.
 func TestEstimateRepeats(t *testing.T) {
 	dir := t.TempDir()
@@ -89,8 +89,8 @@ func TestEstimateRepeats(t *testing.T) {
 		inf                   string
 		crossfit, repeats, n2 int
 	}{
-		{nil, "perturbed", framework.DefaultCrossFit, 0, 90},
-		{[]string{"--repeats", "2", "--perturb", "0.5"}, "perturbed", framework.DefaultCrossFit, 2, 90},
+		{nil, "perturbed", framework.DefaultCrossFit, framework.DefaultRepeats, 90},
+		{[]string{"--repeats", "1", "--perturb", "2"}, "perturbed", framework.DefaultCrossFit, 0, 90},
 		{[]string{"--train-frac", "0.5", "--inference", "split"}, "split", 0, 0, 45},
 	} {
 		args := append([]string{"estimate", "--data", "lin.csv", "--estimators", "dropout", "--format", "json"}, fastArgs...)
