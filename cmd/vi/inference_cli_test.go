@@ -72,7 +72,8 @@ func TestEstimateInferenceFlags(t *testing.T) {
 
 // TestEstimateRepeats: the default run is repeated cross-fitted perturbed
 // inference and says so in the report; --repeats 1 is one cross-fit;
-// --train-frac alone asks for one split.
+// --train-frac asks for one split (here, the old default: one split, split
+// inference, no repetitions).
 func TestEstimateRepeats(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "lin.csv"), linearCSV(90))
@@ -91,7 +92,7 @@ func TestEstimateRepeats(t *testing.T) {
 	}{
 		{nil, "perturbed", framework.DefaultCrossFit, framework.DefaultRepeats, 90},
 		{[]string{"--repeats", "1", "--perturb", "2"}, "perturbed", framework.DefaultCrossFit, 0, 90},
-		{[]string{"--train-frac", "0.5", "--inference", "split"}, "split", 0, 0, 45},
+		{[]string{"--train-frac", "0.5", "--inference", "split", "--repeats", "1"}, "split", 0, 0, 45},
 	} {
 		args := append([]string{"estimate", "--data", "lin.csv", "--estimators", "dropout", "--format", "json"}, fastArgs...)
 		stdout, stderr, code := vi(t, dir, append(args, c.args...)...)
