@@ -478,7 +478,7 @@ func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, e
 			if opt.CITruncate {
 				res.CILow, res.CIHigh = math.Max(0, res.CILow), math.Max(0, res.CIHigh)
 			}
-			penalty(&res, reps, e, f)
+			summarize(&res, reps, e, f)
 			results = append(results, res)
 		}
 		if opt.Adjust != AdjustNone {
@@ -618,35 +618,22 @@ func scoreReduced(m Measure, p *Problem, red Reduced, lo, hi int) (Score, error)
 	return evalRows(m, p.YEval, red.Pred, lo, hi)
 }
 
-// penalty sets the result's Lambda/NoUpdate from the folds' reductions
-// over all repetitions (the geometric mean of the finite penalties;
-// NoUpdate when every fold kept the full model) and Seconds to their total.
-func penalty(res *Result, reps []*Reductions, e, f int) {
-	var logSum float64
-	var finite, inf, n int
+// summarize sets the result's Seconds to the total over the folds of all
+// repetitions and, when the estimator is a Summarizer, its Extra from the
+// Stats of those folds' reductions (those computed: split inference skips
+// some).
+func summarize(res *Result, reps []*Reductions, e, f int) {
+	var stats []map[string]float64
 	for _, r := range reps {
 		for k := range r.Folds {
 			res.Seconds += r.Seconds[k][e][f]
-			red := r.Reduced[k][e][f]
-			if red.Pred == nil {
-				continue
-			}
-			n++
-			switch {
-			case math.IsInf(red.Lambda, 1):
-				inf++
-			case red.Lambda > 0:
-				logSum += math.Log(red.Lambda)
-				finite++
+			if red := r.Reduced[k][e][f]; red.Pred != nil {
+				stats = append(stats, red.Stats)
 			}
 		}
 	}
-	switch {
-	case n > 0 && inf == n:
-		res.NoUpdate = true
-	case finite > 0:
-		l := math.Exp(logSum / float64(finite))
-		res.Lambda = &l
+	if s, ok := reps[0].Estimators[e].(Summarizer); ok {
+		res.Extra = s.Summarize(stats)
 	}
 }
 

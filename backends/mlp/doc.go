@@ -1,6 +1,7 @@
 // Package mlp is lazyvi's built-in backend: fully connected ReLU networks
-// with one output on gonum, with the gradients and the structured neural
-// tangent kernel the lazy estimator needs. Importing it (blank import is
+// on gonum (one output, or K for a K-class response), with the gradients
+// and the structured neural tangent kernel the lazy estimator needs and the
+// warm starts of lazy-es. Importing it (blank import is
 // enough) registers the backend as "mlp"; Backend and NewModel use it without
 // the registry.
 //
@@ -11,8 +12,8 @@
 //
 //	net(x) = W_{L+1} relu(W_L ... relu(W_1 x + b_1) ... + b_L) + b_{L+1}
 //
-// where W_{L+1} (1 x h_L) and b_{L+1} are the final weights v and bias c.
-// The prediction is
+// where W_{L+1} (1 x h_L, K x h_L for multiclass) and b_{L+1} are the
+// final weights v and bias c. The prediction is
 //
 //   - regression: mu + sd*net(x), where mu and sd are the mean and the
 //     (population) standard deviation of the training responses, computed by
@@ -20,6 +21,7 @@
 //     standardised response makes the Adam learning rate independent of the
 //     response's units. mu and sd are constants, not parameters.
 //   - binary: sigmoid(net(x)) = P(Y = 1).
+//   - multiclass: softmax(net(x)), the K class probabilities.
 //
 // # Parameter order
 //
@@ -31,7 +33,9 @@
 //
 // Gradients (Jacobian, Kernel, JacobianTVec) are those of the prediction:
 // sd times the gradient of net for regression, p(1-p) times the gradient of
-// the logit for binary.
+// the logit for binary, and for multiclass those of the K probabilities
+// (the softmax Jacobian times the outputs' gradients; row i*K + k of the
+// Jacobian for class k of sample i, as framework.Gradienter says).
 //
 // # Training
 //
@@ -39,7 +43,7 @@
 // uniform on ±1/sqrt(fan_in)) and Adam (betas 0.9/0.999, eps 1e-8, option lr,
 // default 1e-3) on minibatches (option batch, default 256) of the mean loss:
 // squared error on the standardised response for regression, log-loss for
-// binary. Rows are reshuffled every epoch. All randomness comes from one
+// binary, softmax cross-entropy for multiclass. Rows are reshuffled every epoch. All randomness comes from one
 // math/rand/v2 PCG generator seeded with ModelSpec.Seed, so the same seed
 // and data give bit-identical parameters.
 //
@@ -63,8 +67,9 @@
 // # Concurrency
 //
 // Fit must complete before any other method is called. After that the model
-// is read-only: Predict, PredictShifted, Jacobian, Kernel and JacobianTVec
-// may be called from any number of goroutines at once; each call allocates
+// is read-only: Predict, PredictShifted, Jacobian, Kernel, JacobianTVec
+// and WarmStart (which returns a new model, training it from this one's
+// parameters) may be called from any number of goroutines at once; each call allocates
 // its own buffers. Inputs given as *mat.Dense are read in place, never
 // modified.
 package mlp

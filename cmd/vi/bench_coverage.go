@@ -175,6 +175,11 @@ func coverageCase(fs *flag.FlagSet) func(context.Context) error {
 		if err != nil {
 			return err
 		}
+		if *lazyFolds != 0 {
+			if ests, err = configure(ests, map[string]string{"folds": strconv.Itoa(*lazyFolds)}); err != nil {
+				return err
+			}
+		}
 		// The built-in backend in this process: the study is about the
 		// statistics, not the transport.
 		be, err := framework.LookupBackend("mlp")
@@ -204,7 +209,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context) error {
 		var wg sync.WaitGroup
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		fit := coverageFit{be: be, opts: opts, crossfit: *crossfit, repeats: *repeats, lazyFolds: *lazyFolds, ests: ests, cands: cands}
+		fit := coverageFit{be: be, opts: opts, crossfit: *crossfit, repeats: *repeats, ests: ests, cands: cands}
 		for w := 0; w < *workers; w++ {
 			wg.Add(1)
 			go func() {
@@ -333,13 +338,12 @@ func loadOrBuiltin(path string) (*framework.Dataset, error) {
 
 // coverageFit fits one repetition's models and infers every candidate.
 type coverageFit struct {
-	be        framework.Backend
-	opts      map[string]string
-	crossfit  int
-	repeats   int
-	lazyFolds int
-	ests      []framework.Estimator
-	cands     []candidate
+	be       framework.Backend
+	opts     map[string]string
+	crossfit int
+	repeats  int
+	ests     []framework.Estimator
+	cands    []candidate
 }
 
 // rep draws the repetition's data, fits the single split and the repeats
@@ -379,7 +383,8 @@ func (c coverageFit) rep(ctx context.Context, draw coverageSetting, seed int64) 
 		}()
 		return framework.Reduce(ctx, folds, c.ests, folds[0].Features(), framework.ReduceOptions{Workers: 1})
 	}
-	cfg := framework.Config{Backend: c.be, BackendName: "mlp", Options: c.opts, Seed: seed, Folds: c.lazyFolds, Task: task}
+	cfg := framework.Config{Backend: c.be, BackendName: "mlp", Options: c.opts, Seed: seed, Task: task,
+		MinTrain: framework.MinTrainFor(c.ests)}
 	single, err := reduce(cfg)
 	if err != nil {
 		return nil, nil, "", err

@@ -226,15 +226,14 @@ func runError(ctx context.Context, err error) error {
 }
 
 // checkFitFlags checks the flags that every estimating command has, in
-// this order: --level, --train-frac and --folds.
-func checkFitFlags(level, trainFrac float64, folds int) error {
+// this order: --level and --train-frac (the estimators' settings, such as
+// --folds, are checked by settingFlags.check).
+func checkFitFlags(level, trainFrac float64) error {
 	switch {
 	case !(level > 0 && level < 1):
 		return framework.Usagef("--level must be in (0, 1), got %g", level)
 	case !(trainFrac > 0 && trainFrac < 1):
 		return framework.Usagef("--train-frac must be in (0, 1), got %g", trainFrac)
-	case folds < 2:
-		return framework.Usagef("--folds must be at least 2, got %d", folds)
 	}
 	return nil
 }
