@@ -24,6 +24,8 @@ type model struct {
 	// numParams is M, fetched when the model is fitted (models with
 	// gradients only).
 	numParams atomic.Int64
+	// report is the plugin's account of Fit (zero when it gave none).
+	report framework.FitReport
 
 	closeOnce sync.Once
 	closeErr  error
@@ -60,7 +62,11 @@ func (m *model) matrix(ctx context.Context, op string, xs []mat.Matrix, f func(c
 
 func (m *model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	err := m.c.do(ctx, "Fit", func(ctx context.Context) error {
-		_, err := m.c.rpc.Fit(ctx, &pb.FitRequest{ModelId: m.id, X: toPB(x), Y: vec(y)})
+		resp, err := m.c.rpc.Fit(ctx, &pb.FitRequest{ModelId: m.id, X: toPB(x), Y: vec(y)})
+		if err == nil && resp.GetReported() {
+			m.report = framework.FitReport{Epochs: int(resp.GetEpochs()), StoppedBy: resp.GetStoppedBy(),
+				ValidRows: int(resp.GetValidRows()), ValidLoss: resp.GetValidLoss()}
+		}
 		return err
 	})
 	if err != nil {
@@ -68,6 +74,10 @@ func (m *model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	}
 	return m.fetchNumParams(ctx)
 }
+
+// FitReport implements framework.FitReporter with what the plugin said
+// after Fit: the zero FitReport from a plugin that does not report.
+func (m *model) FitReport() framework.FitReport { return m.report }
 
 // fetchNumParams asks a fitted model with gradients for M: here, where a
 // failure can be reported, rather than in NumParams, which cannot.

@@ -179,12 +179,18 @@ func (s *server) add(m framework.Model) (*pb.ModelRef, error) {
 	return &pb.ModelRef{ModelId: id}, nil
 }
 
-func (s *server) Fit(ctx context.Context, req *pb.FitRequest) (*pb.Empty, error) {
-	return onModel(s, "Fit", req.ModelId, "x", req.X, func(m framework.Model, x *mat.Dense) (*pb.Empty, error) {
+func (s *server) Fit(ctx context.Context, req *pb.FitRequest) (*pb.FitResponse, error) {
+	return onModel(s, "Fit", req.ModelId, "x", req.X, func(m framework.Model, x *mat.Dense) (*pb.FitResponse, error) {
 		if err := m.Fit(ctx, x, req.GetY().GetData()); err != nil {
 			return nil, toStatus(err)
 		}
-		return &pb.Empty{}, nil
+		r, ok := m.(framework.FitReporter)
+		if !ok {
+			return &pb.FitResponse{}, nil
+		}
+		fr := r.FitReport()
+		return &pb.FitResponse{Reported: true, Epochs: int64(fr.Epochs), StoppedBy: fr.StoppedBy,
+			ValidRows: int64(fr.ValidRows), ValidLoss: fr.ValidLoss}, nil
 	})
 }
 

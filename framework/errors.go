@@ -24,7 +24,7 @@ func (e *InputError) Error() string {
 		s += fmt.Sprintf(": row %d", e.Row)
 	}
 	if e.Column != "" {
-		s += fmt.Sprintf(", column %q", e.Column)
+		s += ", column " + quote(e.Column)
 	}
 	return s + ": " + e.Msg
 }
@@ -43,3 +43,13 @@ type usageError struct{ err error }
 func (e *usageError) Error() string        { return e.err.Error() }
 func (e *usageError) Is(target error) bool { return target == ErrUsage }
 func (e *usageError) Unwrap() error        { return errors.Unwrap(e.err) }
+
+// ErrNonFinite marks a result that came out NaN or infinite: the arithmetic
+// overflowed (extreme data, or a model that diverged). It is not a usage
+// error, and running again gives the same.
+var ErrNonFinite = errors.New("non-finite result")
+
+// nonFinite is the ErrNonFinite error for what (a measure, a VI), which is v.
+func nonFinite(what string, v float64) error {
+	return fmt.Errorf("%s is %g: %w (extreme values in the data, or a model that diverged)", what, v, ErrNonFinite)
+}

@@ -43,6 +43,14 @@ type Problem struct {
 
 	// Seed is the run's seed; estimators derive their own streams from it.
 	Seed int64
+
+	// How the full model was chosen and trained: the chosen candidate's
+	// name and every candidate's score (none without Config.Candidates;
+	// Spec holds the chosen options), and the model's FitReport.
+	Chosen     string
+	Candidates []CandidateScore
+	Selection  string // why the choice was not by validation loss, if it was not
+	FitReport  FitReport
 }
 
 // Drop returns a copy of x with the feature's columns replaced by their train

@@ -379,6 +379,49 @@ type InferOptions struct {
 	OmitRepeatVariance bool
 }
 
+// check reports a level outside (0, 1) (0 means 0.95), a delta that is
+// not finite or a perturbation that is negative or not finite (0 means
+// DefaultPerturb).
+func (o InferOptions) check() error {
+	if lv := o.Level; lv != 0 && !(lv > 0 && lv < 1) {
+		return Usagef("--level must be in (0, 1), got %g", lv)
+	}
+	if math.IsNaN(o.Delta) || math.IsInf(o.Delta, 0) {
+		return Usagef("--delta must be a finite number, got %g", o.Delta)
+	}
+	if !(o.Perturb >= 0) || math.IsInf(o.Perturb, 0) {
+		return Usagef("--perturb must be a positive number, got %g", o.Perturb)
+	}
+	return nil
+}
+
+// checkFinite reports a VI, standard error, interval bound or p-value that
+// is not finite (ErrNonFinite): the arithmetic overflowed, and a report
+// must not carry it (JSON cannot).
+func (r Result) checkFinite() error {
+	for _, v := range []struct {
+		name string
+		v    float64
+	}{{"VI", r.VI}, {"standard error", r.SE}, {"interval's lower end", r.CILow}, {"interval's upper end", r.CIHigh}, {"p-value", r.PValue}} {
+		if math.IsNaN(v.v) || math.IsInf(v.v, 0) {
+			return nonFinite("the "+v.name, v.v)
+		}
+	}
+	return nil
+}
+
+// checkFinite reports a score whose value or influence variance (what the
+// standard errors are made of) is not finite (ErrNonFinite).
+func (s Score) checkFinite() error {
+	if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+		return nonFinite("the score", s.Value)
+	}
+	if v := varOf(s.Influence); math.IsNaN(v) || math.IsInf(v, 0) {
+		return nonFinite("the variance of the score's influence values", v)
+	}
+	return nil
+}
+
 // Infer turns the reductions into VI, standard error, interval and p-value
 // per estimator and feature with the measure m, ordered by estimator, then
 // feature.
@@ -422,21 +465,15 @@ func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, e
 	if len(reps) == 0 {
 		return nil, fmt.Errorf("infer: no reductions")
 	}
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
 	level := opt.Level
 	if level == 0 {
 		level = 0.95
 	}
-	if !(level > 0 && level < 1) {
-		return nil, Usagef("--level must be in (0, 1), got %g", level)
-	}
-	if math.IsNaN(opt.Delta) || math.IsInf(opt.Delta, 0) {
-		return nil, Usagef("--delta must be a finite number, got %g", opt.Delta)
-	}
 	if opt.Perturb == 0 {
 		opt.Perturb = DefaultPerturb
-	}
-	if !(opt.Perturb > 0) || math.IsInf(opt.Perturb, 0) {
-		return nil, Usagef("--perturb must be a positive number, got %g", opt.Perturb)
 	}
 	r0 := reps[0]
 	ne, nf := len(r0.Estimators), len(r0.Features)
@@ -478,6 +515,9 @@ func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, e
 			if opt.CITruncate {
 				res.CILow, res.CIHigh = math.Max(0, res.CILow), math.Max(0, res.CIHigh)
 			}
+			if err := res.checkFinite(); err != nil {
+				return nil, fmt.Errorf("estimator %s, feature %s: %w", es.Name(), feat.Name, err)
+			}
 			summarize(&res, reps, e, f)
 			results = append(results, res)
 		}
@@ -503,8 +543,8 @@ func (r *Reductions) estimates(m Measure, opt InferOptions) ([]viSE, error) {
 	K := len(r.Folds)
 	if opt.Inference == Split {
 		for _, p := range r.Folds {
-			if n, _ := p.XEval.Dims(); K == 1 && n < 4 || n < 2 {
-				return nil, Usagef("split inference needs at least 4 evaluation rows (2 per half), have %d", n)
+			if n, _ := p.XEval.Dims(); K == 1 && n < minSplitRows || n < 2 {
+				return nil, Usagef("split inference needs at least %d evaluation rows (2 per half), have %d", minSplitRows, n)
 			}
 		}
 	}

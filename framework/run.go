@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -43,6 +44,15 @@ type Config struct {
 	// ResolveFeatures); none means one feature per column.
 	Groups []Group
 	OneHot bool
+
+	// Candidates, when given, are option settings that Prepare trains the
+	// full model with (the first alone, then the others in parallel),
+	// keeping the one its backend's validation slice scores best (see
+	// selectFull; with cross-fitting the first fold chooses); retrain and
+	// every other estimator then use the chosen one (Problem.Spec).
+	// Baselines are scored beside the full model by Run (see Report.Full).
+	Candidates []Candidate
+	Baselines  []Baseline
 }
 
 // MinTrainRows is the fewest rows Prepare and PrepareFolds leave for
@@ -92,22 +102,176 @@ func Prepare(ctx context.Context, d *Dataset, cfg Config) (*Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, _ := d.X.Dims()
-	frac := cfg.TrainFrac
+	if cfg.Backend == nil {
+		return nil, Usagef("no backend")
+	}
+	n1, _, err := sp.split()
+	if err != nil {
+		return nil, err
+	}
+	perm := sp.perm()
+	return sp.problem(ctx, perm[:n1], perm[n1:])
+}
+
+// perm is the seeded order of the rows that the splits and folds cut.
+func (sp *setup) perm() []int {
+	n, _ := sp.d.X.Dims()
+	return rand.New(rand.NewPCG(uint64(sp.cfg.Seed), 0x5eed5b11)).Perm(n)
+}
+
+// foldBounds cuts n rows into k folds of nearly equal size: fold i is
+// rows [bounds[i], bounds[i+1]) of the permutation.
+func foldBounds(n, k int) []int {
+	bounds := make([]int, k+1)
+	for i := range bounds {
+		bounds[i] = i * n / k
+	}
+	return bounds
+}
+
+// split returns the sizes of the train and evaluation splits of
+// Config.TrainFrac, or an error when they are too small for the folds.
+func (sp *setup) split() (n1, n2 int, err error) {
+	n, _ := sp.d.X.Dims()
+	frac := sp.cfg.TrainFrac
 	if frac == 0 {
 		frac = DefaultTrainFrac
 	}
 	if !(frac > 0 && frac < 1) {
-		return nil, Usagef("--train-frac must be in (0, 1), got %g", frac)
+		return 0, 0, Usagef("--train-frac must be in (0, 1), got %g", frac)
 	}
-	n1 := int(math.Round(frac * float64(n)))
-	n2 := n - n1
+	n1 = int(math.Round(frac * float64(n)))
+	n2 = n - n1
 	if n1 < sp.minTrain || n2 < 2 {
-		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few: a %.2f train split of %d rows leaves %d for training (need at least %d) and %d for evaluation (need at least 2)",
+		return 0, 0, &InputError{File: sp.d.Source, Msg: fmt.Sprintf("%d rows are too few: a %.2f train split of %d rows leaves %d for training (need at least %d) and %d for evaluation (need at least 2)",
 			n, frac, n, n1, sp.minTrain, n2)}
 	}
-	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed5b11)).Perm(n)
-	return sp.problem(ctx, perm[:n1], perm[n1:])
+	return n1, n2, nil
+}
+
+// checkCrossFit reports k cross-fitting folds that are too many for the
+// rows: each fold needs 2 evaluation rows and each train set (the other
+// folds) 2 rows per tuning fold.
+func (sp *setup) checkCrossFit(k int) error {
+	if k < 2 {
+		return Usagef("--crossfit must be at least 2, got %d", k)
+	}
+	n, _ := sp.d.X.Dims()
+	if n/k < 2 || n-(n+k-1)/k < sp.minTrain {
+		return &InputError{File: sp.d.Source, Msg: fmt.Sprintf("%d rows are too few for %d cross-fitting folds (each fold needs 2 rows, each train set %d)",
+			n, k, sp.minTrain)}
+	}
+	return nil
+}
+
+// minSplitRows is the fewest evaluation rows that split inference with one
+// train/evaluation split can use: 2 per half.
+const minSplitRows = 4
+
+// CheckRun makes, before any model is trained, every check of Run that
+// needs no model: the data and its response (newSetup, CheckScale), the
+// rows against the split, the tuning folds and the cross-fitting folds,
+// the evaluation rows that split inference needs, the groups against the
+// columns, the measure (nil: the task's default) against the task and
+// against the evaluation rows it will score (checkScoredRows), and the
+// level and delta. Its errors are usage errors, *InputErrors where the data
+// is at fault. cfg.Backend is not used: a caller may check before it
+// starts a backend. Run calls it first.
+func CheckRun(d *Dataset, cfg Config, m Measure, opt EstimateOptions) error {
+	sp, err := newSetup(d, cfg)
+	if err != nil {
+		return err
+	}
+	if cfg.CrossFit >= 2 {
+		// Every fold has at least 2 evaluation rows, which is what split
+		// inference needs with several folds.
+		if err := sp.checkCrossFit(cfg.CrossFit); err != nil {
+			return err
+		}
+	} else {
+		_, n2, err := sp.split()
+		if err != nil {
+			return err
+		}
+		if opt.Inference == Split && n2 < minSplitRows {
+			n, _ := d.X.Dims()
+			return &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few: split inference needs at least %d evaluation rows (2 per half), the train split leaves %d (give more rows, a smaller --train-frac, or --inference plain)",
+				n, minSplitRows, n2)}
+		}
+	}
+	if _, err := ResolveFeatures(sp.names, d.Names[sp.target], cfg.Groups, cfg.OneHot); err != nil {
+		return err
+	}
+	if m == nil {
+		var err error
+		if m, err = LookupMeasure(DefaultMeasure(sp.task)); err != nil {
+			return opt.infer(cfg.Seed).check() // no measures registered: nothing to check them with
+		}
+	}
+	if !m.Supports(sp.task) {
+		return &InputError{File: d.Source, Column: d.Names[sp.target], Msg: fmt.Sprintf("measure %s does not fit a %s response", m.Name(), sp.task)}
+	}
+	if err := sp.checkScoredRows(m, opt.Inference); err != nil {
+		return err
+	}
+	return opt.infer(cfg.Seed).check()
+}
+
+// checkScoredRows reports a set of evaluation rows on which the measure
+// cannot score any model (auc on rows of one class, r2 on a constant
+// response): the rows Infer scores the full and the reduced models on, for
+// the seeded split or cross-fitting folds, are known before any model is
+// trained. The measure's usage errors on placeholder predictions (the
+// response itself for regression, equal class probabilities otherwise)
+// tell.
+func (sp *setup) checkScoredRows(m Measure, inf Inference) error {
+	n, _ := sp.d.X.Dims()
+	perm := sp.perm()
+	var sets [][]int
+	where := "the evaluation split"
+	if k := sp.cfg.CrossFit; k >= 2 {
+		b := foldBounds(n, k)
+		for i := 0; i < k; i++ {
+			sets = append(sets, perm[b[i]:b[i+1]])
+		}
+		where = "a cross-fitting fold"
+	} else {
+		n1, _, err := sp.split()
+		if err != nil {
+			return err
+		}
+		eval := perm[n1:]
+		sets = [][]int{eval}
+		if inf == Split {
+			half := (len(eval) + 1) / 2
+			sets = [][]int{eval[:half], eval[half:]}
+			where = "a half of the evaluation split (split inference)"
+		}
+	}
+	outs := 1
+	if sp.task == Multiclass {
+		outs = sp.classes
+	}
+	for _, rows := range sets {
+		y := make([]float64, len(rows))
+		pred := mat.NewDense(len(rows), outs, nil)
+		for i, r := range rows {
+			y[i] = sp.d.X.At(r, sp.target)
+			for c := 0; c < outs; c++ {
+				switch sp.task {
+				case Regression:
+					pred.Set(i, c, y[i])
+				default:
+					pred.Set(i, c, 1/float64(max(outs, 2)))
+				}
+			}
+		}
+		if _, err := m.Evaluate(y, pred); errors.Is(err, ErrUsage) {
+			return &InputError{File: sp.d.Source, Column: sp.d.Names[sp.target],
+				Msg: fmt.Sprintf("%s (%d rows, seed %d): %v; use more rows, another seed or another measure", where, len(rows), sp.cfg.Seed, err)}
+		}
+	}
+	return nil
 }
 
 // PrepareFolds cross-fits: it deals the rows (seeded) into k folds of
@@ -120,43 +284,51 @@ func PrepareFolds(ctx context.Context, d *Dataset, cfg Config, k, workers int) (
 	if err != nil {
 		return nil, err
 	}
-	if k < 2 {
-		return nil, Usagef("--crossfit must be at least 2, got %d", k)
+	if cfg.Backend == nil {
+		return nil, Usagef("no backend")
+	}
+	if err := sp.checkCrossFit(k); err != nil {
+		return nil, err
 	}
 	n, _ := d.X.Dims()
-	if n/k < 2 || n-(n+k-1)/k < sp.minTrain {
-		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few for %d cross-fitting folds (each fold needs 2 rows, each train set %d)",
-			n, k, sp.minTrain)}
-	}
-	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed5b11)).Perm(n)
-	bounds := make([]int, k+1)
-	for i := range bounds {
-		bounds[i] = i * n / k
-	}
+	perm, bounds := sp.perm(), foldBounds(n, k)
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
 	probs := make([]*Problem, k)
 	errs := make([]error, k)
+	fold := func(i int) {
+		if ctx.Err() != nil {
+			errs[i] = ctx.Err()
+			return
+		}
+		eval := perm[bounds[i]:bounds[i+1]]
+		train := make([]int, 0, n-len(eval))
+		train = append(append(train, perm[:bounds[i]]...), perm[bounds[i+1]:]...)
+		probs[i], errs[i] = sp.problem(ctx, train, eval)
+		if errs[i] != nil {
+			errs[i] = fmt.Errorf("fold %d: %w", i+1, errs[i])
+		}
+	}
+	first := 0
+	if len(sp.cfg.Candidates) > 0 {
+		// The first fold chooses among the candidates (its own fits run in
+		// parallel); the other folds train its choice.
+		if fold(0); errs[0] != nil {
+			return nil, errs[0]
+		}
+		sp.cfg.Options, sp.cfg.Candidates = probs[0].Spec.Options, nil
+		first = 1
+	}
 	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup
-	for i := 0; i < k; i++ {
+	for i := first; i < k; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if ctx.Err() != nil {
-				errs[i] = ctx.Err()
-				return
-			}
-			eval := perm[bounds[i]:bounds[i+1]]
-			train := make([]int, 0, n-len(eval))
-			train = append(append(train, perm[:bounds[i]]...), perm[bounds[i+1]:]...)
-			probs[i], errs[i] = sp.problem(ctx, train, eval)
-			if errs[i] != nil {
-				errs[i] = fmt.Errorf("fold %d: %w", i+1, errs[i])
-			}
+			fold(i)
 		}()
 	}
 	wg.Wait()
@@ -189,9 +361,6 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 	if d == nil || d.X == nil {
 		return nil, Usagef("no data")
 	}
-	if cfg.Backend == nil {
-		return nil, Usagef("no backend")
-	}
 	_, cols := d.X.Dims()
 	if cols < 2 {
 		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("need a response and at least one feature, found %d column(s)", cols)}
@@ -202,6 +371,9 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 		if target, err = d.Column(cfg.Target); err != nil {
 			return nil, err
 		}
+	}
+	if err := d.CheckScale(target); err != nil {
+		return nil, err
 	}
 	y := mat.Col(nil, target, d.X)
 	if isConstant(y) {
@@ -240,18 +412,16 @@ func (sp *setup) problem(ctx context.Context, train, eval []int) (*Problem, erro
 	standardise(xtr, xev)
 
 	spec := ModelSpec{Task: sp.task, Inputs: len(sp.featCols), Seed: cfg.Seed, Options: cfg.Options, Classes: sp.classes}
-	full, err := cfg.Backend.New(ctx, spec)
+	sel, err := selectFull(ctx, cfg.Backend, spec, cfg.Candidates, xtr, ytr)
 	if err != nil {
 		return nil, fmt.Errorf("full model: %w", err)
 	}
+	full := sel.model
 	p := &Problem{
-		Task: sp.task, BackendName: cfg.BackendName, Backend: cfg.Backend, Spec: spec,
+		Task: sp.task, BackendName: cfg.BackendName, Backend: cfg.Backend, Spec: sel.spec,
 		FeatureNames: sp.names, XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev, EvalRows: append([]int(nil), eval...),
 		Full: full, Seed: cfg.Seed, Classes: sp.classes,
-	}
-	if err := full.Fit(ctx, xtr, ytr); err != nil {
-		Release(full)
-		return nil, fmt.Errorf("fit full model: %w", err)
+		Chosen: sel.chosen, Candidates: sel.scores, Selection: sel.note, FitReport: FitReportOf(full),
 	}
 	if p.FullEval, err = full.Predict(ctx, xev); err != nil {
 		Release(full)
@@ -432,7 +602,11 @@ func reduceFolds(ctx context.Context, folds []*Problem, m Measure, ests []Estima
 		return nil, Usagef("--level must be in (0, 1), got %g", lv)
 	}
 	for k, p := range folds {
-		if _, err := m.Evaluate(p.YEval, p.FullEval); err != nil {
+		s, err := m.Evaluate(p.YEval, p.FullEval)
+		if err == nil {
+			err = s.checkFinite()
+		}
+		if err != nil {
 			if len(folds) > 1 {
 				return nil, fmt.Errorf("measure %s of the full model, fold %d: %w", m.Name(), k+1, err)
 			}
@@ -443,10 +617,29 @@ func reduceFolds(ctx context.Context, folds []*Problem, m Measure, ests []Estima
 		Checkpoint: opt.Checkpoint, Label: label})
 }
 
-// FullResult is the full model's score on the evaluation split.
+// FullResult is the full model's score on the evaluation split, with how
+// its training went and what it is measured against.
 type FullResult struct {
 	Score   float64 `json:"score"`
 	Seconds float64 `json:"seconds"`
+
+	// R2 is the full model's R² on the evaluation rows (regression only).
+	R2 *float64 `json:"r2,omitempty"`
+	// Epochs and StoppedBy ("patience" or "cap") say how training ended,
+	// for backends that report it (FitReporter; the first fold's when
+	// cross-fitting).
+	Epochs    int    `json:"epochs,omitempty"`
+	StoppedBy string `json:"stopped_by,omitempty"`
+	// Hidden names the full model's architecture: the chosen Candidate
+	// (vi: the hidden layer widths), or what the caller sets.
+	Hidden     string           `json:"hidden,omitempty"`
+	Candidates []CandidateScore `json:"candidates,omitempty"`
+	// Selection says why the choice among the candidates was not made by
+	// the validation loss, when it was not.
+	Selection string `json:"selection,omitempty"`
+	// Baselines are the intercept-only model and Config.Baselines on the
+	// same evaluation rows.
+	Baselines []BaselineScore `json:"baselines,omitempty"`
 }
 
 // RunInfo describes a run: what the reports of vi estimate and vi shapley
@@ -493,6 +686,9 @@ type Report struct {
 	CITruncate bool       `json:"ci_truncate,omitempty"`
 	Full       FullResult `json:"full"`
 	Results    []Result   `json:"results"`
+	// Warnings say when the full model is poor (see fullWarnings); vi
+	// prints them on stderr.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Run prepares the problem, trains the full model (once per fold with
@@ -504,13 +700,18 @@ type Report struct {
 func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimator, opt EstimateOptions) (*Report, error) {
 	M := max(cfg.Repeats, 1)
 	cfg.MinTrain = max(cfg.MinTrain, MinTrainFor(ests))
+	if err := CheckRun(d, cfg, m, opt); err != nil {
+		return nil, err
+	}
 	var (
-		reds     []*Reductions
-		feats    []Feature
-		first    *Problem
-		fullSecs float64
-		score    float64
-		scores   int
+		reds      []*Reductions
+		feats     []Feature
+		first     *Problem
+		fullSecs  float64
+		score     float64
+		scores    int
+		baselines []BaselineScore
+		r2        *float64
 	)
 	for rep := range M {
 		c := cfg
@@ -557,6 +758,12 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 			if err != nil {
 				return nil, err
 			}
+			if rep == 0 {
+				// The diagnostics of the full model: the first repetition's.
+				if baselines, r2, err = diagnose(ctx, folds, m, cfg.Baselines); err != nil {
+					return nil, err
+				}
+			}
 			for _, q := range folds {
 				fs, err := m.Evaluate(q.YEval, q.FullEval)
 				if err != nil {
@@ -576,12 +783,18 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 	if err != nil {
 		return nil, err
 	}
+	score /= float64(scores)
+	if math.IsNaN(score) || math.IsInf(score, 0) {
+		return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), nonFinite("the score", score))
+	}
 	rep := &Report{
 		RunInfo:   first.Info(m, opt.Level),
 		Inference: opt.Inference.String(), Delta: opt.Delta, Adjust: opt.Adjust.String(), CITruncate: opt.CITruncate,
-		Full:    FullResult{Score: score / float64(scores), Seconds: fullSecs},
+		Full:    FullResult{Score: score, Seconds: fullSecs, Baselines: baselines, R2: r2},
 		Results: res,
 	}
+	rep.Full.Epochs, rep.Full.StoppedBy = first.FitReport.Epochs, first.FitReport.StoppedBy
+	rep.Full.Hidden, rep.Full.Candidates, rep.Full.Selection = first.Chosen, first.Candidates, first.Selection
 	if opt.Inference == Perturbed {
 		rep.Perturb = opt.Perturb
 		if rep.Perturb == 0 {
@@ -595,6 +808,7 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 	if M > 1 {
 		rep.Repeats = M
 	}
+	rep.Warnings = fullWarnings(m, rep.Full)
 	return rep, nil
 }
 

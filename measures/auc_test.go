@@ -1,6 +1,7 @@
 package measures
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -127,7 +128,7 @@ func TestAUCStandardErrorBootstrap(t *testing.T) {
 	// The project's data sets sit beside the checkout (../shared), in CI
 	// too: a missing file is a failure, not a reason to skip the check.
 	const path = "../../shared/data/breast_cancer.csv"
-	d, err := framework.LoadCSV(path)
+	d, err := framework.LoadCSV(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

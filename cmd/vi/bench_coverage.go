@@ -167,7 +167,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context) error {
 		if err != nil {
 			return err
 		}
-		draw, rep, err := coverageDraw(*setting, *data, *target, *signal, n, rho)
+		draw, rep, err := coverageDraw(ctx, *setting, *data, *target, *signal, n, rho)
 		if err != nil {
 			return err
 		}
@@ -275,7 +275,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context) error {
 
 // coverageDraw checks the setting's flags and returns what a repetition
 // draws and the report's header.
-func coverageDraw(setting, data, target string, signal float64, n *int, rho *float64) (coverageSetting, coverageReport, error) {
+func coverageDraw(ctx context.Context, setting, data, target string, signal float64, n *int, rho *float64) (coverageSetting, coverageReport, error) {
 	switch setting {
 	case "linear", "binary":
 		if data != "" || target != "" {
@@ -305,7 +305,7 @@ func coverageDraw(setting, data, target string, signal float64, n *int, rho *flo
 		if *n != 0 || !math.IsNaN(*rho) {
 			return nil, coverageReport{}, framework.Usagef("bench coverage: --n and --rho are for the simulated settings; semi uses every row of --data")
 		}
-		d, err := loadOrBuiltin(data)
+		d, err := loadOrBuiltin(ctx, data)
 		if err != nil {
 			return nil, coverageReport{}, err
 		}
@@ -325,9 +325,9 @@ func coverageDraw(setting, data, target string, signal float64, n *int, rho *flo
 }
 
 // loadOrBuiltin reads path, or the built-in diabetes data when it is "".
-func loadOrBuiltin(path string) (*framework.Dataset, error) {
+func loadOrBuiltin(ctx context.Context, path string) (*framework.Dataset, error) {
 	if path != "" {
-		return framework.LoadCSV(path)
+		return framework.LoadCSV(ctx, path)
 	}
 	d, err := framework.ReadCSV(bytes.NewReader(diabetesCSV), builtinSource)
 	if err != nil {

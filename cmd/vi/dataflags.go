@@ -29,7 +29,7 @@ type dataFlags struct {
 // dataUsage is the help text of each shared flag, unless the command gives
 // its own to newDataFlags.
 var dataUsage = map[string]string{
-	"data":    "CSV `file` with a header row (default: the built-in diabetes data)",
+	"data":    "CSV `file` with a header row, - for standard input (default: the built-in diabetes data)",
 	"target":  "response `column` (default: the last column)",
 	"task":    "force the `task`: regression, binary or multiclass",
 	"measure": "predictiveness measure `name` (default: mse for regression, accuracy for binary)",
@@ -107,6 +107,7 @@ type dataRun struct {
 	measure           framework.Measure // nil: the task's default
 	opts              map[string]string // the backend options the user set
 	backend           backendSpec
+	autoHidden        bool // --hidden auto: choose the mlp's architecture (fullmodel.go)
 }
 
 // check parses --task and --measure, gathers the backend options (set holds
@@ -145,12 +146,17 @@ func (f *dataFlags) check(set map[string]bool) (*dataRun, error) {
 		return nil, err
 	}
 	r.backend = bk
+	if r.autoHidden, err = hiddenAuto(r.opts, bk); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
-// load reads --data, or without it the built-in diabetes data (and says
-// so), and checks that the measure fits the response.
-func (r *dataRun) load() (*framework.Dataset, error) {
+// load reads --data ("-": standard input), or without it the built-in
+// diabetes data (and says so), and checks that the measure fits the
+// response. It returns "interrupted" as soon as ctx is done, even while
+// the file blocks (a FIFO without a writer, an idle pipe).
+func (r *dataRun) load(ctx context.Context) (*framework.Dataset, error) {
 	var d *framework.Dataset
 	var err error
 	if r.data == "" {
@@ -159,8 +165,8 @@ func (r *dataRun) load() (*framework.Dataset, error) {
 		}
 		fmt.Fprintf(stderr, "vi: no --data given: using the built-in diabetes data (%d rows, response %q); see 'vi help %s'\n",
 			rows(d), d.Names[len(d.Names)-1], r.cmd)
-	} else if d, err = framework.LoadCSV(r.data); err != nil {
-		return nil, err
+	} else if d, err = framework.LoadCSV(ctx, r.data); err != nil {
+		return nil, runError(ctx, err)
 	}
 	if err := checkMeasureFits(d, r.target, r.task, r.measure); err != nil {
 		return nil, err
@@ -197,7 +203,9 @@ func (r *dataRun) checkBackend(be framework.Backend, d *framework.Dataset, ests 
 
 // config is the run's framework.Config as far as the shared flags say.
 func (r *dataRun) config(be framework.Backend) framework.Config {
-	return framework.Config{Target: r.target, Task: r.task, BackendName: r.backend.name, Backend: be, Options: r.opts}
+	cfg := framework.Config{Target: r.target, Task: r.task, BackendName: r.backend.name, Backend: be, Options: r.opts}
+	r.fullModelConfig(&cfg)
+	return cfg
 }
 
 // training says on prog that the full model is training.
@@ -223,6 +231,20 @@ func runError(ctx context.Context, err error) error {
 		return errors.New("interrupted")
 	}
 	return err
+}
+
+// checkNotInput reports an output file of the command that is one of its
+// input files, compared by file identity (os.SameFile, so that another
+// name, a hard link or a symbolic link is caught too): writing it would
+// destroy the input. ins are the command's input files besides --data;
+// outs its output files besides --out (and --out's checkpoint OUT.partial).
+// Paths "" and "-" and outputs that do not exist yet are skipped.
+func (f *dataFlags) checkNotInput(outs []fileFlag, ins ...fileFlag) error {
+	ins = append([]fileFlag{{"--data", f.data}}, ins...)
+	if f.out != "" {
+		outs = append([]fileFlag{{"--out", f.out}, {"--out's checkpoint", f.out + ".partial"}}, outs...)
+	}
+	return checkNotInput(outs, ins)
 }
 
 // checkFitFlags checks the flags that every estimating command has, in

@@ -53,13 +53,18 @@ Estimators (--estimators, comma-separated, in output order):
            correlated features).
   retrain  a new model trained without the feature (the reference).
   lazy-es  the full model trained on a few more optimizer steps (--es-steps,
-           default one epoch) on the data without the feature, from its own
+           default 200) on the data without the feature, from its own
            parameters (backends with warm starts: mlp, cnn).
 
 The model comes from a backend (see "vi backends"), run in a subprocess; its
 options are passed with --hidden, --epochs and --opt key=value and keep the
 backend's defaults when not set. --plugin PATH runs an external backend
-executable instead.
+executable instead. For the mlp, --hidden auto (the default) trains a few
+architectures and keeps the one its validation slice scores best; the header
+(and "full" in JSON) says which, how training ended, R2, and how the full
+model compares with intercept-only and linear baselines on the same rows,
+with a warning on stderr when it is no better than the linear one or
+training hit the epoch cap (docs/defaults.md).
 
 Groups: --groups "climate=sst1,sst2;demog=age,sex" (or --groups-file FILE,
 one "name: col, col" a line) estimates the importance of each group, its
@@ -97,7 +102,7 @@ var (
 	estFlags = newDataFlags(cmdEstimate, []string{"hidden", "epochs", "image"}, map[string]string{
 		"task":   "force the `task`: regression, binary or multiclass (default: binary for a 0/1 response, multiclass for labels 0..K-1 (3 <= K <= 20, each with 5 rows or more), else regression)",
 		"plugin": "run the backend from this external plugin `executable` instead of a built-in one",
-		"hidden": "backend option hidden: hidden layer `widths`, e.g. 50 or 100,50 (backend default when not set)",
+		"hidden": "backend option hidden: hidden layer `widths`, e.g. 50 or 100,50; auto (the mlp's default) chooses among a few on a validation slice",
 		"epochs": "backend option epochs: maximum training `epochs` (backend default when not set)",
 		"image":  "backend option image: the features are the pixels of an image of `HxW`, row-major (backend cnn)",
 	})
@@ -158,6 +163,12 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err := estFlags.checkOutput(); err != nil {
 		return err
 	}
+	if err := estFlags.checkNotInput(nil, fileFlag{"--groups-file", *estGroupsFile}); err != nil {
+		return err
+	}
+	if estFlags.data == framework.Stdin && *estGroupsFile == framework.Stdin {
+		return framework.Usagef("--data - and --groups-file - cannot both read standard input")
+	}
 	if err := checkFitFlags(*estLevel, *estTrainFrac); err != nil {
 		return err
 	}
@@ -179,7 +190,7 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	groups, onehot, err := groupFlags()
+	groups, onehot, err := groupFlags(ctx)
 	if err != nil {
 		return err
 	}
@@ -196,7 +207,7 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	}
 
 	// The data, and what can be checked with it before a backend starts.
-	d, err := r.load()
+	d, err := r.load(ctx)
 	if err != nil {
 		return err
 	}
@@ -205,7 +216,27 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 			return err
 		}
 	}
-	if err := checkGroups(d, r.target, groups, onehot); err != nil {
+	cfg := r.config(nil)
+	cfg.TrainFrac, cfg.Seed = *estTrainFrac, *estSeed
+	cfg.CrossFit, cfg.Repeats, cfg.Groups, cfg.OneHot = crossfit, *estRepeats, groups, onehot
+	if set["estimators"] {
+		// Without it the backend may drop some (fittingEstimators); Run
+		// checks again, before any fit, with those that run.
+		cfg.MinTrain = framework.MinTrainFor(ests)
+	}
+	eopt := framework.EstimateOptions{
+		Workers:  *estWorkers,
+		Level:    *estLevel,
+		Progress: nil, // set once the progress bar exists
+
+		Inference:  inference,
+		Perturb:    *estPerturb,
+		Delta:      *estDelta,
+		Adjust:     adjust,
+		CITruncate: *estCITruncate,
+	}
+	// Every check that needs no model, before the backend starts.
+	if err := framework.CheckRun(d, cfg, r.measure, eopt); err != nil {
 		return err
 	}
 
@@ -231,20 +262,8 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	}
 
 	r.training(prog, d)
-	cfg := r.config(be)
-	cfg.TrainFrac, cfg.Seed = *estTrainFrac, *estSeed
-	cfg.CrossFit, cfg.Repeats, cfg.Groups, cfg.OneHot = crossfit, *estRepeats, groups, onehot
-	eopt := framework.EstimateOptions{
-		Workers:  *estWorkers,
-		Level:    *estLevel,
-		Progress: prog.update, // a nil *progress draws nothing
-
-		Inference:  inference,
-		Perturb:    *estPerturb,
-		Delta:      *estDelta,
-		Adjust:     adjust,
-		CITruncate: *estCITruncate,
-	}
+	cfg.Backend = be
+	eopt.Progress = prog.update // a nil *progress draws nothing
 	// With --out, finished reductions are kept in OUT.partial as they
 	// come, so that the same command resumes after a crash or an interrupt.
 	ckpt, err := openCheckpoint(cmd, d, r.out, prog)
@@ -259,6 +278,8 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err != nil {
 		return finishCheckpoint(ckpt, r.out, runError(ctx, err))
 	}
+	rep.Full.Hidden = fullHidden(rep, be, r.opts)
+	printWarnings(rep)
 
 	var buf bytes.Buffer
 	if err := writeReport(&buf, rep, r.format); err != nil {
@@ -293,9 +314,9 @@ func crossfitFlags(set map[string]bool) (int, error) {
 	return k, nil
 }
 
-// groupFlags reads --groups and --groups-file: explicit groups, and
-// whether to group one-hot columns.
-func groupFlags() ([]framework.Group, bool, error) {
+// groupFlags reads --groups and --groups-file ("-": standard input):
+// explicit groups, and whether to group one-hot columns.
+func groupFlags(ctx context.Context) ([]framework.Group, bool, error) {
 	var groups []framework.Group
 	onehot := false
 	switch g := strings.TrimSpace(*estGroups); {
@@ -312,9 +333,9 @@ func groupFlags() ([]framework.Group, bool, error) {
 		groups = gs
 	}
 	if *estGroupsFile != "" {
-		gs, err := framework.LoadGroups(*estGroupsFile)
+		gs, err := framework.LoadGroups(ctx, *estGroupsFile)
 		if err != nil {
-			return nil, false, err
+			return nil, false, runError(ctx, err)
 		}
 		groups = append(groups, gs...)
 	}
@@ -361,29 +382,6 @@ func imageGroups(d *framework.Dataset, target, image, by string) ([]framework.Gr
 		}
 	}
 	return groups, nil
-}
-
-// checkGroups resolves the groups against the data's columns before any
-// model is trained, so that a misspelt column fails fast.
-func checkGroups(d *framework.Dataset, target string, groups []framework.Group, onehot bool) error {
-	if len(groups) == 0 && !onehot {
-		return nil
-	}
-	j := len(d.Names) - 1
-	if target != "" {
-		var err error
-		if j, err = d.Column(target); err != nil {
-			return nil // Prepare reports the unknown target
-		}
-	}
-	names := make([]string, 0, len(d.Names)-1)
-	for k, n := range d.Names {
-		if k != j {
-			names = append(names, n)
-		}
-	}
-	_, err := framework.ResolveFeatures(names, d.Names[j], groups, onehot)
-	return err
 }
 
 func rows(d *framework.Dataset) int {

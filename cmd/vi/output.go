@@ -146,8 +146,10 @@ func writeTable(w io.Writer, r *framework.Report) error {
 			where = fmt.Sprintf("averaged over %d repetitions of %d folds", r.Repeats, r.CrossFit)
 		}
 	}
-	fmt.Fprintf(w, "full model: %s %s %s (trained in %.2fs)\n\n",
+	fmt.Fprintf(w, "full model: %s %s %s (trained in %.2fs)\n",
 		r.Measure, num(r.Full.Score), where, r.Full.Seconds)
+	writeFullDiagnostics(w, r)
+	fmt.Fprintln(w)
 	// Numbers align right; feature and estimator are padded to a common
 	// width first so that they read left-aligned.
 	cols := reportColumns(r)
@@ -269,6 +271,58 @@ func checkOutDir(path string) error {
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return framework.Usagef("--out %s: is a directory", path)
+	}
+	return nil
+}
+
+// fileFlag is a flag that names a file, and the file's path.
+type fileFlag struct{ flag, path string }
+
+// checkNotInput reports (a usage error) the first output in outs that is
+// the same file as an input in ins (os.SameFile). Paths "" and "-", and
+// files that do not exist, are skipped.
+func checkNotInput(outs, ins []fileFlag) error {
+	for _, o := range outs {
+		ofi, ok := statFile(o.path)
+		if !ok {
+			continue
+		}
+		for _, in := range ins {
+			if ifi, ok := statFile(in.path); ok && os.SameFile(ofi, ifi) {
+				same := "is"
+				if filepath.Clean(o.path) != filepath.Clean(in.path) {
+					same = "is the same file as"
+				}
+				return framework.Usagef("%s %s %s %s %s: it would be overwritten; write the output to another file",
+					o.flag, o.path, same, in.flag, in.path)
+			}
+		}
+	}
+	return nil
+}
+
+func statFile(path string) (os.FileInfo, bool) {
+	if path == "" || path == "-" {
+		return nil, false
+	}
+	fi, err := os.Stat(path)
+	return fi, err == nil
+}
+
+// namedValue is a number of a report and what it is, for checkFinite.
+type namedValue struct {
+	name string
+	v    float64
+}
+
+// checkFinite reports the first value that is NaN or infinite, naming
+// where it is (framework.ErrNonFinite): a report must not carry one (JSON
+// cannot) and a run must not succeed with one.
+func checkFinite(where string, vals ...namedValue) error {
+	for _, nv := range vals {
+		if math.IsNaN(nv.v) || math.IsInf(nv.v, 0) {
+			return fmt.Errorf("%s: %s is %g: %w (extreme values in the data, or a model that diverged)", where, nv.name, nv.v, framework.ErrNonFinite)
+		}
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ ordering (replaced by their train mean) and scores the reduced model on the
 evaluation split under each estimator (--estimators, default
 dropout,retrain,lazy-es): retrain is ROAR proper (Hooker et al. 2019),
 dropout keeps the full model, lazy-es continues the full model for
---es-steps optimizer steps (default one epoch) on the reduced data.
+--es-steps optimizer steps (default 200) on the reduced data.
 
 The score is the measure's larger-is-better value (accuracy; -mse for mse)
 with its standard error sd(IF)/sqrt(n_eval); seconds is the estimator's wall
@@ -85,6 +85,9 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err := checkFitFlags(*roarLevel, *roarTrainFrac); err != nil {
 		return err
 	}
+	if err := roarFlags.checkNotInput([]fileFlag{{"--plot", *roarPlot}}); err != nil {
+		return err
+	}
 	if err := roarSettings.check(); err != nil {
 		return err
 	}
@@ -108,8 +111,14 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 		return err
 	}
 
-	d, err := r.load()
+	d, err := r.load(ctx)
 	if err != nil {
+		return err
+	}
+	cfg := r.config(nil)
+	cfg.TrainFrac, cfg.Seed, cfg.MinTrain = *roarTrainFrac, *roarSeed, framework.MinTrainFor(ests)
+	// Every check that needs no model, before the backend starts.
+	if err := framework.CheckRun(d, cfg, r.measure, framework.EstimateOptions{Level: *roarLevel}); err != nil {
 		return err
 	}
 
@@ -124,8 +133,7 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 		return err
 	}
 	r.training(prog, d)
-	cfg := r.config(be)
-	cfg.TrainFrac, cfg.Seed, cfg.MinTrain = *roarTrainFrac, *roarSeed, framework.MinTrainFor(ests)
+	cfg.Backend = be
 	p, err := framework.Prepare(ctx, d, cfg)
 	if err != nil {
 		return runError(ctx, err)
@@ -144,6 +152,9 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err != nil {
 		return runError(ctx, err)
 	}
+	if err := roarFinite(rep); err != nil {
+		return err
+	}
 	var buf bytes.Buffer
 	if err := writeROAR(&buf, rep, r.format, estimatorNames(ests)); err != nil {
 		return err
@@ -152,6 +163,20 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 		return err
 	}
 	return r.emit(&buf)
+}
+
+// roarFinite reports a score or standard error that is not finite.
+func roarFinite(rep *roar.Report) error {
+	if err := checkFinite("the full model", namedValue{"the score", rep.Full.Score}, namedValue{"the standard error", rep.Full.SE}); err != nil {
+		return err
+	}
+	for _, r := range rep.Results {
+		if err := checkFinite(fmt.Sprintf("estimator %s, ordering %s, fraction %g", r.Estimator, r.Ordering, r.Fraction),
+			namedValue{"the score", r.Score}, namedValue{"the standard error", r.SE}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func parseOrderings(s string) ([]string, error) {

@@ -93,6 +93,9 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err := shpSettings.check(); err != nil {
 		return err
 	}
+	if err := shpFlags.checkNotInput([]fileFlag{{"--plot", *shpPlot}}); err != nil {
+		return err
+	}
 	switch {
 	case *shpWorkers < 1:
 		return framework.Usagef("--workers must be at least 1, got %d", *shpWorkers)
@@ -110,8 +113,14 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 		return err
 	}
 
-	d, err := r.load()
+	d, err := r.load(ctx)
 	if err != nil {
+		return err
+	}
+	cfg := r.config(nil)
+	cfg.TrainFrac, cfg.Seed, cfg.MinTrain = *shpTrainFrac, *shpSeed, framework.MinTrainFor(reds)
+	// Every check that needs no model, before the backend starts.
+	if err := framework.CheckRun(d, cfg, r.measure, framework.EstimateOptions{Level: *shpLevel}); err != nil {
 		return err
 	}
 	if t, _, ok := responseTask(d, r.target, r.task); ok && t == framework.Multiclass {
@@ -133,8 +142,7 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 		return err
 	}
 	r.training(prog, d)
-	cfg := r.config(be)
-	cfg.TrainFrac, cfg.Seed = *shpTrainFrac, *shpSeed
+	cfg.Backend = be
 	ropt := shapley.RunOptions{
 		Subsets: *shpSubsets, Exact: *shpExact,
 		Options: shapley.Options{Workers: *shpWorkers, Level: *shpLevel, Progress: prog.update},
@@ -148,6 +156,9 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 	}
 	rep, err := shapley.Run(ctx, d, cfg, r.measure, reds, ropt)
 	prog.clear()
+	if err == nil {
+		err = shapleyFinite(rep)
+	}
 	if err != nil {
 		return finishCheckpoint(ckpt, r.out, runError(ctx, err))
 	}
@@ -163,6 +174,22 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 		return err
 	}
 	return finishCheckpoint(ckpt, r.out, nil)
+}
+
+// shapleyFinite reports a score or a result that is not finite.
+func shapleyFinite(rep *shapley.Report) error {
+	if err := checkFinite("the full and intercept-only models", namedValue{"the full model's score", rep.Full.Score}, namedValue{"the intercept-only model's score", rep.Empty.Score}); err != nil {
+		return err
+	}
+	for _, r := range rep.Results {
+		if err := checkFinite(fmt.Sprintf("estimator %s, feature %s", r.Estimator, r.Feature),
+			namedValue{"the Shapley value", r.VI}, namedValue{"the standard error", r.SE},
+			namedValue{"the interval's lower end", r.CILow}, namedValue{"the interval's upper end", r.CIHigh},
+			namedValue{"the influence standard error", r.SEInfluence}, namedValue{"the sampling standard error", r.SESampling}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func writeShapley(w io.Writer, rep *shapley.Report, format string, lambda float64) error {

@@ -32,7 +32,7 @@ class BackendStub(object):
     self.Fit = channel.unary_unary(
         '/lazyvi.backend.v1.Backend/Fit',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.FitRequest.SerializeToString,
-        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Empty.FromString,
+        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.FitResponse.FromString,
         )
     self.Predict = channel.unary_unary(
         '/lazyvi.backend.v1.Backend/Predict',
@@ -209,7 +209,7 @@ def add_BackendServicer_to_server(servicer, server):
       'Fit': grpc.unary_unary_rpc_method_handler(
           servicer.Fit,
           request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.FitRequest.FromString,
-          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Empty.SerializeToString,
+          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.FitResponse.SerializeToString,
       ),
       'Predict': grpc.unary_unary_rpc_method_handler(
           servicer.Predict,
