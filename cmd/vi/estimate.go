@@ -336,7 +336,7 @@ func (o *estimateOptions) checkRepeats() error {
 		return framework.Usagef("--repeats must be at least 1, got %d", o.repeats)
 	}
 	if o.repeats > 1 && o.model != "" {
-		return framework.Usagef("--repeats %d and --model exclude each other: the other repetitions train with other seeds and cannot reuse the model file's models (leave --repeats out, or --model to train)", o.repeats)
+		return framework.Usagef("--repeats %d and --model exclude each other: the other repetitions train with other seeds and cannot reuse the model file's models (leave out --repeats, or --model to train new models)", o.repeats)
 	}
 	if !(o.perturb > 0) || math.IsInf(o.perturb, 0) {
 		return framework.Usagef("--perturb must be a positive number, got %g", o.perturb)
