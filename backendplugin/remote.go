@@ -330,7 +330,7 @@ func (m *model) matrix(ctx context.Context, op string, f func(ctx context.Contex
 
 func (m *model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	err := m.r.do(ctx, "Fit", func(ctx context.Context) error {
-		_, err := m.r.rpc.Fit(ctx, &pb.FitRequest{ModelId: m.id, X: toPB(x), Y: vec(y)})
+		_, err := m.r.rpc.Fit(ctx, &pb.FitRequest{ModelId: m.id, X: requestPB(x), Y: vec(y)})
 		return err
 	})
 	if err != nil || !m.gradients {
@@ -517,7 +517,7 @@ type warmOps struct{ m *model }
 func (w warmOps) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps int, seed int64) (framework.Model, error) {
 	var ref *pb.ModelRef
 	err := w.m.r.do(ctx, "WarmStart", func(ctx context.Context) (err error) {
-		ref, err = w.m.r.rpc.WarmStart(ctx, &pb.WarmStartRequest{ModelId: w.m.id, X: toPB(x), Y: vec(y), Steps: int64(steps), Seed: seed})
+		ref, err = w.m.r.rpc.WarmStart(ctx, &pb.WarmStartRequest{ModelId: w.m.id, X: requestPB(x), Y: vec(y), Steps: int64(steps), Seed: seed})
 		return err
 	})
 	if err != nil {

@@ -62,7 +62,17 @@ type Matrix struct {
 	// upper: a symmetric rows x rows matrix sent as its upper triangle, row
 	// by row (rows(rows+1)/2 values); only in answers to a request that
 	// allows it (KernelRequest.allow_upper).
-	Upper         bool `protobuf:"varint,5,opt,name=upper,proto3" json:"upper,omitempty"`
+	Upper bool `protobuf:"varint,5,opt,name=upper,proto3" json:"upper,omitempty"`
+	// layout: where the sender's rows lie in memory, for request matrices
+	// (set by this lazyvi's client; absent from answers and from older
+	// clients). A server unpacks such a matrix with every row starting at the
+	// same offset within a 64-byte line as the sender's, so that the model
+	// computes on the layout it would see in the sender's process: BLAS
+	// kernels (OpenBLAS's SSE2 ones, say) choose their summation order by the
+	// alignment of their operands, and a view's rows sent contiguous would
+	// otherwise give other bits than in process. A reference (key, no data)
+	// carries none: the key covers the layout.
+	Layout        *RowLayout `protobuf:"bytes,6,opt,name=layout,proto3" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -132,6 +142,70 @@ func (x *Matrix) GetUpper() bool {
 	return false
 }
 
+func (x *Matrix) GetLayout() *RowLayout {
+	if x != nil {
+		return x.Layout
+	}
+	return nil
+}
+
+// RowLayout is where a matrix's rows lie within 64-byte lines (the widest
+// vector register any BLAS kernel aligns to, AVX-512), in float64s: the
+// first value is phase values past a 64-byte boundary, and each row starts
+// skew values further on (mod 8) than the previous row ends, that is the
+// row stride is cols + skew mod 8. Both are in 0..7.
+type RowLayout struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Phase         uint32                 `protobuf:"varint,1,opt,name=phase,proto3" json:"phase,omitempty"`
+	Skew          uint32                 `protobuf:"varint,2,opt,name=skew,proto3" json:"skew,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RowLayout) Reset() {
+	*x = RowLayout{}
+	mi := &file_backend_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RowLayout) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RowLayout) ProtoMessage() {}
+
+func (x *RowLayout) ProtoReflect() protoreflect.Message {
+	mi := &file_backend_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RowLayout.ProtoReflect.Descriptor instead.
+func (*RowLayout) Descriptor() ([]byte, []int) {
+	return file_backend_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *RowLayout) GetPhase() uint32 {
+	if x != nil {
+		return x.Phase
+	}
+	return 0
+}
+
+func (x *RowLayout) GetSkew() uint32 {
+	if x != nil {
+		return x.Skew
+	}
+	return 0
+}
+
 // Vector is a packed float64 vector.
 type Vector struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -142,7 +216,7 @@ type Vector struct {
 
 func (x *Vector) Reset() {
 	*x = Vector{}
-	mi := &file_backend_proto_msgTypes[1]
+	mi := &file_backend_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -154,7 +228,7 @@ func (x *Vector) String() string {
 func (*Vector) ProtoMessage() {}
 
 func (x *Vector) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[1]
+	mi := &file_backend_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -167,7 +241,7 @@ func (x *Vector) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Vector.ProtoReflect.Descriptor instead.
 func (*Vector) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{1}
+	return file_backend_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Vector) GetData() []float64 {
@@ -185,7 +259,7 @@ type Empty struct {
 
 func (x *Empty) Reset() {
 	*x = Empty{}
-	mi := &file_backend_proto_msgTypes[2]
+	mi := &file_backend_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -197,7 +271,7 @@ func (x *Empty) String() string {
 func (*Empty) ProtoMessage() {}
 
 func (x *Empty) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[2]
+	mi := &file_backend_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -210,7 +284,7 @@ func (x *Empty) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Empty.ProtoReflect.Descriptor instead.
 func (*Empty) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{2}
+	return file_backend_proto_rawDescGZIP(), []int{3}
 }
 
 type CapabilitiesResponse struct {
@@ -234,7 +308,7 @@ type CapabilitiesResponse struct {
 
 func (x *CapabilitiesResponse) Reset() {
 	*x = CapabilitiesResponse{}
-	mi := &file_backend_proto_msgTypes[3]
+	mi := &file_backend_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -246,7 +320,7 @@ func (x *CapabilitiesResponse) String() string {
 func (*CapabilitiesResponse) ProtoMessage() {}
 
 func (x *CapabilitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[3]
+	mi := &file_backend_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -259,7 +333,7 @@ func (x *CapabilitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CapabilitiesResponse.ProtoReflect.Descriptor instead.
 func (*CapabilitiesResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{3}
+	return file_backend_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *CapabilitiesResponse) GetGradients() bool {
@@ -329,7 +403,7 @@ type OptionInfo struct {
 
 func (x *OptionInfo) Reset() {
 	*x = OptionInfo{}
-	mi := &file_backend_proto_msgTypes[4]
+	mi := &file_backend_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -341,7 +415,7 @@ func (x *OptionInfo) String() string {
 func (*OptionInfo) ProtoMessage() {}
 
 func (x *OptionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[4]
+	mi := &file_backend_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -354,7 +428,7 @@ func (x *OptionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OptionInfo.ProtoReflect.Descriptor instead.
 func (*OptionInfo) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{4}
+	return file_backend_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *OptionInfo) GetName() string {
@@ -387,7 +461,7 @@ type OptionsResponse struct {
 
 func (x *OptionsResponse) Reset() {
 	*x = OptionsResponse{}
-	mi := &file_backend_proto_msgTypes[5]
+	mi := &file_backend_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -399,7 +473,7 @@ func (x *OptionsResponse) String() string {
 func (*OptionsResponse) ProtoMessage() {}
 
 func (x *OptionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[5]
+	mi := &file_backend_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -412,7 +486,7 @@ func (x *OptionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OptionsResponse.ProtoReflect.Descriptor instead.
 func (*OptionsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{5}
+	return file_backend_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *OptionsResponse) GetOptions() []*OptionInfo {
@@ -435,7 +509,7 @@ type NewModelRequest struct {
 
 func (x *NewModelRequest) Reset() {
 	*x = NewModelRequest{}
-	mi := &file_backend_proto_msgTypes[6]
+	mi := &file_backend_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -447,7 +521,7 @@ func (x *NewModelRequest) String() string {
 func (*NewModelRequest) ProtoMessage() {}
 
 func (x *NewModelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[6]
+	mi := &file_backend_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -460,7 +534,7 @@ func (x *NewModelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NewModelRequest.ProtoReflect.Descriptor instead.
 func (*NewModelRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{6}
+	return file_backend_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *NewModelRequest) GetTask() int32 {
@@ -508,7 +582,7 @@ type ModelRef struct {
 
 func (x *ModelRef) Reset() {
 	*x = ModelRef{}
-	mi := &file_backend_proto_msgTypes[7]
+	mi := &file_backend_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -520,7 +594,7 @@ func (x *ModelRef) String() string {
 func (*ModelRef) ProtoMessage() {}
 
 func (x *ModelRef) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[7]
+	mi := &file_backend_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -533,7 +607,7 @@ func (x *ModelRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelRef.ProtoReflect.Descriptor instead.
 func (*ModelRef) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{7}
+	return file_backend_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ModelRef) GetModelId() uint64 {
@@ -554,7 +628,7 @@ type FitRequest struct {
 
 func (x *FitRequest) Reset() {
 	*x = FitRequest{}
-	mi := &file_backend_proto_msgTypes[8]
+	mi := &file_backend_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -566,7 +640,7 @@ func (x *FitRequest) String() string {
 func (*FitRequest) ProtoMessage() {}
 
 func (x *FitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[8]
+	mi := &file_backend_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -579,7 +653,7 @@ func (x *FitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FitRequest.ProtoReflect.Descriptor instead.
 func (*FitRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{8}
+	return file_backend_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *FitRequest) GetModelId() uint64 {
@@ -614,7 +688,7 @@ type MatrixRequest struct {
 
 func (x *MatrixRequest) Reset() {
 	*x = MatrixRequest{}
-	mi := &file_backend_proto_msgTypes[9]
+	mi := &file_backend_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -626,7 +700,7 @@ func (x *MatrixRequest) String() string {
 func (*MatrixRequest) ProtoMessage() {}
 
 func (x *MatrixRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[9]
+	mi := &file_backend_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -639,7 +713,7 @@ func (x *MatrixRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatrixRequest.ProtoReflect.Descriptor instead.
 func (*MatrixRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{9}
+	return file_backend_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *MatrixRequest) GetModelId() uint64 {
@@ -667,7 +741,7 @@ type PredictShiftedRequest struct {
 
 func (x *PredictShiftedRequest) Reset() {
 	*x = PredictShiftedRequest{}
-	mi := &file_backend_proto_msgTypes[10]
+	mi := &file_backend_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -679,7 +753,7 @@ func (x *PredictShiftedRequest) String() string {
 func (*PredictShiftedRequest) ProtoMessage() {}
 
 func (x *PredictShiftedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[10]
+	mi := &file_backend_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -692,7 +766,7 @@ func (x *PredictShiftedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictShiftedRequest.ProtoReflect.Descriptor instead.
 func (*PredictShiftedRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{10}
+	return file_backend_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PredictShiftedRequest) GetModelId() uint64 {
@@ -730,7 +804,7 @@ type KernelRequest struct {
 
 func (x *KernelRequest) Reset() {
 	*x = KernelRequest{}
-	mi := &file_backend_proto_msgTypes[11]
+	mi := &file_backend_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -742,7 +816,7 @@ func (x *KernelRequest) String() string {
 func (*KernelRequest) ProtoMessage() {}
 
 func (x *KernelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[11]
+	mi := &file_backend_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -755,7 +829,7 @@ func (x *KernelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KernelRequest.ProtoReflect.Descriptor instead.
 func (*KernelRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{11}
+	return file_backend_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *KernelRequest) GetModelId() uint64 {
@@ -797,7 +871,7 @@ type JacobianTVecRequest struct {
 
 func (x *JacobianTVecRequest) Reset() {
 	*x = JacobianTVecRequest{}
-	mi := &file_backend_proto_msgTypes[12]
+	mi := &file_backend_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -809,7 +883,7 @@ func (x *JacobianTVecRequest) String() string {
 func (*JacobianTVecRequest) ProtoMessage() {}
 
 func (x *JacobianTVecRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[12]
+	mi := &file_backend_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -822,7 +896,7 @@ func (x *JacobianTVecRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JacobianTVecRequest.ProtoReflect.Descriptor instead.
 func (*JacobianTVecRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{12}
+	return file_backend_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *JacobianTVecRequest) GetModelId() uint64 {
@@ -860,7 +934,7 @@ type Shift struct {
 
 func (x *Shift) Reset() {
 	*x = Shift{}
-	mi := &file_backend_proto_msgTypes[13]
+	mi := &file_backend_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -872,7 +946,7 @@ func (x *Shift) String() string {
 func (*Shift) ProtoMessage() {}
 
 func (x *Shift) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[13]
+	mi := &file_backend_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -885,7 +959,7 @@ func (x *Shift) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Shift.ProtoReflect.Descriptor instead.
 func (*Shift) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{13}
+	return file_backend_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Shift) GetX() *Matrix {
@@ -928,7 +1002,7 @@ type PredictShiftsRequest struct {
 
 func (x *PredictShiftsRequest) Reset() {
 	*x = PredictShiftsRequest{}
-	mi := &file_backend_proto_msgTypes[14]
+	mi := &file_backend_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -940,7 +1014,7 @@ func (x *PredictShiftsRequest) String() string {
 func (*PredictShiftsRequest) ProtoMessage() {}
 
 func (x *PredictShiftsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[14]
+	mi := &file_backend_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -953,7 +1027,7 @@ func (x *PredictShiftsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictShiftsRequest.ProtoReflect.Descriptor instead.
 func (*PredictShiftsRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{14}
+	return file_backend_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *PredictShiftsRequest) GetModelId() uint64 {
@@ -979,7 +1053,7 @@ type PredictShiftsResponse struct {
 
 func (x *PredictShiftsResponse) Reset() {
 	*x = PredictShiftsResponse{}
-	mi := &file_backend_proto_msgTypes[15]
+	mi := &file_backend_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -991,7 +1065,7 @@ func (x *PredictShiftsResponse) String() string {
 func (*PredictShiftsResponse) ProtoMessage() {}
 
 func (x *PredictShiftsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[15]
+	mi := &file_backend_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1004,7 +1078,7 @@ func (x *PredictShiftsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictShiftsResponse.ProtoReflect.Descriptor instead.
 func (*PredictShiftsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{15}
+	return file_backend_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PredictShiftsResponse) GetPreds() []*Matrix {
@@ -1027,7 +1101,7 @@ type GramRequest struct {
 
 func (x *GramRequest) Reset() {
 	*x = GramRequest{}
-	mi := &file_backend_proto_msgTypes[16]
+	mi := &file_backend_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1039,7 +1113,7 @@ func (x *GramRequest) String() string {
 func (*GramRequest) ProtoMessage() {}
 
 func (x *GramRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[16]
+	mi := &file_backend_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1052,7 +1126,7 @@ func (x *GramRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GramRequest.ProtoReflect.Descriptor instead.
 func (*GramRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{16}
+	return file_backend_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GramRequest) GetModelId() uint64 {
@@ -1088,7 +1162,7 @@ type GramResponse struct {
 
 func (x *GramResponse) Reset() {
 	*x = GramResponse{}
-	mi := &file_backend_proto_msgTypes[17]
+	mi := &file_backend_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1100,7 +1174,7 @@ func (x *GramResponse) String() string {
 func (*GramResponse) ProtoMessage() {}
 
 func (x *GramResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[17]
+	mi := &file_backend_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1113,7 +1187,7 @@ func (x *GramResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GramResponse.ProtoReflect.Descriptor instead.
 func (*GramResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{17}
+	return file_backend_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GramResponse) GetN() int64 {
@@ -1153,7 +1227,7 @@ type WarmStartRequest struct {
 
 func (x *WarmStartRequest) Reset() {
 	*x = WarmStartRequest{}
-	mi := &file_backend_proto_msgTypes[18]
+	mi := &file_backend_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1165,7 +1239,7 @@ func (x *WarmStartRequest) String() string {
 func (*WarmStartRequest) ProtoMessage() {}
 
 func (x *WarmStartRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[18]
+	mi := &file_backend_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1178,7 +1252,7 @@ func (x *WarmStartRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WarmStartRequest.ProtoReflect.Descriptor instead.
 func (*WarmStartRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{18}
+	return file_backend_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *WarmStartRequest) GetModelId() uint64 {
@@ -1225,7 +1299,7 @@ type NumParamsResponse struct {
 
 func (x *NumParamsResponse) Reset() {
 	*x = NumParamsResponse{}
-	mi := &file_backend_proto_msgTypes[19]
+	mi := &file_backend_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1237,7 +1311,7 @@ func (x *NumParamsResponse) String() string {
 func (*NumParamsResponse) ProtoMessage() {}
 
 func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[19]
+	mi := &file_backend_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1250,7 +1324,7 @@ func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NumParamsResponse.ProtoReflect.Descriptor instead.
 func (*NumParamsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{19}
+	return file_backend_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *NumParamsResponse) GetNumParams() int64 {
@@ -1264,13 +1338,17 @@ var File_backend_proto protoreflect.FileDescriptor
 
 const file_backend_proto_rawDesc = "" +
 	"\n" +
-	"\rbackend.proto\x12\x11lazyvi.backend.v1\"l\n" +
+	"\rbackend.proto\x12\x11lazyvi.backend.v1\"\xa2\x01\n" +
 	"\x06Matrix\x12\x12\n" +
 	"\x04rows\x18\x01 \x01(\x03R\x04rows\x12\x12\n" +
 	"\x04cols\x18\x02 \x01(\x03R\x04cols\x12\x12\n" +
 	"\x04data\x18\x03 \x03(\x01R\x04data\x12\x10\n" +
 	"\x03key\x18\x04 \x01(\fR\x03key\x12\x14\n" +
-	"\x05upper\x18\x05 \x01(\bR\x05upper\"\x1c\n" +
+	"\x05upper\x18\x05 \x01(\bR\x05upper\x124\n" +
+	"\x06layout\x18\x06 \x01(\v2\x1c.lazyvi.backend.v1.RowLayoutR\x06layout\"5\n" +
+	"\tRowLayout\x12\x14\n" +
+	"\x05phase\x18\x01 \x01(\rR\x05phase\x12\x12\n" +
+	"\x04skew\x18\x02 \x01(\rR\x04skew\"\x1c\n" +
 	"\x06Vector\x12\x12\n" +
 	"\x04data\x18\x01 \x03(\x01R\x04data\"\a\n" +
 	"\x05Empty\"\x9d\x02\n" +
@@ -1383,86 +1461,88 @@ func file_backend_proto_rawDescGZIP() []byte {
 	return file_backend_proto_rawDescData
 }
 
-var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_backend_proto_goTypes = []any{
 	(*Matrix)(nil),                // 0: lazyvi.backend.v1.Matrix
-	(*Vector)(nil),                // 1: lazyvi.backend.v1.Vector
-	(*Empty)(nil),                 // 2: lazyvi.backend.v1.Empty
-	(*CapabilitiesResponse)(nil),  // 3: lazyvi.backend.v1.CapabilitiesResponse
-	(*OptionInfo)(nil),            // 4: lazyvi.backend.v1.OptionInfo
-	(*OptionsResponse)(nil),       // 5: lazyvi.backend.v1.OptionsResponse
-	(*NewModelRequest)(nil),       // 6: lazyvi.backend.v1.NewModelRequest
-	(*ModelRef)(nil),              // 7: lazyvi.backend.v1.ModelRef
-	(*FitRequest)(nil),            // 8: lazyvi.backend.v1.FitRequest
-	(*MatrixRequest)(nil),         // 9: lazyvi.backend.v1.MatrixRequest
-	(*PredictShiftedRequest)(nil), // 10: lazyvi.backend.v1.PredictShiftedRequest
-	(*KernelRequest)(nil),         // 11: lazyvi.backend.v1.KernelRequest
-	(*JacobianTVecRequest)(nil),   // 12: lazyvi.backend.v1.JacobianTVecRequest
-	(*Shift)(nil),                 // 13: lazyvi.backend.v1.Shift
-	(*PredictShiftsRequest)(nil),  // 14: lazyvi.backend.v1.PredictShiftsRequest
-	(*PredictShiftsResponse)(nil), // 15: lazyvi.backend.v1.PredictShiftsResponse
-	(*GramRequest)(nil),           // 16: lazyvi.backend.v1.GramRequest
-	(*GramResponse)(nil),          // 17: lazyvi.backend.v1.GramResponse
-	(*WarmStartRequest)(nil),      // 18: lazyvi.backend.v1.WarmStartRequest
-	(*NumParamsResponse)(nil),     // 19: lazyvi.backend.v1.NumParamsResponse
-	nil,                           // 20: lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	(*RowLayout)(nil),             // 1: lazyvi.backend.v1.RowLayout
+	(*Vector)(nil),                // 2: lazyvi.backend.v1.Vector
+	(*Empty)(nil),                 // 3: lazyvi.backend.v1.Empty
+	(*CapabilitiesResponse)(nil),  // 4: lazyvi.backend.v1.CapabilitiesResponse
+	(*OptionInfo)(nil),            // 5: lazyvi.backend.v1.OptionInfo
+	(*OptionsResponse)(nil),       // 6: lazyvi.backend.v1.OptionsResponse
+	(*NewModelRequest)(nil),       // 7: lazyvi.backend.v1.NewModelRequest
+	(*ModelRef)(nil),              // 8: lazyvi.backend.v1.ModelRef
+	(*FitRequest)(nil),            // 9: lazyvi.backend.v1.FitRequest
+	(*MatrixRequest)(nil),         // 10: lazyvi.backend.v1.MatrixRequest
+	(*PredictShiftedRequest)(nil), // 11: lazyvi.backend.v1.PredictShiftedRequest
+	(*KernelRequest)(nil),         // 12: lazyvi.backend.v1.KernelRequest
+	(*JacobianTVecRequest)(nil),   // 13: lazyvi.backend.v1.JacobianTVecRequest
+	(*Shift)(nil),                 // 14: lazyvi.backend.v1.Shift
+	(*PredictShiftsRequest)(nil),  // 15: lazyvi.backend.v1.PredictShiftsRequest
+	(*PredictShiftsResponse)(nil), // 16: lazyvi.backend.v1.PredictShiftsResponse
+	(*GramRequest)(nil),           // 17: lazyvi.backend.v1.GramRequest
+	(*GramResponse)(nil),          // 18: lazyvi.backend.v1.GramResponse
+	(*WarmStartRequest)(nil),      // 19: lazyvi.backend.v1.WarmStartRequest
+	(*NumParamsResponse)(nil),     // 20: lazyvi.backend.v1.NumParamsResponse
+	nil,                           // 21: lazyvi.backend.v1.NewModelRequest.OptionsEntry
 }
 var file_backend_proto_depIdxs = []int32{
-	4,  // 0: lazyvi.backend.v1.OptionsResponse.options:type_name -> lazyvi.backend.v1.OptionInfo
-	20, // 1: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
-	0,  // 2: lazyvi.backend.v1.FitRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 3: lazyvi.backend.v1.FitRequest.y:type_name -> lazyvi.backend.v1.Vector
-	0,  // 4: lazyvi.backend.v1.MatrixRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	0,  // 5: lazyvi.backend.v1.PredictShiftedRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 6: lazyvi.backend.v1.PredictShiftedRequest.dtheta:type_name -> lazyvi.backend.v1.Vector
-	0,  // 7: lazyvi.backend.v1.KernelRequest.x1:type_name -> lazyvi.backend.v1.Matrix
-	0,  // 8: lazyvi.backend.v1.KernelRequest.x2:type_name -> lazyvi.backend.v1.Matrix
-	0,  // 9: lazyvi.backend.v1.JacobianTVecRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 10: lazyvi.backend.v1.JacobianTVecRequest.a:type_name -> lazyvi.backend.v1.Vector
-	0,  // 11: lazyvi.backend.v1.Shift.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 12: lazyvi.backend.v1.Shift.dtheta:type_name -> lazyvi.backend.v1.Vector
-	0,  // 13: lazyvi.backend.v1.Shift.x_train:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 14: lazyvi.backend.v1.Shift.a:type_name -> lazyvi.backend.v1.Vector
-	13, // 15: lazyvi.backend.v1.PredictShiftsRequest.shifts:type_name -> lazyvi.backend.v1.Shift
-	0,  // 16: lazyvi.backend.v1.PredictShiftsResponse.preds:type_name -> lazyvi.backend.v1.Matrix
-	0,  // 17: lazyvi.backend.v1.GramRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 18: lazyvi.backend.v1.GramRequest.e:type_name -> lazyvi.backend.v1.Vector
-	1,  // 19: lazyvi.backend.v1.GramResponse.b:type_name -> lazyvi.backend.v1.Vector
-	0,  // 20: lazyvi.backend.v1.WarmStartRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 21: lazyvi.backend.v1.WarmStartRequest.y:type_name -> lazyvi.backend.v1.Vector
-	2,  // 22: lazyvi.backend.v1.Backend.Capabilities:input_type -> lazyvi.backend.v1.Empty
-	2,  // 23: lazyvi.backend.v1.Backend.Options:input_type -> lazyvi.backend.v1.Empty
-	6,  // 24: lazyvi.backend.v1.Backend.NewModel:input_type -> lazyvi.backend.v1.NewModelRequest
-	8,  // 25: lazyvi.backend.v1.Backend.Fit:input_type -> lazyvi.backend.v1.FitRequest
-	9,  // 26: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
-	7,  // 27: lazyvi.backend.v1.Backend.NumParams:input_type -> lazyvi.backend.v1.ModelRef
-	9,  // 28: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
-	10, // 29: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
-	11, // 30: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
-	12, // 31: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
-	14, // 32: lazyvi.backend.v1.Backend.PredictShifts:input_type -> lazyvi.backend.v1.PredictShiftsRequest
-	16, // 33: lazyvi.backend.v1.Backend.Gram:input_type -> lazyvi.backend.v1.GramRequest
-	18, // 34: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
-	7,  // 35: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ModelRef
-	3,  // 36: lazyvi.backend.v1.Backend.Capabilities:output_type -> lazyvi.backend.v1.CapabilitiesResponse
-	5,  // 37: lazyvi.backend.v1.Backend.Options:output_type -> lazyvi.backend.v1.OptionsResponse
-	7,  // 38: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
-	2,  // 39: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.Empty
-	0,  // 40: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
-	19, // 41: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
-	0,  // 42: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
-	0,  // 43: lazyvi.backend.v1.Backend.PredictShifted:output_type -> lazyvi.backend.v1.Matrix
-	0,  // 44: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
-	1,  // 45: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
-	15, // 46: lazyvi.backend.v1.Backend.PredictShifts:output_type -> lazyvi.backend.v1.PredictShiftsResponse
-	17, // 47: lazyvi.backend.v1.Backend.Gram:output_type -> lazyvi.backend.v1.GramResponse
-	7,  // 48: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.ModelRef
-	2,  // 49: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
-	36, // [36:50] is the sub-list for method output_type
-	22, // [22:36] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	1,  // 0: lazyvi.backend.v1.Matrix.layout:type_name -> lazyvi.backend.v1.RowLayout
+	5,  // 1: lazyvi.backend.v1.OptionsResponse.options:type_name -> lazyvi.backend.v1.OptionInfo
+	21, // 2: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	0,  // 3: lazyvi.backend.v1.FitRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	2,  // 4: lazyvi.backend.v1.FitRequest.y:type_name -> lazyvi.backend.v1.Vector
+	0,  // 5: lazyvi.backend.v1.MatrixRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	0,  // 6: lazyvi.backend.v1.PredictShiftedRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	2,  // 7: lazyvi.backend.v1.PredictShiftedRequest.dtheta:type_name -> lazyvi.backend.v1.Vector
+	0,  // 8: lazyvi.backend.v1.KernelRequest.x1:type_name -> lazyvi.backend.v1.Matrix
+	0,  // 9: lazyvi.backend.v1.KernelRequest.x2:type_name -> lazyvi.backend.v1.Matrix
+	0,  // 10: lazyvi.backend.v1.JacobianTVecRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	2,  // 11: lazyvi.backend.v1.JacobianTVecRequest.a:type_name -> lazyvi.backend.v1.Vector
+	0,  // 12: lazyvi.backend.v1.Shift.x:type_name -> lazyvi.backend.v1.Matrix
+	2,  // 13: lazyvi.backend.v1.Shift.dtheta:type_name -> lazyvi.backend.v1.Vector
+	0,  // 14: lazyvi.backend.v1.Shift.x_train:type_name -> lazyvi.backend.v1.Matrix
+	2,  // 15: lazyvi.backend.v1.Shift.a:type_name -> lazyvi.backend.v1.Vector
+	14, // 16: lazyvi.backend.v1.PredictShiftsRequest.shifts:type_name -> lazyvi.backend.v1.Shift
+	0,  // 17: lazyvi.backend.v1.PredictShiftsResponse.preds:type_name -> lazyvi.backend.v1.Matrix
+	0,  // 18: lazyvi.backend.v1.GramRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	2,  // 19: lazyvi.backend.v1.GramRequest.e:type_name -> lazyvi.backend.v1.Vector
+	2,  // 20: lazyvi.backend.v1.GramResponse.b:type_name -> lazyvi.backend.v1.Vector
+	0,  // 21: lazyvi.backend.v1.WarmStartRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	2,  // 22: lazyvi.backend.v1.WarmStartRequest.y:type_name -> lazyvi.backend.v1.Vector
+	3,  // 23: lazyvi.backend.v1.Backend.Capabilities:input_type -> lazyvi.backend.v1.Empty
+	3,  // 24: lazyvi.backend.v1.Backend.Options:input_type -> lazyvi.backend.v1.Empty
+	7,  // 25: lazyvi.backend.v1.Backend.NewModel:input_type -> lazyvi.backend.v1.NewModelRequest
+	9,  // 26: lazyvi.backend.v1.Backend.Fit:input_type -> lazyvi.backend.v1.FitRequest
+	10, // 27: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
+	8,  // 28: lazyvi.backend.v1.Backend.NumParams:input_type -> lazyvi.backend.v1.ModelRef
+	10, // 29: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
+	11, // 30: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
+	12, // 31: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
+	13, // 32: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
+	15, // 33: lazyvi.backend.v1.Backend.PredictShifts:input_type -> lazyvi.backend.v1.PredictShiftsRequest
+	17, // 34: lazyvi.backend.v1.Backend.Gram:input_type -> lazyvi.backend.v1.GramRequest
+	19, // 35: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
+	8,  // 36: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ModelRef
+	4,  // 37: lazyvi.backend.v1.Backend.Capabilities:output_type -> lazyvi.backend.v1.CapabilitiesResponse
+	6,  // 38: lazyvi.backend.v1.Backend.Options:output_type -> lazyvi.backend.v1.OptionsResponse
+	8,  // 39: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
+	3,  // 40: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.Empty
+	0,  // 41: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
+	20, // 42: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
+	0,  // 43: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
+	0,  // 44: lazyvi.backend.v1.Backend.PredictShifted:output_type -> lazyvi.backend.v1.Matrix
+	0,  // 45: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
+	2,  // 46: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
+	16, // 47: lazyvi.backend.v1.Backend.PredictShifts:output_type -> lazyvi.backend.v1.PredictShiftsResponse
+	18, // 48: lazyvi.backend.v1.Backend.Gram:output_type -> lazyvi.backend.v1.GramResponse
+	8,  // 49: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.ModelRef
+	3,  // 50: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
+	37, // [37:51] is the sub-list for method output_type
+	23, // [23:37] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_backend_proto_init() }
@@ -1476,7 +1556,7 @@ func file_backend_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_backend_proto_rawDesc), len(file_backend_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
