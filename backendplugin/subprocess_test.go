@@ -33,6 +33,8 @@ func TestMain(m *testing.M) {
 		serve(newLinear(), 2)
 	case "bench":
 		Serve(benchBackend{})
+	case "silent": // never handshakes
+		time.Sleep(time.Hour)
 	case "chatty":
 		os.Stdout.WriteString("hello from a program that is not a plugin\n")
 		Serve(newLinear())

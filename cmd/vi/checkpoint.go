@@ -63,7 +63,7 @@ func runFingerprint(cmd *Command, d *framework.Dataset) string {
 	}
 	cmd.Flag.Visit(func(f *flag.Flag) { // in lexical order
 		switch f.Name {
-		case "workers", "out", "format", "plot", "level", "delta", "adjust", "ci-truncate":
+		case "workers", "out", "format", "plot", "level", "delta", "adjust", "ci-truncate", "plugin-timeout":
 		default:
 			fmt.Fprintf(h, "--%s=%s\n", f.Name, f.Value)
 		}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/lazyvi/lazyvi/framework"
 	"gonum.org/v1/gonum/mat"
@@ -535,6 +536,9 @@ func estimatorFits(name string, caps framework.Capabilities) bool {
 type backendSpec struct {
 	name   string // for messages and the report
 	plugin string // external executable; "" for a built-in backend
+	// startTimeout bounds the plugin handshake (--plugin-timeout); 0:
+	// backendplugin's default.
+	startTimeout time.Duration
 }
 
 // newBackendSpec checks the backend flags: a built-in name must be

@@ -96,6 +96,13 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 // vi).
 func waitChild(t *testing.T, pid int) int {
 	t.Helper()
+	return waitChildRunning(t, pid, serveBackendArg)
+}
+
+// waitChildRunning returns the pid of the first child process of pid whose
+// command line contains marker.
+func waitChildRunning(t *testing.T, pid int, marker string) int {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		// Any thread of vi may have started it.
@@ -105,14 +112,14 @@ func waitChild(t *testing.T, pid int) int {
 			if f := strings.Fields(string(b)); len(f) > 0 {
 				c, err := strconv.Atoi(f[0])
 				cl, _ := os.ReadFile("/proc/" + f[0] + "/cmdline")
-				if err == nil && bytes.Contains(cl, []byte(serveBackendArg)) {
+				if err == nil && bytes.Contains(cl, []byte(marker)) {
 					return c
 				}
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatal("vi started no backend process")
+	t.Fatalf("vi started no process running %q", marker)
 	return 0
 }
 
