@@ -185,6 +185,15 @@ func (c *Client) startError(err error) error {
 		}
 		return fmt.Errorf("%w: the plugin speaks backend protocol %s, this lazyvi speaks version %d; "+
 			"rebuild the plugin against this lazyvi's backendplugin package", ErrIncompatible, offered, ProtocolVersion)
+	case strings.Contains(msg, "Failed to read any lines from plugin's stdout"):
+		// Its stdout closed without a word: the process ended. Killed,
+		// or failed (a plugin's import error, say), that is the error; a
+		// program that ended well without serving is not a plugin.
+		if exit := waitExited(c.exited, 2*time.Second); exit != nil && !c.cmd.ProcessState.Success() {
+			return fmt.Errorf("%w before the handshake", exit)
+		}
+		return fmt.Errorf("%w: not a lazyvi backend plugin (it must call backendplugin.Serve and write nothing to stdout before): "+
+			"it ended without a handshake", ErrIncompatible)
 	case strings.Contains(msg, "Unrecognized remote plugin message"),
 		strings.Contains(msg, "incompatible core API version"),
 		strings.Contains(msg, "unsupported plugin protocol"):

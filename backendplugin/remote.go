@@ -230,9 +230,15 @@ func (r *remote) waitExit(d time.Duration) error {
 	if r.exited == nil {
 		return nil
 	}
+	return waitExited(r.exited, d)
+}
+
+// waitExited waits up to d for exited to report the process's exit, and
+// returns that (nil if it did not come).
+func waitExited(exited func() error, d time.Duration) error {
 	deadline := time.Now().Add(d)
 	for {
-		if err := r.exited(); err != nil {
+		if err := exited(); err != nil {
 			return err
 		}
 		if time.Now().After(deadline) {

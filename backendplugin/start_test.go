@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os/exec"
 	"testing"
 	"time"
 )
@@ -60,4 +61,21 @@ func TestWatchParent(t *testing.T) {
 	time.Sleep(20 * time.Millisecond)
 	close(stop)
 	<-done
+}
+
+// TestKilledBeforeHandshake: a plugin process killed before the handshake
+// fails Open with its exit, not as "not a plugin" (a usage error to vi);
+// one that exits 0 without a word is not a plugin.
+func TestKilledBeforeHandshake(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts plugin processes")
+	}
+	_, err := Open(context.Background(), "linear", pluginCmd("killed"), WithStderr(io.Discard))
+	if want := `backend "linear": start: plugin process exited: signal: killed before the handshake`; !errors.Is(err, ErrExited) || err.Error() != want {
+		t.Errorf("got %v, want %q", err, want)
+	}
+	_, err = Open(context.Background(), "true", exec.Command("true"), WithStderr(io.Discard))
+	if !errors.Is(err, ErrIncompatible) {
+		t.Errorf("a program that exits 0 at once: got %v, want an ErrIncompatible", err)
+	}
 }

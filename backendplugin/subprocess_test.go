@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 		serve(newLinear(), 2)
 	case "bench":
 		Serve(benchBackend{})
+	case "killed": // killed before the handshake
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		time.Sleep(time.Hour)
 	case "silent": // never handshakes
 		time.Sleep(time.Hour)
 	case "chatty":

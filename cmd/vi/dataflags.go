@@ -189,7 +189,7 @@ func (r *dataRun) open(ctx context.Context, prog *progress) (framework.Backend, 
 	prog.status(fmt.Sprintf("starting backend %s", r.backend.name))
 	be, closeBackend, err := r.backend.openLogged(ctx, prog)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, runError(ctx, err) // "interrupted" during the start too
 	}
 	return be, func() error {
 		if err := closeBackend(); err != nil {

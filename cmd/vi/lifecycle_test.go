@@ -23,6 +23,19 @@ func silentPlugin(t *testing.T, dir string) string {
 	return path
 }
 
+// waitGone fails the test unless process pid is gone within 10 s (it is
+// being killed: the signal lands a moment later).
+func waitGone(t *testing.T, pid int, after string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("backend process %d still running 10 s after %s", pid, after)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // TestBackendDiesWithVi: vi killed with SIGKILL (no chance to stop its
 // backend) takes the backend process with it: a built-in backend (vi
 // re-executed) and an external plugin that knows nothing of vi (a shell
@@ -59,13 +72,7 @@ func TestBackendDiesWithVi(t *testing.T) {
 				t.Fatal(err)
 			}
 			_ = cmd.Wait()
-			deadline := time.Now().Add(10 * time.Second)
-			for alive(child) {
-				if time.Now().After(deadline) {
-					t.Fatalf("backend process %d still running 10 s after vi was killed", child)
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			waitGone(t, child, "vi was killed")
 		})
 	}
 }
@@ -105,13 +112,41 @@ func TestPluginTimeout(t *testing.T) {
 	if strings.Count(msg, "\n") != 1 {
 		t.Errorf("stderr %q: want one line", msg)
 	}
-	if alive(child) {
-		t.Errorf("plugin process %d still running after vi gave up on it", child)
-	}
+	waitGone(t, child, "vi gave up on it")
 
 	for _, bad := range []string{"0s", "-1s", "ten"} {
 		if _, errs, code := vi(t, dir, "estimate", "--data", "data.csv", "--plugin-timeout", bad); code != 2 || !strings.Contains(errs, "plugin-timeout") {
 			t.Errorf("--plugin-timeout %s: exit %d, stderr %q; want 2 naming the flag", bad, code, errs)
 		}
 	}
+}
+
+// TestInterruptDuringStart: SIGINT while the backend has not yet completed
+// the handshake reads "interrupted" like an interrupt at any later point,
+// and the backend process is stopped.
+func TestInterruptDuringStart(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("finds the plugin process through /proc")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(40))
+	cmd := exec.Command(viBin, "estimate", "--data", "data.csv", "--plugin", silentPlugin(t, dir), "--plugin-timeout", "5m")
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	child := waitChildRunning(t, cmd.Process.Pid, "sleep")
+	t.Cleanup(func() { _ = syscall.Kill(child, syscall.SIGKILL) })
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); err == nil || code != 1 || stderr.String() != "vi: interrupted\n" {
+		t.Errorf("exit code %d, stderr %q; want 1 and \"vi: interrupted\"", code, stderr.String())
+	}
+	waitGone(t, child, "vi was interrupted")
 }
