@@ -14,9 +14,10 @@ import (
 	"testing"
 )
 
-// viBin and pluginBin are built once by TestMain; the tests run them as
-// subprocesses so that exit codes, stderr and the backend re-exec are real.
-var viBin, pluginBin string
+// viBin, pluginBin and faultPluginBin are built once by TestMain; the
+// tests run them as subprocesses so that exit codes, stderr and the backend
+// re-exec are real.
+var viBin, pluginBin, faultPluginBin string
 
 func TestMain(m *testing.M) {
 	os.Exit(testMain(m))
@@ -31,7 +32,8 @@ func testMain(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	viBin = filepath.Join(dir, "vi")
 	pluginBin = filepath.Join(dir, "mlpplugin")
-	for _, b := range []struct{ out, pkg string }{{viBin, "."}, {pluginBin, "./testdata/mlpplugin"}} {
+	faultPluginBin = filepath.Join(dir, "faultplugin")
+	for _, b := range []struct{ out, pkg string }{{viBin, "."}, {pluginBin, "./testdata/mlpplugin"}, {faultPluginBin, "./testdata/faultplugin"}} {
 		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
 		cmd.Stderr = os.Stderr
 		if err := cmd.Run(); err != nil {
