@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lazyvi/lazyvi/internal/linalg"
 )
 
 // viBin, pluginBin and faultPluginBin are built once by TestMain; the
@@ -33,8 +35,14 @@ func testMain(m *testing.M) int {
 	viBin = filepath.Join(dir, "vi")
 	pluginBin = filepath.Join(dir, "mlpplugin")
 	faultPluginBin = filepath.Join(dir, "faultplugin")
+	// The binaries are built as this test binary is: under -tags openblas
+	// they run on OpenBLAS too.
+	tags := ""
+	if linalg.Name == "openblas" {
+		tags = "openblas"
+	}
 	for _, b := range []struct{ out, pkg string }{{viBin, "."}, {pluginBin, "./testdata/mlpplugin"}, {faultPluginBin, "./testdata/faultplugin"}} {
-		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
+		cmd := exec.Command("go", "build", "-tags", tags, "-o", b.out, b.pkg)
 		cmd.Stderr = os.Stderr
 		if err := cmd.Run(); err != nil {
 			fmt.Fprintf(os.Stderr, "go build %s: %v\n", b.pkg, err)
