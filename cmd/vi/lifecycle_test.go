@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -55,16 +52,8 @@ func TestBackendDiesWithVi(t *testing.T) {
 		{"--plugin", []string{"estimate", "--plugin", silentPlugin(t, dir), "--plugin-timeout", "5m"}, "sleep"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command(viBin, tc.args...)
-			cmd.Dir = dir
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			cmd, stderr := startVi(t, dir, tc.args...)
 			child := waitChildRunning(t, cmd.Process.Pid, tc.marker)
-			t.Cleanup(func() { _ = syscall.Kill(child, syscall.SIGKILL) })
 			if !alive(child) {
 				t.Fatalf("backend %d gone before vi was killed; vi's stderr: %s", child, stderr.String())
 			}
@@ -89,16 +78,8 @@ func TestPluginTimeout(t *testing.T) {
 	dir := t.TempDir()
 	plugin := silentPlugin(t, dir)
 	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(40))
-	cmd := exec.Command(viBin, "estimate", "--data", "data.csv", "--plugin", plugin, "--plugin-timeout", "1500ms")
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	cmd, stderr := startVi(t, dir, "estimate", "--data", "data.csv", "--plugin", plugin, "--plugin-timeout", "1500ms")
 	child := waitChildRunning(t, cmd.Process.Pid, "sleep")
-	t.Cleanup(func() { _ = syscall.Kill(child, syscall.SIGKILL) })
 	err := cmd.Wait()
 	msg := stderr.String()
 	if code := cmd.ProcessState.ExitCode(); err == nil || code != 1 {
@@ -131,16 +112,8 @@ func TestInterruptDuringStart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(40))
-	cmd := exec.Command(viBin, "estimate", "--data", "data.csv", "--plugin", silentPlugin(t, dir), "--plugin-timeout", "5m")
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	cmd, stderr := startVi(t, dir, "estimate", "--data", "data.csv", "--plugin", silentPlugin(t, dir), "--plugin-timeout", "5m")
 	child := waitChildRunning(t, cmd.Process.Pid, "sleep")
-	t.Cleanup(func() { _ = syscall.Kill(child, syscall.SIGKILL) })
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -45,18 +44,9 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, tc.name+".json")
-			cmd := exec.Command(viBin, "estimate", "--data", "hd.csv", "--format", "json", "--out", out)
-			cmd.Dir = dir
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			// Whatever happens below, leave no vi or backend running: an
-			// earlier failure here left a run going for 40 minutes.
-			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			// Whatever happens below, leave no vi or backend running.
+			cmd, stderr := startVi(t, dir, "estimate", "--data", "hd.csv", "--format", "json", "--out", out)
 			child := waitChild(t, cmd.Process.Pid)
-			t.Cleanup(func() { _ = syscall.Kill(child, syscall.SIGKILL) })
 			time.Sleep(300 * time.Millisecond) // let the full model's training start
 			backend, _ := os.FindProcess(child)
 			if err := tc.act(cmd.Process, backend); err != nil {
@@ -100,7 +90,7 @@ func waitChild(t *testing.T, pid int) int {
 }
 
 // waitChildRunning returns the pid of the first child process of pid whose
-// command line contains marker.
+// command line contains marker; the test kills it at its end.
 func waitChildRunning(t *testing.T, pid int, marker string) int {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -113,6 +103,8 @@ func waitChildRunning(t *testing.T, pid int, marker string) int {
 				c, err := strconv.Atoi(f[0])
 				cl, _ := os.ReadFile("/proc/" + f[0] + "/cmdline")
 				if err == nil && bytes.Contains(cl, []byte(marker)) {
+					// Killed at the end of the test, whatever happens.
+					t.Cleanup(func() { _ = syscall.Kill(c, syscall.SIGKILL) })
 					return c
 				}
 			}

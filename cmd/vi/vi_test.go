@@ -71,6 +71,22 @@ func vi(t *testing.T, dir string, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
+// startVi starts the binary in dir with its stderr collected, and kills
+// it at the end of the test whatever happens (an earlier failure left a run
+// going for 40 minutes).
+func startVi(t *testing.T, dir string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(viBin, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return cmd, &stderr
+}
+
 // fastArgs keep a model's training short.
 var fastArgs = []string{"--epochs", "5", "--hidden", "8", "--workers", "2", "--folds", "3"}
 
