@@ -73,7 +73,8 @@ type Client struct {
 	closeOnce    sync.Once
 
 	// release ends the goroutine that started the process (and holds its
-	// thread, see Open) once the process is gone; releaseOnce guards it.
+	// thread, see Open) once kill has ended the process; releaseOnce
+	// guards it.
 	release     chan struct{}
 	releaseOnce sync.Once
 }
@@ -136,7 +137,8 @@ func Open(ctx context.Context, name string, cmd *exec.Cmd, opts ...Option) (*Cli
 		// forked the plugin ends, not the process, and the Go runtime
 		// ends a thread whose goroutine exits locked to it: this
 		// goroutine starts the process on a thread of its own and keeps
-		// it until the process is gone (its exit ends the thread then).
+		// it until Close or a failed start has ended the process (then
+		// its exit ends the thread).
 		runtime.LockOSThread()
 		var s started
 		cp, err := pc.Client()
