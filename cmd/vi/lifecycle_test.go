@@ -78,14 +78,14 @@ func TestPluginTimeout(t *testing.T) {
 	dir := t.TempDir()
 	plugin := silentPlugin(t, dir)
 	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(40))
-	cmd, stderr := startVi(t, dir, "estimate", "--data", "data.csv", "--plugin", plugin, "--plugin-timeout", "1500ms")
+	cmd, stderr := startVi(t, dir, "estimate", "--data", "data.csv", "--plugin", plugin, "--plugin-timeout", "3s")
 	child := waitChildRunning(t, cmd.Process.Pid, "sleep")
 	err := cmd.Wait()
 	msg := stderr.String()
 	if code := cmd.ProcessState.ExitCode(); err == nil || code != 1 {
 		t.Errorf("exit code %d, want 1; stderr:\n%s", code, msg)
 	}
-	for _, want := range []string{"vi: --plugin " + plugin + `: backend "silent-plugin": start:`, "no handshake within 1.5s", "--plugin-timeout"} {
+	for _, want := range []string{"vi: --plugin " + plugin + `: backend "silent-plugin": start:`, "no handshake within 3s", "--plugin-timeout"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("stderr %q: want it to contain %q", msg, want)
 		}
