@@ -23,10 +23,12 @@ import (
 // a health check before it fails with ErrNotResponding.
 const DefaultHangTimeout = 30 * time.Second
 
-// DefaultStartTimeout is how long Open waits for a plugin's handshake: a
-// Python plugin importing a large library (torch, say) can take a few
-// seconds, one that never answers is given up on after this.
-const DefaultStartTimeout = 10 * time.Second
+// DefaultStartTimeout is how long Open waits for a plugin's handshake when
+// neither WithStartTimeout nor a deadline of its context says: importing
+// torch takes the PyTorch plugin 2-5 s on an idle machine and up to 15 s on
+// a heavily loaded one (docs/torch.md); a plugin that never answers is
+// given up on after this.
+const DefaultStartTimeout = 20 * time.Second
 
 // closeGrace is how long Close waits for a graceful exit before SIGKILL, if
 // the hang timeout is not shorter.
@@ -52,7 +54,8 @@ func WithHangTimeout(d time.Duration) Option { return func(o *options) { o.hangT
 // WithStartTimeout sets how long Open waits for the plugin process to
 // complete the handshake before it kills the process and fails with an
 // error wrapping ErrStartTimeout (a deadline of Open's context that comes
-// sooner wins). Zero or negative means DefaultStartTimeout.
+// sooner wins). Without it (or with zero or less), Open waits until its
+// context's deadline, or DefaultStartTimeout when it has none.
 func WithStartTimeout(d time.Duration) Option { return func(o *options) { o.startTimeout = d } }
 
 // WithStderr sets where the plugin process's stderr and stdout (after the
@@ -94,12 +97,9 @@ type Client struct {
 // A plugin that speaks another ProtocolVersion, or is not a lazyvi plugin,
 // fails with an *Error wrapping ErrIncompatible.
 func Open(ctx context.Context, name string, cmd *exec.Cmd, opts ...Option) (*Client, error) {
-	o := &options{hangTimeout: DefaultHangTimeout, startTimeout: DefaultStartTimeout, stderr: os.Stderr}
+	o := &options{hangTimeout: DefaultHangTimeout, stderr: os.Stderr}
 	for _, opt := range opts {
 		opt(o)
-	}
-	if o.startTimeout <= 0 {
-		o.startTimeout = DefaultStartTimeout
 	}
 	dieWithParent(cmd)
 	cfg := &plugin.ClientConfig{
@@ -119,10 +119,15 @@ func Open(ctx context.Context, name string, cmd *exec.Cmd, opts ...Option) (*Cli
 	}
 	cfg.StartTimeout = o.startTimeout
 	if dl, ok := ctx.Deadline(); ok {
-		cfg.StartTimeout = min(cfg.StartTimeout, max(time.Until(dl), time.Millisecond))
+		untilDL := max(time.Until(dl), time.Millisecond)
+		if cfg.StartTimeout <= 0 || untilDL < cfg.StartTimeout {
+			cfg.StartTimeout = untilDL
+		}
+	} else if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = DefaultStartTimeout
 	}
 	pc := plugin.NewClient(cfg)
-	c := &Client{name: name, cmd: cmd, pc: pc, grace: closeGrace, startTimeout: o.startTimeout, release: make(chan struct{})}
+	c := &Client{name: name, cmd: cmd, pc: pc, grace: closeGrace, startTimeout: cfg.StartTimeout, release: make(chan struct{})}
 	if o.hangTimeout > 0 {
 		c.grace = min(c.grace, o.hangTimeout)
 	}
@@ -202,7 +207,7 @@ func (c *Client) startError(err error) error {
 		return fmt.Errorf("%w: not a lazyvi backend plugin (it must call backendplugin.Serve and write nothing to stdout before): %v",
 			ErrIncompatible, err)
 	case strings.Contains(msg, "timeout while waiting for plugin to start"):
-		return fmt.Errorf("%w: no handshake within %v", ErrStartTimeout, c.startTimeout)
+		return fmt.Errorf("%w: no handshake within %v", ErrStartTimeout, c.startTimeout.Round(time.Millisecond))
 	case strings.Contains(msg, "plugin exited before we could connect"):
 		if exit := c.exited(); exit != nil {
 			return fmt.Errorf("%w before the handshake", exit)
@@ -240,8 +245,7 @@ func (c *Client) killNow() {
 
 // Backend returns the plugin's backend. Its Capabilities and Options were
 // fetched by Open; New creates a model in the plugin process, whose client
-// implements framework.Gradienter and framework.Kerneler exactly when the
-// capabilities say so. Every error is an *Error.
+// is framework.Capable (see the package doc). Every error is an *Error.
 func (c *Client) Backend() framework.Backend { return c.r }
 
 // Close fails the calls in flight with ErrClosed and ends the plugin
@@ -249,7 +253,7 @@ func (c *Client) Backend() framework.Backend { return c.r }
 // timeout or 5 s, whichever is shorter. It is safe to call more than once and always returns nil.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
-		c.r.shutdown()
+		c.r.c.shutdown()
 		done := make(chan struct{})
 		go func() { c.kill(); close(done) }()
 		select {

@@ -20,7 +20,7 @@ type phases struct{}
 
 func (phases) Capabilities() framework.Capabilities { return framework.Capabilities{} }
 func (phases) Options() []framework.OptionInfo      { return nil }
-func (phases) New(framework.ModelSpec) (framework.Model, error) {
+func (phases) New(context.Context, framework.ModelSpec) (framework.Model, error) {
 	return phasesModel{}, nil
 }
 
@@ -45,7 +45,7 @@ func (phasesModel) Predict(_ context.Context, x mat.Matrix) (*mat.Dense, error) 
 func TestRowLayoutCrossesTheTransport(t *testing.T) {
 	ctx := context.Background()
 	r := inProcess(t, "phases", phases{})
-	remoteM, err := r.New(framework.ModelSpec{Inputs: 1})
+	remoteM, err := r.New(ctx, framework.ModelSpec{Inputs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

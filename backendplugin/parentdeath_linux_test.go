@@ -32,7 +32,7 @@ func TestPluginOutlivesThreads(t *testing.T) {
 		<-done
 	}
 	time.Sleep(100 * time.Millisecond) // a parent-death SIGKILL would have landed
-	m, err := c.Backend().New(framework.ModelSpec{Inputs: 1})
+	m, err := c.Backend().New(context.Background(), framework.ModelSpec{Inputs: 1})
 	if err == nil {
 		err = m.Fit(context.Background(), mat.NewDense(2, 1, []float64{1, 2}), []float64{2, 4})
 	}

@@ -78,7 +78,7 @@ func NewPlan(p, draws int, exact bool, seed int64) (*Plan, error) {
 	// Whether the values are identified depends on the subsets alone: check
 	// before any model is fitted.
 	if _, err := Solve(Game{P: p, Subsets: pl.Subsets, Weights: pl.Weights, Values: make([]float64, len(pl.Subsets))}); errors.Is(err, ErrNotIdentified) {
-		return nil, framework.Usagef("%v: %d draws gave %d distinct subsets for %d features; use more --subsets (default %d)",
+		return nil, framework.Usagef("%w: %d draws gave %d distinct subsets for %d features; use more --subsets (default %d)",
 			err, draws, len(pl.Subsets), p, DefaultSubsets(p))
 	}
 	return pl, nil
@@ -168,7 +168,7 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 	fit, err := Solve(g)
 	if err != nil {
 		if errors.Is(err, ErrNotIdentified) {
-			return nil, framework.Usagef("%v: %d draws gave %d distinct subsets; use more --subsets", err, plan.Draws, len(plan.Subsets))
+			return nil, framework.Usagef("%w: %d draws gave %d distinct subsets; use more --subsets", err, plan.Draws, len(plan.Subsets))
 		}
 		return nil, err
 	}
@@ -198,13 +198,37 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 		r := Result{Feature: prob.FeatureNames[j], Estimator: est.Estimator, VI: v, SE: se,
 			CILow: v - z*se, CIHigh: v + z*se, Seconds: est.Seconds / float64(p),
 			SEInfluence: seIF[j], SESampling: seS[j]}
-		if prob.Lambda > 0 && red.Name() == "lazy" {
-			l := prob.Lambda
-			r.Lambda = &l
+		if fp, ok := red.(fixedPenalty); ok {
+			if l, ok := fp.FixedPenalty(); ok {
+				r.Lambda = &l
+			}
 		}
 		est.Results = append(est.Results, r)
 	}
 	return est, nil
+}
+
+// fixedPenalty is the optional interface of a reduced-model estimator
+// whose ridge penalty may be fixed for every subset (estimators.Lazy with
+// Lambda > 0): the results then report it as "lambda".
+type fixedPenalty interface {
+	FixedPenalty() (lambda float64, ok bool)
+}
+
+// keptFull reports whether the estimator's summary of the reduction says
+// that it kept the full model ("no_update": true, as lazy says when no
+// update was best).
+func keptFull(e framework.Estimator, r framework.Reduced) bool {
+	s, ok := e.(framework.Summarizer)
+	if !ok {
+		return false
+	}
+	for _, f := range s.Summarize([]map[string]float64{r.Stats}) {
+		if f.Key == "no_update" && f.Value == true {
+			return true
+		}
+	}
+	return false
 }
 
 // InterceptOnly returns the intercept-only model's predictions on the
@@ -267,7 +291,7 @@ func reduceAll(ctx context.Context, prob *framework.Problem, m framework.Measure
 		if scores[k], err = m.Evaluate(prob.YEval, r.Pred); err != nil {
 			return nil, 0, fmt.Errorf("estimator %s, %s: measure %s: %w", red.Name(), feats[k].Name, m.Name(), err)
 		}
-		if math.IsInf(r.Lambda, 1) {
+		if keptFull(red, r) {
 			noUpdate++
 		}
 	}

@@ -677,6 +677,86 @@ func (x *FitRequest) GetY() *Vector {
 	return nil
 }
 
+// FitResponse says how training ended (framework.FitReport), for models that
+// report it (reported). It replaced Empty as Fit's answer: on the wire an
+// Empty is a FitResponse with nothing reported, and an older client reads a
+// FitResponse as an Empty, so plugins and clients of either age still work.
+type FitResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Reported      bool                   `protobuf:"varint,1,opt,name=reported,proto3" json:"reported,omitempty"`
+	Epochs        int64                  `protobuf:"varint,2,opt,name=epochs,proto3" json:"epochs,omitempty"`
+	StoppedBy     string                 `protobuf:"bytes,3,opt,name=stopped_by,json=stoppedBy,proto3" json:"stopped_by,omitempty"`
+	ValidRows     int64                  `protobuf:"varint,4,opt,name=valid_rows,json=validRows,proto3" json:"valid_rows,omitempty"`
+	ValidLoss     float64                `protobuf:"fixed64,5,opt,name=valid_loss,json=validLoss,proto3" json:"valid_loss,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FitResponse) Reset() {
+	*x = FitResponse{}
+	mi := &file_backend_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FitResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FitResponse) ProtoMessage() {}
+
+func (x *FitResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_backend_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FitResponse.ProtoReflect.Descriptor instead.
+func (*FitResponse) Descriptor() ([]byte, []int) {
+	return file_backend_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *FitResponse) GetReported() bool {
+	if x != nil {
+		return x.Reported
+	}
+	return false
+}
+
+func (x *FitResponse) GetEpochs() int64 {
+	if x != nil {
+		return x.Epochs
+	}
+	return 0
+}
+
+func (x *FitResponse) GetStoppedBy() string {
+	if x != nil {
+		return x.StoppedBy
+	}
+	return ""
+}
+
+func (x *FitResponse) GetValidRows() int64 {
+	if x != nil {
+		return x.ValidRows
+	}
+	return 0
+}
+
+func (x *FitResponse) GetValidLoss() float64 {
+	if x != nil {
+		return x.ValidLoss
+	}
+	return 0
+}
+
 // MatrixRequest carries the one matrix argument of Predict and Jacobian.
 type MatrixRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -688,7 +768,7 @@ type MatrixRequest struct {
 
 func (x *MatrixRequest) Reset() {
 	*x = MatrixRequest{}
-	mi := &file_backend_proto_msgTypes[10]
+	mi := &file_backend_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -700,7 +780,7 @@ func (x *MatrixRequest) String() string {
 func (*MatrixRequest) ProtoMessage() {}
 
 func (x *MatrixRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[10]
+	mi := &file_backend_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -713,7 +793,7 @@ func (x *MatrixRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatrixRequest.ProtoReflect.Descriptor instead.
 func (*MatrixRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{10}
+	return file_backend_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *MatrixRequest) GetModelId() uint64 {
@@ -741,7 +821,7 @@ type PredictShiftedRequest struct {
 
 func (x *PredictShiftedRequest) Reset() {
 	*x = PredictShiftedRequest{}
-	mi := &file_backend_proto_msgTypes[11]
+	mi := &file_backend_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -753,7 +833,7 @@ func (x *PredictShiftedRequest) String() string {
 func (*PredictShiftedRequest) ProtoMessage() {}
 
 func (x *PredictShiftedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[11]
+	mi := &file_backend_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -766,7 +846,7 @@ func (x *PredictShiftedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictShiftedRequest.ProtoReflect.Descriptor instead.
 func (*PredictShiftedRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{11}
+	return file_backend_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PredictShiftedRequest) GetModelId() uint64 {
@@ -804,7 +884,7 @@ type KernelRequest struct {
 
 func (x *KernelRequest) Reset() {
 	*x = KernelRequest{}
-	mi := &file_backend_proto_msgTypes[12]
+	mi := &file_backend_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -816,7 +896,7 @@ func (x *KernelRequest) String() string {
 func (*KernelRequest) ProtoMessage() {}
 
 func (x *KernelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[12]
+	mi := &file_backend_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -829,7 +909,7 @@ func (x *KernelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KernelRequest.ProtoReflect.Descriptor instead.
 func (*KernelRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{12}
+	return file_backend_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *KernelRequest) GetModelId() uint64 {
@@ -871,7 +951,7 @@ type JacobianTVecRequest struct {
 
 func (x *JacobianTVecRequest) Reset() {
 	*x = JacobianTVecRequest{}
-	mi := &file_backend_proto_msgTypes[13]
+	mi := &file_backend_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -883,7 +963,7 @@ func (x *JacobianTVecRequest) String() string {
 func (*JacobianTVecRequest) ProtoMessage() {}
 
 func (x *JacobianTVecRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[13]
+	mi := &file_backend_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -896,7 +976,7 @@ func (x *JacobianTVecRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JacobianTVecRequest.ProtoReflect.Descriptor instead.
 func (*JacobianTVecRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{13}
+	return file_backend_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *JacobianTVecRequest) GetModelId() uint64 {
@@ -934,7 +1014,7 @@ type Shift struct {
 
 func (x *Shift) Reset() {
 	*x = Shift{}
-	mi := &file_backend_proto_msgTypes[14]
+	mi := &file_backend_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -946,7 +1026,7 @@ func (x *Shift) String() string {
 func (*Shift) ProtoMessage() {}
 
 func (x *Shift) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[14]
+	mi := &file_backend_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -959,7 +1039,7 @@ func (x *Shift) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Shift.ProtoReflect.Descriptor instead.
 func (*Shift) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{14}
+	return file_backend_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Shift) GetX() *Matrix {
@@ -1002,7 +1082,7 @@ type PredictShiftsRequest struct {
 
 func (x *PredictShiftsRequest) Reset() {
 	*x = PredictShiftsRequest{}
-	mi := &file_backend_proto_msgTypes[15]
+	mi := &file_backend_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1014,7 +1094,7 @@ func (x *PredictShiftsRequest) String() string {
 func (*PredictShiftsRequest) ProtoMessage() {}
 
 func (x *PredictShiftsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[15]
+	mi := &file_backend_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1027,7 +1107,7 @@ func (x *PredictShiftsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictShiftsRequest.ProtoReflect.Descriptor instead.
 func (*PredictShiftsRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{15}
+	return file_backend_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PredictShiftsRequest) GetModelId() uint64 {
@@ -1053,7 +1133,7 @@ type PredictShiftsResponse struct {
 
 func (x *PredictShiftsResponse) Reset() {
 	*x = PredictShiftsResponse{}
-	mi := &file_backend_proto_msgTypes[16]
+	mi := &file_backend_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1065,7 +1145,7 @@ func (x *PredictShiftsResponse) String() string {
 func (*PredictShiftsResponse) ProtoMessage() {}
 
 func (x *PredictShiftsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[16]
+	mi := &file_backend_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1078,7 +1158,7 @@ func (x *PredictShiftsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictShiftsResponse.ProtoReflect.Descriptor instead.
 func (*PredictShiftsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{16}
+	return file_backend_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PredictShiftsResponse) GetPreds() []*Matrix {
@@ -1101,7 +1181,7 @@ type GramRequest struct {
 
 func (x *GramRequest) Reset() {
 	*x = GramRequest{}
-	mi := &file_backend_proto_msgTypes[17]
+	mi := &file_backend_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1113,7 +1193,7 @@ func (x *GramRequest) String() string {
 func (*GramRequest) ProtoMessage() {}
 
 func (x *GramRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[17]
+	mi := &file_backend_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1126,7 +1206,7 @@ func (x *GramRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GramRequest.ProtoReflect.Descriptor instead.
 func (*GramRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{17}
+	return file_backend_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GramRequest) GetModelId() uint64 {
@@ -1162,7 +1242,7 @@ type GramResponse struct {
 
 func (x *GramResponse) Reset() {
 	*x = GramResponse{}
-	mi := &file_backend_proto_msgTypes[18]
+	mi := &file_backend_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1174,7 +1254,7 @@ func (x *GramResponse) String() string {
 func (*GramResponse) ProtoMessage() {}
 
 func (x *GramResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[18]
+	mi := &file_backend_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1187,7 +1267,7 @@ func (x *GramResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GramResponse.ProtoReflect.Descriptor instead.
 func (*GramResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{18}
+	return file_backend_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GramResponse) GetN() int64 {
@@ -1227,7 +1307,7 @@ type WarmStartRequest struct {
 
 func (x *WarmStartRequest) Reset() {
 	*x = WarmStartRequest{}
-	mi := &file_backend_proto_msgTypes[19]
+	mi := &file_backend_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1239,7 +1319,7 @@ func (x *WarmStartRequest) String() string {
 func (*WarmStartRequest) ProtoMessage() {}
 
 func (x *WarmStartRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[19]
+	mi := &file_backend_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1252,7 +1332,7 @@ func (x *WarmStartRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WarmStartRequest.ProtoReflect.Descriptor instead.
 func (*WarmStartRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{19}
+	return file_backend_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *WarmStartRequest) GetModelId() uint64 {
@@ -1299,7 +1379,7 @@ type NumParamsResponse struct {
 
 func (x *NumParamsResponse) Reset() {
 	*x = NumParamsResponse{}
-	mi := &file_backend_proto_msgTypes[20]
+	mi := &file_backend_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1311,7 +1391,7 @@ func (x *NumParamsResponse) String() string {
 func (*NumParamsResponse) ProtoMessage() {}
 
 func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[20]
+	mi := &file_backend_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1324,7 +1404,7 @@ func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NumParamsResponse.ProtoReflect.Descriptor instead.
 func (*NumParamsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{20}
+	return file_backend_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *NumParamsResponse) GetNumParams() int64 {
@@ -1388,7 +1468,16 @@ const file_backend_proto_rawDesc = "" +
 	"FitRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
-	"\x01y\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01y\"S\n" +
+	"\x01y\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01y\"\x9e\x01\n" +
+	"\vFitResponse\x12\x1a\n" +
+	"\breported\x18\x01 \x01(\bR\breported\x12\x16\n" +
+	"\x06epochs\x18\x02 \x01(\x03R\x06epochs\x12\x1d\n" +
+	"\n" +
+	"stopped_by\x18\x03 \x01(\tR\tstoppedBy\x12\x1d\n" +
+	"\n" +
+	"valid_rows\x18\x04 \x01(\x03R\tvalidRows\x12\x1d\n" +
+	"\n" +
+	"valid_loss\x18\x05 \x01(\x01R\tvalidLoss\"S\n" +
 	"\rMatrixRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\"\x8e\x01\n" +
@@ -1432,12 +1521,12 @@ const file_backend_proto_rawDesc = "" +
 	"\x04seed\x18\x05 \x01(\x03R\x04seed\"2\n" +
 	"\x11NumParamsResponse\x12\x1d\n" +
 	"\n" +
-	"num_params\x18\x01 \x01(\x03R\tnumParams2\xc2\b\n" +
+	"num_params\x18\x01 \x01(\x03R\tnumParams2\xc8\b\n" +
 	"\aBackend\x12Q\n" +
 	"\fCapabilities\x12\x18.lazyvi.backend.v1.Empty\x1a'.lazyvi.backend.v1.CapabilitiesResponse\x12G\n" +
 	"\aOptions\x12\x18.lazyvi.backend.v1.Empty\x1a\".lazyvi.backend.v1.OptionsResponse\x12K\n" +
-	"\bNewModel\x12\".lazyvi.backend.v1.NewModelRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12>\n" +
-	"\x03Fit\x12\x1d.lazyvi.backend.v1.FitRequest\x1a\x18.lazyvi.backend.v1.Empty\x12F\n" +
+	"\bNewModel\x12\".lazyvi.backend.v1.NewModelRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12D\n" +
+	"\x03Fit\x12\x1d.lazyvi.backend.v1.FitRequest\x1a\x1e.lazyvi.backend.v1.FitResponse\x12F\n" +
 	"\aPredict\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12N\n" +
 	"\tNumParams\x12\x1b.lazyvi.backend.v1.ModelRef\x1a$.lazyvi.backend.v1.NumParamsResponse\x12G\n" +
 	"\bJacobian\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12U\n" +
@@ -1461,7 +1550,7 @@ func file_backend_proto_rawDescGZIP() []byte {
 	return file_backend_proto_rawDescData
 }
 
-var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_backend_proto_goTypes = []any{
 	(*Matrix)(nil),                // 0: lazyvi.backend.v1.Matrix
 	(*RowLayout)(nil),             // 1: lazyvi.backend.v1.RowLayout
@@ -1473,23 +1562,24 @@ var file_backend_proto_goTypes = []any{
 	(*NewModelRequest)(nil),       // 7: lazyvi.backend.v1.NewModelRequest
 	(*ModelRef)(nil),              // 8: lazyvi.backend.v1.ModelRef
 	(*FitRequest)(nil),            // 9: lazyvi.backend.v1.FitRequest
-	(*MatrixRequest)(nil),         // 10: lazyvi.backend.v1.MatrixRequest
-	(*PredictShiftedRequest)(nil), // 11: lazyvi.backend.v1.PredictShiftedRequest
-	(*KernelRequest)(nil),         // 12: lazyvi.backend.v1.KernelRequest
-	(*JacobianTVecRequest)(nil),   // 13: lazyvi.backend.v1.JacobianTVecRequest
-	(*Shift)(nil),                 // 14: lazyvi.backend.v1.Shift
-	(*PredictShiftsRequest)(nil),  // 15: lazyvi.backend.v1.PredictShiftsRequest
-	(*PredictShiftsResponse)(nil), // 16: lazyvi.backend.v1.PredictShiftsResponse
-	(*GramRequest)(nil),           // 17: lazyvi.backend.v1.GramRequest
-	(*GramResponse)(nil),          // 18: lazyvi.backend.v1.GramResponse
-	(*WarmStartRequest)(nil),      // 19: lazyvi.backend.v1.WarmStartRequest
-	(*NumParamsResponse)(nil),     // 20: lazyvi.backend.v1.NumParamsResponse
-	nil,                           // 21: lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	(*FitResponse)(nil),           // 10: lazyvi.backend.v1.FitResponse
+	(*MatrixRequest)(nil),         // 11: lazyvi.backend.v1.MatrixRequest
+	(*PredictShiftedRequest)(nil), // 12: lazyvi.backend.v1.PredictShiftedRequest
+	(*KernelRequest)(nil),         // 13: lazyvi.backend.v1.KernelRequest
+	(*JacobianTVecRequest)(nil),   // 14: lazyvi.backend.v1.JacobianTVecRequest
+	(*Shift)(nil),                 // 15: lazyvi.backend.v1.Shift
+	(*PredictShiftsRequest)(nil),  // 16: lazyvi.backend.v1.PredictShiftsRequest
+	(*PredictShiftsResponse)(nil), // 17: lazyvi.backend.v1.PredictShiftsResponse
+	(*GramRequest)(nil),           // 18: lazyvi.backend.v1.GramRequest
+	(*GramResponse)(nil),          // 19: lazyvi.backend.v1.GramResponse
+	(*WarmStartRequest)(nil),      // 20: lazyvi.backend.v1.WarmStartRequest
+	(*NumParamsResponse)(nil),     // 21: lazyvi.backend.v1.NumParamsResponse
+	nil,                           // 22: lazyvi.backend.v1.NewModelRequest.OptionsEntry
 }
 var file_backend_proto_depIdxs = []int32{
 	1,  // 0: lazyvi.backend.v1.Matrix.layout:type_name -> lazyvi.backend.v1.RowLayout
 	5,  // 1: lazyvi.backend.v1.OptionsResponse.options:type_name -> lazyvi.backend.v1.OptionInfo
-	21, // 2: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	22, // 2: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
 	0,  // 3: lazyvi.backend.v1.FitRequest.x:type_name -> lazyvi.backend.v1.Matrix
 	2,  // 4: lazyvi.backend.v1.FitRequest.y:type_name -> lazyvi.backend.v1.Vector
 	0,  // 5: lazyvi.backend.v1.MatrixRequest.x:type_name -> lazyvi.backend.v1.Matrix
@@ -1503,7 +1593,7 @@ var file_backend_proto_depIdxs = []int32{
 	2,  // 13: lazyvi.backend.v1.Shift.dtheta:type_name -> lazyvi.backend.v1.Vector
 	0,  // 14: lazyvi.backend.v1.Shift.x_train:type_name -> lazyvi.backend.v1.Matrix
 	2,  // 15: lazyvi.backend.v1.Shift.a:type_name -> lazyvi.backend.v1.Vector
-	14, // 16: lazyvi.backend.v1.PredictShiftsRequest.shifts:type_name -> lazyvi.backend.v1.Shift
+	15, // 16: lazyvi.backend.v1.PredictShiftsRequest.shifts:type_name -> lazyvi.backend.v1.Shift
 	0,  // 17: lazyvi.backend.v1.PredictShiftsResponse.preds:type_name -> lazyvi.backend.v1.Matrix
 	0,  // 18: lazyvi.backend.v1.GramRequest.x:type_name -> lazyvi.backend.v1.Matrix
 	2,  // 19: lazyvi.backend.v1.GramRequest.e:type_name -> lazyvi.backend.v1.Vector
@@ -1514,28 +1604,28 @@ var file_backend_proto_depIdxs = []int32{
 	3,  // 24: lazyvi.backend.v1.Backend.Options:input_type -> lazyvi.backend.v1.Empty
 	7,  // 25: lazyvi.backend.v1.Backend.NewModel:input_type -> lazyvi.backend.v1.NewModelRequest
 	9,  // 26: lazyvi.backend.v1.Backend.Fit:input_type -> lazyvi.backend.v1.FitRequest
-	10, // 27: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
+	11, // 27: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
 	8,  // 28: lazyvi.backend.v1.Backend.NumParams:input_type -> lazyvi.backend.v1.ModelRef
-	10, // 29: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
-	11, // 30: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
-	12, // 31: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
-	13, // 32: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
-	15, // 33: lazyvi.backend.v1.Backend.PredictShifts:input_type -> lazyvi.backend.v1.PredictShiftsRequest
-	17, // 34: lazyvi.backend.v1.Backend.Gram:input_type -> lazyvi.backend.v1.GramRequest
-	19, // 35: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
+	11, // 29: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
+	12, // 30: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
+	13, // 31: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
+	14, // 32: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
+	16, // 33: lazyvi.backend.v1.Backend.PredictShifts:input_type -> lazyvi.backend.v1.PredictShiftsRequest
+	18, // 34: lazyvi.backend.v1.Backend.Gram:input_type -> lazyvi.backend.v1.GramRequest
+	20, // 35: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
 	8,  // 36: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ModelRef
 	4,  // 37: lazyvi.backend.v1.Backend.Capabilities:output_type -> lazyvi.backend.v1.CapabilitiesResponse
 	6,  // 38: lazyvi.backend.v1.Backend.Options:output_type -> lazyvi.backend.v1.OptionsResponse
 	8,  // 39: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
-	3,  // 40: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.Empty
+	10, // 40: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.FitResponse
 	0,  // 41: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
-	20, // 42: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
+	21, // 42: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
 	0,  // 43: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
 	0,  // 44: lazyvi.backend.v1.Backend.PredictShifted:output_type -> lazyvi.backend.v1.Matrix
 	0,  // 45: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
 	2,  // 46: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
-	16, // 47: lazyvi.backend.v1.Backend.PredictShifts:output_type -> lazyvi.backend.v1.PredictShiftsResponse
-	18, // 48: lazyvi.backend.v1.Backend.Gram:output_type -> lazyvi.backend.v1.GramResponse
+	17, // 47: lazyvi.backend.v1.Backend.PredictShifts:output_type -> lazyvi.backend.v1.PredictShiftsResponse
+	19, // 48: lazyvi.backend.v1.Backend.Gram:output_type -> lazyvi.backend.v1.GramResponse
 	8,  // 49: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.ModelRef
 	3,  // 50: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
 	37, // [37:51] is the sub-list for method output_type
@@ -1556,7 +1646,7 @@ func file_backend_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_backend_proto_rawDesc), len(file_backend_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

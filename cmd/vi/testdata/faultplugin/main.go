@@ -87,8 +87,8 @@ type backend struct {
 	f *faults
 }
 
-func (b backend) New(spec framework.ModelSpec) (framework.Model, error) {
-	m, err := b.Backend.New(spec)
+func (b backend) New(ctx context.Context, spec framework.ModelSpec) (framework.Model, error) {
+	m, err := b.Backend.New(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -113,6 +113,8 @@ func (m model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
 }
 
 func (m model) NumParams() int { return m.m.NumParams() }
+
+func (m model) FitReport() framework.FitReport { return m.m.FitReport() }
 
 func (m model) Jacobian(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
 	m.f.enter("Jacobian")
@@ -147,4 +149,5 @@ func (m model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps i
 var (
 	_ framework.Kerneler    = model{}
 	_ framework.WarmStarter = model{}
+	_ framework.FitReporter = model{}
 )
