@@ -52,11 +52,11 @@ func TestBackendFaults(t *testing.T) {
 	start := time.Now()
 	var injected []string
 	for _, hidden := range []string{"8", "64"} { // 49 parameters < n_train: primal; 385: dual
-		args := []string{"estimate", "--data", "d.csv", "--plugin", faultPluginBin, "--hidden", hidden,
+		args := []string{"estimate", "--data", "d.csv", "--plugin", faultPluginBinary(t), "--hidden", hidden,
 			"--epochs", "20", "--folds", "3", "--workers", "1", "--format", "json", "--out", "out.json"}
 		run := func(env ...string) (string, int) {
 			t.Helper()
-			cmd := exec.Command(viBin, args...)
+			cmd := exec.Command(viBinary(t), args...)
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), env...)
 			var stderr bytes.Buffer

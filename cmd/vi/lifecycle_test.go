@@ -96,7 +96,7 @@ func TestPluginTimeout(t *testing.T) {
 	waitGone(t, child, "vi gave up on it")
 
 	for _, bad := range []string{"0s", "-1s", "ten"} {
-		if _, errs, code := vi(t, dir, "estimate", "--data", "data.csv", "--plugin-timeout", bad); code != 2 || !strings.Contains(errs, "plugin-timeout") {
+		if _, errs, code := viExec(t, dir, "estimate", "--data", "data.csv", "--plugin-timeout", bad); code != 2 || !strings.Contains(errs, "plugin-timeout") {
 			t.Errorf("--plugin-timeout %s: exit %d, stderr %q; want 2 naming the flag", bad, code, errs)
 		}
 	}

@@ -23,7 +23,7 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 	}
 	t.Parallel()
 	dir := t.TempDir()
-	if _, stderr, code := vi(t, dir, "simulate", "--setting", "highdim", "--n", "3000", "--out", "hd.csv"); code != 0 {
+	if _, stderr, code := viExec(t, dir, "simulate", "--setting", "highdim", "--n", "3000", "--out", "hd.csv"); code != 0 {
 		t.Fatalf("simulate: %s", stderr)
 	}
 	for _, tc := range []struct {

@@ -42,7 +42,7 @@ func NewPlan(p, draws int, exact bool, seed int64) (*Plan, error) {
 		return nil, framework.Usagef("shapley values need at least 2 features, got %d", p)
 	}
 	if draws < 0 {
-		return nil, framework.Usagef("--subsets must be positive, got %d", draws)
+		return nil, &framework.FieldError{Field: "shapley.RunOptions.Subsets", Msg: fmt.Sprintf("must be >= 0 (0: DefaultSubsets), got %d", draws)}
 	}
 	if draws == 0 {
 		draws = DefaultSubsets(p)
@@ -106,7 +106,7 @@ type Result struct {
 // Options tune Estimate.
 type Options struct {
 	Workers  int     // concurrent reduced models; 0 means runtime.NumCPU()
-	Level    float64 // confidence level; 0 means 0.95
+	Level    float64 // confidence level; 0 means framework.DefaultLevel
 	Progress func(done, total int)
 	// Checkpoint, when set, supplies the subsets' reduced models an
 	// earlier run finished and keeps each new one (see
@@ -140,10 +140,10 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 	}
 	level := opt.Level
 	if level == 0 {
-		level = 0.95
+		level = framework.DefaultLevel
 	}
 	if !(level > 0 && level < 1) {
-		return nil, framework.Usagef("--level must be in (0, 1), got %g", level)
+		return nil, &framework.FieldError{Field: "shapley.Options.Level", Msg: fmt.Sprintf("must be in (0, 1), got %g", level)}
 	}
 	z := distuv.UnitNormal.Quantile(0.5 + level/2)
 	start := time.Now()

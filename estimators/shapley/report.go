@@ -90,7 +90,7 @@ func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m fram
 	}
 	level := opt.Level
 	if level == 0 {
-		level = 0.95
+		level = framework.DefaultLevel
 	}
 	rep := &Report{
 		RunInfo: prob.Info(m, level),
