@@ -42,6 +42,13 @@ type Config struct {
 	Groups []Group
 	OneHot bool
 
+	// Saved, when set, holds the full models of a model file (vi train):
+	// Prepare and PrepareFolds load them instead of training (and choosing
+	// among Candidates), after checking that they were trained on this data
+	// with these settings (Saved.Check), so that the run gives exactly the
+	// numbers of the run that trained them.
+	Saved *SavedModel
+
 	// Candidates, when given, are option settings that Prepare trains the
 	// full model with (the first alone, then the others in parallel),
 	// keeping the one its backend's validation slice scores best (see
@@ -104,7 +111,7 @@ func Prepare(ctx context.Context, d *Dataset, cfg Config) (*Problem, error) {
 		return nil, err
 	}
 	perm := sp.perm()
-	return sp.problem(ctx, perm[:n1], perm[n1:])
+	return sp.problem(ctx, perm[:n1], perm[n1:], 0)
 }
 
 // perm is the seeded order of the rows that the splits and folds cut.
@@ -299,7 +306,7 @@ func PrepareFolds(ctx context.Context, d *Dataset, cfg Config, k, workers int) (
 		eval := perm[bounds[i]:bounds[i+1]]
 		train := make([]int, 0, n-len(eval))
 		train = append(append(train, perm[:bounds[i]]...), perm[bounds[i+1]:]...)
-		probs[i], errs[i] = sp.problem(ctx, train, eval)
+		probs[i], errs[i] = sp.problem(ctx, train, eval, i)
 		if errs[i] != nil {
 			errs[i] = fmt.Errorf("fold %d: %w", i+1, errs[i])
 		}
@@ -395,18 +402,33 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 			sp.featCols = append(sp.featCols, j)
 		}
 	}
+	if cfg.Saved != nil {
+		if err := cfg.Saved.Check(d, cfg); err != nil {
+			return nil, err
+		}
+		if err := cfg.Saved.checkSetup(sp); err != nil {
+			return nil, err
+		}
+	}
 	return sp, nil
 }
 
 // problem standardises the rows and trains the full model on train.
-func (sp *setup) problem(ctx context.Context, train, eval []int) (*Problem, error) {
+// With Config.Saved, it loads the fold's saved model instead of training.
+func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*Problem, error) {
 	cfg := sp.cfg
 	xtr, ytr := rowsOf(sp.d.X, train, sp.featCols, sp.target)
 	xev, yev := rowsOf(sp.d.X, eval, sp.featCols, sp.target)
-	standardise(xtr, xev)
+	means, sds := standardise(xtr, xev)
 
 	spec := ModelSpec{Task: sp.task, Inputs: len(sp.featCols), Seed: cfg.Seed, Options: cfg.Options, Classes: sp.classes}
-	sel, err := selectFull(ctx, cfg.Backend, spec, cfg.Candidates, xtr, ytr)
+	var sel *selection
+	var err error
+	if cfg.Saved != nil {
+		sel, err = cfg.Saved.load(ctx, cfg.Backend, spec, fold, means, sds)
+	} else {
+		sel, err = selectFull(ctx, cfg.Backend, spec, cfg.Candidates, xtr, ytr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("full model: %w", err)
 	}
@@ -414,7 +436,7 @@ func (sp *setup) problem(ctx context.Context, train, eval []int) (*Problem, erro
 	p := &Problem{
 		Task: sp.task, BackendName: cfg.BackendName, Backend: cfg.Backend, Spec: sel.spec,
 		FeatureNames: sp.names, XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev,
-		Full: full, Seed: cfg.Seed, Classes: sp.classes,
+		Full: full, Seed: cfg.Seed, Classes: sp.classes, Means: means, SDs: sds,
 		Chosen: sel.chosen, Candidates: sel.scores, Selection: sel.note, FitReport: FitReportOf(full),
 	}
 	if p.FullEval, err = full.Predict(ctx, xev); err != nil {
@@ -554,6 +576,12 @@ type EstimateOptions struct {
 	// Checkpoint, when set, lets an interrupted run resume (see
 	// ReduceOptions.Checkpoint).
 	Checkpoint Checkpoint
+
+	// Shard, when not whole, makes Run estimate one slice of the features
+	// and say so in Report.Shard, for MergeReports; RunID is the run's
+	// fingerprint that the shards of one run share (see ShardInfo.Run).
+	Shard Shard
+	RunID string
 }
 
 func (o EstimateOptions) infer() InferOptions {
@@ -670,6 +698,9 @@ type Report struct {
 	// Warnings say when the full model is poor (see fullWarnings); vi
 	// prints them on stderr.
 	Warnings []string `json:"warnings,omitempty"`
+	// Shard is set when the report holds one shard of a run (--shard);
+	// MergeReports combines the shards into the whole run's report.
+	Shard *ShardInfo `json:"shard,omitempty"`
 }
 
 // Run prepares the problem, trains the full model (once per fold with
@@ -721,6 +752,10 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 	if err != nil {
 		return nil, err
 	}
+	if opt.Shard.Count > len(feats) {
+		return nil, Usagef("--shard %s: the run has %d features; use at most %d shards", opt.Shard, len(feats), len(feats))
+	}
+	feats, shard := opt.Shard.Slice(feats, opt.RunID)
 	res, err := EstimateFolds(ctx, folds, m, ests, feats, opt)
 	if err != nil {
 		return nil, err
@@ -742,6 +777,7 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 		Inference: opt.Inference.String(), Delta: opt.Delta, Adjust: opt.Adjust.String(), CITruncate: opt.CITruncate,
 		Full:    FullResult{Score: score, Seconds: fullSecs},
 		Results: res,
+		Shard:   shard,
 	}
 	if len(folds) > 1 {
 		rep.CrossFit = len(folds)
@@ -780,7 +816,7 @@ func rowsOf(x *mat.Dense, rows, cols []int, target int) (*mat.Dense, []float64) 
 // standardise centres and scales the columns of train and eval with the
 // train split's mean and standard deviation (a constant column is only
 // centred).
-func standardise(train, eval *mat.Dense) {
+func standardise(train, eval *mat.Dense) (means, sds []float64) {
 	_, p := train.Dims()
 	r, _ := train.Dims()
 	col := make([]float64, r)
@@ -790,6 +826,7 @@ func standardise(train, eval *mat.Dense) {
 		if !(sd > 0) {
 			sd = 1
 		}
+		means, sds = append(means, mean), append(sds, sd)
 		for _, x := range []*mat.Dense{train, eval} {
 			r, _ := x.Dims()
 			for i := 0; i < r; i++ {
@@ -797,4 +834,5 @@ func standardise(train, eval *mat.Dense) {
 			}
 		}
 	}
+	return means, sds
 }

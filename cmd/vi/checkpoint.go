@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"os"
 
 	"github.com/lazyvi/lazyvi/framework"
 )
@@ -68,6 +69,32 @@ func runFingerprint(cmd *Command, d *framework.Dataset) string {
 	cmd.Flag.Visit(func(f *flag.Flag) { // in lexical order
 		switch f.Name {
 		case "workers", "out", "format", "plot", "level", "delta", "adjust", "ci-truncate", "plugin-timeout":
+		case "model":
+			// The model file's content, not its name: a checkpoint of
+			// another model is not reused.
+			b, err := os.ReadFile(f.Value.String())
+			sum := sha256.Sum256(b)
+			fmt.Fprintf(h, "--model=%x %v\n", sum, err != nil)
+		default:
+			fmt.Fprintf(h, "--%s=%s\n", f.Name, f.Value)
+		}
+	})
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// mergeFingerprint identifies what every result of a run depends on, for
+// the shards of one run (framework.ShardInfo.Run): the data, the model
+// file's content, and every flag given except those that only shape the
+// output or the schedule, or say which shard this is.
+func mergeFingerprint(cmd *Command, d *framework.Dataset, saved *framework.SavedModel) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n", cmd.Name(), framework.DataFingerprint(d))
+	if saved != nil {
+		fmt.Fprintf(h, "model %s\n", saved.Sum)
+	}
+	cmd.Flag.Visit(func(f *flag.Flag) { // in lexical order
+		switch f.Name {
+		case "workers", "out", "format", "plot", "shard", "shard-count", "model", "plugin-timeout":
 		default:
 			fmt.Fprintf(h, "--%s=%s\n", f.Name, f.Value)
 		}

@@ -29,6 +29,10 @@ type estimateOptions struct {
 	delta      float64
 	adjust     string
 	ciTruncate bool
+	// A model file of vi train, and the shard of the features to estimate.
+	model      string
+	shard      string
+	shardCount int
 }
 
 func newEstimateCommand() *Command {
@@ -118,6 +122,9 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	fs.Float64Var(&o.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
 	fs.BoolVar(&o.ciTruncate, "ci-truncate", false, "floor the intervals at 0")
+	fs.StringVar(&o.model, "model", "", "use the full model(s) of this model `file` (vi train) instead of training; its backend, options, target, seed and split are the run's")
+	fs.StringVar(&o.shard, "shard", "", "estimate the `K/N`-th slice of the features (vi merge combines the shards), or auto from a Slurm job array or a Kubernetes Indexed Job")
+	fs.IntVar(&o.shardCount, "shard-count", 0, "with --shard auto, the number of shards `N` when the scheduler does not say (Kubernetes: the Job's completions)")
 	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(ctx, a, cmd, args) }
 	return cmd
 }
@@ -189,6 +196,13 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err != nil {
 		return err
 	}
+	if o.shardCount != 0 && o.shard != "auto" {
+		return framework.Usagef("--shard-count goes with --shard auto (--shard K/N says the count itself)")
+	}
+	shard, err := framework.ParseShard(o.shard, o.shardCount, os.Getenv)
+	if err != nil {
+		return err
+	}
 	ests, err := o.fit.estimators(o.estimators)
 	if err != nil {
 		return err
@@ -196,6 +210,15 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	r, err := o.data.check(a, set)
 	if err != nil {
 		return err
+	}
+	var saved *framework.SavedModel
+	if o.model != "" {
+		if saved, err = readModelFile(o.model); err != nil {
+			return err
+		}
+		if err := r.useModel(saved, set); err != nil {
+			return err
+		}
 	}
 
 	// The data, and what can be checked with it before a backend starts.
@@ -210,7 +233,13 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	}
 	cfg := r.config(nil)
 	o.fit.config(&cfg)
-	cfg.CrossFit, cfg.Groups, cfg.OneHot = o.crossfit, groups, onehot
+	crossfit := o.crossfit
+	if saved != nil {
+		if err := o.fit.useModel(&cfg, &crossfit, saved, set); err != nil {
+			return err
+		}
+	}
+	cfg.CrossFit, cfg.Groups, cfg.OneHot = crossfit, groups, onehot
 	if set["estimators"] {
 		// Without it the backend may drop some (fittingEstimators); Run
 		// checks again, before any fit, with those that run.
@@ -225,6 +254,9 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		Delta:      o.delta,
 		Adjust:     adjust,
 		CITruncate: o.ciTruncate,
+
+		Shard: shard,
+		RunID: mergeFingerprint(cmd, d, saved),
 	}
 	// Every check that needs no model, before the backend starts.
 	if err := framework.CheckRun(d, cfg, r.measure, eopt); err != nil {

@@ -12,6 +12,8 @@
 //	estimate    estimate variable importance from a CSV file
 //	shapley     estimate Shapley values of feature importance
 //	roar        evaluate importance orderings by removing features and retraining (ROAR)
+//	train       train the full model once and save it to a model file
+//	merge       combine the shards of a run (vi estimate --shard) into its report
 //	simulate    write a simulated data set and its true importances
 //	bench       benchmark the estimators on named cases
 //	backends    list the model backends and their options
@@ -104,7 +106,7 @@ var constructors []func() *Command
 
 // helpOrder is the order "vi help" lists commands in; commands not named
 // here follow in registration order.
-var helpOrder = []string{"estimate", "shapley", "roar", "simulate", "bench", "backends", "estimators", "measures", "version", "help"}
+var helpOrder = []string{"estimate", "shapley", "roar", "train", "merge", "simulate", "bench", "backends", "estimators", "measures", "version", "help"}
 
 // addCommand registers a command's constructor; each command's file calls
 // it from init, so that adding a command touches no other file.

@@ -151,6 +151,7 @@ func run(t tb, b framework.Backend, c *config) {
 	}
 	runMulticlass(t, b, c)
 	runWarmStart(t, b, c, tasks)
+	runPersist(t, b, c, tasks)
 }
 
 // dataset returns n rows of p standard normal inputs and a response: a
