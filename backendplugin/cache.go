@@ -176,13 +176,19 @@ func (c *matrixCache) resolve(name string, m *pb.Matrix) (*mat.Dense, error) {
 var hashSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 
 // matrixKey is the 128-bit content key of a packed matrix: two maphash
-// hashes, under the two seeds, of its rows, cols and the bits of its values.
+// hashes, under the two seeds, of its rows, cols, row layout and the bits
+// of its values (the same values in another layout are another matrix to
+// the server, which computes on the layout it stored).
 // The key is this process's name for the content; the server only compares
 // it.
 func matrixKey(m *pb.Matrix) string {
-	var hdr [16]byte
+	var hdr [24]byte
 	binary.LittleEndian.PutUint64(hdr[:8], uint64(m.Rows))
 	binary.LittleEndian.PutUint64(hdr[8:], uint64(m.Cols))
+	if l := m.Layout; l != nil {
+		binary.LittleEndian.PutUint32(hdr[16:], 1+l.Phase)
+		binary.LittleEndian.PutUint32(hdr[20:], l.Skew)
+	}
 	// The float64s as their in-memory bytes: the key only has to be
 	// stable within this process, so the host's byte order does.
 	raw := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(m.Data))), 8*len(m.Data))
@@ -247,12 +253,12 @@ func (a wireArg) send(full bool) *pb.Matrix {
 }
 
 // args packs matrix arguments for a call. Without a caching server, or for
-// small matrices, they are packed as toPB does; otherwise keyed, and sent as
+// small matrices, they are packed as requestPB does; otherwise keyed, and sent as
 // references when the server has acknowledged their keys.
 func (c *conn) args(xs ...mat.Matrix) []wireArg {
 	out := make([]wireArg, len(xs))
 	for i, x := range xs {
-		m := toPB(x)
+		m := requestPB(x)
 		out[i].full = m
 		if c.known == nil || m == nil || len(m.Data) < minCachedElems {
 			continue

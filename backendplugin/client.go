@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -22,13 +23,21 @@ import (
 // a health check before it fails with ErrNotResponding.
 const DefaultHangTimeout = 30 * time.Second
 
+// DefaultStartTimeout is how long Open waits for a plugin's handshake when
+// neither WithStartTimeout nor a deadline of its context says: importing
+// torch takes the PyTorch plugin 2-5 s on an idle machine and up to 15 s on
+// a heavily loaded one (docs/torch.md); a plugin that never answers is
+// given up on after this.
+const DefaultStartTimeout = 20 * time.Second
+
 // closeGrace is how long Close waits for a graceful exit before SIGKILL, if
 // the hang timeout is not shorter.
 const closeGrace = 5 * time.Second
 
 type options struct {
-	hangTimeout time.Duration
-	stderr      io.Writer
+	hangTimeout  time.Duration
+	startTimeout time.Duration
+	stderr       io.Writer
 }
 
 // An Option configures Open.
@@ -41,6 +50,13 @@ type Option func(*options)
 // or deadlocked process does not. Zero or negative disables the check. The
 // default is DefaultHangTimeout.
 func WithHangTimeout(d time.Duration) Option { return func(o *options) { o.hangTimeout = d } }
+
+// WithStartTimeout sets how long Open waits for the plugin process to
+// complete the handshake before it kills the process and fails with an
+// error wrapping ErrStartTimeout (a deadline of Open's context that comes
+// sooner wins). Without it (or with zero or less), Open waits until its
+// context's deadline, or DefaultStartTimeout when it has none.
+func WithStartTimeout(d time.Duration) Option { return func(o *options) { o.startTimeout = d } }
 
 // WithStderr sets where the plugin process's stderr and stdout (after the
 // handshake) and go-plugin's error log go. The default is os.Stderr; the
@@ -55,15 +71,28 @@ type Client struct {
 	pc   *plugin.Client
 	r    *remote
 
-	grace     time.Duration // Close's wait for a graceful exit
-	closeOnce sync.Once
+	grace        time.Duration // Close's wait for a graceful exit
+	startTimeout time.Duration
+	closeOnce    sync.Once
+
+	// release ends the goroutine that started the process (and holds its
+	// thread, see Open) once kill has ended the process; releaseOnce
+	// guards it.
+	release     chan struct{}
+	releaseOnce sync.Once
 }
 
 // Open starts the plugin process cmd (unstarted; go-plugin adds the
 // handshake variables to its environment), performs the handshake, and asks
 // the backend for its capabilities and options. name is the backend's name
 // for error messages ("mlp", or the plugin's path). ctx bounds the start-up
-// only; cancel it, and the plugin process is killed.
+// only; cancel it, and the plugin process is killed. So does a plugin that
+// does not complete the handshake within the start timeout
+// (WithStartTimeout).
+//
+// On Linux the plugin process gets the parent-death signal SIGKILL (unless
+// cmd.SysProcAttr already sets one): it dies with lazyvi even when lazyvi
+// is killed without a chance to call Close.
 //
 // A plugin that speaks another ProtocolVersion, or is not a lazyvi plugin,
 // fails with an *Error wrapping ErrIncompatible.
@@ -72,6 +101,7 @@ func Open(ctx context.Context, name string, cmd *exec.Cmd, opts ...Option) (*Cli
 	for _, opt := range opts {
 		opt(o)
 	}
+	dieWithParent(cmd)
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  Handshake,
 		Plugins:          plugin.PluginSet{pluginName: &backendPlugin{}},
@@ -87,11 +117,17 @@ func Open(ctx context.Context, name string, cmd *exec.Cmd, opts ...Option) (*Cli
 			Output: o.stderr,
 		}),
 	}
+	cfg.StartTimeout = o.startTimeout
 	if dl, ok := ctx.Deadline(); ok {
-		cfg.StartTimeout = max(time.Until(dl), time.Millisecond)
+		untilDL := max(time.Until(dl), time.Millisecond)
+		if cfg.StartTimeout <= 0 || untilDL < cfg.StartTimeout {
+			cfg.StartTimeout = untilDL
+		}
+	} else if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = DefaultStartTimeout
 	}
 	pc := plugin.NewClient(cfg)
-	c := &Client{name: name, cmd: cmd, pc: pc, grace: closeGrace}
+	c := &Client{name: name, cmd: cmd, pc: pc, grace: closeGrace, startTimeout: cfg.StartTimeout, release: make(chan struct{})}
 	if o.hangTimeout > 0 {
 		c.grace = min(c.grace, o.hangTimeout)
 	}
@@ -102,33 +138,41 @@ func Open(ctx context.Context, name string, cmd *exec.Cmd, opts ...Option) (*Cli
 	}
 	ch := make(chan started, 1)
 	go func() {
+		// Linux sends the parent-death signal when the thread that
+		// forked the plugin ends, not the process, and the Go runtime
+		// ends a thread whose goroutine exits locked to it: this
+		// goroutine starts the process on a thread of its own and keeps
+		// it until Close or a failed start has ended the process (then
+		// its exit ends the thread).
+		runtime.LockOSThread()
+		var s started
 		cp, err := pc.Client()
-		if err != nil {
-			ch <- started{err: err}
-			return
+		if err == nil {
+			s.raw, err = cp.Dispense(pluginName)
 		}
-		raw, err := cp.Dispense(pluginName)
-		ch <- started{raw, err}
+		s.err = err
+		ch <- s
+		<-c.release
 	}()
 	var s started
 	select {
 	case <-ctx.Done():
-		go func() { <-ch; pc.Kill() }()
+		go func() { <-ch; c.kill() }()
 		return nil, &Error{Backend: name, Op: "start", Err: ctx.Err()}
 	case s = <-ch:
 	}
 	if s.err != nil {
-		pc.Kill()
+		c.kill()
 		return nil, &Error{Backend: name, Op: "start", Err: c.startError(s.err)}
 	}
 	conn, ok := s.raw.(*grpc.ClientConn)
 	if !ok {
-		pc.Kill()
+		c.kill()
 		return nil, &Error{Backend: name, Op: "start", Err: errNoConn}
 	}
 	r, err := newRemote(ctx, name, conn, o, c.exited, c.killNow)
 	if err != nil {
-		pc.Kill()
+		c.kill()
 		return nil, err
 	}
 	c.r = r
@@ -148,11 +192,22 @@ func (c *Client) startError(err error) error {
 		}
 		return fmt.Errorf("%w: the plugin speaks backend protocol %s, this lazyvi speaks version %d; "+
 			"rebuild the plugin against this lazyvi's backendplugin package", ErrIncompatible, offered, ProtocolVersion)
+	case strings.Contains(msg, "Failed to read any lines from plugin's stdout"):
+		// Its stdout closed without a word: the process ended. Killed,
+		// or failed (a plugin's import error, say), that is the error; a
+		// program that ended well without serving is not a plugin.
+		if exit := waitExited(c.exited, 2*time.Second); exit != nil && !c.cmd.ProcessState.Success() {
+			return fmt.Errorf("%w before the handshake", exit)
+		}
+		return fmt.Errorf("%w: not a lazyvi backend plugin (it must call backendplugin.Serve and write nothing to stdout before): "+
+			"it ended without a handshake", ErrIncompatible)
 	case strings.Contains(msg, "Unrecognized remote plugin message"),
 		strings.Contains(msg, "incompatible core API version"),
 		strings.Contains(msg, "unsupported plugin protocol"):
 		return fmt.Errorf("%w: not a lazyvi backend plugin (it must call backendplugin.Serve and write nothing to stdout before): %v",
 			ErrIncompatible, err)
+	case strings.Contains(msg, "timeout while waiting for plugin to start"):
+		return fmt.Errorf("%w: no handshake within %v", ErrStartTimeout, c.startTimeout.Round(time.Millisecond))
 	case strings.Contains(msg, "plugin exited before we could connect"):
 		if exit := c.exited(); exit != nil {
 			return fmt.Errorf("%w before the handshake", exit)
@@ -174,6 +229,13 @@ func (c *Client) exited() error {
 	return fmt.Errorf("%w: %s", ErrExited, how)
 }
 
+// kill ends the process as go-plugin does (gracefully, then forcibly) and
+// waits for it, then lets the goroutine that started it go.
+func (c *Client) kill() {
+	c.pc.Kill()
+	c.releaseOnce.Do(func() { close(c.release) })
+}
+
 // killNow kills the process at once (SIGKILL; it also ends a stopped one).
 func (c *Client) killNow() {
 	if c.cmd.Process != nil {
@@ -193,7 +255,7 @@ func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.r.c.shutdown()
 		done := make(chan struct{})
-		go func() { c.pc.Kill(); close(done) }()
+		go func() { c.kill(); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(c.grace):

@@ -194,9 +194,15 @@ func (c *conn) waitExit(d time.Duration) error {
 	if c.exited == nil {
 		return nil
 	}
+	return waitExited(c.exited, d)
+}
+
+// waitExited waits up to d for exited to report the process's exit, and
+// returns that (nil if it did not come).
+func waitExited(exited func() error, d time.Duration) error {
 	deadline := time.Now().Add(d)
 	for {
-		if err := c.exited(); err != nil {
+		if err := exited(); err != nil {
 			return err
 		}
 		if time.Now().After(deadline) {

@@ -53,6 +53,16 @@
 // repeated double field, row-major. It is versioned by ProtocolVersion,
 // which go-plugin negotiates in the handshake.
 //
+// Same bits as in process. A request matrix also carries where its rows lie
+// within 64-byte lines (Matrix.layout), and the plugin unpacks it with its
+// rows at those offsets, so that the model computes on the layout it would
+// see in lazyvi's process: BLAS kernels pick their summation order by the
+// alignment of their operands (OpenBLAS's on CPUs without AVX, for one),
+// and a view sent as contiguous rows gave other bits behind the plugin. See
+// layout.go for what this assumes of the BLAS. A plugin from before ignores
+// the field; a client from before sends none and gets the contiguous
+// unpacking.
+//
 // Matrix cache. The estimators call a model many times with the same input
 // (lazy sends the same fold rows with every candidate penalty, only small
 // vectors changing), so the plugin keeps recent input matrices and the
@@ -62,7 +72,7 @@
 // keys the matrix arguments of Predict, Jacobian, PredictShifted, Kernel,
 // JacobianTVec, PredictShifts and Gram that have at least 4096 values
 // (smaller ones are cheaper to send than to hash; Fit and WarmStart send
-// theirs once): the key is a 128-bit hash of the matrix's shape and values
+// theirs once): the key is a 128-bit hash of the matrix's shape, layout and values
 // (two hash/maphash hashes under seeds fixed for the process), so a matrix
 // changed in place gets a new key. Once a call that carried a matrix's data
 // has succeeded, later calls send its key without the data. A plugin that

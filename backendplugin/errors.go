@@ -13,7 +13,7 @@ import (
 //
 // Err keeps its identity under errors.Is: framework.ErrUsage for the
 // backend's usage errors, context.Canceled and context.DeadlineExceeded,
-// ErrExited, ErrNotResponding, ErrClosed, ErrIncompatible.
+// ErrExited, ErrNotResponding, ErrClosed, ErrIncompatible, ErrStartTimeout.
 type Error struct {
 	Backend string // the name given to Open
 	Op      string // "start", "Capabilities", "Options", "New", "Fit", "Predict", ...
@@ -38,6 +38,9 @@ var (
 	// ErrIncompatible: the plugin speaks another protocol version, or is not
 	// a lazyvi backend plugin at all.
 	ErrIncompatible = errors.New("incompatible plugin")
+	// ErrStartTimeout: the plugin process did not complete the handshake
+	// within the start timeout (WithStartTimeout); Open has killed it.
+	ErrStartTimeout = errors.New("plugin start timed out")
 )
 
 // isFatal reports errors after which the plugin process is gone or unusable.

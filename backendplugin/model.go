@@ -62,7 +62,7 @@ func (m *model) matrix(ctx context.Context, op string, xs []mat.Matrix, f func(c
 
 func (m *model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	err := m.c.do(ctx, "Fit", func(ctx context.Context) error {
-		resp, err := m.c.rpc.Fit(ctx, &pb.FitRequest{ModelId: m.id, X: toPB(x), Y: vec(y)})
+		resp, err := m.c.rpc.Fit(ctx, &pb.FitRequest{ModelId: m.id, X: requestPB(x), Y: vec(y)})
 		m.setReport(resp, err)
 		return err
 	})
@@ -233,7 +233,7 @@ func (m *model) jacobianProduct(ctx context.Context, op string, x mat.Matrix, v 
 func (m *model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps int, seed int64) (framework.Model, error) {
 	var ref *pb.ModelRef
 	err := m.c.do(ctx, "WarmStart", func(ctx context.Context) (err error) {
-		ref, err = m.c.rpc.WarmStart(ctx, &pb.WarmStartRequest{ModelId: m.id, X: toPB(x), Y: vec(y), Steps: int64(steps), Seed: seed})
+		ref, err = m.c.rpc.WarmStart(ctx, &pb.WarmStartRequest{ModelId: m.id, X: requestPB(x), Y: vec(y), Steps: int64(steps), Seed: seed})
 		return err
 	})
 	if err != nil {

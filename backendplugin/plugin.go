@@ -87,6 +87,10 @@ func (p *backendPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn
 // the handshake cookie in its environment) it says it is a plugin and exits
 // with status 1.
 //
+// A plugin serving with Serve exits when the process that started it is
+// gone (lazyvi killed with SIGKILL, say), within a second; on Linux lazyvi
+// also has the kernel kill it at once (whatever its language).
+//
 // Nothing may write to stdout before Serve: go-plugin's handshake line is
 // the first thing lazyvi reads there. After Serve starts, the plugin's
 // os.Stdout and os.Stderr are forwarded to lazyvi's stderr. Log only to
@@ -94,6 +98,9 @@ func (p *backendPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn
 func Serve(b framework.Backend) { serve(b, ProtocolVersion) }
 
 func serve(b framework.Backend, version int) {
+	stop := make(chan struct{})
+	defer close(stop)
+	go watchParent(os.Getppid(), os.Getppid, parentPoll, stop, exitOrphaned)
 	hs := Handshake
 	hs.ProtocolVersion = uint(version)
 	plugin.Serve(&plugin.ServeConfig{

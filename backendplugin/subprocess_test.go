@@ -33,6 +33,11 @@ func TestMain(m *testing.M) {
 		serve(newLinear(), 2)
 	case "bench":
 		Serve(benchBackend{})
+	case "killed": // killed before the handshake
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		time.Sleep(time.Hour)
+	case "silent": // never handshakes
+		time.Sleep(time.Hour)
 	case "chatty":
 		os.Stdout.WriteString("hello from a program that is not a plugin\n")
 		Serve(newLinear())

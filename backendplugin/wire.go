@@ -47,7 +47,18 @@ func toPB(m mat.Matrix) *pb.Matrix {
 	return &pb.Matrix{Rows: int64(r), Cols: int64(c), Data: data}
 }
 
-// fromPB unpacks a matrix without copying its data. An empty matrix (no rows
+// requestPB packs the request matrix m as toPB does, with its RowLayout
+// when m has raw storage (see layout.go).
+func requestPB(m mat.Matrix) *pb.Matrix {
+	out := toPB(m)
+	if raw, ok := m.(mat.RawMatrixer); ok && out != nil && out.Rows > 0 && out.Cols > 0 {
+		out.Layout = layoutOf(raw)
+	}
+	return out
+}
+
+// fromPB unpacks a matrix without copying its data, unless it carries a
+// RowLayout its data does not have (then a copy is laid out so). An empty matrix (no rows
 // or no columns) unpacks as a zero-value *mat.Dense, which gonum treats as
 // empty.
 func fromPB(m *pb.Matrix) (*mat.Dense, error) {
@@ -70,7 +81,7 @@ func fromPB(m *pb.Matrix) (*mat.Dense, error) {
 	if m.Rows == 0 || m.Cols == 0 {
 		return &mat.Dense{}, nil
 	}
-	return mat.NewDense(int(m.Rows), int(m.Cols), m.Data), nil
+	return withLayout(mat.NewDense(int(m.Rows), int(m.Cols), m.Data), m.Layout)
 }
 
 func vec(v []float64) *pb.Vector { return &pb.Vector{Data: v} }

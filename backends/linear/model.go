@@ -397,7 +397,12 @@ func (md *Model) fitLogistic(ctx context.Context, xg blas64.General, y []float64
 func (md *Model) eta(x blas64.General, theta []float64) []float64 {
 	// On the input scale: c0 + x . b with b_k = theta_k / sd_k.
 	p := md.inputs
-	b := make([]float64, p)
+	// At least 32 bytes, so 16-byte aligned wherever the allocator puts
+	// it (Go's 8- and 24-byte objects are only 8-byte aligned): the Dot
+	// below sums in an order that depends on its operands' alignment with
+	// OpenBLAS's SSE2 kernels, and p = 1 or 3 gave other bits from run to
+	// run there.
+	b := make([]float64, p, max(p, 4))
 	c0 := theta[0]
 	for k := 0; k < p; k++ {
 		b[k] = theta[k+1] / md.sd[k]

@@ -68,7 +68,7 @@ func runFingerprint(cmd *Command, d *framework.Dataset) string {
 	}
 	cmd.Flag.Visit(func(f *flag.Flag) { // in lexical order
 		switch f.Name {
-		case "workers", "out", "format", "plot", "level", "delta", "adjust", "ci-truncate":
+		case "workers", "out", "format", "plot", "level", "delta", "adjust", "ci-truncate", "plugin-timeout":
 		case "model":
 			// The model file's content, not its name: a checkpoint of
 			// another model is not reused.
@@ -94,7 +94,7 @@ func mergeFingerprint(cmd *Command, d *framework.Dataset, saved *framework.Saved
 	}
 	cmd.Flag.Visit(func(f *flag.Flag) { // in lexical order
 		switch f.Name {
-		case "workers", "out", "format", "plot", "shard", "shard-count", "model":
+		case "workers", "out", "format", "plot", "shard", "shard-count", "model", "plugin-timeout":
 		default:
 			fmt.Fprintf(h, "--%s=%s\n", f.Name, f.Value)
 		}

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/lazyvi/lazyvi"
+	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -22,6 +24,7 @@ type dataFlags struct {
 
 	data, target, task, measure string
 	backend, plugin             string
+	pluginTimeout               time.Duration
 	options                     map[string]*string // backend options with a flag of their own (hidden, epochs, image)
 	opts                        optionsFlag        // --opt key=value
 	format, out                 string
@@ -30,18 +33,19 @@ type dataFlags struct {
 // dataUsage is the help text of each shared flag, unless the command gives
 // its own to newDataFlags.
 var dataUsage = map[string]string{
-	"data":    "CSV `file` with a header row, - for standard input (default: the built-in diabetes data)",
-	"target":  "response `column` (default: the last column)",
-	"task":    "force the `task`: regression, binary or multiclass",
-	"measure": "predictiveness measure `name` (default: mse for regression, accuracy for binary)",
-	"backend": "model backend `name` (see 'vi backends')",
-	"plugin":  "run the backend from this external plugin `executable`",
-	"hidden":  "backend option hidden: hidden layer `widths`",
-	"epochs":  "backend option epochs: maximum training `epochs`",
-	"image":   "backend option image: the features are the pixels of an `HxW` image (cnn)",
-	"opt":     "backend option `key=value` (repeatable; see 'vi backends')",
-	"format":  "output `format`: table, csv or json",
-	"out":     "write the output to `file` (atomically) instead of stdout",
+	"data":           "CSV `file` with a header row, - for standard input (default: the built-in diabetes data)",
+	"target":         "response `column` (default: the last column)",
+	"task":           "force the `task`: regression, binary or multiclass",
+	"measure":        "predictiveness measure `name` (default: mse for regression, accuracy for binary)",
+	"backend":        "model backend `name` (see 'vi backends')",
+	"plugin":         "run the backend from this external plugin `executable`",
+	"plugin-timeout": "give up on a backend process that has not completed the plugin handshake after this `duration`",
+	"hidden":         "backend option hidden: hidden layer `widths`",
+	"epochs":         "backend option epochs: maximum training `epochs`",
+	"image":          "backend option image: the features are the pixels of an `HxW` image (cnn)",
+	"opt":            "backend option `key=value` (repeatable; see 'vi backends')",
+	"format":         "output `format`: table, csv or json",
+	"out":            "write the output to `file` (atomically) instead of stdout",
 }
 
 // newDataFlags registers the shared flags on cmd's flag set: options names
@@ -57,6 +61,7 @@ func newDataFlags(cmd *Command, options []string, usage map[string]string) *data
 	fs.StringVar(&f.measure, "measure", "", help("measure"))
 	fs.StringVar(&f.backend, "backend", lazyvi.DefaultBackend, help("backend"))
 	fs.StringVar(&f.plugin, "plugin", "", help("plugin"))
+	fs.DurationVar(&f.pluginTimeout, "plugin-timeout", backendplugin.DefaultStartTimeout, help("plugin-timeout"))
 	for _, name := range options {
 		f.options[name] = fs.String(name, "", help(name))
 	}
@@ -157,6 +162,10 @@ func (f *dataFlags) check(a *app, set map[string]bool) (*dataRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.pluginTimeout <= 0 {
+		return nil, framework.Usagef("--plugin-timeout must be positive, got %v", f.pluginTimeout)
+	}
+	bk.startTimeout = f.pluginTimeout
 	r.backend = bk
 	if r.autoHidden, err = hiddenAuto(r.opts, bk); err != nil {
 		return nil, err
@@ -198,7 +207,7 @@ func (r *dataRun) open(ctx context.Context, prog *progress) (framework.Backend, 
 	prog.status(fmt.Sprintf("starting backend %s", r.backend.name))
 	be, closeBackend, err := r.backend.openLogged(ctx, r.app.stderr, prog)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, runError(ctx, err) // "interrupted" during the start too
 	}
 	return be, func() error {
 		if err := closeBackend(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/framework"
@@ -594,6 +595,9 @@ func fittingEstimators(name string, caps framework.Capabilities, ests []framewor
 type backendSpec struct {
 	name   string // for messages and the report
 	plugin string // external executable; "" for a built-in backend
+	// startTimeout bounds the plugin handshake (--plugin-timeout); 0:
+	// backendplugin's default.
+	startTimeout time.Duration
 }
 
 // newBackendSpec checks the backend flags: a built-in name must be

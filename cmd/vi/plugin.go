@@ -34,7 +34,13 @@ func (s backendSpec) open(ctx context.Context, log io.Writer) (framework.Backend
 		}
 		cmd = exec.Command(exe, serveBackendArg, s.name)
 	}
-	c, err := backendplugin.Open(ctx, s.name, cmd, backendplugin.WithStderr(log))
+	c, err := backendplugin.Open(ctx, s.name, cmd, backendplugin.WithStderr(log), backendplugin.WithStartTimeout(s.startTimeout))
+	if errors.Is(err, backendplugin.ErrStartTimeout) {
+		if s.plugin != "" {
+			err = fmt.Errorf("--plugin %s: %w", s.plugin, err)
+		}
+		return nil, nil, fmt.Errorf("%w (a backend that starts slowly needs a longer --plugin-timeout)", err)
+	}
 	if err != nil {
 		if errors.Is(err, backendplugin.ErrIncompatible) {
 			// The user named an executable that is not a backend plugin;

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,14 +36,7 @@ func testResumes(t *testing.T, setting string, command []string) {
 	}
 
 	// Interrupt a run once a few reduced models are in its checkpoint.
-	cmd := exec.Command(viBinary(t), append(args, "--out", "resumed.json")...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	cmd, stderr := startVi(t, dir, append(args, "--out", "resumed.json")...)
 	partial := filepath.Join(dir, "resumed.json.partial")
 	deadline := time.Now().Add(60 * time.Second)
 	for {

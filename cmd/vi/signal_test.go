@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -45,18 +44,9 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, tc.name+".json")
-			cmd := exec.Command(viBinary(t), "estimate", "--data", "hd.csv", "--format", "json", "--out", out)
-			cmd.Dir = dir
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			// Whatever happens below, leave no vi or backend running: an
-			// earlier failure here left a run going for 40 minutes.
-			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			// Whatever happens below, leave no vi or backend running.
+			cmd, stderr := startVi(t, dir, "estimate", "--data", "hd.csv", "--format", "json", "--out", out)
 			child := waitChild(t, cmd.Process.Pid)
-			t.Cleanup(func() { _ = syscall.Kill(child, syscall.SIGKILL) })
 			time.Sleep(300 * time.Millisecond) // let the full model's training start
 			backend, _ := os.FindProcess(child)
 			if err := tc.act(cmd.Process, backend); err != nil {
@@ -96,6 +86,13 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 // vi).
 func waitChild(t *testing.T, pid int) int {
 	t.Helper()
+	return waitChildRunning(t, pid, serveBackendArg)
+}
+
+// waitChildRunning returns the pid of the first child process of pid whose
+// command line contains marker; the test kills it at its end.
+func waitChildRunning(t *testing.T, pid int, marker string) int {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		// Any thread of vi may have started it.
@@ -105,14 +102,16 @@ func waitChild(t *testing.T, pid int) int {
 			if f := strings.Fields(string(b)); len(f) > 0 {
 				c, err := strconv.Atoi(f[0])
 				cl, _ := os.ReadFile("/proc/" + f[0] + "/cmdline")
-				if err == nil && bytes.Contains(cl, []byte(serveBackendArg)) {
+				if err == nil && bytes.Contains(cl, []byte(marker)) {
+					// Killed at the end of the test, whatever happens.
+					t.Cleanup(func() { _ = syscall.Kill(c, syscall.SIGKILL) })
 					return c
 				}
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatal("vi started no backend process")
+	t.Fatalf("vi started no process running %q", marker)
 	return 0
 }
 

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/lazyvi/lazyvi/internal/linalg"
 )
 
 // The tests run vi in this process (vi below), so that each runs its
@@ -70,7 +72,13 @@ func build(t testing.TB, pkg string) string {
 	if pkg == "." {
 		bin = filepath.Join(binDir, "vi")
 	}
-	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+	// Built as this test binary is: under -tags openblas the binaries run
+	// on OpenBLAS too.
+	tags := ""
+	if linalg.Name == "openblas" {
+		tags = "openblas"
+	}
+	if out, err := exec.Command("go", "build", "-tags", tags, "-o", bin, pkg).CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
 	}
 	binBuilt[pkg] = bin
@@ -82,6 +90,26 @@ func viBinary(t testing.TB) string { return build(t, ".") }
 
 // pluginBinary returns the path of an external backend plugin (the mlp).
 func pluginBinary(t testing.TB) string { return build(t, "./testdata/mlpplugin") }
+
+// faultPluginBinary returns the path of the test plugin that crashes on
+// demand (testdata/faultplugin).
+func faultPluginBinary(t testing.TB) string { return build(t, "./testdata/faultplugin") }
+
+// startVi starts the vi binary in dir with its stderr collected, and kills
+// it at the end of the test whatever happens (an earlier failure left a run
+// going for 40 minutes).
+func startVi(t *testing.T, dir string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(viBinary(t), args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return cmd, &stderr
+}
 
 // viExec runs the vi binary in dir and returns its stdout, stderr and exit
 // code.

@@ -62,7 +62,17 @@ type Matrix struct {
 	// upper: a symmetric rows x rows matrix sent as its upper triangle, row
 	// by row (rows(rows+1)/2 values); only in answers to a request that
 	// allows it (KernelRequest.allow_upper).
-	Upper         bool `protobuf:"varint,5,opt,name=upper,proto3" json:"upper,omitempty"`
+	Upper bool `protobuf:"varint,5,opt,name=upper,proto3" json:"upper,omitempty"`
+	// layout: where the sender's rows lie in memory, for request matrices
+	// (set by this lazyvi's client; absent from answers and from older
+	// clients). A server unpacks such a matrix with every row starting at the
+	// same offset within a 64-byte line as the sender's, so that the model
+	// computes on the layout it would see in the sender's process: BLAS
+	// kernels (OpenBLAS's SSE2 ones, say) choose their summation order by the
+	// alignment of their operands, and a view's rows sent contiguous would
+	// otherwise give other bits than in process. A reference (key, no data)
+	// carries none: the key covers the layout.
+	Layout        *RowLayout `protobuf:"bytes,6,opt,name=layout,proto3" json:"layout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -132,6 +142,70 @@ func (x *Matrix) GetUpper() bool {
 	return false
 }
 
+func (x *Matrix) GetLayout() *RowLayout {
+	if x != nil {
+		return x.Layout
+	}
+	return nil
+}
+
+// RowLayout is where a matrix's rows lie within 64-byte lines (the widest
+// vector register any BLAS kernel aligns to, AVX-512), in float64s: the
+// first value is phase values past a 64-byte boundary, and each row starts
+// skew values further on (mod 8) than the previous row ends, that is the
+// row stride is cols + skew mod 8. Both are in 0..7.
+type RowLayout struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Phase         uint32                 `protobuf:"varint,1,opt,name=phase,proto3" json:"phase,omitempty"`
+	Skew          uint32                 `protobuf:"varint,2,opt,name=skew,proto3" json:"skew,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RowLayout) Reset() {
+	*x = RowLayout{}
+	mi := &file_backend_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RowLayout) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RowLayout) ProtoMessage() {}
+
+func (x *RowLayout) ProtoReflect() protoreflect.Message {
+	mi := &file_backend_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RowLayout.ProtoReflect.Descriptor instead.
+func (*RowLayout) Descriptor() ([]byte, []int) {
+	return file_backend_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *RowLayout) GetPhase() uint32 {
+	if x != nil {
+		return x.Phase
+	}
+	return 0
+}
+
+func (x *RowLayout) GetSkew() uint32 {
+	if x != nil {
+		return x.Skew
+	}
+	return 0
+}
+
 // Vector is a packed float64 vector.
 type Vector struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -142,7 +216,7 @@ type Vector struct {
 
 func (x *Vector) Reset() {
 	*x = Vector{}
-	mi := &file_backend_proto_msgTypes[1]
+	mi := &file_backend_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -154,7 +228,7 @@ func (x *Vector) String() string {
 func (*Vector) ProtoMessage() {}
 
 func (x *Vector) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[1]
+	mi := &file_backend_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -167,7 +241,7 @@ func (x *Vector) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Vector.ProtoReflect.Descriptor instead.
 func (*Vector) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{1}
+	return file_backend_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Vector) GetData() []float64 {
@@ -185,7 +259,7 @@ type Empty struct {
 
 func (x *Empty) Reset() {
 	*x = Empty{}
-	mi := &file_backend_proto_msgTypes[2]
+	mi := &file_backend_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -197,7 +271,7 @@ func (x *Empty) String() string {
 func (*Empty) ProtoMessage() {}
 
 func (x *Empty) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[2]
+	mi := &file_backend_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -210,7 +284,7 @@ func (x *Empty) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Empty.ProtoReflect.Descriptor instead.
 func (*Empty) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{2}
+	return file_backend_proto_rawDescGZIP(), []int{3}
 }
 
 type CapabilitiesResponse struct {
@@ -244,7 +318,7 @@ type CapabilitiesResponse struct {
 
 func (x *CapabilitiesResponse) Reset() {
 	*x = CapabilitiesResponse{}
-	mi := &file_backend_proto_msgTypes[3]
+	mi := &file_backend_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -256,7 +330,7 @@ func (x *CapabilitiesResponse) String() string {
 func (*CapabilitiesResponse) ProtoMessage() {}
 
 func (x *CapabilitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[3]
+	mi := &file_backend_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -269,7 +343,7 @@ func (x *CapabilitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CapabilitiesResponse.ProtoReflect.Descriptor instead.
 func (*CapabilitiesResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{3}
+	return file_backend_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *CapabilitiesResponse) GetGradients() bool {
@@ -360,7 +434,7 @@ type OptionInfo struct {
 
 func (x *OptionInfo) Reset() {
 	*x = OptionInfo{}
-	mi := &file_backend_proto_msgTypes[4]
+	mi := &file_backend_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -372,7 +446,7 @@ func (x *OptionInfo) String() string {
 func (*OptionInfo) ProtoMessage() {}
 
 func (x *OptionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[4]
+	mi := &file_backend_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -385,7 +459,7 @@ func (x *OptionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OptionInfo.ProtoReflect.Descriptor instead.
 func (*OptionInfo) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{4}
+	return file_backend_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *OptionInfo) GetName() string {
@@ -418,7 +492,7 @@ type OptionsResponse struct {
 
 func (x *OptionsResponse) Reset() {
 	*x = OptionsResponse{}
-	mi := &file_backend_proto_msgTypes[5]
+	mi := &file_backend_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -430,7 +504,7 @@ func (x *OptionsResponse) String() string {
 func (*OptionsResponse) ProtoMessage() {}
 
 func (x *OptionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[5]
+	mi := &file_backend_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -443,7 +517,7 @@ func (x *OptionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OptionsResponse.ProtoReflect.Descriptor instead.
 func (*OptionsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{5}
+	return file_backend_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *OptionsResponse) GetOptions() []*OptionInfo {
@@ -466,7 +540,7 @@ type NewModelRequest struct {
 
 func (x *NewModelRequest) Reset() {
 	*x = NewModelRequest{}
-	mi := &file_backend_proto_msgTypes[6]
+	mi := &file_backend_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -478,7 +552,7 @@ func (x *NewModelRequest) String() string {
 func (*NewModelRequest) ProtoMessage() {}
 
 func (x *NewModelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[6]
+	mi := &file_backend_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -491,7 +565,7 @@ func (x *NewModelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NewModelRequest.ProtoReflect.Descriptor instead.
 func (*NewModelRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{6}
+	return file_backend_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *NewModelRequest) GetTask() int32 {
@@ -539,7 +613,7 @@ type ModelRef struct {
 
 func (x *ModelRef) Reset() {
 	*x = ModelRef{}
-	mi := &file_backend_proto_msgTypes[7]
+	mi := &file_backend_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -551,7 +625,7 @@ func (x *ModelRef) String() string {
 func (*ModelRef) ProtoMessage() {}
 
 func (x *ModelRef) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[7]
+	mi := &file_backend_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -564,7 +638,7 @@ func (x *ModelRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelRef.ProtoReflect.Descriptor instead.
 func (*ModelRef) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{7}
+	return file_backend_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ModelRef) GetModelId() uint64 {
@@ -585,7 +659,7 @@ type FitRequest struct {
 
 func (x *FitRequest) Reset() {
 	*x = FitRequest{}
-	mi := &file_backend_proto_msgTypes[8]
+	mi := &file_backend_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -597,7 +671,7 @@ func (x *FitRequest) String() string {
 func (*FitRequest) ProtoMessage() {}
 
 func (x *FitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[8]
+	mi := &file_backend_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -610,7 +684,7 @@ func (x *FitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FitRequest.ProtoReflect.Descriptor instead.
 func (*FitRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{8}
+	return file_backend_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *FitRequest) GetModelId() uint64 {
@@ -651,7 +725,7 @@ type FitResponse struct {
 
 func (x *FitResponse) Reset() {
 	*x = FitResponse{}
-	mi := &file_backend_proto_msgTypes[9]
+	mi := &file_backend_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -663,7 +737,7 @@ func (x *FitResponse) String() string {
 func (*FitResponse) ProtoMessage() {}
 
 func (x *FitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[9]
+	mi := &file_backend_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -676,7 +750,7 @@ func (x *FitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FitResponse.ProtoReflect.Descriptor instead.
 func (*FitResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{9}
+	return file_backend_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *FitResponse) GetReported() bool {
@@ -725,7 +799,7 @@ type MatrixRequest struct {
 
 func (x *MatrixRequest) Reset() {
 	*x = MatrixRequest{}
-	mi := &file_backend_proto_msgTypes[10]
+	mi := &file_backend_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -737,7 +811,7 @@ func (x *MatrixRequest) String() string {
 func (*MatrixRequest) ProtoMessage() {}
 
 func (x *MatrixRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[10]
+	mi := &file_backend_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -750,7 +824,7 @@ func (x *MatrixRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatrixRequest.ProtoReflect.Descriptor instead.
 func (*MatrixRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{10}
+	return file_backend_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *MatrixRequest) GetModelId() uint64 {
@@ -778,7 +852,7 @@ type PredictShiftedRequest struct {
 
 func (x *PredictShiftedRequest) Reset() {
 	*x = PredictShiftedRequest{}
-	mi := &file_backend_proto_msgTypes[11]
+	mi := &file_backend_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -790,7 +864,7 @@ func (x *PredictShiftedRequest) String() string {
 func (*PredictShiftedRequest) ProtoMessage() {}
 
 func (x *PredictShiftedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[11]
+	mi := &file_backend_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -803,7 +877,7 @@ func (x *PredictShiftedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictShiftedRequest.ProtoReflect.Descriptor instead.
 func (*PredictShiftedRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{11}
+	return file_backend_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PredictShiftedRequest) GetModelId() uint64 {
@@ -841,7 +915,7 @@ type KernelRequest struct {
 
 func (x *KernelRequest) Reset() {
 	*x = KernelRequest{}
-	mi := &file_backend_proto_msgTypes[12]
+	mi := &file_backend_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -853,7 +927,7 @@ func (x *KernelRequest) String() string {
 func (*KernelRequest) ProtoMessage() {}
 
 func (x *KernelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[12]
+	mi := &file_backend_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -866,7 +940,7 @@ func (x *KernelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KernelRequest.ProtoReflect.Descriptor instead.
 func (*KernelRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{12}
+	return file_backend_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *KernelRequest) GetModelId() uint64 {
@@ -908,7 +982,7 @@ type JacobianTVecRequest struct {
 
 func (x *JacobianTVecRequest) Reset() {
 	*x = JacobianTVecRequest{}
-	mi := &file_backend_proto_msgTypes[13]
+	mi := &file_backend_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -920,7 +994,7 @@ func (x *JacobianTVecRequest) String() string {
 func (*JacobianTVecRequest) ProtoMessage() {}
 
 func (x *JacobianTVecRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[13]
+	mi := &file_backend_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -933,7 +1007,7 @@ func (x *JacobianTVecRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JacobianTVecRequest.ProtoReflect.Descriptor instead.
 func (*JacobianTVecRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{13}
+	return file_backend_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *JacobianTVecRequest) GetModelId() uint64 {
@@ -972,7 +1046,7 @@ type JacobianProductRequest struct {
 
 func (x *JacobianProductRequest) Reset() {
 	*x = JacobianProductRequest{}
-	mi := &file_backend_proto_msgTypes[14]
+	mi := &file_backend_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -984,7 +1058,7 @@ func (x *JacobianProductRequest) String() string {
 func (*JacobianProductRequest) ProtoMessage() {}
 
 func (x *JacobianProductRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[14]
+	mi := &file_backend_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -997,7 +1071,7 @@ func (x *JacobianProductRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JacobianProductRequest.ProtoReflect.Descriptor instead.
 func (*JacobianProductRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{14}
+	return file_backend_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *JacobianProductRequest) GetModelId() uint64 {
@@ -1035,7 +1109,7 @@ type Shift struct {
 
 func (x *Shift) Reset() {
 	*x = Shift{}
-	mi := &file_backend_proto_msgTypes[15]
+	mi := &file_backend_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1047,7 +1121,7 @@ func (x *Shift) String() string {
 func (*Shift) ProtoMessage() {}
 
 func (x *Shift) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[15]
+	mi := &file_backend_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1060,7 +1134,7 @@ func (x *Shift) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Shift.ProtoReflect.Descriptor instead.
 func (*Shift) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{15}
+	return file_backend_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Shift) GetX() *Matrix {
@@ -1103,7 +1177,7 @@ type PredictShiftsRequest struct {
 
 func (x *PredictShiftsRequest) Reset() {
 	*x = PredictShiftsRequest{}
-	mi := &file_backend_proto_msgTypes[16]
+	mi := &file_backend_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1115,7 +1189,7 @@ func (x *PredictShiftsRequest) String() string {
 func (*PredictShiftsRequest) ProtoMessage() {}
 
 func (x *PredictShiftsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[16]
+	mi := &file_backend_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1128,7 +1202,7 @@ func (x *PredictShiftsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictShiftsRequest.ProtoReflect.Descriptor instead.
 func (*PredictShiftsRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{16}
+	return file_backend_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PredictShiftsRequest) GetModelId() uint64 {
@@ -1154,7 +1228,7 @@ type PredictShiftsResponse struct {
 
 func (x *PredictShiftsResponse) Reset() {
 	*x = PredictShiftsResponse{}
-	mi := &file_backend_proto_msgTypes[17]
+	mi := &file_backend_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1166,7 +1240,7 @@ func (x *PredictShiftsResponse) String() string {
 func (*PredictShiftsResponse) ProtoMessage() {}
 
 func (x *PredictShiftsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[17]
+	mi := &file_backend_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1179,7 +1253,7 @@ func (x *PredictShiftsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictShiftsResponse.ProtoReflect.Descriptor instead.
 func (*PredictShiftsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{17}
+	return file_backend_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *PredictShiftsResponse) GetPreds() []*Matrix {
@@ -1202,7 +1276,7 @@ type GramRequest struct {
 
 func (x *GramRequest) Reset() {
 	*x = GramRequest{}
-	mi := &file_backend_proto_msgTypes[18]
+	mi := &file_backend_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1214,7 +1288,7 @@ func (x *GramRequest) String() string {
 func (*GramRequest) ProtoMessage() {}
 
 func (x *GramRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[18]
+	mi := &file_backend_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1227,7 +1301,7 @@ func (x *GramRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GramRequest.ProtoReflect.Descriptor instead.
 func (*GramRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{18}
+	return file_backend_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GramRequest) GetModelId() uint64 {
@@ -1263,7 +1337,7 @@ type GramResponse struct {
 
 func (x *GramResponse) Reset() {
 	*x = GramResponse{}
-	mi := &file_backend_proto_msgTypes[19]
+	mi := &file_backend_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1275,7 +1349,7 @@ func (x *GramResponse) String() string {
 func (*GramResponse) ProtoMessage() {}
 
 func (x *GramResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[19]
+	mi := &file_backend_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1288,7 +1362,7 @@ func (x *GramResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GramResponse.ProtoReflect.Descriptor instead.
 func (*GramResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{19}
+	return file_backend_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GramResponse) GetN() int64 {
@@ -1328,7 +1402,7 @@ type WarmStartRequest struct {
 
 func (x *WarmStartRequest) Reset() {
 	*x = WarmStartRequest{}
-	mi := &file_backend_proto_msgTypes[20]
+	mi := &file_backend_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1340,7 +1414,7 @@ func (x *WarmStartRequest) String() string {
 func (*WarmStartRequest) ProtoMessage() {}
 
 func (x *WarmStartRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[20]
+	mi := &file_backend_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1353,7 +1427,7 @@ func (x *WarmStartRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WarmStartRequest.ProtoReflect.Descriptor instead.
 func (*WarmStartRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{20}
+	return file_backend_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *WarmStartRequest) GetModelId() uint64 {
@@ -1404,7 +1478,7 @@ type ModelState struct {
 
 func (x *ModelState) Reset() {
 	*x = ModelState{}
-	mi := &file_backend_proto_msgTypes[21]
+	mi := &file_backend_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1416,7 +1490,7 @@ func (x *ModelState) String() string {
 func (*ModelState) ProtoMessage() {}
 
 func (x *ModelState) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[21]
+	mi := &file_backend_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1429,7 +1503,7 @@ func (x *ModelState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelState.ProtoReflect.Descriptor instead.
 func (*ModelState) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{21}
+	return file_backend_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ModelState) GetModelId() uint64 {
@@ -1455,7 +1529,7 @@ type NumParamsResponse struct {
 
 func (x *NumParamsResponse) Reset() {
 	*x = NumParamsResponse{}
-	mi := &file_backend_proto_msgTypes[22]
+	mi := &file_backend_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1467,7 +1541,7 @@ func (x *NumParamsResponse) String() string {
 func (*NumParamsResponse) ProtoMessage() {}
 
 func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[22]
+	mi := &file_backend_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1480,7 +1554,7 @@ func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NumParamsResponse.ProtoReflect.Descriptor instead.
 func (*NumParamsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{22}
+	return file_backend_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *NumParamsResponse) GetNumParams() int64 {
@@ -1494,13 +1568,17 @@ var File_backend_proto protoreflect.FileDescriptor
 
 const file_backend_proto_rawDesc = "" +
 	"\n" +
-	"\rbackend.proto\x12\x11lazyvi.backend.v1\"l\n" +
+	"\rbackend.proto\x12\x11lazyvi.backend.v1\"\xa2\x01\n" +
 	"\x06Matrix\x12\x12\n" +
 	"\x04rows\x18\x01 \x01(\x03R\x04rows\x12\x12\n" +
 	"\x04cols\x18\x02 \x01(\x03R\x04cols\x12\x12\n" +
 	"\x04data\x18\x03 \x03(\x01R\x04data\x12\x10\n" +
 	"\x03key\x18\x04 \x01(\fR\x03key\x12\x14\n" +
-	"\x05upper\x18\x05 \x01(\bR\x05upper\"\x1c\n" +
+	"\x05upper\x18\x05 \x01(\bR\x05upper\x124\n" +
+	"\x06layout\x18\x06 \x01(\v2\x1c.lazyvi.backend.v1.RowLayoutR\x06layout\"5\n" +
+	"\tRowLayout\x12\x14\n" +
+	"\x05phase\x18\x01 \x01(\rR\x05phase\x12\x12\n" +
+	"\x04skew\x18\x02 \x01(\rR\x04skew\"\x1c\n" +
 	"\x06Vector\x12\x12\n" +
 	"\x04data\x18\x01 \x03(\x01R\x04data\"\a\n" +
 	"\x05Empty\"\x85\x03\n" +
@@ -1640,99 +1718,101 @@ func file_backend_proto_rawDescGZIP() []byte {
 	return file_backend_proto_rawDescData
 }
 
-var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_backend_proto_goTypes = []any{
 	(*Matrix)(nil),                 // 0: lazyvi.backend.v1.Matrix
-	(*Vector)(nil),                 // 1: lazyvi.backend.v1.Vector
-	(*Empty)(nil),                  // 2: lazyvi.backend.v1.Empty
-	(*CapabilitiesResponse)(nil),   // 3: lazyvi.backend.v1.CapabilitiesResponse
-	(*OptionInfo)(nil),             // 4: lazyvi.backend.v1.OptionInfo
-	(*OptionsResponse)(nil),        // 5: lazyvi.backend.v1.OptionsResponse
-	(*NewModelRequest)(nil),        // 6: lazyvi.backend.v1.NewModelRequest
-	(*ModelRef)(nil),               // 7: lazyvi.backend.v1.ModelRef
-	(*FitRequest)(nil),             // 8: lazyvi.backend.v1.FitRequest
-	(*FitResponse)(nil),            // 9: lazyvi.backend.v1.FitResponse
-	(*MatrixRequest)(nil),          // 10: lazyvi.backend.v1.MatrixRequest
-	(*PredictShiftedRequest)(nil),  // 11: lazyvi.backend.v1.PredictShiftedRequest
-	(*KernelRequest)(nil),          // 12: lazyvi.backend.v1.KernelRequest
-	(*JacobianTVecRequest)(nil),    // 13: lazyvi.backend.v1.JacobianTVecRequest
-	(*JacobianProductRequest)(nil), // 14: lazyvi.backend.v1.JacobianProductRequest
-	(*Shift)(nil),                  // 15: lazyvi.backend.v1.Shift
-	(*PredictShiftsRequest)(nil),   // 16: lazyvi.backend.v1.PredictShiftsRequest
-	(*PredictShiftsResponse)(nil),  // 17: lazyvi.backend.v1.PredictShiftsResponse
-	(*GramRequest)(nil),            // 18: lazyvi.backend.v1.GramRequest
-	(*GramResponse)(nil),           // 19: lazyvi.backend.v1.GramResponse
-	(*WarmStartRequest)(nil),       // 20: lazyvi.backend.v1.WarmStartRequest
-	(*ModelState)(nil),             // 21: lazyvi.backend.v1.ModelState
-	(*NumParamsResponse)(nil),      // 22: lazyvi.backend.v1.NumParamsResponse
-	nil,                            // 23: lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	(*RowLayout)(nil),              // 1: lazyvi.backend.v1.RowLayout
+	(*Vector)(nil),                 // 2: lazyvi.backend.v1.Vector
+	(*Empty)(nil),                  // 3: lazyvi.backend.v1.Empty
+	(*CapabilitiesResponse)(nil),   // 4: lazyvi.backend.v1.CapabilitiesResponse
+	(*OptionInfo)(nil),             // 5: lazyvi.backend.v1.OptionInfo
+	(*OptionsResponse)(nil),        // 6: lazyvi.backend.v1.OptionsResponse
+	(*NewModelRequest)(nil),        // 7: lazyvi.backend.v1.NewModelRequest
+	(*ModelRef)(nil),               // 8: lazyvi.backend.v1.ModelRef
+	(*FitRequest)(nil),             // 9: lazyvi.backend.v1.FitRequest
+	(*FitResponse)(nil),            // 10: lazyvi.backend.v1.FitResponse
+	(*MatrixRequest)(nil),          // 11: lazyvi.backend.v1.MatrixRequest
+	(*PredictShiftedRequest)(nil),  // 12: lazyvi.backend.v1.PredictShiftedRequest
+	(*KernelRequest)(nil),          // 13: lazyvi.backend.v1.KernelRequest
+	(*JacobianTVecRequest)(nil),    // 14: lazyvi.backend.v1.JacobianTVecRequest
+	(*JacobianProductRequest)(nil), // 15: lazyvi.backend.v1.JacobianProductRequest
+	(*Shift)(nil),                  // 16: lazyvi.backend.v1.Shift
+	(*PredictShiftsRequest)(nil),   // 17: lazyvi.backend.v1.PredictShiftsRequest
+	(*PredictShiftsResponse)(nil),  // 18: lazyvi.backend.v1.PredictShiftsResponse
+	(*GramRequest)(nil),            // 19: lazyvi.backend.v1.GramRequest
+	(*GramResponse)(nil),           // 20: lazyvi.backend.v1.GramResponse
+	(*WarmStartRequest)(nil),       // 21: lazyvi.backend.v1.WarmStartRequest
+	(*ModelState)(nil),             // 22: lazyvi.backend.v1.ModelState
+	(*NumParamsResponse)(nil),      // 23: lazyvi.backend.v1.NumParamsResponse
+	nil,                            // 24: lazyvi.backend.v1.NewModelRequest.OptionsEntry
 }
 var file_backend_proto_depIdxs = []int32{
-	4,  // 0: lazyvi.backend.v1.OptionsResponse.options:type_name -> lazyvi.backend.v1.OptionInfo
-	23, // 1: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
-	0,  // 2: lazyvi.backend.v1.FitRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 3: lazyvi.backend.v1.FitRequest.y:type_name -> lazyvi.backend.v1.Vector
-	0,  // 4: lazyvi.backend.v1.MatrixRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	0,  // 5: lazyvi.backend.v1.PredictShiftedRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 6: lazyvi.backend.v1.PredictShiftedRequest.dtheta:type_name -> lazyvi.backend.v1.Vector
-	0,  // 7: lazyvi.backend.v1.KernelRequest.x1:type_name -> lazyvi.backend.v1.Matrix
-	0,  // 8: lazyvi.backend.v1.KernelRequest.x2:type_name -> lazyvi.backend.v1.Matrix
-	0,  // 9: lazyvi.backend.v1.JacobianTVecRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 10: lazyvi.backend.v1.JacobianTVecRequest.a:type_name -> lazyvi.backend.v1.Vector
-	0,  // 11: lazyvi.backend.v1.JacobianProductRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	0,  // 12: lazyvi.backend.v1.JacobianProductRequest.v:type_name -> lazyvi.backend.v1.Matrix
-	0,  // 13: lazyvi.backend.v1.Shift.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 14: lazyvi.backend.v1.Shift.dtheta:type_name -> lazyvi.backend.v1.Vector
-	0,  // 15: lazyvi.backend.v1.Shift.x_train:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 16: lazyvi.backend.v1.Shift.a:type_name -> lazyvi.backend.v1.Vector
-	15, // 17: lazyvi.backend.v1.PredictShiftsRequest.shifts:type_name -> lazyvi.backend.v1.Shift
-	0,  // 18: lazyvi.backend.v1.PredictShiftsResponse.preds:type_name -> lazyvi.backend.v1.Matrix
-	0,  // 19: lazyvi.backend.v1.GramRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 20: lazyvi.backend.v1.GramRequest.e:type_name -> lazyvi.backend.v1.Vector
-	1,  // 21: lazyvi.backend.v1.GramResponse.b:type_name -> lazyvi.backend.v1.Vector
-	0,  // 22: lazyvi.backend.v1.WarmStartRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 23: lazyvi.backend.v1.WarmStartRequest.y:type_name -> lazyvi.backend.v1.Vector
-	2,  // 24: lazyvi.backend.v1.Backend.Capabilities:input_type -> lazyvi.backend.v1.Empty
-	2,  // 25: lazyvi.backend.v1.Backend.Options:input_type -> lazyvi.backend.v1.Empty
-	6,  // 26: lazyvi.backend.v1.Backend.NewModel:input_type -> lazyvi.backend.v1.NewModelRequest
-	8,  // 27: lazyvi.backend.v1.Backend.Fit:input_type -> lazyvi.backend.v1.FitRequest
-	10, // 28: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
-	7,  // 29: lazyvi.backend.v1.Backend.NumParams:input_type -> lazyvi.backend.v1.ModelRef
-	10, // 30: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
-	11, // 31: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
-	12, // 32: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
-	13, // 33: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
-	16, // 34: lazyvi.backend.v1.Backend.PredictShifts:input_type -> lazyvi.backend.v1.PredictShiftsRequest
-	18, // 35: lazyvi.backend.v1.Backend.Gram:input_type -> lazyvi.backend.v1.GramRequest
-	20, // 36: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
-	7,  // 37: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ModelRef
-	7,  // 38: lazyvi.backend.v1.Backend.Save:input_type -> lazyvi.backend.v1.ModelRef
-	21, // 39: lazyvi.backend.v1.Backend.Load:input_type -> lazyvi.backend.v1.ModelState
-	14, // 40: lazyvi.backend.v1.Backend.JacobianMul:input_type -> lazyvi.backend.v1.JacobianProductRequest
-	14, // 41: lazyvi.backend.v1.Backend.JacobianTMul:input_type -> lazyvi.backend.v1.JacobianProductRequest
-	3,  // 42: lazyvi.backend.v1.Backend.Capabilities:output_type -> lazyvi.backend.v1.CapabilitiesResponse
-	5,  // 43: lazyvi.backend.v1.Backend.Options:output_type -> lazyvi.backend.v1.OptionsResponse
-	7,  // 44: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
-	9,  // 45: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.FitResponse
-	0,  // 46: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
-	22, // 47: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
-	0,  // 48: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
-	0,  // 49: lazyvi.backend.v1.Backend.PredictShifted:output_type -> lazyvi.backend.v1.Matrix
-	0,  // 50: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
-	1,  // 51: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
-	17, // 52: lazyvi.backend.v1.Backend.PredictShifts:output_type -> lazyvi.backend.v1.PredictShiftsResponse
-	19, // 53: lazyvi.backend.v1.Backend.Gram:output_type -> lazyvi.backend.v1.GramResponse
-	7,  // 54: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.ModelRef
-	2,  // 55: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
-	21, // 56: lazyvi.backend.v1.Backend.Save:output_type -> lazyvi.backend.v1.ModelState
-	9,  // 57: lazyvi.backend.v1.Backend.Load:output_type -> lazyvi.backend.v1.FitResponse
-	0,  // 58: lazyvi.backend.v1.Backend.JacobianMul:output_type -> lazyvi.backend.v1.Matrix
-	0,  // 59: lazyvi.backend.v1.Backend.JacobianTMul:output_type -> lazyvi.backend.v1.Matrix
-	42, // [42:60] is the sub-list for method output_type
-	24, // [24:42] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	1,  // 0: lazyvi.backend.v1.Matrix.layout:type_name -> lazyvi.backend.v1.RowLayout
+	5,  // 1: lazyvi.backend.v1.OptionsResponse.options:type_name -> lazyvi.backend.v1.OptionInfo
+	24, // 2: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	0,  // 3: lazyvi.backend.v1.FitRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	2,  // 4: lazyvi.backend.v1.FitRequest.y:type_name -> lazyvi.backend.v1.Vector
+	0,  // 5: lazyvi.backend.v1.MatrixRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	0,  // 6: lazyvi.backend.v1.PredictShiftedRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	2,  // 7: lazyvi.backend.v1.PredictShiftedRequest.dtheta:type_name -> lazyvi.backend.v1.Vector
+	0,  // 8: lazyvi.backend.v1.KernelRequest.x1:type_name -> lazyvi.backend.v1.Matrix
+	0,  // 9: lazyvi.backend.v1.KernelRequest.x2:type_name -> lazyvi.backend.v1.Matrix
+	0,  // 10: lazyvi.backend.v1.JacobianTVecRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	2,  // 11: lazyvi.backend.v1.JacobianTVecRequest.a:type_name -> lazyvi.backend.v1.Vector
+	0,  // 12: lazyvi.backend.v1.JacobianProductRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	0,  // 13: lazyvi.backend.v1.JacobianProductRequest.v:type_name -> lazyvi.backend.v1.Matrix
+	0,  // 14: lazyvi.backend.v1.Shift.x:type_name -> lazyvi.backend.v1.Matrix
+	2,  // 15: lazyvi.backend.v1.Shift.dtheta:type_name -> lazyvi.backend.v1.Vector
+	0,  // 16: lazyvi.backend.v1.Shift.x_train:type_name -> lazyvi.backend.v1.Matrix
+	2,  // 17: lazyvi.backend.v1.Shift.a:type_name -> lazyvi.backend.v1.Vector
+	16, // 18: lazyvi.backend.v1.PredictShiftsRequest.shifts:type_name -> lazyvi.backend.v1.Shift
+	0,  // 19: lazyvi.backend.v1.PredictShiftsResponse.preds:type_name -> lazyvi.backend.v1.Matrix
+	0,  // 20: lazyvi.backend.v1.GramRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	2,  // 21: lazyvi.backend.v1.GramRequest.e:type_name -> lazyvi.backend.v1.Vector
+	2,  // 22: lazyvi.backend.v1.GramResponse.b:type_name -> lazyvi.backend.v1.Vector
+	0,  // 23: lazyvi.backend.v1.WarmStartRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	2,  // 24: lazyvi.backend.v1.WarmStartRequest.y:type_name -> lazyvi.backend.v1.Vector
+	3,  // 25: lazyvi.backend.v1.Backend.Capabilities:input_type -> lazyvi.backend.v1.Empty
+	3,  // 26: lazyvi.backend.v1.Backend.Options:input_type -> lazyvi.backend.v1.Empty
+	7,  // 27: lazyvi.backend.v1.Backend.NewModel:input_type -> lazyvi.backend.v1.NewModelRequest
+	9,  // 28: lazyvi.backend.v1.Backend.Fit:input_type -> lazyvi.backend.v1.FitRequest
+	11, // 29: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
+	8,  // 30: lazyvi.backend.v1.Backend.NumParams:input_type -> lazyvi.backend.v1.ModelRef
+	11, // 31: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
+	12, // 32: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
+	13, // 33: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
+	14, // 34: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
+	17, // 35: lazyvi.backend.v1.Backend.PredictShifts:input_type -> lazyvi.backend.v1.PredictShiftsRequest
+	19, // 36: lazyvi.backend.v1.Backend.Gram:input_type -> lazyvi.backend.v1.GramRequest
+	21, // 37: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
+	8,  // 38: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ModelRef
+	8,  // 39: lazyvi.backend.v1.Backend.Save:input_type -> lazyvi.backend.v1.ModelRef
+	22, // 40: lazyvi.backend.v1.Backend.Load:input_type -> lazyvi.backend.v1.ModelState
+	15, // 41: lazyvi.backend.v1.Backend.JacobianMul:input_type -> lazyvi.backend.v1.JacobianProductRequest
+	15, // 42: lazyvi.backend.v1.Backend.JacobianTMul:input_type -> lazyvi.backend.v1.JacobianProductRequest
+	4,  // 43: lazyvi.backend.v1.Backend.Capabilities:output_type -> lazyvi.backend.v1.CapabilitiesResponse
+	6,  // 44: lazyvi.backend.v1.Backend.Options:output_type -> lazyvi.backend.v1.OptionsResponse
+	8,  // 45: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
+	10, // 46: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.FitResponse
+	0,  // 47: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
+	23, // 48: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
+	0,  // 49: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
+	0,  // 50: lazyvi.backend.v1.Backend.PredictShifted:output_type -> lazyvi.backend.v1.Matrix
+	0,  // 51: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
+	2,  // 52: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
+	18, // 53: lazyvi.backend.v1.Backend.PredictShifts:output_type -> lazyvi.backend.v1.PredictShiftsResponse
+	20, // 54: lazyvi.backend.v1.Backend.Gram:output_type -> lazyvi.backend.v1.GramResponse
+	8,  // 55: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.ModelRef
+	3,  // 56: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
+	22, // 57: lazyvi.backend.v1.Backend.Save:output_type -> lazyvi.backend.v1.ModelState
+	10, // 58: lazyvi.backend.v1.Backend.Load:output_type -> lazyvi.backend.v1.FitResponse
+	0,  // 59: lazyvi.backend.v1.Backend.JacobianMul:output_type -> lazyvi.backend.v1.Matrix
+	0,  // 60: lazyvi.backend.v1.Backend.JacobianTMul:output_type -> lazyvi.backend.v1.Matrix
+	43, // [43:61] is the sub-list for method output_type
+	25, // [25:43] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_backend_proto_init() }
@@ -1746,7 +1826,7 @@ func file_backend_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_backend_proto_rawDesc), len(file_backend_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   24,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
