@@ -176,7 +176,7 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	if *estCrossfit >= 2 && set["train-frac"] {
 		return framework.Usagef("--train-frac and --crossfit exclude each other (cross-fitting evaluates every fold in turn)")
 	}
-	groups, onehot, err := groupFlags()
+	groups, onehot, err := groupFlags(*estGroups, *estGroupsFile)
 	if err != nil {
 		return err
 	}
@@ -268,10 +268,10 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 
 // groupFlags reads --groups and --groups-file: explicit groups, and
 // whether to group one-hot columns.
-func groupFlags() ([]framework.Group, bool, error) {
+func groupFlags(spec, file string) ([]framework.Group, bool, error) {
 	var groups []framework.Group
 	onehot := false
-	switch g := strings.TrimSpace(*estGroups); {
+	switch g := strings.TrimSpace(spec); {
 	case g == "":
 	case strings.EqualFold(g, "onehot"):
 		onehot = true
@@ -284,8 +284,8 @@ func groupFlags() ([]framework.Group, bool, error) {
 		}
 		groups = gs
 	}
-	if *estGroupsFile != "" {
-		gs, err := framework.LoadGroups(*estGroupsFile)
+	if file != "" {
+		gs, err := framework.LoadGroups(file)
 		if err != nil {
 			return nil, false, err
 		}
