@@ -1,6 +1,7 @@
 package shapley
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -112,6 +113,17 @@ func NewDesign(p int, stop Stop, exact bool, seed int64) (*Design, error) {
 		d.cdf[i] /= acc
 	}
 	d.cdf[len(d.cdf)-1] = 1
+	if budget <= 8*p {
+		// Few subsets may leave values undetermined; that depends on the
+		// subsets alone: find out before any model is fitted.
+		pl := NewPlan(d)
+		for len(pl.Subsets) < budget && pl.Draw(budget) > 0 {
+		}
+		g := Game{P: p, Subsets: pl.Subsets, Weights: pl.Weights(), Values: make([]float64, len(pl.Subsets))}
+		if _, err := Solve(g); errors.Is(err, ErrNotIdentified) {
+			return nil, framework.Usagef("%v: %d subsets for %d features are too few", err, len(pl.Subsets), p)
+		}
+	}
 	return d, nil
 }
 
