@@ -81,12 +81,13 @@ func (r Rule) Figure(psi, seIF, seS []float64) float64 {
 	for _, v := range psi {
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
-	med := 0.0
 	if r == RuleTypical {
-		med = stat.Quantile(0.5, stat.Empirical, sortedCopy(seIF), nil)
+		med := stat.Quantile(0.5, stat.Empirical, sortedCopy(seIF), nil)
 		if !(med > 0) {
-			r = RuleRange
+			// RuleRange, in units of this rule's threshold.
+			return RuleRange.Figure(psi, seIF, seS) * InferenceRatio / RangeRatio
 		}
+		return typicalFigure(seIF, seS, med)
 	}
 	fig := 0.0
 	for j, s := range seS {
@@ -99,13 +100,20 @@ func (r Rule) Figure(psi, seIF, seS []float64) float64 {
 			den = hi - lo
 		case RuleInference:
 			den = seIF[j]
-		case RuleTypical:
-			den = math.Max(seIF[j], med)
 		}
 		if !(den > 0) {
 			return math.Inf(1)
 		}
 		fig = math.Max(fig, s/den)
+	}
+	return fig
+}
+
+// typicalFigure is RuleTypical's figure: max_j seS_j / max(seIF_j, med).
+func typicalFigure(seIF, seS []float64, med float64) float64 {
+	fig := 0.0
+	for j, s := range seS {
+		fig = math.Max(fig, s/math.Max(seIF[j], med))
 	}
 	return fig
 }
