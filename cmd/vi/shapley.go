@@ -35,12 +35,13 @@ in 1022 are enumerated with their exact kernel weights and the other sizes
 sampled from the Shapley kernel in complement pairs, in batches, until the
 sampling error is negligible: the largest sampling SE at most 0.025 of the
 range of the values (SAGE's rule; the summary says converged and the
-figure), or --max-subsets reduced models (default 16384) are fitted. --subsets N fits N subsets instead, whatever the figure. Each
-value has a standard error that adds the evaluation-sample variance and the
-subset-sampling variance, a Wald interval and the one-sided p-value of
-H0: value <= 0; --adjust holm or bh adjusts the p-values over the features.
-On a terminal the progress bar's total and eta are the forecast of the
-reduced models still needed.
+figure), or --max-subsets reduced models (default 16384) are fitted.
+--subsets N fits N subsets instead, whatever the figure. The subsets depend
+on --seed only, not on --workers. Each value has a standard error that adds
+the evaluation-sample variance and the subset-sampling variance, a Wald
+interval and the one-sided p-value of H0: value <= 0; --adjust holm or bh
+adjusts the p-values over the features. On a terminal the progress bar's
+total and eta are the forecast of the reduced models still needed.
 
 Groups: --groups "a=x1,x2;b=x3" (or --groups-file FILE, one "name: col, col"
 a line, or --groups onehot) makes each group one player whose columns are
@@ -57,9 +58,10 @@ for each):
            features; for comparison).
 
 Data, backend and output flags are those of "vi estimate"; --format json adds
-empty.score (the intercept-only model), the subset plan and per-estimator
-totals to the estimate contract, with estimator "shapley-<reduced>". --plot
-FILE.png draws the values with their intervals.
+empty.score (the intercept-only model), the subset design and per-estimator
+totals (subsets, converged, figure) to the estimate contract, with estimator
+"shapley-<reduced>". --plot FILE.png draws the values with their intervals.
+More in docs/shapley.md.
 
 Example:
 

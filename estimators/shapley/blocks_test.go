@@ -53,10 +53,17 @@ func (b block) sigma() *mat.SymDense {
 }
 
 // coef returns, for the block's features in mask, the coefficients of
-// E[beta'x_b | x_T] = gamma' x_T (zero outside T): gamma_T =
-// Sigma_TT^-1 Sigma_T. beta.
-func (b block) coef(mask uint32) []float64 {
-	k := len(b.beta)
+// E[beta'x_b | x_T] (zero outside T).
+func (b block) coef(mask uint32) []float64 { return condCoef(b.sigma(), b.beta, mask) }
+
+// explained is Var(E[beta'x_b | x_T]).
+func (b block) explained(mask uint32) float64 { return explainedVar(b.sigma(), b.beta, mask) }
+
+// condCoef returns the coefficients gamma of E[beta'x | x_T] = gamma'x_T for
+// x ~ N(0, sigma), T the features in mask: gamma_T = Sigma_TT^-1 Sigma_T.
+// beta, zero outside T.
+func condCoef(sigma *mat.SymDense, beta []float64, mask uint32) []float64 {
+	k := len(beta)
 	out := make([]float64, k)
 	var idx []int
 	for j := range k {
@@ -67,20 +74,19 @@ func (b block) coef(mask uint32) []float64 {
 	if len(idx) == 0 {
 		return out
 	}
-	sig := b.sigma()
 	var sb mat.VecDense
-	sb.MulVec(sig, mat.NewVecDense(k, b.beta))
+	sb.MulVec(sigma, mat.NewVecDense(k, beta))
 	ss := mat.NewSymDense(len(idx), nil)
 	c := mat.NewVecDense(len(idx), nil)
 	for a, i := range idx {
 		c.SetVec(a, sb.AtVec(i))
 		for bb, j := range idx {
-			ss.SetSym(a, bb, sig.At(i, j))
+			ss.SetSym(a, bb, sigma.At(i, j))
 		}
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(ss) {
-		panic("block covariance not positive definite")
+		panic("covariance not positive definite")
 	}
 	var g mat.VecDense
 	if err := ch.SolveVecTo(&g, c); err != nil {
@@ -92,11 +98,11 @@ func (b block) coef(mask uint32) []float64 {
 	return out
 }
 
-// explained is Var(E[beta'x_b | x_T]) = gamma_T' Sigma_T. beta.
-func (b block) explained(mask uint32) float64 {
-	g := b.coef(mask)
+// explainedVar is Var(E[beta'x | x_T]) = gamma_T' Sigma_T. beta.
+func explainedVar(sigma *mat.SymDense, beta []float64, mask uint32) float64 {
+	g := condCoef(sigma, beta, mask)
 	var sb mat.VecDense
-	sb.MulVec(b.sigma(), mat.NewVecDense(len(b.beta), b.beta))
+	sb.MulVec(sigma, mat.NewVecDense(len(beta), beta))
 	return mat.Dot(mat.NewVecDense(len(g), g), &sb)
 }
 

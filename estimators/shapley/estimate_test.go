@@ -85,33 +85,11 @@ var (
 // linearR2 is the population R² of E[y | x_S]: beta' Sigma_{.S}
 // Sigma_SS^-1 Sigma_{S.} beta / Var(y).
 func linearR2(mask uint32) float64 {
-	p := len(linBeta)
-	b := mat.NewVecDense(p, linBeta)
+	b := mat.NewVecDense(len(linBeta), linBeta)
 	var sb mat.VecDense
 	sb.MulVec(linSigma, b) // Cov(x, y)
 	vy := mat.Dot(b, &sb) + linNoise
-	var idx []int
-	for j := range p {
-		if mask&(1<<j) != 0 {
-			idx = append(idx, j)
-		}
-	}
-	if len(idx) == 0 {
-		return 0
-	}
-	ss := mat.NewSymDense(len(idx), nil)
-	c := mat.NewVecDense(len(idx), nil)
-	for a, i := range idx {
-		c.SetVec(a, sb.AtVec(i))
-		for bb, j := range idx {
-			ss.SetSym(a, bb, linSigma.At(i, j))
-		}
-	}
-	var ch mat.Cholesky
-	ch.Factorize(ss)
-	var w mat.VecDense
-	ch.SolveVecTo(&w, c)
-	return mat.Dot(c, &w) / vy
+	return explainedVar(linSigma, linBeta, mask) / vy
 }
 
 func linearData(n int, seed int64) *framework.Dataset {
