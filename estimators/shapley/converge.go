@@ -249,6 +249,9 @@ func converge(ctx context.Context, pl *Plan, score scorer, empty, full framework
 			default:
 				o.converged = o.figure <= t && len(pl.Pairs) >= MinPairs
 				if o.converged && stop.Subsets == 0 || !canDraw {
+					if progress != nil {
+						progress(len(pl.Subsets), len(pl.Subsets)) // done
+					}
 					return o, nil
 				}
 				if stop.Subsets == 0 {

@@ -401,3 +401,35 @@ func TestEstimateErrors(t *testing.T) {
 		t.Errorf("10 subsets for 30 features: err = %v", err)
 	}
 }
+
+// TestProgressForecast: the progress callback sees the subsets fitted grow
+// and a total that is never below them (the forecast of the subsets
+// needed), moving as the sampling goes, and ends at done = total = the
+// subsets fitted.
+func TestProgressForecast(t *testing.T) {
+	d := design20
+	g := newOracleGame(d, 300, 2)
+	des, _ := NewDesign(d.p(), Stop{}, false, 2)
+	type call struct{ done, total int }
+	var calls []call
+	o, err := converge(context.Background(), NewPlan(des), g.scorer(true), g.score(nil), g.score(Subset(seq(d.p()))),
+		func(done, total int) { calls = append(calls, call{done, total}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	totals := map[int]bool{}
+	for i, c := range calls {
+		if c.total < c.done || i > 0 && c.done < calls[i-1].done {
+			t.Fatalf("call %d: (%d, %d) after (%d, %d)", i, c.done, c.total, calls[i-1].done, calls[i-1].total)
+		}
+		totals[c.total] = true
+	}
+	last := calls[len(calls)-1]
+	if n := len(o.scores); last.done != n || last.total != n {
+		t.Errorf("last call (%d, %d), want (%d, %d)", last.done, last.total, n, n)
+	}
+	if len(totals) < 3 {
+		t.Errorf("the forecast took %d values over %d calls; want it to move with the sampling", len(totals), len(calls))
+	}
+	t.Logf("%d calls, %d forecasts, %d subsets", len(calls), len(totals), len(o.scores))
+}
