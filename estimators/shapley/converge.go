@@ -60,11 +60,8 @@ func (r Rule) String() string {
 
 // Threshold is the rule's bound on its figure.
 func (r Rule) Threshold() float64 {
-	switch r {
-	case RuleRange:
+	if r == RuleRange {
 		return RangeRatio
-	case RuleTypical:
-		return InferenceRatio
 	}
 	return InferenceRatio
 }
@@ -163,8 +160,8 @@ type outcome struct {
 // converge scores the plan's subsets and, for a sampled design, draws
 // batches of pairs until the design's rule holds (after at least MinPairs
 // pairs), its budget is spent or, with Stop.Subsets, the fixed number is
-// reached; it
-// returns the values with both parts of their standard errors. progress
+// reached; it returns the values with both parts of their standard errors.
+// progress
 // receives (done, forecast) over distinct subsets, the forecast the
 // subsets fitted plus those the figure says are still needed (N f^2 / t^2
 // pairs in all, SAGE's forecast), at most the budget.
@@ -259,6 +256,9 @@ func converge(ctx context.Context, pl *Plan, score scorer, empty, full framework
 					// pairs in all, two subsets each.
 					n := float64(len(pl.Pairs))
 					need := n * (math.Pow(o.figure/t, 2) - 1) // more pairs
+					if math.IsNaN(need) {
+						need = math.Inf(1)
+					}
 					forecast = budget
 					if 2*need < float64(budget) {
 						forecast = min(budget, len(pl.Subsets)+int(math.Ceil(2*need)))
