@@ -46,8 +46,8 @@ const (
 	RangeRatio     = 0.025
 )
 
-// String names the rule as the output does: "se_sampling/se_influence" or
-// "se_sampling/range".
+// String names the rule's figure as the output does: "se_sampling/range",
+// "se_sampling/se_influence" or "se_sampling/max(se_influence,median)".
 func (r Rule) String() string {
 	switch r {
 	case RuleRange:
