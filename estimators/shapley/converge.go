@@ -165,7 +165,10 @@ type outcome struct {
 // receives (done, forecast) over distinct subsets, the forecast the
 // subsets fitted plus those the figure says are still needed (N f^2 / t^2
 // pairs in all, SAGE's forecast), at most the budget.
-func converge(ctx context.Context, pl *Plan, score scorer, empty, full framework.Score, progress func(done, total int)) (*outcome, error) {
+//
+// With grow false it fits the plan's subsets as they are and draws none:
+// the figure and converged then describe those subsets.
+func converge(ctx context.Context, pl *Plan, score scorer, empty, full framework.Score, grow bool, progress func(done, total int)) (*outcome, error) {
 	d := pl.Design
 	stop := d.Stop
 	p := d.P
@@ -173,6 +176,7 @@ func converge(ctx context.Context, pl *Plan, score scorer, empty, full framework
 	o := &outcome{}
 	forecast := len(pl.Subsets)
 	switch {
+	case !grow:
 	case stop.Subsets > 0:
 		forecast = budget
 	case !d.Exact:
@@ -234,7 +238,7 @@ func converge(ctx context.Context, pl *Plan, score scorer, empty, full framework
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		canDraw := !exhausted && len(pl.Subsets) < budget && len(pl.Pairs) < maxPairs
+		canDraw := grow && !exhausted && len(pl.Subsets) < budget && len(pl.Pairs) < maxPairs
 		if (stop.Subsets == 0 && len(pl.Pairs) >= check) || !canDraw {
 			switch err := solve(); {
 			case errors.Is(err, ErrNotIdentified) && canDraw:

@@ -3,6 +3,7 @@ package shapley
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -91,7 +92,7 @@ func TestDesignSizes(t *testing.T) {
 		{30, Stop{}, false, []int{1, 2, 28, 29}}, // 60 + 870
 		{32, Stop{}, false, []int{1, 31}},
 		{100, Stop{}, false, []int{1, 99}},
-		{100, Stop{Subsets: 150}, false, nil},
+		{100, Stop{Subsets: 350}, false, nil}, // 200 subsets of size 1 and 99 > 350/2
 		{6, Stop{Subsets: 62}, true, nil},
 		{6, Stop{Subsets: 61}, false, []int{1, 5}}, // 12 <= 61/2
 		{4, Stop{MaxSubsets: 10}, false, nil},
@@ -126,6 +127,10 @@ func TestDesignSizes(t *testing.T) {
 	}
 	if _, err := NewDesign(1, Stop{}, false, 1); err == nil {
 		t.Error("p=1: no error")
+	}
+	// 75 pairs cannot identify 100 values: known before any model is fitted.
+	if _, err := NewDesign(100, Stop{Subsets: 150}, false, 1); err == nil || !strings.Contains(err.Error(), "do not identify") {
+		t.Errorf("150 subsets for 100 features: err = %v", err)
 	}
 }
 

@@ -46,8 +46,10 @@ type Options struct {
 	// the forecast is those fitted plus those the stopping rule says are
 	// still needed, and may change as the sampling goes.
 	Progress func(done, total int)
-	Stop     Stop             // when the sampling stops
 	Adjust   framework.Adjust // multiplicity adjustment into Result.PAdjusted
+	// NoSampling fits the plan's subsets as they are, drawing none: a
+	// later estimator on the subsets an earlier one chose.
+	NoSampling bool
 	// Checkpoint, when set, supplies the subsets' reduced models an
 	// earlier run finished and keeps each new one (see
 	// framework.Checkpoint).
@@ -77,8 +79,8 @@ type Estimation struct {
 // plan's design until its Stop says the sampling error is negligible (see
 // converge), and solves for the values with standard errors, p-values and
 // intervals. Workers fit reduced models at a time; the result does not
-// depend on their number. The plan grows in place: a later estimator on the
-// same plan starts from its subsets. The intercept-only model predicts the
+// depend on their number. The plan grows in place (unless opt.NoSampling),
+// so a later estimator can reuse its subsets. The intercept-only model predicts the
 // train split's mean response; the full model is prob.Full.
 func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure, feats []framework.Feature, plan *Plan, red framework.Estimator, opt Options) (*Estimation, error) {
 	if !m.Supports(prob.Task) {
@@ -111,7 +113,7 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 		noUpdate += n
 		return s, err
 	}
-	o, err := converge(ctx, plan, score, empty, full, opt.Progress)
+	o, err := converge(ctx, plan, score, empty, full, !opt.NoSampling, opt.Progress)
 	if err != nil {
 		return nil, err
 	}

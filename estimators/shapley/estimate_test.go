@@ -270,7 +270,7 @@ func TestOracleP50Converges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := converge(context.Background(), NewPlan(des), g.scorer(true), g.score(nil), g.score(Subset(seq(p))), nil)
+	o, err := converge(context.Background(), NewPlan(des), g.scorer(true), g.score(nil), g.score(Subset(seq(p))), true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,9 +394,14 @@ func TestEstimateErrors(t *testing.T) {
 	if _, err := Estimate(ctx, prob, measures.MSE(), prob.Features(), NewPlan(d4), estimators.Retrain{}, Options{}); err == nil {
 		t.Error("cancelled context: no error")
 	}
-	// Too few subsets to identify 30 values.
+	// Subsets that leave values undetermined (a plan larger than its
+	// design's check allows: 5 pairs for 30 features).
 	prob30 := blockProblem(t, blockDesign{name: "p30", noise: 1, blocks: []block{{rho: 0.5, beta: make([]float64, 30)}}}, 200, 1)
-	d30, _ := NewDesign(30, Stop{Subsets: 10}, false, 1)
+	d30, err := NewDesign(30, Stop{Subsets: 100}, false, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d30.Stop.Subsets = 10
 	if _, err := Estimate(context.Background(), prob30, measures.MSE(), prob30.Features(), NewPlan(d30), estimators.Retrain{}, Options{}); err == nil || !strings.Contains(err.Error(), "do not identify") {
 		t.Errorf("10 subsets for 30 features: err = %v", err)
 	}
@@ -412,7 +417,7 @@ func TestProgressForecast(t *testing.T) {
 	des, _ := NewDesign(d.p(), Stop{}, false, 2)
 	type call struct{ done, total int }
 	var calls []call
-	o, err := converge(context.Background(), NewPlan(des), g.scorer(true), g.score(nil), g.score(Subset(seq(d.p()))),
+	o, err := converge(context.Background(), NewPlan(des), g.scorer(true), g.score(nil), g.score(Subset(seq(d.p()))), true,
 		func(done, total int) { calls = append(calls, call{done, total}) })
 	if err != nil {
 		t.Fatal(err)
@@ -432,4 +437,22 @@ func TestProgressForecast(t *testing.T) {
 		t.Errorf("the forecast took %d values over %d calls; want it to move with the sampling", len(totals), len(calls))
 	}
 	t.Logf("%d calls, %d forecasts, %d subsets", len(calls), len(totals), len(o.scores))
+}
+
+// TestRunSharesSubsets: Run's first reduced model decides the subsets and
+// the second is fitted on the same ones, drawing none, with its own figure.
+func TestRunSharesSubsets(t *testing.T) {
+	cfg := framework.Config{Backend: ols{}, BackendName: "ols", Seed: 4, TrainFrac: 0.5}
+	rep, err := Run(context.Background(), design20.dataset(600, 4), cfg, measures.R2(),
+		[]framework.Estimator{estimators.Retrain{}, estimators.Dropout{}}, RunOptions{Stop: Stop{MaxSubsets: 900}, Options: Options{Workers: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := rep.Estimators[0], rep.Estimators[1]
+	if a.Subsets != b.Subsets || a.Pairs != b.Pairs || a.Subsets <= rep.Subsets.Enumerated || a.Subsets > 900 {
+		t.Errorf("retrain %d subsets (%d pairs), dropout %d (%d); enumerated %d, cap 900", a.Subsets, a.Pairs, b.Subsets, b.Pairs, rep.Subsets.Enumerated)
+	}
+	if a.Figure == nil || b.Figure == nil || *a.Figure == *b.Figure {
+		t.Errorf("figures %v and %v: each estimator reports its own", a.Figure, b.Figure)
+	}
 }

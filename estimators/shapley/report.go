@@ -72,8 +72,9 @@ type RunOptions struct {
 // once), resolves the players (the features, or the groups of
 // cfg.Groups and cfg.OneHot, as framework.Run does) and estimates their
 // Shapley values with each reduced-model estimator in turn on one plan
-// drawn from the run's seed: a later estimator starts from the subsets of
-// the earlier ones and samples more only while its own rule does not hold.
+// drawn from the run's seed: the first estimator's stopping rule decides
+// the subsets, and the later ones are fitted on the same subsets (each
+// reports its own figure and whether it converged on them).
 // Results are ordered by estimator, then player. A nil measure means the
 // task's default.
 func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m framework.Measure, reds []framework.Estimator, opt RunOptions) (*Report, error) {
@@ -131,8 +132,10 @@ func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m fram
 		}
 	}
 	rep := &Report{RunInfo: prob.Info(m, level), Adjust: opt.Adjust.String(), Subsets: info}
-	for _, red := range reds {
-		est, err := Estimate(ctx, prob, m, feats, plan, red, opt.Options)
+	for i, red := range reds {
+		eopt := opt.Options
+		eopt.NoSampling = i > 0
+		est, err := Estimate(ctx, prob, m, feats, plan, red, eopt)
 		if err != nil {
 			return nil, err
 		}

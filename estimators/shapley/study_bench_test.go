@@ -103,7 +103,7 @@ func studyCell(b *testing.B, d blockDesign, truth []float64, noisy bool, rule Ru
 			b.Fatal(err)
 		}
 		start := time.Now()
-		o, err := converge(context.Background(), NewPlan(design), g.scorer(noisy), empty, full, nil)
+		o, err := converge(context.Background(), NewPlan(design), g.scorer(noisy), empty, full, true, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
