@@ -249,18 +249,18 @@ func (a wireArg) send(full bool) *pb.Matrix {
 // args packs matrix arguments for a call. Without a caching server, or for
 // small matrices, they are packed as toPB does; otherwise keyed, and sent as
 // references when the server has acknowledged their keys.
-func (r *remote) args(xs ...mat.Matrix) []wireArg {
+func (c *conn) args(xs ...mat.Matrix) []wireArg {
 	out := make([]wireArg, len(xs))
 	for i, x := range xs {
 		m := toPB(x)
 		out[i].full = m
-		if r.known == nil || m == nil || len(m.Data) < minCachedElems {
+		if c.known == nil || m == nil || len(m.Data) < minCachedElems {
 			continue
 		}
 		// toPB may alias the caller's data: set the key on this fresh
 		// message, never on shared state.
 		m.Key = []byte(matrixKey(m))
-		if r.known.has(string(m.Key)) {
+		if c.known.has(string(m.Key)) {
 			out[i].ref = &pb.Matrix{Rows: m.Rows, Cols: m.Cols, Key: m.Key}
 		}
 	}
@@ -271,8 +271,8 @@ func (r *remote) args(xs ...mat.Matrix) []wireArg {
 // (call gets one message per x). On the server's cache miss it forgets the
 // keys it sent as references and calls once more with all the data. After
 // a success the keys sent with their data are acknowledged.
-func (r *remote) withArgs(xs []mat.Matrix, call func(ms []*pb.Matrix) error) error {
-	args := r.args(xs...)
+func (c *conn) withArgs(xs []mat.Matrix, call func(ms []*pb.Matrix) error) error {
+	args := c.args(xs...)
 	ms := make([]*pb.Matrix, len(args))
 	refs := false
 	for i, a := range args {
@@ -284,17 +284,17 @@ func (r *remote) withArgs(xs []mat.Matrix, call func(ms []*pb.Matrix) error) err
 	if err != nil && refs && isCacheMiss(err) {
 		for i, a := range args {
 			if a.ref != nil {
-				r.known.forget(string(a.ref.Key))
+				c.known.forget(string(a.ref.Key))
 			}
 			ms[i] = a.send(true)
 		}
 		full = true
 		err = call(ms)
 	}
-	if err == nil && r.known != nil {
+	if err == nil && c.known != nil {
 		for _, a := range args {
 			if m := a.full; m != nil && len(m.Key) > 0 && (full || a.ref == nil) {
-				r.known.add(string(m.Key), 8*int64(len(m.Data))+int64(len(m.Key))+entryOverhead)
+				c.known.add(string(m.Key), 8*int64(len(m.Data))+int64(len(m.Key))+entryOverhead)
 			}
 		}
 	}

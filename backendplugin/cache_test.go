@@ -130,8 +130,8 @@ func TestMatrixCacheBitIdentical(t *testing.T) {
 	const p = 100
 	cached, cs, _ := cachedPipe(t, 0, true)
 	plain, ps, _ := cachedPipe(t, 0, false)
-	if cached.known == nil || plain.known != nil {
-		t.Fatalf("client key sets: cached %v, plain %v", cached.known != nil, plain.known != nil)
+	if cached.c.known == nil || plain.c.known != nil {
+		t.Fatalf("client key sets: cached %v, plain %v", cached.c.known != nil, plain.c.known != nil)
 	}
 	backends := []framework.Backend{cached, plain, newLinear()}
 	var answers [3][]*mat.Dense
@@ -282,34 +282,34 @@ func TestMatrixCacheProtocol(t *testing.T) {
 	r, _, _ := cachedPipe(t, 0, true)
 	rng := rand.New(rand.NewPCG(17, 18))
 	m, _, _ := fitted(t, r, rng, 300, p)
-	id := modelOf(m).id
+	id := m.(*model).id
 	x := randDense(rng, 50, p)
 	key := []byte("0123456789abcdef")
 
-	_, err := r.rpc.Predict(ctx, &pb.MatrixRequest{ModelId: id, X: &pb.Matrix{Rows: 50, Cols: p, Key: key}})
+	_, err := r.c.rpc.Predict(ctx, &pb.MatrixRequest{ModelId: id, X: &pb.Matrix{Rows: 50, Cols: p, Key: key}})
 	if !isCacheMiss(err) {
 		t.Fatalf("unknown key: want the cache-miss error, got %v", err)
 	}
 	full := toPB(x)
 	full.Key = key
-	want, err := r.rpc.Predict(ctx, &pb.MatrixRequest{ModelId: id, X: full})
+	want, err := r.c.rpc.Predict(ctx, &pb.MatrixRequest{ModelId: id, X: full})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := r.rpc.Predict(ctx, &pb.MatrixRequest{ModelId: id, X: &pb.Matrix{Rows: 50, Cols: p, Key: key}})
+	got, err := r.c.rpc.Predict(ctx, &pb.MatrixRequest{ModelId: id, X: &pb.Matrix{Rows: 50, Cols: p, Key: key}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(got.Data) != fmt.Sprint(want.Data) {
 		t.Fatal("the reference answered otherwise than the data")
 	}
-	_, err = r.rpc.Predict(ctx, &pb.MatrixRequest{ModelId: id, X: &pb.Matrix{Rows: p, Cols: 50, Key: key}})
+	_, err = r.c.rpc.Predict(ctx, &pb.MatrixRequest{ModelId: id, X: &pb.Matrix{Rows: p, Cols: 50, Key: key}})
 	if status.Code(err) != codes.InvalidArgument || isCacheMiss(err) {
 		t.Fatalf("wrong dimensions: want InvalidArgument, got %v", err)
 	}
 	// The miss error reaches a caller only through a broken client; it is
 	// then a plain error, not a usage error.
-	if e := r.translate(ctx, errCacheMiss); errors.Is(e, framework.ErrUsage) {
+	if e := r.c.translate(ctx, errCacheMiss); errors.Is(e, framework.ErrUsage) {
 		t.Fatalf("cache miss translated to a usage error: %v", e)
 	}
 }

@@ -183,8 +183,7 @@ func (c *Client) killNow() {
 
 // Backend returns the plugin's backend. Its Capabilities and Options were
 // fetched by Open; New creates a model in the plugin process, whose client
-// implements framework.Gradienter and framework.Kerneler exactly when the
-// capabilities say so. Every error is an *Error.
+// is framework.Capable (see the package doc). Every error is an *Error.
 func (c *Client) Backend() framework.Backend { return c.r }
 
 // Close fails the calls in flight with ErrClosed and ends the plugin
@@ -192,7 +191,7 @@ func (c *Client) Backend() framework.Backend { return c.r }
 // timeout or 5 s, whichever is shorter. It is safe to call more than once and always returns nil.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
-		c.r.shutdown()
+		c.r.c.shutdown()
 		done := make(chan struct{})
 		go func() { c.pc.Kill(); close(done) }()
 		select {

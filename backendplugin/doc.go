@@ -18,7 +18,9 @@
 // there) and log only to stderr. Run by hand, it says it is a plugin and
 // exits.
 //
-// lazyvi's side starts it and uses the backend like any other:
+// lazyvi's side starts it and uses the backend like any other (NewServer
+// and Connect serve and reach a backend over any other connection, as the
+// conformance kit does in memory):
 //
 //	c, err := backendplugin.Open(ctx, "mybackend", exec.Command("./mybackend"))
 //	if err != nil { ... }
@@ -26,9 +28,11 @@
 //	b := c.Backend() // a framework.Backend
 //
 // The backend's Capabilities and Options are fetched once by Open. New
-// creates the model in the plugin process; the returned client model
-// implements framework.Gradienter and framework.Kerneler exactly when the
-// capabilities say so, and framework.Release frees the plugin's model.
+// creates the model in the plugin process; the returned client model, one
+// type for every backend, has the methods of every optional interface and
+// is framework.Capable: framework.AsGradienter, AsKerneler, AsWarmStarter
+// (and AsGrammer, AsShiftBatcher) find them as far as the backend's
+// capabilities go. framework.Release frees the plugin's model.
 // Methods may be called concurrently, on different models and on the same
 // one; the plugin runs the calls concurrently too.
 //

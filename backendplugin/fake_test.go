@@ -43,7 +43,7 @@ func (b *linear) Options() []framework.OptionInfo {
 	}
 }
 
-func (b *linear) New(spec framework.ModelSpec) (framework.Model, error) {
+func (b *linear) New(_ context.Context, spec framework.ModelSpec) (framework.Model, error) {
 	keys := make([]string, 0, len(spec.Options))
 	for k := range spec.Options {
 		keys = append(keys, k)

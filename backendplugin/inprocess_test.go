@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -15,9 +14,6 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"gonum.org/v1/gonum/mat"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/health"
-	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/lazyvi/lazyvi/framework"
@@ -37,30 +33,15 @@ func inProcess(t testing.TB, name string, b framework.Backend, opts ...Option) *
 func inProcessServer(t testing.TB, name string, srv pb.BackendServer, sopts []grpc.ServerOption, opts ...Option) *remote {
 	t.Helper()
 	lis := bufconn.Listen(1 << 20)
-	s := newGRPCServer(sopts)
-	pb.RegisterBackendServer(s, srv)
-	hs := health.NewServer()
-	hs.SetServingStatus(plugin.GRPCServiceName, grpc_health_v1.HealthCheckResponse_SERVING)
-	grpc_health_v1.RegisterHealthServer(s, hs)
+	s := newServerWith(srv, sopts)
 	go func() { _ = s.Serve(lis) }()
-	conn, err := grpc.NewClient("passthrough:///bufnet",
-		append(dialOptions(),
-			grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-			grpc.WithTransportCredentials(insecure.NewCredentials()))...)
+	r, stop, err := connect(context.Background(), name, lis.DialContext, opts...)
 	if err != nil {
-		t.Fatal(err)
-	}
-	o := &options{hangTimeout: DefaultHangTimeout}
-	for _, opt := range opts {
-		opt(o)
-	}
-	r, err := newRemote(context.Background(), name, conn, o, nil, nil)
-	if err != nil {
+		s.Stop()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		r.shutdown()
-		_ = conn.Close()
+		stop()
 		s.Stop()
 	})
 	return r
@@ -106,7 +87,7 @@ func fitted(t *testing.T, b framework.Backend, rng *rand.Rand, n, p int) (framew
 	w := randVec(rng, p)
 	var y mat.VecDense
 	y.MulVec(x, mat.NewVecDense(p, w))
-	m, err := b.New(framework.ModelSpec{Task: framework.Regression, Inputs: p, Seed: 1})
+	m, err := b.New(context.Background(), framework.ModelSpec{Task: framework.Regression, Inputs: p, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +219,7 @@ func TestGoPluginGlue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.shutdown()
+	defer r.c.shutdown()
 	checkRoundTrip(t, r)
 }
 
@@ -268,18 +249,18 @@ func checkLarge(t *testing.T, b framework.Backend) {
 	mustEqual(t, "Predict 10000x100", pred, &want, 1e-8)
 }
 
-func TestClientTypesMatchCapabilities(t *testing.T) {
+func TestClientCapabilities(t *testing.T) {
 	for i, c := range []struct {
 		grad, kernel bool
 	}{{false, false}, {true, false}, {true, true}, {false, true}} {
 		b := &linear{grad: c.grad, kernel: c.kernel, cancelled: make(chan struct{}, 1)}
 		r := inProcess(t, "linear", b)
-		m, err := r.New(framework.ModelSpec{Inputs: 3})
+		m, err := r.New(context.Background(), framework.ModelSpec{Inputs: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, isG := m.(framework.Gradienter)
-		_, isK := m.(framework.Kerneler)
+		_, isG := framework.AsGradienter(m)
+		_, isK := framework.AsKerneler(m)
 		_, isC := m.(interface{ Close() error })
 		if isG != c.grad || isK != c.kernel || !isC {
 			t.Errorf("Case %d: want Gradienter=%t Kerneler=%t Closer=true, got %t %t %t (%T)",
@@ -298,7 +279,7 @@ func (l lying) Capabilities() framework.Capabilities { return framework.Capabili
 
 func TestCapabilityMismatchRefused(t *testing.T) {
 	r := inProcess(t, "liar", lying{&linear{cancelled: make(chan struct{}, 1)}})
-	_, err := r.New(framework.ModelSpec{Inputs: 3})
+	_, err := r.New(context.Background(), framework.ModelSpec{Inputs: 3})
 	if err == nil || !strings.Contains(err.Error(), `backend "liar": New: backend declares gradients=true`) {
 		t.Fatalf("want a capability mismatch error, got %v", err)
 	}
@@ -307,7 +288,7 @@ func TestCapabilityMismatchRefused(t *testing.T) {
 func TestErrors(t *testing.T) {
 	ctx := context.Background()
 	r := inProcess(t, "linear", newLinear())
-	_, err := r.New(framework.ModelSpec{Inputs: 3, Options: map[string]string{"hiden": "50"}})
+	_, err := r.New(ctx, framework.ModelSpec{Inputs: 3, Options: map[string]string{"hiden": "50"}})
 	if want := `backend "linear": New: unknown option "hiden"`; err == nil || err.Error() != want {
 		t.Fatalf("want %q, got %v", want, err)
 	}
@@ -331,7 +312,7 @@ func TestErrors(t *testing.T) {
 		t.Fatalf("want plain error %q, got %v", want, err)
 	}
 	// A panic in the backend becomes an error; the plugin survives.
-	pm, err := r.New(framework.ModelSpec{Inputs: 3, Options: map[string]string{"panic": "predict"}})
+	pm, err := r.New(ctx, framework.ModelSpec{Inputs: 3, Options: map[string]string{"panic": "predict"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +328,7 @@ func TestErrors(t *testing.T) {
 func TestCancelReachesServer(t *testing.T) {
 	b := newLinear()
 	r := inProcess(t, "linear", b)
-	m, err := r.New(framework.ModelSpec{Inputs: 2, Options: map[string]string{"block": "fit"}})
+	m, err := r.New(context.Background(), framework.ModelSpec{Inputs: 2, Options: map[string]string{"block": "fit"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,11 +350,11 @@ func TestCancelReachesServer(t *testing.T) {
 
 func TestClosedClient(t *testing.T) {
 	r := inProcess(t, "linear", newLinear())
-	m, err := r.New(framework.ModelSpec{Inputs: 2})
+	m, err := r.New(context.Background(), framework.ModelSpec{Inputs: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.shutdown()
+	r.c.shutdown()
 	_, err = m.Predict(context.Background(), mat.NewDense(1, 2, nil))
 	if want := `backend "linear": Predict: plugin client closed`; err == nil || err.Error() != want || !errors.Is(err, ErrClosed) {
 		t.Fatalf("want %q, got %v", want, err)

@@ -146,9 +146,9 @@ func (s *server) Options(context.Context, *pb.Empty) (resp *pb.OptionsResponse, 
 	return resp, nil
 }
 
-func (s *server) NewModel(_ context.Context, req *pb.NewModelRequest) (ref *pb.ModelRef, err error) {
+func (s *server) NewModel(ctx context.Context, req *pb.NewModelRequest) (ref *pb.ModelRef, err error) {
 	defer guard("New", &err)
-	m, err := s.b.New(framework.ModelSpec{
+	m, err := s.b.New(ctx, framework.ModelSpec{
 		Task:    framework.Task(req.Task),
 		Inputs:  int(req.Inputs),
 		Seed:    req.Seed,
@@ -163,9 +163,9 @@ func (s *server) NewModel(_ context.Context, req *pb.NewModelRequest) (ref *pb.M
 
 // add checks that m implements what the capabilities promise and keeps it.
 func (s *server) add(m framework.Model) (*pb.ModelRef, error) {
-	_, isG := m.(framework.Gradienter)
-	_, isK := m.(framework.Kerneler)
-	_, isW := m.(framework.WarmStarter)
+	_, isG := framework.AsGradienter(m)
+	_, isK := framework.AsKerneler(m)
+	_, isW := framework.AsWarmStarter(m)
 	if s.caps.Gradients && !isG || s.caps.Kernel && !isK || s.caps.WarmStart && !isW {
 		_ = framework.Release(m)
 		return nil, status.Errorf(codes.Internal,
@@ -179,12 +179,18 @@ func (s *server) add(m framework.Model) (*pb.ModelRef, error) {
 	return &pb.ModelRef{ModelId: id}, nil
 }
 
-func (s *server) Fit(ctx context.Context, req *pb.FitRequest) (*pb.Empty, error) {
-	return onModel(s, "Fit", req.ModelId, "x", req.X, func(m framework.Model, x *mat.Dense) (*pb.Empty, error) {
+func (s *server) Fit(ctx context.Context, req *pb.FitRequest) (*pb.FitResponse, error) {
+	return onModel(s, "Fit", req.ModelId, "x", req.X, func(m framework.Model, x *mat.Dense) (*pb.FitResponse, error) {
 		if err := m.Fit(ctx, x, req.GetY().GetData()); err != nil {
 			return nil, toStatus(err)
 		}
-		return &pb.Empty{}, nil
+		r, ok := m.(framework.FitReporter)
+		if !ok {
+			return &pb.FitResponse{}, nil
+		}
+		fr := r.FitReport()
+		return &pb.FitResponse{Reported: true, Epochs: int64(fr.Epochs), StoppedBy: fr.StoppedBy,
+			ValidRows: int64(fr.ValidRows), ValidLoss: fr.ValidLoss}, nil
 	})
 }
 

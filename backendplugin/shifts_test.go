@@ -77,7 +77,7 @@ func TestPredictShifts(t *testing.T) {
 		log := &methodLog{}
 		r := inProcessServer(t, "linear", srv, []grpc.ServerOption{grpc.UnaryInterceptor(log.intercept)})
 		m, shifts := inputs(r)
-		b, ok := m.(framework.ShiftBatcher)
+		b, ok := framework.AsShiftBatcher(m)
 		if !ok {
 			t.Fatal("the remote model is not a ShiftBatcher")
 		}
@@ -137,7 +137,7 @@ func TestGram(t *testing.T) {
 		log := &methodLog{}
 		r := inProcessServer(t, "linear", srv, []grpc.ServerOption{grpc.UnaryInterceptor(log.intercept)})
 		m, x, e := inputs(r)
-		gr, ok := m.(framework.Grammer)
+		gr, ok := framework.AsGrammer(m)
 		if !ok {
 			t.Fatal("the remote model is not a Grammer")
 		}

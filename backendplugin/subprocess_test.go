@@ -96,7 +96,7 @@ func TestSubprocess(t *testing.T) {
 	t.Run("Large", func(t *testing.T) { checkLarge(t, b) })
 	t.Run("Concurrent", func(t *testing.T) { checkConcurrent(t, b) })
 	t.Run("Usage", func(t *testing.T) {
-		_, err := b.New(framework.ModelSpec{Inputs: 3, Options: map[string]string{"hiden": "50"}})
+		_, err := b.New(context.Background(), framework.ModelSpec{Inputs: 3, Options: map[string]string{"hiden": "50"}})
 		if want := `backend "linear": New: unknown option "hiden"`; err == nil || err.Error() != want || !errors.Is(err, framework.ErrUsage) {
 			t.Fatalf("want usage error %q, got %v", want, err)
 		}
@@ -107,7 +107,7 @@ func TestSubprocess(t *testing.T) {
 	if !c.pc.Exited() {
 		t.Fatal("plugin process still running after Close")
 	}
-	_, err := b.New(framework.ModelSpec{Inputs: 3})
+	_, err := b.New(context.Background(), framework.ModelSpec{Inputs: 3})
 	if want := `backend "linear": New: plugin client closed`; err == nil || err.Error() != want {
 		t.Fatalf("after Close: want %q, got %v", want, err)
 	}
@@ -119,7 +119,7 @@ func startBlockingFit(t *testing.T, opts ...Option) (*Client, <-chan error) {
 	t.Helper()
 	w := newMarkerWriter()
 	c := openPlugin(t, "linear", append(opts, WithStderr(w))...)
-	m, err := c.Backend().New(framework.ModelSpec{Inputs: 2, Options: map[string]string{"block": "fit"}})
+	m, err := c.Backend().New(context.Background(), framework.ModelSpec{Inputs: 2, Options: map[string]string{"block": "fit"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestSubprocessKilledMidCall(t *testing.T) {
 		t.Fatalf("want %q, got %v", want, err)
 	}
 	// Later calls fail at once the same way.
-	_, err = c.Backend().New(framework.ModelSpec{Inputs: 2})
+	_, err = c.Backend().New(context.Background(), framework.ModelSpec{Inputs: 2})
 	if want := `backend "linear": New: plugin process exited: signal: killed`; err == nil || err.Error() != want {
 		t.Fatalf("after the exit: want %q, got %v", want, err)
 	}
@@ -184,7 +184,7 @@ func TestSubprocessStoppedMidCall(t *testing.T) {
 		t.Errorf("not responding after %v; want about %v", elapsed, timeout)
 	}
 	// The stopped process was killed; later calls fail at once.
-	_, err = c.Backend().New(framework.ModelSpec{Inputs: 2})
+	_, err = c.Backend().New(context.Background(), framework.ModelSpec{Inputs: 2})
 	if !errors.Is(err, ErrNotResponding) || !strings.HasPrefix(err.Error(), `backend "linear": New: plugin not responding`) {
 		t.Fatalf("after the hang: got %v", err)
 	}
@@ -255,7 +255,7 @@ func (benchBackend) Capabilities() framework.Capabilities {
 	return framework.Capabilities{Gradients: true, Kernel: true}
 }
 func (benchBackend) Options() []framework.OptionInfo { return nil }
-func (benchBackend) New(spec framework.ModelSpec) (framework.Model, error) {
+func (benchBackend) New(_ context.Context, spec framework.ModelSpec) (framework.Model, error) {
 	return &benchModel{linModel: &linModel{b: newLinear(), p: spec.Inputs}}, nil
 }
 
@@ -277,7 +277,7 @@ func (benchModel) Jacobian(context.Context, mat.Matrix) (*mat.Dense, error) {
 }
 
 func benchTransport(b *testing.B, backend framework.Backend, kind string) {
-	m, err := backend.New(framework.ModelSpec{Inputs: 100})
+	m, err := backend.New(context.Background(), framework.ModelSpec{Inputs: 100})
 	if err != nil {
 		b.Fatal(err)
 	}

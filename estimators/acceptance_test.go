@@ -102,11 +102,11 @@ func TestBinarySettingRecoversTruth(t *testing.T) {
 }
 
 func fmtLambda(r framework.Result) any {
-	switch {
-	case r.NoUpdate:
+	if nu, _ := r.Get("no_update"); nu == true {
 		return "inf"
-	case r.Lambda != nil:
-		return *r.Lambda
+	}
+	if l, ok := r.Get("lambda"); ok {
+		return l
 	}
 	return "-"
 }

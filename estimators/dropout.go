@@ -16,6 +16,11 @@ type Dropout struct{}
 // Name returns "dropout".
 func (Dropout) Name() string { return "dropout" }
 
+// Describe implements framework.Describer.
+func (Dropout) Describe() string {
+	return "the full model with the feature set to its train mean (fast; biased up for correlated features)"
+}
+
 // Reduce predicts the full model on the dropped evaluation data.
 func (Dropout) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
 	pred, err := p.Full.Predict(ctx, p.Drop(p.XEval, f))

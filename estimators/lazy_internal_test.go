@@ -130,7 +130,7 @@ func problemFor(t *testing.T, full framework.Model, n1, n2, p int, seed uint64) 
 	if err := full.Fit(context.Background(), xtr, ytr); err != nil {
 		t.Fatal(err)
 	}
-	return &framework.Problem{Task: framework.Regression, BackendName: "rf", XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev, Full: full, Folds: 4, Seed: 11}
+	return &framework.Problem{Task: framework.Regression, BackendName: "rf", XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev, Full: full, Seed: 11}
 }
 
 // wantLazy is the closed form: pred = phi(xev^(j)) (theta + (Phi^T Phi + alpha I)^-1 Phi^T e).
@@ -176,13 +176,12 @@ func TestLazyFixedAlphaMatchesClosedForm(t *testing.T) {
 		p := problemFor(t, model, 100, 40, 4, uint64(i+10))
 		f := framework.Feature{Name: "x1", Columns: []int{0}}
 		for _, alpha := range []float64{0.1, 3, 100} {
-			p.Lambda = alpha
-			got, err := Lazy{}.Reduce(context.Background(), p, f)
+			got, err := Lazy{Folds: 4, Lambda: alpha}.Reduce(context.Background(), p, f)
 			if err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
-			if got.Lambda != alpha {
-				t.Errorf("%s: lambda %v, want %v", tc.name, got.Lambda, alpha)
+			if got.Stats["lambda"] != alpha {
+				t.Errorf("%s: lambda %v, want %v", tc.name, got.Stats["lambda"], alpha)
 			}
 			want := wantLazy(r, p, f, alpha)
 			for k, w := range want {
@@ -345,11 +344,11 @@ func TestLazyCVImprovesOnDropout(t *testing.T) {
 	r := newRF(4, 30, 9)
 	p := problemFor(t, r, 200, 50, 4, 19)
 	f := framework.Feature{Name: "x1", Columns: []int{0}}
-	got, err := Lazy{}.Reduce(ctx, p, f)
+	got, err := Lazy{Folds: 4}.Reduce(ctx, p, f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.IsInf(got.Lambda, 1) {
+	if math.IsInf(got.Stats["lambda"], 1) {
 		t.Fatalf("lazy chose no update although x1 carries signal the full model must unlearn")
 	}
 	// Dropping x1 (coefficient 2, correlation 0.9 with x2) leaves a
@@ -364,7 +363,7 @@ func TestLazyCVImprovesOnDropout(t *testing.T) {
 		}
 		return s / float64(len(p.YEval))
 	}
-	t.Logf("lambda %.3g: reduced mse %.3f, dropout mse %.3f", got.Lambda, mse(got.Pred), mse(full))
+	t.Logf("lambda %.3g: reduced mse %.3f, dropout mse %.3f", got.Stats["lambda"], mse(got.Pred), mse(full))
 	if mse(got.Pred) >= mse(full) {
 		t.Errorf("lazy reduced model (mse %.3f) no better than the full model on dropped data (mse %.3f)", mse(got.Pred), mse(full))
 	}
@@ -410,7 +409,7 @@ func TestLazyFaultsInFolds(t *testing.T) {
 	} {
 		r := &faultyRF{rfModel: newRF(4, 30, 9), after: 4, fault: fault}
 		p := problemFor(t, r, 200, 50, 4, 19)
-		_, err := Lazy{}.Reduce(ctx, p, f)
+		_, err := Lazy{Folds: 4}.Reduce(ctx, p, f)
 		if err == nil || !strings.Contains(err.Error(), "cross-validation") {
 			t.Errorf("%s: got %v, want a cross-validation error", name, err)
 		}
@@ -425,7 +424,7 @@ func TestLazyFaultsInFolds(t *testing.T) {
 
 func TestLazyNeedsGradients(t *testing.T) {
 	p := &framework.Problem{BackendName: "forest", Full: modelOnly{}}
-	_, err := Lazy{}.Reduce(context.Background(), p, framework.Feature{Name: "x", Columns: []int{0}})
+	_, err := Lazy{Folds: 4}.Reduce(context.Background(), p, framework.Feature{Name: "x", Columns: []int{0}})
 	if !errors.Is(err, framework.ErrUsage) {
 		t.Fatalf("want a usage error, got %v", err)
 	}
@@ -576,8 +575,8 @@ func (bigModel) PredictShifted(context.Context, mat.Matrix, []float64) (*mat.Den
 // hours of factorizations.
 func TestLazyRefusesHugeCV(t *testing.T) {
 	n := maxRidgeDim + 10
-	p := &framework.Problem{BackendName: "big", Full: bigModel{}, XTrain: mat.NewDense(n, 2, nil), YTrain: make([]float64, n), Folds: 3}
-	_, err := Lazy{}.Reduce(context.Background(), p, framework.Feature{Name: "x", Columns: []int{0}})
+	p := &framework.Problem{BackendName: "big", Full: bigModel{}, XTrain: mat.NewDense(n, 2, nil), YTrain: make([]float64, n)}
+	_, err := Lazy{Folds: 4}.Reduce(context.Background(), p, framework.Feature{Name: "x", Columns: []int{0}})
 	if !errors.Is(err, framework.ErrUsage) || !strings.Contains(err.Error(), "--lambda") {
 		t.Fatalf("want a usage error suggesting --lambda, got %v", err)
 	}

@@ -25,7 +25,7 @@ func TestLazyESNearRetrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := &framework.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
-	cfg := framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 3, ESSteps: 150}
+	cfg := framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 3}
 	ctx := context.Background()
 	p, err := framework.Prepare(ctx, d, cfg)
 	if err != nil {
@@ -33,7 +33,7 @@ func TestLazyESNearRetrain(t *testing.T) {
 	}
 	defer p.Close()
 	f := framework.Feature{Name: "x1", Columns: []int{0}}
-	ests := []framework.Estimator{estimators.LazyES{}, estimators.Retrain{}, estimators.Dropout{}}
+	ests := []framework.Estimator{estimators.LazyES{Steps: 150}, estimators.Retrain{}, estimators.Dropout{}}
 	res, err := framework.Estimate(ctx, p, measures.MSE(), ests, []framework.Feature{f}, framework.EstimateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -51,18 +51,22 @@ func TestLazyESNearRetrain(t *testing.T) {
 		t.Errorf("dropout %.4f is not far above lazy-es %.4f (se %.4f)", dr.VI, es.VI, es.SE)
 	}
 
-	// Steps: the estimator's own setting and Problem.ESSteps agree, and are
+	// Steps: the field and the es-steps setting agree, and are
 	// deterministic.
 	a, err := estimators.LazyES{Steps: 150}.Reduce(ctx, p, f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := estimators.LazyES{}.Reduce(ctx, p, f)
+	configured, err := framework.Configure(estimators.LazyES{}, map[string]string{"es-steps": "150", "folds": "4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := configured.Reduce(ctx, p, f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !mat.Equal(a.Pred, b.Pred) {
-		t.Errorf("LazyES{Steps: 150} and Problem.ESSteps 150 differ")
+		t.Errorf("LazyES{Steps: 150} and es-steps 150 differ")
 	}
 	c, err := estimators.LazyES{Steps: 1}.Reduce(ctx, p, f)
 	if err != nil {

@@ -17,9 +17,14 @@ type Retrain struct{}
 // Name returns "retrain".
 func (Retrain) Name() string { return "retrain" }
 
+// Describe implements framework.Describer.
+func (Retrain) Describe() string {
+	return "a new model trained without the feature (the reference; one training per feature)"
+}
+
 // Reduce trains and evaluates the reduced model.
 func (Retrain) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
-	m, err := p.Backend.New(p.Spec)
+	m, err := p.Backend.New(ctx, p.Spec)
 	if err != nil {
 		return framework.Reduced{}, fmt.Errorf("new model: %w", err)
 	}

@@ -76,7 +76,7 @@ func (c *stageCase) get(b *testing.B) *stageCase {
 		dropped := p.Drop(p.XTrain, f)
 		n1, _ := dropped.Dims()
 		var order []int
-		for _, fold := range foldsOf(n1, p.Folds, p.Seed) {
+		for _, fold := range foldsOf(n1, DefaultFolds, p.Seed) {
 			c.bounds = append(c.bounds, len(order))
 			order = append(order, fold...)
 		}

@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -35,19 +35,25 @@ type FileCheckpoint struct {
 	done map[string]checkpointEntry
 }
 
+// checkpointVersion is the version of the file's format; a file of another
+// version starts afresh. Version 2 keeps a reduction's Stats generically
+// (version 1 had lazy's lambda and no_update).
+const checkpointVersion = 2
+
 type checkpointHeader struct {
 	Version     int    `json:"lazyvi_checkpoint"`
 	Fingerprint string `json:"fingerprint"`
 }
 
 type checkpointEntry struct {
-	Key      string    `json:"key"`
-	Seconds  float64   `json:"seconds"`
-	Lambda   *float64  `json:"lambda,omitempty"`
-	NoUpdate bool      `json:"no_update,omitempty"`
-	Rows     int       `json:"rows"`
-	Cols     int       `json:"cols"`
-	Pred     []float64 `json:"pred"`
+	Key     string  `json:"key"`
+	Seconds float64 `json:"seconds"`
+	// Stats are Reduced.Stats as strconv writes them (JSON has no
+	// infinities).
+	Stats map[string]string `json:"stats,omitempty"`
+	Rows  int               `json:"rows"`
+	Cols  int               `json:"cols"`
+	Pred  []float64         `json:"pred"`
 }
 
 // OpenCheckpoint opens (or creates) the checkpoint file at path for a run
@@ -62,7 +68,7 @@ func OpenCheckpoint(path, fingerprint string) (*FileCheckpoint, int, error) {
 		sc := bufio.NewScanner(bytes.NewReader(b))
 		sc.Buffer(make([]byte, 1<<20), 1<<30)
 		var h checkpointHeader
-		if sc.Scan() && json.Unmarshal(sc.Bytes(), &h) == nil && h.Version == 1 && h.Fingerprint == fingerprint {
+		if sc.Scan() && json.Unmarshal(sc.Bytes(), &h) == nil && h.Version == checkpointVersion && h.Fingerprint == fingerprint {
 			for sc.Scan() {
 				var e checkpointEntry
 				if json.Unmarshal(sc.Bytes(), &e) != nil || e.Rows*e.Cols != len(e.Pred) {
@@ -78,7 +84,7 @@ func OpenCheckpoint(path, fingerprint string) (*FileCheckpoint, int, error) {
 	// Rewrite what is kept, then append from there.
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
-	if err := enc.Encode(checkpointHeader{Version: 1, Fingerprint: fingerprint}); err != nil {
+	if err := enc.Encode(checkpointHeader{Version: checkpointVersion, Fingerprint: fingerprint}); err != nil {
 		return nil, 0, err
 	}
 	for _, e := range kept {
@@ -118,11 +124,15 @@ func (c *FileCheckpoint) Load(key string) (Reduced, float64, bool) {
 		return Reduced{}, 0, false
 	}
 	r := Reduced{Pred: mat.NewDense(e.Rows, e.Cols, append([]float64(nil), e.Pred...))}
-	switch {
-	case e.NoUpdate:
-		r.Lambda = math.Inf(1)
-	case e.Lambda != nil:
-		r.Lambda = *e.Lambda
+	for k, s := range e.Stats {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return Reduced{}, 0, false // not written by Save: fit afresh
+		}
+		if r.Stats == nil {
+			r.Stats = map[string]float64{}
+		}
+		r.Stats[k] = v
 	}
 	return r, e.Seconds, true
 }
@@ -136,12 +146,11 @@ func (c *FileCheckpoint) Save(key string, r Reduced, seconds float64) error {
 			e.Pred = append(e.Pred, r.Pred.At(i, j))
 		}
 	}
-	switch {
-	case math.IsInf(r.Lambda, 1):
-		e.NoUpdate = true
-	case r.Lambda != 0:
-		l := r.Lambda
-		e.Lambda = &l
+	for k, v := range r.Stats {
+		if e.Stats == nil {
+			e.Stats = map[string]string{}
+		}
+		e.Stats[k] = strconv.FormatFloat(v, 'g', -1, 64)
 	}
 	line, err := json.Marshal(e)
 	if err != nil {

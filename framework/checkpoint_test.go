@@ -2,6 +2,7 @@ package framework_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,7 +14,7 @@ import (
 )
 
 // counting wraps an estimator and counts its reductions; every third
-// feature reports "no update".
+// feature has an infinite stat, which the checkpoint must keep.
 type counting struct {
 	shift
 	calls *atomic.Int64
@@ -22,10 +23,16 @@ type counting struct {
 func (c counting) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
 	c.calls.Add(1)
 	r, err := c.shift.Reduce(ctx, p, f)
+	r.Stats = map[string]float64{"x": float64(f.Columns[0]) / 3}
 	if f.Columns[0]%3 == 2 {
-		r.Lambda = math.Inf(1)
+		r.Stats["x"] = math.Inf(1)
 	}
 	return r, err
+}
+
+// Summarize reports the stat as it came back.
+func (counting) Summarize(stats []map[string]float64) []framework.Field {
+	return []framework.Field{{Key: "x", Value: fmt.Sprint(stats[0]["x"])}}
 }
 
 func TestCheckpointResumes(t *testing.T) {
@@ -60,7 +67,7 @@ func TestCheckpointResumes(t *testing.T) {
 	}
 	for i := range first {
 		a, b := first[i], again[i]
-		if a.VI != b.VI || a.SE != b.SE || a.NoUpdate != b.NoUpdate || (a.Lambda == nil) != (b.Lambda == nil) {
+		if a.VI != b.VI || a.SE != b.SE || fmt.Sprint(a.Extra) != fmt.Sprint(b.Extra) || len(a.Extra) != 1 {
 			t.Errorf("result %d: resumed %+v, want %+v", i, b, a)
 		}
 	}

@@ -32,12 +32,14 @@ func (e *InputError) Error() string {
 // Is makes every InputError match ErrUsage.
 func (e *InputError) Is(target error) bool { return target == ErrUsage }
 
-// Usagef returns an error wrapping ErrUsage.
+// Usagef returns an error wrapping ErrUsage, formatted by fmt.Errorf: a
+// %w verb wraps its operand too.
 func Usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
+	return &usageError{err: fmt.Errorf(format, args...)}
 }
 
-type usageError struct{ msg string }
+type usageError struct{ err error }
 
-func (e *usageError) Error() string        { return e.msg }
+func (e *usageError) Error() string        { return e.err.Error() }
 func (e *usageError) Is(target error) bool { return target == ErrUsage }
+func (e *usageError) Unwrap() error        { return errors.Unwrap(e.err) }

@@ -16,7 +16,8 @@ type Feature struct {
 
 // Problem is what every estimator of a run shares: the split, the
 // standardised design matrices, the full model trained once on the train
-// split and its predictions, and the settings that estimators read.
+// split and its predictions, and the run's seed. An estimator's own
+// settings are its own (see Configurer).
 type Problem struct {
 	Task        Task
 	BackendName string
@@ -36,17 +37,16 @@ type Problem struct {
 	// 0..K-1), 0 otherwise; Spec.Classes is the same.
 	Classes int
 
-	// Folds is the number of cross-validation folds for tuning (lazy's
-	// ridge penalty).
-	Folds int
-	// Lambda, when positive, fixes lazy's ridge penalty instead of choosing
-	// it by cross-validation.
-	Lambda float64
 	// Seed is the run's seed; estimators derive their own streams from it.
 	Seed int64
-	// ESSteps is the number of optimizer steps of the early-stopping
-	// estimator lazy-es; 0 means one epoch.
-	ESSteps int
+
+	// How the full model was chosen and trained: the chosen candidate's
+	// name and every candidate's score (none without Config.Candidates;
+	// Spec holds the chosen options), and the model's FitReport.
+	Chosen     string
+	Candidates []CandidateScore
+	Selection  string // why the choice was not by validation loss, if it was not
+	FitReport  FitReport
 }
 
 // Drop returns a copy of x with the feature's columns replaced by their train
@@ -66,9 +66,11 @@ func (p *Problem) Drop(x *mat.Dense, f Feature) *mat.Dense {
 // the evaluation split with the feature dropped.
 type Reduced struct {
 	Pred *mat.Dense // n2 x Outputs() predictions on Drop(XEval, f)
-	// Lambda is the ridge penalty a lazy estimator used (+Inf: no update,
-	// the reduced model is the full model); 0 when not applicable.
-	Lambda float64
+	// Stats are the estimator's own numbers about this reduction, by name
+	// (lazy: "lambda", the ridge penalty it used). The framework reads
+	// none of them: it keeps them in checkpoints and hands them to the
+	// estimator's Summarize. Values may be infinite.
+	Stats map[string]float64
 }
 
 // Estimator estimates the reduced model without a feature. The framework
@@ -79,4 +81,105 @@ type Estimator interface {
 	// Reduce returns the reduced model's predictions on the evaluation split.
 	// It must be safe to call concurrently for different features.
 	Reduce(ctx context.Context, p *Problem, f Feature) (Reduced, error)
+}
+
+// The optional interfaces of estimators, after gonum's optimize.Method.Uses:
+// an estimator says what it needs from the backend's models, how it
+// describes itself, what settings it has and what its results carry beyond
+// the common fields, so that adding one touches no other package (the CLI
+// finds all of it through the registry).
+
+// Needer is the optional interface of an estimator that needs more of a
+// model than Fit and Predict: Needs returns the capabilities its backend
+// must have (the fields set). An estimator that is not a Needer runs on
+// every backend.
+type Needer interface {
+	Needs() Capabilities
+}
+
+// Describer is the optional interface of an estimator that describes
+// itself in one line (for `vi estimators`).
+type Describer interface {
+	Describe() string
+}
+
+// Configurer is the optional interface of an estimator with settings, in
+// the manner of a Backend's options: Settings lists them (their current
+// values as Default), and Configure returns a copy of the estimator with
+// the named settings set from their string form, the others kept. A name
+// that is not a setting, or a bad value, is an error wrapping ErrUsage
+// that starts with the setting's name. vi declares one flag per setting of
+// the registered estimators (--folds, --lambda, --es-steps) and configures
+// the estimators it runs with the flags given.
+type Configurer interface {
+	Settings() []OptionInfo
+	Configure(settings map[string]string) (Estimator, error)
+}
+
+// Field is one estimator-specific field of a Result: a JSON key and its
+// value.
+type Field struct {
+	Key   string
+	Value any
+}
+
+// Summarizer is the optional interface of an estimator whose results carry
+// fields of their own (lazy: "lambda", "no_update"): Summarize turns the
+// Stats of one feature's reductions, one per fold that has one, into
+// them, in the order they are written after the common fields.
+type Summarizer interface {
+	Summarize(stats []map[string]float64) []Field
+}
+
+// Configure applies settings to e when it is a Configurer, keeping only
+// the settings it has; other estimators are returned as they are.
+func Configure(e Estimator, settings map[string]string) (Estimator, error) {
+	c, ok := e.(Configurer)
+	if !ok || len(settings) == 0 {
+		return e, nil
+	}
+	own := map[string]string{}
+	for _, s := range c.Settings() {
+		if v, ok := settings[s.Name]; ok {
+			own[s.Name] = v
+		}
+	}
+	if len(own) == 0 {
+		return e, nil
+	}
+	return c.Configure(own)
+}
+
+// Fits reports whether e runs on a backend with the capabilities have, and
+// if not, what it lacks (CapabilityNames of the missing ones).
+func Fits(e Estimator, have Capabilities) (ok bool, missing []string) {
+	n, isNeeder := e.(Needer)
+	if !isNeeder {
+		return true, nil
+	}
+	need := n.Needs()
+	lack := Capabilities{
+		Gradients:      need.Gradients && !have.Gradients,
+		Kernel:         need.Kernel && !have.Kernel,
+		Classification: need.Classification && !have.Classification,
+		Multiclass:     need.Multiclass && !have.Multiclass,
+		WarmStart:      need.WarmStart && !have.WarmStart,
+	}
+	missing = lack.Names()
+	return len(missing) == 0, missing
+}
+
+// Names names the capabilities set, in the order of the fields:
+// "gradients", "kernels", "classification", "multiclass", "warm starts".
+func (c Capabilities) Names() []string {
+	var out []string
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{c.Gradients, "gradients"}, {c.Kernel, "kernels"}, {c.Classification, "classification"}, {c.Multiclass, "multiclass"}, {c.WarmStart, "warm starts"}} {
+		if f.on {
+			out = append(out, f.name)
+		}
+	}
+	return out
 }

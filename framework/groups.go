@@ -35,7 +35,7 @@ func ParseGroups(spec string) ([]Group, error) {
 		}
 		g, err := newGroup(name, cols, ",")
 		if err != nil {
-			return nil, Usagef("--groups: %v", err)
+			return nil, Usagef("--groups: %w", err)
 		}
 		out = append(out, g)
 	}

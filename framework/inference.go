@@ -395,7 +395,7 @@ func (r *Reductions) Infer(m Measure, opt InferOptions) ([]Result, error) {
 			if opt.CITruncate {
 				res.CILow, res.CIHigh = math.Max(0, res.CILow), math.Max(0, res.CIHigh)
 			}
-			r.penalty(&res, e, f)
+			r.summarize(&res, e, f)
 			results = append(results, res)
 		}
 		if opt.Adjust != AdjustNone {
@@ -493,33 +493,19 @@ func scoreReduced(m Measure, p *Problem, red Reduced, lo, hi int) (Score, error)
 	return evalRows(m, p.YEval, red.Pred, lo, hi)
 }
 
-// penalty sets the result's Lambda/NoUpdate from the folds' reductions (the
-// geometric mean of the finite penalties over folds; NoUpdate when every
-// fold kept the full model) and Seconds to the folds' total.
-func (r *Reductions) penalty(res *Result, e, f int) {
-	var logSum float64
-	var finite, inf, n int
+// summarize sets the result's Seconds to the folds' total and, when the
+// estimator is a Summarizer, its Extra from the Stats of the folds'
+// reductions (those computed: split inference skips some).
+func (r *Reductions) summarize(res *Result, e, f int) {
+	var stats []map[string]float64
 	for k := range r.Folds {
 		res.Seconds += r.Seconds[k][e][f]
-		red := r.Reduced[k][e][f]
-		if red.Pred == nil {
-			continue
-		}
-		n++
-		switch {
-		case math.IsInf(red.Lambda, 1):
-			inf++
-		case red.Lambda > 0:
-			logSum += math.Log(red.Lambda)
-			finite++
+		if red := r.Reduced[k][e][f]; red.Pred != nil {
+			stats = append(stats, red.Stats)
 		}
 	}
-	switch {
-	case n > 0 && inf == n:
-		res.NoUpdate = true
-	case finite > 0:
-		l := math.Exp(logSum / float64(finite))
-		res.Lambda = &l
+	if s, ok := r.Estimators[e].(Summarizer); ok {
+		res.Extra = s.Summarize(stats)
 	}
 }
 

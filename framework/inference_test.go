@@ -2,6 +2,7 @@ package framework_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -23,7 +24,16 @@ type fixed struct {
 
 func (fixed) Name() string { return "fixed" }
 func (e fixed) Reduce(_ context.Context, p *framework.Problem, _ framework.Feature) (framework.Reduced, error) {
-	return framework.Reduced{Pred: e.pred[p], Lambda: 2}, nil
+	return framework.Reduced{Pred: e.pred[p], Stats: map[string]float64{"k": float64(len(p.YEval))}}, nil
+}
+
+// Summarize reports the folds' stats in order.
+func (fixed) Summarize(stats []map[string]float64) []framework.Field {
+	var ks []float64
+	for _, s := range stats {
+		ks = append(ks, s["k"])
+	}
+	return []framework.Field{{Key: "k", Value: ks}}
 }
 
 // fold is a Problem with only what inference reads.
@@ -102,8 +112,8 @@ func TestInferHandComputed(t *testing.T) {
 		if pv := 1 - distuv.UnitNormal.CDF(g.VI/g.SE); !scalar.EqualWithinAbsOrRel(g.PValue, pv, 1e-12, 1e-9) {
 			t.Errorf("%s: p-value %v, want %v", c.name, g.PValue, pv)
 		}
-		if g.Lambda == nil || *g.Lambda != 2 {
-			t.Errorf("%s: lambda %v, want 2", c.name, g.Lambda)
+		if k, _ := g.Get("k"); fmt.Sprint(k) != "[21]" {
+			t.Errorf("%s: stats %v, want [21] (the one fold's)", c.name, k)
 		}
 	}
 
@@ -151,6 +161,12 @@ func TestInferHandComputed(t *testing.T) {
 		if !scalar.EqualWithinAbsOrRel(g.VI, c.want.vi, 1e-12, 1e-12) || !scalar.EqualWithinAbsOrRel(g.SE, c.want.se, 1e-12, 1e-12) {
 			t.Errorf("%s: want vi %v se %v, got vi %v se %v", c.name, c.want.vi, c.want.se, g.VI, g.SE)
 		}
+		if k, _ := g.Get("k"); fmt.Sprint(k) != "[10 11 12]" {
+			t.Errorf("%s: stats %v, want the folds' [10 11 12] in order", c.name, k)
+		}
+	}
+	if res, err := r.Infer(m, framework.InferOptions{}); err != nil || fmt.Sprint(res[0].Extra) == "" {
+		t.Fatal(err)
 	}
 	// SplitOnly skips folds 1 and 3: split still works, plain does not.
 	r, err = framework.Reduce(context.Background(), folds, []framework.Estimator{est}, feats, framework.ReduceOptions{SplitOnly: true})

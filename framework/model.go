@@ -137,7 +137,7 @@ type ShiftBatcher interface {
 // ShiftBatcher when it has one, else by concurrent PredictShifted calls
 // (after JacobianTVec for a dual-form shift).
 func PredictShifts(ctx context.Context, g Gradienter, shifts []Shift) ([]*mat.Dense, error) {
-	if b, ok := g.(ShiftBatcher); ok {
+	if b, ok := AsShiftBatcher(g); ok {
 		return b.PredictShifts(ctx, shifts)
 	}
 	return PredictShiftsEach(ctx, g, shifts)
@@ -173,7 +173,7 @@ func PredictShiftsEach(ctx context.Context, g Gradienter, shifts []Shift) ([]*ma
 func predictShift(ctx context.Context, g Gradienter, s Shift) (*mat.Dense, error) {
 	dtheta := s.DTheta
 	if s.XTrain != nil {
-		k, ok := g.(Kerneler)
+		k, ok := AsKerneler(g)
 		if !ok {
 			return nil, Usagef("a dual-form shift needs a model with kernels")
 		}
@@ -202,9 +202,10 @@ type Grammer interface {
 
 // Capabilities says what the models of a backend can do. Every backend
 // does regression; the fields say what it does beyond that. Estimators and
-// the CLI read them before any model is trained (lazy needs Gradients), and
-// the plugin transport hands back client models that implement exactly the
-// optional interfaces the capabilities promise.
+// the CLI read them before any model is trained (an estimator's Needs), and
+// the As functions (AsGradienter, ...) read a Capable model's before
+// asserting an optional interface: the plugin transport's remote model has
+// every method and works as far as its backend's capabilities say.
 type Capabilities struct {
 	Gradients      bool // models implement Gradienter (the lazy estimator needs it)
 	Kernel         bool // models implement Kerneler
@@ -230,8 +231,9 @@ type Backend interface {
 	Capabilities() Capabilities
 	Options() []OptionInfo
 	// New returns an untrained model. Errors in spec (unknown option, bad
-	// value) wrap ErrUsage.
-	New(spec ModelSpec) (Model, error)
+	// value) wrap ErrUsage. ctx bounds the call (a remote backend creates
+	// the model in its process), not the model's life.
+	New(ctx context.Context, spec ModelSpec) (Model, error)
 }
 
 // Release frees what a model holds outside the Go heap (a remote model in a
@@ -245,12 +247,18 @@ func Release(m Model) error {
 
 // GramOf returns what Grammer.Gram returns, for any Gradienter: from the
 // model's own Gram when it is a Grammer, else from its Jacobian
-// (a symmetric rank-k update and a product). The Jacobian must have
-// len(e) rows.
+// (JacobianGram).
 func GramOf(ctx context.Context, g Gradienter, x mat.Matrix, e []float64) (*mat.SymDense, []float64, error) {
-	if gr, ok := g.(Grammer); ok {
+	if gr, ok := AsGrammer(g); ok {
 		return gr.Gram(ctx, x, e)
 	}
+	return JacobianGram(ctx, g, x, e)
+}
+
+// JacobianGram is GramOf from the Jacobian (a symmetric rank-k update and a
+// product), whatever g implements: the fallback a Grammer may use itself.
+// The Jacobian must have len(e) rows.
+func JacobianGram(ctx context.Context, g Gradienter, x mat.Matrix, e []float64) (*mat.SymDense, []float64, error) {
 	j, err := g.Jacobian(ctx, x)
 	if err != nil {
 		return nil, nil, fmt.Errorf("jacobian: %w", err)

@@ -98,7 +98,9 @@ type WarmStarter interface {
 	// (keeping every fitted constant that is not a parameter, such as a
 	// response scaling) and runs steps optimizer steps on the rows of x
 	// with responses y: minibatches drawn as Fit draws them, seeded by seed,
-	// with a fresh optimizer state and no early stopping. steps <= 0 means
+	// and no early stopping (the optimizer state it starts from is the
+	// backend's choice: mlp and cnn keep Adam's second moments from Fit).
+	// steps <= 0 means
 	// one epoch (one pass over the rows of x). The receiver is unchanged and
 	// may be used concurrently; release the result with Release.
 	WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps int, seed int64) (Model, error)

@@ -1,12 +1,15 @@
 package framework
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,9 +26,11 @@ type Config struct {
 	Options     map[string]string
 	TrainFrac   float64 // share of rows in the train split; 0 means 2/3
 	Seed        int64
-	Folds       int     // CV folds for lazy's penalty; 0 means 5
-	Lambda      float64 // > 0 fixes lazy's penalty
-	ESSteps     int     // lazy-es's optimizer steps; 0 means one epoch
+	// MinTrain is the fewest rows the train split (with CrossFit, each
+	// train set) must leave; below MinTrainRows means MinTrainRows. Run
+	// raises it to what its estimators need (MinTrainFor), so that a split
+	// too small for them fails before any model is trained, naming the data.
+	MinTrain int
 
 	// CrossFit >= 2 makes Run cross-fit: CrossFit folds, each in turn the
 	// evaluation set of models trained on the others (PrepareFolds);
@@ -35,14 +40,38 @@ type Config struct {
 	// ResolveFeatures); none means one feature per column.
 	Groups []Group
 	OneHot bool
+
+	// Candidates, when given, are option settings that Prepare trains the
+	// full model with (the first alone, then the others in parallel),
+	// keeping the one its backend's validation slice scores best (see
+	// selectFull; with cross-fitting the first fold chooses); retrain and
+	// every other estimator then use the chosen one (Problem.Spec).
+	// Baselines are scored beside the full model by Run (see Report.Full).
+	Candidates []Candidate
+	Baselines  []Baseline
 }
 
-// DefaultFolds is the number of cross-validation folds for lazy's penalty
-// when Config.Folds is 0. Three folds instead of five cut lazy's cost by
-// 2-2.5x (one factorization of (2/3 n1)^3 per fold instead of (4/5 n1)^3)
-// with the same accuracy: 100 repetitions of the linear setting (rho 0.9,
-// n 2000) gave the same bias to 1e-4 and the same coverage within 0.01.
-const DefaultFolds = 3
+// MinTrainRows is the fewest rows Prepare and PrepareFolds leave for
+// training, whatever Config.MinTrain says.
+const MinTrainRows = 6
+
+// TrainRower is the optional interface of an estimator that needs more
+// train rows than MinTrainRows (lazy: two per cross-validation fold).
+type TrainRower interface {
+	MinTrainRows() int
+}
+
+// MinTrainFor returns the fewest train rows the estimators need: the
+// largest of MinTrainRows and their TrainRowers' MinTrainRows.
+func MinTrainFor(ests []Estimator) int {
+	n := MinTrainRows
+	for _, e := range ests {
+		if r, ok := e.(TrainRower); ok {
+			n = max(n, r.MinTrainRows())
+		}
+	}
+	return n
+}
 
 // DefaultTrainFrac is the train share used when Config.TrainFrac is 0.
 const DefaultTrainFrac = 2.0 / 3.0
@@ -79,9 +108,9 @@ func Prepare(ctx context.Context, d *Dataset, cfg Config) (*Problem, error) {
 	}
 	n1 := int(math.Round(frac * float64(n)))
 	n2 := n - n1
-	if n1 < 2*sp.folds || n2 < 2 {
-		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few: a %.2f train split of %d rows leaves %d for %d folds (need at least %d) and %d for evaluation (need at least 2)",
-			n, frac, n, n1, sp.folds, 2*sp.folds, n2)}
+	if n1 < sp.minTrain || n2 < 2 {
+		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few: a %.2f train split of %d rows leaves %d for training (need at least %d) and %d for evaluation (need at least 2)",
+			n, frac, n, n1, sp.minTrain, n2)}
 	}
 	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed5b11)).Perm(n)
 	return sp.problem(ctx, perm[:n1], perm[n1:])
@@ -101,9 +130,9 @@ func PrepareFolds(ctx context.Context, d *Dataset, cfg Config, k, workers int) (
 		return nil, Usagef("--crossfit must be at least 2, got %d", k)
 	}
 	n, _ := d.X.Dims()
-	if n/k < 2 || n-(n+k-1)/k < 2*sp.folds {
-		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few for %d cross-fitting folds (each fold needs 2 rows, each train set %d for %d tuning folds)",
-			n, k, 2*sp.folds, sp.folds)}
+	if n/k < 2 || n-(n+k-1)/k < sp.minTrain {
+		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few for %d cross-fitting folds (each fold needs 2 rows, each train set %d)",
+			n, k, sp.minTrain)}
 	}
 	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed5b11)).Perm(n)
 	bounds := make([]int, k+1)
@@ -115,25 +144,38 @@ func PrepareFolds(ctx context.Context, d *Dataset, cfg Config, k, workers int) (
 	}
 	probs := make([]*Problem, k)
 	errs := make([]error, k)
+	fold := func(i int) {
+		if ctx.Err() != nil {
+			errs[i] = ctx.Err()
+			return
+		}
+		eval := perm[bounds[i]:bounds[i+1]]
+		train := make([]int, 0, n-len(eval))
+		train = append(append(train, perm[:bounds[i]]...), perm[bounds[i+1]:]...)
+		probs[i], errs[i] = sp.problem(ctx, train, eval)
+		if errs[i] != nil {
+			errs[i] = fmt.Errorf("fold %d: %w", i+1, errs[i])
+		}
+	}
+	first := 0
+	if len(sp.cfg.Candidates) > 0 {
+		// The first fold chooses among the candidates (its own fits run in
+		// parallel); the other folds train its choice.
+		if fold(0); errs[0] != nil {
+			return nil, errs[0]
+		}
+		sp.cfg.Options, sp.cfg.Candidates = probs[0].Spec.Options, nil
+		first = 1
+	}
 	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup
-	for i := 0; i < k; i++ {
+	for i := first; i < k; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if ctx.Err() != nil {
-				errs[i] = ctx.Err()
-				return
-			}
-			eval := perm[bounds[i]:bounds[i+1]]
-			train := make([]int, 0, n-len(eval))
-			train = append(append(train, perm[:bounds[i]]...), perm[bounds[i+1]:]...)
-			probs[i], errs[i] = sp.problem(ctx, train, eval)
-			if errs[i] != nil {
-				errs[i] = fmt.Errorf("fold %d: %w", i+1, errs[i])
-			}
+			fold(i)
 		}()
 	}
 	wg.Wait()
@@ -159,7 +201,7 @@ type setup struct {
 	target   int
 	names    []string
 	featCols []int
-	folds    int
+	minTrain int
 }
 
 func newSetup(d *Dataset, cfg Config) (*setup, error) {
@@ -199,14 +241,7 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 		}
 		classes = k
 	}
-	folds := cfg.Folds
-	if folds == 0 {
-		folds = DefaultFolds
-	}
-	if folds < 2 {
-		return nil, Usagef("--folds must be at least 2, got %d", folds)
-	}
-	sp := &setup{d: d, cfg: cfg, task: task, classes: classes, target: target, folds: folds}
+	sp := &setup{d: d, cfg: cfg, task: task, classes: classes, target: target, minTrain: max(cfg.MinTrain, MinTrainRows)}
 	for j := 0; j < cols; j++ {
 		if j != target {
 			sp.names = append(sp.names, d.Names[j])
@@ -224,19 +259,16 @@ func (sp *setup) problem(ctx context.Context, train, eval []int) (*Problem, erro
 	standardise(xtr, xev)
 
 	spec := ModelSpec{Task: sp.task, Inputs: len(sp.featCols), Seed: cfg.Seed, Options: cfg.Options, Classes: sp.classes}
-	full, err := cfg.Backend.New(spec)
+	sel, err := selectFull(ctx, cfg.Backend, spec, cfg.Candidates, xtr, ytr)
 	if err != nil {
 		return nil, fmt.Errorf("full model: %w", err)
 	}
+	full := sel.model
 	p := &Problem{
-		Task: sp.task, BackendName: cfg.BackendName, Backend: cfg.Backend, Spec: spec,
+		Task: sp.task, BackendName: cfg.BackendName, Backend: cfg.Backend, Spec: sel.spec,
 		FeatureNames: sp.names, XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev,
-		Full: full, Folds: sp.folds, Lambda: cfg.Lambda, Seed: cfg.Seed, Classes: sp.classes,
-		ESSteps: cfg.ESSteps,
-	}
-	if err := full.Fit(ctx, xtr, ytr); err != nil {
-		Release(full)
-		return nil, fmt.Errorf("fit full model: %w", err)
+		Full: full, Seed: cfg.Seed, Classes: sp.classes,
+		Chosen: sel.chosen, Candidates: sel.scores, Selection: sel.note, FitReport: FitReportOf(full),
 	}
 	if p.FullEval, err = full.Predict(ctx, xev); err != nil {
 		Release(full)
@@ -276,44 +308,86 @@ type Result struct {
 	// family (holm or bh); nil without an adjustment.
 	PAdjusted *float64 `json:"p_adjusted,omitempty"`
 	Seconds   float64  `json:"seconds"`
-	// Lambda is the ridge penalty lazy used; nil for other estimators and
-	// when lazy chose not to update (NoUpdate: the reduced model is the full
-	// model, i.e. lazy fell back to dropout). In JSON, an estimator that
-	// tunes a penalty always has a "lambda" key: null when NoUpdate.
-	Lambda   *float64 `json:"-"`
-	NoUpdate bool     `json:"-"`
+	// Extra are the estimator's own fields (its Summarize), written after
+	// the common ones: lazy's "lambda", the ridge penalty it used (null
+	// with "no_update": true when it kept the full model, i.e. fell back
+	// to dropout).
+	Extra []Field `json:"-"`
 }
 
-// MarshalJSON writes the result with "lambda" (a number, or null with
-// "no_update": true) for estimators that tune a penalty, and without it for
-// the others.
+// Get returns the value of the estimator-specific field key.
+func (r Result) Get(key string) (any, bool) {
+	for _, f := range r.Extra {
+		if f.Key == key {
+			return f.Value, true
+		}
+	}
+	return nil, false
+}
+
+// MarshalJSON writes the common fields, then Extra in its order.
 func (r Result) MarshalJSON() ([]byte, error) {
 	type plain Result
-	if r.Lambda == nil && !r.NoUpdate {
-		return json.Marshal(plain(r))
+	b, err := json.Marshal(plain(r))
+	if err != nil || len(r.Extra) == 0 {
+		return b, err
 	}
-	return json.Marshal(struct {
-		plain
-		Lambda   *float64 `json:"lambda"`
-		NoUpdate bool     `json:"no_update,omitempty"`
-	}{plain(r), r.Lambda, r.NoUpdate})
+	b = b[:len(b)-1] // the closing brace
+	for _, f := range r.Extra {
+		k, err := json.Marshal(f.Key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(f.Value)
+		if err != nil {
+			return nil, fmt.Errorf("result field %s: %w", f.Key, err)
+		}
+		b = append(append(append(append(b, ','), k...), ':'), v...)
+	}
+	return append(b, '}'), nil
 }
 
-// UnmarshalJSON reads what MarshalJSON writes.
+// UnmarshalJSON reads what MarshalJSON writes: the keys that are not
+// common fields go to Extra, in their order (numbers as float64).
 func (r *Result) UnmarshalJSON(b []byte) error {
 	type plain Result
-	var v struct {
-		plain
-		Lambda   *float64 `json:"lambda"`
-		NoUpdate bool     `json:"no_update"`
-	}
+	var v plain
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
-	*r = Result(v.plain)
-	r.Lambda, r.NoUpdate = v.Lambda, v.NoUpdate
+	*r = Result(v)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil { // {
+		return err
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := t.(string)
+		var val any
+		if err := dec.Decode(&val); err != nil {
+			return err
+		}
+		if !resultKeys[key] {
+			r.Extra = append(r.Extra, Field{Key: key, Value: val})
+		}
+	}
 	return nil
 }
+
+// resultKeys are the JSON keys of Result's common fields.
+var resultKeys = func() map[string]bool {
+	keys := map[string]bool{}
+	t := reflect.TypeOf(Result{})
+	for i := 0; i < t.NumField(); i++ {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			keys[name] = true
+		}
+	}
+	return keys
+}()
 
 // EstimateOptions tune Estimate and Run. The zero value is the paper's
 // plain inference at level 0.95, all CPUs.
@@ -375,10 +449,29 @@ func EstimateFolds(ctx context.Context, folds []*Problem, m Measure, ests []Esti
 	return red.Infer(m, opt.infer())
 }
 
-// FullResult is the full model's score on the evaluation split.
+// FullResult is the full model's score on the evaluation split, with how
+// its training went and what it is measured against.
 type FullResult struct {
 	Score   float64 `json:"score"`
 	Seconds float64 `json:"seconds"`
+
+	// R2 is the full model's R² on the evaluation rows (regression only).
+	R2 *float64 `json:"r2,omitempty"`
+	// Epochs and StoppedBy ("patience" or "cap") say how training ended,
+	// for backends that report it (FitReporter; the first fold's when
+	// cross-fitting).
+	Epochs    int    `json:"epochs,omitempty"`
+	StoppedBy string `json:"stopped_by,omitempty"`
+	// Hidden names the full model's architecture: the chosen Candidate
+	// (vi: the hidden layer widths), or what the caller sets.
+	Hidden     string           `json:"hidden,omitempty"`
+	Candidates []CandidateScore `json:"candidates,omitempty"`
+	// Selection says why the choice among the candidates was not made by
+	// the validation loss, when it was not.
+	Selection string `json:"selection,omitempty"`
+	// Baselines are the intercept-only model and Config.Baselines on the
+	// same evaluation rows.
+	Baselines []BaselineScore `json:"baselines,omitempty"`
 }
 
 // RunInfo describes a run: what the reports of vi estimate and vi shapley
@@ -422,6 +515,9 @@ type Report struct {
 	CITruncate bool       `json:"ci_truncate,omitempty"`
 	Full       FullResult `json:"full"`
 	Results    []Result   `json:"results"`
+	// Warnings say when the full model is poor (see fullWarnings); vi
+	// prints them on stderr.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Run prepares the problem, trains the full model (once per fold with
@@ -431,6 +527,7 @@ type Report struct {
 // up by name.
 func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimator, opt EstimateOptions) (*Report, error) {
 	start := time.Now()
+	cfg.MinTrain = max(cfg.MinTrain, MinTrainFor(ests))
 	var folds []*Problem
 	if cfg.CrossFit >= 2 {
 		fs, err := PrepareFolds(ctx, d, cfg, cfg.CrossFit, opt.Workers)
@@ -491,6 +588,12 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 		rep.CrossFit = len(folds)
 		rep.NEval = rep.N
 	}
+	rep.Full.Epochs, rep.Full.StoppedBy = p.FitReport.Epochs, p.FitReport.StoppedBy
+	rep.Full.Hidden, rep.Full.Candidates, rep.Full.Selection = p.Chosen, p.Candidates, p.Selection
+	if rep.Full.Baselines, rep.Full.R2, err = diagnose(ctx, folds, m, cfg.Baselines); err != nil {
+		return nil, err
+	}
+	rep.Warnings = fullWarnings(m, rep.Full)
 	return rep, nil
 }
 

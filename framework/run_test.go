@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -21,9 +22,11 @@ import (
 // multiple of the first column: enough to exercise the runner.
 type meanBackend struct{}
 
-func (meanBackend) Capabilities() framework.Capabilities             { return framework.Capabilities{} }
-func (meanBackend) Options() []framework.OptionInfo                  { return nil }
-func (meanBackend) New(framework.ModelSpec) (framework.Model, error) { return &meanModel{}, nil }
+func (meanBackend) Capabilities() framework.Capabilities { return framework.Capabilities{} }
+func (meanBackend) Options() []framework.OptionInfo      { return nil }
+func (meanBackend) New(context.Context, framework.ModelSpec) (framework.Model, error) {
+	return &meanModel{}, nil
+}
 
 type meanModel struct{ mean float64 }
 
@@ -108,7 +111,7 @@ func TestPrepareBadInput(t *testing.T) {
 	}{
 		{dataset(50, 1), framework.Config{Target: "nope"}, `test.csv, column "nope": no such column`},
 		{constant, framework.Config{}, `test.csv, column "y": the response is constant`},
-		{dataset(12, 1), framework.Config{Folds: 5}, "test.csv: 12 rows are too few"},
+		{dataset(8, 1), framework.Config{}, "test.csv: 8 rows are too few"},
 		{dataset(50, 1), framework.Config{Task: &bin}, "task binary needs a 0/1 response"},
 		{dataset(50, 1), framework.Config{TrainFrac: 1.5}, "--train-frac"},
 	} {
@@ -131,7 +134,12 @@ func (s shift) Reduce(_ context.Context, p *framework.Problem, f framework.Featu
 	}
 	var out mat.Dense
 	out.Apply(func(_, _ int, v float64) float64 { return v + s.c*float64(f.Columns[0]+1) }, p.FullEval)
-	return framework.Reduced{Pred: &out, Lambda: 2}, nil
+	return framework.Reduced{Pred: &out, Stats: map[string]float64{"c": s.c}}, nil
+}
+
+// Summarize reports the shift.
+func (shift) Summarize(stats []map[string]float64) []framework.Field {
+	return []framework.Field{{Key: "c", Value: stats[0]["c"]}}
 }
 
 func TestEstimateVIAndSE(t *testing.T) {
@@ -161,8 +169,8 @@ func TestEstimateVIAndSE(t *testing.T) {
 			if !scalar.EqualWithinAbsOrRel(r.CIHigh-r.VI, 1.959963984540054*se, 1e-9, 1e-9) {
 				t.Errorf("feature %d: CI half-width %v, want 1.96 se", j, r.CIHigh-r.VI)
 			}
-			if r.Lambda == nil || *r.Lambda != 2 {
-				t.Errorf("feature %d: lambda not reported", j)
+			if c, _ := r.Get("c"); c != 0.5 {
+				t.Errorf("feature %d: the estimator's field c is %v, want 0.5", j, c)
 			}
 		}
 		if first == nil {
@@ -184,15 +192,14 @@ func TestEstimateVIAndSE(t *testing.T) {
 	}
 }
 
-func TestResultJSONLambda(t *testing.T) {
-	two := 2.0
+func TestResultJSONExtra(t *testing.T) {
 	for i, tc := range []struct {
 		r    framework.Result
 		want string
 	}{
 		{framework.Result{Feature: "x", Estimator: "dropout"}, `"seconds":0}`},
-		{framework.Result{Feature: "x", Estimator: "lazy", Lambda: &two}, `"seconds":0,"lambda":2}`},
-		{framework.Result{Feature: "x", Estimator: "lazy", NoUpdate: true}, `"seconds":0,"lambda":null,"no_update":true}`},
+		{framework.Result{Feature: "x", Estimator: "lazy", Extra: []framework.Field{{Key: "lambda", Value: 2.0}}}, `"seconds":0,"lambda":2}`},
+		{framework.Result{Feature: "x", Estimator: "lazy", Extra: []framework.Field{{Key: "lambda", Value: nil}, {Key: "no_update", Value: true}}}, `"seconds":0,"lambda":null,"no_update":true}`},
 	} {
 		b, err := json.Marshal(tc.r)
 		if err != nil {
@@ -205,7 +212,7 @@ func TestResultJSONLambda(t *testing.T) {
 		if err := json.Unmarshal(b, &back); err != nil {
 			t.Fatal(err)
 		}
-		if back.NoUpdate != tc.r.NoUpdate || (back.Lambda == nil) != (tc.r.Lambda == nil) || (back.Lambda != nil && *back.Lambda != *tc.r.Lambda) {
+		if fmt.Sprint(back.Extra) != fmt.Sprint(tc.r.Extra) || back.Feature != "x" {
 			t.Errorf("Case %d: round trip gave %+v, want %+v", i, back, tc.r)
 		}
 	}

@@ -17,7 +17,7 @@ import (
 
 // Data is a simulated data set.
 type Data struct {
-	Setting string     // "linear", "binary" or "highdim"
+	Setting string     // "linear", "binary", "highdim", "logistic", "friedman1" or "interaction"
 	Names   []string   // x1..xp, y
 	X       *mat.Dense // n x (p+1), the last column is y
 	Truth   []float64  // true VI of x1..xp under Measure; nil if unknown
@@ -46,7 +46,7 @@ const streamConst = 0x6c617a7976690001
 // networkSeed seeds the high-dimensional setting's network.
 const networkSeed = 0x6c617a7976690002
 
-var settings = []string{"binary", "highdim", "linear", "logistic"}
+var settings = []string{"binary", "friedman1", "highdim", "interaction", "linear", "logistic"}
 
 // Settings returns the names Generate accepts, sorted.
 func Settings() []string { return append([]string(nil), settings...) }
@@ -69,6 +69,16 @@ func Generate(setting string, n int, rho float64, seed int64) (*Data, error) {
 		return highDim(n, rho, seed)
 	case "logistic":
 		return Logistic(n, rho, seed)
+	case "friedman1":
+		if err := independent(setting, rho); err != nil {
+			return nil, err
+		}
+		return Friedman1(n, seed)
+	case "interaction":
+		if err := independent(setting, rho); err != nil {
+			return nil, err
+		}
+		return Interaction(n, seed)
 	}
 	return nil, framework.Usagef("unknown setting %q (have %s)", setting, strings.Join(settings, ", "))
 }

@@ -17,8 +17,8 @@ import (
 func TestDeterministic(t *testing.T) {
 	for _, s := range Settings() {
 		rho := 0.3
-		if s == "binary" {
-			rho = 0
+		if s == "binary" || s == "friedman1" || s == "interaction" {
+			rho = 0 // independent features
 		}
 		a, err := Generate(s, 50, rho, 42)
 		if err != nil {
@@ -49,7 +49,7 @@ func TestGenerateErrors(t *testing.T) {
 		rho     float64
 		want    string
 	}{
-		{"nonlinear", 10, 0, "unknown setting \"nonlinear\" (have binary, highdim, linear, logistic)"},
+		{"nonlinear", 10, 0, "unknown setting \"nonlinear\" (have binary, friedman1, highdim, interaction, linear, logistic)"},
 		{"linear", 0, 0, "must be positive"},
 		{"linear", 10, 1.5, "rho must be a correlation"},
 		{"linear", 10, math.NaN(), "rho must be a correlation"},

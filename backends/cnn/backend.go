@@ -1,6 +1,10 @@
 package cnn
 
-import "github.com/lazyvi/lazyvi/framework"
+import (
+	"context"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
 
 func init() { framework.RegisterBackend("cnn", Backend{}) }
 
@@ -22,4 +26,6 @@ func (Backend) Options() []framework.OptionInfo {
 }
 
 // New returns an untrained *Model for spec.
-func (Backend) New(spec framework.ModelSpec) (framework.Model, error) { return NewModel(spec) }
+func (Backend) New(_ context.Context, spec framework.ModelSpec) (framework.Model, error) {
+	return NewModel(spec)
+}

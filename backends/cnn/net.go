@@ -44,6 +44,8 @@ type Model struct {
 	fitted bool
 	epochs int
 	losses []float64
+	report framework.FitReport // how Fit ended
+	adam   *nn.Adam            // the optimizer state Fit ended with, for WarmStart
 }
 
 var (

@@ -15,7 +15,7 @@ const (
 	DefaultPool     = 2
 	DefaultPoolKind = "max"
 	DefaultHidden   = "64"
-	DefaultEpochs   = 100
+	DefaultEpochs   = 500
 	DefaultPatience = 5
 	DefaultTol      = 1e-4
 	DefaultLR       = 2e-3
@@ -44,8 +44,9 @@ var optionInfo = []framework.OptionInfo{
 		Usage: "comma-separated widths of the dense ReLU layers after pooling (\"\" or 0: straight to the output)"},
 	{Name: "epochs", Default: strconv.Itoa(DefaultEpochs), Usage: "maximum number of training epochs"},
 	{Name: "patience", Default: strconv.Itoa(DefaultPatience),
-		Usage: "stop after this many consecutive epochs without a relative improvement of the full training loss by more than tol"},
-	{Name: "tol", Default: strconv.FormatFloat(DefaultTol, 'g', -1, 64), Usage: "relative improvement of the training loss that counts as progress"},
+		Usage: "stop after this many consecutive epochs without a relative improvement of the validation loss (the training loss with valid=0) by more than tol"},
+	{Name: "tol", Default: strconv.FormatFloat(DefaultTol, 'g', -1, 64), Usage: "relative improvement of the validation loss that counts as progress"},
+	{Name: "valid", Default: strconv.FormatFloat(nn.DefaultValid, 'g', -1, 64), Usage: nn.ValidUsage},
 	{Name: "lr", Default: strconv.FormatFloat(DefaultLR, 'g', -1, 64), Usage: "Adam learning rate"},
 	{Name: "batch", Default: strconv.Itoa(DefaultBatch), Usage: "minibatch size (capped at the number of training rows)"},
 }
@@ -53,7 +54,7 @@ var optionInfo = []framework.OptionInfo{
 func defaultConfig() config {
 	return config{filters: DefaultFilters, kernel: DefaultKernel, pool: DefaultPool, maxPool: true,
 		hidden: []int{64},
-		train:  nn.Training{Epochs: DefaultEpochs, Patience: DefaultPatience, Tol: DefaultTol, LR: DefaultLR, Batch: DefaultBatch}}
+		train:  nn.Training{Epochs: DefaultEpochs, Patience: DefaultPatience, Tol: DefaultTol, LR: DefaultLR, Batch: DefaultBatch, Valid: nn.DefaultValid}}
 }
 
 // ParseImage parses an image shape "HxW" (also "H,W" or "HXW").

@@ -24,12 +24,10 @@ type Backend struct{}
 
 var _ framework.Backend = Backend{}
 
-// Capabilities reports binary classification (and nothing else: a forest
-// is piecewise constant, with no parameter gradients). The Forest type
-// itself fits K classes; the backend reports Multiclass once the framework
-// has a multiclass task.
+// Capabilities reports binary and multiclass classification (and nothing
+// else: a forest is piecewise constant, with no parameter gradients).
 func (Backend) Capabilities() framework.Capabilities {
-	return framework.Capabilities{Classification: true}
+	return framework.Capabilities{Classification: true, Multiclass: true}
 }
 
 var optionInfo = []framework.OptionInfo{
@@ -47,11 +45,13 @@ func (Backend) Options() []framework.OptionInfo {
 }
 
 // New returns an untrained *Model for spec.
-func (Backend) New(spec framework.ModelSpec) (framework.Model, error) { return NewModel(spec) }
+func (Backend) New(_ context.Context, spec framework.ModelSpec) (framework.Model, error) {
+	return NewModel(spec)
+}
 
 // Model is a random forest as a framework.Model: Predict gives the mean
-// prediction (regression) or the mean share of class 1 over the trees,
-// P(Y = 1) (binary).
+// prediction (regression), the mean share of class 1 over the trees,
+// P(Y = 1) (binary), or the mean shares of the K classes (multiclass).
 type Model struct {
 	task   framework.Task
 	inputs int
@@ -61,8 +61,11 @@ type Model struct {
 
 // NewModel returns an untrained model for spec.
 func NewModel(spec framework.ModelSpec) (*Model, error) {
-	if spec.Task != framework.Regression && spec.Task != framework.Binary {
+	if spec.Task != framework.Regression && spec.Task != framework.Binary && spec.Task != framework.Multiclass {
 		return nil, framework.Usagef("forest: unsupported task %v", spec.Task)
+	}
+	if spec.Task == framework.Multiclass && spec.Classes < 2 {
+		return nil, framework.Usagef("forest: multiclass needs at least 2 classes, got %d", spec.Classes)
 	}
 	if spec.Inputs < 1 {
 		return nil, framework.Usagef("forest: model needs at least one input column, got %d", spec.Inputs)
@@ -72,8 +75,11 @@ func NewModel(spec framework.ModelSpec) (*Model, error) {
 		return nil, err
 	}
 	cfg.Seed = spec.Seed
-	if spec.Task == framework.Binary {
+	switch spec.Task {
+	case framework.Binary:
 		cfg.Classes = 2
+	case framework.Multiclass:
+		cfg.Classes = spec.Classes
 	}
 	return &Model{task: spec.Task, inputs: spec.Inputs, cfg: cfg}, nil
 }
@@ -155,8 +161,8 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	return nil
 }
 
-// Predict returns the n x 1 predictions: means for regression, P(Y = 1)
-// for binary.
+// Predict returns the n x 1 predictions, means for regression and
+// P(Y = 1) for binary, or for multiclass the n x K class probabilities.
 func (md *Model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
 	if md.f == nil {
 		return nil, errors.New("forest: model is not fitted")

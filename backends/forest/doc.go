@@ -1,6 +1,6 @@
 // Package forest is a random forest of CART trees (Breiman 2001), written
-// for lazyvi: regression and classification (binary through the
-// framework, K classes through Fit), deterministic under a seed, with
+// for lazyvi: regression and classification (binary and multiclass, K
+// classes), deterministic under a seed, with
 // out-of-bag error. Importing it (a blank import is enough) registers the
 // backend as "forest" for the dropout and retrain estimators; a forest has
 // no parameter gradients, so lazy does not apply.

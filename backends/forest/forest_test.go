@@ -208,7 +208,7 @@ func TestOptions(t *testing.T) {
 	for _, opts := range []map[string]string{
 		{"trees": "0"}, {"mtry": "7"}, {"bootstrap": "maybe"}, {"min_leaf": "-1"}, {"depth": "3"},
 	} {
-		if _, err := (Backend{}).New(framework.ModelSpec{Inputs: 6, Options: opts}); !errors.Is(err, framework.ErrUsage) {
+		if _, err := (Backend{}).New(context.Background(), framework.ModelSpec{Inputs: 6, Options: opts}); !errors.Is(err, framework.ErrUsage) {
 			t.Errorf("options %v: want a usage error, got %v", opts, err)
 		}
 	}

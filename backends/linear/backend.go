@@ -1,6 +1,7 @@
 package linear
 
 import (
+	"context"
 	"math"
 	"sort"
 	"strconv"
@@ -44,7 +45,7 @@ func (Backend) Options() []framework.OptionInfo {
 }
 
 // New returns an untrained *Model for spec.
-func (Backend) New(spec framework.ModelSpec) (framework.Model, error) {
+func (Backend) New(_ context.Context, spec framework.ModelSpec) (framework.Model, error) {
 	return NewModel(spec)
 }
 

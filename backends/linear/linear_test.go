@@ -302,7 +302,7 @@ func TestOptionsAndInputs(t *testing.T) {
 	for _, opts := range []map[string]string{
 		{"ridge": "-1"}, {"ridge": "x"}, {"ridge": "NaN"}, {"maxiter": "0"}, {"hidden": "5"},
 	} {
-		if _, err := (Backend{}).New(framework.ModelSpec{Inputs: 2, Options: opts}); !errors.Is(err, framework.ErrUsage) {
+		if _, err := (Backend{}).New(context.Background(), framework.ModelSpec{Inputs: 2, Options: opts}); !errors.Is(err, framework.ErrUsage) {
 			t.Errorf("options %v: want a usage error, got %v", opts, err)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // prepare sets up the paper's linear setting with the OLS backend.
-func prepare(t *testing.T, n int, rho float64, seed int64, lambda float64) *framework.Problem {
+func prepare(t *testing.T, n int, rho float64, seed int64) *framework.Problem {
 	t.Helper()
 	sim, err := simulate.Linear(n, rho, seed)
 	if err != nil {
@@ -24,7 +24,7 @@ func prepare(t *testing.T, n int, rho float64, seed int64, lambda float64) *fram
 	}
 	d := &framework.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
 	p, err := framework.Prepare(context.Background(), d, framework.Config{
-		Backend: linear.Backend{}, BackendName: "linear", Seed: seed, Lambda: lambda,
+		Backend: linear.Backend{}, BackendName: "linear", Seed: seed,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -48,16 +48,16 @@ func reduce(t *testing.T, e framework.Estimator, p *framework.Problem, f framewo
 // refitted on the dropped data, which is what retrain computes. The reduced
 // predictions agree to rounding error.
 func TestLazyIsRetrainForOLS(t *testing.T) {
-	p := prepare(t, 3000, 0.9, 11, 0)
+	p := prepare(t, 3000, 0.9, 11)
 	// A penalty 1e-10 times the scale of the Gram's diagonal (p+1 for
 	// standardised inputs and an intercept).
-	p.Lambda = 1e-10 * float64(len(p.FeatureNames)+1)
+	lazy := estimators.Lazy{Lambda: 1e-10 * float64(len(p.FeatureNames)+1)}
 	yScale := stat.StdDev(p.YEval, nil)
 	for _, f := range p.Features() {
-		lz := reduce(t, estimators.Lazy{}, p, f)
+		lz := reduce(t, lazy, p, f)
 		rt := reduce(t, estimators.Retrain{}, p, f)
 		d := maxAbsDiff(lz.Pred, rt.Pred)
-		t.Logf("feature %s: lambda %.3g, lazy and retrain differ by %.3g; dropout by %.3g", f.Name, lz.Lambda, d,
+		t.Logf("feature %s: lambda %.3g, lazy and retrain differ by %.3g; dropout by %.3g", f.Name, lz.Stats["lambda"], d,
 			maxAbsDiff(reduce(t, estimators.Dropout{}, p, f).Pred, rt.Pred))
 		if d > 1e-9*yScale {
 			t.Errorf("feature %s: lazy and retrain predictions differ by %.3g (response sd %.3g)", f.Name, d, yScale)
@@ -89,7 +89,7 @@ func TestProposition31(t *testing.T) {
 	beta := []float64{1.5, 1.2, 1, 0, 0, 0}
 	for _, rho := range []float64{0.5, 0.9} {
 		t.Run(fmt.Sprintf("rho=%g", rho), func(t *testing.T) {
-			prob := prepare(t, 6000, rho, 3, 0)
+			prob := prepare(t, 6000, rho, 3)
 			pp := len(beta)
 			sigma := mat.NewSymDense(pp, nil)
 			for i := 0; i < pp; i++ {

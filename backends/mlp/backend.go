@@ -1,6 +1,7 @@
 package mlp
 
 import (
+	"context"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -28,6 +29,6 @@ func (Backend) Options() []framework.OptionInfo {
 }
 
 // New returns an untrained *Model for spec.
-func (Backend) New(spec framework.ModelSpec) (framework.Model, error) {
+func (Backend) New(_ context.Context, spec framework.ModelSpec) (framework.Model, error) {
 	return NewModel(spec)
 }

@@ -381,7 +381,7 @@ func TestOptions(t *testing.T) {
 			}
 			continue
 		}
-		_, err = Backend{}.New(framework.ModelSpec{Inputs: 2, Options: tc.opts})
+		_, err = Backend{}.New(ctx, framework.ModelSpec{Inputs: 2, Options: tc.opts})
 		if !errors.Is(err, framework.ErrUsage) || !strings.Contains(err.Error(), tc.wantErr) {
 			t.Errorf("%v: want usage error naming %q, got %v", tc.opts, tc.wantErr, err)
 		}
@@ -407,11 +407,11 @@ func TestRegistered(t *testing.T) {
 	if c := b.Capabilities(); !c.Gradients || !c.Kernel || !c.Classification {
 		t.Errorf("capabilities: got %v", c)
 	}
-	m, err := b.New(framework.ModelSpec{Inputs: 3})
+	m, err := b.New(ctx, framework.ModelSpec{Inputs: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := m.(framework.Kerneler); !ok {
+	if _, ok := framework.AsKerneler(m); !ok {
 		t.Errorf("model is not a Kerneler")
 	}
 }

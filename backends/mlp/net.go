@@ -35,8 +35,10 @@ type Model struct {
 	// Set by Fit (with head.Mu, head.Sd) and read-only afterwards.
 	theta  []float64
 	fitted bool
-	epochs int       // epochs run by Fit
-	losses []float64 // full training loss after each epoch
+	epochs int                 // epochs run by Fit
+	losses []float64           // monitored loss (validation, else training) after each epoch
+	report framework.FitReport // how Fit ended
+	adam   *nn.Adam            // the optimizer state Fit ended with, for WarmStart
 
 	memo signalMemo // signals of recent inputs at theta (see memo.go)
 }
@@ -45,6 +47,7 @@ var (
 	_ framework.Gradienter  = (*Model)(nil)
 	_ framework.Kerneler    = (*Model)(nil)
 	_ framework.WarmStarter = (*Model)(nil)
+	_ framework.FitReporter = (*Model)(nil)
 )
 
 // NewModel returns an untrained model for spec; Backend.New is the same
@@ -79,9 +82,10 @@ func (md *Model) Params() []float64 { return append([]float64(nil), md.theta...)
 // Epochs returns the number of epochs Fit ran.
 func (md *Model) Epochs() int { return md.epochs }
 
-// LossCurve returns the full training loss after each epoch of Fit (mean
-// squared error on the standardised response for regression, mean log-loss
-// for binary).
+// LossCurve returns the loss early stopping watched after each epoch of
+// Fit: on the validation slice (option valid), or on the full training set
+// without one (mean squared error on the standardised response for
+// regression, mean log-loss for binary).
 func (md *Model) LossCurve() []float64 { return append([]float64(nil), md.losses...) }
 
 // weights returns layer l's weights in theta as an out x in matrix.

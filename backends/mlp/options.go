@@ -10,11 +10,11 @@ import (
 // Defaults of the backend's options; see Backend.Options for their meaning.
 const (
 	DefaultHidden   = "50"
-	DefaultEpochs   = 200
-	DefaultPatience = 3
+	DefaultEpochs   = 2000
+	DefaultPatience = 20
 	DefaultTol      = 1e-4
 	DefaultLR       = 1e-3
-	DefaultBatch    = 256
+	DefaultBatch    = 64
 )
 
 // config is a parsed ModelSpec.Options.
@@ -29,9 +29,10 @@ var optionInfo = []framework.OptionInfo{
 	{Name: "epochs", Default: strconv.Itoa(DefaultEpochs),
 		Usage: "maximum number of training epochs (passes over the training set)"},
 	{Name: "patience", Default: strconv.Itoa(DefaultPatience),
-		Usage: "stop after this many consecutive epochs without a relative improvement of the full training loss by more than tol"},
+		Usage: "stop after this many consecutive epochs without a relative improvement of the validation loss (the training loss with valid=0) by more than tol"},
 	{Name: "tol", Default: strconv.FormatFloat(DefaultTol, 'g', -1, 64),
-		Usage: "relative improvement of the training loss that counts as progress for early stopping"},
+		Usage: "relative improvement of the validation loss that counts as progress for early stopping"},
+	{Name: "valid", Default: strconv.FormatFloat(nn.DefaultValid, 'g', -1, 64), Usage: nn.ValidUsage},
 	{Name: "lr", Default: strconv.FormatFloat(DefaultLR, 'g', -1, 64),
 		Usage: "Adam learning rate"},
 	{Name: "batch", Default: strconv.Itoa(DefaultBatch),
@@ -47,6 +48,7 @@ func defaultConfig() config {
 			Tol:      DefaultTol,
 			LR:       DefaultLR,
 			Batch:    DefaultBatch,
+			Valid:    nn.DefaultValid,
 		},
 	}
 }

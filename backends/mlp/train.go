@@ -21,29 +21,38 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	if err != nil {
 		return err
 	}
-	n := xg.Rows
+	sp := nn.SplitValid(xg, target, md.cfg.train.Valid, md.seed)
+	n := sp.X.Rows
 
 	rng := nn.NewRNG(md.seed, pcgStream)
 	theta := md.initParams(rng)
 	net := md.newNet(nn.BatchRows(md.cfg.train.Batch, n), theta)
-	tr := nn.NewTrainer(&md.head, net, xg, target, theta, nn.BatchRows(md.cfg.train.Batch, n), md.cfg.train.LR)
-	afull := newActivations(md.layers, n)
-	best, losses, err := tr.Fit(ctx, rng, md.cfg.train, func() float64 {
-		return md.head.Loss(forward(md.layers, net.ps, xg, afull), target)
+	tr := nn.NewTrainer(&md.head, net, sp.X, sp.Target, theta, nn.BatchRows(md.cfg.train.Batch, n), md.cfg.train.LR)
+	mx, mt := sp.Monitored()
+	amon := newActivations(md.layers, mx.Rows)
+	res, err := tr.Fit(ctx, rng, md.cfg.train, func() float64 {
+		return md.head.Loss(forward(md.layers, net.ps, mx, amon), mt)
 	})
-	md.losses, md.epochs = losses, len(losses)
+	md.losses, md.epochs = res.Losses, len(res.Losses)
 	if err != nil {
 		return err
 	}
-	md.theta = best
+	md.report = nn.FitReport(res, sp.ValidX.Rows)
+	md.adam = tr.Optimizer()
+	md.theta = res.Best
 	md.fitted = true
 	md.memo.clear()
 	return nil
 }
 
+// FitReport implements framework.FitReporter: epochs run, what ended
+// training, and the loss on the validation slice at the kept parameters.
+func (md *Model) FitReport() framework.FitReport { return md.report }
+
 // WarmStart implements framework.WarmStarter: a new model that starts at
 // this model's fitted parameters (and keeps its response scaling mu, sd)
-// and takes steps Adam steps (a fresh optimizer state, the lr option) on
+// and takes steps Adam steps (the lr option; Adam resumes from the
+// second-moment estimates Fit ended with, see nn.Adam.Resumed) on
 // minibatches of the rows of x, reshuffled every pass with a generator
 // seeded by seed; steps <= 0 means one epoch, ceil(n/batch) steps. The new
 // model keeps its last parameters: there is no early stopping.
@@ -56,6 +65,9 @@ func (md *Model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps
 	theta := append([]float64(nil), md.theta...)
 	batch := nn.BatchRows(md.cfg.train.Batch, xg.Rows)
 	tr := nn.NewTrainer(&nm.head, nm.newNet(batch, theta), xg, target, theta, batch, md.cfg.train.LR)
+	if md.adam != nil {
+		tr.Resume(md.adam)
+	}
 	if err := tr.Continue(ctx, nn.NewRNG(seed, nn.WarmStream(pcgStream)), steps); err != nil {
 		return nil, err
 	}

@@ -86,7 +86,7 @@ func TestLazyNeedsGradientsCLI(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("vi backends: exit %d", code)
 	}
-	for _, want := range []string{"forest\n  capabilities: regression, binary\n  estimators: dropout, retrain", "linear\n", "ridge", "mtry", "min_leaf", "max_depth", "trees"} {
+	for _, want := range []string{"forest\n  capabilities: regression, binary, multiclass\n  estimators: dropout, retrain", "linear\n", "ridge", "mtry", "min_leaf", "max_depth", "trees"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("vi backends lacks %q:\n%s", want, stdout)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strconv"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -104,6 +105,11 @@ func coverageCase(fs *flag.FlagSet) func(context.Context) error {
 		if err != nil {
 			return err
 		}
+		if *lazyFolds != 0 {
+			if ests, err = configure(ests, map[string]string{"folds": strconv.Itoa(*lazyFolds)}); err != nil {
+				return err
+			}
+		}
 		// The built-in backend in this process: the study is about the
 		// statistics, not the transport.
 		be, err := framework.LookupBackend("mlp")
@@ -135,7 +141,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context) error {
 			go func() {
 				defer wg.Done()
 				for r := range jobs {
-					res, tr, ms, err := coverageRep(ctx, be, opts, *setting, *n, *rho, *seed+int64(r), *crossfit, *lazyFolds, *level, ests, infs)
+					res, tr, ms, err := coverageRep(ctx, be, opts, *setting, *n, *rho, *seed+int64(r), *crossfit, *level, ests, infs)
 					mu.Lock()
 					if err != nil {
 						if firstErr == nil {
@@ -195,13 +201,13 @@ func coverageCase(fs *flag.FlagSet) func(context.Context) error {
 
 // coverageRep simulates one data set, fits the full and reduced models once
 // and infers under each inference.
-func coverageRep(ctx context.Context, be framework.Backend, opts map[string]string, setting string, n int, rho float64, seed int64, crossfit, lazyFolds int, level float64, ests []framework.Estimator, infs []framework.Inference) ([][]framework.Result, []float64, string, error) {
+func coverageRep(ctx context.Context, be framework.Backend, opts map[string]string, setting string, n int, rho float64, seed int64, crossfit int, level float64, ests []framework.Estimator, infs []framework.Inference) ([][]framework.Result, []float64, string, error) {
 	sim, err := simulate.Generate(setting, n, rho, seed)
 	if err != nil {
 		return nil, nil, "", err
 	}
 	d := &framework.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}
-	cfg := framework.Config{Backend: be, BackendName: "mlp", Options: opts, Seed: seed, Folds: lazyFolds}
+	cfg := framework.Config{Backend: be, BackendName: "mlp", Options: opts, Seed: seed}
 	var folds []*framework.Problem
 	if crossfit >= 2 {
 		folds, err = framework.PrepareFolds(ctx, d, cfg, crossfit, 1)

@@ -105,6 +105,16 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 		if err != nil {
 			return err
 		}
+		settings := map[string]string{}
+		if *folds != 0 {
+			settings["folds"] = strconv.Itoa(*folds)
+		}
+		if *lambda != 0 {
+			settings["lambda"] = strconv.FormatFloat(*lambda, 'g', -1, 64)
+		}
+		if ests, err = configure(ests, settings); err != nil {
+			return err
+		}
 		if *workers < 1 {
 			return framework.Usagef("--workers must be at least 1, got %d", *workers)
 		}
@@ -132,7 +142,7 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 				if *epochs > 0 {
 					opts["epochs"] = strconv.Itoa(*epochs)
 				}
-				r, err := speedOnce(ctx, be, sim, opts, ests, *workers, *folds, *lambda, *seed, prog)
+				r, err := speedOnce(ctx, be, sim, opts, ests, *workers, *seed, prog)
 				if err != nil {
 					return err
 				}
@@ -161,10 +171,10 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 
 // speedOnce trains the full model once and times each estimator over all
 // features, one estimator at a time so that each one's wall time is its own.
-func speedOnce(ctx context.Context, be framework.Backend, sim *simulate.Data, opts map[string]string, ests []framework.Estimator, workers, folds int, lambda float64, seed int64, prog *progress) (speedRun, error) {
+func speedOnce(ctx context.Context, be framework.Backend, sim *simulate.Data, opts map[string]string, ests []framework.Estimator, workers int, seed int64, prog *progress) (speedRun, error) {
 	d := &framework.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}
 	start := time.Now()
-	p, err := framework.Prepare(ctx, d, framework.Config{Backend: be, BackendName: "mlp", Options: opts, Seed: seed, Folds: folds, Lambda: lambda})
+	p, err := framework.Prepare(ctx, d, framework.Config{Backend: be, BackendName: "mlp", Options: opts, Seed: seed})
 	if err != nil {
 		return speedRun{}, err
 	}

@@ -107,6 +107,7 @@ type dataRun struct {
 	measure           framework.Measure // nil: the task's default
 	opts              map[string]string // the backend options the user set
 	backend           backendSpec
+	autoHidden        bool // --hidden auto: choose the mlp's architecture (fullmodel.go)
 }
 
 // check parses --task and --measure, gathers the backend options (set holds
@@ -145,6 +146,9 @@ func (f *dataFlags) check(set map[string]bool) (*dataRun, error) {
 		return nil, err
 	}
 	r.backend = bk
+	if r.autoHidden, err = hiddenAuto(r.opts, bk); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -197,7 +201,9 @@ func (r *dataRun) checkBackend(be framework.Backend, d *framework.Dataset, ests 
 
 // config is the run's framework.Config as far as the shared flags say.
 func (r *dataRun) config(be framework.Backend) framework.Config {
-	return framework.Config{Target: r.target, Task: r.task, BackendName: r.backend.name, Backend: be, Options: r.opts}
+	cfg := framework.Config{Target: r.target, Task: r.task, BackendName: r.backend.name, Backend: be, Options: r.opts}
+	r.fullModelConfig(&cfg)
+	return cfg
 }
 
 // training says on prog that the full model is training.
@@ -226,15 +232,14 @@ func runError(ctx context.Context, err error) error {
 }
 
 // checkFitFlags checks the flags that every estimating command has, in
-// this order: --level, --train-frac and --folds.
-func checkFitFlags(level, trainFrac float64, folds int) error {
+// this order: --level and --train-frac (the estimators' settings, such as
+// --folds, are checked by settingFlags.check).
+func checkFitFlags(level, trainFrac float64) error {
 	switch {
 	case !(level > 0 && level < 1):
 		return framework.Usagef("--level must be in (0, 1), got %g", level)
 	case !(trainFrac > 0 && trainFrac < 1):
 		return framework.Usagef("--train-frac must be in (0, 1), got %g", trainFrac)
-	case folds < 2:
-		return framework.Usagef("--folds must be at least 2, got %d", folds)
 	}
 	return nil
 }

@@ -53,13 +53,18 @@ Estimators (--estimators, comma-separated, in output order):
            correlated features).
   retrain  a new model trained without the feature (the reference).
   lazy-es  the full model trained on a few more optimizer steps (--es-steps,
-           default one epoch) on the data without the feature, from its own
+           default 200) on the data without the feature, from its own
            parameters (backends with warm starts: mlp, cnn).
 
 The model comes from a backend (see "vi backends"), run in a subprocess; its
 options are passed with --hidden, --epochs and --opt key=value and keep the
 backend's defaults when not set. --plugin PATH runs an external backend
-executable instead.
+executable instead. For the mlp, --hidden auto (the default) trains a few
+architectures and keeps the one its validation slice scores best; the header
+(and "full" in JSON) says which, how training ended, R2, and how the full
+model compares with intercept-only and linear baselines on the same rows,
+with a warning on stderr when it is no better than the linear one or
+training hit the epoch cap (docs/defaults.md).
 
 Groups: --groups "climate=sst1,sst2;demog=age,sex" (or --groups-file FILE,
 one "name: col, col" a line) estimates the importance of each group, its
@@ -89,15 +94,12 @@ var (
 	estFlags = newDataFlags(cmdEstimate, []string{"hidden", "epochs", "image"}, map[string]string{
 		"task":   "force the `task`: regression, binary or multiclass (default: binary for a 0/1 response, multiclass for labels 0..K-1 (3 <= K <= 20, each with 5 rows or more), else regression)",
 		"plugin": "run the backend from this external plugin `executable` instead of a built-in one",
-		"hidden": "backend option hidden: hidden layer `widths`, e.g. 50 or 100,50 (backend default when not set)",
+		"hidden": "backend option hidden: hidden layer `widths`, e.g. 50 or 100,50; auto (the mlp's default) chooses among a few on a validation slice",
 		"epochs": "backend option epochs: maximum training `epochs` (backend default when not set)",
 		"image":  "backend option image: the features are the pixels of an image of `HxW`, row-major (backend cnn)",
 	})
 	estEstimators = cmdEstimate.Flag.String("estimators", "lazy,dropout,retrain", "comma-separated estimator `names` (see 'vi estimators')")
-	estFolds      = cmdEstimate.Flag.Int("folds", framework.DefaultFolds, "cross-validation `folds` for lazy's ridge penalty")
 	estTrainFrac  = cmdEstimate.Flag.Float64("train-frac", framework.DefaultTrainFrac, "`share` of rows in the train split; the rest is for evaluation")
-	estLambda     = cmdEstimate.Flag.Float64("lambda", 0, "fix lazy's ridge penalty to `L` (0: choose it by cross-validation)")
-	estESSteps    = cmdEstimate.Flag.Int("es-steps", 0, "lazy-es: optimizer `steps` from the full model's parameters (0: one epoch)")
 	estLevel      = cmdEstimate.Flag.Float64("level", 0.95, "`level` of the confidence intervals")
 	estSeed       = cmdEstimate.Flag.Int64("seed", 1, "random `seed` of the split, the training and the folds")
 	estWorkers    = cmdEstimate.Flag.Int("workers", runtime.NumCPU(), "estimate `N` features at a time")
@@ -108,6 +110,7 @@ var (
 	estDelta      = cmdEstimate.Flag.Float64("delta", 0, "p_value tests H0: VI <= `delta`")
 	estAdjust     = cmdEstimate.Flag.String("adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
 	estCITruncate = cmdEstimate.Flag.Bool("ci-truncate", false, "floor the intervals at 0")
+	estSettings   = newSettingFlags(&cmdEstimate.Flag) // --folds, --lambda, --es-steps
 )
 
 func init() {
@@ -150,14 +153,11 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err := estFlags.checkOutput(); err != nil {
 		return err
 	}
-	if err := checkFitFlags(*estLevel, *estTrainFrac, *estFolds); err != nil {
+	if err := checkFitFlags(*estLevel, *estTrainFrac); err != nil {
 		return err
 	}
-	if *estESSteps < 0 {
-		return framework.Usagef("--es-steps must be >= 0 (0: one epoch), got %d", *estESSteps)
-	}
-	if *estLambda < 0 {
-		return framework.Usagef("--lambda must be >= 0 (0: by cross-validation), got %g", *estLambda)
+	if err := estSettings.check(); err != nil {
+		return err
 	}
 	inference, err := framework.ParseInference(*estInference)
 	if err != nil {
@@ -183,7 +183,7 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	if *estWorkers < 1 {
 		return framework.Usagef("--workers must be at least 1, got %d", *estWorkers)
 	}
-	ests, err := lookupEstimators(*estEstimators)
+	ests, err := estSettings.lookup(*estEstimators)
 	if err != nil {
 		return err
 	}
@@ -229,8 +229,8 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 
 	r.training(prog, d)
 	cfg := r.config(be)
-	cfg.TrainFrac, cfg.Seed, cfg.Folds, cfg.Lambda = *estTrainFrac, *estSeed, *estFolds, *estLambda
-	cfg.ESSteps, cfg.CrossFit, cfg.Groups, cfg.OneHot = *estESSteps, *estCrossfit, groups, onehot
+	cfg.TrainFrac, cfg.Seed = *estTrainFrac, *estSeed
+	cfg.CrossFit, cfg.Groups, cfg.OneHot = *estCrossfit, groups, onehot
 	eopt := framework.EstimateOptions{
 		Workers:  *estWorkers,
 		Level:    *estLevel,
@@ -255,6 +255,8 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err != nil {
 		return finishCheckpoint(ckpt, r.out, runError(ctx, err))
 	}
+	rep.Full.Hidden = fullHidden(rep, be, r.opts)
+	printWarnings(rep)
 
 	var buf bytes.Buffer
 	if err := writeReport(&buf, rep, r.format); err != nil {
@@ -465,70 +467,74 @@ func checkBackend(name string, b framework.Backend, d *framework.Dataset, target
 	if t, _, ok := responseTask(d, target, task); ok && t == framework.Multiclass && !caps.Multiclass {
 		return framework.Usagef("backend %s does not do multiclass classification (the response of %s is class labels 0..K-1; --task regression treats it as a number)", name, d.Source)
 	}
-	var need []string
-	for _, e := range ests {
-		if !estimatorFits(e.Name(), caps) {
-			need = append(need, e.Name())
+	_, lacking := fitsList(ests, caps)
+	if len(lacking) > 0 {
+		var need []string
+		for _, e := range ests {
+			if lacking[e.Name()] != nil {
+				need = append(need, e.Name())
+			}
 		}
-	}
-	if len(need) > 0 {
 		var fit []string
-		for _, e := range framework.Estimators() {
-			if estimatorFits(e, caps) {
-				fit = append(fit, e)
+		for _, name := range framework.Estimators() {
+			if e, err := framework.LookupEstimator(name); err == nil {
+				if ok, _ := framework.Fits(e, caps); ok {
+					fit = append(fit, name)
+				}
 			}
 		}
 		verb := "needs"
 		if len(need) > 1 {
 			verb = "need"
 		}
-		what := "gradients"
-		if slices.ContainsFunc(need, func(e string) bool { return warmStartEstimators[e] }) {
-			what = "gradients (lazy) or warm starts (lazy-es)"
-			if !slices.ContainsFunc(need, func(e string) bool { return !warmStartEstimators[e] }) {
-				what = "warm starts"
-			}
-		}
 		return framework.Usagef("estimator %s %s a backend with %s; backend %s has none (it supports --estimators %s; see 'vi backends')",
-			strings.Join(need, ", "), verb, what, name, strings.Join(fit, ","))
+			strings.Join(need, ", "), verb, lackingWhat(need, lacking), name, strings.Join(fit, ","))
 	}
 	return nil
+}
+
+// lackingWhat says what the estimators need lack: "gradients" when they all
+// lack the same, else "gradients (lazy) or warm starts (lazy-es)".
+func lackingWhat(need []string, lacking map[string][]string) string {
+	var whats []string
+	by := map[string][]string{}
+	for _, e := range need {
+		w := strings.Join(lacking[e], " and ")
+		if by[w] == nil {
+			whats = append(whats, w)
+		}
+		by[w] = append(by[w], e)
+	}
+	if len(whats) == 1 {
+		return whats[0]
+	}
+	parts := make([]string, len(whats))
+	for i, w := range whats {
+		parts[i] = fmt.Sprintf("%s (%s)", w, strings.Join(by[w], ", "))
+	}
+	return strings.Join(parts, " or ")
 }
 
 // fittingEstimators drops from the default estimators those that the
 // backend cannot run, and returns a note saying so.
 func fittingEstimators(name string, caps framework.Capabilities, ests []framework.Estimator) ([]framework.Estimator, string) {
-	var out []framework.Estimator
-	var dropped []string
+	out, lacking := fitsList(ests, caps)
+	if len(lacking) == 0 || len(out) == 0 {
+		return ests, ""
+	}
+	var dropped, what []string
 	for _, e := range ests {
-		if estimatorFits(e.Name(), caps) {
-			out = append(out, e)
-		} else {
+		for _, w := range lacking[e.Name()] {
+			if !slices.Contains(what, w) {
+				what = append(what, w)
+			}
+		}
+		if lacking[e.Name()] != nil {
 			dropped = append(dropped, e.Name())
 		}
 	}
-	if len(dropped) == 0 || len(out) == 0 {
-		return ests, ""
-	}
-	return out, fmt.Sprintf("vi: backend %s has no gradients: estimating with %s (not %s)",
-		name, strings.Join(estimatorNames(out), ", "), strings.Join(dropped, ", "))
-}
-
-// gradientEstimators are the estimators that work on the full model's
-// parameter gradients (framework.Gradienter).
-var gradientEstimators = map[string]bool{"lazy": true, "lazy-es": true}
-
-// warmStartEstimators continue training the full model
-// (framework.WarmStarter) instead of using its gradients.
-var warmStartEstimators = map[string]bool{"lazy-es": true}
-
-// estimatorFits reports whether the estimator can run on a backend with
-// these capabilities.
-func estimatorFits(name string, caps framework.Capabilities) bool {
-	if warmStartEstimators[name] {
-		return caps.WarmStart
-	}
-	return caps.Gradients || !gradientEstimators[name]
+	return out, fmt.Sprintf("vi: backend %s has no %s: estimating with %s (not %s)",
+		name, strings.Join(what, " or "), strings.Join(estimatorNames(out), ", "), strings.Join(dropped, ", "))
 }
 
 // backendSpec says which backend to run and how.

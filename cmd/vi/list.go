@@ -93,7 +93,8 @@ func runBackends(_ context.Context, cmd *Command, args []string) error {
 	return nil
 }
 
-// capabilityList names what a backend's models can do.
+// capabilityList names what a backend's models can do, with the
+// estimators that need each capability in parentheses.
 func capabilityList(c framework.Capabilities) string {
 	out := []string{"regression"}
 	if c.Classification {
@@ -103,24 +104,48 @@ func capabilityList(c framework.Capabilities) string {
 		out = append(out, "multiclass")
 	}
 	if c.Gradients {
-		out = append(out, "gradients (lazy)")
+		out = append(out, "gradients"+neededBy(framework.Capabilities{Gradients: true}))
 	}
 	if c.Kernel {
 		out = append(out, "structured NTK kernel")
 	}
 	if c.WarmStart {
-		out = append(out, "warm start")
+		out = append(out, "warm start"+neededBy(framework.Capabilities{WarmStart: true}))
 	}
 	return strings.Join(out, ", ")
+}
+
+// neededBy lists, as " (a, b)", the registered estimators that need the
+// capability c; "" when none does.
+func neededBy(c framework.Capabilities) string {
+	var out []string
+	for _, name := range framework.Estimators() {
+		e, err := framework.LookupEstimator(name)
+		if err != nil {
+			continue
+		}
+		if ok, _ := framework.Fits(e, framework.Capabilities{}); ok {
+			continue // needs nothing
+		}
+		if ok, _ := framework.Fits(e, c); ok {
+			out = append(out, name)
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(out, ", ") + ")"
 }
 
 // supportedEstimators lists the registered estimators that run on a backend
 // with these capabilities.
 func supportedEstimators(c framework.Capabilities) string {
 	var out []string
-	for _, e := range framework.Estimators() {
-		if estimatorFits(e, c) {
-			out = append(out, e)
+	for _, name := range framework.Estimators() {
+		if e, err := framework.LookupEstimator(name); err == nil {
+			if ok, _ := framework.Fits(e, c); ok {
+				out = append(out, name)
+			}
 		}
 	}
 	return strings.Join(out, ", ")
@@ -137,18 +162,17 @@ func runEstimators(_ context.Context, cmd *Command, args []string) error {
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 8, 2, ' ', 0)
 	for _, name := range names {
-		fmt.Fprintf(tw, "%s\t%s\n", name, estimatorDoc[name])
+		e, err := framework.LookupEstimator(name)
+		if err != nil {
+			return err
+		}
+		doc := ""
+		if d, ok := e.(framework.Describer); ok {
+			doc = d.Describe()
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", name, doc)
 	}
 	return tw.Flush()
-}
-
-// estimatorDoc describes the estimators this command knows of; others are
-// listed by name only.
-var estimatorDoc = map[string]string{
-	"dropout": "the full model with the feature set to its train mean (fast; biased up for correlated features)",
-	"retrain": "a new model trained without the feature (the reference; one training per feature)",
-	"lazy":    "LazyVI: the full network shifted by a ridge regression on its gradients (needs a gradient backend)",
-	"lazy-es": "the full network trained on for --es-steps steps without the feature (needs warm starts: mlp, cnn)",
 }
 
 func runMeasures(_ context.Context, cmd *Command, args []string) error {

@@ -93,12 +93,16 @@ func writeCSV(w io.Writer, r *framework.Report) error {
 	return cw.Error()
 }
 
+// lambdaString is the lambda column: the result's "lambda" field (lazy's
+// penalty), "inf" when it says "no_update", "" when it has neither.
 func lambdaString(res framework.Result, format func(float64) string) string {
-	switch {
-	case res.NoUpdate:
+	if nu, _ := res.Get("no_update"); nu == true {
 		return "inf"
-	case res.Lambda != nil:
-		return format(*res.Lambda)
+	}
+	if v, _ := res.Get("lambda"); v != nil {
+		if l, ok := v.(float64); ok {
+			return format(l)
+		}
 	}
 	return ""
 }
@@ -130,8 +134,10 @@ func writeTable(w io.Writer, r *framework.Report) error {
 	if r.CrossFit > 0 {
 		where = fmt.Sprintf("averaged over the %d folds", r.CrossFit)
 	}
-	fmt.Fprintf(w, "full model: %s %s %s (trained in %.2fs)\n\n",
+	fmt.Fprintf(w, "full model: %s %s %s (trained in %.2fs)\n",
 		r.Measure, num(r.Full.Score), where, r.Full.Seconds)
+	writeFullDiagnostics(w, r)
+	fmt.Fprintln(w)
 	// Numbers align right; feature and estimator are padded to a common
 	// width first so that they read left-aligned.
 	cols := reportColumns(r)

@@ -28,7 +28,7 @@ ordering (replaced by their train mean) and scores the reduced model on the
 evaluation split under each estimator (--estimators, default
 dropout,retrain,lazy-es): retrain is ROAR proper (Hooker et al. 2019),
 dropout keeps the full model, lazy-es continues the full model for
---es-steps optimizer steps (default one epoch) on the reduced data.
+--es-steps optimizer steps (default 200) on the reduced data.
 
 The score is the measure's larger-is-better value (accuracy; -mse for mse)
 with its standard error sd(IF)/sqrt(n_eval); seconds is the estimator's wall
@@ -51,14 +51,12 @@ var (
 	roarOrdering  = cmdROAR.Flag.String("ordering", "grad", "comma-separated `orderings`: grad, random")
 	roarFractions = cmdROAR.Flag.String("fractions", ".1,.25,.5,.75,.9,.99", "comma-separated `fractions` of features to remove")
 	roarEsts      = cmdROAR.Flag.String("estimators", "dropout,retrain,lazy-es", "comma-separated estimator `names`")
-	roarESSteps   = cmdROAR.Flag.Int("es-steps", 0, "lazy-es: optimizer `steps` from the full model's parameters (0: one epoch)")
-	roarFolds     = cmdROAR.Flag.Int("folds", 5, "cross-validation `folds` for lazy's ridge penalty")
-	roarLambda    = cmdROAR.Flag.Float64("lambda", 0, "fix lazy's ridge penalty to `L` (0: by cross-validation)")
 	roarTrainFrac = cmdROAR.Flag.Float64("train-frac", framework.DefaultTrainFrac, "`share` of rows in the train split")
 	roarLevel     = cmdROAR.Flag.Float64("level", 0.95, "`level` of the plot's interval bands")
 	roarSeed      = cmdROAR.Flag.Int64("seed", 1, "random `seed` of the split, the training and the random ordering")
 	roarWorkers   = cmdROAR.Flag.Int("workers", runtime.NumCPU(), "fit `N` reduced models at a time")
 	roarPlot      = cmdROAR.Flag.String("plot", "", "also draw the curves to this `file` (.png or .svg)")
+	roarSettings  = newSettingFlags(&cmdROAR.Flag) // --es-steps, --folds, --lambda, ...
 )
 
 func init() {
@@ -84,16 +82,14 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 			return framework.Usagef("--plot and --out name the same file %s", *roarPlot)
 		}
 	}
-	if err := checkFitFlags(*roarLevel, *roarTrainFrac, *roarFolds); err != nil {
+	if err := checkFitFlags(*roarLevel, *roarTrainFrac); err != nil {
 		return err
 	}
-	switch {
-	case *roarLambda < 0:
-		return framework.Usagef("--lambda must be >= 0, got %g", *roarLambda)
-	case *roarWorkers < 1:
+	if err := roarSettings.check(); err != nil {
+		return err
+	}
+	if *roarWorkers < 1 {
 		return framework.Usagef("--workers must be at least 1, got %d", *roarWorkers)
-	case *roarESSteps < 0:
-		return framework.Usagef("--es-steps must be >= 0 (0: one epoch), got %d", *roarESSteps)
 	}
 	orderings, err := parseOrderings(*roarOrdering)
 	if err != nil {
@@ -103,7 +99,7 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	ests, err := lookupEstimators(*roarEsts)
+	ests, err := roarSettings.lookup(*roarEsts)
 	if err != nil {
 		return err
 	}
@@ -129,7 +125,7 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 	}
 	r.training(prog, d)
 	cfg := r.config(be)
-	cfg.TrainFrac, cfg.Seed, cfg.Folds, cfg.Lambda, cfg.ESSteps = *roarTrainFrac, *roarSeed, *roarFolds, *roarLambda, *roarESSteps
+	cfg.TrainFrac, cfg.Seed, cfg.MinTrain = *roarTrainFrac, *roarSeed, framework.MinTrainFor(ests)
 	p, err := framework.Prepare(ctx, d, cfg)
 	if err != nil {
 		return runError(ctx, err)

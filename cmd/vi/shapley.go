@@ -77,13 +77,12 @@ var (
 	})
 	shpReduced   = cmdShapley.Flag.String("reduced", "lazy", "comma-separated reduced-model `estimators`: lazy, retrain, dropout")
 	shpExact     = cmdShapley.Flag.Bool("exact", false, "fit every one of the 2^p - 2 subsets (p <= 20) instead of sampling")
-	shpFolds     = cmdShapley.Flag.Int("folds", framework.DefaultFolds, "cross-validation `folds` for lazy's ridge penalty")
 	shpTrainFrac = cmdShapley.Flag.Float64("train-frac", framework.DefaultTrainFrac, "`share` of rows in the train split")
-	shpLambda    = cmdShapley.Flag.Float64("lambda", 0, "fix lazy's ridge penalty to `L` (0: by cross-validation per subset)")
 	shpLevel     = cmdShapley.Flag.Float64("level", 0.95, "`level` of the confidence intervals")
 	shpSeed      = cmdShapley.Flag.Int64("seed", 1, "random `seed` of the split, the training, the folds and the subsets")
 	shpWorkers   = cmdShapley.Flag.Int("workers", runtime.NumCPU(), "fit `N` reduced models at a time")
 	shpPlot      = cmdShapley.Flag.String("plot", "", "also draw a bar chart with interval whiskers to this PNG `file`")
+	shpSettings  = newSettingFlags(&cmdShapley.Flag) // --folds, --lambda, ...
 )
 
 // The sampling, inference and group flags of vi shapley.
@@ -111,12 +110,13 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 	if *shpPlot != "" && *shpPlot == shpFlags.out {
 		return framework.Usagef("--plot and --out name the same file %s", *shpPlot)
 	}
-	if err := checkFitFlags(*shpLevel, *shpTrainFrac, *shpFolds); err != nil {
+	if err := checkFitFlags(*shpLevel, *shpTrainFrac); err != nil {
+		return err
+	}
+	if err := shpSettings.check(); err != nil {
 		return err
 	}
 	switch {
-	case *shpLambda < 0:
-		return framework.Usagef("--lambda must be >= 0 (0: by cross-validation), got %g", *shpLambda)
 	case *shpWorkers < 1:
 		return framework.Usagef("--workers must be at least 1, got %d", *shpWorkers)
 	case *shpSubsets < 0:
@@ -140,7 +140,7 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 		return framework.Usagef("--groups %s is for the pixels of an image (vi estimate --image); give the groups by name", g)
 	}
 	stop := shapley.Stop{Rule: shapley.DefaultRule, MaxSubsets: *shpMaxSubsets, Subsets: *shpSubsets}
-	reds, err := lookupEstimators(*shpReduced)
+	reds, err := shpSettings.lookup(*shpReduced)
 	if err != nil {
 		return fmt.Errorf("--reduced: %w", err)
 	}
@@ -179,7 +179,7 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 	}
 	r.training(prog, d)
 	cfg := r.config(be)
-	cfg.TrainFrac, cfg.Seed, cfg.Folds, cfg.Lambda = *shpTrainFrac, *shpSeed, *shpFolds, *shpLambda
+	cfg.TrainFrac, cfg.Seed = *shpTrainFrac, *shpSeed
 	cfg.Groups, cfg.OneHot = groups, onehot
 	ropt := shapley.RunOptions{
 		Exact: *shpExact, Stop: stop,
@@ -199,7 +199,7 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 	}
 
 	var buf bytes.Buffer
-	if err := writeShapley(&buf, rep, r.format, *shpLambda); err != nil {
+	if err := writeShapley(&buf, rep, r.format, fixedPenalty(reds)); err != nil {
 		return err
 	}
 	if err := writePlot(*shpPlot, func(w io.Writer) error { return shapley.Plot(w, rep) }); err != nil {
@@ -320,4 +320,17 @@ func writeShapleyTable(w io.Writer, rep *shapley.Report, lambda float64) error {
 // fixed-penalty lazy path are for one output).
 func errShapleyMulticlass(source string) error {
 	return framework.Usagef("vi shapley supports regression and binary responses, not multiclass (%s: class labels 0..K-1; --task regression treats them as numbers)", source)
+}
+
+// fixedPenalty is the penalty that a reduced-model estimator fixes for
+// every subset (lazy's --lambda), for the table's header; 0 when none does.
+func fixedPenalty(reds []framework.Estimator) float64 {
+	for _, e := range reds {
+		if fp, ok := e.(interface{ FixedPenalty() (float64, bool) }); ok {
+			if l, ok := fp.FixedPenalty(); ok {
+				return l
+			}
+		}
+	}
+	return 0
 }

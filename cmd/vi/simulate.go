@@ -13,7 +13,7 @@ import (
 )
 
 var cmdSimulate = &Command{
-	UsageLine: "simulate [--setting linear|binary|highdim|logistic] [--n N] [--rho R] [--seed S] --out FILE.csv",
+	UsageLine: "simulate [--setting linear|binary|highdim|logistic|friedman1|interaction] [--n N] [--rho R] [--seed S] --out FILE.csv",
 	Short:     "write a simulated data set and its true importances",
 	Long: `Simulate writes one of the LazyVI paper's simulated data sets (section 5) as a
 CSV file with columns x1..xp and the response y last, and next to it
@@ -27,6 +27,11 @@ Settings:
            true VI under accuracy (0.136, 0.236, 0, 0). rho must be 0.
   highdim  p = 100, Corr(x1, x2) = rho, y = a fixed random ReLU network of x
            plus noise; the truth is unknown (compare with retrain).
+  friedman1 p = 10 uniforms on [0, 1], y = 10 sin(pi x1 x2) + 20 (x3 - 0.5)^2
+           + 10 x4 + 5 x5 + N(0, 1); true VI under mse (6.486, 6.486, 2.222,
+           8.333, 2.083, 0, ..., 0), by quadrature. rho must be 0.
+  interaction p = 8 independent normals, y = 2 x1 x2 + 1.5 x3 x4 + x5 +
+           N(0, 0.1); true VI under mse (4, 4, 2.25, 2.25, 1, 0, 0, 0).
 
 The same flags give the same data. Both files are written atomically.
 
@@ -37,9 +42,9 @@ Example:
 }
 
 var (
-	simSetting = cmdSimulate.Flag.String("setting", "linear", "simulated `setting`: linear, binary, highdim or logistic (the appendix's Shapley experiment)")
+	simSetting = cmdSimulate.Flag.String("setting", "linear", "simulated `setting`: linear, binary, highdim, logistic (the appendix's Shapley experiment), friedman1 or interaction (nonadditive, independent features)")
 	simN       = cmdSimulate.Flag.Int("n", 1000, "number of `samples`")
-	simRho     = cmdSimulate.Flag.Float64("rho", 0, "`R` = Corr(x1, x2) (default 0.5 for linear and highdim, 0 for binary)")
+	simRho     = cmdSimulate.Flag.Float64("rho", 0, "`R` = Corr(x1, x2) (default 0.5 for linear and highdim, 0 for binary, friedman1 and interaction)")
 	simSeed    = cmdSimulate.Flag.Int64("seed", 1, "random `seed`")
 	simOut     = cmdSimulate.Flag.String("out", "", "the CSV `file` to write (required); the truth goes next to it")
 )
@@ -52,7 +57,7 @@ func init() {
 // defaultRho is Corr(x1, x2) when --rho is not given.
 func defaultRho(setting string) float64 {
 	switch setting {
-	case "binary":
+	case "binary", "friedman1", "interaction":
 		return 0
 	case "logistic":
 		return simulate.LogisticRho

@@ -27,12 +27,12 @@ func TestSmallROAR(t *testing.T) {
 	}
 	d := &framework.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
 	ctx := context.Background()
-	p, err := framework.Prepare(ctx, d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 2, ESSteps: 100})
+	p, err := framework.Prepare(ctx, d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	ests := []framework.Estimator{estimators.Dropout{}, estimators.Retrain{}, estimators.LazyES{}}
+	ests := []framework.Estimator{estimators.Dropout{}, estimators.Retrain{}, estimators.LazyES{Steps: 100}}
 	rep, err := roar.Run(ctx, p, measures.R2(), ests, roar.Options{Orderings: []string{"grad", "random"}, Fractions: []float64{0.5, 1}})
 	if err != nil {
 		t.Fatal(err)

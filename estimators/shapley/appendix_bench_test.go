@@ -50,9 +50,9 @@ func BenchmarkAppendix(b *testing.B) {
 		}
 		d := &framework.Dataset{Source: "logistic", Names: sim.Names, X: sim.X}
 		cfg := framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: int64(seed),
-			TrainFrac: 500.0 / 750, Lambda: 50, Options: map[string]string{"hidden": "128"}}
+			TrainFrac: 500.0 / 750, Options: map[string]string{"hidden": "128"}}
 		rep, err := shapley.Run(context.Background(), d, cfg, m,
-			[]framework.Estimator{estimators.Lazy{}, estimators.Retrain{}},
+			[]framework.Estimator{estimators.Lazy{Lambda: 50}, estimators.Retrain{}},
 			shapley.RunOptions{Stop: shapley.Stop{Subsets: draws}, Options: shapley.Options{Workers: workers}})
 		if err != nil {
 			b.Fatal(err)
@@ -140,7 +140,7 @@ func BenchmarkAppendixPerSubset(b *testing.B) {
 	}
 	d := &framework.Dataset{Source: "logistic", Names: sim.Names, X: sim.X}
 	prob, err := framework.Prepare(context.Background(), d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp",
-		Seed: 1, TrainFrac: 500.0 / 750, Lambda: 50, Options: map[string]string{"hidden": "128"}})
+		Seed: 1, TrainFrac: 500.0 / 750, Options: map[string]string{"hidden": "128"}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func BenchmarkAppendixPerSubset(b *testing.B) {
 	plan := shapley.NewPlan(design)
 	for plan.Draw(shapley.DefaultMaxSubsets) > 0 && len(plan.Subsets) < 1000 {
 	}
-	for _, e := range []framework.Estimator{estimators.Lazy{}, estimators.Retrain{}} {
+	for _, e := range []framework.Estimator{estimators.Lazy{Lambda: 50}, estimators.Retrain{}} {
 		b.Run(e.Name(), func(b *testing.B) {
 			for i := range b.N {
 				s := plan.Subsets[i%len(plan.Subsets)]

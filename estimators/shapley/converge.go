@@ -243,7 +243,7 @@ func converge(ctx context.Context, pl *Plan, score scorer, empty, full framework
 			switch err := solve(); {
 			case errors.Is(err, ErrNotIdentified) && canDraw:
 			case errors.Is(err, ErrNotIdentified):
-				return nil, framework.Usagef("%v: %d subsets (%d sampled pairs) for %d features; allow more subsets",
+				return nil, framework.Usagef("%w: %d subsets (%d sampled pairs) for %d features; allow more subsets",
 					err, len(pl.Subsets), len(pl.Pairs), p)
 			case err != nil:
 				return nil, err

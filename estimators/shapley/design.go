@@ -121,7 +121,7 @@ func NewDesign(p int, stop Stop, exact bool, seed int64) (*Design, error) {
 		}
 		g := Game{P: p, Subsets: pl.Subsets, Weights: pl.Weights(), Values: make([]float64, len(pl.Subsets))}
 		if _, err := Solve(g); errors.Is(err, ErrNotIdentified) {
-			return nil, framework.Usagef("%v: %d subsets for %d features are too few", err, len(pl.Subsets), p)
+			return nil, framework.Usagef("%w: %d subsets for %d features are too few", err, len(pl.Subsets), p)
 		}
 	}
 	return d, nil

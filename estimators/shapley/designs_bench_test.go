@@ -37,9 +37,9 @@ func BenchmarkGaussianDesigns(b *testing.B) {
 			maes := map[string]*acc{}
 			var order []string
 			for s := range seeds {
-				cfg := framework.Config{Backend: linear.Backend{}, BackendName: "linear", Seed: int64(s + 1), TrainFrac: 0.5, Lambda: 1}
+				cfg := framework.Config{Backend: linear.Backend{}, BackendName: "linear", Seed: int64(s + 1), TrainFrac: 0.5}
 				rep, err := Run(context.Background(), d.dataset(2000, int64(s+1)), cfg, measures.R2(),
-					[]framework.Estimator{estimators.Lazy{}, estimators.Retrain{}}, RunOptions{Options: Options{Workers: 2}})
+					[]framework.Estimator{estimators.Lazy{Lambda: 1}, estimators.Retrain{}}, RunOptions{Options: Options{Workers: 2}})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -102,8 +102,8 @@
 // # Cost
 //
 // Lazy fits each subset's reduced model from the full model's parameters:
-// with a fixed penalty (framework.Problem.Lambda > 0, the paper's appendix
-// uses 50) one kernel, one ridge solve (Krylov steps, or a Cholesky
+// with a fixed penalty (estimators.Lazy{Lambda: 50}, as the paper's appendix
+// has it) one kernel, one ridge solve (Krylov steps, or a Cholesky
 // factorisation when those would cost more) and one forward pass per
 // subset; the full model, its predictions and the intercept-only model are
 // computed once and shared by every subset and by every estimator of a run.

@@ -129,9 +129,10 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 		r := Result{Feature: feats[j].Name, Estimator: est.Estimator, VI: v, SE: se,
 			CILow: v - z*se, CIHigh: v + z*se, PValue: ps[j], Seconds: est.Seconds / float64(p),
 			SEInfluence: o.seIF[j], SESampling: o.seS[j]}
-		if prob.Lambda > 0 && red.Name() == "lazy" {
-			l := prob.Lambda
-			r.Lambda = &l
+		if fp, ok := red.(fixedPenalty); ok {
+			if l, ok := fp.FixedPenalty(); ok {
+				r.Lambda = &l
+			}
 		}
 		est.Results = append(est.Results, r)
 	}
@@ -141,6 +142,29 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 		}
 	}
 	return est, nil
+}
+
+// fixedPenalty is the optional interface of a reduced-model estimator
+// whose ridge penalty may be fixed for every subset (estimators.Lazy with
+// Lambda > 0): the results then report it as "lambda".
+type fixedPenalty interface {
+	FixedPenalty() (lambda float64, ok bool)
+}
+
+// keptFull reports whether the estimator's summary of the reduction says
+// that it kept the full model ("no_update": true, as lazy says when no
+// update was best).
+func keptFull(e framework.Estimator, r framework.Reduced) bool {
+	s, ok := e.(framework.Summarizer)
+	if !ok {
+		return false
+	}
+	for _, f := range s.Summarize([]map[string]float64{r.Stats}) {
+		if f.Key == "no_update" && f.Value == true {
+			return true
+		}
+	}
+	return false
 }
 
 // InterceptOnly returns the intercept-only model's predictions on the
@@ -211,7 +235,7 @@ func reduceAll(ctx context.Context, prob *framework.Problem, m framework.Measure
 		if scores[k], err = m.Evaluate(prob.YEval, r.Pred); err != nil {
 			return nil, 0, fmt.Errorf("estimator %s, %s: measure %s: %w", red.Name(), feats[k].Name, m.Name(), err)
 		}
-		if math.IsInf(r.Lambda, 1) {
+		if keptFull(red, r) {
 			noUpdate++
 		}
 	}

@@ -25,7 +25,7 @@ type ols struct{}
 
 func (ols) Capabilities() framework.Capabilities { return framework.Capabilities{} }
 func (ols) Options() []framework.OptionInfo      { return nil }
-func (ols) New(framework.ModelSpec) (framework.Model, error) {
+func (ols) New(context.Context, framework.ModelSpec) (framework.Model, error) {
 	return &olsModel{}, nil
 }
 

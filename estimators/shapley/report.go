@@ -92,6 +92,7 @@ func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m fram
 		}
 	}
 	start := time.Now()
+	cfg.MinTrain = max(cfg.MinTrain, framework.MinTrainFor(reds))
 	prob, err := framework.Prepare(ctx, d, cfg)
 	if err != nil {
 		return nil, err

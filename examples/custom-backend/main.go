@@ -16,6 +16,7 @@
 package main
 
 import (
+	"context"
 	"strconv"
 
 	"github.com/lazyvi/lazyvi/backendplugin"
@@ -44,7 +45,7 @@ func (Backend) Options() []framework.OptionInfo {
 
 // New checks the options (errors wrapping framework.ErrUsage reach the
 // user as usage errors, exit code 2) and returns an untrained network.
-func (Backend) New(spec framework.ModelSpec) (framework.Model, error) {
+func (Backend) New(_ context.Context, spec framework.ModelSpec) (framework.Model, error) {
 	if spec.Inputs < 1 {
 		return nil, framework.Usagef("tanhnet: need at least one input, got %d", spec.Inputs)
 	}

@@ -32,7 +32,7 @@
 //   - Multiclass, when Capabilities().Multiclass, and WarmStart, when
 //     Capabilities().WarmStart: see multiclass.go.
 //   - Plugin: every check above again, on the backend served over
-//     backendplugin's gRPC transport in this process (backendplugin.Pipe),
+//     backendplugin's gRPC transport in this process (NewServer and Connect, in memory),
 //     plus the transport's fidelity: the remote models' predictions equal
 //     the local ones bit for bit, and the capabilities arrive unchanged.
 package frameworktest
@@ -47,6 +47,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/framework"
@@ -105,7 +106,7 @@ func TestBackend(t *testing.T, b framework.Backend, opts ...Option) {
 		return
 	}
 	t.Run("Plugin", func(t *testing.T) {
-		remote, stop, err := backendplugin.Pipe("conformance", b)
+		remote, stop, err := pipe("conformance", b)
 		if err != nil {
 			t.Fatalf("serve the backend over the plugin transport: %v", err)
 		}
@@ -175,7 +176,7 @@ func (c *config) spec(task framework.Task) framework.ModelSpec {
 // fitted returns a model fitted on the kit's training data and the data.
 func fitted(t *testing.T, b framework.Backend, c *config, task framework.Task) (framework.Model, *mat.Dense, []float64) {
 	t.Helper()
-	m, err := b.New(c.spec(task))
+	m, err := b.New(context.Background(), c.spec(task))
 	if err != nil {
 		t.Fatalf("New(%s): %v", task, err)
 	}
@@ -210,7 +211,7 @@ func checkDescribe(t *testing.T, b framework.Backend, c *config) {
 	}
 	spec := c.spec(framework.Regression)
 	spec.Options = bad
-	if m, err := b.New(spec); !errors.Is(err, framework.ErrUsage) {
+	if m, err := b.New(context.Background(), spec); !errors.Is(err, framework.ErrUsage) {
 		if err == nil {
 			_ = framework.Release(m)
 		}
@@ -218,7 +219,7 @@ func checkDescribe(t *testing.T, b framework.Backend, c *config) {
 	}
 	spec = c.spec(framework.Regression)
 	spec.Inputs = 0
-	if m, err := b.New(spec); !errors.Is(err, framework.ErrUsage) {
+	if m, err := b.New(context.Background(), spec); !errors.Is(err, framework.ErrUsage) {
 		if err == nil {
 			_ = framework.Release(m)
 		}
@@ -227,7 +228,7 @@ func checkDescribe(t *testing.T, b framework.Backend, c *config) {
 }
 
 func checkFitPredict(t *testing.T, b framework.Backend, c *config, task framework.Task) {
-	m, err := b.New(c.spec(task))
+	m, err := b.New(context.Background(), c.spec(task))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -346,7 +347,7 @@ func checkConcurrent(t *testing.T, b framework.Backend, c *config) {
 
 func checkGradients(t *testing.T, b framework.Backend, c *config, task framework.Task) {
 	m, x, _ := fitted(t, b, c, task)
-	g, ok := m.(framework.Gradienter)
+	g, ok := framework.AsGradienter(m)
 	if !ok {
 		t.Fatalf("Capabilities say Gradients, but the model (%T) is not a framework.Gradienter", m)
 	}
@@ -444,11 +445,11 @@ func checkJacobianByDifferences(t *testing.T, c *config, g framework.Gradienter,
 
 func checkKernel(t *testing.T, b framework.Backend, c *config, task framework.Task) {
 	m, x, _ := fitted(t, b, c, task)
-	kr, ok := m.(framework.Kerneler)
+	kr, ok := framework.AsKerneler(m)
 	if !ok {
 		t.Fatalf("Capabilities say Kernel, but the model (%T) is not a framework.Kerneler", m)
 	}
-	g, ok := m.(framework.Gradienter)
+	g, ok := framework.AsGradienter(m)
 	if !ok {
 		t.Fatalf("Capabilities say Kernel, but the model (%T) is not a framework.Gradienter", m)
 	}
@@ -519,7 +520,7 @@ func checkTransport(t *testing.T, local, remote framework.Backend, c *config) {
 	}
 	spec := c.spec(framework.Regression)
 	spec.Options = map[string]string{"frameworktest-no-such-option": "1"}
-	if _, err := remote.New(spec); !errors.Is(err, framework.ErrUsage) {
+	if _, err := remote.New(ctx, spec); !errors.Is(err, framework.ErrUsage) {
 		t.Errorf("New with an unknown option over the transport: want an error wrapping framework.ErrUsage, got %v", err)
 	}
 }
@@ -582,4 +583,20 @@ func checkKernelAgainstJacobian(t *testing.T, g framework.Gradienter, kr framewo
 		t.Errorf("Kernel(x1, nil) is not exactly symmetric")
 	}
 	return j1
+}
+
+// pipe serves b in this process over an in-memory gRPC connection with the
+// plugin transport's server and client (backendplugin.NewServer and
+// Connect), without a subprocess or the go-plugin handshake; stop closes
+// the connection and the server.
+func pipe(name string, b framework.Backend) (remote framework.Backend, stop func(), err error) {
+	lis := bufconn.Listen(1 << 20)
+	s := backendplugin.NewServer(b)
+	go func() { _ = s.Serve(lis) }()
+	remote, closeConn, err := backendplugin.Connect(context.Background(), name, lis.DialContext)
+	if err != nil {
+		s.Stop()
+		return nil, nil, err
+	}
+	return remote, func() { closeConn(); s.Stop() }, nil
 }

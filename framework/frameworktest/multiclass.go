@@ -91,7 +91,7 @@ func fittedTask(t *testing.T, b framework.Backend, c *config, task framework.Tas
 	if task != framework.Multiclass {
 		return fitted(t, b, c, task)
 	}
-	m, err := b.New(c.mcSpec())
+	m, err := b.New(context.Background(), c.mcSpec())
 	if err != nil {
 		t.Fatalf("New(multiclass): %v", err)
 	}
@@ -124,7 +124,7 @@ func checkClassProbs(t *testing.T, what string, pred *mat.Dense, n int) {
 }
 
 func checkMulticlass(t *testing.T, b framework.Backend, c *config) {
-	m, err := b.New(c.mcSpec())
+	m, err := b.New(context.Background(), c.mcSpec())
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -174,7 +174,7 @@ func flat(p *mat.Dense) []float64 {
 
 func checkGradientsMulti(t *testing.T, b framework.Backend, c *config) {
 	m, x, _ := fittedTask(t, b, c, framework.Multiclass)
-	g, ok := m.(framework.Gradienter)
+	g, ok := framework.AsGradienter(m)
 	if !ok {
 		t.Fatalf("Capabilities say Gradients, but the model (%T) is not a framework.Gradienter", m)
 	}
@@ -220,7 +220,7 @@ func checkKernelMulti(t *testing.T, b framework.Backend, c *config) {
 
 func checkWarmStart(t *testing.T, b framework.Backend, c *config, task framework.Task) {
 	m, x, y := fittedTask(t, b, c, task)
-	ws, ok := m.(framework.WarmStarter)
+	ws, ok := framework.AsWarmStarter(m)
 	if !ok {
 		t.Fatalf("Capabilities say WarmStart, but the model (%T) is not a framework.WarmStarter", m)
 	}
@@ -237,10 +237,10 @@ func checkWarmStart(t *testing.T, b framework.Backend, c *config, task framework
 		}
 		defer framework.Release(w)
 		caps := b.Capabilities()
-		if _, ok := w.(framework.Gradienter); caps.Gradients && !ok {
+		if _, ok := framework.AsGradienter(w); caps.Gradients && !ok {
 			t.Errorf("the warm-started model (%T) is not a framework.Gradienter", w)
 		}
-		if _, ok := w.(framework.WarmStarter); !ok {
+		if _, ok := framework.AsWarmStarter(w); !ok {
 			t.Errorf("the warm-started model (%T) is not a framework.WarmStarter", w)
 		}
 		p, err := w.Predict(ctx, x)

@@ -603,6 +603,86 @@ func (x *FitRequest) GetY() *Vector {
 	return nil
 }
 
+// FitResponse says how training ended (framework.FitReport), for models that
+// report it (reported). It replaced Empty as Fit's answer: on the wire an
+// Empty is a FitResponse with nothing reported, and an older client reads a
+// FitResponse as an Empty, so plugins and clients of either age still work.
+type FitResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Reported      bool                   `protobuf:"varint,1,opt,name=reported,proto3" json:"reported,omitempty"`
+	Epochs        int64                  `protobuf:"varint,2,opt,name=epochs,proto3" json:"epochs,omitempty"`
+	StoppedBy     string                 `protobuf:"bytes,3,opt,name=stopped_by,json=stoppedBy,proto3" json:"stopped_by,omitempty"`
+	ValidRows     int64                  `protobuf:"varint,4,opt,name=valid_rows,json=validRows,proto3" json:"valid_rows,omitempty"`
+	ValidLoss     float64                `protobuf:"fixed64,5,opt,name=valid_loss,json=validLoss,proto3" json:"valid_loss,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FitResponse) Reset() {
+	*x = FitResponse{}
+	mi := &file_backend_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FitResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FitResponse) ProtoMessage() {}
+
+func (x *FitResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_backend_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FitResponse.ProtoReflect.Descriptor instead.
+func (*FitResponse) Descriptor() ([]byte, []int) {
+	return file_backend_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *FitResponse) GetReported() bool {
+	if x != nil {
+		return x.Reported
+	}
+	return false
+}
+
+func (x *FitResponse) GetEpochs() int64 {
+	if x != nil {
+		return x.Epochs
+	}
+	return 0
+}
+
+func (x *FitResponse) GetStoppedBy() string {
+	if x != nil {
+		return x.StoppedBy
+	}
+	return ""
+}
+
+func (x *FitResponse) GetValidRows() int64 {
+	if x != nil {
+		return x.ValidRows
+	}
+	return 0
+}
+
+func (x *FitResponse) GetValidLoss() float64 {
+	if x != nil {
+		return x.ValidLoss
+	}
+	return 0
+}
+
 // MatrixRequest carries the one matrix argument of Predict and Jacobian.
 type MatrixRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -614,7 +694,7 @@ type MatrixRequest struct {
 
 func (x *MatrixRequest) Reset() {
 	*x = MatrixRequest{}
-	mi := &file_backend_proto_msgTypes[9]
+	mi := &file_backend_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -626,7 +706,7 @@ func (x *MatrixRequest) String() string {
 func (*MatrixRequest) ProtoMessage() {}
 
 func (x *MatrixRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[9]
+	mi := &file_backend_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -639,7 +719,7 @@ func (x *MatrixRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatrixRequest.ProtoReflect.Descriptor instead.
 func (*MatrixRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{9}
+	return file_backend_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *MatrixRequest) GetModelId() uint64 {
@@ -667,7 +747,7 @@ type PredictShiftedRequest struct {
 
 func (x *PredictShiftedRequest) Reset() {
 	*x = PredictShiftedRequest{}
-	mi := &file_backend_proto_msgTypes[10]
+	mi := &file_backend_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -679,7 +759,7 @@ func (x *PredictShiftedRequest) String() string {
 func (*PredictShiftedRequest) ProtoMessage() {}
 
 func (x *PredictShiftedRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[10]
+	mi := &file_backend_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -692,7 +772,7 @@ func (x *PredictShiftedRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictShiftedRequest.ProtoReflect.Descriptor instead.
 func (*PredictShiftedRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{10}
+	return file_backend_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PredictShiftedRequest) GetModelId() uint64 {
@@ -730,7 +810,7 @@ type KernelRequest struct {
 
 func (x *KernelRequest) Reset() {
 	*x = KernelRequest{}
-	mi := &file_backend_proto_msgTypes[11]
+	mi := &file_backend_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -742,7 +822,7 @@ func (x *KernelRequest) String() string {
 func (*KernelRequest) ProtoMessage() {}
 
 func (x *KernelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[11]
+	mi := &file_backend_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -755,7 +835,7 @@ func (x *KernelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KernelRequest.ProtoReflect.Descriptor instead.
 func (*KernelRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{11}
+	return file_backend_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *KernelRequest) GetModelId() uint64 {
@@ -797,7 +877,7 @@ type JacobianTVecRequest struct {
 
 func (x *JacobianTVecRequest) Reset() {
 	*x = JacobianTVecRequest{}
-	mi := &file_backend_proto_msgTypes[12]
+	mi := &file_backend_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -809,7 +889,7 @@ func (x *JacobianTVecRequest) String() string {
 func (*JacobianTVecRequest) ProtoMessage() {}
 
 func (x *JacobianTVecRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[12]
+	mi := &file_backend_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -822,7 +902,7 @@ func (x *JacobianTVecRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JacobianTVecRequest.ProtoReflect.Descriptor instead.
 func (*JacobianTVecRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{12}
+	return file_backend_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *JacobianTVecRequest) GetModelId() uint64 {
@@ -860,7 +940,7 @@ type Shift struct {
 
 func (x *Shift) Reset() {
 	*x = Shift{}
-	mi := &file_backend_proto_msgTypes[13]
+	mi := &file_backend_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -872,7 +952,7 @@ func (x *Shift) String() string {
 func (*Shift) ProtoMessage() {}
 
 func (x *Shift) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[13]
+	mi := &file_backend_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -885,7 +965,7 @@ func (x *Shift) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Shift.ProtoReflect.Descriptor instead.
 func (*Shift) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{13}
+	return file_backend_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Shift) GetX() *Matrix {
@@ -928,7 +1008,7 @@ type PredictShiftsRequest struct {
 
 func (x *PredictShiftsRequest) Reset() {
 	*x = PredictShiftsRequest{}
-	mi := &file_backend_proto_msgTypes[14]
+	mi := &file_backend_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -940,7 +1020,7 @@ func (x *PredictShiftsRequest) String() string {
 func (*PredictShiftsRequest) ProtoMessage() {}
 
 func (x *PredictShiftsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[14]
+	mi := &file_backend_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -953,7 +1033,7 @@ func (x *PredictShiftsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictShiftsRequest.ProtoReflect.Descriptor instead.
 func (*PredictShiftsRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{14}
+	return file_backend_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *PredictShiftsRequest) GetModelId() uint64 {
@@ -979,7 +1059,7 @@ type PredictShiftsResponse struct {
 
 func (x *PredictShiftsResponse) Reset() {
 	*x = PredictShiftsResponse{}
-	mi := &file_backend_proto_msgTypes[15]
+	mi := &file_backend_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -991,7 +1071,7 @@ func (x *PredictShiftsResponse) String() string {
 func (*PredictShiftsResponse) ProtoMessage() {}
 
 func (x *PredictShiftsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[15]
+	mi := &file_backend_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1004,7 +1084,7 @@ func (x *PredictShiftsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictShiftsResponse.ProtoReflect.Descriptor instead.
 func (*PredictShiftsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{15}
+	return file_backend_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PredictShiftsResponse) GetPreds() []*Matrix {
@@ -1027,7 +1107,7 @@ type GramRequest struct {
 
 func (x *GramRequest) Reset() {
 	*x = GramRequest{}
-	mi := &file_backend_proto_msgTypes[16]
+	mi := &file_backend_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1039,7 +1119,7 @@ func (x *GramRequest) String() string {
 func (*GramRequest) ProtoMessage() {}
 
 func (x *GramRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[16]
+	mi := &file_backend_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1052,7 +1132,7 @@ func (x *GramRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GramRequest.ProtoReflect.Descriptor instead.
 func (*GramRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{16}
+	return file_backend_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GramRequest) GetModelId() uint64 {
@@ -1088,7 +1168,7 @@ type GramResponse struct {
 
 func (x *GramResponse) Reset() {
 	*x = GramResponse{}
-	mi := &file_backend_proto_msgTypes[17]
+	mi := &file_backend_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1100,7 +1180,7 @@ func (x *GramResponse) String() string {
 func (*GramResponse) ProtoMessage() {}
 
 func (x *GramResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[17]
+	mi := &file_backend_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1113,7 +1193,7 @@ func (x *GramResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GramResponse.ProtoReflect.Descriptor instead.
 func (*GramResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{17}
+	return file_backend_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GramResponse) GetN() int64 {
@@ -1153,7 +1233,7 @@ type WarmStartRequest struct {
 
 func (x *WarmStartRequest) Reset() {
 	*x = WarmStartRequest{}
-	mi := &file_backend_proto_msgTypes[18]
+	mi := &file_backend_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1165,7 +1245,7 @@ func (x *WarmStartRequest) String() string {
 func (*WarmStartRequest) ProtoMessage() {}
 
 func (x *WarmStartRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[18]
+	mi := &file_backend_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1178,7 +1258,7 @@ func (x *WarmStartRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WarmStartRequest.ProtoReflect.Descriptor instead.
 func (*WarmStartRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{18}
+	return file_backend_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *WarmStartRequest) GetModelId() uint64 {
@@ -1225,7 +1305,7 @@ type NumParamsResponse struct {
 
 func (x *NumParamsResponse) Reset() {
 	*x = NumParamsResponse{}
-	mi := &file_backend_proto_msgTypes[19]
+	mi := &file_backend_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1237,7 +1317,7 @@ func (x *NumParamsResponse) String() string {
 func (*NumParamsResponse) ProtoMessage() {}
 
 func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[19]
+	mi := &file_backend_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1250,7 +1330,7 @@ func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NumParamsResponse.ProtoReflect.Descriptor instead.
 func (*NumParamsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{19}
+	return file_backend_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *NumParamsResponse) GetNumParams() int64 {
@@ -1310,7 +1390,16 @@ const file_backend_proto_rawDesc = "" +
 	"FitRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
-	"\x01y\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01y\"S\n" +
+	"\x01y\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01y\"\x9e\x01\n" +
+	"\vFitResponse\x12\x1a\n" +
+	"\breported\x18\x01 \x01(\bR\breported\x12\x16\n" +
+	"\x06epochs\x18\x02 \x01(\x03R\x06epochs\x12\x1d\n" +
+	"\n" +
+	"stopped_by\x18\x03 \x01(\tR\tstoppedBy\x12\x1d\n" +
+	"\n" +
+	"valid_rows\x18\x04 \x01(\x03R\tvalidRows\x12\x1d\n" +
+	"\n" +
+	"valid_loss\x18\x05 \x01(\x01R\tvalidLoss\"S\n" +
 	"\rMatrixRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\"\x8e\x01\n" +
@@ -1354,12 +1443,12 @@ const file_backend_proto_rawDesc = "" +
 	"\x04seed\x18\x05 \x01(\x03R\x04seed\"2\n" +
 	"\x11NumParamsResponse\x12\x1d\n" +
 	"\n" +
-	"num_params\x18\x01 \x01(\x03R\tnumParams2\xc2\b\n" +
+	"num_params\x18\x01 \x01(\x03R\tnumParams2\xc8\b\n" +
 	"\aBackend\x12Q\n" +
 	"\fCapabilities\x12\x18.lazyvi.backend.v1.Empty\x1a'.lazyvi.backend.v1.CapabilitiesResponse\x12G\n" +
 	"\aOptions\x12\x18.lazyvi.backend.v1.Empty\x1a\".lazyvi.backend.v1.OptionsResponse\x12K\n" +
-	"\bNewModel\x12\".lazyvi.backend.v1.NewModelRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12>\n" +
-	"\x03Fit\x12\x1d.lazyvi.backend.v1.FitRequest\x1a\x18.lazyvi.backend.v1.Empty\x12F\n" +
+	"\bNewModel\x12\".lazyvi.backend.v1.NewModelRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12D\n" +
+	"\x03Fit\x12\x1d.lazyvi.backend.v1.FitRequest\x1a\x1e.lazyvi.backend.v1.FitResponse\x12F\n" +
 	"\aPredict\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12N\n" +
 	"\tNumParams\x12\x1b.lazyvi.backend.v1.ModelRef\x1a$.lazyvi.backend.v1.NumParamsResponse\x12G\n" +
 	"\bJacobian\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12U\n" +
@@ -1383,7 +1472,7 @@ func file_backend_proto_rawDescGZIP() []byte {
 	return file_backend_proto_rawDescData
 }
 
-var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_backend_proto_goTypes = []any{
 	(*Matrix)(nil),                // 0: lazyvi.backend.v1.Matrix
 	(*Vector)(nil),                // 1: lazyvi.backend.v1.Vector
@@ -1394,22 +1483,23 @@ var file_backend_proto_goTypes = []any{
 	(*NewModelRequest)(nil),       // 6: lazyvi.backend.v1.NewModelRequest
 	(*ModelRef)(nil),              // 7: lazyvi.backend.v1.ModelRef
 	(*FitRequest)(nil),            // 8: lazyvi.backend.v1.FitRequest
-	(*MatrixRequest)(nil),         // 9: lazyvi.backend.v1.MatrixRequest
-	(*PredictShiftedRequest)(nil), // 10: lazyvi.backend.v1.PredictShiftedRequest
-	(*KernelRequest)(nil),         // 11: lazyvi.backend.v1.KernelRequest
-	(*JacobianTVecRequest)(nil),   // 12: lazyvi.backend.v1.JacobianTVecRequest
-	(*Shift)(nil),                 // 13: lazyvi.backend.v1.Shift
-	(*PredictShiftsRequest)(nil),  // 14: lazyvi.backend.v1.PredictShiftsRequest
-	(*PredictShiftsResponse)(nil), // 15: lazyvi.backend.v1.PredictShiftsResponse
-	(*GramRequest)(nil),           // 16: lazyvi.backend.v1.GramRequest
-	(*GramResponse)(nil),          // 17: lazyvi.backend.v1.GramResponse
-	(*WarmStartRequest)(nil),      // 18: lazyvi.backend.v1.WarmStartRequest
-	(*NumParamsResponse)(nil),     // 19: lazyvi.backend.v1.NumParamsResponse
-	nil,                           // 20: lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	(*FitResponse)(nil),           // 9: lazyvi.backend.v1.FitResponse
+	(*MatrixRequest)(nil),         // 10: lazyvi.backend.v1.MatrixRequest
+	(*PredictShiftedRequest)(nil), // 11: lazyvi.backend.v1.PredictShiftedRequest
+	(*KernelRequest)(nil),         // 12: lazyvi.backend.v1.KernelRequest
+	(*JacobianTVecRequest)(nil),   // 13: lazyvi.backend.v1.JacobianTVecRequest
+	(*Shift)(nil),                 // 14: lazyvi.backend.v1.Shift
+	(*PredictShiftsRequest)(nil),  // 15: lazyvi.backend.v1.PredictShiftsRequest
+	(*PredictShiftsResponse)(nil), // 16: lazyvi.backend.v1.PredictShiftsResponse
+	(*GramRequest)(nil),           // 17: lazyvi.backend.v1.GramRequest
+	(*GramResponse)(nil),          // 18: lazyvi.backend.v1.GramResponse
+	(*WarmStartRequest)(nil),      // 19: lazyvi.backend.v1.WarmStartRequest
+	(*NumParamsResponse)(nil),     // 20: lazyvi.backend.v1.NumParamsResponse
+	nil,                           // 21: lazyvi.backend.v1.NewModelRequest.OptionsEntry
 }
 var file_backend_proto_depIdxs = []int32{
 	4,  // 0: lazyvi.backend.v1.OptionsResponse.options:type_name -> lazyvi.backend.v1.OptionInfo
-	20, // 1: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	21, // 1: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
 	0,  // 2: lazyvi.backend.v1.FitRequest.x:type_name -> lazyvi.backend.v1.Matrix
 	1,  // 3: lazyvi.backend.v1.FitRequest.y:type_name -> lazyvi.backend.v1.Vector
 	0,  // 4: lazyvi.backend.v1.MatrixRequest.x:type_name -> lazyvi.backend.v1.Matrix
@@ -1423,7 +1513,7 @@ var file_backend_proto_depIdxs = []int32{
 	1,  // 12: lazyvi.backend.v1.Shift.dtheta:type_name -> lazyvi.backend.v1.Vector
 	0,  // 13: lazyvi.backend.v1.Shift.x_train:type_name -> lazyvi.backend.v1.Matrix
 	1,  // 14: lazyvi.backend.v1.Shift.a:type_name -> lazyvi.backend.v1.Vector
-	13, // 15: lazyvi.backend.v1.PredictShiftsRequest.shifts:type_name -> lazyvi.backend.v1.Shift
+	14, // 15: lazyvi.backend.v1.PredictShiftsRequest.shifts:type_name -> lazyvi.backend.v1.Shift
 	0,  // 16: lazyvi.backend.v1.PredictShiftsResponse.preds:type_name -> lazyvi.backend.v1.Matrix
 	0,  // 17: lazyvi.backend.v1.GramRequest.x:type_name -> lazyvi.backend.v1.Matrix
 	1,  // 18: lazyvi.backend.v1.GramRequest.e:type_name -> lazyvi.backend.v1.Vector
@@ -1434,28 +1524,28 @@ var file_backend_proto_depIdxs = []int32{
 	2,  // 23: lazyvi.backend.v1.Backend.Options:input_type -> lazyvi.backend.v1.Empty
 	6,  // 24: lazyvi.backend.v1.Backend.NewModel:input_type -> lazyvi.backend.v1.NewModelRequest
 	8,  // 25: lazyvi.backend.v1.Backend.Fit:input_type -> lazyvi.backend.v1.FitRequest
-	9,  // 26: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
+	10, // 26: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
 	7,  // 27: lazyvi.backend.v1.Backend.NumParams:input_type -> lazyvi.backend.v1.ModelRef
-	9,  // 28: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
-	10, // 29: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
-	11, // 30: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
-	12, // 31: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
-	14, // 32: lazyvi.backend.v1.Backend.PredictShifts:input_type -> lazyvi.backend.v1.PredictShiftsRequest
-	16, // 33: lazyvi.backend.v1.Backend.Gram:input_type -> lazyvi.backend.v1.GramRequest
-	18, // 34: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
+	10, // 28: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
+	11, // 29: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
+	12, // 30: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
+	13, // 31: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
+	15, // 32: lazyvi.backend.v1.Backend.PredictShifts:input_type -> lazyvi.backend.v1.PredictShiftsRequest
+	17, // 33: lazyvi.backend.v1.Backend.Gram:input_type -> lazyvi.backend.v1.GramRequest
+	19, // 34: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
 	7,  // 35: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ModelRef
 	3,  // 36: lazyvi.backend.v1.Backend.Capabilities:output_type -> lazyvi.backend.v1.CapabilitiesResponse
 	5,  // 37: lazyvi.backend.v1.Backend.Options:output_type -> lazyvi.backend.v1.OptionsResponse
 	7,  // 38: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
-	2,  // 39: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.Empty
+	9,  // 39: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.FitResponse
 	0,  // 40: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
-	19, // 41: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
+	20, // 41: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
 	0,  // 42: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
 	0,  // 43: lazyvi.backend.v1.Backend.PredictShifted:output_type -> lazyvi.backend.v1.Matrix
 	0,  // 44: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
 	1,  // 45: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
-	15, // 46: lazyvi.backend.v1.Backend.PredictShifts:output_type -> lazyvi.backend.v1.PredictShiftsResponse
-	17, // 47: lazyvi.backend.v1.Backend.Gram:output_type -> lazyvi.backend.v1.GramResponse
+	16, // 46: lazyvi.backend.v1.Backend.PredictShifts:output_type -> lazyvi.backend.v1.PredictShiftsResponse
+	18, // 47: lazyvi.backend.v1.Backend.Gram:output_type -> lazyvi.backend.v1.GramResponse
 	7,  // 48: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.ModelRef
 	2,  // 49: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
 	36, // [36:50] is the sub-list for method output_type
@@ -1476,7 +1566,7 @@ func file_backend_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_backend_proto_rawDesc), len(file_backend_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -47,7 +47,7 @@ type BackendClient interface {
 	Capabilities(ctx context.Context, in *Empty, opts ...grpc.CallOption) (*CapabilitiesResponse, error)
 	Options(ctx context.Context, in *Empty, opts ...grpc.CallOption) (*OptionsResponse, error)
 	NewModel(ctx context.Context, in *NewModelRequest, opts ...grpc.CallOption) (*ModelRef, error)
-	Fit(ctx context.Context, in *FitRequest, opts ...grpc.CallOption) (*Empty, error)
+	Fit(ctx context.Context, in *FitRequest, opts ...grpc.CallOption) (*FitResponse, error)
 	Predict(ctx context.Context, in *MatrixRequest, opts ...grpc.CallOption) (*Matrix, error)
 	NumParams(ctx context.Context, in *ModelRef, opts ...grpc.CallOption) (*NumParamsResponse, error)
 	Jacobian(ctx context.Context, in *MatrixRequest, opts ...grpc.CallOption) (*Matrix, error)
@@ -98,9 +98,9 @@ func (c *backendClient) NewModel(ctx context.Context, in *NewModelRequest, opts 
 	return out, nil
 }
 
-func (c *backendClient) Fit(ctx context.Context, in *FitRequest, opts ...grpc.CallOption) (*Empty, error) {
+func (c *backendClient) Fit(ctx context.Context, in *FitRequest, opts ...grpc.CallOption) (*FitResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(Empty)
+	out := new(FitResponse)
 	err := c.cc.Invoke(ctx, Backend_Fit_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -215,7 +215,7 @@ type BackendServer interface {
 	Capabilities(context.Context, *Empty) (*CapabilitiesResponse, error)
 	Options(context.Context, *Empty) (*OptionsResponse, error)
 	NewModel(context.Context, *NewModelRequest) (*ModelRef, error)
-	Fit(context.Context, *FitRequest) (*Empty, error)
+	Fit(context.Context, *FitRequest) (*FitResponse, error)
 	Predict(context.Context, *MatrixRequest) (*Matrix, error)
 	NumParams(context.Context, *ModelRef) (*NumParamsResponse, error)
 	Jacobian(context.Context, *MatrixRequest) (*Matrix, error)
@@ -245,7 +245,7 @@ func (UnimplementedBackendServer) Options(context.Context, *Empty) (*OptionsResp
 func (UnimplementedBackendServer) NewModel(context.Context, *NewModelRequest) (*ModelRef, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method NewModel not implemented")
 }
-func (UnimplementedBackendServer) Fit(context.Context, *FitRequest) (*Empty, error) {
+func (UnimplementedBackendServer) Fit(context.Context, *FitRequest) (*FitResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Fit not implemented")
 }
 func (UnimplementedBackendServer) Predict(context.Context, *MatrixRequest) (*Matrix, error) {

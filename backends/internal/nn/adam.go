@@ -37,3 +37,12 @@ func (a *Adam) Step(theta, grad []float64) {
 		theta[i] -= stepSize * mi / (math.Sqrt(vi)/sc2 + AdamEps)
 	}
 }
+
+// Resumed returns a new optimizer state for going on from a's: the
+// second-moment estimates v (and their bias correction) kept, so that the
+// first steps are scaled by the gradient magnitudes a has seen, and the
+// first moments reset (a different objective's momentum would carry the
+// old direction on). a is unchanged.
+func (a *Adam) Resumed() *Adam {
+	return &Adam{lr: a.lr, m: make([]float64, len(a.m)), v: append([]float64(nil), a.v...), pow1: 1, pow2: a.pow2}
+}

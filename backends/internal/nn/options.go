@@ -17,13 +17,23 @@ type Training struct {
 	Tol      float64 // relative improvement of the loss that is progress
 	LR       float64 // Adam learning rate
 	Batch    int     // minibatch size, capped at the training rows
+	Valid    float64 // share of the training rows held out for early stopping (see SplitValid)
 }
 
+// DefaultValid is the validation share of every network backend: 20% of
+// the training rows (SplitValid). 15% chose worse architectures on the
+// interaction setting (docs/defaults.md): the choice among candidates is
+// only as good as the slice that scores them.
+const DefaultValid = 0.2
+
+// ValidUsage is the help text of the valid option.
+const ValidUsage = "share of the training rows held out (seeded) as the validation slice that early stopping watches; the best epoch on it is kept (0: watch the training loss)"
+
 // IsTrainingKey reports whether k is a key that Training.Set parses:
-// epochs, patience, tol, lr or batch.
+// epochs, patience, tol, lr, batch or valid.
 func IsTrainingKey(k string) bool {
 	switch k {
-	case "epochs", "patience", "tol", "lr", "batch":
+	case "epochs", "patience", "tol", "lr", "batch", "valid":
 		return true
 	}
 	return false
@@ -44,6 +54,11 @@ func (t *Training) Set(name, k, v string) error {
 		t.Tol, err = Float(name, k, v, false)
 	case "lr":
 		t.LR, err = Float(name, k, v, true)
+	case "valid":
+		t.Valid, err = Float(name, k, v, false)
+		if err == nil && t.Valid > 0.5 {
+			err = framework.Usagef("%s: option valid: %s is above 0.5 (want a share such as 0.15, or 0)", name, v)
+		}
 	default:
 		panic("nn: Training.Set: not a training option: " + k)
 	}

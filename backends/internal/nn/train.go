@@ -75,6 +75,13 @@ func NewTrainer(head *Head, net Net, x blas64.General, target, theta []float64, 
 	return tr
 }
 
+// Optimizer returns the trainer's Adam state.
+func (tr *Trainer) Optimizer() *Adam { return tr.opt }
+
+// Resume makes the trainer go on from the optimizer state a (see
+// Adam.Resumed), which must be for as many parameters.
+func (tr *Trainer) Resume(a *Adam) { tr.opt = a.Resumed() }
+
 // EpochSteps is the number of minibatches in one pass over the rows.
 func (tr *Trainer) EpochSteps() int { return (tr.x.Rows + tr.batch - 1) / tr.batch }
 
@@ -105,40 +112,58 @@ func (tr *Trainer) Run(rng *rand.Rand, k int) {
 	}
 }
 
-// Fit trains for at most cfg.Epochs epochs, computing loss (the full
-// training loss at the current theta) after each. It stops when that loss
-// has not fallen below (1 - cfg.Tol) times the best loss so far for
-// cfg.Patience consecutive epochs, or is NaN, and returns the parameters of
-// the epoch with the lowest loss (or the initial ones) and the loss after
-// every epoch run, also with the error when ctx ends training.
-func (tr *Trainer) Fit(ctx context.Context, rng *rand.Rand, cfg Training, loss func() float64) (best, losses []float64, err error) {
-	best = append([]float64(nil), tr.theta...)
-	bestLoss := loss()
+// Why Fit ended training (FitResult.StoppedBy).
+const (
+	// StoppedByPatience: the monitored loss stopped improving (or was NaN).
+	StoppedByPatience = "patience"
+	// StoppedByCap: Fit ran cfg.Epochs epochs.
+	StoppedByCap = "cap"
+)
+
+// FitResult is what Trainer.Fit returns.
+type FitResult struct {
+	Best      []float64 // the parameters of the epoch with the lowest monitored loss
+	BestLoss  float64   // that loss (at the initial parameters when no epoch improved it)
+	Losses    []float64 // the monitored loss after every epoch run
+	StoppedBy string    // StoppedByPatience or StoppedByCap
+}
+
+// Fit trains for at most cfg.Epochs epochs, computing the monitored loss
+// (the validation loss, or the full training loss without a validation
+// slice: see Split) after each. It stops when that loss has not fallen
+// below (1 - cfg.Tol) times the best loss so far for cfg.Patience
+// consecutive epochs, or is NaN, and returns the parameters of the epoch
+// with the lowest loss (or the initial ones) and the loss after every epoch
+// run, the latter also with the error when ctx ends training.
+func (tr *Trainer) Fit(ctx context.Context, rng *rand.Rand, cfg Training, loss func() float64) (FitResult, error) {
+	res := FitResult{Best: append([]float64(nil), tr.theta...), BestLoss: loss(), StoppedBy: StoppedByCap}
 	stale := 0
 	for epoch := 0; epoch < cfg.Epochs; epoch++ {
 		if err := ctx.Err(); err != nil {
-			return nil, losses, fmt.Errorf("%s: Fit interrupted after %d epochs: %w", tr.head.Name, epoch, err)
+			return FitResult{Losses: res.Losses}, fmt.Errorf("%s: Fit interrupted after %d epochs: %w", tr.head.Name, epoch, err)
 		}
 		tr.Run(rng, tr.EpochSteps())
 		l := loss()
-		losses = append(losses, l)
+		res.Losses = append(res.Losses, l)
 		if math.IsNaN(l) {
+			res.StoppedBy = StoppedByPatience
 			break
 		}
-		if l < bestLoss*(1-cfg.Tol) {
+		if l < res.BestLoss*(1-cfg.Tol) {
 			stale = 0
 		} else {
 			stale++
 		}
-		if l < bestLoss {
-			bestLoss = l
-			copy(best, tr.theta)
+		if l < res.BestLoss {
+			res.BestLoss = l
+			copy(res.Best, tr.theta)
 		}
 		if stale >= cfg.Patience {
+			res.StoppedBy = StoppedByPatience
 			break
 		}
 	}
-	return best, losses, nil
+	return res, nil
 }
 
 // Continue takes steps Adam steps (steps <= 0: one epoch) in passes

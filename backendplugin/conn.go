@@ -1,0 +1,207 @@
+package backendplugin
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/pb"
+)
+
+// conn is lazyvi's end of one plugin connection: the RPC clients, the
+// calls in flight and their lifecycle (do), the translation of their errors
+// into what the caller sees, the matrix-cache bookkeeping (withArgs), and
+// the watchdog: while calls are in flight it pings the plugin's health
+// service, and when no ping has succeeded for hangTimeout it fails them all
+// with ErrNotResponding and kills the process. The backend (remote) and its
+// models (model) make every call through it.
+type conn struct {
+	name   string // the backend's, for errors
+	rpc    pb.BackendClient
+	health grpc_health_v1.HealthClient
+	// known: the keys of the matrices the plugin's cache holds, as far as
+	// this side knows; nil when the plugin has no matrix cache (then every
+	// matrix is sent in full).
+	known *knownKeys
+
+	hangTimeout time.Duration // 0: no watchdog
+	pingEvery   time.Duration
+	exited      func() error // non-nil once the process has exited; nil in-process
+	kill        func()       // kills the process; nil in-process
+
+	mu       sync.Mutex
+	calls    map[uint64]context.CancelCauseFunc
+	nextCall uint64
+	lastOK   time.Time // last sign of life: a ping answered, or the first call after idling
+	broken   error     // sticky: ErrNotResponding or ErrClosed
+	stop     chan struct{}
+	stopped  chan struct{}
+}
+
+// newConn starts the watchdog on cc.
+func newConn(name string, cc grpc.ClientConnInterface, o *options, exited func() error, kill func()) *conn {
+	c := &conn{
+		name:        name,
+		rpc:         pb.NewBackendClient(cc),
+		health:      grpc_health_v1.NewHealthClient(cc),
+		hangTimeout: o.hangTimeout,
+		exited:      exited,
+		kill:        kill,
+		calls:       make(map[uint64]context.CancelCauseFunc),
+		stop:        make(chan struct{}),
+		stopped:     make(chan struct{}),
+	}
+	if c.hangTimeout > 0 {
+		c.pingEvery = min(max(c.hangTimeout/5, 10*time.Millisecond), 5*time.Second)
+		go c.watch()
+	} else {
+		close(c.stopped)
+	}
+	return c
+}
+
+// shutdown fails the calls in flight with ErrClosed and stops the watchdog.
+func (c *conn) shutdown() {
+	c.mu.Lock()
+	if c.broken == nil {
+		c.broken = ErrClosed
+	}
+	for _, cancel := range c.calls {
+		cancel(ErrClosed)
+	}
+	select {
+	case <-c.stop:
+	default:
+		close(c.stop)
+	}
+	c.mu.Unlock()
+	<-c.stopped
+}
+
+func (c *conn) watch() {
+	defer close(c.stopped)
+	t := time.NewTicker(c.pingEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-t.C:
+		}
+		c.mu.Lock()
+		idle := len(c.calls) == 0 || c.broken != nil
+		c.mu.Unlock()
+		if idle {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), c.pingEvery)
+		_, err := c.health.Check(ctx, &grpc_health_v1.HealthCheckRequest{Service: plugin.GRPCServiceName})
+		cancel()
+		if err != nil && c.exited != nil && c.exited() != nil {
+			continue // the calls fail with the exit on their own
+		}
+		now := time.Now()
+		hung := false
+		c.mu.Lock()
+		switch {
+		case err == nil:
+			c.lastOK = now
+		case len(c.calls) > 0 && c.broken == nil && now.Sub(c.lastOK) >= c.hangTimeout:
+			hung = true
+			c.broken = fmt.Errorf("%w (no answer to health checks for %v)", ErrNotResponding, c.hangTimeout)
+			for _, cancel := range c.calls {
+				cancel(c.broken)
+			}
+		}
+		c.mu.Unlock()
+		if hung && c.kill != nil {
+			c.kill()
+		}
+	}
+}
+
+// do runs one RPC under the watchdog and turns its error into an *Error.
+func (c *conn) do(ctx context.Context, op string, f func(context.Context) error) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	c.mu.Lock()
+	err := c.broken
+	if err == nil && c.exited != nil {
+		err = c.exited()
+	}
+	if err != nil {
+		c.mu.Unlock()
+		return &Error{Backend: c.name, Op: op, Err: err}
+	}
+	if len(c.calls) == 0 {
+		c.lastOK = time.Now()
+	}
+	c.nextCall++
+	id := c.nextCall
+	c.calls[id] = cancel
+	c.mu.Unlock()
+
+	err = f(ctx)
+
+	c.mu.Lock()
+	delete(c.calls, id)
+	c.mu.Unlock()
+	if err == nil {
+		return nil
+	}
+	return &Error{Backend: c.name, Op: op, Err: c.translate(ctx, err)}
+}
+
+// translate turns a gRPC error into the error the caller sees.
+func (c *conn) translate(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); cause != nil && isFatal(cause) {
+		return cause
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return err
+	}
+	switch st.Code() {
+	case codes.InvalidArgument:
+		return &remoteError{msg: st.Message(), kind: framework.ErrUsage}
+	case codes.Canceled:
+		return &remoteError{msg: st.Message(), kind: context.Canceled}
+	case codes.DeadlineExceeded:
+		return &remoteError{msg: st.Message(), kind: context.DeadlineExceeded}
+	case codes.Unavailable:
+		if exit := c.waitExit(3 * time.Second); exit != nil {
+			return exit
+		}
+		return fmt.Errorf("lost connection to plugin: %s", st.Message())
+	}
+	return &remoteError{msg: st.Message()}
+}
+
+// waitExit waits up to d for the process to be seen exited: the connection
+// breaks a moment before go-plugin has reaped the process.
+func (c *conn) waitExit(d time.Duration) error {
+	if c.exited == nil {
+		return nil
+	}
+	deadline := time.Now().Add(d)
+	for {
+		if err := c.exited(); err != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// autoHiddenGrid is what --hidden auto (the mlp's default) chooses from on
+// the validation slice, cheapest first; see docs/defaults.md for how it was
+// chosen.
+var autoHiddenGrid = []string{"50", "100", "100,50", "200,100"}
+
+// autoHiddenBackend is the backend --hidden auto applies to.
+const autoHiddenBackend = "mlp"
+
+// hiddenAuto reads --hidden auto out of the backend options: true when it
+// was given, or when the built-in mlp runs without --hidden; the option is
+// then removed (each candidate sets its own).
+func hiddenAuto(opts map[string]string, bk backendSpec) (bool, error) {
+	v, set := opts["hidden"]
+	builtinMLP := bk.plugin == "" && bk.name == autoHiddenBackend
+	if !set {
+		return builtinMLP, nil
+	}
+	if !strings.EqualFold(strings.TrimSpace(v), "auto") {
+		return false, nil
+	}
+	if !builtinMLP {
+		return false, framework.Usagef("--hidden auto chooses among mlp architectures; backend %s needs explicit widths", bk.name)
+	}
+	delete(opts, "hidden")
+	return true, nil
+}
+
+// fullModelConfig adds to cfg what chooses and judges the full model: one
+// candidate per architecture of autoHiddenGrid with --hidden auto, and the
+// linear baseline (in this process) unless the backend is linear itself.
+func (r *dataRun) fullModelConfig(cfg *framework.Config) {
+	if r.autoHidden {
+		for _, h := range autoHiddenGrid {
+			cfg.Candidates = append(cfg.Candidates, framework.Candidate{Name: h, Options: map[string]string{"hidden": h}})
+		}
+	}
+	if lin, err := framework.LookupBackend("linear"); err == nil && r.backend.name != "linear" {
+		cfg.Baselines = []framework.Baseline{{Name: "linear", Backend: lin}}
+	}
+}
+
+// fullHidden returns the full model's hidden widths for the report: the
+// chosen candidate's, else the option given, else the backend's default
+// ("" for a backend without the option).
+func fullHidden(rep *framework.Report, be framework.Backend, opts map[string]string) string {
+	if rep.Full.Hidden != "" {
+		return rep.Full.Hidden
+	}
+	if h, ok := opts["hidden"]; ok {
+		return h
+	}
+	for _, o := range be.Options() {
+		if o.Name == "hidden" {
+			return o.Default
+		}
+	}
+	return ""
+}
+
+// writeFullDiagnostics writes the table header's lines on the full model:
+// its architecture and training, its R², and the baselines.
+func writeFullDiagnostics(w io.Writer, r *framework.Report) {
+	var parts []string
+	if f := r.Full; f.Hidden != "" {
+		h := "hidden " + f.Hidden
+		switch {
+		case f.Selection != "":
+			h += " (auto: " + f.Selection + ")"
+		case len(f.Candidates) > 1:
+			names := make([]string, len(f.Candidates))
+			for i, c := range f.Candidates {
+				names[i] = c.Name
+			}
+			h += " (auto, of " + strings.Join(names, " | ") + ")"
+		}
+		parts = append(parts, h)
+	}
+	if r.Full.StoppedBy != "" {
+		parts = append(parts, fmt.Sprintf("%d epochs, stopped by %s", r.Full.Epochs, r.Full.StoppedBy))
+	}
+	if r.Full.R2 != nil {
+		parts = append(parts, "R2 "+num(*r.Full.R2))
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "full model: %s\n", strings.Join(parts, "; "))
+	}
+	if len(r.Full.Baselines) > 0 {
+		bs := make([]string, len(r.Full.Baselines))
+		for i, b := range r.Full.Baselines {
+			bs[i] = fmt.Sprintf("%s %s (full model better by %s, se %s)", b.Name, num(b.Score), num(b.Gain), num(b.GainSE))
+		}
+		fmt.Fprintf(w, "baselines: %s %s\n", r.Measure, strings.Join(bs, ", "))
+	}
+}
+
+// printWarnings writes the report's warnings on stderr.
+func printWarnings(rep *framework.Report) {
+	for _, w := range rep.Warnings {
+		fmt.Fprintln(stderr, "vi: warning: "+w)
+	}
+}

@@ -1,0 +1,316 @@
+package estimators
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// Search bounds, in decades relative to mean diag K: the grid, how far it
+// widens when the best point is at an edge, and the refinement's absolute
+// tolerance (Brent's method stops with the minimum located to within about
+// 2 searchTol: 0.1 decades, 26% in alpha, finer than the CV error can tell
+// apart) and its budget of evaluations.
+const (
+	gridLo, gridHi   = -8.0, 4.0
+	gridStep         = 2.0
+	widenLo, widenHi = -16.0, 8.0
+	searchTol        = 0.05
+	brentIterations  = 12
+)
+
+// chooseAlpha runs the cross-validated search described on Lazy. The rows of
+// x are in fold order: fold f is rows bounds[f]..bounds[f+1]; targets and e
+// (the full model's residual targets - h(x)) stack k outputs per row.
+func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, targets, e []float64, bounds []int, k int) (float64, error) {
+	n := len(e)
+	type fold struct {
+		solve foldSolver
+		yHeld []float64 // k per row
+	}
+	fs := make([]fold, len(bounds)-1)
+	noUpdate := floats.Dot(e, e) / float64(n)
+	for f := range fs {
+		lo, hi := bounds[f], bounds[f+1]
+		s, err := rp.fold(ctx, lo, hi)
+		if err != nil {
+			return 0, fmt.Errorf("fold %d: %w", f+1, err)
+		}
+		fs[f] = fold{solve: s, yHeld: targets[lo*k : hi*k]}
+	}
+	scale := rp.meanDiag()
+	if !(scale > 0) {
+		return math.Inf(1), nil // no gradient signal: nothing to update
+	}
+	cvErr := func(ts []float64) ([]float64, error) {
+		alphas := make([]float64, len(ts))
+		for i, t := range ts {
+			alphas[i] = scale * math.Pow(10, t)
+		}
+		// Each fold's solver (the Krylov solves, local work) gives its
+		// shifts; all folds' go to the model in one batch (one round trip
+		// behind the plugin transport), and their errors are summed in
+		// fold order.
+		shifts := make([][]*framework.Shift, len(fs))
+		for i, f := range fs {
+			var err error
+			if shifts[i], err = f.solve(ctx, alphas); err != nil {
+				return nil, fmt.Errorf("cross-validation fold %d: %w", i+1, err)
+			}
+		}
+		var batch []framework.Shift
+		for _, fsh := range shifts {
+			for _, sh := range fsh {
+				if sh != nil {
+					batch = append(batch, *sh)
+				}
+			}
+		}
+		var got []*mat.Dense
+		if len(batch) > 0 {
+			var err error
+			if got, err = framework.PredictShifts(ctx, g, batch); err != nil {
+				return nil, fmt.Errorf("cross-validation predict: %w", err)
+			}
+		}
+		if len(got) != len(batch) {
+			return nil, fmt.Errorf("cross-validation predict: %d predictions for %d shifts", len(got), len(batch))
+		}
+		preds := make([][]*mat.Dense, len(fs))
+		for i, fsh := range shifts {
+			preds[i] = make([]*mat.Dense, len(alphas))
+			for c, sh := range fsh {
+				if sh != nil {
+					preds[i][c], got = got[0], got[1:]
+				}
+			}
+		}
+		sse := make([]float64, len(ts))
+		for i, f := range fs {
+			for c, pred := range preds[i] {
+				if pred == nil {
+					sse[c] = math.Inf(1)
+					continue
+				}
+				if r, cols := pred.Dims(); r*k != len(f.yHeld) || cols != k {
+					return nil, fmt.Errorf("cross-validation predict: backend returned %d x %d predictions for %d rows", r, cols, len(f.yHeld)/k)
+				}
+				for r, yv := range f.yHeld {
+					d := yv - pred.At(r/k, r%k)
+					sse[c] += d * d
+				}
+			}
+		}
+		for c := range sse {
+			sse[c] /= float64(n)
+			if math.IsNaN(sse[c]) {
+				sse[c] = math.Inf(1)
+			}
+		}
+		return sse, nil
+	}
+	best, bestErr, err := searchLogAlpha(cvErr, noUpdate)
+	if err != nil {
+		return 0, err
+	}
+	if noUpdate <= bestErr {
+		return math.Inf(1), nil
+	}
+	return scale * math.Pow(10, best), nil
+}
+
+// searchLogAlpha minimises f over t = log10(alpha / mean diag K). It walks
+// the grid of step gridStep down from gridHi, one point at a time, and stops
+// at the first rise below an interior best point, or at the second rise
+// while the best is still the top one: the CV error is huge for tiny alpha,
+// where the network overshoots, and flat near the no-update error for huge
+// alpha, so a dip is bracketed from above, the tiny penalties (the only
+// expensive ones for the Krylov fold solvers) are asked for only when the
+// error keeps falling towards them, and a bump in the flat part cannot end
+// the walk before the dip. The walk continues below gridLo (down to
+// widenLo) while the best point is the last one, and above gridHi (up to
+// widenHi) while the best is the top one. It then refines inside the
+// bracket [best - gridStep, best + gridStep], which holds the minimum when
+// f is unimodal, by Brent's method (parabolic steps through the three best
+// points, golden section when they misbehave). It returns the best t seen
+// and f there; f is asked for about 10 values on a smooth curve.
+//
+// fInf is f at t = +Inf (no update), known without evaluation. When the
+// walk ends with the top of the grid best and no better than fInf, and the
+// next point above is no better either, the error only grows as alpha falls
+// from infinity: the search returns +Inf at once (four evaluations instead
+// of about nine, for what is the common case of a null feature). When the widened range's top is still the best, the
+// minimum lies beyond it, in the flat part, and refining inside the range
+// would only chase noise: the top is returned unrefined.
+func searchLogAlpha(f func(ts []float64) ([]float64, error), fInf float64) (best, bestErr float64, err error) {
+	seen := map[float64]float64{}
+	eval := func(t float64) (float64, error) {
+		if v, ok := seen[t]; ok {
+			return v, nil
+		}
+		vs, err := f([]float64{t})
+		if err != nil {
+			return 0, err
+		}
+		seen[t] = vs[0]
+		if vs[0] < bestErr {
+			best, bestErr = t, vs[0]
+		}
+		return vs[0], nil
+	}
+	bestErr = math.Inf(1)
+	best = gridHi
+	rises := 0
+	for t := gridHi; t >= widenLo; t -= gridStep {
+		if t < gridLo && best != t+gridStep {
+			break
+		}
+		before := bestErr
+		if _, err := eval(t); err != nil {
+			return 0, 0, err
+		}
+		if bestErr < before {
+			rises = 0
+			continue
+		}
+		rises++
+		if rises == 2 || (rises == 1 && best < gridHi) {
+			break
+		}
+	}
+	if math.IsInf(bestErr, 1) {
+		// No usable penalty among the large ones; smaller ones are only
+		// more singular.
+		return best, bestErr, nil
+	}
+	if best == gridHi && fInf <= bestErr {
+		// One more point above the grid, where a slight update may still
+		// beat none; if it does not, no update.
+		if _, err := eval(gridHi + gridStep); err != nil {
+			return 0, 0, err
+		}
+		if fInf <= bestErr {
+			return math.Inf(1), fInf, nil
+		}
+	}
+	for hi := gridHi; best == hi && hi+gridStep <= widenHi; {
+		hi += gridStep
+		if _, err := eval(hi); err != nil {
+			return 0, 0, err
+		}
+	}
+	if best+gridStep > widenHi {
+		return best, bestErr, nil
+	}
+	a, c := best-gridStep, best+gridStep
+	fa, okA := seen[a]
+	fc, okC := seen[c]
+	if !okA || !okC || math.IsInf(fa, 0) || math.IsInf(fc, 0) {
+		// The best is at an end of the widened range (or next to unusable
+		// penalties): refine on the side that was evaluated.
+		switch {
+		case okA && !math.IsInf(fa, 0):
+			c = best
+		case okC && !math.IsInf(fc, 0):
+			a = best
+		default:
+			return best, bestErr, nil
+		}
+	}
+	if err := brent(eval, a, c, best, bestErr, fa, fc); err != nil {
+		return 0, 0, err
+	}
+	return best, bestErr, nil
+}
+
+// brent minimises f inside [a, b] from x (a <= x <= b, f(x) = fx; fa, fb
+// are f at the ends when known, else ignored) by Brent's method (Brent,
+// Algorithms for Minimization without Derivatives, 1973, ch. 5): a
+// parabolic step through the three best points when it falls inside the
+// bracket and shrinks the step, else a golden-section step into the larger
+// part, to an absolute tolerance of searchTol in t. f keeps track of the
+// best point itself.
+func brent(f func(float64) (float64, error), a, b, x, fx, fa, fb float64) error {
+	const cgold = 0.3819660112501051 // (3 - sqrt 5) / 2
+	// w and v: the second best and the previous w; start them at the
+	// bracket's ends, so that the first step can already be parabolic.
+	w, fw, v, fv := a, fa, b, fb
+	if math.IsInf(fw, 0) || math.IsNaN(fw) || w == x {
+		w, fw = x, fx
+	}
+	if math.IsInf(fv, 0) || math.IsNaN(fv) || v == x {
+		v, fv = w, fw
+	}
+	if fv < fw {
+		w, fw, v, fv = v, fv, w, fw
+	}
+	d, e := 0.0, b-a
+	for it := 0; it < brentIterations; it++ {
+		xm := 0.5 * (a + b)
+		tol1 := searchTol
+		tol2 := 2 * tol1
+		if math.Abs(x-xm) <= tol2-0.5*(b-a) {
+			return nil
+		}
+		parabolic := false
+		if math.Abs(e) > tol1 && w != x && v != x && v != w {
+			r := (x - w) * (fx - fv)
+			q := (x - v) * (fx - fw)
+			p := (x-v)*q - (x-w)*r
+			q = 2 * (q - r)
+			if q > 0 {
+				p = -p
+			}
+			q = math.Abs(q)
+			if math.Abs(p) < math.Abs(0.5*q*e) && p > q*(a-x) && p < q*(b-x) {
+				e, d = d, p/q
+				parabolic = true
+				if u := x + d; u-a < tol2 || b-u < tol2 {
+					d = math.Copysign(tol1, xm-x)
+				}
+			}
+		}
+		if !parabolic {
+			if x >= xm {
+				e = a - x
+			} else {
+				e = b - x
+			}
+			d = cgold * e
+		}
+		u := x + d
+		if math.Abs(d) < tol1 {
+			u = x + math.Copysign(tol1, d)
+		}
+		fu, err := f(u)
+		if err != nil {
+			return err
+		}
+		if fu <= fx {
+			if u >= x {
+				a = x
+			} else {
+				b = x
+			}
+			v, fv, w, fw, x, fx = w, fw, x, fx, u, fu
+			continue
+		}
+		if u < x {
+			a = u
+		} else {
+			b = u
+		}
+		switch {
+		case fu <= fw || w == x:
+			v, fv, w, fw = w, fw, u, fu
+		case fu <= fv || v == x || v == w:
+			v, fv = u, fu
+		}
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package framework
+
+// Capability checks. A model's optional interfaces (Gradienter, Kerneler,
+// Grammer, ShiftBatcher, WarmStarter) are found with the As functions
+// below, never with a bare type assertion: a model may have every method
+// and say with its Capabilities which ones work, as the plugin transport's
+// remote model does (one type for every backend, whatever it can do). This
+// is net/http.ResponseController's way with a ResponseWriter's optional
+// interfaces, with Capabilities in place of the errors it returns.
+
+// Capable is the optional interface of a model whose method set is wider
+// than what it can do: Capabilities says which of its optional interfaces
+// work. A model that is not Capable can do exactly what its methods say.
+type Capable interface {
+	Capabilities() Capabilities
+}
+
+// as returns m as a T when it is one and, if it is Capable, its
+// Capabilities satisfy want.
+func as[T any](m Model, want func(Capabilities) bool) (T, bool) {
+	t, ok := m.(T)
+	if !ok {
+		return t, false
+	}
+	if c, ok := m.(Capable); ok && !want(c.Capabilities()) {
+		var zero T
+		return zero, false
+	}
+	return t, true
+}
+
+func gradients(c Capabilities) bool { return c.Gradients }
+
+// AsGradienter returns m as a Gradienter when it is one and, if it is
+// Capable, its Capabilities include Gradients.
+func AsGradienter(m Model) (Gradienter, bool) { return as[Gradienter](m, gradients) }
+
+// AsKerneler returns m as a Kerneler when it is one and, if it is Capable,
+// its Capabilities include Kernel.
+func AsKerneler(m Model) (Kerneler, bool) {
+	return as[Kerneler](m, func(c Capabilities) bool { return c.Kernel })
+}
+
+// AsWarmStarter returns m as a WarmStarter when it is one and, if it is
+// Capable, its Capabilities include WarmStart.
+func AsWarmStarter(m Model) (WarmStarter, bool) {
+	return as[WarmStarter](m, func(c Capabilities) bool { return c.WarmStart })
+}
+
+// AsGrammer returns m as a Grammer when it is one and, if it is Capable,
+// its Capabilities include Gradients (a Grammer is a Gradienter's
+// option).
+func AsGrammer(m Model) (Grammer, bool) { return as[Grammer](m, gradients) }
+
+// AsShiftBatcher returns m as a ShiftBatcher when it is one and, if it is
+// Capable, its Capabilities include Gradients (a ShiftBatcher is a
+// Gradienter's option).
+func AsShiftBatcher(m Model) (ShiftBatcher, bool) { return as[ShiftBatcher](m, gradients) }

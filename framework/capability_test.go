@@ -1,0 +1,68 @@
+package framework_test
+
+import (
+	"context"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// every has the methods of every optional interface; capable says with
+// its Capabilities which of them work.
+type every struct{}
+
+func (every) Fit(context.Context, mat.Matrix, []float64) error         { return nil }
+func (every) Predict(context.Context, mat.Matrix) (*mat.Dense, error)  { return nil, nil }
+func (every) NumParams() int                                           { return 0 }
+func (every) Jacobian(context.Context, mat.Matrix) (*mat.Dense, error) { return nil, nil }
+func (every) Kernel(context.Context, mat.Matrix, mat.Matrix) (*mat.Dense, error) {
+	return nil, nil
+}
+func (every) JacobianTVec(context.Context, mat.Matrix, []float64) ([]float64, error) {
+	return nil, nil
+}
+func (every) PredictShifted(context.Context, mat.Matrix, []float64) (*mat.Dense, error) {
+	return nil, nil
+}
+func (every) Gram(context.Context, mat.Matrix, []float64) (*mat.SymDense, []float64, error) {
+	return nil, nil, nil
+}
+func (every) PredictShifts(context.Context, []framework.Shift) ([]*mat.Dense, error) {
+	return nil, nil
+}
+func (every) WarmStart(context.Context, mat.Matrix, []float64, int, int64) (framework.Model, error) {
+	return nil, nil
+}
+
+type capable struct {
+	every
+	caps framework.Capabilities
+}
+
+func (c capable) Capabilities() framework.Capabilities { return c.caps }
+
+func TestAsConsultsCapabilities(t *testing.T) {
+	as := func(m framework.Model) [5]bool {
+		_, g := framework.AsGradienter(m)
+		_, k := framework.AsKerneler(m)
+		_, w := framework.AsWarmStarter(m)
+		_, gr := framework.AsGrammer(m)
+		_, b := framework.AsShiftBatcher(m)
+		return [5]bool{g, k, w, gr, b}
+	}
+	for _, tc := range []struct {
+		m    framework.Model
+		want [5]bool
+	}{
+		{every{}, [5]bool{true, true, true, true, true}}, // not Capable: its methods say
+		{capable{}, [5]bool{}},
+		{capable{caps: framework.Capabilities{Gradients: true}}, [5]bool{true, false, false, true, true}},
+		{capable{caps: framework.Capabilities{Kernel: true, WarmStart: true}}, [5]bool{false, true, true, false, false}},
+	} {
+		if got := as(tc.m); got != tc.want {
+			t.Errorf("%T %+v: Gradienter, Kerneler, WarmStarter, Grammer, ShiftBatcher = %v, want %v", tc.m, tc.m, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,205 @@
+"""Building and training the network: the built-in ReLU MLP or the user's
+build() from module=, and minibatch Adam with the Go mlp's stopping rule."""
+
+import importlib.util
+import math
+import threading
+import traceback
+
+import grpc
+import torch
+from torch import nn
+
+from .errors import ModelError, RPCError, UsageError
+from .options import NAME
+
+# rng_lock guards torch's global generator: build() (PyTorch's default
+# initialisation draws from it) and any training of a user's module (its
+# dropout, say, draws from it too) run under it, seeded, so that a seed gives
+# the same network whatever the concurrency.
+rng_lock = threading.Lock()
+
+_user_lock = threading.Lock()
+_user_files = {}
+
+
+class UserFile:
+    """A module= file: its build and, when it defines one, fit."""
+
+    def __init__(self, path, build, fit):
+        self.path, self.build, self.fit = path, build, fit
+
+
+def load_user(path):
+    """Loads the module= file at path once per process."""
+    with _user_lock:
+        if path in _user_files:
+            return _user_files[path]
+        spec = importlib.util.spec_from_file_location("lazyvi_user_module_%d" % len(_user_files), path)
+        mod = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(mod)
+        except Exception as e:  # the user's code: any error is theirs to fix
+            traceback.print_exc()
+            raise UsageError("%s: option module: loading %s: %s: %s" % (NAME, path, type(e).__name__, e))
+        build = getattr(mod, "build", None)
+        if not callable(build):
+            raise UsageError("%s: option module: %s defines no build(n_inputs, n_outputs) function" % (NAME, path))
+        fit = getattr(mod, "fit", None)
+        if fit is not None and not callable(fit):
+            raise UsageError("%s: option module: %s: fit is not a function" % (NAME, path))
+        uf = UserFile(path, build, fit)
+        _user_files[path] = uf
+        return uf
+
+
+def build(cfg, user, inputs, outs, seed):
+    """A new float64 network with inputs inputs and outs raw outputs,
+    initialised from torch's generator seeded with seed: the user's build,
+    or nn.Sequential(Linear, ReLU, ..., Linear) with cfg.hidden widths."""
+    with rng_lock:
+        torch.manual_seed(seed)
+        if user is not None:
+            try:
+                net = user.build(inputs, outs)
+            except Exception as e:
+                traceback.print_exc()
+                raise ModelError("%s: build(%d, %d) in %s: %s: %s" % (NAME, inputs, outs, user.path, type(e).__name__, e))
+            if not isinstance(net, nn.Module):
+                raise UsageError("%s: build(%d, %d) in %s returned a %s, want a torch.nn.Module"
+                                 % (NAME, inputs, outs, user.path, type(net).__name__))
+        else:
+            layers, width = [], inputs
+            for h in cfg.hidden:
+                layers += [nn.Linear(width, h), nn.ReLU()]
+                width = h
+            layers.append(nn.Linear(width, outs))
+            net = nn.Sequential(*layers)
+    return net.to(torch.float64)
+
+
+def outputs(net, x, outs):
+    """The network's raw outputs on x as an n x outs tensor."""
+    z = net(x)
+    if not isinstance(z, torch.Tensor):
+        raise ModelError("%s: the network returned a %s, want a tensor" % (NAME, type(z).__name__))
+    if z.dim() == 1 and outs == 1:
+        z = z.unsqueeze(1)
+    if tuple(z.shape) != (x.shape[0], outs):
+        raise ModelError("%s: the network maps %d rows to outputs of shape %s, want (%d, %d)"
+                         % (NAME, x.shape[0], tuple(z.shape), x.shape[0], outs))
+    return z
+
+
+# BLOCK: predictions run the network on blocks of exactly this many rows
+# (the last one padded with zeros), so that a row's prediction is the same
+# bits whatever else is in the batch: BLAS takes other paths for one row
+# (gemv) or a ragged edge than for full tiles, and a user's tanh network
+# gave 1-ulp differences between a row alone and in a batch.
+BLOCK = 128
+
+
+def outputs_blocked(net, x, outs):
+    """outputs() over fixed-size row blocks."""
+    n = x.shape[0]
+    if n % BLOCK:
+        x = torch.cat([x, x.new_zeros(BLOCK - n % BLOCK, x.shape[1])])
+    return torch.cat([outputs(net, x[i:i + BLOCK], outs) for i in range(0, x.shape[0], BLOCK)])[:n]
+
+
+def load_weights(net, path):
+    """Loads the state dict saved at path into net."""
+    try:
+        state = torch.load(path, map_location="cpu")
+        if isinstance(state, nn.Module):
+            state = state.state_dict()
+        net.load_state_dict(state)
+    except Exception as e:
+        raise UsageError("%s: option weights: %s: %s" % (NAME, path, e))
+    return net.to(torch.float64)
+
+
+def cancelled(alive, what, count, unit):
+    """Raises CANCELLED when the call's client has gone (alive() false)."""
+    if alive is not None and not alive():
+        raise RPCError(grpc.StatusCode.CANCELLED, "%s: %s interrupted after %d %s: context canceled" % (NAME, what, count, unit))
+
+
+class Trainer:
+    """Minibatch Adam (PyTorch's, betas 0.9/0.999, eps 1e-8, no weight decay)
+    on the rows of x with targets t; rows reshuffled by gen at the start of
+    every pass, as the Go nn.Trainer does."""
+
+    def __init__(self, net, head, x, t, batch, lr, gen):
+        self.net, self.head, self.x, self.t, self.gen = net, head, x, t, gen
+        self.n = x.shape[0]
+        self.batch = min(batch, self.n)
+        self.opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=lr,
+                                    betas=(0.9, 0.999), eps=1e-8)
+        self.perm, self.pos = None, 0
+
+    def epoch_steps(self):
+        return (self.n + self.batch - 1) // self.batch
+
+    def run(self, k):
+        """Takes k Adam steps."""
+        self.net.train()
+        for _ in range(k):
+            if self.pos == 0:
+                self.perm = torch.randperm(self.n, generator=self.gen)
+            idx = self.perm[self.pos:self.pos + self.batch]
+            self.pos += len(idx)
+            if self.pos >= self.n:
+                self.pos = 0
+            self.opt.zero_grad(set_to_none=True)
+            loss = self.head.loss(outputs(self.net, self.x[idx], self.head.outs), self.t[idx])
+            loss.backward()
+            self.opt.step()
+        self.net.eval()
+
+    def full_loss(self):
+        self.net.eval()
+        with torch.no_grad():
+            return float(self.head.loss(outputs(self.net, self.x, self.head.outs), self.t))
+
+    def fit(self, cfg, alive):
+        """At most cfg.epochs epochs; stops when the full training loss has
+        not fallen below (1 - tol) times the best so far for patience epochs
+        in a row, or is NaN; leaves the network at the parameters of the
+        epoch with the lowest loss (or the initial ones). Returns the losses
+        after every epoch."""
+        params = [p for p in self.net.parameters()]
+        best = [p.detach().clone() for p in params]
+        best_loss = self.full_loss()
+        stale, losses = 0, []
+        for epoch in range(cfg.epochs):
+            cancelled(alive, "Fit", epoch, "epochs")
+            self.run(self.epoch_steps())
+            loss = self.full_loss()
+            losses.append(loss)
+            if math.isnan(loss):
+                break
+            if loss < best_loss * (1 - cfg.tol):
+                stale = 0
+            else:
+                stale += 1
+            if loss < best_loss:
+                best_loss = loss
+                best = [p.detach().clone() for p in params]
+            if stale >= cfg.patience:
+                break
+        with torch.no_grad():
+            for p, b in zip(params, best):
+                p.copy_(b)
+        return losses
+
+    def continue_(self, steps, alive):
+        """steps Adam steps (<= 0: one epoch), for WarmStart."""
+        if steps <= 0:
+            steps = self.epoch_steps()
+        done = 0
+        while done < steps:
+            cancelled(alive, "WarmStart", done, "steps")
+            k = min(steps - done, self.epoch_steps())
+            self.run(k)
+            done += k

@@ -1,0 +1,113 @@
+"""The backend's options (ModelSpec.Options): the Go mlp's, with its defaults,
+checks and messages, plus module= and weights=."""
+
+import math
+import os
+
+from .errors import UsageError
+
+NAME = "torch"
+
+DEFAULTS = {
+    "hidden": "50",
+    "epochs": "200",
+    "patience": "3",
+    "tol": "0.0001",
+    "lr": "0.001",
+    "batch": "256",
+    "module": "",
+    "weights": "",
+}
+
+INFO = [
+    ("hidden", "comma-separated widths of the hidden ReLU layers of the built-in network, input side first (\"100,50\"); not with module"),
+    ("epochs", "maximum number of training epochs (passes over the training set)"),
+    ("patience", "stop after this many consecutive epochs without a relative improvement of the full training loss by more than tol"),
+    ("tol", "relative improvement of the training loss that counts as progress for early stopping"),
+    ("lr", "Adam learning rate"),
+    ("batch", "minibatch size (capped at the number of training rows)"),
+    ("module", "a Python file defining build(n_inputs, n_outputs) -> torch.nn.Module (and optionally fit(model, x, y, task)): the network instead of the built-in one"),
+    ("weights", "a state dict (torch.save(model.state_dict(), FILE)) of the network: the full model is loaded from it, not trained; models fitted with a feature's column zeroed (retrain, Shapley, ROAR) are trained from build as usual"),
+]
+
+
+class Config:
+    """Parsed options."""
+
+    def __init__(self):
+        self.hidden = [50]
+        self.epochs = 200
+        self.patience = 3
+        self.tol = 1e-4
+        self.lr = 1e-3
+        self.batch = 256
+        self.module = ""   # absolute path, or "" for the built-in network
+        self.weights = ""  # absolute path, or ""
+
+
+def _positive_int(k, v):
+    try:
+        n = int(v)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise UsageError("%s: option %s: bad value %r (want a positive integer)" % (NAME, k, v))
+    return n
+
+
+def _float(k, v, positive):
+    try:
+        f = float(v)
+    except ValueError:
+        f = math.nan
+    if math.isnan(f) or math.isinf(f) or f < 0 or (positive and f == 0):
+        want = "a finite number > 0" if positive else "a finite number >= 0"
+        raise UsageError("%s: option %s: bad value %r (want %s)" % (NAME, k, v, want))
+    return f
+
+
+def _widths(k, v):
+    out = []
+    for s in v.split(","):
+        try:
+            n = int(s.strip())
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise UsageError("%s: option %s: bad width %r in %r (want positive integers such as \"100,50\")" % (NAME, k, s, v))
+        out.append(n)
+    return out
+
+
+def _file(k, v):
+    if v == "":
+        raise UsageError("%s: option %s: empty (want a file name)" % (NAME, k))
+    path = os.path.abspath(v)
+    if not os.path.isfile(path):
+        raise UsageError("%s: option %s: no such file: %s" % (NAME, k, v))
+    return path
+
+
+def parse(opts):
+    """Returns the Config of the options map, taking keys in sorted order so
+    that the first error does not depend on the map's order."""
+    cfg = Config()
+    for k in sorted(opts):
+        v = opts[k].strip()
+        if k == "hidden":
+            if v == "":
+                raise UsageError("%s: option hidden: empty (want widths such as \"50\" or \"100,50\")" % NAME)
+            cfg.hidden = _widths(k, v)
+        elif k in ("epochs", "patience", "batch"):
+            setattr(cfg, k, _positive_int(k, v))
+        elif k == "tol":
+            cfg.tol = _float(k, v, False)
+        elif k == "lr":
+            cfg.lr = _float(k, v, True)
+        elif k in ("module", "weights"):
+            setattr(cfg, k, _file(k, v))
+        else:
+            raise UsageError('%s: unknown option "%s" (known: %s)' % (NAME, k, ", ".join(n for n, _ in INFO)))
+    if cfg.module and "hidden" in opts:
+        raise UsageError("%s: options hidden and module exclude each other (hidden sizes the built-in network)" % NAME)
+    return cfg
