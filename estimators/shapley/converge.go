@@ -158,12 +158,12 @@ type outcome struct {
 }
 
 // converge scores the plan's subsets and, for a sampled design, draws
-// batches of pairs until the design's rule holds (after at least MinPairs
-// pairs), its budget is spent or, with Stop.Subsets, the fixed number is
-// reached; it returns the values with both parts of their standard errors.
-// progress
-// receives (done, forecast) over distinct subsets, the forecast the
-// subsets fitted plus those the figure says are still needed (N f^2 / t^2
+// batches of pairs until the design's rule holds (after at least
+// MinPairs(p) pairs), its budget is spent or, with Stop.Subsets, the fixed
+// number is reached; it returns the values with both parts of their
+// standard errors. progress receives (done, forecast) over distinct
+// subsets, the forecast the subsets fitted plus those the figure says are
+// still needed (N f^2 / t^2
 // pairs in all, SAGE's forecast), at most the budget.
 //
 // With grow false it fits the plan's subsets as they are and draws none:
@@ -180,7 +180,7 @@ func converge(ctx context.Context, pl *Plan, score scorer, empty, full framework
 	case stop.Subsets > 0:
 		forecast = budget
 	case !d.Exact:
-		forecast = min(budget, len(pl.Subsets)+2*MinPairs)
+		forecast = min(budget, len(pl.Subsets)+2*MinPairs(p))
 	}
 	scoreNew := func() error {
 		from := len(o.scores)
@@ -233,7 +233,7 @@ func converge(ctx context.Context, pl *Plan, score scorer, empty, full framework
 	maxPairs := 64 * budget // a guard: drawn again, subsets add pairs but no models
 	exhausted := false
 	t := stop.Rule.Threshold()
-	check := MinPairs // pairs at the next check of the rule
+	check := MinPairs(p) // pairs at the next check of the rule
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -248,7 +248,7 @@ func converge(ctx context.Context, pl *Plan, score scorer, empty, full framework
 			case err != nil:
 				return nil, err
 			default:
-				o.converged = o.figure <= t && len(pl.Pairs) >= MinPairs
+				o.converged = o.figure <= t && len(pl.Pairs) >= MinPairs(p)
 				if o.converged && stop.Subsets == 0 || !canDraw {
 					if progress != nil {
 						progress(len(pl.Subsets), len(pl.Subsets)) // done

@@ -49,7 +49,7 @@
 // A sampled Plan grows batch by batch until its Stop says the sampling
 // error is negligible (converge): by default the largest sampling SE at
 // most 0.025 of the range of the values (SAGE's rule, RuleRange), checked
-// from MinPairs pairs on, within a cap of reduced models (DefaultMaxSubsets)
+// from MinPairs(p) pairs on, within a cap of reduced models (DefaultMaxSubsets)
 // or at a fixed number (Stop.Subsets). A positive sampling SE over a zero
 // range never meets the rule: such a run stops at its cap, not converged.
 // The forecast of the remaining subsets, 2 N ((f/t)^2 - 1) for N pairs, the

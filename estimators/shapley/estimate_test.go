@@ -309,7 +309,7 @@ func TestWorkersDeterministic(t *testing.T) {
 		}
 		if first == nil {
 			first = est
-			if est.Pairs <= MinPairs {
+			if est.Pairs <= MinPairs(20) {
 				t.Fatalf("%d pairs: the test should sample past the floor", est.Pairs)
 			}
 			continue
