@@ -63,16 +63,21 @@ func (m *model) matrix(ctx context.Context, op string, xs []mat.Matrix, f func(c
 func (m *model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	err := m.c.do(ctx, "Fit", func(ctx context.Context) error {
 		resp, err := m.c.rpc.Fit(ctx, &pb.FitRequest{ModelId: m.id, X: toPB(x), Y: vec(y)})
-		if err == nil && resp.GetReported() {
-			m.report = framework.FitReport{Epochs: int(resp.GetEpochs()), StoppedBy: resp.GetStoppedBy(),
-				ValidRows: int(resp.GetValidRows()), ValidLoss: resp.GetValidLoss()}
-		}
+		m.setReport(resp, err)
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	return m.fetchNumParams(ctx)
+}
+
+// setReport keeps what the plugin said of a fitted model's training.
+func (m *model) setReport(resp *pb.FitResponse, err error) {
+	if err == nil && resp.GetReported() {
+		m.report = framework.FitReport{Epochs: int(resp.GetEpochs()), StoppedBy: resp.GetStoppedBy(),
+			ValidRows: int(resp.GetValidRows()), ValidLoss: resp.GetValidLoss()}
+	}
 }
 
 // FitReport implements framework.FitReporter with what the plugin said
@@ -218,7 +223,37 @@ func (m *model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps 
 	return nm, nil
 }
 
+// SaveState implements framework.Persister: the state as the plugin's
+// model encodes it.
+func (m *model) SaveState(ctx context.Context) ([]byte, error) {
+	var st *pb.ModelState
+	err := m.c.do(ctx, "Save", func(ctx context.Context) (err error) {
+		st, err = m.c.rpc.Save(ctx, &pb.ModelRef{ModelId: m.id})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return st.State, nil
+}
+
+// LoadState implements framework.Persister: the plugin's model loads the
+// state and is then fitted (its fit report and M are fetched as after
+// Fit).
+func (m *model) LoadState(ctx context.Context, state []byte) error {
+	err := m.c.do(ctx, "Load", func(ctx context.Context) error {
+		resp, err := m.c.rpc.Load(ctx, &pb.ModelState{ModelId: m.id, State: state})
+		m.setReport(resp, err)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return m.fetchNumParams(ctx)
+}
+
 var (
+	_ framework.Persister    = (*model)(nil)
 	_ framework.Capable      = (*model)(nil)
 	_ framework.Gradienter   = (*model)(nil)
 	_ framework.Kerneler     = (*model)(nil)

@@ -38,7 +38,7 @@ func newRemote(ctx context.Context, name string, cc grpc.ClientConnInterface, o 
 		return nil, err
 	}
 	r.caps = framework.Capabilities{Gradients: caps.Gradients, Kernel: caps.Kernel, Classification: caps.Classification,
-		Multiclass: caps.Multiclass, WarmStart: caps.WarmStart}
+		Multiclass: caps.Multiclass, WarmStart: caps.WarmStart, Persist: caps.Persist}
 	if caps.MatrixCache {
 		r.c.known = newKnownKeys()
 	}

@@ -81,6 +81,8 @@ func modelAs[M any](s *server, id uint64) (M, error) {
 		what = "kernels"
 	case *framework.WarmStarter:
 		what = "warm starts"
+	case *framework.Persister:
+		what = "saving and loading"
 	}
 	return zero, status.Errorf(codes.Unimplemented, "the backend's models do not implement %s", what)
 }
@@ -131,6 +133,7 @@ func (s *server) Capabilities(context.Context, *pb.Empty) (*pb.CapabilitiesRespo
 		Classification: s.caps.Classification,
 		Multiclass:     s.caps.Multiclass,
 		WarmStart:      s.caps.WarmStart,
+		Persist:        s.caps.Persist,
 		MatrixCache:    true,
 		ShiftBatch:     true,
 		Gram:           true,
@@ -184,14 +187,19 @@ func (s *server) Fit(ctx context.Context, req *pb.FitRequest) (*pb.FitResponse, 
 		if err := m.Fit(ctx, x, req.GetY().GetData()); err != nil {
 			return nil, toStatus(err)
 		}
-		r, ok := m.(framework.FitReporter)
-		if !ok {
-			return &pb.FitResponse{}, nil
-		}
-		fr := r.FitReport()
-		return &pb.FitResponse{Reported: true, Epochs: int64(fr.Epochs), StoppedBy: fr.StoppedBy,
-			ValidRows: int64(fr.ValidRows), ValidLoss: fr.ValidLoss}, nil
+		return fitResponse(m), nil
 	})
+}
+
+// fitResponse is what a fitted model says of its training.
+func fitResponse(m framework.Model) *pb.FitResponse {
+	r, ok := m.(framework.FitReporter)
+	if !ok {
+		return &pb.FitResponse{}
+	}
+	fr := r.FitReport()
+	return &pb.FitResponse{Reported: true, Epochs: int64(fr.Epochs), StoppedBy: fr.StoppedBy,
+		ValidRows: int64(fr.ValidRows), ValidLoss: fr.ValidLoss}
 }
 
 func (s *server) Predict(ctx context.Context, req *pb.MatrixRequest) (*pb.Matrix, error) {
@@ -299,6 +307,25 @@ func (s *server) WarmStart(ctx context.Context, req *pb.WarmStartRequest) (*pb.M
 			return nil, toStatus(err)
 		}
 		return s.add(nm)
+	})
+}
+
+func (s *server) Save(ctx context.Context, req *pb.ModelRef) (*pb.ModelState, error) {
+	return onModel(s, "Save", req.ModelId, "", nil, func(p framework.Persister, _ *mat.Dense) (*pb.ModelState, error) {
+		state, err := p.SaveState(ctx)
+		if err != nil {
+			return nil, toStatus(err)
+		}
+		return &pb.ModelState{ModelId: req.ModelId, State: state}, nil
+	})
+}
+
+func (s *server) Load(ctx context.Context, req *pb.ModelState) (*pb.FitResponse, error) {
+	return onModel(s, "Load", req.ModelId, "", nil, func(p framework.Persister, _ *mat.Dense) (*pb.FitResponse, error) {
+		if err := p.LoadState(ctx, req.State); err != nil {
+			return nil, toStatus(err)
+		}
+		return fitResponse(p), nil
 	})
 }
 

@@ -49,7 +49,7 @@ func TestLazyMulticlassNearRetrain(t *testing.T) {
 		t.Fatalf("task %v with %d classes, want multiclass with 3", p.Task, p.Classes)
 	}
 	ests := []framework.Estimator{Lazy{}, Retrain{}, Dropout{}}
-	res, err := framework.Estimate(ctx, p, measures.LogLoss(), ests, p.Features(), framework.EstimateOptions{Workers: 2})
+	res, err := framework.Estimate(ctx, p, measures.LogLoss(), ests, p.Features(), framework.EstimateOptions{Workers: 2, Inference: framework.Plain})
 	if err != nil {
 		t.Fatal(err)
 	}

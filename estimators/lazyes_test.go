@@ -34,7 +34,7 @@ func TestLazyESNearRetrain(t *testing.T) {
 	defer p.Close()
 	f := framework.Feature{Name: "x1", Columns: []int{0}}
 	ests := []framework.Estimator{estimators.LazyES{Steps: 150}, estimators.Retrain{}, estimators.Dropout{}}
-	res, err := framework.Estimate(ctx, p, measures.MSE(), ests, []framework.Feature{f}, framework.EstimateOptions{})
+	res, err := framework.Estimate(ctx, p, measures.MSE(), ests, []framework.Feature{f}, framework.EstimateOptions{Inference: framework.Plain})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,6 +47,12 @@ func AsWarmStarter(m Model) (WarmStarter, bool) {
 	return as[WarmStarter](m, func(c Capabilities) bool { return c.WarmStart })
 }
 
+// AsPersister returns m as a Persister when it is one and, if it is
+// Capable, its Capabilities include Persist.
+func AsPersister(m Model) (Persister, bool) {
+	return as[Persister](m, func(c Capabilities) bool { return c.Persist })
+}
+
 // AsGrammer returns m as a Grammer when it is one and, if it is Capable,
 // its Capabilities include Gradients (a Grammer is a Gradienter's
 // option).

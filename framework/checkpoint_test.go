@@ -51,7 +51,7 @@ func TestCheckpointResumes(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		res, err := framework.Estimate(ctx, p, measures.MSE(), []framework.Estimator{est}, p.Features(), framework.EstimateOptions{Workers: 2, Checkpoint: c})
+		res, err := framework.Estimate(ctx, p, measures.MSE(), []framework.Estimator{est}, p.Features(), framework.EstimateOptions{Workers: 2, Checkpoint: c, Inference: framework.Plain})
 		if err != nil {
 			t.Fatal(err)
 		}

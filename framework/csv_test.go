@@ -1,12 +1,16 @@
 package framework
 
 import (
+	"context"
 	"errors"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -52,8 +56,20 @@ func TestReadCSVErrors(t *testing.T) {
 		{"non-numeric", "a,b\n1,2\n3,x7\n", 3, "b", `not a number: "x7"`},
 		{"empty cell", "a,b\n1,\n", 2, "b", "empty cell"},
 		{"NaN", "a,b\n1,2\nNaN,4\n", 3, "a", "NaN is not allowed"},
+		{"nan", "a,b\n1,2\nnan,4\n", 3, "a", "NaN is not allowed"},
 		{"Inf", "a,b\n1,-Inf\n", 2, "b", "infinite value is not allowed"},
-		{"overflow", "a,b\n1,1e400\n", 2, "b", "infinite value"},
+		{"+Inf", "a,b\n1,+Inf\n", 2, "b", "infinite value is not allowed"},
+		{"Infinity", "a,b\n1,Infinity\n", 2, "b", "infinite value is not allowed"},
+		{"NA", "a,b\nNA,1\n", 2, "a", `missing value "NA"`},
+		{"overflow", "a,b\n1,1e400\n", 2, "b", `"1e400" is out of range`},
+		{"digit separator", "a,b\n1_000,1\n", 2, "a", `not a number: "1_000" (digit separators`},
+		{"hex float", "a,b\n1,0x1p-2\n", 2, "b", `not a number: "0x1p-2" (hexadecimal is not allowed`},
+		{"decimal comma", "a,b\n\"1,5\",1\n", 2, "a", `not a number: "1,5" (the decimal separator is '.'`},
+		{"lone point", "a,b\n.,1\n", 2, "a", `not a number: "."`},
+		{"no exponent digits", "a,b\n1e,1\n", 2, "a", `not a number: "1e"`},
+		{"double sign", "a,b\n--1,1\n", 2, "a", `not a number: "--1"`},
+		{"CR only, bad cell", "a,b\r1,2\rx,3\r", 3, "a", `not a number: "x"`},
+		{"CR only, ragged", "a,b\r1,2\r3\r", 3, "", "expected 2 fields (as in the header), got 1"},
 		{"blank line shifts line", "a,b\n1,2\n\n3,z\n", 3, "b", "(line 4)"},
 		{"bad quote", "a,b\n1,\"2\n", 2, "", "line"},
 	}
@@ -93,9 +109,67 @@ func TestReadCSVErrors(t *testing.T) {
 	}
 }
 
+func TestReadCSVSpreadsheet(t *testing.T) {
+	want := mat.NewDense(2, 3, []float64{1, 0.25, -3000, 4, 5, 6})
+	for _, c := range []struct{ name, in string }{
+		// What Excel ("CSV UTF-8") and R's write.csv(fileEncoding = "UTF-8-BOM") write.
+		{"BOM, quoted header, CRLF", "\ufeff\"a\",\"b\",\"y\"\r\n1,0.25,-3e3\r\n4,5,6\r\n"},
+		{"BOM, quoted cells", "\ufeff\"a\",\"b\",\"y\"\n\"1\",\" .25\",\"-3E+03\"\n4,5.,+6\n"},
+		{"CR only (classic Mac OS)", "a,b,y\r1,0.25,-3000\r4,5,6\r"},
+		{"CR only, no final line end", "a,b,y\r1,0.25,-3000\r4,5,6"},
+		{"mixed line ends", "a,b,y\r\n1,0.25,-3000\r4,5,6\n"},
+		{"spaces around cells", "a , b ,y\n 1 ,0.25,  -3000\n4 , 5 , 6\n"},
+	} {
+		for _, oneByte := range []bool{false, true} {
+			var r io.Reader = strings.NewReader(c.in)
+			if oneByte { // a CR at the end of every read
+				r = iotest.OneByteReader(r)
+			}
+			d, err := ReadCSV(r, "s.csv")
+			if err != nil {
+				t.Errorf("%s (one byte a read: %t): %v", c.name, oneByte, err)
+				continue
+			}
+			if strings.Join(d.Names, "|") != "a|b|y" || !mat.Equal(d.X, want) {
+				t.Errorf("%s (one byte a read: %t): got names %q, X %v", c.name, oneByte, d.Names, mat.Formatted(d.X))
+			}
+		}
+	}
+}
+
+func TestReadCSVLongCellCut(t *testing.T) {
+	bad := strings.Repeat("x", 2_000_000)
+	_, err := ReadCSV(strings.NewReader("a,b\n1,"+bad+"\n"), "big.csv")
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	s := err.Error()
+	if len(s) > 200 || !strings.Contains(s, `row 2, column "b": not a number: "xxxx`) || !strings.Contains(s, "(2000000 bytes)") {
+		t.Errorf("want a short message naming row, column and the cell's length, got %d bytes: %.300s", len(s), s)
+	}
+}
+
+func TestParseNumber(t *testing.T) {
+	for s, want := range map[string]float64{
+		"0": 0, "-0": math.Copysign(0, -1), "+1": 1, "1.": 1, ".5": 0.5, "-.5e-3": -0.0005, "1E+05": 1e5,
+		"007": 7, "1.7976931348623157e308": math.MaxFloat64, "4.9e-324": 5e-324, "1e-400": 0,
+	} {
+		v, err := ParseNumber(s)
+		if err != nil || math.Float64bits(v) != math.Float64bits(want) {
+			t.Errorf("ParseNumber(%q) = %v, %v; want %v", s, v, err, want)
+		}
+	}
+	for _, s := range []string{"", " 1", "1 ", "+", "-", ".", "e1", "1e", "1e+", "1.2.3", "1_000", "0x10", "0x1p-2", "0b1", "1i",
+		"Inf", "-inf", "NaN", "nan", "Infinity", "NA", "1e400", "-1e309", "１", "1,5", "1e5_0"} {
+		if v, err := ParseNumber(s); err == nil {
+			t.Errorf("ParseNumber(%q) = %v, want an error", s, v)
+		}
+	}
+}
+
 func TestLoadCSVMissing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nope.csv")
-	_, err := LoadCSV(path)
+	_, err := LoadCSV(context.Background(), path)
 	var ie *InputError
 	if !errors.As(err, &ie) || !errors.Is(err, ErrUsage) {
 		t.Fatalf("want *InputError matching ErrUsage, got %T %v", err, err)
@@ -110,7 +184,7 @@ func TestLoadCSVFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("x,y\n1,2\nfoo,3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := LoadCSV(path)
+	_, err := LoadCSV(context.Background(), path)
 	if err == nil || err.Error() != path+`: row 3, column "x": not a number: "foo"` {
 		t.Errorf("got %v", err)
 	}
@@ -134,9 +208,8 @@ func TestColumnUnknown(t *testing.T) {
 }
 
 func TestLoadDiabetes(t *testing.T) {
-	// ../shared sits beside the checkout, in CI too.
-	const path = "../../shared/data/diabetes.csv"
-	d, err := LoadCSV(path)
+	const path = "testdata/diabetes.csv" // a copy of scikit-learn's
+	d, err := LoadCSV(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

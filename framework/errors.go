@@ -24,7 +24,7 @@ func (e *InputError) Error() string {
 		s += fmt.Sprintf(": row %d", e.Row)
 	}
 	if e.Column != "" {
-		s += fmt.Sprintf(", column %q", e.Column)
+		s += ", column " + quote(e.Column)
 	}
 	return s + ": " + e.Msg
 }
@@ -43,3 +43,31 @@ type usageError struct{ err error }
 func (e *usageError) Error() string        { return e.err.Error() }
 func (e *usageError) Is(target error) bool { return target == ErrUsage }
 func (e *usageError) Unwrap() error        { return errors.Unwrap(e.err) }
+
+// FieldError is a usage error in one field of the library's settings
+// (Config, EstimateOptions, InferOptions). Field names it as Go code does,
+// "Config.TrainFrac", so that a tool can say it in its own terms: vi maps it
+// to the flag that sets it (--train-frac).
+type FieldError struct {
+	Field string // "Config.TrainFrac", "EstimateOptions.Level", ...
+	Msg   string // what is wrong: "must be at least 2, got 1"
+}
+
+func (e *FieldError) Error() string { return e.Field + " " + e.Msg }
+
+// Is makes every FieldError match ErrUsage.
+func (e *FieldError) Is(target error) bool { return target == ErrUsage }
+
+func fieldErrorf(field, format string, args ...any) error {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ErrNonFinite marks a result that came out NaN or infinite: the arithmetic
+// overflowed (extreme data, or a model that diverged). It is not a usage
+// error, and running again gives the same.
+var ErrNonFinite = errors.New("non-finite result")
+
+// nonFinite is the ErrNonFinite error for what (a measure, a VI), which is v.
+func nonFinite(what string, v float64) error {
+	return fmt.Errorf("%s is %g: %w (extreme values in the data, or a model that diverged)", what, v, ErrNonFinite)
+}

@@ -32,6 +32,9 @@ type Problem struct {
 
 	Full     Model
 	FullEval *mat.Dense // Full's predictions on XEval (n2 x Outputs())
+	// Means and SDs standardised the features: XTrain and XEval are
+	// (x - Means[j]) / SDs[j] column by column, train-split statistics.
+	Means, SDs []float64
 
 	// Classes is K for a Multiclass problem (YTrain and YEval hold labels
 	// 0..K-1), 0 otherwise; Spec.Classes is the same.
@@ -164,19 +167,21 @@ func Fits(e Estimator, have Capabilities) (ok bool, missing []string) {
 		Classification: need.Classification && !have.Classification,
 		Multiclass:     need.Multiclass && !have.Multiclass,
 		WarmStart:      need.WarmStart && !have.WarmStart,
+		Persist:        need.Persist && !have.Persist,
 	}
 	missing = lack.Names()
 	return len(missing) == 0, missing
 }
 
 // Names names the capabilities set, in the order of the fields:
-// "gradients", "kernels", "classification", "multiclass", "warm starts".
+// "gradients", "kernels", "classification", "multiclass", "warm starts",
+// "model files".
 func (c Capabilities) Names() []string {
 	var out []string
 	for _, f := range []struct {
 		on   bool
 		name string
-	}{{c.Gradients, "gradients"}, {c.Kernel, "kernels"}, {c.Classification, "classification"}, {c.Multiclass, "multiclass"}, {c.WarmStart, "warm starts"}} {
+	}{{c.Gradients, "gradients"}, {c.Kernel, "kernels"}, {c.Classification, "classification"}, {c.Multiclass, "multiclass"}, {c.WarmStart, "warm starts"}, {c.Persist, "model files"}} {
 		if f.on {
 			out = append(out, f.name)
 		}

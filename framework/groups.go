@@ -2,9 +2,9 @@ package framework
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 )
 
@@ -26,12 +26,12 @@ type Group struct {
 func ParseGroups(spec string) ([]Group, error) {
 	var out []Group
 	for _, part := range strings.Split(spec, ";") {
-		if strings.TrimSpace(part) == "" {
+		if trimField(part) == "" {
 			continue
 		}
 		name, cols, ok := strings.Cut(part, "=")
 		if !ok {
-			return nil, Usagef("--groups: want name=col,col;name=col,... got %q", strings.TrimSpace(part))
+			return nil, Usagef("--groups: want name=col,col;name=col,... got %s", quote(trimField(part)))
 		}
 		g, err := newGroup(name, cols, ",")
 		if err != nil {
@@ -40,27 +40,29 @@ func ParseGroups(spec string) ([]Group, error) {
 		out = append(out, g)
 	}
 	if len(out) == 0 {
-		return nil, Usagef("--groups: no groups in %q", spec)
+		return nil, Usagef("--groups: no groups in %s", quote(spec))
 	}
 	return out, nil
 }
 
 // ReadGroups reads groups from r, one a line: "name: col, col". Blank lines
-// and lines starting with '#' are skipped. source names r in errors.
+// and lines starting with '#' are skipped; lines may end in \n, \r\n or \r,
+// and a leading UTF-8 byte order mark is dropped. source names r in errors,
+// which are *InputErrors naming the line (as the row).
 func ReadGroups(r io.Reader, source string) ([]Group, error) {
 	var out []Group
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(textReader(r))
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	line := 0
 	for sc.Scan() {
 		line++
-		s := strings.TrimSpace(sc.Text())
+		s := trimField(sc.Text())
 		if s == "" || strings.HasPrefix(s, "#") {
 			continue
 		}
 		name, cols, ok := strings.Cut(s, ":")
 		if !ok {
-			return nil, &InputError{File: source, Row: line, Msg: fmt.Sprintf("want \"name: col, col\", got %q", s)}
+			return nil, &InputError{File: source, Row: line, Msg: fmt.Sprintf("want \"name: col, col\", got %s", quote(s))}
 		}
 		g, err := newGroup(name, cols, ",")
 		if err != nil {
@@ -69,7 +71,7 @@ func ReadGroups(r io.Reader, source string) ([]Group, error) {
 		out = append(out, g)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, &InputError{File: source, Msg: err.Error()}
+		return nil, &InputError{File: source, Row: line + 1, Msg: "read error: " + err.Error()}
 	}
 	if len(out) == 0 {
 		return nil, &InputError{File: source, Msg: "no groups (want one \"name: col, col\" a line)"}
@@ -77,35 +79,31 @@ func ReadGroups(r io.Reader, source string) ([]Group, error) {
 	return out, nil
 }
 
-// LoadGroups reads a groups file (see ReadGroups).
-func LoadGroups(path string) ([]Group, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, &InputError{File: path, Msg: "cannot open: " + strings.TrimPrefix(err.Error(), "open "+path+": ")}
-	}
-	defer f.Close()
-	return ReadGroups(f, path)
+// LoadGroups reads a groups file (see ReadGroups); the path Stdin ("-")
+// reads standard input. Like LoadCSV it returns as soon as ctx is done.
+func LoadGroups(ctx context.Context, path string) ([]Group, error) {
+	return loadFile(ctx, path, ReadGroups)
 }
 
 func newGroup(name, cols, sep string) (Group, error) {
-	g := Group{Name: strings.TrimSpace(name)}
+	g := Group{Name: trimField(name)}
 	if g.Name == "" {
-		return Group{}, fmt.Errorf("a group without a name (columns %q)", strings.TrimSpace(cols))
+		return Group{}, fmt.Errorf("a group without a name (columns %s)", quote(trimField(cols)))
 	}
 	seen := map[string]bool{}
 	for _, c := range strings.Split(cols, sep) {
-		c = strings.TrimSpace(c)
+		c = trimField(c)
 		if c == "" {
 			continue
 		}
 		if seen[c] {
-			return Group{}, fmt.Errorf("group %q names column %q twice", g.Name, c)
+			return Group{}, fmt.Errorf("group %s names column %s twice", quote(g.Name), quote(c))
 		}
 		seen[c] = true
 		g.Columns = append(g.Columns, c)
 	}
 	if len(g.Columns) == 0 {
-		return Group{}, fmt.Errorf("group %q has no columns", g.Name)
+		return Group{}, fmt.Errorf("group %s has no columns", quote(g.Name))
 	}
 	return g, nil
 }
@@ -180,7 +178,7 @@ func ResolveFeatures(names []string, target string, groups []Group, onehot bool)
 	grouped := map[int]bool{} // columns in some group
 	add := func(name string, cols []int) error {
 		if used[name] {
-			return Usagef("groups: the name %q is used twice (a group and a column or two groups; rename the group)", name)
+			return Usagef("groups: the name %s is used twice (a group and a column or two groups; rename the group)", quote(name))
 		}
 		used[name] = true
 		out = append(out, Feature{Name: name, Columns: cols})
@@ -192,9 +190,9 @@ func ResolveFeatures(names []string, target string, groups []Group, onehot bool)
 			j, ok := index[c]
 			if !ok {
 				if c == target && target != "" {
-					return nil, Usagef("group %q: column %q is the response", g.Name, c)
+					return nil, Usagef("group %s: column %s is the response", quote(g.Name), quote(c))
 				}
-				return nil, Usagef("group %q: no column %q%s", g.Name, c, haveNames(names))
+				return nil, Usagef("group %s: no column %s%s", quote(g.Name), quote(c), haveNames(names))
 			}
 			cols = append(cols, j)
 			grouped[j] = true

@@ -136,3 +136,33 @@ func TestGroupClosedForm(t *testing.T) {
 		}
 	}
 }
+
+// TestReadGroupsLineEnds: a groups file saved by a spreadsheet or an old
+// Mac editor reads as the same groups, and a long bad line is cut short in
+// the error.
+func TestReadGroupsLineEnds(t *testing.T) {
+	want := []framework.Group{{"climate", []string{"sst1", "sst2"}}, {"demog", []string{"age", "sex"}}}
+	for _, in := range []string{
+		"climate: sst1, sst2\ndemog: age,sex\n",
+		"\ufeffclimate: sst1, sst2\r\ndemog: age,sex\r\n",
+		"climate: sst1, sst2\rdemog: age,sex\r",
+		"# groups\rclimate: sst1, sst2\r\rdemog: age,sex",
+	} {
+		got, err := framework.ReadGroups(strings.NewReader(in), "g.txt")
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: want %v, got %v, %v", in, want, got, err)
+		}
+	}
+	_, err := framework.ReadGroups(strings.NewReader("a: x\r"+strings.Repeat("b", 1<<20)+"\r"), "g.txt")
+	if err == nil || !strings.HasPrefix(err.Error(), "g.txt: row 2: ") || !strings.Contains(err.Error(), "(1048576 bytes)") || len(err.Error()) > 200 {
+		t.Errorf("want a short error for row 2 with the line's length, got %.300v", err)
+	}
+	_, err = framework.ParseGroups("g=" + strings.Repeat("c,", 1<<19) + "c")
+	if err == nil || !strings.Contains(err.Error(), `names column "c" twice`) {
+		t.Errorf("want the repeated column named, got %.300v", err)
+	}
+	_, err = framework.ParseGroups(strings.Repeat("z", 1<<20))
+	if err == nil || len(err.Error()) > 200 || !strings.Contains(err.Error(), "(1048576 bytes)") {
+		t.Errorf("want a short error with the spec's length, got %.300v", err)
+	}
+}

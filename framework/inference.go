@@ -20,18 +20,19 @@ import (
 type Inference int
 
 const (
+	// Split is sample splitting (Williamson, Gilbert, Simon, Carone): the
+	// full model is scored on one half A of the evaluation rows and the
+	// reduced model on the other half B, VI = V_A(full) - V_B(reduced) and
+	// se^2 = var_A(IF_full)/n_A + var_B(IF_reduced)/n_B, which keeps its
+	// width under the null. It is the zero Inference, the default of the
+	// library and of vi alike.
+	Split Inference = iota
 	// Plain is the paper's Wald interval: both models are scored on the
 	// same evaluation rows, VI = V(full) - V(reduced) and
 	// se = sd(IF_full - IF_reduced)/sqrt(n). Where a feature has no
 	// importance the two models nearly coincide, se collapses towards 0 and
 	// the interval under-covers.
-	Plain Inference = iota
-	// Split is sample splitting (Williamson, Gilbert, Simon, Carone): the
-	// full model is scored on one half A of the evaluation rows and the
-	// reduced model on the other half B, VI = V_A(full) - V_B(reduced) and
-	// se^2 = var_A(IF_full)/n_A + var_B(IF_reduced)/n_B, which keeps its
-	// width under the null.
-	Split
+	Plain
 )
 
 // String returns "plain" or "split".
@@ -317,11 +318,11 @@ func reduceCheckpointed(ctx context.Context, p *Problem, e Estimator, f Feature,
 // full model under split inference; the other folds score the reduced one.
 func foldScoresFull(k int) bool { return k%2 == 0 }
 
-// InferOptions tune Infer; the zero value is plain inference, 95%
+// InferOptions tune Infer; the zero value is split inference, 95%
 // intervals, delta 0, no adjustment, no truncation.
 type InferOptions struct {
 	Inference Inference
-	Level     float64 // confidence level of the intervals; 0 means 0.95
+	Level     float64 // confidence level of the intervals; 0 means DefaultLevel
 	// Delta is the null's bound: p_value tests H0: VI <= Delta.
 	Delta float64
 	// Adjust adjusts the p-values of each estimator's features as one
@@ -330,6 +331,45 @@ type InferOptions struct {
 	// CITruncate floors the interval at 0 (VI is non-negative), as vimp
 	// does; the estimate itself is left as it is.
 	CITruncate bool
+}
+
+// check reports a level outside (0, 1) (0 means 0.95) or a delta that is
+// not finite.
+func (o InferOptions) check() error {
+	if lv := o.Level; lv != 0 && !(lv > 0 && lv < 1) {
+		return fieldErrorf("InferOptions.Level", "must be in (0, 1), got %g", lv)
+	}
+	if math.IsNaN(o.Delta) || math.IsInf(o.Delta, 0) {
+		return fieldErrorf("InferOptions.Delta", "must be a finite number, got %g", o.Delta)
+	}
+	return nil
+}
+
+// checkFinite reports a VI, standard error, interval bound or p-value that
+// is not finite (ErrNonFinite): the arithmetic overflowed, and a report
+// must not carry it (JSON cannot).
+func (r Result) checkFinite() error {
+	for _, v := range []struct {
+		name string
+		v    float64
+	}{{"VI", r.VI}, {"standard error", r.SE}, {"interval's lower end", r.CILow}, {"interval's upper end", r.CIHigh}, {"p-value", r.PValue}} {
+		if math.IsNaN(v.v) || math.IsInf(v.v, 0) {
+			return nonFinite("the "+v.name, v.v)
+		}
+	}
+	return nil
+}
+
+// checkFinite reports a score whose value or influence variance (what the
+// standard errors are made of) is not finite (ErrNonFinite).
+func (s Score) checkFinite() error {
+	if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+		return nonFinite("the score", s.Value)
+	}
+	if v := varOf(s.Influence); math.IsNaN(v) || math.IsInf(v, 0) {
+		return nonFinite("the variance of the score's influence values", v)
+	}
+	return nil
 }
 
 // Infer turns the reductions into VI, standard error, interval and p-value
@@ -349,22 +389,19 @@ type InferOptions struct {
 // se^2 = mean_{k in F} var_k(IF_full)/n_F + mean_{k in R} var_k(IF_reduced)/n_R,
 // n_F and n_R the rows of each set of folds.
 func (r *Reductions) Infer(m Measure, opt InferOptions) ([]Result, error) {
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
 	level := opt.Level
 	if level == 0 {
-		level = 0.95
-	}
-	if !(level > 0 && level < 1) {
-		return nil, Usagef("--level must be in (0, 1), got %g", level)
-	}
-	if math.IsNaN(opt.Delta) || math.IsInf(opt.Delta, 0) {
-		return nil, Usagef("--delta must be a finite number, got %g", opt.Delta)
+		level = DefaultLevel
 	}
 	z := distuv.UnitNormal.Quantile(0.5 + level/2)
 	K := len(r.Folds)
 	if opt.Inference == Split {
 		for _, p := range r.Folds {
-			if n, _ := p.XEval.Dims(); K == 1 && n < 4 || n < 2 {
-				return nil, Usagef("split inference needs at least 4 evaluation rows (2 per half), have %d", n)
+			if n, _ := p.XEval.Dims(); K == 1 && n < minSplitRows || n < 2 {
+				return nil, Usagef("split inference needs at least %d evaluation rows (2 per half), have %d", minSplitRows, n)
 			}
 		}
 	}
@@ -394,6 +431,9 @@ func (r *Reductions) Infer(m Measure, opt InferOptions) ([]Result, error) {
 				CILow: vi - z*se, CIHigh: vi + z*se, PValue: OneSidedPValue(vi, se, opt.Delta)}
 			if opt.CITruncate {
 				res.CILow, res.CIHigh = math.Max(0, res.CILow), math.Max(0, res.CIHigh)
+			}
+			if err := res.checkFinite(); err != nil {
+				return nil, fmt.Errorf("estimator %s, feature %s: %w", est.Name(), feat.Name, err)
 			}
 			r.summarize(&res, e, f)
 			results = append(results, res)

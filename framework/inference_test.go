@@ -257,7 +257,7 @@ func TestPValueUniformUnderNull(t *testing.T) {
 			t.Fatal(err)
 		}
 		ps = append(ps, res[0].PValue)
-		if plain, _ := r.Infer(m, framework.InferOptions{}); plain[0].SE != 0 || plain[0].PValue != 1 {
+		if plain, _ := r.Infer(m, framework.InferOptions{Inference: framework.Plain}); plain[0].SE != 0 || plain[0].PValue != 1 {
 			t.Fatalf("plain: want se 0 and p 1, got %+v", plain[0])
 		}
 	}

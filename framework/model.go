@@ -216,6 +216,9 @@ type Capabilities struct {
 	// WarmStart: models can resume training from another model's fitted
 	// parameters (what early-stopping estimators such as lazy-es need).
 	WarmStart bool
+	// Persist: fitted models save their state and load it into a new
+	// model of the same spec (Persister; vi train's model files).
+	Persist bool
 }
 
 // OptionInfo describes one backend option for `vi backends` and usage text.

@@ -105,3 +105,19 @@ type WarmStarter interface {
 	// may be used concurrently; release the result with Release.
 	WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps int, seed int64) (Model, error)
 }
+
+// Persister is a model that can save what Fit learned and load it back: a
+// model made by the same backend from the same ModelSpec, loaded with the
+// state a fitted model saved, predicts (and, with gradients, differentiates)
+// bit for bit as the fitted model does. A backend whose models are
+// Persisters says so with Capabilities.Persist. The state is the
+// backend's own encoding; the model file (WriteModel) adds the rest.
+type Persister interface {
+	Model
+	// SaveState returns the fitted model's state.
+	SaveState(ctx context.Context) ([]byte, error)
+	// LoadState makes an unfitted model the fitted model whose SaveState
+	// gave state. A state of another architecture or version is an error
+	// wrapping ErrUsage.
+	LoadState(ctx context.Context, state []byte) error
+}

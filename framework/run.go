@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -24,8 +25,8 @@ type Config struct {
 	BackendName string  // for messages and the report
 	Backend     Backend // builds the full model and, for retrain, the reduced ones
 	Options     map[string]string
-	TrainFrac   float64 // share of rows in the train split; 0 means 2/3
-	Seed        int64
+	TrainFrac   float64 // share of rows in the train split; 0 means DefaultTrainFrac
+	Seed        int64   // used as given: 0 is a seed like any other (vi's --seed defaults to 1)
 	// MinTrain is the fewest rows the train split (with CrossFit, each
 	// train set) must leave; below MinTrainRows means MinTrainRows. Run
 	// raises it to what its estimators need (MinTrainFor), so that a split
@@ -40,6 +41,13 @@ type Config struct {
 	// ResolveFeatures); none means one feature per column.
 	Groups []Group
 	OneHot bool
+
+	// Saved, when set, holds the full models of a model file (vi train):
+	// Prepare and PrepareFolds load them instead of training (and choosing
+	// among Candidates), after checking that they were trained on this data
+	// with these settings (Saved.Check), so that the run gives exactly the
+	// numbers of the run that trained them.
+	Saved *SavedModel
 
 	// Candidates, when given, are option settings that Prepare trains the
 	// full model with (the first alone, then the others in parallel),
@@ -73,9 +81,6 @@ func MinTrainFor(ests []Estimator) int {
 	return n
 }
 
-// DefaultTrainFrac is the train share used when Config.TrainFrac is 0.
-const DefaultTrainFrac = 2.0 / 3.0
-
 // InferTask returns Binary when every response is 0 or 1, Multiclass when
 // the responses are class labels by the rule of IsClassLabels, else
 // Regression.
@@ -98,22 +103,176 @@ func Prepare(ctx context.Context, d *Dataset, cfg Config) (*Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, _ := d.X.Dims()
-	frac := cfg.TrainFrac
+	if cfg.Backend == nil {
+		return nil, fieldErrorf("Config.Backend", "is nil: no backend to build the models")
+	}
+	n1, _, err := sp.split()
+	if err != nil {
+		return nil, err
+	}
+	perm := sp.perm()
+	return sp.problem(ctx, perm[:n1], perm[n1:], 0)
+}
+
+// perm is the seeded order of the rows that the splits and folds cut.
+func (sp *setup) perm() []int {
+	n, _ := sp.d.X.Dims()
+	return rand.New(rand.NewPCG(uint64(sp.cfg.Seed), 0x5eed5b11)).Perm(n)
+}
+
+// foldBounds cuts n rows into k folds of nearly equal size: fold i is
+// rows [bounds[i], bounds[i+1]) of the permutation.
+func foldBounds(n, k int) []int {
+	bounds := make([]int, k+1)
+	for i := range bounds {
+		bounds[i] = i * n / k
+	}
+	return bounds
+}
+
+// split returns the sizes of the train and evaluation splits of
+// Config.TrainFrac, or an error when they are too small for the folds.
+func (sp *setup) split() (n1, n2 int, err error) {
+	n, _ := sp.d.X.Dims()
+	frac := sp.cfg.TrainFrac
 	if frac == 0 {
 		frac = DefaultTrainFrac
 	}
 	if !(frac > 0 && frac < 1) {
-		return nil, Usagef("--train-frac must be in (0, 1), got %g", frac)
+		return 0, 0, fieldErrorf("Config.TrainFrac", "must be in (0, 1), got %g", frac)
 	}
-	n1 := int(math.Round(frac * float64(n)))
-	n2 := n - n1
+	n1 = int(math.Round(frac * float64(n)))
+	n2 = n - n1
 	if n1 < sp.minTrain || n2 < 2 {
-		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few: a %.2f train split of %d rows leaves %d for training (need at least %d) and %d for evaluation (need at least 2)",
+		return 0, 0, &InputError{File: sp.d.Source, Msg: fmt.Sprintf("%d rows are too few: a %.2f train split of %d rows leaves %d for training (need at least %d) and %d for evaluation (need at least 2)",
 			n, frac, n, n1, sp.minTrain, n2)}
 	}
-	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed5b11)).Perm(n)
-	return sp.problem(ctx, perm[:n1], perm[n1:])
+	return n1, n2, nil
+}
+
+// checkCrossFit reports k cross-fitting folds that are too many for the
+// rows: each fold needs 2 evaluation rows and each train set (the other
+// folds) 2 rows per tuning fold.
+func (sp *setup) checkCrossFit(k int) error {
+	if k < 2 {
+		return fieldErrorf("Config.CrossFit", "must be at least 2, got %d", k)
+	}
+	n, _ := sp.d.X.Dims()
+	if n/k < 2 || n-(n+k-1)/k < sp.minTrain {
+		return &InputError{File: sp.d.Source, Msg: fmt.Sprintf("%d rows are too few for %d cross-fitting folds (each fold needs 2 rows, each train set %d)",
+			n, k, sp.minTrain)}
+	}
+	return nil
+}
+
+// minSplitRows is the fewest evaluation rows that split inference with one
+// train/evaluation split can use: 2 per half.
+const minSplitRows = 4
+
+// CheckRun makes, before any model is trained, every check of Run that
+// needs no model: the data and its response (newSetup, CheckScale), the
+// rows against the split, the tuning folds and the cross-fitting folds,
+// the evaluation rows that split inference needs, the groups against the
+// columns, the measure (nil: the task's default) against the task and
+// against the evaluation rows it will score (checkScoredRows), and the
+// level and delta. Its errors are usage errors, *InputErrors where the data
+// is at fault. cfg.Backend is not used: a caller may check before it
+// starts a backend. Run calls it first.
+func CheckRun(d *Dataset, cfg Config, m Measure, opt EstimateOptions) error {
+	sp, err := newSetup(d, cfg)
+	if err != nil {
+		return err
+	}
+	if cfg.CrossFit >= 2 {
+		// Every fold has at least 2 evaluation rows, which is what split
+		// inference needs with several folds.
+		if err := sp.checkCrossFit(cfg.CrossFit); err != nil {
+			return err
+		}
+	} else {
+		_, n2, err := sp.split()
+		if err != nil {
+			return err
+		}
+		if opt.Inference == Split && n2 < minSplitRows {
+			n, _ := d.X.Dims()
+			return &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few: split inference needs at least %d evaluation rows (2 per half), the train split leaves %d (give more rows, a smaller --train-frac, or --inference plain)",
+				n, minSplitRows, n2)}
+		}
+	}
+	if _, err := ResolveFeatures(sp.names, d.Names[sp.target], cfg.Groups, cfg.OneHot); err != nil {
+		return err
+	}
+	if m == nil {
+		var err error
+		if m, err = LookupMeasure(DefaultMeasure(sp.task)); err != nil {
+			return opt.infer().check() // no measures registered: nothing to check them with
+		}
+	}
+	if !m.Supports(sp.task) {
+		return &InputError{File: d.Source, Column: d.Names[sp.target], Msg: fmt.Sprintf("measure %s does not fit a %s response", m.Name(), sp.task)}
+	}
+	if err := sp.checkScoredRows(m, opt.Inference); err != nil {
+		return err
+	}
+	return opt.infer().check()
+}
+
+// checkScoredRows reports a set of evaluation rows on which the measure
+// cannot score any model (auc on rows of one class, r2 on a constant
+// response): the rows Infer scores the full and the reduced models on, for
+// the seeded split or cross-fitting folds, are known before any model is
+// trained. The measure's usage errors on placeholder predictions (the
+// response itself for regression, equal class probabilities otherwise)
+// tell.
+func (sp *setup) checkScoredRows(m Measure, inf Inference) error {
+	n, _ := sp.d.X.Dims()
+	perm := sp.perm()
+	var sets [][]int
+	where := "the evaluation split"
+	if k := sp.cfg.CrossFit; k >= 2 {
+		b := foldBounds(n, k)
+		for i := 0; i < k; i++ {
+			sets = append(sets, perm[b[i]:b[i+1]])
+		}
+		where = "a cross-fitting fold"
+	} else {
+		n1, _, err := sp.split()
+		if err != nil {
+			return err
+		}
+		eval := perm[n1:]
+		sets = [][]int{eval}
+		if inf == Split {
+			half := (len(eval) + 1) / 2
+			sets = [][]int{eval[:half], eval[half:]}
+			where = "a half of the evaluation split (split inference)"
+		}
+	}
+	outs := 1
+	if sp.task == Multiclass {
+		outs = sp.classes
+	}
+	for _, rows := range sets {
+		y := make([]float64, len(rows))
+		pred := mat.NewDense(len(rows), outs, nil)
+		for i, r := range rows {
+			y[i] = sp.d.X.At(r, sp.target)
+			for c := 0; c < outs; c++ {
+				switch sp.task {
+				case Regression:
+					pred.Set(i, c, y[i])
+				default:
+					pred.Set(i, c, 1/float64(max(outs, 2)))
+				}
+			}
+		}
+		if _, err := m.Evaluate(y, pred); errors.Is(err, ErrUsage) {
+			return &InputError{File: sp.d.Source, Column: sp.d.Names[sp.target],
+				Msg: fmt.Sprintf("%s (%d rows, seed %d): %v; use more rows, another seed or another measure", where, len(rows), sp.cfg.Seed, err)}
+		}
+	}
+	return nil
 }
 
 // PrepareFolds cross-fits: it deals the rows (seeded) into k folds of
@@ -126,19 +285,14 @@ func PrepareFolds(ctx context.Context, d *Dataset, cfg Config, k, workers int) (
 	if err != nil {
 		return nil, err
 	}
-	if k < 2 {
-		return nil, Usagef("--crossfit must be at least 2, got %d", k)
+	if cfg.Backend == nil {
+		return nil, fieldErrorf("Config.Backend", "is nil: no backend to build the models")
+	}
+	if err := sp.checkCrossFit(k); err != nil {
+		return nil, err
 	}
 	n, _ := d.X.Dims()
-	if n/k < 2 || n-(n+k-1)/k < sp.minTrain {
-		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few for %d cross-fitting folds (each fold needs 2 rows, each train set %d)",
-			n, k, sp.minTrain)}
-	}
-	perm := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed5b11)).Perm(n)
-	bounds := make([]int, k+1)
-	for i := range bounds {
-		bounds[i] = i * n / k
-	}
+	perm, bounds := sp.perm(), foldBounds(n, k)
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
@@ -152,7 +306,7 @@ func PrepareFolds(ctx context.Context, d *Dataset, cfg Config, k, workers int) (
 		eval := perm[bounds[i]:bounds[i+1]]
 		train := make([]int, 0, n-len(eval))
 		train = append(append(train, perm[:bounds[i]]...), perm[bounds[i+1]:]...)
-		probs[i], errs[i] = sp.problem(ctx, train, eval)
+		probs[i], errs[i] = sp.problem(ctx, train, eval, i)
 		if errs[i] != nil {
 			errs[i] = fmt.Errorf("fold %d: %w", i+1, errs[i])
 		}
@@ -208,9 +362,6 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 	if d == nil || d.X == nil {
 		return nil, Usagef("no data")
 	}
-	if cfg.Backend == nil {
-		return nil, Usagef("no backend")
-	}
 	_, cols := d.X.Dims()
 	if cols < 2 {
 		return nil, &InputError{File: d.Source, Msg: fmt.Sprintf("need a response and at least one feature, found %d column(s)", cols)}
@@ -221,6 +372,9 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 		if target, err = d.Column(cfg.Target); err != nil {
 			return nil, err
 		}
+	}
+	if err := d.CheckScale(target); err != nil {
+		return nil, err
 	}
 	y := mat.Col(nil, target, d.X)
 	if isConstant(y) {
@@ -248,18 +402,33 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 			sp.featCols = append(sp.featCols, j)
 		}
 	}
+	if cfg.Saved != nil {
+		if err := cfg.Saved.Check(d, cfg); err != nil {
+			return nil, err
+		}
+		if err := cfg.Saved.checkSetup(sp); err != nil {
+			return nil, err
+		}
+	}
 	return sp, nil
 }
 
 // problem standardises the rows and trains the full model on train.
-func (sp *setup) problem(ctx context.Context, train, eval []int) (*Problem, error) {
+// With Config.Saved, it loads the fold's saved model instead of training.
+func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*Problem, error) {
 	cfg := sp.cfg
 	xtr, ytr := rowsOf(sp.d.X, train, sp.featCols, sp.target)
 	xev, yev := rowsOf(sp.d.X, eval, sp.featCols, sp.target)
-	standardise(xtr, xev)
+	means, sds := standardise(xtr, xev)
 
 	spec := ModelSpec{Task: sp.task, Inputs: len(sp.featCols), Seed: cfg.Seed, Options: cfg.Options, Classes: sp.classes}
-	sel, err := selectFull(ctx, cfg.Backend, spec, cfg.Candidates, xtr, ytr)
+	var sel *selection
+	var err error
+	if cfg.Saved != nil {
+		sel, err = cfg.Saved.load(ctx, cfg.Backend, spec, fold, means, sds)
+	} else {
+		sel, err = selectFull(ctx, cfg.Backend, spec, cfg.Candidates, xtr, ytr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("full model: %w", err)
 	}
@@ -267,7 +436,7 @@ func (sp *setup) problem(ctx context.Context, train, eval []int) (*Problem, erro
 	p := &Problem{
 		Task: sp.task, BackendName: cfg.BackendName, Backend: cfg.Backend, Spec: sel.spec,
 		FeatureNames: sp.names, XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev,
-		Full: full, Seed: cfg.Seed, Classes: sp.classes,
+		Full: full, Seed: cfg.Seed, Classes: sp.classes, Means: means, SDs: sds,
 		Chosen: sel.chosen, Candidates: sel.scores, Selection: sel.note, FitReport: FitReportOf(full),
 	}
 	if p.FullEval, err = full.Predict(ctx, xev); err != nil {
@@ -389,16 +558,17 @@ var resultKeys = func() map[string]bool {
 	return keys
 }()
 
-// EstimateOptions tune Estimate and Run. The zero value is the paper's
-// plain inference at level 0.95, all CPUs.
+// EstimateOptions tune Estimate and Run. The zero value is what vi estimate
+// does without flags: split inference at level DefaultLevel, p-values of
+// H0: VI <= 0 without adjustment, all CPUs.
 type EstimateOptions struct {
 	Workers int     // concurrent (estimator, feature) jobs; 0 means runtime.NumCPU()
-	Level   float64 // confidence level of the intervals; 0 means 0.95
+	Level   float64 // confidence level of the intervals; 0 means DefaultLevel
 	// Progress, when set, is called with (0, total) as the estimation
 	// starts and (done, total) after each job, from the workers.
 	Progress func(done, total int)
 
-	Inference  Inference // Plain (the zero value) or Split
+	Inference  Inference // Split (the zero value) or Plain
 	Delta      float64   // p_value tests H0: VI <= Delta
 	Adjust     Adjust    // multiplicity adjustment into Result.PAdjusted
 	CITruncate bool      // floor the intervals at 0
@@ -406,6 +576,12 @@ type EstimateOptions struct {
 	// Checkpoint, when set, lets an interrupted run resume (see
 	// ReduceOptions.Checkpoint).
 	Checkpoint Checkpoint
+
+	// Shard, when not whole, makes Run estimate one slice of the features
+	// and say so in Report.Shard, for MergeReports; RunID is the run's
+	// fingerprint that the shards of one run share (see ShardInfo.Run).
+	Shard Shard
+	RunID string
 }
 
 func (o EstimateOptions) infer() InferOptions {
@@ -432,10 +608,14 @@ func EstimateFolds(ctx context.Context, folds []*Problem, m Measure, ests []Esti
 		return nil, Usagef("measure %q does not fit a %s response", m.Name(), folds[0].Task)
 	}
 	if lv := opt.Level; lv != 0 && !(lv > 0 && lv < 1) {
-		return nil, Usagef("--level must be in (0, 1), got %g", lv)
+		return nil, fieldErrorf("EstimateOptions.Level", "must be in (0, 1), got %g", lv)
 	}
 	for k, p := range folds {
-		if _, err := m.Evaluate(p.YEval, p.FullEval); err != nil {
+		s, err := m.Evaluate(p.YEval, p.FullEval)
+		if err == nil {
+			err = s.checkFinite()
+		}
+		if err != nil {
 			if len(folds) > 1 {
 				return nil, fmt.Errorf("measure %s of the full model, fold %d: %w", m.Name(), k+1, err)
 			}
@@ -488,10 +668,10 @@ type RunInfo struct {
 }
 
 // Info returns the RunInfo of this problem scored by m at the interval
-// level (0 means 0.95).
+// level (0 means DefaultLevel).
 func (p *Problem) Info(m Measure, level float64) RunInfo {
 	if level == 0 {
-		level = 0.95
+		level = DefaultLevel
 	}
 	n1, _ := p.XTrain.Dims()
 	n2, _ := p.XEval.Dims()
@@ -518,16 +698,23 @@ type Report struct {
 	// Warnings say when the full model is poor (see fullWarnings); vi
 	// prints them on stderr.
 	Warnings []string `json:"warnings,omitempty"`
+	// Shard is set when the report holds one shard of a run (--shard);
+	// MergeReports combines the shards into the whole run's report.
+	Shard *ShardInfo `json:"shard,omitempty"`
 }
 
 // Run prepares the problem, trains the full model (once per fold with
 // Config.CrossFit) and estimates the importance of every feature (or group,
 // Config.Groups) with every estimator. A nil measure means the task's
-// default (mse for regression, accuracy for binary and multiclass), looked
-// up by name.
+// default (DefaultMeasure: mse for regression, accuracy for binary and
+// multiclass), looked up by name in the registry: package lazyvi's Run, or
+// a blank import of lazyvi/measures, registers them.
 func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimator, opt EstimateOptions) (*Report, error) {
-	start := time.Now()
 	cfg.MinTrain = max(cfg.MinTrain, MinTrainFor(ests))
+	if err := CheckRun(d, cfg, m, opt); err != nil {
+		return nil, err
+	}
+	start := time.Now()
 	var folds []*Problem
 	if cfg.CrossFit >= 2 {
 		fs, err := PrepareFolds(ctx, d, cfg, cfg.CrossFit, opt.Workers)
@@ -552,7 +739,7 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 	var err error
 	if m == nil {
 		if m, err = LookupMeasure(DefaultMeasure(p.Task)); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("no measure given, and the default: %w (pass one, or import package lazyvi or lazyvi/measures, which register them)", err)
 		}
 	}
 	target := ""
@@ -565,6 +752,10 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 	if err != nil {
 		return nil, err
 	}
+	if opt.Shard.Count > len(feats) {
+		return nil, Usagef("--shard %s: the run has %d features; use at most %d shards", opt.Shard, len(feats), len(feats))
+	}
+	feats, shard := opt.Shard.Slice(feats, opt.RunID)
 	res, err := EstimateFolds(ctx, folds, m, ests, feats, opt)
 	if err != nil {
 		return nil, err
@@ -578,11 +769,15 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 		score += fs.Value
 	}
 	score /= float64(len(folds))
+	if math.IsNaN(score) || math.IsInf(score, 0) {
+		return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), nonFinite("the score", score))
+	}
 	rep := &Report{
 		RunInfo:   p.Info(m, opt.Level),
 		Inference: opt.Inference.String(), Delta: opt.Delta, Adjust: opt.Adjust.String(), CITruncate: opt.CITruncate,
 		Full:    FullResult{Score: score, Seconds: fullSecs},
 		Results: res,
+		Shard:   shard,
 	}
 	if len(folds) > 1 {
 		rep.CrossFit = len(folds)
@@ -595,14 +790,6 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 	}
 	rep.Warnings = fullWarnings(m, rep.Full)
 	return rep, nil
-}
-
-// DefaultMeasure names the default measure of a task.
-func DefaultMeasure(t Task) string {
-	if t == Binary || t == Multiclass {
-		return "accuracy"
-	}
-	return "mse"
 }
 
 func isConstant(y []float64) bool {
@@ -629,7 +816,7 @@ func rowsOf(x *mat.Dense, rows, cols []int, target int) (*mat.Dense, []float64) 
 // standardise centres and scales the columns of train and eval with the
 // train split's mean and standard deviation (a constant column is only
 // centred).
-func standardise(train, eval *mat.Dense) {
+func standardise(train, eval *mat.Dense) (means, sds []float64) {
 	_, p := train.Dims()
 	r, _ := train.Dims()
 	col := make([]float64, r)
@@ -639,6 +826,7 @@ func standardise(train, eval *mat.Dense) {
 		if !(sd > 0) {
 			sd = 1
 		}
+		means, sds = append(means, mean), append(sds, sd)
 		for _, x := range []*mat.Dense{train, eval} {
 			r, _ := x.Dims()
 			for i := 0; i < r; i++ {
@@ -646,4 +834,5 @@ func standardise(train, eval *mat.Dense) {
 			}
 		}
 	}
+	return means, sds
 }

@@ -113,7 +113,7 @@ func TestPrepareBadInput(t *testing.T) {
 		{constant, framework.Config{}, `test.csv, column "y": the response is constant`},
 		{dataset(8, 1), framework.Config{}, "test.csv: 8 rows are too few"},
 		{dataset(50, 1), framework.Config{Task: &bin}, "task binary needs a 0/1 response"},
-		{dataset(50, 1), framework.Config{TrainFrac: 1.5}, "--train-frac"},
+		{dataset(50, 1), framework.Config{TrainFrac: 1.5}, "Config.TrainFrac must be in (0, 1), got 1.5"},
 	} {
 		tc.cfg.Backend = meanBackend{}
 		_, err := framework.Prepare(context.Background(), tc.d, tc.cfg)
@@ -150,7 +150,7 @@ func TestEstimateVIAndSE(t *testing.T) {
 	feats := p.Features()
 	var first []framework.Result
 	for _, workers := range []int{1, 3} {
-		res, err := framework.Estimate(context.Background(), p, measures.MSE(), []framework.Estimator{shift{0.5}}, feats, framework.EstimateOptions{Workers: workers})
+		res, err := framework.Estimate(context.Background(), p, measures.MSE(), []framework.Estimator{shift{0.5}}, feats, framework.EstimateOptions{Workers: workers, Inference: framework.Plain})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,11 +182,11 @@ func TestEstimateVIAndSE(t *testing.T) {
 			}
 		}
 	}
-	_, err = framework.Estimate(context.Background(), p, measures.MSE(), []framework.Estimator{shift{1}}, []framework.Feature{{Name: "boom", Columns: []int{0}}}, framework.EstimateOptions{})
+	_, err = framework.Estimate(context.Background(), p, measures.MSE(), []framework.Estimator{shift{1}}, []framework.Feature{{Name: "boom", Columns: []int{0}}}, framework.EstimateOptions{Inference: framework.Plain})
 	if err == nil || !strings.Contains(err.Error(), "estimator shift, feature boom: exploded") {
 		t.Errorf("error should name estimator and feature, got %v", err)
 	}
-	_, err = framework.Estimate(context.Background(), p, measures.Accuracy(), []framework.Estimator{shift{1}}, feats, framework.EstimateOptions{})
+	_, err = framework.Estimate(context.Background(), p, measures.Accuracy(), []framework.Estimator{shift{1}}, feats, framework.EstimateOptions{Inference: framework.Plain})
 	if !errors.Is(err, framework.ErrUsage) {
 		t.Errorf("accuracy on a real response: want a usage error, got %v", err)
 	}

@@ -1,6 +1,7 @@
 package measures
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -124,10 +125,8 @@ func TestAUCAgainstBruteForce(t *testing.T) {
 // 0.78) and a two-feature score (about 0.97). The bootstrap's own relative
 // error with B = 2000 is about 1/sqrt(2B) = 1.6%; the tolerance is 10%.
 func TestAUCStandardErrorBootstrap(t *testing.T) {
-	// The project's data sets sit beside the checkout (../shared), in CI
-	// too: a missing file is a failure, not a reason to skip the check.
-	const path = "../../shared/data/breast_cancer.csv"
-	d, err := framework.LoadCSV(path)
+	const path = "testdata/breast_cancer.csv" // a copy of scikit-learn's
+	d, err := framework.LoadCSV(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ var _ framework.Backend = Backend{}
 // Capabilities reports gradients, binary and multiclass classification and
 // warm starts (no structured kernel: the Jacobian is formed).
 func (Backend) Capabilities() framework.Capabilities {
-	return framework.Capabilities{Gradients: true, Classification: true, Multiclass: true, WarmStart: true}
+	return framework.Capabilities{Gradients: true, Classification: true, Multiclass: true, WarmStart: true, Persist: true}
 }
 
 // Options lists the recognised ModelSpec.Options keys with their defaults.

@@ -27,7 +27,7 @@ var _ framework.Backend = Backend{}
 // Capabilities reports binary and multiclass classification (and nothing
 // else: a forest is piecewise constant, with no parameter gradients).
 func (Backend) Capabilities() framework.Capabilities {
-	return framework.Capabilities{Classification: true, Multiclass: true}
+	return framework.Capabilities{Classification: true, Multiclass: true, Persist: true}
 }
 
 var optionInfo = []framework.OptionInfo{

@@ -23,7 +23,7 @@ var _ framework.Backend = Backend{}
 
 // Capabilities reports gradients, the kernel and binary classification.
 func (Backend) Capabilities() framework.Capabilities {
-	return framework.Capabilities{Gradients: true, Kernel: true, Classification: true}
+	return framework.Capabilities{Gradients: true, Kernel: true, Classification: true, Persist: true}
 }
 
 // Defaults of the options.

@@ -18,7 +18,7 @@ var _ framework.Backend = Backend{}
 // Capabilities reports gradients, the structured kernel, binary and
 // multiclass classification, and warm starts.
 func (Backend) Capabilities() framework.Capabilities {
-	return framework.Capabilities{Gradients: true, Kernel: true, Classification: true, Multiclass: true, WarmStart: true}
+	return framework.Capabilities{Gradients: true, Kernel: true, Classification: true, Multiclass: true, WarmStart: true, Persist: true}
 }
 
 // Options lists the recognised ModelSpec.Options keys with their defaults.

@@ -1,32 +1,18 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// sharedDiabetes is the diabetes data of the shared data directory; the
-// tests fall back on vi's built-in copy when it is absent.
-func sharedDiabetes(t *testing.T) []string {
-	p, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data", "diabetes.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Logf("%s: %v; using the built-in copy", p, err)
-		return nil
-	}
-	return []string{"--data", p, "--target", "target"}
-}
+// diabetesArgs run a command on vi's built-in copy of the diabetes data.
+var diabetesArgs = []string{"--target", "target"}
 
 // TestBaselineBackends runs the linear and forest backends through the CLI
 // on the diabetes data and on simulated high-dimensional data: dropout and
 // retrain results in the JSON contract, one per feature, and lazy on the
 // linear backend.
 func TestBaselineBackends(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	if _, stderr, code := vi(t, dir, "simulate", "--setting", "highdim", "--n", "300", "--out", "hd.csv"); code != 0 {
 		t.Fatalf("simulate: exit %d: %s", code, stderr)
@@ -37,8 +23,8 @@ func TestBaselineBackends(t *testing.T) {
 		features int
 		ests     []string
 	}{
-		{"linear/diabetes", append([]string{"--backend", "linear", "--estimators", "dropout,retrain,lazy"}, sharedDiabetes(t)...), 10, []string{"dropout", "retrain", "lazy"}},
-		{"forest/diabetes", append([]string{"--backend", "forest", "--opt", "trees=30"}, sharedDiabetes(t)...), 10, []string{"dropout", "retrain"}},
+		{"linear/diabetes", append([]string{"--backend", "linear", "--estimators", "dropout,retrain,lazy"}, diabetesArgs...), 10, []string{"dropout", "retrain", "lazy"}},
+		{"forest/diabetes", append([]string{"--backend", "forest", "--opt", "trees=30"}, diabetesArgs...), 10, []string{"dropout", "retrain"}},
 		{"linear/highdim", []string{"--backend", "linear", "--data", "hd.csv", "--estimators", "dropout,retrain"}, 100, []string{"dropout", "retrain"}},
 		{"forest/highdim", []string{"--backend", "forest", "--data", "hd.csv", "--estimators", "dropout,retrain", "--opt", "trees=10", "--opt", "max_depth=6"}, 100, []string{"dropout", "retrain"}},
 	}
@@ -72,7 +58,6 @@ func TestBaselineBackends(t *testing.T) {
 // TestLazyNeedsGradients: asking for lazy on the forest is a usage error
 // naming the backend and the estimators it supports.
 func TestLazyNeedsGradientsCLI(t *testing.T) {
-	t.Parallel()
 	_, stderr, code := vi(t, t.TempDir(), "estimate", "--backend", "forest", "--estimators", "dropout,lazy")
 	if code != 2 {
 		t.Fatalf("exit code %d, want 2; stderr:\n%s", code, stderr)

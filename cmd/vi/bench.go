@@ -12,35 +12,36 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 )
 
-var cmdBench = &Command{
-	UsageLine: "bench <case> [flags]",
-	Short:     "benchmark the estimators on named cases",
-	Long: `Bench runs a named benchmark case and reports what it measures. Run
+func newBenchCommand() *Command {
+	return &Command{
+		UsageLine: "bench <case> [flags]",
+		Short:     "benchmark the estimators on named cases",
+		Long: `Bench runs a named benchmark case and reports what it measures. Run
 "vi bench" for the list of cases and "vi bench <case> --help" for a case's
 flags.`,
+		Run: runBench,
+	}
 }
 
 // benchCase is one case of vi bench. Setup defines the case's flags on fs
-// and returns the function that runs the case once fs is parsed; each case
-// lives in its own file and registers itself with addBenchCase from init.
+// (a new flag set for every run) and returns the function that runs the
+// case once fs is parsed; each case lives in its own file and registers
+// itself with addBenchCase from init.
 type benchCase struct {
 	Name  string
 	Short string
-	Setup func(fs *flag.FlagSet) func(ctx context.Context) error
+	Setup func(fs *flag.FlagSet) func(ctx context.Context, a *app) error
 }
 
 var benchCases []*benchCase
 
 func addBenchCase(c *benchCase) { benchCases = append(benchCases, c) }
 
-func init() {
-	cmdBench.Run = runBench
-	addCommand(cmdBench)
-}
+func init() { addCommand(newBenchCommand) }
 
-func runBench(ctx context.Context, _ *Command, args []string) error {
+func runBench(ctx context.Context, a *app, args []string) error {
 	if len(args) == 0 {
-		listBenchCases(stdout)
+		listBenchCases(a.stdout)
 		return nil
 	}
 	var c *benchCase
@@ -61,8 +62,8 @@ func runBench(ctx context.Context, _ *Command, args []string) error {
 	run := c.Setup(fs)
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, "usage: vi bench %s [flags]\n\n%s\n\nFlags:\n", c.Name, c.Short)
-			printFlags(stdout, fs)
+			fmt.Fprintf(a.stdout, "usage: vi bench %s [flags]\n\n%s\n\nFlags:\n", c.Name, c.Short)
+			printFlags(a.stdout, fs)
 			return nil
 		}
 		return framework.Usagef("bench %s: %v (run 'vi bench %s --help')", c.Name, err, c.Name)
@@ -70,7 +71,7 @@ func runBench(ctx context.Context, _ *Command, args []string) error {
 	if fs.NArg() > 0 {
 		return framework.Usagef("bench %s: unexpected argument %q", c.Name, fs.Arg(0))
 	}
-	return run(ctx)
+	return run(ctx, a)
 }
 
 func listBenchCases(w io.Writer) {

@@ -60,7 +60,7 @@ type coverageRow struct {
 	Reject05 float64 `json:"reject_05"`
 }
 
-func coverageCase(fs *flag.FlagSet) func(context.Context) error {
+func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 	setting := fs.String("setting", "linear", "simulated `setting`: linear or binary")
 	reps := fs.Int("reps", 100, "number of repetitions (data sets)")
 	n := fs.Int("n", 0, "rows per data set (0: 2000 for linear, 1000 for binary, as the paper's experiments)")
@@ -69,12 +69,12 @@ func coverageCase(fs *flag.FlagSet) func(context.Context) error {
 	crossfit := fs.Int("crossfit", 0, "cross-fitting folds (0: one train/evaluation split)")
 	lazyFolds := fs.Int("folds", 0, "cross-validation folds for lazy's ridge penalty (0: the framework's default)")
 	hidden := fs.String("hidden", "", "hidden widths of the MLP (backend default when empty)")
-	level := fs.Float64("level", 0.95, "level of the intervals")
+	level := fs.Float64("level", framework.DefaultLevel, "level of the intervals")
 	workers := fs.Int("workers", runtime.NumCPU(), "repetitions run concurrently")
 	seed := fs.Int64("seed", 1, "seed of the first repetition; repetition r uses seed+r")
 	format := fs.String("format", "table", "output format: table or json")
 	out := fs.String("out", "", "write the output to `FILE` (atomically) instead of stdout")
-	return func(ctx context.Context) error {
+	return func(ctx context.Context, a *app) error {
 		if *setting != "linear" && *setting != "binary" {
 			return framework.Usagef("bench coverage: --setting must be linear or binary (a setting with a known truth), got %q", *setting)
 		}
@@ -121,7 +121,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context) error {
 			opts["hidden"] = *hidden
 		}
 		infs := []framework.Inference{framework.Plain, framework.Split}
-		prog := newProgress(*format != "json", "bench coverage")
+		prog := a.newProgress(*format != "json", "bench coverage")
 		defer prog.clear()
 		start := time.Now()
 
@@ -195,7 +195,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context) error {
 		} else {
 			writeCoverageTable(&buf, &rep)
 		}
-		return emit(*out, &buf)
+		return a.emit(*out, &buf)
 	}
 }
 

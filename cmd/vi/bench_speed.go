@@ -31,7 +31,7 @@ func init() {
 		{"highdim", "the paper's high-dimensional setting (5.3: p = 100)", 1000},
 	} {
 		c := c
-		addBenchCase(&benchCase{Name: c.setting, Short: c.short, Setup: func(fs *flag.FlagSet) func(context.Context) error {
+		addBenchCase(&benchCase{Name: c.setting, Short: c.short, Setup: func(fs *flag.FlagSet) func(context.Context, *app) error {
 			return speedCase(fs, c.setting, c.n)
 		}})
 	}
@@ -65,7 +65,7 @@ type speedResult struct {
 	ErrorAgainst string   `json:"error_against,omitempty"`
 }
 
-func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Context) error {
+func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Context, *app) error {
 	ns := fs.String("n", strconv.Itoa(defaultN), "number of rows; a comma-separated list sweeps sizes")
 	widths := fs.String("width", "50", "hidden widths of the MLP; a comma-separated list of `layers` separated by ':' sweeps them (\"50,100:50\")")
 	rho := fs.Float64("rho", defaultRho(setting), "Corr(x1, x2) (linear and highdim)")
@@ -78,7 +78,7 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 	format := fs.String("format", "table", "output format: table or json")
 	out := fs.String("out", "", "write the output to `FILE` (atomically) instead of stdout")
 	plotPath := fs.String("plot", "", "also draw seconds per feature against error (and, for a sweep, against size) into `FILE`.png or .svg")
-	return func(ctx context.Context) error {
+	return func(ctx context.Context, a *app) error {
 		plotFormat := ""
 		if *plotPath != "" {
 			var err error
@@ -121,9 +121,9 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 		if *epochs < 0 {
 			return framework.Usagef("--epochs must be at least 0, got %d", *epochs)
 		}
-		prog := newProgress(*format != "json", "bench "+setting)
+		prog := a.newProgress(*format != "json", "bench "+setting)
 		defer prog.clear()
-		be, closeBackend, err := backendSpec{name: "mlp"}.openLogged(ctx, prog)
+		be, closeBackend, err := backendSpec{name: "mlp"}.openLogged(ctx, a.stderr, prog)
 		if err != nil {
 			return err
 		}
@@ -165,7 +165,7 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 		if err := writePlot(*plotPath, func(w io.Writer) error { return writeSpeedPlot(w, runs, plotFormat) }); err != nil {
 			return err
 		}
-		return emit(*out, &buf)
+		return a.emit(*out, &buf)
 	}
 }
 
@@ -192,7 +192,7 @@ func speedOnce(ctx context.Context, be framework.Backend, sim *simulate.Data, op
 	vis := map[string][]float64{}
 	for _, e := range ests {
 		start := time.Now()
-		res, err := framework.Estimate(ctx, p, m, []framework.Estimator{e}, feats, framework.EstimateOptions{Workers: workers, Progress: prog.update})
+		res, err := framework.Estimate(ctx, p, m, []framework.Estimator{e}, feats, framework.EstimateOptions{Workers: workers, Progress: prog.update, Inference: framework.Plain})
 		if err != nil {
 			return speedRun{}, err
 		}

@@ -11,7 +11,6 @@ import (
 // seconds_per_feature_median, error_mean}]}), and --epochs caps the MLP's
 // training (reported back) or is refused when negative.
 func TestBenchSpeedJSON(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	stdout, stderr, code := vi(t, dir, "bench", "linear", "--n", "300", "--estimators", "dropout,retrain", "--epochs", "3", "--format", "json")
 	if code != 0 {

@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
+	"os"
 
 	"github.com/lazyvi/lazyvi/framework"
 )
@@ -14,7 +16,7 @@ import (
 // openCheckpoint opens OUT.partial, where a run writing to out keeps its
 // finished reduced models so that the same command resumes after an
 // interrupt or a crash; nil when the run writes to stdout.
-func openCheckpoint(cmd *Command, d *framework.Dataset, out string, prog *progress) (*framework.FileCheckpoint, error) {
+func openCheckpoint(a *app, cmd *Command, d *framework.Dataset, out string, prog *progress) (*framework.FileCheckpoint, error) {
 	if out == "" {
 		return nil, nil
 	}
@@ -24,20 +26,23 @@ func openCheckpoint(cmd *Command, d *framework.Dataset, out string, prog *progre
 	}
 	if n > 0 {
 		prog.clear()
-		fmt.Fprintf(stderr, "vi: resuming from %s: %d reduced models already done\n", out+".partial", n)
+		fmt.Fprintf(a.stderr, "vi: resuming from %s: %d reduced models already done\n", out+".partial", n)
 	}
 	return c, nil
 }
 
-// finishCheckpoint ends a checkpoint's run: after a failure it keeps the
-// file when it holds anything and says so in the (one-line) error; after a
-// success, and when there is nothing to keep, it removes the file.
+// finishCheckpoint ends a checkpoint's run: after a failure that a resume
+// can get past (an interrupt, a backend that died) it keeps the file when
+// it holds anything and says so in the (one-line) error; after a success,
+// after a failure that the same command would meet again (bad input or
+// flags, a non-finite result), and when there is nothing to keep, it
+// removes the file.
 func finishCheckpoint(c *framework.FileCheckpoint, out string, runErr error) error {
 	if c == nil {
 		return runErr
 	}
 	if runErr != nil {
-		if n := c.Len(); n > 0 {
+		if n := c.Len(); n > 0 && resumable(runErr) {
 			c.Close()
 			return fmt.Errorf("%w (%d finished reduced models are kept in %s: the same command resumes from them)", runErr, n, out+".partial")
 		}
@@ -64,9 +69,42 @@ func runFingerprint(cmd *Command, d *framework.Dataset) string {
 	cmd.Flag.Visit(func(f *flag.Flag) { // in lexical order
 		switch f.Name {
 		case "workers", "out", "format", "plot", "level", "delta", "adjust", "ci-truncate":
+		case "model":
+			// The model file's content, not its name: a checkpoint of
+			// another model is not reused.
+			b, err := os.ReadFile(f.Value.String())
+			sum := sha256.Sum256(b)
+			fmt.Fprintf(h, "--model=%x %v\n", sum, err != nil)
 		default:
 			fmt.Fprintf(h, "--%s=%s\n", f.Name, f.Value)
 		}
 	})
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// mergeFingerprint identifies what every result of a run depends on, for
+// the shards of one run (framework.ShardInfo.Run): the data, the model
+// file's content, and every flag given except those that only shape the
+// output or the schedule, or say which shard this is.
+func mergeFingerprint(cmd *Command, d *framework.Dataset, saved *framework.SavedModel) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n", cmd.Name(), framework.DataFingerprint(d))
+	if saved != nil {
+		fmt.Fprintf(h, "model %s\n", saved.Sum)
+	}
+	cmd.Flag.Visit(func(f *flag.Flag) { // in lexical order
+		switch f.Name {
+		case "workers", "out", "format", "plot", "shard", "shard-count", "model":
+		default:
+			fmt.Fprintf(h, "--%s=%s\n", f.Name, f.Value)
+		}
+	})
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// resumable reports whether running the same command again, from the
+// checkpoint, could succeed where err failed: not for bad input or flags
+// and not for a non-finite result, which come back the same.
+func resumable(err error) bool {
+	return !errors.Is(err, framework.ErrUsage) && !errors.Is(err, framework.ErrNonFinite)
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -29,7 +30,7 @@ type dataFlags struct {
 // dataUsage is the help text of each shared flag, unless the command gives
 // its own to newDataFlags.
 var dataUsage = map[string]string{
-	"data":    "CSV `file` with a header row (default: the built-in diabetes data)",
+	"data":    "CSV `file` with a header row, - for standard input (default: the built-in diabetes data)",
 	"target":  "response `column` (default: the last column)",
 	"task":    "force the `task`: regression, binary or multiclass",
 	"measure": "predictiveness measure `name` (default: mse for regression, accuracy for binary)",
@@ -47,25 +48,14 @@ var dataUsage = map[string]string{
 // the backend options that have a flag of their own (of hidden, epochs and
 // image), usage replaces the help text of the flags it names.
 func newDataFlags(cmd *Command, options []string, usage map[string]string) *dataFlags {
-	help := func(name string) string {
-		if _, ok := dataUsage[name]; !ok {
-			panic("newDataFlags: no shared flag --" + name)
-		}
-		if u, ok := usage[name]; ok {
-			return u
-		}
-		return dataUsage[name]
-	}
-	for name := range usage {
-		help(name)
-	}
+	help := groupUsage("newDataFlags", dataUsage, usage)
 	f := &dataFlags{cmd: cmd.Name(), options: map[string]*string{}, opts: optionsFlag{}}
 	fs := &cmd.Flag
 	fs.StringVar(&f.data, "data", "", help("data"))
 	fs.StringVar(&f.target, "target", "", help("target"))
 	fs.StringVar(&f.task, "task", "", help("task"))
 	fs.StringVar(&f.measure, "measure", "", help("measure"))
-	fs.StringVar(&f.backend, "backend", "mlp", help("backend"))
+	fs.StringVar(&f.backend, "backend", lazyvi.DefaultBackend, help("backend"))
 	fs.StringVar(&f.plugin, "plugin", "", help("plugin"))
 	for _, name := range options {
 		f.options[name] = fs.String(name, "", help(name))
@@ -74,6 +64,26 @@ func newDataFlags(cmd *Command, options []string, usage map[string]string) *data
 	fs.StringVar(&f.format, "format", "table", help("format"))
 	fs.StringVar(&f.out, "out", "", help("out"))
 	return f
+}
+
+// groupUsage returns the help text of a flag group's flags: the command's
+// own (usage) where it gives one, else the group's (group). A name that is
+// not in the group is a programming error, which every test that builds the
+// commands catches: it panics, naming the caller.
+func groupUsage(caller string, group, usage map[string]string) func(name string) string {
+	help := func(name string) string {
+		if _, ok := group[name]; !ok {
+			panic(caller + ": no flag --" + name + " in the group")
+		}
+		if u, ok := usage[name]; ok {
+			return u
+		}
+		return group[name]
+	}
+	for name := range usage {
+		help(name)
+	}
+	return help
 }
 
 // givenFlags returns the names of the flags given on the command line.
@@ -101,6 +111,7 @@ func (f *dataFlags) checkOutput(more ...string) error {
 
 // dataRun is what the shared flags say for one run, checked.
 type dataRun struct {
+	app               *app
 	cmd, data, target string
 	format, out       string
 	task              *framework.Task   // nil: inferred from the response
@@ -111,9 +122,10 @@ type dataRun struct {
 }
 
 // check parses --task and --measure, gathers the backend options (set holds
-// the flags given, see givenFlags) and checks the backend flags.
-func (f *dataFlags) check(set map[string]bool) (*dataRun, error) {
-	r := &dataRun{cmd: f.cmd, data: f.data, target: f.target, format: f.format, out: f.out}
+// the flags given, see givenFlags) and checks the backend flags, for a run
+// in a.
+func (f *dataFlags) check(a *app, set map[string]bool) (*dataRun, error) {
+	r := &dataRun{app: a, cmd: f.cmd, data: f.data, target: f.target, format: f.format, out: f.out}
 	if f.task != "" {
 		t, err := framework.ParseTask(f.task)
 		if err != nil {
@@ -152,19 +164,21 @@ func (f *dataFlags) check(set map[string]bool) (*dataRun, error) {
 	return r, nil
 }
 
-// load reads --data, or without it the built-in diabetes data (and says
-// so), and checks that the measure fits the response.
-func (r *dataRun) load() (*framework.Dataset, error) {
+// load reads --data ("-": standard input), or without it the built-in
+// diabetes data (and says so), and checks that the measure fits the
+// response. It returns "interrupted" as soon as ctx is done, even while
+// the file blocks (a FIFO without a writer, an idle pipe).
+func (r *dataRun) load(ctx context.Context) (*framework.Dataset, error) {
 	var d *framework.Dataset
 	var err error
 	if r.data == "" {
-		if d, err = framework.ReadCSV(bytes.NewReader(diabetesCSV), builtinSource); err != nil {
-			return nil, fmt.Errorf("built-in data: %w", err)
+		if d, err = lazyvi.Diabetes(); err != nil {
+			return nil, err
 		}
-		fmt.Fprintf(stderr, "vi: no --data given: using the built-in diabetes data (%d rows, response %q); see 'vi help %s'\n",
+		fmt.Fprintf(r.app.stderr, "vi: no --data given: using the built-in diabetes data (%d rows, response %q); see 'vi help %s'\n",
 			rows(d), d.Names[len(d.Names)-1], r.cmd)
-	} else if d, err = framework.LoadCSV(r.data); err != nil {
-		return nil, err
+	} else if d, err = framework.LoadCSV(ctx, r.data); err != nil {
+		return nil, runError(ctx, err)
 	}
 	if err := checkMeasureFits(d, r.target, r.task, r.measure); err != nil {
 		return nil, err
@@ -174,7 +188,7 @@ func (r *dataRun) load() (*framework.Dataset, error) {
 
 // progress returns the run's progress bar (none for --format json).
 func (r *dataRun) progress(label string) *progress {
-	return newProgress(r.format != "json", label)
+	return r.app.newProgress(r.format != "json", label)
 }
 
 // open starts the backend's subprocess, saying so on prog; see
@@ -182,7 +196,7 @@ func (r *dataRun) progress(label string) *progress {
 // close: ...".
 func (r *dataRun) open(ctx context.Context, prog *progress) (framework.Backend, func() error, error) {
 	prog.status(fmt.Sprintf("starting backend %s", r.backend.name))
-	be, closeBackend, err := r.backend.openLogged(ctx, prog)
+	be, closeBackend, err := r.backend.openLogged(ctx, r.app.stderr, prog)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -212,7 +226,7 @@ func (r *dataRun) training(prog *progress, d *framework.Dataset) {
 }
 
 // emit writes the output to --out or stdout.
-func (r *dataRun) emit(buf *bytes.Buffer) error { return emit(r.out, buf) }
+func (r *dataRun) emit(buf *bytes.Buffer) error { return r.app.emit(r.out, buf) }
 
 // keepErr calls f and keeps its error in *err unless *err is already one;
 // deferred, it reports a failure to close when the run itself succeeded.
@@ -231,17 +245,18 @@ func runError(ctx context.Context, err error) error {
 	return err
 }
 
-// checkFitFlags checks the flags that every estimating command has, in
-// this order: --level and --train-frac (the estimators' settings, such as
-// --folds, are checked by settingFlags.check).
-func checkFitFlags(level, trainFrac float64) error {
-	switch {
-	case !(level > 0 && level < 1):
-		return framework.Usagef("--level must be in (0, 1), got %g", level)
-	case !(trainFrac > 0 && trainFrac < 1):
-		return framework.Usagef("--train-frac must be in (0, 1), got %g", trainFrac)
+// checkNotInput reports an output file of the command that is one of its
+// input files, compared by file identity (os.SameFile, so that another
+// name, a hard link or a symbolic link is caught too): writing it would
+// destroy the input. ins are the command's input files besides --data;
+// outs its output files besides --out (and --out's checkpoint OUT.partial).
+// Paths "" and "-" and outputs that do not exist yet are skipped.
+func (f *dataFlags) checkNotInput(outs []fileFlag, ins ...fileFlag) error {
+	ins = append([]fileFlag{{"--data", f.data}}, ins...)
+	if f.out != "" {
+		outs = append([]fileFlag{{"--out", f.out}, {"--out's checkpoint", f.out + ".partial"}}, outs...)
 	}
-	return nil
+	return checkNotInput(outs, ins)
 }
 
 // writePlot draws a plot into path, atomically; nothing when path is "".

@@ -3,31 +3,43 @@ package main
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/framework"
 	"gonum.org/v1/gonum/mat"
 )
 
-// diabetesCSV is the built-in data set of vi estimate without --data.
-//
-//go:embed data/diabetes.csv
-var diabetesCSV []byte
+// estimateOptions are the flags of vi estimate.
+type estimateOptions struct {
+	data       *dataFlags
+	fit        *fitFlags
+	estimators string
+	groups     string
+	groupsFile string
+	inference  string
+	crossfit   int
+	delta      float64
+	adjust     string
+	ciTruncate bool
+	// A model file of vi train, and the shard of the features to estimate.
+	model      string
+	shard      string
+	shardCount int
+}
 
-const builtinSource = "diabetes.csv (built-in)"
-
-var cmdEstimate = &Command{
-	UsageLine: "estimate [--data FILE] [--target COL] [--estimators LIST] [--measure NAME] [flags]",
-	Short:     "estimate variable importance from a CSV file",
-	Long: `Estimate trains the full model once on a train split of the data, then
+func newEstimateCommand() *Command {
+	var o estimateOptions
+	cmd := &Command{
+		UsageLine: "estimate [--data FILE] [--target COL] [--estimators LIST] [--measure NAME] [flags]",
+		Short:     "estimate variable importance from a CSV file",
+		Long: `Estimate trains the full model once on a train split of the data, then
 estimates each feature's variable importance (VI) with each estimator, with a
 standard error and a Wald confidence interval, all on the evaluation split.
 
@@ -84,39 +96,39 @@ adjusts them over each estimator's features (column p_adjusted).
 --ci-truncate floors the intervals at 0.
 
 Output goes to stdout, or with --out FILE to FILE, replaced atomically and only
-when the whole run succeeds. --format json is a stable contract (see README).
+when the whole run succeeds. --format json is a stable contract (see docs/json.md).
 
 Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
-}
+	}
 
-// Flags of vi estimate: the shared ones (data, backend, output), then its own.
-var (
-	estFlags = newDataFlags(cmdEstimate, []string{"hidden", "epochs", "image"}, map[string]string{
+	fs := &cmd.Flag
+	o.data = newDataFlags(cmd, []string{"hidden", "epochs", "image"}, map[string]string{
 		"task":   "force the `task`: regression, binary or multiclass (default: binary for a 0/1 response, multiclass for labels 0..K-1 (3 <= K <= 20, each with 5 rows or more), else regression)",
 		"plugin": "run the backend from this external plugin `executable` instead of a built-in one",
 		"hidden": "backend option hidden: hidden layer `widths`, e.g. 50 or 100,50; auto (the mlp's default) chooses among a few on a validation slice",
 		"epochs": "backend option epochs: maximum training `epochs` (backend default when not set)",
 		"image":  "backend option image: the features are the pixels of an image of `HxW`, row-major (backend cnn)",
 	})
-	estEstimators = cmdEstimate.Flag.String("estimators", "lazy,dropout,retrain", "comma-separated estimator `names` (see 'vi estimators')")
-	estTrainFrac  = cmdEstimate.Flag.Float64("train-frac", framework.DefaultTrainFrac, "`share` of rows in the train split; the rest is for evaluation")
-	estLevel      = cmdEstimate.Flag.Float64("level", 0.95, "`level` of the confidence intervals")
-	estSeed       = cmdEstimate.Flag.Int64("seed", 1, "random `seed` of the split, the training and the folds")
-	estWorkers    = cmdEstimate.Flag.Int("workers", runtime.NumCPU(), "estimate `N` features at a time")
-	estGroups     = cmdEstimate.Flag.String("groups", "", "estimate `groups` of columns together: \"name=col,col;name=col,...\", onehot for columns sharing a prefix_, or rows or cols of the --image")
-	estGroupsFile = cmdEstimate.Flag.String("groups-file", "", "read groups from `file`, one \"name: col, col\" a line")
-	estInference  = cmdEstimate.Flag.String("inference", "split", "`inference`: split (full and reduced models scored on different halves) or plain (the paper's Wald interval)")
-	estCrossfit   = cmdEstimate.Flag.Int("crossfit", 0, "cross-fit with `K` folds (0: one train/evaluation split, --train-frac)")
-	estDelta      = cmdEstimate.Flag.Float64("delta", 0, "p_value tests H0: VI <= `delta`")
-	estAdjust     = cmdEstimate.Flag.String("adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
-	estCITruncate = cmdEstimate.Flag.Bool("ci-truncate", false, "floor the intervals at 0")
-	estSettings   = newSettingFlags(&cmdEstimate.Flag) // --folds, --lambda, --es-steps
-)
-
-func init() {
-	cmdEstimate.Run = runEstimate
-	addCommand(cmdEstimate)
+	o.fit = newFitFlags(fs, map[string]string{
+		"train-frac": "`share` of rows in the train split; the rest is for evaluation",
+		"workers":    "estimate `N` features at a time",
+	})
+	fs.StringVar(&o.estimators, "estimators", strings.Join(lazyvi.DefaultEstimators(), ","), "comma-separated estimator `names` (see 'vi estimators')")
+	fs.StringVar(&o.groups, "groups", "", "estimate `groups` of columns together: \"name=col,col;name=col,...\", onehot for columns sharing a prefix_, or rows or cols of the --image")
+	fs.StringVar(&o.groupsFile, "groups-file", "", "read groups from `file`, one \"name: col, col\" a line")
+	fs.StringVar(&o.inference, "inference", framework.DefaultInference.String(), "`inference`: split (full and reduced models scored on different halves) or plain (the paper's Wald interval)")
+	fs.IntVar(&o.crossfit, "crossfit", 0, "cross-fit with `K` folds (0: one train/evaluation split, --train-frac)")
+	fs.Float64Var(&o.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
+	fs.StringVar(&o.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
+	fs.BoolVar(&o.ciTruncate, "ci-truncate", false, "floor the intervals at 0")
+	fs.StringVar(&o.model, "model", "", "use the full model(s) of this model `file` (vi train) instead of training; its backend, options, target, seed and split are the run's")
+	fs.StringVar(&o.shard, "shard", "", "estimate the `K/N`-th slice of the features (vi merge combines the shards), or auto from a Slurm job array or a Kubernetes Indexed Job")
+	fs.IntVar(&o.shardCount, "shard-count", 0, "with --shard auto, the number of shards `N` when the scheduler does not say (Kubernetes: the Job's completions)")
+	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(ctx, a, cmd, args) }
+	return cmd
 }
+
+func init() { addCommand(newEstimateCommand) }
 
 // optionsFlag collects repeated --opt key=value.
 type optionsFlag map[string]string
@@ -143,66 +155,110 @@ func (o optionsFlag) Set(s string) error {
 	return nil
 }
 
-func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
+func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []string) (err error) {
 	if err := noArgs(cmd, args); err != nil {
 		return err
 	}
 	set := givenFlags(cmd)
 
 	// Everything that can be checked without the data or the backend.
-	if err := estFlags.checkOutput(); err != nil {
+	if err := o.data.checkOutput(); err != nil {
 		return err
 	}
-	if err := checkFitFlags(*estLevel, *estTrainFrac); err != nil {
+	if err := o.data.checkNotInput(nil, fileFlag{"--groups-file", o.groupsFile}); err != nil {
 		return err
 	}
-	if err := estSettings.check(); err != nil {
+	if o.data.data == framework.Stdin && o.groupsFile == framework.Stdin {
+		return framework.Usagef("--data - and --groups-file - cannot both read standard input")
+	}
+	if err := o.fit.check(); err != nil {
 		return err
 	}
-	inference, err := framework.ParseInference(*estInference)
+	inference, err := framework.ParseInference(o.inference)
 	if err != nil {
 		return err
 	}
-	adjust, err := framework.ParseAdjust(*estAdjust)
+	adjust, err := framework.ParseAdjust(o.adjust)
 	if err != nil {
 		return err
 	}
-	if math.IsNaN(*estDelta) || math.IsInf(*estDelta, 0) {
-		return framework.Usagef("--delta must be a finite number, got %g", *estDelta)
+	if math.IsNaN(o.delta) || math.IsInf(o.delta, 0) {
+		return framework.Usagef("--delta must be a finite number, got %g", o.delta)
 	}
-	if *estCrossfit < 0 || *estCrossfit == 1 {
-		return framework.Usagef("--crossfit must be 0 (no cross-fitting) or at least 2, got %d", *estCrossfit)
+	if o.crossfit < 0 || o.crossfit == 1 {
+		return framework.Usagef("--crossfit must be 0 (no cross-fitting) or at least 2, got %d", o.crossfit)
 	}
-	if *estCrossfit >= 2 && set["train-frac"] {
+	if o.crossfit >= 2 && set["train-frac"] {
 		return framework.Usagef("--train-frac and --crossfit exclude each other (cross-fitting evaluates every fold in turn)")
 	}
-	groups, onehot, err := groupFlags(*estGroups, *estGroupsFile)
+	groups, onehot, err := groupFlags(ctx, o.groups, o.groupsFile)
 	if err != nil {
 		return err
 	}
-	if *estWorkers < 1 {
-		return framework.Usagef("--workers must be at least 1, got %d", *estWorkers)
+	if o.shardCount != 0 && o.shard != "auto" {
+		return framework.Usagef("--shard-count goes with --shard auto (--shard K/N says the count itself)")
 	}
-	ests, err := estSettings.lookup(*estEstimators)
+	shard, err := framework.ParseShard(o.shard, o.shardCount, os.Getenv)
 	if err != nil {
 		return err
 	}
-	r, err := estFlags.check(set)
+	ests, err := o.fit.estimators(o.estimators)
 	if err != nil {
 		return err
 	}
-
-	// The data, and what can be checked with it before a backend starts.
-	d, err := r.load()
+	r, err := o.data.check(a, set)
 	if err != nil {
 		return err
 	}
-	if g := strings.ToLower(strings.TrimSpace(*estGroups)); g == "rows" || g == "cols" {
-		if groups, err = imageGroups(d, r.target, *estFlags.options["image"], g); err != nil {
+	var saved *framework.SavedModel
+	if o.model != "" {
+		if saved, err = readModelFile(o.model); err != nil {
+			return err
+		}
+		if err := r.useModel(saved, set); err != nil {
 			return err
 		}
 	}
-	if err := checkGroups(d, r.target, groups, onehot); err != nil {
+
+	// The data, and what can be checked with it before a backend starts.
+	d, err := r.load(ctx)
+	if err != nil {
+		return err
+	}
+	if g := strings.ToLower(strings.TrimSpace(o.groups)); g == "rows" || g == "cols" {
+		if groups, err = imageGroups(d, r.target, *o.data.options["image"], g); err != nil {
+			return err
+		}
+	}
+	cfg := r.config(nil)
+	o.fit.config(&cfg)
+	crossfit := o.crossfit
+	if saved != nil {
+		if err := o.fit.useModel(&cfg, &crossfit, saved, set); err != nil {
+			return err
+		}
+	}
+	cfg.CrossFit, cfg.Groups, cfg.OneHot = crossfit, groups, onehot
+	if set["estimators"] {
+		// Without it the backend may drop some (fittingEstimators); Run
+		// checks again, before any fit, with those that run.
+		cfg.MinTrain = framework.MinTrainFor(ests)
+	}
+	eopt := framework.EstimateOptions{
+		Workers:  o.fit.workers,
+		Level:    o.fit.level,
+		Progress: nil, // set once the progress bar exists
+
+		Inference:  inference,
+		Delta:      o.delta,
+		Adjust:     adjust,
+		CITruncate: o.ciTruncate,
+
+		Shard: shard,
+		RunID: mergeFingerprint(cmd, d, saved),
+	}
+	// Every check that needs no model, before the backend starts.
+	if err := framework.CheckRun(d, cfg, r.measure, eopt); err != nil {
 		return err
 	}
 
@@ -224,26 +280,15 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	}
 	if note != "" {
 		prog.clear()
-		fmt.Fprintln(stderr, note)
+		fmt.Fprintln(a.stderr, note)
 	}
 
 	r.training(prog, d)
-	cfg := r.config(be)
-	cfg.TrainFrac, cfg.Seed = *estTrainFrac, *estSeed
-	cfg.CrossFit, cfg.Groups, cfg.OneHot = *estCrossfit, groups, onehot
-	eopt := framework.EstimateOptions{
-		Workers:  *estWorkers,
-		Level:    *estLevel,
-		Progress: prog.update, // a nil *progress draws nothing
-
-		Inference:  inference,
-		Delta:      *estDelta,
-		Adjust:     adjust,
-		CITruncate: *estCITruncate,
-	}
+	cfg.Backend = be
+	eopt.Progress = prog.update // a nil *progress draws nothing
 	// With --out, finished reductions are kept in OUT.partial as they
 	// come, so that the same command resumes after a crash or an interrupt.
-	ckpt, err := openCheckpoint(cmd, d, r.out, prog)
+	ckpt, err := openCheckpoint(a, cmd, d, r.out, prog)
 	if err != nil {
 		return err
 	}
@@ -256,7 +301,7 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 		return finishCheckpoint(ckpt, r.out, runError(ctx, err))
 	}
 	rep.Full.Hidden = fullHidden(rep, be, r.opts)
-	printWarnings(rep)
+	printWarnings(a.stderr, rep)
 
 	var buf bytes.Buffer
 	if err := writeReport(&buf, rep, r.format); err != nil {
@@ -268,9 +313,9 @@ func runEstimate(ctx context.Context, cmd *Command, args []string) (err error) {
 	return finishCheckpoint(ckpt, r.out, nil)
 }
 
-// groupFlags reads --groups and --groups-file: explicit groups, and
-// whether to group one-hot columns.
-func groupFlags(spec, file string) ([]framework.Group, bool, error) {
+// groupFlags reads --groups and --groups-file ("-": standard input):
+// explicit groups, and whether to group one-hot columns.
+func groupFlags(ctx context.Context, spec, file string) ([]framework.Group, bool, error) {
 	var groups []framework.Group
 	onehot := false
 	switch g := strings.TrimSpace(spec); {
@@ -287,9 +332,9 @@ func groupFlags(spec, file string) ([]framework.Group, bool, error) {
 		groups = gs
 	}
 	if file != "" {
-		gs, err := framework.LoadGroups(file)
+		gs, err := framework.LoadGroups(ctx, file)
 		if err != nil {
-			return nil, false, err
+			return nil, false, runError(ctx, err)
 		}
 		groups = append(groups, gs...)
 	}
@@ -336,29 +381,6 @@ func imageGroups(d *framework.Dataset, target, image, by string) ([]framework.Gr
 		}
 	}
 	return groups, nil
-}
-
-// checkGroups resolves the groups against the data's columns before any
-// model is trained, so that a misspelt column fails fast.
-func checkGroups(d *framework.Dataset, target string, groups []framework.Group, onehot bool) error {
-	if len(groups) == 0 && !onehot {
-		return nil
-	}
-	j := len(d.Names) - 1
-	if target != "" {
-		var err error
-		if j, err = d.Column(target); err != nil {
-			return nil // Prepare reports the unknown target
-		}
-	}
-	names := make([]string, 0, len(d.Names)-1)
-	for k, n := range d.Names {
-		if k != j {
-			names = append(names, n)
-		}
-	}
-	_, err := framework.ResolveFeatures(names, d.Names[j], groups, onehot)
-	return err
 }
 
 func rows(d *framework.Dataset) int {

@@ -5,13 +5,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/framework"
 )
-
-// autoHiddenGrid is what --hidden auto (the mlp's default) chooses from on
-// the validation slice, cheapest first; see docs/defaults.md for how it was
-// chosen.
-var autoHiddenGrid = []string{"50", "100", "100,50", "200,100"}
 
 // autoHiddenBackend is the backend --hidden auto applies to.
 const autoHiddenBackend = "mlp"
@@ -35,18 +31,12 @@ func hiddenAuto(opts map[string]string, bk backendSpec) (bool, error) {
 	return true, nil
 }
 
-// fullModelConfig adds to cfg what chooses and judges the full model: one
-// candidate per architecture of autoHiddenGrid with --hidden auto, and the
-// linear baseline (in this process) unless the backend is linear itself.
+// fullModelConfig adds to cfg what chooses and judges the full model, as
+// the library does (lazyvi.FullModelDefaults): one candidate per
+// architecture of lazyvi.AutoHidden with --hidden auto, and the linear
+// baseline (in this process) unless the backend is linear itself.
 func (r *dataRun) fullModelConfig(cfg *framework.Config) {
-	if r.autoHidden {
-		for _, h := range autoHiddenGrid {
-			cfg.Candidates = append(cfg.Candidates, framework.Candidate{Name: h, Options: map[string]string{"hidden": h}})
-		}
-	}
-	if lin, err := framework.LookupBackend("linear"); err == nil && r.backend.name != "linear" {
-		cfg.Baselines = []framework.Baseline{{Name: "linear", Backend: lin}}
-	}
+	lazyvi.FullModelDefaults(cfg, r.backend.name, r.autoHidden)
 }
 
 // fullHidden returns the full model's hidden widths for the report: the
@@ -103,8 +93,8 @@ func writeFullDiagnostics(w io.Writer, r *framework.Report) {
 	}
 }
 
-// printWarnings writes the report's warnings on stderr.
-func printWarnings(rep *framework.Report) {
+// printWarnings writes the report's warnings to stderr.
+func printWarnings(stderr io.Writer, rep *framework.Report) {
 	for _, w := range rep.Warnings {
 		fmt.Fprintln(stderr, "vi: warning: "+w)
 	}

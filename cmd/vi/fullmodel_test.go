@@ -5,14 +5,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lazyvi/lazyvi"
 )
 
 // TestEstimateHiddenAuto: without --hidden the mlp's architecture is
-// chosen among autoHiddenGrid and the report says which, how training
+// chosen among lazyvi.AutoHidden and the report says which, how training
 // ended, and the baselines; --hidden auto on another backend is a usage
 // error.
 func TestEstimateHiddenAuto(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	// 1600 rows: a validation slice of 213 rows, enough to choose by.
 	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(1600))
@@ -51,8 +52,8 @@ func TestEstimateHiddenAuto(t *testing.T) {
 			t.Errorf("candidate %s has no validation loss", c.Name)
 		}
 	}
-	if strings.Join(names, " ") != strings.Join(autoHiddenGrid, " ") || !strings.Contains(" "+strings.Join(names, " ")+" ", " "+f.Hidden+" ") {
-		t.Errorf("hidden %q chosen among %q, want one of %q", f.Hidden, names, autoHiddenGrid)
+	if strings.Join(names, " ") != strings.Join(lazyvi.AutoHidden(), " ") || !strings.Contains(" "+strings.Join(names, " ")+" ", " "+f.Hidden+" ") {
+		t.Errorf("hidden %q chosen among %q, want one of %q", f.Hidden, names, lazyvi.AutoHidden())
 	}
 	if f.Epochs < 1 || (f.StoppedBy != "patience" && f.StoppedBy != "cap") || f.R2 == nil {
 		t.Errorf("full model: epochs %d, stopped by %q, r2 %v", f.Epochs, f.StoppedBy, f.R2)

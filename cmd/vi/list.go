@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -11,10 +12,12 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 )
 
-var cmdBackends = &Command{
-	UsageLine: "backends",
-	Short:     "list the model backends and their options",
-	Long: `Backends lists the built-in model backends, what their models can do, and the
+func init() {
+	addCommand(func() *Command {
+		return listCommand(&Command{
+			UsageLine: "backends",
+			Short:     "list the model backends and their options",
+			Long: `Backends lists the built-in model backends, what their models can do, and the
 options they take. Options are set on "vi estimate" with --opt key=value (and,
 for the common ones, --hidden and --epochs); an option not set keeps the
 backend's default.
@@ -28,45 +31,49 @@ backend is any executable serving the same plugin protocol, named with
   linear  OLS (logistic regression for a 0/1 response), optionally ridge; a
           linear model is its own linearisation, so lazy on it equals retrain
   forest  random forest of CART trees; no gradients: dropout and retrain only`,
-}
-
-var cmdEstimators = &Command{
-	UsageLine: "estimators",
-	Short:     "list the estimators",
-	Long:      `Estimators lists the variable importance estimators that --estimators accepts.`,
-}
-
-var cmdMeasures = &Command{
-	UsageLine: "measures",
-	Short:     "list the predictiveness measures",
-	Long: `Measures lists the predictiveness measures that --measure accepts and the tasks
+		}, listBackends)
+	})
+	addCommand(func() *Command {
+		return listCommand(&Command{
+			UsageLine: "estimators",
+			Short:     "list the estimators",
+			Long:      `Estimators lists the variable importance estimators that --estimators accepts.`,
+		}, listEstimators)
+	})
+	addCommand(func() *Command {
+		return listCommand(&Command{
+			UsageLine: "measures",
+			Short:     "list the predictiveness measures",
+			Long: `Measures lists the predictiveness measures that --measure accepts and the tasks
 each applies to. The default is mse for a real-valued response and accuracy for
 a 0/1 response.`,
+		}, listMeasures)
+	})
+	addCommand(func() *Command {
+		return listCommand(&Command{
+			UsageLine: "version",
+			Short:     "print the version",
+			Long:      `Version prints vi's module version and the Go toolchain that built it.`,
+		}, printVersion)
+	})
 }
 
-var cmdVersion = &Command{
-	UsageLine: "version",
-	Short:     "print the version",
-	Long:      `Version prints vi's module version and the Go toolchain that built it.`,
-}
-
-func init() {
-	cmdBackends.Run = runBackends
-	cmdEstimators.Run = runEstimators
-	cmdMeasures.Run = runMeasures
-	cmdVersion.Run = runVersion
-	for _, c := range []*Command{cmdBackends, cmdEstimators, cmdMeasures, cmdVersion} {
-		addCommand(c)
+// listCommand makes c a command that takes no arguments and writes list to
+// stdout.
+func listCommand(c *Command, list func(w io.Writer) error) *Command {
+	c.Run = func(_ context.Context, a *app, args []string) error {
+		if err := noArgs(c, args); err != nil {
+			return err
+		}
+		return list(a.stdout)
 	}
+	return c
 }
 
-func runBackends(_ context.Context, cmd *Command, args []string) error {
-	if err := noArgs(cmd, args); err != nil {
-		return err
-	}
+func listBackends(w io.Writer) error {
 	names := framework.Backends()
 	if len(names) == 0 {
-		fmt.Fprintln(stdout, "no backends registered")
+		fmt.Fprintln(w, "no backends registered")
 		return nil
 	}
 	for i, name := range names {
@@ -75,16 +82,16 @@ func runBackends(_ context.Context, cmd *Command, args []string) error {
 			return err
 		}
 		if i > 0 {
-			fmt.Fprintln(stdout)
+			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(stdout, "%s\n  capabilities: %s\n  estimators: %s\n", name, capabilityList(b.Capabilities()), supportedEstimators(b.Capabilities()))
+		fmt.Fprintf(w, "%s\n  capabilities: %s\n  estimators: %s\n", name, capabilityList(b.Capabilities()), supportedEstimators(b.Capabilities()))
 		opts := b.Options()
 		if len(opts) == 0 {
-			fmt.Fprintln(stdout, "  options: none")
+			fmt.Fprintln(w, "  options: none")
 			continue
 		}
-		fmt.Fprintln(stdout, "  options:")
-		tw := tabwriter.NewWriter(stdout, 0, 8, 2, ' ', 0)
+		fmt.Fprintln(w, "  options:")
+		tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 		for _, o := range opts {
 			fmt.Fprintf(tw, "    %s\t(default %s)\t%s\n", o.Name, o.Default, o.Usage)
 		}
@@ -151,16 +158,13 @@ func supportedEstimators(c framework.Capabilities) string {
 	return strings.Join(out, ", ")
 }
 
-func runEstimators(_ context.Context, cmd *Command, args []string) error {
-	if err := noArgs(cmd, args); err != nil {
-		return err
-	}
+func listEstimators(w io.Writer) error {
 	names := framework.Estimators()
 	if len(names) == 0 {
-		fmt.Fprintln(stdout, "no estimators registered")
+		fmt.Fprintln(w, "no estimators registered")
 		return nil
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 8, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	for _, name := range names {
 		e, err := framework.LookupEstimator(name)
 		if err != nil {
@@ -175,16 +179,13 @@ func runEstimators(_ context.Context, cmd *Command, args []string) error {
 	return tw.Flush()
 }
 
-func runMeasures(_ context.Context, cmd *Command, args []string) error {
-	if err := noArgs(cmd, args); err != nil {
-		return err
-	}
+func listMeasures(w io.Writer) error {
 	names := framework.Measures()
 	if len(names) == 0 {
-		fmt.Fprintln(stdout, "no measures registered")
+		fmt.Fprintln(w, "no measures registered")
 		return nil
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 8, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	for _, name := range names {
 		m, err := framework.LookupMeasure(name)
 		if err != nil {
@@ -205,11 +206,8 @@ func runMeasures(_ context.Context, cmd *Command, args []string) error {
 	return tw.Flush()
 }
 
-func runVersion(_ context.Context, cmd *Command, args []string) error {
-	if err := noArgs(cmd, args); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "vi %s %s %s/%s\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+func printVersion(w io.Writer) error {
+	fmt.Fprintf(w, "vi %s %s %s/%s\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 // Command vi estimates the variable importance of neural networks, with
 // standard errors and confidence intervals, by the dropout, retrain and lazy
-// (LazyVI) estimators.
+// (LazyVI) estimators; it also estimates Shapley values and evaluates
+// importance orderings by removing features (ROAR).
 //
 // Usage:
 //
@@ -9,11 +10,17 @@
 // The commands are:
 //
 //	estimate    estimate variable importance from a CSV file
+//	shapley     estimate Shapley values of feature importance
+//	roar        evaluate importance orderings by removing features and retraining (ROAR)
+//	train       train the full model once and save it to a model file
+//	merge       combine the shards of a run (vi estimate --shard) into its report
 //	simulate    write a simulated data set and its true importances
+//	bench       benchmark the estimators on named cases
 //	backends    list the model backends and their options
 //	estimators  list the estimators
 //	measures    list the predictiveness measures
 //	version     print the version
+//	help        show help for vi or a command
 //
 // Run "vi help <command>" for a command's flags. Exit codes: 0 success, 2 bad
 // usage or bad input, 1 anything else.
@@ -34,11 +41,14 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 )
 
-// Command is a vi subcommand, in the manner of cmd/go's base.Command.
+// Command is a vi subcommand, in the manner of cmd/go's base.Command. Each
+// is built afresh for every run by its constructor, which binds the flags to
+// an options struct of the command's own (as restic's cmd/restic does), so
+// that two runs in one process share no flag values.
 type Command struct {
 	// Run runs the command with the arguments after the command name,
 	// already parsed into Flag.
-	Run func(ctx context.Context, cmd *Command, args []string) error
+	Run func(ctx context.Context, a *app, args []string) error
 	// UsageLine is the one-line usage message; its first word is the
 	// command's name.
 	UsageLine string
@@ -90,19 +100,29 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 	})
 }
 
-// commands are the registered commands, in the order "vi help" lists them.
-var commands []*Command
+// constructors build the commands, in registration order (newCommands
+// sorts the commands it builds into help order).
+var constructors []func() *Command
 
 // helpOrder is the order "vi help" lists commands in; commands not named
 // here follow in registration order.
-var helpOrder = []string{"estimate", "shapley", "roar", "simulate", "bench", "backends", "estimators", "measures", "version", "help"}
+var helpOrder = []string{"estimate", "shapley", "roar", "train", "merge", "simulate", "bench", "backends", "estimators", "measures", "version", "help"}
 
-// addCommand registers a command; each command's file calls it from init,
-// so that adding a command touches no other file.
-func addCommand(c *Command) {
-	c.Flag.Init(c.Name(), flag.ContinueOnError)
-	c.Flag.SetOutput(io.Discard)
-	commands = append(commands, c)
+// addCommand registers a command's constructor; each command's file calls
+// it from init, so that adding a command touches no other file.
+func addCommand(newCommand func() *Command) {
+	constructors = append(constructors, newCommand)
+}
+
+// newCommands builds every command, with fresh flag sets, in help order.
+func newCommands() []*Command {
+	cmds := make([]*Command, len(constructors))
+	for i, newCommand := range constructors {
+		c := newCommand()
+		c.Flag.Init(c.Name(), flag.ContinueOnError)
+		c.Flag.SetOutput(io.Discard)
+		cmds[i] = c
+	}
 	rank := func(c *Command) int {
 		for i, n := range helpOrder {
 			if n == c.Name() {
@@ -111,7 +131,16 @@ func addCommand(c *Command) {
 		}
 		return len(helpOrder)
 	}
-	sort.SliceStable(commands, func(i, j int) bool { return rank(commands[i]) < rank(commands[j]) })
+	sort.SliceStable(cmds, func(i, j int) bool { return rank(cmds[i]) < rank(cmds[j]) })
+	return cmds
+}
+
+// app is one run of vi: its streams and its commands. run builds a new one
+// each time, so that run is re-entrant.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	commands       []*Command
 }
 
 // serveBackendArg is the hidden first argument with which vi re-executes
@@ -119,7 +148,7 @@ func addCommand(c *Command) {
 const serveBackendArg = "__serve-backend"
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // Exit codes.
@@ -129,62 +158,59 @@ const (
 	exitUsage = 2
 )
 
-// stdout and stderr are the command's streams; run sets them.
-var stdout, stderr io.Writer = os.Stdout, os.Stderr
-
-// run runs the command line args and returns the exit code.
-func run(args []string, out, errw io.Writer) int {
-	stdout, stderr = out, errw
+// run runs the command line args with the given streams and returns the
+// exit code. Nothing it sets outlives the call.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
 	if len(args) > 0 && args[0] == serveBackendArg {
 		// Nothing may be written to stdout before the plugin handshake.
-		if err := serveBackend(args[1:]); err != nil {
-			return report(err)
-		}
-		return exitOK
+		return a.report(serveBackend(args[1:]))
 	}
+	a.commands = newCommands()
 	if len(args) == 0 {
-		printMainUsage(stderr)
+		a.printMainUsage(stderr)
 		return exitUsage
 	}
 	name := args[0]
 	switch name {
 	case "-h", "-help", "--help":
-		printMainUsage(stdout)
+		a.printMainUsage(stdout)
 		return exitOK
 	case "-version", "--version":
 		name = "version"
 	}
-	cmd := lookupCommand(name)
+	cmd := a.lookupCommand(name)
 	if cmd == nil {
-		return report(framework.Usagef("unknown command %q (run 'vi help' for the list)", name))
+		return a.report(framework.Usagef("unknown command %q (run 'vi help' for the list)", name))
 	}
 	if err := cmd.Flag.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			cmd.Usage(stdout)
 			return exitOK
 		}
-		return report(framework.Usagef("%s: %v (run 'vi help %s')", cmd.Name(), err, cmd.Name()))
+		return a.report(framework.Usagef("%s: %v (run 'vi help %s')", cmd.Name(), err, cmd.Name()))
 	}
 	ctx, stop := notifyContext()
 	defer stop()
-	return report(cmd.Run(ctx, cmd, cmd.Flag.Args()))
+	return a.report(cmd.Run(ctx, a, cmd.Flag.Args()))
 }
 
-// report prints err as one line and returns its exit code.
-func report(err error) int {
+// report prints err as one line, the library's names of settings replaced
+// by the flags that set them (see flagError), and returns its exit code.
+func (a *app) report(err error) int {
 	if err == nil {
 		return exitOK
 	}
-	msg := strings.Join(strings.Fields(err.Error()), " ")
-	fmt.Fprintf(stderr, "vi: %s\n", msg)
+	msg := strings.Join(strings.Fields(flagError(err)), " ")
+	fmt.Fprintf(a.stderr, "vi: %s\n", msg)
 	if errors.Is(err, framework.ErrUsage) {
 		return exitUsage
 	}
 	return exitError
 }
 
-func lookupCommand(name string) *Command {
-	for _, c := range commands {
+func (a *app) lookupCommand(name string) *Command {
+	for _, c := range a.commands {
 		if c.Name() == name {
 			return c
 		}
@@ -192,7 +218,7 @@ func lookupCommand(name string) *Command {
 	return nil
 }
 
-func printMainUsage(w io.Writer) {
+func (a *app) printMainUsage(w io.Writer) {
 	fmt.Fprint(w, `vi estimates the variable importance (VI) of neural networks, with standard
 errors and confidence intervals, by the dropout, retrain and lazy estimators.
 
@@ -204,7 +230,7 @@ The commands are:
 
 `)
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	for _, c := range commands {
+	for _, c := range a.commands {
 		fmt.Fprintf(tw, "\t%s\t%s\n", c.Name(), c.Short)
 	}
 	tw.Flush()
@@ -226,28 +252,28 @@ func noArgs(cmd *Command, args []string) error {
 	return nil
 }
 
-var cmdHelp = &Command{
-	UsageLine: "help [command]",
-	Short:     "show help for vi or a command",
-	Long:      `Help shows the list of commands, or with a command name, its usage and flags.`,
+func newHelpCommand() *Command {
+	return &Command{
+		UsageLine: "help [command]",
+		Short:     "show help for vi or a command",
+		Long:      `Help shows the list of commands, or with a command name, its usage and flags.`,
+		Run:       runHelp,
+	}
 }
 
-func init() {
-	cmdHelp.Run = runHelp
-	addCommand(cmdHelp)
-}
+func init() { addCommand(newHelpCommand) }
 
-func runHelp(_ context.Context, _ *Command, args []string) error {
+func runHelp(_ context.Context, a *app, args []string) error {
 	switch len(args) {
 	case 0:
-		printMainUsage(stdout)
+		a.printMainUsage(a.stdout)
 		return nil
 	case 1:
-		c := lookupCommand(args[0])
+		c := a.lookupCommand(args[0])
 		if c == nil {
 			return framework.Usagef("help: unknown command %q (run 'vi help' for the list)", args[0])
 		}
-		c.Usage(stdout)
+		c.Usage(a.stdout)
 		return nil
 	}
 	return framework.Usagef("help: too many arguments (usage: vi help [command])")

@@ -112,7 +112,7 @@ func lambdaString(res framework.Result, format func(float64) string) string {
 func writeTable(w io.Writer, r *framework.Report) error {
 	level := r.Level
 	if level == 0 {
-		level = 0.95
+		level = framework.DefaultLevel
 	}
 	fmt.Fprintf(w, "measure %s  task %s  backend %s  n %d  n_train %d  n_eval %d  seed %d  level %g\n",
 		r.Measure, r.Task, r.Backend, r.N, r.NTrain, r.NEval, r.Seed, level)
@@ -263,10 +263,62 @@ func checkOutDir(path string) error {
 	return nil
 }
 
+// fileFlag is a flag that names a file, and the file's path.
+type fileFlag struct{ flag, path string }
+
+// checkNotInput reports (a usage error) the first output in outs that is
+// the same file as an input in ins (os.SameFile). Paths "" and "-", and
+// files that do not exist, are skipped.
+func checkNotInput(outs, ins []fileFlag) error {
+	for _, o := range outs {
+		ofi, ok := statFile(o.path)
+		if !ok {
+			continue
+		}
+		for _, in := range ins {
+			if ifi, ok := statFile(in.path); ok && os.SameFile(ofi, ifi) {
+				same := "is"
+				if filepath.Clean(o.path) != filepath.Clean(in.path) {
+					same = "is the same file as"
+				}
+				return framework.Usagef("%s %s %s %s %s: it would be overwritten; write the output to another file",
+					o.flag, o.path, same, in.flag, in.path)
+			}
+		}
+	}
+	return nil
+}
+
+func statFile(path string) (os.FileInfo, bool) {
+	if path == "" || path == "-" {
+		return nil, false
+	}
+	fi, err := os.Stat(path)
+	return fi, err == nil
+}
+
+// namedValue is a number of a report and what it is, for checkFinite.
+type namedValue struct {
+	name string
+	v    float64
+}
+
+// checkFinite reports the first value that is NaN or infinite, naming
+// where it is (framework.ErrNonFinite): a report must not carry one (JSON
+// cannot) and a run must not succeed with one.
+func checkFinite(where string, vals ...namedValue) error {
+	for _, nv := range vals {
+		if math.IsNaN(nv.v) || math.IsInf(nv.v, 0) {
+			return fmt.Errorf("%s: %s is %g: %w (extreme values in the data, or a model that diverged)", where, nv.name, nv.v, framework.ErrNonFinite)
+		}
+	}
+	return nil
+}
+
 // emit writes the bytes to path atomically, or to stdout when path is "".
-func emit(path string, buf *bytes.Buffer) error {
+func (a *app) emit(path string, buf *bytes.Buffer) error {
 	if path == "" {
-		_, err := stdout.Write(buf.Bytes())
+		_, err := a.stdout.Write(buf.Bytes())
 		return err
 	}
 	return writeFileAtomic(path, buf.Bytes())

@@ -50,10 +50,10 @@ func (s backendSpec) open(ctx context.Context, log io.Writer) (framework.Backend
 	return c.Backend(), c.Close, nil
 }
 
-// openLogged is open with the backend process's stderr passed on through a
-// pluginLog that clears prog ahead of each line. Its close function stops
-// the process, then writes the log's incomplete last line.
-func (s backendSpec) openLogged(ctx context.Context, prog *progress) (framework.Backend, func() error, error) {
+// openLogged is open with the backend process's stderr passed on to stderr
+// through a pluginLog that clears prog ahead of each line. Its close function
+// stops the process, then writes the log's incomplete last line.
+func (s backendSpec) openLogged(ctx context.Context, stderr io.Writer, prog *progress) (framework.Backend, func() error, error) {
 	plog := &pluginLog{w: stderr, before: prog.clear}
 	be, closeBackend, err := s.open(ctx, plog)
 	if err != nil {

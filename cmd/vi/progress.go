@@ -31,9 +31,9 @@ type progress struct {
 // newProgress returns a progress bar on stderr when enabled is true and both
 // stdout and stderr are terminals (a user watching, not a pipe, a file or a
 // CI log), else nil.
-func newProgress(enabled bool, label string) *progress {
-	f, ok := stderr.(*os.File)
-	out, okOut := stdout.(*os.File)
+func (a *app) newProgress(enabled bool, label string) *progress {
+	f, ok := a.stderr.(*os.File)
+	out, okOut := a.stdout.(*os.File)
 	if !enabled || !ok || !okOut || !term.IsTerminal(int(f.Fd())) || !term.IsTerminal(int(out.Fd())) {
 		return nil
 	}

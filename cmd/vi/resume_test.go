@@ -34,16 +34,16 @@ func TestShapleySampledResumes(t *testing.T) {
 
 func testResumes(t *testing.T, setting string, command []string) {
 	dir := t.TempDir()
-	if _, stderr, code := vi(t, dir, "simulate", "--setting", setting, "--n", "300", "--out", "d.csv"); code != 0 {
+	if _, stderr, code := viExec(t, dir, "simulate", "--setting", setting, "--n", "300", "--out", "d.csv"); code != 0 {
 		t.Fatalf("simulate: %s", stderr)
 	}
 	args := append(command, "--data", "d.csv", "--epochs", "20", "--workers", "1", "--format", "json")
-	if _, stderr, code := vi(t, dir, append(args, "--out", "whole.json")...); code != 0 {
+	if _, stderr, code := viExec(t, dir, append(args, "--out", "whole.json")...); code != 0 {
 		t.Fatalf("uninterrupted run: %s", stderr)
 	}
 
 	// Interrupt a run once a few reduced models are in its checkpoint.
-	cmd := exec.Command(viBin, append(args, "--out", "resumed.json")...)
+	cmd := exec.Command(viBinary(t), append(args, "--out", "resumed.json")...)
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -73,7 +73,7 @@ func testResumes(t *testing.T, setting string, command []string) {
 		t.Fatalf("interrupted run: stderr %q, want one line naming the checkpoint", msg)
 	}
 
-	_, errs, code := vi(t, dir, append(args, "--out", "resumed.json")...)
+	_, errs, code := viExec(t, dir, append(args, "--out", "resumed.json")...)
 	if code != 0 || !strings.Contains(errs, "resuming from") {
 		t.Fatalf("resumed run: exit %d, stderr %q", code, errs)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,10 +16,22 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 )
 
-var cmdROAR = &Command{
-	UsageLine: "roar [--data FILE] [--ordering grad|random] [--fractions LIST] [--estimators LIST] [--plot FILE] [flags]",
-	Short:     "evaluate importance orderings by removing features and retraining (ROAR)",
-	Long: `Roar trains the full model once, orders the features (--ordering grad: by
+// roarOptions are the flags of vi roar.
+type roarOptions struct {
+	data       *dataFlags
+	fit        *fitFlags
+	ordering   string
+	fractions  string
+	estimators string
+	plot       string
+}
+
+func newROARCommand() *Command {
+	var o roarOptions
+	cmd := &Command{
+		UsageLine: "roar [--data FILE] [--ordering grad|random] [--fractions LIST] [--estimators LIST] [--plot FILE] [flags]",
+		Short:     "evaluate importance orderings by removing features and retraining (ROAR)",
+		Long: `Roar trains the full model once, orders the features (--ordering grad: by
 the full model's mean absolute input gradient over the train split, largest
 first; random: a seeded permutation; both: grad,random), and for each
 fraction t of --fractions removes the first round(t p) features of the
@@ -41,75 +52,75 @@ interval bands.
 
 Data, backend, task and options as in 'vi estimate' (--image HxW for the cnn
 backend).`,
-}
-
-// Flags of vi roar: the shared ones (data, backend, output), then its own.
-var (
-	roarFlags = newDataFlags(cmdROAR, []string{"hidden", "epochs", "image"}, map[string]string{
+	}
+	fs := &cmd.Flag
+	o.data = newDataFlags(cmd, []string{"hidden", "epochs", "image"}, map[string]string{
 		"measure": "predictiveness measure `name` (default: mse for regression, accuracy for classification)",
 	})
-	roarOrdering  = cmdROAR.Flag.String("ordering", "grad", "comma-separated `orderings`: grad, random")
-	roarFractions = cmdROAR.Flag.String("fractions", ".1,.25,.5,.75,.9,.99", "comma-separated `fractions` of features to remove")
-	roarEsts      = cmdROAR.Flag.String("estimators", "dropout,retrain,lazy-es", "comma-separated estimator `names`")
-	roarTrainFrac = cmdROAR.Flag.Float64("train-frac", framework.DefaultTrainFrac, "`share` of rows in the train split")
-	roarLevel     = cmdROAR.Flag.Float64("level", 0.95, "`level` of the plot's interval bands")
-	roarSeed      = cmdROAR.Flag.Int64("seed", 1, "random `seed` of the split, the training and the random ordering")
-	roarWorkers   = cmdROAR.Flag.Int("workers", runtime.NumCPU(), "fit `N` reduced models at a time")
-	roarPlot      = cmdROAR.Flag.String("plot", "", "also draw the curves to this `file` (.png or .svg)")
-	roarSettings  = newSettingFlags(&cmdROAR.Flag) // --es-steps, --folds, --lambda, ...
-)
-
-func init() {
-	cmdROAR.Run = runROAR
-	addCommand(cmdROAR)
+	o.fit = newFitFlags(fs, map[string]string{
+		"level": "`level` of the plot's interval bands",
+		"seed":  "random `seed` of the split, the training and the random ordering",
+	})
+	fs.StringVar(&o.ordering, "ordering", "grad", "comma-separated `orderings`: grad, random")
+	fs.StringVar(&o.fractions, "fractions", ".1,.25,.5,.75,.9,.99", "comma-separated `fractions` of features to remove")
+	fs.StringVar(&o.estimators, "estimators", "dropout,retrain,lazy-es", "comma-separated estimator `names`")
+	fs.StringVar(&o.plot, "plot", "", "also draw the curves to this `file` (.png or .svg)")
+	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(ctx, a, cmd, args) }
+	return cmd
 }
 
-func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
+func init() { addCommand(newROARCommand) }
+
+func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []string) (err error) {
 	if err := noArgs(cmd, args); err != nil {
 		return err
 	}
 	set := givenFlags(cmd)
-	if err := roarFlags.checkOutput(*roarPlot); err != nil {
+	if err := o.data.checkOutput(o.plot); err != nil {
 		return err
 	}
 	plotFormat := ""
-	if *roarPlot != "" {
-		plotFormat = strings.TrimPrefix(strings.ToLower(filepath.Ext(*roarPlot)), ".")
+	if o.plot != "" {
+		plotFormat = strings.TrimPrefix(strings.ToLower(filepath.Ext(o.plot)), ".")
 		if !slices.Contains(roar.PlotFormats, plotFormat) {
-			return framework.Usagef("--plot %s: want a .png or .svg file", *roarPlot)
+			return framework.Usagef("--plot %s: want a .png or .svg file", o.plot)
 		}
-		if *roarPlot == roarFlags.out {
-			return framework.Usagef("--plot and --out name the same file %s", *roarPlot)
+		if o.plot == o.data.out {
+			return framework.Usagef("--plot and --out name the same file %s", o.plot)
 		}
 	}
-	if err := checkFitFlags(*roarLevel, *roarTrainFrac); err != nil {
+	if err := o.fit.check(); err != nil {
 		return err
 	}
-	if err := roarSettings.check(); err != nil {
+	if err := o.data.checkNotInput([]fileFlag{{"--plot", o.plot}}); err != nil {
 		return err
 	}
-	if *roarWorkers < 1 {
-		return framework.Usagef("--workers must be at least 1, got %d", *roarWorkers)
-	}
-	orderings, err := parseOrderings(*roarOrdering)
+	orderings, err := parseOrderings(o.ordering)
 	if err != nil {
 		return err
 	}
-	fractions, err := parseFractions(*roarFractions)
+	fractions, err := parseFractions(o.fractions)
 	if err != nil {
 		return err
 	}
-	ests, err := roarSettings.lookup(*roarEsts)
+	ests, err := o.fit.estimators(o.estimators)
 	if err != nil {
 		return err
 	}
-	r, err := roarFlags.check(set)
+	r, err := o.data.check(a, set)
 	if err != nil {
 		return err
 	}
 
-	d, err := r.load()
+	d, err := r.load(ctx)
 	if err != nil {
+		return err
+	}
+	cfg := r.config(nil)
+	o.fit.config(&cfg)
+	cfg.MinTrain = framework.MinTrainFor(ests)
+	// Every check that needs no model, before the backend starts.
+	if err := framework.CheckRun(d, cfg, r.measure, framework.EstimateOptions{Level: o.fit.level}); err != nil {
 		return err
 	}
 
@@ -124,8 +135,7 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 		return err
 	}
 	r.training(prog, d)
-	cfg := r.config(be)
-	cfg.TrainFrac, cfg.Seed, cfg.MinTrain = *roarTrainFrac, *roarSeed, framework.MinTrainFor(ests)
+	cfg.Backend = be
 	p, err := framework.Prepare(ctx, d, cfg)
 	if err != nil {
 		return runError(ctx, err)
@@ -139,19 +149,36 @@ func runROAR(ctx context.Context, cmd *Command, args []string) (err error) {
 	}
 	prog.status("ordering the features")
 	rep, err := roar.Run(ctx, p, measure, ests, roar.Options{Orderings: orderings, Fractions: fractions,
-		Workers: *roarWorkers, Level: *roarLevel, Progress: prog.update})
+		Workers: o.fit.workers, Level: o.fit.level, Progress: prog.update})
 	prog.clear()
 	if err != nil {
 		return runError(ctx, err)
+	}
+	if err := roarFinite(rep); err != nil {
+		return err
 	}
 	var buf bytes.Buffer
 	if err := writeROAR(&buf, rep, r.format, estimatorNames(ests)); err != nil {
 		return err
 	}
-	if err := writePlot(*roarPlot, func(w io.Writer) error { return roar.WritePlot(w, rep, plotFormat) }); err != nil {
+	if err := writePlot(o.plot, func(w io.Writer) error { return roar.WritePlot(w, rep, plotFormat) }); err != nil {
 		return err
 	}
 	return r.emit(&buf)
+}
+
+// roarFinite reports a score or standard error that is not finite.
+func roarFinite(rep *roar.Report) error {
+	if err := checkFinite("the full model", namedValue{"the score", rep.Full.Score}, namedValue{"the standard error", rep.Full.SE}); err != nil {
+		return err
+	}
+	for _, r := range rep.Results {
+		if err := checkFinite(fmt.Sprintf("estimator %s, ordering %s, fraction %g", r.Estimator, r.Ordering, r.Fraction),
+			namedValue{"the score", r.Score}, namedValue{"the standard error", r.SE}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func parseOrderings(s string) ([]string, error) {

@@ -6,7 +6,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,10 +15,26 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 )
 
-var cmdShapley = &Command{
-	UsageLine: "shapley [--data FILE] [--target COL] [--reduced lazy|retrain|dropout] [--max-subsets N] [--lambda L] [flags]",
-	Short:     "estimate Shapley values of feature importance",
-	Long: `Shapley estimates each feature's Shapley population variable importance
+// shapleyOptions are the flags of vi shapley.
+type shapleyOptions struct {
+	data    *dataFlags
+	fit     *fitFlags
+	reduced string
+	exact   bool
+	plot    string
+
+	// The sampling, inference and group flags.
+	subsets, maxSubsets int
+	adjust              string
+	groups, groupsFile  string
+}
+
+func newShapleyCommand() *Command {
+	var o shapleyOptions
+	cmd := &Command{
+		UsageLine: "shapley [--data FILE] [--target COL] [--reduced lazy|retrain|dropout] [--max-subsets N] [--lambda L] [flags]",
+		Short:     "estimate Shapley values of feature importance",
+		Long: `Shapley estimates each feature's Shapley population variable importance
 (SPVIM, Williamson and Feng 2020): the average gain in the measure from adding
 the feature to a subset of the others, over subsets weighted as in the Shapley
 value. Unlike the leave-one-out VI of "vi estimate", it shares the credit
@@ -67,103 +82,97 @@ Example:
 
 	vi simulate --setting linear --rho 0.9 --n 2000 --out lin.csv
 	vi shapley --data lin.csv --measure r2 --reduced lazy,retrain --lambda 50`,
-}
-
-// Flags of vi shapley: the shared ones (data, backend, output), then its own.
-var (
-	shpFlags = newDataFlags(cmdShapley, []string{"hidden", "epochs"}, map[string]string{
+	}
+	fs := &cmd.Flag
+	o.data = newDataFlags(cmd, []string{"hidden", "epochs"}, map[string]string{
 		"task":   "force the `task`: regression or binary",
 		"hidden": "backend option hidden: hidden layer `widths`, e.g. 128",
 	})
-	shpReduced   = cmdShapley.Flag.String("reduced", "lazy", "comma-separated reduced-model `estimators`: lazy, retrain, dropout")
-	shpExact     = cmdShapley.Flag.Bool("exact", false, "fit every one of the 2^p - 2 subsets (p <= 20) instead of sampling")
-	shpTrainFrac = cmdShapley.Flag.Float64("train-frac", framework.DefaultTrainFrac, "`share` of rows in the train split")
-	shpLevel     = cmdShapley.Flag.Float64("level", 0.95, "`level` of the confidence intervals")
-	shpSeed      = cmdShapley.Flag.Int64("seed", 1, "random `seed` of the split, the training, the folds and the subsets")
-	shpWorkers   = cmdShapley.Flag.Int("workers", runtime.NumCPU(), "fit `N` reduced models at a time")
-	shpPlot      = cmdShapley.Flag.String("plot", "", "also draw a bar chart with interval whiskers to this PNG `file`")
-	shpSettings  = newSettingFlags(&cmdShapley.Flag) // --folds, --lambda, ...
-)
-
-// The sampling, inference and group flags of vi shapley.
-var (
-	shpSubsets    = cmdShapley.Flag.Int("subsets", 0, "fit exactly `N` subsets instead of stopping when the sampling error is negligible")
-	shpMaxSubsets = cmdShapley.Flag.Int("max-subsets", shapley.DefaultMaxSubsets, "fit at most `N` subsets while sampling")
-	shpAdjust     = cmdShapley.Flag.String("adjust", "none", "adjust the p-values over the features: `method` holm, bh or none")
-	shpGroups     = cmdShapley.Flag.String("groups", "", "players that are `groups` of columns: \"name=col,col;name=col,...\" or onehot for columns sharing a prefix_")
-	shpGroupsFile = cmdShapley.Flag.String("groups-file", "", "read groups from `file`, one \"name: col, col\" a line")
-)
-
-func init() {
-	cmdShapley.Run = runShapley
-	addCommand(cmdShapley)
+	o.fit = newFitFlags(fs, map[string]string{
+		"seed": "random `seed` of the split, the training, the folds and the subsets",
+	})
+	fs.StringVar(&o.reduced, "reduced", "lazy", "comma-separated reduced-model `estimators`: lazy, retrain, dropout")
+	fs.BoolVar(&o.exact, "exact", false, "fit every one of the 2^p - 2 subsets (p <= 20) instead of sampling")
+	fs.StringVar(&o.plot, "plot", "", "also draw a bar chart with interval whiskers to this PNG `file`")
+	fs.IntVar(&o.subsets, "subsets", 0, "fit exactly `N` subsets instead of stopping when the sampling error is negligible")
+	fs.IntVar(&o.maxSubsets, "max-subsets", shapley.DefaultMaxSubsets, "fit at most `N` subsets while sampling")
+	fs.StringVar(&o.adjust, "adjust", "none", "adjust the p-values over the features: `method` holm, bh or none")
+	fs.StringVar(&o.groups, "groups", "", "players that are `groups` of columns: \"name=col,col;name=col,...\" or onehot for columns sharing a prefix_")
+	fs.StringVar(&o.groupsFile, "groups-file", "", "read groups from `file` (-: standard input), one \"name: col, col\" a line")
+	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(ctx, a, cmd, args) }
+	return cmd
 }
 
-func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
+func init() { addCommand(newShapleyCommand) }
+
+func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []string) (err error) {
 	if err := noArgs(cmd, args); err != nil {
 		return err
 	}
 	set := givenFlags(cmd)
-	if err := shpFlags.checkOutput(*shpPlot); err != nil {
+	if err := o.data.checkOutput(o.plot); err != nil {
 		return err
 	}
-	if *shpPlot != "" && *shpPlot == shpFlags.out {
-		return framework.Usagef("--plot and --out name the same file %s", *shpPlot)
+	if o.plot != "" && o.plot == o.data.out {
+		return framework.Usagef("--plot and --out name the same file %s", o.plot)
 	}
-	if err := checkFitFlags(*shpLevel, *shpTrainFrac); err != nil {
+	if err := o.fit.check(); err != nil {
 		return err
 	}
-	if err := shpSettings.check(); err != nil {
+	if err := o.data.checkNotInput([]fileFlag{{"--plot", o.plot}}); err != nil {
 		return err
 	}
 	switch {
-	case *shpWorkers < 1:
-		return framework.Usagef("--workers must be at least 1, got %d", *shpWorkers)
-	case *shpSubsets < 0:
-		return framework.Usagef("--subsets must be positive (0: stop when the sampling error is negligible), got %d", *shpSubsets)
-	case *shpMaxSubsets < 1:
-		return framework.Usagef("--max-subsets must be positive, got %d", *shpMaxSubsets)
-	case *shpExact && (set["subsets"] || set["max-subsets"]):
+	case o.subsets < 0:
+		return framework.Usagef("--subsets must be positive (0: stop when the sampling error is negligible), got %d", o.subsets)
+	case o.maxSubsets < 1:
+		return framework.Usagef("--max-subsets must be positive, got %d", o.maxSubsets)
+	case o.exact && (set["subsets"] || set["max-subsets"]):
 		return framework.Usagef("--exact fits every subset; do not give --subsets or --max-subsets with it")
 	case set["subsets"] && set["max-subsets"]:
 		return framework.Usagef("--subsets fixes the number of subsets; do not give --max-subsets with it")
 	}
-	adjust, err := framework.ParseAdjust(*shpAdjust)
+	adjust, err := framework.ParseAdjust(o.adjust)
 	if err != nil {
 		return err
 	}
-	groups, onehot, err := groupFlags(*shpGroups, *shpGroupsFile)
-	if err != nil {
-		return err
-	}
-	if g := strings.ToLower(strings.TrimSpace(*shpGroups)); g == "rows" || g == "cols" {
+	if g := strings.ToLower(strings.TrimSpace(o.groups)); g == "rows" || g == "cols" {
 		return framework.Usagef("--groups %s is for the pixels of an image (vi estimate --image); give the groups by name", g)
 	}
-	stop := shapley.Stop{Rule: shapley.DefaultRule, MaxSubsets: *shpMaxSubsets, Subsets: *shpSubsets}
-	reds, err := shpSettings.lookup(*shpReduced)
+	groups, onehot, err := groupFlags(ctx, o.groups, o.groupsFile)
+	if err != nil {
+		return err
+	}
+	stop := shapley.Stop{Rule: shapley.DefaultRule, MaxSubsets: o.maxSubsets, Subsets: o.subsets}
+	reds, err := o.fit.estimators(o.reduced)
 	if err != nil {
 		return fmt.Errorf("--reduced: %w", err)
 	}
-	r, err := shpFlags.check(set)
+	r, err := o.data.check(a, set)
 	if err != nil {
 		return err
 	}
 
-	d, err := r.load()
+	d, err := r.load(ctx)
 	if err != nil {
+		return err
+	}
+	cfg := r.config(nil)
+	o.fit.config(&cfg)
+	cfg.MinTrain = framework.MinTrainFor(reds)
+	cfg.Groups, cfg.OneHot = groups, onehot
+	// Every check that needs no model, before the backend starts.
+	if err := framework.CheckRun(d, cfg, r.measure, framework.EstimateOptions{Level: o.fit.level}); err != nil {
 		return err
 	}
 	if t, _, ok := responseTask(d, r.target, r.task); ok && t == framework.Multiclass {
 		return errShapleyMulticlass(d.Source)
 	}
-	if err := checkGroups(d, r.target, groups, onehot); err != nil {
-		return err
-	}
-	players, err := shapley.Players(d, framework.Config{Target: r.target, Groups: groups, OneHot: onehot})
+	players, err := shapley.Players(d, cfg)
 	if err != nil {
 		return err
 	}
-	if _, err := shapley.NewDesign(len(players), stop, *shpExact, *shpSeed); err != nil {
+	if _, err := shapley.NewDesign(len(players), stop, o.exact, o.fit.seed); err != nil {
 		return err
 	}
 
@@ -178,14 +187,12 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 		return err
 	}
 	r.training(prog, d)
-	cfg := r.config(be)
-	cfg.TrainFrac, cfg.Seed = *shpTrainFrac, *shpSeed
-	cfg.Groups, cfg.OneHot = groups, onehot
+	cfg.Backend = be
 	ropt := shapley.RunOptions{
-		Exact: *shpExact, Stop: stop,
-		Options: shapley.Options{Workers: *shpWorkers, Level: *shpLevel, Progress: prog.update, Adjust: adjust},
+		Exact: o.exact, Stop: stop,
+		Options: shapley.Options{Workers: o.fit.workers, Level: o.fit.level, Progress: prog.update, Adjust: adjust},
 	}
-	ckpt, err := openCheckpoint(cmd, d, r.out, prog)
+	ckpt, err := openCheckpoint(a, cmd, d, r.out, prog)
 	if err != nil {
 		return err
 	}
@@ -194,6 +201,9 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 	}
 	rep, err := shapley.Run(ctx, d, cfg, r.measure, reds, ropt)
 	prog.clear()
+	if err == nil {
+		err = shapleyFinite(rep)
+	}
 	if err != nil {
 		return finishCheckpoint(ckpt, r.out, runError(ctx, err))
 	}
@@ -202,13 +212,29 @@ func runShapley(ctx context.Context, cmd *Command, args []string) (err error) {
 	if err := writeShapley(&buf, rep, r.format, fixedPenalty(reds)); err != nil {
 		return err
 	}
-	if err := writePlot(*shpPlot, func(w io.Writer) error { return shapley.Plot(w, rep) }); err != nil {
+	if err := writePlot(o.plot, func(w io.Writer) error { return shapley.Plot(w, rep) }); err != nil {
 		return err
 	}
 	if err := r.emit(&buf); err != nil {
 		return err
 	}
 	return finishCheckpoint(ckpt, r.out, nil)
+}
+
+// shapleyFinite reports a score or a result that is not finite.
+func shapleyFinite(rep *shapley.Report) error {
+	if err := checkFinite("the full and intercept-only models", namedValue{"the full model's score", rep.Full.Score}, namedValue{"the intercept-only model's score", rep.Empty.Score}); err != nil {
+		return err
+	}
+	for _, r := range rep.Results {
+		if err := checkFinite(fmt.Sprintf("estimator %s, feature %s", r.Estimator, r.Feature),
+			namedValue{"the Shapley value", r.VI}, namedValue{"the standard error", r.SE},
+			namedValue{"the interval's lower end", r.CILow}, namedValue{"the interval's upper end", r.CIHigh},
+			namedValue{"the influence standard error", r.SEInfluence}, namedValue{"the sampling standard error", r.SESampling}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func writeShapley(w io.Writer, rep *shapley.Report, format string, lambda float64) error {

@@ -24,7 +24,7 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 	}
 	t.Parallel()
 	dir := t.TempDir()
-	if _, stderr, code := vi(t, dir, "simulate", "--setting", "highdim", "--n", "3000", "--out", "hd.csv"); code != 0 {
+	if _, stderr, code := viExec(t, dir, "simulate", "--setting", "highdim", "--n", "3000", "--out", "hd.csv"); code != 0 {
 		t.Fatalf("simulate: %s", stderr)
 	}
 	for _, tc := range []struct {
@@ -45,7 +45,7 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, tc.name+".json")
-			cmd := exec.Command(viBin, "estimate", "--data", "hd.csv", "--format", "json", "--out", out)
+			cmd := exec.Command(viBinary(t), "estimate", "--data", "hd.csv", "--format", "json", "--out", out)
 			cmd.Dir = dir
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"strings"
 
@@ -12,10 +11,21 @@ import (
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
-var cmdSimulate = &Command{
-	UsageLine: "simulate [--setting linear|binary|highdim|logistic|friedman1|interaction] [--n N] [--rho R] [--seed S] --out FILE.csv",
-	Short:     "write a simulated data set and its true importances",
-	Long: `Simulate writes one of the LazyVI paper's simulated data sets (section 5) as a
+// simulateOptions are the flags of vi simulate.
+type simulateOptions struct {
+	setting string
+	n       int
+	rho     float64
+	seed    int64
+	out     string
+}
+
+func newSimulateCommand() *Command {
+	var o simulateOptions
+	cmd := &Command{
+		UsageLine: "simulate [--setting linear|binary|highdim|logistic|friedman1|interaction] [--n N] [--rho R] [--seed S] --out FILE.csv",
+		Short:     "write a simulated data set and its true importances",
+		Long: `Simulate writes one of the LazyVI paper's simulated data sets (section 5) as a
 CSV file with columns x1..xp and the response y last, and next to it
 FILE.truth.json with the true variable importance of each feature where it is
 known (the .csv suffix of --out is replaced: lin.csv -> lin.truth.json).
@@ -39,20 +49,18 @@ Example:
 
 	vi simulate --setting linear --rho 0.9 --n 2000 --out lin.csv
 	vi estimate --data lin.csv --target y`,
+	}
+	fs := &cmd.Flag
+	fs.StringVar(&o.setting, "setting", "linear", "simulated `setting`: linear, binary, highdim, logistic (the appendix's Shapley experiment), friedman1 or interaction (nonadditive, independent features)")
+	fs.IntVar(&o.n, "n", 1000, "number of `samples`")
+	fs.Float64Var(&o.rho, "rho", 0, "`R` = Corr(x1, x2) (default 0.5 for linear and highdim, 0 for binary, friedman1 and interaction)")
+	fs.Int64Var(&o.seed, "seed", defaultSeed, "random `seed`")
+	fs.StringVar(&o.out, "out", "", "the CSV `file` to write (required); the truth goes next to it")
+	cmd.Run = func(_ context.Context, a *app, args []string) error { return o.run(a, cmd, args) }
+	return cmd
 }
 
-var (
-	simSetting = cmdSimulate.Flag.String("setting", "linear", "simulated `setting`: linear, binary, highdim, logistic (the appendix's Shapley experiment), friedman1 or interaction (nonadditive, independent features)")
-	simN       = cmdSimulate.Flag.Int("n", 1000, "number of `samples`")
-	simRho     = cmdSimulate.Flag.Float64("rho", 0, "`R` = Corr(x1, x2) (default 0.5 for linear and highdim, 0 for binary, friedman1 and interaction)")
-	simSeed    = cmdSimulate.Flag.Int64("seed", 1, "random `seed`")
-	simOut     = cmdSimulate.Flag.String("out", "", "the CSV `file` to write (required); the truth goes next to it")
-)
-
-func init() {
-	cmdSimulate.Run = runSimulate
-	addCommand(cmdSimulate)
-}
+func init() { addCommand(newSimulateCommand) }
 
 // defaultRho is Corr(x1, x2) when --rho is not given.
 func defaultRho(setting string) float64 {
@@ -65,23 +73,21 @@ func defaultRho(setting string) float64 {
 	return 0.5
 }
 
-func runSimulate(_ context.Context, cmd *Command, args []string) error {
+func (o *simulateOptions) run(a *app, cmd *Command, args []string) error {
 	if err := noArgs(cmd, args); err != nil {
 		return err
 	}
-	if *simOut == "" {
+	if o.out == "" {
 		return framework.Usagef("simulate: --out FILE.csv is required")
 	}
-	if err := checkOutDir(*simOut); err != nil {
+	if err := checkOutDir(o.out); err != nil {
 		return err
 	}
-	rho := defaultRho(*simSetting)
-	cmd.Flag.Visit(func(f *flag.Flag) {
-		if f.Name == "rho" {
-			rho = *simRho
-		}
-	})
-	d, err := simulate.Generate(*simSetting, *simN, rho, *simSeed)
+	rho := defaultRho(o.setting)
+	if givenFlags(cmd)["rho"] {
+		rho = o.rho
+	}
+	d, err := simulate.Generate(o.setting, o.n, rho, o.seed)
 	if err != nil {
 		return err
 	}
@@ -101,15 +107,15 @@ func runSimulate(_ context.Context, cmd *Command, args []string) error {
 
 	// The data first: if it cannot be written, an earlier run's pair of
 	// files is left as it was; if the truth then fails, the error says so.
-	truthPath := truthPath(*simOut)
-	if err := writeFileAtomic(*simOut, data.Bytes()); err != nil {
+	truthPath := truthPath(o.out)
+	if err := writeFileAtomic(o.out, data.Bytes()); err != nil {
 		return err
 	}
 	if err := writeFileAtomic(truthPath, pretty.Bytes()); err != nil {
-		return fmt.Errorf("%w (the data was written to %s; its truth was not)", err, *simOut)
+		return fmt.Errorf("%w (the data was written to %s; its truth was not)", err, o.out)
 	}
 	n, p := d.X.Dims()
-	fmt.Fprintf(stderr, "vi: wrote %s (%d rows, %d features, response %s) and %s\n", *simOut, n, p-1, d.Names[p-1], truthPath)
+	fmt.Fprintf(a.stderr, "vi: wrote %s (%d rows, %d features, response %s) and %s\n", o.out, n, p-1, d.Names[p-1], truthPath)
 	return nil
 }
 

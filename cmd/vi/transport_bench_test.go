@@ -28,7 +28,7 @@ func BenchmarkLazyTransport(b *testing.B) {
 			b.Fatal(err)
 		}
 		d := &framework.Dataset{Source: c.setting, Names: sim.Names, X: sim.X}
-		client, err := backendplugin.Open(context.Background(), "mlp", exec.Command(viBin, serveBackendArg, "mlp"))
+		client, err := backendplugin.Open(context.Background(), "mlp", exec.Command(viBinary(b), serveBackendArg, "mlp"))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -11,41 +11,83 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
-// viBin and pluginBin are built once by TestMain; the tests run them as
-// subprocesses so that exit codes, stderr and the backend re-exec are real.
-var viBin, pluginBin string
-
+// The tests run vi in this process (vi below), so that each runs its
+// commands through run as main does, with its own streams. The backends
+// still run in a subprocess: this test binary, re-executed with
+// serveBackendArg, serves them as vi does (TestMain). The tests that must
+// signal vi itself, or run an external plugin, build binaries (viBinary,
+// pluginBinary).
 func TestMain(m *testing.M) {
-	os.Exit(testMain(m))
+	if len(os.Args) > 1 && os.Args[1] == serveBackendArg {
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
 }
 
-func testMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "vi-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	viBin = filepath.Join(dir, "vi")
-	pluginBin = filepath.Join(dir, "mlpplugin")
-	for _, b := range []struct{ out, pkg string }{{viBin, "."}, {pluginBin, "./testdata/mlpplugin"}} {
-		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintf(os.Stderr, "go build %s: %v\n", b.pkg, err)
-			return 1
-		}
-	}
-	return m.Run()
-}
-
-// vi runs the binary in dir and returns its stdout, stderr and exit code.
+// vi runs the command line args in this process with dir as the working
+// directory (so the calling test must not be parallel) and returns its
+// stdout, stderr and exit code.
 func vi(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(viBin, args...)
+	t.Chdir(dir)
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(""), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+// binDir holds the binaries that viBinary and pluginBinary build, each
+// once for all tests.
+var (
+	binDir   string
+	binMu    sync.Mutex
+	binBuilt = map[string]string{} // package -> binary
+)
+
+// build builds the package pkg into binDir once and returns the binary.
+func build(t testing.TB, pkg string) string {
+	t.Helper()
+	binMu.Lock()
+	defer binMu.Unlock()
+	if bin, ok := binBuilt[pkg]; ok {
+		return bin
+	}
+	if binDir == "" {
+		dir, err := os.MkdirTemp("", "vi-test-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		binDir = dir
+	}
+	bin := filepath.Join(binDir, filepath.Base(pkg))
+	if pkg == "." {
+		bin = filepath.Join(binDir, "vi")
+	}
+	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	binBuilt[pkg] = bin
+	return bin
+}
+
+// viBinary returns the path of a vi binary, for the tests that signal it.
+func viBinary(t testing.TB) string { return build(t, ".") }
+
+// pluginBinary returns the path of an external backend plugin (the mlp).
+func pluginBinary(t testing.TB) string { return build(t, "./testdata/mlpplugin") }
+
+// viExec runs the vi binary in dir and returns its stdout, stderr and exit
+// code.
+func viExec(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(viBinary(t), args...)
 	cmd.Dir = dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -139,7 +181,6 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
 			dir := t.TempDir()
 			if tc.csv != nil {
 				writeFile(t, filepath.Join(dir, "data.csv"), *tc.csv)
@@ -231,7 +272,6 @@ func parseReport(t *testing.T, b []byte) jsonReport {
 // fields, one result per estimator and feature, in estimator order, and
 // --out replaces an existing file atomically.
 func TestEstimateJSON(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(90))
 	writeFile(t, filepath.Join(dir, "out.json"), "old")
@@ -271,7 +311,6 @@ func TestEstimateJSON(t *testing.T) {
 // TestEstimateFormats checks the table and csv outputs on stdout, a measure
 // and estimators chosen by flag, and a 0/1 response (binary task).
 func TestEstimateFormats(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(60))
 	args := append([]string{"estimate", "--data", "data.csv", "--estimators", "dropout", "--measure", "r2"}, fastArgs...)
@@ -309,7 +348,6 @@ func TestEstimateFormats(t *testing.T) {
 // TestEstimateBinaryPlugin runs a 0/1 response (accuracy by default) on the
 // external plugin named with --plugin.
 func TestEstimateBinaryPlugin(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(3, 3))
 	var b strings.Builder
@@ -323,7 +361,7 @@ func TestEstimateBinaryPlugin(t *testing.T) {
 		fmt.Fprintf(&b, "%.3f,%.3f,%d\n", x1, x2, y)
 	}
 	writeFile(t, filepath.Join(dir, "bin.csv"), b.String())
-	args := append([]string{"estimate", "--data", "bin.csv", "--plugin", pluginBin, "--format", "json"}, fastArgs...)
+	args := append([]string{"estimate", "--data", "bin.csv", "--plugin", pluginBinary(t), "--format", "json"}, fastArgs...)
 	stdout, stderr, code := vi(t, dir, args...)
 	if code != 0 {
 		t.Fatalf("exit code %d; stderr:\n%s", code, stderr)
@@ -337,7 +375,6 @@ func TestEstimateBinaryPlugin(t *testing.T) {
 // TestOutUnchangedOnError: a failing run leaves an existing --out file as it
 // was, also when it fails after the backend started.
 func TestOutUnchangedOnError(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(40))
 	writeFile(t, filepath.Join(dir, "out.csv"), "old")
@@ -366,7 +403,6 @@ func TestOutUnchangedOnError(t *testing.T) {
 }
 
 func TestSimulate(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	stdout, stderr, code := vi(t, dir, "simulate", "--setting", "linear", "--n", "50", "--rho", "0.9", "--seed", "2", "--out", "lin.csv")
 	if code != 0 {
@@ -422,7 +458,6 @@ func TestSimulate(t *testing.T) {
 }
 
 func TestListsAndHelp(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		args []string

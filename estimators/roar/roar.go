@@ -78,7 +78,7 @@ type Options struct {
 	Orderings []string  // default: grad
 	Fractions []float64 // default: DefaultFractions
 	Workers   int       // concurrent reductions; 0: all CPUs
-	Level     float64   // for the report (plots draw level intervals); 0: 0.95
+	Level     float64   // for the report (plots draw level intervals); 0: framework.DefaultLevel
 	Progress  func(done, total int)
 }
 
@@ -97,7 +97,7 @@ func Run(ctx context.Context, p *framework.Problem, m framework.Measure, ests []
 	}
 	for _, t := range fractions {
 		if !(t > 0 && t <= 1) {
-			return nil, framework.Usagef("--fractions: %g is not in (0, 1]", t)
+			return nil, &framework.FieldError{Field: "roar.Options.Fractions", Msg: fmt.Sprintf("has %g, not in (0, 1]", t)}
 		}
 	}
 	if len(ests) == 0 {
@@ -108,7 +108,7 @@ func Run(ctx context.Context, p *framework.Problem, m framework.Measure, ests []
 	n2, _ := p.XEval.Dims()
 	level := opt.Level
 	if level == 0 {
-		level = 0.95
+		level = framework.DefaultLevel
 	}
 	rep := &Report{Measure: m.Name(), Backend: p.BackendName, Task: p.Task.String(), NTrain: n1, NEval: n2,
 		Features: np, Seed: p.Seed, Level: level, Orders: map[string][]string{}, Seconds: map[string]float64{}}

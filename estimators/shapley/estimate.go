@@ -41,7 +41,7 @@ type Result struct {
 // Options tune Estimate.
 type Options struct {
 	Workers int     // concurrent reduced models; 0 means runtime.NumCPU()
-	Level   float64 // confidence level; 0 means 0.95
+	Level   float64 // confidence level; 0 means framework.DefaultLevel
 	// Progress, when set, receives (done, forecast) over reduced models:
 	// the forecast is those fitted plus those the stopping rule says are
 	// still needed, and may change as the sampling goes.
@@ -92,10 +92,10 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 	}
 	level := opt.Level
 	if level == 0 {
-		level = 0.95
+		level = framework.DefaultLevel
 	}
 	if !(level > 0 && level < 1) {
-		return nil, framework.Usagef("--level must be in (0, 1), got %g", level)
+		return nil, &framework.FieldError{Field: "shapley.Options.Level", Msg: fmt.Sprintf("must be in (0, 1), got %g", level)}
 	}
 	z := distuv.UnitNormal.Quantile(0.5 + level/2)
 	start := time.Now()

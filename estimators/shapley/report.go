@@ -119,7 +119,7 @@ func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m fram
 	plan := NewPlan(design)
 	level := opt.Level
 	if level == 0 {
-		level = 0.95
+		level = framework.DefaultLevel
 	}
 	info := SubsetInfo{Players: len(feats), Exact: design.Exact, Enumerated: len(design.Enumerated), Sizes: design.Sizes}
 	if info.Sizes == nil {

@@ -1,6 +1,7 @@
 // Package frameworktest is the conformance kit for lazyvi backends, in the
 // manner of testing/fstest: a backend's own tests call TestBackend, which
-// checks everything the estimators and the plugin transport rely on.
+// checks everything the estimators and the plugin transport rely on (Check
+// runs the same checks outside a test and returns the failures).
 //
 //	func TestConformance(t *testing.T) {
 //		frameworktest.TestBackend(t, mybackend.Backend{},
@@ -90,9 +91,15 @@ func WithoutPlugin() Option { return func(c *config) { c.noPlugin = true } }
 // WithSeed sets the seed of the data and the models (default 1).
 func WithSeed(seed int64) Option { return func(c *config) { c.seed = seed } }
 
-// TestBackend runs the conformance checks on b. See the package
-// documentation for what they are.
+// TestBackend runs the conformance checks on b, each a subtest of t. See
+// the package documentation for what they are.
 func TestBackend(t *testing.T, b framework.Backend, opts ...Option) {
+	t.Helper()
+	checkBackend(testingT{t}, b, opts)
+}
+
+// checkBackend runs the checks of TestBackend and Check.
+func checkBackend(t tb, b framework.Backend, opts []Option) {
 	t.Helper()
 	c := &config{n: 96, p: 4, gradTol: 1e-5, seed: 1}
 	for _, o := range opts {
@@ -105,7 +112,7 @@ func TestBackend(t *testing.T, b framework.Backend, opts ...Option) {
 	if c.noPlugin {
 		return
 	}
-	t.Run("Plugin", func(t *testing.T) {
+	t.run("Plugin", func(t tb) {
 		remote, stop, err := pipe("conformance", b)
 		if err != nil {
 			t.Fatalf("serve the backend over the plugin transport: %v", err)
@@ -116,8 +123,8 @@ func TestBackend(t *testing.T, b framework.Backend, opts ...Option) {
 	})
 }
 
-func run(t *testing.T, b framework.Backend, c *config) {
-	t.Run("Describe", func(t *testing.T) { checkDescribe(t, b, c) })
+func run(t tb, b framework.Backend, c *config) {
+	t.run("Describe", func(t tb) { checkDescribe(t, b, c) })
 	tasks := []framework.Task{framework.Regression}
 	if b.Capabilities().Classification {
 		tasks = append(tasks, framework.Binary)
@@ -127,23 +134,24 @@ func run(t *testing.T, b framework.Backend, c *config) {
 		if task == framework.Binary {
 			name = "Binary"
 		}
-		t.Run(name, func(t *testing.T) { checkFitPredict(t, b, c, task) })
+		t.run(name, func(t tb) { checkFitPredict(t, b, c, task) })
 	}
-	t.Run("Deterministic", func(t *testing.T) { checkDeterministic(t, b, c) })
-	t.Run("Concurrent", func(t *testing.T) { checkConcurrent(t, b, c) })
+	t.run("Deterministic", func(t tb) { checkDeterministic(t, b, c) })
+	t.run("Concurrent", func(t tb) { checkConcurrent(t, b, c) })
 	caps := b.Capabilities()
 	if caps.Gradients {
 		for _, task := range tasks {
-			t.Run("Gradients/"+task.String(), func(t *testing.T) { checkGradients(t, b, c, task) })
+			t.run("Gradients/"+task.String(), func(t tb) { checkGradients(t, b, c, task) })
 		}
 	}
 	if caps.Kernel {
 		for _, task := range tasks {
-			t.Run("Kernel/"+task.String(), func(t *testing.T) { checkKernel(t, b, c, task) })
+			t.run("Kernel/"+task.String(), func(t tb) { checkKernel(t, b, c, task) })
 		}
 	}
 	runMulticlass(t, b, c)
 	runWarmStart(t, b, c, tasks)
+	runPersist(t, b, c, tasks)
 }
 
 // dataset returns n rows of p standard normal inputs and a response: a
@@ -174,7 +182,7 @@ func (c *config) spec(task framework.Task) framework.ModelSpec {
 }
 
 // fitted returns a model fitted on the kit's training data and the data.
-func fitted(t *testing.T, b framework.Backend, c *config, task framework.Task) (framework.Model, *mat.Dense, []float64) {
+func fitted(t tb, b framework.Backend, c *config, task framework.Task) (framework.Model, *mat.Dense, []float64) {
 	t.Helper()
 	m, err := b.New(context.Background(), c.spec(task))
 	if err != nil {
@@ -188,7 +196,7 @@ func fitted(t *testing.T, b framework.Backend, c *config, task framework.Task) (
 	return m, x, y
 }
 
-func checkDescribe(t *testing.T, b framework.Backend, c *config) {
+func checkDescribe(t tb, b framework.Backend, c *config) {
 	caps := b.Capabilities()
 	if caps.Kernel && !caps.Gradients {
 		t.Errorf("Capabilities %v: Kernel without Gradients", caps)
@@ -227,7 +235,7 @@ func checkDescribe(t *testing.T, b framework.Backend, c *config) {
 	}
 }
 
-func checkFitPredict(t *testing.T, b framework.Backend, c *config, task framework.Task) {
+func checkFitPredict(t tb, b framework.Backend, c *config, task framework.Task) {
 	m, err := b.New(context.Background(), c.spec(task))
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -283,7 +291,7 @@ func checkFitPredict(t *testing.T, b framework.Backend, c *config, task framewor
 	}
 }
 
-func checkPredictions(t *testing.T, what string, pred *mat.Dense, n int, task framework.Task) {
+func checkPredictions(t tb, what string, pred *mat.Dense, n int, task framework.Task) {
 	t.Helper()
 	if r, c := pred.Dims(); r != n || c != 1 {
 		t.Fatalf("%s: want %dx1 predictions, got %dx%d", what, n, r, c)
@@ -299,7 +307,7 @@ func checkPredictions(t *testing.T, what string, pred *mat.Dense, n int, task fr
 	}
 }
 
-func checkDeterministic(t *testing.T, b framework.Backend, c *config) {
+func checkDeterministic(t tb, b framework.Backend, c *config) {
 	m1, x, _ := fitted(t, b, c, framework.Regression)
 	m2, _, _ := fitted(t, b, c, framework.Regression)
 	ctx := context.Background()
@@ -316,7 +324,7 @@ func checkDeterministic(t *testing.T, b framework.Backend, c *config) {
 	}
 }
 
-func checkConcurrent(t *testing.T, b framework.Backend, c *config) {
+func checkConcurrent(t tb, b framework.Backend, c *config) {
 	m, x, _ := fitted(t, b, c, framework.Regression)
 	ctx := context.Background()
 	want, err := m.Predict(ctx, x)
@@ -345,7 +353,7 @@ func checkConcurrent(t *testing.T, b framework.Backend, c *config) {
 	}
 }
 
-func checkGradients(t *testing.T, b framework.Backend, c *config, task framework.Task) {
+func checkGradients(t tb, b framework.Backend, c *config, task framework.Task) {
 	m, x, _ := fitted(t, b, c, task)
 	g, ok := framework.AsGradienter(m)
 	if !ok {
@@ -387,7 +395,7 @@ func checkGradients(t *testing.T, b framework.Backend, c *config, task framework
 // differences of PredictShifted along up to 24 coordinate directions spread
 // over the parameters and one random direction; check, when set, looks at
 // every shifted prediction.
-func checkJacobianByDifferences(t *testing.T, c *config, g framework.Gradienter, xs, jac *mat.Dense, k int, stream uint64, check func(*mat.Dense)) {
+func checkJacobianByDifferences(t tb, c *config, g framework.Gradienter, xs, jac *mat.Dense, k int, stream uint64, check func(*mat.Dense)) {
 	t.Helper()
 	ctx := context.Background()
 	M := g.NumParams()
@@ -443,7 +451,7 @@ func checkJacobianByDifferences(t *testing.T, c *config, g framework.Gradienter,
 	compare("a random direction", fd(dir), jv.RawVector().Data)
 }
 
-func checkKernel(t *testing.T, b framework.Backend, c *config, task framework.Task) {
+func checkKernel(t tb, b framework.Backend, c *config, task framework.Task) {
 	m, x, _ := fitted(t, b, c, task)
 	kr, ok := framework.AsKerneler(m)
 	if !ok {
@@ -474,7 +482,7 @@ func checkKernel(t *testing.T, b framework.Backend, c *config, task framework.Ta
 	checkClose(t, "JacobianTVec against J^T a", mat.NewDense(len(jta), 1, jta), mat.NewDense(len(jta), 1, want.RawVector().Data))
 }
 
-func checkClose(t *testing.T, what string, got, want *mat.Dense) {
+func checkClose(t tb, what string, got, want *mat.Dense) {
 	t.Helper()
 	gr, gc := got.Dims()
 	wr, wc := want.Dims()
@@ -489,7 +497,7 @@ func checkClose(t *testing.T, what string, got, want *mat.Dense) {
 
 // checkTransport compares the backend served over the transport with the
 // backend itself.
-func checkTransport(t *testing.T, local, remote framework.Backend, c *config) {
+func checkTransport(t tb, local, remote framework.Backend, c *config) {
 	lc, rc := local.Capabilities(), remote.Capabilities()
 	if lc != rc {
 		t.Errorf("capabilities over the transport: want %v, got %v", lc, rc)
@@ -555,7 +563,7 @@ func equalSlices(a, b []float64) bool {
 // checkKernelAgainstJacobian checks Kernel(x1, x2) and Kernel(x1, nil)
 // against the products of the materialised Jacobians, and the symmetric
 // one for exact symmetry; it returns J(x1).
-func checkKernelAgainstJacobian(t *testing.T, g framework.Gradienter, kr framework.Kerneler, x1, x2 *mat.Dense) *mat.Dense {
+func checkKernelAgainstJacobian(t tb, g framework.Gradienter, kr framework.Kerneler, x1, x2 *mat.Dense) *mat.Dense {
 	t.Helper()
 	ctx := context.Background()
 	j1, err := g.Jacobian(ctx, x1)

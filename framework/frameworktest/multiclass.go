@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -26,21 +25,21 @@ const mcClasses = 3
 //     returns a fitted model with the capabilities' interfaces, moves the
 //     predictions, leaves the receiver unchanged and is deterministic in its
 //     seed; for every task the backend supports.
-func runMulticlass(t *testing.T, b framework.Backend, c *config) {
+func runMulticlass(t tb, b framework.Backend, c *config) {
 	caps := b.Capabilities()
 	if !caps.Multiclass {
 		return
 	}
-	t.Run("Multiclass", func(t *testing.T) { checkMulticlass(t, b, c) })
+	t.run("Multiclass", func(t tb) { checkMulticlass(t, b, c) })
 	if caps.Gradients {
-		t.Run("Gradients/multiclass", func(t *testing.T) { checkGradientsMulti(t, b, c) })
+		t.run("Gradients/multiclass", func(t tb) { checkGradientsMulti(t, b, c) })
 	}
 	if caps.Kernel {
-		t.Run("Kernel/multiclass", func(t *testing.T) { checkKernelMulti(t, b, c) })
+		t.run("Kernel/multiclass", func(t tb) { checkKernelMulti(t, b, c) })
 	}
 }
 
-func runWarmStart(t *testing.T, b framework.Backend, c *config, tasks []framework.Task) {
+func runWarmStart(t tb, b framework.Backend, c *config, tasks []framework.Task) {
 	if !b.Capabilities().WarmStart {
 		return
 	}
@@ -48,7 +47,7 @@ func runWarmStart(t *testing.T, b framework.Backend, c *config, tasks []framewor
 		tasks = append(tasks, framework.Multiclass)
 	}
 	for _, task := range tasks {
-		t.Run("WarmStart/"+task.String(), func(t *testing.T) { checkWarmStart(t, b, c, task) })
+		t.run("WarmStart/"+task.String(), func(t tb) { checkWarmStart(t, b, c, task) })
 	}
 }
 
@@ -86,7 +85,7 @@ func (c *config) mcSpec() framework.ModelSpec {
 }
 
 // fittedTask is fitted for any task, multiclass included.
-func fittedTask(t *testing.T, b framework.Backend, c *config, task framework.Task) (framework.Model, *mat.Dense, []float64) {
+func fittedTask(t tb, b framework.Backend, c *config, task framework.Task) (framework.Model, *mat.Dense, []float64) {
 	t.Helper()
 	if task != framework.Multiclass {
 		return fitted(t, b, c, task)
@@ -103,7 +102,7 @@ func fittedTask(t *testing.T, b framework.Backend, c *config, task framework.Tas
 	return m, x, y
 }
 
-func checkClassProbs(t *testing.T, what string, pred *mat.Dense, n int) {
+func checkClassProbs(t tb, what string, pred *mat.Dense, n int) {
 	t.Helper()
 	if r, cc := pred.Dims(); r != n || cc != mcClasses {
 		t.Fatalf("%s: want %dx%d class probabilities, got %dx%d", what, n, mcClasses, r, cc)
@@ -123,7 +122,7 @@ func checkClassProbs(t *testing.T, what string, pred *mat.Dense, n int) {
 	}
 }
 
-func checkMulticlass(t *testing.T, b framework.Backend, c *config) {
+func checkMulticlass(t tb, b framework.Backend, c *config) {
 	m, err := b.New(context.Background(), c.mcSpec())
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -172,7 +171,7 @@ func flat(p *mat.Dense) []float64 {
 	return out
 }
 
-func checkGradientsMulti(t *testing.T, b framework.Backend, c *config) {
+func checkGradientsMulti(t tb, b framework.Backend, c *config) {
 	m, x, _ := fittedTask(t, b, c, framework.Multiclass)
 	g, ok := framework.AsGradienter(m)
 	if !ok {
@@ -192,7 +191,7 @@ func checkGradientsMulti(t *testing.T, b framework.Backend, c *config) {
 	checkJacobianByDifferences(t, c, g, xs, jac, mcClasses, 0xd2, func(pp *mat.Dense) { checkClassProbs(t, "PredictShifted", pp, n) })
 }
 
-func checkKernelMulti(t *testing.T, b framework.Backend, c *config) {
+func checkKernelMulti(t tb, b framework.Backend, c *config) {
 	m, x, _ := fittedTask(t, b, c, framework.Multiclass)
 	kr := m.(framework.Kerneler)
 	g := m.(framework.Gradienter)
@@ -218,7 +217,7 @@ func checkKernelMulti(t *testing.T, b framework.Backend, c *config) {
 	checkClose(t, "JacobianTVec against J^T a", mat.NewDense(len(jta), 1, jta), mat.NewDense(len(jta), 1, want.RawVector().Data))
 }
 
-func checkWarmStart(t *testing.T, b framework.Backend, c *config, task framework.Task) {
+func checkWarmStart(t tb, b framework.Backend, c *config, task framework.Task) {
 	m, x, y := fittedTask(t, b, c, task)
 	ws, ok := framework.AsWarmStarter(m)
 	if !ok {

@@ -227,7 +227,10 @@ type CapabilitiesResponse struct {
 	Gram bool `protobuf:"varint,8,opt,name=gram,proto3" json:"gram,omitempty"`
 	// shift_batch: the server serves PredictShifts (for models with
 	// gradients; shifts in the dual form for models with kernels too).
-	ShiftBatch    bool `protobuf:"varint,9,opt,name=shift_batch,json=shiftBatch,proto3" json:"shift_batch,omitempty"`
+	ShiftBatch bool `protobuf:"varint,9,opt,name=shift_batch,json=shiftBatch,proto3" json:"shift_batch,omitempty"`
+	// persist: the backend's models save and load their fitted state (Save,
+	// Load).
+	Persist       bool `protobuf:"varint,10,opt,name=persist,proto3" json:"persist,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -314,6 +317,13 @@ func (x *CapabilitiesResponse) GetGram() bool {
 func (x *CapabilitiesResponse) GetShiftBatch() bool {
 	if x != nil {
 		return x.ShiftBatch
+	}
+	return false
+}
+
+func (x *CapabilitiesResponse) GetPersist() bool {
+	if x != nil {
+		return x.Persist
 	}
 	return false
 }
@@ -1296,6 +1306,61 @@ func (x *WarmStartRequest) GetSeed() int64 {
 	return 0
 }
 
+// ModelState is a fitted model's state as its backend encodes it: Save's
+// answer, Load's request (into the unfitted model model_id). Load answers
+// as Fit does, with what the loaded model says of its training.
+type ModelState struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ModelId       uint64                 `protobuf:"varint,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
+	State         []byte                 `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ModelState) Reset() {
+	*x = ModelState{}
+	mi := &file_backend_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ModelState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ModelState) ProtoMessage() {}
+
+func (x *ModelState) ProtoReflect() protoreflect.Message {
+	mi := &file_backend_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ModelState.ProtoReflect.Descriptor instead.
+func (*ModelState) Descriptor() ([]byte, []int) {
+	return file_backend_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ModelState) GetModelId() uint64 {
+	if x != nil {
+		return x.ModelId
+	}
+	return 0
+}
+
+func (x *ModelState) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
 type NumParamsResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	NumParams     int64                  `protobuf:"varint,1,opt,name=num_params,json=numParams,proto3" json:"num_params,omitempty"`
@@ -1305,7 +1370,7 @@ type NumParamsResponse struct {
 
 func (x *NumParamsResponse) Reset() {
 	*x = NumParamsResponse{}
-	mi := &file_backend_proto_msgTypes[20]
+	mi := &file_backend_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1317,7 +1382,7 @@ func (x *NumParamsResponse) String() string {
 func (*NumParamsResponse) ProtoMessage() {}
 
 func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[20]
+	mi := &file_backend_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1330,7 +1395,7 @@ func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NumParamsResponse.ProtoReflect.Descriptor instead.
 func (*NumParamsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{20}
+	return file_backend_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *NumParamsResponse) GetNumParams() int64 {
@@ -1353,7 +1418,7 @@ const file_backend_proto_rawDesc = "" +
 	"\x05upper\x18\x05 \x01(\bR\x05upper\"\x1c\n" +
 	"\x06Vector\x12\x12\n" +
 	"\x04data\x18\x01 \x03(\x01R\x04data\"\a\n" +
-	"\x05Empty\"\x9d\x02\n" +
+	"\x05Empty\"\xb7\x02\n" +
 	"\x14CapabilitiesResponse\x12\x1c\n" +
 	"\tgradients\x18\x01 \x01(\bR\tgradients\x12\x16\n" +
 	"\x06kernel\x18\x02 \x01(\bR\x06kernel\x12&\n" +
@@ -1366,7 +1431,9 @@ const file_backend_proto_rawDesc = "" +
 	"\fmatrix_cache\x18\x06 \x01(\bR\vmatrixCache\x12\x12\n" +
 	"\x04gram\x18\b \x01(\bR\x04gram\x12\x1f\n" +
 	"\vshift_batch\x18\t \x01(\bR\n" +
-	"shiftBatchJ\x04\b\a\x10\bR\n" +
+	"shiftBatch\x12\x18\n" +
+	"\apersist\x18\n" +
+	" \x01(\bR\apersistJ\x04\b\a\x10\bR\n" +
 	"dual_shift\"[\n" +
 	"\n" +
 	"OptionInfo\x12\x12\n" +
@@ -1440,10 +1507,14 @@ const file_backend_proto_rawDesc = "" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
 	"\x01y\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01y\x12\x14\n" +
 	"\x05steps\x18\x04 \x01(\x03R\x05steps\x12\x12\n" +
-	"\x04seed\x18\x05 \x01(\x03R\x04seed\"2\n" +
+	"\x04seed\x18\x05 \x01(\x03R\x04seed\"=\n" +
+	"\n" +
+	"ModelState\x12\x19\n" +
+	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\fR\x05state\"2\n" +
 	"\x11NumParamsResponse\x12\x1d\n" +
 	"\n" +
-	"num_params\x18\x01 \x01(\x03R\tnumParams2\xc8\b\n" +
+	"num_params\x18\x01 \x01(\x03R\tnumParams2\xd3\t\n" +
 	"\aBackend\x12Q\n" +
 	"\fCapabilities\x12\x18.lazyvi.backend.v1.Empty\x1a'.lazyvi.backend.v1.CapabilitiesResponse\x12G\n" +
 	"\aOptions\x12\x18.lazyvi.backend.v1.Empty\x1a\".lazyvi.backend.v1.OptionsResponse\x12K\n" +
@@ -1458,7 +1529,9 @@ const file_backend_proto_rawDesc = "" +
 	"\rPredictShifts\x12'.lazyvi.backend.v1.PredictShiftsRequest\x1a(.lazyvi.backend.v1.PredictShiftsResponse\x12G\n" +
 	"\x04Gram\x12\x1e.lazyvi.backend.v1.GramRequest\x1a\x1f.lazyvi.backend.v1.GramResponse\x12M\n" +
 	"\tWarmStart\x12#.lazyvi.backend.v1.WarmStartRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12@\n" +
-	"\aRelease\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x18.lazyvi.backend.v1.EmptyB&Z$github.com/lazyvi/lazyvi/internal/pbb\x06proto3"
+	"\aRelease\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x18.lazyvi.backend.v1.Empty\x12B\n" +
+	"\x04Save\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x1d.lazyvi.backend.v1.ModelState\x12E\n" +
+	"\x04Load\x12\x1d.lazyvi.backend.v1.ModelState\x1a\x1e.lazyvi.backend.v1.FitResponseB&Z$github.com/lazyvi/lazyvi/internal/pbb\x06proto3"
 
 var (
 	file_backend_proto_rawDescOnce sync.Once
@@ -1472,7 +1545,7 @@ func file_backend_proto_rawDescGZIP() []byte {
 	return file_backend_proto_rawDescData
 }
 
-var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_backend_proto_goTypes = []any{
 	(*Matrix)(nil),                // 0: lazyvi.backend.v1.Matrix
 	(*Vector)(nil),                // 1: lazyvi.backend.v1.Vector
@@ -1494,12 +1567,13 @@ var file_backend_proto_goTypes = []any{
 	(*GramRequest)(nil),           // 17: lazyvi.backend.v1.GramRequest
 	(*GramResponse)(nil),          // 18: lazyvi.backend.v1.GramResponse
 	(*WarmStartRequest)(nil),      // 19: lazyvi.backend.v1.WarmStartRequest
-	(*NumParamsResponse)(nil),     // 20: lazyvi.backend.v1.NumParamsResponse
-	nil,                           // 21: lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	(*ModelState)(nil),            // 20: lazyvi.backend.v1.ModelState
+	(*NumParamsResponse)(nil),     // 21: lazyvi.backend.v1.NumParamsResponse
+	nil,                           // 22: lazyvi.backend.v1.NewModelRequest.OptionsEntry
 }
 var file_backend_proto_depIdxs = []int32{
 	4,  // 0: lazyvi.backend.v1.OptionsResponse.options:type_name -> lazyvi.backend.v1.OptionInfo
-	21, // 1: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	22, // 1: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
 	0,  // 2: lazyvi.backend.v1.FitRequest.x:type_name -> lazyvi.backend.v1.Matrix
 	1,  // 3: lazyvi.backend.v1.FitRequest.y:type_name -> lazyvi.backend.v1.Vector
 	0,  // 4: lazyvi.backend.v1.MatrixRequest.x:type_name -> lazyvi.backend.v1.Matrix
@@ -1534,22 +1608,26 @@ var file_backend_proto_depIdxs = []int32{
 	17, // 33: lazyvi.backend.v1.Backend.Gram:input_type -> lazyvi.backend.v1.GramRequest
 	19, // 34: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
 	7,  // 35: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ModelRef
-	3,  // 36: lazyvi.backend.v1.Backend.Capabilities:output_type -> lazyvi.backend.v1.CapabilitiesResponse
-	5,  // 37: lazyvi.backend.v1.Backend.Options:output_type -> lazyvi.backend.v1.OptionsResponse
-	7,  // 38: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
-	9,  // 39: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.FitResponse
-	0,  // 40: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
-	20, // 41: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
-	0,  // 42: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
-	0,  // 43: lazyvi.backend.v1.Backend.PredictShifted:output_type -> lazyvi.backend.v1.Matrix
-	0,  // 44: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
-	1,  // 45: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
-	16, // 46: lazyvi.backend.v1.Backend.PredictShifts:output_type -> lazyvi.backend.v1.PredictShiftsResponse
-	18, // 47: lazyvi.backend.v1.Backend.Gram:output_type -> lazyvi.backend.v1.GramResponse
-	7,  // 48: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.ModelRef
-	2,  // 49: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
-	36, // [36:50] is the sub-list for method output_type
-	22, // [22:36] is the sub-list for method input_type
+	7,  // 36: lazyvi.backend.v1.Backend.Save:input_type -> lazyvi.backend.v1.ModelRef
+	20, // 37: lazyvi.backend.v1.Backend.Load:input_type -> lazyvi.backend.v1.ModelState
+	3,  // 38: lazyvi.backend.v1.Backend.Capabilities:output_type -> lazyvi.backend.v1.CapabilitiesResponse
+	5,  // 39: lazyvi.backend.v1.Backend.Options:output_type -> lazyvi.backend.v1.OptionsResponse
+	7,  // 40: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
+	9,  // 41: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.FitResponse
+	0,  // 42: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
+	21, // 43: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
+	0,  // 44: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
+	0,  // 45: lazyvi.backend.v1.Backend.PredictShifted:output_type -> lazyvi.backend.v1.Matrix
+	0,  // 46: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
+	1,  // 47: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
+	16, // 48: lazyvi.backend.v1.Backend.PredictShifts:output_type -> lazyvi.backend.v1.PredictShiftsResponse
+	18, // 49: lazyvi.backend.v1.Backend.Gram:output_type -> lazyvi.backend.v1.GramResponse
+	7,  // 50: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.ModelRef
+	2,  // 51: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
+	20, // 52: lazyvi.backend.v1.Backend.Save:output_type -> lazyvi.backend.v1.ModelState
+	9,  // 53: lazyvi.backend.v1.Backend.Load:output_type -> lazyvi.backend.v1.FitResponse
+	38, // [38:54] is the sub-list for method output_type
+	22, // [22:38] is the sub-list for method input_type
 	22, // [22:22] is the sub-list for extension type_name
 	22, // [22:22] is the sub-list for extension extendee
 	0,  // [0:22] is the sub-list for field type_name
@@ -1566,7 +1644,7 @@ func file_backend_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_backend_proto_rawDesc), len(file_backend_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -38,6 +38,8 @@ const (
 	Backend_Gram_FullMethodName           = "/lazyvi.backend.v1.Backend/Gram"
 	Backend_WarmStart_FullMethodName      = "/lazyvi.backend.v1.Backend/WarmStart"
 	Backend_Release_FullMethodName        = "/lazyvi.backend.v1.Backend/Release"
+	Backend_Save_FullMethodName           = "/lazyvi.backend.v1.Backend/Save"
+	Backend_Load_FullMethodName           = "/lazyvi.backend.v1.Backend/Load"
 )
 
 // BackendClient is the client API for Backend service.
@@ -58,6 +60,8 @@ type BackendClient interface {
 	Gram(ctx context.Context, in *GramRequest, opts ...grpc.CallOption) (*GramResponse, error)
 	WarmStart(ctx context.Context, in *WarmStartRequest, opts ...grpc.CallOption) (*ModelRef, error)
 	Release(ctx context.Context, in *ModelRef, opts ...grpc.CallOption) (*Empty, error)
+	Save(ctx context.Context, in *ModelRef, opts ...grpc.CallOption) (*ModelState, error)
+	Load(ctx context.Context, in *ModelState, opts ...grpc.CallOption) (*FitResponse, error)
 }
 
 type backendClient struct {
@@ -208,6 +212,26 @@ func (c *backendClient) Release(ctx context.Context, in *ModelRef, opts ...grpc.
 	return out, nil
 }
 
+func (c *backendClient) Save(ctx context.Context, in *ModelRef, opts ...grpc.CallOption) (*ModelState, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ModelState)
+	err := c.cc.Invoke(ctx, Backend_Save_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *backendClient) Load(ctx context.Context, in *ModelState, opts ...grpc.CallOption) (*FitResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FitResponse)
+	err := c.cc.Invoke(ctx, Backend_Load_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // BackendServer is the server API for Backend service.
 // All implementations must embed UnimplementedBackendServer
 // for forward compatibility.
@@ -226,6 +250,8 @@ type BackendServer interface {
 	Gram(context.Context, *GramRequest) (*GramResponse, error)
 	WarmStart(context.Context, *WarmStartRequest) (*ModelRef, error)
 	Release(context.Context, *ModelRef) (*Empty, error)
+	Save(context.Context, *ModelRef) (*ModelState, error)
+	Load(context.Context, *ModelState) (*FitResponse, error)
 	mustEmbedUnimplementedBackendServer()
 }
 
@@ -277,6 +303,12 @@ func (UnimplementedBackendServer) WarmStart(context.Context, *WarmStartRequest) 
 }
 func (UnimplementedBackendServer) Release(context.Context, *ModelRef) (*Empty, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Release not implemented")
+}
+func (UnimplementedBackendServer) Save(context.Context, *ModelRef) (*ModelState, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Save not implemented")
+}
+func (UnimplementedBackendServer) Load(context.Context, *ModelState) (*FitResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Load not implemented")
 }
 func (UnimplementedBackendServer) mustEmbedUnimplementedBackendServer() {}
 func (UnimplementedBackendServer) testEmbeddedByValue()                 {}
@@ -551,6 +583,42 @@ func _Backend_Release_Handler(srv interface{}, ctx context.Context, dec func(int
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Backend_Save_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ModelRef)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BackendServer).Save(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Backend_Save_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BackendServer).Save(ctx, req.(*ModelRef))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Backend_Load_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ModelState)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BackendServer).Load(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Backend_Load_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BackendServer).Load(ctx, req.(*ModelState))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Backend_ServiceDesc is the grpc.ServiceDesc for Backend service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -613,6 +681,14 @@ var Backend_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Release",
 			Handler:    _Backend_Release_Handler,
+		},
+		{
+			MethodName: "Save",
+			Handler:    _Backend_Save_Handler,
+		},
+		{
+			MethodName: "Load",
+			Handler:    _Backend_Load_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

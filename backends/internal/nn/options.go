@@ -1,7 +1,6 @@
 package nn
 
 import (
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,11 +100,12 @@ func PositiveInt(name, k, v string) (int, error) {
 	return n, nil
 }
 
-// Float parses the value v of option k as a finite float >= 0; positive
-// additionally rejects zero.
+// Float parses the value v of option k as a finite decimal number >= 0
+// (framework.ParseNumber: not Go's hexadecimal or digit separators);
+// positive additionally rejects zero.
 func Float(name, k, v string, positive bool) (float64, error) {
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || (positive && f == 0) {
+	f, err := framework.ParseNumber(v)
+	if err != nil || f < 0 || (positive && f == 0) {
 		want := "a finite number >= 0"
 		if positive {
 			want = "a finite number > 0"

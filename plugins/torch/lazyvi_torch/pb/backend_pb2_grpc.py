@@ -84,6 +84,16 @@ class BackendStub(object):
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelRef.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Empty.FromString,
         )
+    self.Save = channel.unary_unary(
+        '/lazyvi.backend.v1.Backend/Save',
+        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelRef.SerializeToString,
+        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelState.FromString,
+        )
+    self.Load = channel.unary_unary(
+        '/lazyvi.backend.v1.Backend/Load',
+        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelState.SerializeToString,
+        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.FitResponse.FromString,
+        )
 
 
 class BackendServicer(object):
@@ -188,6 +198,20 @@ class BackendServicer(object):
     context.set_details('Method not implemented!')
     raise NotImplementedError('Method not implemented!')
 
+  def Save(self, request, context):
+    # missing associated documentation comment in .proto file
+    pass
+    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+    context.set_details('Method not implemented!')
+    raise NotImplementedError('Method not implemented!')
+
+  def Load(self, request, context):
+    # missing associated documentation comment in .proto file
+    pass
+    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+    context.set_details('Method not implemented!')
+    raise NotImplementedError('Method not implemented!')
+
 
 def add_BackendServicer_to_server(servicer, server):
   rpc_method_handlers = {
@@ -260,6 +284,16 @@ def add_BackendServicer_to_server(servicer, server):
           servicer.Release,
           request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelRef.FromString,
           response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Empty.SerializeToString,
+      ),
+      'Save': grpc.unary_unary_rpc_method_handler(
+          servicer.Save,
+          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelRef.FromString,
+          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelState.SerializeToString,
+      ),
+      'Load': grpc.unary_unary_rpc_method_handler(
+          servicer.Load,
+          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelState.FromString,
+          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.FitResponse.SerializeToString,
       ),
   }
   generic_handler = grpc.method_handlers_generic_handler(

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// mergeOptions are the flags of vi merge.
+type mergeOptions struct {
+	format, out string
+}
+
+func newMergeCommand() *Command {
+	var o mergeOptions
+	cmd := &Command{
+		UsageLine: "merge [--format FORMAT] [--out FILE] SHARD.json...",
+		Short:     "combine the shards of a run (vi estimate --shard) into its report",
+		Long: `Merge reads the JSON reports of the shards of one run (vi estimate --shard
+K/N --format json, one per shard, in any order) and writes the report of the
+whole run: exactly what one vi estimate without --shard would have written,
+timings aside, with the p-values adjusted (--adjust) over all the features.
+
+It refuses, with exit code 2, shards of different runs (other data, model
+file or settings), two files of the same shard, a report without --shard,
+and missing shards, naming the features they should have held.`,
+	}
+	cmd.Flag.StringVar(&o.format, "format", "json", "output `format`: table, csv or json")
+	cmd.Flag.StringVar(&o.out, "out", "", "write the report to `file` (atomically) instead of stdout")
+	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(a, args) }
+	return cmd
+}
+
+func init() { addCommand(newMergeCommand) }
+
+func (o *mergeOptions) run(a *app, args []string) error {
+	if !slices.Contains(formats, o.format) {
+		return framework.Usagef("unknown --format %q (want table, csv or json)", o.format)
+	}
+	if len(args) == 0 {
+		return framework.Usagef("merge: name the shards' JSON reports (vi merge shard-*.json)")
+	}
+	if o.out != "" {
+		if err := checkOutDir(o.out); err != nil {
+			return err
+		}
+		for _, in := range args {
+			if same, _ := sameFile(in, o.out); same {
+				return framework.Usagef("--out %s is the shard %s: the merge would overwrite it", o.out, in)
+			}
+		}
+	}
+	var reports []framework.NamedReport
+	for _, path := range args {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return &framework.InputError{File: path, Msg: "cannot read: " + err.Error()}
+		}
+		var r framework.Report
+		dec := json.NewDecoder(bytes.NewReader(b))
+		if err := dec.Decode(&r); err != nil {
+			return &framework.InputError{File: path, Msg: fmt.Sprintf("not a JSON report of vi estimate (--format json): %v", err)}
+		}
+		reports = append(reports, framework.NamedReport{Name: path, Report: &r})
+	}
+	merged, err := framework.MergeReports(reports)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := writeReport(&buf, merged, o.format); err != nil {
+		return err
+	}
+	return a.emit(o.out, &buf)
+}

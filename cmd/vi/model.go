@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"strconv"
+
+	"github.com/lazyvi/lazyvi/backendplugin"
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// readModelFile reads a model file of vi train, checking that this vi can
+// use it (its format and plugin protocol version).
+func readModelFile(path string) (*framework.SavedModel, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, &framework.InputError{File: path, Msg: "no such model file"}
+		}
+		return nil, &framework.InputError{File: path, Msg: err.Error()}
+	}
+	defer f.Close()
+	m, err := framework.ReadModel(f, path)
+	if err != nil {
+		return nil, err
+	}
+	if m.Protocol != backendplugin.ProtocolVersion {
+		return nil, &framework.InputError{File: path, Msg: fmt.Sprintf("the model was written by a lazyvi speaking backend protocol version %d; this one speaks version %d: train it again with this vi", m.Protocol, backendplugin.ProtocolVersion)}
+	}
+	return m, nil
+}
+
+// useModel makes the run use the saved model's backend, backend options
+// and target where their flags were not given (set), and refuses flags
+// given with other values than the model was trained with.
+func (r *dataRun) useModel(m *framework.SavedModel, set map[string]bool) error {
+	conflict := func(flag, given, saved string) error {
+		return framework.Usagef("--%s %s differs from the model's %s (%s); leave --%s out to use the model's", flag, given, saved, m.Source, flag)
+	}
+	switch {
+	case r.backend.plugin != "":
+		// An external plugin: the user names the executable; its name in
+		// the report must be the model's.
+		if r.backend.name != m.Backend {
+			return conflict("backend", r.backend.name, m.Backend)
+		}
+	case set["backend"] && r.backend.name != m.Backend:
+		return conflict("backend", r.backend.name, m.Backend)
+	default:
+		bk, err := newBackendSpec(m.Backend, true, "")
+		if err != nil {
+			return &framework.InputError{File: m.Source, Msg: fmt.Sprintf("the model's backend %q is not built into vi: give its executable with --plugin and --backend %s", m.Backend, m.Backend)}
+		}
+		r.backend = bk
+	}
+	if len(r.opts) == 0 {
+		r.opts = maps.Clone(m.Options)
+		if r.opts == nil {
+			r.opts = map[string]string{}
+		}
+	} else if !maps.Equal(r.opts, m.Options) {
+		return conflict("opt", optionsFlag(r.opts).String(), "options "+optionsFlag(m.Options).String())
+	}
+	var err error
+	if r.autoHidden, err = hiddenAuto(r.opts, r.backend); err != nil {
+		return err
+	}
+	if !set["target"] {
+		r.target = m.Target
+	} else if r.target != m.Target {
+		return conflict("target", r.target, m.Target)
+	}
+	return nil
+}
+
+// useModel sets the split and the seed of cfg, and the cross-fitting folds
+// in *crossfit, to the model's where their flags were not given (set), and
+// refuses flags given with other values; then cfg uses the saved model.
+func (f *fitFlags) useModel(cfg *framework.Config, crossfit *int, m *framework.SavedModel, set map[string]bool) error {
+	conflict := func(flag, given, saved string) error {
+		return framework.Usagef("--%s %s differs from the model's %s (%s); leave --%s out to use the model's", flag, given, saved, m.Source, flag)
+	}
+	if !set["seed"] {
+		cfg.Seed = m.Seed
+	} else if cfg.Seed != m.Seed {
+		return conflict("seed", strconv.FormatInt(cfg.Seed, 10), strconv.FormatInt(m.Seed, 10))
+	}
+	if !set["crossfit"] {
+		*crossfit = m.CrossFit
+	} else if *crossfit != m.CrossFit {
+		return conflict("crossfit", strconv.Itoa(*crossfit), strconv.Itoa(m.CrossFit))
+	}
+	if m.CrossFit == 0 {
+		if !set["train-frac"] {
+			cfg.TrainFrac = m.TrainFrac
+		} else if cfg.TrainFrac != m.TrainFrac {
+			return conflict("train-frac", strconv.FormatFloat(cfg.TrainFrac, 'g', -1, 64), strconv.FormatFloat(m.TrainFrac, 'g', -1, 64))
+		}
+	}
+	cfg.Saved = m
+	return nil
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+
+	"github.com/lazyvi/lazyvi/backendplugin"
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// trainOptions are the flags of vi train.
+type trainOptions struct {
+	data      *dataFlags
+	trainFrac float64
+	seed      int64
+	workers   int
+	crossfit  int
+}
+
+func newTrainCommand() *Command {
+	var o trainOptions
+	cmd := &Command{
+		UsageLine: "train --data FILE [--target COL] [model flags] --out MODEL",
+		Short:     "train the full model once and save it to a model file",
+		Long: `Train trains the full model as vi estimate would (the same split, seed,
+standardisation, backend and options, --hidden auto's choice included; with
+--crossfit K, one model per fold) and writes it to a model file: the
+backend's parameters with everything needed to use them again, and a
+fingerprint of the data. "vi estimate --data FILE --model MODEL" then reuses
+it instead of training, and gives exactly the numbers of a run that trains;
+with --shard K/N, many processes or a job array share one trained model
+(see docs/scale-out.md).
+
+The model file is versioned and checksummed: a damaged file, one written by
+a lazyvi of another plugin protocol version, or one used with other data or
+other settings is refused with exit code 2. Every built-in backend can save
+its models; an external plugin can when it says so (vi backends).
+
+--out is required and is written atomically.`,
+	}
+	fs := &cmd.Flag
+	o.data = newDataFlags(cmd, []string{"hidden", "epochs", "image"}, map[string]string{
+		"out": "write the model to `file` (atomically)",
+	})
+	fs.Float64Var(&o.trainFrac, "train-frac", framework.DefaultTrainFrac, "`share` of rows in the train split")
+	fs.Int64Var(&o.seed, "seed", defaultSeed, "random `seed` of the split and the training")
+	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "train `N` cross-fitting models at a time")
+	fs.IntVar(&o.crossfit, "crossfit", 0, "train one model per fold of `K` cross-fitting folds (0: one train/evaluation split)")
+	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(ctx, a, cmd, args) }
+	return cmd
+}
+
+func init() { addCommand(newTrainCommand) }
+
+func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []string) (err error) {
+	if err := noArgs(cmd, args); err != nil {
+		return err
+	}
+	set := givenFlags(cmd)
+	switch {
+	case o.data.out == "":
+		return framework.Usagef("train: --out MODEL is required (the model file to write)")
+	case !(o.trainFrac > 0 && o.trainFrac < 1):
+		return framework.Usagef("--train-frac must be in (0, 1), got %g", o.trainFrac)
+	case o.workers < 1:
+		return framework.Usagef("--workers must be at least 1, got %d", o.workers)
+	case o.crossfit < 0 || o.crossfit == 1:
+		return framework.Usagef("--crossfit must be 0 (no cross-fitting) or at least 2, got %d", o.crossfit)
+	case o.crossfit >= 2 && set["train-frac"]:
+		return framework.Usagef("--train-frac and --crossfit exclude each other (cross-fitting evaluates every fold in turn)")
+	}
+	if err := checkOutDir(o.data.out); err != nil {
+		return err
+	}
+	if o.data.data != "" {
+		if same, _ := sameFile(o.data.data, o.data.out); same {
+			return framework.Usagef("--out %s is the data file --data %s: the model would overwrite it", o.data.out, o.data.data)
+		}
+	}
+	r, err := o.data.check(a, set)
+	if err != nil {
+		return err
+	}
+	d, err := r.load(ctx)
+	if err != nil {
+		return err
+	}
+	prog := a.newProgress(true, "train")
+	defer prog.clear()
+	be, closeBackend, err := r.open(ctx, prog)
+	if err != nil {
+		return err
+	}
+	defer keepErr(&err, closeBackend)
+	if !be.Capabilities().Persist {
+		return framework.Usagef("backend %s cannot save its models (no model files; see 'vi backends')", r.backend.name)
+	}
+	if err := r.checkBackend(be, d, nil); err != nil {
+		return err
+	}
+	r.training(prog, d)
+	cfg := r.config(be)
+	cfg.TrainFrac, cfg.Seed, cfg.CrossFit = o.trainFrac, o.seed, o.crossfit
+	var probs []*framework.Problem
+	if o.crossfit >= 2 {
+		probs, err = framework.PrepareFolds(ctx, d, cfg, o.crossfit, o.workers)
+	} else {
+		var p *framework.Problem
+		p, err = framework.Prepare(ctx, d, cfg)
+		probs = []*framework.Problem{p}
+	}
+	prog.clear()
+	if err != nil {
+		return runError(ctx, err)
+	}
+	defer func() {
+		for _, p := range probs {
+			p.Close()
+		}
+	}()
+	saved, err := framework.SaveModel(ctx, d, cfg, probs)
+	if err != nil {
+		return err
+	}
+	saved.Protocol = backendplugin.ProtocolVersion
+	var buf bytes.Buffer
+	if err := framework.WriteModel(&buf, saved); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(o.data.out, buf.Bytes()); err != nil {
+		return err
+	}
+	what := "1 model"
+	if len(probs) > 1 {
+		what = fmt.Sprintf("%d models (one per fold)", len(probs))
+	}
+	hidden := ""
+	if h := probs[0].Spec.Options["hidden"]; h != "" {
+		hidden = ", hidden " + h
+	}
+	fmt.Fprintf(a.stderr, "vi: trained %s (%s%s, seed %d) on %s: %s, %d bytes\n", what, r.backend.name, hidden, o.seed, d.Source, o.data.out, buf.Len())
+	return nil
+}
+
+// sameFile reports whether two paths name the same existing file.
+func sameFile(a, b string) (bool, error) {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false, err
+	}
+	fb, err := os.Stat(b)
+	if err != nil {
+		return false, err
+	}
+	return os.SameFile(fa, fb), nil
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// stripSeconds blanks the timings of a JSON report, the one thing that may
+// differ between two runs of the same command.
+func stripSeconds(b []byte) string {
+	return regexp.MustCompile(`"seconds": *[-+0-9.eE]+`).ReplaceAllString(string(b), `"seconds": 0`)
+}
+
+// TestTrainModelAndShards: on a 100-feature data set, vi estimate --model
+// gives the report of the run that trains (timings aside), and vi merge of
+// three shards, given in any order, the report of the single run; both
+// with lazy, dropout, retrain and lazy-es and adjusted p-values.
+func TestTrainModelAndShards(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) string {
+		t.Helper()
+		stdout, stderr, code := vi(t, dir, args...)
+		if code != 0 {
+			t.Fatalf("vi %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+		}
+		return stdout
+	}
+	read := func(name string) []byte {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	run("simulate", "--setting", "highdim", "--n", "150", "--seed", "3", "--out", "hd.csv")
+	run("train", "--data", "hd.csv", "--target", "y", "--hidden", "20", "--seed", "3", "--out", "hd.vimodel")
+	common := []string{"--data", "hd.csv", "--target", "y", "--hidden", "20", "--seed", "3", "--estimators", "lazy,dropout,retrain,lazy-es",
+		"--lambda", "10", "--es-steps", "20", "--adjust", "bh", "--format", "json"}
+	run(append([]string{"estimate", "--out", "trained.json"}, common...)...)
+	run(append([]string{"estimate", "--model", "hd.vimodel", "--out", "model.json"}, common...)...)
+	if got, want := stripSeconds(read("model.json")), stripSeconds(read("trained.json")); got != want {
+		t.Fatalf("estimate --model differs from the run that trains:\n%s\n---\n%s", got, want)
+	}
+	for k := 1; k <= 3; k++ {
+		run(append([]string{"estimate", "--model", "hd.vimodel", "--shard", []string{"1/3", "2/3", "3/3"}[k-1], "--out", []string{"s1.json", "s2.json", "s3.json"}[k-1]}, common...)...)
+	}
+	run("merge", "--out", "merged.json", "s2.json", "s3.json", "s1.json")
+	if got, want := stripSeconds(read("merged.json")), stripSeconds(read("trained.json")); got != want {
+		t.Fatalf("the merge of 3 shards differs from the single run:\n%s\n---\n%s", got, want)
+	}
+	if strings.Count(string(read("merged.json")), `"feature"`) != 400 {
+		t.Fatalf("the merged report does not hold 100 features x 4 estimators")
+	}
+
+	// Refusals: exit 2 with a message naming what is wrong.
+	os.WriteFile(filepath.Join(dir, "damaged.vimodel"), append(read("hd.vimodel")[:200], 'x'), 0o644)
+	tampered := read("hd.vimodel")
+	tampered[len(tampered)/2] ^= 1
+	os.WriteFile(filepath.Join(dir, "tampered.vimodel"), tampered, 0o644)
+	run("simulate", "--setting", "highdim", "--n", "150", "--seed", "4", "--out", "other.csv")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"estimate", "--data", "hd.csv", "--model", "damaged.vimodel"}, "damaged.vimodel: model file is damaged or was modified"},
+		{[]string{"estimate", "--data", "hd.csv", "--model", "tampered.vimodel"}, "tampered.vimodel: model file is damaged or was modified"},
+		{[]string{"estimate", "--data", "hd.csv", "--model", "hd.csv"}, "hd.csv: not a lazyvi model file"},
+		{[]string{"estimate", "--data", "hd.csv", "--model", "nosuch.vimodel"}, "nosuch.vimodel: no such model file"},
+		{[]string{"estimate", "--data", "other.csv", "--model", "hd.vimodel"}, "hd.vimodel: the model was trained on other data than other.csv"},
+		{[]string{"estimate", "--data", "hd.csv", "--model", "hd.vimodel", "--seed", "4"}, "--seed 4 differs from the model's 3"},
+		{[]string{"estimate", "--data", "hd.csv", "--model", "hd.vimodel", "--hidden", "30"}, "--opt hidden=30 differs from the model's options hidden=20"},
+		{[]string{"estimate", "--data", "hd.csv", "--model", "hd.vimodel", "--crossfit", "3"}, "--crossfit 3 differs from the model's 0"},
+		{[]string{"estimate", "--data", "hd.csv", "--model", "hd.vimodel", "--backend", "linear"}, "--backend linear differs from the model's mlp"},
+		{[]string{"estimate", "--data", "hd.csv", "--shard", "4/3"}, "--shard \"4/3\""},
+		{[]string{"estimate", "--data", "hd.csv", "--shard", "2/3", "--shard-count", "3"}, "--shard-count goes with --shard auto"},
+		{[]string{"train", "--data", "hd.csv"}, "--out MODEL is required"},
+		{[]string{"train", "--data", "hd.csv", "--backend", "forest", "--out", "hd.csv"}, "would overwrite it"},
+		{[]string{"merge", "s1.json", "s3.json"}, "missing shard 2/3: features"},
+		{[]string{"merge", "s1.json", "s2.json", "s2.json", "s3.json"}, "s2.json: overlaps s2.json: both hold shard 2/3"},
+		{[]string{"merge", "s1.json", "s2.json", "trained.json"}, "trained.json: is the report of a whole run"},
+		{[]string{"merge", "hd.csv"}, "hd.csv: not a JSON report"},
+	} {
+		_, stderr, code := vi(t, dir, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("vi %s: exit %d, stderr %q; want exit 2 and one line with %q", strings.Join(c.args, " "), code, stderr, c.want)
+		}
+	}
+	// Shards of another run (other settings) are refused too.
+	run(append([]string{"estimate", "--model", "hd.vimodel", "--shard", "2/3", "--out", "other2.json", "--level", "0.9"}, common...)...)
+	if _, stderr, code := vi(t, dir, "merge", "s1.json", "other2.json", "s3.json"); code != 2 || !strings.Contains(stderr, "other2.json: is a shard of another run than s1.json") {
+		t.Errorf("merge of another run's shard: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestShardAutoSlurm: --shard auto reads a Slurm job array's variables.
+func TestShardAutoSlurm(t *testing.T) {
+	dir := t.TempDir()
+	if _, stderr, code := vi(t, dir, "simulate", "--setting", "linear", "--n", "200", "--out", "lin.csv"); code != 0 {
+		t.Fatal(stderr)
+	}
+	t.Setenv("SLURM_ARRAY_TASK_ID", "2")
+	t.Setenv("SLURM_ARRAY_TASK_MIN", "1")
+	t.Setenv("SLURM_ARRAY_TASK_MAX", "3")
+	t.Setenv("SLURM_ARRAY_TASK_COUNT", "3")
+	stdout, stderr, code := vi(t, dir, "estimate", "--data", "lin.csv", "--estimators", "dropout", "--format", "json", "--shard", "auto")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, `"index": 1`) || !strings.Contains(stdout, `"count": 3`) || strings.Count(stdout, `"estimator": "dropout"`) != 2 {
+		t.Errorf("shard auto in task 2 of --array=1-3: want shard 2/3 with features x3, x4; got\n%s", stdout)
+	}
+}

@@ -1,0 +1,147 @@
+package lazyvi_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/lazyvi/lazyvi"
+	"github.com/lazyvi/lazyvi/backendplugin"
+	"github.com/lazyvi/lazyvi/backends/linear"
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// servePluginEnv, set in the environment of this test binary re-executed,
+// makes it a backend plugin: the program of Example_plugin.
+const servePluginEnv = "LAZYVI_EXAMPLE_SERVE_PLUGIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(servePluginEnv) != "" {
+		// A backend plugin's whole main.
+		backendplugin.Serve(linear.Backend{})
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// A whole run on the built-in data, as "vi estimate" does it: the mlp
+// backend in this process, lazy, dropout and retrain, split inference, the
+// task's default measure. The numbers depend on floating-point details of
+// the build (pure Go or OpenBLAS), so the example prints each estimator's
+// two most important features.
+func ExampleRun() {
+	d, err := lazyvi.Diabetes()
+	if err != nil {
+		log.Fatal(err)
+	}
+	rep, err := lazyvi.Run(context.Background(), d, framework.Config{Seed: 1}, nil, nil, framework.EstimateOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s, %s inference, %d train and %d evaluation rows\n", rep.Measure, rep.Inference, rep.NTrain, rep.NEval)
+	for _, name := range lazyvi.DefaultEstimators() {
+		fmt.Printf("%-8s %s\n", name, strings.Join(top(rep.Results, name, 2), ", "))
+	}
+	// Output:
+	// mse, split inference, 295 train and 147 evaluation rows
+	// lazy     bmi, s5
+	// dropout  bmi, s5
+	// retrain  bmi, s5
+}
+
+// A backend served as a plugin: a program whose main is
+//
+//	func main() { backendplugin.Serve(linear.Backend{}) }
+//
+// (here this test binary, see TestMain) runs in its own process, and
+// backendplugin.Open starts it and returns the backend it serves, which
+// Run uses like any other: "vi estimate --plugin PROGRAM" does the same.
+func Example_plugin() {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), servePluginEnv+"=1")
+	client, err := backendplugin.Open(context.Background(), "linear", cmd)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
+	be := client.Backend()
+	fmt.Println("gradients:", be.Capabilities().Gradients)
+
+	d, err := lazyvi.Diabetes()
+	if err != nil {
+		log.Fatal(err)
+	}
+	cfg := framework.Config{Backend: be, BackendName: "linear", Seed: 1}
+	rep, err := lazyvi.Run(context.Background(), d, cfg, nil, nil, framework.EstimateOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("backend:", rep.Backend)
+	// The most important feature by each estimator: dropout, biased up
+	// for correlated features, puts s5 (correlated with s1..s4) first.
+	for _, name := range lazyvi.DefaultEstimators() {
+		fmt.Printf("%-8s %s\n", name, top(rep.Results, name, 1)[0])
+	}
+	// Output:
+	// gradients: true
+	// backend: linear
+	// lazy     bmi
+	// dropout  s5
+	// retrain  bmi
+}
+
+// top returns the names of the n features of largest VI by the estimator.
+func top(results []framework.Result, estimator string, n int) []string {
+	var res []framework.Result
+	for _, r := range results {
+		if r.Estimator == estimator {
+			res = append(res, r)
+		}
+	}
+	sort.SliceStable(res, func(i, j int) bool { return res[i].VI > res[j].VI })
+	var names []string
+	for _, r := range res[:min(n, len(res))] {
+		names = append(names, r.Feature)
+	}
+	return names
+}
+
+// Run's defaults are vi estimate's: split inference at level 0.95, the
+// task's measure, the mlp's architecture chosen among AutoHidden (on the
+// diabetes data's 59 validation rows, too few to choose by, the first), the
+// intercept-only and linear baselines.
+func TestRunDefaults(t *testing.T) {
+	d, err := lazyvi.Diabetes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropout, err := framework.LookupEstimator("dropout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := lazyvi.Run(context.Background(), d, framework.Config{Seed: 1}, nil, []framework.Estimator{dropout}, framework.EstimateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Inference != "split" || rep.Level != 0.95 || rep.Measure != "mse" || rep.Backend != lazyvi.DefaultBackend {
+		t.Errorf("inference %q level %g measure %q backend %q; want split, 0.95, mse, %s", rep.Inference, rep.Level, rep.Measure, rep.Backend, lazyvi.DefaultBackend)
+	}
+	var cands, bases []string
+	for _, c := range rep.Full.Candidates {
+		cands = append(cands, c.Name)
+	}
+	for _, b := range rep.Full.Baselines {
+		bases = append(bases, b.Name)
+	}
+	if first := lazyvi.AutoHidden()[0]; strings.Join(cands, " ") != first || rep.Full.Hidden != first || !strings.Contains(rep.Full.Selection, "too few") {
+		t.Errorf("candidates %q, hidden %q, selection %q; want the first of lazyvi.AutoHidden(), %s, for too few rows", cands, rep.Full.Hidden, rep.Full.Selection, first)
+	}
+	if strings.Join(bases, " ") != "intercept linear" {
+		t.Errorf("baselines %q, want intercept and linear", bases)
+	}
+}

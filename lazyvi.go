@@ -1,0 +1,103 @@
+// Package lazyvi is the front door of the lazyvi library: Run estimates the
+// variable importance of every feature of a data set as "vi estimate" does,
+// with the same defaults, and Diabetes is vi's built-in data set.
+//
+//	d, err := framework.LoadCSV("data.csv")
+//	...
+//	rep, err := lazyvi.Run(ctx, d, framework.Config{Target: "y"}, nil, nil, framework.EstimateOptions{})
+//	...
+//	for _, r := range rep.Results {
+//		fmt.Println(r.Feature, r.Estimator, r.VI, r.SE)
+//	}
+//
+// Importing this package registers the built-in estimators (lazy, dropout,
+// retrain, lazy-es), measures (mse, r2, accuracy, logloss, auc) and the mlp
+// backend, so that the framework finds them by name: no blank imports are
+// needed. The parts themselves live in framework (the interfaces, Prepare,
+// Estimate, Run), estimators, measures, backends/... and backendplugin.
+package lazyvi
+
+import (
+	"context"
+	"strings"
+
+	"github.com/lazyvi/lazyvi/backends/linear"
+	"github.com/lazyvi/lazyvi/backends/mlp"
+	_ "github.com/lazyvi/lazyvi/estimators" // registers lazy, dropout, retrain, lazy-es
+	"github.com/lazyvi/lazyvi/framework"
+	_ "github.com/lazyvi/lazyvi/measures" // registers mse, r2, accuracy, logloss, auc
+)
+
+// DefaultBackend is the backend Run uses when Config.Backend is nil, and
+// vi's --backend default.
+const DefaultBackend = "mlp"
+
+// DefaultEstimators returns the names of the estimators Run uses when given
+// none, in report order: vi estimate's --estimators default.
+func DefaultEstimators() []string { return []string{"lazy", "dropout", "retrain"} }
+
+// AutoHidden returns the mlp architectures that the default --hidden auto
+// chooses among on a validation slice, cheapest first (docs/defaults.md
+// says how they were chosen).
+func AutoHidden() []string { return []string{"50", "100", "100,50", "200,100"} }
+
+// FullModelDefaults adds to cfg what vi adds by default to choose and judge
+// the full model of a backend named name: with autoHidden (the mlp without
+// hidden widths), one Candidate per AutoHidden architecture; and, unless
+// cfg has Baselines or the backend is linear itself, the linear baseline
+// (in this process), scored beside the full model.
+func FullModelDefaults(cfg *framework.Config, name string, autoHidden bool) {
+	if autoHidden && len(cfg.Candidates) == 0 {
+		for _, h := range AutoHidden() {
+			cfg.Candidates = append(cfg.Candidates, framework.Candidate{Name: h, Options: map[string]string{"hidden": h}})
+		}
+	}
+	if cfg.Baselines == nil && name != "linear" {
+		cfg.Baselines = []framework.Baseline{{Name: "linear", Backend: linear.Backend{}}}
+	}
+}
+
+// Run trains the full model and estimates the importance of every feature
+// (or group, Config.Groups) of d with every estimator: framework.Run with
+// vi estimate's defaults for what it is not given. A nil Config.Backend is
+// the mlp backend, in this process, its architecture chosen among
+// AutoHidden unless Config.Options sets "hidden" (or Candidates are given);
+// the linear baseline is scored beside the full model (FullModelDefaults);
+// nil ests are DefaultEstimators; a nil
+// measure is the task's default (framework.DefaultMeasure: mse for
+// regression, accuracy for classification). Zero fields of cfg and opt take
+// the framework's defaults (framework.DefaultTrainFrac, DefaultLevel, split
+// inference), and the estimators' zero settings theirs (estimators.Lazy's
+// Folds: estimators.DefaultFolds), which are vi's; Config.Seed is used as
+// given (vi's --seed is 1 by default).
+func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m framework.Measure, ests []framework.Estimator, opt framework.EstimateOptions) (*framework.Report, error) {
+	autoHidden := false
+	if cfg.Backend == nil {
+		cfg.Backend = mlp.Backend{}
+		if cfg.BackendName == "" {
+			cfg.BackendName = DefaultBackend
+		}
+		h, set := cfg.Options["hidden"]
+		autoHidden = !set || strings.EqualFold(strings.TrimSpace(h), "auto")
+		if set && autoHidden {
+			opts := make(map[string]string, len(cfg.Options))
+			for k, v := range cfg.Options {
+				if k != "hidden" {
+					opts[k] = v
+				}
+			}
+			cfg.Options = opts
+		}
+	}
+	FullModelDefaults(&cfg, cfg.BackendName, autoHidden)
+	if ests == nil {
+		for _, name := range DefaultEstimators() {
+			e, err := framework.LookupEstimator(name)
+			if err != nil {
+				return nil, err
+			}
+			ests = append(ests, e)
+		}
+	}
+	return framework.Run(ctx, d, cfg, m, ests, opt)
+}
