@@ -204,6 +204,30 @@ func (m *model) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([]
 	return out.GetData(), nil
 }
 
+// JacobianMul implements framework.JacobianMultiplier: one round trip for
+// all the columns of v when the plugin serves it, else from the Jacobian.
+func (m *model) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
+	return m.jacobianProduct(ctx, "JacobianMul", x, v, false)
+}
+
+// JacobianTMul implements framework.JacobianMultiplier, as JacobianMul.
+func (m *model) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*mat.Dense, error) {
+	return m.jacobianProduct(ctx, "JacobianTMul", x, u, true)
+}
+
+func (m *model) jacobianProduct(ctx context.Context, op string, x mat.Matrix, v *mat.Dense, trans bool) (*mat.Dense, error) {
+	if !m.r.jacProducts {
+		return framework.JacobianProducts(ctx, m, x, v, trans)
+	}
+	return m.matrix(ctx, op, []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*pb.Matrix, error) {
+		req := &pb.JacobianProductRequest{ModelId: m.id, X: ms[0], V: toPB(v)}
+		if trans {
+			return m.c.rpc.JacobianTMul(ctx, req)
+		}
+		return m.c.rpc.JacobianMul(ctx, req)
+	})
+}
+
 // WarmStart implements framework.WarmStarter: the new model lives in the
 // plugin process next to the receiver.
 func (m *model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps int, seed int64) (framework.Model, error) {
@@ -260,4 +284,6 @@ var (
 	_ framework.Grammer      = (*model)(nil)
 	_ framework.ShiftBatcher = (*model)(nil)
 	_ framework.WarmStarter  = (*model)(nil)
+
+	_ framework.JacobianMultiplier = (*model)(nil)
 )

@@ -22,6 +22,9 @@ type remote struct {
 	// Jacobian.
 	shiftBatch bool
 	gram       bool
+	// jacProducts: the plugin serves JacobianMul and JacobianTMul; with
+	// older ones the products come from the Jacobian.
+	jacProducts bool
 }
 
 // newRemote asks the plugin behind cc for its capabilities and options,
@@ -38,12 +41,14 @@ func newRemote(ctx context.Context, name string, cc grpc.ClientConnInterface, o 
 		return nil, err
 	}
 	r.caps = framework.Capabilities{Gradients: caps.Gradients, Kernel: caps.Kernel, Classification: caps.Classification,
-		Multiclass: caps.Multiclass, WarmStart: caps.WarmStart, Persist: caps.Persist}
+		Multiclass: caps.Multiclass, WarmStart: caps.WarmStart, Persist: caps.Persist,
+		MatrixFree: caps.MatrixFree}
 	if caps.MatrixCache {
 		r.c.known = newKnownKeys()
 	}
 	r.shiftBatch = caps.ShiftBatch
 	r.gram = caps.Gram
+	r.jacProducts = caps.JacobianProducts
 	var opts *pb.OptionsResponse
 	err = r.c.do(ctx, "Options", func(ctx context.Context) (err error) {
 		opts, err = r.c.rpc.Options(ctx, &pb.Empty{})

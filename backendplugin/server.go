@@ -128,15 +128,17 @@ func matrixArg(name string, m *pb.Matrix) (*mat.Dense, error) {
 
 func (s *server) Capabilities(context.Context, *pb.Empty) (*pb.CapabilitiesResponse, error) {
 	return &pb.CapabilitiesResponse{
-		Gradients:      s.caps.Gradients,
-		Kernel:         s.caps.Kernel,
-		Classification: s.caps.Classification,
-		Multiclass:     s.caps.Multiclass,
-		WarmStart:      s.caps.WarmStart,
-		Persist:        s.caps.Persist,
-		MatrixCache:    true,
-		ShiftBatch:     true,
-		Gram:           true,
+		Gradients:        s.caps.Gradients,
+		Kernel:           s.caps.Kernel,
+		Classification:   s.caps.Classification,
+		Multiclass:       s.caps.Multiclass,
+		WarmStart:        s.caps.WarmStart,
+		Persist:          s.caps.Persist,
+		MatrixCache:      true,
+		ShiftBatch:       true,
+		Gram:             true,
+		MatrixFree:       s.caps.MatrixFree,
+		JacobianProducts: true,
 	}, nil
 }
 
@@ -169,7 +171,8 @@ func (s *server) add(m framework.Model) (*pb.ModelRef, error) {
 	_, isG := framework.AsGradienter(m)
 	_, isK := framework.AsKerneler(m)
 	_, isW := framework.AsWarmStarter(m)
-	if s.caps.Gradients && !isG || s.caps.Kernel && !isK || s.caps.WarmStart && !isW {
+	_, isJ := framework.AsJacobianMultiplier(m)
+	if s.caps.Gradients && !isG || s.caps.Kernel && !isK || s.caps.WarmStart && !isW || s.caps.MatrixFree && !isJ {
 		_ = framework.Release(m)
 		return nil, status.Errorf(codes.Internal,
 			"backend declares %v but its model type %T does not implement all of it", s.caps, m)
@@ -297,6 +300,35 @@ func (s *server) Gram(ctx context.Context, req *pb.GramRequest) (*pb.GramRespons
 			return nil, toStatus(err)
 		}
 		return &pb.GramResponse{N: int64(gram.SymmetricDim()), Upper: packUpper(gram), B: vec(b)}, nil
+	})
+}
+
+// JacobianMul serves models with gradients: by their own
+// framework.JacobianMultiplier when they have one, else from their
+// Jacobian, here in the plugin process.
+func (s *server) JacobianMul(ctx context.Context, req *pb.JacobianProductRequest) (*pb.Matrix, error) {
+	return s.jacobianProduct(ctx, "JacobianMul", req, false)
+}
+
+// JacobianTMul is JacobianMul's transposed product.
+func (s *server) JacobianTMul(ctx context.Context, req *pb.JacobianProductRequest) (*pb.Matrix, error) {
+	return s.jacobianProduct(ctx, "JacobianTMul", req, true)
+}
+
+func (s *server) jacobianProduct(ctx context.Context, op string, req *pb.JacobianProductRequest, trans bool) (*pb.Matrix, error) {
+	return onModel(s, op, req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.Matrix, error) {
+		v, err := matrixArg("v", req.V)
+		if err != nil {
+			return nil, err
+		}
+		jm, ok := framework.AsJacobianMultiplier(g)
+		switch {
+		case ok && trans:
+			return matrixResp(jm.JacobianTMul(ctx, x, v))
+		case ok:
+			return matrixResp(jm.JacobianMul(ctx, x, v))
+		}
+		return matrixResp(framework.JacobianProducts(ctx, g, x, v, trans))
 	})
 }
 

@@ -47,6 +47,7 @@ type krylov struct {
 	exact bool      // the basis spans an invariant subspace (or all of R^n)
 	bad   bool      // A or r is not finite: nothing can be solved
 	anorm float64   // running estimate of ||A||_2 (largest Gershgorin bound of T)
+	tol   float64   // accepted backward error; 0 means krylovTol
 	w, h  []float64
 	// tridiagonal scratch
 	dl, dd, du, y []float64
@@ -56,7 +57,7 @@ type krylov struct {
 // with vectors.
 type operator interface {
 	dim() int
-	mulVec(dst, x []float64) // dst = A x
+	mulVec(dst, x []float64) error // dst = A x
 }
 
 // fullOp is A stored with both triangles: a product is a Gemv, faster than
@@ -64,16 +65,18 @@ type operator interface {
 type fullOp struct{ a blas64.General }
 
 func (o fullOp) dim() int { return o.a.Rows }
-func (o fullOp) mulVec(dst, x []float64) {
+func (o fullOp) mulVec(dst, x []float64) error {
 	blas64.Gemv(blas.NoTrans, 1, o.a, blas64.Vector{N: len(x), Data: x, Inc: 1}, 0, blas64.Vector{N: len(dst), Data: dst, Inc: 1})
+	return nil
 }
 
 // upperOp is A stored as its upper triangle.
 type upperOp struct{ a blas64.Symmetric }
 
 func (o upperOp) dim() int { return o.a.N }
-func (o upperOp) mulVec(dst, x []float64) {
+func (o upperOp) mulVec(dst, x []float64) error {
 	blas64.Symv(1, o.a, blas64.Vector{N: len(x), Data: x, Inc: 1}, 0, blas64.Vector{N: len(dst), Data: dst, Inc: 1})
+	return nil
 }
 
 // holeOp is K without rows and columns lo..hi, K stored with both
@@ -85,7 +88,7 @@ type holeOp struct {
 }
 
 func (o holeOp) dim() int { return o.k.Rows - (o.hi - o.lo) }
-func (o holeOp) mulVec(dst, x []float64) {
+func (o holeOp) mulVec(dst, x []float64) error {
 	n, lo, hi := o.k.Rows, o.lo, o.hi
 	block := func(r0, r1, c0, c1 int) blas64.General {
 		return blas64.General{Rows: r1 - r0, Cols: c1 - c0, Stride: o.k.Stride, Data: o.k.Data[r0*o.k.Stride+c0:]}
@@ -106,6 +109,7 @@ func (o holeOp) mulVec(dst, x []float64) {
 	if hi < n {
 		blas64.Gemv(blas.NoTrans, 1, block(hi, n, hi, n), vec(xc), 1, vec(yc))
 	}
+	return nil
 }
 
 // newKrylov starts the solver for A (not copied: it must not change while
@@ -138,10 +142,12 @@ func newKrylovOf(kr *krylov, r []float64) *krylov {
 func (kr *krylov) steps() int { return len(kr.diag) }
 
 // extend adds one Lanczos step; it sets exact when the space is invariant,
-// and bad when A turns out not to be finite.
-func (kr *krylov) extend() {
+// and bad when A turns out not to be finite. An error is the operator's.
+func (kr *krylov) extend() error {
 	n, j := kr.n, len(kr.diag)
-	kr.a.mulVec(kr.w, kr.q[j*n:(j+1)*n])
+	if err := kr.a.mulVec(kr.w, kr.q[j*n:(j+1)*n]); err != nil {
+		return err
+	}
 	wv := blas64.Vector{N: n, Data: kr.w, Inc: 1}
 	// Full reorthogonalisation against q_0..q_j (classical Gram-Schmidt,
 	// repeated once when it cancelled much of w: "twice is enough").
@@ -162,7 +168,7 @@ func (kr *krylov) extend() {
 	beta := blas64.Nrm2(wv)
 	if math.IsNaN(alpha+beta) || math.IsInf(alpha+beta, 0) {
 		kr.bad, kr.exact = true, true
-		return
+		return nil
 	}
 	kr.diag = append(kr.diag, alpha)
 	kr.off = append(kr.off, beta)
@@ -173,11 +179,12 @@ func (kr *krylov) extend() {
 	kr.anorm = math.Max(kr.anorm, g)
 	if j+1 == n || beta <= float64(n)*eps*kr.anorm {
 		kr.exact = true
-		return
+		return nil
 	}
 	start := len(kr.q)
 	kr.q = append(kr.q, kr.w...)
 	blas64.Scal(1/beta, blas64.Vector{N: n, Data: kr.q[start:], Inc: 1})
+	return nil
 }
 
 const eps = 0x1p-52
@@ -231,7 +238,7 @@ func (kr *krylov) coefficients(sigma float64) (backward float64, ok bool) {
 // steps; it reports whether the solution is usable.
 func (kr *krylov) grow(ctx context.Context, sigma float64, maxSteps int) (bool, error) {
 	for {
-		if be, ok := kr.coefficients(sigma); ok && (be <= krylovTol || kr.exact) {
+		if be, ok := kr.coefficients(sigma); ok && (be <= kr.tolerance() || kr.exact) {
 			return true, nil
 		}
 		if kr.exact || kr.steps() >= maxSteps {
@@ -242,8 +249,19 @@ func (kr *krylov) grow(ctx context.Context, sigma float64, maxSteps int) (bool, 
 				return false, fmt.Errorf("ridge solve: %w", err)
 			}
 		}
-		kr.extend()
+		if err := kr.extend(); err != nil {
+			return false, fmt.Errorf("ridge solve: %w", err)
+		}
 	}
+}
+
+// tolerance is the backward error at which a solution is accepted: tol,
+// or krylovTol when it is 0.
+func (kr *krylov) tolerance() float64 {
+	if kr.tol > 0 {
+		return kr.tol
+	}
+	return krylovTol
 }
 
 // solveMany returns the solutions for each shift as the rows of a

@@ -62,9 +62,16 @@ import (
 // candidate too; when it wins, the reduction's "lambda" stat is +Inf.
 // Lambda > 0 fixes alpha and skips the search.
 //
-// The code is in three files by job: this one reduces (the residuals, the
+// Where the dense cross-validation does not fit (a system side above 3000
+// or its bytes above Memory), the penalty is chosen on a seeded subsample
+// and rescaled, and the update solved once by the method a cost model
+// picks, matrix-free Krylov on Jacobian products when the dense forms do
+// not fit or cost more (lazy_scale.go, lazy_cost.go).
+//
+// The code is in five files by job: this one reduces (the residuals, the
 // ridge problem, the reduced predictions), lazy_search.go chooses the
-// penalty, lazy_ridge.go solves the ridge systems.
+// penalty, lazy_ridge.go solves the ridge systems, lazy_scale.go and
+// lazy_cost.go handle the sizes the dense forms do not fit.
 type Lazy struct {
 	// Folds is the number of cross-validation folds of the penalty
 	// search; 0 means DefaultFolds.
@@ -72,6 +79,11 @@ type Lazy struct {
 	// Lambda, when positive, fixes the penalty instead of choosing it by
 	// cross-validation.
 	Lambda float64
+	// Memory bounds the bytes one feature's ridge problem may hold (the
+	// kernel, Gram, Jacobian or Krylov basis); 0 means DefaultMemory.
+	// Problems whose dense form does not fit are solved matrix-free (see
+	// lazy_scale.go).
+	Memory int64
 }
 
 // DefaultFolds is the number of cross-validation folds for lazy's penalty
@@ -92,11 +104,12 @@ func (Lazy) Describe() string {
 // Needs implements framework.Needer: the full model's gradients.
 func (Lazy) Needs() framework.Capabilities { return framework.Capabilities{Gradients: true} }
 
-// Settings implements framework.Configurer: folds and lambda.
+// Settings implements framework.Configurer: folds, lambda and lazy-mem.
 func (e Lazy) Settings() []framework.OptionInfo {
 	return []framework.OptionInfo{
 		{Name: "folds", Default: strconv.Itoa(e.folds()), Usage: "cross-validation `folds` for lazy's ridge penalty"},
 		{Name: "lambda", Default: strconv.FormatFloat(e.Lambda, 'g', -1, 64), Usage: "fix lazy's ridge penalty to `L` (0: choose it by cross-validation)"},
+		{Name: "lazy-mem", Default: strconv.FormatInt(int64(e.memory())>>20, 10), Usage: "bound on the memory of lazy's ridge problem per worker, in `MiB` (larger problems are solved matrix-free)"},
 	}
 }
 
@@ -116,8 +129,14 @@ func (e Lazy) Configure(settings map[string]string) (framework.Estimator, error)
 				return nil, framework.Usagef("lambda must be >= 0 (0: by cross-validation), got %s", v)
 			}
 			e.Lambda = l
+		case "lazy-mem":
+			mb, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || mb < 1 || mb > 1<<30 {
+				return nil, framework.Usagef("lazy-mem must be a positive number of MiB, got %s", v)
+			}
+			e.Memory = mb << 20
 		default:
-			return nil, framework.Usagef("%s is not a setting of estimator lazy (settings: folds, lambda)", k)
+			return nil, framework.Usagef("%s is not a setting of estimator lazy (settings: folds, lambda, lazy-mem)", k)
 		}
 	}
 	return e, nil
@@ -151,13 +170,14 @@ func (Lazy) Summarize(stats []map[string]float64) []framework.Field {
 			finite++
 		}
 	}
+	var out []framework.Field
 	switch {
 	case len(stats) > 0 && inf == len(stats):
-		return []framework.Field{{Key: "lambda", Value: nil}, {Key: "no_update", Value: true}}
+		out = []framework.Field{{Key: "lambda", Value: nil}, {Key: "no_update", Value: true}}
 	case finite > 0:
-		return []framework.Field{{Key: "lambda", Value: math.Exp(logSum / float64(finite))}}
+		out = []framework.Field{{Key: "lambda", Value: math.Exp(logSum / float64(finite))}}
 	}
-	return nil
+	return append(out, scaleFields(stats)...)
 }
 
 // statLambda is the Reduced.Stats key of the penalty used (+Inf: no update).
@@ -175,9 +195,15 @@ func (lz Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 	if lz.Lambda <= 0 && (folds < 2 || n1 < 2*folds) {
 		return framework.Reduced{}, framework.Usagef("estimator lazy: %d train rows are too few for %d cross-validation folds (need at least 2 folds of 2 rows)", n1, folds)
 	}
+	// K outputs: targets and residuals are stacked, row i*K + k.
+	k := 1
+	if p.Task == framework.Multiclass {
+		k = p.Classes
+	}
+	scaled := lz.scaled(n1*k, g.NumParams())
 	// Rows in fold order: fold k is rows bounds[k]..bounds[k+1].
 	var order, bounds []int
-	if lz.Lambda <= 0 {
+	if lz.Lambda <= 0 && !scaled {
 		for _, fold := range foldsOf(n1, folds, p.Seed) {
 			bounds = append(bounds, len(order))
 			order = append(order, fold...)
@@ -187,11 +213,6 @@ func (lz Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 		order = allRows(n1)
 	}
 	x := rowsOf(dropped, order)
-	// K outputs: targets and residuals are stacked, row i*K + k.
-	k := 1
-	if p.Task == framework.Multiclass {
-		k = p.Classes
-	}
 	targets := make([]float64, n1*k)
 	for i, r := range order {
 		if k == 1 {
@@ -211,6 +232,9 @@ func (lz Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 	floats.SubTo(e, targets, base.RawMatrix().Data)
 	if i := slices.IndexFunc(e, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }); i >= 0 {
 		return framework.Reduced{}, fmt.Errorf("the full model's prediction for train row %d (feature %s dropped) is not finite", order[i/k]+1, f.Name)
+	}
+	if scaled {
+		return lz.reduceScaled(ctx, g, p, f, x, targets, e, k)
 	}
 	rp, err := newRidge(ctx, g, x, e, k, bounds)
 	if err != nil {

@@ -554,30 +554,3 @@ func TestSearchLogAlpha(t *testing.T) {
 		t.Errorf("all unusable: got %v, %v", v, err)
 	}
 }
-
-// bigModel claims more parameters than lazy can cross-validate over; only
-// Predict is ever called.
-type bigModel struct{ modelOnly }
-
-func (bigModel) Predict(_ context.Context, x mat.Matrix) (*mat.Dense, error) {
-	n, _ := x.Dims()
-	return mat.NewDense(n, 1, nil), nil
-}
-func (bigModel) NumParams() int { return 100000 }
-func (bigModel) Jacobian(context.Context, mat.Matrix) (*mat.Dense, error) {
-	panic("Jacobian must not be reached")
-}
-func (bigModel) PredictShifted(context.Context, mat.Matrix, []float64) (*mat.Dense, error) {
-	panic("PredictShifted must not be reached")
-}
-
-// A ridge system too large to cross-validate is a usage error up front, not
-// hours of factorizations.
-func TestLazyRefusesHugeCV(t *testing.T) {
-	n := maxRidgeDim + 10
-	p := &framework.Problem{BackendName: "big", Full: bigModel{}, XTrain: mat.NewDense(n, 2, nil), YTrain: make([]float64, n)}
-	_, err := Lazy{Folds: 4}.Reduce(context.Background(), p, framework.Feature{Name: "x", Columns: []int{0}})
-	if !errors.Is(err, framework.ErrUsage) || !strings.Contains(err.Error(), "--lambda") {
-		t.Fatalf("want a usage error suggesting --lambda, got %v", err)
-	}
-}

@@ -62,3 +62,9 @@ func AsGrammer(m Model) (Grammer, bool) { return as[Grammer](m, gradients) }
 // Capable, its Capabilities include Gradients (a ShiftBatcher is a
 // Gradienter's option).
 func AsShiftBatcher(m Model) (ShiftBatcher, bool) { return as[ShiftBatcher](m, gradients) }
+
+// AsJacobianMultiplier returns m as a JacobianMultiplier when it is one and,
+// if it is Capable, its Capabilities include MatrixFree.
+func AsJacobianMultiplier(m Model) (JacobianMultiplier, bool) {
+	return as[JacobianMultiplier](m, func(c Capabilities) bool { return c.Gradients && c.MatrixFree })
+}

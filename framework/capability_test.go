@@ -66,3 +66,32 @@ func TestAsConsultsCapabilities(t *testing.T) {
 		}
 	}
 }
+
+// withProducts is every with Jacobian products.
+type withProducts struct{ capable }
+
+func (withProducts) JacobianMul(context.Context, mat.Matrix, *mat.Dense) (*mat.Dense, error) {
+	return nil, nil
+}
+func (withProducts) JacobianTMul(context.Context, mat.Matrix, *mat.Dense) (*mat.Dense, error) {
+	return nil, nil
+}
+
+// AsJacobianMultiplier needs MatrixFree with Gradients from a Capable
+// model, and the methods from any.
+func TestAsJacobianMultiplier(t *testing.T) {
+	for _, tc := range []struct {
+		m    framework.Model
+		want bool
+	}{
+		{every{}, false},
+		{capable{caps: framework.Capabilities{Gradients: true, MatrixFree: true}}, false},
+		{withProducts{capable{caps: framework.Capabilities{Gradients: true}}}, false},
+		{withProducts{capable{caps: framework.Capabilities{MatrixFree: true}}}, false},
+		{withProducts{capable{caps: framework.Capabilities{Gradients: true, MatrixFree: true}}}, true},
+	} {
+		if _, got := framework.AsJacobianMultiplier(tc.m); got != tc.want {
+			t.Errorf("%T %+v: AsJacobianMultiplier = %v, want %v", tc.m, tc.m, got, tc.want)
+		}
+	}
+}

@@ -29,6 +29,10 @@ type Problem struct {
 	XEval        *mat.Dense // n2 x p, standardised with train statistics
 	YTrain       []float64
 	YEval        []float64
+	// EvalRows are the evaluation rows' indices in the data set (nil when
+	// the Problem was not built from one); perturbed inference keys its
+	// noise by them.
+	EvalRows []int
 
 	Full     Model
 	FullEval *mat.Dense // Full's predictions on XEval (n2 x Outputs())

@@ -3,7 +3,9 @@ package framework
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"sort"
 	"strings"
@@ -33,28 +35,42 @@ const (
 	// importance the two models nearly coincide, se collapses towards 0 and
 	// the interval under-covers.
 	Plain
+	// Perturbed is the paired estimate of Plain made non-degenerate under
+	// the null by a seeded noise perturbation (Dai, Shen and Pan 2022's
+	// one-split test; Rinaldo, Wasserman and G'Sell 2019): every evaluation
+	// row i adds rho*s*eps_i to the paired difference IF_full(i) -
+	// IF_reduced(i), eps_i ~ N(0, 1) and s = sd(IF_full) on the row's fold,
+	// so that VI = V(full) - V(reduced) + rho*mean(s*eps) and se^2 =
+	// (var(IF_full - IF_reduced) + rho^2 s^2)/n. Where the two models
+	// coincide the noise keeps the interval's width and its coverage;
+	// where they differ it adds little. rho is InferOptions.Perturb.
+	Perturbed
 )
 
-// String returns "plain" or "split".
+// String returns "split", "plain" or "perturbed".
 func (i Inference) String() string {
 	switch i {
 	case Plain:
 		return "plain"
 	case Split:
 		return "split"
+	case Perturbed:
+		return "perturbed"
 	}
 	return fmt.Sprintf("Inference(%d)", int(i))
 }
 
-// ParseInference parses "plain" or "split".
+// ParseInference parses "split", "plain" or "perturbed".
 func ParseInference(s string) (Inference, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "plain":
 		return Plain, nil
 	case "split":
 		return Split, nil
+	case "perturbed":
+		return Perturbed, nil
 	}
-	return 0, Usagef("unknown --inference %q (want split or plain)", s)
+	return 0, Usagef("unknown --inference %q (want split, plain or perturbed)", s)
 }
 
 // Adjust is a multiplicity adjustment of the p-values of one estimator's
@@ -169,6 +185,9 @@ type ReduceOptions struct {
 	// Checkpoint, when set, supplies the reductions an earlier run
 	// finished and keeps each new one, so that an interrupted run resumes.
 	Checkpoint Checkpoint
+	// Label, when set, names this set of folds (e.g. "repetition 2/3") in
+	// the checkpoint's keys and in errors.
+	Label string
 }
 
 // Reduce runs every estimator on every feature of every fold, Workers at a
@@ -232,10 +251,16 @@ func Reduce(ctx context.Context, folds []*Problem, ests []Estimator, feats []Fea
 			for j := range ch {
 				e, f := ests[j.e], feats[j.f]
 				key := fmt.Sprintf("fold %d/%d, estimator %s, feature %s", j.k+1, len(folds), e.Name(), f.Name)
+				if opt.Label != "" {
+					key = opt.Label + ", " + key
+				}
 				red, secs, err := reduceCheckpointed(ctx, folds[j.k], e, f, opt.Checkpoint, key)
 				if err != nil {
 					if len(folds) > 1 {
 						err = fmt.Errorf("fold %d: %w", j.k+1, err)
+					}
+					if opt.Label != "" {
+						err = fmt.Errorf("%s: %w", opt.Label, err)
 					}
 					fail(fmt.Errorf("estimator %s, feature %s: %w", e.Name(), f.Name, err))
 					continue
@@ -331,16 +356,30 @@ type InferOptions struct {
 	// CITruncate floors the interval at 0 (VI is non-negative), as vimp
 	// does; the estimate itself is left as it is.
 	CITruncate bool
+	// Perturb is rho of Perturbed inference, the noise's sd in units of the
+	// full model's influence sd; 0 means DefaultPerturb. Seed seeds the
+	// noise: eps_i depends on the seed, the feature's name and the
+	// row's index in the data set (Problem.EvalRows), so that repetitions
+	// of a cross-fit (InferRepeated) share each row's noise.
+	Perturb float64
+	Seed    int64
+	// OmitRepeatVariance leaves the spread of the repetitions out of
+	// InferRepeated's standard error: a study's baseline, not for use.
+	OmitRepeatVariance bool
 }
 
-// check reports a level outside (0, 1) (0 means 0.95) or a delta that is
-// not finite.
+// check reports a level outside (0, 1) (0 means 0.95), a delta that is
+// not finite or a perturbation that is negative or not finite (0 means
+// DefaultPerturb).
 func (o InferOptions) check() error {
 	if lv := o.Level; lv != 0 && !(lv > 0 && lv < 1) {
 		return fieldErrorf("InferOptions.Level", "must be in (0, 1), got %g", lv)
 	}
 	if math.IsNaN(o.Delta) || math.IsInf(o.Delta, 0) {
 		return fieldErrorf("InferOptions.Delta", "must be a finite number, got %g", o.Delta)
+	}
+	if !(o.Perturb >= 0) || math.IsInf(o.Perturb, 0) {
+		return fieldErrorf("InferOptions.Perturb", "must be a finite number >= 0, got %g", o.Perturb)
 	}
 	return nil
 }
@@ -376,19 +415,45 @@ func (s Score) checkFinite() error {
 // per estimator and feature with the measure m, ordered by estimator, then
 // feature.
 //
-// With one fold: Plain and Split as documented on Inference; Split's halves
-// are the first ceil(n2/2) and the remaining evaluation rows (the rows are
-// in a random order already).
+// With one fold: Plain, Split and Perturbed as documented on Inference;
+// Split's halves are the first ceil(n2/2) and the remaining evaluation rows
+// (the rows are in a random order already).
 //
 // With K >= 2 folds (cross-fitting; Williamson, Gilbert, Simon, Carone
 // 2023's cv_vim): each fold k has its own full and reduced models, trained
 // on the other folds. Plain: VI = mean_k [V_k(full) - V_k(reduced)] and
-// se^2 = mean_k var_k(IF_full - IF_reduced) / n. Split: the folds are dealt
+// se^2 = mean_k var_k(IF_full - IF_reduced) / n. Perturbed: the same, plus
+// rho*mean_{i in k}(s_k eps_i) in each fold's term and rho^2 s_k^2 in each
+// fold's variance, s_k = sd_k(IF_full). Split: the folds are dealt
 // alternately to the full model (folds 1, 3, ...) and to the reduced model
 // (2, 4, ...); VI = mean_{k in F} V_k(full) - mean_{k in R} V_k(reduced) and
 // se^2 = mean_{k in F} var_k(IF_full)/n_F + mean_{k in R} var_k(IF_reduced)/n_R,
 // n_F and n_R the rows of each set of folds.
 func (r *Reductions) Infer(m Measure, opt InferOptions) ([]Result, error) {
+	return InferRepeated([]*Reductions{r}, m, opt)
+}
+
+// RepeatSeed is the seed of repetition rep (0-based) of a run seeded with
+// seed: seed itself for the first, so that one repetition is the
+// unrepeated run.
+func RepeatSeed(seed int64, rep int) int64 {
+	if rep == 0 {
+		return seed
+	}
+	return int64(uint64(seed) ^ uint64(rep)*0x9e3779b97f4a7c15)
+}
+
+// InferRepeated combines M repetitions of a run, each with its own seeded
+// split or fold assignment and its own trained models, into one result per
+// estimator and feature (repeated cross-fitting, Chernozhukov et al. 2018):
+// VI = mean_m VI_m and se^2 = mean_m se_m^2 + var_m(VI_m)/M, the second
+// term the variability of the training and of the fold assignment that
+// each repetition's own standard error leaves out. One repetition is
+// Infer. The repetitions must have the same estimators and features.
+func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, error) {
+	if len(reps) == 0 {
+		return nil, fmt.Errorf("infer: no reductions")
+	}
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
@@ -396,7 +461,74 @@ func (r *Reductions) Infer(m Measure, opt InferOptions) ([]Result, error) {
 	if level == 0 {
 		level = DefaultLevel
 	}
+	if opt.Perturb == 0 {
+		opt.Perturb = DefaultPerturb
+	}
+	r0 := reps[0]
+	ne, nf := len(r0.Estimators), len(r0.Features)
+	// est[m][e*nf+f] is repetition m's estimate.
+	est := make([][]viSE, len(reps))
+	for i, r := range reps {
+		if len(r.Estimators) != ne || len(r.Features) != nf {
+			return nil, fmt.Errorf("infer: repetition %d has %d estimators and %d features, the first %d and %d", i+1, len(r.Estimators), len(r.Features), ne, nf)
+		}
+		e, err := r.estimates(m, opt)
+		if err != nil {
+			if len(reps) > 1 {
+				err = fmt.Errorf("repetition %d: %w", i+1, err)
+			}
+			return nil, err
+		}
+		est[i] = e
+	}
 	z := distuv.UnitNormal.Quantile(0.5 + level/2)
+	results := make([]Result, 0, ne*nf)
+	vis := make([]float64, len(reps))
+	for e, es := range r0.Estimators {
+		first := len(results)
+		for f, feat := range r0.Features {
+			var vi, v2 float64
+			for i := range reps {
+				vis[i] = est[i][e*nf+f].vi
+				vi += vis[i]
+				v2 += est[i][e*nf+f].se * est[i][e*nf+f].se
+			}
+			M := float64(len(reps))
+			vi, v2 = vi/M, v2/M
+			if !opt.OmitRepeatVariance {
+				v2 += varOf(vis) / M
+			}
+			se := math.Sqrt(v2)
+			res := Result{Feature: feat.Name, Estimator: es.Name(), VI: vi, SE: se,
+				CILow: vi - z*se, CIHigh: vi + z*se, PValue: OneSidedPValue(vi, se, opt.Delta)}
+			if opt.CITruncate {
+				res.CILow, res.CIHigh = math.Max(0, res.CILow), math.Max(0, res.CIHigh)
+			}
+			if err := res.checkFinite(); err != nil {
+				return nil, fmt.Errorf("estimator %s, feature %s: %w", es.Name(), feat.Name, err)
+			}
+			summarize(&res, reps, e, f)
+			results = append(results, res)
+		}
+		if opt.Adjust != AdjustNone {
+			ps := make([]float64, nf)
+			for i := range ps {
+				ps[i] = results[first+i].PValue
+			}
+			for i, a := range AdjustPValues(ps, opt.Adjust) {
+				results[first+i].PAdjusted = &a
+			}
+		}
+	}
+	return results, nil
+}
+
+// viSE is one estimate and its standard error.
+type viSE struct{ vi, se float64 }
+
+// estimates are the VI and standard error of every estimator (outer) and
+// feature (inner) of this repetition, as documented on Infer.
+func (r *Reductions) estimates(m Measure, opt InferOptions) ([]viSE, error) {
 	K := len(r.Folds)
 	if opt.Inference == Split {
 		for _, p := range r.Folds {
@@ -419,36 +551,17 @@ func (r *Reductions) Infer(m Measure, opt InferOptions) ([]Result, error) {
 		}
 		full[k] = s
 	}
-	results := make([]Result, 0, len(r.Estimators)*len(r.Features))
+	out := make([]viSE, 0, len(r.Estimators)*len(r.Features))
 	for e, est := range r.Estimators {
-		first := len(results)
 		for f, feat := range r.Features {
-			vi, se, err := r.infer1(m, full, e, f, opt.Inference)
+			vi, se, err := r.infer1(m, full, e, f, opt)
 			if err != nil {
 				return nil, fmt.Errorf("estimator %s, feature %s: measure %s of the reduced model: %w", est.Name(), feat.Name, m.Name(), err)
 			}
-			res := Result{Feature: feat.Name, Estimator: est.Name(), VI: vi, SE: se,
-				CILow: vi - z*se, CIHigh: vi + z*se, PValue: OneSidedPValue(vi, se, opt.Delta)}
-			if opt.CITruncate {
-				res.CILow, res.CIHigh = math.Max(0, res.CILow), math.Max(0, res.CIHigh)
-			}
-			if err := res.checkFinite(); err != nil {
-				return nil, fmt.Errorf("estimator %s, feature %s: %w", est.Name(), feat.Name, err)
-			}
-			r.summarize(&res, e, f)
-			results = append(results, res)
-		}
-		if opt.Adjust != AdjustNone {
-			ps := make([]float64, len(r.Features))
-			for i := range ps {
-				ps[i] = results[first+i].PValue
-			}
-			for i, a := range AdjustPValues(ps, opt.Adjust) {
-				results[first+i].PAdjusted = &a
-			}
+			out = append(out, viSE{vi, se})
 		}
 	}
-	return results, nil
+	return out, nil
 }
 
 // fullRows are the evaluation rows [lo, hi) of fold k that score the full
@@ -464,17 +577,10 @@ func (r *Reductions) fullRows(k int, inf Inference) (lo, hi int) {
 
 // infer1 is the estimate and standard error of estimator e's VI of feature
 // f, as documented on Infer; full holds the full model's scores.
-func (r *Reductions) infer1(m Measure, full []Score, e, f int, inf Inference) (vi, se float64, err error) {
-	K := len(r.Folds)
+func (r *Reductions) infer1(m Measure, full []Score, e, f int, opt InferOptions) (vi, se float64, err error) {
+	K, inf := len(r.Folds), opt.Inference
 	switch {
-	case K == 1 && inf == Plain:
-		rs, err := scoreReduced(m, r.Folds[0], r.Reduced[0][e][f], 0, -1)
-		if err != nil {
-			return 0, 0, err
-		}
-		d := diff(full[0].Influence, rs.Influence)
-		return full[0].Value - rs.Value, math.Sqrt(varOf(d) / float64(len(d))), nil
-	case K == 1:
+	case K == 1 && inf == Split:
 		_, lo := r.fullRows(0, Split)
 		rs, err := scoreReduced(m, r.Folds[0], r.Reduced[0][e][f], lo, -1)
 		if err != nil {
@@ -482,17 +588,25 @@ func (r *Reductions) infer1(m Measure, full []Score, e, f int, inf Inference) (v
 		}
 		fs := full[0]
 		return fs.Value - rs.Value, math.Sqrt(varOf(fs.Influence)/float64(len(fs.Influence)) + varOf(rs.Influence)/float64(len(rs.Influence))), nil
-	case inf == Plain:
+	case inf == Plain || inf == Perturbed:
 		var sumVI, sumVar float64
 		var n int
 		for k, p := range r.Folds {
 			rs, err := scoreReduced(m, p, r.Reduced[k][e][f], 0, -1)
 			if err != nil {
+				if K == 1 {
+					return 0, 0, err
+				}
 				return 0, 0, fmt.Errorf("fold %d: %w", k+1, err)
 			}
 			d := diff(full[k].Influence, rs.Influence)
 			sumVI += full[k].Value - rs.Value
 			sumVar += varOf(d)
+			if inf == Perturbed {
+				s2 := varOf(full[k].Influence)
+				sumVI += opt.Perturb * math.Sqrt(s2) * stat.Mean(r.noise(k, f, opt.Seed), nil)
+				sumVar += opt.Perturb * opt.Perturb * s2
+			}
 			n += len(d)
 		}
 		return sumVI / float64(K), math.Sqrt(sumVar / float64(K) / float64(n)), nil
@@ -533,20 +647,51 @@ func scoreReduced(m Measure, p *Problem, red Reduced, lo, hi int) (Score, error)
 	return evalRows(m, p.YEval, red.Pred, lo, hi)
 }
 
-// summarize sets the result's Seconds to the folds' total and, when the
-// estimator is a Summarizer, its Extra from the Stats of the folds'
-// reductions (those computed: split inference skips some).
-func (r *Reductions) summarize(res *Result, e, f int) {
+// summarize sets the result's Seconds to the total over the folds of all
+// repetitions and, when the estimator is a Summarizer, its Extra from the
+// Stats of those folds' reductions (those computed: split inference skips
+// some).
+func summarize(res *Result, reps []*Reductions, e, f int) {
 	var stats []map[string]float64
-	for k := range r.Folds {
-		res.Seconds += r.Seconds[k][e][f]
-		if red := r.Reduced[k][e][f]; red.Pred != nil {
-			stats = append(stats, red.Stats)
+	for _, r := range reps {
+		for k := range r.Folds {
+			res.Seconds += r.Seconds[k][e][f]
+			if red := r.Reduced[k][e][f]; red.Pred != nil {
+				stats = append(stats, red.Stats)
+			}
 		}
 	}
-	if s, ok := r.Estimators[e].(Summarizer); ok {
+	if s, ok := reps[0].Estimators[e].(Summarizer); ok {
 		res.Extra = s.Summarize(stats)
 	}
+}
+
+// noise is the perturbation eps_i of feature f on the evaluation rows of
+// fold k: standard normals drawn from a stream keyed by the seed, the
+// feature's name (so that a shard of the features draws what the whole run
+// does) and the row's index in the data set (its position among the folds'
+// rows when the Problem does not say).
+func (r *Reductions) noise(k, f int, seed int64) []float64 {
+	p := r.Folds[k]
+	n := len(p.YEval)
+	offset := 0
+	if len(p.EvalRows) != n {
+		for _, q := range r.Folds[:k] {
+			offset += len(q.YEval)
+		}
+	}
+	h := fnv.New64a()
+	h.Write([]byte(r.Features[f].Name))
+	key := uint64(seed) ^ h.Sum64()
+	eps := make([]float64, n)
+	for i := range eps {
+		row := offset + i
+		if len(p.EvalRows) == n {
+			row = p.EvalRows[i]
+		}
+		eps[i] = rand.New(rand.NewPCG(key, uint64(row))).NormFloat64()
+	}
+	return eps
 }
 
 // evalRows scores rows [lo, hi) of the predictions.

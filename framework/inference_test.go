@@ -3,6 +3,7 @@ package framework_test
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -192,6 +193,162 @@ func TestInferHandComputed(t *testing.T) {
 	}
 }
 
+// noiseOf is the perturbation the documentation of InferOptions promises
+// for the feature named name and data-set row: a standard normal from the
+// PCG stream keyed by (seed ^ FNV-1a-64(name), row).
+func noiseOf(seed int64, name string, row int) float64 {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return rand.New(rand.NewPCG(uint64(seed)^h.Sum64(), uint64(row))).NormFloat64()
+}
+
+// TestInferPerturbedHandComputed checks perturbed inference, with one fold
+// and cross-fitted, against the formulas computed here: VI = mean_k
+// [V_k(full) - V_k(reduced) + rho s_k mean_k(eps)], se^2 = mean_k
+// (var_k(d) + rho^2 s_k^2)/n, s_k = sd_k(IF_full) = sd of fold k's squared
+// errors, eps keyed by the rows' indices in the data set.
+func TestInferPerturbedHandComputed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	m := measures.MSE()
+	feats := []framework.Feature{{Name: "a", Columns: []int{0}}, {Name: "b", Columns: []int{0}}}
+	const seed, rho = 42, 0.7
+	var folds []*framework.Problem
+	est := fixed{map[*framework.Problem]*mat.Dense{}}
+	var lfs, lrs [][]float64
+	var rows [][]int
+	next := 100
+	for _, n := range []int{9, 10, 12} {
+		y := randVec(rng, n, 1)
+		full, red := make([]float64, n), make([]float64, n)
+		idx := make([]int, n)
+		for i := range y {
+			full[i] = 0.8*y[i] + 0.1*rng.NormFloat64()
+			red[i] = 0.5*y[i] + 0.3*rng.NormFloat64()
+			idx[i] = next
+			next += 3 // any distinct indices
+		}
+		p := fold(y, full)
+		p.EvalRows = idx
+		folds = append(folds, p)
+		est.pred[p] = mat.NewDense(n, 1, red)
+		lfs = append(lfs, sqErr(y, full))
+		lrs = append(lrs, sqErr(y, red))
+		rows = append(rows, idx)
+	}
+	// want computes feature f's VI and se over the folds ks.
+	want := func(f int, ks []int) (vi, se float64) {
+		var v2 float64
+		n := 0
+		for _, k := range ks {
+			d := make([]float64, len(lfs[k]))
+			var eps float64
+			for i := range d {
+				d[i] = lrs[k][i] - lfs[k][i]
+				eps += noiseOf(seed, feats[f].Name, rows[k][i])
+			}
+			eps /= float64(len(d))
+			s := stat.StdDev(lfs[k], nil)
+			vi += stat.Mean(lrs[k], nil) - stat.Mean(lfs[k], nil) + rho*s*eps
+			v2 += stat.Variance(d, nil) + rho*rho*s*s
+			n += len(d)
+		}
+		K := float64(len(ks))
+		return vi / K, math.Sqrt(v2 / K / float64(n))
+	}
+	opt := framework.InferOptions{Inference: framework.Perturbed, Perturb: rho, Seed: seed}
+	for _, c := range []struct {
+		name  string
+		folds []int
+	}{{"one fold", []int{1}}, {"three folds", []int{0, 1, 2}}} {
+		var ps []*framework.Problem
+		for _, k := range c.folds {
+			ps = append(ps, folds[k])
+		}
+		r, err := framework.Reduce(context.Background(), ps, []framework.Estimator{est}, feats, framework.ReduceOptions{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Infer(m, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for f := range feats {
+			vi, se := want(f, c.folds)
+			if g := res[f]; !scalar.EqualWithinAbsOrRel(g.VI, vi, 1e-12, 1e-12) || !scalar.EqualWithinAbsOrRel(g.SE, se, 1e-12, 1e-12) {
+				t.Errorf("%s, feature %d: want vi %v se %v, got vi %v se %v", c.name, f, vi, se, g.VI, g.SE)
+			}
+		}
+		if res[0].VI == res[1].VI {
+			t.Errorf("%s: two features share their noise (vi %v)", c.name, res[0].VI)
+		}
+	}
+}
+
+// TestInferRepeatedHandComputed: two repetitions (one fold each) combine
+// into VI = mean VI_m and se^2 = mean se_m^2 + var(VI_m)/2, or without the
+// second term with OmitRepeatVariance; one repetition is Infer.
+func TestInferRepeatedHandComputed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	m := measures.MSE()
+	feats := []framework.Feature{{Name: "x", Columns: []int{0}}}
+	var reps []*framework.Reductions
+	for _, n := range []int{20, 25} {
+		y := randVec(rng, n, 1)
+		full, red := make([]float64, n), make([]float64, n)
+		for i := range y {
+			full[i] = 0.8*y[i] + 0.1*rng.NormFloat64()
+			red[i] = 0.4*y[i] + 0.3*rng.NormFloat64()
+		}
+		p := fold(y, full)
+		r, err := framework.Reduce(context.Background(), []*framework.Problem{p},
+			[]framework.Estimator{fixed{map[*framework.Problem]*mat.Dense{p: mat.NewDense(n, 1, red)}}}, feats, framework.ReduceOptions{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps = append(reps, r)
+	}
+	opt := framework.InferOptions{Inference: framework.Split}
+	var vis, ses []float64
+	for _, r := range reps {
+		res, err := r.Infer(m, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vis, ses = append(vis, res[0].VI), append(ses, res[0].SE)
+	}
+	vi := (vis[0] + vis[1]) / 2
+	d := vis[0] - vis[1]
+	within := (ses[0]*ses[0] + ses[1]*ses[1]) / 2
+	for _, c := range []struct {
+		omit bool
+		se   float64
+	}{{false, math.Sqrt(within + d*d/2/2)}, {true, math.Sqrt(within)}} {
+		o := opt
+		o.OmitRepeatVariance = c.omit
+		res, err := framework.InferRepeated(reps, m, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := res[0]; !scalar.EqualWithinAbsOrRel(g.VI, vi, 1e-12, 1e-12) || !scalar.EqualWithinAbsOrRel(g.SE, c.se, 1e-12, 1e-12) {
+			t.Errorf("omit %v: want vi %v se %v, got vi %v se %v", c.omit, vi, c.se, g.VI, g.SE)
+		}
+		// The summary sees every repetition's fold, in order (20 rows, then 25).
+		if g := res[0]; len(g.Extra) != 1 || fmt.Sprint(g.Extra[0].Value) != "[20 25]" {
+			t.Errorf("omit %v: extra %v, want k [20 25] (both repetitions' stats)", c.omit, g.Extra)
+		}
+	}
+	one, err := framework.InferRepeated(reps[:1], m, opt)
+	if err != nil || one[0].VI != vis[0] || one[0].SE != ses[0] {
+		t.Errorf("one repetition: %+v, %v; want vi %v se %v", one, err, vis[0], ses[0])
+	}
+	if framework.RepeatSeed(7, 0) != 7 || framework.RepeatSeed(7, 1) == 7 || framework.RepeatSeed(7, 1) == framework.RepeatSeed(7, 2) {
+		t.Error("RepeatSeed: want seed itself for the first repetition and distinct seeds after")
+	}
+	if _, err := framework.InferRepeated(reps, m, framework.InferOptions{Inference: framework.Perturbed, Perturb: -1}); err == nil {
+		t.Error("negative perturbation: want an error")
+	}
+}
+
 func TestAdjustPValuesTextbook(t *testing.T) {
 	cases := []struct {
 		p, holm, bh []float64
@@ -270,6 +427,53 @@ func TestPValueUniformUnderNull(t *testing.T) {
 	share := float64(below) / reps
 	ks := ksUniform(ps)
 	t.Logf("split p-values under the null: share below 0.05 = %.3f, KS distance %.4f", share, ks)
+	if math.Abs(share-0.05) > 3*math.Sqrt(0.05*0.95/reps) {
+		t.Errorf("share below 0.05 = %.3f, want 0.05 +- 0.021", share)
+	}
+	if ks > 1.63/math.Sqrt(reps) {
+		t.Errorf("KS distance to uniform %.4f > %.4f", ks, 1.63/math.Sqrt(reps))
+	}
+}
+
+// TestPerturbedPValueUniformUnderNull: where the reduced model predicts
+// exactly what the full model does (the degenerate null that collapses
+// plain inference), perturbed inference's p-values are uniform: the share
+// below 0.05 is 0.05 within 3 binomial standard errors and the KS distance
+// is below the 1% critical value, over 1000 seeds.
+func TestPerturbedPValueUniformUnderNull(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	m := measures.MSE()
+	const reps, n = 1000, 200
+	feats := []framework.Feature{{Name: "x4", Columns: []int{0}}}
+	ps := make([]float64, 0, reps)
+	for r := range reps {
+		x := randVec(rng, n, 1)
+		y, f := make([]float64, n), make([]float64, n)
+		for i := range y {
+			y[i] = x[i] + 0.3*rng.NormFloat64()
+			f[i] = 0.9*x[i] + 0.05
+		}
+		p := fold(y, f)
+		est := fixed{map[*framework.Problem]*mat.Dense{p: mat.NewDense(n, 1, f)}}
+		red, err := framework.Reduce(context.Background(), []*framework.Problem{p}, []framework.Estimator{est}, feats, framework.ReduceOptions{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := red.Infer(m, framework.InferOptions{Inference: framework.Perturbed, Seed: int64(r)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, res[0].PValue)
+	}
+	below := 0
+	for _, p := range ps {
+		if p < 0.05 {
+			below++
+		}
+	}
+	share := float64(below) / reps
+	ks := ksUniform(ps)
+	t.Logf("perturbed p-values under the null: share below 0.05 = %.3f, KS distance %.4f", share, ks)
 	if math.Abs(share-0.05) > 3*math.Sqrt(0.05*0.95/reps) {
 		t.Errorf("share below 0.05 = %.3f, want 0.05 +- 0.021", share)
 	}

@@ -112,6 +112,43 @@ type Kerneler interface {
 	JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([]float64, error)
 }
 
+// JacobianMultiplier is the matrix-free form of a Gradienter: products
+// with the Jacobian Phi(x) ((n K) x M, as Jacobian returns it) and its
+// transpose, several vectors at a time (the columns of v or u), without
+// forming Phi: for a network, a product costs about a forward pass per
+// vector and holds O(n x width) values. The lazy estimator's Krylov solver
+// uses it where neither the n x n kernel nor the M x M Gram fits in its
+// memory bound; the plugin transport carries a batch of vectors per round
+// trip.
+type JacobianMultiplier interface {
+	// JacobianMul returns Phi(x) V, (n K) x p, for V of M x p.
+	JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error)
+	// JacobianTMul returns Phi(x)^T U, M x p, for U of (n K) x p.
+	JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*mat.Dense, error)
+}
+
+// JacobianProducts is JacobianMul (trans false) or JacobianTMul (trans
+// true) from the Jacobian, whatever g implements: the fallback a backend
+// with a small Jacobian may serve as its JacobianMultiplier.
+func JacobianProducts(ctx context.Context, g Gradienter, x mat.Matrix, v *mat.Dense, trans bool) (*mat.Dense, error) {
+	j, err := g.Jacobian(ctx, x)
+	if err != nil {
+		return nil, fmt.Errorf("jacobian: %w", err)
+	}
+	r, m := j.Dims()
+	vr, vc := v.Dims()
+	want, op := m, mat.Matrix(j)
+	if trans {
+		want, op = r, j.T()
+	}
+	if vr != want {
+		return nil, fmt.Errorf("jacobian product: %d x %d vectors for a %d x %d Jacobian (transposed: %v)", vr, vc, r, m, trans)
+	}
+	var out mat.Dense
+	out.Mul(op, v)
+	return &out, nil
+}
+
 // Shift is one prediction of a Gradienter at shifted parameters: on X at
 // theta + DTheta or, when XTrain is set (the dual form), at
 // theta + Phi(XTrain)^T A, which needs a Kerneler (JacobianTVec, then
@@ -219,6 +256,9 @@ type Capabilities struct {
 	// Persist: fitted models save their state and load it into a new
 	// model of the same spec (Persister; vi train's model files).
 	Persist bool
+	// MatrixFree: models implement JacobianMultiplier (products with the
+	// Jacobian without forming it).
+	MatrixFree bool
 }
 
 // OptionInfo describes one backend option for `vi backends` and usage text.

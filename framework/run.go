@@ -37,6 +37,10 @@ type Config struct {
 	// evaluation set of models trained on the others (PrepareFolds);
 	// TrainFrac is then unused. 0 or 1: one train/evaluation split.
 	CrossFit int
+	// Repeats >= 2 makes Run repeat the split or the cross-fit with that
+	// many seeds (RepeatSeed) and combine them (InferRepeated); 0 or 1: once.
+	// It cannot be combined with Saved, whose models are one seed's.
+	Repeats int
 	// Groups and OneHot choose the features Run estimates (see
 	// ResolveFeatures); none means one feature per column.
 	Groups []Group
@@ -174,11 +178,18 @@ const minSplitRows = 4
 // rows against the split, the tuning folds and the cross-fitting folds,
 // the evaluation rows that split inference needs, the groups against the
 // columns, the measure (nil: the task's default) against the task and
-// against the evaluation rows it will score (checkScoredRows), and the
-// level and delta. Its errors are usage errors, *InputErrors where the data
+// against the evaluation rows it will score (checkScoredRows), the level,
+// delta and perturbation, and the repetitions (none with a saved model).
+// Its errors are usage errors, *InputErrors where the data
 // is at fault. cfg.Backend is not used: a caller may check before it
 // starts a backend. Run calls it first.
 func CheckRun(d *Dataset, cfg Config, m Measure, opt EstimateOptions) error {
+	if cfg.Repeats < 0 {
+		return fieldErrorf("Config.Repeats", "must be at least 1 (0 means 1), got %d", cfg.Repeats)
+	}
+	if cfg.Repeats > 1 && cfg.Saved != nil {
+		return fieldErrorf("Config.Repeats", "must be 1 with a saved model (Config.Saved): the other repetitions train with other seeds and cannot reuse it, got %d", cfg.Repeats)
+	}
 	sp, err := newSetup(d, cfg)
 	if err != nil {
 		return err
@@ -206,7 +217,7 @@ func CheckRun(d *Dataset, cfg Config, m Measure, opt EstimateOptions) error {
 	if m == nil {
 		var err error
 		if m, err = LookupMeasure(DefaultMeasure(sp.task)); err != nil {
-			return opt.infer().check() // no measures registered: nothing to check them with
+			return opt.infer(cfg.Seed).check() // no measures registered: nothing to check them with
 		}
 	}
 	if !m.Supports(sp.task) {
@@ -215,7 +226,7 @@ func CheckRun(d *Dataset, cfg Config, m Measure, opt EstimateOptions) error {
 	if err := sp.checkScoredRows(m, opt.Inference); err != nil {
 		return err
 	}
-	return opt.infer().check()
+	return opt.infer(cfg.Seed).check()
 }
 
 // checkScoredRows reports a set of evaluation rows on which the measure
@@ -435,7 +446,7 @@ func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*Pro
 	full := sel.model
 	p := &Problem{
 		Task: sp.task, BackendName: cfg.BackendName, Backend: cfg.Backend, Spec: sel.spec,
-		FeatureNames: sp.names, XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev,
+		FeatureNames: sp.names, XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev, EvalRows: append([]int(nil), eval...),
 		Full: full, Seed: cfg.Seed, Classes: sp.classes, Means: means, SDs: sds,
 		Chosen: sel.chosen, Candidates: sel.scores, Selection: sel.note, FitReport: FitReportOf(full),
 	}
@@ -568,7 +579,8 @@ type EstimateOptions struct {
 	// starts and (done, total) after each job, from the workers.
 	Progress func(done, total int)
 
-	Inference  Inference // Split (the zero value) or Plain
+	Inference  Inference // Split (the zero value), Plain or Perturbed
+	Perturb    float64   // Perturbed's rho; 0 means DefaultPerturb
 	Delta      float64   // p_value tests H0: VI <= Delta
 	Adjust     Adjust    // multiplicity adjustment into Result.PAdjusted
 	CITruncate bool      // floor the intervals at 0
@@ -584,8 +596,10 @@ type EstimateOptions struct {
 	RunID string
 }
 
-func (o EstimateOptions) infer() InferOptions {
-	return InferOptions{Inference: o.Inference, Level: o.Level, Delta: o.Delta, Adjust: o.Adjust, CITruncate: o.CITruncate}
+// infer is the InferOptions of these options; seed seeds Perturbed's noise.
+func (o EstimateOptions) infer(seed int64) InferOptions {
+	return InferOptions{Inference: o.Inference, Level: o.Level, Delta: o.Delta, Adjust: o.Adjust, CITruncate: o.CITruncate,
+		Perturb: o.Perturb, Seed: seed}
 }
 
 // Estimate runs every estimator on every feature, Workers at a time, and
@@ -599,8 +613,19 @@ func Estimate(ctx context.Context, p *Problem, m Measure, ests []Estimator, feat
 }
 
 // EstimateFolds is Estimate over the folds of a cross-fitted run
-// (PrepareFolds); with one Problem it is Estimate.
+// (PrepareFolds); with one Problem it is Estimate. Perturbed inference
+// seeds its noise with the first fold's Seed.
 func EstimateFolds(ctx context.Context, folds []*Problem, m Measure, ests []Estimator, feats []Feature, opt EstimateOptions) ([]Result, error) {
+	red, err := reduceFolds(ctx, folds, m, ests, feats, opt, "", opt.Progress)
+	if err != nil {
+		return nil, err
+	}
+	return red.Infer(m, opt.infer(folds[0].Seed))
+}
+
+// reduceFolds checks that the measure scores the folds' full models and
+// reduces every feature with every estimator on every fold.
+func reduceFolds(ctx context.Context, folds []*Problem, m Measure, ests []Estimator, feats []Feature, opt EstimateOptions, label string, progress func(done, total int)) (*Reductions, error) {
 	if len(folds) == 0 {
 		return nil, fmt.Errorf("estimate: no problem")
 	}
@@ -622,11 +647,8 @@ func EstimateFolds(ctx context.Context, folds []*Problem, m Measure, ests []Esti
 			return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), err)
 		}
 	}
-	red, err := Reduce(ctx, folds, ests, feats, ReduceOptions{Workers: opt.Workers, Progress: opt.Progress, SplitOnly: opt.Inference == Split, Checkpoint: opt.Checkpoint})
-	if err != nil {
-		return nil, err
-	}
-	return red.Infer(m, opt.infer())
+	return Reduce(ctx, folds, ests, feats, ReduceOptions{Workers: opt.Workers, Progress: progress, SplitOnly: opt.Inference == Split,
+		Checkpoint: opt.Checkpoint, Label: label})
 }
 
 // FullResult is the full model's score on the evaluation split, with how
@@ -683,13 +705,16 @@ func (p *Problem) Info(m Measure, level float64) RunInfo {
 // contract.
 type Report struct {
 	RunInfo
-	// Inference is "plain" or "split"; CrossFit the number of
-	// cross-fitting folds (absent for one train/evaluation split, where
-	// n_train and n_eval are the split's sizes; with cross-fitting every
-	// row is evaluated once, n_eval is n and n_train the first fold's
-	// train size).
+	// Inference is "perturbed", "split" or "plain" (Perturb its rho);
+	// CrossFit the number of cross-fitting folds (absent for one
+	// train/evaluation split, where n_train and n_eval are the split's
+	// sizes; with cross-fitting every row is evaluated once, n_eval is n
+	// and n_train the first fold's train size); Repeats the number of
+	// repetitions combined (absent for one).
 	Inference  string     `json:"inference"`
+	Perturb    float64    `json:"perturb,omitempty"`
 	CrossFit   int        `json:"crossfit,omitempty"`
+	Repeats    int        `json:"repeats,omitempty"`
 	Delta      float64    `json:"delta"`
 	Adjust     string     `json:"adjust"`
 	CITruncate bool       `json:"ci_truncate,omitempty"`
@@ -705,91 +730,144 @@ type Report struct {
 
 // Run prepares the problem, trains the full model (once per fold with
 // Config.CrossFit) and estimates the importance of every feature (or group,
-// Config.Groups) with every estimator. A nil measure means the task's
-// default (DefaultMeasure: mse for regression, accuracy for binary and
-// multiclass), looked up by name in the registry: package lazyvi's Run, or
-// a blank import of lazyvi/measures, registers them.
+// Config.Groups) with every estimator; with Config.Repeats it does so once
+// per repetition, each seeded with RepeatSeed, and combines them
+// (InferRepeated). A nil measure means the task's default (DefaultMeasure:
+// mse for regression, accuracy for binary and multiclass), looked up by
+// name in the registry: package lazyvi's Run, or a blank import of
+// lazyvi/measures, registers them.
 func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimator, opt EstimateOptions) (*Report, error) {
+	M := max(cfg.Repeats, 1)
 	cfg.MinTrain = max(cfg.MinTrain, MinTrainFor(ests))
 	if err := CheckRun(d, cfg, m, opt); err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	var folds []*Problem
-	if cfg.CrossFit >= 2 {
-		fs, err := PrepareFolds(ctx, d, cfg, cfg.CrossFit, opt.Workers)
+	var (
+		reds      []*Reductions
+		feats     []Feature
+		first     *Problem
+		fullSecs  float64
+		score     float64
+		scores    int
+		baselines []BaselineScore
+		r2        *float64
+		shard     *ShardInfo
+	)
+	for rep := range M {
+		c := cfg
+		c.Seed = RepeatSeed(cfg.Seed, rep)
+		label := ""
+		if M > 1 {
+			label = fmt.Sprintf("repetition %d/%d", rep+1, M)
+		}
+		start := time.Now()
+		folds, err := prepareRun(ctx, d, c, opt.Workers)
+		if err != nil {
+			if label != "" {
+				err = fmt.Errorf("%s: %w", label, err)
+			}
+			return nil, err
+		}
+		fullSecs += time.Since(start).Seconds()
+		red, err := func() (*Reductions, error) {
+			defer func() {
+				for _, p := range folds {
+					p.Close()
+				}
+			}()
+			if rep == 0 {
+				first = folds[0]
+				if m == nil {
+					if m, err = LookupMeasure(DefaultMeasure(first.Task)); err != nil {
+						return nil, fmt.Errorf("no measure given, and the default: %w (pass one, or import package lazyvi or lazyvi/measures, which register them)", err)
+					}
+				}
+				target := cfg.Target
+				if target == "" && len(d.Names) > 0 {
+					target = d.Names[len(d.Names)-1]
+				}
+				if feats, err = ResolveFeatures(first.FeatureNames, target, cfg.Groups, cfg.OneHot); err != nil {
+					return nil, err
+				}
+				if opt.Shard.Count > len(feats) {
+					return nil, Usagef("--shard %s: the run has %d features; use at most %d shards", opt.Shard, len(feats), len(feats))
+				}
+				feats, shard = opt.Shard.Slice(feats, opt.RunID)
+			}
+			progress := opt.Progress
+			if progress != nil && M > 1 {
+				progress = func(done, total int) { opt.Progress(rep*total+done, M*total) }
+			}
+			red, err := reduceFolds(ctx, folds, m, ests, feats, opt, label, progress)
+			if err != nil {
+				return nil, err
+			}
+			if rep == 0 {
+				// The diagnostics of the full model: the first repetition's.
+				if baselines, r2, err = diagnose(ctx, folds, m, cfg.Baselines); err != nil {
+					return nil, err
+				}
+			}
+			for _, q := range folds {
+				fs, err := m.Evaluate(q.YEval, q.FullEval)
+				if err != nil {
+					return nil, err
+				}
+				score += fs.Value
+				scores++
+			}
+			return red, nil
+		}()
 		if err != nil {
 			return nil, err
 		}
-		folds = fs
-	} else {
-		p, err := Prepare(ctx, d, cfg)
-		if err != nil {
-			return nil, err
-		}
-		folds = []*Problem{p}
+		reds = append(reds, red)
 	}
-	defer func() {
-		for _, p := range folds {
-			p.Close()
-		}
-	}()
-	fullSecs := time.Since(start).Seconds()
-	p := folds[0]
-	var err error
-	if m == nil {
-		if m, err = LookupMeasure(DefaultMeasure(p.Task)); err != nil {
-			return nil, fmt.Errorf("no measure given, and the default: %w (pass one, or import package lazyvi or lazyvi/measures, which register them)", err)
-		}
-	}
-	target := ""
-	if cfg.Target != "" {
-		target = cfg.Target
-	} else if len(d.Names) > 0 {
-		target = d.Names[len(d.Names)-1]
-	}
-	feats, err := ResolveFeatures(p.FeatureNames, target, cfg.Groups, cfg.OneHot)
+	res, err := InferRepeated(reds, m, opt.infer(cfg.Seed))
 	if err != nil {
 		return nil, err
 	}
-	if opt.Shard.Count > len(feats) {
-		return nil, Usagef("--shard %s: the run has %d features; use at most %d shards", opt.Shard, len(feats), len(feats))
-	}
-	feats, shard := opt.Shard.Slice(feats, opt.RunID)
-	res, err := EstimateFolds(ctx, folds, m, ests, feats, opt)
-	if err != nil {
-		return nil, err
-	}
-	var score float64
-	for _, q := range folds {
-		fs, err := m.Evaluate(q.YEval, q.FullEval)
-		if err != nil {
-			return nil, err
-		}
-		score += fs.Value
-	}
-	score /= float64(len(folds))
+	score /= float64(scores)
 	if math.IsNaN(score) || math.IsInf(score, 0) {
 		return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), nonFinite("the score", score))
 	}
 	rep := &Report{
-		RunInfo:   p.Info(m, opt.Level),
+		RunInfo:   first.Info(m, opt.Level),
 		Inference: opt.Inference.String(), Delta: opt.Delta, Adjust: opt.Adjust.String(), CITruncate: opt.CITruncate,
-		Full:    FullResult{Score: score, Seconds: fullSecs},
+		Full:    FullResult{Score: score, Seconds: fullSecs, Baselines: baselines, R2: r2},
 		Results: res,
 		Shard:   shard,
 	}
-	if len(folds) > 1 {
-		rep.CrossFit = len(folds)
+	rep.Full.Epochs, rep.Full.StoppedBy = first.FitReport.Epochs, first.FitReport.StoppedBy
+	rep.Full.Hidden, rep.Full.Candidates, rep.Full.Selection = first.Chosen, first.Candidates, first.Selection
+	if opt.Inference == Perturbed {
+		rep.Perturb = opt.Perturb
+		if rep.Perturb == 0 {
+			rep.Perturb = DefaultPerturb
+		}
+	}
+	if len(reds[0].Folds) > 1 {
+		rep.CrossFit = len(reds[0].Folds)
 		rep.NEval = rep.N
 	}
-	rep.Full.Epochs, rep.Full.StoppedBy = p.FitReport.Epochs, p.FitReport.StoppedBy
-	rep.Full.Hidden, rep.Full.Candidates, rep.Full.Selection = p.Chosen, p.Candidates, p.Selection
-	if rep.Full.Baselines, rep.Full.R2, err = diagnose(ctx, folds, m, cfg.Baselines); err != nil {
-		return nil, err
+	if M > 1 {
+		rep.Repeats = M
 	}
 	rep.Warnings = fullWarnings(m, rep.Full)
 	return rep, nil
+}
+
+// prepareRun is PrepareFolds with Config.CrossFit >= 2 folds, else
+// Prepare's one split.
+func prepareRun(ctx context.Context, d *Dataset, cfg Config, workers int) ([]*Problem, error) {
+	if cfg.CrossFit >= 2 {
+		return PrepareFolds(ctx, d, cfg, cfg.CrossFit, workers)
+	}
+	p, err := Prepare(ctx, d, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return []*Problem{p}, nil
 }
 
 func isConstant(y []float64) bool {

@@ -21,9 +21,10 @@ type Backend struct{}
 
 var _ framework.Backend = Backend{}
 
-// Capabilities reports gradients, the kernel and binary classification.
+// Capabilities reports gradients, the kernel, binary classification and
+// Jacobian products (MatrixFree: from its small Jacobian).
 func (Backend) Capabilities() framework.Capabilities {
-	return framework.Capabilities{Gradients: true, Kernel: true, Classification: true, Persist: true}
+	return framework.Capabilities{Gradients: true, Kernel: true, Classification: true, Persist: true, MatrixFree: true}
 }
 
 // Defaults of the options.

@@ -16,9 +16,9 @@ type Backend struct{}
 var _ framework.Backend = Backend{}
 
 // Capabilities reports gradients, the structured kernel, binary and
-// multiclass classification, and warm starts.
+// multiclass classification, warm starts and matrix-free Jacobian products.
 func (Backend) Capabilities() framework.Capabilities {
-	return framework.Capabilities{Gradients: true, Kernel: true, Classification: true, Multiclass: true, WarmStart: true, Persist: true}
+	return framework.Capabilities{Gradients: true, Kernel: true, Classification: true, Multiclass: true, WarmStart: true, Persist: true, MatrixFree: true}
 }
 
 // Options lists the recognised ModelSpec.Options keys with their defaults.

@@ -7,8 +7,6 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/lazyvi/lazyvi/backends/internal/nn"
 )
 
 // Jacobian returns the n x M matrix of per-sample gradients of the
@@ -57,23 +55,7 @@ func (md *Model) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([
 	}
 	acts, deltas := md.signalsOf(xg)
 	out := make([]float64, md.m)
-	var scaled []float64
-	for l, ly := range md.layers {
-		// Delta's rows scaled by a (the signals are shared: copy).
-		src := deltas[l]
-		if need := src.Rows * src.Cols; cap(scaled) < need {
-			scaled = make([]float64, need)
-		}
-		d := blas64.General{Rows: src.Rows, Cols: src.Cols, Stride: src.Cols, Data: scaled[:src.Rows*src.Cols]}
-		for i := 0; i < n; i++ {
-			row := d.Data[i*d.Stride : i*d.Stride+d.Cols]
-			for j, v := range src.Data[i*src.Stride : i*src.Stride+src.Cols] {
-				row[j] = v * a[i]
-			}
-		}
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, d, acts.acts[l], 0, ly.weights(out))
-		nn.ColSums(ly.bias(out), d)
-	}
+	md.jacobianTVec(acts, deltas, a, out, nil)
 	return out, nil
 }
 

@@ -8,23 +8,27 @@ import (
 	"math"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
 
+	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/simulate"
 	"gonum.org/v1/gonum/stat"
 )
 
-// The coverage case repeats a simulated setting with a known truth and
-// reports, per estimator and feature, how often the intervals cover the
-// truth and how far the estimates sit from it, under plain and split
-// inference computed from the same fitted models.
+// The coverage case repeats a setting with a known truth (simulated, or
+// real data with planted columns) and reports, per inference candidate,
+// estimator and feature, how often the intervals cover the truth, how far
+// the estimates sit from it and how often p < 0.05: the study of the
+// inference options in docs/inference.md. Every candidate is computed from
+// the same fitted models of a repetition.
 func init() {
 	addBenchCase(&benchCase{
 		Name:  "coverage",
-		Short: "empirical coverage and bias of the intervals, plain vs split inference, over repetitions of a simulated setting",
+		Short: "coverage, size and power of the inference candidates over repetitions of a setting with a known truth",
 		Setup: coverageCase,
 	})
 }
@@ -32,41 +36,121 @@ func init() {
 // coverageReport is the --format json contract of vi bench coverage.
 type coverageReport struct {
 	Setting    string        `json:"setting"`
+	Data       string        `json:"data,omitempty"`   // semi: the data set
+	Signal     float64       `json:"signal,omitempty"` // semi: Var share of b z
 	N          int           `json:"n"`
 	Rho        float64       `json:"rho"`
 	Reps       int           `json:"reps"`
-	CrossFit   int           `json:"crossfit,omitempty"`
+	CrossFit   int           `json:"crossfit"`
+	Repeats    int           `json:"repeats"`
 	Level      float64       `json:"level"`
 	Measure    string        `json:"measure"`
 	Hidden     string        `json:"hidden,omitempty"`
 	Seconds    float64       `json:"seconds"`
-	Inferences []string      `json:"inferences"`
+	Candidates []string      `json:"candidates"`
 	Rows       []coverageRow `json:"rows"`
 }
 
-// coverageRow is one estimator and feature under one inference, over reps.
+// coverageRow is one candidate, estimator and feature over the reps. Truth,
+// Bias and Coverage are null for a feature whose truth is unknown (the real
+// features of the semi-synthetic setting).
 type coverageRow struct {
-	Estimator string  `json:"estimator"`
-	Feature   string  `json:"feature"`
-	Inference string  `json:"inference"`
-	Truth     float64 `json:"truth"`
-	MeanVI    float64 `json:"mean_vi"`
-	Bias      float64 `json:"bias"`     // mean VI - truth
-	SDVI      float64 `json:"sd_vi"`    // empirical sd of the estimates
-	MeanSE    float64 `json:"mean_se"`  // mean reported standard error
-	Coverage  float64 `json:"coverage"` // share of intervals containing the truth
+	Candidate string   `json:"candidate"`
+	Estimator string   `json:"estimator"`
+	Feature   string   `json:"feature"`
+	Truth     *float64 `json:"truth"`
+	MeanVI    float64  `json:"mean_vi"`
+	Bias      *float64 `json:"bias"`     // mean VI - truth
+	SDVI      float64  `json:"sd_vi"`    // empirical sd of the estimates
+	MeanSE    float64  `json:"mean_se"`  // mean reported standard error
+	Coverage  *float64 `json:"coverage"` // share of intervals containing the truth
 	// Reject05 is the share of p-values below 0.05 (H0: VI <= 0): the
 	// type I error for a null feature, the power otherwise.
 	Reject05 float64 `json:"reject_05"`
 }
 
+// candidate is one inference scheme of the study: which fits it reads
+// (the single split, the first cross-fit, or all repetitions of it) and
+// how it infers from them.
+type candidate struct {
+	Name   string
+	Scheme scheme
+	Opt    framework.InferOptions
+}
+
+type scheme int
+
+const (
+	singleSplit scheme = iota // one train/evaluation split (--train-frac 2/3)
+	crossFit                  // K folds, the first fold assignment
+	repeated                  // K folds, every repetition combined
+)
+
+// candidates lists the study's inference candidates for rho values rhos;
+// without repetitions (repeats 1) the repeated ones are left out.
+func candidates(rhos []float64, repeats int) []candidate {
+	inf := func(i framework.Inference, rho float64) framework.InferOptions {
+		return framework.InferOptions{Inference: i, Perturb: rho}
+	}
+	cs := []candidate{
+		{"split", singleSplit, inf(framework.Split, 0)},
+		{"plain", singleSplit, inf(framework.Plain, 0)},
+		{"cv-split", crossFit, inf(framework.Split, 0)},
+		{"cv-plain", crossFit, inf(framework.Plain, 0)},
+	}
+	for _, r := range rhos {
+		cs = append(cs, candidate{"cv-perturbed" + rhoSuffix(r, rhos), crossFit, inf(framework.Perturbed, r)})
+	}
+	if repeats < 2 {
+		return cs
+	}
+	cs = append(cs,
+		candidate{"rep-split", repeated, inf(framework.Split, 0)},
+		candidate{"rep-plain", repeated, inf(framework.Plain, 0)})
+	for _, r := range rhos {
+		cs = append(cs, candidate{"rep-perturbed" + rhoSuffix(r, rhos), repeated, inf(framework.Perturbed, r)})
+	}
+	for _, r := range rhos {
+		o := inf(framework.Perturbed, r)
+		o.OmitRepeatVariance = true
+		cs = append(cs, candidate{"rep-perturbed" + rhoSuffix(r, rhos) + "-notrain", repeated, o})
+	}
+	return cs
+}
+
+// rhoSuffix names rho in a candidate when the study has several.
+func rhoSuffix(r float64, rhos []float64) string {
+	if len(rhos) == 1 {
+		return ""
+	}
+	return "-" + strconv.FormatFloat(r, 'g', -1, 64)
+}
+
+// coverageCrossFit and coverageRepeats are the study's cross-fitting folds
+// and repetitions of the cross-fitted and repeated candidates (bench
+// coverage's --crossfit and --repeats); vi estimate's defaults are
+// framework's (one split, split inference, once).
+const (
+	coverageCrossFit = 3
+	coverageRepeats  = 3
+)
+
+// coverageSetting is what one repetition draws: a data set and the truth
+// per feature (NaN where unknown), under the measure named.
+type coverageSetting func(seed int64) (*framework.Dataset, []float64, string, error)
+
 func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
-	setting := fs.String("setting", "linear", "simulated `setting`: linear or binary")
+	setting := fs.String("setting", "linear", "`setting`: linear or binary (simulated), or semi (--data with a planted null and signal)")
+	data := fs.String("data", "", "semi: the CSV `file` (default: the built-in diabetes data)")
+	target := fs.String("target", "", "semi: the response `column` (default: the last)")
+	signal := fs.Float64("signal", 0.05, "semi: the planted signal's VI b^2 as a `share` of Var(y)")
 	reps := fs.Int("reps", 100, "number of repetitions (data sets)")
 	n := fs.Int("n", 0, "rows per data set (0: 2000 for linear, 1000 for binary, as the paper's experiments)")
 	rho := fs.Float64("rho", math.NaN(), "Corr(x1, x2) of the linear setting (default 0.5)")
 	estList := fs.String("estimators", "lazy", "comma-separated estimators")
-	crossfit := fs.Int("crossfit", 0, "cross-fitting folds (0: one train/evaluation split)")
+	crossfit := fs.Int("crossfit", coverageCrossFit, "cross-fitting `folds` of the cross-fitted candidates (at least 2)")
+	repeats := fs.Int("repeats", coverageRepeats, "repetitions of the cross-fit for the repeated candidates (1: none)")
+	perturb := fs.String("perturb", strconv.FormatFloat(framework.DefaultPerturb, 'g', -1, 64), "comma-separated `rhos` of the perturbed candidates")
 	lazyFolds := fs.Int("folds", 0, "cross-validation folds for lazy's ridge penalty (0: the framework's default)")
 	hidden := fs.String("hidden", "", "hidden widths of the MLP (backend default when empty)")
 	level := fs.Float64("level", framework.DefaultLevel, "level of the intervals")
@@ -75,9 +159,6 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 	format := fs.String("format", "table", "output format: table or json")
 	out := fs.String("out", "", "write the output to `FILE` (atomically) instead of stdout")
 	return func(ctx context.Context, a *app) error {
-		if *setting != "linear" && *setting != "binary" {
-			return framework.Usagef("bench coverage: --setting must be linear or binary (a setting with a known truth), got %q", *setting)
-		}
 		if *format != "table" && *format != "json" {
 			return framework.Usagef("bench coverage: unknown --format %q (want table or json)", *format)
 		}
@@ -86,20 +167,19 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 				return err
 			}
 		}
-		if *reps < 1 || *workers < 1 || *crossfit < 0 || *crossfit == 1 {
-			return framework.Usagef("bench coverage: --reps and --workers must be positive and --crossfit 0 or at least 2")
+		if *reps < 1 || *workers < 1 || *crossfit < 2 || *repeats < 1 {
+			return framework.Usagef("bench coverage: --reps, --workers and --repeats must be positive and --crossfit at least 2")
 		}
 		if !(*level > 0 && *level < 1) {
 			return framework.Usagef("--level must be in (0, 1), got %g", *level)
 		}
-		if math.IsNaN(*rho) {
-			*rho = defaultRho(*setting)
+		rhos, err := floatList(*perturb, "--perturb")
+		if err != nil {
+			return err
 		}
-		if *n == 0 {
-			*n = 2000
-			if *setting == "binary" {
-				*n = 1000
-			}
+		draw, rep, err := coverageDraw(ctx, *setting, *data, *target, *signal, n, rho)
+		if err != nil {
+			return err
 		}
 		ests, err := lookupEstimators(*estList)
 		if err != nil {
@@ -120,14 +200,17 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		if *hidden != "" {
 			opts["hidden"] = *hidden
 		}
-		infs := []framework.Inference{framework.Plain, framework.Split}
+		cands := candidates(rhos, *repeats)
+		for i := range cands {
+			cands[i].Opt.Level = *level
+		}
 		prog := a.newProgress(*format != "json", "bench coverage")
 		defer prog.clear()
 		start := time.Now()
 
-		// results[r][i] are repetition r's results under infs[i].
+		// results[r][c] are repetition r's results under candidate c.
 		results := make([][][]framework.Result, *reps)
-		var truth []float64
+		truths := make([][]float64, *reps)
 		var measure string
 		var mu sync.Mutex
 		var firstErr error
@@ -136,12 +219,13 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		var wg sync.WaitGroup
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
+		fit := coverageFit{be: be, opts: opts, crossfit: *crossfit, repeats: *repeats, ests: ests, cands: cands}
 		for w := 0; w < *workers; w++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for r := range jobs {
-					res, tr, ms, err := coverageRep(ctx, be, opts, *setting, *n, *rho, *seed+int64(r), *crossfit, *level, ests, infs)
+					res, tr, ms, err := fit.rep(ctx, draw, *seed+int64(r))
 					mu.Lock()
 					if err != nil {
 						if firstErr == nil {
@@ -149,7 +233,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 							cancel()
 						}
 					} else {
-						results[r], truth, measure = res, tr, ms
+						results[r], truths[r], measure = res, tr, ms
 						done++
 						prog.update(done, *reps)
 					}
@@ -174,16 +258,16 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rep := coverageReport{Setting: *setting, N: *n, Rho: *rho, Reps: *reps, CrossFit: *crossfit, Level: *level,
-			Measure: measure, Hidden: *hidden, Seconds: time.Since(start).Seconds()}
-		for _, inf := range infs {
-			rep.Inferences = append(rep.Inferences, inf.String())
+		rep.Reps, rep.CrossFit, rep.Repeats, rep.Level = *reps, *crossfit, *repeats, *level
+		rep.Measure, rep.Hidden, rep.Seconds = measure, *hidden, time.Since(start).Seconds()
+		for _, c := range cands {
+			rep.Candidates = append(rep.Candidates, c.Name)
 		}
-		nf := len(truth)
-		for e := range ests {
-			for f := 0; f < nf; f++ {
-				for i, inf := range infs {
-					rep.Rows = append(rep.Rows, summarise(results, e*nf+f, i, inf, truth[f]))
+		nf := len(truths[0])
+		for c, cand := range cands {
+			for e := range ests {
+				for f := 0; f < nf; f++ {
+					rep.Rows = append(rep.Rows, summarise(results, truths, e*nf+f, c, f, cand.Name))
 				}
 			}
 		}
@@ -199,86 +283,259 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 	}
 }
 
-// coverageRep simulates one data set, fits the full and reduced models once
-// and infers under each inference.
-func coverageRep(ctx context.Context, be framework.Backend, opts map[string]string, setting string, n int, rho float64, seed int64, crossfit int, level float64, ests []framework.Estimator, infs []framework.Inference) ([][]framework.Result, []float64, string, error) {
-	sim, err := simulate.Generate(setting, n, rho, seed)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	d := &framework.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}
-	cfg := framework.Config{Backend: be, BackendName: "mlp", Options: opts, Seed: seed}
-	var folds []*framework.Problem
-	if crossfit >= 2 {
-		folds, err = framework.PrepareFolds(ctx, d, cfg, crossfit, 1)
-	} else {
-		var p *framework.Problem
-		p, err = framework.Prepare(ctx, d, cfg)
-		folds = []*framework.Problem{p}
-	}
-	if err != nil {
-		return nil, nil, "", err
-	}
-	defer func() {
-		for _, p := range folds {
-			p.Close()
+// coverageDraw checks the setting's flags and returns what a repetition
+// draws and the report's header.
+func coverageDraw(ctx context.Context, setting, data, target string, signal float64, n *int, rho *float64) (coverageSetting, coverageReport, error) {
+	switch setting {
+	case "linear", "binary":
+		if data != "" || target != "" {
+			return nil, coverageReport{}, framework.Usagef("bench coverage: --data and --target are for --setting semi")
 		}
-	}()
-	m, err := framework.LookupMeasure(sim.Measure)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	red, err := framework.Reduce(ctx, folds, ests, folds[0].Features(), framework.ReduceOptions{Workers: 1})
-	if err != nil {
-		return nil, nil, "", err
-	}
-	out := make([][]framework.Result, len(infs))
-	for i, inf := range infs {
-		if out[i], err = red.Infer(m, framework.InferOptions{Inference: inf, Level: level}); err != nil {
-			return nil, nil, "", err
+		if math.IsNaN(*rho) {
+			*rho = defaultRho(setting)
 		}
+		if *n == 0 {
+			*n = 2000
+			if setting == "binary" {
+				*n = 1000
+			}
+		}
+		if _, err := simulate.Generate(setting, 2, *rho, 0); err != nil {
+			return nil, coverageReport{}, err
+		}
+		draw := func(seed int64) (*framework.Dataset, []float64, string, error) {
+			sim, err := simulate.Generate(setting, *n, *rho, seed)
+			if err != nil {
+				return nil, nil, "", err
+			}
+			return &framework.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}, sim.Truth, sim.Measure, nil
+		}
+		return draw, coverageReport{Setting: setting, N: *n, Rho: *rho}, nil
+	case "semi":
+		if *n != 0 || !math.IsNaN(*rho) {
+			return nil, coverageReport{}, framework.Usagef("bench coverage: --n and --rho are for the simulated settings; semi uses every row of --data")
+		}
+		d, err := loadOrBuiltin(ctx, data)
+		if err != nil {
+			return nil, coverageReport{}, err
+		}
+		s, err := newSemiSynthetic(d, target, signal)
+		if err != nil {
+			return nil, coverageReport{}, err
+		}
+		*n, _ = d.X.Dims()
+		*rho = 0
+		draw := func(seed int64) (*framework.Dataset, []float64, string, error) {
+			d, truth := s.draw(seed)
+			return d, truth, "mse", nil
+		}
+		return draw, coverageReport{Setting: setting, Data: d.Source, Signal: signal, N: *n}, nil
 	}
-	return out, sim.Truth, sim.Measure, nil
+	return nil, coverageReport{}, framework.Usagef("bench coverage: --setting must be linear, binary or semi (a setting with a known truth), got %q", setting)
 }
 
-func summarise(results [][][]framework.Result, k, i int, inf framework.Inference, truth float64) coverageRow {
+// loadOrBuiltin reads path, or the built-in diabetes data when it is "".
+func loadOrBuiltin(ctx context.Context, path string) (*framework.Dataset, error) {
+	if path == "" {
+		return lazyvi.Diabetes()
+	}
+	d, err := framework.LoadCSV(ctx, path)
+	if err != nil {
+		return nil, runError(ctx, err)
+	}
+	return d, nil
+}
+
+// coverageFit fits one repetition's models and infers every candidate.
+type coverageFit struct {
+	be       framework.Backend
+	opts     map[string]string
+	crossfit int
+	repeats  int
+	ests     []framework.Estimator
+	cands    []candidate
+}
+
+// rep draws the repetition's data, fits the single split and the repeats
+// cross-fits (seeded as vi estimate --seed seed would) and infers under
+// each candidate.
+func (c coverageFit) rep(ctx context.Context, draw coverageSetting, seed int64) ([][]framework.Result, []float64, string, error) {
+	d, truth, measure, err := draw(seed)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	m, err := framework.LookupMeasure(measure)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	var task *framework.Task
+	if measure == "mse" {
+		t := framework.Regression
+		task = &t
+	}
+	reduce := func(cfg framework.Config) (*framework.Reductions, error) {
+		var folds []*framework.Problem
+		var err error
+		if cfg.CrossFit >= 2 {
+			folds, err = framework.PrepareFolds(ctx, d, cfg, cfg.CrossFit, 1)
+		} else {
+			var p *framework.Problem
+			p, err = framework.Prepare(ctx, d, cfg)
+			folds = []*framework.Problem{p}
+		}
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			for _, p := range folds {
+				p.Close()
+			}
+		}()
+		return framework.Reduce(ctx, folds, c.ests, folds[0].Features(), framework.ReduceOptions{Workers: 1})
+	}
+	cfg := framework.Config{Backend: c.be, BackendName: "mlp", Options: c.opts, Seed: seed, Task: task,
+		MinTrain: framework.MinTrainFor(c.ests)}
+	single, err := reduce(cfg)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	reps := make([]*framework.Reductions, c.repeats)
+	for k := range reps {
+		cf := cfg
+		cf.CrossFit, cf.Seed = c.crossfit, framework.RepeatSeed(seed, k)
+		if reps[k], err = reduce(cf); err != nil {
+			return nil, nil, "", fmt.Errorf("cross-fit %d: %w", k+1, err)
+		}
+	}
+	out := make([][]framework.Result, len(c.cands))
+	for i, cand := range c.cands {
+		o := cand.Opt
+		o.Seed = seed
+		switch cand.Scheme {
+		case singleSplit:
+			out[i], err = single.Infer(m, o)
+		case crossFit:
+			out[i], err = reps[0].Infer(m, o)
+		case repeated:
+			out[i], err = framework.InferRepeated(reps, m, o)
+		}
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("%s: %w", cand.Name, err)
+		}
+	}
+	return out, truth, measure, nil
+}
+
+// summarise is result k (estimator e, feature f) of candidate c over the
+// repetitions, with feature f's truth in each.
+func summarise(results [][][]framework.Result, truths [][]float64, k, c, f int, name string) coverageRow {
 	var vis, ses []float64
 	var cover, reject int
-	first := results[0][i][k]
-	for _, rr := range results {
-		r := rr[i][k]
-		vis = append(vis, r.VI)
-		ses = append(ses, r.SE)
-		if r.CILow <= truth && truth <= r.CIHigh {
+	first := results[0][c][k]
+	known := !math.IsNaN(truths[0][f])
+	var truthSum float64
+	for r, rr := range results {
+		res := rr[c][k]
+		vis = append(vis, res.VI)
+		ses = append(ses, res.SE)
+		truth := truths[r][f]
+		truthSum += truth
+		if known && res.CILow <= truth && truth <= res.CIHigh {
 			cover++
 		}
-		if r.PValue < 0.05 {
+		if res.PValue < 0.05 {
 			reject++
 		}
 	}
 	reps := float64(len(results))
 	mean := stat.Mean(vis, nil)
-	return coverageRow{Estimator: first.Estimator, Feature: first.Feature, Inference: inf.String(), Truth: truth,
-		MeanVI: mean, Bias: mean - truth, SDVI: stat.StdDev(vis, nil), MeanSE: stat.Mean(ses, nil),
-		Coverage: float64(cover) / reps, Reject05: float64(reject) / reps}
+	sd := 0.0 // one repetition has no spread
+	if len(vis) > 1 {
+		sd = stat.StdDev(vis, nil)
+	}
+	row := coverageRow{Candidate: name, Estimator: first.Estimator, Feature: first.Feature,
+		MeanVI: mean, SDVI: sd, MeanSE: stat.Mean(ses, nil), Reject05: float64(reject) / reps}
+	if known {
+		truth := truthSum / reps
+		bias, cov := mean-truth, float64(cover)/reps
+		row.Truth, row.Bias, row.Coverage = &truth, &bias, &cov
+	}
+	return row
 }
 
-// writeCoverageTable writes one line per estimator and feature, plain and
-// split side by side.
+// writeCoverageTable writes the summary (per candidate and estimator: the
+// coverage range over the features of known truth, the largest null
+// rejection rate, the power per signal feature) and then every row.
 func writeCoverageTable(w *bytes.Buffer, r *coverageReport) {
-	cf := ""
-	if r.CrossFit > 0 {
-		cf = fmt.Sprintf("  crossfit %d", r.CrossFit)
+	head := fmt.Sprintf("setting %s", r.Setting)
+	if r.Data != "" {
+		head += fmt.Sprintf("  data %s  signal %g", r.Data, r.Signal)
+	} else {
+		head += fmt.Sprintf("  rho %g", r.Rho)
 	}
-	fmt.Fprintf(w, "coverage  setting %s  n %d  rho %g  reps %d%s  level %g  measure %s  (%.0fs)\n\n",
-		r.Setting, r.N, r.Rho, r.Reps, cf, r.Level, r.Measure, r.Seconds)
+	fmt.Fprintf(w, "coverage  %s  n %d  reps %d  crossfit %d  repeats %d  level %g  measure %s  (%.0fs)\n\n",
+		head, r.N, r.Reps, r.CrossFit, r.Repeats, r.Level, r.Measure, r.Seconds)
+
+	type key struct{ cand, est string }
+	var order []key
+	byKey := map[key][]coverageRow{}
+	for _, row := range r.Rows {
+		k := key{row.Candidate, row.Estimator}
+		if _, ok := byKey[k]; !ok {
+			order = append(order, k)
+		}
+		byKey[k] = append(byKey[k], row)
+	}
+	var signals []string
+	for _, row := range byKey[order[0]] {
+		if row.Truth != nil && *row.Truth > 0 {
+			signals = append(signals, row.Feature)
+		}
+	}
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "estimator\tfeature\ttruth\t| plain: cover\tbias\tsd(vi)\tmean se\tp<.05\t| split: cover\tbias\tsd(vi)\tmean se\tp<.05\t")
-	for k := 0; k+1 < len(r.Rows); k += 2 {
-		p, s := r.Rows[k], r.Rows[k+1]
-		fmt.Fprintf(tw, "%s\t%s\t%.4f\t| %.2f\t%+.4f\t%.4f\t%.4f\t%.2f\t| %.2f\t%+.4f\t%.4f\t%.4f\t%.2f\t\n",
-			p.Estimator, p.Feature, p.Truth, p.Coverage, p.Bias, p.SDVI, p.MeanSE, p.Reject05,
-			s.Coverage, s.Bias, s.SDVI, s.MeanSE, s.Reject05)
+	fmt.Fprintf(tw, "candidate\testimator\tcover min\tcover max\tnull p<.05 max\t| power:\t%s\t\n", strings.Join(signals, "\t"))
+	for _, k := range order {
+		lo, hi, nullMax := math.Inf(1), math.Inf(-1), 0.0
+		var power []string
+		for _, row := range byKey[k] {
+			if row.Coverage == nil {
+				continue
+			}
+			lo, hi = math.Min(lo, *row.Coverage), math.Max(hi, *row.Coverage)
+			if *row.Truth == 0 {
+				nullMax = math.Max(nullMax, row.Reject05)
+			} else {
+				power = append(power, fmt.Sprintf("%.2f", row.Reject05))
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%.2f\t|\t%s\t\n", k.cand, k.est, lo, hi, nullMax, strings.Join(power, "\t"))
 	}
 	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "candidate\testimator\tfeature\ttruth\tcover\tbias\tsd(vi)\tmean se\tp<.05\t")
+	opt := func(p *float64, f string) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprintf(f, *p)
+	}
+	for _, row := range r.Rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.4g\t%.4g\t%.2f\t\n", row.Candidate, row.Estimator, row.Feature,
+			opt(row.Truth, "%.4g"), opt(row.Coverage, "%.2f"), opt(row.Bias, "%+.4g"), row.SDVI, row.MeanSE, row.Reject05)
+	}
+	tw.Flush()
+}
+
+// floatList parses a comma-separated list of positive numbers.
+func floatList(s, flagName string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return nil, framework.Usagef("%s: want positive numbers, got %q", flagName, f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }

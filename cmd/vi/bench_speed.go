@@ -63,6 +63,15 @@ type speedResult struct {
 	// "truth") or, where the truth is unknown, of |VI - VI(retrain)|.
 	ErrorMean    *float64 `json:"error_mean,omitempty"`
 	ErrorAgainst string   `json:"error_against,omitempty"`
+	// At scale (lazy's matrix-free solves): the rows its penalty was
+	// chosen on, the Krylov steps and counted flops of its final solves
+	// summed over the features, and those flops per second of the
+	// features' own wall time (a lower bound on the solves' rate: the
+	// time includes the penalty search and the transport).
+	CVRows      int     `json:"cv_rows,omitempty"`
+	KrylovSteps int     `json:"krylov_steps,omitempty"`
+	Flops       float64 `json:"flops,omitempty"`
+	GFlopsRate  float64 `json:"gflop_per_s,omitempty"`
 }
 
 func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Context, *app) error {
@@ -78,6 +87,9 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 	format := fs.String("format", "table", "output format: table or json")
 	out := fs.String("out", "", "write the output to `FILE` (atomically) instead of stdout")
 	plotPath := fs.String("plot", "", "also draw seconds per feature against error (and, for a sweep, against size) into `FILE`.png or .svg")
+	// Scale: time the first K features only; lazy's memory bound.
+	nFeatures := fs.Int("features", 0, "time the first `K` features only (0: all)")
+	lazyMem := fs.Int("lazy-mem", 0, "lazy's memory bound per worker in `MiB` (0: its default, 1024)")
 	return func(ctx context.Context, a *app) error {
 		plotFormat := ""
 		if *plotPath != "" {
@@ -112,6 +124,12 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 		if *lambda != 0 {
 			settings["lambda"] = strconv.FormatFloat(*lambda, 'g', -1, 64)
 		}
+		if *lazyMem != 0 {
+			settings["lazy-mem"] = strconv.Itoa(*lazyMem)
+		}
+		if *nFeatures < 0 {
+			return framework.Usagef("--features must be at least 0, got %d", *nFeatures)
+		}
 		if ests, err = configure(ests, settings); err != nil {
 			return err
 		}
@@ -142,7 +160,7 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 				if *epochs > 0 {
 					opts["epochs"] = strconv.Itoa(*epochs)
 				}
-				r, err := speedOnce(ctx, be, sim, opts, ests, *workers, *seed, prog)
+				r, err := speedOnce(ctx, be, sim, opts, ests, *workers, *nFeatures, *seed, prog)
 				if err != nil {
 					return err
 				}
@@ -171,53 +189,96 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 
 // speedOnce trains the full model once and times each estimator over all
 // features, one estimator at a time so that each one's wall time is its own.
-func speedOnce(ctx context.Context, be framework.Backend, sim *simulate.Data, opts map[string]string, ests []framework.Estimator, workers int, seed int64, prog *progress) (speedRun, error) {
+func speedOnce(ctx context.Context, be framework.Backend, sim *simulate.Data, opts map[string]string, ests []framework.Estimator, workers, nFeatures int, seed int64, prog *progress) (speedRun, error) {
 	d := &framework.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}
+	run, _, err := timeEstimators(ctx, benchInput{data: d, measure: sim.Measure, truth: sim.Truth}, be, opts, ests, workers, nFeatures, seed, prog)
+	run.Case = sim.Setting
+	return run, err
+}
+
+// benchInput is what the estimators are timed on: the data, its response
+// (target "" is the last column), the measure ("" is the task's default)
+// and the true VI of its columns when known.
+type benchInput struct {
+	data            *framework.Dataset
+	target, measure string
+	truth           []float64
+}
+
+// timeEstimators trains the full model on in once and times each
+// estimator over its first nFeatures features (0: all), one estimator at a
+// time so that each one's wall time is its own; it returns the VIs by
+// estimator too.
+func timeEstimators(ctx context.Context, in benchInput, be framework.Backend, opts map[string]string, ests []framework.Estimator, workers, nFeatures int, seed int64, prog *progress) (speedRun, map[string][]float64, error) {
 	start := time.Now()
-	p, err := framework.Prepare(ctx, d, framework.Config{Backend: be, BackendName: "mlp", Options: opts, Seed: seed})
+	p, err := framework.Prepare(ctx, in.data, framework.Config{Target: in.target, Backend: be, BackendName: "mlp", Options: opts, Seed: seed})
 	if err != nil {
-		return speedRun{}, err
+		return speedRun{}, nil, err
 	}
 	defer p.Close()
-	n, _ := sim.X.Dims()
-	run := speedRun{Case: sim.Setting, N: n, P: len(p.FeatureNames), Width: opts["hidden"], Workers: workers, FullSeconds: time.Since(start).Seconds()}
+	n, _ := in.data.X.Dims()
+	run := speedRun{N: n, P: len(p.FeatureNames), Width: opts["hidden"], Workers: workers, FullSeconds: time.Since(start).Seconds()}
 	if e, ok := opts["epochs"]; ok {
 		run.Epochs, _ = strconv.Atoi(e)
 	}
-	m, err := framework.LookupMeasure(sim.Measure)
+	measure := in.measure
+	if measure == "" {
+		measure = framework.DefaultMeasure(p.Task)
+	}
+	m, err := framework.LookupMeasure(measure)
 	if err != nil {
-		return speedRun{}, err
+		return speedRun{}, nil, err
 	}
 	feats := p.Features()
+	if nFeatures > 0 && nFeatures < len(feats) {
+		feats = feats[:nFeatures]
+	}
+	truth := in.truth
+	if truth != nil {
+		truth = truth[:len(feats)]
+	}
 	vis := map[string][]float64{}
 	for _, e := range ests {
 		start := time.Now()
 		res, err := framework.Estimate(ctx, p, m, []framework.Estimator{e}, feats, framework.EstimateOptions{Workers: workers, Progress: prog.update, Inference: framework.Plain})
 		if err != nil {
-			return speedRun{}, err
+			return speedRun{}, nil, err
 		}
 		total := time.Since(start).Seconds()
 		secs := make([]float64, len(res))
 		vi := make([]float64, len(res))
+		sr := speedResult{Estimator: e.Name(), Features: len(res), SecondsTotal: total, SecondsPerFeature: total / float64(len(res))}
+		busy := 0.0
 		for i, r := range res {
 			secs[i], vi[i] = r.Seconds, r.VI
+			busy += r.Seconds
+			if v, ok := r.Get("cv_rows"); ok {
+				sr.CVRows = int(v.(float64))
+			}
+			if v, ok := r.Get("krylov_steps"); ok {
+				sr.KrylovSteps += int(v.(float64))
+			}
+			if v, ok := r.Get("flops"); ok {
+				sr.Flops += v.(float64)
+			}
 		}
+		if sr.Flops > 0 && busy > 0 {
+			sr.GFlopsRate = sr.Flops / busy / 1e9
+		}
+		sr.SecondsPerFeatureMedian = median(secs)
 		vis[e.Name()] = vi
-		run.Results = append(run.Results, speedResult{
-			Estimator: e.Name(), Features: len(res), SecondsTotal: total,
-			SecondsPerFeature: total / float64(len(res)), SecondsPerFeatureMedian: median(secs),
-		})
+		run.Results = append(run.Results, sr)
 	}
 	for i := range run.Results {
 		r := &run.Results[i]
 		switch ref := vis["retrain"]; {
-		case sim.Truth != nil:
-			r.ErrorMean, r.ErrorAgainst = meanAbsDiff(vis[r.Estimator], sim.Truth), "truth"
+		case truth != nil:
+			r.ErrorMean, r.ErrorAgainst = meanAbsDiff(vis[r.Estimator], truth), "truth"
 		case ref != nil && r.Estimator != "retrain":
 			r.ErrorMean, r.ErrorAgainst = meanAbsDiff(vis[r.Estimator], ref), "retrain"
 		}
 	}
-	return run, nil
+	return run, vis, nil
 }
 
 func writeSpeedTable(w *bytes.Buffer, runs []speedRun) {
@@ -240,6 +301,12 @@ func writeSpeedTable(w *bytes.Buffer, runs []speedRun) {
 			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.4f\t%.4f\t%s\t\n", r.Estimator, r.Features, r.SecondsTotal, r.SecondsPerFeature, r.SecondsPerFeatureMedian, e)
 		}
 		tw.Flush()
+		for _, r := range run.Results {
+			if r.Flops > 0 {
+				fmt.Fprintf(w, "\n%s at scale: penalty on %d rows; final solves %d Krylov steps, %.1f GFlop counted, %.2f GFLOP/s of its features' wall time\n",
+					r.Estimator, r.CVRows, r.KrylovSteps, r.Flops/1e9, r.GFlopsRate)
+			}
+		}
 	}
 }
 

@@ -25,6 +25,8 @@ type estimateOptions struct {
 	groupsFile string
 	inference  string
 	crossfit   int
+	repeats    int
+	perturb    float64
 	delta      float64
 	adjust     string
 	ciTruncate bool
@@ -88,11 +90,18 @@ Inference: --inference split (the default) scores the full model on one half
 of the evaluation rows and the reduced model on the other half, so that the
 interval keeps its width for a feature without importance (sample splitting,
 Williamson et al.); --inference plain is the paper's Wald interval on the same
-rows, narrower but too narrow for null features. --crossfit K cross-fits: K
-folds, each in turn the evaluation set of models trained on the other folds
-(K full models, shared by all features), combined as vimp does. Each result has
-the one-sided p-value of H0: VI <= --delta (default 0); --adjust holm or bh
-adjusts them over each estimator's features (column p_adjusted).
+rows, narrower but too narrow for null features; --inference perturbed is
+plain's paired difference plus a small seeded noise on every row (sd
+--perturb, default 0.5, times the full model's influence sd) that keeps the
+interval's width for a feature without importance (Dai, Shen and Pan 2022).
+--crossfit K cross-fits: K folds, each in turn the evaluation set of models
+trained on the other folds (K full models, shared by all features), combined
+as vimp does. --repeats M repeats the split or the cross-fit with M seeds
+(M times the cost) and averages them, the spread of the M estimates added to
+the standard error (not with --model, whose models are one seed's); see
+docs/inference.md. Each result has the one-sided p-value of H0: VI <= --delta
+(default 0); --adjust holm or bh adjusts them over each estimator's features
+(column p_adjusted).
 --ci-truncate floors the intervals at 0.
 
 Output goes to stdout, or with --out FILE to FILE, replaced atomically and only
@@ -116,8 +125,10 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	fs.StringVar(&o.estimators, "estimators", strings.Join(lazyvi.DefaultEstimators(), ","), "comma-separated estimator `names` (see 'vi estimators')")
 	fs.StringVar(&o.groups, "groups", "", "estimate `groups` of columns together: \"name=col,col;name=col,...\", onehot for columns sharing a prefix_, or rows or cols of the --image")
 	fs.StringVar(&o.groupsFile, "groups-file", "", "read groups from `file`, one \"name: col, col\" a line")
-	fs.StringVar(&o.inference, "inference", framework.DefaultInference.String(), "`inference`: split (full and reduced models scored on different halves) or plain (the paper's Wald interval)")
+	fs.StringVar(&o.inference, "inference", framework.DefaultInference.String(), "`inference`: split (full and reduced models scored on different halves), plain (the paper's Wald interval) or perturbed (paired, with seeded noise)")
 	fs.IntVar(&o.crossfit, "crossfit", 0, "cross-fit with `K` folds (0: one train/evaluation split, --train-frac)")
+	fs.IntVar(&o.repeats, "repeats", 1, "repeat the split or cross-fit `M` times with other seeds and combine them (1: once)")
+	fs.Float64Var(&o.perturb, "perturb", framework.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd")
 	fs.Float64Var(&o.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
 	fs.BoolVar(&o.ciTruncate, "ci-truncate", false, "floor the intervals at 0")
@@ -191,6 +202,9 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if o.crossfit >= 2 && set["train-frac"] {
 		return framework.Usagef("--train-frac and --crossfit exclude each other (cross-fitting evaluates every fold in turn)")
 	}
+	if err := o.checkRepeats(); err != nil {
+		return err
+	}
 	groups, onehot, err := groupFlags(ctx, o.groups, o.groupsFile)
 	if err != nil {
 		return err
@@ -238,7 +252,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 			return err
 		}
 	}
-	cfg.CrossFit, cfg.Groups, cfg.OneHot = crossfit, groups, onehot
+	cfg.CrossFit, cfg.Repeats, cfg.Groups, cfg.OneHot = crossfit, o.repeats, groups, onehot
 	if set["estimators"] {
 		// Without it the backend may drop some (fittingEstimators); Run
 		// checks again, before any fit, with those that run.
@@ -250,6 +264,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		Progress: nil, // set once the progress bar exists
 
 		Inference:  inference,
+		Perturb:    o.perturb,
 		Delta:      o.delta,
 		Adjust:     adjust,
 		CITruncate: o.ciTruncate,
@@ -311,6 +326,22 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		return err
 	}
 	return finishCheckpoint(ckpt, r.out, nil)
+}
+
+// checkRepeats checks --repeats and --perturb: at least one repetition,
+// none more with --model (the other repetitions' seeds would need models
+// the file does not hold), and a positive, finite rho.
+func (o *estimateOptions) checkRepeats() error {
+	if o.repeats < 1 {
+		return framework.Usagef("--repeats must be at least 1, got %d", o.repeats)
+	}
+	if o.repeats > 1 && o.model != "" {
+		return framework.Usagef("--repeats %d and --model exclude each other: the other repetitions train with other seeds and cannot reuse the model file's models (leave out --repeats, or --model to train new models)", o.repeats)
+	}
+	if !(o.perturb > 0) || math.IsInf(o.perturb, 0) {
+		return framework.Usagef("--perturb must be a positive number, got %g", o.perturb)
+	}
+	return nil
 }
 
 // groupFlags reads --groups and --groups-file ("-": standard input):

@@ -13,9 +13,11 @@ var fieldFlags = map[string]string{
 	"Config.TrainFrac":      "--train-frac",
 	"Config.Backend":        "--backend",
 	"Config.CrossFit":       "--crossfit",
+	"Config.Repeats":        "--repeats",
 	"EstimateOptions.Level": "--level",
 	"InferOptions.Level":    "--level",
 	"InferOptions.Delta":    "--delta",
+	"InferOptions.Perturb":  "--perturb",
 
 	"shapley.RunOptions.Subsets": "--subsets",
 	"shapley.Options.Level":      "--level",

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -56,6 +57,10 @@ func TestEstimateInferenceFlags(t *testing.T) {
 		{[]string{"--adjust", "bonf"}, "--adjust"},
 		{[]string{"--crossfit", "1"}, "--crossfit"},
 		{[]string{"--crossfit", "3", "--train-frac", "0.5"}, "exclude"},
+		{[]string{"--repeats", "0"}, "--repeats"},
+		{[]string{"--repeats", "2", "--model", "m.vimodel"}, "--repeats 2 and --model exclude each other"},
+		{[]string{"--perturb", "-1"}, "--perturb"},
+		{[]string{"--perturb", "0"}, "--perturb"},
 		{[]string{"--groups", "g=age,nope"}, "nope"},
 		{[]string{"--groups", "g"}, "--groups"},
 		{[]string{"--groups-file", "missing.txt"}, "missing.txt"},
@@ -63,6 +68,51 @@ func TestEstimateInferenceFlags(t *testing.T) {
 		_, stderr, code := vi(t, dir, append([]string{"estimate"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: want exit 2 naming %q, got %d: %s", c.args, c.want, code, stderr)
+		}
+	}
+}
+
+// TestEstimateRepeats: the default run stays one split with split
+// inference and no repetitions; --inference perturbed, --crossfit and
+// --repeats ask for the others, and the report says which (perturb its rho,
+// repeats absent for one).
+func TestEstimateRepeats(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "lin.csv"), linearCSV(90))
+	var v struct {
+		Inference string  `json:"inference"`
+		Perturb   float64 `json:"perturb"`
+		CrossFit  int     `json:"crossfit"`
+		Repeats   int     `json:"repeats"`
+		NEval     int     `json:"n_eval"`
+		Results   []framework.Result
+	}
+	for _, c := range []struct {
+		args                  []string
+		inf                   string
+		crossfit, repeats, n2 int
+		rho                   float64
+	}{
+		{nil, "split", 0, 0, 30, 0},
+		{[]string{"--inference", "perturbed", "--crossfit", "3", "--repeats", "3"}, "perturbed", 3, 3, 90, framework.DefaultPerturb},
+		{[]string{"--inference", "perturbed", "--crossfit", "3", "--perturb", "2"}, "perturbed", 3, 0, 90, 2},
+		{[]string{"--train-frac", "0.5", "--repeats", "2"}, "split", 0, 2, 45, 0},
+	} {
+		args := append([]string{"estimate", "--data", "lin.csv", "--estimators", "dropout", "--format", "json"}, fastArgs...)
+		stdout, stderr, code := vi(t, dir, append(args, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+		v.Perturb, v.Repeats, v.CrossFit = 0, 0, 0
+		if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+			t.Fatal(err)
+		}
+		if v.Inference != c.inf || v.CrossFit != c.crossfit || v.Repeats != c.repeats || v.NEval != c.n2 || len(v.Results) != 3 {
+			t.Errorf("%v: inference %s crossfit %d repeats %d n_eval %d, %d results; want %s %d %d %d, 3",
+				c.args, v.Inference, v.CrossFit, v.Repeats, v.NEval, len(v.Results), c.inf, c.crossfit, c.repeats, c.n2)
+		}
+		if v.Perturb != c.rho {
+			t.Errorf("%v: perturb %v, want %v", c.args, v.Perturb, c.rho)
 		}
 	}
 }

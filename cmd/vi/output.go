@@ -118,8 +118,14 @@ func writeTable(w io.Writer, r *framework.Report) error {
 		r.Measure, r.Task, r.Backend, r.N, r.NTrain, r.NEval, r.Seed, level)
 	if r.Inference != "" {
 		fmt.Fprintf(w, "inference %s", r.Inference)
+		if r.Perturb > 0 {
+			fmt.Fprintf(w, " (rho %g)", r.Perturb)
+		}
 		if r.CrossFit > 0 {
 			fmt.Fprintf(w, "  crossfit %d", r.CrossFit)
+		}
+		if r.Repeats > 1 {
+			fmt.Fprintf(w, "  repeats %d", r.Repeats)
 		}
 		fmt.Fprintf(w, "  p_value: H0 VI <= %g", r.Delta)
 		if r.Adjust != "" && r.Adjust != "none" {
@@ -133,6 +139,12 @@ func writeTable(w io.Writer, r *framework.Report) error {
 	where := "on the evaluation split"
 	if r.CrossFit > 0 {
 		where = fmt.Sprintf("averaged over the %d folds", r.CrossFit)
+	}
+	if r.Repeats > 1 {
+		where = fmt.Sprintf("averaged over %d repetitions", r.Repeats)
+		if r.CrossFit > 0 {
+			where = fmt.Sprintf("averaged over %d repetitions of %d folds", r.Repeats, r.CrossFit)
+		}
 	}
 	fmt.Fprintf(w, "full model: %s %s %s (trained in %.2fs)\n",
 		r.Measure, num(r.Full.Score), where, r.Full.Seconds)

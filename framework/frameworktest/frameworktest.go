@@ -30,6 +30,9 @@
 //   - Kernel, when Capabilities().Kernel: the model implements
 //     framework.Kerneler; Kernel(x1, x2) = J1 J2^T, Kernel(x, nil) = J J^T
 //     (symmetric) and JacobianTVec(x, a) = J^T a.
+//   - MatrixFree, when Capabilities().MatrixFree: the model implements
+//     framework.JacobianMultiplier; JacobianMul(x, V) = J V and
+//     JacobianTMul(x, U) = J^T U for batches of three vectors.
 //   - Multiclass, when Capabilities().Multiclass, and WarmStart, when
 //     Capabilities().WarmStart: see multiclass.go.
 //   - Plugin: every check above again, on the backend served over
@@ -147,6 +150,11 @@ func run(t tb, b framework.Backend, c *config) {
 	if caps.Kernel {
 		for _, task := range tasks {
 			t.run("Kernel/"+task.String(), func(t tb) { checkKernel(t, b, c, task) })
+		}
+	}
+	if caps.MatrixFree {
+		for _, task := range tasks {
+			t.run("MatrixFree/"+task.String(), func(t tb) { checkMatrixFree(t, b, c, task) })
 		}
 	}
 	runMulticlass(t, b, c)
@@ -480,6 +488,46 @@ func checkKernel(t tb, b framework.Backend, c *config, task framework.Task) {
 		t.Fatalf("JacobianTVec: want length %d, got %d", g.NumParams(), len(jta))
 	}
 	checkClose(t, "JacobianTVec against J^T a", mat.NewDense(len(jta), 1, jta), mat.NewDense(len(jta), 1, want.RawVector().Data))
+}
+
+func checkMatrixFree(t tb, b framework.Backend, c *config, task framework.Task) {
+	m, x, _ := fitted(t, b, c, task)
+	jm, ok := framework.AsJacobianMultiplier(m)
+	if !ok {
+		t.Fatalf("Capabilities say MatrixFree, but the model (%T) is not a framework.JacobianMultiplier", m)
+	}
+	g, ok := framework.AsGradienter(m)
+	if !ok {
+		t.Fatalf("Capabilities say MatrixFree, but the model (%T) is not a framework.Gradienter", m)
+	}
+	ctx := context.Background()
+	x1 := x.Slice(0, 20, 0, c.p).(*mat.Dense)
+	j, err := g.Jacobian(ctx, x1)
+	if err != nil {
+		t.Fatalf("Jacobian: %v", err)
+	}
+	rows, params := j.Dims()
+	rng := rand.New(rand.NewPCG(uint64(c.seed), 0xb))
+	v, u := mat.NewDense(params, 3, nil), mat.NewDense(rows, 3, nil)
+	for _, d := range []*mat.Dense{v, u} {
+		raw := d.RawMatrix().Data
+		for i := range raw {
+			raw[i] = rng.NormFloat64()
+		}
+	}
+	got, err := jm.JacobianMul(ctx, x1, v)
+	if err != nil {
+		t.Fatalf("JacobianMul: %v", err)
+	}
+	var want mat.Dense
+	want.Mul(j, v)
+	checkClose(t, "JacobianMul against J V", got, &want)
+	if got, err = jm.JacobianTMul(ctx, x1, u); err != nil {
+		t.Fatalf("JacobianTMul: %v", err)
+	}
+	want.Reset()
+	want.Mul(j.T(), u)
+	checkClose(t, "JacobianTMul against J^T U", got, &want)
 }
 
 func checkClose(t tb, what string, got, want *mat.Dense) {

@@ -230,9 +230,16 @@ type CapabilitiesResponse struct {
 	ShiftBatch bool `protobuf:"varint,9,opt,name=shift_batch,json=shiftBatch,proto3" json:"shift_batch,omitempty"`
 	// persist: the backend's models save and load their fitted state (Save,
 	// Load).
-	Persist       bool `protobuf:"varint,10,opt,name=persist,proto3" json:"persist,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Persist bool `protobuf:"varint,10,opt,name=persist,proto3" json:"persist,omitempty"`
+	// matrix_free: the backend's models have matrix-free Jacobian products
+	// (framework.Capabilities.MatrixFree).
+	MatrixFree bool `protobuf:"varint,11,opt,name=matrix_free,json=matrixFree,proto3" json:"matrix_free,omitempty"`
+	// jacobian_products: the server serves JacobianMul and JacobianTMul (for
+	// models with gradients: matrix-free when matrix_free, else from the
+	// Jacobian in the plugin process).
+	JacobianProducts bool `protobuf:"varint,12,opt,name=jacobian_products,json=jacobianProducts,proto3" json:"jacobian_products,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *CapabilitiesResponse) Reset() {
@@ -324,6 +331,20 @@ func (x *CapabilitiesResponse) GetShiftBatch() bool {
 func (x *CapabilitiesResponse) GetPersist() bool {
 	if x != nil {
 		return x.Persist
+	}
+	return false
+}
+
+func (x *CapabilitiesResponse) GetMatrixFree() bool {
+	if x != nil {
+		return x.MatrixFree
+	}
+	return false
+}
+
+func (x *CapabilitiesResponse) GetJacobianProducts() bool {
+	if x != nil {
+		return x.JacobianProducts
 	}
 	return false
 }
@@ -936,6 +957,70 @@ func (x *JacobianTVecRequest) GetA() *Vector {
 	return nil
 }
 
+// JacobianProductRequest asks for Phi(x) v (JacobianMul: v is M x p) or
+// Phi(x)^T v (JacobianTMul: v is (n K) x p): a batch of p vectors, the
+// columns of v, in one round trip. Servers that advertise
+// jacobian_products serve it.
+type JacobianProductRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ModelId       uint64                 `protobuf:"varint,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
+	X             *Matrix                `protobuf:"bytes,2,opt,name=x,proto3" json:"x,omitempty"`
+	V             *Matrix                `protobuf:"bytes,3,opt,name=v,proto3" json:"v,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JacobianProductRequest) Reset() {
+	*x = JacobianProductRequest{}
+	mi := &file_backend_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JacobianProductRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JacobianProductRequest) ProtoMessage() {}
+
+func (x *JacobianProductRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_backend_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JacobianProductRequest.ProtoReflect.Descriptor instead.
+func (*JacobianProductRequest) Descriptor() ([]byte, []int) {
+	return file_backend_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *JacobianProductRequest) GetModelId() uint64 {
+	if x != nil {
+		return x.ModelId
+	}
+	return 0
+}
+
+func (x *JacobianProductRequest) GetX() *Matrix {
+	if x != nil {
+		return x.X
+	}
+	return nil
+}
+
+func (x *JacobianProductRequest) GetV() *Matrix {
+	if x != nil {
+		return x.V
+	}
+	return nil
+}
+
 // Shift is one prediction at shifted parameters: on x at theta + dtheta,
 // or, when x_train is set, at theta + Phi(x_train)^T a.
 type Shift struct {
@@ -950,7 +1035,7 @@ type Shift struct {
 
 func (x *Shift) Reset() {
 	*x = Shift{}
-	mi := &file_backend_proto_msgTypes[14]
+	mi := &file_backend_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -962,7 +1047,7 @@ func (x *Shift) String() string {
 func (*Shift) ProtoMessage() {}
 
 func (x *Shift) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[14]
+	mi := &file_backend_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -975,7 +1060,7 @@ func (x *Shift) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Shift.ProtoReflect.Descriptor instead.
 func (*Shift) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{14}
+	return file_backend_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Shift) GetX() *Matrix {
@@ -1018,7 +1103,7 @@ type PredictShiftsRequest struct {
 
 func (x *PredictShiftsRequest) Reset() {
 	*x = PredictShiftsRequest{}
-	mi := &file_backend_proto_msgTypes[15]
+	mi := &file_backend_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1030,7 +1115,7 @@ func (x *PredictShiftsRequest) String() string {
 func (*PredictShiftsRequest) ProtoMessage() {}
 
 func (x *PredictShiftsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[15]
+	mi := &file_backend_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1043,7 +1128,7 @@ func (x *PredictShiftsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictShiftsRequest.ProtoReflect.Descriptor instead.
 func (*PredictShiftsRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{15}
+	return file_backend_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PredictShiftsRequest) GetModelId() uint64 {
@@ -1069,7 +1154,7 @@ type PredictShiftsResponse struct {
 
 func (x *PredictShiftsResponse) Reset() {
 	*x = PredictShiftsResponse{}
-	mi := &file_backend_proto_msgTypes[16]
+	mi := &file_backend_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1081,7 +1166,7 @@ func (x *PredictShiftsResponse) String() string {
 func (*PredictShiftsResponse) ProtoMessage() {}
 
 func (x *PredictShiftsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[16]
+	mi := &file_backend_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1094,7 +1179,7 @@ func (x *PredictShiftsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictShiftsResponse.ProtoReflect.Descriptor instead.
 func (*PredictShiftsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{16}
+	return file_backend_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PredictShiftsResponse) GetPreds() []*Matrix {
@@ -1117,7 +1202,7 @@ type GramRequest struct {
 
 func (x *GramRequest) Reset() {
 	*x = GramRequest{}
-	mi := &file_backend_proto_msgTypes[17]
+	mi := &file_backend_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1129,7 +1214,7 @@ func (x *GramRequest) String() string {
 func (*GramRequest) ProtoMessage() {}
 
 func (x *GramRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[17]
+	mi := &file_backend_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1142,7 +1227,7 @@ func (x *GramRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GramRequest.ProtoReflect.Descriptor instead.
 func (*GramRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{17}
+	return file_backend_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GramRequest) GetModelId() uint64 {
@@ -1178,7 +1263,7 @@ type GramResponse struct {
 
 func (x *GramResponse) Reset() {
 	*x = GramResponse{}
-	mi := &file_backend_proto_msgTypes[18]
+	mi := &file_backend_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1190,7 +1275,7 @@ func (x *GramResponse) String() string {
 func (*GramResponse) ProtoMessage() {}
 
 func (x *GramResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[18]
+	mi := &file_backend_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1203,7 +1288,7 @@ func (x *GramResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GramResponse.ProtoReflect.Descriptor instead.
 func (*GramResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{18}
+	return file_backend_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GramResponse) GetN() int64 {
@@ -1243,7 +1328,7 @@ type WarmStartRequest struct {
 
 func (x *WarmStartRequest) Reset() {
 	*x = WarmStartRequest{}
-	mi := &file_backend_proto_msgTypes[19]
+	mi := &file_backend_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1255,7 +1340,7 @@ func (x *WarmStartRequest) String() string {
 func (*WarmStartRequest) ProtoMessage() {}
 
 func (x *WarmStartRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[19]
+	mi := &file_backend_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1268,7 +1353,7 @@ func (x *WarmStartRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WarmStartRequest.ProtoReflect.Descriptor instead.
 func (*WarmStartRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{19}
+	return file_backend_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *WarmStartRequest) GetModelId() uint64 {
@@ -1319,7 +1404,7 @@ type ModelState struct {
 
 func (x *ModelState) Reset() {
 	*x = ModelState{}
-	mi := &file_backend_proto_msgTypes[20]
+	mi := &file_backend_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1331,7 +1416,7 @@ func (x *ModelState) String() string {
 func (*ModelState) ProtoMessage() {}
 
 func (x *ModelState) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[20]
+	mi := &file_backend_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1344,7 +1429,7 @@ func (x *ModelState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelState.ProtoReflect.Descriptor instead.
 func (*ModelState) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{20}
+	return file_backend_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ModelState) GetModelId() uint64 {
@@ -1370,7 +1455,7 @@ type NumParamsResponse struct {
 
 func (x *NumParamsResponse) Reset() {
 	*x = NumParamsResponse{}
-	mi := &file_backend_proto_msgTypes[21]
+	mi := &file_backend_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1382,7 +1467,7 @@ func (x *NumParamsResponse) String() string {
 func (*NumParamsResponse) ProtoMessage() {}
 
 func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[21]
+	mi := &file_backend_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1395,7 +1480,7 @@ func (x *NumParamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NumParamsResponse.ProtoReflect.Descriptor instead.
 func (*NumParamsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{21}
+	return file_backend_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *NumParamsResponse) GetNumParams() int64 {
@@ -1418,7 +1503,7 @@ const file_backend_proto_rawDesc = "" +
 	"\x05upper\x18\x05 \x01(\bR\x05upper\"\x1c\n" +
 	"\x06Vector\x12\x12\n" +
 	"\x04data\x18\x01 \x03(\x01R\x04data\"\a\n" +
-	"\x05Empty\"\xb7\x02\n" +
+	"\x05Empty\"\x85\x03\n" +
 	"\x14CapabilitiesResponse\x12\x1c\n" +
 	"\tgradients\x18\x01 \x01(\bR\tgradients\x12\x16\n" +
 	"\x06kernel\x18\x02 \x01(\bR\x06kernel\x12&\n" +
@@ -1433,7 +1518,10 @@ const file_backend_proto_rawDesc = "" +
 	"\vshift_batch\x18\t \x01(\bR\n" +
 	"shiftBatch\x12\x18\n" +
 	"\apersist\x18\n" +
-	" \x01(\bR\apersistJ\x04\b\a\x10\bR\n" +
+	" \x01(\bR\apersist\x12\x1f\n" +
+	"\vmatrix_free\x18\v \x01(\bR\n" +
+	"matrixFree\x12+\n" +
+	"\x11jacobian_products\x18\f \x01(\bR\x10jacobianProductsJ\x04\b\a\x10\bR\n" +
 	"dual_shift\"[\n" +
 	"\n" +
 	"OptionInfo\x12\x12\n" +
@@ -1483,7 +1571,11 @@ const file_backend_proto_rawDesc = "" +
 	"\x13JacobianTVecRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
-	"\x01a\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01a\"\xc0\x01\n" +
+	"\x01a\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01a\"\x85\x01\n" +
+	"\x16JacobianProductRequest\x12\x19\n" +
+	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
+	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
+	"\x01v\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01v\"\xc0\x01\n" +
 	"\x05Shift\x12'\n" +
 	"\x01x\x18\x01 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x121\n" +
 	"\x06dtheta\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x06dtheta\x122\n" +
@@ -1514,7 +1606,8 @@ const file_backend_proto_rawDesc = "" +
 	"\x05state\x18\x02 \x01(\fR\x05state\"2\n" +
 	"\x11NumParamsResponse\x12\x1d\n" +
 	"\n" +
-	"num_params\x18\x01 \x01(\x03R\tnumParams2\xd3\t\n" +
+	"num_params\x18\x01 \x01(\x03R\tnumParams2\xfe\n" +
+	"\n" +
 	"\aBackend\x12Q\n" +
 	"\fCapabilities\x12\x18.lazyvi.backend.v1.Empty\x1a'.lazyvi.backend.v1.CapabilitiesResponse\x12G\n" +
 	"\aOptions\x12\x18.lazyvi.backend.v1.Empty\x1a\".lazyvi.backend.v1.OptionsResponse\x12K\n" +
@@ -1531,7 +1624,9 @@ const file_backend_proto_rawDesc = "" +
 	"\tWarmStart\x12#.lazyvi.backend.v1.WarmStartRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12@\n" +
 	"\aRelease\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x18.lazyvi.backend.v1.Empty\x12B\n" +
 	"\x04Save\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x1d.lazyvi.backend.v1.ModelState\x12E\n" +
-	"\x04Load\x12\x1d.lazyvi.backend.v1.ModelState\x1a\x1e.lazyvi.backend.v1.FitResponseB&Z$github.com/lazyvi/lazyvi/internal/pbb\x06proto3"
+	"\x04Load\x12\x1d.lazyvi.backend.v1.ModelState\x1a\x1e.lazyvi.backend.v1.FitResponse\x12S\n" +
+	"\vJacobianMul\x12).lazyvi.backend.v1.JacobianProductRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12T\n" +
+	"\fJacobianTMul\x12).lazyvi.backend.v1.JacobianProductRequest\x1a\x19.lazyvi.backend.v1.MatrixB&Z$github.com/lazyvi/lazyvi/internal/pbb\x06proto3"
 
 var (
 	file_backend_proto_rawDescOnce sync.Once
@@ -1545,35 +1640,36 @@ func file_backend_proto_rawDescGZIP() []byte {
 	return file_backend_proto_rawDescData
 }
 
-var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_backend_proto_goTypes = []any{
-	(*Matrix)(nil),                // 0: lazyvi.backend.v1.Matrix
-	(*Vector)(nil),                // 1: lazyvi.backend.v1.Vector
-	(*Empty)(nil),                 // 2: lazyvi.backend.v1.Empty
-	(*CapabilitiesResponse)(nil),  // 3: lazyvi.backend.v1.CapabilitiesResponse
-	(*OptionInfo)(nil),            // 4: lazyvi.backend.v1.OptionInfo
-	(*OptionsResponse)(nil),       // 5: lazyvi.backend.v1.OptionsResponse
-	(*NewModelRequest)(nil),       // 6: lazyvi.backend.v1.NewModelRequest
-	(*ModelRef)(nil),              // 7: lazyvi.backend.v1.ModelRef
-	(*FitRequest)(nil),            // 8: lazyvi.backend.v1.FitRequest
-	(*FitResponse)(nil),           // 9: lazyvi.backend.v1.FitResponse
-	(*MatrixRequest)(nil),         // 10: lazyvi.backend.v1.MatrixRequest
-	(*PredictShiftedRequest)(nil), // 11: lazyvi.backend.v1.PredictShiftedRequest
-	(*KernelRequest)(nil),         // 12: lazyvi.backend.v1.KernelRequest
-	(*JacobianTVecRequest)(nil),   // 13: lazyvi.backend.v1.JacobianTVecRequest
-	(*Shift)(nil),                 // 14: lazyvi.backend.v1.Shift
-	(*PredictShiftsRequest)(nil),  // 15: lazyvi.backend.v1.PredictShiftsRequest
-	(*PredictShiftsResponse)(nil), // 16: lazyvi.backend.v1.PredictShiftsResponse
-	(*GramRequest)(nil),           // 17: lazyvi.backend.v1.GramRequest
-	(*GramResponse)(nil),          // 18: lazyvi.backend.v1.GramResponse
-	(*WarmStartRequest)(nil),      // 19: lazyvi.backend.v1.WarmStartRequest
-	(*ModelState)(nil),            // 20: lazyvi.backend.v1.ModelState
-	(*NumParamsResponse)(nil),     // 21: lazyvi.backend.v1.NumParamsResponse
-	nil,                           // 22: lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	(*Matrix)(nil),                 // 0: lazyvi.backend.v1.Matrix
+	(*Vector)(nil),                 // 1: lazyvi.backend.v1.Vector
+	(*Empty)(nil),                  // 2: lazyvi.backend.v1.Empty
+	(*CapabilitiesResponse)(nil),   // 3: lazyvi.backend.v1.CapabilitiesResponse
+	(*OptionInfo)(nil),             // 4: lazyvi.backend.v1.OptionInfo
+	(*OptionsResponse)(nil),        // 5: lazyvi.backend.v1.OptionsResponse
+	(*NewModelRequest)(nil),        // 6: lazyvi.backend.v1.NewModelRequest
+	(*ModelRef)(nil),               // 7: lazyvi.backend.v1.ModelRef
+	(*FitRequest)(nil),             // 8: lazyvi.backend.v1.FitRequest
+	(*FitResponse)(nil),            // 9: lazyvi.backend.v1.FitResponse
+	(*MatrixRequest)(nil),          // 10: lazyvi.backend.v1.MatrixRequest
+	(*PredictShiftedRequest)(nil),  // 11: lazyvi.backend.v1.PredictShiftedRequest
+	(*KernelRequest)(nil),          // 12: lazyvi.backend.v1.KernelRequest
+	(*JacobianTVecRequest)(nil),    // 13: lazyvi.backend.v1.JacobianTVecRequest
+	(*JacobianProductRequest)(nil), // 14: lazyvi.backend.v1.JacobianProductRequest
+	(*Shift)(nil),                  // 15: lazyvi.backend.v1.Shift
+	(*PredictShiftsRequest)(nil),   // 16: lazyvi.backend.v1.PredictShiftsRequest
+	(*PredictShiftsResponse)(nil),  // 17: lazyvi.backend.v1.PredictShiftsResponse
+	(*GramRequest)(nil),            // 18: lazyvi.backend.v1.GramRequest
+	(*GramResponse)(nil),           // 19: lazyvi.backend.v1.GramResponse
+	(*WarmStartRequest)(nil),       // 20: lazyvi.backend.v1.WarmStartRequest
+	(*ModelState)(nil),             // 21: lazyvi.backend.v1.ModelState
+	(*NumParamsResponse)(nil),      // 22: lazyvi.backend.v1.NumParamsResponse
+	nil,                            // 23: lazyvi.backend.v1.NewModelRequest.OptionsEntry
 }
 var file_backend_proto_depIdxs = []int32{
 	4,  // 0: lazyvi.backend.v1.OptionsResponse.options:type_name -> lazyvi.backend.v1.OptionInfo
-	22, // 1: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	23, // 1: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
 	0,  // 2: lazyvi.backend.v1.FitRequest.x:type_name -> lazyvi.backend.v1.Matrix
 	1,  // 3: lazyvi.backend.v1.FitRequest.y:type_name -> lazyvi.backend.v1.Vector
 	0,  // 4: lazyvi.backend.v1.MatrixRequest.x:type_name -> lazyvi.backend.v1.Matrix
@@ -1583,54 +1679,60 @@ var file_backend_proto_depIdxs = []int32{
 	0,  // 8: lazyvi.backend.v1.KernelRequest.x2:type_name -> lazyvi.backend.v1.Matrix
 	0,  // 9: lazyvi.backend.v1.JacobianTVecRequest.x:type_name -> lazyvi.backend.v1.Matrix
 	1,  // 10: lazyvi.backend.v1.JacobianTVecRequest.a:type_name -> lazyvi.backend.v1.Vector
-	0,  // 11: lazyvi.backend.v1.Shift.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 12: lazyvi.backend.v1.Shift.dtheta:type_name -> lazyvi.backend.v1.Vector
-	0,  // 13: lazyvi.backend.v1.Shift.x_train:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 14: lazyvi.backend.v1.Shift.a:type_name -> lazyvi.backend.v1.Vector
-	14, // 15: lazyvi.backend.v1.PredictShiftsRequest.shifts:type_name -> lazyvi.backend.v1.Shift
-	0,  // 16: lazyvi.backend.v1.PredictShiftsResponse.preds:type_name -> lazyvi.backend.v1.Matrix
-	0,  // 17: lazyvi.backend.v1.GramRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 18: lazyvi.backend.v1.GramRequest.e:type_name -> lazyvi.backend.v1.Vector
-	1,  // 19: lazyvi.backend.v1.GramResponse.b:type_name -> lazyvi.backend.v1.Vector
-	0,  // 20: lazyvi.backend.v1.WarmStartRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 21: lazyvi.backend.v1.WarmStartRequest.y:type_name -> lazyvi.backend.v1.Vector
-	2,  // 22: lazyvi.backend.v1.Backend.Capabilities:input_type -> lazyvi.backend.v1.Empty
-	2,  // 23: lazyvi.backend.v1.Backend.Options:input_type -> lazyvi.backend.v1.Empty
-	6,  // 24: lazyvi.backend.v1.Backend.NewModel:input_type -> lazyvi.backend.v1.NewModelRequest
-	8,  // 25: lazyvi.backend.v1.Backend.Fit:input_type -> lazyvi.backend.v1.FitRequest
-	10, // 26: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
-	7,  // 27: lazyvi.backend.v1.Backend.NumParams:input_type -> lazyvi.backend.v1.ModelRef
-	10, // 28: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
-	11, // 29: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
-	12, // 30: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
-	13, // 31: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
-	15, // 32: lazyvi.backend.v1.Backend.PredictShifts:input_type -> lazyvi.backend.v1.PredictShiftsRequest
-	17, // 33: lazyvi.backend.v1.Backend.Gram:input_type -> lazyvi.backend.v1.GramRequest
-	19, // 34: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
-	7,  // 35: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ModelRef
-	7,  // 36: lazyvi.backend.v1.Backend.Save:input_type -> lazyvi.backend.v1.ModelRef
-	20, // 37: lazyvi.backend.v1.Backend.Load:input_type -> lazyvi.backend.v1.ModelState
-	3,  // 38: lazyvi.backend.v1.Backend.Capabilities:output_type -> lazyvi.backend.v1.CapabilitiesResponse
-	5,  // 39: lazyvi.backend.v1.Backend.Options:output_type -> lazyvi.backend.v1.OptionsResponse
-	7,  // 40: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
-	9,  // 41: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.FitResponse
-	0,  // 42: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
-	21, // 43: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
-	0,  // 44: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
-	0,  // 45: lazyvi.backend.v1.Backend.PredictShifted:output_type -> lazyvi.backend.v1.Matrix
-	0,  // 46: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
-	1,  // 47: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
-	16, // 48: lazyvi.backend.v1.Backend.PredictShifts:output_type -> lazyvi.backend.v1.PredictShiftsResponse
-	18, // 49: lazyvi.backend.v1.Backend.Gram:output_type -> lazyvi.backend.v1.GramResponse
-	7,  // 50: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.ModelRef
-	2,  // 51: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
-	20, // 52: lazyvi.backend.v1.Backend.Save:output_type -> lazyvi.backend.v1.ModelState
-	9,  // 53: lazyvi.backend.v1.Backend.Load:output_type -> lazyvi.backend.v1.FitResponse
-	38, // [38:54] is the sub-list for method output_type
-	22, // [22:38] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	0,  // 11: lazyvi.backend.v1.JacobianProductRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	0,  // 12: lazyvi.backend.v1.JacobianProductRequest.v:type_name -> lazyvi.backend.v1.Matrix
+	0,  // 13: lazyvi.backend.v1.Shift.x:type_name -> lazyvi.backend.v1.Matrix
+	1,  // 14: lazyvi.backend.v1.Shift.dtheta:type_name -> lazyvi.backend.v1.Vector
+	0,  // 15: lazyvi.backend.v1.Shift.x_train:type_name -> lazyvi.backend.v1.Matrix
+	1,  // 16: lazyvi.backend.v1.Shift.a:type_name -> lazyvi.backend.v1.Vector
+	15, // 17: lazyvi.backend.v1.PredictShiftsRequest.shifts:type_name -> lazyvi.backend.v1.Shift
+	0,  // 18: lazyvi.backend.v1.PredictShiftsResponse.preds:type_name -> lazyvi.backend.v1.Matrix
+	0,  // 19: lazyvi.backend.v1.GramRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	1,  // 20: lazyvi.backend.v1.GramRequest.e:type_name -> lazyvi.backend.v1.Vector
+	1,  // 21: lazyvi.backend.v1.GramResponse.b:type_name -> lazyvi.backend.v1.Vector
+	0,  // 22: lazyvi.backend.v1.WarmStartRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	1,  // 23: lazyvi.backend.v1.WarmStartRequest.y:type_name -> lazyvi.backend.v1.Vector
+	2,  // 24: lazyvi.backend.v1.Backend.Capabilities:input_type -> lazyvi.backend.v1.Empty
+	2,  // 25: lazyvi.backend.v1.Backend.Options:input_type -> lazyvi.backend.v1.Empty
+	6,  // 26: lazyvi.backend.v1.Backend.NewModel:input_type -> lazyvi.backend.v1.NewModelRequest
+	8,  // 27: lazyvi.backend.v1.Backend.Fit:input_type -> lazyvi.backend.v1.FitRequest
+	10, // 28: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.MatrixRequest
+	7,  // 29: lazyvi.backend.v1.Backend.NumParams:input_type -> lazyvi.backend.v1.ModelRef
+	10, // 30: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.MatrixRequest
+	11, // 31: lazyvi.backend.v1.Backend.PredictShifted:input_type -> lazyvi.backend.v1.PredictShiftedRequest
+	12, // 32: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
+	13, // 33: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
+	16, // 34: lazyvi.backend.v1.Backend.PredictShifts:input_type -> lazyvi.backend.v1.PredictShiftsRequest
+	18, // 35: lazyvi.backend.v1.Backend.Gram:input_type -> lazyvi.backend.v1.GramRequest
+	20, // 36: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
+	7,  // 37: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ModelRef
+	7,  // 38: lazyvi.backend.v1.Backend.Save:input_type -> lazyvi.backend.v1.ModelRef
+	21, // 39: lazyvi.backend.v1.Backend.Load:input_type -> lazyvi.backend.v1.ModelState
+	14, // 40: lazyvi.backend.v1.Backend.JacobianMul:input_type -> lazyvi.backend.v1.JacobianProductRequest
+	14, // 41: lazyvi.backend.v1.Backend.JacobianTMul:input_type -> lazyvi.backend.v1.JacobianProductRequest
+	3,  // 42: lazyvi.backend.v1.Backend.Capabilities:output_type -> lazyvi.backend.v1.CapabilitiesResponse
+	5,  // 43: lazyvi.backend.v1.Backend.Options:output_type -> lazyvi.backend.v1.OptionsResponse
+	7,  // 44: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
+	9,  // 45: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.FitResponse
+	0,  // 46: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
+	22, // 47: lazyvi.backend.v1.Backend.NumParams:output_type -> lazyvi.backend.v1.NumParamsResponse
+	0,  // 48: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
+	0,  // 49: lazyvi.backend.v1.Backend.PredictShifted:output_type -> lazyvi.backend.v1.Matrix
+	0,  // 50: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
+	1,  // 51: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
+	17, // 52: lazyvi.backend.v1.Backend.PredictShifts:output_type -> lazyvi.backend.v1.PredictShiftsResponse
+	19, // 53: lazyvi.backend.v1.Backend.Gram:output_type -> lazyvi.backend.v1.GramResponse
+	7,  // 54: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.ModelRef
+	2,  // 55: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.Empty
+	21, // 56: lazyvi.backend.v1.Backend.Save:output_type -> lazyvi.backend.v1.ModelState
+	9,  // 57: lazyvi.backend.v1.Backend.Load:output_type -> lazyvi.backend.v1.FitResponse
+	0,  // 58: lazyvi.backend.v1.Backend.JacobianMul:output_type -> lazyvi.backend.v1.Matrix
+	0,  // 59: lazyvi.backend.v1.Backend.JacobianTMul:output_type -> lazyvi.backend.v1.Matrix
+	42, // [42:60] is the sub-list for method output_type
+	24, // [24:42] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_backend_proto_init() }
@@ -1644,7 +1746,7 @@ func file_backend_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_backend_proto_rawDesc), len(file_backend_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   23,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -40,6 +40,8 @@ const (
 	Backend_Release_FullMethodName        = "/lazyvi.backend.v1.Backend/Release"
 	Backend_Save_FullMethodName           = "/lazyvi.backend.v1.Backend/Save"
 	Backend_Load_FullMethodName           = "/lazyvi.backend.v1.Backend/Load"
+	Backend_JacobianMul_FullMethodName    = "/lazyvi.backend.v1.Backend/JacobianMul"
+	Backend_JacobianTMul_FullMethodName   = "/lazyvi.backend.v1.Backend/JacobianTMul"
 )
 
 // BackendClient is the client API for Backend service.
@@ -62,6 +64,8 @@ type BackendClient interface {
 	Release(ctx context.Context, in *ModelRef, opts ...grpc.CallOption) (*Empty, error)
 	Save(ctx context.Context, in *ModelRef, opts ...grpc.CallOption) (*ModelState, error)
 	Load(ctx context.Context, in *ModelState, opts ...grpc.CallOption) (*FitResponse, error)
+	JacobianMul(ctx context.Context, in *JacobianProductRequest, opts ...grpc.CallOption) (*Matrix, error)
+	JacobianTMul(ctx context.Context, in *JacobianProductRequest, opts ...grpc.CallOption) (*Matrix, error)
 }
 
 type backendClient struct {
@@ -232,6 +236,26 @@ func (c *backendClient) Load(ctx context.Context, in *ModelState, opts ...grpc.C
 	return out, nil
 }
 
+func (c *backendClient) JacobianMul(ctx context.Context, in *JacobianProductRequest, opts ...grpc.CallOption) (*Matrix, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Matrix)
+	err := c.cc.Invoke(ctx, Backend_JacobianMul_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *backendClient) JacobianTMul(ctx context.Context, in *JacobianProductRequest, opts ...grpc.CallOption) (*Matrix, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Matrix)
+	err := c.cc.Invoke(ctx, Backend_JacobianTMul_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // BackendServer is the server API for Backend service.
 // All implementations must embed UnimplementedBackendServer
 // for forward compatibility.
@@ -252,6 +276,8 @@ type BackendServer interface {
 	Release(context.Context, *ModelRef) (*Empty, error)
 	Save(context.Context, *ModelRef) (*ModelState, error)
 	Load(context.Context, *ModelState) (*FitResponse, error)
+	JacobianMul(context.Context, *JacobianProductRequest) (*Matrix, error)
+	JacobianTMul(context.Context, *JacobianProductRequest) (*Matrix, error)
 	mustEmbedUnimplementedBackendServer()
 }
 
@@ -309,6 +335,12 @@ func (UnimplementedBackendServer) Save(context.Context, *ModelRef) (*ModelState,
 }
 func (UnimplementedBackendServer) Load(context.Context, *ModelState) (*FitResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Load not implemented")
+}
+func (UnimplementedBackendServer) JacobianMul(context.Context, *JacobianProductRequest) (*Matrix, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method JacobianMul not implemented")
+}
+func (UnimplementedBackendServer) JacobianTMul(context.Context, *JacobianProductRequest) (*Matrix, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method JacobianTMul not implemented")
 }
 func (UnimplementedBackendServer) mustEmbedUnimplementedBackendServer() {}
 func (UnimplementedBackendServer) testEmbeddedByValue()                 {}
@@ -619,6 +651,42 @@ func _Backend_Load_Handler(srv interface{}, ctx context.Context, dec func(interf
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Backend_JacobianMul_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(JacobianProductRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BackendServer).JacobianMul(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Backend_JacobianMul_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BackendServer).JacobianMul(ctx, req.(*JacobianProductRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Backend_JacobianTMul_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(JacobianProductRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BackendServer).JacobianTMul(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Backend_JacobianTMul_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BackendServer).JacobianTMul(ctx, req.(*JacobianProductRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Backend_ServiceDesc is the grpc.ServiceDesc for Backend service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -689,6 +757,14 @@ var Backend_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Load",
 			Handler:    _Backend_Load_Handler,
+		},
+		{
+			MethodName: "JacobianMul",
+			Handler:    _Backend_JacobianMul_Handler,
+		},
+		{
+			MethodName: "JacobianTMul",
+			Handler:    _Backend_JacobianTMul_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

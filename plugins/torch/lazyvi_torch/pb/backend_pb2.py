@@ -19,7 +19,7 @@ DESCRIPTOR = _descriptor.FileDescriptor(
   name='lazyvi_torch/pb/backend.proto',
   package='lazyvi.backend.v1',
   syntax='proto3',
-  serialized_pb=_b('\n\x1dlazyvi_torch/pb/backend.proto\x12\x11lazyvi.backend.v1\"N\n\x06Matrix\x12\x0c\n\x04rows\x18\x01 \x01(\x03\x12\x0c\n\x04\x63ols\x18\x02 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x03 \x03(\x01\x12\x0b\n\x03key\x18\x04 \x01(\x0c\x12\r\n\x05upper\x18\x05 \x01(\x08\"\x16\n\x06Vector\x12\x0c\n\x04\x64\x61ta\x18\x01 \x03(\x01\"\x07\n\x05\x45mpty\"\xd5\x01\n\x14\x43\x61pabilitiesResponse\x12\x11\n\tgradients\x18\x01 \x01(\x08\x12\x0e\n\x06kernel\x18\x02 \x01(\x08\x12\x16\n\x0e\x63lassification\x18\x03 \x01(\x08\x12\x12\n\nmulticlass\x18\x04 \x01(\x08\x12\x12\n\nwarm_start\x18\x05 \x01(\x08\x12\x14\n\x0cmatrix_cache\x18\x06 \x01(\x08\x12\x0c\n\x04gram\x18\x08 \x01(\x08\x12\x13\n\x0bshift_batch\x18\t \x01(\x08\x12\x0f\n\x07persist\x18\n \x01(\x08J\x04\x08\x07\x10\x08R\ndual_shift\"@\n\nOptionInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rdefault_value\x18\x02 \x01(\t\x12\r\n\x05usage\x18\x03 \x01(\t\"A\n\x0fOptionsResponse\x12.\n\x07options\x18\x01 \x03(\x0b\x32\x1d.lazyvi.backend.v1.OptionInfo\"\xc0\x01\n\x0fNewModelRequest\x12\x0c\n\x04task\x18\x01 \x01(\x05\x12\x0e\n\x06inputs\x18\x02 \x01(\x03\x12\x0c\n\x04seed\x18\x03 \x01(\x03\x12@\n\x07options\x18\x04 \x03(\x0b\x32/.lazyvi.backend.v1.NewModelRequest.OptionsEntry\x12\x0f\n\x07\x63lasses\x18\x05 \x01(\x03\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x1c\n\x08ModelRef\x12\x10\n\x08model_id\x18\x01 \x01(\x04\"j\n\nFitRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01y\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"k\n\x0b\x46itResponse\x12\x10\n\x08reported\x18\x01 \x01(\x08\x12\x0e\n\x06\x65pochs\x18\x02 \x01(\x03\x12\x12\n\nstopped_by\x18\x03 \x01(\t\x12\x12\n\nvalid_rows\x18\x04 \x01(\x03\x12\x12\n\nvalid_loss\x18\x05 \x01(\x01\"G\n\rMatrixRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\"z\n\x15PredictShiftedRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12)\n\x06\x64theta\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"\x84\x01\n\rKernelRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12%\n\x02x1\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12%\n\x02x2\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12\x13\n\x0b\x61llow_upper\x18\x04 \x01(\x08\"s\n\x13JacobianTVecRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x61\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"\xaa\x01\n\x05Shift\x12$\n\x01x\x18\x01 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12)\n\x06\x64theta\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12*\n\x07x_train\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x61\x18\x04 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"R\n\x14PredictShiftsRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12(\n\x06shifts\x18\x02 \x03(\x0b\x32\x18.lazyvi.backend.v1.Shift\"A\n\x15PredictShiftsResponse\x12(\n\x05preds\x18\x01 \x03(\x0b\x32\x19.lazyvi.backend.v1.Matrix\"k\n\x0bGramRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x65\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"N\n\x0cGramResponse\x12\t\n\x01n\x18\x01 \x01(\x03\x12\r\n\x05upper\x18\x02 \x03(\x01\x12$\n\x01\x62\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"\x8d\x01\n\x10WarmStartRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01y\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12\r\n\x05steps\x18\x04 \x01(\x03\x12\x0c\n\x04seed\x18\x05 \x01(\x03\"-\n\nModelState\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12\r\n\x05state\x18\x02 \x01(\x0c\"\'\n\x11NumParamsResponse\x12\x12\n\nnum_params\x18\x01 \x01(\x03\x32\xd3\t\n\x07\x42\x61\x63kend\x12Q\n\x0c\x43\x61pabilities\x12\x18.lazyvi.backend.v1.Empty\x1a\'.lazyvi.backend.v1.CapabilitiesResponse\x12G\n\x07Options\x12\x18.lazyvi.backend.v1.Empty\x1a\".lazyvi.backend.v1.OptionsResponse\x12K\n\x08NewModel\x12\".lazyvi.backend.v1.NewModelRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12\x44\n\x03\x46it\x12\x1d.lazyvi.backend.v1.FitRequest\x1a\x1e.lazyvi.backend.v1.FitResponse\x12\x46\n\x07Predict\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12N\n\tNumParams\x12\x1b.lazyvi.backend.v1.ModelRef\x1a$.lazyvi.backend.v1.NumParamsResponse\x12G\n\x08Jacobian\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12U\n\x0ePredictShifted\x12(.lazyvi.backend.v1.PredictShiftedRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12\x45\n\x06Kernel\x12 .lazyvi.backend.v1.KernelRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12Q\n\x0cJacobianTVec\x12&.lazyvi.backend.v1.JacobianTVecRequest\x1a\x19.lazyvi.backend.v1.Vector\x12\x62\n\rPredictShifts\x12\'.lazyvi.backend.v1.PredictShiftsRequest\x1a(.lazyvi.backend.v1.PredictShiftsResponse\x12G\n\x04Gram\x12\x1e.lazyvi.backend.v1.GramRequest\x1a\x1f.lazyvi.backend.v1.GramResponse\x12M\n\tWarmStart\x12#.lazyvi.backend.v1.WarmStartRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12@\n\x07Release\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x18.lazyvi.backend.v1.Empty\x12\x42\n\x04Save\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x1d.lazyvi.backend.v1.ModelState\x12\x45\n\x04Load\x12\x1d.lazyvi.backend.v1.ModelState\x1a\x1e.lazyvi.backend.v1.FitResponseB&Z$github.com/lazyvi/lazyvi/internal/pbb\x06proto3')
+  serialized_pb=_b('\n\x1dlazyvi_torch/pb/backend.proto\x12\x11lazyvi.backend.v1\"N\n\x06Matrix\x12\x0c\n\x04rows\x18\x01 \x01(\x03\x12\x0c\n\x04\x63ols\x18\x02 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x03 \x03(\x01\x12\x0b\n\x03key\x18\x04 \x01(\x0c\x12\r\n\x05upper\x18\x05 \x01(\x08\"\x16\n\x06Vector\x12\x0c\n\x04\x64\x61ta\x18\x01 \x03(\x01\"\x07\n\x05\x45mpty\"\x85\x02\n\x14\x43\x61pabilitiesResponse\x12\x11\n\tgradients\x18\x01 \x01(\x08\x12\x0e\n\x06kernel\x18\x02 \x01(\x08\x12\x16\n\x0e\x63lassification\x18\x03 \x01(\x08\x12\x12\n\nmulticlass\x18\x04 \x01(\x08\x12\x12\n\nwarm_start\x18\x05 \x01(\x08\x12\x14\n\x0cmatrix_cache\x18\x06 \x01(\x08\x12\x0c\n\x04gram\x18\x08 \x01(\x08\x12\x13\n\x0bshift_batch\x18\t \x01(\x08\x12\x0f\n\x07persist\x18\n \x01(\x08\x12\x13\n\x0bmatrix_free\x18\x0b \x01(\x08\x12\x19\n\x11jacobian_products\x18\x0c \x01(\x08J\x04\x08\x07\x10\x08R\ndual_shift\"@\n\nOptionInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rdefault_value\x18\x02 \x01(\t\x12\r\n\x05usage\x18\x03 \x01(\t\"A\n\x0fOptionsResponse\x12.\n\x07options\x18\x01 \x03(\x0b\x32\x1d.lazyvi.backend.v1.OptionInfo\"\xc0\x01\n\x0fNewModelRequest\x12\x0c\n\x04task\x18\x01 \x01(\x05\x12\x0e\n\x06inputs\x18\x02 \x01(\x03\x12\x0c\n\x04seed\x18\x03 \x01(\x03\x12@\n\x07options\x18\x04 \x03(\x0b\x32/.lazyvi.backend.v1.NewModelRequest.OptionsEntry\x12\x0f\n\x07\x63lasses\x18\x05 \x01(\x03\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x1c\n\x08ModelRef\x12\x10\n\x08model_id\x18\x01 \x01(\x04\"j\n\nFitRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01y\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"k\n\x0b\x46itResponse\x12\x10\n\x08reported\x18\x01 \x01(\x08\x12\x0e\n\x06\x65pochs\x18\x02 \x01(\x03\x12\x12\n\nstopped_by\x18\x03 \x01(\t\x12\x12\n\nvalid_rows\x18\x04 \x01(\x03\x12\x12\n\nvalid_loss\x18\x05 \x01(\x01\"G\n\rMatrixRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\"z\n\x15PredictShiftedRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12)\n\x06\x64theta\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"\x84\x01\n\rKernelRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12%\n\x02x1\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12%\n\x02x2\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12\x13\n\x0b\x61llow_upper\x18\x04 \x01(\x08\"s\n\x13JacobianTVecRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x61\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"v\n\x16JacobianProductRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01v\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\"\xaa\x01\n\x05Shift\x12$\n\x01x\x18\x01 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12)\n\x06\x64theta\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12*\n\x07x_train\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x61\x18\x04 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"R\n\x14PredictShiftsRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12(\n\x06shifts\x18\x02 \x03(\x0b\x32\x18.lazyvi.backend.v1.Shift\"A\n\x15PredictShiftsResponse\x12(\n\x05preds\x18\x01 \x03(\x0b\x32\x19.lazyvi.backend.v1.Matrix\"k\n\x0bGramRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x65\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"N\n\x0cGramResponse\x12\t\n\x01n\x18\x01 \x01(\x03\x12\r\n\x05upper\x18\x02 \x03(\x01\x12$\n\x01\x62\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"\x8d\x01\n\x10WarmStartRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01y\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12\r\n\x05steps\x18\x04 \x01(\x03\x12\x0c\n\x04seed\x18\x05 \x01(\x03\"-\n\nModelState\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12\r\n\x05state\x18\x02 \x01(\x0c\"\'\n\x11NumParamsResponse\x12\x12\n\nnum_params\x18\x01 \x01(\x03\x32\xfe\n\n\x07\x42\x61\x63kend\x12Q\n\x0c\x43\x61pabilities\x12\x18.lazyvi.backend.v1.Empty\x1a\'.lazyvi.backend.v1.CapabilitiesResponse\x12G\n\x07Options\x12\x18.lazyvi.backend.v1.Empty\x1a\".lazyvi.backend.v1.OptionsResponse\x12K\n\x08NewModel\x12\".lazyvi.backend.v1.NewModelRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12\x44\n\x03\x46it\x12\x1d.lazyvi.backend.v1.FitRequest\x1a\x1e.lazyvi.backend.v1.FitResponse\x12\x46\n\x07Predict\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12N\n\tNumParams\x12\x1b.lazyvi.backend.v1.ModelRef\x1a$.lazyvi.backend.v1.NumParamsResponse\x12G\n\x08Jacobian\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12U\n\x0ePredictShifted\x12(.lazyvi.backend.v1.PredictShiftedRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12\x45\n\x06Kernel\x12 .lazyvi.backend.v1.KernelRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12Q\n\x0cJacobianTVec\x12&.lazyvi.backend.v1.JacobianTVecRequest\x1a\x19.lazyvi.backend.v1.Vector\x12\x62\n\rPredictShifts\x12\'.lazyvi.backend.v1.PredictShiftsRequest\x1a(.lazyvi.backend.v1.PredictShiftsResponse\x12G\n\x04Gram\x12\x1e.lazyvi.backend.v1.GramRequest\x1a\x1f.lazyvi.backend.v1.GramResponse\x12M\n\tWarmStart\x12#.lazyvi.backend.v1.WarmStartRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12@\n\x07Release\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x18.lazyvi.backend.v1.Empty\x12\x42\n\x04Save\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x1d.lazyvi.backend.v1.ModelState\x12\x45\n\x04Load\x12\x1d.lazyvi.backend.v1.ModelState\x1a\x1e.lazyvi.backend.v1.FitResponse\x12S\n\x0bJacobianMul\x12).lazyvi.backend.v1.JacobianProductRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12T\n\x0cJacobianTMul\x12).lazyvi.backend.v1.JacobianProductRequest\x1a\x19.lazyvi.backend.v1.MatrixB&Z$github.com/lazyvi/lazyvi/internal/pbb\x06proto3')
 )
 
 
@@ -209,6 +209,20 @@ _CAPABILITIESRESPONSE = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='matrix_free', full_name='lazyvi.backend.v1.CapabilitiesResponse.matrix_free', index=9,
+      number=11, type=8, cpp_type=7, label=1,
+      has_default_value=False, default_value=False,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='jacobian_products', full_name='lazyvi.backend.v1.CapabilitiesResponse.jacobian_products', index=10,
+      number=12, type=8, cpp_type=7, label=1,
+      has_default_value=False, default_value=False,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -222,7 +236,7 @@ _CAPABILITIESRESPONSE = _descriptor.Descriptor(
   oneofs=[
   ],
   serialized_start=166,
-  serialized_end=379,
+  serialized_end=427,
 )
 
 
@@ -266,8 +280,8 @@ _OPTIONINFO = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=381,
-  serialized_end=445,
+  serialized_start=429,
+  serialized_end=493,
 )
 
 
@@ -297,8 +311,8 @@ _OPTIONSRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=447,
-  serialized_end=512,
+  serialized_start=495,
+  serialized_end=560,
 )
 
 
@@ -335,8 +349,8 @@ _NEWMODELREQUEST_OPTIONSENTRY = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=661,
-  serialized_end=707,
+  serialized_start=709,
+  serialized_end=755,
 )
 
 _NEWMODELREQUEST = _descriptor.Descriptor(
@@ -393,8 +407,8 @@ _NEWMODELREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=515,
-  serialized_end=707,
+  serialized_start=563,
+  serialized_end=755,
 )
 
 
@@ -424,8 +438,8 @@ _MODELREF = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=709,
-  serialized_end=737,
+  serialized_start=757,
+  serialized_end=785,
 )
 
 
@@ -469,8 +483,8 @@ _FITREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=739,
-  serialized_end=845,
+  serialized_start=787,
+  serialized_end=893,
 )
 
 
@@ -528,8 +542,8 @@ _FITRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=847,
-  serialized_end=954,
+  serialized_start=895,
+  serialized_end=1002,
 )
 
 
@@ -566,8 +580,8 @@ _MATRIXREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=956,
-  serialized_end=1027,
+  serialized_start=1004,
+  serialized_end=1075,
 )
 
 
@@ -611,8 +625,8 @@ _PREDICTSHIFTEDREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1029,
-  serialized_end=1151,
+  serialized_start=1077,
+  serialized_end=1199,
 )
 
 
@@ -663,8 +677,8 @@ _KERNELREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1154,
-  serialized_end=1286,
+  serialized_start=1202,
+  serialized_end=1334,
 )
 
 
@@ -708,8 +722,53 @@ _JACOBIANTVECREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1288,
-  serialized_end=1403,
+  serialized_start=1336,
+  serialized_end=1451,
+)
+
+
+_JACOBIANPRODUCTREQUEST = _descriptor.Descriptor(
+  name='JacobianProductRequest',
+  full_name='lazyvi.backend.v1.JacobianProductRequest',
+  filename=None,
+  file=DESCRIPTOR,
+  containing_type=None,
+  fields=[
+    _descriptor.FieldDescriptor(
+      name='model_id', full_name='lazyvi.backend.v1.JacobianProductRequest.model_id', index=0,
+      number=1, type=4, cpp_type=4, label=1,
+      has_default_value=False, default_value=0,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='x', full_name='lazyvi.backend.v1.JacobianProductRequest.x', index=1,
+      number=2, type=11, cpp_type=10, label=1,
+      has_default_value=False, default_value=None,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='v', full_name='lazyvi.backend.v1.JacobianProductRequest.v', index=2,
+      number=3, type=11, cpp_type=10, label=1,
+      has_default_value=False, default_value=None,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+  ],
+  extensions=[
+  ],
+  nested_types=[],
+  enum_types=[
+  ],
+  options=None,
+  is_extendable=False,
+  syntax='proto3',
+  extension_ranges=[],
+  oneofs=[
+  ],
+  serialized_start=1453,
+  serialized_end=1571,
 )
 
 
@@ -760,8 +819,8 @@ _SHIFT = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1406,
-  serialized_end=1576,
+  serialized_start=1574,
+  serialized_end=1744,
 )
 
 
@@ -798,8 +857,8 @@ _PREDICTSHIFTSREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1578,
-  serialized_end=1660,
+  serialized_start=1746,
+  serialized_end=1828,
 )
 
 
@@ -829,8 +888,8 @@ _PREDICTSHIFTSRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1662,
-  serialized_end=1727,
+  serialized_start=1830,
+  serialized_end=1895,
 )
 
 
@@ -874,8 +933,8 @@ _GRAMREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1729,
-  serialized_end=1836,
+  serialized_start=1897,
+  serialized_end=2004,
 )
 
 
@@ -919,8 +978,8 @@ _GRAMRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1838,
-  serialized_end=1916,
+  serialized_start=2006,
+  serialized_end=2084,
 )
 
 
@@ -978,8 +1037,8 @@ _WARMSTARTREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1919,
-  serialized_end=2060,
+  serialized_start=2087,
+  serialized_end=2228,
 )
 
 
@@ -1016,8 +1075,8 @@ _MODELSTATE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2062,
-  serialized_end=2107,
+  serialized_start=2230,
+  serialized_end=2275,
 )
 
 
@@ -1047,8 +1106,8 @@ _NUMPARAMSRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2109,
-  serialized_end=2148,
+  serialized_start=2277,
+  serialized_end=2316,
 )
 
 _OPTIONSRESPONSE.fields_by_name['options'].message_type = _OPTIONINFO
@@ -1063,6 +1122,8 @@ _KERNELREQUEST.fields_by_name['x1'].message_type = _MATRIX
 _KERNELREQUEST.fields_by_name['x2'].message_type = _MATRIX
 _JACOBIANTVECREQUEST.fields_by_name['x'].message_type = _MATRIX
 _JACOBIANTVECREQUEST.fields_by_name['a'].message_type = _VECTOR
+_JACOBIANPRODUCTREQUEST.fields_by_name['x'].message_type = _MATRIX
+_JACOBIANPRODUCTREQUEST.fields_by_name['v'].message_type = _MATRIX
 _SHIFT.fields_by_name['x'].message_type = _MATRIX
 _SHIFT.fields_by_name['dtheta'].message_type = _VECTOR
 _SHIFT.fields_by_name['x_train'].message_type = _MATRIX
@@ -1088,6 +1149,7 @@ DESCRIPTOR.message_types_by_name['MatrixRequest'] = _MATRIXREQUEST
 DESCRIPTOR.message_types_by_name['PredictShiftedRequest'] = _PREDICTSHIFTEDREQUEST
 DESCRIPTOR.message_types_by_name['KernelRequest'] = _KERNELREQUEST
 DESCRIPTOR.message_types_by_name['JacobianTVecRequest'] = _JACOBIANTVECREQUEST
+DESCRIPTOR.message_types_by_name['JacobianProductRequest'] = _JACOBIANPRODUCTREQUEST
 DESCRIPTOR.message_types_by_name['Shift'] = _SHIFT
 DESCRIPTOR.message_types_by_name['PredictShiftsRequest'] = _PREDICTSHIFTSREQUEST
 DESCRIPTOR.message_types_by_name['PredictShiftsResponse'] = _PREDICTSHIFTSRESPONSE
@@ -1204,6 +1266,13 @@ JacobianTVecRequest = _reflection.GeneratedProtocolMessageType('JacobianTVecRequ
   ))
 _sym_db.RegisterMessage(JacobianTVecRequest)
 
+JacobianProductRequest = _reflection.GeneratedProtocolMessageType('JacobianProductRequest', (_message.Message,), dict(
+  DESCRIPTOR = _JACOBIANPRODUCTREQUEST,
+  __module__ = 'lazyvi_torch.pb.backend_pb2'
+  # @@protoc_insertion_point(class_scope:lazyvi.backend.v1.JacobianProductRequest)
+  ))
+_sym_db.RegisterMessage(JacobianProductRequest)
+
 Shift = _reflection.GeneratedProtocolMessageType('Shift', (_message.Message,), dict(
   DESCRIPTOR = _SHIFT,
   __module__ = 'lazyvi_torch.pb.backend_pb2'
@@ -1272,8 +1341,8 @@ _BACKEND = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=0,
   options=None,
-  serialized_start=2151,
-  serialized_end=3386,
+  serialized_start=2319,
+  serialized_end=3725,
   methods=[
   _descriptor.MethodDescriptor(
     name='Capabilities',
@@ -1417,6 +1486,24 @@ _BACKEND = _descriptor.ServiceDescriptor(
     containing_service=None,
     input_type=_MODELSTATE,
     output_type=_FITRESPONSE,
+    options=None,
+  ),
+  _descriptor.MethodDescriptor(
+    name='JacobianMul',
+    full_name='lazyvi.backend.v1.Backend.JacobianMul',
+    index=16,
+    containing_service=None,
+    input_type=_JACOBIANPRODUCTREQUEST,
+    output_type=_MATRIX,
+    options=None,
+  ),
+  _descriptor.MethodDescriptor(
+    name='JacobianTMul',
+    full_name='lazyvi.backend.v1.Backend.JacobianTMul',
+    index=17,
+    containing_service=None,
+    input_type=_JACOBIANPRODUCTREQUEST,
+    output_type=_MATRIX,
     options=None,
   ),
 ])

@@ -94,6 +94,16 @@ class BackendStub(object):
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelState.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.FitResponse.FromString,
         )
+    self.JacobianMul = channel.unary_unary(
+        '/lazyvi.backend.v1.Backend/JacobianMul',
+        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.JacobianProductRequest.SerializeToString,
+        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.FromString,
+        )
+    self.JacobianTMul = channel.unary_unary(
+        '/lazyvi.backend.v1.Backend/JacobianTMul',
+        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.JacobianProductRequest.SerializeToString,
+        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.FromString,
+        )
 
 
 class BackendServicer(object):
@@ -212,6 +222,20 @@ class BackendServicer(object):
     context.set_details('Method not implemented!')
     raise NotImplementedError('Method not implemented!')
 
+  def JacobianMul(self, request, context):
+    # missing associated documentation comment in .proto file
+    pass
+    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+    context.set_details('Method not implemented!')
+    raise NotImplementedError('Method not implemented!')
+
+  def JacobianTMul(self, request, context):
+    # missing associated documentation comment in .proto file
+    pass
+    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+    context.set_details('Method not implemented!')
+    raise NotImplementedError('Method not implemented!')
+
 
 def add_BackendServicer_to_server(servicer, server):
   rpc_method_handlers = {
@@ -294,6 +318,16 @@ def add_BackendServicer_to_server(servicer, server):
           servicer.Load,
           request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelState.FromString,
           response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.FitResponse.SerializeToString,
+      ),
+      'JacobianMul': grpc.unary_unary_rpc_method_handler(
+          servicer.JacobianMul,
+          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.JacobianProductRequest.FromString,
+          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.SerializeToString,
+      ),
+      'JacobianTMul': grpc.unary_unary_rpc_method_handler(
+          servicer.JacobianTMul,
+          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.JacobianProductRequest.FromString,
+          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.SerializeToString,
       ),
   }
   generic_handler = grpc.method_handlers_generic_handler(

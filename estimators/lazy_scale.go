@@ -1,0 +1,287 @@
+package estimators
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// Lazy at scale: where the full-size dense cross-validation does not fit
+// (the ridge system's side above maxRidgeDim, or its bytes above the
+// memory bound), the penalty is chosen on a seeded subsample of the train
+// rows by the same dense cross-validation and rescaled to the full rows
+// (the penalty is unnormalised: alpha n1 / ns keeps alpha / n, the
+// per-row penalty, the same), and the update is fitted on all rows once,
+// by the method the cost model (lazy_cost.go) chooses: the dense form when
+// it fits and is cheaper, else a Krylov solve on products with the
+// Jacobian (framework.JacobianMultiplier: for an MLP, two passes over its
+// memoised signals per step, O(n x width) memory).
+
+// subsampleRows is the number of train rows the penalty is chosen on at
+// scale. Measured on vi bench highdim (p 100, width 200:100) and linear
+// (width 200:100): see docs/performance.md.
+const subsampleRows = 1000
+
+// matrixFreeTol is the backward error at which a matrix-free solve stops:
+// each step is a pass through the network, and an update accurate to 1e-6
+// of the system's scale moves the predictions far less than the noise the
+// importance is estimated with.
+const matrixFreeTol = 1e-6
+
+// subsampleSeedPerturb is the second word of the subsample's PCG seed.
+const subsampleSeedPerturb = 0x5b5a3e11
+
+// scaleStats are the Reduced.Stats keys of a run at scale: the rows the
+// penalty was chosen on, the Krylov steps of the final solve and its
+// counted flops, and the method (0 dense, 1 matrix-free).
+const (
+	statSubsample = "cv_rows"
+	statSteps     = "krylov_steps"
+	statFlops     = "flops"
+	statMethod    = "matrix_free"
+)
+
+// scaled reports whether the feature's problem is too large for the dense
+// cross-validation at full size.
+func (lz Lazy) scaled(n, m int) bool {
+	return min(n, m) > maxRidgeDim || 8*float64(min(n, m))*float64(min(n, m)) > lz.memory()
+}
+
+func (lz Lazy) memory() float64 {
+	if lz.Memory > 0 {
+		return float64(lz.Memory)
+	}
+	return DefaultMemory
+}
+
+// reduceScaled is Reduce for a problem where scaled is true. x holds the
+// dropped train rows in their order, targets and e their k outputs each.
+func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *framework.Problem, f framework.Feature, x *mat.Dense, targets, e []float64, k int) (framework.Reduced, error) {
+	n1, _ := x.Dims()
+	stats := map[string]float64{}
+	alpha := lz.Lambda
+	if alpha <= 0 {
+		var err error
+		if alpha, err = lz.subsampleAlpha(ctx, g, x, targets, e, k, p.Seed, stats); err != nil {
+			return framework.Reduced{}, err
+		}
+	}
+	stats[statLambda] = alpha
+	xev := p.Drop(p.XEval, f)
+	if math.IsInf(alpha, 1) {
+		pred, err := g.Predict(ctx, xev)
+		if err != nil {
+			return framework.Reduced{}, fmt.Errorf("predict evaluation split: %w", err)
+		}
+		return framework.Reduced{Pred: pred, Stats: stats}, nil
+	}
+	n, m := n1*k, g.NumParams()
+	_, kernel := framework.AsKerneler(g)
+	_, multiplier := framework.AsJacobianMultiplier(g)
+	var shift framework.Shift
+	switch chooseMethod(n, m, kernel && k == 1, multiplier, lz.memory()) {
+	case methodDense:
+		rp, err := newRidge(ctx, g, x, e, k, nil)
+		if err != nil {
+			return framework.Reduced{}, err
+		}
+		if shift, err = rp.solveAll(ctx, alpha); err != nil {
+			return framework.Reduced{}, err
+		}
+		stats[statMethod] = 0
+	default:
+		dtheta, steps, flops, err := matrixFreeSolve(ctx, g, x, e, alpha, lz.memory())
+		if err != nil {
+			return framework.Reduced{}, err
+		}
+		shift.DTheta = dtheta
+		stats[statMethod], stats[statSteps], stats[statFlops] = 1, float64(steps), flops
+	}
+	shift.X = xev
+	preds, err := framework.PredictShifts(ctx, g, []framework.Shift{shift})
+	if err == nil && len(preds) != 1 {
+		err = fmt.Errorf("%d predictions for one shift", len(preds))
+	}
+	if err != nil {
+		return framework.Reduced{}, fmt.Errorf("predict evaluation split at shifted parameters: %w", err)
+	}
+	return framework.Reduced{Pred: preds[0], Stats: stats}, nil
+}
+
+// subsampleAlpha chooses the penalty by the dense cross-validation on a
+// seeded subsample of the rows of x (the same rows for every feature) and
+// rescales it to all of them.
+func (lz Lazy) subsampleAlpha(ctx context.Context, g framework.Gradienter, x *mat.Dense, targets, e []float64, k int, seed int64, stats map[string]float64) (float64, error) {
+	n1, _ := x.Dims()
+	ns := min(n1, subsampleRows, maxRidgeDim/k)
+	rows := rand.New(rand.NewPCG(uint64(seed), subsampleSeedPerturb)).Perm(n1)[:ns]
+	slices.Sort(rows)
+	var order, bounds []int
+	for _, fold := range foldsOf(ns, lz.folds(), seed) {
+		bounds = append(bounds, len(order))
+		for _, i := range fold {
+			order = append(order, rows[i])
+		}
+	}
+	bounds = append(bounds, ns)
+	xs := rowsOf(x, order)
+	ts, es := make([]float64, ns*k), make([]float64, ns*k)
+	for i, r := range order {
+		copy(ts[i*k:(i+1)*k], targets[r*k:(r+1)*k])
+		copy(es[i*k:(i+1)*k], e[r*k:(r+1)*k])
+	}
+	rp, err := newRidge(ctx, g, xs, es, k, bounds)
+	if err != nil {
+		return 0, err
+	}
+	alpha, err := chooseAlpha(ctx, g, rp, ts, es, bounds, k)
+	if err != nil {
+		return 0, err
+	}
+	stats[statSubsample] = float64(ns)
+	return alpha * float64(n1) / float64(ns), nil
+}
+
+// jacobianOp is the normal operator of the Jacobian Phi of the rows x: Phi
+// Phi^T (the kernel, dual: vectors of the Jacobian's rows) or Phi^T Phi
+// (the Gram, primal: vectors of the parameters), by the model's
+// JacobianMultiplier, else by the Jacobian formed once. It counts the
+// flops of its products.
+type jacobianOp struct {
+	ctx   context.Context
+	jm    framework.JacobianMultiplier
+	x     mat.Matrix
+	n, m  int
+	dual  bool
+	flops float64
+}
+
+func (o *jacobianOp) dim() int {
+	if o.dual {
+		return o.n
+	}
+	return o.m
+}
+
+func (o *jacobianOp) mul(v []float64, trans bool) ([]float64, error) {
+	var out *mat.Dense
+	var err error
+	col := mat.NewDense(len(v), 1, v)
+	if trans {
+		out, err = o.jm.JacobianTMul(o.ctx, o.x, col)
+	} else {
+		out, err = o.jm.JacobianMul(o.ctx, o.x, col)
+	}
+	if err != nil {
+		return nil, err
+	}
+	want := o.n
+	if trans {
+		want = o.m
+	}
+	if r, c := out.Dims(); r != want || c != 1 {
+		return nil, fmt.Errorf("jacobian product: backend returned %d x %d, want %d x 1", r, c, want)
+	}
+	o.flops += 2 * float64(o.n) * float64(o.m)
+	return out.RawMatrix().Data, nil
+}
+
+func (o *jacobianOp) mulVec(dst, x []float64) error {
+	// Dual: Phi (Phi^T x); primal: Phi^T (Phi x).
+	t, err := o.mul(x, o.dual)
+	if err == nil {
+		t, err = o.mul(t, !o.dual)
+	}
+	if err != nil {
+		return err
+	}
+	copy(dst, t)
+	return nil
+}
+
+// jacobianOnly serves JacobianMultiplier from a Jacobian held in memory:
+// the matrix-free solver's fallback for models without one.
+type jacobianOnly struct{ j *mat.Dense }
+
+func (h jacobianOnly) JacobianMul(_ context.Context, _ mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
+	var out mat.Dense
+	out.Mul(h.j, v)
+	return &out, nil
+}
+
+func (h jacobianOnly) JacobianTMul(_ context.Context, _ mat.Matrix, u *mat.Dense) (*mat.Dense, error) {
+	var out mat.Dense
+	out.Mul(h.j.T(), u)
+	return &out, nil
+}
+
+// matrixFreeSolve returns dtheta = argmin ||e - Phi w||^2 + alpha ||w||^2
+// for the Jacobian Phi of the rows x by Lanczos on the smaller normal
+// operator (dual: a = (Phi Phi^T + alpha I)^-1 e, dtheta = Phi^T a;
+// primal: (Phi^T Phi + alpha I) dtheta = Phi^T e), to matrixFreeTol, with
+// its steps and counted flops.
+func matrixFreeSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, alpha, mem float64) ([]float64, int, float64, error) {
+	n, m := len(e), g.NumParams()
+	jm, ok := framework.AsJacobianMultiplier(g)
+	if !ok {
+		j, err := g.Jacobian(ctx, x)
+		if err != nil {
+			return nil, 0, 0, fmt.Errorf("jacobian: %w", err)
+		}
+		if r, c := j.Dims(); r != n || c != m {
+			return nil, 0, 0, fmt.Errorf("jacobian: backend returned %d x %d for %d rows and %d parameters", r, c, n, m)
+		}
+		jm = jacobianOnly{j}
+	}
+	op := &jacobianOp{ctx: ctx, jm: jm, x: x, n: n, m: m, dual: n <= m}
+	rhs := e
+	if !op.dual {
+		var err error
+		if rhs, err = op.mul(e, true); err != nil {
+			return nil, 0, 0, fmt.Errorf("jacobian product: %w", err)
+		}
+	}
+	kr := newKrylov(op, rhs)
+	kr.tol = matrixFreeTol
+	sol, ok, err := kr.solveWithin(ctx, alpha, maxBasisSteps(op.dim(), mem))
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if !ok {
+		return nil, 0, 0, fmt.Errorf("%w: the matrix-free solve at alpha %g did not converge in %d steps (raise the memory bound or fix a larger penalty)", errSingular, alpha, kr.steps())
+	}
+	if op.dual {
+		if sol, err = op.mul(sol, true); err != nil {
+			return nil, 0, 0, fmt.Errorf("jacobian product: %w", err)
+		}
+	}
+	return sol, kr.steps(), op.flops + 4*float64(kr.steps())*float64(kr.steps())*float64(op.dim()), nil
+}
+
+// scaleFields are the Summarize fields of a run at scale (none at the
+// dense sizes): the rows the penalty was chosen on, the final solves'
+// Krylov steps (summed over the reductions) and their counted flops.
+func scaleFields(stats []map[string]float64) []framework.Field {
+	var out []framework.Field
+	for _, key := range []string{statSubsample, statSteps, statFlops} {
+		sum, seen := 0.0, false
+		for _, s := range stats {
+			if v, ok := s[key]; ok {
+				sum, seen = sum+v, true
+			}
+			if key == statSubsample && seen {
+				break // the same for every reduction
+			}
+		}
+		if seen {
+			out = append(out, framework.Field{Key: key, Value: sum})
+		}
+	}
+	return out
+}
