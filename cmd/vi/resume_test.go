@@ -25,6 +25,12 @@ func TestShapleyResumes(t *testing.T) {
 	testResumes(t, "linear", []string{"shapley", "--reduced", "retrain", "--exact"})
 }
 
+// A sampled design resumes too: its batches are drawn from the seed alone.
+func TestShapleySampledResumes(t *testing.T) {
+	t.Parallel()
+	testResumes(t, "highdim", []string{"shapley", "--reduced", "retrain", "--subsets", "300"})
+}
+
 func testResumes(t *testing.T, setting string, command []string) {
 	dir := t.TempDir()
 	if _, stderr, code := viExec(t, dir, "simulate", "--setting", setting, "--n", "300", "--out", "d.csv"); code != 0 {

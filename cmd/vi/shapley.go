@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -19,15 +20,19 @@ type shapleyOptions struct {
 	data    *dataFlags
 	fit     *fitFlags
 	reduced string
-	subsets int
 	exact   bool
 	plot    string
+
+	// The sampling, inference and group flags.
+	subsets, maxSubsets int
+	adjust              string
+	groups, groupsFile  string
 }
 
 func newShapleyCommand() *Command {
 	var o shapleyOptions
 	cmd := &Command{
-		UsageLine: "shapley [--data FILE] [--target COL] [--reduced lazy|retrain|dropout] [--subsets N] [--lambda L] [flags]",
+		UsageLine: "shapley [--data FILE] [--target COL] [--reduced lazy|retrain|dropout] [--max-subsets N] [--lambda L] [flags]",
 		Short:     "estimate Shapley values of feature importance",
 		Long: `Shapley estimates each feature's Shapley population variable importance
 (SPVIM, Williamson and Feng 2020): the average gain in the measure from adding
@@ -35,14 +40,27 @@ the feature to a subset of the others, over subsets weighted as in the Shapley
 value. Unlike the leave-one-out VI of "vi estimate", it shares the credit
 between correlated features instead of giving each about zero.
 
-It trains the full model once, draws --subsets subsets S from the Shapley
-kernel (default ceil(2 p ln p), at least 100; every subset when there are no
-more than that, or with --exact), fits a reduced model on each (the features
-outside S replaced by their train means) and solves the least squares whose
-solution is the Shapley value, with the values summing to the full model's
-measure minus the intercept-only model's. Each value has a standard error
-that adds the evaluation-sample variance and the subset-sampling variance,
-and a Wald interval.
+It trains the full model once, fits a reduced model on subsets S of the
+features (the features outside S replaced by their train means) and solves
+the least squares whose solution is the Shapley value, with the values
+summing to the full model's measure minus the intercept-only model's.
+Subsets: every one of the 2^p - 2 while that is at most 1022 (p <= 10, or
+with --exact); otherwise the sizes {1, p-1}, {2, p-2}, ... whose subsets fit
+in 1022 are enumerated with their exact kernel weights and the other sizes
+sampled from the Shapley kernel in complement pairs, in batches, until the
+sampling error is negligible: the largest sampling SE at most 0.025 of the
+range of the values (SAGE's rule; the summary says converged and the
+figure), or --max-subsets reduced models (default 16384) are fitted.
+--subsets N fits N subsets instead, whatever the figure. The subsets depend
+on --seed only, not on --workers. Each value has a standard error that adds
+the evaluation-sample variance and the subset-sampling variance, a Wald
+interval and the one-sided p-value of H0: value <= 0; --adjust holm or bh
+adjusts the p-values over the features. On a terminal the progress bar's
+total and eta are the forecast of the reduced models still needed.
+
+Groups: --groups "a=x1,x2;b=x3" (or --groups-file FILE, one "name: col, col"
+a line, or --groups onehot) makes each group one player whose columns are
+kept or dropped together; the columns in no group are players alone.
 
 Reduced models (--reduced, comma-separated, in output order; the same subsets
 for each):
@@ -55,9 +73,10 @@ for each):
            features; for comparison).
 
 Data, backend and output flags are those of "vi estimate"; --format json adds
-empty.score (the intercept-only model), the subset plan and per-estimator
-totals to the estimate contract, with estimator "shapley-<reduced>". --plot
-FILE.png draws the values with their intervals.
+empty.score (the intercept-only model), the subset design and per-estimator
+totals (subsets, converged, figure) to the estimate contract, with estimator
+"shapley-<reduced>". --plot FILE.png draws the values with their intervals.
+More in docs/shapley.md.
 
 Example:
 
@@ -73,9 +92,13 @@ Example:
 		"seed": "random `seed` of the split, the training, the folds and the subsets",
 	})
 	fs.StringVar(&o.reduced, "reduced", "lazy", "comma-separated reduced-model `estimators`: lazy, retrain, dropout")
-	fs.IntVar(&o.subsets, "subsets", 0, "`N` subsets drawn from the Shapley kernel (0: ceil(2 p ln p), at least 100)")
 	fs.BoolVar(&o.exact, "exact", false, "fit every one of the 2^p - 2 subsets (p <= 20) instead of sampling")
 	fs.StringVar(&o.plot, "plot", "", "also draw a bar chart with interval whiskers to this PNG `file`")
+	fs.IntVar(&o.subsets, "subsets", 0, "fit exactly `N` subsets instead of stopping when the sampling error is negligible")
+	fs.IntVar(&o.maxSubsets, "max-subsets", shapley.DefaultMaxSubsets, "fit at most `N` subsets while sampling")
+	fs.StringVar(&o.adjust, "adjust", "none", "adjust the p-values over the features: `method` holm, bh or none")
+	fs.StringVar(&o.groups, "groups", "", "players that are `groups` of columns: \"name=col,col;name=col,...\" or onehot for columns sharing a prefix_")
+	fs.StringVar(&o.groupsFile, "groups-file", "", "read groups from `file` (-: standard input), one \"name: col, col\" a line")
 	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(ctx, a, cmd, args) }
 	return cmd
 }
@@ -101,10 +124,26 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	}
 	switch {
 	case o.subsets < 0:
-		return framework.Usagef("--subsets must be positive (0: the default), got %d", o.subsets)
-	case o.exact && set["subsets"]:
-		return framework.Usagef("--exact fits every subset; do not give --subsets with it")
+		return framework.Usagef("--subsets must be positive (0: stop when the sampling error is negligible), got %d", o.subsets)
+	case o.maxSubsets < 1:
+		return framework.Usagef("--max-subsets must be positive, got %d", o.maxSubsets)
+	case o.exact && (set["subsets"] || set["max-subsets"]):
+		return framework.Usagef("--exact fits every subset; do not give --subsets or --max-subsets with it")
+	case set["subsets"] && set["max-subsets"]:
+		return framework.Usagef("--subsets fixes the number of subsets; do not give --max-subsets with it")
 	}
+	adjust, err := framework.ParseAdjust(o.adjust)
+	if err != nil {
+		return err
+	}
+	if g := strings.ToLower(strings.TrimSpace(o.groups)); g == "rows" || g == "cols" {
+		return framework.Usagef("--groups %s is for the pixels of an image (vi estimate --image); give the groups by name", g)
+	}
+	groups, onehot, err := groupFlags(ctx, o.groups, o.groupsFile)
+	if err != nil {
+		return err
+	}
+	stop := shapley.Stop{Rule: shapley.DefaultRule, MaxSubsets: o.maxSubsets, Subsets: o.subsets}
 	reds, err := o.fit.estimators(o.reduced)
 	if err != nil {
 		return fmt.Errorf("--reduced: %w", err)
@@ -121,6 +160,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	cfg := r.config(nil)
 	o.fit.config(&cfg)
 	cfg.MinTrain = framework.MinTrainFor(reds)
+	cfg.Groups, cfg.OneHot = groups, onehot
 	// Every check that needs no model, before the backend starts.
 	if err := framework.CheckRun(d, cfg, r.measure, framework.EstimateOptions{Level: o.fit.level}); err != nil {
 		return err
@@ -128,8 +168,11 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if t, _, ok := responseTask(d, r.target, r.task); ok && t == framework.Multiclass {
 		return errShapleyMulticlass(d.Source)
 	}
-	_, cols := d.X.Dims()
-	if _, err := shapley.NewPlan(cols-1, o.subsets, o.exact, o.fit.seed); err != nil {
+	players, err := shapley.Players(d, cfg)
+	if err != nil {
+		return err
+	}
+	if _, err := shapley.NewDesign(len(players), stop, o.exact, o.fit.seed); err != nil {
 		return err
 	}
 
@@ -146,8 +189,8 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	r.training(prog, d)
 	cfg.Backend = be
 	ropt := shapley.RunOptions{
-		Subsets: o.subsets, Exact: o.exact,
-		Options: shapley.Options{Workers: o.fit.workers, Level: o.fit.level, Progress: prog.update},
+		Exact: o.exact, Stop: stop,
+		Options: shapley.Options{Workers: o.fit.workers, Level: o.fit.level, Progress: prog.update, Adjust: adjust},
 	}
 	ckpt, err := openCheckpoint(a, cmd, d, r.out, prog)
 	if err != nil {
@@ -204,17 +247,31 @@ func writeShapley(w io.Writer, rep *shapley.Report, format string, lambda float6
 	return writeShapleyTable(w, rep, lambda)
 }
 
-var shapleyColumns = []string{"feature", "estimator", "vi", "se", "ci_low", "ci_high", "se_influence", "se_sampling", "seconds"}
+var shapleyColumns = []string{"feature", "estimator", "vi", "se", "ci_low", "ci_high", "p_value", "se_influence", "se_sampling", "seconds"}
+
+// shapleyReportColumns are the CSV columns of rep: shapleyColumns, with
+// p_adjusted after p_value when the p-values were adjusted.
+func shapleyReportColumns(rep *shapley.Report) []string {
+	if rep.Adjust == "" || rep.Adjust == "none" {
+		return shapleyColumns
+	}
+	return slices.Concat(shapleyColumns[:7], []string{"p_adjusted"}, shapleyColumns[7:])
+}
 
 func writeShapleyCSV(w io.Writer, rep *shapley.Report) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(shapleyColumns); err != nil {
+	cols := shapleyReportColumns(rep)
+	if err := cw.Write(cols); err != nil {
 		return err
 	}
 	full := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, r := range rep.Results {
-		if err := cw.Write([]string{r.Feature, r.Estimator, full(r.VI), full(r.SE), full(r.CILow), full(r.CIHigh),
-			full(r.SEInfluence), full(r.SESampling), strconv.FormatFloat(r.Seconds, 'f', 3, 64)}); err != nil {
+		rec := []string{r.Feature, r.Estimator, full(r.VI), full(r.SE), full(r.CILow), full(r.CIHigh), full(r.PValue)}
+		if r.PAdjusted != nil {
+			rec = append(rec, full(*r.PAdjusted))
+		}
+		rec = append(rec, full(r.SEInfluence), full(r.SESampling), strconv.FormatFloat(r.Seconds, 'f', 3, 64))
+		if err := cw.Write(rec); err != nil {
 			return err
 		}
 	}
@@ -223,14 +280,20 @@ func writeShapleyCSV(w io.Writer, rep *shapley.Report) error {
 }
 
 func writeShapleyTable(w io.Writer, rep *shapley.Report, lambda float64) error {
-	fmt.Fprintf(w, "measure %s  task %s  backend %s  n %d  n_train %d  n_eval %d  seed %d  level %g\n",
-		rep.Measure, rep.Task, rep.Backend, rep.N, rep.NTrain, rep.NEval, rep.Seed, rep.Level)
+	fmt.Fprintf(w, "measure %s  task %s  backend %s  n %d  n_train %d  n_eval %d  seed %d  level %g  adjust %s\n",
+		rep.Measure, rep.Task, rep.Backend, rep.N, rep.NTrain, rep.NEval, rep.Seed, rep.Level, rep.Adjust)
 	fmt.Fprintf(w, "full model: %s %s (trained in %.2fs); intercept-only: %s; the values sum to the difference %s\n",
 		rep.Measure, num(rep.Full.Score), rep.Full.Seconds, num(rep.Empty.Score), num(rep.Full.Score-rep.Empty.Score))
-	if rep.Subsets.Exact {
-		fmt.Fprintf(w, "subsets: all %d (exact; no sampling error)\n", rep.Subsets.Distinct)
-	} else {
-		fmt.Fprintf(w, "subsets: %d draws from the Shapley kernel, %d distinct\n", rep.Subsets.Draws, rep.Subsets.Distinct)
+	si := rep.Subsets
+	switch {
+	case si.Exact:
+		fmt.Fprintf(w, "subsets: all %d of %d players (exact; no sampling error)\n", si.Enumerated, si.Players)
+	case si.Fixed > 0:
+		fmt.Fprintf(w, "subsets: %d of %d players, sizes %v enumerated (%d), the rest in sampled complement pairs; fixed at %d\n",
+			si.Fixed, si.Players, si.Sizes, si.Enumerated, si.Fixed)
+	default:
+		fmt.Fprintf(w, "subsets: %d players, sizes %v enumerated (%d), the rest in sampled complement pairs until %s <= %g (at most %d)\n",
+			si.Players, si.Sizes, si.Enumerated, si.Rule, si.Threshold, si.MaxSubsets)
 	}
 	for _, s := range rep.Estimators {
 		extra := ""
@@ -244,7 +307,15 @@ func writeShapleyTable(w io.Writer, rep *shapley.Report, lambda float64) error {
 				extra += fmt.Sprintf(", %d subsets without update", s.NoUpdate)
 			}
 		}
-		fmt.Fprintf(w, "%s: %.2fs%s\n", s.Estimator, s.Seconds, extra)
+		conv := "exact"
+		if !si.Exact {
+			fig := "inf"
+			if s.Figure != nil {
+				fig = num(*s.Figure)
+			}
+			conv = fmt.Sprintf("%d pairs, converged %v (%s %s)", s.Pairs, s.Converged, si.Rule, fig)
+		}
+		fmt.Fprintf(w, "%s: %.2fs, %d subsets, %s%s\n", s.Estimator, s.Seconds, s.Subsets, conv, extra)
 	}
 	fmt.Fprintln(w)
 	fw, ew := len("feature"), len("estimator")
@@ -252,11 +323,20 @@ func writeShapleyTable(w io.Writer, rep *shapley.Report, lambda float64) error {
 		fw = max(fw, len(r.Feature))
 		ew = max(ew, len(r.Estimator))
 	}
+	adj := rep.Adjust != "" && rep.Adjust != "none"
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-*s\t%-*s\tshapley\tse\tci_low\tci_high\tse_inf\tse_samp\t\n", fw, "feature", ew, "estimator")
+	head := "shapley\tse\tci_low\tci_high\tp_value\t"
+	if adj {
+		head += "p_adj\t"
+	}
+	fmt.Fprintf(tw, "%-*s\t%-*s\t%sse_inf\tse_samp\t\n", fw, "feature", ew, "estimator", head)
 	for _, r := range rep.Results {
-		fmt.Fprintf(tw, "%-*s\t%-*s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", fw, r.Feature, ew, r.Estimator,
-			num(r.VI), num(r.SE), num(r.CILow), num(r.CIHigh), num(r.SEInfluence), num(r.SESampling))
+		p := pnum(r.PValue) + "\t"
+		if adj && r.PAdjusted != nil {
+			p += pnum(*r.PAdjusted) + "\t"
+		}
+		fmt.Fprintf(tw, "%-*s\t%-*s\t%s\t%s\t%s\t%s\t%s%s\t%s\t\n", fw, r.Feature, ew, r.Estimator,
+			num(r.VI), num(r.SE), num(r.CILow), num(r.CIHigh), p, num(r.SEInfluence), num(r.SESampling))
 	}
 	return tw.Flush()
 }

@@ -28,8 +28,8 @@ import (
 //
 //	go test ./estimators/shapley -run '^$' -bench Appendix -benchtime 1x -v
 //
-// Environment: LAZYVI_SHAPLEY_SUBSETS (draws; default shapley's default,
-// 922 for p = 100), LAZYVI_SHAPLEY_MEASURE (default logloss),
+// Environment: LAZYVI_SHAPLEY_SUBSETS (a fixed number of subsets; default
+// 0, sampling until the stopping rule holds), LAZYVI_SHAPLEY_MEASURE (default logloss),
 // LAZYVI_SHAPLEY_SEED (default 1), LAZYVI_SHAPLEY_WORKERS (default 2).
 func BenchmarkAppendix(b *testing.B) {
 	draws := envInt(b, "LAZYVI_SHAPLEY_SUBSETS", 0)
@@ -53,7 +53,7 @@ func BenchmarkAppendix(b *testing.B) {
 			TrainFrac: 500.0 / 750, Options: map[string]string{"hidden": "128"}}
 		rep, err := shapley.Run(context.Background(), d, cfg, m,
 			[]framework.Estimator{estimators.Lazy{Lambda: 50}, estimators.Retrain{}},
-			shapley.RunOptions{Subsets: draws, Options: shapley.Options{Workers: workers}})
+			shapley.RunOptions{Stop: shapley.Stop{Subsets: draws}, Options: shapley.Options{Workers: workers}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -61,8 +61,16 @@ func BenchmarkAppendix(b *testing.B) {
 		lazy, retrain := rep.Results[:p], rep.Results[p:]
 		tl, tr := rep.Estimators[0].Seconds, rep.Estimators[1].Seconds
 		var sb strings.Builder
-		fmt.Fprintf(&sb, "measure %s, n %d (%d/%d), draws %d, distinct subsets %d, workers %d\n",
-			rep.Measure, rep.N, rep.NTrain, rep.NEval, rep.Subsets.Draws, rep.Subsets.Distinct, workers)
+		fmt.Fprintf(&sb, "measure %s, n %d (%d/%d), enumerated sizes %v (%d subsets), workers %d\n",
+			rep.Measure, rep.N, rep.NTrain, rep.NEval, rep.Subsets.Sizes, rep.Subsets.Enumerated, workers)
+		for _, s := range rep.Estimators {
+			fig := math.NaN()
+			if s.Figure != nil {
+				fig = *s.Figure
+			}
+			fmt.Fprintf(&sb, "%s: %d subsets (%d pairs), converged %v, %s %.3f (threshold %g)\n",
+				s.Estimator, s.Subsets, s.Pairs, s.Converged, rep.Subsets.Rule, fig, rep.Subsets.Threshold)
+		}
 		fmt.Fprintf(&sb, "full %.4f, empty %.4f; sums: lazy %.4f, retrain %.4f\n",
 			rep.Full.Score, rep.Empty.Score, rep.Estimators[0].Sum, rep.Estimators[1].Sum)
 		fmt.Fprintf(&sb, "seconds: full model %.1f, shapley-lazy %.1f, shapley-retrain %.1f, ratio %.1fx\n",
@@ -137,9 +145,12 @@ func BenchmarkAppendixPerSubset(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer prob.Close()
-	plan, err := shapley.NewPlan(simulate.LogisticP, 0, false, 1)
+	design, err := shapley.NewDesign(simulate.LogisticP, shapley.Stop{}, false, 1)
 	if err != nil {
 		b.Fatal(err)
+	}
+	plan := shapley.NewPlan(design)
+	for plan.Draw(shapley.DefaultMaxSubsets) > 0 && len(plan.Subsets) < 1000 {
 	}
 	for _, e := range []framework.Estimator{estimators.Lazy{Lambda: 50}, estimators.Retrain{}} {
 		b.Run(e.Name(), func(b *testing.B) {

@@ -17,8 +17,11 @@
 // way a group of features is dropped everywhere in lazyvi; v({}) is the
 // intercept-only model (the train split's mean response) and v([p]) the
 // full model, trained once. Every v is measured on the evaluation split.
+// The players need not be single features: a player is a framework.Feature,
+// a group of columns kept or dropped together (Players resolves groups as
+// framework.Run does).
 //
-// # Subset sampling
+// # Subsets
 //
 // psi is also the solution of the constrained weighted least squares
 // (Charnes et al. 1988)
@@ -27,20 +30,31 @@
 //
 // with z_S the indicator of S and the Shapley kernel w(S) = (p-1) /
 // (C(p,|S|) |S| (p-|S|)), which is proportional to C(p-2,|S|-1)^-1 per
-// subset. SPVIM replaces the sum over all 2^p - 2 subsets by Gamma i.i.d.
-// draws from the distribution P(S) proportional to w(S), each with weight
-// 1/Gamma (duplicates merged with their counts). Per subset this is
-// KernelWeight; the size |S| = s then has probability proportional to
-// C(p,s) C(p-2,s-1)^-1 = p(p-1)/(s(p-s)), so Sample draws s with probability
-// proportional to 1/(s(p-s)) and then a uniform subset of size s
-// (SizeProbs). The R package vimp instead draws s with probability
-// proportional to C(p-2,s-1)^-1 and then a uniform subset, which gives a
-// subset probability proportional to C(p-2,s-1)^-1 C(p,s)^-1: the kernel
-// only for p <= 3 (for p = 4, sizes 1,2,3 get 0.4, 0.2, 0.4 instead of
-// 4/11, 3/11, 4/11), so its weighted least squares is not centred on the
-// Shapley values for p >= 4. The default Gamma is ceil(2 p ln p), at least
-// 100 (DefaultSubsets); when 2^p - 2 <= Gamma every subset is enumerated with
-// weight w(S) instead, and the values are exact for the estimated v.
+// subset (KernelWeight); the size |S| = s carries the kernel mass
+// proportional to 1/(s(p-s)) (SizeProbs). A Design chooses the subsets:
+//
+//   - every subset with its weight while 2^p - 2 <= ExactBudget (1022, p <=
+//     10), or with exact: the values are exact for the estimated v;
+//   - otherwise the size pairs {1, p-1}, {2, p-2}, ... heaviest first, every
+//     subset of them at its exact weight, while their count stays within
+//     min(ExactBudget, budget/2) (shap's KernelExplainer and R's kernelshap
+//     do the same), and the other sizes sampled: a size with probability
+//     proportional to its kernel mass, a uniform subset S of it and its
+//     complement, a pair sharing the sampled sizes' mass 1 - Mass equally
+//     with the other pairs drawn (a subset drawn again adds weight, not a
+//     reduced model). Pairs come in batches of BatchPairs, batch b drawn
+//     from a PCG seeded by the run's seed and b alone, so the subsets do
+//     not depend on scheduling and an interrupted run resumes them.
+//
+// A sampled Plan grows batch by batch until its Stop says the sampling
+// error is negligible (converge): by default the largest sampling SE at
+// most 0.025 of the range of the values (SAGE's rule, RuleRange), checked
+// from MinPairs(p) pairs on, within a cap of reduced models (DefaultMaxSubsets)
+// or at a fixed number (Stop.Subsets). A positive sampling SE over a zero
+// range never meets the rule: such a run stops at its cap, not converged.
+// The forecast of the remaining subsets, 2 N ((f/t)^2 - 1) for N pairs, the
+// figure f and the threshold t (SAGE's forecast), drives the progress
+// report. docs/shapley.md has the simulation behind the rule.
 //
 // # The least squares
 //
@@ -58,7 +72,7 @@
 // Following Williamson and Feng (Theorem 1 and vimp's spvim_ics/spvim_se),
 // the variance is the sum of two independent parts:
 //
-//	se_j^2 = Var_i(phi_j(Z_i)) / n2 + Var_k(zeta_j(S_k)) / Gamma
+//	se_j^2 = Var_i(phi_j(Z_i)) / n2 + Var_i(zeta_j(pair_i)) / N
 //
 // phi_j is the influence function from estimating V on the n2 evaluation
 // samples: phi_j = sum_S dpsi_j/dv(S) IF_S, the sum including v({}) and
@@ -68,17 +82,19 @@
 // unconstrained least squares instead); the sample variance uses the divisor
 // n2 - 1, as framework.Estimate does.
 //
-// zeta(S_k) = B z_k (v(S_k) - v({}) - z_k^T psi), one per draw, is the
-// first-order effect of a draw on psi (vimp's contrib_s); its sample
-// variance over the Gamma draws, divided by Gamma, is the subset-sampling
-// variance, here multiplied by Gamma/(Gamma - (p-1)): the residuals
-// v(S_k) - v({}) - z_k^T psi are in-sample, from a fit with p - 1 free
-// coefficients, so their spread is too small by that factor (the HC1
-// correction of a heteroskedasticity-robust regression variance; vimp omits
-// it, which matters when Gamma is not much larger than p: 1.11 for p = 100
-// and the default 922 draws). It is 0 under exact enumeration.
+// The subset-sampling part is over pairs, the sampling unit: to first
+// order pair i moves psi by zeta_i = (1 - Mass) B (z_S r_S + z_Sc r_Sc) / 2,
+// r_S = v(S) - v({}) - z_S^T psi, and the sampling variance is
+// var_i(zeta_i) / N over the N pairs (PairSamplingSE), multiplied by
+// N / (N - h) with h = tr(B A_sampled), the leverage of the sampled pairs
+// in the fit (p - 1 without enumerated sizes): the residuals are in-sample,
+// so their spread is too small by that factor (the HC1 correction of a
+// heteroskedasticity-robust regression variance). It is 0 for an exact
+// design. Enumerated subsets add no sampling variance.
 //
-// Intervals are Wald intervals psi_j +- z_{1-alpha/2} se_j. Like the
+// Intervals are Wald intervals psi_j +- z_{1-alpha/2} se_j, and the
+// p-value is the one-sided one of H0: psi_j <= 0 (optionally adjusted over
+// the features, Holm or Benjamini-Hochberg). Like the
 // leave-one-out VI of lazyvi, the intervals of null features can
 // under-cover (the influence part degenerates at 0); the sampling part
 // does not.

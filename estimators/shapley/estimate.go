@@ -2,10 +2,9 @@ package shapley
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -15,75 +14,6 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 )
 
-// sampleStream is the second PCG word of the subset sampler; the run's seed
-// is the first.
-const sampleStream = 0x5a4b1e75ba3d1e01
-
-// Plan is the set of subsets whose reduced models a Shapley estimate needs:
-// either Draws i.i.d. draws from the Shapley kernel distribution
-// (deduplicated, with counts) or, when Exact, every subset with its kernel
-// weight. A plan is shared by every reduced-model estimator of a run, so
-// that lazy and retrain see the same subsets.
-type Plan struct {
-	P       int
-	Exact   bool
-	Draws   int      // number of draws (0 when Exact)
-	Subsets []Subset // distinct subsets, 0 < |S| < p
-	Counts  []int    // draws per subset (nil when Exact)
-	Weights []float64
-}
-
-// NewPlan samples draws subsets (0: DefaultSubsets(p)) with the seed, or
-// enumerates all of them when exact is true or when there are no more
-// distinct subsets (2^p - 2) than draws: then the values are exact for the
-// estimated V and carry no sampling variance.
-func NewPlan(p, draws int, exact bool, seed int64) (*Plan, error) {
-	if p < 2 {
-		return nil, framework.Usagef("shapley values need at least 2 features, got %d", p)
-	}
-	if draws < 0 {
-		return nil, &framework.FieldError{Field: "shapley.RunOptions.Subsets", Msg: fmt.Sprintf("must be >= 0 (0: DefaultSubsets), got %d", draws)}
-	}
-	if draws == 0 {
-		draws = DefaultSubsets(p)
-	}
-	if !exact && p <= MaxExactFeatures && (1<<p)-2 <= draws {
-		exact = true
-	}
-	if exact {
-		if p > MaxExactFeatures {
-			return nil, framework.Usagef("exact Shapley values need 2^p - 2 reduced models; %d features are too many (at most %d; sample with --subsets instead)", p, MaxExactFeatures)
-		}
-		subs, err := Enumerate(p)
-		if err != nil {
-			return nil, err
-		}
-		w := make([]float64, len(subs))
-		for k, s := range subs {
-			w[k] = KernelWeight(p, len(s))
-		}
-		return &Plan{P: p, Exact: true, Subsets: subs, Weights: w}, nil
-	}
-	rng := rand.New(rand.NewPCG(uint64(seed), sampleStream))
-	ds, err := Sample(rng, p, draws)
-	if err != nil {
-		return nil, err
-	}
-	pl := &Plan{P: p, Draws: draws}
-	for _, d := range ds {
-		pl.Subsets = append(pl.Subsets, d.Subset)
-		pl.Counts = append(pl.Counts, d.Count)
-		pl.Weights = append(pl.Weights, float64(d.Count)/float64(draws))
-	}
-	// Whether the values are identified depends on the subsets alone: check
-	// before any model is fitted.
-	if _, err := Solve(Game{P: p, Subsets: pl.Subsets, Weights: pl.Weights, Values: make([]float64, len(pl.Subsets))}); errors.Is(err, ErrNotIdentified) {
-		return nil, framework.Usagef("%w: %d draws gave %d distinct subsets for %d features; use more --subsets (default %d)",
-			err, draws, len(pl.Subsets), p, DefaultSubsets(p))
-	}
-	return pl, nil
-}
-
 // Result is one feature's Shapley value by one estimator, with the fields
 // of framework.Result that apply (VI is the Shapley value, SE its standard
 // error) plus the two parts of the variance, SE^2 = SEInfluence^2 +
@@ -91,12 +21,17 @@ func NewPlan(p, draws int, exact bool, seed int64) (*Plan, error) {
 // divided by p; Lambda is lazy's fixed penalty (nil when chosen per subset by
 // cross-validation, and for other estimators).
 type Result struct {
-	Feature     string   `json:"feature"`
-	Estimator   string   `json:"estimator"`
-	VI          float64  `json:"vi"`
-	SE          float64  `json:"se"`
-	CILow       float64  `json:"ci_low"`
-	CIHigh      float64  `json:"ci_high"`
+	Feature   string  `json:"feature"`
+	Estimator string  `json:"estimator"`
+	VI        float64 `json:"vi"`
+	SE        float64 `json:"se"`
+	CILow     float64 `json:"ci_low"`
+	CIHigh    float64 `json:"ci_high"`
+	// PValue is the one-sided p-value of H0: psi <= 0 against psi > 0;
+	// PAdjusted is it adjusted over the estimator's features (holm or bh),
+	// nil without an adjustment.
+	PValue      float64  `json:"p_value"`
+	PAdjusted   *float64 `json:"p_adjusted,omitempty"`
 	Seconds     float64  `json:"seconds"`
 	SEInfluence float64  `json:"se_influence"`
 	SESampling  float64  `json:"se_sampling"`
@@ -105,9 +40,16 @@ type Result struct {
 
 // Options tune Estimate.
 type Options struct {
-	Workers  int     // concurrent reduced models; 0 means runtime.NumCPU()
-	Level    float64 // confidence level; 0 means framework.DefaultLevel
+	Workers int     // concurrent reduced models; 0 means runtime.NumCPU()
+	Level   float64 // confidence level; 0 means framework.DefaultLevel
+	// Progress, when set, receives (done, forecast) over reduced models:
+	// the forecast is those fitted plus those the stopping rule says are
+	// still needed, and may change as the sampling goes.
 	Progress func(done, total int)
+	Adjust   framework.Adjust // multiplicity adjustment into Result.PAdjusted
+	// NoSampling fits the plan's subsets as they are, drawing none: a
+	// later estimator on the subsets an earlier one chose.
+	NoSampling bool
 	// Checkpoint, when set, supplies the subsets' reduced models an
 	// earlier run finished and keeps each new one (see
 	// framework.Checkpoint).
@@ -123,20 +65,30 @@ type Estimation struct {
 	Values    []float64       // V of each plan subset's reduced model
 	Seconds   float64         // wall time of the reduced models and the fit
 	NoUpdate  int             // subsets where lazy kept the full model
+	Subsets   int             // distinct subsets (reduced models) fitted
+	Pairs     int             // complement pairs sampled
+	// Converged says the stopping rule held (always for an exact design);
+	// Figure is the rule's figure (0 when exact; see Rule.Figure).
+	Converged bool
+	Figure    float64
 }
 
-// Estimate fits red's reduced model on every subset of the plan (Workers at
-// a time; the result does not depend on the number of workers), scores each
-// with m on the evaluation split and solves for the Shapley values with
-// standard errors. The intercept-only model predicts the train split's mean
-// response; the full model is prob.Full.
-func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure, plan *Plan, red framework.Estimator, opt Options) (*Estimation, error) {
+// Estimate estimates the Shapley values of the players feats (features or
+// groups of columns) with red's reduced models: it fits and scores the
+// reduced model of every subset the plan holds, draws more pairs from the
+// plan's design until its Stop says the sampling error is negligible (see
+// converge), and solves for the values with standard errors, p-values and
+// intervals. Workers fit reduced models at a time; the result does not
+// depend on their number. The plan grows in place (unless opt.NoSampling),
+// so a later estimator can reuse its subsets. The intercept-only model predicts the
+// train split's mean response; the full model is prob.Full.
+func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure, feats []framework.Feature, plan *Plan, red framework.Estimator, opt Options) (*Estimation, error) {
 	if !m.Supports(prob.Task) {
 		return nil, framework.Usagef("measure %q does not fit a %s response", m.Name(), prob.Task)
 	}
-	p := len(prob.FeatureNames)
-	if plan.P != p {
-		return nil, fmt.Errorf("shapley: plan for %d features, problem has %d", plan.P, p)
+	p := len(feats)
+	if plan.Design.P != p {
+		return nil, fmt.Errorf("shapley: plan for %d players, have %d", plan.Design.P, p)
 	}
 	level := opt.Level
 	if level == 0 {
@@ -155,55 +107,39 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 	if err != nil {
 		return nil, fmt.Errorf("measure %s of the intercept-only model: %w", m.Name(), err)
 	}
-	scores, noUpdate, err := reduceAll(ctx, prob, m, plan, red, opt)
+	noUpdate := 0
+	score := func(ctx context.Context, subs []Subset, progress func(done, total int)) ([]framework.Score, error) {
+		s, n, err := reduceAll(ctx, prob, m, feats, subs, red, opt.Workers, progress, opt.Checkpoint)
+		noUpdate += n
+		return s, err
+	}
+	o, err := converge(ctx, plan, score, empty, full, !opt.NoSampling, opt.Progress)
 	if err != nil {
 		return nil, err
 	}
-	est := &Estimation{Estimator: "shapley-" + red.Name(), Full: full, Empty: empty, NoUpdate: noUpdate}
-	est.Values = make([]float64, len(scores))
-	for k, s := range scores {
-		est.Values[k] = s.Value
-	}
-	g := Game{P: p, Subsets: plan.Subsets, Weights: plan.Weights, Values: est.Values, Empty: empty.Value, Full: full.Value}
-	fit, err := Solve(g)
-	if err != nil {
-		if errors.Is(err, ErrNotIdentified) {
-			return nil, framework.Usagef("%w: %d draws gave %d distinct subsets; use more --subsets", err, plan.Draws, len(plan.Subsets))
-		}
-		return nil, err
-	}
-	seIF := influenceSE(fit, scores, full, empty)
-	seS := make([]float64, p)
-	if !plan.Exact {
-		zeta := SamplingInfluence(g, fit, plan.Counts)
-		col := make([]float64, len(zeta))
-		// The residuals of zeta are in-sample: scale by Gamma/(Gamma-(p-1))
-		// as HC1 does for a regression with p-1 free coefficients.
-		n := float64(len(zeta))
-		hc1 := 1.0
-		if df := n - float64(p-1); df > 0 {
-			hc1 = n / df
-		}
-		for j := range p {
-			for d, v := range zeta {
-				col[d] = v[j]
-			}
-			seS[j] = math.Sqrt(hc1 * stat.Variance(col, nil) / n)
-		}
-	}
+	est := &Estimation{Estimator: "shapley-" + red.Name(), Full: full, Empty: empty, NoUpdate: noUpdate,
+		Values: o.game.Values, Subsets: len(plan.Subsets), Pairs: len(plan.Pairs),
+		Converged: o.converged, Figure: o.figure}
 	est.Seconds = time.Since(start).Seconds()
+	ps := make([]float64, p)
 	for j := range p {
-		se := math.Hypot(seIF[j], seS[j])
-		v := fit.Psi[j]
-		r := Result{Feature: prob.FeatureNames[j], Estimator: est.Estimator, VI: v, SE: se,
-			CILow: v - z*se, CIHigh: v + z*se, Seconds: est.Seconds / float64(p),
-			SEInfluence: seIF[j], SESampling: seS[j]}
+		se := math.Hypot(o.seIF[j], o.seS[j])
+		v := o.fit.Psi[j]
+		ps[j] = framework.OneSidedPValue(v, se, 0)
+		r := Result{Feature: feats[j].Name, Estimator: est.Estimator, VI: v, SE: se,
+			CILow: v - z*se, CIHigh: v + z*se, PValue: ps[j], Seconds: est.Seconds / float64(p),
+			SEInfluence: o.seIF[j], SESampling: o.seS[j]}
 		if fp, ok := red.(fixedPenalty); ok {
 			if l, ok := fp.FixedPenalty(); ok {
 				r.Lambda = &l
 			}
 		}
 		est.Results = append(est.Results, r)
+	}
+	if opt.Adjust != framework.AdjustNone {
+		for j, a := range framework.AdjustPValues(ps, opt.Adjust) {
+			est.Results[j].PAdjusted = &a
+		}
 	}
 	return est, nil
 }
@@ -247,41 +183,49 @@ func InterceptOnly(prob *framework.Problem) *mat.Dense {
 // influenceSE returns, per feature, sd_i(IF_psi_j(Z_i)) / sqrt(n2) with
 // IF_psi_j = sum_k dpsi_j/dv_k IF_k + dpsi_j/dv_full IF_full +
 // dpsi_j/dv_empty IF_empty: the delta method through the (linear) least
-// squares, every V's influence function on the same evaluation samples.
+// squares, every V's influence function on the same evaluation samples
+// (one matrix product, coefficients times influence functions).
 func influenceSE(fit *Fit, scores []framework.Score, full, empty framework.Score) []float64 {
 	p := len(fit.Psi)
 	n := len(full.Influence)
-	inf := make([]float64, n)
+	k := len(scores) + 2
+	coef := mat.NewDense(p, k, nil)
+	inf := mat.NewDense(k, n, nil)
+	coef.SetCol(0, fit.CoefFull)
+	coef.SetCol(1, fit.CoefEmpty)
+	inf.SetRow(0, full.Influence)
+	inf.SetRow(1, empty.Influence)
+	for s, sc := range scores {
+		coef.SetCol(s+2, fit.CoefSubset[s])
+		inf.SetRow(s+2, sc.Influence)
+	}
+	var ifPsi mat.Dense
+	ifPsi.Mul(coef, inf)
 	out := make([]float64, p)
 	for j := range p {
-		for i := range n {
-			inf[i] = fit.CoefFull[j]*full.Influence[i] + fit.CoefEmpty[j]*empty.Influence[i]
-		}
-		for k, s := range scores {
-			c := fit.CoefSubset[k][j]
-			if c == 0 {
-				continue
-			}
-			for i, v := range s.Influence {
-				inf[i] += c * v
-			}
-		}
-		out[j] = stat.StdDev(inf, nil) / math.Sqrt(float64(n))
+		out[j] = stat.StdDev(ifPsi.RawRowView(j), nil) / math.Sqrt(float64(n))
 	}
 	return out
 }
 
-// reduceAll scores the reduced model of every plan subset, results by
-// subset index. The subsets are features to framework.Reduce (each drops
-// the complement of its subset), which runs them Workers at a time with its
-// checkpoint, panic recovery and shape checks.
-func reduceAll(ctx context.Context, prob *framework.Problem, m framework.Measure, plan *Plan, red framework.Estimator, opt Options) ([]framework.Score, int, error) {
-	feats := make([]framework.Feature, len(plan.Subsets))
-	for k, s := range plan.Subsets {
-		feats[k] = framework.Feature{Name: "subset " + s.String(), Columns: s.Complement(plan.P)}
+// reduceAll scores the reduced model of every subset of players, results
+// by subset. A subset keeps its players' columns: framework.Reduce drops the
+// columns of the others (running them workers at a time with its
+// checkpoint, panic recovery and shape checks). It also counts the subsets
+// where lazy kept the full model.
+func reduceAll(ctx context.Context, prob *framework.Problem, m framework.Measure, players []framework.Feature, subs []Subset,
+	red framework.Estimator, workers int, progress func(done, total int), ckpt framework.Checkpoint) ([]framework.Score, int, error) {
+	feats := make([]framework.Feature, len(subs))
+	for k, s := range subs {
+		var cols []int
+		for _, j := range s.Complement(len(players)) {
+			cols = append(cols, players[j].Columns...)
+		}
+		slices.Sort(cols)
+		feats[k] = framework.Feature{Name: "subset " + s.String(), Columns: slices.Compact(cols)}
 	}
 	rs, err := framework.Reduce(ctx, []*framework.Problem{prob}, []framework.Estimator{red}, feats,
-		framework.ReduceOptions{Workers: opt.Workers, Progress: opt.Progress, Checkpoint: opt.Checkpoint})
+		framework.ReduceOptions{Workers: workers, Progress: progress, Checkpoint: ckpt})
 	if err != nil {
 		return nil, 0, err
 	}

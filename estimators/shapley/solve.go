@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 )
 
 // Game is the input of the constrained weighted least squares: the
@@ -183,29 +184,71 @@ func nullBasis(p int) *mat.Dense {
 	return u
 }
 
-// SamplingInfluence returns, for each draw, the p-vector
-// zeta(S) = B z_S (v_S - v_empty - z_S^T psi): the first-order effect of that
-// draw on psi, whose covariance over draws, divided by the number of draws,
-// is the subset-sampling variance (Williamson & Feng 2020, Theorem 1; vimp's
-// spvim_ics contrib_s). counts[k] repeats subset k.
-func SamplingInfluence(g Game, f *Fit, counts []int) [][]float64 {
+// PairSamplingSE returns each value's subset-sampling standard error when
+// the subsets of pairs (indices into g.Subsets: a sampled subset and its
+// complement) were drawn from the kernel restricted to the sampled sizes,
+// whose share of the kernel is 1 - mass. The least squares is a smooth
+// function of the pairs' average, so to first order a pair moves psi by
+//
+//	zeta_i = (1 - mass) B (z_S r_S + z_Sc r_Sc) / 2,   r_S = v_S - v_empty - z_S^T psi,
+//
+// and se_j^2 = c var_i(zeta_ij) / N over the N pairs (Williamson and Feng
+// 2020, Theorem 1, with a pair as the sampling unit). The residuals are
+// in-sample; c = N / (N - h) with h = tr(B A_sampled), the leverage the
+// sampled pairs have in the fit (p - 1 without enumerated sizes), corrects
+// their spread as HC1 does. It returns zeros without pairs, and with fewer
+// pairs than leverage (N <= h) it leaves c at 1.
+func PairSamplingSE(g Game, f *Fit, pairs [][2]int, mass float64) []float64 {
 	p := g.P
-	var out [][]float64
-	for k, s := range g.Subsets {
-		r := g.Values[k] - g.Empty
-		for _, j := range s {
-			r -= f.Psi[j]
-		}
+	out := make([]float64, p)
+	n := len(pairs)
+	if n == 0 {
+		return out
+	}
+	scale := (1 - mass) / 2
+	zeta := make([][]float64, n)
+	bz := make([]float64, p)
+	lev := 0.0
+	for i, pr := range pairs {
 		z := make([]float64, p)
-		for i := range p {
+		for _, k := range pr {
+			s := g.Subsets[k]
+			r := g.Values[k] - g.Empty
 			for _, j := range s {
-				z[i] += f.B.At(i, j)
+				r -= f.Psi[j]
 			}
-			z[i] *= r
+			for a := range p {
+				bz[a] = 0
+				for _, j := range s {
+					bz[a] += f.B.At(a, j)
+				}
+				z[a] += scale * bz[a] * r
+			}
+			for _, j := range s {
+				lev += bz[j]
+			}
 		}
-		for range counts[k] {
-			out = append(out, z)
+		zeta[i] = z
+	}
+	h := lev * scale / float64(n) // tr(B A_sampled)
+	c := 1.0
+	if float64(n) > h {
+		c = float64(n) / (float64(n) - h)
+	}
+	col := make([]float64, n)
+	for j := range p {
+		for i, z := range zeta {
+			col[i] = z[j]
 		}
+		out[j] = math.Sqrt(c * varOf(col) / float64(n))
 	}
 	return out
+}
+
+// varOf is the sample variance (divisor n-1), 0 for fewer than two values.
+func varOf(x []float64) float64 {
+	if len(x) < 2 {
+		return 0
+	}
+	return stat.Variance(x, nil)
 }

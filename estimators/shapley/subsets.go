@@ -3,8 +3,6 @@ package shapley
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -99,61 +97,6 @@ func lnChoose(n, k int) float64 {
 	return a - b - c
 }
 
-// Draw is a distinct sampled subset and how many of the draws produced it.
-type Draw struct {
-	Subset Subset
-	Count  int
-}
-
-// Sample draws n subsets i.i.d. from the Shapley kernel distribution
-// (KernelWeight): a size s with probability SizeProbs(p)[s], then a uniform
-// subset of that size (a partial Fisher-Yates shuffle). It returns the
-// distinct subsets in order of first draw, with their counts (summing to
-// n). It needs p >= 2.
-func Sample(rng *rand.Rand, p, n int) ([]Draw, error) {
-	if p < 2 {
-		return nil, fmt.Errorf("shapley: sampling needs at least 2 features, got %d", p)
-	}
-	if n < 1 {
-		return nil, fmt.Errorf("shapley: the number of sampled subsets must be positive, got %d", n)
-	}
-	probs := SizeProbs(p)
-	cdf := make([]float64, p)
-	acc := 0.0
-	for s := 1; s < p; s++ {
-		acc += probs[s]
-		cdf[s] = acc
-	}
-	cdf[p-1] = 1
-	idx := map[string]int{}
-	var out []Draw
-	perm := make([]int, p)
-	for range n {
-		u := rng.Float64()
-		s := 1
-		for s < p-1 && u >= cdf[s] {
-			s++
-		}
-		for j := range perm {
-			perm[j] = j
-		}
-		for i := range s {
-			k := i + rng.IntN(p-i)
-			perm[i], perm[k] = perm[k], perm[i]
-		}
-		sub := Subset(slices.Clone(perm[:s]))
-		slices.Sort(sub)
-		k := sub.key()
-		if i, ok := idx[k]; ok {
-			out[i].Count++
-			continue
-		}
-		idx[k] = len(out)
-		out = append(out, Draw{Subset: sub, Count: 1})
-	}
-	return out, nil
-}
-
 // MaxExactFeatures bounds Enumerate: 2^p - 2 reduced models.
 const MaxExactFeatures = 20
 
@@ -165,37 +108,7 @@ func Enumerate(p int) ([]Subset, error) {
 	}
 	var out []Subset
 	for s := 1; s < p; s++ {
-		comb := make([]int, s)
-		for i := range comb {
-			comb[i] = i
-		}
-		for {
-			out = append(out, Subset(slices.Clone(comb)))
-			i := s - 1
-			for i >= 0 && comb[i] == p-s+i {
-				i--
-			}
-			if i < 0 {
-				break
-			}
-			comb[i]++
-			for k := i + 1; k < s; k++ {
-				comb[k] = comb[k-1] + 1
-			}
-		}
+		out = append(out, ofSize(p, s)...)
 	}
 	return out, nil
-}
-
-// MinDefaultSubsets is the floor of DefaultSubsets. The subset-sampling
-// variance is a large-Gamma approximation: on the Gaussian linear test
-// (p = 4, R², 200 repetitions) 20 draws gave z-scores with standard
-// deviations up to 1.3 (1.21 with the HC1 factor), 100 draws 0.96-1.04.
-const MinDefaultSubsets = 100
-
-// DefaultSubsets is the default number of subset draws for p features:
-// ceil(2 p ln p), at least MinDefaultSubsets. (For p <= 6 that covers all
-// 2^p - 2 subsets, and NewPlan enumerates them.)
-func DefaultSubsets(p int) int {
-	return max(int(math.Ceil(2*float64(p)*math.Log(float64(p)))), MinDefaultSubsets)
 }
