@@ -145,9 +145,31 @@ func (m model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps i
 	return model{w.(*mlp.Model), m.f}, nil
 }
 
+func (m model) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
+	m.f.enter("JacobianMul")
+	return m.m.JacobianMul(ctx, x, v)
+}
+
+func (m model) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*mat.Dense, error) {
+	m.f.enter("JacobianTMul")
+	return m.m.JacobianTMul(ctx, x, u)
+}
+
+func (m model) SaveState(ctx context.Context) ([]byte, error) {
+	m.f.enter("Save")
+	return m.m.SaveState(ctx)
+}
+
+func (m model) LoadState(ctx context.Context, state []byte) error {
+	m.f.enter("Load")
+	return m.m.LoadState(ctx, state)
+}
+
 // The interfaces of *mlp.Model that the plugin server looks for.
 var (
-	_ framework.Kerneler    = model{}
-	_ framework.WarmStarter = model{}
-	_ framework.FitReporter = model{}
+	_ framework.Kerneler           = model{}
+	_ framework.WarmStarter        = model{}
+	_ framework.FitReporter        = model{}
+	_ framework.JacobianMultiplier = model{}
+	_ framework.Persister          = model{}
 )
