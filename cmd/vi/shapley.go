@@ -27,6 +27,7 @@ type shapleyOptions struct {
 	subsets, maxSubsets int
 	adjust              string
 	groups, groupsFile  string
+	model               string // a model file of vi train
 }
 
 func newShapleyCommand() *Command {
@@ -99,6 +100,7 @@ Example:
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust the p-values over the features: `method` holm, bh or none")
 	fs.StringVar(&o.groups, "groups", "", "players that are `groups` of columns: \"name=col,col;name=col,...\" or onehot for columns sharing a prefix_")
 	fs.StringVar(&o.groupsFile, "groups-file", "", "read groups from `file` (-: standard input), one \"name: col, col\" a line")
+	fs.StringVar(&o.model, "model", "", "use the full model of this model `file` (vi train, without --crossfit) instead of training; its backend, options, target, seed and split are the run's")
 	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(ctx, a, cmd, args) }
 	return cmd
 }
@@ -152,6 +154,18 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err != nil {
 		return err
 	}
+	var saved *framework.SavedModel
+	if o.model != "" {
+		if saved, err = readModelFile(o.model); err != nil {
+			return err
+		}
+		if saved.CrossFit != 0 {
+			return framework.Usagef("--model %s holds %d cross-fitting models; vi shapley uses one train/evaluation split (train the model without --crossfit)", o.model, saved.CrossFit)
+		}
+		if err := r.useModel(saved, set); err != nil {
+			return err
+		}
+	}
 
 	d, err := r.load(ctx)
 	if err != nil {
@@ -159,6 +173,12 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	}
 	cfg := r.config(nil)
 	o.fit.config(&cfg)
+	if saved != nil {
+		var crossfit int
+		if err := o.fit.useModel(&cfg, &crossfit, saved, set); err != nil {
+			return err
+		}
+	}
 	cfg.MinTrain = framework.MinTrainFor(reds)
 	cfg.Groups, cfg.OneHot = groups, onehot
 	// Every check that needs no model, before the backend starts.

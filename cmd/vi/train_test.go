@@ -114,3 +114,35 @@ func TestShardAutoSlurm(t *testing.T) {
 		t.Errorf("shard auto in task 2 of --array=1-3: want shard 2/3 with features x3, x4; got\n%s", stdout)
 	}
 }
+
+// TestShapleyModel: vi shapley --model gives the Shapley values of the run
+// that trains, timings aside; a cross-fitted model is refused.
+func TestShapleyModel(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) {
+		t.Helper()
+		if _, stderr, code := vi(t, dir, args...); code != 0 {
+			t.Fatalf("vi %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+		}
+	}
+	run("simulate", "--setting", "linear", "--n", "300", "--seed", "2", "--out", "lin.csv")
+	run("train", "--data", "lin.csv", "--hidden", "10", "--seed", "2", "--out", "lin.vimodel")
+	run("train", "--data", "lin.csv", "--hidden", "10", "--seed", "2", "--crossfit", "3", "--out", "cf.vimodel")
+	common := []string{"--data", "lin.csv", "--hidden", "10", "--seed", "2", "--reduced", "lazy,dropout", "--lambda", "10", "--format", "json"}
+	run(append([]string{"shapley", "--out", "trained.json"}, common...)...)
+	run(append([]string{"shapley", "--model", "lin.vimodel", "--out", "model.json"}, common...)...)
+	a, err := os.ReadFile(filepath.Join(dir, "trained.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "model.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stripSeconds(a) != stripSeconds(b) {
+		t.Fatalf("shapley --model differs from the run that trains:\n%s\n---\n%s", b, a)
+	}
+	if _, stderr, code := vi(t, dir, "shapley", "--data", "lin.csv", "--model", "cf.vimodel"); code != 2 || !strings.Contains(stderr, "cross-fitting models") {
+		t.Errorf("shapley with a cross-fitted model: exit %d, stderr %q", code, stderr)
+	}
+}
