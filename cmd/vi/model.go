@@ -101,3 +101,30 @@ func (f *fitFlags) useModel(cfg *framework.Config, crossfit *int, m *framework.S
 	cfg.Saved = m
 	return nil
 }
+
+// splitModel reads --model for a command that uses one train/evaluation
+// split (shapley, roar) and makes the run use it (useModel); nil without
+// --model. A model trained with --crossfit is refused.
+func (r *dataRun) splitModel(path string, set map[string]bool) (*framework.SavedModel, error) {
+	if path == "" {
+		return nil, nil
+	}
+	m, err := readModelFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if m.CrossFit != 0 {
+		return nil, framework.Usagef("--model %s holds %d cross-fitting models; vi %s uses one train/evaluation split (train the model without --crossfit)", path, m.CrossFit, r.cmd)
+	}
+	return m, r.useModel(m, set)
+}
+
+// useSplitModel is useModel for a command without --crossfit; nothing
+// without a model.
+func (f *fitFlags) useSplitModel(cfg *framework.Config, m *framework.SavedModel, set map[string]bool) error {
+	if m == nil {
+		return nil
+	}
+	var crossfit int
+	return f.useModel(cfg, &crossfit, m, set)
+}

@@ -24,6 +24,7 @@ type roarOptions struct {
 	fractions  string
 	estimators string
 	plot       string
+	model      string // a model file of vi train
 }
 
 func newROARCommand() *Command {
@@ -65,6 +66,7 @@ backend).`,
 	fs.StringVar(&o.fractions, "fractions", ".1,.25,.5,.75,.9,.99", "comma-separated `fractions` of features to remove")
 	fs.StringVar(&o.estimators, "estimators", "dropout,retrain,lazy-es", "comma-separated estimator `names`")
 	fs.StringVar(&o.plot, "plot", "", "also draw the curves to this `file` (.png or .svg)")
+	fs.StringVar(&o.model, "model", "", "use the full model of this model `file` (vi train, without --crossfit) instead of training; its backend, options, target, seed and split are the run's")
 	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(ctx, a, cmd, args) }
 	return cmd
 }
@@ -111,6 +113,10 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	if err != nil {
 		return err
 	}
+	saved, err := r.splitModel(o.model, set)
+	if err != nil {
+		return err
+	}
 
 	d, err := r.load(ctx)
 	if err != nil {
@@ -118,6 +124,9 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	}
 	cfg := r.config(nil)
 	o.fit.config(&cfg)
+	if err := o.fit.useSplitModel(&cfg, saved, set); err != nil {
+		return err
+	}
 	cfg.MinTrain = framework.MinTrainFor(ests)
 	// Every check that needs no model, before the backend starts.
 	if err := framework.CheckRun(d, cfg, r.measure, framework.EstimateOptions{Level: o.fit.level}); err != nil {

@@ -154,17 +154,9 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err != nil {
 		return err
 	}
-	var saved *framework.SavedModel
-	if o.model != "" {
-		if saved, err = readModelFile(o.model); err != nil {
-			return err
-		}
-		if saved.CrossFit != 0 {
-			return framework.Usagef("--model %s holds %d cross-fitting models; vi shapley uses one train/evaluation split (train the model without --crossfit)", o.model, saved.CrossFit)
-		}
-		if err := r.useModel(saved, set); err != nil {
-			return err
-		}
+	saved, err := r.splitModel(o.model, set)
+	if err != nil {
+		return err
 	}
 
 	d, err := r.load(ctx)
@@ -173,11 +165,8 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	}
 	cfg := r.config(nil)
 	o.fit.config(&cfg)
-	if saved != nil {
-		var crossfit int
-		if err := o.fit.useModel(&cfg, &crossfit, saved, set); err != nil {
-			return err
-		}
+	if err := o.fit.useSplitModel(&cfg, saved, set); err != nil {
+		return err
 	}
 	cfg.MinTrain = framework.MinTrainFor(reds)
 	cfg.Groups, cfg.OneHot = groups, onehot
