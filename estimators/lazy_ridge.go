@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -317,7 +318,14 @@ func (p *primal) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 	}, nil
 }
 
-// choleskySolve solves (A + alpha I) x = r.
+// choleskySolve solves (A + alpha I) x = r. A system that is positive
+// definite but ill-conditioned (gonum's mat.Condition: condition number
+// above 1e16, as when a dropped feature's zero gradients meet a tiny
+// penalty) is solved all the same: Cholesky is backward stable, so its
+// solution's backward error is of order n eps whatever the condition,
+// which is how the Krylov solves are judged too (krylovTol); only its
+// forward error may be large, in directions the ridge regression leaves
+// undetermined.
 func choleskySolve(a *mat.SymDense, alpha float64, r []float64) ([]float64, error) {
 	n := a.SymmetricDim()
 	s := mat.NewSymDense(n, nil)
@@ -331,9 +339,18 @@ func choleskySolve(a *mat.SymDense, alpha float64, r []float64) ([]float64, erro
 	}
 	x := mat.NewVecDense(n, nil)
 	if err := ch.SolveVecTo(x, mat.NewVecDense(n, r)); err != nil {
-		return nil, fmt.Errorf("ridge solve: %w", err)
+		var cond mat.Condition
+		if !errors.As(err, &cond) {
+			return nil, fmt.Errorf("ridge solve: %w", err)
+		}
 	}
-	return x.RawVector().Data, nil
+	out := x.RawVector().Data
+	for _, v := range out {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: the %d x %d system at alpha %g has no finite solution", errSingular, n, n, alpha)
+		}
+	}
+	return out, nil
 }
 
 // symmetrize replaces the square k by its symmetric part (k + k^T) / 2, in
