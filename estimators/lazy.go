@@ -260,15 +260,22 @@ func (lz Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 	if err != nil {
 		return framework.Reduced{}, err
 	}
+	return predictReduced(ctx, g, &shift, xev, map[string]float64{statLambda: alpha})
+}
+
+// predictReduced is the reduced model: the network's predictions on the
+// evaluation rows xev at the shifted parameters, with the estimator's
+// stats.
+func predictReduced(ctx context.Context, g framework.Gradienter, shift *framework.Shift, xev mat.Matrix, stats map[string]float64) (framework.Reduced, error) {
 	shift.X = xev
-	preds, err := framework.PredictShifts(ctx, g, []framework.Shift{shift})
+	preds, err := framework.PredictShifts(ctx, g, []framework.Shift{*shift})
 	if err == nil && len(preds) != 1 {
 		err = fmt.Errorf("%d predictions for one shift", len(preds))
 	}
 	if err != nil {
 		return framework.Reduced{}, fmt.Errorf("predict evaluation split at shifted parameters: %w", err)
 	}
-	return framework.Reduced{Pred: preds[0], Stats: map[string]float64{statLambda: alpha}}, nil
+	return framework.Reduced{Pred: preds[0], Stats: stats}, nil
 }
 
 // foldSeedPerturb is the second word of the folds' PCG seed.

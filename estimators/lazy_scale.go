@@ -103,15 +103,7 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 		shift.DTheta = dtheta
 		stats[statMethod], stats[statSteps], stats[statFlops] = 1, float64(steps), flops
 	}
-	shift.X = xev
-	preds, err := framework.PredictShifts(ctx, g, []framework.Shift{shift})
-	if err == nil && len(preds) != 1 {
-		err = fmt.Errorf("%d predictions for one shift", len(preds))
-	}
-	if err != nil {
-		return framework.Reduced{}, fmt.Errorf("predict evaluation split at shifted parameters: %w", err)
-	}
-	return framework.Reduced{Pred: preds[0], Stats: stats}, nil
+	return predictReduced(ctx, g, &shift, xev, stats)
 }
 
 // subsampleAlpha chooses the penalty by the dense cross-validation on a

@@ -48,10 +48,8 @@ type SavedModel struct {
 	Data  string      `json:"data"`
 	Folds []SavedFold `json:"folds"`
 
-	// Source is the file's name, for messages, and Sum its SHA-256 (hex);
-	// ReadModel sets both.
+	// Source is the file's name, for messages (ReadModel sets it).
 	Source string `json:"-"`
-	Sum    string `json:"-"`
 }
 
 // SavedFold is one trained model: the standardisation of its train rows,
@@ -156,7 +154,7 @@ func ReadModel(r io.Reader, name string) (*SavedModel, error) {
 		m.Folds[i].Params = rest[:sz:sz]
 		rest = rest[sz:]
 	}
-	m.Source, m.Sum = name, hex.EncodeToString(sum[:])
+	m.Source = name
 	if len(rest) != 0 {
 		return nil, bad("model file has %d bytes after its parameters", len(rest))
 	}

@@ -2,13 +2,12 @@ package main
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"os"
+	"slices"
 
 	"github.com/lazyvi/lazyvi/framework"
 )
@@ -52,49 +51,34 @@ func finishCheckpoint(c *framework.FileCheckpoint, out string, runErr error) err
 	return c.Remove()
 }
 
-// runFingerprint identifies what a run's reduced models depend on: the data
-// and every flag given except those that only shape the output or the
-// schedule. A checkpoint from a run with another fingerprint is not reused.
+// runFingerprint identifies what a run's reduced models depend on: the data,
+// the model file's content and every flag given except those that only
+// shape the output or the schedule. A checkpoint from a run with another
+// fingerprint is not reused.
 func runFingerprint(cmd *Command, d *framework.Dataset) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%q\n", cmd.Name(), d.Names)
-	raw := d.X.RawMatrix()
-	var b [8]byte
-	for i := 0; i < raw.Rows; i++ {
-		for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
-			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
-			h.Write(b[:])
-		}
-	}
-	cmd.Flag.Visit(func(f *flag.Flag) { // in lexical order
-		switch f.Name {
-		case "workers", "out", "format", "plot", "level", "delta", "adjust", "ci-truncate", "plugin-timeout":
-		case "model":
-			// The model file's content, not its name: a checkpoint of
-			// another model is not reused.
-			b, err := os.ReadFile(f.Value.String())
-			sum := sha256.Sum256(b)
-			fmt.Fprintf(h, "--model=%x %v\n", sum, err != nil)
-		default:
-			fmt.Fprintf(h, "--%s=%s\n", f.Name, f.Value)
-		}
-	})
-	return hex.EncodeToString(h.Sum(nil))
+	return fingerprint(cmd, d, "workers", "out", "format", "plot", "plugin-timeout", "level", "delta", "adjust", "ci-truncate")
 }
 
 // mergeFingerprint identifies what every result of a run depends on, for
 // the shards of one run (framework.ShardInfo.Run): the data, the model
 // file's content, and every flag given except those that only shape the
 // output or the schedule, or say which shard this is.
-func mergeFingerprint(cmd *Command, d *framework.Dataset, saved *framework.SavedModel) string {
+func mergeFingerprint(cmd *Command, d *framework.Dataset) string {
+	return fingerprint(cmd, d, "workers", "out", "format", "plot", "plugin-timeout", "shard", "shard-count")
+}
+
+// fingerprint hashes the command's name, the data (framework.
+// DataFingerprint), the content of the --model file (not its name) and the
+// flags given except those in skip, in lexical order.
+func fingerprint(cmd *Command, d *framework.Dataset, skip ...string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n", cmd.Name(), framework.DataFingerprint(d))
-	if saved != nil {
-		fmt.Fprintf(h, "model %s\n", saved.Sum)
-	}
-	cmd.Flag.Visit(func(f *flag.Flag) { // in lexical order
-		switch f.Name {
-		case "workers", "out", "format", "plot", "shard", "shard-count", "model", "plugin-timeout":
+	cmd.Flag.Visit(func(f *flag.Flag) {
+		switch {
+		case slices.Contains(skip, f.Name):
+		case f.Name == "model":
+			b, err := os.ReadFile(f.Value.String())
+			fmt.Fprintf(h, "--model=%x %v\n", sha256.Sum256(b), err != nil)
 		default:
 			fmt.Fprintf(h, "--%s=%s\n", f.Name, f.Value)
 		}

@@ -177,7 +177,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err := o.data.checkOutput(); err != nil {
 		return err
 	}
-	if err := o.data.checkNotInput(nil, fileFlag{"--groups-file", o.groupsFile}); err != nil {
+	if err := o.data.checkNotInput(nil, fileFlag{"--groups-file", o.groupsFile}, fileFlag{"--model", o.model}); err != nil {
 		return err
 	}
 	if o.data.data == framework.Stdin && o.groupsFile == framework.Stdin {
@@ -271,7 +271,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		CITruncate: o.ciTruncate,
 
 		Shard: shard,
-		RunID: mergeFingerprint(cmd, d, saved),
+		RunID: mergeFingerprint(cmd, d),
 	}
 	// Every check that needs no model, before the backend starts.
 	if err := framework.CheckRun(d, cfg, r.measure, eopt); err != nil {

@@ -49,10 +49,12 @@ func (o *mergeOptions) run(a *app, args []string) error {
 		if err := checkOutDir(o.out); err != nil {
 			return err
 		}
-		for _, in := range args {
-			if same, _ := sameFile(in, o.out); same {
-				return framework.Usagef("--out %s is the shard %s: the merge would overwrite it", o.out, in)
-			}
+		ins := make([]fileFlag, len(args))
+		for i, in := range args {
+			ins[i] = fileFlag{"shard", in}
+		}
+		if err := checkNotInput([]fileFlag{{"--out", o.out}}, ins); err != nil {
+			return err
 		}
 	}
 	var reports []framework.NamedReport
@@ -62,8 +64,7 @@ func (o *mergeOptions) run(a *app, args []string) error {
 			return &framework.InputError{File: path, Msg: "cannot read: " + err.Error()}
 		}
 		var r framework.Report
-		dec := json.NewDecoder(bytes.NewReader(b))
-		if err := dec.Decode(&r); err != nil {
+		if err := json.Unmarshal(b, &r); err != nil {
 			return &framework.InputError{File: path, Msg: fmt.Sprintf("not a JSON report of vi estimate (--format json): %v", err)}
 		}
 		reports = append(reports, framework.NamedReport{Name: path, Report: &r})

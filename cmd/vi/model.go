@@ -102,6 +102,10 @@ func (f *fitFlags) useModel(cfg *framework.Config, crossfit *int, m *framework.S
 	return nil
 }
 
+// splitModelUsage is --model's help for the commands that use one
+// train/evaluation split (shapley, roar).
+const splitModelUsage = "use the full model of this model `file` (vi train, without --crossfit) instead of training; its backend, options, target, seed and split are the run's"
+
 // splitModel reads --model for a command that uses one train/evaluation
 // split (shapley, roar) and makes the run use it (useModel); nil without
 // --model. A model trained with --crossfit is refused.

@@ -66,7 +66,7 @@ backend).`,
 	fs.StringVar(&o.fractions, "fractions", ".1,.25,.5,.75,.9,.99", "comma-separated `fractions` of features to remove")
 	fs.StringVar(&o.estimators, "estimators", "dropout,retrain,lazy-es", "comma-separated estimator `names`")
 	fs.StringVar(&o.plot, "plot", "", "also draw the curves to this `file` (.png or .svg)")
-	fs.StringVar(&o.model, "model", "", "use the full model of this model `file` (vi train, without --crossfit) instead of training; its backend, options, target, seed and split are the run's")
+	fs.StringVar(&o.model, "model", "", splitModelUsage)
 	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(ctx, a, cmd, args) }
 	return cmd
 }
@@ -94,7 +94,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	if err := o.fit.check(); err != nil {
 		return err
 	}
-	if err := o.data.checkNotInput([]fileFlag{{"--plot", o.plot}}); err != nil {
+	if err := o.data.checkNotInput([]fileFlag{{"--plot", o.plot}}, fileFlag{"--model", o.model}); err != nil {
 		return err
 	}
 	orderings, err := parseOrderings(o.ordering)

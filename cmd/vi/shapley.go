@@ -100,7 +100,7 @@ Example:
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust the p-values over the features: `method` holm, bh or none")
 	fs.StringVar(&o.groups, "groups", "", "players that are `groups` of columns: \"name=col,col;name=col,...\" or onehot for columns sharing a prefix_")
 	fs.StringVar(&o.groupsFile, "groups-file", "", "read groups from `file` (-: standard input), one \"name: col, col\" a line")
-	fs.StringVar(&o.model, "model", "", "use the full model of this model `file` (vi train, without --crossfit) instead of training; its backend, options, target, seed and split are the run's")
+	fs.StringVar(&o.model, "model", "", splitModelUsage)
 	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(ctx, a, cmd, args) }
 	return cmd
 }
@@ -121,7 +121,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err := o.fit.check(); err != nil {
 		return err
 	}
-	if err := o.data.checkNotInput([]fileFlag{{"--plot", o.plot}}); err != nil {
+	if err := o.data.checkNotInput([]fileFlag{{"--plot", o.plot}}, fileFlag{"--model", o.model}); err != nil {
 		return err
 	}
 	switch {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 
 	"github.com/lazyvi/lazyvi/backendplugin"
@@ -75,10 +74,8 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	if err := checkOutDir(o.data.out); err != nil {
 		return err
 	}
-	if o.data.data != "" {
-		if same, _ := sameFile(o.data.data, o.data.out); same {
-			return framework.Usagef("--out %s is the data file --data %s: the model would overwrite it", o.data.out, o.data.data)
-		}
+	if err := checkNotInput([]fileFlag{{"--out", o.data.out}}, []fileFlag{{"--data", o.data.data}}); err != nil {
+		return err
 	}
 	r, err := o.data.check(a, set)
 	if err != nil {
@@ -143,17 +140,4 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	}
 	fmt.Fprintf(a.stderr, "vi: trained %s (%s%s, seed %d) on %s: %s, %d bytes\n", what, r.backend.name, hidden, o.seed, d.Source, o.data.out, buf.Len())
 	return nil
-}
-
-// sameFile reports whether two paths name the same existing file.
-func sameFile(a, b string) (bool, error) {
-	fa, err := os.Stat(a)
-	if err != nil {
-		return false, err
-	}
-	fb, err := os.Stat(b)
-	if err != nil {
-		return false, err
-	}
-	return os.SameFile(fa, fb), nil
 }
