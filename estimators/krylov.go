@@ -255,6 +255,95 @@ func (kr *krylov) grow(ctx context.Context, sigma float64, maxSteps int) (bool, 
 	}
 }
 
+// decrease is, after coefficients(sigma), the decrease of the quadratic
+// x^T (A + sigma I) x - 2 r^T x from x = 0 to the Galerkin solution
+// x_k = Q_k y_k: r^T x_k = ||r|| y_k[0] (= x_k^T (A + sigma I) x_k). It
+// grows with k towards r^T x*, and the gap is the error's energy:
+// ||x* - x_k||^2_{A + sigma I} = r^T x* - r^T x_k (for CG, which x_k is;
+// Strakos and Tichy, On error estimation in the conjugate gradient method
+// and why it works in finite precision computations, ETNA 13, 2002).
+func (kr *krylov) decrease() float64 { return kr.beta0 * kr.y[0] }
+
+// radauDecrease is an upper bound on r^T x*, the decrease at the exact
+// solution, from the Gauss-Radau rule with a node prescribed at sigma, a
+// lower bound of the spectrum of A + sigma I (A is positive semi-definite):
+// ||r||^2 e_1^T U^-1 e_1 with U = [T_k + sigma I, beta_k e_k; beta_k e_k^T,
+// omega], omega = sigma + delta_k for T_k delta = beta_k^2 e_k, so that
+// sigma is an eigenvalue of U (Golub and Meurant, Matrices, Moments and
+// Quadrature with Applications, 2010, ch. 6; Meurant and Tichy, ETNA 2024
+// for CG). It reports false when a tridiagonal system cannot be solved.
+func (kr *krylov) radauDecrease(sigma float64) (float64, bool) {
+	k := len(kr.diag)
+	bk := kr.off[k-1]
+	dl, dd, du := make([]float64, k+1), make([]float64, k+1), make([]float64, k+1)
+	z := make([]float64, k+1)
+	copy(dd, kr.diag)
+	copy(dl, kr.off[:k-1])
+	copy(du, kr.off[:k-1])
+	z[k-1] = bk * bk
+	if !lapackImpl.Dgtsv(k, 1, dl[:k-1], dd[:k], du[:k-1], z[:k], 1) {
+		return 0, false
+	}
+	omega := sigma + z[k-1]
+	for i := range z {
+		z[i] = 0
+	}
+	for i := 0; i < k; i++ {
+		dd[i] = kr.diag[i] + sigma
+	}
+	dd[k] = omega
+	copy(dl, kr.off[:k])
+	copy(du, kr.off[:k])
+	z[0] = kr.beta0
+	if !lapackImpl.Dgtsv(k+1, 1, dl[:k], dd, du[:k], z, 1) {
+		return 0, false
+	}
+	return kr.beta0 * z[0], true
+}
+
+// growEnergy extends the basis until the energy error of sigma's solution
+// x_k, ||x* - x_k||^2_{A + sigma I} = r^T x* - decrease_k, is at most tau
+// times the decrease achieved, decrease_k, by the Gauss-Radau upper bound
+// on r^T x* (radauDecrease): the rule is a guarantee, in exact arithmetic,
+// not an estimate. It reports false, with no solution, when maxSteps pass
+// first or the system cannot be solved.
+func (kr *krylov) growEnergy(ctx context.Context, sigma, tau float64, maxSteps int) ([]float64, bool, error) {
+	n := kr.n
+	if kr.beta0 == 0 {
+		return make([]float64, n), true, nil
+	}
+	for {
+		if kr.steps() > 0 {
+			if _, ok := kr.coefficients(sigma); !ok {
+				return nil, false, nil
+			}
+			if kr.exact {
+				break
+			}
+			d := kr.decrease()
+			if ub, ok := kr.radauDecrease(sigma); ok && ub-d <= tau*d {
+				break
+			}
+		}
+		if kr.steps() >= maxSteps {
+			return nil, false, nil
+		}
+		if kr.steps()%krylovCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, false, fmt.Errorf("ridge solve: %w", err)
+			}
+		}
+		if err := kr.extend(); err != nil {
+			return nil, false, fmt.Errorf("ridge solve: %w", err)
+		}
+	}
+	k := kr.steps()
+	x := make([]float64, n)
+	basis := blas64.General{Rows: k, Cols: n, Stride: n, Data: kr.q[:k*n]}
+	blas64.Gemv(blas.Trans, 1, basis, blas64.Vector{N: k, Data: kr.y[:k], Inc: 1}, 0, blas64.Vector{N: n, Data: x, Inc: 1})
+	return x, true, nil
+}
+
 // tolerance is the backward error at which a solution is accepted: tol,
 // or krylovTol when it is 0.
 func (kr *krylov) tolerance() float64 {

@@ -1,7 +1,5 @@
 package estimators
 
-import "math"
-
 // The cost model by which lazy chooses how to solve a feature's ridge
 // problem. Sizes: n Jacobian rows (train samples x outputs), m parameters.
 // Flops and bytes are counted per method, as the code below does the work:
@@ -12,13 +10,18 @@ import "math"
 //   - dense primal: the m x m Gram (n m^2 flops), then steps of 2 m^2;
 //     bytes: the Gram twice (total and a fold's or the solve's copy).
 //   - matrix-free: Krylov steps of one product with Phi and one with
-//     Phi^T (2 n m flops each) on vectors of min(n, m); bytes: the basis
-//     (steps x min(n, m)), plus the Jacobian when the backend has no
+//     Phi^T (2 n m flops each) on vectors of m; bytes: the basis
+//     (steps x m), plus the Jacobian when the backend has no
 //     JacobianMultiplier (the products are then the Jacobian's).
 //
-// Steps are what a solve at a cross-validated penalty takes: estSteps,
-// measured (20-60 on the simulated settings at their chosen penalties).
-const estSteps = 60
+// Steps are what a solve at a cross-validated penalty takes, measured on
+// the simulated settings at their chosen penalties: the dense forms'
+// Krylov solve to krylovTol 20-60 (estSteps), the matrix-free one to
+// energyTol 2-6 (estMatrixFreeSteps, with a margin).
+const (
+	estSteps           = 60
+	estMatrixFreeSteps = 10
+)
 
 // DefaultMemory is the bytes a lazy worker may hold for one feature's
 // ridge problem when Lazy.Memory is 0: 1 GiB.
@@ -61,8 +64,7 @@ func denseCost(n, m int, kernel bool, steps int) cost {
 // matrixFreeCost is the Krylov solve on Jacobian products.
 func matrixFreeCost(n, m int, multiplier bool, steps int) cost {
 	fn, fm := float64(n), float64(m)
-	d := math.Min(fn, fm)
-	c := cost{flops: float64(steps) * (4*fn*fm + 4*float64(steps)*d), bytes: 8 * float64(steps+4) * d}
+	c := cost{flops: float64(steps) * (4*fn*fm + 4*float64(steps)*fm), bytes: 8 * float64(steps+4) * fm}
 	if !multiplier {
 		c.bytes += 8 * fn * fm
 		c.flops += fn * fm // forming the Jacobian, at least
@@ -74,7 +76,7 @@ func matrixFreeCost(n, m int, multiplier bool, steps int) cost {
 // in mem bytes; the matrix-free one when neither fits (its basis is then
 // bounded by maxBasisSteps), and dense only where newRidge allows it.
 func chooseMethod(n, m int, kernel, multiplier bool, mem float64) solveMethod {
-	d, f := denseCost(n, m, kernel, estSteps), matrixFreeCost(n, m, multiplier, estSteps)
+	d, f := denseCost(n, m, kernel, estSteps), matrixFreeCost(n, m, multiplier, estMatrixFreeSteps)
 	denseOK := d.bytes <= mem && min(n, m) <= maxFixedRidgeDim
 	switch {
 	case !denseOK:

@@ -2,9 +2,11 @@ package estimators
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sync"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -124,7 +126,7 @@ func BenchmarkScaleSolve(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		var err error
-		if _, steps, flops, err = matrixFreeSolve(context.Background(), c.g, c.x, c.e, alpha, DefaultMemory); err != nil {
+		if _, steps, flops, err = matrixFreeSolve(context.Background(), c.g, c.x, c.e, alpha, energyTol, DefaultMemory); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -146,4 +148,152 @@ func BenchmarkScaleReduce(b *testing.B) {
 			}
 		})
 	}
+}
+
+// scaleDense is the high-dimensional setting at n 3000 (n1 2000), where the
+// dense solve runs too.
+var scaleDense = scaleProblem{setting: "highdim", n: 3000, rho: 0.5}
+
+// BenchmarkScaleTolerance is the study behind energyTol: on features x1..x4
+// of the high-dimensional setting at n 3000 (against the dense solve at the
+// dense cross-validation's penalty) and x1 at n 10000 (against a tight
+// matrix-free solve at the subsample's penalty), for each tolerance, the
+// steps of the final solve and how far the evaluation VI (squared error)
+// moves from the reference's, in units of its standard error.
+func BenchmarkScaleTolerance(b *testing.B) {
+	ctx := context.Background()
+	for b.Loop() {
+		for _, c := range []*scaleProblem{&scaleDense, &scaleCase} {
+			c.get(b)
+			feats := c.p.Features()[:4]
+			if c == &scaleCase {
+				feats = feats[:1]
+			}
+			for _, f := range feats {
+				x := c.p.Drop(c.p.XTrain, f)
+				base, err := c.g.Predict(ctx, x)
+				if err != nil {
+					b.Fatal(err)
+				}
+				e := make([]float64, len(c.t))
+				floats.SubTo(e, c.t, base.RawMatrix().Data)
+				var alpha float64
+				var ref []float64
+				if c == &scaleDense {
+					red, err := (Lazy{}).Reduce(ctx, c.p, f)
+					if err != nil {
+						b.Fatal(err)
+					}
+					alpha = red.Stats[statLambda]
+					if math.IsInf(alpha, 1) {
+						fmt.Printf("n %d %s: no update\n", c.n, f.Name)
+						continue
+					}
+					rp, err := newRidge(ctx, c.g, x, e, 1, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					sh, err := rp.solveAll(ctx, alpha)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if ref = sh.DTheta; ref == nil {
+						kern, _ := framework.AsKerneler(c.g)
+						if ref, err = kern.JacobianTVec(ctx, sh.XTrain, sh.A); err != nil {
+							b.Fatal(err)
+						}
+					}
+				} else {
+					if alpha, err = (Lazy{}).subsampleAlpha(ctx, c.g, x, c.t, e, 1, c.seed, map[string]float64{}); err != nil {
+						b.Fatal(err)
+					}
+					if ref, _, _, err = matrixFreeSolve(ctx, c.g, x, e, alpha, 1e-10, DefaultMemory); err != nil {
+						b.Fatal(err)
+					}
+				}
+				v0, se := evalVI(b, c.p, f, c.g, ref)
+				fmt.Printf("n %d %s: alpha %.4g, reference VI %.5g, SE %.3g\n", c.n, f.Name, alpha, v0, se)
+				for _, tau := range []float64{1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 1e-4, 1e-6} {
+					w, steps, _, err := matrixFreeSolve(ctx, c.g, x, e, alpha, tau, DefaultMemory)
+					if err != nil {
+						b.Fatal(err)
+					}
+					v, _ := evalVI(b, c.p, f, c.g, w)
+					fmt.Printf("  tau %g: %d steps, |w - w*| / |w*| %.3g, VI %.5g, moved %.3g SE\n", tau, steps, relDiff(w, ref), v, math.Abs(v-v0)/se)
+				}
+			}
+		}
+	}
+}
+
+// evalVI is the evaluation VI (squared error) of the network at theta +
+// dtheta on feature f's dropped evaluation rows against the full model,
+// and its standard error.
+func evalVI(b *testing.B, p *framework.Problem, f framework.Feature, g framework.Gradienter, dtheta []float64) (float64, float64) {
+	pred, err := g.PredictShifted(context.Background(), p.Drop(p.XEval, f), dtheta)
+	if err != nil {
+		b.Fatal(err)
+	}
+	full, y := p.FullEval.RawMatrix().Data, p.YEval
+	d := make([]float64, len(y))
+	for i, yv := range y {
+		r, q := yv-pred.At(i, 0), yv-full[i]
+		d[i] = r*r - q*q
+	}
+	mean := floats.Sum(d) / float64(len(d))
+	ss := 0.0
+	for _, v := range d {
+		ss += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(d)-1) / float64(len(d)))
+}
+
+// BenchmarkScaleSearchVariants is the study behind subsampleRows and the
+// folds: per feature x1..x8, the penalty each (rows, folds) variant
+// chooses, the search's time, and how far the VI moves from the
+// baseline's (1000 rows, 3 folds), in units of its standard error.
+func BenchmarkScaleSearchVariants(b *testing.B) {
+	scaleGet(b)
+	c := &scaleCase
+	ctx := context.Background()
+	defer func(r int) { subsampleRows = r }(subsampleRows)
+	for b.Loop() {
+		for _, f := range c.p.Features()[:8] {
+			x := c.p.Drop(c.p.XTrain, f)
+			base, err := c.g.Predict(ctx, x)
+			if err != nil {
+				b.Fatal(err)
+			}
+			e := make([]float64, len(c.t))
+			floats.SubTo(e, c.t, base.RawMatrix().Data)
+			var v0, se float64
+			for i, v := range []struct{ rows, folds int }{{1000, 3}, {500, 3}, {1000, 2}, {500, 2}, {300, 3}} {
+				subsampleRows = v.rows
+				start := time.Now()
+				alpha, err := (Lazy{Folds: v.folds}).subsampleAlpha(ctx, c.g, x, c.t, e, 1, c.seed, map[string]float64{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				secs := time.Since(start).Seconds()
+				vi := 0.0
+				if !math.IsInf(alpha, 1) {
+					w, _, _, err := matrixFreeSolve(ctx, c.g, x, e, alpha, energyTol, DefaultMemory)
+					if err != nil {
+						b.Fatal(err)
+					}
+					vi, se = evalVI(b, c.p, f, c.g, w)
+				}
+				if i == 0 {
+					v0 = vi
+				}
+				fmt.Printf("%s rows %d folds %d: search %.3fs, alpha %.3g, VI %.4g, moved %.3g SE\n", f.Name, v.rows, v.folds, secs, alpha, vi, math.Abs(vi-v0)/se)
+			}
+		}
+	}
+}
+
+func relDiff(a, b []float64) float64 {
+	d := make([]float64, len(a))
+	floats.SubTo(d, a, b)
+	return floats.Norm(d, 2) / floats.Norm(b, 2)
 }

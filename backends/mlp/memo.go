@@ -41,7 +41,7 @@ type memoEntry struct {
 // memoBudget bounds the memory the memo keeps per model (64 MiB: at the
 // paper's high-dimensional setting an entry is ~1.2 MB; a fold of 10,000
 // rows of a width-50 network ~16 MB).
-var memoBudget = 64 << 20
+var memoBudget = 512 << 20
 
 var memoSeed = maphash.MakeSeed()
 
