@@ -38,9 +38,12 @@ type memoEntry struct {
 	src uintptr
 }
 
-// memoBudget bounds the memory the memo keeps per model (64 MiB: at the
+// memoBudget bounds the memory the memo keeps per model (512 MiB: at the
 // paper's high-dimensional setting an entry is ~1.2 MB; a fold of 10,000
-// rows of a width-50 network ~16 MB).
+// rows of a width-50 network ~16 MB; lazy's matrix-free solve needs one
+// entry per worker of all the train rows, 43 MB at 6667 rows of a (200,
+// 100) network on 100 inputs, 128 MB at 20,000: 64 MiB thrashed with two
+// workers there and could not hold the larger one at all).
 var memoBudget = 512 << 20
 
 var memoSeed = maphash.MakeSeed()

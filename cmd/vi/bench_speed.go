@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/lazyvi/lazyvi/backends/mlp"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/simulate"
 )
@@ -82,7 +83,7 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 	workers := fs.Int("workers", runtime.NumCPU(), "features estimated concurrently")
 	folds := fs.Int("folds", 0, "lazy's cross-validation folds (0: the framework's default)")
 	lambda := fs.Float64("lambda", 0, "fix lazy's ridge penalty (0: by cross-validation)")
-	epochs := fs.Int("epochs", 0, "the MLP's maximum training `epochs`, for the full model and retrain alike (0: the backend's default, 200, which the high-dimensional case reaches before its loss settles)")
+	epochs := fs.Int("epochs", 0, fmt.Sprintf("the MLP's maximum training `epochs`, for the full model and retrain alike (0: the backend's default, a cap of %d that its validation stopping usually ends far earlier)", mlp.DefaultEpochs))
 	seed := fs.Int64("seed", 1, "seed of the data, split and models")
 	format := fs.String("format", "table", "output format: table or json")
 	out := fs.String("out", "", "write the output to `FILE` (atomically) instead of stdout")
