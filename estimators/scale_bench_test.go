@@ -297,4 +297,3 @@ func relDiff(a, b []float64) float64 {
 	floats.SubTo(d, a, b)
 	return floats.Norm(d, 2) / floats.Norm(b, 2)
 }
-
