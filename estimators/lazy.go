@@ -243,7 +243,7 @@ func (lz Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 
 	alpha := lz.Lambda
 	if alpha <= 0 {
-		alpha, err = chooseAlpha(ctx, g, rp, targets, e, bounds, k)
+		alpha, err = chooseAlpha(ctx, g, rp, targets, e, bounds, k, searchTol)
 		if err != nil {
 			return framework.Reduced{}, err
 		}

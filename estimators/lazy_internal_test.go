@@ -474,7 +474,7 @@ func TestSearchLogAlpha(t *testing.T) {
 				}
 				return vs, nil
 			}
-			best, v, err := searchLogAlpha(f, math.Inf(1))
+			best, v, err := searchLogAlpha(f, math.Inf(1), searchTol)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -501,7 +501,7 @@ func TestSearchLogAlpha(t *testing.T) {
 			vs[i] = math.Exp(-t)
 		}
 		return vs, nil
-	}, math.Inf(1))
+	}, math.Inf(1), searchTol)
 	if best < widenHi-resolution {
 		t.Errorf("monotone curve: best %v, want the top of the range %v", best, widenHi)
 	}
@@ -515,7 +515,7 @@ func TestSearchLogAlpha(t *testing.T) {
 			vs[i] = math.Exp(-t)
 		}
 		return vs, nil
-	}, 0)
+	}, 0, searchTol)
 	if !math.IsInf(best, 1) || v != 0 || calls != 4 {
 		t.Errorf("monotone curve, no update known best: best %v (f %v) after %d evaluations, want +Inf (0) after 4", best, v, calls)
 	}
@@ -527,7 +527,7 @@ func TestSearchLogAlpha(t *testing.T) {
 			vs[i] = 1 + 0.1*(t-6)*(t-6)
 		}
 		return vs, nil
-	}, 1.3)
+	}, 1.3, searchTol)
 	if math.Abs(best-6) > resolution {
 		t.Errorf("dip above the grid: best %v, want 6", best)
 	}
@@ -539,7 +539,7 @@ func TestSearchLogAlpha(t *testing.T) {
 			vs[i] = 1 + 0.001*math.Exp(-(t-2)*(t-2)) - 0.5*math.Exp(-(t+3)*(t+3)/4)
 		}
 		return vs, nil
-	}, 1)
+	}, 1, searchTol)
 	if math.Abs(best+3) > resolution {
 		t.Errorf("bump before the dip: best %v, want -3", best)
 	}
@@ -550,7 +550,7 @@ func TestSearchLogAlpha(t *testing.T) {
 			vs[i] = math.Inf(1)
 		}
 		return vs, nil
-	}, math.Inf(1)); err != nil || !math.IsInf(v, 1) {
+	}, math.Inf(1), searchTol); err != nil || !math.IsInf(v, 1) {
 		t.Errorf("all unusable: got %v, %v", v, err)
 	}
 }

@@ -27,7 +27,7 @@ const (
 // chooseAlpha runs the cross-validated search described on Lazy. The rows of
 // x are in fold order: fold f is rows bounds[f]..bounds[f+1]; targets and e
 // (the full model's residual targets - h(x)) stack k outputs per row.
-func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, targets, e []float64, bounds []int, k int) (float64, error) {
+func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, targets, e []float64, bounds []int, k int, tol float64) (float64, error) {
 	n := len(e)
 	type fold struct {
 		solve foldSolver
@@ -114,7 +114,7 @@ func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, targets,
 		}
 		return sse, nil
 	}
-	best, bestErr, err := searchLogAlpha(cvErr, noUpdate)
+	best, bestErr, err := searchLogAlpha(cvErr, noUpdate, tol)
 	if err != nil {
 		return 0, err
 	}
@@ -147,7 +147,7 @@ func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, targets,
 // of about nine, for what is the common case of a null feature). When the widened range's top is still the best, the
 // minimum lies beyond it, in the flat part, and refining inside the range
 // would only chase noise: the top is returned unrefined.
-func searchLogAlpha(f func(ts []float64) ([]float64, error), fInf float64) (best, bestErr float64, err error) {
+func searchLogAlpha(f func(ts []float64) ([]float64, error), fInf, tol float64) (best, bestErr float64, err error) {
 	seen := map[float64]float64{}
 	eval := func(t float64) (float64, error) {
 		if v, ok := seen[t]; ok {
@@ -222,7 +222,7 @@ func searchLogAlpha(f func(ts []float64) ([]float64, error), fInf float64) (best
 			return best, bestErr, nil
 		}
 	}
-	if err := brent(eval, a, c, best, bestErr, fa, fc); err != nil {
+	if err := brent(eval, a, c, best, bestErr, fa, fc, tol); err != nil {
 		return 0, 0, err
 	}
 	return best, bestErr, nil
@@ -235,7 +235,7 @@ func searchLogAlpha(f func(ts []float64) ([]float64, error), fInf float64) (best
 // bracket and shrinks the step, else a golden-section step into the larger
 // part, to an absolute tolerance of searchTol in t. f keeps track of the
 // best point itself.
-func brent(f func(float64) (float64, error), a, b, x, fx, fa, fb float64) error {
+func brent(f func(float64) (float64, error), a, b, x, fx, fa, fb, tol float64) error {
 	const cgold = 0.3819660112501051 // (3 - sqrt 5) / 2
 	// w and v: the second best and the previous w; start them at the
 	// bracket's ends, so that the first step can already be parabolic.
@@ -252,7 +252,7 @@ func brent(f func(float64) (float64, error), a, b, x, fx, fa, fb float64) error 
 	d, e := 0.0, b-a
 	for it := 0; it < brentIterations; it++ {
 		xm := 0.5 * (a + b)
-		tol1 := searchTol
+		tol1 := tol
 		tol2 := 2 * tol1
 		if math.Abs(x-xm) <= tol2-0.5*(b-a) {
 			return nil

@@ -248,15 +248,17 @@ func evalVI(b *testing.B, p *framework.Problem, f framework.Feature, g framework
 	return mean, math.Sqrt(ss / float64(len(d)-1) / float64(len(d)))
 }
 
-// BenchmarkScaleSearchVariants is the study behind subsampleRows and the
-// folds: per feature x1..x8, the penalty each (rows, folds) variant
-// chooses, the search's time, and how far the VI moves from the
-// baseline's (1000 rows, 3 folds), in units of its standard error.
+// BenchmarkScaleSearchVariants is the study behind subsampleRows, the
+// folds and the search's tolerance: per feature x1..x8, the penalty each
+// (rows, folds, tolerance in decades) variant chooses, the search's time
+// and its evaluations (candidate penalties, each one shifted prediction per
+// fold), and how far the VI moves from the baseline's (1000 rows, 3 folds,
+// 0.05), in units of its standard error.
 func BenchmarkScaleSearchVariants(b *testing.B) {
 	scaleGet(b)
 	c := &scaleCase
 	ctx := context.Background()
-	defer func(r int) { subsampleRows = r }(subsampleRows)
+	defer func(r int, t float64) { subsampleRows, subsampleSearchTol = r, t }(subsampleRows, subsampleSearchTol)
 	for b.Loop() {
 		for _, f := range c.p.Features()[:8] {
 			x := c.p.Drop(c.p.XTrain, f)
@@ -266,27 +268,29 @@ func BenchmarkScaleSearchVariants(b *testing.B) {
 			}
 			e := make([]float64, len(c.t))
 			floats.SubTo(e, c.t, base.RawMatrix().Data)
-			var v0, se float64
-			for i, v := range []struct{ rows, folds int }{{1000, 3}, {500, 3}, {1000, 2}, {500, 2}, {300, 3}} {
-				subsampleRows = v.rows
+			var v0 float64
+			for i, v := range []struct {
+				rows, folds int
+				tol         float64
+			}{{1000, 3, 0.05}, {1000, 3, 0.15}, {1000, 3, 0.25}, {500, 3, 0.05}, {1000, 2, 0.05}} {
+				subsampleRows, subsampleSearchTol = v.rows, v.tol
 				start := time.Now()
 				alpha, err := (Lazy{Folds: v.folds}).subsampleAlpha(ctx, c.g, x, c.t, e, 1, c.seed, map[string]float64{})
 				if err != nil {
 					b.Fatal(err)
 				}
 				secs := time.Since(start).Seconds()
-				vi := 0.0
+				w := make([]float64, c.g.NumParams()) // no update: the full model
 				if !math.IsInf(alpha, 1) {
-					w, _, _, err := matrixFreeSolve(ctx, c.g, x, e, alpha, energyTol, DefaultMemory)
-					if err != nil {
+					if w, _, _, err = matrixFreeSolve(ctx, c.g, x, e, alpha, energyTol, DefaultMemory); err != nil {
 						b.Fatal(err)
 					}
-					vi, se = evalVI(b, c.p, f, c.g, w)
 				}
+				vi, se := evalVI(b, c.p, f, c.g, w)
 				if i == 0 {
 					v0 = vi
 				}
-				fmt.Printf("%s rows %d folds %d: search %.3fs, alpha %.3g, VI %.4g, moved %.3g SE\n", f.Name, v.rows, v.folds, secs, alpha, vi, math.Abs(vi-v0)/se)
+				fmt.Printf("%s rows %d folds %d tol %.2f: search %.3fs, alpha %.3g, VI %.4g, moved %.3g SE\n", f.Name, v.rows, v.folds, v.tol, secs, alpha, vi, math.Abs(vi-v0)/se)
 			}
 		}
 	}
