@@ -233,12 +233,13 @@ func (kr *krylov) coefficients(sigma float64) (backward float64, ok bool) {
 	return res / ((kr.anorm+sigma)*xnorm + kr.beta0), true
 }
 
-// grow extends the basis until sigma's solution meets krylovTol, the space
-// is exhausted or maxSteps are taken, checking ctx every krylovCheckEvery
-// steps; it reports whether the solution is usable.
-func (kr *krylov) grow(ctx context.Context, sigma float64, maxSteps int) (bool, error) {
+// grow extends the basis until accept (called after each step, and before
+// the first) says the current solution will do, the space is exhausted or
+// maxSteps are taken, checking ctx every krylovCheckEvery steps; it
+// reports whether accept did.
+func (kr *krylov) grow(ctx context.Context, maxSteps int, accept func() bool) (bool, error) {
 	for {
-		if be, ok := kr.coefficients(sigma); ok && (be <= kr.tolerance() || kr.exact) {
+		if accept() {
 			return true, nil
 		}
 		if kr.exact || kr.steps() >= maxSteps {
@@ -253,6 +254,22 @@ func (kr *krylov) grow(ctx context.Context, sigma float64, maxSteps int) (bool, 
 			return false, fmt.Errorf("ridge solve: %w", err)
 		}
 	}
+}
+
+// meetsBackward reports whether sigma's solution meets the backward error
+// tolerance (or the space is exhausted), leaving its coefficients in kr.y.
+func (kr *krylov) meetsBackward(sigma float64) bool {
+	be, ok := kr.coefficients(sigma)
+	return ok && (be <= kr.tolerance() || kr.exact)
+}
+
+// solution is x = Q_k y for the coefficients in kr.y.
+func (kr *krylov) solution() []float64 {
+	k, n := kr.steps(), kr.n
+	x := make([]float64, n)
+	basis := blas64.General{Rows: k, Cols: n, Stride: n, Data: kr.q[:k*n]}
+	blas64.Gemv(blas.Trans, 1, basis, blas64.Vector{N: k, Data: kr.y[:k], Inc: 1}, 0, blas64.Vector{N: n, Data: x, Inc: 1})
+	return x
 }
 
 // decrease is, after coefficients(sigma), the decrease of the quadratic
@@ -301,47 +318,33 @@ func (kr *krylov) radauDecrease(sigma float64) (float64, bool) {
 	return kr.beta0 * z[0], true
 }
 
-// growEnergy extends the basis until the energy error of sigma's solution
-// x_k, ||x* - x_k||^2_{A + sigma I} = r^T x* - decrease_k, is at most tau
-// times the decrease achieved, decrease_k, by the Gauss-Radau upper bound
-// on r^T x* (radauDecrease): the rule is a guarantee, in exact arithmetic,
+// solveEnergy returns sigma's solution x_k once its energy error,
+// ||x* - x_k||^2_{A + sigma I} = r^T x* - decrease_k, is at most tau times
+// the decrease achieved, decrease_k, by the Gauss-Radau upper bound on
+// r^T x* (radauDecrease): the rule is a guarantee, in exact arithmetic,
 // not an estimate. It reports false, with no solution, when maxSteps pass
 // first or the system cannot be solved.
-func (kr *krylov) growEnergy(ctx context.Context, sigma, tau float64, maxSteps int) ([]float64, bool, error) {
-	n := kr.n
+func (kr *krylov) solveEnergy(ctx context.Context, sigma, tau float64, maxSteps int) ([]float64, bool, error) {
 	if kr.beta0 == 0 {
-		return make([]float64, n), true, nil
+		return make([]float64, kr.n), true, nil
 	}
-	for {
-		if kr.steps() > 0 {
-			if _, ok := kr.coefficients(sigma); !ok {
-				return nil, false, nil
-			}
-			if kr.exact {
-				break
-			}
-			d := kr.decrease()
-			if ub, ok := kr.radauDecrease(sigma); ok && ub-d <= tau*d {
-				break
-			}
+	ok, err := kr.grow(ctx, maxSteps, func() bool {
+		if kr.steps() == 0 {
+			return false
 		}
-		if kr.steps() >= maxSteps {
-			return nil, false, nil
+		if _, ok := kr.coefficients(sigma); !ok {
+			return false
 		}
-		if kr.steps()%krylovCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, false, fmt.Errorf("ridge solve: %w", err)
-			}
+		if kr.exact {
+			return true
 		}
-		if err := kr.extend(); err != nil {
-			return nil, false, fmt.Errorf("ridge solve: %w", err)
-		}
+		ub, ok := kr.radauDecrease(sigma)
+		return ok && ub-kr.decrease() <= tau*kr.decrease()
+	})
+	if !ok || err != nil {
+		return nil, false, err
 	}
-	k := kr.steps()
-	x := make([]float64, n)
-	basis := blas64.General{Rows: k, Cols: n, Stride: n, Data: kr.q[:k*n]}
-	blas64.Gemv(blas.Trans, 1, basis, blas64.Vector{N: k, Data: kr.y[:k], Inc: 1}, 0, blas64.Vector{N: n, Data: x, Inc: 1})
-	return x, true, nil
+	return kr.solution(), true, nil
 }
 
 // tolerance is the backward error at which a solution is accepted: tol,
@@ -367,7 +370,7 @@ func (kr *krylov) solveMany(ctx context.Context, sigmas []float64) (*mat.Dense, 
 		return x, usable, nil
 	}
 	for _, s := range sigmas {
-		if _, err := kr.grow(ctx, s, n); err != nil {
+		if _, err := kr.grow(ctx, n, func() bool { return kr.meetsBackward(s) }); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -393,14 +396,10 @@ func (kr *krylov) solveWithin(ctx context.Context, sigma float64, maxSteps int) 
 	if kr.beta0 == 0 {
 		return make([]float64, n), true, nil
 	}
-	if ok, err := kr.grow(ctx, sigma, maxSteps); !ok || err != nil {
+	if ok, err := kr.grow(ctx, maxSteps, func() bool { return kr.meetsBackward(sigma) }); !ok || err != nil {
 		return nil, false, err
 	}
-	k := kr.steps()
-	x := make([]float64, n)
-	basis := blas64.General{Rows: k, Cols: n, Stride: n, Data: kr.q[:k*n]}
-	blas64.Gemv(blas.Trans, 1, basis, blas64.Vector{N: k, Data: kr.y[:k], Inc: 1}, 0, blas64.Vector{N: n, Data: x, Inc: 1})
-	return x, true, nil
+	return kr.solution(), true, nil
 }
 
 // shiftedSolve solves (A + sigma I) x = r for one shift: by the Krylov

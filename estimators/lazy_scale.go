@@ -233,7 +233,7 @@ func (h jacobianOnly) JacobianTMul(_ context.Context, _ mat.Matrix, u *mat.Dense
 // primal normal operator Phi^T Phi + alpha I, one product with Phi and one
 // with Phi^T per step, from 0, with its steps and counted flops. The iterates minimise J over the Krylov space, and the
 // solve stops when the estimated remaining decrease of J is at most tau of
-// the decrease achieved (growEnergy; J(w_k) - J(w*) = ||w_k - w*||^2_{Phi^T
+// the decrease achieved (solveEnergy; J(w_k) - J(w*) = ||w_k - w*||^2_{Phi^T
 // Phi + alpha I} bounds the squared change of the train predictions, so
 // the update's predictions are within about sqrt(tau) of their size).
 func matrixFreeSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, alpha, tau, mem float64) ([]float64, int, float64, error) {
@@ -255,7 +255,7 @@ func matrixFreeSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, 
 		return nil, 0, 0, fmt.Errorf("jacobian product: %w", err)
 	}
 	kr := newKrylov(op, rhs)
-	sol, ok, err := kr.growEnergy(ctx, alpha, tau, maxBasisSteps(m, mem))
+	sol, ok, err := kr.solveEnergy(ctx, alpha, tau, maxBasisSteps(m, mem))
 	if err != nil {
 		return nil, 0, 0, err
 	}
