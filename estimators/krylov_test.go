@@ -221,3 +221,63 @@ func TestShiftedSolve(t *testing.T) {
 // fullOf returns the symmetric a with both triangles filled, as newKrylov
 // takes it.
 func fullOf(a *mat.SymDense) blas64.General { return linalg.Full(a).RawMatrix() }
+
+// The energy rule's bounds must hold at every step: decrease_k <= r^T x*
+// <= the Gauss-Radau bound (the exact decrease r^T x* from a Cholesky
+// solve), on a spread spectrum with a null space, for large and small
+// shifts; and solveEnergy's solution must have a true energy error
+// ||x* - x||^2_{A + sigma I} of at most tau times its decrease.
+func TestKrylovEnergyBounds(t *testing.T) {
+	ctx := context.Background()
+	const n = 150
+	ev := make([]float64, n)
+	for i := range ev {
+		if i >= 10 {
+			ev[i] = 100 * math.Pow(0.93, float64(n-1-i))
+		}
+	}
+	a := psdWithSpectrum(ev, 7)
+	rng := rand.New(rand.NewPCG(3, 3))
+	r := make([]float64, n)
+	for i := range r {
+		r[i] = rng.NormFloat64()
+	}
+	for _, sigma := range []float64{100, 1, 1e-2} {
+		xs, err := choleskySolve(a, sigma, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact := floats.Dot(r, xs)
+		kr := newKrylov(fullOp{fullOf(a)}, r)
+		for kr.steps() < 60 && !kr.exact {
+			if err := kr.extend(); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := kr.coefficients(sigma); !ok {
+				t.Fatalf("shift %g step %d: coefficients failed", sigma, kr.steps())
+			}
+			ub, ok := kr.radauDecrease(sigma)
+			d := kr.decrease()
+			slack := 1e-10 * exact
+			if !ok || d > exact+slack || ub < exact-slack {
+				t.Fatalf("shift %g step %d: decrease %.12g, exact %.12g, Radau bound %.12g (ok %v)", sigma, kr.steps(), d, exact, ub, ok)
+			}
+		}
+		for _, tau := range []float64{1e-1, 1e-2, 1e-4} {
+			kr := newKrylov(fullOp{fullOf(a)}, r)
+			x, ok, err := kr.solveEnergy(ctx, sigma, tau, n)
+			if err != nil || !ok {
+				t.Fatalf("shift %g tau %g: %v %v", sigma, tau, ok, err)
+			}
+			d := make([]float64, n)
+			floats.SubTo(d, x, xs)
+			ad := mat.NewVecDense(n, nil)
+			ad.MulVec(a, mat.NewVecDense(n, d))
+			energy := floats.Dot(d, ad.RawVector().Data) + sigma*floats.Dot(d, d)
+			if energy > tau*floats.Dot(r, x) {
+				t.Errorf("shift %g tau %g: energy error %.3g above tau x decrease %.3g (%d steps)", sigma, tau, energy, tau*floats.Dot(r, x), kr.steps())
+			}
+			t.Logf("shift %g tau %g: %d steps, energy error %.3g of decrease %.3g", sigma, tau, kr.steps(), energy, floats.Dot(r, x))
+		}
+	}
+}
