@@ -14,6 +14,26 @@ import (
 	"github.com/lazyvi/lazyvi/internal/linalg"
 )
 
+// decayingSpectrum returns n eigenvalues, ascending: null zeros, then 100
+// rate^(n-1-i).
+func decayingSpectrum(n, null int, rate float64) []float64 {
+	ev := make([]float64, n)
+	for i := null; i < n; i++ {
+		ev[i] = 100 * math.Pow(rate, float64(n-1-i))
+	}
+	return ev
+}
+
+// normalVector returns n seeded standard normal values.
+func normalVector(n int, seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	r := make([]float64, n)
+	for i := range r {
+		r[i] = rng.NormFloat64()
+	}
+	return r
+}
+
 // psdWithSpectrum returns Q diag(ev) Q^T for a seeded random orthogonal Q.
 func psdWithSpectrum(ev []float64, seed uint64) *mat.SymDense {
 	n := len(ev)
@@ -51,19 +71,10 @@ func TestKrylovSolves(t *testing.T) {
 	const n = 150
 	// A decaying spectrum (as Grams of gradient features have) with a
 	// null space of 10 dimensions.
-	ev := make([]float64, n)
-	for i := range ev {
-		if i >= 10 {
-			ev[i] = 100 * math.Pow(0.9, float64(n-1-i))
-		}
-	}
+	ev := decayingSpectrum(n, 10, 0.9)
 	a := psdWithSpectrum(ev, 1)
 	norm := ev[n-1] // ||A||_2
-	rng := rand.New(rand.NewPCG(2, 2))
-	r := make([]float64, n)
-	for i := range r {
-		r[i] = rng.NormFloat64()
-	}
+	r := normalVector(n, 2)
 	meanDiag := floats.Sum(ev) / n
 	var shifts []float64
 	for _, t := range []float64{4, 2, 0, -2, -4, -8} {
@@ -230,18 +241,8 @@ func fullOf(a *mat.SymDense) blas64.General { return linalg.Full(a).RawMatrix() 
 func TestKrylovEnergyBounds(t *testing.T) {
 	ctx := context.Background()
 	const n = 150
-	ev := make([]float64, n)
-	for i := range ev {
-		if i >= 10 {
-			ev[i] = 100 * math.Pow(0.93, float64(n-1-i))
-		}
-	}
-	a := psdWithSpectrum(ev, 7)
-	rng := rand.New(rand.NewPCG(3, 3))
-	r := make([]float64, n)
-	for i := range r {
-		r[i] = rng.NormFloat64()
-	}
+	a := psdWithSpectrum(decayingSpectrum(n, 10, 0.93), 7)
+	r := normalVector(n, 3)
 	for _, sigma := range []float64{100, 1, 1e-2} {
 		xs, err := choleskySolve(a, sigma, r)
 		if err != nil {

@@ -135,6 +135,17 @@ func problemFor(t *testing.T, full framework.Model, n1, n2, p int, seed uint64) 
 
 // wantLazy is the closed form: pred = phi(xev^(j)) (theta + (Phi^T Phi + alpha I)^-1 Phi^T e).
 func wantLazy(r *rfModel, p *framework.Problem, f framework.Feature, alpha float64) []float64 {
+	w, _, _, _ := ridgeOptimum(r, p, f, alpha)
+	pred, _ := r.PredictShifted(context.Background(), p.Drop(p.XEval, f), w)
+	return mat.Col(nil, 0, pred)
+}
+
+// ridgeOptimum is the closed-form ridge solution for feature f at alpha on
+// the random-features model: w*, the decrease J(0) - J(w*) = b^T w* of
+// the objective J(w) = ||e - Phi w||^2 + alpha ||w||^2 (b = Phi^T e), the
+// system A = Phi^T Phi + alpha I, and the norms of the evaluation rows'
+// features.
+func ridgeOptimum(r *rfModel, p *framework.Problem, f framework.Feature, alpha float64) (w []float64, decrease float64, a *mat.Dense, rowNorms []float64) {
 	ph := r.phi(p.Drop(p.XTrain, f))
 	n, m := ph.Dims()
 	base := mat.NewVecDense(n, nil)
@@ -143,7 +154,7 @@ func wantLazy(r *rfModel, p *framework.Problem, f framework.Feature, alpha float
 	for i := range e {
 		e[i] = p.YTrain[i] - base.AtVec(i)
 	}
-	a := mat.NewDense(m, m, nil)
+	a = mat.NewDense(m, m, nil)
 	a.Mul(ph.T(), ph)
 	for i := 0; i < m; i++ {
 		a.Set(i, i, a.At(i, i)+alpha)
@@ -154,8 +165,12 @@ func wantLazy(r *rfModel, p *framework.Problem, f framework.Feature, alpha float
 	if err := d.SolveVec(a, rhs); err != nil {
 		panic(err)
 	}
-	pred, _ := r.PredictShifted(context.Background(), p.Drop(p.XEval, f), d.RawVector().Data)
-	return mat.Col(nil, 0, pred)
+	pev := r.phi(p.Drop(p.XEval, f))
+	ne, _ := pev.Dims()
+	for i := 0; i < ne; i++ {
+		rowNorms = append(rowNorms, mat.Norm(pev.RowView(i), 2))
+	}
+	return d.RawVector().Data, mat.Dot(rhs, &d), a, rowNorms
 }
 
 func TestLazyFixedAlphaMatchesClosedForm(t *testing.T) {

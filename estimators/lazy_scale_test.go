@@ -30,39 +30,6 @@ func (r rfMultiplierModel) JacobianTMul(_ context.Context, x mat.Matrix, u *mat.
 // takes its scaled path (subsample cross-validation, matrix-free solve).
 const tinyMemory = 1 << 10
 
-// ridgeOptimum is the closed-form ridge solution for feature f at alpha on
-// the random-features model: w*, the decrease J(0) - J(w*) = b^T w* of
-// the objective J(w) = ||e - Phi w||^2 + alpha ||w||^2 (b = Phi^T e), the
-// system A = Phi^T Phi + alpha I, and the norms of the evaluation rows'
-// features.
-func ridgeOptimum(r *rfModel, p *framework.Problem, f framework.Feature, alpha float64) (w []float64, decrease float64, a *mat.Dense, rowNorms []float64) {
-	ph := r.phi(p.Drop(p.XTrain, f))
-	n, m := ph.Dims()
-	base := mat.NewVecDense(n, nil)
-	base.MulVec(ph, mat.NewVecDense(m, r.theta))
-	e := make([]float64, n)
-	for i := range e {
-		e[i] = p.YTrain[i] - base.AtVec(i)
-	}
-	a = mat.NewDense(m, m, nil)
-	a.Mul(ph.T(), ph)
-	for i := 0; i < m; i++ {
-		a.Set(i, i, a.At(i, i)+alpha)
-	}
-	rhs := mat.NewVecDense(m, nil)
-	rhs.MulVec(ph.T(), mat.NewVecDense(n, e))
-	var d mat.VecDense
-	if err := d.SolveVec(a, rhs); err != nil {
-		panic(err)
-	}
-	pev := r.phi(p.Drop(p.XEval, f))
-	ne, _ := pev.Dims()
-	for i := 0; i < ne; i++ {
-		rowNorms = append(rowNorms, mat.Norm(pev.RowView(i), 2))
-	}
-	return d.RawVector().Data, mat.Dot(rhs, &d), a, rowNorms
-}
-
 // energy is (x - y)^T A (x - y).
 func energy(a *mat.Dense, x, y []float64) float64 {
 	d := make([]float64, len(x))

@@ -69,20 +69,28 @@ func (scaleCase *scaleProblem) get(b *testing.B) {
 		}
 		scaleCase.p = p
 		scaleCase.g = p.Full.(framework.Gradienter)
-		scaleCase.x = p.Drop(p.XTrain, p.Features()[0])
 		scaleCase.t = p.YTrain
-		base, err := scaleCase.g.Predict(context.Background(), scaleCase.x)
-		if err != nil {
-			scaleCase.err = err
-			return
-		}
-		scaleCase.e = make([]float64, len(p.YTrain))
-		floats.SubTo(scaleCase.e, p.YTrain, base.RawMatrix().Data)
 		scaleCase.seed = p.Seed
 	})
 	if scaleCase.err != nil {
 		b.Fatal(scaleCase.err)
 	}
+	if scaleCase.x == nil {
+		scaleCase.x, scaleCase.e = scaleCase.residuals(b, scaleCase.p.Features()[0])
+	}
+}
+
+// residuals returns feature f's dropped train rows and the full model's
+// residuals on them.
+func (c *scaleProblem) residuals(b *testing.B, f framework.Feature) (*mat.Dense, []float64) {
+	x := c.p.Drop(c.p.XTrain, f)
+	base, err := c.g.Predict(context.Background(), x)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := make([]float64, len(c.t))
+	floats.SubTo(e, c.t, base.RawMatrix().Data)
+	return x, e
 }
 
 func BenchmarkScaleProduct(b *testing.B) {
@@ -170,13 +178,7 @@ func BenchmarkScaleTolerance(b *testing.B) {
 				feats = feats[:1]
 			}
 			for _, f := range feats {
-				x := c.p.Drop(c.p.XTrain, f)
-				base, err := c.g.Predict(ctx, x)
-				if err != nil {
-					b.Fatal(err)
-				}
-				e := make([]float64, len(c.t))
-				floats.SubTo(e, c.t, base.RawMatrix().Data)
+				x, e := c.residuals(b, f)
 				var alpha float64
 				var ref []float64
 				if c == &scaleDense {
@@ -204,6 +206,7 @@ func BenchmarkScaleTolerance(b *testing.B) {
 						}
 					}
 				} else {
+					var err error
 					if alpha, err = (Lazy{}).subsampleAlpha(ctx, c.g, x, c.t, e, 1, c.seed, map[string]float64{}); err != nil {
 						b.Fatal(err)
 					}
@@ -261,13 +264,7 @@ func BenchmarkScaleSearchVariants(b *testing.B) {
 	defer func(r int, t float64) { subsampleRows, subsampleSearchTol = r, t }(subsampleRows, subsampleSearchTol)
 	for b.Loop() {
 		for _, f := range c.p.Features()[:8] {
-			x := c.p.Drop(c.p.XTrain, f)
-			base, err := c.g.Predict(ctx, x)
-			if err != nil {
-				b.Fatal(err)
-			}
-			e := make([]float64, len(c.t))
-			floats.SubTo(e, c.t, base.RawMatrix().Data)
+			x, e := c.residuals(b, f)
 			var v0 float64
 			for i, v := range []struct {
 				rows, folds int
