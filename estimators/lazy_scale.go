@@ -155,9 +155,8 @@ func (lz Lazy) subsampleAlpha(ctx context.Context, g framework.Gradienter, x *ma
 	return alpha * float64(n1) / float64(ns), nil
 }
 
-// jacobianOp is the normal operator of the Jacobian Phi of the rows x: Phi
-// Phi^T (the kernel, dual: vectors of the Jacobian's rows) or Phi^T Phi
-// (the Gram, primal: vectors of the parameters), by the model's
+// jacobianOp is the primal normal operator Phi^T Phi of the Jacobian Phi
+// of the rows x (vectors of the parameters), by the model's
 // JacobianMultiplier, else by the Jacobian formed once. It counts the
 // flops of its products.
 type jacobianOp struct {
@@ -165,16 +164,10 @@ type jacobianOp struct {
 	jm    framework.JacobianMultiplier
 	x     mat.Matrix
 	n, m  int
-	dual  bool
 	flops float64
 }
 
-func (o *jacobianOp) dim() int {
-	if o.dual {
-		return o.n
-	}
-	return o.m
-}
+func (o *jacobianOp) dim() int { return o.m }
 
 func (o *jacobianOp) mul(v []float64, trans bool) ([]float64, error) {
 	var out *mat.Dense
@@ -200,10 +193,9 @@ func (o *jacobianOp) mul(v []float64, trans bool) ([]float64, error) {
 }
 
 func (o *jacobianOp) mulVec(dst, x []float64) error {
-	// Dual: Phi (Phi^T x); primal: Phi^T (Phi x).
-	t, err := o.mul(x, o.dual)
+	t, err := o.mul(x, false)
 	if err == nil {
-		t, err = o.mul(t, !o.dual)
+		t, err = o.mul(t, true)
 	}
 	if err != nil {
 		return err

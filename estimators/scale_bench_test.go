@@ -98,11 +98,15 @@ func BenchmarkScaleProduct(b *testing.B) {
 	c := &scaleCase
 	n1, m := len(c.e), c.g.NumParams()
 	jm, _ := framework.AsJacobianMultiplier(c.g)
-	op := &jacobianOp{ctx: context.Background(), jm: jm, x: c.x, n: n1, m: m, dual: true}
-	dst := make([]float64, n1)
+	op := &jacobianOp{ctx: context.Background(), jm: jm, x: c.x, n: n1, m: m}
+	v, err := op.mul(c.e, true) // Phi^T e: a vector of the parameters
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := make([]float64, m)
 	b.ResetTimer()
 	for b.Loop() {
-		if err := op.mulVec(dst, c.e); err != nil {
+		if err := op.mulVec(dst, v); err != nil {
 			b.Fatal(err)
 		}
 	}
