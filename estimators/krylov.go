@@ -47,7 +47,6 @@ type krylov struct {
 	exact bool      // the basis spans an invariant subspace (or all of R^n)
 	bad   bool      // A or r is not finite: nothing can be solved
 	anorm float64   // running estimate of ||A||_2 (largest Gershgorin bound of T)
-	tol   float64   // accepted backward error; 0 means krylovTol
 	w, h  []float64
 	// tridiagonal scratch
 	dl, dd, du, y []float64
@@ -260,7 +259,7 @@ func (kr *krylov) grow(ctx context.Context, maxSteps int, accept func() bool) (b
 // tolerance (or the space is exhausted), leaving its coefficients in kr.y.
 func (kr *krylov) meetsBackward(sigma float64) bool {
 	be, ok := kr.coefficients(sigma)
-	return ok && (be <= kr.tolerance() || kr.exact)
+	return ok && (be <= krylovTol || kr.exact)
 }
 
 // solution is x = Q_k y for the coefficients in kr.y.
@@ -345,15 +344,6 @@ func (kr *krylov) solveEnergy(ctx context.Context, sigma, tau float64, maxSteps 
 		return nil, false, err
 	}
 	return kr.solution(), true, nil
-}
-
-// tolerance is the backward error at which a solution is accepted: tol,
-// or krylovTol when it is 0.
-func (kr *krylov) tolerance() float64 {
-	if kr.tol > 0 {
-		return kr.tol
-	}
-	return krylovTol
 }
 
 // solveMany returns the solutions for each shift as the rows of a

@@ -220,14 +220,15 @@ func (h jacobianOnly) JacobianTMul(_ context.Context, _ mat.Matrix, u *mat.Dense
 	return &out, nil
 }
 
-// matrixFreeSolve returns dtheta = argmin J(w) = ||e - Phi w||^2 + alpha
-// ||w||^2 for the Jacobian Phi of the rows x, by Lanczos (CG) on the
-// primal normal operator Phi^T Phi + alpha I, one product with Phi and one
-// with Phi^T per step, from 0, with its steps and counted flops. The iterates minimise J over the Krylov space, and the
-// solve stops when the estimated remaining decrease of J is at most tau of
-// the decrease achieved (solveEnergy; J(w_k) - J(w*) = ||w_k - w*||^2_{Phi^T
-// Phi + alpha I} bounds the squared change of the train predictions, so
-// the update's predictions are within about sqrt(tau) of their size).
+// matrixFreeSolve returns dtheta = argmin J(w) = ||e - Phi w||^2 +
+// alpha ||w||^2 for the Jacobian Phi of the rows x, by Lanczos (CG) on the
+// primal normal operator Phi^T Phi + alpha I from 0, one product with Phi
+// and one with Phi^T per step, with its steps and counted flops. The
+// iterates w_k minimise J over the Krylov space, and the solve stops when
+// the Gauss-Radau bound on the remaining decrease J(w_k) - J(w*) is at most
+// tau (J(0) - J(w_k)) (solveEnergy). Since J(w_k) - J(w*) = ||Phi (w_k -
+// w*)||^2 + alpha ||w_k - w*||^2, the train predictions' error is then at
+// most sqrt(tau) of the size of the decrease, about the update's.
 func matrixFreeSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, alpha, tau, mem float64) ([]float64, int, float64, error) {
 	n, m := len(e), g.NumParams()
 	jm, ok := framework.AsJacobianMultiplier(g)
