@@ -286,8 +286,9 @@ func (kr *krylov) decrease() float64 { return kr.beta0 * kr.y[0] }
 // ||r||^2 e_1^T U^-1 e_1 with U = [T_k + sigma I, beta_k e_k; beta_k e_k^T,
 // omega], omega = sigma + delta_k for T_k delta = beta_k^2 e_k, so that
 // sigma is an eigenvalue of U (Golub and Meurant, Matrices, Moments and
-// Quadrature with Applications, 2010, ch. 6; Meurant and Tichy, ETNA 2024
-// for CG). It reports false when a tridiagonal system cannot be solved.
+// Quadrature with Applications, 2010, ch. 6; for CG, Meurant and Tichy,
+// Error Norm Estimation in the Conjugate Gradient Algorithm, SIAM, 2024).
+// It reports false when a tridiagonal system cannot be solved.
 func (kr *krylov) radauDecrease(sigma float64) (float64, bool) {
 	k := len(kr.diag)
 	bk := kr.off[k-1]
