@@ -7,7 +7,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lazyvi/lazyvi/backends/mlp"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/simulate"
 )
 
 // rfMultiplierModel is rfModel with framework.JacobianMultiplier from its
@@ -163,5 +166,41 @@ func TestChooseMethod(t *testing.T) {
 		if got := chooseMethod(tc.n, tc.m, tc.kernel, tc.mf, tc.mem); got != tc.want {
 			t.Errorf("n %d, m %d: %v, want %v", tc.n, tc.m, got, tc.want)
 		}
+	}
+}
+
+// The scaled path on an MLP gives the same numbers whatever the worker
+// count: features reduced concurrently share the model (and its memo of
+// signals), never its results.
+func TestLazyScaledWorkersDeterministic(t *testing.T) {
+	ctx := context.Background()
+	sim, err := simulate.Generate("highdim", 300, 0.5, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &framework.Dataset{Source: "highdim", Names: sim.Names, X: sim.X}
+	p, err := framework.Prepare(ctx, d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 5, Options: map[string]string{"hidden": "16", "epochs": "30"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	feats := p.Features()[:6]
+	var runs [2][]framework.Result
+	for i, w := range []int{1, 3} {
+		if runs[i], err = framework.Estimate(ctx, p, measures.MSE(), []framework.Estimator{Lazy{Memory: tinyMemory}}, feats, framework.EstimateOptions{Workers: w, Inference: framework.Plain}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := 0.0
+	for k, r := range runs[0] {
+		if v, ok := r.Get(statSteps); ok {
+			steps += v.(float64)
+		}
+		if o := runs[1][k]; r.VI != o.VI || r.SE != o.SE {
+			t.Errorf("%s: 1 worker VI %v (se %v), 3 workers %v (se %v)", r.Feature, r.VI, r.SE, o.VI, o.SE)
+		}
+	}
+	if steps == 0 {
+		t.Fatalf("no matrix-free solve ran: the check would prove nothing (%+v)", runs[0])
 	}
 }
