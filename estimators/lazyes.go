@@ -18,7 +18,7 @@ func init() { framework.RegisterEstimator(LazyES{Steps: DefaultESSteps}) }
 // model's second moments) are within 3 points of retrain at fractions 0.1,
 // 0.5 and 0.75, at about a quarter of retrain's time; docs/defaults.md has
 // the measurements and the trade-off.
-const DefaultESSteps = 200
+const DefaultESSteps = 120
 
 // LazyES is LazyVI with early stopping (the paper's Discussion, section
 // 7.1): the reduced model starts at the full model's parameters theta_f and
