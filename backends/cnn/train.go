@@ -43,12 +43,14 @@ func (md *Model) FitReport() framework.FitReport { return md.report }
 
 // WarmStart implements framework.WarmStarter: a new model starting at this
 // model's parameters (keeping its response scaling) after steps Adam steps
-// (the lr option, minibatches reshuffled every pass by a generator seeded
-// with seed) on the rows of x; steps <= 0 is one epoch. Adam resumes from
+// (minibatches reshuffled every pass by a generator seeded with seed) on
+// the rows of x; steps <= 0 is one epoch. The learning rate follows
+// nn.WarmRate (a linear rise to 4 times the lr option over the first
+// quarter of the steps, then a linear fall to zero), and Adam resumes from
 // the second-moment estimates Fit ended with (nn.Adam.Resumed): a fresh
-// state's first steps move every parameter by about the learning rate,
-// which cost lazy-es 3-4 accuracy points on the digits at 100-200 steps.
-// The last parameters are kept.
+// state's first steps move every parameter by about the learning rate.
+// Both brought lazy-es's 120 default steps within 3 accuracy points of
+// retrain on the digits (docs/defaults.md). The last parameters are kept.
 func (md *Model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps int, seed int64) (framework.Model, error) {
 	xg, target, err := md.head.WarmArgs(ctx, md.fitted, x, md.inputs, y)
 	if err != nil {

@@ -51,11 +51,13 @@ func (md *Model) FitReport() framework.FitReport { return md.report }
 
 // WarmStart implements framework.WarmStarter: a new model that starts at
 // this model's fitted parameters (and keeps its response scaling mu, sd)
-// and takes steps Adam steps (the lr option; Adam resumes from the
-// second-moment estimates Fit ended with, see nn.Adam.Resumed) on
-// minibatches of the rows of x, reshuffled every pass with a generator
-// seeded by seed; steps <= 0 means one epoch, ceil(n/batch) steps. The new
-// model keeps its last parameters: there is no early stopping.
+// and takes steps Adam steps (at the learning rates of nn.WarmRate: a
+// linear rise to 4 times the lr option over the first quarter of the steps,
+// then a linear fall to zero; Adam resumes from the second-moment estimates
+// Fit ended with, see nn.Adam.Resumed) on minibatches of the rows of x,
+// reshuffled every pass with a generator seeded by seed; steps <= 0 means
+// one epoch, ceil(n/batch) steps. The new model keeps its last parameters:
+// there is no early stopping.
 func (md *Model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps int, seed int64) (framework.Model, error) {
 	xg, target, err := md.head.WarmArgs(ctx, md.fitted, x, md.inputs, y)
 	if err != nil {

@@ -68,7 +68,7 @@ Estimators (--estimators, comma-separated, in output order):
            correlated features).
   retrain  a new model trained without the feature (the reference).
   lazy-es  the full model trained on a few more optimizer steps (--es-steps,
-           default 200) on the data without the feature, from its own
+           default 120) on the data without the feature, from its own
            parameters (backends with warm starts: mlp, cnn).
 
 The model comes from a backend (see "vi backends"), run in a subprocess; its

@@ -40,7 +40,7 @@ ordering (replaced by their train mean) and scores the reduced model on the
 evaluation split under each estimator (--estimators, default
 dropout,retrain,lazy-es): retrain is ROAR proper (Hooker et al. 2019),
 dropout keeps the full model, lazy-es continues the full model for
---es-steps optimizer steps (default 200) on the reduced data.
+--es-steps optimizer steps (default 120) on the reduced data.
 
 The score is the measure's larger-is-better value (accuracy; -mse for mse)
 with its standard error sd(IF)/sqrt(n_eval); seconds is the estimator's wall

@@ -167,18 +167,20 @@ func (tr *Trainer) Fit(ctx context.Context, rng *rand.Rand, cfg Training, loss f
 }
 
 // Continue takes steps Adam steps (steps <= 0: one epoch) in passes
-// reshuffled with rng, for WarmStart.
+// reshuffled with rng, for WarmStart, at the learning rates of WarmRate
+// times the trainer's (which it keeps).
 func (tr *Trainer) Continue(ctx context.Context, rng *rand.Rand, steps int) error {
 	if steps <= 0 {
 		steps = tr.EpochSteps()
 	}
-	for done := 0; done < steps; {
+	lr := tr.opt.lr
+	defer func() { tr.opt.lr = lr }()
+	for t := 0; t < steps; t++ {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("%s: WarmStart interrupted after %d steps: %w", tr.head.Name, done, err)
+			return fmt.Errorf("%s: WarmStart interrupted after %d steps: %w", tr.head.Name, t, err)
 		}
-		k := min(steps-done, tr.EpochSteps())
-		tr.Run(rng, k)
-		done += k
+		tr.opt.lr = lr * WarmRate(t, steps)
+		tr.Run(rng, 1)
 	}
 	return nil
 }

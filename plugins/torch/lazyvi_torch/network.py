@@ -125,6 +125,22 @@ def cancelled(alive, what, count, unit):
         raise RPCError(grpc.StatusCode.CANCELLED, "%s: %s interrupted after %d %s: context canceled" % (NAME, what, count, unit))
 
 
+# A warm start's learning-rate schedule, the Go backends' (nn.WarmRate): a
+# linear rise to WARM_PEAK times the lr option over the first
+# 1/WARM_RISE_DIV of the steps, then a linear fall toward zero.
+WARM_PEAK = 4
+WARM_RISE_DIV = 4
+
+
+def warm_rate(t, steps):
+    """The factor of the lr option at step t (0 <= t < steps) of a warm
+    start of steps steps."""
+    rise = steps // WARM_RISE_DIV
+    if t < rise:
+        return WARM_PEAK * (t + 1) / rise
+    return WARM_PEAK * (steps - t) / (steps - rise)
+
+
 class Trainer:
     """Minibatch Adam (PyTorch's, betas 0.9/0.999, eps 1e-8, no weight decay)
     on the rows of x with targets t; rows reshuffled by gen at the start of
@@ -194,12 +210,16 @@ class Trainer:
         return losses
 
     def continue_(self, steps, alive):
-        """steps Adam steps (<= 0: one epoch), for WarmStart."""
+        """steps Adam steps (<= 0: one epoch), for WarmStart, at warm_rate
+        times the learning rate (the Go nn.Trainer.Continue's schedule)."""
         if steps <= 0:
             steps = self.epoch_steps()
-        done = 0
-        while done < steps:
-            cancelled(alive, "WarmStart", done, "steps")
-            k = min(steps - done, self.epoch_steps())
-            self.run(k)
-            done += k
+        groups = self.opt.param_groups
+        lr = [g["lr"] for g in groups]
+        for t in range(steps):
+            cancelled(alive, "WarmStart", t, "steps")
+            for g, r in zip(groups, lr):
+                g["lr"] = r * warm_rate(t, steps)
+            self.run(1)
+        for g, r in zip(groups, lr):
+            g["lr"] = r
