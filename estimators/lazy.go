@@ -183,6 +183,17 @@ func (Lazy) Summarize(stats []map[string]float64) []framework.Field {
 // statLambda is the Reduced.Stats key of the penalty used (+Inf: no update).
 const statLambda = "lambda"
 
+// Baseline implements framework.Baseliner: the same linearised refit with
+// no feature removed. At a full network trained to the training loss's
+// minimum it is the full model (the residuals have nothing left for the
+// gradient features to fit); at an early-stopped one the refit improves it,
+// and without the baseline that improvement would count as importance of
+// every feature (on vi bench highdim at n 1000 it shifted every VI by about
+// -0.85).
+func (lz Lazy) Baseline(ctx context.Context, p *framework.Problem) (framework.Reduced, error) {
+	return lz.Reduce(ctx, p, framework.Feature{Name: "(baseline)"})
+}
+
 // Reduce fits the lazy reduced model for feature f.
 func (lz Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
 	g, ok := framework.AsGradienter(p.Full)

@@ -75,6 +75,14 @@ func (e LazyES) Configure(settings map[string]string) (framework.Estimator, erro
 	return e, nil
 }
 
+// Baseline implements framework.Baseliner: the same optimizer steps on
+// the train split with no feature removed (the full model's training
+// stopped on a validation slice; more steps on the train rows change it
+// too, and that change must not count as importance).
+func (e LazyES) Baseline(ctx context.Context, p *framework.Problem) (framework.Reduced, error) {
+	return e.Reduce(ctx, p, framework.Feature{Name: "(baseline)"})
+}
+
 // Reduce continues the full model on the dropped train split.
 func (e LazyES) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
 	w, ok := framework.AsWarmStarter(p.Full)

@@ -130,6 +130,23 @@ type Field struct {
 	Value any
 }
 
+// Baseliner is the optional interface of an estimator whose reduced model
+// is not the full model without the feature but what a procedure makes of
+// the full model on the reduced inputs (lazy's linearised refit, lazy-es's
+// further optimizer steps). The same procedure can improve the full model
+// itself, wherever its training stopped short of the training loss's
+// minimum (validation-based early stopping does, by design), and that
+// improvement would read as importance of every feature: a constant offset,
+// negative for a feature of none. Baseline returns the procedure's
+// predictions on the evaluation rows with no feature removed; when
+// ReduceOptions.Baselines is set, the estimator's reduced models are scored
+// against it instead of against the full model, so that what the procedure
+// adds to any model cancels. At a full model trained to the minimum, the
+// paper's setting, the baseline is the full model.
+type Baseliner interface {
+	Baseline(ctx context.Context, p *Problem) (Reduced, error)
+}
+
 // Summarizer is the optional interface of an estimator whose results carry
 // fields of their own (lazy: "lambda", "no_update"): Summarize turns the
 // Stats of one feature's reductions, one per fold that has one, into

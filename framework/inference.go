@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -169,6 +170,12 @@ type Reductions struct {
 	// its Pred is nil where it was not needed (see ReduceOptions.Split).
 	Reduced [][][]Reduced
 	Seconds [][][]float64 // the estimator's wall time for each reduction
+	// Base[k][e] is fold k's baseline of estimator e (Baseliner, with
+	// ReduceOptions.Baselines); its Pred is nil where there is none, and
+	// the estimator's reduced models are then scored against the full
+	// model. BaseSeconds[k][e] is its wall time.
+	Base        [][]Reduced
+	BaseSeconds [][]float64
 }
 
 // ReduceOptions tune Reduce.
@@ -188,6 +195,11 @@ type ReduceOptions struct {
 	// Label, when set, names this set of folds (e.g. "repetition 2/3") in
 	// the checkpoint's keys and in errors.
 	Label string
+	// Baselines computes, for every estimator that is a Baseliner, its
+	// baseline on every fold whose full model is scored, and Infer scores
+	// its reduced models against it. Without it (vi roar and vi shapley,
+	// which score the reduced models themselves) there are none.
+	Baselines bool
 }
 
 // Reduce runs every estimator on every feature of every fold, Workers at a
@@ -197,20 +209,32 @@ func Reduce(ctx context.Context, folds []*Problem, ests []Estimator, feats []Fea
 		return nil, fmt.Errorf("reduce: no problem")
 	}
 	r := &Reductions{Folds: folds, Estimators: ests, Features: feats,
-		Reduced: make([][][]Reduced, len(folds)), Seconds: make([][][]float64, len(folds))}
+		Reduced: make([][][]Reduced, len(folds)), Seconds: make([][][]float64, len(folds)),
+		Base: make([][]Reduced, len(folds)), BaseSeconds: make([][]float64, len(folds))}
+	// A job with f == baselineJob is estimator e's baseline on fold k.
+	const baselineJob = -1
 	type job struct{ k, e, f int }
 	var jobs []job
 	for k := range folds {
 		r.Reduced[k] = make([][]Reduced, len(ests))
 		r.Seconds[k] = make([][]float64, len(ests))
+		r.Base[k] = make([]Reduced, len(ests))
+		r.BaseSeconds[k] = make([]float64, len(ests))
 		for e := range ests {
 			r.Reduced[k][e] = make([]Reduced, len(feats))
 			r.Seconds[k][e] = make([]float64, len(feats))
 		}
 	}
-	// Order: estimator, feature, fold, so that progress and the first
-	// error follow the output's order.
-	for e := range ests {
+	// Order: estimator (its baselines first), feature, fold, so that
+	// progress and the first error follow the output's order.
+	for e, est := range ests {
+		if _, ok := est.(Baseliner); ok && opt.Baselines {
+			for k := range folds {
+				if !opt.SplitOnly || len(folds) == 1 || foldScoresFull(k) {
+					jobs = append(jobs, job{k, e, baselineJob})
+				}
+			}
+		}
 		for f := range feats {
 			for k := range folds {
 				if opt.SplitOnly && len(folds) > 1 && foldScoresFull(k) {
@@ -249,12 +273,18 @@ func Reduce(ctx context.Context, folds []*Problem, ests []Estimator, feats []Fea
 		go func() {
 			defer wg.Done()
 			for j := range ch {
-				e, f := ests[j.e], feats[j.f]
-				key := fmt.Sprintf("fold %d/%d, estimator %s, feature %s", j.k+1, len(folds), e.Name(), f.Name)
+				e := ests[j.e]
+				var f Feature
+				what := "the baseline"
+				if j.f != baselineJob {
+					f = feats[j.f]
+					what = "feature " + f.Name
+				}
+				key := fmt.Sprintf("fold %d/%d, estimator %s, %s", j.k+1, len(folds), e.Name(), what)
 				if opt.Label != "" {
 					key = opt.Label + ", " + key
 				}
-				red, secs, err := reduceCheckpointed(ctx, folds[j.k], e, f, opt.Checkpoint, key)
+				red, secs, err := reduceCheckpointed(ctx, folds[j.k], e, f, j.f == baselineJob, opt.Checkpoint, key)
 				if err != nil {
 					if len(folds) > 1 {
 						err = fmt.Errorf("fold %d: %w", j.k+1, err)
@@ -262,10 +292,14 @@ func Reduce(ctx context.Context, folds []*Problem, ests []Estimator, feats []Fea
 					if opt.Label != "" {
 						err = fmt.Errorf("%s: %w", opt.Label, err)
 					}
-					fail(fmt.Errorf("estimator %s, feature %s: %w", e.Name(), f.Name, err))
+					fail(fmt.Errorf("estimator %s, %s: %w", e.Name(), what, err))
 					continue
 				}
-				r.Reduced[j.k][j.e][j.f], r.Seconds[j.k][j.e][j.f] = red, secs
+				if j.f == baselineJob {
+					r.Base[j.k][j.e], r.BaseSeconds[j.k][j.e] = red, secs
+				} else {
+					r.Reduced[j.k][j.e][j.f], r.Seconds[j.k][j.e][j.f] = red, secs
+				}
 				mu.Lock()
 				done++
 				d := done
@@ -295,7 +329,9 @@ feed:
 	return r, nil
 }
 
-func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature) (red Reduced, secs float64, err error) {
+// reduceOne is estimator e's reduction of feature f on fold p, or with
+// baseline its Baseline (e is then a Baseliner).
+func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature, baseline bool) (red Reduced, secs float64, err error) {
 	// An estimator (or the numerics under it) that panics on a malformed
 	// backend answer must not take the process down with its plugin
 	// still running: turn the panic into this feature's error.
@@ -305,7 +341,11 @@ func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature) (red Red
 		}
 	}()
 	start := time.Now()
-	red, err = e.Reduce(ctx, p, f)
+	if baseline {
+		red, err = e.(Baseliner).Baseline(ctx, p)
+	} else {
+		red, err = e.Reduce(ctx, p, f)
+	}
 	secs = time.Since(start).Seconds()
 	if err != nil {
 		return Reduced{}, secs, err
@@ -322,9 +362,9 @@ func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature) (red Red
 
 // reduceCheckpointed is reduceOne through a checkpoint: a reduction saved
 // by an earlier run (of the right shape) is reused, a new one is saved.
-func reduceCheckpointed(ctx context.Context, p *Problem, e Estimator, f Feature, c Checkpoint, key string) (Reduced, float64, error) {
+func reduceCheckpointed(ctx context.Context, p *Problem, e Estimator, f Feature, baseline bool, c Checkpoint, key string) (Reduced, float64, error) {
 	if c == nil {
-		return reduceOne(ctx, p, e, f)
+		return reduceOne(ctx, p, e, f, baseline)
 	}
 	n2, _ := p.XEval.Dims()
 	if red, secs, ok := c.Load(key); ok {
@@ -332,7 +372,7 @@ func reduceCheckpointed(ctx context.Context, p *Problem, e Estimator, f Feature,
 			return red, secs, nil
 		}
 	}
-	red, secs, err := reduceOne(ctx, p, e, f)
+	red, secs, err := reduceOne(ctx, p, e, f, baseline)
 	if err != nil {
 		return red, secs, err
 	}
@@ -553,13 +593,38 @@ func (r *Reductions) estimates(m Measure, opt InferOptions) ([]viSE, error) {
 	}
 	out := make([]viSE, 0, len(r.Estimators)*len(r.Features))
 	for e, est := range r.Estimators {
+		base, err := r.baseScores(m, full, e, opt.Inference)
+		if err != nil {
+			return nil, fmt.Errorf("estimator %s: measure %s of its baseline: %w", est.Name(), m.Name(), err)
+		}
 		for f, feat := range r.Features {
-			vi, se, err := r.infer1(m, full, e, f, opt)
+			vi, se, err := r.infer1(m, base, e, f, opt)
 			if err != nil {
 				return nil, fmt.Errorf("estimator %s, feature %s: measure %s of the reduced model: %w", est.Name(), feat.Name, m.Name(), err)
 			}
 			out = append(out, viSE{vi, se})
 		}
+	}
+	return out, nil
+}
+
+// baseScores are the scores estimator e's reduced models are compared
+// with, fold by fold: its baseline's where it has one (Reductions.Base),
+// else the full model's (full).
+func (r *Reductions) baseScores(m Measure, full []Score, e int, inf Inference) ([]Score, error) {
+	out := slices.Clone(full)
+	for k, p := range r.Folds {
+		// Folds without a full-model score (split inference's reduced
+		// folds) have no baseline either.
+		if k >= len(r.Base) || r.Base[k][e].Pred == nil || full[k].Influence == nil {
+			continue
+		}
+		lo, hi := r.fullRows(k, inf)
+		s, err := evalRows(m, p.YEval, r.Base[k][e].Pred, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = s
 	}
 	return out, nil
 }
@@ -656,6 +721,10 @@ func summarize(res *Result, reps []*Reductions, e, f int) {
 	for _, r := range reps {
 		for k := range r.Folds {
 			res.Seconds += r.Seconds[k][e][f]
+			if k < len(r.BaseSeconds) {
+				// The baselines' time, shared among the features.
+				res.Seconds += r.BaseSeconds[k][e] / float64(len(r.Features))
+			}
 			if red := r.Reduced[k][e][f]; red.Pred != nil {
 				stats = append(stats, red.Stats)
 			}
