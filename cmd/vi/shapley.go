@@ -316,6 +316,9 @@ func writeShapleyTable(w io.Writer, rep *shapley.Report, lambda float64) error {
 				extra += fmt.Sprintf(", %d subsets without update", s.NoUpdate)
 			}
 		}
+		if s.Grand != nil {
+			extra += fmt.Sprintf("; with all players its own refit of the full model scores %s, so its values sum to %s", num(*s.Grand), num(s.Sum))
+		}
 		conv := "exact"
 		if !si.Exact {
 			fig := "inf"

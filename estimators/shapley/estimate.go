@@ -61,6 +61,11 @@ type Estimation struct {
 	Estimator string // "shapley-" + the reduced-model estimator's name
 	Results   []Result
 	Full      framework.Score // V of the full model on the evaluation split
+	// Grand is the grand coalition's value, the values' sum plus Empty's:
+	// Full, or with Baselined the reduced estimator's baseline
+	// (framework.Baseliner: lazy's refit of the full model).
+	Grand     framework.Score
+	Baselined bool
 	Empty     framework.Score // V of the intercept-only model
 	Values    []float64       // V of each plan subset's reduced model
 	Seconds   float64         // wall time of the reduced models and the fit
@@ -103,6 +108,20 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 	if err != nil {
 		return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), err)
 	}
+	grand, baselined := full, false
+	if b, ok := red.(framework.Baseliner); ok {
+		// The grand coalition's value is the reduced estimator's own
+		// model with every player in (lazy's refit of the full model),
+		// as every other coalition's is: see framework.Baseliner.
+		base, err := b.Baseline(ctx, prob)
+		if err != nil {
+			return nil, fmt.Errorf("estimator %s, the baseline: %w", red.Name(), err)
+		}
+		if grand, err = m.Evaluate(prob.YEval, base.Pred); err != nil {
+			return nil, fmt.Errorf("measure %s of estimator %s's baseline: %w", m.Name(), red.Name(), err)
+		}
+		baselined = true
+	}
 	empty, err := m.Evaluate(prob.YEval, InterceptOnly(prob))
 	if err != nil {
 		return nil, fmt.Errorf("measure %s of the intercept-only model: %w", m.Name(), err)
@@ -113,11 +132,12 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 		noUpdate += n
 		return s, err
 	}
-	o, err := converge(ctx, plan, score, empty, full, !opt.NoSampling, opt.Progress)
+	o, err := converge(ctx, plan, score, empty, grand, !opt.NoSampling, opt.Progress)
 	if err != nil {
 		return nil, err
 	}
 	est := &Estimation{Estimator: "shapley-" + red.Name(), Full: full, Empty: empty, NoUpdate: noUpdate,
+		Grand: grand, Baselined: baselined,
 		Values: o.game.Values, Subsets: len(plan.Subsets), Pairs: len(plan.Pairs),
 		Converged: o.converged, Figure: o.figure}
 	est.Seconds = time.Since(start).Seconds()

@@ -59,6 +59,10 @@ type Summary struct {
 	Converged bool     `json:"converged"`
 	Figure    *float64 `json:"figure"`
 	NoUpdate  int      `json:"no_update,omitempty"`
+	// Grand is the grand coalition's value when it is not the full model's
+	// score but the reduced estimator's baseline (lazy's refit of the full
+	// model, framework.Baseliner): the values sum to Grand - empty.score.
+	Grand *float64 `json:"grand,omitempty"`
 }
 
 // RunOptions tune Run.
@@ -148,6 +152,10 @@ func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m fram
 		}
 		s := Summary{Estimator: est.Estimator, Seconds: est.Seconds, Sum: sum, Subsets: est.Subsets, Pairs: est.Pairs,
 			Converged: est.Converged, NoUpdate: est.NoUpdate}
+		if est.Baselined {
+			g := est.Grand.Value
+			s.Grand = &g
+		}
 		if !math.IsInf(est.Figure, 0) && !math.IsNaN(est.Figure) {
 			f := est.Figure
 			s.Figure = &f
