@@ -614,14 +614,17 @@ func (r *Reductions) estimates(m Measure, opt InferOptions) ([]viSE, error) {
 func (r *Reductions) baseScores(m Measure, full []Score, e int, inf Inference) ([]Score, error) {
 	out := slices.Clone(full)
 	for k, p := range r.Folds {
-		// Folds without a full-model score (split inference's reduced
-		// folds) have no baseline either.
-		if k >= len(r.Base) || r.Base[k][e].Pred == nil || full[k].Influence == nil {
+		// The folds that score the reduced model under cross-fitted split
+		// inference have no full-model score, and need no baseline.
+		if k >= len(r.Base) || r.Base[k][e].Pred == nil || (inf == Split && len(r.Folds) > 1 && !foldScoresFull(k)) {
 			continue
 		}
 		lo, hi := r.fullRows(k, inf)
 		s, err := evalRows(m, p.YEval, r.Base[k][e].Pred, lo, hi)
 		if err != nil {
+			if len(r.Folds) > 1 {
+				err = fmt.Errorf("fold %d: %w", k+1, err)
+			}
 			return nil, err
 		}
 		out[k] = s

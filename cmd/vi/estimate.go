@@ -57,13 +57,18 @@ logloss); --task forces it.
 
 VI is positive for a feature that helps: for mse it is the reduced model's MSE
 minus the full model's, in squared units of the response; for accuracy the
-full model's accuracy minus the reduced model's.
+full model's accuracy minus the reduced model's. Lazy and lazy-es compare
+their reduced model with their own baseline instead, the same refit of the
+full model with no feature removed (once per fold): validation stopping
+leaves the full network short of its training loss's minimum, and what the
+refit adds to any model must not count as importance.
 
 Estimators (--estimators, comma-separated, in output order):
   lazy     LazyVI: the full network shifted by a ridge regression on its own
            gradients; its penalty per feature by K-fold CV (--folds) unless
            --lambda fixes it. The lambda column shows the penalty chosen, "inf"
-           when no update was best (lazy then equals dropout).
+           when no update was best (the reduced model is then dropout's,
+           scored against lazy's baseline).
   dropout  the full model with the feature set to its mean (biased up for
            correlated features).
   retrain  a new model trained without the feature (the reference).
@@ -129,7 +134,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	fs.StringVar(&o.inference, "inference", framework.DefaultInference.String(), "`inference`: split (full and reduced models scored on different halves), plain (the paper's Wald interval) or perturbed (paired, with seeded noise)")
 	fs.IntVar(&o.crossfit, "crossfit", 0, "cross-fit with `K` folds (0: one train/evaluation split, --train-frac)")
 	fs.IntVar(&o.repeats, "repeats", 1, "repeat the split or cross-fit `M` times with other seeds and combine them (1: once)")
-	fs.Float64Var(&o.perturb, "perturb", framework.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd")
+	fs.Float64Var(&o.perturb, "perturb", framework.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd (lazy's and lazy-es's: their baseline's)")
 	fs.Float64Var(&o.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
 	fs.BoolVar(&o.ciTruncate, "ci-truncate", false, "floor the intervals at 0")

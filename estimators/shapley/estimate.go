@@ -109,15 +109,18 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 		return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), err)
 	}
 	grand, baselined := full, false
-	if b, ok := red.(framework.Baseliner); ok {
+	if _, ok := red.(framework.Baseliner); ok {
 		// The grand coalition's value is the reduced estimator's own
 		// model with every player in (lazy's refit of the full model),
-		// as every other coalition's is: see framework.Baseliner.
-		base, err := b.Baseline(ctx, prob)
+		// as every other coalition's is: see framework.Baseliner. It goes
+		// through framework.Reduce for its checks, panic recovery and
+		// checkpoint.
+		rs, err := framework.Reduce(ctx, []*framework.Problem{prob}, []framework.Estimator{red}, nil,
+			framework.ReduceOptions{Workers: 1, Checkpoint: opt.Checkpoint, Baselines: true})
 		if err != nil {
-			return nil, fmt.Errorf("estimator %s, the baseline: %w", red.Name(), err)
+			return nil, err
 		}
-		if grand, err = m.Evaluate(prob.YEval, base.Pred); err != nil {
+		if grand, err = m.Evaluate(prob.YEval, rs.Base[0][0].Pred); err != nil {
 			return nil, fmt.Errorf("measure %s of estimator %s's baseline: %w", m.Name(), red.Name(), err)
 		}
 		baselined = true
