@@ -27,7 +27,7 @@ func (e baselined) Baseline(_ context.Context, p *framework.Problem) (framework.
 	return framework.Reduced{Pred: e.base[p]}, nil
 }
 
-// TestInferBaseline: with ReduceOptions.Baselines, a Baseliner's reduced
+// TestInferBaseline: with ReduceOptions.EstimatorBaselines, a Baseliner's reduced
 // models are scored against its baseline (plain and split, one fold and
 // cross-fitted: the formulas of TestInferHandComputed with the baseline's
 // squared errors for the full model's), a reduced model equal to the
@@ -80,7 +80,7 @@ func TestInferBaseline(t *testing.T) {
 	// One fold of 21 rows.
 	d := mk(21)
 	est, ps := build([]data{d})
-	r, err := framework.Reduce(context.Background(), ps, []framework.Estimator{est}, feats[:1], framework.ReduceOptions{Workers: 2, Baselines: true})
+	r, err := framework.Reduce(context.Background(), ps, []framework.Estimator{est}, feats[:1], framework.ReduceOptions{Workers: 2, EstimatorBaselines: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestInferBaseline(t *testing.T) {
 
 	// A reduced model equal to the baseline: VI 0 and se 0 exactly.
 	eq := baselined{fixed: fixed{map[*framework.Problem]*mat.Dense{d.p: mat.NewDense(21, 1, d.base)}}, base: est.base, calls: new(int)}
-	r1, err := framework.Reduce(context.Background(), ps, []framework.Estimator{eq}, feats[1:], framework.ReduceOptions{Workers: 1, Baselines: true})
+	r1, err := framework.Reduce(context.Background(), ps, []framework.Estimator{eq}, feats[1:], framework.ReduceOptions{Workers: 1, EstimatorBaselines: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestInferBaseline(t *testing.T) {
 	// minus fold 2's reduced score.
 	ds := []data{mk(8), mk(9), mk(7)}
 	est, ps = build(ds)
-	r, err = framework.Reduce(context.Background(), ps, []framework.Estimator{est}, feats[:1], framework.ReduceOptions{Workers: 1, Baselines: true, SplitOnly: true})
+	r, err = framework.Reduce(context.Background(), ps, []framework.Estimator{est}, feats[:1], framework.ReduceOptions{Workers: 1, EstimatorBaselines: true, SplitOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,7 +139,7 @@ type Field struct {
 // improvement would read as importance of every feature: a constant offset,
 // negative for a feature of none. Baseline returns the procedure's
 // predictions on the evaluation rows with no feature removed; when
-// ReduceOptions.Baselines is set, the estimator's reduced models are scored
+// ReduceOptions.EstimatorBaselines is set, the estimator's reduced models are scored
 // against it instead of against the full model, so that what the procedure
 // adds to any model cancels. At a full model trained to the minimum, the
 // paper's setting, the baseline is the full model.

@@ -171,7 +171,7 @@ type Reductions struct {
 	Reduced [][][]Reduced
 	Seconds [][][]float64 // the estimator's wall time for each reduction
 	// Base[k][e] is fold k's baseline of estimator e (Baseliner, with
-	// ReduceOptions.Baselines); its Pred is nil where there is none, and
+	// ReduceOptions.EstimatorBaselines); its Pred is nil where there is none, and
 	// the estimator's reduced models are then scored against the full
 	// model. BaseSeconds[k][e] is its wall time.
 	Base        [][]Reduced
@@ -195,11 +195,13 @@ type ReduceOptions struct {
 	// Label, when set, names this set of folds (e.g. "repetition 2/3") in
 	// the checkpoint's keys and in errors.
 	Label string
-	// Baselines computes, for every estimator that is a Baseliner, its
-	// baseline on every fold whose full model is scored, and Infer scores
-	// its reduced models against it. Without it (vi roar and vi shapley,
-	// which score the reduced models themselves) there are none.
-	Baselines bool
+	// EstimatorBaselines computes, for every estimator that is a
+	// Baseliner, its baseline on every fold whose full model is scored,
+	// and Infer scores its reduced models against it. Without it (vi roar,
+	// which scores the reduced models themselves) there are none. (Not to
+	// be confused with Config.Baselines, the comparison models beside the
+	// full model.)
+	EstimatorBaselines bool
 }
 
 // Reduce runs every estimator on every feature of every fold, Workers at a
@@ -228,7 +230,7 @@ func Reduce(ctx context.Context, folds []*Problem, ests []Estimator, feats []Fea
 	// Order: estimator (its baselines first), feature, fold, so that
 	// progress and the first error follow the output's order.
 	for e, est := range ests {
-		if _, ok := est.(Baseliner); ok && opt.Baselines {
+		if _, ok := est.(Baseliner); ok && opt.EstimatorBaselines {
 			for k := range folds {
 				if !opt.SplitOnly || len(folds) == 1 || foldScoresFull(k) {
 					jobs = append(jobs, job{k, e, baselineJob})

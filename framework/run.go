@@ -648,7 +648,7 @@ func reduceFolds(ctx context.Context, folds []*Problem, m Measure, ests []Estima
 		}
 	}
 	return Reduce(ctx, folds, ests, feats, ReduceOptions{Workers: opt.Workers, Progress: progress, SplitOnly: opt.Inference == Split,
-		Checkpoint: opt.Checkpoint, Label: label, Baselines: true})
+		Checkpoint: opt.Checkpoint, Label: label, EstimatorBaselines: true})
 }
 
 // FullResult is the full model's score on the evaluation split, with how

@@ -391,7 +391,7 @@ func (c coverageFit) rep(ctx context.Context, draw coverageSetting, seed int64) 
 				p.Close()
 			}
 		}()
-		return framework.Reduce(ctx, folds, c.ests, folds[0].Features(), framework.ReduceOptions{Workers: 1, Baselines: true})
+		return framework.Reduce(ctx, folds, c.ests, folds[0].Features(), framework.ReduceOptions{Workers: 1, EstimatorBaselines: true})
 	}
 	cfg := framework.Config{Backend: c.be, BackendName: "mlp", Options: c.opts, Seed: seed, Task: task,
 		MinTrain: framework.MinTrainFor(c.ests)}

@@ -116,7 +116,7 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 		// through framework.Reduce for its checks, panic recovery and
 		// checkpoint.
 		rs, err := framework.Reduce(ctx, []*framework.Problem{prob}, []framework.Estimator{red}, nil,
-			framework.ReduceOptions{Workers: 1, Checkpoint: opt.Checkpoint, Baselines: true})
+			framework.ReduceOptions{Workers: 1, Checkpoint: opt.Checkpoint, EstimatorBaselines: true})
 		if err != nil {
 			return nil, err
 		}
