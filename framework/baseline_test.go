@@ -30,7 +30,8 @@ func (e baselined) Baseline(_ context.Context, p *framework.Problem) (framework.
 // TestInferBaseline: with ReduceOptions.EstimatorBaselines, a Baseliner's reduced
 // models are scored against its baseline (plain and split, one fold and
 // cross-fitted: the formulas of TestInferHandComputed with the baseline's
-// squared errors for the full model's), a reduced model equal to the
+// squared errors for the full model's; the baseline's score reported as
+// baseline_score), a reduced model equal to the
 // baseline has VI 0 exactly, the baselines are computed once per fold
 // that scores a full model, and without the option nothing changes.
 func TestInferBaseline(t *testing.T) {
@@ -76,6 +77,15 @@ func TestInferBaseline(t *testing.T) {
 			t.Errorf("%s: vi %v se %v, want %v %v", name, got.VI, got.SE, vi, se)
 		}
 	}
+	// checkBase: the result reports the baseline's score (mse's value is
+	// -MSE), or none.
+	checkBase := func(name string, got framework.Result, want float64, has bool) {
+		t.Helper()
+		v, ok := got.Get("baseline_score")
+		if ok != has || (has && !scalar.EqualWithinAbsOrRel(v.(float64), want, 1e-12, 1e-12)) {
+			t.Errorf("%s: baseline_score %v (present %v), want %v (present %v)", name, v, ok, want, has)
+		}
+	}
 
 	// One fold of 21 rows.
 	d := mk(21)
@@ -93,11 +103,13 @@ func TestInferBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("plain", res[0], mse(lr)-mse(lb), math.Sqrt(vr(sub(lr, lb))/21))
+	checkBase("plain", res[0], -mse(lb), true)
 	res, err = r.Infer(m, framework.InferOptions{Inference: framework.Split})
 	if err != nil {
 		t.Fatal(err)
 	}
 	check("split", res[0], mse(lr[11:])-mse(lb[:11]), math.Sqrt(vr(lb[:11])/11+vr(lr[11:])/10))
+	checkBase("split", res[0], -mse(lb[:11]), true)
 
 	// Without the option: scored against the full model.
 	r0, err := framework.Reduce(context.Background(), ps, []framework.Estimator{est}, feats[:1], framework.ReduceOptions{Workers: 1})
@@ -109,6 +121,7 @@ func TestInferBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("plain without baselines", res[0], mse(lr)-mse(lf), math.Sqrt(vr(sub(lr, lf))/21))
+	checkBase("plain without baselines", res[0], 0, false)
 
 	// A reduced model equal to the baseline: VI 0 and se 0 exactly.
 	eq := baselined{fixed: fixed{map[*framework.Problem]*mat.Dense{d.p: mat.NewDense(21, 1, d.base)}}, base: est.base, calls: new(int)}
@@ -144,4 +157,5 @@ func TestInferBaseline(t *testing.T) {
 	r1l := sqErr(ds[1].p.YEval, ds[1].red)
 	check("cross-fitted split", res[0], mse(r1l)-(mse(b0)+mse(b2))/2,
 		math.Sqrt((vr(b0)+vr(b2))/2/float64(len(b0)+len(b2))+vr(r1l)/float64(len(r1l))))
+	checkBase("cross-fitted split", res[0], -(mse(b0)+mse(b2))/2, true)
 }

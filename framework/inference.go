@@ -508,20 +508,22 @@ func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, e
 	}
 	r0 := reps[0]
 	ne, nf := len(r0.Estimators), len(r0.Features)
-	// est[m][e*nf+f] is repetition m's estimate.
+	// est[m][e*nf+f] is repetition m's estimate; bases[m][e] its
+	// estimator's baseline score (NaN without one).
 	est := make([][]viSE, len(reps))
+	bases := make([][]float64, len(reps))
 	for i, r := range reps {
 		if len(r.Estimators) != ne || len(r.Features) != nf {
 			return nil, fmt.Errorf("infer: repetition %d has %d estimators and %d features, the first %d and %d", i+1, len(r.Estimators), len(r.Features), ne, nf)
 		}
-		e, err := r.estimates(m, opt)
+		e, b, err := r.estimates(m, opt)
 		if err != nil {
 			if len(reps) > 1 {
 				err = fmt.Errorf("repetition %d: %w", i+1, err)
 			}
 			return nil, err
 		}
-		est[i] = e
+		est[i], bases[i] = e, b
 	}
 	z := distuv.UnitNormal.Quantile(0.5 + level/2)
 	results := make([]Result, 0, ne*nf)
@@ -550,6 +552,9 @@ func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, e
 				return nil, fmt.Errorf("estimator %s, feature %s: %w", es.Name(), feat.Name, err)
 			}
 			summarize(&res, reps, e, f)
+			if b := meanOver(bases, e); !math.IsNaN(b) {
+				res.Extra = append(res.Extra, Field{Key: "baseline_score", Value: b})
+			}
 			results = append(results, res)
 		}
 		if opt.Adjust != AdjustNone {
@@ -568,14 +573,26 @@ func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, e
 // viSE is one estimate and its standard error.
 type viSE struct{ vi, se float64 }
 
+// meanOver is the mean of bases[m][e] over the repetitions m, NaN when a
+// repetition has none.
+func meanOver(bases [][]float64, e int) float64 {
+	sum := 0.0
+	for _, b := range bases {
+		sum += b[e]
+	}
+	return sum / float64(len(bases))
+}
+
 // estimates are the VI and standard error of every estimator (outer) and
-// feature (inner) of this repetition, as documented on Infer.
-func (r *Reductions) estimates(m Measure, opt InferOptions) ([]viSE, error) {
+// feature (inner) of this repetition, as documented on Infer, and each
+// estimator's baseline score (the mean over the folds that score it; NaN
+// for an estimator without a baseline).
+func (r *Reductions) estimates(m Measure, opt InferOptions) ([]viSE, []float64, error) {
 	K := len(r.Folds)
 	if opt.Inference == Split {
 		for _, p := range r.Folds {
 			if n, _ := p.XEval.Dims(); K == 1 && n < minSplitRows || n < 2 {
-				return nil, Usagef("split inference needs at least %d evaluation rows (2 per half), have %d", minSplitRows, n)
+				return nil, nil, Usagef("split inference needs at least %d evaluation rows (2 per half), have %d", minSplitRows, n)
 			}
 		}
 	}
@@ -589,32 +606,36 @@ func (r *Reductions) estimates(m Measure, opt InferOptions) ([]viSE, error) {
 		lo, hi := r.fullRows(k, opt.Inference)
 		s, err := evalRows(m, p.YEval, p.FullEval, lo, hi)
 		if err != nil {
-			return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), err)
+			return nil, nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), err)
 		}
 		full[k] = s
 	}
 	out := make([]viSE, 0, len(r.Estimators)*len(r.Features))
+	bases := make([]float64, len(r.Estimators))
 	for e, est := range r.Estimators {
-		base, err := r.baseScores(m, full, e, opt.Inference)
+		base, bv, err := r.baseScores(m, full, e, opt.Inference)
 		if err != nil {
-			return nil, fmt.Errorf("estimator %s: measure %s of its baseline: %w", est.Name(), m.Name(), err)
+			return nil, nil, fmt.Errorf("estimator %s: measure %s of its baseline: %w", est.Name(), m.Name(), err)
 		}
+		bases[e] = bv
 		for f, feat := range r.Features {
 			vi, se, err := r.infer1(m, base, e, f, opt)
 			if err != nil {
-				return nil, fmt.Errorf("estimator %s, feature %s: measure %s of the reduced model: %w", est.Name(), feat.Name, m.Name(), err)
+				return nil, nil, fmt.Errorf("estimator %s, feature %s: measure %s of the reduced model: %w", est.Name(), feat.Name, m.Name(), err)
 			}
 			out = append(out, viSE{vi, se})
 		}
 	}
-	return out, nil
+	return out, bases, nil
 }
 
 // baseScores are the scores estimator e's reduced models are compared
 // with, fold by fold: its baseline's where it has one (Reductions.Base),
-// else the full model's (full).
-func (r *Reductions) baseScores(m Measure, full []Score, e int, inf Inference) ([]Score, error) {
+// else the full model's (full); and the mean of its baseline's scores over
+// the folds that have one (NaN where none has).
+func (r *Reductions) baseScores(m Measure, full []Score, e int, inf Inference) ([]Score, float64, error) {
 	out := slices.Clone(full)
+	sum, n := 0.0, 0
 	for k, p := range r.Folds {
 		// The folds that score the reduced model under cross-fitted split
 		// inference have no full-model score, and need no baseline.
@@ -627,11 +648,16 @@ func (r *Reductions) baseScores(m Measure, full []Score, e int, inf Inference) (
 			if len(r.Folds) > 1 {
 				err = fmt.Errorf("fold %d: %w", k+1, err)
 			}
-			return nil, err
+			return nil, 0, err
 		}
 		out[k] = s
+		sum += s.Value
+		n++
 	}
-	return out, nil
+	if n == 0 {
+		return out, math.NaN(), nil
+	}
+	return out, sum / float64(n), nil
 }
 
 // fullRows are the evaluation rows [lo, hi) of fold k that score the full
