@@ -418,21 +418,7 @@ func TestPValueUniformUnderNull(t *testing.T) {
 			t.Fatalf("plain: want se 0 and p 1, got %+v", plain[0])
 		}
 	}
-	below := 0
-	for _, p := range ps {
-		if p < 0.05 {
-			below++
-		}
-	}
-	share := float64(below) / reps
-	ks := ksUniform(ps)
-	t.Logf("split p-values under the null: share below 0.05 = %.3f, KS distance %.4f", share, ks)
-	if math.Abs(share-0.05) > 3*math.Sqrt(0.05*0.95/reps) {
-		t.Errorf("share below 0.05 = %.3f, want 0.05 +- 0.021", share)
-	}
-	if ks > 1.63/math.Sqrt(reps) {
-		t.Errorf("KS distance to uniform %.4f > %.4f", ks, 1.63/math.Sqrt(reps))
-	}
+	checkUniform(t, "split", ps)
 }
 
 // TestPerturbedPValueUniformUnderNull: where the reduced model predicts
@@ -465,6 +451,15 @@ func TestPerturbedPValueUniformUnderNull(t *testing.T) {
 		}
 		ps = append(ps, res[0].PValue)
 	}
+	checkUniform(t, "perturbed", ps)
+}
+
+// checkUniform checks p-values that should be uniform: the share below
+// 0.05 is 0.05 within 3 binomial standard errors, and the KS distance to
+// the uniform distribution is below its 1% critical value.
+func checkUniform(t *testing.T, name string, ps []float64) {
+	t.Helper()
+	reps := float64(len(ps))
 	below := 0
 	for _, p := range ps {
 		if p < 0.05 {
@@ -473,12 +468,12 @@ func TestPerturbedPValueUniformUnderNull(t *testing.T) {
 	}
 	share := float64(below) / reps
 	ks := ksUniform(ps)
-	t.Logf("perturbed p-values under the null: share below 0.05 = %.3f, KS distance %.4f", share, ks)
+	t.Logf("%s p-values under the null: share below 0.05 = %.3f, KS distance %.4f", name, share, ks)
 	if math.Abs(share-0.05) > 3*math.Sqrt(0.05*0.95/reps) {
-		t.Errorf("share below 0.05 = %.3f, want 0.05 +- 0.021", share)
+		t.Errorf("%s: share below 0.05 = %.3f, want 0.05 +- %.3f", name, share, 3*math.Sqrt(0.05*0.95/reps))
 	}
 	if ks > 1.63/math.Sqrt(reps) {
-		t.Errorf("KS distance to uniform %.4f > %.4f", ks, 1.63/math.Sqrt(reps))
+		t.Errorf("%s: KS distance to uniform %.4f > %.4f", name, ks, 1.63/math.Sqrt(reps))
 	}
 }
 

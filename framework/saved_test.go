@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/measures"
 )
@@ -25,18 +23,11 @@ func (savingBackend) Capabilities() framework.Capabilities {
 }
 func (savingBackend) Options() []framework.OptionInfo { return nil }
 func (b savingBackend) New(context.Context, framework.ModelSpec) (framework.Model, error) {
-	return &savingModel{fits: b.fits}, nil
+	return &savingModel{countingModel{fits: b.fits}}, nil
 }
 
-type savingModel struct {
-	meanModel
-	fits *int
-}
-
-func (m *savingModel) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
-	*m.fits++
-	return m.meanModel.Fit(ctx, x, y)
-}
+// savingModel is a countingModel (check_test.go) with a state.
+type savingModel struct{ countingModel }
 
 func (m *savingModel) SaveState(context.Context) ([]byte, error) {
 	return binary.LittleEndian.AppendUint64(nil, math.Float64bits(m.mean)), nil

@@ -291,17 +291,14 @@ func writeShapleyCSV(w io.Writer, rep *shapley.Report) error {
 func writeShapleyTable(w io.Writer, rep *shapley.Report, lambda float64) error {
 	fmt.Fprintf(w, "measure %s  task %s  backend %s  n %d  n_train %d  n_eval %d  seed %d  level %g  adjust %s\n",
 		rep.Measure, rep.Task, rep.Backend, rep.N, rep.NTrain, rep.NEval, rep.Seed, rep.Level, rep.Adjust)
-	sums := fmt.Sprintf("the values sum to the difference %s", num(rep.Full.Score-rep.Empty.Score))
-	for _, s := range rep.Estimators {
-		if s.Grand != nil {
-			// An estimator whose model with all players is its own refit
-			// of the full model: its line below gives its sum.
-			sums = fmt.Sprintf("the values sum to the difference %s except where a line below says", num(rep.Full.Score-rep.Empty.Score))
-			break
-		}
+	// An estimator whose model with all players is its own refit of the
+	// full model (Grand) gives its own sum on its line below.
+	except := ""
+	if slices.ContainsFunc(rep.Estimators, func(s shapley.Summary) bool { return s.Grand != nil }) {
+		except = " except where a line below says"
 	}
-	fmt.Fprintf(w, "full model: %s %s (trained in %.2fs); intercept-only: %s; %s\n",
-		rep.Measure, num(rep.Full.Score), rep.Full.Seconds, num(rep.Empty.Score), sums)
+	fmt.Fprintf(w, "full model: %s %s (trained in %.2fs); intercept-only: %s; the values sum to the difference %s%s\n",
+		rep.Measure, num(rep.Full.Score), rep.Full.Seconds, num(rep.Empty.Score), num(rep.Full.Score-rep.Empty.Score), except)
 	si := rep.Subsets
 	switch {
 	case si.Exact:
