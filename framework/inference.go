@@ -408,6 +408,11 @@ type InferOptions struct {
 	// OmitRepeatVariance leaves the spread of the repetitions out of
 	// InferRepeated's standard error: a study's baseline, not for use.
 	OmitRepeatVariance bool
+	// Ensemble makes InferRepeated average each row's out-of-fold
+	// predictions over the repetitions of a cross-fit (every model's:
+	// full, baselines, reduced) and infer once from the averages, instead
+	// of averaging the repetitions' estimates.
+	Ensemble bool
 }
 
 // check reports a level outside (0, 1) (0 means 0.95), a delta that is
@@ -508,11 +513,19 @@ func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, e
 	}
 	r0 := reps[0]
 	ne, nf := len(r0.Estimators), len(r0.Features)
-	// est[m][e*nf+f] is repetition m's estimate; bases[m][e] its
+	sources := reps
+	if opt.Ensemble && len(reps) > 1 {
+		ens, err := ensemble(reps)
+		if err != nil {
+			return nil, err
+		}
+		sources = []*Reductions{ens}
+	}
+	// est[m][e*nf+f] is source m's estimate; bases[m][e] its
 	// estimator's baseline score (NaN without one).
-	est := make([][]viSE, len(reps))
-	bases := make([][]float64, len(reps))
-	for i, r := range reps {
+	est := make([][]viSE, len(sources))
+	bases := make([][]float64, len(sources))
+	for i, r := range sources {
 		if len(r.Estimators) != ne || len(r.Features) != nf {
 			return nil, fmt.Errorf("infer: repetition %d has %d estimators and %d features, the first %d and %d", i+1, len(r.Estimators), len(r.Features), ne, nf)
 		}
@@ -527,17 +540,17 @@ func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, e
 	}
 	z := distuv.UnitNormal.Quantile(0.5 + level/2)
 	results := make([]Result, 0, ne*nf)
-	vis := make([]float64, len(reps))
+	vis := make([]float64, len(sources))
 	for e, es := range r0.Estimators {
 		first := len(results)
 		for f, feat := range r0.Features {
 			var vi, v2 float64
-			for i := range reps {
+			for i := range sources {
 				vis[i] = est[i][e*nf+f].vi
 				vi += vis[i]
 				v2 += est[i][e*nf+f].se * est[i][e*nf+f].se
 			}
-			M := float64(len(reps))
+			M := float64(len(sources))
 			vi, v2 = vi/M, v2/M
 			if !opt.OmitRepeatVariance {
 				v2 += varOf(vis) / M
