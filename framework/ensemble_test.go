@@ -68,8 +68,9 @@ func ensembleReps(rng *rand.Rand, n, M, K int, feats []framework.Feature) (reps 
 // TestInferEnsembleHandComputed: with InferOptions.Ensemble the
 // repetitions' out-of-fold predictions are averaged per data row (the
 // baseline's and each reduced model's) and plain and perturbed inference
-// run once on the averages, as computed here; without a baseline the
-// averaged full model takes its place.
+// run once on the averages, as computed here, the standard error then
+// widened by the spread of the repetitions' own estimates; without a
+// baseline the averaged full model takes its place.
 func TestInferEnsembleHandComputed(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	m := measures.MSE()
@@ -101,21 +102,44 @@ func TestInferEnsembleHandComputed(t *testing.T) {
 			}
 		}
 	}
-	res, err := framework.InferRepeated(reps, m, framework.InferOptions{Inference: framework.Plain, Ensemble: true})
-	if err != nil {
-		t.Fatal(err)
+	for _, opt := range []framework.InferOptions{
+		{Inference: framework.Plain},
+		{Inference: framework.Perturbed, Perturb: rho, Seed: seed},
+	} {
+		opt.OmitRepeatVariance = true
+		opt.Ensemble = true
+		res, err := framework.InferRepeated(reps, m, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(opt.Inference.String(), res, base, opt.Inference == framework.Perturbed)
+		// With the repetitions' spread: se^2 gains var_m(VI_m)/M, VI_m
+		// each repetition's own estimate.
+		opt.OmitRepeatVariance = false
+		spread, err := framework.InferRepeated(reps, m, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for f := range feats {
+			vis := make([]float64, len(reps))
+			for i, r := range reps {
+				one, err := r.Infer(m, framework.InferOptions{Inference: opt.Inference, Perturb: opt.Perturb, Seed: opt.Seed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				vis[i] = one[f].VI
+			}
+			se := math.Sqrt(res[f].SE*res[f].SE + stat.Variance(vis, nil)/float64(len(reps)))
+			if spread[f].VI != res[f].VI || !scalar.EqualWithinAbsOrRel(spread[f].SE, se, 1e-12, 1e-12) {
+				t.Errorf("%s with the spread, feature %s: vi %v se %v, want %v %v", opt.Inference, feats[f].Name, spread[f].VI, spread[f].SE, res[f].VI, se)
+			}
+		}
 	}
-	check("plain", res, base, false)
-	res, err = framework.InferRepeated(reps, m, framework.InferOptions{Inference: framework.Perturbed, Perturb: rho, Seed: seed, Ensemble: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	check("perturbed", res, base, true)
 
 	// Split: the baseline scored on one half of the n rows (in a seeded
 	// order), the reduced models on the other; the same seed gives the
 	// same halves.
-	res, err = framework.InferRepeated(reps, m, framework.InferOptions{Ensemble: true})
+	res, err := framework.InferRepeated(reps, m, framework.InferOptions{Ensemble: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +158,7 @@ func TestInferEnsembleHandComputed(t *testing.T) {
 	for _, r := range reps {
 		r.Base = nil
 	}
-	res, err = framework.InferRepeated(reps, m, framework.InferOptions{Inference: framework.Plain, Ensemble: true})
+	res, err = framework.InferRepeated(reps, m, framework.InferOptions{Inference: framework.Plain, Ensemble: true, OmitRepeatVariance: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +179,7 @@ func TestInferEnsembleRejects(t *testing.T) {
 		{"other rows", func(reps []*framework.Reductions) { reps[1].Folds[0].EvalRows[0] = 1000 }, "which the first does not"},
 		{"row twice", func(reps []*framework.Reductions) { reps[0].Folds[0].EvalRows[0] = reps[0].Folds[1].EvalRows[0] }, "evaluated twice"},
 		{"no rows", func(reps []*framework.Reductions) { reps[0].Folds[0].EvalRows = nil }, "does not name its evaluation rows"},
-		{"skipped", func(reps []*framework.Reductions) { reps[1].Reduced[1][0][0].Pred = nil }, "lacks the reduction"},
+		{"skipped", func(reps []*framework.Reductions) { reps[1].Reduced[1][0][0].Pred = nil }, "no reduced predictions"},
 	} {
 		reps, _, _, _, _ := ensembleReps(rand.New(rand.NewPCG(1, 2)), 12, 2, 2, feats)
 		c.mutate(reps)

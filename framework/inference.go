@@ -495,8 +495,11 @@ func RepeatSeed(seed int64, rep int) int64 {
 // estimator and feature (repeated cross-fitting, Chernozhukov et al. 2018):
 // VI = mean_m VI_m and se^2 = mean_m se_m^2 + var_m(VI_m)/M, the second
 // term the variability of the training and of the fold assignment that
-// each repetition's own standard error leaves out. One repetition is
-// Infer. The repetitions must have the same estimators and features.
+// each repetition's own standard error leaves out. With opt.Ensemble the
+// estimate and the first term come instead from inference on the
+// repetitions' averaged out-of-fold predictions (see ensemble), and the
+// second term stays. One repetition is Infer. The repetitions must have
+// the same estimators and features.
 func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, error) {
 	if len(reps) == 0 {
 		return nil, fmt.Errorf("infer: no reductions")
@@ -513,19 +516,11 @@ func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, e
 	}
 	r0 := reps[0]
 	ne, nf := len(r0.Estimators), len(r0.Features)
-	sources := reps
-	if opt.Ensemble && len(reps) > 1 {
-		ens, err := ensemble(reps)
-		if err != nil {
-			return nil, err
-		}
-		sources = []*Reductions{ens}
-	}
-	// est[m][e*nf+f] is source m's estimate; bases[m][e] its
+	// est[m][e*nf+f] is repetition m's estimate; bases[m][e] its
 	// estimator's baseline score (NaN without one).
-	est := make([][]viSE, len(sources))
-	bases := make([][]float64, len(sources))
-	for i, r := range sources {
+	est := make([][]viSE, len(reps))
+	bases := make([][]float64, len(reps))
+	for i, r := range reps {
 		if len(r.Estimators) != ne || len(r.Features) != nf {
 			return nil, fmt.Errorf("infer: repetition %d has %d estimators and %d features, the first %d and %d", i+1, len(r.Estimators), len(r.Features), ne, nf)
 		}
@@ -538,20 +533,38 @@ func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, e
 		}
 		est[i], bases[i] = e, b
 	}
+	// ens[e*nf+f] is the estimate from the repetitions' averaged
+	// predictions (Ensemble).
+	var ens []viSE
+	if opt.Ensemble && len(reps) > 1 {
+		r, err := ensemble(reps)
+		if err != nil {
+			return nil, err
+		}
+		if ens, _, err = r.estimates(m, opt); err != nil {
+			return nil, fmt.Errorf("ensemble: %w", err)
+		}
+	}
 	z := distuv.UnitNormal.Quantile(0.5 + level/2)
 	results := make([]Result, 0, ne*nf)
-	vis := make([]float64, len(sources))
+	vis := make([]float64, len(reps))
 	for e, es := range r0.Estimators {
 		first := len(results)
 		for f, feat := range r0.Features {
 			var vi, v2 float64
-			for i := range sources {
+			for i := range reps {
 				vis[i] = est[i][e*nf+f].vi
 				vi += vis[i]
 				v2 += est[i][e*nf+f].se * est[i][e*nf+f].se
 			}
-			M := float64(len(sources))
+			M := float64(len(reps))
 			vi, v2 = vi/M, v2/M
+			if ens != nil {
+				// The averaged predictions' estimate; the spread of the
+				// repetitions' own estimates still stands for the
+				// variability of the training below.
+				vi, v2 = ens[e*nf+f].vi, ens[e*nf+f].se*ens[e*nf+f].se
+			}
 			if !opt.OmitRepeatVariance {
 				v2 += varOf(vis) / M
 			}
