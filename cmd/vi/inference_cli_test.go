@@ -59,8 +59,9 @@ func TestEstimateInferenceFlags(t *testing.T) {
 		{[]string{"--crossfit", "3", "--train-frac", "0.5"}, "exclude"},
 		{[]string{"--repeats", "0"}, "--repeats"},
 		{[]string{"--repeats", "2", "--model", "m.vimodel"}, "--repeats 2 and --model exclude each other"},
-		{[]string{"--ensemble"}, "--ensemble needs cross-fitting"},
-		{[]string{"--ensemble", "--crossfit", "3"}, "--ensemble needs cross-fitting"},
+		{[]string{"--ensemble", "--crossfit", "0"}, "--ensemble needs cross-fitting"},
+		{[]string{"--ensemble", "--repeats", "1"}, "--ensemble needs cross-fitting"},
+		{[]string{"--ensemble", "--train-frac", "0.5"}, "exclude"},
 		{[]string{"--perturb", "-1"}, "--perturb"},
 		{[]string{"--perturb", "0"}, "--perturb"},
 		{[]string{"--groups", "g=age,nope"}, "nope"},
@@ -103,6 +104,7 @@ func TestEstimateRepeats(t *testing.T) {
 		{[]string{"--train-frac", "0.5", "--repeats", "2"}, "split", 0, 2, 45, 0, false},
 		{[]string{"--crossfit", "3", "--repeats", "2", "--ensemble"}, "split", 3, 2, 90, 0, true},
 		{[]string{"--inference", "plain", "--crossfit", "2", "--repeats", "3", "--ensemble"}, "plain", 2, 3, 90, 0, true},
+		{[]string{"--inference", "plain", "--ensemble"}, "plain", 3, 3, 90, 0, true},
 	} {
 		args := append([]string{"estimate", "--data", "lin.csv", "--estimators", "dropout", "--format", "json"}, fastArgs...)
 		stdout, stderr, code := vi(t, dir, append(args, c.args...)...)
