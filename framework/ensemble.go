@@ -25,10 +25,18 @@ const ensembleOrderStream = 0x656e73656d626c65 // "ensemble"
 // noise; that noise is what biases a paired estimate (a null feature's VI
 // comes out -E[g^2], g the noise a network fitted through it).
 func ensemble(reps []*Reductions) (*Reductions, error) {
-	r0 := reps[0]
-	// rowAt[row] is the data row's position in the ensemble's fold.
+	rows, err := ensembleRows(reps[0])
+	if err != nil {
+		return nil, err
+	}
+	return average(reps, rows)
+}
+
+// ensembleRows are the data rows that the repetition r evaluates, each
+// once, in the order drawn from its first fold's seed.
+func ensembleRows(r *Reductions) ([]int, error) {
 	var rows []int
-	for _, p := range r0.Folds {
+	for _, p := range r.Folds {
 		if len(p.EvalRows) != len(p.YEval) {
 			return nil, fmt.Errorf("ensemble: a fold does not name its evaluation rows")
 		}
@@ -38,13 +46,21 @@ func ensemble(reps []*Reductions) (*Reductions, error) {
 	if i := firstRepeat(rows); i >= 0 {
 		return nil, fmt.Errorf("ensemble: data row %d is evaluated twice in one repetition (cross-fitting evaluates each row once)", rows[i]+1)
 	}
-	n := len(rows)
-	perm := rand.New(rand.NewPCG(uint64(r0.Folds[0].Seed), ensembleOrderStream)).Perm(n)
-	ordered := make([]int, n)
+	perm := rand.New(rand.NewPCG(uint64(r.Folds[0].Seed), ensembleOrderStream)).Perm(len(rows))
+	ordered := make([]int, len(rows))
 	for i, j := range perm {
 		ordered[i] = rows[j]
 	}
-	rows = ordered
+	return ordered, nil
+}
+
+// average is the single-fold Reductions whose rows are the data rows rows
+// (ensembleRows), each model's predictions on a row averaged over the
+// repetitions reps. With one repetition it is that repetition laid out as
+// the ensemble is, which is what the spread of the repetitions is taken on.
+func average(reps []*Reductions, rows []int) (*Reductions, error) {
+	r0 := reps[0]
+	n := len(rows)
 	pos := make(map[int]int, n)
 	for i, row := range rows {
 		pos[row] = i

@@ -17,8 +17,9 @@ import (
 // ensembleReps builds M repetitions of a cross-fit of n data rows, each
 // with its own fold assignment and random full, baseline and reduced
 // predictions, and returns them with each row's predictions averaged over
-// the repetitions (by data row).
-func ensembleReps(rng *rand.Rand, n, M, K int, feats []framework.Feature) (reps []*framework.Reductions, y, full, base []float64, red [][]float64) {
+// the repetitions (by data row), and each repetition's own baseline and
+// reduced predictions by data row (repBase[m], repRed[m][f]).
+func ensembleReps(rng *rand.Rand, n, M, K int, feats []framework.Feature) (reps []*framework.Reductions, y, full, base []float64, red [][]float64, repBase [][]float64, repRed [][][]float64) {
 	y = randVec(rng, n, 1)
 	full, base = make([]float64, n), make([]float64, n)
 	red = make([][]float64, len(feats))
@@ -27,6 +28,12 @@ func ensembleReps(rng *rand.Rand, n, M, K int, feats []framework.Feature) (reps 
 	}
 	est := fixed{map[*framework.Problem]*mat.Dense{}}
 	for range M {
+		rb := make([]float64, n)
+		rr := make([][]float64, len(feats))
+		for f := range rr {
+			rr[f] = make([]float64, n)
+		}
+		repBase, repRed = append(repBase, rb), append(repRed, rr)
 		perm := rng.Perm(n)
 		r := &framework.Reductions{Estimators: []framework.Estimator{est}, Features: feats}
 		for k := range K {
@@ -40,12 +47,14 @@ func ensembleReps(rng *rand.Rand, n, M, K int, feats []framework.Feature) (reps 
 				bk[i] = 0.8*y[row] + 0.2*rng.NormFloat64()
 				full[row] += fk[i] / float64(M)
 				base[row] += bk[i] / float64(M)
+				rb[row] = bk[i]
 			}
 			for f := range feats {
 				rk[f] = make([]float64, m)
 				for i, row := range rows {
 					rk[f][i] = (0.5+0.2*float64(f))*y[row] + 0.3*rng.NormFloat64()
 					red[f][row] += rk[f][i] / float64(M)
+					rr[f][row] = rk[f][i]
 				}
 			}
 			p := fold(yk, fk)
@@ -62,7 +71,7 @@ func ensembleReps(rng *rand.Rand, n, M, K int, feats []framework.Feature) (reps 
 		}
 		reps = append(reps, r)
 	}
-	return reps, y, full, base, red
+	return reps, y, full, base, red, repBase, repRed
 }
 
 // TestInferEnsembleHandComputed: with InferOptions.Ensemble the
@@ -76,9 +85,11 @@ func TestInferEnsembleHandComputed(t *testing.T) {
 	m := measures.MSE()
 	feats := []framework.Feature{{Name: "a", Columns: []int{0}}, {Name: "b", Columns: []int{0}}}
 	const n, seed, rho = 30, 9, 0.6
-	reps, y, full, base, red := ensembleReps(rng, n, 3, 3, feats)
-	want := func(f int, ref []float64, perturbed bool) (vi, se float64) {
-		lf, lr := sqErr(y, ref), sqErr(y, red[f])
+	reps, y, full, base, red, repBase, repRed := ensembleReps(rng, n, 3, 3, feats)
+	// want is plain or perturbed inference on all n rows for feature f,
+	// reduced predictions rf against the reference ref.
+	want := func(f int, rf, ref []float64, perturbed bool) (vi, se float64) {
+		lf, lr := sqErr(y, ref), sqErr(y, rf)
 		d := make([]float64, n)
 		var eps float64
 		for i := range d {
@@ -96,7 +107,7 @@ func TestInferEnsembleHandComputed(t *testing.T) {
 	check := func(name string, res []framework.Result, ref []float64, perturbed bool) {
 		t.Helper()
 		for f := range feats {
-			vi, se := want(f, ref, perturbed)
+			vi, se := want(f, red[f], ref, perturbed)
 			if got := res[f]; !scalar.EqualWithinAbsOrRel(got.VI, vi, 1e-12, 1e-12) || !scalar.EqualWithinAbsOrRel(got.SE, se, 1e-12, 1e-12) {
 				t.Errorf("%s, feature %s: vi %v se %v, want %v %v", name, feats[f].Name, got.VI, got.SE, vi, se)
 			}
@@ -114,7 +125,8 @@ func TestInferEnsembleHandComputed(t *testing.T) {
 		}
 		check(opt.Inference.String(), res, base, opt.Inference == framework.Perturbed)
 		// With the repetitions' spread: se^2 gains var_m(VI_m)/M, VI_m
-		// each repetition's own estimate.
+		// repetition m's own predictions inferred on all n rows as the
+		// ensemble is.
 		opt.OmitRepeatVariance = false
 		spread, err := framework.InferRepeated(reps, m, opt)
 		if err != nil {
@@ -122,12 +134,8 @@ func TestInferEnsembleHandComputed(t *testing.T) {
 		}
 		for f := range feats {
 			vis := make([]float64, len(reps))
-			for i, r := range reps {
-				one, err := r.Infer(m, framework.InferOptions{Inference: opt.Inference, Perturb: opt.Perturb, Seed: opt.Seed})
-				if err != nil {
-					t.Fatal(err)
-				}
-				vis[i] = one[f].VI
+			for i := range reps {
+				vis[i], _ = want(f, repRed[i][f], repBase[i], opt.Inference == framework.Perturbed)
 			}
 			se := math.Sqrt(res[f].SE*res[f].SE + stat.Variance(vis, nil)/float64(len(reps)))
 			if spread[f].VI != res[f].VI || !scalar.EqualWithinAbsOrRel(spread[f].SE, se, 1e-12, 1e-12) {
@@ -181,7 +189,7 @@ func TestInferEnsembleRejects(t *testing.T) {
 		{"no rows", func(reps []*framework.Reductions) { reps[0].Folds[0].EvalRows = nil }, "does not name its evaluation rows"},
 		{"skipped", func(reps []*framework.Reductions) { reps[1].Reduced[1][0][0].Pred = nil }, "no reduced predictions"},
 	} {
-		reps, _, _, _, _ := ensembleReps(rand.New(rand.NewPCG(1, 2)), 12, 2, 2, feats)
+		reps, _, _, _, _, _, _ := ensembleReps(rand.New(rand.NewPCG(1, 2)), 12, 2, 2, feats)
 		c.mutate(reps)
 		if _, err := framework.InferRepeated(reps, m, opt); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err %v, want one containing %q", c.name, err, c.want)

@@ -497,8 +497,9 @@ func RepeatSeed(seed int64, rep int) int64 {
 // term the variability of the training and of the fold assignment that
 // each repetition's own standard error leaves out. With opt.Ensemble the
 // estimate and the first term come instead from inference on the
-// repetitions' averaged out-of-fold predictions (see ensemble), and the
-// second term stays. One repetition is Infer. The repetitions must have
+// repetitions' averaged out-of-fold predictions (see ensemble), and VI_m
+// in the second term is repetition m's estimate with the ensemble's
+// layout of the rows (the same halves for split inference). One repetition is Infer. The repetitions must have
 // the same estimators and features.
 func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, error) {
 	if len(reps) == 0 {
@@ -534,15 +535,32 @@ func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, e
 		est[i], bases[i] = e, b
 	}
 	// ens[e*nf+f] is the estimate from the repetitions' averaged
-	// predictions (Ensemble).
+	// predictions (Ensemble). The spread term then comes from each
+	// repetition's estimate on the ensemble's layout (its rows in the same
+	// order: the same halves for split inference, the same noise for
+	// perturbed), so that it holds the variability of the training and
+	// not that of each repetition's own split.
 	var ens []viSE
 	if opt.Ensemble && len(reps) > 1 {
-		r, err := ensemble(reps)
+		rows, err := ensembleRows(reps[0])
+		if err != nil {
+			return nil, err
+		}
+		r, err := average(reps, rows)
 		if err != nil {
 			return nil, err
 		}
 		if ens, _, err = r.estimates(m, opt); err != nil {
 			return nil, fmt.Errorf("ensemble: %w", err)
+		}
+		for i, rep := range reps {
+			one, err := average([]*Reductions{rep}, rows)
+			if err != nil {
+				return nil, err
+			}
+			if est[i], _, err = one.estimates(m, opt); err != nil {
+				return nil, fmt.Errorf("ensemble, repetition %d: %w", i+1, err)
+			}
 		}
 	}
 	z := distuv.UnitNormal.Quantile(0.5 + level/2)
