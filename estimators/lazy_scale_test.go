@@ -84,7 +84,7 @@ func TestLazyMatrixFreeMatchesClosedForm(t *testing.T) {
 			wStar, decrease, a, norms := ridgeOptimum(r, p, f, alpha)
 			prevErr, prevSteps := math.Inf(1), 0
 			for _, tau := range []float64{1e-1, energyTol, 1e-4} {
-				w, steps, _, err := matrixFreeSolve(ctx, g, x, e, alpha, tau, DefaultMemory)
+				w, steps, _, err := matrixFreeSolve(ctx, g, x, e, alpha, tau, DefaultMemory, nil)
 				if err != nil {
 					t.Fatalf("%s alpha %g tau %g: %v", tc.name, alpha, tau, err)
 				}

@@ -123,7 +123,7 @@ func BenchmarkScaleSearch(b *testing.B) {
 	var alpha float64
 	for b.Loop() {
 		var err error
-		if alpha, err = (Lazy{}).subsampleAlpha(context.Background(), c.g, c.x, c.t, c.e, 1, c.seed, map[string]float64{}); err != nil {
+		if alpha, err = (Lazy{}).subsampleAlpha(context.Background(), c.g, c.x, c.t, c.e, 1, c.seed, map[string]float64{}, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -133,7 +133,7 @@ func BenchmarkScaleSearch(b *testing.B) {
 func BenchmarkScaleSolve(b *testing.B) {
 	scaleGet(b)
 	c := &scaleCase
-	alpha, err := (Lazy{}).subsampleAlpha(context.Background(), c.g, c.x, c.t, c.e, 1, c.seed, map[string]float64{})
+	alpha, err := (Lazy{}).subsampleAlpha(context.Background(), c.g, c.x, c.t, c.e, 1, c.seed, map[string]float64{}, 0)
 	if err != nil || math.IsInf(alpha, 1) {
 		b.Fatalf("alpha %v, %v", alpha, err)
 	}
@@ -142,7 +142,7 @@ func BenchmarkScaleSolve(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		var err error
-		if _, steps, flops, err = matrixFreeSolve(context.Background(), c.g, c.x, c.e, alpha, energyTol, DefaultMemory); err != nil {
+		if _, steps, flops, err = matrixFreeSolve(context.Background(), c.g, c.x, c.e, alpha, energyTol, DefaultMemory, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -215,17 +215,17 @@ func BenchmarkScaleTolerance(b *testing.B) {
 					}
 				} else {
 					var err error
-					if alpha, err = (Lazy{}).subsampleAlpha(ctx, c.g, x, c.t, e, 1, c.seed, map[string]float64{}); err != nil {
+					if alpha, err = (Lazy{}).subsampleAlpha(ctx, c.g, x, c.t, e, 1, c.seed, map[string]float64{}, 0); err != nil {
 						b.Fatal(err)
 					}
-					if ref, _, _, err = matrixFreeSolve(ctx, c.g, x, e, alpha, 1e-10, DefaultMemory); err != nil {
+					if ref, _, _, err = matrixFreeSolve(ctx, c.g, x, e, alpha, 1e-10, DefaultMemory, nil); err != nil {
 						b.Fatal(err)
 					}
 				}
 				v0, se := evalVI(b, c.p, f, c.g, ref)
 				fmt.Printf("n %d %s: alpha %.4g, reference VI %.5g, SE %.3g\n", c.n, f.Name, alpha, v0, se)
 				for _, tau := range []float64{1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 1e-4, 1e-6} {
-					w, steps, _, err := matrixFreeSolve(ctx, c.g, x, e, alpha, tau, DefaultMemory)
+					w, steps, _, err := matrixFreeSolve(ctx, c.g, x, e, alpha, tau, DefaultMemory, nil)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -280,14 +280,14 @@ func BenchmarkScaleSearchVariants(b *testing.B) {
 			}{{1000, 3, 0.05}, {1000, 3, 0.15}, {1000, 3, 0.25}, {500, 3, 0.05}, {1000, 2, 0.05}} {
 				subsampleRows, subsampleSearchTol = v.rows, v.tol
 				start := time.Now()
-				alpha, err := (Lazy{Folds: v.folds}).subsampleAlpha(ctx, c.g, x, c.t, e, 1, c.seed, map[string]float64{})
+				alpha, err := (Lazy{Folds: v.folds}).subsampleAlpha(ctx, c.g, x, c.t, e, 1, c.seed, map[string]float64{}, 0)
 				if err != nil {
 					b.Fatal(err)
 				}
 				secs := time.Since(start).Seconds()
 				w := make([]float64, c.g.NumParams()) // no update: the full model
 				if !math.IsInf(alpha, 1) {
-					if w, _, _, err = matrixFreeSolve(ctx, c.g, x, e, alpha, energyTol, DefaultMemory); err != nil {
+					if w, _, _, err = matrixFreeSolve(ctx, c.g, x, e, alpha, energyTol, DefaultMemory, nil); err != nil {
 						b.Fatal(err)
 					}
 				}

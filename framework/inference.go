@@ -228,12 +228,19 @@ func Reduce(ctx context.Context, folds []*Problem, ests []Estimator, feats []Fea
 		}
 	}
 	// Order: estimator (its baselines first), feature, fold, so that
-	// progress and the first error follow the output's order.
+	// progress and the first error follow the output's order, and a
+	// worker takes a fold's baseline before any of the features that
+	// start from it (BaselineReducer), which wait for it to be done.
+	baseDone := make([][]chan struct{}, len(folds))
+	for k := range folds {
+		baseDone[k] = make([]chan struct{}, len(ests))
+	}
 	for e, est := range ests {
 		if _, ok := est.(Baseliner); ok && opt.EstimatorBaselines {
 			for k := range folds {
 				if !opt.SplitOnly || len(folds) == 1 || foldScoresFull(k) {
 					jobs = append(jobs, job{k, e, baselineJob})
+					baseDone[k][e] = make(chan struct{})
 				}
 			}
 		}
@@ -286,7 +293,18 @@ func Reduce(ctx context.Context, folds []*Problem, ests []Estimator, feats []Fea
 				if opt.Label != "" {
 					key = opt.Label + ", " + key
 				}
-				red, secs, err := reduceCheckpointed(ctx, folds[j.k], e, f, j.f == baselineJob, opt.Checkpoint, key)
+				var from func() (*Reduced, error)
+				if _, ok := e.(BaselineReducer); ok && j.f != baselineJob && baseDone[j.k][j.e] != nil {
+					from = func() (*Reduced, error) {
+						select {
+						case <-baseDone[j.k][j.e]:
+							return &r.Base[j.k][j.e], nil
+						case <-ctx.Done():
+							return nil, ctx.Err()
+						}
+					}
+				}
+				red, secs, err := reduceCheckpointed(ctx, folds[j.k], e, f, j.f == baselineJob, from, opt.Checkpoint, key)
 				if err != nil {
 					if len(folds) > 1 {
 						err = fmt.Errorf("fold %d: %w", j.k+1, err)
@@ -299,6 +317,7 @@ func Reduce(ctx context.Context, folds []*Problem, ests []Estimator, feats []Fea
 				}
 				if j.f == baselineJob {
 					r.Base[j.k][j.e], r.BaseSeconds[j.k][j.e] = red, secs
+					close(baseDone[j.k][j.e])
 				} else {
 					r.Reduced[j.k][j.e][j.f], r.Seconds[j.k][j.e][j.f] = red, secs
 				}
@@ -331,9 +350,11 @@ feed:
 	return r, nil
 }
 
-// reduceOne is estimator e's reduction of feature f on fold p, or with
-// baseline its Baseline (e is then a Baseliner).
-func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature, baseline bool) (red Reduced, secs float64, err error) {
+// reduceOne is estimator e's reduction of feature f on fold p: with
+// baseline its Baseline (e is then a Baseliner), else with from set its
+// ReduceFrom the baseline from returns (e is then a BaselineReducer), else
+// its Reduce.
+func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature, baseline bool, from func() (*Reduced, error)) (red Reduced, secs float64, err error) {
 	// An estimator (or the numerics under it) that panics on a malformed
 	// backend answer must not take the process down with its plugin
 	// still running: turn the panic into this feature's error.
@@ -342,10 +363,20 @@ func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature, baseline
 			err = fmt.Errorf("internal error (panic): %v", r)
 		}
 	}()
+	var base *Reduced
+	if from != nil && !baseline {
+		// Waiting for the baseline is not the feature's time.
+		if base, err = from(); err != nil {
+			return Reduced{}, 0, err
+		}
+	}
 	start := time.Now()
-	if baseline {
+	switch {
+	case baseline:
 		red, err = e.(Baseliner).Baseline(ctx, p)
-	} else {
+	case base != nil:
+		red, err = e.(BaselineReducer).ReduceFrom(ctx, p, f, *base)
+	default:
 		red, err = e.Reduce(ctx, p, f)
 	}
 	secs = time.Since(start).Seconds()
@@ -364,9 +395,9 @@ func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature, baseline
 
 // reduceCheckpointed is reduceOne through a checkpoint: a reduction saved
 // by an earlier run (of the right shape) is reused, a new one is saved.
-func reduceCheckpointed(ctx context.Context, p *Problem, e Estimator, f Feature, baseline bool, c Checkpoint, key string) (Reduced, float64, error) {
+func reduceCheckpointed(ctx context.Context, p *Problem, e Estimator, f Feature, baseline bool, from func() (*Reduced, error), c Checkpoint, key string) (Reduced, float64, error) {
 	if c == nil {
-		return reduceOne(ctx, p, e, f, baseline)
+		return reduceOne(ctx, p, e, f, baseline, from)
 	}
 	n2, _ := p.XEval.Dims()
 	if red, secs, ok := c.Load(key); ok {
@@ -374,7 +405,7 @@ func reduceCheckpointed(ctx context.Context, p *Problem, e Estimator, f Feature,
 			return red, secs, nil
 		}
 	}
-	red, secs, err := reduceOne(ctx, p, e, f, baseline)
+	red, secs, err := reduceOne(ctx, p, e, f, baseline, from)
 	if err != nil {
 		return red, secs, err
 	}
