@@ -320,16 +320,11 @@ func (kr *krylov) radauDecrease(sigma float64) (float64, bool) {
 
 // solveEnergy returns sigma's solution x_k once its energy error,
 // ||x* - x_k||^2_{A + sigma I} = r^T x* - decrease_k, is at most tau times
-// the decrease achieved, before + decrease_k, by the Gauss-Radau upper
-// bound on r^T x* (radauDecrease): the rule is a guarantee, in exact
-// arithmetic, not an estimate. before is the decrease achieved before this
-// solve: 0 from x = 0; for a warm start x0, where r is the residual
-// b - (A + sigma I) x0 and x_k the correction, the decrease of the
-// quadratic in b from 0 to x0, so that the rule bounds the error of
-// x0 + x_k by tau times its whole decrease from 0, as a solve from 0 does.
-// It reports false, with no solution, when maxSteps pass first or the
-// system cannot be solved.
-func (kr *krylov) solveEnergy(ctx context.Context, sigma, tau, before float64, maxSteps int) ([]float64, bool, error) {
+// the decrease achieved, decrease_k, by the Gauss-Radau upper bound on
+// r^T x* (radauDecrease): the rule is a guarantee, in exact arithmetic,
+// not an estimate. It reports false, with no solution, when maxSteps pass
+// first or the system cannot be solved.
+func (kr *krylov) solveEnergy(ctx context.Context, sigma, tau float64, maxSteps int) ([]float64, bool, error) {
 	if kr.beta0 == 0 {
 		return make([]float64, kr.n), true, nil
 	}
@@ -344,7 +339,7 @@ func (kr *krylov) solveEnergy(ctx context.Context, sigma, tau, before float64, m
 			return true
 		}
 		ub, ok := kr.radauDecrease(sigma)
-		return ok && ub-kr.decrease() <= tau*(before+kr.decrease())
+		return ok && ub-kr.decrease() <= tau*kr.decrease()
 	})
 	if !ok || err != nil {
 		return nil, false, err

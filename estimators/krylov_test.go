@@ -266,7 +266,7 @@ func TestKrylovEnergyBounds(t *testing.T) {
 		}
 		for _, tau := range []float64{1e-1, 1e-2, 1e-4} {
 			kr := newKrylov(fullOp{fullOf(a)}, r)
-			x, ok, err := kr.solveEnergy(ctx, sigma, tau, 0, n)
+			x, ok, err := kr.solveEnergy(ctx, sigma, tau, n)
 			if err != nil || !ok {
 				t.Fatalf("shift %g tau %g: %v %v", sigma, tau, ok, err)
 			}

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
@@ -113,7 +112,7 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 		}
 		stats[statMethod] = 0
 	default:
-		dtheta, steps, flops, err := matrixFreeSolve(ctx, g, x, e, alpha, energyTol, lz.memory(), nil)
+		dtheta, steps, flops, err := matrixFreeSolve(ctx, g, x, e, alpha, energyTol, lz.memory())
 		if err != nil {
 			return framework.Reduced{}, err
 		}
@@ -227,20 +226,14 @@ func (h jacobianOnly) JacobianTMul(_ context.Context, _ mat.Matrix, u *mat.Dense
 
 // matrixFreeSolve returns dtheta = argmin J(w) = ||e - Phi w||^2 +
 // alpha ||w||^2 for the Jacobian Phi of the rows x, by Lanczos (CG) on the
-// primal normal operator Phi^T Phi + alpha I, one product with Phi and one
-// with Phi^T per step, with its steps and counted flops. The iterates w_k
-// minimise J over the Krylov space, and the solve stops when the
-// Gauss-Radau bound on the remaining decrease J(w_k) - J(w*) is at most
+// primal normal operator Phi^T Phi + alpha I from 0, one product with Phi
+// and one with Phi^T per step, with its steps and counted flops. The
+// iterates w_k minimise J over the Krylov space, and the solve stops when
+// the Gauss-Radau bound on the remaining decrease J(w_k) - J(w*) is at most
 // tau (J(0) - J(w_k)) (solveEnergy). Since J(w_k) - J(w*) = ||Phi (w_k -
 // w*)||^2 + alpha ||w_k - w*||^2, the train predictions' error is then at
 // most sqrt(tau) of the size of the decrease, about the update's.
-//
-// With a warm start w0 (not nil; the baseline's solution, see
-// baselineState) the iterates are w0 + d_k, d_k CG's on the residual
-// Phi^T (e - Phi w0) - alpha w0, and the rule is the same, measured from
-// 0: J(0) - J(w0) is counted in the decrease achieved. The start costs a
-// product with Phi more than a start from 0 (which needs only Phi^T e).
-func matrixFreeSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, alpha, tau, mem float64, w0 []float64) ([]float64, int, float64, error) {
+func matrixFreeSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, alpha, tau, mem float64) ([]float64, int, float64, error) {
 	n, m := len(e), g.NumParams()
 	jm, ok := framework.AsJacobianMultiplier(g)
 	if !ok {
@@ -254,45 +247,19 @@ func matrixFreeSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, 
 		jm = jacobianOnly{j}
 	}
 	op := &jacobianOp{ctx: ctx, jm: jm, x: x, n: n, m: m}
-	rhs, before, err := op.residual(e, alpha, w0)
+	rhs, err := op.mul(e, true)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("jacobian product: %w", err)
 	}
 	kr := newKrylov(op, rhs)
-	sol, ok, err := kr.solveEnergy(ctx, alpha, tau, before, maxBasisSteps(m, mem))
+	sol, ok, err := kr.solveEnergy(ctx, alpha, tau, maxBasisSteps(m, mem))
 	if err != nil {
 		return nil, 0, 0, err
 	}
 	if !ok {
 		return nil, 0, 0, fmt.Errorf("%w: the matrix-free solve at alpha %g did not converge in %d steps (raise the memory bound or fix a larger penalty)", errSingular, alpha, kr.steps())
 	}
-	if w0 != nil {
-		floats.Add(sol, w0)
-	}
 	return sol, kr.steps(), op.flops + 4*float64(kr.steps())*float64(kr.steps())*float64(m), nil
-}
-
-// residual returns the right-hand side of the normal equations for a
-// start at w0, Phi^T (e - Phi w0) - alpha w0 (Phi^T e for w0 nil), and the
-// decrease J(0) - J(w0) = ||e||^2 - ||e - Phi w0||^2 - alpha ||w0||^2.
-func (o *jacobianOp) residual(e []float64, alpha float64, w0 []float64) ([]float64, float64, error) {
-	if w0 == nil {
-		rhs, err := o.mul(e, true)
-		return rhs, 0, err
-	}
-	u, err := o.mul(w0, false)
-	if err != nil {
-		return nil, 0, err
-	}
-	res := make([]float64, len(e))
-	floats.SubTo(res, e, u)
-	before := floats.Dot(e, e) - floats.Dot(res, res) - alpha*floats.Dot(w0, w0)
-	rhs, err := o.mul(res, true)
-	if err != nil {
-		return nil, 0, err
-	}
-	floats.AddScaled(rhs, -alpha, w0)
-	return rhs, before, nil
 }
 
 // scaleFields are the Summarize fields of a run at scale (none at the

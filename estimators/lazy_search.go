@@ -262,31 +262,40 @@ func searchNear(f func(ts []float64) ([]float64, error), t0, tol float64) (best,
 		}
 		return nil
 	}
-	t0 = math.Max(widenLo, math.Min(widenHi, t0))
-	if err := eval(t0-nearStep, t0, t0+nearStep); err != nil {
+	// The bracket's points are t0 + i nearStep for integers i (lo..hi),
+	// computed from i, so that a point is the same float however it was
+	// reached.
+	t0 = math.Max(widenLo+nearStep, math.Min(widenHi-nearStep, t0))
+	at := func(i int) float64 { return t0 + float64(i)*nearStep }
+	lo, hi := -1, 1
+	if err := eval(at(-1), at(0), at(1)); err != nil {
 		return 0, 0, err
 	}
-	for dir := -1.0; dir <= 1; dir += 2 {
-		for {
-			next := best + dir*nearStep
-			if _, ok := seen[next]; ok || next < widenLo || next > widenHi || math.IsInf(bestErr, 1) {
-				break
-			}
-			if _, edge := seen[best-dir*nearStep]; !edge {
-				break
-			}
-			if err := eval(next); err != nil {
+	for !math.IsInf(bestErr, 1) {
+		switch {
+		case best == at(lo) && at(lo-1) >= widenLo:
+			lo--
+			if err := eval(at(lo)); err != nil {
 				return 0, 0, err
 			}
-			if best != next {
-				break
+			continue
+		case best == at(hi) && at(hi+1) <= widenHi:
+			hi++
+			if err := eval(at(hi)); err != nil {
+				return 0, 0, err
 			}
+			continue
 		}
+		break
 	}
 	if math.IsInf(bestErr, 1) {
 		return best, bestErr, nil
 	}
-	a, c := best-nearStep, best+nearStep
+	bi := lo
+	for bi < hi && at(bi) != best {
+		bi++
+	}
+	a, c := at(bi-1), at(bi+1)
 	fa, okA := seen[a]
 	fc, okC := seen[c]
 	switch {

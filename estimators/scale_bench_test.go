@@ -142,7 +142,7 @@ func BenchmarkScaleSolve(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		var err error
-		if _, steps, flops, err = matrixFreeSolve(context.Background(), c.g, c.x, c.e, alpha, energyTol, DefaultMemory, nil); err != nil {
+		if _, steps, flops, err = matrixFreeSolve(context.Background(), c.g, c.x, c.e, alpha, energyTol, DefaultMemory); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -218,14 +218,14 @@ func BenchmarkScaleTolerance(b *testing.B) {
 					if alpha, err = (Lazy{}).subsampleAlpha(ctx, c.g, x, c.t, e, 1, c.seed, map[string]float64{}, 0); err != nil {
 						b.Fatal(err)
 					}
-					if ref, _, _, err = matrixFreeSolve(ctx, c.g, x, e, alpha, 1e-10, DefaultMemory, nil); err != nil {
+					if ref, _, _, err = matrixFreeSolve(ctx, c.g, x, e, alpha, 1e-10, DefaultMemory); err != nil {
 						b.Fatal(err)
 					}
 				}
 				v0, se := evalVI(b, c.p, f, c.g, ref)
 				fmt.Printf("n %d %s: alpha %.4g, reference VI %.5g, SE %.3g\n", c.n, f.Name, alpha, v0, se)
 				for _, tau := range []float64{1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 1e-4, 1e-6} {
-					w, steps, _, err := matrixFreeSolve(ctx, c.g, x, e, alpha, tau, DefaultMemory, nil)
+					w, steps, _, err := matrixFreeSolve(ctx, c.g, x, e, alpha, tau, DefaultMemory)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -287,7 +287,7 @@ func BenchmarkScaleSearchVariants(b *testing.B) {
 				secs := time.Since(start).Seconds()
 				w := make([]float64, c.g.NumParams()) // no update: the full model
 				if !math.IsInf(alpha, 1) {
-					if w, _, _, err = matrixFreeSolve(ctx, c.g, x, e, alpha, energyTol, DefaultMemory, nil); err != nil {
+					if w, _, _, err = matrixFreeSolve(ctx, c.g, x, e, alpha, energyTol, DefaultMemory); err != nil {
 						b.Fatal(err)
 					}
 				}
