@@ -636,7 +636,7 @@ func TestSearchNear(t *testing.T) {
 						}
 						return vs, nil
 					}
-					best, v, err := searchNear(f, min+off, tol)
+					best, v, err := searchNear(f, math.Inf(1), min+off, tol)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -654,6 +654,30 @@ func TestSearchNear(t *testing.T) {
 					t.Logf("%s, tol %g, minimum %v, start %+v: %d evaluations, best %.3f", c.name, tol, min, off, calls, best)
 				}
 			}
+		}
+	}
+	// A curve that only falls towards large penalties, no better than no
+	// update (0.5): the walk up stops one step above the bracket, four
+	// evaluations, with an error no better than no update's; with no
+	// update worse (10), the walk goes on up.
+	for _, fInf := range []float64{0.5, 10} {
+		calls := 0
+		_, v, err := searchNear(func(ts []float64) ([]float64, error) {
+			vs := make([]float64, len(ts))
+			for i, t := range ts {
+				calls++
+				vs[i] = 1 + math.Exp(-t)
+			}
+			return vs, nil
+		}, fInf, -2, searchTol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fInf == 0.5 && (calls != 4 || v < fInf) {
+			t.Errorf("no update best: %d evaluations, error %v; want 4 and no better than %v", calls, v, fInf)
+		}
+		if fInf == 10 && calls <= 4 {
+			t.Errorf("no update worse than the penalties: %d evaluations, want the walk to the top", calls)
 		}
 	}
 }

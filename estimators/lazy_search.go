@@ -119,7 +119,7 @@ func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, targets,
 	var best, bestErr float64
 	var err error
 	if near > 0 && !math.IsInf(near, 1) {
-		best, bestErr, err = searchNear(cvErr, math.Log10(near/scale), tol)
+		best, bestErr, err = searchNear(cvErr, noUpdate, math.Log10(near/scale), tol)
 	} else {
 		best, bestErr, err = searchLogAlpha(cvErr, noUpdate, tol)
 	}
@@ -245,8 +245,11 @@ const nearStep = 0.5
 // t0 -+ nearStep in one batch, walks on by nearStep while an end of the
 // bracket is the best (within widenLo..widenHi), and refines by Brent's
 // method in the bracket around the best. About 5 evaluations instead of
-// searchLogAlpha's 8-11.
-func searchNear(f func(ts []float64) ([]float64, error), t0, tol float64) (best, bestErr float64, err error) {
+// searchLogAlpha's 8-11. fInf is f at t = +Inf (no update): when the walk
+// up has gone a step beyond the bracket with the error still falling and
+// no better than fInf, it stops there (as searchLogAlpha does at the top
+// of its grid), and the caller keeps the full model.
+func searchNear(f func(ts []float64) ([]float64, error), fInf, t0, tol float64) (best, bestErr float64, err error) {
 	seen := map[float64]float64{}
 	bestErr = math.Inf(1)
 	eval := func(ts ...float64) error {
@@ -279,6 +282,11 @@ func searchNear(f func(ts []float64) ([]float64, error), t0, tol float64) (best,
 				return 0, 0, err
 			}
 			continue
+		case best == at(hi) && hi >= 2 && fInf <= bestErr:
+			// Still falling towards large penalties a step above the
+			// bracket, and no better than no update: no update
+			// (searchLogAlpha's rule at the top of its grid).
+			return best, bestErr, nil
 		case best == at(hi) && at(hi+1) <= widenHi:
 			hi++
 			if err := eval(at(hi)); err != nil {

@@ -58,6 +58,9 @@ func (l lazyNoBaseline) Name() string { return "lazy" }
 func (l lazyNoBaseline) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
 	return l.lz.Reduce(ctx, p, f)
 }
+func (l lazyNoBaseline) Summarize(stats []map[string]float64) []framework.Field {
+	return l.lz.Summarize(stats)
+}
 func (l lazyNoBaseline) Baseline(ctx context.Context, p *framework.Problem) (framework.Reduced, error) {
 	return l.lz.Baseline(ctx, p)
 }
