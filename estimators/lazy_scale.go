@@ -77,12 +77,23 @@ func (lz Lazy) memory() float64 {
 
 // reduceScaled is Reduce for a problem where scaled is true. x holds the
 // dropped train rows in their order, targets and e their k outputs each;
-// near > 0 is the baseline's penalty, where the search starts.
-func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *framework.Problem, f framework.Feature, x *mat.Dense, targets, e []float64, k int, near float64) (framework.Reduced, error) {
+// base, when not nil, returns the baseline, whose penalty (when it updated
+// the model) is where the search starts.
+func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *framework.Problem, f framework.Feature, x *mat.Dense, targets, e []float64, k int, base func() (framework.Reduced, error)) (framework.Reduced, error) {
 	n1, _ := x.Dims()
 	stats := map[string]float64{}
 	alpha := lz.Lambda
 	if alpha <= 0 {
+		near := 0.0
+		if base != nil {
+			b, err := base()
+			if err != nil {
+				return framework.Reduced{}, err
+			}
+			if l := b.Stats[statLambda]; l > 0 && !math.IsInf(l, 1) {
+				near = l
+			}
+		}
 		var err error
 		if alpha, err = lz.subsampleAlpha(ctx, g, x, targets, e, k, p.Seed, stats, near); err != nil {
 			return framework.Reduced{}, err

@@ -217,7 +217,7 @@ func TestLazyScaledWorkersDeterministic(t *testing.T) {
 	for j, f := range feats {
 		steps += runs[0].Reduced[0][0][j].Stats[statSteps]
 		same(f.Name+", 1 and 3 workers", runs[0].Reduced[0][0][j], runs[1].Reduced[0][0][j])
-		from, err := lz.ReduceFrom(ctx, p, f, base)
+		from, err := lz.ReduceFrom(ctx, p, f, func() (framework.Reduced, error) { return base, nil })
 		if err != nil {
 			t.Fatal(err)
 		}

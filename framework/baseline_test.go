@@ -2,6 +2,7 @@ package framework_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -185,7 +186,11 @@ func (e fromBaseline) Reduce(_ context.Context, p *framework.Problem, f framewor
 	return framework.Reduced{Pred: mat.DenseCopyOf(p.FullEval), Stats: map[string]float64{"from": -1}}, nil
 }
 
-func (e fromBaseline) ReduceFrom(_ context.Context, _ *framework.Problem, f framework.Feature, base framework.Reduced) (framework.Reduced, error) {
+func (e fromBaseline) ReduceFrom(_ context.Context, _ *framework.Problem, f framework.Feature, from func() (framework.Reduced, error)) (framework.Reduced, error) {
+	base, err := from()
+	if err != nil {
+		return framework.Reduced{}, err
+	}
 	var pred mat.Dense
 	pred.Apply(func(_, _ int, v float64) float64 { return v + float64(f.Columns[0]) }, base.Pred)
 	return framework.Reduced{Pred: &pred, Stats: map[string]float64{"from": base.Stats["b"]}}, nil
@@ -286,5 +291,51 @@ func TestReduceFromBaseline(t *testing.T) {
 	}
 	if r.Base[0][0].Pred == nil || r.Base[1][0].Pred != nil {
 		t.Errorf("split: baselines on folds 1, 2: %v, %v; want fold 1's only", r.Base[0][0].Pred != nil, r.Base[1][0].Pred != nil)
+	}
+}
+
+// lateBaseline is a BaselineReducer whose ReduceFrom never asks for the
+// baseline, and whose baseline is done only after all its features are.
+type lateBaseline struct {
+	features int
+	done     chan struct{}
+	n        *atomic.Int32
+}
+
+func (lateBaseline) Name() string { return "late" }
+
+func (e lateBaseline) Baseline(ctx context.Context, p *framework.Problem) (framework.Reduced, error) {
+	select {
+	case <-e.done:
+	case <-ctx.Done():
+		return framework.Reduced{}, ctx.Err()
+	}
+	return framework.Reduced{Pred: mat.DenseCopyOf(p.FullEval)}, nil
+}
+
+func (e lateBaseline) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
+	return framework.Reduced{}, fmt.Errorf("Reduce called")
+}
+
+func (e lateBaseline) ReduceFrom(_ context.Context, p *framework.Problem, _ framework.Feature, _ func() (framework.Reduced, error)) (framework.Reduced, error) {
+	if int(e.n.Add(1)) == e.features {
+		close(e.done)
+	}
+	return framework.Reduced{Pred: mat.DenseCopyOf(p.FullEval)}, nil
+}
+
+// A reduction that does not ask for its baseline does not wait for it:
+// with two workers, the features run while the baseline waits for them
+// (were they made to wait for the baseline, the run would deadlock, ended
+// here by the context's deadline).
+func TestReduceFromDoesNotWait(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rng := rand.New(rand.NewPCG(7, 8))
+	feats := []framework.Feature{{Name: "a", Columns: []int{0}}, {Name: "b", Columns: []int{0}}, {Name: "c", Columns: []int{0}}}
+	p := fold(randVec(rng, 10, 1), randVec(rng, 10, 1))
+	est := lateBaseline{features: len(feats), done: make(chan struct{}), n: new(atomic.Int32)}
+	if _, err := framework.Reduce(ctx, []*framework.Problem{p}, []framework.Estimator{est}, feats, framework.ReduceOptions{Workers: 2, EstimatorBaselines: true}); err != nil {
+		t.Fatal(err)
 	}
 }

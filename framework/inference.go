@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -230,7 +231,8 @@ func Reduce(ctx context.Context, folds []*Problem, ests []Estimator, feats []Fea
 	// Order: estimator (its baselines first), feature, fold, so that
 	// progress and the first error follow the output's order, and a
 	// worker takes a fold's baseline before any of the features that
-	// start from it (BaselineReducer), which wait for it to be done.
+	// start from it (BaselineReducer), which wait for it where they
+	// need it.
 	baseDone := make([][]chan struct{}, len(folds))
 	for k := range folds {
 		baseDone[k] = make([]chan struct{}, len(ests))
@@ -293,14 +295,14 @@ func Reduce(ctx context.Context, folds []*Problem, ests []Estimator, feats []Fea
 				if opt.Label != "" {
 					key = opt.Label + ", " + key
 				}
-				var from func() (*Reduced, error)
+				var from func() (Reduced, error)
 				if _, ok := e.(BaselineReducer); ok && j.f != baselineJob && baseDone[j.k][j.e] != nil {
-					from = func() (*Reduced, error) {
+					from = func() (Reduced, error) {
 						select {
 						case <-baseDone[j.k][j.e]:
-							return &r.Base[j.k][j.e], nil
+							return r.Base[j.k][j.e], nil
 						case <-ctx.Done():
-							return nil, ctx.Err()
+							return Reduced{}, fmt.Errorf("waiting for the baseline: %w", ctx.Err())
 						}
 					}
 				}
@@ -352,9 +354,9 @@ feed:
 
 // reduceOne is estimator e's reduction of feature f on fold p: with
 // baseline its Baseline (e is then a Baseliner), else with from set its
-// ReduceFrom the baseline from returns (e is then a BaselineReducer), else
-// its Reduce.
-func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature, baseline bool, from func() (*Reduced, error)) (red Reduced, secs float64, err error) {
+// ReduceFrom with the baseline from waits for (e is then a
+// BaselineReducer), else its Reduce. The seconds do not count the wait.
+func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature, baseline bool, from func() (Reduced, error)) (red Reduced, secs float64, err error) {
 	// An estimator (or the numerics under it) that panics on a malformed
 	// backend answer must not take the process down with its plugin
 	// still running: turn the panic into this feature's error.
@@ -363,23 +365,21 @@ func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature, baseline
 			err = fmt.Errorf("internal error (panic): %v", r)
 		}
 	}()
-	var base *Reduced
-	if from != nil && !baseline {
-		// Waiting for the baseline is not the feature's time.
-		if base, err = from(); err != nil {
-			return Reduced{}, 0, err
-		}
-	}
+	var waited atomic.Int64 // nanoseconds
 	start := time.Now()
 	switch {
 	case baseline:
 		red, err = e.(Baseliner).Baseline(ctx, p)
-	case base != nil:
-		red, err = e.(BaselineReducer).ReduceFrom(ctx, p, f, *base)
+	case from != nil:
+		red, err = e.(BaselineReducer).ReduceFrom(ctx, p, f, func() (Reduced, error) {
+			t := time.Now()
+			defer func() { waited.Add(int64(time.Since(t))) }()
+			return from()
+		})
 	default:
 		red, err = e.Reduce(ctx, p, f)
 	}
-	secs = time.Since(start).Seconds()
+	secs = (time.Since(start) - time.Duration(waited.Load())).Seconds()
 	if err != nil {
 		return Reduced{}, secs, err
 	}
@@ -395,7 +395,7 @@ func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature, baseline
 
 // reduceCheckpointed is reduceOne through a checkpoint: a reduction saved
 // by an earlier run (of the right shape) is reused, a new one is saved.
-func reduceCheckpointed(ctx context.Context, p *Problem, e Estimator, f Feature, baseline bool, from func() (*Reduced, error), c Checkpoint, key string) (Reduced, float64, error) {
+func reduceCheckpointed(ctx context.Context, p *Problem, e Estimator, f Feature, baseline bool, from func() (Reduced, error), c Checkpoint, key string) (Reduced, float64, error) {
 	if c == nil {
 		return reduceOne(ctx, p, e, f, baseline, from)
 	}
