@@ -439,6 +439,11 @@ type InferOptions struct {
 	// OmitRepeatVariance leaves the spread of the repetitions out of
 	// InferRepeated's standard error: a study's baseline, not for use.
 	OmitRepeatVariance bool
+	// Ensemble makes InferRepeated average each row's out-of-fold
+	// predictions over the repetitions of a cross-fit (every model's:
+	// full, baselines, reduced) and infer once from the averages, instead
+	// of averaging the repetitions' estimates.
+	Ensemble bool
 }
 
 // check reports a level outside (0, 1) (0 means 0.95), a delta that is
@@ -521,8 +526,12 @@ func RepeatSeed(seed int64, rep int) int64 {
 // estimator and feature (repeated cross-fitting, Chernozhukov et al. 2018):
 // VI = mean_m VI_m and se^2 = mean_m se_m^2 + var_m(VI_m)/M, the second
 // term the variability of the training and of the fold assignment that
-// each repetition's own standard error leaves out. One repetition is
-// Infer. The repetitions must have the same estimators and features.
+// each repetition's own standard error leaves out. With opt.Ensemble the
+// estimate and the first term come instead from inference on the
+// repetitions' averaged out-of-fold predictions (see ensemble), and VI_m
+// in the second term is repetition m's estimate with the ensemble's
+// layout of the rows (the same halves for split inference). One repetition is Infer. The repetitions must have
+// the same estimators and features.
 func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, error) {
 	if len(reps) == 0 {
 		return nil, fmt.Errorf("infer: no reductions")
@@ -556,6 +565,35 @@ func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, e
 		}
 		est[i], bases[i] = e, b
 	}
+	// ens[e*nf+f] is the estimate from the repetitions' averaged
+	// predictions (Ensemble). The spread term then comes from each
+	// repetition's estimate on the ensemble's layout (its rows in the same
+	// order: the same halves for split inference, the same noise for
+	// perturbed), so that it holds the variability of the training and
+	// not that of each repetition's own split.
+	var ens []viSE
+	if opt.Ensemble && len(reps) > 1 {
+		rows, err := ensembleRows(reps[0])
+		if err != nil {
+			return nil, err
+		}
+		r, err := average(reps, rows)
+		if err != nil {
+			return nil, err
+		}
+		if ens, _, err = r.estimates(m, opt); err != nil {
+			return nil, fmt.Errorf("ensemble: %w", err)
+		}
+		for i, rep := range reps {
+			one, err := average([]*Reductions{rep}, rows)
+			if err != nil {
+				return nil, err
+			}
+			if est[i], _, err = one.estimates(m, opt); err != nil {
+				return nil, fmt.Errorf("ensemble, repetition %d: %w", i+1, err)
+			}
+		}
+	}
 	z := distuv.UnitNormal.Quantile(0.5 + level/2)
 	results := make([]Result, 0, ne*nf)
 	vis := make([]float64, len(reps))
@@ -570,6 +608,12 @@ func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, e
 			}
 			M := float64(len(reps))
 			vi, v2 = vi/M, v2/M
+			if ens != nil {
+				// The averaged predictions' estimate; the spread of the
+				// repetitions' own estimates still stands for the
+				// variability of the training below.
+				vi, v2 = ens[e*nf+f].vi, ens[e*nf+f].se*ens[e*nf+f].se
+			}
 			if !opt.OmitRepeatVariance {
 				v2 += varOf(vis) / M
 			}

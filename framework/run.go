@@ -190,6 +190,9 @@ func CheckRun(d *Dataset, cfg Config, m Measure, opt EstimateOptions) error {
 	if cfg.Repeats > 1 && cfg.Saved != nil {
 		return fieldErrorf("Config.Repeats", "must be 1 with a saved model (Config.Saved): the other repetitions train with other seeds and cannot reuse it, got %d", cfg.Repeats)
 	}
+	if opt.Ensemble && (cfg.CrossFit < 2 || cfg.Repeats < 2) {
+		return fieldErrorf("EstimateOptions.Ensemble", "needs cross-fitting (at least 2 folds) repeated at least twice, got %d folds and %d repetitions", cfg.CrossFit, max(cfg.Repeats, 1))
+	}
 	sp, err := newSetup(d, cfg)
 	if err != nil {
 		return err
@@ -579,11 +582,15 @@ type EstimateOptions struct {
 	// starts and (done, total) after each job, from the workers.
 	Progress func(done, total int)
 
-	Inference  Inference // Split (the zero value), Plain or Perturbed
-	Perturb    float64   // Perturbed's rho; 0 means DefaultPerturb
-	Delta      float64   // p_value tests H0: VI <= Delta
-	Adjust     Adjust    // multiplicity adjustment into Result.PAdjusted
-	CITruncate bool      // floor the intervals at 0
+	Inference Inference // Split (the zero value), Plain or Perturbed
+	Perturb   float64   // Perturbed's rho; 0 means DefaultPerturb
+	// Ensemble, with Config.CrossFit >= 2 and Config.Repeats >= 2,
+	// averages each row's out-of-fold predictions over the repetitions
+	// and infers once from the averages (see InferOptions.Ensemble).
+	Ensemble   bool
+	Delta      float64 // p_value tests H0: VI <= Delta
+	Adjust     Adjust  // multiplicity adjustment into Result.PAdjusted
+	CITruncate bool    // floor the intervals at 0
 
 	// Checkpoint, when set, lets an interrupted run resume (see
 	// ReduceOptions.Checkpoint).
@@ -599,7 +606,7 @@ type EstimateOptions struct {
 // infer is the InferOptions of these options; seed seeds Perturbed's noise.
 func (o EstimateOptions) infer(seed int64) InferOptions {
 	return InferOptions{Inference: o.Inference, Level: o.Level, Delta: o.Delta, Adjust: o.Adjust, CITruncate: o.CITruncate,
-		Perturb: o.Perturb, Seed: seed}
+		Perturb: o.Perturb, Seed: seed, Ensemble: o.Ensemble}
 }
 
 // Estimate runs every estimator on every feature, Workers at a time, and
@@ -647,7 +654,7 @@ func reduceFolds(ctx context.Context, folds []*Problem, m Measure, ests []Estima
 			return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), err)
 		}
 	}
-	return Reduce(ctx, folds, ests, feats, ReduceOptions{Workers: opt.Workers, Progress: progress, SplitOnly: opt.Inference == Split,
+	return Reduce(ctx, folds, ests, feats, ReduceOptions{Workers: opt.Workers, Progress: progress, SplitOnly: opt.Inference == Split && !opt.Ensemble,
 		Checkpoint: opt.Checkpoint, Label: label, EstimatorBaselines: true})
 }
 
@@ -715,6 +722,7 @@ type Report struct {
 	Perturb    float64    `json:"perturb,omitempty"`
 	CrossFit   int        `json:"crossfit,omitempty"`
 	Repeats    int        `json:"repeats,omitempty"`
+	Ensemble   bool       `json:"ensemble,omitempty"`
 	Delta      float64    `json:"delta"`
 	Adjust     string     `json:"adjust"`
 	CITruncate bool       `json:"ci_truncate,omitempty"`
@@ -851,7 +859,7 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 		rep.NEval = rep.N
 	}
 	if M > 1 {
-		rep.Repeats = M
+		rep.Repeats, rep.Ensemble = M, opt.Ensemble
 	}
 	rep.Warnings = fullWarnings(m, rep.Full)
 	return rep, nil

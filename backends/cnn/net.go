@@ -40,12 +40,7 @@ type Model struct {
 	poolStart []int32 // for each pooled position q, the first conv position of its window
 
 	// Set by Fit (or WarmStart, with head.Mu, head.Sd), read-only afterwards.
-	theta  []float64
-	fitted bool
-	epochs int
-	losses []float64
-	report framework.FitReport // how Fit ended
-	adam   *nn.Adam            // the optimizer state Fit ended with, for WarmStart
+	trained nn.Trained
 }
 
 var (
@@ -116,12 +111,6 @@ func NewModel(spec framework.ModelSpec) (*Model, error) {
 
 // NumParams returns M.
 func (md *Model) NumParams() int { return md.m }
-
-// Params returns a copy of the fitted parameters in the documented order.
-func (md *Model) Params() []float64 { return append([]float64(nil), md.theta...) }
-
-// Epochs returns the number of epochs Fit ran.
-func (md *Model) Epochs() int { return md.epochs }
 
 func (l dense) weights(theta []float64) blas64.General {
 	return blas64.General{Rows: l.out, Cols: l.in, Stride: l.in, Data: theta[l.w : l.w+l.out*l.in]}
@@ -349,7 +338,17 @@ func reluMask(d, act []float64) {
 
 func (md *Model) input(x mat.Matrix) (blas64.General, error) { return nn.Input("cnn", x, md.inputs) }
 
-func (md *Model) ready(ctx context.Context) error { return nn.Ready(ctx, "cnn", md.fitted) }
+// Params returns a copy of the fitted parameters in the documented order.
+func (md *Model) Params() []float64 { return md.trained.Params() }
+
+// Epochs returns the number of epochs Fit ran.
+func (md *Model) Epochs() int { return md.trained.Epochs() }
+
+// FitReport implements framework.FitReporter: epochs run, what ended
+// training, and the loss on the validation slice at the kept parameters.
+func (md *Model) FitReport() framework.FitReport { return md.trained.FitReport() }
+
+func (md *Model) ready(ctx context.Context) error { return nn.Ready(ctx, "cnn", md.trained.Fitted) }
 
 // predictBlock bounds the rows of one forward pass in Predict (memory).
 const predictBlock = 512
@@ -370,7 +369,7 @@ func (md *Model) predict(theta []float64, x blas64.General) *mat.Dense {
 // Predict returns the predictions: n x 1 means (regression) or P(Y = 1)
 // (binary), n x K class probabilities (multiclass).
 func (md *Model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	theta, xg, err := nn.PredictArgs(ctx, "cnn", md.fitted, md.theta, false, nil, x, md.inputs)
+	theta, xg, err := nn.PredictArgs(ctx, "cnn", md.trained.Fitted, md.trained.Theta, false, nil, x, md.inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -379,7 +378,7 @@ func (md *Model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) 
 
 // PredictShifted returns the predictions at theta + dtheta.
 func (md *Model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []float64) (*mat.Dense, error) {
-	theta, xg, err := nn.PredictArgs(ctx, "cnn", md.fitted, md.theta, true, dtheta, x, md.inputs)
+	theta, xg, err := nn.PredictArgs(ctx, "cnn", md.trained.Fitted, md.trained.Theta, true, dtheta, x, md.inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -442,18 +441,18 @@ func (md *Model) signalsOf(x blas64.General) (*pass, *signals) {
 	if md.head.Task != framework.Multiclass {
 		n := x.Rows
 		p := md.newPass(n)
-		out := md.forward(md.theta, x, p)
+		out := md.forward(md.trained.Theta, x, p)
 		scale := make([]float64, n)
 		md.head.Link(append([]float64(nil), out...), scale)
 		s := md.newSignals(n)
-		md.backward(md.theta, p, scale, s, nil, make([]float64, n*md.d))
+		md.backward(md.trained.Theta, p, scale, s, nil, make([]float64, n*md.d))
 		return p, s
 	}
 	xr := nn.RepeatRows(x, md.head.Outs)
 	p := md.newPass(xr.Rows)
-	out := md.forward(md.theta, xr, p)
+	out := md.forward(md.trained.Theta, xr, p)
 	dout := md.head.SoftmaxSignals(out, x.Rows)
 	s := md.newSignals(xr.Rows)
-	md.backward(md.theta, p, dout, s, nil, make([]float64, xr.Rows*md.d))
+	md.backward(md.trained.Theta, p, dout, s, nil, make([]float64, xr.Rows*md.d))
 	return p, s
 }

@@ -16,7 +16,7 @@ const pcgStream = 0x636e6e2d6c617a79 // "cnn-lazy"
 // Fit trains the network on the rows of x with responses y (see the package
 // documentation). Fit may be called once.
 func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
-	xg, target, err := md.head.FitArgs(md.fitted, x, md.inputs, y)
+	xg, target, err := md.head.FitArgs(md.trained.Fitted, x, md.inputs, y)
 	if err != nil {
 		return err
 	}
@@ -26,20 +26,11 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	tr := md.newTrainer(sp.X, sp.Target, theta)
 	mx, mt := sp.Monitored()
 	res, err := tr.Fit(ctx, rng, md.cfg.train, func() float64 { return md.fullLoss(theta, mx, mt) })
-	md.losses, md.epochs = res.Losses, len(res.Losses)
-	if err != nil {
+	if err := md.trained.Finish(res, err, tr, sp.ValidX.Rows); err != nil {
 		return err
 	}
-	md.report = nn.FitReport(res, sp.ValidX.Rows)
-	md.adam = tr.Optimizer()
-	md.theta = res.Best
-	md.fitted = true
 	return nil
 }
-
-// FitReport implements framework.FitReporter: epochs run, what ended
-// training, and the loss on the validation slice at the kept parameters.
-func (md *Model) FitReport() framework.FitReport { return md.report }
 
 // WarmStart implements framework.WarmStarter: a new model starting at this
 // model's parameters (keeping its response scaling) after steps Adam steps
@@ -52,22 +43,22 @@ func (md *Model) FitReport() framework.FitReport { return md.report }
 // Both brought lazy-es's 120 default steps within 3 accuracy points of
 // retrain on the digits (docs/defaults.md). The last parameters are kept.
 func (md *Model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps int, seed int64) (framework.Model, error) {
-	xg, target, err := md.head.WarmArgs(ctx, md.fitted, x, md.inputs, y)
+	xg, target, err := md.head.WarmArgs(ctx, md.trained.Fitted, x, md.inputs, y)
 	if err != nil {
 		return nil, err
 	}
 	nm := *md
-	nm.losses, nm.epochs, nm.fitted, nm.report = nil, 0, false, framework.FitReport{}
-	theta := append([]float64(nil), md.theta...)
+	nm.trained = nn.Trained{}
+	theta := append([]float64(nil), md.trained.Theta...)
 	tr := nm.newTrainer(xg, target, theta)
-	if md.adam != nil {
-		tr.Resume(md.adam)
+	if md.trained.Adam != nil {
+		tr.Resume(md.trained.Adam)
 	}
 	if err := tr.Continue(ctx, nn.NewRNG(seed, nn.WarmStream(pcgStream)), steps); err != nil {
 		return nil, err
 	}
-	nm.theta = theta
-	nm.fitted = true
+	// The new model carries the full model's optimizer state.
+	nm.trained = nn.Trained{Theta: theta, Fitted: true, Adam: md.trained.Adam}
 	return &nm, nil
 }
 

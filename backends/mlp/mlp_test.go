@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lazyvi/lazyvi/backends/internal/nn"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -492,7 +493,7 @@ func TestSignalMemo(t *testing.T) {
 	// The same matrix, changed in place: its results must be recomputed.
 	x2 := mat.DenseCopyOf(x)
 	x2.Set(7, 1, x2.At(7, 1)+0.5)
-	want := results(t, &Model{head: md.head, inputs: md.inputs, cfg: md.cfg, layers: md.layers, m: md.m, theta: md.theta, fitted: true}, x2, a)
+	want := results(t, &Model{head: md.head, inputs: md.inputs, cfg: md.cfg, layers: md.layers, m: md.m, trained: nn.Trained{Theta: md.trained.Theta, Fitted: true}}, x2, a)
 	x.Copy(x2)
 	got := results(t, md, x, a)
 	for k := range want {

@@ -33,12 +33,7 @@ type Model struct {
 	m      int     // number of parameters
 
 	// Set by Fit (with head.Mu, head.Sd) and read-only afterwards.
-	theta  []float64
-	fitted bool
-	epochs int                 // epochs run by Fit
-	losses []float64           // monitored loss (validation, else training) after each epoch
-	report framework.FitReport // how Fit ended
-	adam   *nn.Adam            // the optimizer state Fit ended with, for WarmStart
+	trained nn.Trained
 
 	memo signalMemo // signals of recent inputs at theta (see memo.go)
 }
@@ -77,16 +72,7 @@ func NewModel(spec framework.ModelSpec) (*Model, error) {
 func (md *Model) NumParams() int { return md.m }
 
 // Params returns a copy of the parameters in the documented flat order.
-func (md *Model) Params() []float64 { return append([]float64(nil), md.theta...) }
-
-// Epochs returns the number of epochs Fit ran.
-func (md *Model) Epochs() int { return md.epochs }
-
-// LossCurve returns the loss early stopping watched after each epoch of
-// Fit: on the validation slice (option valid), or on the full training set
-// without one (mean squared error on the standardised response for
-// regression, mean log-loss for binary).
-func (md *Model) LossCurve() []float64 { return append([]float64(nil), md.losses...) }
+func (md *Model) Params() []float64 { return md.trained.Params() }
 
 // weights returns layer l's weights in theta as an out x in matrix.
 func (l layer) weights(theta []float64) blas64.General {
@@ -115,7 +101,20 @@ func rowsOf(g blas64.General, n int) blas64.General {
 // *mat.Dense (or another mat.RawMatrixer), checking its column count.
 func (md *Model) input(x mat.Matrix) (blas64.General, error) { return nn.Input("mlp", x, md.inputs) }
 
-func (md *Model) ready(ctx context.Context) error { return nn.Ready(ctx, "mlp", md.fitted) }
+// Epochs returns the number of epochs Fit ran.
+func (md *Model) Epochs() int { return md.trained.Epochs() }
+
+// LossCurve returns the loss early stopping watched after each epoch of
+// Fit: on the validation slice (option valid), or on the full training set
+// without one (mean squared error on the standardised response for
+// regression, mean log-loss for binary).
+func (md *Model) LossCurve() []float64 { return md.trained.LossCurve() }
+
+// FitReport implements framework.FitReporter: epochs run, what ended
+// training, and the loss on the validation slice at the kept parameters.
+func (md *Model) FitReport() framework.FitReport { return md.trained.FitReport() }
+
+func (md *Model) ready(ctx context.Context) error { return nn.Ready(ctx, "mlp", md.trained.Fitted) }
 
 // activations holds the batched forward pass: acts[l] is the input of layer
 // l (acts[0] the data, acts[l] for l >= 1 the ReLU activations of hidden
@@ -300,7 +299,7 @@ func (md *Model) predict(theta []float64, x blas64.General) *mat.Dense {
 // regression, sigmoid(net(x)) = P(Y = 1) for binary; n x K softmax class
 // probabilities for multiclass.
 func (md *Model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	theta, xg, err := nn.PredictArgs(ctx, "mlp", md.fitted, md.theta, false, nil, x, md.inputs)
+	theta, xg, err := nn.PredictArgs(ctx, "mlp", md.trained.Fitted, md.trained.Theta, false, nil, x, md.inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +309,7 @@ func (md *Model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) 
 // PredictShifted returns the predictions at theta + dtheta; theta is left
 // unchanged.
 func (md *Model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []float64) (*mat.Dense, error) {
-	theta, xg, err := nn.PredictArgs(ctx, "mlp", md.fitted, md.theta, true, dtheta, x, md.inputs)
+	theta, xg, err := nn.PredictArgs(ctx, "mlp", md.trained.Fitted, md.trained.Theta, true, dtheta, x, md.inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -329,7 +328,7 @@ func (md *Model) signals(x blas64.General) (*activations, []blas64.General) {
 	}
 	n := x.Rows
 	a := newActivations(md.layers, n)
-	ps := newParams(md.layers, md.theta)
+	ps := newParams(md.layers, md.trained.Theta)
 	out := forward(md.layers, ps, x, a)
 	scale := make([]float64, n)
 	md.head.Link(append([]float64(nil), out...), scale)
@@ -341,7 +340,7 @@ func (md *Model) signals(x blas64.General) (*activations, []blas64.General) {
 func (md *Model) signalsMulti(x blas64.General) (*activations, []blas64.General) {
 	xr := nn.RepeatRows(x, md.head.Outs)
 	a := newActivations(md.layers, xr.Rows)
-	ps := newParams(md.layers, md.theta)
+	ps := newParams(md.layers, md.trained.Theta)
 	out := forward(md.layers, ps, xr, a)
 	dout := md.head.SoftmaxSignals(out, x.Rows)
 	deltas := newDeltas(md.layers, xr.Rows)

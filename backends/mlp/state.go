@@ -3,29 +3,20 @@ package mlp
 import (
 	"context"
 
-	"github.com/lazyvi/lazyvi/backends/internal/nn"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
 var _ framework.Persister = (*Model)(nil)
 
 // SaveState implements framework.Persister (nn.State).
-func (md *Model) SaveState(context.Context) ([]byte, error) {
-	return nn.SaveState("mlp", md.fitted, nn.State{Mu: md.head.Mu, Sd: md.head.Sd, Theta: md.theta, Epochs: md.epochs,
-		Losses: md.losses, Report: md.report, Adam: md.adam.Save()})
-}
+func (md *Model) SaveState(context.Context) ([]byte, error) { return md.trained.Encode("mlp", md.head) }
 
 // LoadState implements framework.Persister: the model becomes the fitted
 // model that saved the state (same options, so the same architecture).
 func (md *Model) LoadState(_ context.Context, b []byte) error {
-	s, adam, err := nn.LoadState("mlp", md.fitted, b, md.m, md.cfg.train.LR)
-	if err != nil {
+	if err := md.trained.Decode("mlp", &md.head, b, md.m, md.cfg.train.LR); err != nil {
 		return err
 	}
-	md.head.Mu, md.head.Sd = s.Mu, s.Sd
-	md.theta, md.epochs, md.losses = s.Theta, s.Epochs, s.Losses
-	md.report, md.adam = s.Report, adam
-	md.fitted = true
 	md.memo.clear()
 	return nil
 }

@@ -17,7 +17,7 @@ const pcgStream = 0x6d6c702d6c617a79 // "mlp-lazy"
 // Fit trains the network on the rows of x with responses y. See the package
 // documentation for the procedure. Fit may be called once.
 func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
-	xg, target, err := md.head.FitArgs(md.fitted, x, md.inputs, y)
+	xg, target, err := md.head.FitArgs(md.trained.Fitted, x, md.inputs, y)
 	if err != nil {
 		return err
 	}
@@ -33,21 +33,12 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	res, err := tr.Fit(ctx, rng, md.cfg.train, func() float64 {
 		return md.head.Loss(forward(md.layers, net.ps, mx, amon), mt)
 	})
-	md.losses, md.epochs = res.Losses, len(res.Losses)
-	if err != nil {
+	if err := md.trained.Finish(res, err, tr, sp.ValidX.Rows); err != nil {
 		return err
 	}
-	md.report = nn.FitReport(res, sp.ValidX.Rows)
-	md.adam = tr.Optimizer()
-	md.theta = res.Best
-	md.fitted = true
 	md.memo.clear()
 	return nil
 }
-
-// FitReport implements framework.FitReporter: epochs run, what ended
-// training, and the loss on the validation slice at the kept parameters.
-func (md *Model) FitReport() framework.FitReport { return md.report }
 
 // WarmStart implements framework.WarmStarter: a new model that starts at
 // this model's fitted parameters (and keeps its response scaling mu, sd)
@@ -59,22 +50,21 @@ func (md *Model) FitReport() framework.FitReport { return md.report }
 // one epoch, ceil(n/batch) steps. The new model keeps its last parameters:
 // there is no early stopping.
 func (md *Model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps int, seed int64) (framework.Model, error) {
-	xg, target, err := md.head.WarmArgs(ctx, md.fitted, x, md.inputs, y)
+	xg, target, err := md.head.WarmArgs(ctx, md.trained.Fitted, x, md.inputs, y)
 	if err != nil {
 		return nil, err
 	}
 	nm := &Model{head: md.head, inputs: md.inputs, seed: md.seed, cfg: md.cfg, layers: md.layers, m: md.m}
-	theta := append([]float64(nil), md.theta...)
+	theta := append([]float64(nil), md.trained.Theta...)
 	batch := nn.BatchRows(md.cfg.train.Batch, xg.Rows)
 	tr := nn.NewTrainer(&nm.head, nm.newNet(batch, theta), xg, target, theta, batch, md.cfg.train.LR)
-	if md.adam != nil {
-		tr.Resume(md.adam)
+	if md.trained.Adam != nil {
+		tr.Resume(md.trained.Adam)
 	}
 	if err := tr.Continue(ctx, nn.NewRNG(seed, nn.WarmStream(pcgStream)), steps); err != nil {
 		return nil, err
 	}
-	nm.theta = theta
-	nm.fitted = true
+	nm.trained = nn.Trained{Theta: theta, Fitted: true}
 	return nm, nil
 }
 

@@ -84,6 +84,7 @@ const (
 	singleSplit scheme = iota // one train/evaluation split (--train-frac 2/3)
 	crossFit                  // K folds, the first fold assignment
 	repeated                  // K folds, every repetition combined
+	ensembled                 // K folds, every repetition's predictions averaged per row
 )
 
 // candidates lists the study's inference candidates for rho values rhos;
@@ -106,7 +107,12 @@ func candidates(rhos []float64, repeats int) []candidate {
 	}
 	cs = append(cs,
 		candidate{"rep-split", repeated, inf(framework.Split, 0)},
-		candidate{"rep-plain", repeated, inf(framework.Plain, 0)})
+		candidate{"rep-plain", repeated, inf(framework.Plain, 0)},
+		candidate{"ens-split", ensembled, inf(framework.Split, 0)},
+		candidate{"ens-plain", ensembled, inf(framework.Plain, 0)})
+	for _, r := range rhos {
+		cs = append(cs, candidate{"ens-perturbed" + rhoSuffix(r, rhos), ensembled, inf(framework.Perturbed, r)})
+	}
 	for _, r := range rhos {
 		cs = append(cs, candidate{"rep-perturbed" + rhoSuffix(r, rhos), repeated, inf(framework.Perturbed, r)})
 	}
@@ -417,6 +423,9 @@ func (c coverageFit) rep(ctx context.Context, draw coverageSetting, seed int64) 
 		case crossFit:
 			out[i], err = reps[0].Infer(m, o)
 		case repeated:
+			out[i], err = framework.InferRepeated(reps, m, o)
+		case ensembled:
+			o.Ensemble = true
 			out[i], err = framework.InferRepeated(reps, m, o)
 		}
 		if err != nil {

@@ -28,6 +28,7 @@ type estimateOptions struct {
 	crossfit   int
 	repeats    int
 	perturb    float64
+	ensemble   bool
 	delta      float64
 	adjust     string
 	ciTruncate bool
@@ -104,8 +105,11 @@ interval's width for a feature without importance (Dai, Shen and Pan 2022).
 trained on the other folds (K full models, shared by all features), combined
 as vimp does. --repeats M repeats the split or the cross-fit with M seeds
 (M times the cost) and averages them, the spread of the M estimates added to
-the standard error (not with --model, whose models are one seed's); see
-docs/inference.md. Each result has the one-sided p-value of H0: VI <= --delta
+the standard error (not with --model, whose models are one seed's); with
+--ensemble (by default 3 folds, 3 repetitions) it averages instead each row's M out-of-fold predictions (of the
+full model, the baselines and every reduced model) and infers once from the
+averages, which shrinks what each network fitted of its training noise and
+with it the estimates' bias (see docs/inference.md). Each result has the one-sided p-value of H0: VI <= --delta
 (default 0); --adjust holm or bh adjusts them over each estimator's features
 (column p_adjusted).
 --ci-truncate floors the intervals at 0.
@@ -134,6 +138,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	fs.StringVar(&o.inference, "inference", framework.DefaultInference.String(), "`inference`: split (full and reduced models scored on different halves), plain (the paper's Wald interval) or perturbed (paired, with seeded noise)")
 	fs.IntVar(&o.crossfit, "crossfit", 0, "cross-fit with `K` folds (0: one train/evaluation split, --train-frac)")
 	fs.IntVar(&o.repeats, "repeats", 1, "repeat the split or cross-fit `M` times with other seeds and combine them (1: once)")
+	fs.BoolVar(&o.ensemble, "ensemble", false, "average each row's out-of-fold predictions (every model's) over the repetitions of the cross-fit and infer once from the averages (--crossfit 3 --repeats 3 unless given)")
 	fs.Float64Var(&o.perturb, "perturb", framework.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd (lazy's and lazy-es's: their baseline's)")
 	fs.Float64Var(&o.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
@@ -205,6 +210,15 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if o.crossfit < 0 || o.crossfit == 1 {
 		return framework.Usagef("--crossfit must be 0 (no cross-fitting) or at least 2, got %d", o.crossfit)
 	}
+	if o.ensemble {
+		// --ensemble alone is the studied setting: 3 folds, 3 repetitions.
+		if !set["crossfit"] {
+			o.crossfit = ensembleFolds
+		}
+		if !set["repeats"] {
+			o.repeats = ensembleRepeats
+		}
+	}
 	if o.crossfit >= 2 && set["train-frac"] {
 		return framework.Usagef("--train-frac and --crossfit exclude each other (cross-fitting evaluates every fold in turn)")
 	}
@@ -271,6 +285,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 
 		Inference:  inference,
 		Perturb:    o.perturb,
+		Ensemble:   o.ensemble,
 		Delta:      o.delta,
 		Adjust:     adjust,
 		CITruncate: o.ciTruncate,
@@ -333,6 +348,14 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	}
 	return finishCheckpoint(ckpt, r.out, nil)
 }
+
+// ensembleFolds and ensembleRepeats are --ensemble's cross-fit when
+// --crossfit and --repeats are not given: the setting of the study in
+// docs/inference.md.
+const (
+	ensembleFolds   = 3
+	ensembleRepeats = 3
+)
 
 // checkRepeats checks --repeats and --perturb: at least one repetition,
 // none more with --model (the other repetitions' seeds would need models

@@ -10,14 +10,15 @@ import (
 // fieldFlags are the flags that set the library's settings, by the names
 // that the library's errors give them (framework.FieldError).
 var fieldFlags = map[string]string{
-	"Config.TrainFrac":      "--train-frac",
-	"Config.Backend":        "--backend",
-	"Config.CrossFit":       "--crossfit",
-	"Config.Repeats":        "--repeats",
-	"EstimateOptions.Level": "--level",
-	"InferOptions.Level":    "--level",
-	"InferOptions.Delta":    "--delta",
-	"InferOptions.Perturb":  "--perturb",
+	"Config.TrainFrac":         "--train-frac",
+	"Config.Backend":           "--backend",
+	"Config.CrossFit":          "--crossfit",
+	"Config.Repeats":           "--repeats",
+	"EstimateOptions.Level":    "--level",
+	"EstimateOptions.Ensemble": "--ensemble",
+	"InferOptions.Level":       "--level",
+	"InferOptions.Delta":       "--delta",
+	"InferOptions.Perturb":     "--perturb",
 
 	"shapley.RunOptions.Subsets": "--subsets",
 	"shapley.Options.Level":      "--level",

@@ -59,6 +59,9 @@ func TestEstimateInferenceFlags(t *testing.T) {
 		{[]string{"--crossfit", "3", "--train-frac", "0.5"}, "exclude"},
 		{[]string{"--repeats", "0"}, "--repeats"},
 		{[]string{"--repeats", "2", "--model", "m.vimodel"}, "--repeats 2 and --model exclude each other"},
+		{[]string{"--ensemble", "--crossfit", "0"}, "--ensemble needs cross-fitting"},
+		{[]string{"--ensemble", "--repeats", "1"}, "--ensemble needs cross-fitting"},
+		{[]string{"--ensemble", "--train-frac", "0.5"}, "exclude"},
 		{[]string{"--perturb", "-1"}, "--perturb"},
 		{[]string{"--perturb", "0"}, "--perturb"},
 		{[]string{"--groups", "g=age,nope"}, "nope"},
@@ -84,6 +87,7 @@ func TestEstimateRepeats(t *testing.T) {
 		Perturb   float64 `json:"perturb"`
 		CrossFit  int     `json:"crossfit"`
 		Repeats   int     `json:"repeats"`
+		Ensemble  bool    `json:"ensemble"`
 		NEval     int     `json:"n_eval"`
 		Results   []framework.Result
 	}
@@ -92,24 +96,31 @@ func TestEstimateRepeats(t *testing.T) {
 		inf                   string
 		crossfit, repeats, n2 int
 		rho                   float64
+		ensemble              bool
 	}{
-		{nil, "split", 0, 0, 30, 0},
-		{[]string{"--inference", "perturbed", "--crossfit", "3", "--repeats", "3"}, "perturbed", 3, 3, 90, framework.DefaultPerturb},
-		{[]string{"--inference", "perturbed", "--crossfit", "3", "--perturb", "2"}, "perturbed", 3, 0, 90, 2},
-		{[]string{"--train-frac", "0.5", "--repeats", "2"}, "split", 0, 2, 45, 0},
+		{nil, "split", 0, 0, 30, 0, false},
+		{[]string{"--inference", "perturbed", "--crossfit", "3", "--repeats", "3"}, "perturbed", 3, 3, 90, framework.DefaultPerturb, false},
+		{[]string{"--inference", "perturbed", "--crossfit", "3", "--perturb", "2"}, "perturbed", 3, 0, 90, 2, false},
+		{[]string{"--train-frac", "0.5", "--repeats", "2"}, "split", 0, 2, 45, 0, false},
+		{[]string{"--crossfit", "3", "--repeats", "2", "--ensemble"}, "split", 3, 2, 90, 0, true},
+		{[]string{"--inference", "plain", "--crossfit", "2", "--repeats", "3", "--ensemble"}, "plain", 2, 3, 90, 0, true},
+		{[]string{"--inference", "plain", "--ensemble"}, "plain", 3, 3, 90, 0, true},
 	} {
 		args := append([]string{"estimate", "--data", "lin.csv", "--estimators", "dropout", "--format", "json"}, fastArgs...)
 		stdout, stderr, code := vi(t, dir, append(args, c.args...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
 		}
-		v.Perturb, v.Repeats, v.CrossFit = 0, 0, 0
+		v.Perturb, v.Repeats, v.CrossFit, v.Ensemble = 0, 0, 0, false
 		if err := json.Unmarshal([]byte(stdout), &v); err != nil {
 			t.Fatal(err)
 		}
 		if v.Inference != c.inf || v.CrossFit != c.crossfit || v.Repeats != c.repeats || v.NEval != c.n2 || len(v.Results) != 3 {
 			t.Errorf("%v: inference %s crossfit %d repeats %d n_eval %d, %d results; want %s %d %d %d, 3",
 				c.args, v.Inference, v.CrossFit, v.Repeats, v.NEval, len(v.Results), c.inf, c.crossfit, c.repeats, c.n2)
+		}
+		if v.Ensemble != c.ensemble {
+			t.Errorf("%v: ensemble %v, want %v", c.args, v.Ensemble, c.ensemble)
 		}
 		if v.Perturb != c.rho {
 			t.Errorf("%v: perturb %v, want %v", c.args, v.Perturb, c.rho)

@@ -126,6 +126,9 @@ func writeTable(w io.Writer, r *framework.Report) error {
 		}
 		if r.Repeats > 1 {
 			fmt.Fprintf(w, "  repeats %d", r.Repeats)
+			if r.Ensemble {
+				fmt.Fprint(w, " (predictions averaged)")
+			}
 		}
 		fmt.Fprintf(w, "  p_value: H0 VI <= %g", r.Delta)
 		if r.Adjust != "" && r.Adjust != "none" {

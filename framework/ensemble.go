@@ -1,0 +1,156 @@
+package framework
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ensembleOrderStream keys the stream that orders the ensemble's rows.
+const ensembleOrderStream = 0x656e73656d626c65 // "ensemble"
+
+// ensemble combines the repetitions of a cross-fit into one Reductions
+// with a single fold that holds every evaluated data row once, in an order
+// drawn from the first repetition's seed (split inference scores the full
+// model on the first half of that order, the reduced on the second): each model's predictions on a row
+// (the full model's, each estimator's baseline and reduced models') are
+// the mean of that row's out-of-fold predictions over the repetitions.
+// Every repetition must evaluate the same rows (cross-fitting evaluates
+// each row once) and hold every reduction (SplitOnly leaves some out).
+//
+// Averaging the out-of-fold predictions of models trained on different
+// folds and seeds shrinks what each network fitted of its training data's
+// noise; that noise is what biases a paired estimate (a null feature's VI
+// comes out -E[g^2], g the noise a network fitted through it).
+func ensemble(reps []*Reductions) (*Reductions, error) {
+	rows, err := ensembleRows(reps[0])
+	if err != nil {
+		return nil, err
+	}
+	return average(reps, rows)
+}
+
+// ensembleRows are the data rows that the repetition r evaluates, each
+// once, in the order drawn from its first fold's seed.
+func ensembleRows(r *Reductions) ([]int, error) {
+	var rows []int
+	for _, p := range r.Folds {
+		if len(p.EvalRows) != len(p.YEval) {
+			return nil, fmt.Errorf("ensemble: a fold does not name its evaluation rows")
+		}
+		rows = append(rows, p.EvalRows...)
+	}
+	slices.Sort(rows)
+	if i := firstRepeat(rows); i >= 0 {
+		return nil, fmt.Errorf("ensemble: data row %d is evaluated twice in one repetition (cross-fitting evaluates each row once)", rows[i]+1)
+	}
+	perm := rand.New(rand.NewPCG(uint64(r.Folds[0].Seed), ensembleOrderStream)).Perm(len(rows))
+	ordered := make([]int, len(rows))
+	for i, j := range perm {
+		ordered[i] = rows[j]
+	}
+	return ordered, nil
+}
+
+// average is the single-fold Reductions whose rows are the data rows rows
+// (ensembleRows), each model's predictions on a row averaged over the
+// repetitions reps. With one repetition it is that repetition laid out as
+// the ensemble is, which is what the spread of the repetitions is taken on.
+func average(reps []*Reductions, rows []int) (*Reductions, error) {
+	r0 := reps[0]
+	n := len(rows)
+	pos := make(map[int]int, n)
+	for i, row := range rows {
+		pos[row] = i
+	}
+	_, p := r0.Folds[0].XEval.Dims()
+	_, outs := r0.Folds[0].FullEval.Dims()
+	ne, nf := len(r0.Estimators), len(r0.Features)
+	x := mat.NewDense(n, p, nil)
+	y := make([]float64, n)
+	full := mat.NewDense(n, outs, nil)
+	base := make([]*mat.Dense, ne)
+	reduced := make([][]*mat.Dense, ne)
+	hasBase := make([]bool, ne)
+	for e := range reduced {
+		base[e] = mat.NewDense(n, outs, nil)
+		hasBase[e] = true
+		reduced[e] = make([]*mat.Dense, nf)
+		for f := range reduced[e] {
+			reduced[e][f] = mat.NewDense(n, outs, nil)
+		}
+	}
+	w := 1 / float64(len(reps))
+	for m, r := range reps {
+		if len(r.Estimators) != ne || len(r.Features) != nf {
+			return nil, fmt.Errorf("ensemble: repetition %d has %d estimators and %d features, the first %d and %d", m+1, len(r.Estimators), len(r.Features), ne, nf)
+		}
+		seen := 0
+		for k, fold := range r.Folds {
+			for i, row := range fold.EvalRows {
+				at, ok := pos[row]
+				if !ok {
+					return nil, fmt.Errorf("ensemble: repetition %d evaluates data row %d, which the first does not", m+1, row+1)
+				}
+				if m == 0 {
+					x.SetRow(at, fold.XEval.RawRowView(i))
+					y[at] = fold.YEval[i]
+				}
+				addRow(full, at, fold.FullEval, i, w)
+				for e := range ne {
+					if k >= len(r.Base) || r.Base[k][e].Pred == nil {
+						hasBase[e] = false
+					} else {
+						addRow(base[e], at, r.Base[k][e].Pred, i, w)
+					}
+					for f := range nf {
+						pred := r.Reduced[k][e][f].Pred
+						if pred == nil {
+							return nil, fmt.Errorf("ensemble: repetition %d, fold %d lacks the reduction of feature %s (skipped for split inference)", m+1, k+1, r.Features[f].Name)
+						}
+						addRow(reduced[e][f], at, pred, i, w)
+					}
+				}
+			}
+			seen += len(fold.EvalRows)
+		}
+		if seen != n {
+			return nil, fmt.Errorf("ensemble: repetition %d evaluates %d rows, the first %d", m+1, seen, n)
+		}
+	}
+	fold := *r0.Folds[0]
+	fold.XEval, fold.YEval, fold.EvalRows, fold.FullEval = x, y, rows, full
+	out := &Reductions{Folds: []*Problem{&fold}, Estimators: r0.Estimators, Features: r0.Features,
+		Reduced: [][][]Reduced{make([][]Reduced, ne)}, Base: [][]Reduced{make([]Reduced, ne)}}
+	for e := range ne {
+		out.Reduced[0][e] = make([]Reduced, nf)
+		for f := range nf {
+			out.Reduced[0][e][f] = Reduced{Pred: reduced[e][f]}
+		}
+		if hasBase[e] {
+			out.Base[0][e] = Reduced{Pred: base[e]}
+		}
+	}
+	return out, nil
+}
+
+// addRow adds w times row i of src to row at of dst.
+func addRow(dst *mat.Dense, at int, src *mat.Dense, i int, w float64) {
+	d, s := dst.RawRowView(at), src.RawRowView(i)
+	for j := range d {
+		d[j] += w * s[j]
+	}
+}
+
+// firstRepeat is the index of the first element of the sorted rows that
+// equals its predecessor, or -1.
+func firstRepeat(rows []int) int {
+	for i := 1; i < len(rows); i++ {
+		if rows[i] == rows[i-1] {
+			return i
+		}
+	}
+	return -1
+}
