@@ -26,8 +26,8 @@ import (
 //     what ReduceFrom does), to 0.15 decades, and near10 to 0.10.
 //
 // Reusing the baseline's penalty without a search moved the VIs by up to
-// 1.36 (highdim x1) and 0.93 (linear x6) standard errors (at commit
-// cce4c8c).
+// 1.36 (highdim x1) and 0.93 (linear x6) standard errors (the variant
+// "reuse" of this study at commits 5144c04 and cce4c8c).
 //
 // A warm start of the final solve from the baseline's solution was
 // measured too (at commit 5144c04) and not taken: see docs/performance.md.
