@@ -196,6 +196,21 @@ func (lz Lazy) Baseline(ctx context.Context, p *framework.Problem) (framework.Re
 
 // Reduce fits the lazy reduced model for feature f.
 func (lz Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
+	return lz.reduce(ctx, p, f, nil)
+}
+
+// ReduceFrom implements framework.BaselineReducer: Reduce, where at scale
+// the penalty's search on the subsample starts from the baseline's
+// penalty when the baseline updated the model (searchNear: about 5
+// candidates instead of 8-11). At the paper's sizes (the dense path) it
+// is Reduce and does not wait for the baseline.
+func (lz Lazy) ReduceFrom(ctx context.Context, p *framework.Problem, f framework.Feature, base func() (framework.Reduced, error)) (framework.Reduced, error) {
+	return lz.reduce(ctx, p, f, base)
+}
+
+// reduce is Reduce; baseline, when not nil, returns the baseline (see
+// ReduceFrom).
+func (lz Lazy) reduce(ctx context.Context, p *framework.Problem, f framework.Feature, baseline func() (framework.Reduced, error)) (framework.Reduced, error) {
 	g, ok := framework.AsGradienter(p.Full)
 	if !ok {
 		return framework.Reduced{}, framework.Usagef("estimator lazy needs a backend with gradients; backend %q has none (use dropout or retrain)", p.BackendName)
@@ -245,7 +260,7 @@ func (lz Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 		return framework.Reduced{}, fmt.Errorf("the full model's prediction for train row %d (feature %s dropped) is not finite", order[i/k]+1, f.Name)
 	}
 	if scaled {
-		return lz.reduceScaled(ctx, g, p, f, x, targets, e, k)
+		return lz.reduceScaled(ctx, g, p, f, x, targets, e, k, baseline)
 	}
 	rp, err := newRidge(ctx, g, x, e, k, bounds)
 	if err != nil {
@@ -254,7 +269,7 @@ func (lz Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 
 	alpha := lz.Lambda
 	if alpha <= 0 {
-		alpha, err = chooseAlpha(ctx, g, rp, targets, e, bounds, k, searchTol)
+		alpha, err = chooseAlpha(ctx, g, rp, targets, e, bounds, k, searchTol, 0)
 		if err != nil {
 			return framework.Reduced{}, err
 		}

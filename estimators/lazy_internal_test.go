@@ -605,3 +605,79 @@ func TestCholeskySolveIllConditioned(t *testing.T) {
 		t.Errorf("x = %v, want (1/11, 7/11, 0)", x)
 	}
 }
+
+// searchNear, started near the minimum (within nearStep, the baseline's
+// penalty for a feature's), must find it to Brent's resolution in fewer
+// evaluations than the grid walk takes; started far from it, it must
+// still find it by walking.
+func TestSearchNear(t *testing.T) {
+	curves := []struct {
+		name string
+		f    func(d float64) float64
+	}{
+		{"smooth", func(d float64) float64 { return math.Log1p(d * d) }},
+		{"asymmetric", func(d float64) float64 {
+			if d < 0 {
+				return 4 * d * d
+			}
+			return d * d / (1 + d)
+		}},
+	}
+	for _, tol := range []float64{searchTol, subsampleSearchTol} {
+		for _, c := range curves {
+			for _, min := range []float64{-9, -3.7, 0, 2.2, 5.5} {
+				for _, off := range []float64{0, 0.3, -0.45, 1.7, -3.1} {
+					calls := 0
+					f := func(ts []float64) ([]float64, error) {
+						vs := make([]float64, len(ts))
+						for i, t := range ts {
+							calls++
+							vs[i] = c.f(t - min)
+						}
+						return vs, nil
+					}
+					best, v, err := searchNear(f, math.Inf(1), min+off, tol)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if math.Abs(best-min) > 2*tol {
+						t.Errorf("%s, tol %g, minimum %v, start %+v from it: found %v (f %v), want within %.3f", c.name, tol, min, off, best, v, 2*tol)
+					}
+					// Three points, the walk (one a nearStep), Brent's.
+					want := 3 + int(math.Ceil(math.Abs(off)/nearStep)) + brentIterations
+					if math.Abs(off) <= nearStep {
+						want = 9 // the grid walk's searchLogAlpha takes 10-18
+					}
+					if calls > want {
+						t.Errorf("%s, tol %g, minimum %v, start %+v from it: %d evaluations, want at most %d", c.name, tol, min, off, calls, want)
+					}
+					t.Logf("%s, tol %g, minimum %v, start %+v: %d evaluations, best %.3f", c.name, tol, min, off, calls, best)
+				}
+			}
+		}
+	}
+	// A curve that only falls towards large penalties, no better than no
+	// update (0.5): the walk up stops one step above the bracket, four
+	// evaluations, with an error no better than no update's; with no
+	// update worse (10), the walk goes on up.
+	for _, fInf := range []float64{0.5, 10} {
+		calls := 0
+		_, v, err := searchNear(func(ts []float64) ([]float64, error) {
+			vs := make([]float64, len(ts))
+			for i, t := range ts {
+				calls++
+				vs[i] = 1 + math.Exp(-t)
+			}
+			return vs, nil
+		}, fInf, -2, searchTol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fInf == 0.5 && (calls != 4 || v < fInf) {
+			t.Errorf("no update best: %d evaluations, error %v; want 4 and no better than %v", calls, v, fInf)
+		}
+		if fInf == 10 && calls <= 4 {
+			t.Errorf("no update worse than the penalties: %d evaluations, want the walk to the top", calls)
+		}
+	}
+}

@@ -76,14 +76,26 @@ func (lz Lazy) memory() float64 {
 }
 
 // reduceScaled is Reduce for a problem where scaled is true. x holds the
-// dropped train rows in their order, targets and e their k outputs each.
-func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *framework.Problem, f framework.Feature, x *mat.Dense, targets, e []float64, k int) (framework.Reduced, error) {
+// dropped train rows in their order, targets and e their k outputs each;
+// base, when not nil, returns the baseline, whose penalty (when it updated
+// the model) is where the search starts.
+func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *framework.Problem, f framework.Feature, x *mat.Dense, targets, e []float64, k int, base func() (framework.Reduced, error)) (framework.Reduced, error) {
 	n1, _ := x.Dims()
 	stats := map[string]float64{}
 	alpha := lz.Lambda
 	if alpha <= 0 {
+		near := 0.0
+		if base != nil {
+			b, err := base()
+			if err != nil {
+				return framework.Reduced{}, err
+			}
+			if l := b.Stats[statLambda]; l > 0 && !math.IsInf(l, 1) {
+				near = l
+			}
+		}
 		var err error
-		if alpha, err = lz.subsampleAlpha(ctx, g, x, targets, e, k, p.Seed, stats); err != nil {
+		if alpha, err = lz.subsampleAlpha(ctx, g, x, targets, e, k, p.Seed, stats, near); err != nil {
 			return framework.Reduced{}, err
 		}
 	}
@@ -124,7 +136,10 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 // subsampleAlpha chooses the penalty by the dense cross-validation on a
 // seeded subsample of the rows of x (the same rows for every feature) and
 // rescales it to all of them.
-func (lz Lazy) subsampleAlpha(ctx context.Context, g framework.Gradienter, x *mat.Dense, targets, e []float64, k int, seed int64, stats map[string]float64) (float64, error) {
+//
+// With near > 0 (a penalty for all the rows of x, the baseline's) the
+// search starts from it rescaled to the subsample (searchNear).
+func (lz Lazy) subsampleAlpha(ctx context.Context, g framework.Gradienter, x *mat.Dense, targets, e []float64, k int, seed int64, stats map[string]float64, near float64) (float64, error) {
 	n1, _ := x.Dims()
 	ns := min(n1, subsampleRows, maxRidgeDim/k)
 	rows := rand.New(rand.NewPCG(uint64(seed), subsampleSeedPerturb)).Perm(n1)[:ns]
@@ -147,7 +162,7 @@ func (lz Lazy) subsampleAlpha(ctx context.Context, g framework.Gradienter, x *ma
 	if err != nil {
 		return 0, err
 	}
-	alpha, err := chooseAlpha(ctx, g, rp, ts, es, bounds, k, subsampleSearchTol)
+	alpha, err := chooseAlpha(ctx, g, rp, ts, es, bounds, k, subsampleSearchTol, near*float64(ns)/float64(n1))
 	if err != nil {
 		return 0, err
 	}

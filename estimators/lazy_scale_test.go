@@ -2,6 +2,7 @@ package estimators
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 
@@ -9,7 +10,6 @@ import (
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
 	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/measures"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -171,7 +171,10 @@ func TestChooseMethod(t *testing.T) {
 
 // The scaled path on an MLP gives the same numbers whatever the worker
 // count: features reduced concurrently share the model (and its memo of
-// signals), never its results.
+// signals), never its results. The framework hands each feature its
+// fold's baseline (framework.BaselineReducer): the features' reductions
+// are ReduceFrom's with that baseline, the same with 1 and 3 workers;
+// without baselines they are Reduce's.
 func TestLazyScaledWorkersDeterministic(t *testing.T) {
 	ctx := context.Background()
 	sim, err := simulate.Generate("highdim", 300, 0.5, 3)
@@ -185,22 +188,53 @@ func TestLazyScaledWorkersDeterministic(t *testing.T) {
 	}
 	defer p.Close()
 	feats := p.Features()[:6]
-	var runs [2][]framework.Result
+	lz := Lazy{Memory: tinyMemory}
+	base, err := lz.Baseline(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := base.Stats[statLambda]; !(l > 0) || math.IsInf(l, 1) {
+		t.Fatalf("the baseline's penalty is %v: ReduceFrom would search from scratch, the check would prove less", l)
+	}
+	same := func(what string, a, b framework.Reduced) {
+		t.Helper()
+		if !mat.Equal(a.Pred, b.Pred) || a.Stats[statLambda] != b.Stats[statLambda] {
+			t.Errorf("%s: predictions or penalty differ (penalty %v, %v)", what, a.Stats[statLambda], b.Stats[statLambda])
+		}
+	}
+	var runs [2]*framework.Reductions
 	for i, w := range []int{1, 3} {
-		if runs[i], err = framework.Estimate(ctx, p, measures.MSE(), []framework.Estimator{Lazy{Memory: tinyMemory}}, feats, framework.EstimateOptions{Workers: w, Inference: framework.Plain}); err != nil {
+		if runs[i], err = framework.Reduce(ctx, []*framework.Problem{p}, []framework.Estimator{lz}, feats, framework.ReduceOptions{Workers: w, EstimatorBaselines: true}); err != nil {
 			t.Fatal(err)
 		}
+		same(fmt.Sprintf("%d workers, the baseline", w), runs[i].Base[0][0], base)
 	}
-	steps := 0.0
-	for k, r := range runs[0] {
-		if v, ok := r.Get(statSteps); ok {
-			steps += v.(float64)
+	plain, err := framework.Reduce(ctx, []*framework.Problem{p}, []framework.Estimator{lz}, feats, framework.ReduceOptions{Workers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, differ := 0.0, 0
+	for j, f := range feats {
+		steps += runs[0].Reduced[0][0][j].Stats[statSteps]
+		same(f.Name+", 1 and 3 workers", runs[0].Reduced[0][0][j], runs[1].Reduced[0][0][j])
+		from, err := lz.ReduceFrom(ctx, p, f, func() (framework.Reduced, error) { return base, nil })
+		if err != nil {
+			t.Fatal(err)
 		}
-		if o := runs[1][k]; r.VI != o.VI || r.SE != o.SE {
-			t.Errorf("%s: 1 worker VI %v (se %v), 3 workers %v (se %v)", r.Feature, r.VI, r.SE, o.VI, o.SE)
+		same(f.Name+", ReduceFrom", runs[0].Reduced[0][0][j], from)
+		own, err := lz.Reduce(ctx, p, f)
+		if err != nil {
+			t.Fatal(err)
 		}
+		same(f.Name+", Reduce without baselines", plain.Reduced[0][0][j], own)
+		if own.Stats[statLambda] != from.Stats[statLambda] {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Errorf("ReduceFrom chose every feature's penalty as Reduce did: the check cannot tell them apart")
 	}
 	if steps == 0 {
-		t.Fatalf("no matrix-free solve ran: the check would prove nothing (%+v)", runs[0])
+		t.Fatalf("no matrix-free solve ran: the check would prove nothing")
 	}
 }

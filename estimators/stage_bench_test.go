@@ -134,7 +134,7 @@ func BenchmarkStageSearch(b *testing.B) {
 			}
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := chooseAlpha(context.Background(), c.g, rp, c.t, c.e, c.bounds, 1, searchTol); err != nil {
+				if _, err := chooseAlpha(context.Background(), c.g, rp, c.t, c.e, c.bounds, 1, searchTol, 0); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -2,9 +2,13 @@ package framework_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
@@ -158,4 +162,180 @@ func TestInferBaseline(t *testing.T) {
 	check("cross-fitted split", res[0], mse(r1l)-(mse(b0)+mse(b2))/2,
 		math.Sqrt((vr(b0)+vr(b2))/2/float64(len(b0)+len(b2))+vr(r1l)/float64(len(r1l))))
 	checkBase("cross-fitted split", res[0], -(mse(b0)+mse(b2))/2, true)
+}
+
+// fromBaseline is a BaselineReducer whose reductions say what they started
+// from: ReduceFrom's Stats["from"] is the baseline's Stats["b"] (and its
+// predictions the baseline's plus the feature's first column), Reduce's is
+// -1. Its baseline takes a moment, so that other workers reach the fold's
+// features while it runs.
+type fromBaseline struct {
+	b        float64
+	baseline *atomic.Int32
+}
+
+func (fromBaseline) Name() string { return "from" }
+
+func (e fromBaseline) Baseline(_ context.Context, p *framework.Problem) (framework.Reduced, error) {
+	e.baseline.Add(1)
+	time.Sleep(10 * time.Millisecond)
+	return framework.Reduced{Pred: mat.DenseCopyOf(p.FullEval), Stats: map[string]float64{"b": e.b}}, nil
+}
+
+func (e fromBaseline) Reduce(_ context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
+	return framework.Reduced{Pred: mat.DenseCopyOf(p.FullEval), Stats: map[string]float64{"from": -1}}, nil
+}
+
+func (e fromBaseline) ReduceFrom(_ context.Context, _ *framework.Problem, f framework.Feature, from func() (framework.Reduced, error)) (framework.Reduced, error) {
+	base, err := from()
+	if err != nil {
+		return framework.Reduced{}, err
+	}
+	var pred mat.Dense
+	pred.Apply(func(_, _ int, v float64) float64 { return v + float64(f.Columns[0]) }, base.Pred)
+	return framework.Reduced{Pred: &pred, Stats: map[string]float64{"from": base.Stats["b"]}}, nil
+}
+
+// memCheckpoint is a Checkpoint in memory.
+type memCheckpoint struct {
+	mu sync.Mutex
+	m  map[string]framework.Reduced
+}
+
+func (c *memCheckpoint) Load(key string) (framework.Reduced, float64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.m[key]
+	return r, 0, ok
+}
+
+func (c *memCheckpoint) Save(key string, r framework.Reduced, _ float64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[key] = r
+	return nil
+}
+
+// TestReduceFromBaseline: a BaselineReducer's features start from their
+// fold's baseline, computed before them, whatever the workers (each
+// feature sees the baseline's Stats and predictions); a baseline from a
+// checkpoint is the one handed on; without baselines (no
+// EstimatorBaselines, or a cross-fitting fold that split inference gives
+// none) the features are reduced by Reduce.
+func TestReduceFromBaseline(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(5, 6))
+	var feats []framework.Feature
+	for j := 0; j < 6; j++ {
+		feats = append(feats, framework.Feature{Name: "x", Columns: []int{j}})
+	}
+	y := randVec(rng, 20, 1)
+	p := fold(y, randVec(rng, 20, 1))
+	for _, workers := range []int{1, 2, 4, 8} {
+		est := fromBaseline{b: 7, baseline: new(atomic.Int32)}
+		r, err := framework.Reduce(ctx, []*framework.Problem{p}, []framework.Estimator{est}, feats, framework.ReduceOptions{Workers: workers, EstimatorBaselines: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := est.baseline.Load(); n != 1 {
+			t.Errorf("workers %d: %d baselines, want 1", workers, n)
+		}
+		for j, red := range r.Reduced[0][0] {
+			if red.Stats["from"] != 7 || red.Pred.At(3, 0) != p.FullEval.At(3, 0)+float64(j) {
+				t.Errorf("workers %d, feature %d: from %v, prediction %v; want the baseline's (7, %v)", workers, j, red.Stats["from"], red.Pred.At(3, 0), p.FullEval.At(3, 0)+float64(j))
+			}
+		}
+	}
+
+	// Resumed: the checkpoint's baseline (b 3) is what the features get,
+	// not a new one.
+	c := &memCheckpoint{m: map[string]framework.Reduced{
+		"fold 1/1, estimator from, the baseline": {Pred: mat.DenseCopyOf(p.FullEval), Stats: map[string]float64{"b": 3}},
+	}}
+	est := fromBaseline{b: 7, baseline: new(atomic.Int32)}
+	r, err := framework.Reduce(ctx, []*framework.Problem{p}, []framework.Estimator{est}, feats, framework.ReduceOptions{Workers: 2, EstimatorBaselines: true, Checkpoint: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := est.baseline.Load(); n != 0 {
+		t.Errorf("resumed: %d baselines computed, want 0", n)
+	}
+	for j, red := range r.Reduced[0][0] {
+		if red.Stats["from"] != 3 {
+			t.Errorf("resumed, feature %d: from %v, want the checkpoint's baseline's 3", j, red.Stats["from"])
+		}
+	}
+
+	// No baselines: Reduce.
+	r, err = framework.Reduce(ctx, []*framework.Problem{p}, []framework.Estimator{est}, feats, framework.ReduceOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, red := range r.Reduced[0][0] {
+		if red.Stats["from"] != -1 {
+			t.Errorf("no baselines, feature %d: from %v, want Reduce's -1", j, red.Stats["from"])
+		}
+	}
+
+	// Cross-fitted, split inference: fold 1 scores the full model (its
+	// baseline), fold 2 the reduced ones, which have no baseline there.
+	q := fold(y, randVec(rng, 20, 1))
+	r, err = framework.Reduce(ctx, []*framework.Problem{p, q}, []framework.Estimator{est}, feats, framework.ReduceOptions{Workers: 2, EstimatorBaselines: true, SplitOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, red := range r.Reduced[1][0] {
+		if red.Stats["from"] != -1 {
+			t.Errorf("split, fold 2, feature %d: from %v, want Reduce's -1", j, red.Stats["from"])
+		}
+	}
+	if r.Base[0][0].Pred == nil || r.Base[1][0].Pred != nil {
+		t.Errorf("split: baselines on folds 1, 2: %v, %v; want fold 1's only", r.Base[0][0].Pred != nil, r.Base[1][0].Pred != nil)
+	}
+}
+
+// lateBaseline is a BaselineReducer whose ReduceFrom never asks for the
+// baseline, and whose baseline is done only after all its features are.
+type lateBaseline struct {
+	features int
+	done     chan struct{}
+	n        *atomic.Int32
+}
+
+func (lateBaseline) Name() string { return "late" }
+
+func (e lateBaseline) Baseline(ctx context.Context, p *framework.Problem) (framework.Reduced, error) {
+	select {
+	case <-e.done:
+	case <-ctx.Done():
+		return framework.Reduced{}, ctx.Err()
+	}
+	return framework.Reduced{Pred: mat.DenseCopyOf(p.FullEval)}, nil
+}
+
+func (e lateBaseline) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
+	return framework.Reduced{}, fmt.Errorf("Reduce called")
+}
+
+func (e lateBaseline) ReduceFrom(_ context.Context, p *framework.Problem, _ framework.Feature, _ func() (framework.Reduced, error)) (framework.Reduced, error) {
+	if int(e.n.Add(1)) == e.features {
+		close(e.done)
+	}
+	return framework.Reduced{Pred: mat.DenseCopyOf(p.FullEval)}, nil
+}
+
+// A reduction that does not ask for its baseline does not wait for it:
+// with two workers, the features run while the baseline waits for them
+// (were they made to wait for the baseline, the run would deadlock, ended
+// here by the context's deadline).
+func TestReduceFromDoesNotWait(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rng := rand.New(rand.NewPCG(7, 8))
+	feats := []framework.Feature{{Name: "a", Columns: []int{0}}, {Name: "b", Columns: []int{0}}, {Name: "c", Columns: []int{0}}}
+	p := fold(randVec(rng, 10, 1), randVec(rng, 10, 1))
+	est := lateBaseline{features: len(feats), done: make(chan struct{}), n: new(atomic.Int32)}
+	if _, err := framework.Reduce(ctx, []*framework.Problem{p}, []framework.Estimator{est}, feats, framework.ReduceOptions{Workers: 2, EstimatorBaselines: true}); err != nil {
+		t.Fatal(err)
+	}
 }

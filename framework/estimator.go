@@ -147,6 +147,25 @@ type Baseliner interface {
 	Baseline(ctx context.Context, p *Problem) (Reduced, error)
 }
 
+// BaselineReducer is the optional interface of a Baseliner whose
+// reductions can start from its baseline on the same Problem (lazy at
+// scale: the baseline's penalty is where each feature's search starts).
+// ReduceFrom is Reduce with base, which returns the Reduced that Baseline
+// returned for p (from a checkpoint, its Pred and Stats), waiting for it to
+// be computed: the estimator calls it only where it needs it, so that
+// what comes before overlaps the baseline, and a reduction that does not
+// need it does not wait (the time base waits is not counted in the
+// reduction's seconds). Where ReduceOptions.EstimatorBaselines gives the
+// fold a baseline, Reduce calls ReduceFrom for the fold's features;
+// elsewhere (no baselines, as in vi roar, or a fold that split inference
+// gives none) it calls Reduce. Each feature depends on the baseline only,
+// never on another feature, so the results are the same whatever the
+// workers and the order.
+type BaselineReducer interface {
+	Baseliner
+	ReduceFrom(ctx context.Context, p *Problem, f Feature, base func() (Reduced, error)) (Reduced, error)
+}
+
 // Summarizer is the optional interface of an estimator whose results carry
 // fields of their own (lazy: "lambda", "no_update"): Summarize turns the
 // Stats of one feature's reductions, one per fold that has one, into

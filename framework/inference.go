@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -228,12 +229,20 @@ func Reduce(ctx context.Context, folds []*Problem, ests []Estimator, feats []Fea
 		}
 	}
 	// Order: estimator (its baselines first), feature, fold, so that
-	// progress and the first error follow the output's order.
+	// progress and the first error follow the output's order, and a
+	// worker takes a fold's baseline before any of the features that
+	// start from it (BaselineReducer), which wait for it where they
+	// need it.
+	baseDone := make([][]chan struct{}, len(folds))
+	for k := range folds {
+		baseDone[k] = make([]chan struct{}, len(ests))
+	}
 	for e, est := range ests {
 		if _, ok := est.(Baseliner); ok && opt.EstimatorBaselines {
 			for k := range folds {
 				if !opt.SplitOnly || len(folds) == 1 || foldScoresFull(k) {
 					jobs = append(jobs, job{k, e, baselineJob})
+					baseDone[k][e] = make(chan struct{})
 				}
 			}
 		}
@@ -286,7 +295,18 @@ func Reduce(ctx context.Context, folds []*Problem, ests []Estimator, feats []Fea
 				if opt.Label != "" {
 					key = opt.Label + ", " + key
 				}
-				red, secs, err := reduceCheckpointed(ctx, folds[j.k], e, f, j.f == baselineJob, opt.Checkpoint, key)
+				var from func() (Reduced, error)
+				if _, ok := e.(BaselineReducer); ok && j.f != baselineJob && baseDone[j.k][j.e] != nil {
+					from = func() (Reduced, error) {
+						select {
+						case <-baseDone[j.k][j.e]:
+							return r.Base[j.k][j.e], nil
+						case <-ctx.Done():
+							return Reduced{}, fmt.Errorf("waiting for the baseline: %w", ctx.Err())
+						}
+					}
+				}
+				red, secs, err := reduceCheckpointed(ctx, folds[j.k], e, f, j.f == baselineJob, from, opt.Checkpoint, key)
 				if err != nil {
 					if len(folds) > 1 {
 						err = fmt.Errorf("fold %d: %w", j.k+1, err)
@@ -299,6 +319,7 @@ func Reduce(ctx context.Context, folds []*Problem, ests []Estimator, feats []Fea
 				}
 				if j.f == baselineJob {
 					r.Base[j.k][j.e], r.BaseSeconds[j.k][j.e] = red, secs
+					close(baseDone[j.k][j.e])
 				} else {
 					r.Reduced[j.k][j.e][j.f], r.Seconds[j.k][j.e][j.f] = red, secs
 				}
@@ -331,9 +352,11 @@ feed:
 	return r, nil
 }
 
-// reduceOne is estimator e's reduction of feature f on fold p, or with
-// baseline its Baseline (e is then a Baseliner).
-func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature, baseline bool) (red Reduced, secs float64, err error) {
+// reduceOne is estimator e's reduction of feature f on fold p: with
+// baseline its Baseline (e is then a Baseliner), else with from set its
+// ReduceFrom with the baseline from waits for (e is then a
+// BaselineReducer), else its Reduce. The seconds do not count the wait.
+func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature, baseline bool, from func() (Reduced, error)) (red Reduced, secs float64, err error) {
 	// An estimator (or the numerics under it) that panics on a malformed
 	// backend answer must not take the process down with its plugin
 	// still running: turn the panic into this feature's error.
@@ -342,13 +365,21 @@ func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature, baseline
 			err = fmt.Errorf("internal error (panic): %v", r)
 		}
 	}()
+	var waited atomic.Int64 // nanoseconds
 	start := time.Now()
-	if baseline {
+	switch {
+	case baseline:
 		red, err = e.(Baseliner).Baseline(ctx, p)
-	} else {
+	case from != nil:
+		red, err = e.(BaselineReducer).ReduceFrom(ctx, p, f, func() (Reduced, error) {
+			t := time.Now()
+			defer func() { waited.Add(int64(time.Since(t))) }()
+			return from()
+		})
+	default:
 		red, err = e.Reduce(ctx, p, f)
 	}
-	secs = time.Since(start).Seconds()
+	secs = (time.Since(start) - time.Duration(waited.Load())).Seconds()
 	if err != nil {
 		return Reduced{}, secs, err
 	}
@@ -364,9 +395,9 @@ func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature, baseline
 
 // reduceCheckpointed is reduceOne through a checkpoint: a reduction saved
 // by an earlier run (of the right shape) is reused, a new one is saved.
-func reduceCheckpointed(ctx context.Context, p *Problem, e Estimator, f Feature, baseline bool, c Checkpoint, key string) (Reduced, float64, error) {
+func reduceCheckpointed(ctx context.Context, p *Problem, e Estimator, f Feature, baseline bool, from func() (Reduced, error), c Checkpoint, key string) (Reduced, float64, error) {
 	if c == nil {
-		return reduceOne(ctx, p, e, f, baseline)
+		return reduceOne(ctx, p, e, f, baseline, from)
 	}
 	n2, _ := p.XEval.Dims()
 	if red, secs, ok := c.Load(key); ok {
@@ -374,7 +405,7 @@ func reduceCheckpointed(ctx context.Context, p *Problem, e Estimator, f Feature,
 			return red, secs, nil
 		}
 	}
-	red, secs, err := reduceOne(ctx, p, e, f, baseline)
+	red, secs, err := reduceOne(ctx, p, e, f, baseline, from)
 	if err != nil {
 		return red, secs, err
 	}
