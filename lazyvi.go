@@ -41,11 +41,19 @@ func DefaultEstimators() []string { return []string{"lazy", "dropout", "retrain"
 // says how they were chosen).
 func AutoHidden() []string { return []string{"50", "100", "100,50", "200,100"} }
 
+// LinearBaselineRidge is the ridge penalty of the default linear baseline:
+// small beside the standardised features' sums of squares (n), so that the
+// baseline is least squares or logistic regression in all but name, and
+// positive, so that logistic regression has a finite optimum where the
+// classes are separable (breast_cancer.csv's are, on 379 train rows).
+const LinearBaselineRidge = "0.01"
+
 // FullModelDefaults adds to cfg what vi adds by default to choose and judge
 // the full model of a backend named name: with autoHidden (the mlp without
 // hidden widths), one Candidate per AutoHidden architecture; and, unless
 // cfg has Baselines or the backend is linear itself, the linear baseline
-// (in this process), scored beside the full model.
+// (in this process, ridge LinearBaselineRidge), scored beside the full
+// model.
 func FullModelDefaults(cfg *framework.Config, name string, autoHidden bool) {
 	if autoHidden && len(cfg.Candidates) == 0 {
 		for _, h := range AutoHidden() {
@@ -53,7 +61,7 @@ func FullModelDefaults(cfg *framework.Config, name string, autoHidden bool) {
 		}
 	}
 	if cfg.Baselines == nil && name != "linear" {
-		cfg.Baselines = []framework.Baseline{{Name: "linear", Backend: linear.Backend{}}}
+		cfg.Baselines = []framework.Baseline{{Name: "linear", Backend: linear.Backend{}, Options: map[string]string{"ridge": LinearBaselineRidge}}}
 	}
 }
 

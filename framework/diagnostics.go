@@ -47,35 +47,55 @@ func supportsTask(c Capabilities, t Task) bool {
 
 // diagnose scores the intercept-only model and the baselines that fit the
 // task on every fold, beside the full model, and returns them with the
-// full model's R² (regression) averaged over the folds.
-func diagnose(ctx context.Context, folds []*Problem, m Measure, baselines []Baseline) ([]BaselineScore, *float64, error) {
+// full model's R² (regression) averaged over the folds. A baseline that
+// cannot be fitted or cannot predict on some fold is left out with a note
+// saying why (the baselines are a diagnostic: the run's importances do not
+// depend on them, and they are scored after the reductions, whose work a
+// failing baseline must not throw away); a cancelled context is an error.
+func diagnose(ctx context.Context, folds []*Problem, m Measure, baselines []Baseline) ([]BaselineScore, *float64, []string, error) {
 	fits := []Baseline{{Name: InterceptName}}
+	// preds[i][k] are baseline i's predictions on fold k (nil: intercept).
+	preds := [][]*mat.Dense{nil}
+	var notes []string
 	for _, b := range baselines {
-		if supportsTask(b.Backend.Capabilities(), folds[0].Task) {
-			fits = append(fits, b)
+		if !supportsTask(b.Backend.Capabilities(), folds[0].Task) {
+			continue
 		}
+		ps := make([]*mat.Dense, len(folds))
+		var err error
+		for k, p := range folds {
+			if ps[k], err = baselinePredictions(ctx, p, b); err != nil {
+				break
+			}
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, nil, ctx.Err()
+			}
+			notes = append(notes, fmt.Sprintf("the %s baseline was left out of the comparison: %v", b.Name, err))
+			continue
+		}
+		fits, preds = append(fits, b), append(preds, ps)
 	}
 	out := make([]BaselineScore, len(fits))
 	var r2 float64
 	k := float64(len(folds))
-	for _, p := range folds {
+	for f, p := range folds {
 		full, err := m.Evaluate(p.YEval, p.FullEval)
 		if err != nil {
-			return nil, nil, fmt.Errorf("full model: %w", err)
+			return nil, nil, nil, fmt.Errorf("full model: %w", err)
 		}
 		if p.Task == Regression {
 			r2 += rSquared(p.YEval, p.FullEval) / k
 		}
 		for i, b := range fits {
 			pred := interceptPredictions(p)
-			if b.Backend != nil {
-				if pred, err = baselinePredictions(ctx, p, b); err != nil {
-					return nil, nil, fmt.Errorf("baseline %s: %w", b.Name, err)
-				}
+			if preds[i] != nil {
+				pred = preds[i][f]
 			}
 			s, err := m.Evaluate(p.YEval, pred)
 			if err != nil {
-				return nil, nil, fmt.Errorf("baseline %s: %w", b.Name, err)
+				return nil, nil, nil, fmt.Errorf("baseline %s: %w", b.Name, err)
 			}
 			diff := make([]float64, len(s.Influence))
 			for j := range diff {
@@ -94,9 +114,9 @@ func diagnose(ctx context.Context, folds []*Problem, m Measure, baselines []Base
 		out[i].SE, out[i].GainSE = math.Sqrt(out[i].SE), math.Sqrt(out[i].GainSE)
 	}
 	if folds[0].Task != Regression {
-		return out, nil, nil
+		return out, nil, notes, nil
 	}
-	return out, &r2, nil
+	return out, &r2, notes, nil
 }
 
 // sqSE is the squared standard error of a mean with influence values inf.

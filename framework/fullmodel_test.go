@@ -2,6 +2,7 @@ package framework_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -206,5 +207,47 @@ func TestPrepareFoldsChoosesOnce(t *testing.T) {
 	}
 	if folds[0].Chosen != "c1" || len(folds[0].Candidates) != 3 || len(folds[1].Candidates) != 0 {
 		t.Errorf("fold 1 chose %q among %d, fold 2 among %d; want c1 among 3, then none", folds[0].Chosen, len(folds[0].Candidates), len(folds[1].Candidates))
+	}
+}
+
+// failingBackend's models cannot be fitted, as logistic regression cannot
+// on separable classes without a penalty.
+type failingBackend struct{}
+
+func (failingBackend) Capabilities() framework.Capabilities { return framework.Capabilities{} }
+func (failingBackend) Options() []framework.OptionInfo      { return nil }
+func (failingBackend) New(context.Context, framework.ModelSpec) (framework.Model, error) {
+	return &failingModel{}, nil
+}
+
+type failingModel struct{ meanModel }
+
+func (*failingModel) Fit(context.Context, mat.Matrix, []float64) error {
+	return errors.New("did not converge")
+}
+
+// TestRunBaselineLeftOut: a comparison baseline that cannot be fitted is
+// left out with a warning that says why, and the run's results stand (the
+// baselines are scored after the reductions); the other baselines are
+// scored as usual.
+func TestRunBaselineLeftOut(t *testing.T) {
+	d := dataset(300, 5)
+	cfg := framework.Config{Backend: reportBackend{}, Seed: 2, Options: map[string]string{"stop": "patience", "slope": "6"},
+		Baselines: []framework.Baseline{{Name: "broken", Backend: failingBackend{}}, {Name: "same", Backend: reportBackend{}, Options: map[string]string{"slope": "0"}}}}
+	for _, crossfit := range []int{0, 2} {
+		cfg.CrossFit = crossfit
+		rep, err := framework.Run(context.Background(), d, cfg, measures.MSE(), []framework.Estimator{shift{0.1}}, framework.EstimateOptions{Workers: 1})
+		if err != nil {
+			t.Fatalf("crossfit %d: %v", crossfit, err)
+		}
+		if len(rep.Results) != 3 {
+			t.Errorf("crossfit %d: %d results, want 3 (one per feature)", crossfit, len(rep.Results))
+		}
+		if len(rep.Full.Baselines) != 2 || rep.Full.Baselines[0].Name != framework.InterceptName || rep.Full.Baselines[1].Name != "same" {
+			t.Errorf("crossfit %d: baselines %+v, want intercept and same", crossfit, rep.Full.Baselines)
+		}
+		if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "broken baseline was left out") || !strings.Contains(rep.Warnings[0], "did not converge") {
+			t.Errorf("crossfit %d: warnings %q, want one about the broken baseline", crossfit, rep.Warnings)
+		}
 	}
 }

@@ -728,8 +728,9 @@ type Report struct {
 	CITruncate bool       `json:"ci_truncate,omitempty"`
 	Full       FullResult `json:"full"`
 	Results    []Result   `json:"results"`
-	// Warnings say when the full model is poor (see fullWarnings); vi
-	// prints them on stderr.
+	// Warnings say when the full model is poor (see fullWarnings) and
+	// which comparison baselines were left out and why; vi prints them on
+	// stderr.
 	Warnings []string `json:"warnings,omitempty"`
 	// Shard is set when the report holds one shard of a run (--shard);
 	// MergeReports combines the shards into the whole run's report.
@@ -758,6 +759,7 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 		score     float64
 		scores    int
 		baselines []BaselineScore
+		notes     []string // why a baseline was left out
 		r2        *float64
 		shard     *ShardInfo
 	)
@@ -812,7 +814,7 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 			}
 			if rep == 0 {
 				// The diagnostics of the full model: the first repetition's.
-				if baselines, r2, err = diagnose(ctx, folds, m, cfg.Baselines); err != nil {
+				if baselines, r2, notes, err = diagnose(ctx, folds, m, cfg.Baselines); err != nil {
 					return nil, err
 				}
 			}
@@ -861,7 +863,7 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 	if M > 1 {
 		rep.Repeats, rep.Ensemble = M, opt.Ensemble
 	}
-	rep.Warnings = fullWarnings(m, rep.Full)
+	rep.Warnings = append(notes, fullWarnings(m, rep.Full)...)
 	return rep, nil
 }
 
