@@ -118,9 +118,7 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 		}
 		d.kfull = symmetrize(km)
 	} else {
-		var jj mat.SymDense
-		jj.SymOuterK(1, j)
-		d.kfull = linalg.Full(&jj).RawMatrix()
+		d.kfull = linalg.Gram(j).RawMatrix()
 	}
 	d.kmat = mat.NewSymDense(n, d.kfull.Data)
 	return d, nil

@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -86,5 +87,40 @@ func TestFull(t *testing.T) {
 	}
 	if r, c := Full(new(mat.SymDense)).Dims(); r != 0 || c != 0 {
 		t.Errorf("empty: %d x %d", r, c)
+	}
+}
+
+// TestGram: Gram(a) is a a^T, symmetric to the bit, within the rounding of
+// m-term dot products (m eps times the sum of |products|) of a product
+// computed here, for shapes around the block size.
+func TestGram(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, sh := range [][2]int{{1, 1}, {3, 5}, {gramBlock, 7}, {gramBlock + 1, 40}, {2*gramBlock + 17, 33}} {
+		n, m := sh[0], sh[1]
+		a := mat.NewDense(n, m, nil)
+		for i := 0; i < n; i++ {
+			for k := 0; k < m; k++ {
+				a.Set(i, k, rng.NormFloat64())
+			}
+		}
+		g := Gram(a)
+		if r, c := g.Dims(); r != n || c != n {
+			t.Fatalf("%d x %d: Gram is %d x %d", n, m, r, c)
+		}
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				var want, abs float64
+				for k := 0; k < m; k++ {
+					want += a.At(i, k) * a.At(j, k)
+					abs += math.Abs(a.At(i, k) * a.At(j, k))
+				}
+				if d := math.Abs(g.At(i, j) - want); d > 2*float64(m+1)*0x1p-52*abs {
+					t.Fatalf("%d x %d: Gram[%d,%d] = %v, want %v (bound %g)", n, m, i, j, g.At(i, j), want, 2*float64(m+1)*0x1p-52*abs)
+				}
+				if g.At(i, j) != g.At(j, i) {
+					t.Fatalf("%d x %d: Gram[%d,%d] != Gram[%d,%d]", n, m, i, j, j, i)
+				}
+			}
+		}
 	}
 }
