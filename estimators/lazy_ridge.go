@@ -72,8 +72,8 @@ const (
 )
 
 // newRidge sets up the ridge problem for the rows of x with k outputs each
-// (e stacks them, row i*k + j; with k > 1 the Jacobian's rows are stacked
-// the same way and the structured kernel is not used). bounds are the fold
+// (e stacks them, row i*k + j; the Jacobian's and the kernel's rows are
+// stacked the same way). bounds are the fold
 // boundaries in rows of x (fold f is rows bounds[f]..bounds[f+1]) when the
 // penalty is cross-validated, nil when it is fixed.
 func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, k int, bounds []int) (ridge, error) {
@@ -95,10 +95,28 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 	if n > m {
 		return newPrimal(ctx, g, x, e, k, bounds)
 	}
-	kern, hasKernel := framework.AsKerneler(g)
-	hasKernel = hasKernel && k == 1
+	// The backend's structured kernel when it has one: for an MLP a few
+	// small matrix products per layer instead of the Jacobian's n x M
+	// entries and the n^2 M flops of their Gram (on digits.csv, 10 outputs
+	// of a 7510-parameter network on 300 rows: 1.0 s a feature against
+	// 5.2 s through the Jacobian). A kernel of k > 1 outputs that is not
+	// (n k) x (n k) (a backend whose Kernel is per sample) falls back to the
+	// Jacobian.
+	var km *mat.Dense
+	if kern, ok := framework.AsKerneler(g); ok {
+		var err error
+		if km, err = kern.Kernel(ctx, x, nil); err != nil {
+			return nil, fmt.Errorf("kernel: %w", err)
+		}
+		if r, c := km.Dims(); r != n || c != n {
+			if k == 1 {
+				return nil, fmt.Errorf("kernel: backend returned %d x %d for %d rows", r, c, n)
+			}
+			km = nil
+		}
+	}
 	var j *mat.Dense
-	if !hasKernel {
+	if km == nil {
 		var err error
 		if j, err = g.Jacobian(ctx, x); err != nil {
 			return nil, fmt.Errorf("jacobian: %w", err)
@@ -108,14 +126,7 @@ func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []flo
 		}
 	}
 	d := &dual{e: e, x: x, j: j, m: m, k: k}
-	if hasKernel {
-		km, err := kern.Kernel(ctx, x, nil)
-		if err != nil {
-			return nil, fmt.Errorf("kernel: %w", err)
-		}
-		if r, c := km.Dims(); r != n || c != n {
-			return nil, fmt.Errorf("kernel: backend returned %d x %d for %d rows", r, c, n)
-		}
+	if km != nil {
 		d.kfull = symmetrize(km)
 	} else {
 		d.kfull = linalg.Gram(j).RawMatrix()

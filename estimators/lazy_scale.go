@@ -112,7 +112,7 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 	_, kernel := framework.AsKerneler(g)
 	_, multiplier := framework.AsJacobianMultiplier(g)
 	var shift framework.Shift
-	switch chooseMethod(n, m, kernel && k == 1, multiplier, lz.memory()) {
+	switch chooseMethod(n, m, kernel, multiplier, lz.memory()) {
 	case methodDense:
 		rp, err := newRidge(ctx, g, x, e, k, nil)
 		if err != nil {

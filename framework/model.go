@@ -104,8 +104,9 @@ type Gradienter interface {
 // Backends whose parameters are many (M much larger than n) should provide it;
 // the lazy estimator uses it when the dual side is the smaller one.
 type Kerneler interface {
-	// Kernel returns K = Phi(x1) Phi(x2)^T (n1 x n2). A nil x2 means x1, and
-	// the result is then symmetric. The result is the caller's: it may be
+	// Kernel returns K = Phi(x1) Phi(x2)^T (n1 x n2; for a model of K > 1
+	// outputs (n1 K) x (n2 K), rows and columns stacked as Jacobian's, row
+	// i*K + k). A nil x2 means x1, and the result is then symmetric. The result is the caller's: it may be
 	// changed (the lazy estimator symmetrises it in place).
 	Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, error)
 	// JacobianTVec returns Phi(x)^T a, a vector of length M.
