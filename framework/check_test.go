@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
@@ -29,8 +30,13 @@ type countingModel struct {
 	fits *int
 }
 
+// fitsMu guards the counts: PrepareFolds fits the folds concurrently.
+var fitsMu sync.Mutex
+
 func (m *countingModel) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
+	fitsMu.Lock()
 	*m.fits++
+	fitsMu.Unlock()
 	return m.meanModel.Fit(ctx, x, y)
 }
 

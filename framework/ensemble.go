@@ -87,12 +87,22 @@ func average(reps []*Reductions, rows []int) (*Reductions, error) {
 		if len(r.Estimators) != ne || len(r.Features) != nf {
 			return nil, fmt.Errorf("ensemble: repetition %d has %d estimators and %d features, the first %d and %d", m+1, len(r.Estimators), len(r.Features), ne, nf)
 		}
-		seen := 0
+		total := 0
+		count := make([]int, n)
 		for k, fold := range r.Folds {
+			if len(fold.EvalRows) != len(fold.YEval) {
+				return nil, fmt.Errorf("ensemble: repetition %d, fold %d does not name its evaluation rows", m+1, k+1)
+			}
+			if err := sameColumns(outs, fold.FullEval, r, k); err != nil {
+				return nil, fmt.Errorf("ensemble: repetition %d, fold %d: %w", m+1, k+1, err)
+			}
 			for i, row := range fold.EvalRows {
 				at, ok := pos[row]
 				if !ok {
 					return nil, fmt.Errorf("ensemble: repetition %d evaluates data row %d, which the first does not", m+1, row+1)
+				}
+				if count[at]++; count[at] > 1 {
+					return nil, fmt.Errorf("ensemble: data row %d is evaluated twice in repetition %d (cross-fitting evaluates each row once)", row+1, m+1)
 				}
 				if m == 0 {
 					x.SetRow(at, fold.XEval.RawRowView(i))
@@ -114,10 +124,10 @@ func average(reps []*Reductions, rows []int) (*Reductions, error) {
 					}
 				}
 			}
-			seen += len(fold.EvalRows)
+			total += len(fold.EvalRows)
 		}
-		if seen != n {
-			return nil, fmt.Errorf("ensemble: repetition %d evaluates %d rows, the first %d", m+1, seen, n)
+		if total != n {
+			return nil, fmt.Errorf("ensemble: repetition %d evaluates %d rows, the first %d", m+1, total, n)
 		}
 	}
 	fold := *r0.Folds[0]
@@ -134,6 +144,28 @@ func average(reps []*Reductions, rows []int) (*Reductions, error) {
 		}
 	}
 	return out, nil
+}
+
+// sameColumns reports a prediction of fold k of r (the full model's full,
+// a baseline's, a reduced model's) without outs columns.
+func sameColumns(outs int, full *mat.Dense, r *Reductions, k int) error {
+	preds := []*mat.Dense{full}
+	for e := range r.Reduced[k] {
+		if k < len(r.Base) && r.Base[k][e].Pred != nil {
+			preds = append(preds, r.Base[k][e].Pred)
+		}
+		for _, red := range r.Reduced[k][e] {
+			if red.Pred != nil {
+				preds = append(preds, red.Pred)
+			}
+		}
+	}
+	for _, p := range preds {
+		if _, c := p.Dims(); c != outs {
+			return fmt.Errorf("a model predicts %d outputs, the first %d", c, outs)
+		}
+	}
+	return nil
 }
 
 // addRow adds w times row i of src to row at of dst.

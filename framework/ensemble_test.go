@@ -186,6 +186,8 @@ func TestInferEnsembleRejects(t *testing.T) {
 	}{
 		{"other rows", func(reps []*framework.Reductions) { reps[1].Folds[0].EvalRows[0] = 1000 }, "which the first does not"},
 		{"row twice", func(reps []*framework.Reductions) { reps[0].Folds[0].EvalRows[0] = reps[0].Folds[1].EvalRows[0] }, "evaluated twice"},
+		{"row twice in a later repetition", func(reps []*framework.Reductions) { reps[1].Folds[0].EvalRows[0] = reps[1].Folds[1].EvalRows[0] }, "evaluated twice in repetition 2"},
+		{"no rows in a later repetition", func(reps []*framework.Reductions) { reps[1].Folds[1].EvalRows = nil }, "does not name its evaluation rows"},
 		{"no rows", func(reps []*framework.Reductions) { reps[0].Folds[0].EvalRows = nil }, "does not name its evaluation rows"},
 		{"skipped", func(reps []*framework.Reductions) { reps[1].Reduced[1][0][0].Pred = nil }, "no reduced predictions"},
 	} {

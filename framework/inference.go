@@ -442,7 +442,8 @@ type InferOptions struct {
 	// Ensemble makes InferRepeated average each row's out-of-fold
 	// predictions over the repetitions of a cross-fit (every model's:
 	// full, baselines, reduced) and infer once from the averages, instead
-	// of averaging the repetitions' estimates.
+	// of averaging the repetitions' estimates. With one repetition (Infer)
+	// there is nothing to average and it changes nothing.
 	Ensemble bool
 }
 

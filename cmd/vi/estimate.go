@@ -212,6 +212,13 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	}
 	if o.ensemble {
 		// --ensemble alone is the studied setting: 3 folds, 3 repetitions.
+		// What excludes those says so in terms of the flags given.
+		switch {
+		case set["train-frac"] && !set["crossfit"]:
+			return framework.Usagef("--ensemble and --train-frac exclude each other (--ensemble cross-fits: every fold is evaluated in turn)")
+		case o.model != "" && !set["repeats"]:
+			return framework.Usagef("--ensemble and --model exclude each other: --ensemble repeats the cross-fit with other seeds, which cannot reuse the model file's models")
+		}
 		if !set["crossfit"] {
 			o.crossfit = ensembleFolds
 		}
