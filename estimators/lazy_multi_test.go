@@ -34,17 +34,25 @@ func multiData(n int, seed uint64) *framework.Dataset {
 	return &framework.Dataset{Source: "multi", Names: []string{"x1", "x2", "x3", "x4", "y"}, X: x}
 }
 
+// prepareMulti prepares d (multiData) for the mlp of the hidden widths,
+// seeded 4, closed when the test ends.
+func prepareMulti(t *testing.T, d *framework.Dataset, hidden string) *framework.Problem {
+	t.Helper()
+	cfg := framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 4, Options: map[string]string{"hidden": hidden}}
+	p, err := framework.Prepare(context.Background(), d, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
 // Multiclass lazy against retrain: for the correlated x2, dropout is far
 // above both, and lazy lands within 4 standard errors of retrain (logloss,
 // plain inference); for every feature the predictions are probabilities.
 func TestLazyMulticlassNearRetrain(t *testing.T) {
 	ctx := context.Background()
-	cfg := framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 4, Options: map[string]string{"hidden": "16"}}
-	p, err := framework.Prepare(ctx, multiData(900, 4), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := prepareMulti(t, multiData(900, 4), "16")
 	if p.Task != framework.Multiclass || p.Classes != 3 {
 		t.Fatalf("task %v with %d classes, want multiclass with 3", p.Task, p.Classes)
 	}
@@ -97,12 +105,7 @@ func TestLazyMulticlassKernel(t *testing.T) {
 	ctx := context.Background()
 	// 100 train rows x 3 outputs against 515 parameters: the dual (kernel)
 	// form, as on digits.csv.
-	cfg := framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 4, Options: map[string]string{"hidden": "64"}}
-	p, err := framework.Prepare(ctx, multiData(150, 5), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := prepareMulti(t, multiData(150, 5), "64")
 	g, ok := framework.AsGradienter(p.Full)
 	if !ok {
 		t.Fatal("the mlp is not a Gradienter")

@@ -11,53 +11,39 @@ import (
 // ensembleOrderStream keys the stream that orders the ensemble's rows.
 const ensembleOrderStream = 0x656e73656d626c65 // "ensemble"
 
-// ensemble combines the repetitions of a cross-fit into one Reductions
-// with a single fold that holds every evaluated data row once, in an order
-// drawn from the first repetition's seed (split inference scores the full
-// model on the first half of that order, the reduced on the second): each model's predictions on a row
-// (the full model's, each estimator's baseline and reduced models') are
-// the mean of that row's out-of-fold predictions over the repetitions.
-// Every repetition must evaluate the same rows (cross-fitting evaluates
-// each row once) and hold every reduction (SplitOnly leaves some out).
-//
-// Averaging the out-of-fold predictions of models trained on different
-// folds and seeds shrinks what each network fitted of its training data's
-// noise; that noise is what biases a paired estimate (a null feature's VI
-// comes out -E[g^2], g the noise a network fitted through it).
-func ensemble(reps []*Reductions) (*Reductions, error) {
-	rows, err := ensembleRows(reps[0])
-	if err != nil {
-		return nil, err
-	}
-	return average(reps, rows)
-}
-
-// ensembleRows are the data rows that the repetition r evaluates, each
-// once, in the order drawn from its first fold's seed.
-func ensembleRows(r *Reductions) ([]int, error) {
+// ensembleRows are the data rows that the repetition r evaluates, in an
+// order drawn from its first fold's seed: the layout of the ensemble (see
+// average; split inference scores the full model on the first half of the
+// order, the reduced model on the second). average checks that they are
+// each evaluated once.
+func ensembleRows(r *Reductions) []int {
 	var rows []int
 	for _, p := range r.Folds {
-		if len(p.EvalRows) != len(p.YEval) {
-			return nil, fmt.Errorf("ensemble: a fold does not name its evaluation rows")
-		}
 		rows = append(rows, p.EvalRows...)
 	}
 	slices.Sort(rows)
-	if i := firstRepeat(rows); i >= 0 {
-		return nil, fmt.Errorf("ensemble: data row %d is evaluated twice in one repetition (cross-fitting evaluates each row once)", rows[i]+1)
-	}
 	perm := rand.New(rand.NewPCG(uint64(r.Folds[0].Seed), ensembleOrderStream)).Perm(len(rows))
 	ordered := make([]int, len(rows))
 	for i, j := range perm {
 		ordered[i] = rows[j]
 	}
-	return ordered, nil
+	return ordered
 }
 
-// average is the single-fold Reductions whose rows are the data rows rows
-// (ensembleRows), each model's predictions on a row averaged over the
-// repetitions reps. With one repetition it is that repetition laid out as
-// the ensemble is, which is what the spread of the repetitions is taken on.
+// average combines the repetitions reps of a cross-fit into one
+// Reductions with a single fold whose rows are the data rows rows
+// (ensembleRows): each model's predictions on a row (the full model's, each
+// estimator's baseline and reduced models') are the mean of that row's
+// out-of-fold predictions over the repetitions. Every repetition must
+// evaluate each of the rows once (as cross-fitting does) and hold every
+// reduction (SplitOnly leaves some out). With one repetition it is that
+// repetition laid out as the ensemble is, which is what the spread of the
+// repetitions is taken on.
+//
+// Averaging the out-of-fold predictions of models trained on different
+// folds and seeds shrinks what each network fitted of its training data's
+// noise; that noise is what biases a paired estimate (a null feature's VI
+// comes out -E[g^2], g the noise a network fitted through it).
 func average(reps []*Reductions, rows []int) (*Reductions, error) {
 	r0 := reps[0]
 	n := len(rows)
@@ -174,15 +160,4 @@ func addRow(dst *mat.Dense, at int, src *mat.Dense, i int, w float64) {
 	for j := range d {
 		d[j] += w * s[j]
 	}
-}
-
-// firstRepeat is the index of the first element of the sorted rows that
-// equals its predecessor, or -1.
-func firstRepeat(rows []int) int {
-	for i := 1; i < len(rows); i++ {
-		if rows[i] == rows[i-1] {
-			return i
-		}
-	}
-	return -1
 }

@@ -529,10 +529,11 @@ func RepeatSeed(seed int64, rep int) int64 {
 // term the variability of the training and of the fold assignment that
 // each repetition's own standard error leaves out. With opt.Ensemble the
 // estimate and the first term come instead from inference on the
-// repetitions' averaged out-of-fold predictions (see ensemble), and VI_m
+// repetitions' averaged out-of-fold predictions (see average), and VI_m
 // in the second term is repetition m's estimate with the ensemble's
-// layout of the rows (the same halves for split inference). One repetition is Infer. The repetitions must have
-// the same estimators and features.
+// layout of the rows (the same halves for split inference). One
+// repetition is Infer. The repetitions must have the same estimators and
+// features.
 func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, error) {
 	if len(reps) == 0 {
 		return nil, fmt.Errorf("infer: no reductions")
@@ -574,10 +575,7 @@ func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, e
 	// not that of each repetition's own split.
 	var ens []viSE
 	if opt.Ensemble && len(reps) > 1 {
-		rows, err := ensembleRows(reps[0])
-		if err != nil {
-			return nil, err
-		}
+		rows := ensembleRows(reps[0])
 		r, err := average(reps, rows)
 		if err != nil {
 			return nil, err

@@ -134,8 +134,9 @@ func rhoSuffix(r float64, rhos []float64) string {
 
 // coverageCrossFit and coverageRepeats are the study's cross-fitting folds
 // and repetitions of the cross-fitted and repeated candidates (bench
-// coverage's --crossfit and --repeats); vi estimate's defaults are
-// framework's (one split, split inference, once).
+// coverage's --crossfit and --repeats), and what vi estimate --ensemble
+// alone cross-fits with; vi estimate's defaults are framework's (one
+// split, split inference, once).
 const (
 	coverageCrossFit = 3
 	coverageRepeats  = 3

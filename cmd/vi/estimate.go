@@ -106,10 +106,11 @@ trained on the other folds (K full models, shared by all features), combined
 as vimp does. --repeats M repeats the split or the cross-fit with M seeds
 (M times the cost) and averages them, the spread of the M estimates added to
 the standard error (not with --model, whose models are one seed's); with
---ensemble (by default 3 folds, 3 repetitions) it averages instead each row's M out-of-fold predictions (of the
-full model, the baselines and every reduced model) and infers once from the
-averages, which shrinks what each network fitted of its training noise and
-with it the estimates' bias (see docs/inference.md). Each result has the one-sided p-value of H0: VI <= --delta
+--ensemble (by default 3 folds, 3 repetitions) it averages instead each
+row's M out-of-fold predictions (of the full model, the baselines and every
+reduced model) and infers once from the averages, which shrinks what each
+network fitted of its training noise and with it the estimates' bias (see
+docs/inference.md). Each result has the one-sided p-value of H0: VI <= --delta
 (default 0); --adjust holm or bh adjusts them over each estimator's features
 (column p_adjusted).
 --ci-truncate floors the intervals at 0.
@@ -211,8 +212,9 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		return framework.Usagef("--crossfit must be 0 (no cross-fitting) or at least 2, got %d", o.crossfit)
 	}
 	if o.ensemble {
-		// --ensemble alone is the studied setting: 3 folds, 3 repetitions.
-		// What excludes those says so in terms of the flags given.
+		// --ensemble alone is the setting vi bench coverage studies
+		// (coverageCrossFit folds, coverageRepeats repetitions). What
+		// excludes those says so in terms of the flags given.
 		switch {
 		case set["train-frac"] && !set["crossfit"]:
 			return framework.Usagef("--ensemble and --train-frac exclude each other (--ensemble cross-fits: every fold is evaluated in turn)")
@@ -220,10 +222,10 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 			return framework.Usagef("--ensemble and --model exclude each other: --ensemble repeats the cross-fit with other seeds, which cannot reuse the model file's models")
 		}
 		if !set["crossfit"] {
-			o.crossfit = ensembleFolds
+			o.crossfit = coverageCrossFit
 		}
 		if !set["repeats"] {
-			o.repeats = ensembleRepeats
+			o.repeats = coverageRepeats
 		}
 	}
 	if o.crossfit >= 2 && set["train-frac"] {
@@ -355,14 +357,6 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	}
 	return finishCheckpoint(ckpt, r.out, nil)
 }
-
-// ensembleFolds and ensembleRepeats are --ensemble's cross-fit when
-// --crossfit and --repeats are not given: the setting of the study in
-// docs/inference.md.
-const (
-	ensembleFolds   = 3
-	ensembleRepeats = 3
-)
 
 // checkRepeats checks --repeats and --perturb: at least one repetition,
 // none more with --model (the other repetitions' seeds would need models
