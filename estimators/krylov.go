@@ -325,10 +325,7 @@ func (kr *krylov) radauDecrease(sigma float64) (float64, bool) {
 // not an estimate. It reports false, with no solution, when maxSteps pass
 // first or the system cannot be solved.
 func (kr *krylov) solveEnergy(ctx context.Context, sigma, tau float64, maxSteps int) ([]float64, bool, error) {
-	if kr.beta0 == 0 {
-		return make([]float64, kr.n), true, nil
-	}
-	ok, err := kr.grow(ctx, maxSteps, func() bool {
+	return kr.solveUntil(ctx, maxSteps, func() bool {
 		if kr.steps() == 0 {
 			return false
 		}
@@ -341,7 +338,17 @@ func (kr *krylov) solveEnergy(ctx context.Context, sigma, tau float64, maxSteps 
 		ub, ok := kr.radauDecrease(sigma)
 		return ok && ub-kr.decrease() <= tau*kr.decrease()
 	})
-	if !ok || err != nil {
+}
+
+// solveUntil grows the basis until accept (which leaves the solution's
+// coefficients in kr.y) holds, within maxSteps steps, and returns that
+// solution; false, with no solution, when it does not hold in time. A zero
+// right-hand side has the zero solution at once.
+func (kr *krylov) solveUntil(ctx context.Context, maxSteps int, accept func() bool) ([]float64, bool, error) {
+	if kr.beta0 == 0 {
+		return make([]float64, kr.n), true, nil
+	}
+	if ok, err := kr.grow(ctx, maxSteps, accept); !ok || err != nil {
 		return nil, false, err
 	}
 	return kr.solution(), true, nil
@@ -383,14 +390,7 @@ func (kr *krylov) solveMany(ctx context.Context, sigmas []float64) (*mat.Dense, 
 // solveWithin returns the solution for one shift if it meets krylovTol
 // within maxSteps steps.
 func (kr *krylov) solveWithin(ctx context.Context, sigma float64, maxSteps int) ([]float64, bool, error) {
-	n := kr.n
-	if kr.beta0 == 0 {
-		return make([]float64, n), true, nil
-	}
-	if ok, err := kr.grow(ctx, maxSteps, func() bool { return kr.meetsBackward(sigma) }); !ok || err != nil {
-		return nil, false, err
-	}
-	return kr.solution(), true, nil
+	return kr.solveUntil(ctx, maxSteps, func() bool { return kr.meetsBackward(sigma) })
 }
 
 // shiftedSolve solves (A + sigma I) x = r for one shift: by the Krylov
