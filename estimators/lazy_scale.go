@@ -98,6 +98,14 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 		if alpha, err = lz.subsampleAlpha(ctx, g, x, targets, e, k, p.Seed, stats, near); err != nil {
 			return framework.Reduced{}, err
 		}
+		if !math.IsInf(alpha, 1) && needsCheck(n1*k, g.NumParams()) {
+			var steps int
+			var flops float64
+			if alpha, steps, flops, err = lz.checkAlpha(ctx, g, x, targets, e, k, p.Seed, alpha, stats); err != nil {
+				return framework.Reduced{}, err
+			}
+			stats[statSteps], stats[statFlops] = float64(steps), flops
+		}
 	}
 	stats[statLambda] = alpha
 	xev := p.Drop(p.XEval, f)
@@ -128,7 +136,9 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 			return framework.Reduced{}, err
 		}
 		shift.DTheta = dtheta
-		stats[statMethod], stats[statSteps], stats[statFlops] = 1, float64(steps), flops
+		stats[statMethod] = 1
+		stats[statSteps] += float64(steps)
+		stats[statFlops] += flops
 	}
 	return predictReduced(ctx, g, &shift, xev, stats)
 }
@@ -245,24 +255,11 @@ func (h jacobianOnly) JacobianTMul(_ context.Context, _ mat.Matrix, u *mat.Dense
 // w*)||^2 + alpha ||w_k - w*||^2, the train predictions' error is then at
 // most sqrt(tau) of the size of the decrease, about the update's.
 func matrixFreeSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, alpha, tau, mem float64) ([]float64, int, float64, error) {
-	n, m := len(e), g.NumParams()
-	jm, ok := framework.AsJacobianMultiplier(g)
-	if !ok {
-		j, err := g.Jacobian(ctx, x)
-		if err != nil {
-			return nil, 0, 0, fmt.Errorf("jacobian: %w", err)
-		}
-		if r, c := j.Dims(); r != n || c != m {
-			return nil, 0, 0, fmt.Errorf("jacobian: backend returned %d x %d for %d rows and %d parameters", r, c, n, m)
-		}
-		jm = jacobianOnly{j}
-	}
-	op := &jacobianOp{ctx: ctx, jm: jm, x: x, n: n, m: m}
-	rhs, err := op.mul(e, true)
+	kr, op, err := matrixFreeKrylov(ctx, g, x, e)
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("jacobian product: %w", err)
+		return nil, 0, 0, err
 	}
-	kr := newKrylov(op, rhs)
+	m := g.NumParams()
 	sol, ok, err := kr.solveEnergy(ctx, alpha, tau, maxBasisSteps(m, mem))
 	if err != nil {
 		return nil, 0, 0, err
@@ -270,12 +267,45 @@ func matrixFreeSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, 
 	if !ok {
 		return nil, 0, 0, fmt.Errorf("%w: the matrix-free solve at alpha %g did not converge in %d steps (raise the memory bound or fix a larger penalty)", errSingular, alpha, kr.steps())
 	}
-	return sol, kr.steps(), op.flops + 4*float64(kr.steps())*float64(kr.steps())*float64(m), nil
+	return sol, kr.steps(), krylovFlops(kr, op), nil
+}
+
+// matrixFreeKrylov returns the Krylov solver of the primal ridge normal
+// equations (Phi^T Phi + alpha I) w = Phi^T e of the rows x, for any
+// alpha, on the products of the model's JacobianMultiplier (else of its
+// Jacobian, formed once), and the operator that counts their flops.
+func matrixFreeKrylov(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64) (*krylov, *jacobianOp, error) {
+	n, m := len(e), g.NumParams()
+	jm, ok := framework.AsJacobianMultiplier(g)
+	if !ok {
+		j, err := g.Jacobian(ctx, x)
+		if err != nil {
+			return nil, nil, fmt.Errorf("jacobian: %w", err)
+		}
+		if r, c := j.Dims(); r != n || c != m {
+			return nil, nil, fmt.Errorf("jacobian: backend returned %d x %d for %d rows and %d parameters", r, c, n, m)
+		}
+		jm = jacobianOnly{j}
+	}
+	op := &jacobianOp{ctx: ctx, jm: jm, x: x, n: n, m: m}
+	rhs, err := op.mul(e, true)
+	if err != nil {
+		return nil, nil, fmt.Errorf("jacobian product: %w", err)
+	}
+	return newKrylov(op, rhs), op, nil
+}
+
+// krylovFlops is the counted flops of a matrix-free solve: the operator's
+// products and the basis's orthogonalisation, 4 k^2 m for k steps.
+func krylovFlops(kr *krylov, op *jacobianOp) float64 {
+	return op.flops + 4*float64(kr.steps())*float64(kr.steps())*float64(op.m)
 }
 
 // scaleFields are the Summarize fields of a run at scale (none at the
-// dense sizes): the rows the penalty was chosen on, the final solves'
-// Krylov steps (summed over the reductions) and their counted flops.
+// dense sizes): the rows the penalty was chosen on, the Krylov steps of
+// the final solves and of the penalty's checks (summed over the
+// reductions), their counted flops, and where the check ran, the number of
+// reductions whose penalty it raised.
 func scaleFields(stats []map[string]float64) []framework.Field {
 	var out []framework.Field
 	for _, key := range []string{statSubsample, statSteps, statFlops} {
@@ -291,6 +321,19 @@ func scaleFields(stats []map[string]float64) []framework.Field {
 		if seen {
 			out = append(out, framework.Field{Key: key, Value: sum})
 		}
+	}
+	// The folds whose penalty the check at full size raised (lazy_check.go).
+	raised, checked := 0, false
+	for _, s := range stats {
+		if v, ok := s[statRaised]; ok {
+			checked = true
+			if v > 0 {
+				raised++
+			}
+		}
+	}
+	if checked {
+		out = append(out, framework.Field{Key: statRaised, Value: raised})
 	}
 	return out
 }
