@@ -215,22 +215,7 @@ func searchLogAlpha(f func(ts []float64) ([]float64, error), fInf, tol float64) 
 	if best+gridStep > widenHi {
 		return best, bestErr, nil
 	}
-	a, c := best-gridStep, best+gridStep
-	fa, okA := seen[a]
-	fc, okC := seen[c]
-	if !okA || !okC || math.IsInf(fa, 0) || math.IsInf(fc, 0) {
-		// The best is at an end of the widened range (or next to unusable
-		// penalties): refine on the side that was evaluated.
-		switch {
-		case okA && !math.IsInf(fa, 0):
-			c = best
-		case okC && !math.IsInf(fc, 0):
-			a = best
-		default:
-			return best, bestErr, nil
-		}
-	}
-	if err := brent(eval, a, c, best, bestErr, fa, fc, tol); err != nil {
+	if err := refine(eval, seen, best-gridStep, best+gridStep, best, bestErr, tol); err != nil {
 		return 0, 0, err
 	}
 	return best, bestErr, nil
@@ -303,18 +288,6 @@ func searchNear(f func(ts []float64) ([]float64, error), fInf, t0, tol float64) 
 	for bi < hi && at(bi) != best {
 		bi++
 	}
-	a, c := at(bi-1), at(bi+1)
-	fa, okA := seen[a]
-	fc, okC := seen[c]
-	switch {
-	case okA && okC && !math.IsInf(fa, 0) && !math.IsInf(fc, 0):
-	case okA && !math.IsInf(fa, 0):
-		c, fc = best, bestErr
-	case okC && !math.IsInf(fc, 0):
-		a, fa = best, bestErr
-	default:
-		return best, bestErr, nil
-	}
 	one := func(t float64) (float64, error) {
 		if v, ok := seen[t]; ok {
 			return v, nil
@@ -324,10 +297,34 @@ func searchNear(f func(ts []float64) ([]float64, error), fInf, t0, tol float64) 
 		}
 		return seen[t], nil
 	}
-	if err := brent(one, a, c, best, bestErr, fa, fc, tol); err != nil {
+	if err := refine(one, seen, at(bi-1), at(bi+1), best, bestErr, tol); err != nil {
 		return 0, 0, err
 	}
 	return best, bestErr, nil
+}
+
+// refine is the last step of both searches: Brent's method (brent) in the
+// bracket [a, c] around the best point so far (a < best < c, the points
+// next to it that the search walked). An end that was not evaluated (not in
+// seen) or whose error is infinite is replaced by best, so that the bracket
+// is the side that was evaluated; with neither side, best is not refined.
+// eval evaluates f at one point, reusing seen, and keeps track of the best
+// point itself.
+func refine(eval func(float64) (float64, error), seen map[float64]float64, a, c, best, bestErr, tol float64) error {
+	fa, okA := seen[a]
+	fc, okC := seen[c]
+	okA = okA && !math.IsInf(fa, 0)
+	okC = okC && !math.IsInf(fc, 0)
+	switch {
+	case okA && okC:
+	case okA:
+		c, fc = best, bestErr
+	case okC:
+		a, fa = best, bestErr
+	default:
+		return nil
+	}
+	return brent(eval, a, c, best, bestErr, fa, fc, tol)
 }
 
 // brent minimises f inside [a, b] from x (a <= x <= b, f(x) = fx; fa, fb

@@ -50,6 +50,10 @@ type SavedModel struct {
 
 	// Source is the file's name, for messages (ReadModel sets it).
 	Source string `json:"-"`
+	// FileSum is the SHA-256 of the whole file as read, checksum line
+	// included (ReadModel sets it, from the hash it checks the checksum
+	// with): it identifies the file's content without reading it again.
+	FileSum [sha256.Size]byte `json:"-"`
 }
 
 // SavedFold is one trained model: the standardisation of its train rows,
@@ -120,10 +124,17 @@ func ReadModel(r io.Reader, name string) (*SavedModel, error) {
 		return nil, bad("model file is truncated")
 	}
 	body, tail := data[:len(data)-sumLen], data[len(data)-sumLen:]
-	sum := sha256.Sum256(body)
-	if string(tail) != "sha256 "+hex.EncodeToString(sum[:])+"\n" {
+	// One pass over the file: the body's sum, checked against the tail,
+	// then the whole file's (FileSum).
+	h := sha256.New()
+	h.Write(body)
+	sum := h.Sum(nil)
+	if string(tail) != "sha256 "+hex.EncodeToString(sum)+"\n" {
 		return nil, bad("model file is damaged or was modified (checksum mismatch)")
 	}
+	h.Write(tail)
+	var fileSum [sha256.Size]byte
+	h.Sum(fileSum[:0])
 	rest := body[len(modelMagic):]
 	hl := binary.LittleEndian.Uint64(rest[:8])
 	rest = rest[8:]
@@ -154,7 +165,7 @@ func ReadModel(r io.Reader, name string) (*SavedModel, error) {
 		m.Folds[i].Params = rest[:sz:sz]
 		rest = rest[sz:]
 	}
-	m.Source = name
+	m.Source, m.FileSum = name, fileSum
 	if len(rest) != 0 {
 		return nil, bad("model file has %d bytes after its parameters", len(rest))
 	}

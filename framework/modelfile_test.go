@@ -35,6 +35,9 @@ func TestModelFileRoundTrip(t *testing.T) {
 		m.Folds[1].SD[1] != 8 {
 		t.Fatalf("read back %+v", m)
 	}
+	if m.FileSum != sha256.Sum256(buf.Bytes()) {
+		t.Errorf("FileSum %x, want the sha256 of the whole file %x", m.FileSum, sha256.Sum256(buf.Bytes()))
+	}
 	// The same model gives the same bytes.
 	var again bytes.Buffer
 	WriteModel(&again, m)

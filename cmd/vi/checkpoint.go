@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/lazyvi/lazyvi/framework"
@@ -14,12 +13,13 @@ import (
 
 // openCheckpoint opens OUT.partial, where a run writing to out keeps its
 // finished reduced models so that the same command resumes after an
-// interrupt or a crash; nil when the run writes to stdout.
-func openCheckpoint(a *app, cmd *Command, d *framework.Dataset, out string, prog *progress) (*framework.FileCheckpoint, error) {
+// interrupt or a crash (its fingerprint is id.checkpoint()); nil when the
+// run writes to stdout.
+func openCheckpoint(a *app, id *runID, out string, prog *progress) (*framework.FileCheckpoint, error) {
 	if out == "" {
 		return nil, nil
 	}
-	c, n, err := framework.OpenCheckpoint(out+".partial", runFingerprint(cmd, d))
+	c, n, err := framework.OpenCheckpoint(out+".partial", id.checkpoint())
 	if err != nil {
 		return nil, err
 	}
@@ -51,34 +51,58 @@ func finishCheckpoint(c *framework.FileCheckpoint, out string, runErr error) err
 	return c.Remove()
 }
 
-// runFingerprint identifies what a run's reduced models depend on: the data,
+// runID is what a run's fingerprints hash besides its flags, each computed
+// or read once: the data's fingerprint (framework.DataFingerprint, computed
+// when first needed) and the --model file's saved model (nil without
+// --model).
+type runID struct {
+	cmd   *Command
+	d     *framework.Dataset
+	data  string // d's fingerprint, once computed
+	model *framework.SavedModel
+}
+
+// newRunID identifies cmd's run on d; model is the --model file read
+// (readModelFile), or nil.
+func newRunID(cmd *Command, d *framework.Dataset, model *framework.SavedModel) *runID {
+	return &runID{cmd: cmd, d: d, model: model}
+}
+
+// checkpoint identifies what a run's reduced models depend on: the data,
 // the model file's content and every flag given except those that only
 // shape the output or the schedule. A checkpoint from a run with another
 // fingerprint is not reused.
-func runFingerprint(cmd *Command, d *framework.Dataset) string {
-	return fingerprint(cmd, d, "workers", "out", "format", "plot", "plugin-timeout", "level", "delta", "adjust", "ci-truncate")
+func (id *runID) checkpoint() string {
+	return id.fingerprint("workers", "out", "format", "plot", "plugin-timeout", "level", "delta", "adjust", "ci-truncate")
 }
 
-// mergeFingerprint identifies what every result of a run depends on, for
-// the shards of one run (framework.ShardInfo.Run): the data, the model
-// file's content, and every flag given except those that only shape the
-// output or the schedule, or say which shard this is.
-func mergeFingerprint(cmd *Command, d *framework.Dataset) string {
-	return fingerprint(cmd, d, "workers", "out", "format", "plot", "plugin-timeout", "shard", "shard-count")
+// merge identifies what every result of a run depends on, for the shards
+// of one run (framework.ShardInfo.Run): the data, the model file's content,
+// and every flag given except those that only shape the output or the
+// schedule, or say which shard this is.
+func (id *runID) merge() string {
+	return id.fingerprint("workers", "out", "format", "plot", "plugin-timeout", "shard", "shard-count")
 }
 
-// fingerprint hashes the command's name, the data (framework.
-// DataFingerprint), the content of the --model file (not its name) and the
-// flags given except those in skip, in lexical order.
-func fingerprint(cmd *Command, d *framework.Dataset, skip ...string) string {
+// fingerprint hashes the command's name, the data's fingerprint, the
+// content of the --model file (not its name: the SHA-256 of the whole file,
+// framework.SavedModel.FileSum, as read once) and the flags given except
+// those in skip, in lexical order. The bytes hashed are those of earlier
+// versions, which read the file again here, so that their checkpoints and
+// shards still match.
+func (id *runID) fingerprint(skip ...string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n", cmd.Name(), framework.DataFingerprint(d))
-	cmd.Flag.Visit(func(f *flag.Flag) {
+	if id.data == "" {
+		id.data = framework.DataFingerprint(id.d)
+	}
+	fmt.Fprintf(h, "%s\n%s\n", id.cmd.Name(), id.data)
+	id.cmd.Flag.Visit(func(f *flag.Flag) {
 		switch {
 		case slices.Contains(skip, f.Name):
-		case f.Name == "model":
-			b, err := os.ReadFile(f.Value.String())
-			fmt.Fprintf(h, "--model=%x %v\n", sha256.Sum256(b), err != nil)
+		case f.Name == "model" && id.model != nil:
+			// false: the file was read (earlier versions said whether
+			// reading it again failed).
+			fmt.Fprintf(h, "--model=%x %v\n", id.model.FileSum, false)
 		default:
 			fmt.Fprintf(h, "--%s=%s\n", f.Name, f.Value)
 		}

@@ -282,6 +282,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		}
 	}
 	cfg.CrossFit, cfg.Repeats, cfg.Groups, cfg.OneHot = crossfit, o.repeats, groups, onehot
+	id := newRunID(cmd, d, saved)
 	if set["estimators"] {
 		// Without it the backend may drop some (fittingEstimators); Run
 		// checks again, before any fit, with those that run.
@@ -300,7 +301,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		CITruncate: o.ciTruncate,
 
 		Shard: shard,
-		RunID: mergeFingerprint(cmd, d),
+		RunID: id.merge(),
 	}
 	// Every check that needs no model, before the backend starts.
 	if err := framework.CheckRun(d, cfg, r.measure, eopt); err != nil {
@@ -333,7 +334,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	eopt.Progress = prog.update // a nil *progress draws nothing
 	// With --out, finished reductions are kept in OUT.partial as they
 	// come, so that the same command resumes after a crash or an interrupt.
-	ckpt, err := openCheckpoint(a, cmd, d, r.out, prog)
+	ckpt, err := openCheckpoint(a, id, r.out, prog)
 	if err != nil {
 		return err
 	}

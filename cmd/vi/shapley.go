@@ -201,7 +201,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 		Exact: o.exact, Stop: stop,
 		Options: shapley.Options{Workers: o.fit.workers, Level: o.fit.level, Progress: prog.update, Adjust: adjust},
 	}
-	ckpt, err := openCheckpoint(a, cmd, d, r.out, prog)
+	ckpt, err := openCheckpoint(a, newRunID(cmd, d, saved), r.out, prog)
 	if err != nil {
 		return err
 	}
