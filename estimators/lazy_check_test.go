@@ -90,3 +90,42 @@ func TestCheckAlpha(t *testing.T) {
 		t.Errorf("the dense cross-validation's alpha %g: checked to %g (raised %v), want it kept", good, got, raised)
 	}
 }
+
+// A checked baseline vouches for a feature's penalty within half a decade
+// of its own or above it (checkVouch): the feature is then not checked
+// again; below it, or with an unchecked baseline, it is.
+func TestCheckVouched(t *testing.T) {
+	r := newRF(4, 250, 5)
+	p := problemFor(t, rfMultiplierModel{r}, 400, 100, 4, 23)
+	f := framework.Feature{Name: "x4", Columns: []int{3}}
+	own, err := Lazy{Memory: tinyMemory}.Reduce(context.Background(), p, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := own.Stats[statLambda]
+	if _, checked := own.Stats[statRaised]; !checked || math.IsInf(l, 1) {
+		t.Fatalf("without a baseline: stats %v, want a checked update", own.Stats)
+	}
+	for _, c := range []struct {
+		name    string
+		base    map[string]float64
+		checked bool
+	}{
+		{"checked baseline, smaller penalty", map[string]float64{statLambda: l / 30, statRaised: 0}, false},
+		{"checked baseline, larger penalty", map[string]float64{statLambda: l * 30, statRaised: 0}, true},
+		{"unchecked baseline", map[string]float64{statLambda: l / 30}, true},
+		{"baseline without update", map[string]float64{statLambda: math.Inf(1), statRaised: 0}, true},
+	} {
+		base := func() (framework.Reduced, error) { return framework.Reduced{Stats: c.base}, nil }
+		red, err := Lazy{Memory: tinyMemory}.ReduceFrom(context.Background(), p, f, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := red.Stats[statLambda]; a < l/3 || a > 3*l {
+			t.Fatalf("%s: penalty %g, not near the feature's own %g: the case proves nothing", c.name, a, l)
+		}
+		if _, got := red.Stats[statRaised]; got != c.checked {
+			t.Errorf("%s: checked %v, want %v (stats %v)", c.name, got, c.checked, red.Stats)
+		}
+	}
+}

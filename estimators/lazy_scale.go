@@ -78,13 +78,15 @@ func (lz Lazy) memory() float64 {
 // reduceScaled is Reduce for a problem where scaled is true. x holds the
 // dropped train rows in their order, targets and e their k outputs each;
 // base, when not nil, returns the baseline, whose penalty (when it updated
-// the model) is where the search starts.
+// the model) is where the search starts, and which vouches for the
+// feature's penalty in the check at full size when it was checked itself
+// (see checkVouch).
 func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *framework.Problem, f framework.Feature, x *mat.Dense, targets, e []float64, k int, base func() (framework.Reduced, error)) (framework.Reduced, error) {
 	n1, _ := x.Dims()
 	stats := map[string]float64{}
 	alpha := lz.Lambda
 	if alpha <= 0 {
-		near := 0.0
+		near, vouched := 0.0, math.Inf(1)
 		if base != nil {
 			b, err := base()
 			if err != nil {
@@ -92,13 +94,16 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 			}
 			if l := b.Stats[statLambda]; l > 0 && !math.IsInf(l, 1) {
 				near = l
+				if _, checked := b.Stats[statRaised]; checked {
+					vouched = l * checkVouch
+				}
 			}
 		}
 		var err error
 		if alpha, err = lz.subsampleAlpha(ctx, g, x, targets, e, k, p.Seed, stats, near); err != nil {
 			return framework.Reduced{}, err
 		}
-		if !math.IsInf(alpha, 1) && needsCheck(n1*k, g.NumParams()) {
+		if !math.IsInf(alpha, 1) && alpha < vouched && needsCheck(n1*k, g.NumParams()) {
 			var steps int
 			var flops float64
 			if alpha, steps, flops, err = lz.checkAlpha(ctx, g, x, targets, e, k, p.Seed, alpha, stats); err != nil {
