@@ -64,16 +64,16 @@ import (
 //
 // Where the dense cross-validation does not fit (a system side above 3000
 // or its bytes above Memory), the penalty is chosen on a seeded subsample
-// and rescaled, checked on a held-out tenth of all the train rows where
-// these are near or above the interpolation threshold (lazy_check.go), and
-// the update solved once by the method a cost model picks, matrix-free
-// Krylov on Jacobian products when the dense forms do not fit or cost more
-// (lazy_scale.go, lazy_cost.go).
+// and rescaled or, where several outputs cap the subsample below 1000
+// rows, on a held-out share of all the train rows by matrix-free Krylov
+// solves (lazy_heldout.go), and the update solved once by the method a
+// cost model picks, matrix-free Krylov on Jacobian products when the dense
+// forms do not fit or cost more (lazy_scale.go, lazy_cost.go).
 //
 // The code is in six files by job: this one reduces (the residuals, the
 // ridge problem, the reduced predictions), lazy_search.go chooses the
 // penalty, lazy_ridge.go solves the ridge systems, lazy_scale.go,
-// lazy_check.go and lazy_cost.go handle the sizes the dense forms do not
+// lazy_heldout.go and lazy_cost.go handle the sizes the dense forms do not
 // fit.
 type Lazy struct {
 	// Folds is the number of cross-validation folds of the penalty

@@ -17,7 +17,9 @@ import (
 // memory bound), the penalty is chosen on a seeded subsample of the train
 // rows by the same dense cross-validation and rescaled to the full rows
 // (the penalty is unnormalised: alpha n1 / ns keeps alpha / n, the
-// per-row penalty, the same), and the update is fitted on all rows once,
+// per-row penalty, the same) or, where several outputs cap the subsample
+// too small, on a held-out share of all of them (lazy_heldout.go), and the
+// update is fitted on all rows once,
 // by the method the cost model (lazy_cost.go) chooses: the dense form when
 // it fits and is cheaper, else a Krylov solve on products with the
 // Jacobian (framework.JacobianMultiplier: for an MLP, two passes over its
@@ -78,15 +80,13 @@ func (lz Lazy) memory() float64 {
 // reduceScaled is Reduce for a problem where scaled is true. x holds the
 // dropped train rows in their order, targets and e their k outputs each;
 // base, when not nil, returns the baseline, whose penalty (when it updated
-// the model) is where the search starts, and which vouches for the
-// feature's penalty in the check at full size when it was checked itself
-// (see checkVouch).
+// the model) is where the search starts.
 func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *framework.Problem, f framework.Feature, x *mat.Dense, targets, e []float64, k int, base func() (framework.Reduced, error)) (framework.Reduced, error) {
 	n1, _ := x.Dims()
 	stats := map[string]float64{}
 	alpha := lz.Lambda
 	if alpha <= 0 {
-		near, vouched := 0.0, math.Inf(1)
+		near := 0.0
 		if base != nil {
 			b, err := base()
 			if err != nil {
@@ -94,22 +94,18 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 			}
 			if l := b.Stats[statLambda]; l > 0 && !math.IsInf(l, 1) {
 				near = l
-				if _, checked := b.Stats[statRaised]; checked {
-					vouched = l * checkVouch
-				}
 			}
 		}
 		var err error
-		if alpha, err = lz.subsampleAlpha(ctx, g, x, targets, e, k, p.Seed, stats, near); err != nil {
-			return framework.Reduced{}, err
-		}
-		if !math.IsInf(alpha, 1) && alpha < vouched && needsCheck(n1*k, g.NumParams()) {
+		if heldOut(n1, k) {
 			var steps int
 			var flops float64
-			if alpha, steps, flops, err = lz.checkAlpha(ctx, g, x, targets, e, k, p.Seed, alpha, stats); err != nil {
+			if alpha, steps, flops, err = lz.heldOutAlpha(ctx, g, x, targets, e, k, p.Seed, near, stats); err != nil {
 				return framework.Reduced{}, err
 			}
 			stats[statSteps], stats[statFlops] = float64(steps), flops
+		} else if alpha, err = lz.subsampleAlpha(ctx, g, x, targets, e, k, p.Seed, stats, near); err != nil {
+			return framework.Reduced{}, err
 		}
 	}
 	stats[statLambda] = alpha
@@ -148,6 +144,10 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 	return predictReduced(ctx, g, &shift, xev, stats)
 }
 
+// subsampleSize is the number of rows of the subsample for n1 train rows
+// with k outputs each: the dense cross-validation's kernel has ns k rows.
+func subsampleSize(n1, k int) int { return min(n1, subsampleRows, maxRidgeDim/k) }
+
 // subsampleAlpha chooses the penalty by the dense cross-validation on a
 // seeded subsample of the rows of x (the same rows for every feature) and
 // rescales it to all of them.
@@ -156,7 +156,7 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 // search starts from it rescaled to the subsample (searchNear).
 func (lz Lazy) subsampleAlpha(ctx context.Context, g framework.Gradienter, x *mat.Dense, targets, e []float64, k int, seed int64, stats map[string]float64, near float64) (float64, error) {
 	n1, _ := x.Dims()
-	ns := min(n1, subsampleRows, maxRidgeDim/k)
+	ns := subsampleSize(n1, k)
 	rows := rand.New(rand.NewPCG(uint64(seed), subsampleSeedPerturb)).Perm(n1)[:ns]
 	slices.Sort(rows)
 	var order, bounds []int
@@ -308,9 +308,8 @@ func krylovFlops(kr *krylov, op *jacobianOp) float64 {
 
 // scaleFields are the Summarize fields of a run at scale (none at the
 // dense sizes): the rows the penalty was chosen on, the Krylov steps of
-// the final solves and of the penalty's checks (summed over the
-// reductions), their counted flops, and where the check ran, the number of
-// reductions whose penalty it raised.
+// the final solves and, where the penalty is chosen at full size, of its
+// search (summed over the reductions), and their counted flops.
 func scaleFields(stats []map[string]float64) []framework.Field {
 	var out []framework.Field
 	for _, key := range []string{statSubsample, statSteps, statFlops} {
@@ -326,19 +325,6 @@ func scaleFields(stats []map[string]float64) []framework.Field {
 		if seen {
 			out = append(out, framework.Field{Key: key, Value: sum})
 		}
-	}
-	// The folds whose penalty the check at full size raised (lazy_check.go).
-	raised, checked := 0, false
-	for _, s := range stats {
-		if v, ok := s[statRaised]; ok {
-			checked = true
-			if v > 0 {
-				raised++
-			}
-		}
-	}
-	if checked {
-		out = append(out, framework.Field{Key: statRaised, Value: raised})
 	}
 	return out
 }
