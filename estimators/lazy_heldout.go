@@ -40,11 +40,15 @@ import (
 // held-out rows, and the search is the dense path's: from the top of the
 // grid down for the baseline (searchLogAlpha), from the baseline's penalty
 // for a feature (searchNear). The penalty found for the fitted rows is
-// rescaled to all of them (alpha / n kept). With one output the subsample
-// is kept: on vi bench linear --n 20000 --width 200:100 and highdim --n
-// 10000 --width 50 (all the rows near or above the threshold) the held-out
-// search agreed with it (errors 0.0141 against 0.0147, 1.18 against 1.13
-// vs retrain) at 2-2.5 times lazy's cost.
+// rescaled to all of them (alpha / n kept).
+//
+// With one output the subsample is kept: on vi bench linear --n 20000
+// --width 200:100 and highdim --n 10000 --width 50 (all the rows near or
+// above the threshold there too) the held-out search agreed with it
+// (errors 0.0141 against 0.0147 vs the truth, 1.18 against 1.13 vs
+// retrain) at 2-2.5 times lazy's cost. So is it for a model without
+// Jacobian products (framework.JacobianMultiplier) whose Jacobian of all
+// the rows would exceed the memory bound.
 
 // heldOutFolds: a fifth of the train rows is held out (a third when a
 // fifth would be fewer than heldOutMinRows), so that the rows fitted on

@@ -97,7 +97,8 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 			}
 		}
 		var err error
-		if heldOut(n1, k) {
+		_, multiplier := framework.AsJacobianMultiplier(g)
+		if heldOut(n1, k) && (multiplier || 8*float64(n1*k)*float64(g.NumParams()) <= lz.memory()) {
 			var steps int
 			var flops float64
 			if alpha, steps, flops, err = lz.heldOutAlpha(ctx, g, x, targets, e, k, p.Seed, near, stats); err != nil {
