@@ -14,10 +14,10 @@ type Backend struct{}
 
 var _ framework.Backend = Backend{}
 
-// Capabilities reports gradients, binary and multiclass classification and
-// warm starts (no structured kernel: the Jacobian is formed).
+// Capabilities reports gradients, binary and multiclass classification,
+// warm starts and matrix-free Jacobian products (no structured kernel).
 func (Backend) Capabilities() framework.Capabilities {
-	return framework.Capabilities{Gradients: true, Classification: true, Multiclass: true, WarmStart: true, Persist: true}
+	return framework.Capabilities{Gradients: true, Classification: true, Multiclass: true, WarmStart: true, Persist: true, MatrixFree: true}
 }
 
 // Options lists the recognised ModelSpec.Options keys with their defaults.

@@ -36,10 +36,13 @@
 // position q = row*(W/p) + col and filter c) and biases.
 //
 // Gradients are those of the prediction (for multiclass, K Jacobian rows
-// per sample, one per class probability); there is no structured kernel,
-// so lazy forms the n x M Jacobian (M is about 17,000 with the defaults on
-// 8x8 images): lazy-es, which only trains, is the estimator meant for this
-// backend.
+// per sample, one per class probability). There is no structured kernel,
+// but the products with the Jacobian and its transpose are matrix-free (a
+// framework.JacobianMultiplier: forward mode through the layers for
+// Phi v, one backward pass for Phi^T u, on blocks of samples, each sample
+// once whatever K), so lazy at scale solves with Krylov steps instead of
+// forming the (n K) x M Jacobian (M is about 17,000 with the defaults on
+// 8x8 images).
 //
 // # Training
 //

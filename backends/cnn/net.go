@@ -181,9 +181,7 @@ func (md *Model) forward(theta []float64, x blas64.General, p *pass) []float64 {
 		if l < last {
 			biasReLU(z.Data, b)
 		} else {
-			for i := range z.Data {
-				z.Data[i] += b[i%ly.out]
-			}
+			addBias(z.Data, b)
 		}
 	}
 	return p.out[:n*md.head.Outs]
@@ -194,7 +192,6 @@ func (md *Model) forward(theta []float64, x blas64.General, p *pass) []float64 {
 func (md *Model) poolForward(p *pass) {
 	f, ps, w := md.f, md.pool, md.w
 	pooled := p.acts[0]
-	inv := 1 / float64(ps*ps)
 	for i := 0; i < p.n; i++ {
 		base := i * md.hw
 		for q, start := range md.poolStart {
@@ -222,21 +219,30 @@ func (md *Model) poolForward(p *pass) {
 				}
 				continue
 			}
-			for u := 0; u < ps; u++ {
-				for v := 0; v < ps; v++ {
-					if u == 0 && v == 0 {
-						continue
-					}
-					off := (base + int(start) + u*w + v) * f
-					for c, val := range p.conv[off : off+f] {
-						dst[c] += val
-					}
-				}
+			md.avgWindow(dst, p.conv, base+int(start))
+		}
+	}
+}
+
+// avgWindow completes dst (holding the window's first position, f values)
+// into the mean of src (a pass's n*hw x f conv-shaped values) over the
+// pooling window starting at conv position pos.
+func (md *Model) avgWindow(dst, src []float64, pos int) {
+	f, ps, w := md.f, md.pool, md.w
+	for u := 0; u < ps; u++ {
+		for v := 0; v < ps; v++ {
+			if u == 0 && v == 0 {
+				continue
 			}
-			for c := range dst {
-				dst[c] *= inv
+			off := (pos + u*w + v) * f
+			for c, val := range src[off : off+f] {
+				dst[c] += val
 			}
 		}
+	}
+	inv := 1 / float64(ps*ps)
+	for c := range dst {
+		dst[c] *= inv
 	}
 }
 

@@ -32,7 +32,8 @@
 //     (symmetric) and JacobianTVec(x, a) = J^T a.
 //   - MatrixFree, when Capabilities().MatrixFree: the model implements
 //     framework.JacobianMultiplier; JacobianMul(x, V) = J V and
-//     JacobianTMul(x, U) = J^T U for batches of three vectors.
+//     JacobianTMul(x, U) = J^T U for batches of three vectors (multiclass
+//     too, when Capabilities().Multiclass: K rows per sample).
 //   - Multiclass, when Capabilities().Multiclass, and WarmStart, when
 //     Capabilities().WarmStart: see multiclass.go.
 //   - Plugin: every check above again, on the backend served over
@@ -503,7 +504,7 @@ func checkKernel(t tb, b framework.Backend, c *config, task framework.Task) {
 }
 
 func checkMatrixFree(t tb, b framework.Backend, c *config, task framework.Task) {
-	m, x, _ := fitted(t, b, c, task)
+	m, x, _ := fittedTask(t, b, c, task)
 	jm, ok := framework.AsJacobianMultiplier(m)
 	if !ok {
 		t.Fatalf("Capabilities say MatrixFree, but the model (%T) is not a framework.JacobianMultiplier", m)

@@ -20,7 +20,8 @@ const mcClasses = 3
 //     n x 3 rows of probabilities summing to 1, more accurate on the training
 //     rows than the majority class; with Gradients, the (3n) x M Jacobian
 //     (row i*3 + k: the gradient of P(Y_i = k)) matches finite differences
-//     of PredictShifted, and with Kernel, Kernel and JacobianTVec match it.
+//     of PredictShifted, with Kernel, Kernel and JacobianTVec match it, and
+//     with MatrixFree, JacobianMul and JacobianTMul.
 //   - WarmStart: the fitted model is a framework.WarmStarter; WarmStart
 //     returns a fitted model with the capabilities' interfaces, moves the
 //     predictions, leaves the receiver unchanged and is deterministic in its
@@ -36,6 +37,9 @@ func runMulticlass(t tb, b framework.Backend, c *config) {
 	}
 	if caps.Kernel {
 		t.run("Kernel/multiclass", func(t tb) { checkKernelMulti(t, b, c) })
+	}
+	if caps.MatrixFree {
+		t.run("MatrixFree/multiclass", func(t tb) { checkMatrixFree(t, b, c, framework.Multiclass) })
 	}
 }
 

@@ -1,0 +1,225 @@
+package cnn
+
+import (
+	"context"
+	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+var _ framework.JacobianMultiplier = (*Model)(nil)
+
+// The products go through the network one block of samples at a time (a
+// forward pass at the fitted parameters, then one pass per vector), never
+// forming the Jacobian and never repeating a sample per class:
+//
+//	Phi V:   forward mode, the parameters' tangent v carried through the
+//	         layers (conv: patches times the filters' tangent, masked by
+//	         the ReLU; max pooling: the tangent at the window's argmax;
+//	         dense: tangent in times W plus input times W's tangent), then
+//	         the link's derivative (multiclass: the softmax Jacobian, so
+//	         row i*K + k is p_k (dz_k - p . dz));
+//	Phi^T U: one backward pass with the link's derivative applied to the
+//	         rows' weights u as the output gradient (multiclass: sample
+//	         i's K rows combined, p_j (u_ij - p . u_i)), summed over rows.
+//
+// Each costs about two forward passes of the block per vector and holds
+// the block's pass (O(block x H W x (k k + F)) values).
+
+// productBlock bounds the samples of one pass in the products (memory).
+const productBlock = 256
+
+// JacobianMul returns Phi(x) V for V of M x p (framework.JacobianMultiplier).
+func (md *Model) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
+	xg, err := md.productArgs(ctx, "JacobianMul", x, v, md.m)
+	if err != nil {
+		return nil, err
+	}
+	_, pv := v.Dims()
+	outs, rowsPer := md.head.Outs, md.head.RowsPerSample()
+	out := mat.NewDense(xg.Rows*rowsPer, pv, nil)
+	vs := columns(v)
+	rows := min(productBlock, xg.Rows)
+	p, t := md.newPass(rows), md.newPass(rows)
+	link := make([]float64, rows*outs)
+	err = md.eachBlock(ctx, "JacobianMul", xg, p, link, func(s0 int) error {
+		for c, vc := range vs {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("cnn: JacobianMul: %w", err)
+			}
+			dz := md.tangent(vc, p, t)
+			for i := 0; i < p.n; i++ {
+				z, l := dz[i*outs:(i+1)*outs], link[i*outs:(i+1)*outs]
+				if md.head.Task != framework.Multiclass {
+					out.Set(s0+i, c, l[0]*z[0])
+					continue
+				}
+				pz := floats.Dot(l, z)
+				for k, pk := range l {
+					out.Set((s0+i)*rowsPer+k, c, pk*(z[k]-pz))
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JacobianTMul returns Phi(x)^T U for U of (n K) x p
+// (framework.JacobianMultiplier).
+func (md *Model) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*mat.Dense, error) {
+	xg, err := md.productArgs(ctx, "JacobianTMul", x, u, -1)
+	if err != nil {
+		return nil, err
+	}
+	_, pu := u.Dims()
+	outs, rowsPer := md.head.Outs, md.head.RowsPerSample()
+	grads := mat.NewDense(pu, md.m, nil) // row c: Phi^T u_c
+	rows := min(productBlock, xg.Rows)
+	p := md.newPass(rows)
+	s := md.newSignals(rows)
+	dpool := make([]float64, rows*md.d)
+	link := make([]float64, rows*outs)
+	dout := make([]float64, rows*outs)
+	err = md.eachBlock(ctx, "JacobianTMul", xg, p, link, func(s0 int) error {
+		for c := 0; c < pu; c++ {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("cnn: JacobianTMul: %w", err)
+			}
+			for i := 0; i < p.n; i++ {
+				d, l := dout[i*outs:(i+1)*outs], link[i*outs:(i+1)*outs]
+				if md.head.Task != framework.Multiclass {
+					d[0] = l[0] * u.At(s0+i, c)
+					continue
+				}
+				for k := range d {
+					d[k] = u.At((s0+i)*rowsPer+k, c)
+				}
+				pd := floats.Dot(l, d)
+				for k, pk := range l {
+					d[k] = pk * (d[k] - pd)
+				}
+			}
+			md.backward(md.trained.Theta, p, dout, s, grads.RawRowView(c), dpool)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return mat.DenseCopyOf(grads.T()), nil
+}
+
+// productArgs checks a product's arguments (rows of v: want, or the
+// Jacobian's rows when want < 0) and returns the input.
+func (md *Model) productArgs(ctx context.Context, op string, x mat.Matrix, v *mat.Dense, want int) (blas64.General, error) {
+	if err := md.ready(ctx); err != nil {
+		return blas64.General{}, err
+	}
+	xg, err := md.input(x)
+	if err != nil {
+		return blas64.General{}, err
+	}
+	if want < 0 {
+		want = xg.Rows * md.head.RowsPerSample()
+	}
+	if r, c := v.Dims(); r != want || c < 1 {
+		return blas64.General{}, fmt.Errorf("cnn: %s: %d x %d vectors, want %d rows", op, r, c, want)
+	}
+	return xg, nil
+}
+
+// eachBlock runs the forward pass at the fitted parameters on blocks of
+// the samples of x into p, writes the link's derivative of each sample's
+// outputs into link (the probabilities for multiclass, else d prediction /
+// d raw output) and calls do with the block's first sample.
+func (md *Model) eachBlock(ctx context.Context, op string, x blas64.General, p *pass, link []float64, do func(s0 int) error) error {
+	outs := md.head.Outs
+	for s0 := 0; s0 < x.Rows; s0 += productBlock {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("cnn: %s: %w", op, err)
+		}
+		ns := min(productBlock, x.Rows-s0)
+		xb := blas64.General{Rows: ns, Cols: x.Cols, Stride: x.Stride, Data: x.Data[s0*x.Stride:]}
+		raw := md.forward(md.trained.Theta, xb, p)
+		if md.head.Task == framework.Multiclass {
+			copy(link, raw)
+			md.head.Link(link[:ns*outs], nil)
+		} else {
+			md.head.Link(append([]float64(nil), raw...), link[:ns])
+		}
+		if err := do(s0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tangent returns the raw outputs' tangent (p.n x outs, in t.out) along
+// the parameters' direction v at the pass p of the fitted parameters; t
+// is a pass of p's capacity used for the tangents.
+func (md *Model) tangent(v []float64, p, t *pass) []float64 {
+	n, hw, f := p.n, md.hw, md.f
+	t.n = n
+	conv := gen(n*hw, f, t.conv)
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1, gen(n*hw, md.kk, p.cols), md.convWeights(v), 0, conv)
+	addBias(conv.Data, v[md.cb:md.cb+f])
+	reluMask(conv.Data, p.conv)
+	pooled := t.acts[0][:n*md.d]
+	if md.cfg.maxPool {
+		for e, a := range p.arg[:n*md.d] {
+			pooled[e] = conv.Data[a]
+		}
+	} else {
+		nq := len(md.poolStart)
+		for i := 0; i < n; i++ {
+			for q, start := range md.poolStart {
+				pos := i*hw + int(start)
+				dst := pooled[(i*nq+q)*f : (i*nq+q+1)*f]
+				copy(dst, conv.Data[pos*f:(pos+1)*f])
+				md.avgWindow(dst, conv.Data, pos)
+			}
+		}
+	}
+	last := len(md.layers) - 1
+	for l, ly := range md.layers {
+		var z blas64.General
+		if l < last {
+			z = gen(n, ly.out, t.acts[l+1])
+		} else {
+			z = gen(n, ly.out, t.out)
+		}
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1, gen(n, ly.in, t.acts[l]), ly.weights(md.trained.Theta), 0, z)
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1, gen(n, ly.in, p.acts[l]), ly.weights(v), 1, z)
+		addBias(z.Data, v[ly.b:ly.b+ly.out])
+		if l < last {
+			reluMask(z.Data, p.acts[l+1])
+		}
+	}
+	return t.out[:n*md.head.Outs]
+}
+
+// addBias adds b to every row of z (len(b) columns).
+func addBias(z, b []float64) {
+	for i := 0; i+len(b) <= len(z); i += len(b) {
+		floats.Add(z[i:i+len(b)], b)
+	}
+}
+
+// columns returns the columns of v as contiguous slices.
+func columns(v *mat.Dense) [][]float64 {
+	r, c := v.Dims()
+	out := make([][]float64, c)
+	for j := range out {
+		out[j] = mat.Col(make([]float64, r), j, v)
+	}
+	return out
+}
