@@ -116,6 +116,9 @@ func capabilityList(c framework.Capabilities) string {
 	if c.Kernel {
 		out = append(out, "structured NTK kernel")
 	}
+	if c.MatrixFree {
+		out = append(out, "matrix-free Jacobian products")
+	}
 	if c.WarmStart {
 		out = append(out, "warm start"+neededBy(framework.Capabilities{WarmStart: true}))
 	}
