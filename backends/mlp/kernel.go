@@ -20,6 +20,9 @@ func (md *Model) Jacobian(ctx context.Context, x mat.Matrix) (*mat.Dense, error)
 		return nil, err
 	}
 	a, deltas := md.signalsOf(xg)
+	if deltas == nil {
+		deltas = md.multiDeltas(a)
+	}
 	rep := a.rowsPer()
 	n := xg.Rows * rep // n*K rows for multiclass
 	jac := make([]float64, n*md.m)
@@ -86,6 +89,9 @@ func (md *Model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, err
 	}
 	sym := x2 == nil
 	a1, d1 := md.signalsOf(xg1)
+	if d1 == nil {
+		d1 = md.multiDeltas(a1)
+	}
 	a2, d2 := a1, d1
 	s2 := xg1.Rows
 	if !sym {
@@ -93,7 +99,9 @@ func (md *Model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, err
 		if err != nil {
 			return nil, err
 		}
-		a2, d2 = md.signalsOf(xg2)
+		if a2, d2 = md.signalsOf(xg2); d2 == nil {
+			d2 = md.multiDeltas(a2)
+		}
 		s2 = xg2.Rows
 	}
 	rep := a1.rowsPer()

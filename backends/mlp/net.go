@@ -122,13 +122,19 @@ func (md *Model) ready(ctx context.Context) error { return nn.Ready(ctx, "mlp", 
 // logits, row-major, for multiclass).
 //
 // rep is the number of backprop signals' rows per row of acts (0 means 1):
-// K for a multiclass model's signals, which have a row per sample and
-// class (row i*K + k) while the K rows of a sample share its activations,
-// so these are held (and multiplied) once per sample.
+// K for a multiclass model's (multiDeltas), which have a row per sample
+// and class (row i*K + k) while the K rows of a sample share its
+// activations, so these are held, and multiplied in the kernel's Grams,
+// once per sample.
+//
+// prob, for a multiclass model's forward pass at the fitted parameters
+// (signals), holds the class probabilities (rows x K), for the products
+// with the Jacobian (softmaxjvp.go).
 type activations struct {
 	acts []blas64.General
 	out  []float64
 	rep  int
+	prob []float64
 }
 
 // rowsPer is the number of signal rows per row of acts (see rep).
@@ -337,20 +343,21 @@ func (md *Model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []floa
 // signals runs the forward pass at the fitted parameters and backpropagates
 // d prediction / d raw output, so that the per-sample gradient of the
 // prediction w.r.t. layer l's weights is the outer product of row i of
-// deltas[l] and row i / a.rowsPer() of a.acts[l]. For multiclass the
-// signals have K rows per sample i, row i*K + k carrying the gradient of
-// P(Y = k) (its output signal is the softmax Jacobian's row, p_k (e_k -
-// p)), and the activations one (a.rep = K): the forward pass runs once per
-// sample, and the products with the Jacobian multiply the activations once
-// per sample instead of K times.
+// deltas[l] and row i of a.acts[l]. For multiclass it runs the forward
+// pass only and returns nil deltas: the products with the Jacobian need
+// the activations and the class probabilities (softmaxjvp.go), the kernel
+// and the Jacobian the signals of multiDeltas.
 func (md *Model) signals(x blas64.General) (*activations, []blas64.General) {
-	if md.head.Task == framework.Multiclass {
-		return md.signalsMulti(x)
-	}
 	n := x.Rows
 	a := newActivations(md.layers, n)
 	ps := newParams(md.layers, md.trained.Theta)
 	out := forward(md.layers, ps, x, a)
+	if md.head.Task == framework.Multiclass {
+		a.rep = md.head.Outs
+		a.prob = append([]float64(nil), out...)
+		md.head.Link(a.prob, nil)
+		return a, nil
+	}
 	scale := make([]float64, n)
 	md.head.Link(append([]float64(nil), out...), scale)
 	deltas := newDeltas(md.layers, n)
@@ -358,14 +365,15 @@ func (md *Model) signals(x blas64.General) (*activations, []blas64.General) {
 	return a, deltas
 }
 
-func (md *Model) signalsMulti(x blas64.General) (*activations, []blas64.General) {
+// multiDeltas returns a multiclass model's backprop signals for its forward
+// pass a (signals): K rows per sample, row i*K + k carrying the gradient of
+// P(Y = k), whose output signal is the softmax Jacobian's row, p_k (e_k -
+// p); the K rows of a sample share its row of a (a.rep = K).
+func (md *Model) multiDeltas(a *activations) []blas64.General {
 	k := md.head.Outs
-	a := newActivations(md.layers, x.Rows)
-	a.rep = k
-	ps := newParams(md.layers, md.trained.Theta)
-	out := forward(md.layers, ps, x, a)
-	dout := md.head.SoftmaxSignals(out, x.Rows, k)
-	deltas := newDeltas(md.layers, x.Rows*k)
-	backward(md.layers, ps, a, dout, deltas, nil, nil)
-	return a, deltas
+	n := len(a.out) / k
+	dout := md.head.SoftmaxSignals(a.out, n, k)
+	deltas := newDeltas(md.layers, n*k)
+	backward(md.layers, newParams(md.layers, md.trained.Theta), a, dout, deltas, nil, nil)
+	return deltas
 }
