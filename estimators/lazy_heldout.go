@@ -59,8 +59,12 @@ const (
 	heldOutMinRows = 100
 )
 
-// scaleRows is the number of seeded rows whose kernel diagonal gives the
-// search its scale (mean diag K, as on the dense path).
+// scaleRows is the number of seeded stacked rows (samples times outputs)
+// whose kernel diagonal gives the search its scale: the kernel is formed
+// whole to read its diagonal, (scaleRows)^2 entries, and a scale good to
+// a few tenths of a decade is all the grid needs (the search refines).
+// The scale is mean diag K, as on the dense path. 100 samples x 10
+// outputs took 18% of lazy's time on digits.csv.
 const scaleRows = 100
 
 // heldOutSeedPerturb is the second word of the scale rows' PCG seed.
@@ -178,11 +182,11 @@ func stackRows(v []float64, rows []int, k int) []float64 {
 }
 
 // kernelScale is mean diag K, the mean squared norm of a stacked row's
-// gradient features, on scaleRows seeded rows of x: the unit of the
+// gradient features, on scaleRows / k seeded rows of x: the unit of the
 // penalty search's grid, as on the dense path.
 func kernelScale(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, k int, seed int64) (float64, error) {
 	n1, _ := x.Dims()
-	rows := rand.New(rand.NewPCG(uint64(seed), heldOutSeedPerturb)).Perm(n1)[:min(n1, scaleRows)]
+	rows := rand.New(rand.NewPCG(uint64(seed), heldOutSeedPerturb)).Perm(n1)[:min(n1, max(1, scaleRows/k))]
 	slices.Sort(rows)
 	rp, err := newRidge(ctx, g, rowsOf(x, rows), stackRows(e, rows, k), k, nil)
 	if err != nil {

@@ -457,7 +457,7 @@ func (md *Model) signalsOf(x blas64.General) (*pass, *signals) {
 	xr := nn.RepeatRows(x, md.head.Outs)
 	p := md.newPass(xr.Rows)
 	out := md.forward(md.trained.Theta, xr, p)
-	dout := md.head.SoftmaxSignals(out, x.Rows)
+	dout := md.head.SoftmaxSignals(out, x.Rows, md.head.Outs*md.head.Outs)
 	s := md.newSignals(xr.Rows)
 	md.backward(md.trained.Theta, p, dout, s, nil, make([]float64, xr.Rows*md.d))
 	return p, s

@@ -74,11 +74,16 @@ func standardise(train *mat.Dense, others ...*mat.Dense) {
 	}
 }
 
-// fitModel builds and fits a model, failing the test on error.
+// fitModel builds and fits a model, failing the test on error; a
+// multiclass model has productClasses classes.
 func fitModel(tb testing.TB, task framework.Task, x *mat.Dense, y []float64, seed int64, opts map[string]string) *Model {
 	tb.Helper()
 	_, p := x.Dims()
-	md, err := NewModel(framework.ModelSpec{Task: task, Inputs: p, Seed: seed, Options: opts})
+	spec := framework.ModelSpec{Task: task, Inputs: p, Seed: seed, Options: opts}
+	if task == framework.Multiclass {
+		spec.Classes = productClasses
+	}
+	md, err := NewModel(spec)
 	if err != nil {
 		tb.Fatalf("NewModel: %v", err)
 	}
@@ -96,9 +101,12 @@ func smallProblem(tb testing.TB, task framework.Task, hidden string, n int) (*Mo
 	rng := rand.New(rand.NewPCG(7, 11))
 	var x *mat.Dense
 	var y []float64
-	if task == framework.Binary {
+	switch task {
+	case framework.Binary:
 		x, y, _ = probitData(rng, n, 3, []float64{1, -2})
-	} else {
+	case framework.Multiclass:
+		x, y = classData(rng, n)
+	default:
 		x, y = linearData(rng, n, 3, 0.5, 0.1)
 		for i := range y {
 			y[i] = 10*y[i] + 3
@@ -114,4 +122,29 @@ func maxAbs(s []float64) float64 {
 		m = math.Max(m, math.Abs(v))
 	}
 	return m
+}
+
+// productClasses is the number of classes of smallProblem's multiclass
+// response: 3, so that a kernel block of 256 stacked rows ends inside a
+// sample's rows.
+const productClasses = 3
+
+// classData draws n rows of 3 standard normal columns and a class label in
+// 0..productClasses-1: the highest of x1, x2 - x1 and -x2 plus N(0, 0.25).
+func classData(rng *rand.Rand, n int) (*mat.Dense, []float64) {
+	x := mat.NewDense(n, 3, nil)
+	y := make([]float64, n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < 3; j++ {
+			x.Set(i, j, rng.NormFloat64())
+		}
+		s := []float64{x.At(i, 0), x.At(i, 1) - x.At(i, 0), -x.At(i, 1)}
+		for k := range s {
+			s[k] += 0.5 * rng.NormFloat64()
+			if s[k] > s[int(y[i])] {
+				y[i] = float64(k)
+			}
+		}
+	}
+	return x, y
 }

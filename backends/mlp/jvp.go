@@ -22,7 +22,9 @@ var _ framework.JacobianMultiplier = (*Model)(nil)
 //	(Phi v)_i = sum_l Delta_l[i] . (W_v,l A_l[i] + b_v,l)
 //	Phi^T u   = per layer, dW = Delta_l^T diag(u) A_l and db = Delta_l^T u
 //
-// 2 n M flops per vector each, a forward pass's worth.
+// 2 n M flops per vector each, a forward pass's worth. A multiclass
+// model's products are a forward and a backward pass instead
+// (softmaxjvp.go).
 
 // JacobianMul returns Phi(x) V for V of M x p (framework.JacobianMultiplier).
 func (md *Model) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
@@ -34,11 +36,21 @@ func (md *Model) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*
 	out := mat.NewDense(n, p, nil)
 	col := make([]float64, md.m)
 	var t []float64
+	var ps *params
+	if acts.prob != nil {
+		ps = newParams(md.layers, md.trained.Theta)
+		t = make([]float64, n)
+	}
 	for c := 0; c < p; c++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("mlp: JacobianMul: %w", err)
 		}
 		mat.Col(col, c, v)
+		if acts.prob != nil {
+			md.softmaxJVP(ps, acts, col, t)
+			out.SetCol(c, t)
+			continue
+		}
 		for l, ly := range md.layers {
 			if cap(t) < n*ly.out {
 				t = make([]float64, n*ly.out)
@@ -75,13 +87,21 @@ func (md *Model) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (
 	a := make([]float64, n)
 	g := make([]float64, md.m)
 	var scratch []float64
+	var ps *params
+	if acts.prob != nil {
+		ps = newParams(md.layers, md.trained.Theta)
+	}
 	for c := 0; c < p; c++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("mlp: JacobianTMul: %w", err)
 		}
 		mat.Col(a, c, u)
 		clear(g)
-		scratch = md.jacobianTVec(acts, deltas, a, g, scratch)
+		if acts.prob != nil {
+			md.softmaxVJP(ps, acts, a, g)
+		} else {
+			scratch = md.jacobianTVec(acts, deltas, a, g, scratch)
+		}
 		out.SetCol(c, g)
 	}
 	return out, nil
@@ -112,6 +132,10 @@ func (md *Model) productArgs(ctx context.Context, op string, x mat.Matrix, v *ma
 // jacobianTVec writes Phi^T a into out (len M, zero on entry) from the signals, using
 // scratch (returned, grown as needed) for Delta's scaled rows.
 func (md *Model) jacobianTVec(acts *activations, deltas []blas64.General, a, out, scratch []float64) []float64 {
+	if acts.prob != nil {
+		md.softmaxVJP(newParams(md.layers, md.trained.Theta), acts, a, out)
+		return scratch
+	}
 	n := len(a)
 	for l, ly := range md.layers {
 		// Delta's rows scaled by a (the signals are shared: copy).

@@ -5,13 +5,15 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 // TestJacobianProducts compares the matrix-free products with the
 // materialised Jacobian's, for every task (multiclass: K rows per sample)
 // and several depths; the same sums in another order, so 1e-10 relative.
 func TestJacobianProducts(t *testing.T) {
-	for _, task := range tasks {
+	for _, task := range append(tasks, framework.Multiclass) {
 		for _, hidden := range []string{"8", "6,5,3"} {
 			t.Run(task.String()+"/"+hidden, func(t *testing.T) {
 				md, x := smallProblem(t, task, hidden, 120)

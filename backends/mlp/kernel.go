@@ -20,12 +20,17 @@ func (md *Model) Jacobian(ctx context.Context, x mat.Matrix) (*mat.Dense, error)
 		return nil, err
 	}
 	a, deltas := md.signalsOf(xg)
-	n := a.acts[0].Rows // n*K rows for multiclass
+	if deltas == nil {
+		deltas = md.multiDeltas(a)
+	}
+	rep := a.rowsPer()
+	n := xg.Rows * rep // n*K rows for multiclass
 	jac := make([]float64, n*md.m)
 	for i := 0; i < n; i++ {
 		row := jac[i*md.m : (i+1)*md.m]
 		for l, ly := range md.layers {
-			act := a.acts[l].Data[i*a.acts[l].Stride : i*a.acts[l].Stride+ly.in]
+			s := i / rep * a.acts[l].Stride
+			act := a.acts[l].Data[s : s+ly.in]
 			d := deltas[l].Data[i*deltas[l].Stride : i*deltas[l].Stride+ly.out]
 			for o, dv := range d {
 				w := row[ly.w+o*ly.in : ly.w+(o+1)*ly.in]
@@ -68,7 +73,10 @@ const kernelBlockRows = 256
 //	K = sum_l (Delta_l(x1) Delta_l(x2)^T) o (A_l(x1) A_l(x2)^T + 1)
 //
 // with A_l the input of layer l and Delta_l the backprop signal at its
-// output (o is the elementwise product, the +1 the bias). A nil x2 means
+// output (o is the elementwise product, the +1 the bias). For multiclass
+// the K rows of a sample share its A_l, so the Grams of the activations
+// are a sample's and expanded (entry (i, j) of the kernel takes entry
+// (i / K, j / K) of theirs). A nil x2 means
 // x1; only the upper triangle is computed then, and mirrored, so the result
 // is exactly symmetric.
 func (md *Model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, error) {
@@ -81,27 +89,35 @@ func (md *Model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, err
 	}
 	sym := x2 == nil
 	a1, d1 := md.signalsOf(xg1)
+	if d1 == nil {
+		d1 = md.multiDeltas(a1)
+	}
 	a2, d2 := a1, d1
+	s2 := xg1.Rows
 	if !sym {
 		xg2, err := md.input(x2)
 		if err != nil {
 			return nil, err
 		}
-		a2, d2 = md.signalsOf(xg2)
+		if a2, d2 = md.signalsOf(xg2); d2 == nil {
+			d2 = md.multiDeltas(a2)
+		}
+		s2 = xg2.Rows
 	}
-	n1, n2 := a1.acts[0].Rows, a2.acts[0].Rows
+	rep := a1.rowsPer()
+	n1, n2 := xg1.Rows*rep, s2*rep
 	// The Grams' inner dimensions (p, the widths, 1 for the output layer)
 	// are small: with the right-hand factors transposed (k x n2), gonum's
 	// inner loops are axpys of length n2 instead of dots of length k.
 	a2t := make([]blas64.General, len(md.layers))
 	d2t := make([]blas64.General, len(md.layers))
 	for l := range md.layers {
-		a2t[l] = transpose(a2.acts[l])
+		a2t[l] = transpose(rowsOf(a2.acts[l], s2))
 		d2t[l] = transpose(d2[l])
 	}
 	k := make([]float64, n1*n2)
 	bs := min(kernelBlockRows, n1)
-	ga := make([]float64, bs*n2)
+	ga := make([]float64, (bs/rep+2)*s2)
 	gd := make([]float64, bs*n2)
 	for i0 := 0; i0 < n1; i0 += bs {
 		if err := ctx.Err(); err != nil {
@@ -113,17 +129,31 @@ func (md *Model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, err
 			j0 = i0 // upper trapezoid: columns from the block's diagonal on
 		}
 		cols := n2 - j0
-		gA := blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: ga[:rows*cols]}
+		// The samples of the block's rows and columns, for the Grams of
+		// the activations.
+		r0, c0 := i0/rep, j0/rep
+		srows, scols := (i0+rows-1)/rep+1-r0, s2-c0
+		gA := blas64.General{Rows: srows, Cols: scols, Stride: scols, Data: ga[:srows*scols]}
 		gD := blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: gd[:rows*cols]}
 		for l := range md.layers {
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, sub(a1.acts[l], i0, rows), colsOf(a2t[l], j0), 0, gA)
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, sub(a1.acts[l], r0, srows), colsOf(a2t[l], c0), 0, gA)
 			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, sub(d1[l], i0, rows), colsOf(d2t[l], j0), 0, gD)
 			for r := 0; r < rows; r++ {
 				kr := k[(i0+r)*n2+j0 : (i0+r+1)*n2]
-				ar := gA.Data[r*cols : (r+1)*cols]
+				ar := gA.Data[((i0+r)/rep-r0)*scols : ((i0+r)/rep-r0+1)*scols]
 				dr := gD.Data[r*cols : (r+1)*cols]
-				for c := range kr {
-					kr[c] += dr[c] * (ar[c] + 1)
+				if rep == 1 {
+					for c := range kr {
+						kr[c] += dr[c] * (ar[c] + 1)
+					}
+					continue
+				}
+				// Column c is sample (j0 + c) / rep's.
+				for c, t := 0, 0; c < cols; t++ {
+					av := ar[t] + 1
+					for end := min((c0+t+1)*rep-j0, cols); c < end; c++ {
+						kr[c] += dr[c] * av
+					}
 				}
 			}
 		}

@@ -158,7 +158,7 @@ func (md *Model) signalsOf(x blas64.General) (*activations, []blas64.General) {
 		copy(xc.Data[i*x.Cols:(i+1)*x.Cols], x.Data[i*x.Stride:i*x.Stride+x.Cols])
 	}
 	acts, deltas := md.signals(xc)
-	size := len(xc.Data) + len(acts.out)
+	size := len(xc.Data) + len(acts.out) + len(acts.prob)
 	for l := range acts.acts {
 		size += len(acts.acts[l].Data)
 	}

@@ -57,16 +57,17 @@ func TestNumParams(t *testing.T) {
 
 // TestGradientFiniteDifferences checks the Jacobian of the prediction
 // against central finite differences of PredictShifted, entry by entry and
-// for every parameter block of a two-hidden-layer net.
+// for every parameter block of a two-hidden-layer net (multiclass: a
+// row per sample and class, i*K + k, the class probabilities').
 func TestGradientFiniteDifferences(t *testing.T) {
-	for _, task := range tasks {
+	for _, task := range append(tasks, framework.Multiclass) {
 		t.Run(task.String(), func(t *testing.T) {
 			md, x := smallProblem(t, task, "5,4", 6)
-			n, _ := x.Dims()
 			jac, err := md.Jacobian(ctx, x)
 			if err != nil {
 				t.Fatal(err)
 			}
+			n, _ := jac.Dims()
 			theta := md.Params()
 			f := func(y, th []float64) {
 				d := make([]float64, len(th))
@@ -129,9 +130,11 @@ func relErr(got, want []float64) float64 {
 // TestKernelAndJacobianTVec compares the structured kernel and transposed
 // product with the materialised Jacobian. Both sides sum the same products
 // in different orders, so they agree to rounding: 1e-10 relative leaves
-// four orders of magnitude of room above the ~1e-14 observed.
+// four orders of magnitude of room above the ~1e-14 observed. Multiclass
+// has 3 Jacobian rows per sample (the kernel's blocks of 256 rows end
+// inside a sample's).
 func TestKernelAndJacobianTVec(t *testing.T) {
-	for _, task := range tasks {
+	for _, task := range append(tasks, framework.Multiclass) {
 		for _, hidden := range []string{"8", "5,4", "6,5,3"} {
 			t.Run(task.String()+"/"+hidden, func(t *testing.T) {
 				// 300 rows: more than one kernel block of 256.
@@ -139,6 +142,8 @@ func TestKernelAndJacobianTVec(t *testing.T) {
 				x2 := mat.DenseCopyOf(x1.Slice(17, 87, 0, 3))
 				j1, _ := md.Jacobian(ctx, x1)
 				j2, _ := md.Jacobian(ctx, x2)
+				rows, _ := j1.Dims()
+				rows2, _ := j2.Dims()
 
 				var want mat.Dense
 				want.Mul(j1, j1.T())
@@ -159,15 +164,15 @@ func TestKernelAndJacobianTVec(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if r, c := got.Dims(); r != 300 || c != 70 {
-					t.Fatalf("cross kernel: want 300 x 70, got %d x %d", r, c)
+				if r, c := got.Dims(); r != rows || c != rows2 {
+					t.Fatalf("cross kernel: want %d x %d, got %d x %d", rows, rows2, r, c)
 				}
 				if e := relErr(got.RawMatrix().Data, want.RawMatrix().Data); e > 1e-10 {
 					t.Errorf("cross kernel: relative error %g", e)
 				}
 
 				rng := rand.New(rand.NewPCG(3, 3))
-				a := make([]float64, 300)
+				a := make([]float64, rows)
 				for i := range a {
 					a[i] = rng.NormFloat64()
 				}
@@ -177,7 +182,7 @@ func TestKernelAndJacobianTVec(t *testing.T) {
 					t.Fatal(err)
 				}
 				wantV := mat.NewVecDense(md.NumParams(), nil)
-				wantV.MulVec(j1.T(), mat.NewVecDense(300, a))
+				wantV.MulVec(j1.T(), mat.NewVecDense(rows, a))
 				if e := relErr(gotV, wantV.RawVector().Data); e > 1e-10 {
 					t.Errorf("JacobianTVec: relative error %g", e)
 				}

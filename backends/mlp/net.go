@@ -120,10 +120,25 @@ func (md *Model) ready(ctx context.Context) error { return nn.Ready(ctx, "mlp", 
 // l (acts[0] the data, acts[l] for l >= 1 the ReLU activations of hidden
 // layer l), out the network's raw outputs (the logit for binary; rows x K
 // logits, row-major, for multiclass).
+//
+// rep is the number of backprop signals' rows per row of acts (0 means 1):
+// K for a multiclass model's (multiDeltas), which have a row per sample
+// and class (row i*K + k) while the K rows of a sample share its
+// activations, so these are held, and multiplied in the kernel's Grams,
+// once per sample.
+//
+// prob, for a multiclass model's forward pass at the fitted parameters
+// (signals), holds the class probabilities (rows x K), for the products
+// with the Jacobian (softmaxjvp.go).
 type activations struct {
 	acts []blas64.General
 	out  []float64
+	rep  int
+	prob []float64
 }
+
+// rowsPer is the number of signal rows per row of acts (see rep).
+func (a *activations) rowsPer() int { return max(a.rep, 1) }
 
 func newActivations(layers []layer, rows int) *activations {
 	a := &activations{acts: make([]blas64.General, len(layers))}
@@ -234,7 +249,9 @@ func reluMask(d, act []float64) {
 // backward propagates the per-sample output signals dout (n x K, row-major) through
 // the network whose forward pass is in a, writing the signal at each layer's
 // output (before the ReLU, i.e. d out / d z_l per sample, times dout) into
-// deltas[l] (n x layers[l].out). If grad is not nil, it also adds to it
+// deltas[l] (n x layers[l].out); with a.rep > 1, row i of dout and of the
+// deltas belongs to row i / a.rep of a. If grad is not nil (a.rep must be
+// 1 then), it also adds to it
 // (with the layout of theta) the parameter gradient summed over the samples:
 // dW_l = delta_l^T A_l, db_l = delta_l^T 1; gradT is then scratch of
 // ps.wt's shapes for the transposed layers.
@@ -246,8 +263,8 @@ func backward(layers []layer, ps *params, a *activations, dout []float64, deltas
 	for l := last; l >= 0; l-- {
 		ly := layers[l]
 		d := rowsOf(deltas[l], n)
-		act := rowsOf(a.acts[l], n)
 		if grad != nil {
+			act := rowsOf(a.acts[l], n)
 			gw := ly.weights(grad)
 			if ly.transposed() {
 				// dW^T = A^T delta: axpys of length out.
@@ -273,7 +290,14 @@ func backward(layers []layer, ps *params, a *activations, dout []float64, deltas
 			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, d, ly.weights(ps.theta), 0, prev)
 		}
 		// ReLU mask: relu(z) > 0 exactly when z > 0.
-		reluMask(prev.Data[:n*prev.Stride], a.acts[l].Data[:n*prev.Stride])
+		if rep := a.rowsPer(); rep == 1 {
+			reluMask(prev.Data[:n*prev.Stride], a.acts[l].Data[:n*prev.Stride])
+		} else {
+			act := a.acts[l]
+			for i := 0; i < n; i++ {
+				reluMask(prev.Data[i*prev.Stride:i*prev.Stride+prev.Cols], act.Data[i/rep*act.Stride:])
+			}
+		}
 	}
 }
 
@@ -319,17 +343,21 @@ func (md *Model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []floa
 // signals runs the forward pass at the fitted parameters and backpropagates
 // d prediction / d raw output, so that the per-sample gradient of the
 // prediction w.r.t. layer l's weights is the outer product of row i of
-// deltas[l] and row i of a.acts[l]. For multiclass every sample i is
-// repeated K times, row i*K + k carrying the gradient of P(Y = k): its
-// output signal is the softmax Jacobian's row, p_k (e_k - p).
+// deltas[l] and row i of a.acts[l]. For multiclass it runs the forward
+// pass only and returns nil deltas: the products with the Jacobian need
+// the activations and the class probabilities (softmaxjvp.go), the kernel
+// and the Jacobian the signals of multiDeltas.
 func (md *Model) signals(x blas64.General) (*activations, []blas64.General) {
-	if md.head.Task == framework.Multiclass {
-		return md.signalsMulti(x)
-	}
 	n := x.Rows
 	a := newActivations(md.layers, n)
 	ps := newParams(md.layers, md.trained.Theta)
 	out := forward(md.layers, ps, x, a)
+	if md.head.Task == framework.Multiclass {
+		a.rep = md.head.Outs
+		a.prob = append([]float64(nil), out...)
+		md.head.Link(a.prob, nil)
+		return a, nil
+	}
 	scale := make([]float64, n)
 	md.head.Link(append([]float64(nil), out...), scale)
 	deltas := newDeltas(md.layers, n)
@@ -337,13 +365,15 @@ func (md *Model) signals(x blas64.General) (*activations, []blas64.General) {
 	return a, deltas
 }
 
-func (md *Model) signalsMulti(x blas64.General) (*activations, []blas64.General) {
-	xr := nn.RepeatRows(x, md.head.Outs)
-	a := newActivations(md.layers, xr.Rows)
-	ps := newParams(md.layers, md.trained.Theta)
-	out := forward(md.layers, ps, xr, a)
-	dout := md.head.SoftmaxSignals(out, x.Rows)
-	deltas := newDeltas(md.layers, xr.Rows)
-	backward(md.layers, ps, a, dout, deltas, nil, nil)
-	return a, deltas
+// multiDeltas returns a multiclass model's backprop signals for its forward
+// pass a (signals): K rows per sample, row i*K + k carrying the gradient of
+// P(Y = k), whose output signal is the softmax Jacobian's row, p_k (e_k -
+// p); the K rows of a sample share its row of a (a.rep = K).
+func (md *Model) multiDeltas(a *activations) []blas64.General {
+	k := md.head.Outs
+	n := len(a.out) / k
+	dout := md.head.SoftmaxSignals(a.out, n, k)
+	deltas := newDeltas(md.layers, n*k)
+	backward(md.layers, newParams(md.layers, md.trained.Theta), a, dout, deltas, nil, nil)
+	return deltas
 }

@@ -191,16 +191,16 @@ func (h *Head) Link(out, scale []float64) {
 }
 
 // SoftmaxSignals returns the output signals that backpropagate the
-// gradients of multiclass predictions: out holds the logits of n samples
-// each repeated K times (n*K x K, row-major, see RepeatRows), and row
-// i*K + k of the result is the softmax Jacobian's row k for sample i,
+// gradients of multiclass predictions: out holds the K logits of sample i
+// at out[i*stride:] for n samples (stride K: one row per sample; K*K: each
+// sample repeated K times, see RepeatRows), and row i*K + k of the result
+// (n*K x K, row-major) is the softmax Jacobian's row k for sample i,
 // p_k (e_k - p).
-func (h *Head) SoftmaxSignals(out []float64, n int) []float64 {
+func (h *Head) SoftmaxSignals(out []float64, n, stride int) []float64 {
 	K := h.Outs
 	dout := make([]float64, n*K*K)
 	for i := 0; i < n; i++ {
-		// The K repeats of sample i have the same logits.
-		prob := append([]float64(nil), out[i*K*K:i*K*K+K]...)
+		prob := append([]float64(nil), out[i*stride:i*stride+K]...)
 		Softmax(prob)
 		for k := 0; k < K; k++ {
 			d := dout[(i*K+k)*K : (i*K+k+1)*K]

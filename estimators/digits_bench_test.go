@@ -1,0 +1,49 @@
+package estimators
+
+import (
+	"context"
+	"testing"
+
+	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// digitsCSV is the handwritten digits data set (1797 rows, 64 pixels, 10
+// classes; roar's copy).
+const digitsCSV = "roar/testdata/digits.csv"
+
+// BenchmarkDigitsLazy times lazy on the first 8 pixels of digits.csv with a
+// hidden-100 network, as vi bench data --hidden 100 --features 8
+// --workers 1 does (in process, no plugin transport), and logs the VIs:
+//
+//	go test -run X -bench DigitsLazy -benchtime 1x ./estimators
+func BenchmarkDigitsLazy(b *testing.B) {
+	ctx := context.Background()
+	d, err := framework.LoadCSV(ctx, digitsCSV)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := framework.Prepare(ctx, d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 1, Options: map[string]string{"hidden": "100"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	m, err := framework.LookupMeasure(framework.DefaultMeasure(p.Task))
+	if err != nil {
+		b.Fatal(err)
+	}
+	feats := p.Features()[:8]
+	b.ResetTimer()
+	for b.Loop() {
+		res, err := framework.Estimate(ctx, p, m, []framework.Estimator{Lazy{}}, feats, framework.EstimateOptions{Workers: 1, Inference: framework.Plain})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range res {
+			l, _ := r.Get(statLambda)
+			s, _ := r.Get(statSteps)
+			fl, _ := r.Get(statFlops)
+			b.Logf("%s vi %.17g lambda %v steps %v flops %v s %.3f", r.Feature, r.VI, l, s, fl, r.Seconds)
+		}
+	}
+}
