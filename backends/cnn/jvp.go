@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lazyvi/lazyvi/backends/internal/nn"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -53,16 +54,9 @@ func (md *Model) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*
 				return fmt.Errorf("cnn: JacobianMul: %w", err)
 			}
 			dz := md.tangent(vc, p, t)
-			for i := 0; i < p.n; i++ {
-				z, l := dz[i*outs:(i+1)*outs], link[i*outs:(i+1)*outs]
-				if md.head.Task != framework.Multiclass {
-					out.Set(s0+i, c, l[0]*z[0])
-					continue
-				}
-				pz := floats.Dot(l, z)
-				for k, pk := range l {
-					out.Set((s0+i)*rowsPer+k, c, pk*(z[k]-pz))
-				}
+			md.linkTimes(link[:len(dz)], dz)
+			for r, val := range dz {
+				out.Set(s0*rowsPer+r, c, val)
 			}
 		}
 		return nil
@@ -94,20 +88,11 @@ func (md *Model) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("cnn: JacobianTMul: %w", err)
 			}
-			for i := 0; i < p.n; i++ {
-				d, l := dout[i*outs:(i+1)*outs], link[i*outs:(i+1)*outs]
-				if md.head.Task != framework.Multiclass {
-					d[0] = l[0] * u.At(s0+i, c)
-					continue
-				}
-				for k := range d {
-					d[k] = u.At((s0+i)*rowsPer+k, c)
-				}
-				pd := floats.Dot(l, d)
-				for k, pk := range l {
-					d[k] = pk * (d[k] - pd)
-				}
+			d := dout[:p.n*outs]
+			for r := range d {
+				d[r] = u.At(s0*rowsPer+r, c)
 			}
+			md.linkTimes(link[:len(d)], d)
 			md.backward(md.trained.Theta, p, dout, s, grads.RawRowView(c), dpool)
 		}
 		return nil
@@ -161,6 +146,18 @@ func (md *Model) eachBlock(ctx context.Context, op string, x blas64.General, p *
 		}
 	}
 	return nil
+}
+
+// linkTimes multiplies w (a block's raw outputs' tangents or gradients,
+// p.n x outs) in place by the link's derivative (symmetric for every task):
+// link holds the class probabilities for multiclass, else d prediction / d
+// raw output.
+func (md *Model) linkTimes(link, w []float64) {
+	if md.head.Task == framework.Multiclass {
+		nn.SoftmaxTimes(link, w, w, md.head.Outs)
+		return
+	}
+	floats.Mul(w, link)
 }
 
 // tangent returns the raw outputs' tangent (p.n x outs, in t.out) along

@@ -3,7 +3,8 @@ package mlp
 import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/floats"
+
+	"github.com/lazyvi/lazyvi/backends/internal/nn"
 )
 
 // The products with a multiclass model's Jacobian, per sample i: Phi_i,
@@ -49,7 +50,7 @@ func (md *Model) softmaxJVP(ps *params, acts *activations, v, dst []float64) {
 		}
 		tan = dz
 	}
-	softmaxTimes(acts.prob, tan.Data, dst, md.head.Outs)
+	nn.SoftmaxTimes(acts.prob, tan.Data, dst, md.head.Outs)
 }
 
 // softmaxVJP writes Phi^T u for u of n K values (row i*K + k) into dst
@@ -59,7 +60,7 @@ func (md *Model) softmaxVJP(ps *params, acts *activations, u, dst []float64) {
 	k := md.head.Outs
 	n := len(acts.prob) / k
 	dout := make([]float64, n*k)
-	softmaxTimes(acts.prob, u, dout, k)
+	nn.SoftmaxTimes(acts.prob, u, dout, k)
 	gradT := make([]blas64.General, len(md.layers))
 	for l, ly := range md.layers {
 		if ly.transposed() {
@@ -69,16 +70,4 @@ func (md *Model) softmaxVJP(ps *params, acts *activations, u, dst []float64) {
 	one := *acts
 	one.rep = 1 // dout has a row per sample
 	backward(md.layers, ps, &one, dout, newDeltas(md.layers, n), dst, gradT)
-}
-
-// softmaxTimes writes S_i w_i = p_i o w_i - p_i (p_i . w_i) into dst for
-// each sample i, p_i and w_i its k values in prob and w.
-func softmaxTimes(prob, w, dst []float64, k int) {
-	for i := 0; i+k <= len(prob); i += k {
-		p, wi, di := prob[i:i+k], w[i:i+k], dst[i:i+k]
-		s := floats.Dot(p, wi)
-		for j := range di {
-			di[j] = p[j] * (wi[j] - s)
-		}
-	}
 }

@@ -3,6 +3,8 @@ package nn
 import (
 	"math"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -211,6 +213,20 @@ func (h *Head) SoftmaxSignals(out []float64, n, stride int) []float64 {
 		}
 	}
 	return dout
+}
+
+// SoftmaxTimes writes S_i w_i = p_i o w_i - p_i (p_i . w_i) into dst for
+// each sample i, p_i and w_i its k values in prob and w: the product with
+// the softmax's Jacobian S_i = diag(p_i) - p_i p_i^T (symmetric, so both
+// Jacobian products of a multiclass network use it).
+func SoftmaxTimes(prob, w, dst []float64, k int) {
+	for i := 0; i+k <= len(prob); i += k {
+		p, wi, di := prob[i:i+k], w[i:i+k], dst[i:i+k]
+		s := floats.Dot(p, wi)
+		for j := range di {
+			di[j] = p[j] * (wi[j] - s)
+		}
+	}
 }
 
 // Sigmoid is 1/(1 + e^-z), computed without overflow.
