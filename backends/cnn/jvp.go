@@ -188,12 +188,7 @@ func (md *Model) tangent(v []float64, p, t *pass) []float64 {
 	}
 	last := len(md.layers) - 1
 	for l, ly := range md.layers {
-		var z blas64.General
-		if l < last {
-			z = gen(n, ly.out, t.acts[l+1])
-		} else {
-			z = gen(n, ly.out, t.out)
-		}
+		z := md.layerOut(t, l)
 		blas64.Gemm(blas.NoTrans, blas.Trans, 1, gen(n, ly.in, t.acts[l]), ly.weights(md.trained.Theta), 0, z)
 		blas64.Gemm(blas.NoTrans, blas.Trans, 1, gen(n, ly.in, p.acts[l]), ly.weights(v), 1, z)
 		addBias(z.Data, v[ly.b:ly.b+ly.out])

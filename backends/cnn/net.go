@@ -170,12 +170,7 @@ func (md *Model) forward(theta []float64, x blas64.General, p *pass) []float64 {
 	md.poolForward(p)
 	last := len(md.layers) - 1
 	for l, ly := range md.layers {
-		var z blas64.General
-		if l < last {
-			z = gen(n, ly.out, p.acts[l+1])
-		} else {
-			z = gen(n, ly.out, p.out)
-		}
+		z := md.layerOut(p, l)
 		blas64.Gemm(blas.NoTrans, blas.Trans, 1, gen(n, ly.in, p.acts[l]), ly.weights(theta), 0, z)
 		b := theta[ly.b : ly.b+ly.out]
 		if l < last {
@@ -185,6 +180,15 @@ func (md *Model) forward(theta []float64, x blas64.General, p *pass) []float64 {
 		}
 	}
 	return p.out[:n*md.head.Outs]
+}
+
+// layerOut is where dense layer l of the pass p writes its output (p.n x
+// out): the next layer's input, or the raw outputs for the last.
+func (md *Model) layerOut(p *pass, l int) blas64.General {
+	if l < len(md.layers)-1 {
+		return gen(p.n, md.layers[l].out, p.acts[l+1])
+	}
+	return gen(p.n, md.layers[l].out, p.out)
 }
 
 // poolForward pools p.conv into p.acts[0]: entry (i, q*f + c) is the max
