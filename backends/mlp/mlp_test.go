@@ -486,7 +486,7 @@ func TestSignalMemo(t *testing.T) {
 		a[i] = math.Sin(float64(i))
 	}
 	first := results(t, md, x, a)
-	if len(md.memo.entries) == 0 {
+	if md.memo.Len() == 0 {
 		t.Fatal("memo empty after kernel and JacobianTVec calls")
 	}
 	again := results(t, md, x, a)
@@ -507,15 +507,18 @@ func TestSignalMemo(t *testing.T) {
 		}
 	}
 	// A budget of one entry keeps one.
-	defer func(b int) { memoBudget = b }(memoBudget)
-	memoBudget = md.memo.entries[0].size
-	md.memo.clear()
+	defer func(b int) { nn.MemoBudget = b }(nn.MemoBudget)
+	md.memo.Clear()
 	results(t, md, x, a)
-	results(t, md, x2.Slice(0, 20, 0, 3), a[:20])
-	if n := len(md.memo.entries); n != 1 || md.memo.bytes > memoBudget {
-		t.Errorf("budget of one entry: %d entries, %d bytes kept", n, md.memo.bytes)
+	if n := md.memo.Len(); n != 1 {
+		t.Fatalf("one input: %d entries", n)
 	}
-	memoBudget = 64 << 20
+	nn.MemoBudget = md.memo.Bytes()
+	results(t, md, x2.Slice(0, 20, 0, 3), a[:20])
+	if n, b := md.memo.Len(), md.memo.Bytes(); n != 1 || b > nn.MemoBudget {
+		t.Errorf("budget of one entry: %d entries, %d bytes kept", n, b)
+	}
+	nn.MemoBudget = 64 << 20
 	var wg sync.WaitGroup
 	for g := 0; g < 4; g++ {
 		wg.Add(1)

@@ -35,7 +35,7 @@ type Model struct {
 	// Set by Fit (with head.Mu, head.Sd) and read-only afterwards.
 	trained nn.Trained
 
-	memo signalMemo // signals of recent inputs at theta (see memo.go)
+	memo nn.Memo[signalsEntry] // signals of recent inputs at theta (see memo.go)
 }
 
 var (

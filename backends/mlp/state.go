@@ -17,6 +17,6 @@ func (md *Model) LoadState(_ context.Context, b []byte) error {
 	if err := md.trained.Decode("mlp", &md.head, b, md.m, md.cfg.train.LR); err != nil {
 		return err
 	}
-	md.memo.clear()
+	md.memo.Clear()
 	return nil
 }

@@ -36,7 +36,7 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	if err := md.trained.Finish(res, err, tr, sp.ValidX.Rows); err != nil {
 		return err
 	}
-	md.memo.clear()
+	md.memo.Clear()
 	return nil
 }
 
