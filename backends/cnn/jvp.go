@@ -29,11 +29,22 @@ var _ framework.JacobianMultiplier = (*Model)(nil)
 //	         rows' weights u as the output gradient (multiclass: sample
 //	         i's K rows combined, p_j (u_ij - p . u_i)), summed over rows.
 //
-// Each costs about two forward passes of the block per vector and holds
-// the block's pass (O(block x H W x (k k + F)) values).
+// Each costs about a forward pass per vector, plus the forward pass at the
+// fitted parameters: kept in the model's memo (nn.Memo, with the mlp's
+// budget) when all the input's blocks fit it, as they do for lazy's rows
+// on digits.csv (1198 images of 8x8: 20 MB), else recomputed per call one
+// block at a time (O(block x H W x (k k + F)) values).
 
 // productBlock bounds the samples of one pass in the products (memory).
 const productBlock = 256
+
+// passes are the forward passes of an input's blocks of productBlock
+// samples at the fitted parameters, with each block's link derivatives
+// (see forwardLink); read-only once built.
+type passes struct {
+	blocks []*pass
+	links  [][]float64
+}
 
 // JacobianMul returns Phi(x) V for V of M x p (framework.JacobianMultiplier).
 func (md *Model) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
@@ -42,13 +53,11 @@ func (md *Model) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*
 		return nil, err
 	}
 	_, pv := v.Dims()
-	outs, rowsPer := md.head.Outs, md.head.RowsPerSample()
+	rowsPer := md.head.RowsPerSample()
 	out := mat.NewDense(xg.Rows*rowsPer, pv, nil)
 	vs := columns(v)
-	rows := min(productBlock, xg.Rows)
-	p, t := md.newPass(rows), md.newPass(rows)
-	link := make([]float64, rows*outs)
-	err = md.eachBlock(ctx, "JacobianMul", xg, p, link, func(s0 int) error {
+	t := md.newPass(min(productBlock, xg.Rows))
+	err = md.eachBlock(ctx, "JacobianMul", xg, func(s0 int, p *pass, link []float64) error {
 		for c, vc := range vs {
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("cnn: JacobianMul: %w", err)
@@ -78,12 +87,10 @@ func (md *Model) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (
 	outs, rowsPer := md.head.Outs, md.head.RowsPerSample()
 	grads := mat.NewDense(pu, md.m, nil) // row c: Phi^T u_c
 	rows := min(productBlock, xg.Rows)
-	p := md.newPass(rows)
 	s := md.newSignals(rows)
 	dpool := make([]float64, rows*md.d)
-	link := make([]float64, rows*outs)
 	dout := make([]float64, rows*outs)
-	err = md.eachBlock(ctx, "JacobianTMul", xg, p, link, func(s0 int) error {
+	err = md.eachBlock(ctx, "JacobianTMul", xg, func(s0 int, p *pass, link []float64) error {
 		for c := 0; c < pu; c++ {
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("cnn: JacobianTMul: %w", err)
@@ -122,30 +129,94 @@ func (md *Model) productArgs(ctx context.Context, op string, x mat.Matrix, v *ma
 	return xg, nil
 }
 
-// eachBlock runs the forward pass at the fitted parameters on blocks of
-// the samples of x into p, writes the link's derivative of each sample's
-// outputs into link (the probabilities for multiclass, else d prediction /
-// d raw output) and calls do with the block's first sample.
-func (md *Model) eachBlock(ctx context.Context, op string, x blas64.General, p *pass, link []float64, do func(s0 int) error) error {
-	outs := md.head.Outs
+// eachBlock calls do with each block of productBlock samples of x: its
+// first sample, its forward pass at the fitted parameters and its link
+// derivatives (forwardLink). The passes come from the memo when all of x's
+// fit its budget, else are computed one block at a time.
+func (md *Model) eachBlock(ctx context.Context, op string, x blas64.General, do func(s0 int, p *pass, link []float64) error) error {
+	if md.passBytes(x) <= nn.MemoBudget {
+		ps, err := md.passesOf(ctx, op, x)
+		if err != nil {
+			return err
+		}
+		for b, p := range ps.blocks {
+			if err := do(b*productBlock, p, ps.links[b]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	rows := min(productBlock, x.Rows)
+	p := md.newPass(rows)
+	link := make([]float64, rows*md.head.Outs)
 	for s0 := 0; s0 < x.Rows; s0 += productBlock {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("cnn: %s: %w", op, err)
 		}
-		ns := min(productBlock, x.Rows-s0)
-		xb := blas64.General{Rows: ns, Cols: x.Cols, Stride: x.Stride, Data: x.Data[s0*x.Stride:]}
-		raw := md.forward(md.trained.Theta, xb, p)
-		if md.head.Task == framework.Multiclass {
-			copy(link, raw)
-			md.head.Link(link[:ns*outs], nil)
-		} else {
-			md.head.Link(append([]float64(nil), raw...), link[:ns])
-		}
-		if err := do(s0); err != nil {
+		xb := block(x, s0)
+		md.forwardLink(xb, p, link)
+		if err := do(s0, p, link[:xb.Rows*md.head.Outs]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// block returns the rows of x from s0, at most productBlock of them.
+func block(x blas64.General, s0 int) blas64.General {
+	return blas64.General{Rows: min(productBlock, x.Rows-s0), Cols: x.Cols, Stride: x.Stride, Data: x.Data[s0*x.Stride:]}
+}
+
+// passBytes is the memory of x's passes in the memo, the private copy of
+// x included.
+func (md *Model) passBytes(x blas64.General) int {
+	perSample := md.hw*(md.kk+md.f) + 2*md.head.Outs + x.Cols
+	for _, ly := range md.layers {
+		perSample += ly.in
+	}
+	bytes := 8 * perSample
+	if md.cfg.maxPool {
+		bytes += 4 * md.d
+	}
+	return bytes * x.Rows
+}
+
+// passesOf returns the passes of x from the memo, computing and storing
+// them when they are not there. The result is shared: callers must not
+// write it.
+func (md *Model) passesOf(ctx context.Context, op string, x blas64.General) (*passes, error) {
+	ps, key, ok := md.memo.Get(x)
+	if ok {
+		return ps, nil
+	}
+	xc := nn.CopyInput(x)
+	ps = &passes{}
+	for s0 := 0; s0 < xc.Rows; s0 += productBlock {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("cnn: %s: %w", op, err)
+		}
+		xb := block(xc, s0)
+		p, link := md.newPass(xb.Rows), make([]float64, xb.Rows*md.head.Outs)
+		md.forwardLink(xb, p, link)
+		ps.blocks, ps.links = append(ps.blocks, p), append(ps.links, link)
+	}
+	md.memo.Put(key, xc, ps, md.passBytes(xc))
+	return ps, nil
+}
+
+// forwardLink runs the forward pass of x (at most p's capacity of rows) at
+// the fitted parameters into p and writes the link's derivative of each
+// sample's outputs into link: the class probabilities for multiclass, else
+// d prediction / d raw output.
+func (md *Model) forwardLink(x blas64.General, p *pass, link []float64) {
+	raw := md.forward(md.trained.Theta, x, p)
+	link = link[:len(raw)]
+	if md.head.Task == framework.Multiclass {
+		copy(link, raw)
+		md.head.Link(link, nil)
+		return
+	}
+	md.head.Link(append([]float64(nil), raw...), link)
 }
 
 // linkTimes multiplies w (a block's raw outputs' tangents or gradients,

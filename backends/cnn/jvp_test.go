@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lazyvi/lazyvi/backends/internal/nn"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -185,4 +186,61 @@ func TestJacobianProductErrors(t *testing.T) {
 	if _, err := md.JacobianMul(cancelled, x, mat.NewDense(m, 1, nil)); err == nil {
 		t.Errorf("JacobianMul ignored a cancelled context")
 	}
+}
+
+// TestJacobianProductsMemo: the products are the same, bit for bit, from
+// the memo's passes (a hit, too) and computed block by block when the
+// passes exceed its budget; a warm-started model has its own memo (its
+// products follow its own parameters, not the memoised passes of the
+// model it started from).
+func TestJacobianProductsMemo(t *testing.T) {
+	ctx := context.Background()
+	md, x := productModel(t, framework.Multiclass, "max", "5", productBlock+10)
+	rows, m := x.RawMatrix().Rows*3, md.NumParams()
+	rng := rand.New(rand.NewPCG(9, 9))
+	v, u := randomDense(rng, m, 2), randomDense(rng, rows, 2)
+	products := func(md *Model) [2]*mat.Dense {
+		t.Helper()
+		jv, err := md.JacobianMul(ctx, x, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jtu, err := md.JacobianTMul(ctx, x, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return [2]*mat.Dense{jv, jtu}
+	}
+	first := products(md)
+	if md.memo.Len() != 1 {
+		t.Fatalf("memo holds %d entries after products on one input, want 1", md.memo.Len())
+	}
+	hit := products(md)
+	defer func(b int) { nn.MemoBudget = b }(nn.MemoBudget)
+	nn.MemoBudget = md.passBytes(x.RawMatrix()) - 1
+	md.memo.Clear()
+	streamed := products(md)
+	if md.memo.Len() != 0 {
+		t.Errorf("passes over the budget were kept")
+	}
+	for k := range first {
+		if !mat.Equal(hit[k], first[k]) || !mat.Equal(streamed[k], first[k]) {
+			t.Errorf("product %d: a memo hit or the block-by-block path differs from the first call", k)
+		}
+	}
+	nn.MemoBudget = 64 << 20
+	products(md) // fills the memo at md's parameters
+	xs, ys := gradData(productBlock+10, framework.Multiclass, 4)
+	w, err := md.WarmStart(ctx, xs, ys, 20, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wm := w.(*Model)
+	j, err := wm.Jacobian(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := products(wm)
+	checkProduct(t, "warm-started JacobianMul", got[0], j, v, 3+len(wm.layers))
+	checkProduct(t, "warm-started JacobianTMul", got[1], j.T(), u, 3+len(wm.layers))
 }

@@ -41,6 +41,10 @@ type Model struct {
 
 	// Set by Fit (or WarmStart, with head.Mu, head.Sd), read-only afterwards.
 	trained nn.Trained
+	// memo keeps the forward passes of recent inputs at the fitted
+	// parameters for the Jacobian products (see jvp.go); cleared when they
+	// change, a new one for every model.
+	memo *nn.Memo[*passes]
 }
 
 var (
@@ -74,7 +78,7 @@ func NewModel(spec framework.ModelSpec) (*Model, error) {
 	}
 	md := &Model{head: head, inputs: spec.Inputs, seed: spec.Seed, cfg: cfg,
 		h: h, w: w, hw: h * w, k: cfg.kernel, kk: cfg.kernel * cfg.kernel, pad: cfg.kernel / 2,
-		f: cfg.filters, pool: cfg.pool, ho: h / cfg.pool, wo: w / cfg.pool}
+		f: cfg.filters, pool: cfg.pool, ho: h / cfg.pool, wo: w / cfg.pool, memo: new(nn.Memo[*passes])}
 	md.d = md.ho * md.wo * md.f
 	md.cw, md.cb = 0, md.f*md.kk
 	md.m = md.cb + md.f

@@ -17,5 +17,6 @@ func (md *Model) LoadState(_ context.Context, b []byte) error {
 	if err := md.trained.Decode("cnn", &md.head, b, md.m, md.cfg.train.LR); err != nil {
 		return err
 	}
+	md.memo.Clear()
 	return nil
 }

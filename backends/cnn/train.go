@@ -29,6 +29,7 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	if err := md.trained.Finish(res, err, tr, sp.ValidX.Rows); err != nil {
 		return err
 	}
+	md.memo.Clear()
 	return nil
 }
 
@@ -49,6 +50,7 @@ func (md *Model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps
 	}
 	nm := *md
 	nm.trained = nn.Trained{}
+	nm.memo = new(nn.Memo[*passes])
 	theta := append([]float64(nil), md.trained.Theta...)
 	tr := nm.newTrainer(xg, target, theta)
 	if md.trained.Adam != nil {
