@@ -63,5 +63,6 @@
 // # Concurrency
 //
 // After Fit, every method may be called concurrently; each call allocates
-// its own buffers.
+// its own buffers (the Jacobian products share the memo's forward passes,
+// which are never written once stored).
 package cnn
