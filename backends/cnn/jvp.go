@@ -29,7 +29,8 @@ var _ framework.JacobianMultiplier = (*Model)(nil)
 //	         rows' weights u as the output gradient (multiclass: sample
 //	         i's K rows combined, p_j (u_ij - p . u_i)), summed over rows.
 //
-// Each costs about a forward pass per vector, plus the forward pass at the
+// Each costs about a forward pass per vector (the tangent takes two
+// products per dense layer), plus the forward pass at the
 // fitted parameters: kept in the model's memo (nn.Memo, with the mlp's
 // budget) when all the input's blocks fit it, as they do for lazy's rows
 // on digits.csv (1198 images of 8x8: 20 MB), else recomputed per call one
