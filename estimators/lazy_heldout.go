@@ -157,7 +157,7 @@ func (lz Lazy) heldOutAlpha(ctx context.Context, g framework.Gradienter, x *mat.
 	noUpdate := floats.Dot(eHeld, eHeld) / float64(len(eHeld))
 	var best, bestErr float64
 	if near > 0 && !math.IsInf(near, 1) {
-		best, bestErr, err = searchNear(heldErr, noUpdate, math.Log10(near*toFit/scale), subsampleSearchTol)
+		best, bestErr, err = searchNear(heldErr, noUpdate, math.Log10(near*toFit/scale), subsampleSearchTol, true)
 	} else {
 		best, bestErr, err = searchLogAlpha(heldErr, noUpdate, subsampleSearchTol)
 	}

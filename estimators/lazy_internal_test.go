@@ -623,35 +623,48 @@ func TestSearchNear(t *testing.T) {
 			return d * d / (1 + d)
 		}},
 	}
-	for _, tol := range []float64{searchTol, subsampleSearchTol} {
-		for _, c := range curves {
-			for _, min := range []float64{-9, -3.7, 0, 2.2, 5.5} {
-				for _, off := range []float64{0, 0.3, -0.45, 1.7, -3.1} {
-					calls := 0
-					f := func(ts []float64) ([]float64, error) {
-						vs := make([]float64, len(ts))
-						for i, t := range ts {
-							calls++
-							vs[i] = c.f(t - min)
+	for _, lowLast := range []bool{false, true} {
+		for _, tol := range []float64{searchTol, subsampleSearchTol} {
+			for _, c := range curves {
+				for _, min := range []float64{-9, -3.7, 0, 2.2, 5.5} {
+					for _, off := range []float64{0, 0.3, -0.45, 1.7, -3.1} {
+						calls := 0
+						f := func(ts []float64) ([]float64, error) {
+							vs := make([]float64, len(ts))
+							for i, t := range ts {
+								calls++
+								vs[i] = c.f(t - min)
+							}
+							return vs, nil
 						}
-						return vs, nil
+						best, v, err := searchNear(f, math.Inf(1), min+off, tol, lowLast)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if math.Abs(best-min) > 2*tol {
+							t.Errorf("%s, tol %g, minimum %v, start %+v from it: found %v (f %v), want within %.3f", c.name, tol, min, off, best, v, 2*tol)
+						}
+						// Three points, the walk (one a nearStep), Brent's.
+						want := 3 + int(math.Ceil(math.Abs(off)/nearStep)) + brentIterations
+						if math.Abs(off) <= nearStep {
+							want = 9 // the grid walk's searchLogAlpha takes 10-18
+						}
+						if calls > want {
+							t.Errorf("%s, tol %g, minimum %v, start %+v from it: %d evaluations, want at most %d", c.name, tol, min, off, calls, want)
+						}
+						t.Logf("%s, tol %g, minimum %v, start %+v: %d evaluations, best %.3f", c.name, tol, min, off, calls, best)
+						if lowLast {
+							// On a unimodal curve, the point below is skipped
+							// only where it cannot matter: the same result.
+							b0, v0, err := searchNear(f, math.Inf(1), min+off, tol, false)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if b0 != best || v0 != v {
+								t.Errorf("%s, tol %g, minimum %v, start %+v: lowLast found %v (f %v), without it %v (f %v)", c.name, tol, min, off, best, v, b0, v0)
+							}
+						}
 					}
-					best, v, err := searchNear(f, math.Inf(1), min+off, tol)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if math.Abs(best-min) > 2*tol {
-						t.Errorf("%s, tol %g, minimum %v, start %+v from it: found %v (f %v), want within %.3f", c.name, tol, min, off, best, v, 2*tol)
-					}
-					// Three points, the walk (one a nearStep), Brent's.
-					want := 3 + int(math.Ceil(math.Abs(off)/nearStep)) + brentIterations
-					if math.Abs(off) <= nearStep {
-						want = 9 // the grid walk's searchLogAlpha takes 10-18
-					}
-					if calls > want {
-						t.Errorf("%s, tol %g, minimum %v, start %+v from it: %d evaluations, want at most %d", c.name, tol, min, off, calls, want)
-					}
-					t.Logf("%s, tol %g, minimum %v, start %+v: %d evaluations, best %.3f", c.name, tol, min, off, calls, best)
 				}
 			}
 		}
@@ -660,24 +673,31 @@ func TestSearchNear(t *testing.T) {
 	// update (0.5): the walk up stops one step above the bracket, four
 	// evaluations, with an error no better than no update's; with no
 	// update worse (10), the walk goes on up.
-	for _, fInf := range []float64{0.5, 10} {
-		calls := 0
-		_, v, err := searchNear(func(ts []float64) ([]float64, error) {
-			vs := make([]float64, len(ts))
-			for i, t := range ts {
-				calls++
-				vs[i] = 1 + math.Exp(-t)
+	// With lowLast the point below the start is not asked for: three.
+	for _, lowLast := range []bool{false, true} {
+		for _, fInf := range []float64{0.5, 10} {
+			calls := 0
+			_, v, err := searchNear(func(ts []float64) ([]float64, error) {
+				vs := make([]float64, len(ts))
+				for i, t := range ts {
+					calls++
+					vs[i] = 1 + math.Exp(-t)
+				}
+				return vs, nil
+			}, fInf, -2, searchTol, lowLast)
+			if err != nil {
+				t.Fatal(err)
 			}
-			return vs, nil
-		}, fInf, -2, searchTol)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fInf == 0.5 && (calls != 4 || v < fInf) {
-			t.Errorf("no update best: %d evaluations, error %v; want 4 and no better than %v", calls, v, fInf)
-		}
-		if fInf == 10 && calls <= 4 {
-			t.Errorf("no update worse than the penalties: %d evaluations, want the walk to the top", calls)
+			want := 4
+			if lowLast {
+				want = 3
+			}
+			if fInf == 0.5 && (calls != want || v < fInf) {
+				t.Errorf("no update best (lowLast %v): %d evaluations, error %v; want %d and no better than %v", lowLast, calls, v, want, fInf)
+			}
+			if fInf == 10 && calls <= 4 {
+				t.Errorf("no update worse than the penalties: %d evaluations, want the walk to the top", calls)
+			}
 		}
 	}
 }

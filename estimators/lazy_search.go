@@ -119,7 +119,7 @@ func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, targets,
 	var best, bestErr float64
 	var err error
 	if near > 0 && !math.IsInf(near, 1) {
-		best, bestErr, err = searchNear(cvErr, noUpdate, math.Log10(near/scale), tol)
+		best, bestErr, err = searchNear(cvErr, noUpdate, math.Log10(near/scale), tol, false)
 	} else {
 		best, bestErr, err = searchLogAlpha(cvErr, noUpdate, tol)
 	}
@@ -234,7 +234,14 @@ const nearStep = 0.5
 // up has gone a step beyond the bracket with the error still falling and
 // no better than fInf, it stops there (as searchLogAlpha does at the top
 // of its grid), and the caller keeps the full model.
-func searchNear(f func(ts []float64) ([]float64, error), fInf, t0, tol float64) (best, bestErr float64, err error) {
+//
+// With lowLast (for an f whose cost grows as t falls: candidates from a
+// Krylov basis, which a smaller penalty makes longer), t0 - nearStep is
+// asked for only after t0 and t0 + nearStep, and only when t0 is the
+// better of the two: when the error falls towards larger penalties, a
+// unimodal f is larger still below t0, and the search goes on as it would
+// have without that point.
+func searchNear(f func(ts []float64) ([]float64, error), fInf, t0, tol float64, lowLast bool) (best, bestErr float64, err error) {
 	seen := map[float64]float64{}
 	bestErr = math.Inf(1)
 	eval := func(ts ...float64) error {
@@ -256,7 +263,19 @@ func searchNear(f func(ts []float64) ([]float64, error), fInf, t0, tol float64) 
 	t0 = math.Max(widenLo+nearStep, math.Min(widenHi-nearStep, t0))
 	at := func(i int) float64 { return t0 + float64(i)*nearStep }
 	lo, hi := -1, 1
-	if err := eval(at(-1), at(0), at(1)); err != nil {
+	if lowLast {
+		if err := eval(at(0), at(1)); err != nil {
+			return 0, 0, err
+		}
+		if best == at(0) {
+			err = eval(at(-1))
+		} else {
+			lo = 0
+		}
+	} else {
+		err = eval(at(-1), at(0), at(1))
+	}
+	if err != nil {
 		return 0, 0, err
 	}
 	for !math.IsInf(bestErr, 1) {
