@@ -139,13 +139,9 @@ func (lz Lazy) heldOutAlpha(ctx context.Context, g framework.Gradienter, x *mat.
 			return nil, fmt.Errorf("predict held-out rows: %w", err)
 		}
 		for c, pred := range preds {
-			if r, cols := pred.Dims(); r*k != len(tHeld) || cols != k {
-				return nil, fmt.Errorf("predict held-out rows: backend returned %d x %d predictions for %d rows", r, cols, len(tHeld)/k)
-			}
-			sse := 0.0
-			for i, y := range tHeld {
-				d := y - pred.At(i/k, i%k)
-				sse += d * d
+			sse, err := sqError(pred, tHeld, k)
+			if err != nil {
+				return nil, fmt.Errorf("predict held-out rows: %w", err)
 			}
 			out[solved[c]] = sse / float64(len(tHeld))
 			if math.IsNaN(out[solved[c]]) {

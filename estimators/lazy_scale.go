@@ -84,6 +84,7 @@ func (lz Lazy) memory() float64 {
 func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *framework.Problem, f framework.Feature, x *mat.Dense, targets, e []float64, k int, base func() (framework.Reduced, error)) (framework.Reduced, error) {
 	n1, _ := x.Dims()
 	stats := map[string]float64{}
+	_, multiplier := framework.AsJacobianMultiplier(g)
 	alpha := lz.Lambda
 	if alpha <= 0 {
 		near := 0.0
@@ -97,7 +98,6 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 			}
 		}
 		var err error
-		_, multiplier := framework.AsJacobianMultiplier(g)
 		if heldOut(n1, k) && (multiplier || 8*float64(n1*k)*float64(g.NumParams()) <= lz.memory()) {
 			var steps int
 			var flops float64
@@ -120,7 +120,6 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 	}
 	n, m := n1*k, g.NumParams()
 	_, kernel := framework.AsKerneler(g)
-	_, multiplier := framework.AsJacobianMultiplier(g)
 	var shift framework.Shift
 	switch chooseMethod(n, m, kernel, multiplier, lz.memory()) {
 	case methodDense:
@@ -168,12 +167,7 @@ func (lz Lazy) subsampleAlpha(ctx context.Context, g framework.Gradienter, x *ma
 		}
 	}
 	bounds = append(bounds, ns)
-	xs := rowsOf(x, order)
-	ts, es := make([]float64, ns*k), make([]float64, ns*k)
-	for i, r := range order {
-		copy(ts[i*k:(i+1)*k], targets[r*k:(r+1)*k])
-		copy(es[i*k:(i+1)*k], e[r*k:(r+1)*k])
-	}
+	xs, ts, es := rowsOf(x, order), stackRows(targets, order, k), stackRows(e, order, k)
 	rp, err := newRidge(ctx, g, xs, es, k, bounds)
 	if err != nil {
 		return 0, err

@@ -99,13 +99,11 @@ func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, targets,
 					sse[c] = math.Inf(1)
 					continue
 				}
-				if r, cols := pred.Dims(); r*k != len(f.yHeld) || cols != k {
-					return nil, fmt.Errorf("cross-validation predict: backend returned %d x %d predictions for %d rows", r, cols, len(f.yHeld)/k)
+				e, err := sqError(pred, f.yHeld, k)
+				if err != nil {
+					return nil, fmt.Errorf("cross-validation predict: %w", err)
 				}
-				for r, yv := range f.yHeld {
-					d := yv - pred.At(r/k, r%k)
-					sse[c] += d * d
-				}
+				sse[c] += e
 			}
 		}
 		for c := range sse {
@@ -431,4 +429,18 @@ func brent(f func(float64) (float64, error), a, b, x, fx, fa, fb, tol float64) e
 		}
 	}
 	return nil
+}
+
+// sqError is the squared error of the predictions pred (rows x k) against
+// targets (k per row, stacked), summed over the rows and outputs.
+func sqError(pred *mat.Dense, targets []float64, k int) (float64, error) {
+	if r, cols := pred.Dims(); r*k != len(targets) || cols != k {
+		return 0, fmt.Errorf("backend returned %d x %d predictions for %d rows", r, cols, len(targets)/k)
+	}
+	s := 0.0
+	for i, y := range targets {
+		d := y - pred.At(i/k, i%k)
+		s += d * d
+	}
+	return s, nil
 }
