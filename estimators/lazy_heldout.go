@@ -59,6 +59,19 @@ const (
 	heldOutMinRows = 100
 )
 
+// heldOutFlat is the held-out search's bound of the flat part (see
+// searchLogAlpha): a first rise below a best top of the grid whose error
+// exceeds no update's by more than this fraction ends the grid's walk.
+// The grid's next point, 4 decades below the top, is where the Krylov
+// basis is longest: on digits.csv with the CNN (the baseline, whose
+// search walks the grid, and every pixel's, since the baseline chooses no
+// update) it took 58-84 steps of the 60-90 of a search, while the rise
+// two decades below the top was already 11-49% above no update and the
+// error four decades below 100-400 times it (docs/performance.md). A bump
+// before a dip, which the second point is there to see past, was 0.3% on
+// the random-features model of TestHeldOutAlpha.
+const heldOutFlat = 0.05
+
 // scaleRows is the number of seeded stacked rows (samples times outputs)
 // whose kernel diagonal gives the search its scale: the kernel is formed
 // whole to read its diagonal, (scaleRows)^2 entries, and a scale good to
@@ -152,10 +165,10 @@ func (lz Lazy) heldOutAlpha(ctx context.Context, g framework.Gradienter, x *mat.
 	}
 	noUpdate := floats.Dot(eHeld, eHeld) / float64(len(eHeld))
 	var best, bestErr float64
-	if near > 0 && !math.IsInf(near, 1) {
-		best, bestErr, err = searchNear(heldErr, noUpdate, math.Log10(near*toFit/scale), subsampleSearchTol, true)
+	if t0, ok := nearStart(near*toFit, scale); ok {
+		best, bestErr, err = searchNear(heldErr, noUpdate, t0, subsampleSearchTol, true)
 	} else {
-		best, bestErr, err = searchLogAlpha(heldErr, noUpdate, subsampleSearchTol)
+		best, bestErr, err = searchLogAlpha(heldErr, noUpdate, subsampleSearchTol, heldOutFlat)
 	}
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("penalty search: %w", err)

@@ -489,7 +489,7 @@ func TestSearchLogAlpha(t *testing.T) {
 				}
 				return vs, nil
 			}
-			best, v, err := searchLogAlpha(f, math.Inf(1), searchTol)
+			best, v, err := searchLogAlpha(f, math.Inf(1), searchTol, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -516,7 +516,7 @@ func TestSearchLogAlpha(t *testing.T) {
 			vs[i] = math.Exp(-t)
 		}
 		return vs, nil
-	}, math.Inf(1), searchTol)
+	}, math.Inf(1), searchTol, 0)
 	if best < widenHi-resolution {
 		t.Errorf("monotone curve: best %v, want the top of the range %v", best, widenHi)
 	}
@@ -530,7 +530,7 @@ func TestSearchLogAlpha(t *testing.T) {
 			vs[i] = math.Exp(-t)
 		}
 		return vs, nil
-	}, 0, searchTol)
+	}, 0, searchTol, 0)
 	if !math.IsInf(best, 1) || v != 0 || calls != 4 {
 		t.Errorf("monotone curve, no update known best: best %v (f %v) after %d evaluations, want +Inf (0) after 4", best, v, calls)
 	}
@@ -542,7 +542,7 @@ func TestSearchLogAlpha(t *testing.T) {
 			vs[i] = 1 + 0.1*(t-6)*(t-6)
 		}
 		return vs, nil
-	}, 1.3, searchTol)
+	}, 1.3, searchTol, 0)
 	if math.Abs(best-6) > resolution {
 		t.Errorf("dip above the grid: best %v, want 6", best)
 	}
@@ -554,9 +554,41 @@ func TestSearchLogAlpha(t *testing.T) {
 			vs[i] = 1 + 0.001*math.Exp(-(t-2)*(t-2)) - 0.5*math.Exp(-(t+3)*(t+3)/4)
 		}
 		return vs, nil
-	}, 1, searchTol)
+	}, 1, searchTol, 0)
 	if math.Abs(best+3) > resolution {
 		t.Errorf("bump before the dip: best %v, want -3", best)
+	}
+	// With flat (the held-out search's): the same bump, 0.1% of the
+	// no-update error, is within the flat part and the dip is still found;
+	// a rise to 1.5 times the no-update error below a best top ends the
+	// walk there, without the point below it (0), and with the top no
+	// better than no update, the search returns no update.
+	for _, c := range []struct {
+		name   string
+		f      func(t float64) float64
+		best   float64
+		lowest float64
+	}{
+		{"bump before the dip", func(t float64) float64 {
+			return 1 + 0.001*math.Exp(-(t-2)*(t-2)) - 0.5*math.Exp(-(t+3)*(t+3)/4)
+		}, -3, math.Inf(-1)},
+		{"overshoot below the top", func(t float64) float64 { return 1 + math.Exp(-t)/math.Exp(-2)/2 }, math.Inf(1), 2},
+	} {
+		lowest := math.Inf(1)
+		best, _, _ = searchLogAlpha(func(ts []float64) ([]float64, error) {
+			vs := make([]float64, len(ts))
+			for i, t := range ts {
+				lowest = math.Min(lowest, t)
+				vs[i] = c.f(t)
+			}
+			return vs, nil
+		}, 1, searchTol, heldOutFlat)
+		if math.IsInf(c.best, 1) != math.IsInf(best, 1) || (!math.IsInf(c.best, 1) && math.Abs(best-c.best) > resolution) {
+			t.Errorf("flat, %s: best %v, want %v", c.name, best, c.best)
+		}
+		if !math.IsInf(c.lowest, -1) && lowest != c.lowest {
+			t.Errorf("flat, %s: evaluated down to %v, want %v", c.name, lowest, c.lowest)
+		}
 	}
 	// Unusable candidates everywhere: +Inf, no error.
 	if _, v, err := searchLogAlpha(func(ts []float64) ([]float64, error) {
@@ -565,7 +597,7 @@ func TestSearchLogAlpha(t *testing.T) {
 			vs[i] = math.Inf(1)
 		}
 		return vs, nil
-	}, math.Inf(1), searchTol); err != nil || !math.IsInf(v, 1) {
+	}, math.Inf(1), searchTol, 0); err != nil || !math.IsInf(v, 1) {
 		t.Errorf("all unusable: got %v, %v", v, err)
 	}
 }

@@ -93,8 +93,8 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 			if err != nil {
 				return framework.Reduced{}, err
 			}
-			if l := b.Stats[statLambda]; l > 0 && !math.IsInf(l, 1) {
-				near = l
+			if l := b.Stats[statLambda]; l > 0 {
+				near = l // +Inf: the baseline chose no update
 			}
 		}
 		var err error

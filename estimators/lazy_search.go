@@ -116,10 +116,10 @@ func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, targets,
 	}
 	var best, bestErr float64
 	var err error
-	if near > 0 && !math.IsInf(near, 1) {
-		best, bestErr, err = searchNear(cvErr, noUpdate, math.Log10(near/scale), tol, false)
+	if t0, ok := nearStart(near, scale); ok {
+		best, bestErr, err = searchNear(cvErr, noUpdate, t0, tol, false)
 	} else {
-		best, bestErr, err = searchLogAlpha(cvErr, noUpdate, tol)
+		best, bestErr, err = searchLogAlpha(cvErr, noUpdate, tol, 0)
 	}
 	if err != nil {
 		return 0, err
@@ -153,7 +153,14 @@ func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, targets,
 // of about nine, for what is the common case of a null feature). When the widened range's top is still the best, the
 // minimum lies beyond it, in the flat part, and refining inside the range
 // would only chase noise: the top is returned unrefined.
-func searchLogAlpha(f func(ts []float64) ([]float64, error), fInf, tol float64) (best, bestErr float64, err error) {
+//
+// With flat > 0 (for an f whose cost grows as t falls: candidates from a
+// Krylov basis) the first rise below a best top ends the walk at once
+// when the error there exceeds fInf by more than the fraction flat: an
+// update that much worse than none is past the flat part where a bump
+// could hide a dip below, and the second point below the top (gridHi - 2
+// gridStep, the costliest the walk asks for) is not asked for.
+func searchLogAlpha(f func(ts []float64) ([]float64, error), fInf, tol, flat float64) (best, bestErr float64, err error) {
 	seen := map[float64]float64{}
 	eval := func(t float64) (float64, error) {
 		if v, ok := seen[t]; ok {
@@ -185,7 +192,7 @@ func searchLogAlpha(f func(ts []float64) ([]float64, error), fInf, tol float64) 
 			continue
 		}
 		rises++
-		if rises == 2 || (rises == 1 && best < gridHi) {
+		if rises == 2 || (rises == 1 && (best < gridHi || (flat > 0 && seen[t] > fInf*(1+flat)))) {
 			break
 		}
 	}
@@ -222,6 +229,30 @@ func searchLogAlpha(f func(ts []float64) ([]float64, error), fInf, tol float64) 
 // nearStep is the bracket searchNear starts with around a known penalty,
 // in decades.
 const nearStep = 0.5
+
+// nearStart is where searchNear starts for the baseline's penalty near, in
+// decades of the unit scale (mean diag K): at near itself when it is
+// finite, and at the top of the grid when the baseline chose no update
+// (+Inf). ok is false without a baseline's penalty (near 0): the grid's
+// walk then. From the top the walk goes down by nearStep while the error
+// falls, so it finds a feature's dip when the error falls towards it; a
+// dip behind a bump (the error rising first, then falling far below) is
+// missed, and the feature keeps a penalty near the top: an update of
+// little effect, the full model's predictions (dropout's VI), not a
+// ruinous one. The grid's walk would see past the bump with its point 4
+// decades below the top, which for Krylov candidates is the costliest:
+// on digits.csv with the CNN, whose baseline chooses no update, every
+// pixel's penalty was at or above the top, and starting there took the
+// searches from 58-84 Krylov steps to 5-11 (docs/performance.md).
+func nearStart(near, scale float64) (t0 float64, ok bool) {
+	switch {
+	case math.IsInf(near, 1):
+		return gridHi, true
+	case near > 0:
+		return math.Log10(near / scale), true
+	}
+	return 0, false
+}
 
 // searchNear minimises f over t from a point t0 where the minimum is
 // expected (the baseline's penalty, for a feature's): it evaluates t0 and
