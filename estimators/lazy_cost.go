@@ -10,9 +10,14 @@ package estimators
 //   - dense primal: the m x m Gram (n m^2 flops), then steps of 2 m^2;
 //     bytes: the Gram twice (total and a fold's or the solve's copy).
 //   - matrix-free: Krylov steps of one product with Phi and one with
-//     Phi^T (2 n m flops each) on vectors of m; bytes: the basis
-//     (steps x m), plus the Jacobian when the backend has no
-//     JacobianMultiplier (the products are then the Jacobian's).
+//     Phi^T on vectors of m; bytes: the basis (steps x m), plus the
+//     Jacobian when the backend has no JacobianMultiplier (the products
+//     are then the Jacobian's, 2 n m flops each). A JacobianMultiplier's
+//     product passes through the network once per sample whatever its K
+//     outputs (the MLP's and the CNN's: a forward-mode or a backward pass,
+//     the outputs mixed only in the head), so it is counted as 2 (n / K) m
+//     flops: for one output the same, for several K times less than the
+//     formed Jacobian's.
 //
 // Steps are what a solve at a cross-validated penalty takes, measured on
 // the simulated settings at their chosen penalties: the dense forms'
@@ -61,10 +66,11 @@ func denseCost(n, m int, kernel bool, steps int) cost {
 	return cost{flops: fn*fm*fm + float64(steps)*2*fm*fm, bytes: 16 * fm * fm}
 }
 
-// matrixFreeCost is the Krylov solve on Jacobian products.
-func matrixFreeCost(n, m int, multiplier bool, steps int) cost {
+// matrixFreeCost is the Krylov solve on Jacobian products, n Jacobian
+// rows of k outputs each.
+func matrixFreeCost(n, k, m int, multiplier bool, steps int) cost {
 	fn, fm := float64(n), float64(m)
-	c := cost{flops: float64(steps) * (4*fn*fm + 4*float64(steps)*fm), bytes: 8 * float64(steps+4) * fm}
+	c := cost{flops: float64(steps) * (2*productFlops(n, k, m, multiplier) + 4*float64(steps)*fm), bytes: 8 * float64(steps+4) * fm}
 	if !multiplier {
 		c.bytes += 8 * fn * fm
 		c.flops += fn * fm // forming the Jacobian, at least
@@ -72,11 +78,23 @@ func matrixFreeCost(n, m int, multiplier bool, steps int) cost {
 	return c
 }
 
-// chooseMethod returns the method with the fewer flops among those that fit
-// in mem bytes; the matrix-free one when neither fits (its basis is then
+// productFlops is the counted flops of one product with Phi or Phi^T, n
+// Jacobian rows of k outputs each and m parameters: 2 (n / k) m through a
+// JacobianMultiplier (a pass per sample), 2 n m through the formed
+// Jacobian.
+func productFlops(n, k, m int, multiplier bool) float64 {
+	if multiplier {
+		n /= k
+	}
+	return 2 * float64(n) * float64(m)
+}
+
+// chooseMethod returns, for n Jacobian rows of k outputs each and m
+// parameters, the method with the fewer flops among those that fit in mem
+// bytes; the matrix-free one when neither fits (its basis is then
 // bounded by maxBasisSteps), and dense only where newRidge allows it.
-func chooseMethod(n, m int, kernel, multiplier bool, mem float64) solveMethod {
-	d, f := denseCost(n, m, kernel, estSteps), matrixFreeCost(n, m, multiplier, estMatrixFreeSteps)
+func chooseMethod(n, k, m int, kernel, multiplier bool, mem float64) solveMethod {
+	d, f := denseCost(n, m, kernel, estSteps), matrixFreeCost(n, k, m, multiplier, estMatrixFreeSteps)
 	denseOK := d.bytes <= mem && min(n, m) <= maxFixedRidgeDim
 	switch {
 	case !denseOK:

@@ -121,7 +121,7 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 	n, m := n1*k, g.NumParams()
 	_, kernel := framework.AsKerneler(g)
 	var shift framework.Shift
-	switch chooseMethod(n, m, kernel, multiplier, lz.memory()) {
+	switch chooseMethod(n, k, m, kernel, multiplier, lz.memory()) {
 	case methodDense:
 		rp, err := newRidge(ctx, g, x, e, k, nil)
 		if err != nil {
@@ -183,7 +183,7 @@ func (lz Lazy) subsampleAlpha(ctx context.Context, g framework.Gradienter, x *ma
 // jacobianOp is the primal normal operator Phi^T Phi of the Jacobian Phi
 // of the rows x (vectors of the parameters), by the model's
 // JacobianMultiplier, else by the Jacobian formed once. It counts the
-// flops of its products.
+// flops of its products (productFlops).
 type jacobianOp struct {
 	ctx   context.Context
 	jm    framework.JacobianMultiplier
@@ -213,7 +213,9 @@ func (o *jacobianOp) mul(v []float64, trans bool) ([]float64, error) {
 	if r, c := out.Dims(); r != want || c != 1 {
 		return nil, fmt.Errorf("jacobian product: backend returned %d x %d, want %d x 1", r, c, want)
 	}
-	o.flops += 2 * float64(o.n) * float64(o.m)
+	samples, _ := o.x.Dims()
+	_, formed := o.jm.(jacobianOnly)
+	o.flops += productFlops(o.n, o.n/samples, o.m, !formed)
 	return out.RawMatrix().Data, nil
 }
 

@@ -151,23 +151,56 @@ func TestLazyScaledCVMatchesDense(t *testing.T) {
 // the kernel does not fit or costs more.
 func TestChooseMethod(t *testing.T) {
 	for _, tc := range []struct {
-		n, m       int
+		n, k, m    int
 		kernel, mf bool
 		mem        float64
 		want       solveMethod
 	}{
-		{20, 5000, true, true, DefaultMemory, methodDense},          // n^2 M below 10 Krylov steps' 4 n M
-		{13333, 21601, true, true, DefaultMemory, methodMatrixFree}, // the kernel is 1.4 GB
-		{6667, 40401, true, true, DefaultMemory, methodMatrixFree},  // fits, but n^2 M flops
-		{20000, 20, false, true, DefaultMemory, methodDense},        // primal, M small: n M^2 below 10 steps' 4 n M
-		{6667, 40401, true, false, DefaultMemory, methodDense},      // the products would need the 2 GB Jacobian
-		{6667, 40401, true, true, 1 << 20, methodMatrixFree},        // the kernel is above a 1 MiB bound
+		{20, 1, 5000, true, true, DefaultMemory, methodDense},          // n^2 M below 10 Krylov steps' 4 n M
+		{13333, 1, 21601, true, true, DefaultMemory, methodMatrixFree}, // the kernel is 1.4 GB
+		{6667, 1, 40401, true, true, DefaultMemory, methodMatrixFree},  // fits, but n^2 M flops
+		{20000, 1, 20, false, true, DefaultMemory, methodDense},        // primal, M small: n M^2 below 10 steps' 4 n M
+		{6667, 1, 40401, true, false, DefaultMemory, methodDense},      // the products would need the 2 GB Jacobian
+		{6667, 1, 40401, true, true, 1 << 20, methodMatrixFree},        // the kernel is above a 1 MiB bound
+		{40, 1, 5000, true, true, DefaultMemory, methodDense},          // 8.2e6 flops against 10 steps' 1e7
+		{40, 10, 5000, true, true, DefaultMemory, methodMatrixFree},    // 4 samples of 10 outputs: 10 steps 2.8e6
+		{40, 10, 5000, true, false, DefaultMemory, methodDense},        // the formed Jacobian's products: 1e7
 	} {
-		if got := chooseMethod(tc.n, tc.m, tc.kernel, tc.mf, tc.mem); got != tc.want {
-			t.Errorf("n %d, m %d: %v, want %v", tc.n, tc.m, got, tc.want)
+		if got := chooseMethod(tc.n, tc.k, tc.m, tc.kernel, tc.mf, tc.mem); got != tc.want {
+			t.Errorf("n %d, k %d, m %d, multiplier %v: %v, want %v", tc.n, tc.k, tc.m, tc.mf, got, tc.want)
 		}
 	}
 }
+
+// A product is counted as a pass per sample through a JacobianMultiplier
+// (2 samples M flops whatever the outputs) and as the formed Jacobian's
+// matrix product otherwise (2 rows M): 5 samples of 3 outputs, 7
+// parameters.
+func TestProductFlops(t *testing.T) {
+	x := mat.NewDense(5, 2, nil)
+	j := mat.NewDense(15, 7, nil)
+	for _, tc := range []struct {
+		jm   framework.JacobianMultiplier
+		want float64
+	}{
+		{wrappedMultiplier{jacobianOnly{j}}, 2 * 5 * 7},
+		{jacobianOnly{j}, 2 * 15 * 7},
+	} {
+		op := &jacobianOp{ctx: context.Background(), jm: tc.jm, x: x, n: 15, m: 7}
+		if _, err := op.mul(make([]float64, 7), false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := op.mul(make([]float64, 15), true); err != nil {
+			t.Fatal(err)
+		}
+		if op.flops != 2*tc.want {
+			t.Errorf("%T: two products counted %g flops, want %g", tc.jm, op.flops, 2*tc.want)
+		}
+	}
+}
+
+// wrappedMultiplier is a JacobianMultiplier that is not jacobianOnly.
+type wrappedMultiplier struct{ jacobianOnly }
 
 // The scaled path on an MLP gives the same numbers whatever the worker
 // count: features reduced concurrently share the model (and its memo of

@@ -304,7 +304,7 @@ func writeSpeedTable(w *bytes.Buffer, runs []speedRun) {
 		tw.Flush()
 		for _, r := range run.Results {
 			if r.Flops > 0 {
-				fmt.Fprintf(w, "\n%s at scale: penalty on %d rows; final solves %d Krylov steps, %.1f GFlop counted, %.2f GFLOP/s of its features' wall time\n",
+				fmt.Fprintf(w, "\n%s at scale: penalty on %d rows; %d Krylov steps (the final solves and any search on all the rows), %.1f GFlop counted, %.2f GFLOP/s of its features' wall time\n",
 					r.Estimator, r.CVRows, r.KrylovSteps, r.Flops/1e9, r.GFlopsRate)
 			}
 		}
