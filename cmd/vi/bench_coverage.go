@@ -151,6 +151,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 	data := fs.String("data", "", "semi: the CSV `file` (default: the built-in diabetes data)")
 	target := fs.String("target", "", "semi: the response `column` (default: the last)")
 	signal := fs.Float64("signal", 0.05, "semi: the planted signal's VI b^2 as a `share` of Var(y)")
+	copyCorr := fs.Float64("copy", 0, "semi: also plant a null correlated with the data: a noisy copy of the feature most correlated with the response, with this `correlation` to it (0: none)")
 	reps := fs.Int("reps", 100, "number of repetitions (data sets)")
 	n := fs.Int("n", 0, "rows per data set (0: 2000 for linear, 1000 for binary, as the paper's experiments)")
 	rho := fs.Float64("rho", math.NaN(), "Corr(x1, x2) of the linear setting (default 0.5)")
@@ -184,7 +185,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		if err != nil {
 			return err
 		}
-		draw, rep, err := coverageDraw(ctx, *setting, *data, *target, *signal, n, rho)
+		draw, rep, err := coverageDraw(ctx, *setting, *data, *target, *signal, *copyCorr, n, rho)
 		if err != nil {
 			return err
 		}
@@ -292,11 +293,11 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 
 // coverageDraw checks the setting's flags and returns what a repetition
 // draws and the report's header.
-func coverageDraw(ctx context.Context, setting, data, target string, signal float64, n *int, rho *float64) (coverageSetting, coverageReport, error) {
+func coverageDraw(ctx context.Context, setting, data, target string, signal, copyCorr float64, n *int, rho *float64) (coverageSetting, coverageReport, error) {
 	switch setting {
 	case "linear", "binary":
-		if data != "" || target != "" {
-			return nil, coverageReport{}, framework.Usagef("bench coverage: --data and --target are for --setting semi")
+		if data != "" || target != "" || copyCorr != 0 {
+			return nil, coverageReport{}, framework.Usagef("bench coverage: --data, --target and --copy are for --setting semi")
 		}
 		if math.IsNaN(*rho) {
 			*rho = defaultRho(setting)
@@ -326,7 +327,7 @@ func coverageDraw(ctx context.Context, setting, data, target string, signal floa
 		if err != nil {
 			return nil, coverageReport{}, err
 		}
-		s, err := newSemiSynthetic(d, target, signal)
+		s, err := newSemiSynthetic(d, target, signal, copyCorr)
 		if err != nil {
 			return nil, coverageReport{}, err
 		}

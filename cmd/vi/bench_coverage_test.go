@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,7 +30,7 @@ func TestSemiSyntheticDraw(t *testing.T) {
 		6, 30, 13,
 	})
 	d := &framework.Dataset{Source: "t.csv", Names: []string{"a", "y", "c"}, X: x}
-	s, err := newSemiSynthetic(d, "y", 0.2)
+	s, err := newSemiSynthetic(d, "y", 0.2, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,11 +64,55 @@ func TestSemiSyntheticDraw(t *testing.T) {
 	if !mat.Equal(again.X, got.X) || mat.Equal(other.X, got.X) {
 		t.Error("want the same draw for the same seed and another for another seed")
 	}
-	if _, err := newSemiSynthetic(d, "y", 0); err == nil {
+	if _, err := newSemiSynthetic(d, "y", 0, 0); err == nil {
 		t.Error("signal 0: want an error")
 	}
-	if _, err := newSemiSynthetic(&framework.Dataset{Source: "z.csv", Names: []string{"z", "y"}, X: mat.NewDense(2, 2, []float64{1, 2, 3, 4})}, "", 0.1); err == nil || !strings.Contains(err.Error(), "z.csv") {
+	if _, err := newSemiSynthetic(&framework.Dataset{Source: "z.csv", Names: []string{"z", "y"}, X: mat.NewDense(2, 2, []float64{1, 2, 3, 4})}, "", 0.1, 0); err == nil || !strings.Contains(err.Error(), "z.csv") {
 		t.Errorf("a column named z: want an error naming the file, got %v", err)
+	}
+	for _, bad := range []float64{-0.1, 1, math.NaN()} {
+		if _, err := newSemiSynthetic(d, "y", 0.2, bad); err == nil {
+			t.Errorf("copy %v: want an error", bad)
+		}
+	}
+}
+
+// The noisy copy: of the feature most correlated with the response (c:
+// 0.97, a: 0.73), after z, its correlation with it as asked for (within
+// the sampling error of 4000 rows: sd about (1 - r^2)/sqrt(n) = 0.003),
+// and the other columns the same as without it.
+func TestSemiSyntheticCopy(t *testing.T) {
+	n := 4000
+	x := mat.NewDense(n, 3, nil)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range n {
+		a, c := rng.NormFloat64(), rng.NormFloat64()
+		x.SetRow(i, []float64{a, 0.5*a + 2*c + 0.3*rng.NormFloat64(), c})
+	}
+	d := &framework.Dataset{Source: "t.csv", Names: []string{"a", "y", "c"}, X: x}
+	plain, err := newSemiSynthetic(d, "y", 0.2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newSemiSynthetic(d, "y", 0.2, 0.9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, truth := s.draw(7)
+	without, _ := plain.draw(7)
+	if want := []string{"a", "c", "perm_a", "z", "copy_c", "y"}; !slices.Equal(got.Names, want) {
+		t.Fatalf("names %v, want %v", got.Names, want)
+	}
+	if len(truth) != 5 || truth[4] != 0 || truth[2] != 0 {
+		t.Errorf("truth %v, want the copy's 0 after perm_a's 0 and z's", truth)
+	}
+	if r := stat.Correlation(mat.Col(nil, 4, got.X), mat.Col(nil, 2, x), nil); math.Abs(r-0.9) > 4*0.003 {
+		t.Errorf("Corr(copy_c, c) = %.4f, want 0.9", r)
+	}
+	for _, c := range [][2]int{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {5, 4}} {
+		if !slices.Equal(mat.Col(nil, c[0], got.X), mat.Col(nil, c[1], without.X)) {
+			t.Errorf("column %s differs from the draw without the copy", got.Names[c[0]])
+		}
 	}
 }
 
