@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/lazyvi/lazyvi/backends/cnn"
 	"github.com/lazyvi/lazyvi/backends/mlp"
 	"github.com/lazyvi/lazyvi/framework"
 )
@@ -44,6 +45,44 @@ func BenchmarkDigitsLazy(b *testing.B) {
 			s, _ := r.Get(statSteps)
 			fl, _ := r.Get(statFlops)
 			b.Logf("%s vi %.17g lambda %v steps %v flops %v s %.3f", r.Feature, r.VI, l, s, fl, r.Seconds)
+		}
+	}
+}
+
+// BenchmarkDigitsCNNLazy times lazy on 16 pixels (rows 3 and 4) of
+// digits.csv with the default CNN (17,258 parameters, 10 classes), one
+// worker, in process, and logs each pixel's VI, penalty and Krylov steps
+// (the search on all the rows and the final solve). The CNN's baseline
+// chooses no update there, so each pixel's search starts at the top of the
+// grid (nearStart):
+//
+//	go test -run X -bench DigitsCNNLazy -benchtime 1x ./estimators
+func BenchmarkDigitsCNNLazy(b *testing.B) {
+	ctx := context.Background()
+	d, err := framework.LoadCSV(ctx, digitsCSV)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := framework.Prepare(ctx, d, framework.Config{Backend: cnn.Backend{}, BackendName: "cnn", Seed: 1, Options: map[string]string{"image": "8x8"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	m, err := framework.LookupMeasure(framework.DefaultMeasure(p.Task))
+	if err != nil {
+		b.Fatal(err)
+	}
+	feats := p.Features()[24:40]
+	b.ResetTimer()
+	for b.Loop() {
+		res, err := framework.Estimate(ctx, p, m, []framework.Estimator{Lazy{}}, feats, framework.EstimateOptions{Workers: 1, Inference: framework.Plain})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range res {
+			l, _ := r.Get(statLambda)
+			s, _ := r.Get(statSteps)
+			b.Logf("%s vi %.6g lambda %v steps %v s %.3f", r.Feature, r.VI, l, s, r.Seconds)
 		}
 	}
 }
