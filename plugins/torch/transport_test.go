@@ -12,24 +12,28 @@ import (
 )
 
 // What lazy asks of a plugin beyond the conformance kit: Gram, shift
-// batches (primal and dual form) and the matrix cache. Each server answers
-// as the plain calls do: with every addition, without them (lazyvi's
-// client then falls back to the Jacobian and one call per shift, and sends
-// every matrix whole), and with a cache so small that references miss
-// (the client then resends the data).
+// batches (primal and dual form), Jacobian products and the matrix cache.
+// Each server answers as the plain calls do: with every addition, without
+// them (as a plugin older than them: lazyvi's client then falls back to the
+// Jacobian, one call per shift and products with the Jacobian formed, and
+// sends every matrix whole), and with a cache so small that references
+// miss (the client then resends the data).
 func TestTransportAdditions(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		env  []string
 	}{
 		{"all", nil},
-		{"without", []string{"LAZYVI_TORCH_WITHOUT=matrix_cache,gram,shift_batch"}},
+		{"without", []string{"LAZYVI_TORCH_WITHOUT=matrix_cache,gram,shift_batch,matrix_free"}},
 		{"misses", []string{"LAZYVI_TORCH_CACHE_BYTES=50000"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := sharedBackend(t)
 			if tc.env != nil {
 				b = open(t, tc.env...)
+			}
+			if want := tc.name != "without"; b.Capabilities().MatrixFree != want {
+				t.Errorf("MatrixFree %v, want %v", b.Capabilities().MatrixFree, want)
 			}
 			for _, task := range []framework.Task{framework.Regression, framework.Multiclass} {
 				t.Run(task.String(), func(t *testing.T) { checkAdditions(t, b, task) })
@@ -121,6 +125,41 @@ func checkAdditions(t *testing.T, b framework.Backend, task framework.Task) {
 	wantB.MulVec(jac.T(), mat.NewVecDense(rows, e))
 	closeTo(t, "Gram G", mat.DenseCopyOf(gram), &wantG)
 	closeTo(t, "Gram b", mat.NewDense(M, 1, bv), mat.NewDense(M, 1, wantB.RawVector().Data))
+
+	// Jacobian products against the Jacobian, by the plugin when it is
+	// MatrixFree, else by the client from the Jacobian (the remote model
+	// has the methods whatever its capabilities).
+	if _, ok := framework.AsJacobianMultiplier(m); ok != b.Capabilities().MatrixFree {
+		t.Errorf("AsJacobianMultiplier %v with MatrixFree %v", ok, b.Capabilities().MatrixFree)
+	}
+	jm, ok := m.(framework.JacobianMultiplier)
+	if !ok {
+		t.Fatalf("the remote model (%T) has no Jacobian products", m)
+	}
+	v, u := mat.NewDense(M, 2, nil), mat.NewDense(rows, 2, nil)
+	for _, d := range []*mat.Dense{v, u} {
+		raw := d.RawMatrix().Data
+		for i := range raw {
+			raw[i] = rng.NormFloat64()
+		}
+	}
+	jv, err := jm.JacobianMul(ctx, x, v)
+	if err != nil {
+		t.Fatalf("JacobianMul: %v", err)
+	}
+	var want mat.Dense
+	want.Mul(jac, v)
+	closeTo(t, "JacobianMul", jv, &want)
+	jtu, err := jm.JacobianTMul(ctx, x, u)
+	if err != nil {
+		t.Fatalf("JacobianTMul: %v", err)
+	}
+	want.Reset()
+	want.Mul(jac.T(), u)
+	closeTo(t, "JacobianTMul", jtu, &want)
+	if _, err := jm.JacobianMul(ctx, x, u); err == nil {
+		t.Errorf("JacobianMul of %d-row vectors with %d parameters: no error", rows, M)
+	}
 
 	// Shift batches against one call per shift: primal and dual.
 	dtheta := make([]float64, M)

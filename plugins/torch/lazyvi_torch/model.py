@@ -33,6 +33,10 @@ transform_lock = threading.Lock()
 # a few times that).
 JACOBIAN_BYTES = 64 << 20
 
+# PROBE_ROWS: _row_bytes measures a forward pass on this many rows and on
+# twice as many.
+PROBE_ROWS = 8
+
 # The shuffles' generator: the seed, or for warm starts the seed with the Go
 # backends' "warm" stream mixed in.
 _WARM = 0x7761726D
@@ -125,6 +129,8 @@ class Model:
         self.num_params = sum(self.sizes)
         self._free = [f]
         self._pool_lock = threading.Lock()
+        self._bytes_per_row = None  # _row_bytes's measure
+        self._forward_ad = True  # functorch.jvp works on this network
         self.fitted = True
 
     @contextlib.contextmanager
@@ -249,6 +255,122 @@ class Model:
             pred = self.head.link(network.outputs(lambda xx: f(ps, self.buffers, xx), x, self.head.outs)).reshape(-1)
             gs = torch.autograd.grad(pred, ps, grad_outputs=a.reshape(-1), allow_unused=True)
         return torch.cat([(torch.zeros_like(p) if g is None else g).reshape(-1) for g, p in zip(gs, ps)])
+
+    # --- matrix-free products ------------------------------------------
+
+    def _product_args(self, op, x, v, want):
+        """Checks a product's arguments (v's rows: want, or the Jacobian's
+        rows when want is None) and returns the Jacobian's rows."""
+        self.ready()
+        self._input(x)
+        n = x.shape[0] * self.head.rows_per_sample()
+        if want is None:
+            want = n
+        if v.dim() != 2 or v.shape[0] != want or v.shape[1] < 1:
+            r, c = (v.shape[0], v.shape[1]) if v.dim() == 2 and v.numel() else (0, 0)
+            raise ModelError("%s: %s: %d x %d vectors, want %d rows" % (NAME, op, r, c, want))
+        return n
+
+    def _pred_flat(self, f, params, x):
+        """The predictions on x at params, stacked as the Jacobian's rows."""
+        return self.head.link(network.outputs(lambda xx: f(params, self.buffers, xx), x, self.head.outs)).reshape(-1)
+
+    def _row_bytes(self, f):
+        """The bytes a forward pass keeps per row (for the backward pass, or
+        as the forward-mode pass's tangents), measured once: the saved
+        tensors of a pass on PROBE_ROWS rows and on twice as many, whose
+        difference leaves out what does not grow with the rows (the
+        parameters themselves)."""
+        with self._pool_lock:
+            if self._bytes_per_row is not None:
+                return self._bytes_per_row
+        sizes = []
+        for rows in (PROBE_ROWS, 2 * PROBE_ROWS):
+            total = [0]
+
+            def pack(t):
+                total[0] += t.numel() * t.element_size()
+                return t
+
+            ps = tuple(p.detach().requires_grad_() for p in self.params)
+            with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+                self._pred_flat(f, ps, torch.zeros(rows, self.inputs, dtype=torch.float64))
+            sizes.append(total[0])
+        per_row = max(8 * self.head.outs, (sizes[1] - sizes[0]) // PROBE_ROWS)
+        with self._pool_lock:
+            self._bytes_per_row = per_row
+        return per_row
+
+    def _product_rows(self, f, n):
+        """Rows of x per block of a product: a block's forward pass (and its
+        tangents or saved tensors, about as much again) within
+        JACOBIAN_BYTES."""
+        return max(1, min(n, JACOBIAN_BYTES // (2 * self._row_bytes(f))))
+
+    def _tangents(self, col):
+        return tuple(t.view_as(p) for p, t in zip(self.params, torch.split(col, self.sizes)))
+
+    def jacobian_mul(self, x, v):
+        """Phi(x) V for V of M x p, (n R) x p: one forward-mode pass
+        (functorch.jvp) per column of V and block of rows, never the
+        Jacobian."""
+        nr = self._product_args("JacobianMul", x, v, self.num_params)
+        R, p = self.head.rows_per_sample(), v.shape[1]
+        cols = v.T.contiguous()  # column c of V as a contiguous row
+        out = torch.empty(nr, p, dtype=torch.float64)
+        with self._functional() as f:
+            rows = self._product_rows(f, x.shape[0])
+            for i in range(0, x.shape[0], rows):
+                xb = x[i:i + rows]
+                out[i * R:(i + xb.shape[0]) * R] = self._jvp_block(f, xb, cols)
+        return out
+
+    def _jvp_block(self, f, xb, cols):
+        """Phi(xb) V, (b R) x p, V's columns the rows of cols."""
+        if self._forward_ad:
+            ft = _functorch()
+            try:
+                with transform_lock:
+                    return torch.stack([ft.jvp(lambda ps: self._pred_flat(f, ps, xb), (self.params,),
+                                               (self._tangents(c),))[1] for c in cols], dim=1)
+            except RuntimeError as e:
+                _warn_once("jvp", "%s: functorch.jvp cannot differentiate this network forward (%s); "
+                                  "Jacobian products by double backward passes" % (NAME, e))
+                self._forward_ad = False
+        # Phi v = d/du (Phi^T u . v): the backward pass's graph, built with
+        # create_graph, is linear in u; one more backward pass per column.
+        with torch.enable_grad():
+            ps = tuple(p.detach().requires_grad_() for p in self.params)
+            pred = self._pred_flat(f, ps, xb)
+            u = torch.zeros_like(pred, requires_grad=True)
+            gs = torch.autograd.grad(pred, ps, grad_outputs=u, create_graph=True, allow_unused=True)
+            out = torch.zeros(pred.shape[0], cols.shape[0], dtype=torch.float64)
+            for c, col in enumerate(cols):
+                s = sum((g * t).sum() for g, t in zip(gs, self._tangents(col)) if g is not None)
+                if torch.is_tensor(s) and s.requires_grad:
+                    out[:, c] = torch.autograd.grad(s, u, retain_graph=True)[0]
+        return out
+
+    def jacobian_tmul(self, x, u):
+        """Phi(x)^T U for U of (n R) x p, M x p: one backward pass per
+        column of U and block of rows, never the Jacobian."""
+        self._product_args("JacobianTMul", x, u, None)
+        R, p = self.head.rows_per_sample(), u.shape[1]
+        out = torch.zeros(self.num_params, p, dtype=torch.float64)
+        with self._functional() as f:
+            rows = self._product_rows(f, x.shape[0])
+            for i in range(0, x.shape[0], rows):
+                xb = x[i:i + rows]
+                ub = u[i * R:(i + xb.shape[0]) * R]
+                with torch.enable_grad():
+                    ps = tuple(q.detach().requires_grad_() for q in self.params)
+                    pred = self._pred_flat(f, ps, xb)
+                    for c in range(p):
+                        gs = torch.autograd.grad(pred, ps, grad_outputs=ub[:, c], retain_graph=c < p - 1,
+                                                 allow_unused=True)
+                        out[:, c] += torch.cat([(torch.zeros_like(q) if g is None else g).reshape(-1)
+                                                for g, q in zip(gs, ps)])
+        return out
 
     def kernel(self, x1, x2):
         """J(x1) J(x2)^T; x2 None: J(x1) J(x1)^T, exactly symmetric."""

@@ -48,9 +48,13 @@ CACHE_MISS = "backendplugin: matrix cache miss"
 
 # Capabilities. LAZYVI_TORCH_WITHOUT (comma-separated field names) drops
 # some of the protocol's optional additions, so that the tests can check
-# lazyvi's fallbacks against this server.
+# lazyvi's fallbacks against this server. matrix_free (the models' products
+# with the Jacobian) and jacobian_products (the RPCs that serve them) go
+# together: without matrix_free lazyvi forms the Jacobian, as with a plugin
+# older than both.
 CAPABILITIES = dict(gradients=True, kernel=True, classification=True, multiclass=True,
-                    warm_start=True, matrix_cache=True, gram=True, shift_batch=True)
+                    warm_start=True, matrix_cache=True, gram=True, shift_batch=True,
+                    matrix_free=True, jacobian_products=True)
 
 # Threads serving calls (created as needed): more than lazyvi has in flight
 # at its usual --workers, so that a health check never queues behind long
@@ -216,6 +220,19 @@ class Backend:
         g, b = m.gram(self._resolve("x", r.x), r.e)
         return wire.encode_gram(g, b)
 
+    def JacobianMul(self, req, _ctx):
+        r = wire.decode_jacobian_product(req)
+        m = self._model(r.model_id)
+        # x first, then v, as the Go server checks them; v is never keyed.
+        x = self._resolve("x", r.x)
+        return wire.encode_matrix(m.jacobian_mul(x, to_tensor("v", r.v)))
+
+    def JacobianTMul(self, req, _ctx):
+        r = wire.decode_jacobian_product(req)
+        m = self._model(r.model_id)
+        x = self._resolve("x", r.x)
+        return wire.encode_matrix(m.jacobian_tmul(x, to_tensor("v", r.v)))
+
     def WarmStart(self, req, ctx):
         r = wire.decode_warm_start(req)
         m = self._model(r.model_id)
@@ -249,11 +266,14 @@ def _unary(op, fn):
 
 def backend_handler(b):
     ops = ["Capabilities", "Options", "NewModel", "Fit", "Predict", "NumParams", "Jacobian", "PredictShifted",
-           "Kernel", "JacobianTVec", "PredictShifts", "Gram", "WarmStart", "Release"]
+           "Kernel", "JacobianTVec", "PredictShifts", "Gram", "WarmStart", "Release", "JacobianMul", "JacobianTMul"]
     if not b.caps["shift_batch"]:
         ops.remove("PredictShifts")
     if not b.caps["gram"]:
         ops.remove("Gram")
+    if not b.caps["jacobian_products"]:
+        ops.remove("JacobianMul")
+        ops.remove("JacobianTMul")
     return grpc.method_handlers_generic_handler("lazyvi.backend.v1.Backend", {op: _unary(op, getattr(b, op)) for op in ops})
 
 
@@ -284,7 +304,9 @@ def capabilities():
                              % (name, ", ".join(caps)))
         caps[name.strip()] = False
     if not caps["gradients"]:
-        caps["kernel"] = caps["gram"] = caps["shift_batch"] = False
+        caps["kernel"] = caps["gram"] = caps["shift_batch"] = caps["matrix_free"] = False
+    if not caps["matrix_free"]:
+        caps["jacobian_products"] = False
     return caps
 
 

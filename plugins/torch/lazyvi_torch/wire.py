@@ -168,6 +168,12 @@ def decode_jtvec(buf):
     return Request(model_id=_int(f, 1), x=_matrix(f, 2), a=_vector(f, 3))
 
 
+def decode_jacobian_product(buf):
+    """A JacobianProductRequest (JacobianMul and JacobianTMul)."""
+    f = fields(buf)
+    return Request(model_id=_int(f, 1), x=_matrix(f, 2), v=_matrix(f, 3))
+
+
 def decode_predict_shifts(buf):
     f = fields(buf)
     return Request(model_id=_int(f, 1), shifts=[_shift(fields(s)) for s in f.get(2, [])])

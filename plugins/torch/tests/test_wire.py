@@ -55,6 +55,16 @@ class Decode(unittest.TestCase):
         np.testing.assert_array_equal(r.shifts[1].a.numpy(), [7])
         self.assertEqual(r.shifts[1].dtheta.numel(), 0)
 
+    def test_jacobian_product(self):
+        v = matrix(4, 2, 3)
+        msg = pb.JacobianProductRequest(model_id=9, x=pb.Matrix(rows=2, cols=1, key=b"kx"),
+                                        v=pb.Matrix(rows=4, cols=2, data=v))
+        r = wire.decode_jacobian_product(msg.SerializeToString())
+        self.assertEqual((r.model_id, r.x.rows, r.x.cols, r.x.key, len(r.x.data)), (9, 2, 1, b"kx", 0))
+        self.assertEqual((r.v.rows, r.v.cols, r.v.key), (4, 2, b""))
+        np.testing.assert_array_equal(r.v.data, v)
+        self.assertIsNone(wire.decode_jacobian_product(pb.JacobianProductRequest(model_id=1).SerializeToString()).v)
+
     def test_unpacked_and_split_doubles(self):
         # Field 3 of Matrix as single doubles (wire type 1) and as two
         # packed pieces: decoders must accept both.

@@ -1,0 +1,83 @@
+"""The matrix-free Jacobian products (Model.jacobian_mul, jacobian_tmul)
+against the formed Jacobian: every task, row blocks far smaller than the
+rows, and the double-backward fallback for a network functorch cannot
+transform. Run by TestPythonUnit (wire_test.go) or
+    cd plugins/torch && python3 -m unittest discover -s tests
+"""
+
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, HERE)
+
+import torch  # noqa: E402
+
+from lazyvi_torch import model  # noqa: E402
+from lazyvi_torch.errors import ModelError  # noqa: E402
+
+EPS = torch.finfo(torch.float64).eps
+
+
+def fitted(task, classes, opts, n=120, p=5, seed=1):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(n, p, generator=g, dtype=torch.float64)
+    if task == 0:
+        y = torch.randn(n, generator=g, dtype=torch.float64)
+    else:
+        y = torch.randint(0, max(classes, 2), (n,), generator=g).to(torch.float64)
+    m = model.new_model(task, p, seed, classes, dict(opts, epochs="2"))
+    m.fit(x, y)
+    return m, x, g
+
+
+class Products(unittest.TestCase):
+    def check(self, m, x, g):
+        j = m.jacobian(x)
+        v = torch.randn(m.num_params, 3, generator=g, dtype=torch.float64)
+        u = torch.randn(j.shape[0], 3, generator=g, dtype=torch.float64)
+        # Both sides sum the same M (or n K) products in other orders, from
+        # derivatives computed in other orders: their difference is within
+        # a few roundings of each term's size, summed.
+        for got, want, bound in [(m.jacobian_mul(x, v), j @ v, j.abs() @ v.abs()),
+                                 (m.jacobian_tmul(x, u), j.T @ u, j.abs().T @ u.abs())]:
+            self.assertEqual(got.shape, want.shape)
+            tol = 8 * max(j.shape) * EPS * bound
+            self.assertTrue(bool(((got - want).abs() <= tol).all()),
+                            "largest difference %.3g" % float((got - want).abs().max()))
+
+    def test_tasks(self):
+        for task, classes in [(0, 0), (1, 0), (2, 4)]:
+            with self.subTest(task=task):
+                m, x, g = fitted(task, classes, {"hidden": "16,8"})
+                self.check(m, x, g)
+                # Blocks of a few rows: the same products.
+                saved = model.JACOBIAN_BYTES
+                model.JACOBIAN_BYTES = 4 * m._row_bytes(None)
+                try:
+                    self.assertLess(m._product_rows(None, x.shape[0]), 5)
+                    self.check(m, x, g)
+                finally:
+                    model.JACOBIAN_BYTES = saved
+
+    def test_double_backward(self):
+        for task, classes in [(0, 0), (2, 3)]:
+            with self.subTest(task=task):
+                m, x, g = fitted(task, classes, {"module": os.path.join(HERE, "testdata", "autograd_fn.py")})
+                self.check(m, x, g)
+                self.assertFalse(m._forward_ad, "functorch.jvp transformed an autograd.Function")
+
+    def test_shapes(self):
+        m, x, _ = fitted(2, 3, {"hidden": "4"})
+        M, n = m.num_params, 3 * x.shape[0]
+        for op, v in [(m.jacobian_mul, torch.zeros(M + 1, 2)), (m.jacobian_mul, torch.zeros(M, 0)),
+                      (m.jacobian_tmul, torch.zeros(n - 1, 1)), (m.jacobian_tmul, torch.zeros(0, 0))]:
+            with self.assertRaises(ModelError):
+                op(x, v)
+        with self.assertRaises(ModelError):
+            m.jacobian_mul(x[:, :2], torch.zeros(M, 1))
+
+
+if __name__ == "__main__":
+    unittest.main()
