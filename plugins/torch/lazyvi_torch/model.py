@@ -267,6 +267,7 @@ class Model:
         if want is None:
             want = n
         if v.dim() != 2 or v.shape[0] != want or v.shape[1] < 1:
+            # An empty matrix is 0 x 0, as the Go server unpacks it.
             r, c = (v.shape[0], v.shape[1]) if v.dim() == 2 and v.numel() else (0, 0)
             raise ModelError("%s: %s: %d x %d vectors, want %d rows" % (NAME, op, r, c, want))
         return n
