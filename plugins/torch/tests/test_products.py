@@ -7,6 +7,7 @@ transform. Run by TestPythonUnit (wire_test.go) or
 
 import os
 import sys
+import threading
 import unittest
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -67,6 +68,31 @@ class Products(unittest.TestCase):
                 m, x, g = fitted(task, classes, {"module": os.path.join(HERE, "testdata", "autograd_fn.py")})
                 self.check(m, x, g)
                 self.assertFalse(m._forward_ad, "functorch.jvp transformed an autograd.Function")
+
+    def test_concurrent(self):
+        # Products and Jacobians from several threads at once (the plugin
+        # serves concurrent calls): each answer as alone, bit for bit.
+        m, x, g = fitted(2, 3, {"hidden": "8"})
+        v = torch.randn(m.num_params, 2, generator=g, dtype=torch.float64)
+        u = torch.randn(3 * x.shape[0], 2, generator=g, dtype=torch.float64)
+        calls = [lambda: m.jacobian_mul(x, v), lambda: m.jacobian_tmul(x, u), lambda: m.jacobian(x)]
+        want = [c() for c in calls]
+        bad = []
+
+        def work(i):
+            for _ in range(10):
+                try:
+                    if not torch.equal(calls[i % 3](), want[i % 3]):
+                        bad.append("call %d differs" % (i % 3))
+                except Exception as e:  # reported below, not lost in the thread
+                    bad.append(repr(e))
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(bad, [])
 
     def test_shapes(self):
         m, x, _ = fitted(2, 3, {"hidden": "4"})
