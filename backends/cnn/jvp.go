@@ -241,7 +241,7 @@ func (md *Model) tangent(v []float64, p, t *pass) []float64 {
 	conv := gen(n*hw, f, t.conv)
 	blas64.Gemm(blas.NoTrans, blas.Trans, 1, gen(n*hw, md.kk, p.cols), md.convWeights(v), 0, conv)
 	addBias(conv.Data, v[md.cb:md.cb+f])
-	reluMask(conv.Data, p.conv)
+	nn.ReLUMask(conv.Data, p.conv)
 	pooled := t.acts[0][:n*md.d]
 	if md.cfg.maxPool {
 		for e, a := range p.arg[:n*md.d] {
@@ -265,7 +265,7 @@ func (md *Model) tangent(v []float64, p, t *pass) []float64 {
 		blas64.Gemm(blas.NoTrans, blas.Trans, 1, gen(n, ly.in, p.acts[l]), ly.weights(v), 1, z)
 		addBias(z.Data, v[ly.b:ly.b+ly.out])
 		if l < last {
-			reluMask(z.Data, p.acts[l+1])
+			nn.ReLUMask(z.Data, p.acts[l+1])
 		}
 	}
 	return t.out[:n*md.head.Outs]

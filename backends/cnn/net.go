@@ -170,7 +170,7 @@ func (md *Model) forward(theta []float64, x blas64.General, p *pass) []float64 {
 	}
 	conv := gen(n*hw, f, p.conv)
 	blas64.Gemm(blas.NoTrans, blas.Trans, 1, gen(n*hw, kk, p.cols), md.convWeights(theta), 0, conv)
-	biasReLU(conv.Data, theta[md.cb:md.cb+f])
+	nn.BiasReLU(conv.Data, theta[md.cb:md.cb+f])
 	md.poolForward(p)
 	last := len(md.layers) - 1
 	for l, ly := range md.layers {
@@ -178,7 +178,7 @@ func (md *Model) forward(theta []float64, x blas64.General, p *pass) []float64 {
 		blas64.Gemm(blas.NoTrans, blas.Trans, 1, gen(n, ly.in, p.acts[l]), ly.weights(theta), 0, z)
 		b := theta[ly.b : ly.b+ly.out]
 		if l < last {
-			biasReLU(z.Data, b)
+			nn.BiasReLU(z.Data, b)
 		} else {
 			addBias(z.Data, b)
 		}
@@ -295,7 +295,7 @@ func (md *Model) backward(theta []float64, p *pass, dout []float64, s *signals, 
 		}
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, d, ly.weights(theta), 0, prev)
 		if l > 0 {
-			reluMask(prev.Data, act.Data)
+			nn.ReLUMask(prev.Data, act.Data)
 		}
 	}
 	// Unpool into dconv, then the ReLU mask of the convolution.
@@ -323,30 +323,10 @@ func (md *Model) backward(theta []float64, p *pass, dout []float64, s *signals, 
 			}
 		}
 	}
-	reluMask(dconv, p.conv[:n*md.hw*md.f])
+	nn.ReLUMask(dconv, p.conv[:n*md.hw*md.f])
 	if grad != nil {
 		blas64.Gemm(blas.Trans, blas.NoTrans, 1, gen(n*md.hw, f, dconv), gen(n*md.hw, md.kk, p.cols), 1, md.convWeights(grad))
 		nn.ColSums(grad[md.cb:md.cb+f], gen(n*md.hw, f, dconv))
-	}
-}
-
-// biasReLU adds b to every row of z (len(b) columns) and applies the ReLU.
-func biasReLU(z, b []float64) {
-	for i := 0; i+len(b) <= len(z); i += len(b) {
-		row := z[i : i+len(b)]
-		for j, v := range row {
-			row[j] = max(v+b[j], 0)
-		}
-	}
-}
-
-// reluMask zeroes d where act (a ReLU output) is not positive.
-func reluMask(d, act []float64) {
-	act = act[:len(d)]
-	for j, a := range act {
-		if !(a > 0) {
-			d[j] = 0
-		}
 	}
 }
 

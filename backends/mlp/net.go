@@ -2,7 +2,6 @@ package mlp
 
 import (
 	"context"
-	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -210,7 +209,7 @@ func forward(layers []layer, ps *params, x blas64.General, a *activations) []flo
 		}
 		b := ly.bias(ps.theta)
 		if l+1 < len(layers) {
-			biasReLU(z.Data[:n*z.Stride], b)
+			nn.BiasReLU(z.Data[:n*z.Stride], b)
 		} else {
 			for i := range z.Data {
 				z.Data[i] += b[i%outs]
@@ -218,32 +217,6 @@ func forward(layers []layer, ps *params, x blas64.General, a *activations) []flo
 		}
 	}
 	return a.out[:n*outs]
-}
-
-// biasReLU adds the bias b to every row of z (row-major, len(b) columns)
-// and applies the ReLU, clamping negative entries (and -0) to +0 without
-// branches: the signs of pre-activations are random, and a mispredicted
-// branch per entry cost more than the matrix product that computed them.
-func biasReLU(z, b []float64) {
-	for i := 0; i+len(b) <= len(z); i += len(b) {
-		row := z[i : i+len(b)]
-		for j, v := range row {
-			u := math.Float64bits(v + b[j])
-			u &^= uint64(int64(u) >> 63)
-			row[j] = math.Float64frombits(u)
-		}
-	}
-}
-
-// reluMask zeroes d where act (a ReLU output, so +0 or positive) is zero,
-// without branches.
-func reluMask(d, act []float64) {
-	act = act[:len(d)]
-	for j, a := range act {
-		b := math.Float64bits(a)
-		keep := -((b | -b) >> 63) // all ones when a != 0
-		d[j] = math.Float64frombits(math.Float64bits(d[j]) & keep)
-	}
 }
 
 // backward propagates the per-sample output signals dout (n x K, row-major) through
@@ -291,11 +264,11 @@ func backward(layers []layer, ps *params, a *activations, dout []float64, deltas
 		}
 		// ReLU mask: relu(z) > 0 exactly when z > 0.
 		if rep := a.rowsPer(); rep == 1 {
-			reluMask(prev.Data[:n*prev.Stride], a.acts[l].Data[:n*prev.Stride])
+			nn.ReLUMask(prev.Data[:n*prev.Stride], a.acts[l].Data[:n*prev.Stride])
 		} else {
 			act := a.acts[l]
 			for i := 0; i < n; i++ {
-				reluMask(prev.Data[i*prev.Stride:i*prev.Stride+prev.Cols], act.Data[i/rep*act.Stride:])
+				nn.ReLUMask(prev.Data[i*prev.Stride:i*prev.Stride+prev.Cols], act.Data[i/rep*act.Stride:])
 			}
 		}
 	}

@@ -46,7 +46,7 @@ func (md *Model) softmaxJVP(ps *params, acts *activations, v, dst []float64) {
 		}
 		if l+1 < len(md.layers) {
 			// The ReLU's derivative: 1 where its output, acts[l+1], is not 0.
-			reluMask(dz.Data, acts.acts[l+1].Data[:n*ly.out])
+			nn.ReLUMask(dz.Data, acts.acts[l+1].Data[:n*ly.out])
 		}
 		tan = dz
 	}

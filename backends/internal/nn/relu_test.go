@@ -1,0 +1,52 @@
+package nn
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// BiasReLU and ReLUMask against their definitions, max(z + b, 0) and
+// "zero where the ReLU output is not positive", on random values with
+// zeros of both signs among them, bit for bit.
+func TestReLU(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const rows, cols = 50, 7
+	z := make([]float64, rows*cols)
+	b := make([]float64, cols)
+	for i := range z {
+		z[i] = rng.NormFloat64()
+	}
+	for j := range b {
+		b[j] = rng.NormFloat64()
+	}
+	z[3], b[3] = math.Copysign(0, -1), 0 // -0 + 0 = +0
+	z[9] = -b[2]                         // an exact zero sum (row 1, column 2)
+	want := make([]float64, len(z))
+	for i, v := range z {
+		want[i] = max(v+b[i%cols], 0)
+	}
+	got := append([]float64(nil), z...)
+	BiasReLU(got, b)
+	for i := range got {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("BiasReLU[%d] = %v, want %v", i, got[i], want[i])
+		}
+	}
+	d := make([]float64, len(z))
+	for i := range d {
+		d[i] = rng.NormFloat64()
+	}
+	wantD := append([]float64(nil), d...)
+	for i, a := range got {
+		if !(a > 0) {
+			wantD[i] = 0
+		}
+	}
+	ReLUMask(d, got)
+	for i := range d {
+		if math.Float64bits(d[i]) != math.Float64bits(wantD[i]) {
+			t.Fatalf("ReLUMask[%d] = %v, want %v", i, d[i], wantD[i])
+		}
+	}
+}
