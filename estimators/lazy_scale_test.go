@@ -199,6 +199,19 @@ func TestProductFlops(t *testing.T) {
 	}
 }
 
+// Degenerate shapes count as one output a row, never divide by zero.
+func TestProductFlopsDegenerate(t *testing.T) {
+	for _, tc := range []struct{ n, k, m int }{{15, 0, 7}, {0, 3, 7}, {0, 0, 7}} {
+		if got, want := productFlops(tc.n, tc.k, tc.m, true), 2*float64(tc.n/max(tc.k, 1))*float64(tc.m); got != want {
+			t.Errorf("productFlops(%d, %d, %d): %g, want %g", tc.n, tc.k, tc.m, got, want)
+		}
+	}
+	op := &jacobianOp{ctx: context.Background(), jm: wrappedMultiplier{jacobianOnly{mat.NewDense(3, 2, nil)}}, x: &mat.Dense{}, n: 3, m: 2}
+	if _, err := op.mul(make([]float64, 2), false); err != nil || op.flops != 2*3*2 {
+		t.Errorf("no sample rows: flops %g (error %v), want %d", op.flops, err, 2*3*2)
+	}
+}
+
 // wrappedMultiplier is a JacobianMultiplier that is not jacobianOnly.
 type wrappedMultiplier struct{ jacobianOnly }
 
