@@ -220,7 +220,9 @@ type wrappedMultiplier struct{ jacobianOnly }
 // signals), never its results. The framework hands each feature its
 // fold's baseline (framework.BaselineReducer): the features' reductions
 // are ReduceFrom's with that baseline, the same with 1 and 3 workers;
-// without baselines they are Reduce's.
+// without baselines they are Reduce's. A baseline of no update (+Inf)
+// starts the features' searches at the top of the grid (nearStart), not
+// at Reduce's walk of the grid.
 func TestLazyScaledWorkersDeterministic(t *testing.T) {
 	ctx := context.Background()
 	sim, err := simulate.Generate("highdim", 300, 0.5, 3)
@@ -260,6 +262,7 @@ func TestLazyScaledWorkersDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	steps, differ := 0.0, 0
+	own := make([]framework.Reduced, len(feats))
 	for j, f := range feats {
 		steps += runs[0].Reduced[0][0][j].Stats[statSteps]
 		same(f.Name+", 1 and 3 workers", runs[0].Reduced[0][0][j], runs[1].Reduced[0][0][j])
@@ -268,17 +271,30 @@ func TestLazyScaledWorkersDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		same(f.Name+", ReduceFrom", runs[0].Reduced[0][0][j], from)
-		own, err := lz.Reduce(ctx, p, f)
-		if err != nil {
+		if own[j], err = lz.Reduce(ctx, p, f); err != nil {
 			t.Fatal(err)
 		}
-		same(f.Name+", Reduce without baselines", plain.Reduced[0][0][j], own)
-		if own.Stats[statLambda] != from.Stats[statLambda] {
+		same(f.Name+", Reduce without baselines", plain.Reduced[0][0][j], own[j])
+		if own[j].Stats[statLambda] != from.Stats[statLambda] {
 			differ++
 		}
 	}
 	if differ == 0 {
 		t.Errorf("ReduceFrom chose every feature's penalty as Reduce did: the check cannot tell them apart")
+	}
+	none := framework.Reduced{Pred: base.Pred, Stats: map[string]float64{statLambda: math.Inf(1)}}
+	differ = 0
+	for j, f := range feats {
+		top, err := lz.ReduceFrom(ctx, p, f, func() (framework.Reduced, error) { return none, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if top.Stats[statLambda] != own[j].Stats[statLambda] {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Errorf("ReduceFrom from a baseline of no update chose every feature's penalty as Reduce did: +Inf not passed on to nearStart")
 	}
 	if steps == 0 {
 		t.Fatalf("no matrix-free solve ran: the check would prove nothing")
