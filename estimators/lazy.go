@@ -203,10 +203,11 @@ func (lz Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 }
 
 // ReduceFrom implements framework.BaselineReducer: Reduce, where at scale
-// the penalty's search on the subsample starts from the baseline's
-// penalty when the baseline updated the model (searchNear: about 5
-// candidates instead of 8-11). At the paper's sizes (the dense path) it
-// is Reduce and does not wait for the baseline.
+// the penalty's search (on the subsample or the held-out rows) starts from
+// the baseline's penalty, or at the top of the grid when the baseline
+// chose no update (nearStart, searchNear: about 5 candidates instead of
+// 8-11). At the paper's sizes (the dense path) it is Reduce and does not
+// wait for the baseline.
 func (lz Lazy) ReduceFrom(ctx context.Context, p *framework.Problem, f framework.Feature, base func() (framework.Reduced, error)) (framework.Reduced, error) {
 	return lz.reduce(ctx, p, f, base)
 }

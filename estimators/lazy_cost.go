@@ -83,7 +83,7 @@ func matrixFreeCost(n, k, m int, multiplier bool, steps int) cost {
 // JacobianMultiplier (a pass per sample), 2 n m through the formed
 // Jacobian.
 func productFlops(n, k, m int, multiplier bool) float64 {
-	if multiplier {
+	if multiplier && k > 1 {
 		n /= k
 	}
 	return 2 * float64(n) * float64(m)

@@ -90,7 +90,8 @@ func heldOut(n1, k int) bool { return subsampleSize(n1, k) < min(n1, subsampleRo
 
 // heldOutAlpha chooses the penalty for all the rows of x (targets and e
 // stack k outputs per row) on a held-out share of them, starting from near
-// when it is positive (a penalty for these rows, the baseline's), and
+// when it is positive (a penalty for these rows, the baseline's; +Inf: the
+// top of the grid, nearStart), and
 // returns it (+Inf: no update) with the search's Krylov steps and counted
 // flops; stats gains statSubsample, the rows the penalty was chosen on (all
 // of them).

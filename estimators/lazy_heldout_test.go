@@ -55,7 +55,8 @@ func evalMSE(r *rfModel, p *framework.Problem, f framework.Feature, alpha float6
 // the exact update at the penalty it finds has an evaluation error within
 // 5% of the dense penalty's (measured: within 1%, one 9% lower) and below
 // no update's; from the top of the grid (nearStart for a baseline that
-// chose no update), in no more steps than the grid's walk, within 5% for
+// chose no update), in fewer steps than the grid's walk (measured: 1-32
+// against 25-68), within 5% for
 // x1..x3 (measured: within 1%) and no worse than no update for x4, whose
 // dip lies behind a bump.
 func TestHeldOutAlpha(t *testing.T) {
@@ -84,10 +85,11 @@ func TestHeldOutAlpha(t *testing.T) {
 			}
 			if math.IsInf(near, 1) {
 				// From the top (a baseline that chose no update): never
-				// worse than no update, no deeper than the grid's walk;
-				// x4's dip lies behind a bump and is missed (nearStart).
-				if got > none || steps > gridSteps {
-					t.Errorf("%s from the top: alpha %.4g's evaluation error %.4f in %d steps, want at most no update's %.4f in at most the grid's %d", name, alpha, got, steps, none, gridSteps)
+				// worse than no update, and cheaper than the grid's walk,
+				// which does not start at the top; x4's dip lies behind a
+				// bump and is missed (nearStart).
+				if got > none || steps >= gridSteps {
+					t.Errorf("%s from the top: alpha %.4g's evaluation error %.4f in %d steps, want at most no update's %.4f in fewer than the grid's %d", name, alpha, got, steps, none, gridSteps)
 				}
 				if name != "x4" && got > 1.05*want {
 					t.Errorf("%s from the top: alpha %.4g's evaluation error %.4f, want at most 1.05 x the dense penalty %.4g's %.4f", name, alpha, got, good, want)

@@ -79,8 +79,8 @@ func (lz Lazy) memory() float64 {
 
 // reduceScaled is Reduce for a problem where scaled is true. x holds the
 // dropped train rows in their order, targets and e their k outputs each;
-// base, when not nil, returns the baseline, whose penalty (when it updated
-// the model) is where the search starts.
+// base, when not nil, returns the baseline, whose penalty is where the
+// search starts (the top of the grid when it is +Inf, no update: nearStart).
 func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *framework.Problem, f framework.Feature, x *mat.Dense, targets, e []float64, k int, base func() (framework.Reduced, error)) (framework.Reduced, error) {
 	n1, _ := x.Dims()
 	stats := map[string]float64{}
@@ -153,7 +153,8 @@ func subsampleSize(n1, k int) int { return min(n1, subsampleRows, maxRidgeDim/k)
 // rescales it to all of them.
 //
 // With near > 0 (a penalty for all the rows of x, the baseline's) the
-// search starts from it rescaled to the subsample (searchNear).
+// search starts from it rescaled to the subsample (searchNear; +Inf, no
+// update, stays +Inf: the top of the grid, nearStart).
 func (lz Lazy) subsampleAlpha(ctx context.Context, g framework.Gradienter, x *mat.Dense, targets, e []float64, k int, seed int64, stats map[string]float64, near float64) (float64, error) {
 	n1, _ := x.Dims()
 	ns := subsampleSize(n1, k)
@@ -217,9 +218,12 @@ func (o *jacobianOp) mul(v []float64, trans bool) ([]float64, error) {
 	if r, c := out.Dims(); r != want || c != 1 {
 		return nil, fmt.Errorf("jacobian product: backend returned %d x %d, want %d x 1", r, c, want)
 	}
-	samples, _ := o.x.Dims()
+	k := 1 // rows per sample
+	if samples, _ := o.x.Dims(); samples > 0 {
+		k = o.n / samples
+	}
 	_, formed := o.jm.(jacobianOnly)
-	o.flops += productFlops(o.n, o.n/samples, o.m, !formed)
+	o.flops += productFlops(o.n, k, o.m, !formed)
 	return out.RawMatrix().Data, nil
 }
 

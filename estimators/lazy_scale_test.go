@@ -199,6 +199,19 @@ func TestProductFlops(t *testing.T) {
 	}
 }
 
+// Degenerate shapes count as one output a row, never divide by zero.
+func TestProductFlopsDegenerate(t *testing.T) {
+	for _, tc := range []struct{ n, k, m int }{{15, 0, 7}, {0, 3, 7}, {0, 0, 7}} {
+		if got, want := productFlops(tc.n, tc.k, tc.m, true), 2*float64(tc.n/max(tc.k, 1))*float64(tc.m); got != want {
+			t.Errorf("productFlops(%d, %d, %d): %g, want %g", tc.n, tc.k, tc.m, got, want)
+		}
+	}
+	op := &jacobianOp{ctx: context.Background(), jm: wrappedMultiplier{jacobianOnly{mat.NewDense(3, 2, nil)}}, x: &mat.Dense{}, n: 3, m: 2}
+	if _, err := op.mul(make([]float64, 2), false); err != nil || op.flops != 2*3*2 {
+		t.Errorf("no sample rows: flops %g (error %v), want %d", op.flops, err, 2*3*2)
+	}
+}
+
 // wrappedMultiplier is a JacobianMultiplier that is not jacobianOnly.
 type wrappedMultiplier struct{ jacobianOnly }
 
@@ -207,7 +220,9 @@ type wrappedMultiplier struct{ jacobianOnly }
 // signals), never its results. The framework hands each feature its
 // fold's baseline (framework.BaselineReducer): the features' reductions
 // are ReduceFrom's with that baseline, the same with 1 and 3 workers;
-// without baselines they are Reduce's.
+// without baselines they are Reduce's. A baseline of no update (+Inf)
+// starts the features' searches at the top of the grid (nearStart), not
+// at Reduce's walk of the grid.
 func TestLazyScaledWorkersDeterministic(t *testing.T) {
 	ctx := context.Background()
 	sim, err := simulate.Generate("highdim", 300, 0.5, 3)
@@ -247,6 +262,7 @@ func TestLazyScaledWorkersDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	steps, differ := 0.0, 0
+	own := make([]framework.Reduced, len(feats))
 	for j, f := range feats {
 		steps += runs[0].Reduced[0][0][j].Stats[statSteps]
 		same(f.Name+", 1 and 3 workers", runs[0].Reduced[0][0][j], runs[1].Reduced[0][0][j])
@@ -255,17 +271,30 @@ func TestLazyScaledWorkersDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		same(f.Name+", ReduceFrom", runs[0].Reduced[0][0][j], from)
-		own, err := lz.Reduce(ctx, p, f)
-		if err != nil {
+		if own[j], err = lz.Reduce(ctx, p, f); err != nil {
 			t.Fatal(err)
 		}
-		same(f.Name+", Reduce without baselines", plain.Reduced[0][0][j], own)
-		if own.Stats[statLambda] != from.Stats[statLambda] {
+		same(f.Name+", Reduce without baselines", plain.Reduced[0][0][j], own[j])
+		if own[j].Stats[statLambda] != from.Stats[statLambda] {
 			differ++
 		}
 	}
 	if differ == 0 {
 		t.Errorf("ReduceFrom chose every feature's penalty as Reduce did: the check cannot tell them apart")
+	}
+	none := framework.Reduced{Pred: base.Pred, Stats: map[string]float64{statLambda: math.Inf(1)}}
+	differ = 0
+	for j, f := range feats {
+		top, err := lz.ReduceFrom(ctx, p, f, func() (framework.Reduced, error) { return none, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if top.Stats[statLambda] != own[j].Stats[statLambda] {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Errorf("ReduceFrom from a baseline of no update chose every feature's penalty as Reduce did: +Inf not passed on to nearStart")
 	}
 	if steps == 0 {
 		t.Fatalf("no matrix-free solve ran: the check would prove nothing")

@@ -28,7 +28,8 @@ const (
 // x are in fold order: fold f is rows bounds[f]..bounds[f+1]; targets and e
 // (the full model's residual targets - h(x)) stack k outputs per row. With
 // near > 0 (a penalty for these rows, the baseline's) the search starts
-// there instead of walking the grid (searchNear).
+// there instead of walking the grid (searchNear), at the top of the grid
+// for near +Inf, a baseline that chose no update (nearStart).
 func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, targets, e []float64, bounds []int, k int, tol, near float64) (float64, error) {
 	n := len(e)
 	type fold struct {

@@ -38,6 +38,7 @@ type coverageReport struct {
 	Setting    string        `json:"setting"`
 	Data       string        `json:"data,omitempty"`   // semi: the data set
 	Signal     float64       `json:"signal,omitempty"` // semi: Var share of b z
+	Copy       float64       `json:"copy,omitempty"`   // semi: Corr(copy_<c>, c), 0: no copy
 	N          int           `json:"n"`
 	Rho        float64       `json:"rho"`
 	Reps       int           `json:"reps"`
@@ -337,7 +338,7 @@ func coverageDraw(ctx context.Context, setting, data, target string, signal, cop
 			d, truth := s.draw(seed)
 			return d, truth, "mse", nil
 		}
-		return draw, coverageReport{Setting: setting, Data: d.Source, Signal: signal, N: *n}, nil
+		return draw, coverageReport{Setting: setting, Data: d.Source, Signal: signal, Copy: copyCorr, N: *n}, nil
 	}
 	return nil, coverageReport{}, framework.Usagef("bench coverage: --setting must be linear, binary or semi (a setting with a known truth), got %q", setting)
 }
@@ -481,6 +482,9 @@ func writeCoverageTable(w *bytes.Buffer, r *coverageReport) {
 	head := fmt.Sprintf("setting %s", r.Setting)
 	if r.Data != "" {
 		head += fmt.Sprintf("  data %s  signal %g", r.Data, r.Signal)
+		if r.Copy > 0 {
+			head += fmt.Sprintf("  copy %g", r.Copy)
+		}
 	} else {
 		head += fmt.Sprintf("  rho %g", r.Rho)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -113,6 +114,37 @@ func TestSemiSyntheticCopy(t *testing.T) {
 		if !slices.Equal(mat.Col(nil, c[0], got.X), mat.Col(nil, c[1], without.X)) {
 			t.Errorf("column %s differs from the draw without the copy", got.Names[c[0]])
 		}
+	}
+}
+
+// --copy through coverageDraw: the report carries it (the JSON and the
+// header: the run can be told from one without the copy), the draw has a
+// copy_ column of truth 0 before the response, and the simulated settings
+// refuse it.
+func TestCoverageDrawCopy(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "lin.csv")
+	if err := os.WriteFile(path, []byte(linearCSV(120)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n, rho := 0, math.NaN()
+	draw, rep, err := coverageDraw(context.Background(), "semi", path, "", 0.05, 0.9, &n, &rho)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Copy != 0.9 {
+		t.Errorf("report copy %v, want 0.9", rep.Copy)
+	}
+	d, truth, _, err := draw(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name := d.Names[len(d.Names)-2]; !strings.HasPrefix(name, semiCopyPrefix) || truth[len(truth)-1] != 0 {
+		t.Errorf("names %v, truth %v: want a copy_ column of truth 0 before the response", d.Names, truth)
+	}
+	n, rho = 0, math.NaN()
+	if _, _, err := coverageDraw(context.Background(), "linear", "", "", 0.05, 0.9, &n, &rho); err == nil {
+		t.Error("--copy with --setting linear: want a usage error")
 	}
 }
 

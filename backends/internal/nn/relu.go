@@ -3,15 +3,16 @@ package nn
 import "math"
 
 // BiasReLU sets each row of z (rows of len(b) values, row-major) to
-// max(z + b, 0), without branches: a negative sum, -0 included, becomes +0
-// (the sign bit, spread over the word, clears it).
+// max(z + b, 0): a negative sum, -0 included, becomes +0, and a NaN stays
+// NaN. The builtin max has no data-dependent branch on amd64 (as fast as
+// clearing the sign-spread bits, which turned amd64's NaN of Inf - Inf or
+// 0 x Inf, sign bit set, into a silent 0, and arm64's, sign bit clear,
+// into NaN).
 func BiasReLU(z, b []float64) {
 	for i := 0; i+len(b) <= len(z); i += len(b) {
 		row := z[i : i+len(b)]
 		for j, v := range row {
-			u := math.Float64bits(v + b[j])
-			u &^= uint64(int64(u) >> 63)
-			row[j] = math.Float64frombits(u)
+			row[j] = max(v+b[j], 0)
 		}
 	}
 }

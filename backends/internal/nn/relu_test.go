@@ -33,6 +33,16 @@ func TestReLU(t *testing.T) {
 			t.Fatalf("BiasReLU[%d] = %v, want %v", i, got[i], want[i])
 		}
 	}
+	// NaNs of both signs (amd64's Inf - Inf has the sign bit set) stay NaN,
+	// as max(NaN, 0) is; infinities are clamped as finite values are.
+	negNaN := math.Float64frombits(0xfff8000000000000)
+	for _, v := range []float64{negNaN, math.NaN(), math.Inf(1), math.Inf(-1)} {
+		got := []float64{v}
+		BiasReLU(got, []float64{0})
+		if w := max(v, 0); math.IsNaN(w) != math.IsNaN(got[0]) || !math.IsNaN(w) && got[0] != w {
+			t.Errorf("BiasReLU(%#x) = %v, want %v", math.Float64bits(v), got[0], w)
+		}
+	}
 	d := make([]float64, len(z))
 	for i := range d {
 		d[i] = rng.NormFloat64()

@@ -131,6 +131,7 @@ class Model:
         self._pool_lock = threading.Lock()
         self._bytes_per_row = None  # _row_bytes's measure
         self._forward_ad = True  # functorch.jvp works on this network
+        self._double_backward = True  # its backward pass is differentiable
         self.fitted = True
 
     @contextlib.contextmanager
@@ -338,6 +339,8 @@ class Model:
                 _warn_once("jvp", "%s: functorch.jvp cannot differentiate this network forward (%s); "
                                   "Jacobian products by double backward passes" % (NAME, e))
                 self._forward_ad = False
+        if not self._double_backward:
+            return self._jacobian_products(xb, cols)
         # Phi v = d/du (Phi^T u . v): the backward pass's graph, built with
         # create_graph, is linear in u; one more backward pass per column.
         with torch.enable_grad():
@@ -345,11 +348,31 @@ class Model:
             pred = self._pred_flat(f, ps, xb)
             u = torch.zeros_like(pred, requires_grad=True)
             gs = torch.autograd.grad(pred, ps, grad_outputs=u, create_graph=True, allow_unused=True)
+            # A used parameter's gradient Phi^T u is linear in u, so its
+            # graph reaches u, unless a backward on the way was computed
+            # off the graph (an autograd.Function whose backward detaches,
+            # or leaves torch): then d/du would drop that part of Phi v
+            # without an error. Such a network gets the products from its
+            # Jacobian, formed a bounded block at a time.
+            if any(g is not None and not g.requires_grad for g in gs):
+                _warn_once("double_backward", "%s: this network's backward pass cannot be differentiated again; "
+                                              "Jacobian products from Jacobian blocks" % NAME)
+                self._double_backward = False
+                return self._jacobian_products(xb, cols)
             out = torch.zeros(pred.shape[0], cols.shape[0], dtype=torch.float64)
             for c, col in enumerate(cols):
                 s = sum((g * t).sum() for g, t in zip(gs, self._tangents(col)) if g is not None)
                 if torch.is_tensor(s) and s.requires_grad:
                     out[:, c] = torch.autograd.grad(s, u, retain_graph=True)[0]
+        return out
+
+    def _jacobian_products(self, xb, cols):
+        """Phi(xb) V from the Jacobian of xb, in _jacobian_blocks's blocks
+        of bounded memory: the fallback for a network neither functorch.jvp
+        nor double backward passes can differentiate."""
+        out = torch.empty(xb.shape[0] * self.head.rows_per_sample(), cols.shape[0], dtype=torch.float64)
+        for i, jb in self._jacobian_blocks(xb):
+            out[i:i + jb.shape[0]] = jb @ cols.T
         return out
 
     def jacobian_tmul(self, x, u):

@@ -1,7 +1,8 @@
 """The matrix-free Jacobian products (Model.jacobian_mul, jacobian_tmul)
 against the formed Jacobian: every task, row blocks far smaller than the
-rows, and the double-backward fallback for a network functorch cannot
-transform. Run by TestPythonUnit (wire_test.go) or
+rows, the double-backward fallback for a network functorch cannot
+transform, and the Jacobian blocks for one whose backward cannot be
+differentiated again. Run by TestPythonUnit (wire_test.go) or
     cd plugins/torch && python3 -m unittest discover -s tests
 """
 
@@ -68,6 +69,17 @@ class Products(unittest.TestCase):
                 m, x, g = fitted(task, classes, {"module": os.path.join(HERE, "testdata", "autograd_fn.py")})
                 self.check(m, x, g)
                 self.assertFalse(m._forward_ad, "functorch.jvp transformed an autograd.Function")
+                self.assertTrue(m._double_backward, "a differentiable backward not differentiated again")
+
+    def test_detached_backward(self):
+        # A backward computed off the graph: double backward passes would
+        # drop the layers below it from J V without an error (25% off on
+        # this network); the products come from Jacobian blocks instead.
+        for task, classes in [(0, 0), (2, 3)]:
+            with self.subTest(task=task):
+                m, x, g = fitted(task, classes, {"module": os.path.join(HERE, "testdata", "detached_fn.py")})
+                self.check(m, x, g)
+                self.assertFalse(m._double_backward, "a detached backward differentiated again")
 
     def test_concurrent(self):
         # Products and Jacobians from several threads at once (the plugin
