@@ -179,9 +179,8 @@ func (lz Lazy) subsampleAlpha(ctx context.Context, g framework.Gradienter, x *ma
 	}
 	stats[statSubsample] = float64(ns)
 	// By the ratio, exactly 1 when the subsample is all the rows, so that
-	// the penalty is then the dense path's to the last bit (alpha n1 / ns
-	// can round it: TestLazyScaledCVMatchesDense failed by one ulp under
-	// OpenBLAS, whose kernel moved alpha to a value that does).
+	// the penalty is then the dense path's (alpha n1 / ns rounds some
+	// alphas by an ulp).
 	return alpha * (float64(n1) / float64(ns)), nil
 }
 
