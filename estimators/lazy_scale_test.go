@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
@@ -96,6 +97,27 @@ func TestLazyMatrixFreeMatchesClosedForm(t *testing.T) {
 					t.Errorf("%s alpha %g tau %g: %d steps, error %.3g; the looser tolerance took %d steps, error %.3g", tc.name, alpha, tau, steps, got, prevSteps, prevErr)
 				}
 				prevErr, prevSteps = got, steps
+			}
+			// From a start: the same guarantee, measured from 0, whatever
+			// the start (near the solution, or a poor one: the solution
+			// reversed); near it, fewer steps than from 0.
+			cold, coldSteps, _, err := matrixFreeSolve(ctx, g, x, e, alpha, energyTol, DefaultMemory)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, scale := range []float64{0.9, -1} {
+				w0 := make([]float64, len(wStar))
+				floats.ScaleTo(w0, scale, wStar)
+				w, steps, _, err := matrixFreeSolveFrom(ctx, g, x, e, alpha, energyTol, DefaultMemory, w0)
+				if err != nil {
+					t.Fatalf("%s alpha %g from %g w*: %v", tc.name, alpha, scale, err)
+				}
+				if got := energy(a, w, wStar); got > energyTol*decrease {
+					t.Errorf("%s alpha %g from %g w*: energy error %.3g above tau x decrease %.3g (%d steps)", tc.name, alpha, scale, got, energyTol*decrease, steps)
+				}
+				if scale == 0.9 && energy(a, cold, wStar) > 0 && steps >= coldSteps {
+					t.Errorf("%s alpha %g from 0.9 w*: %d steps, from 0 %d", tc.name, alpha, steps, coldSteps)
+				}
 			}
 			red, err := Lazy{Folds: 4, Lambda: alpha, Memory: tinyMemory}.Reduce(ctx, p, f)
 			if err != nil {
