@@ -573,9 +573,14 @@ func TestSearchLogAlpha(t *testing.T) {
 			return 1 + 0.001*math.Exp(-(t-2)*(t-2)) - 0.5*math.Exp(-(t+3)*(t+3)/4)
 		}, -3, math.Inf(-1)},
 		{"overshoot below the top", func(t float64) float64 { return 1 + math.Exp(-t)/math.Exp(-2)/2 }, math.Inf(1), 2},
+		// The top beats no update, the rise below it is 50% above no
+		// update, and a dip lies beyond: the walk stops at the rise and
+		// refines around the top (the rule's price; without it the dip
+		// at 0 is found, below).
+		{"dip past an overshoot", dipPastOvershoot, 4.5, 2},
 	} {
 		lowest := math.Inf(1)
-		best, _, _ = searchLogAlpha(func(ts []float64) ([]float64, error) {
+		best, _, err := searchLogAlpha(func(ts []float64) ([]float64, error) {
 			vs := make([]float64, len(ts))
 			for i, t := range ts {
 				lowest = math.Min(lowest, t)
@@ -583,12 +588,24 @@ func TestSearchLogAlpha(t *testing.T) {
 			}
 			return vs, nil
 		}, 1, searchTol, heldOutFlat)
+		if err != nil {
+			t.Fatalf("flat, %s: %v", c.name, err)
+		}
 		if math.IsInf(c.best, 1) != math.IsInf(best, 1) || (!math.IsInf(c.best, 1) && math.Abs(best-c.best) > resolution) {
 			t.Errorf("flat, %s: best %v, want %v", c.name, best, c.best)
 		}
-		if !math.IsInf(c.lowest, -1) && lowest != c.lowest {
-			t.Errorf("flat, %s: evaluated down to %v, want %v", c.name, lowest, c.lowest)
+		if lowest < c.lowest {
+			t.Errorf("flat, %s: evaluated down to %v, want no lower than %v", c.name, lowest, c.lowest)
 		}
+	}
+	if best, _, err := searchLogAlpha(func(ts []float64) ([]float64, error) {
+		vs := make([]float64, len(ts))
+		for i, t := range ts {
+			vs[i] = dipPastOvershoot(t)
+		}
+		return vs, nil
+	}, 1, searchTol, 0); err != nil || math.Abs(best) > resolution {
+		t.Errorf("without flat, dip past an overshoot: best %v (%v), want 0", best, err)
 	}
 	// Unusable candidates everywhere: +Inf, no error.
 	if _, v, err := searchLogAlpha(func(ts []float64) ([]float64, error) {
@@ -732,4 +749,11 @@ func TestSearchNear(t *testing.T) {
 			}
 		}
 	}
+}
+
+// dipPastOvershoot is a held-out error curve whose best point near the
+// grid's top (4.5, 0.95 against no update's 1) is followed, going down, by
+// an overshoot (1.5 at t = 2) and then a deeper dip (0.4 at t = 0).
+func dipPastOvershoot(t float64) float64 {
+	return 1 - 0.05*math.Exp(-(t-4.5)*(t-4.5)) + 0.5*math.Exp(-(t-2)*(t-2)/0.5) - 0.6*math.Exp(-t*t/0.2)
 }
