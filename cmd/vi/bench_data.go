@@ -54,8 +54,11 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 	target := fs.String("target", "", "response `column` (default: the last column)")
 	nFeatures := fs.Int("features", 0, "time the first `K` features only (0: all)")
 	rows := fs.Int("rows", 0, "use a seeded subsample of `N` rows (0: all)")
-	hidden := fs.String("hidden", "50", "hidden widths of the MLP, comma-separated")
-	epochs := fs.Int("epochs", 0, "the MLP's maximum training `epochs` (0: the backend's default)")
+	backend := fs.String("backend", "mlp", "built-in backend of the model (mlp, cnn, linear, forest)")
+	plugin := fs.String("plugin", "", "backend plugin `executable` (a PyTorch model: plugins/torch/lazyvi-torch), instead of --backend")
+	hidden := fs.String("hidden", "50", "hidden widths of the MLP, comma-separated (the cnn's dense width when given)")
+	image := fs.String("image", "", "the features are the pixels of an `HxW` image, row-major (backend cnn)")
+	epochs := fs.Int("epochs", 0, "the model's maximum training `epochs` (0: the backend's default)")
 	estList := fs.String("estimators", "lazy,dropout,retrain", "comma-separated estimators to time (retrain is the reference)")
 	workers := fs.Int("workers", runtime.NumCPU(), "features estimated concurrently")
 	lazyMem := fs.Int("lazy-mem", 0, "lazy's memory bound per worker in `MiB` (0: its default, 1024)")
@@ -77,6 +80,12 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 			if err := checkOutDir(*out); err != nil {
 				return err
 			}
+		}
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		spec, err := newBackendSpec(*backend, set["backend"], *plugin)
+		if err != nil {
+			return err
 		}
 		ests, err := lookupEstimators(*estList)
 		if err != nil {
@@ -100,17 +109,29 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		d = subsampleRows(d, *rows, *seed)
 		prog := a.newProgress(*format != "json", "bench data")
 		defer prog.clear()
-		be, closeBackend, err := backendSpec{name: "mlp"}.openLogged(ctx, a.stderr, prog)
+		be, closeBackend, err := spec.openLogged(ctx, a.stderr, prog)
 		if err != nil {
 			return err
 		}
 		defer closeBackend()
-		opts := map[string]string{"hidden": *hidden}
+		// --hidden's default is the MLP's; another backend gets it only
+		// when it is given (the cnn's dense layer has its own default).
+		opts := map[string]string{}
+		if set["hidden"] || (spec.plugin == "" && spec.name == "mlp") {
+			opts["hidden"] = *hidden
+		}
+		if *image != "" {
+			opts["image"] = *image
+		}
 		if *epochs > 0 {
 			opts["epochs"] = strconv.Itoa(*epochs)
 		}
+		name := spec.name
+		if name == "mlp" && spec.plugin == "" {
+			name = "" // the report's default
+		}
 		prog.status("bench data: training the full model")
-		run, vis, err := timeEstimators(ctx, benchInput{data: d, target: *target}, be, opts, ests, *workers, *nFeatures, *seed, prog)
+		run, vis, err := timeEstimators(ctx, benchInput{data: d, target: *target, backend: name}, be, opts, ests, *workers, *nFeatures, *seed, prog)
 		if err != nil {
 			return err
 		}

@@ -40,8 +40,29 @@ func TestBenchData(t *testing.T) {
 	if a := rep.Agreement[0]; a.Estimator != "dropout" || a.TopK != 1 || a.TopOverlap != 1 || a.RankCorr != 1 {
 		t.Errorf("agreement %+v: want dropout, top 1 shared, ranks equal", a)
 	}
-	for _, args := range [][]string{{"bench", "data"}, {"bench", "data", "--data", data, "--estimators", "dropout"}} {
-		if _, stderr, code := vi(t, dir, args...); code != 2 || !strings.Contains(stderr, "bench data") {
+	// Another backend: its name in the report, and the MLP's --hidden
+	// default not passed to it (the linear backend has no such option).
+	stdout, stderr, code = vi(t, dir, "bench", "data", "--data", data, "--target", "y", "--rows", "300", "--features", "2",
+		"--backend", "linear", "--estimators", "lazy,dropout,retrain", "--format", "json")
+	if code != 0 {
+		t.Fatalf("--backend linear: exit code %d; stderr:\n%s", code, stderr)
+	}
+	var lin struct {
+		Backend   string `json:"backend"`
+		Width     string `json:"width"`
+		Agreement []struct {
+			Estimator string `json:"estimator"`
+		} `json:"agreement"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &lin); err != nil {
+		t.Fatalf("%v in:\n%s", err, stdout)
+	}
+	if lin.Backend != "linear" || lin.Width != "" || len(lin.Agreement) != 2 {
+		t.Errorf("--backend linear: report %+v, want backend linear, no width, lazy's and dropout's agreement", lin)
+	}
+	for _, args := range [][]string{{"bench", "data"}, {"bench", "data", "--data", data, "--estimators", "dropout"},
+		{"bench", "data", "--data", data, "--backend", "nosuch"}, {"bench", "data", "--data", data, "--plugin", filepath.Join(dir, "missing")}} {
+		if _, stderr, code := vi(t, dir, args...); code != 2 || !(strings.Contains(stderr, "bench data") || strings.Contains(stderr, "backend") || strings.Contains(stderr, "missing")) {
 			t.Errorf("%v: exit %d, stderr %q; want a usage error", args, code, stderr)
 		}
 	}

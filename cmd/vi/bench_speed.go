@@ -41,6 +41,7 @@ func init() {
 // speedRun is one size of a speed case: the --format json contract.
 type speedRun struct {
 	Case        string        `json:"case"`
+	Backend     string        `json:"backend,omitempty"` // vi bench data's --backend (or plugin), "" for mlp
 	N           int           `json:"n"`
 	P           int           `json:"p"`
 	Width       string        `json:"width"`
@@ -204,6 +205,7 @@ type benchInput struct {
 	data            *framework.Dataset
 	target, measure string
 	truth           []float64
+	backend         string // the backend's name for the report and the problem ("": mlp)
 }
 
 // timeEstimators trains the full model on in once and times each
@@ -212,13 +214,17 @@ type benchInput struct {
 // estimator too.
 func timeEstimators(ctx context.Context, in benchInput, be framework.Backend, opts map[string]string, ests []framework.Estimator, workers, nFeatures int, seed int64, prog *progress) (speedRun, map[string][]float64, error) {
 	start := time.Now()
-	p, err := framework.Prepare(ctx, in.data, framework.Config{Target: in.target, Backend: be, BackendName: "mlp", Options: opts, Seed: seed})
+	name := in.backend
+	if name == "" {
+		name = "mlp"
+	}
+	p, err := framework.Prepare(ctx, in.data, framework.Config{Target: in.target, Backend: be, BackendName: name, Options: opts, Seed: seed})
 	if err != nil {
 		return speedRun{}, nil, err
 	}
 	defer p.Close()
 	n, _ := in.data.X.Dims()
-	run := speedRun{N: n, P: len(p.FeatureNames), Width: opts["hidden"], Workers: workers, FullSeconds: time.Since(start).Seconds()}
+	run := speedRun{Backend: in.backend, N: n, P: len(p.FeatureNames), Width: opts["hidden"], Workers: workers, FullSeconds: time.Since(start).Seconds()}
 	if e, ok := opts["epochs"]; ok {
 		run.Epochs, _ = strconv.Atoi(e)
 	}
@@ -291,7 +297,11 @@ func writeSpeedTable(w *bytes.Buffer, runs []speedRun) {
 		if run.Epochs > 0 {
 			epochs = fmt.Sprintf("  epochs %d", run.Epochs)
 		}
-		fmt.Fprintf(w, "case %s  n %d  p %d  width %s%s  workers %d  full model %.2fs\n\n", run.Case, run.N, run.P, run.Width, epochs, run.Workers, run.FullSeconds)
+		backend := ""
+		if run.Backend != "" {
+			backend = "  backend " + run.Backend
+		}
+		fmt.Fprintf(w, "case %s%s  n %d  p %d  width %s%s  workers %d  full model %.2fs\n\n", run.Case, backend, run.N, run.P, run.Width, epochs, run.Workers, run.FullSeconds)
 		tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "estimator\tfeatures\ttotal s\ts/feature\tmedian s\terror\t")
 		for _, r := range run.Results {
