@@ -301,7 +301,11 @@ func writeSpeedTable(w *bytes.Buffer, runs []speedRun) {
 		if run.Backend != "" {
 			backend = "  backend " + run.Backend
 		}
-		fmt.Fprintf(w, "case %s%s  n %d  p %d  width %s%s  workers %d  full model %.2fs\n\n", run.Case, backend, run.N, run.P, run.Width, epochs, run.Workers, run.FullSeconds)
+		width := ""
+		if run.Width != "" {
+			width = "  width " + run.Width
+		}
+		fmt.Fprintf(w, "case %s%s  n %d  p %d%s%s  workers %d  full model %.2fs\n\n", run.Case, backend, run.N, run.P, width, epochs, run.Workers, run.FullSeconds)
 		tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "estimator\tfeatures\ttotal s\ts/feature\tmedian s\terror\t")
 		for _, r := range run.Results {
