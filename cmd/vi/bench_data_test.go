@@ -15,10 +15,18 @@ func TestBenchData(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "lin.csv")
 	writeFile(t, data, linearCSV(400))
-	stdout, stderr, code := vi(t, dir, "bench", "data", "--data", data, "--target", "y", "--rows", "300", "--features", "2",
-		"--estimators", "dropout,retrain", "--epochs", "20", "--format", "json")
-	if code != 0 {
-		t.Fatalf("exit code %d; stderr:\n%s", code, stderr)
+	// benchJSON runs vi bench data on the first 2 features of 300 of the
+	// rows with args and decodes its JSON report into rep.
+	benchJSON := func(rep any, args ...string) {
+		t.Helper()
+		args = append([]string{"bench", "data", "--data", data, "--target", "y", "--rows", "300", "--features", "2", "--format", "json"}, args...)
+		stdout, stderr, code := vi(t, dir, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit code %d; stderr:\n%s", args, code, stderr)
+		}
+		if err := json.Unmarshal([]byte(stdout), rep); err != nil {
+			t.Fatalf("%v in:\n%s", err, stdout)
+		}
 	}
 	var rep struct {
 		N         int    `json:"n"`
@@ -31,9 +39,7 @@ func TestBenchData(t *testing.T) {
 			TopOverlap float64 `json:"top_overlap"`
 		} `json:"agreement"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-		t.Fatalf("%v in:\n%s", err, stdout)
-	}
+	benchJSON(&rep, "--estimators", "dropout,retrain", "--epochs", "20")
 	if rep.N != 300 || rep.Target != "y" || len(rep.Results) != 2 || rep.Results[0].Features != 2 || len(rep.Agreement) != 1 {
 		t.Fatalf("report %+v", rep)
 	}
@@ -42,11 +48,6 @@ func TestBenchData(t *testing.T) {
 	}
 	// Another backend: its name in the report, and the MLP's --hidden
 	// default not passed to it (the linear backend has no such option).
-	stdout, stderr, code = vi(t, dir, "bench", "data", "--data", data, "--target", "y", "--rows", "300", "--features", "2",
-		"--backend", "linear", "--estimators", "lazy,dropout,retrain", "--format", "json")
-	if code != 0 {
-		t.Fatalf("--backend linear: exit code %d; stderr:\n%s", code, stderr)
-	}
 	var lin struct {
 		Backend   string `json:"backend"`
 		Width     string `json:"width"`
@@ -54,9 +55,7 @@ func TestBenchData(t *testing.T) {
 			Estimator string `json:"estimator"`
 		} `json:"agreement"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &lin); err != nil {
-		t.Fatalf("%v in:\n%s", err, stdout)
-	}
+	benchJSON(&lin, "--backend", "linear", "--estimators", "lazy,dropout,retrain")
 	if lin.Backend != "linear" || lin.Width != "" || len(lin.Agreement) != 2 {
 		t.Errorf("--backend linear: report %+v, want backend linear, no width, lazy's and dropout's agreement", lin)
 	}
