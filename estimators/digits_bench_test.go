@@ -19,34 +19,7 @@ const digitsCSV = "roar/testdata/digits.csv"
 //
 //	go test -run X -bench DigitsLazy -benchtime 1x ./estimators
 func BenchmarkDigitsLazy(b *testing.B) {
-	ctx := context.Background()
-	d, err := framework.LoadCSV(ctx, digitsCSV)
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := framework.Prepare(ctx, d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 1, Options: map[string]string{"hidden": "100"}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
-	m, err := framework.LookupMeasure(framework.DefaultMeasure(p.Task))
-	if err != nil {
-		b.Fatal(err)
-	}
-	feats := p.Features()[:8]
-	b.ResetTimer()
-	for b.Loop() {
-		res, err := framework.Estimate(ctx, p, m, []framework.Estimator{Lazy{}}, feats, framework.EstimateOptions{Workers: 1, Inference: framework.Plain})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, r := range res {
-			l, _ := r.Get(statLambda)
-			s, _ := r.Get(statSteps)
-			fl, _ := r.Get(statFlops)
-			b.Logf("%s vi %.17g lambda %v steps %v flops %v s %.3f", r.Feature, r.VI, l, s, fl, r.Seconds)
-		}
-	}
+	benchDigitsLazy(b, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Options: map[string]string{"hidden": "100"}}, 0, 8)
 }
 
 // BenchmarkDigitsCNNLazy times lazy on 16 pixels (rows 3 and 4) of
@@ -58,12 +31,20 @@ func BenchmarkDigitsLazy(b *testing.B) {
 //
 //	go test -run X -bench DigitsCNNLazy -benchtime 1x ./estimators
 func BenchmarkDigitsCNNLazy(b *testing.B) {
+	benchDigitsLazy(b, framework.Config{Backend: cnn.Backend{}, BackendName: "cnn", Options: map[string]string{"image": "8x8"}}, 24, 40)
+}
+
+// benchDigitsLazy prepares digits.csv with cfg (seed 1) and times lazy on
+// features lo..hi-1, one worker, plain inference, logging each feature's
+// VI, penalty, Krylov steps, flops and seconds.
+func benchDigitsLazy(b *testing.B, cfg framework.Config, lo, hi int) {
 	ctx := context.Background()
 	d, err := framework.LoadCSV(ctx, digitsCSV)
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := framework.Prepare(ctx, d, framework.Config{Backend: cnn.Backend{}, BackendName: "cnn", Seed: 1, Options: map[string]string{"image": "8x8"}})
+	cfg.Seed = 1
+	p, err := framework.Prepare(ctx, d, cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -72,7 +53,7 @@ func BenchmarkDigitsCNNLazy(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	feats := p.Features()[24:40]
+	feats := p.Features()[lo:hi]
 	b.ResetTimer()
 	for b.Loop() {
 		res, err := framework.Estimate(ctx, p, m, []framework.Estimator{Lazy{}}, feats, framework.EstimateOptions{Workers: 1, Inference: framework.Plain})
@@ -82,7 +63,8 @@ func BenchmarkDigitsCNNLazy(b *testing.B) {
 		for _, r := range res {
 			l, _ := r.Get(statLambda)
 			s, _ := r.Get(statSteps)
-			b.Logf("%s vi %.6g lambda %v steps %v s %.3f", r.Feature, r.VI, l, s, r.Seconds)
+			fl, _ := r.Get(statFlops)
+			b.Logf("%s vi %.17g lambda %v steps %v flops %v s %.3f", r.Feature, r.VI, l, s, fl, r.Seconds)
 		}
 	}
 }
