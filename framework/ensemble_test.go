@@ -198,3 +198,65 @@ func TestInferEnsembleRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestInferPaired: with InferOptions.Paired each result's VI, standard
+// error and p-value are those of plain inference on the same repetitions
+// (ensembled or repeated), its interval split's, centred on Interval (split's
+// VI and standard error), the adjustment over the paired p-values and the
+// truncation over split's interval; with plain inference it changes nothing.
+func TestInferPaired(t *testing.T) {
+	feats := []framework.Feature{{Name: "a", Columns: []int{0}}, {Name: "b", Columns: []int{0}}, {Name: "c", Columns: []int{0}}}
+	m := measures.MSE()
+	reps, _, _, _, _, _, _ := ensembleReps(rand.New(rand.NewPCG(3, 4)), 60, 3, 3, feats)
+	for _, ens := range []bool{true, false} {
+		opt := framework.InferOptions{Inference: framework.Split, Ensemble: ens, Adjust: framework.AdjustHolm, CITruncate: true}
+		split, err := framework.InferRepeated(reps, m, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		po := opt
+		po.Inference = framework.Plain
+		plain, err := framework.InferRepeated(reps, m, po)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.Paired = true
+		got, err := framework.InferRepeated(reps, m, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		differ := false
+		for i := range split {
+			differ = differ || split[i].VI != plain[i].VI
+		}
+		if !differ {
+			t.Fatalf("ensemble %v: split and plain agree; the test cannot tell them apart", ens)
+		}
+		ps := make([]float64, len(got))
+		for i, r := range got {
+			s, p := split[i], plain[i]
+			if r.VI != p.VI || r.SE != p.SE || r.PValue != p.PValue {
+				t.Errorf("ensemble %v, %s: vi %g se %g p %g, want plain's %g %g %g", ens, r.Feature, r.VI, r.SE, r.PValue, p.VI, p.SE, p.PValue)
+			}
+			if r.CILow != s.CILow || r.CIHigh != s.CIHigh || r.Interval == nil || r.Interval.VI != s.VI || r.Interval.SE != s.SE {
+				t.Errorf("ensemble %v, %s: interval [%g, %g] centred %+v, want split's [%g, %g] at %g, se %g", ens, r.Feature, r.CILow, r.CIHigh, r.Interval, s.CILow, s.CIHigh, s.VI, s.SE)
+			}
+			ps[i] = p.PValue
+		}
+		for i, a := range framework.AdjustPValues(ps, framework.AdjustHolm) {
+			if got[i].PAdjusted == nil || *got[i].PAdjusted != a {
+				t.Errorf("ensemble %v, %s: adjusted %v, want Holm's of the paired p-values %g", ens, got[i].Feature, got[i].PAdjusted, a)
+			}
+		}
+		po.Paired = true
+		again, err := framework.InferRepeated(reps, m, po)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range again {
+			if r.VI != plain[i].VI || r.CILow != plain[i].CILow || r.Interval != nil {
+				t.Errorf("ensemble %v, plain inference: Paired changed %s: %+v, want %+v", ens, r.Feature, r, plain[i])
+			}
+		}
+	}
+}

@@ -490,12 +490,24 @@ type Result struct {
 	// PAdjusted is PValue adjusted for the estimator's features as one
 	// family (holm or bh); nil without an adjustment.
 	PAdjusted *float64 `json:"p_adjusted,omitempty"`
-	Seconds   float64  `json:"seconds"`
+	// Interval, with a paired estimate (Report.Paired), is the estimate
+	// the interval is centred on and its standard error (split's), where
+	// VI, SE and PValue are the paired estimate's.
+	Interval *IntervalEstimate `json:"interval,omitempty"`
+	Seconds  float64           `json:"seconds"`
 	// Extra are the estimator's own fields (its Summarize), written after
 	// the common ones: lazy's "lambda", the ridge penalty it used (null
 	// with "no_update": true when it kept the full model, i.e. fell back
 	// to dropout).
 	Extra []Field `json:"-"`
+}
+
+// IntervalEstimate is the estimate an interval is centred on and its
+// standard error, where the result's own are another's
+// (InferOptions.Paired).
+type IntervalEstimate struct {
+	VI float64 `json:"vi"`
+	SE float64 `json:"se"`
 }
 
 // Get returns the value of the estimator-specific field key.
@@ -587,7 +599,12 @@ type EstimateOptions struct {
 	// Ensemble, with Config.CrossFit >= 2 and Config.Repeats >= 2,
 	// averages each row's out-of-fold predictions over the repetitions
 	// and infers once from the averages (see InferOptions.Ensemble).
-	Ensemble   bool
+	Ensemble bool
+	// Paired makes the estimates, standard errors and p-values the paired
+	// estimate's, the intervals staying the Inference's (see
+	// InferOptions.Paired); vi's default with split inference and two or
+	// more repetitions.
+	Paired     bool
 	Delta      float64 // p_value tests H0: VI <= Delta
 	Adjust     Adjust  // multiplicity adjustment into Result.PAdjusted
 	CITruncate bool    // floor the intervals at 0
@@ -606,7 +623,7 @@ type EstimateOptions struct {
 // infer is the InferOptions of these options; seed seeds Perturbed's noise.
 func (o EstimateOptions) infer(seed int64) InferOptions {
 	return InferOptions{Inference: o.Inference, Level: o.Level, Delta: o.Delta, Adjust: o.Adjust, CITruncate: o.CITruncate,
-		Perturb: o.Perturb, Seed: seed, Ensemble: o.Ensemble}
+		Perturb: o.Perturb, Seed: seed, Ensemble: o.Ensemble, Paired: o.Paired}
 }
 
 // Estimate runs every estimator on every feature, Workers at a time, and
@@ -654,7 +671,7 @@ func reduceFolds(ctx context.Context, folds []*Problem, m Measure, ests []Estima
 			return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), err)
 		}
 	}
-	return Reduce(ctx, folds, ests, feats, ReduceOptions{Workers: opt.Workers, Progress: progress, SplitOnly: opt.Inference == Split && !opt.Ensemble,
+	return Reduce(ctx, folds, ests, feats, ReduceOptions{Workers: opt.Workers, Progress: progress, SplitOnly: opt.Inference == Split && !opt.Ensemble && !opt.Paired,
 		Checkpoint: opt.Checkpoint, Label: label, EstimatorBaselines: true})
 }
 
@@ -718,11 +735,15 @@ type Report struct {
 	// sizes; with cross-fitting every row is evaluated once, n_eval is n
 	// and n_train the first fold's train size); Repeats the number of
 	// repetitions combined (absent for one).
-	Inference  string     `json:"inference"`
-	Perturb    float64    `json:"perturb,omitempty"`
-	CrossFit   int        `json:"crossfit,omitempty"`
-	Repeats    int        `json:"repeats,omitempty"`
-	Ensemble   bool       `json:"ensemble,omitempty"`
+	Inference string  `json:"inference"`
+	Perturb   float64 `json:"perturb,omitempty"`
+	CrossFit  int     `json:"crossfit,omitempty"`
+	Repeats   int     `json:"repeats,omitempty"`
+	Ensemble  bool    `json:"ensemble,omitempty"`
+	// Paired says that each result's vi, se and p_value are the paired
+	// estimate's and its interval the Inference's, centred on its
+	// "interval" (EstimateOptions.Paired).
+	Paired     bool       `json:"paired,omitempty"`
 	Delta      float64    `json:"delta"`
 	Adjust     string     `json:"adjust"`
 	CITruncate bool       `json:"ci_truncate,omitempty"`
@@ -863,6 +884,7 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 	if M > 1 {
 		rep.Repeats, rep.Ensemble = M, opt.Ensemble
 	}
+	rep.Paired = opt.Paired && opt.Inference != Plain
 	rep.Warnings = append(notes, fullWarnings(m, rep.Full)...)
 	return rep, nil
 }

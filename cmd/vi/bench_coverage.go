@@ -106,7 +106,12 @@ func candidates(rhos []float64, repeats int) []candidate {
 	if repeats < 2 {
 		return cs
 	}
+	paired := inf(framework.Split, 0)
+	paired.Paired = true
 	cs = append(cs,
+		// vi estimate's default: the ensembled paired estimate and test,
+		// the ensembled split interval.
+		candidate{"default", ensembled, paired},
 		candidate{"rep-split", repeated, inf(framework.Split, 0)},
 		candidate{"rep-plain", repeated, inf(framework.Plain, 0)},
 		candidate{"ens-split", ensembled, inf(framework.Split, 0)},
@@ -135,9 +140,8 @@ func rhoSuffix(r float64, rhos []float64) string {
 
 // coverageCrossFit and coverageRepeats are the study's cross-fitting folds
 // and repetitions of the cross-fitted and repeated candidates (bench
-// coverage's --crossfit and --repeats), and what vi estimate --ensemble
-// alone cross-fits with; vi estimate's defaults are framework's (one
-// split, split inference, once).
+// coverage's --crossfit and --repeats), and what vi estimate cross-fits
+// with by default (--ensemble).
 const (
 	coverageCrossFit = 3
 	coverageRepeats  = 3

@@ -29,6 +29,7 @@ type estimateOptions struct {
 	repeats    int
 	perturb    float64
 	ensemble   bool
+	paired     string
 	delta      float64
 	adjust     string
 	ciTruncate bool
@@ -137,9 +138,10 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	fs.StringVar(&o.groups, "groups", "", "estimate `groups` of columns together: \"name=col,col;name=col,...\", onehot for columns sharing a prefix_, or rows or cols of the --image")
 	fs.StringVar(&o.groupsFile, "groups-file", "", "read groups from `file`, one \"name: col, col\" a line")
 	fs.StringVar(&o.inference, "inference", framework.DefaultInference.String(), "`inference`: split (full and reduced models scored on different halves), plain (the paper's Wald interval) or perturbed (paired, with seeded noise)")
-	fs.IntVar(&o.crossfit, "crossfit", 0, "cross-fit with `K` folds (0: one train/evaluation split, --train-frac)")
-	fs.IntVar(&o.repeats, "repeats", 1, "repeat the split or cross-fit `M` times with other seeds and combine them (1: once)")
-	fs.BoolVar(&o.ensemble, "ensemble", false, "average each row's out-of-fold predictions (every model's) over the repetitions of the cross-fit and infer once from the averages (--crossfit 3 --repeats 3 unless given)")
+	fs.IntVar(&o.crossfit, "crossfit", 0, "cross-fit with `K` folds (0: one train/evaluation split, --train-frac; 3 with --ensemble, the default)")
+	fs.IntVar(&o.repeats, "repeats", 1, "repeat the split or cross-fit `M` times with other seeds and combine them (1: once; 3 with --ensemble, the default)")
+	fs.BoolVar(&o.ensemble, "ensemble", true, "average each row's out-of-fold predictions (every model's) over the repetitions of the cross-fit and infer once from the averages (--crossfit 3 --repeats 3 unless given); on unless --train-frac, --model, --crossfit 0 or --repeats 1 is given")
+	fs.StringVar(&o.paired, "paired", "auto", "`on`: vi, se and p_value from the paired estimate (with the repetitions' spread), the interval from --inference; off: all from --inference; auto: on for split inference with two or more repetitions")
 	fs.Float64Var(&o.perturb, "perturb", framework.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd (lazy's and lazy-es's: their baseline's)")
 	fs.Float64Var(&o.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
@@ -211,6 +213,11 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if o.crossfit < 0 || o.crossfit == 1 {
 		return framework.Usagef("--crossfit must be 0 (no cross-fitting) or at least 2, got %d", o.crossfit)
 	}
+	if !set["ensemble"] {
+		// The default ensembles, unless a flag asks for one split, one
+		// seed or a model file's models.
+		o.ensemble = !set["train-frac"] && o.model == "" && !(set["crossfit"] && o.crossfit == 0) && !(set["repeats"] && o.repeats == 1)
+	}
 	if o.ensemble {
 		// --ensemble alone is the setting vi bench coverage studies
 		// (coverageCrossFit folds, coverageRepeats repetitions). What
@@ -232,6 +239,10 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		return framework.Usagef("--train-frac and --crossfit exclude each other (cross-fitting evaluates every fold in turn)")
 	}
 	if err := o.checkRepeats(); err != nil {
+		return err
+	}
+	paired, err := o.pairedEstimate(inference)
+	if err != nil {
 		return err
 	}
 	groups, onehot, err := groupFlags(ctx, o.groups, o.groupsFile)
@@ -296,6 +307,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		Inference:  inference,
 		Perturb:    o.perturb,
 		Ensemble:   o.ensemble,
+		Paired:     paired,
 		Delta:      o.delta,
 		Adjust:     adjust,
 		CITruncate: o.ciTruncate,
@@ -373,6 +385,24 @@ func (o *estimateOptions) checkRepeats() error {
 		return framework.Usagef("--perturb must be a positive number, got %g", o.perturb)
 	}
 	return nil
+}
+
+// pairedEstimate reads --paired: whether vi, se and p_value come from the
+// paired estimate, the interval from --inference. auto chooses it for
+// split inference with two or more repetitions, where the repetitions'
+// spread keeps the paired test's size (docs/inference.md, "The default");
+// with one repetition the paired test is not valid for a null correlated
+// with another feature.
+func (o *estimateOptions) pairedEstimate(inf framework.Inference) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(o.paired)) {
+	case "auto", "":
+		return inf == framework.Split && o.repeats >= 2, nil
+	case "on":
+		return inf != framework.Plain, nil
+	case "off":
+		return false, nil
+	}
+	return false, framework.Usagef("unknown --paired %q (want auto, on or off)", o.paired)
 }
 
 // groupFlags reads --groups and --groups-file ("-": standard input):

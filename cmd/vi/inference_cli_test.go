@@ -63,6 +63,7 @@ func TestEstimateInferenceFlags(t *testing.T) {
 		{[]string{"--ensemble", "--repeats", "1"}, "--ensemble needs cross-fitting"},
 		{[]string{"--ensemble", "--train-frac", "0.5"}, "--ensemble and --train-frac exclude each other"},
 		{[]string{"--ensemble", "--model", "m.vimodel"}, "--ensemble and --model exclude each other"},
+		{[]string{"--paired", "yes"}, "unknown --paired"},
 		{[]string{"--perturb", "-1"}, "--perturb"},
 		{[]string{"--perturb", "0"}, "--perturb"},
 		{[]string{"--groups", "g=age,nope"}, "nope"},
@@ -76,10 +77,12 @@ func TestEstimateInferenceFlags(t *testing.T) {
 	}
 }
 
-// TestEstimateRepeats: the default run stays one split with split
-// inference and no repetitions; --inference perturbed, --crossfit and
-// --repeats ask for the others, and the report says which (perturb its rho,
-// repeats absent for one).
+// TestEstimateRepeats: the default run cross-fits three folds three times
+// and averages the predictions (--ensemble), with the paired estimate and
+// the split interval; --train-frac, --crossfit 0, --repeats 1 or
+// --ensemble=false ask for the others, --paired off for the interval's own
+// estimate, and the report says which (perturb its rho, repeats absent for
+// one, paired only when on).
 func TestEstimateRepeats(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "lin.csv"), linearCSV(90))
@@ -89,6 +92,7 @@ func TestEstimateRepeats(t *testing.T) {
 		CrossFit  int     `json:"crossfit"`
 		Repeats   int     `json:"repeats"`
 		Ensemble  bool    `json:"ensemble"`
+		Paired    bool    `json:"paired"`
 		NEval     int     `json:"n_eval"`
 		Results   []framework.Result
 	}
@@ -97,22 +101,29 @@ func TestEstimateRepeats(t *testing.T) {
 		inf                   string
 		crossfit, repeats, n2 int
 		rho                   float64
-		ensemble              bool
+		ensemble, paired      bool
 	}{
-		{nil, "split", 0, 0, 30, 0, false},
-		{[]string{"--inference", "perturbed", "--crossfit", "3", "--repeats", "3"}, "perturbed", 3, 3, 90, framework.DefaultPerturb, false},
-		{[]string{"--inference", "perturbed", "--crossfit", "3", "--perturb", "2"}, "perturbed", 3, 0, 90, 2, false},
-		{[]string{"--train-frac", "0.5", "--repeats", "2"}, "split", 0, 2, 45, 0, false},
-		{[]string{"--crossfit", "3", "--repeats", "2", "--ensemble"}, "split", 3, 2, 90, 0, true},
-		{[]string{"--inference", "plain", "--crossfit", "2", "--repeats", "3", "--ensemble"}, "plain", 2, 3, 90, 0, true},
-		{[]string{"--inference", "plain", "--ensemble"}, "plain", 3, 3, 90, 0, true},
+		{nil, "split", 3, 3, 90, 0, true, true},
+		{[]string{"--paired", "off"}, "split", 3, 3, 90, 0, true, false},
+		{[]string{"--repeats", "1"}, "split", 0, 0, 30, 0, false, false},
+		{[]string{"--repeats", "1", "--paired", "on"}, "split", 0, 0, 30, 0, false, true},
+		{[]string{"--crossfit", "0"}, "split", 0, 0, 30, 0, false, false},
+		{[]string{"--ensemble=false"}, "split", 0, 0, 30, 0, false, false},
+		{[]string{"--ensemble=false", "--crossfit", "3", "--repeats", "3"}, "split", 3, 3, 90, 0, false, true},
+		{[]string{"--inference", "perturbed", "--crossfit", "3", "--repeats", "3"}, "perturbed", 3, 3, 90, framework.DefaultPerturb, true, false},
+		{[]string{"--inference", "perturbed", "--crossfit", "3", "--perturb", "2", "--paired", "on"}, "perturbed", 3, 3, 90, 2, true, true},
+		{[]string{"--inference", "perturbed", "--crossfit", "3", "--perturb", "2", "--repeats", "1"}, "perturbed", 3, 0, 90, 2, false, false},
+		{[]string{"--train-frac", "0.5", "--repeats", "2"}, "split", 0, 2, 45, 0, false, true},
+		{[]string{"--crossfit", "3", "--repeats", "2", "--ensemble"}, "split", 3, 2, 90, 0, true, true},
+		{[]string{"--inference", "plain", "--crossfit", "2", "--repeats", "3", "--ensemble"}, "plain", 2, 3, 90, 0, true, false},
+		{[]string{"--inference", "plain", "--ensemble", "--paired", "on"}, "plain", 3, 3, 90, 0, true, false},
 	} {
 		args := append([]string{"estimate", "--data", "lin.csv", "--estimators", "dropout", "--format", "json"}, fastArgs...)
 		stdout, stderr, code := vi(t, dir, append(args, c.args...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
 		}
-		v.Perturb, v.Repeats, v.CrossFit, v.Ensemble = 0, 0, 0, false
+		v.Perturb, v.Repeats, v.CrossFit, v.Ensemble, v.Paired = 0, 0, 0, false, false
 		if err := json.Unmarshal([]byte(stdout), &v); err != nil {
 			t.Fatal(err)
 		}
@@ -120,8 +131,8 @@ func TestEstimateRepeats(t *testing.T) {
 			t.Errorf("%v: inference %s crossfit %d repeats %d n_eval %d, %d results; want %s %d %d %d, 3",
 				c.args, v.Inference, v.CrossFit, v.Repeats, v.NEval, len(v.Results), c.inf, c.crossfit, c.repeats, c.n2)
 		}
-		if v.Ensemble != c.ensemble {
-			t.Errorf("%v: ensemble %v, want %v", c.args, v.Ensemble, c.ensemble)
+		if v.Ensemble != c.ensemble || v.Paired != c.paired {
+			t.Errorf("%v: ensemble %v paired %v, want %v %v", c.args, v.Ensemble, v.Paired, c.ensemble, c.paired)
 		}
 		if v.Perturb != c.rho {
 			t.Errorf("%v: perturb %v, want %v", c.args, v.Perturb, c.rho)

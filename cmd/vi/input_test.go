@@ -40,7 +40,7 @@ func TestBadInputBeforeAnyFit(t *testing.T) {
 		{"lambda +Inf", "estimate", good, []string{"--lambda", "+Inf"}, []string{"--lambda", "+Inf"}},
 		{"shapley lambda NaN", "shapley", good, []string{"--lambda", "NaN"}, []string{"--lambda", "NaN"}},
 		{"roar lambda NaN", "roar", good, []string{"--lambda", "NaN"}, []string{"--lambda", "NaN"}},
-		{"10 rows, split inference", "estimate", linearCSV(10), nil,
+		{"10 rows, split inference", "estimate", linearCSV(10), []string{"--repeats", "1"},
 			[]string{"data.csv: 10 rows are too few", "split inference needs at least 4 evaluation rows"}},
 		{"crossfit folds vs rows", "estimate", linearCSV(12), []string{"--crossfit", "7"}, []string{"data.csv", "12 rows are too few for 7 cross-fitting folds"}},
 		{"group of an unknown column", "estimate", good, []string{"--groups", "g=x1,x9"}, []string{`group "g": no column "x9"`}},

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 
@@ -77,12 +78,24 @@ func pValues(r *framework.Report, res framework.Result, format func(float64) str
 // where lazy kept the full model (no update).
 func writeCSV(w io.Writer, r *framework.Report) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(reportColumns(r)); err != nil {
+	cols := reportColumns(r)
+	if r.Paired {
+		// The interval's own centre and standard error, after its bounds.
+		cols = slices.Insert(cols, 6, "interval_vi", "interval_se")
+	}
+	if err := cw.Write(cols); err != nil {
 		return err
 	}
 	full := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, res := range r.Results {
 		rec := []string{res.Feature, res.Estimator, full(res.VI), full(res.SE), full(res.CILow), full(res.CIHigh)}
+		if r.Paired {
+			c, se := "", ""
+			if res.Interval != nil {
+				c, se = full(res.Interval.VI), full(res.Interval.SE)
+			}
+			rec = append(rec, c, se)
+		}
 		rec = append(rec, pValues(r, res, full)...)
 		rec = append(rec, lambdaString(res, full), strconv.FormatFloat(res.Seconds, 'f', 3, 64))
 		if err := cw.Write(rec); err != nil {
@@ -131,6 +144,9 @@ func writeTable(w io.Writer, r *framework.Report) error {
 			}
 		}
 		fmt.Fprintf(w, "  p_value: H0 VI <= %g", r.Delta)
+		if r.Paired {
+			fmt.Fprintf(w, "  vi, se, p_value: paired; ci: %s", r.Inference)
+		}
 		if r.Adjust != "" && r.Adjust != "none" {
 			fmt.Fprintf(w, "  adjust %s", r.Adjust)
 		}

@@ -41,7 +41,7 @@ func TestTrainModelAndShards(t *testing.T) {
 	run("simulate", "--setting", "highdim", "--n", "150", "--seed", "3", "--out", "hd.csv")
 	run("train", "--data", "hd.csv", "--target", "y", "--hidden", "20", "--seed", "3", "--out", "hd.vimodel")
 	common := []string{"--data", "hd.csv", "--target", "y", "--hidden", "20", "--seed", "3", "--estimators", "lazy,dropout,retrain,lazy-es",
-		"--lambda", "10", "--es-steps", "20", "--adjust", "bh", "--format", "json"}
+		"--lambda", "10", "--es-steps", "20", "--adjust", "bh", "--format", "json", "--repeats", "1"}
 	run(append([]string{"estimate", "--out", "trained.json"}, common...)...)
 	run(append([]string{"estimate", "--model", "hd.vimodel", "--out", "model.json"}, common...)...)
 	if got, want := stripSeconds(read("model.json")), stripSeconds(read("trained.json")); got != want {

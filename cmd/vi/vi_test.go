@@ -258,7 +258,11 @@ type jsonReport struct {
 	NTrain  *int   `json:"n_train"`
 	NEval   *int   `json:"n_eval"`
 	Seed    *int64 `json:"seed"`
-	Full    *struct {
+	// CrossFit and Paired: every row evaluated once (n_eval is n), and
+	// each result's interval centred on its "interval".
+	CrossFit int  `json:"crossfit"`
+	Paired   bool `json:"paired"`
+	Full     *struct {
 		Score   *float64 `json:"score"`
 		Seconds *float64 `json:"seconds"`
 	} `json:"full"`
@@ -276,10 +280,25 @@ func parseReport(t *testing.T, b []byte) jsonReport {
 		r.Full == nil || r.Full.Score == nil || r.Full.Seconds == nil {
 		t.Fatalf("report lacks fields of the contract:\n%s", b)
 	}
-	if *r.NTrain+*r.NEval != *r.N {
+	switch {
+	case r.CrossFit > 0 && (*r.NEval != *r.N || *r.NTrain >= *r.N):
+		t.Errorf("cross-fitted: n_train %d, n_eval %d, want n_eval = n %d and n_train below", *r.NTrain, *r.NEval, *r.N)
+	case r.CrossFit == 0 && *r.NTrain+*r.NEval != *r.N:
 		t.Errorf("n_train %d + n_eval %d != n %d", *r.NTrain, *r.NEval, *r.N)
 	}
 	for _, res := range r.Results {
+		iv, hasInterval := res["interval"].(map[string]any)
+		if hasInterval != r.Paired {
+			t.Errorf("result %v: interval %v, report paired %v", res, hasInterval, r.Paired)
+		}
+		if hasInterval {
+			c, _ := iv["vi"].(float64)
+			lo, _ := res["ci_low"].(float64)
+			hi, _ := res["ci_high"].(float64)
+			if _, ok := iv["se"].(float64); !ok || !(lo <= c && c <= hi) {
+				t.Errorf("result %v: interval's centre %v outside [%v, %v] or no se", res, c, lo, hi)
+			}
+		}
 		for _, k := range []string{"feature", "estimator", "vi", "se", "ci_low", "ci_high", "seconds"} {
 			if _, ok := res[k]; !ok {
 				t.Errorf("result %v lacks %q", res, k)
@@ -357,7 +376,9 @@ func TestEstimateFormats(t *testing.T) {
 	if !strings.Contains(stderr, "epoch cap (5 epochs)") {
 		t.Errorf("no warning that training ended at the cap: %q", stderr)
 	}
-	for _, w := range []string{"measure r2", "backend mlp", "n 60", "n_train 40", "n_eval 20", "feature", "ci_high", "lambda", "x3"} {
+	// The default: three cross-fits of three folds, predictions averaged,
+	// the paired estimate with the split interval.
+	for _, w := range []string{"measure r2", "backend mlp", "n 60", "n_train 40", "n_eval 60", "crossfit 3  repeats 3 (predictions averaged)", "vi, se, p_value: paired; ci: split", "feature", "ci_high", "lambda", "x3"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("table lacks %q:\n%s", w, stdout)
 		}
@@ -368,7 +389,7 @@ func TestEstimateFormats(t *testing.T) {
 		t.Fatalf("csv: exit code %d; stderr:\n%s", code, stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if len(lines) != 4 || lines[0] != "feature,estimator,vi,se,ci_low,ci_high,p_value,lambda,seconds" {
+	if len(lines) != 4 || lines[0] != "feature,estimator,vi,se,ci_low,ci_high,interval_vi,interval_se,p_value,lambda,seconds" {
 		t.Errorf("csv output:\n%s", stdout)
 	}
 }
