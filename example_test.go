@@ -30,8 +30,9 @@ func TestMain(m *testing.M) {
 }
 
 // A whole run on the built-in data, as "vi estimate" does it: the mlp
-// backend in this process, lazy, dropout and retrain, split inference, the
-// task's default measure. The numbers depend on floating-point details of
+// backend in this process, lazy, dropout and retrain, three cross-fits of
+// three folds with the predictions averaged, the paired estimate beside
+// the split interval, the task's default measure. The numbers depend on floating-point details of
 // the build (pure Go or OpenBLAS), so the example prints each estimator's
 // two most important features.
 func ExampleRun() {
@@ -43,12 +44,13 @@ func ExampleRun() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("%s, %s inference, %d train and %d evaluation rows\n", rep.Measure, rep.Inference, rep.NTrain, rep.NEval)
+	fmt.Printf("%s, %s interval, paired estimate %v, %d repetitions of %d folds, %d evaluation rows\n",
+		rep.Measure, rep.Inference, rep.Paired, rep.Repeats, rep.CrossFit, rep.NEval)
 	for _, name := range lazyvi.DefaultEstimators() {
 		fmt.Printf("%-8s %s\n", name, strings.Join(top(rep.Results, name, 2), ", "))
 	}
 	// Output:
-	// mse, split inference, 295 train and 147 evaluation rows
+	// mse, split interval, paired estimate true, 3 repetitions of 3 folds, 442 evaluation rows
 	// lazy     bmi, s5
 	// dropout  bmi, s5
 	// retrain  bmi, s5
@@ -83,7 +85,8 @@ func Example_plugin() {
 	}
 	fmt.Println("backend:", rep.Backend)
 	// The most important feature by each estimator: dropout, biased up
-	// for correlated features, puts s5 (correlated with s1..s4) first.
+	// for correlated features, puts s1 (Corr(s1, s2) 0.9, which the linear
+	// fit weighs against each other) first.
 	for _, name := range lazyvi.DefaultEstimators() {
 		fmt.Printf("%-8s %s\n", name, top(rep.Results, name, 1)[0])
 	}
@@ -91,7 +94,7 @@ func Example_plugin() {
 	// gradients: true
 	// backend: linear
 	// lazy     bmi
-	// dropout  s5
+	// dropout  s1
 	// retrain  bmi
 }
 

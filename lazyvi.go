@@ -65,6 +65,31 @@ func FullModelDefaults(cfg *framework.Config, name string, autoHidden bool) {
 	}
 }
 
+// DefaultCrossFit and DefaultRepeats are the cross-fitting folds and
+// repetitions of vi estimate's default inference (InferenceDefaults).
+const (
+	DefaultCrossFit = 3
+	DefaultRepeats  = 3
+)
+
+// InferenceDefaults adds to cfg and opt vi estimate's default inference
+// when they ask for none (no CrossFit, Repeats, TrainFrac or saved model,
+// not Ensemble): DefaultCrossFit folds cross-fitted DefaultRepeats times,
+// each row's out-of-fold predictions averaged over the repetitions
+// (Ensemble). It then makes the estimates, standard errors and p-values
+// the paired estimate's (Paired) for split inference with two or more
+// repetitions: the split interval covers, and the paired test, whose
+// standard error holds the repetitions' spread, keeps its size where one
+// repetition's does not (docs/inference.md, "The default").
+func InferenceDefaults(cfg *framework.Config, opt *framework.EstimateOptions) {
+	if cfg.CrossFit == 0 && cfg.Repeats == 0 && cfg.TrainFrac == 0 && cfg.Saved == nil && !opt.Ensemble {
+		cfg.CrossFit, cfg.Repeats, opt.Ensemble = DefaultCrossFit, DefaultRepeats, true
+	}
+	if opt.Inference == framework.Split && cfg.Repeats >= 2 {
+		opt.Paired = true
+	}
+}
+
 // Run trains the full model and estimates the importance of every feature
 // (or group, Config.Groups) of d with every estimator: framework.Run with
 // vi estimate's defaults for what it is not given. A nil Config.Backend is
@@ -73,11 +98,14 @@ func FullModelDefaults(cfg *framework.Config, name string, autoHidden bool) {
 // the linear baseline is scored beside the full model (FullModelDefaults);
 // nil ests are DefaultEstimators; a nil
 // measure is the task's default (framework.DefaultMeasure: mse for
-// regression, accuracy for classification). Zero fields of cfg and opt take
-// the framework's defaults (framework.DefaultTrainFrac, DefaultLevel, split
-// inference), and the estimators' zero settings theirs (estimators.Lazy's
-// Folds: estimators.DefaultFolds), which are vi's; Config.Seed is used as
-// given (vi's --seed is 1 by default).
+// regression, accuracy for classification). The inference is vi's default
+// (InferenceDefaults): without CrossFit, Repeats, TrainFrac or a saved model,
+// three cross-fits of three folds with the predictions averaged and the
+// paired estimate beside the split interval. Other zero fields of cfg and
+// opt take the framework's defaults (DefaultLevel, split inference), and
+// the estimators' zero settings theirs (estimators.Lazy's Folds:
+// estimators.DefaultFolds), which are vi's; Config.Seed is used as given
+// (vi's --seed is 1 by default).
 func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m framework.Measure, ests []framework.Estimator, opt framework.EstimateOptions) (*framework.Report, error) {
 	autoHidden := false
 	if cfg.Backend == nil {
@@ -98,6 +126,7 @@ func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m fram
 		}
 	}
 	FullModelDefaults(&cfg, cfg.BackendName, autoHidden)
+	InferenceDefaults(&cfg, &opt)
 	if ests == nil {
 		for _, name := range DefaultEstimators() {
 			e, err := framework.LookupEstimator(name)

@@ -143,8 +143,8 @@ func rhoSuffix(r float64, rhos []float64) string {
 // coverage's --crossfit and --repeats), and what vi estimate cross-fits
 // with by default (--ensemble).
 const (
-	coverageCrossFit = 3
-	coverageRepeats  = 3
+	coverageCrossFit = lazyvi.DefaultCrossFit
+	coverageRepeats  = lazyvi.DefaultRepeats
 )
 
 // coverageSetting is what one repetition draws: a data set and the truth

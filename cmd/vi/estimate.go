@@ -220,7 +220,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	}
 	if o.ensemble {
 		// --ensemble alone is the setting vi bench coverage studies
-		// (coverageCrossFit folds, coverageRepeats repetitions). What
+		// (lazyvi.DefaultCrossFit folds, DefaultRepeats repetitions). What
 		// excludes those says so in terms of the flags given.
 		switch {
 		case set["train-frac"] && !set["crossfit"]:
@@ -229,10 +229,10 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 			return framework.Usagef("--ensemble and --model exclude each other: --ensemble repeats the cross-fit with other seeds, which cannot reuse the model file's models")
 		}
 		if !set["crossfit"] {
-			o.crossfit = coverageCrossFit
+			o.crossfit = lazyvi.DefaultCrossFit
 		}
 		if !set["repeats"] {
-			o.repeats = coverageRepeats
+			o.repeats = lazyvi.DefaultRepeats
 		}
 	}
 	if o.crossfit >= 2 && set["train-frac"] {
