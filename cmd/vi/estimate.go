@@ -44,9 +44,12 @@ func newEstimateCommand() *Command {
 	cmd := &Command{
 		UsageLine: "estimate [--data FILE] [--target COL] [--estimators LIST] [--measure NAME] [flags]",
 		Short:     "estimate variable importance from a CSV file",
-		Long: `Estimate trains the full model once on a train split of the data, then
-estimates each feature's variable importance (VI) with each estimator, with a
-standard error and a Wald confidence interval, all on the evaluation split.
+		Long: `Estimate trains the full model, then estimates each feature's variable
+importance (VI) with each estimator, with a standard error, a confidence
+interval and a p-value, on rows the models were not trained on. By default
+every row is evaluated by models trained without it: three folds, each in
+turn the evaluation set, cross-fitted three times with other seeds (see
+Inference below); --repeats 1 --crossfit 0 trains once on a train split.
 
 The data is a CSV file with a header row of column names and a number in every
 cell; --target names the response (default: the last column). Without --data,
@@ -94,24 +97,29 @@ columns dropped together, under the group's name; the columns in no group
 follow one by one. --groups onehot groups the columns that share a "prefix_"
 (one-hot indicators of one categorical variable).
 
-Inference: --inference split (the default) scores the full model on one half
-of the evaluation rows and the reduced model on the other half, so that the
-interval keeps its width for a feature without importance (sample splitting,
-Williamson et al.); --inference plain is the paper's Wald interval on the same
-rows, narrower but too narrow for null features; --inference perturbed is
-plain's paired difference plus a small seeded noise on every row (sd
---perturb, default 0.5, times the full model's influence sd) that keeps the
-interval's width for a feature without importance (Dai, Shen and Pan 2022).
---crossfit K cross-fits: K folds, each in turn the evaluation set of models
-trained on the other folds (K full models, shared by all features), combined
-as vimp does. --repeats M repeats the split or the cross-fit with M seeds
-(M times the cost) and averages them, the spread of the M estimates added to
-the standard error (not with --model, whose models are one seed's); with
---ensemble (by default 3 folds, 3 repetitions) it averages instead each
-row's M out-of-fold predictions (of the full model, the baselines and every
-reduced model) and infers once from the averages, which shrinks what each
-network fitted of its training noise and with it the estimates' bias (see
-docs/inference.md). Each result has the one-sided p-value of H0: VI <= --delta
+Inference: by default vi cross-fits three folds three times with other seeds
+(nine full models; --crossfit and --repeats change the counts) and averages
+each row's three out-of-fold predictions of every model (--ensemble). vi, se
+and p_value are then the paired estimate's: both models scored on the same
+rows, its standard error with the three repetitions' spread (the training's
+variability), which keeps its test's size for features without importance,
+correlated ones included. The interval is split's (--inference split):
+the full model scored on some folds and the reduced model on the others, so
+that it keeps its width where the paired one would miss by its bias; in CSV
+and JSON its centre and standard error are interval_vi and interval_se.
+docs/inference.md has the study behind this choice. --paired off takes vi, se
+and p_value from the interval's estimate too; --paired on asks for the paired
+estimate elsewhere. --train-frac, --crossfit 0, --repeats 1 or --model
+(whose models are one seed's) run one split instead, a ninth of the cost,
+with split's own estimate: a valid test with less power. --inference plain is
+the paper's Wald interval on the same rows, too narrow for null features;
+--inference perturbed is plain's paired difference plus a small seeded noise
+on every row (sd --perturb, default 0.5, times the full model's influence
+sd) that keeps the interval's width for a feature without importance (Dai,
+Shen and Pan 2022). --ensemble=false with --crossfit K --repeats M averages
+the M repetitions' estimates instead of their predictions, the spread of the
+M estimates added to the standard error.
+Each result has the one-sided p-value of H0: VI <= --delta
 (default 0); --adjust holm or bh adjusts them over each estimator's features
 (column p_adjusted).
 --ci-truncate floors the intervals at 0.
