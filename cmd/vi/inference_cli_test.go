@@ -164,11 +164,7 @@ func TestDefaultShardsMerge(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "lin.csv"), linearCSV(90))
 	run := func(args ...string) string {
 		t.Helper()
-		stdout, stderr, code := vi(t, dir, args...)
-		if code != 0 {
-			t.Fatalf("vi %s: exit %d: %s", strings.Join(args, " "), code, stderr)
-		}
-		return stdout
+		return viOK(t, dir, args...)
 	}
 	common := append([]string{"--data", "lin.csv", "--estimators", "lazy,dropout", "--adjust", "holm", "--format", "json"}, fastArgs...)
 	whole := run(append([]string{"estimate"}, common...)...)
