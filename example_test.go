@@ -114,10 +114,14 @@ func top(results []framework.Result, estimator string, n int) []string {
 	return names
 }
 
-// Run's defaults are vi estimate's: split inference at level 0.95, the
-// task's measure, the mlp's architecture chosen among AutoHidden (on the
-// diabetes data's 59 validation rows, too few to choose by, the first), the
-// intercept-only and linear baselines.
+// Run's defaults are vi estimate's: DefaultCrossFit folds cross-fitted
+// DefaultRepeats times with the predictions averaged, the paired estimate
+// beside the split interval at level 0.95, the task's measure, the mlp's
+// architecture chosen among AutoHidden (on the diabetes data's 59
+// validation rows, too few to choose by, the first), the intercept-only and
+// linear baselines. A train share or one repetition asks for one split or
+// one cross-fit instead, without the paired estimate (vi estimate
+// --train-frac, --repeats 1).
 func TestRunDefaults(t *testing.T) {
 	d, err := lazyvi.Diabetes()
 	if err != nil {
@@ -146,5 +150,31 @@ func TestRunDefaults(t *testing.T) {
 	}
 	if strings.Join(bases, " ") != "intercept linear" {
 		t.Errorf("baselines %q, want intercept and linear", bases)
+	}
+	if rep.CrossFit != lazyvi.DefaultCrossFit || rep.Repeats != lazyvi.DefaultRepeats || !rep.Ensemble || !rep.Paired || rep.NEval != rep.N {
+		t.Errorf("crossfit %d repeats %d ensemble %v paired %v n_eval %d of %d; want %d, %d, averaged, paired, every row",
+			rep.CrossFit, rep.Repeats, rep.Ensemble, rep.Paired, rep.NEval, rep.N, lazyvi.DefaultCrossFit, lazyvi.DefaultRepeats)
+	}
+	for _, r := range rep.Results {
+		if r.Interval == nil {
+			t.Errorf("%s: no interval centre beside the paired estimate", r.Feature)
+		}
+	}
+	for _, c := range []struct {
+		name     string
+		cfg      framework.Config
+		crossfit int
+	}{
+		{"TrainFrac", framework.Config{Seed: 1, TrainFrac: 0.5}, 0},
+		{"Repeats 1", framework.Config{Seed: 1, Repeats: 1}, 0},
+		{"CrossFit 3, Repeats 1", framework.Config{Seed: 1, CrossFit: 3, Repeats: 1}, 3},
+	} {
+		rep, err := lazyvi.Run(context.Background(), d, c.cfg, nil, []framework.Estimator{dropout}, framework.EstimateOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if rep.CrossFit != c.crossfit || rep.Repeats != 0 || rep.Ensemble || rep.Paired || rep.Results[0].Interval != nil {
+			t.Errorf("%s: crossfit %d repeats %d ensemble %v paired %v; want %d folds once, unpaired", c.name, rep.CrossFit, rep.Repeats, rep.Ensemble, rep.Paired, c.crossfit)
+		}
 	}
 }

@@ -85,9 +85,18 @@ func InferenceDefaults(cfg *framework.Config, opt *framework.EstimateOptions) {
 	if cfg.CrossFit == 0 && cfg.Repeats == 0 && cfg.TrainFrac == 0 && cfg.Saved == nil && !opt.Ensemble {
 		cfg.CrossFit, cfg.Repeats, opt.Ensemble = DefaultCrossFit, DefaultRepeats, true
 	}
-	if opt.Inference == framework.Split && cfg.Repeats >= 2 {
+	if PairedByDefault(opt.Inference, cfg.Repeats) {
 		opt.Paired = true
 	}
+}
+
+// PairedByDefault reports whether vi estimate's default (--paired auto)
+// takes the estimates, standard errors and p-values from the paired
+// estimate: for split inference with two or more repetitions, whose
+// spread is in the paired standard error. With one repetition the paired
+// test is not valid for a null correlated with another feature.
+func PairedByDefault(inf framework.Inference, repeats int) bool {
+	return inf == framework.Split && repeats >= 2
 }
 
 // Run trains the full model and estimates the importance of every feature

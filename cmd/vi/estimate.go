@@ -396,15 +396,14 @@ func (o *estimateOptions) checkRepeats() error {
 }
 
 // pairedEstimate reads --paired: whether vi, se and p_value come from the
-// paired estimate, the interval from --inference. auto chooses it for
-// split inference with two or more repetitions, where the repetitions'
-// spread keeps the paired test's size (docs/inference.md, "The default");
-// with one repetition the paired test is not valid for a null correlated
-// with another feature.
+// paired estimate, the interval from --inference. auto chooses as the
+// library does (lazyvi.PairedByDefault): for split inference with two or
+// more repetitions, where the repetitions' spread keeps the paired test's
+// size (docs/inference.md, "The default").
 func (o *estimateOptions) pairedEstimate(inf framework.Inference) (bool, error) {
 	switch strings.ToLower(strings.TrimSpace(o.paired)) {
 	case "auto", "":
-		return inf == framework.Split && o.repeats >= 2, nil
+		return lazyvi.PairedByDefault(inf, o.repeats), nil
 	case "on":
 		return inf != framework.Plain, nil
 	case "off":

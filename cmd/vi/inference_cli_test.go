@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -79,13 +81,17 @@ func TestEstimateInferenceFlags(t *testing.T) {
 
 // TestEstimateRepeats: the default run cross-fits three folds three times
 // and averages the predictions (--ensemble), with the paired estimate and
-// the split interval; --train-frac, --crossfit 0, --repeats 1 or
-// --ensemble=false ask for the others, --paired off for the interval's own
+// the split interval; --train-frac, --crossfit 0, --repeats 1, --model or
+// --ensemble=false ask for the others (--crossfit K or --repeats M alone
+// change the default's counts), --paired off for the interval's own
 // estimate, and the report says which (perturb its rho, repeats absent for
 // one, paired only when on).
 func TestEstimateRepeats(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "lin.csv"), linearCSV(90))
+	if _, stderr, code := vi(t, dir, "train", "--data", "lin.csv", "--hidden", "8", "--epochs", "5", "--out", "lin.vimodel"); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, stderr)
+	}
 	var v struct {
 		Inference string  `json:"inference"`
 		Perturb   float64 `json:"perturb"`
@@ -117,6 +123,14 @@ func TestEstimateRepeats(t *testing.T) {
 		{[]string{"--crossfit", "3", "--repeats", "2", "--ensemble"}, "split", 3, 2, 90, 0, true, true},
 		{[]string{"--inference", "plain", "--crossfit", "2", "--repeats", "3", "--ensemble"}, "plain", 2, 3, 90, 0, true, false},
 		{[]string{"--inference", "plain", "--ensemble", "--paired", "on"}, "plain", 3, 3, 90, 0, true, false},
+		// A flag that asks for other counts keeps the default's
+		// ensemble; one that asks for one split or a model file's models
+		// leaves it.
+		{[]string{"--train-frac", "0.5"}, "split", 0, 0, 45, 0, false, false},
+		{[]string{"--crossfit", "5"}, "split", 5, 3, 90, 0, true, true},
+		{[]string{"--repeats", "2"}, "split", 3, 2, 90, 0, true, true},
+		{[]string{"--crossfit", "0", "--repeats", "3"}, "split", 0, 3, 30, 0, false, true},
+		{[]string{"--model", "lin.vimodel"}, "split", 0, 0, 30, 0, false, false},
 	} {
 		args := append([]string{"estimate", "--data", "lin.csv", "--estimators", "dropout", "--format", "json"}, fastArgs...)
 		stdout, stderr, code := vi(t, dir, append(args, c.args...)...)
@@ -136,6 +150,54 @@ func TestEstimateRepeats(t *testing.T) {
 		}
 		if v.Perturb != c.rho {
 			t.Errorf("%v: perturb %v, want %v", c.args, v.Perturb, c.rho)
+		}
+	}
+}
+
+// TestDefaultShardsMerge: the shards of a default run (no model file: each
+// shard trains the nine networks itself), merged, give the report of the
+// whole run: the paired estimates, the split intervals and their centres,
+// and the p-values adjusted over all the features. The merged CSV puts each
+// result's interval centre and adjusted p-value in their own columns.
+func TestDefaultShardsMerge(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "lin.csv"), linearCSV(90))
+	run := func(args ...string) string {
+		t.Helper()
+		return viOK(t, dir, args...)
+	}
+	common := append([]string{"--data", "lin.csv", "--estimators", "lazy,dropout", "--adjust", "holm", "--format", "json"}, fastArgs...)
+	whole := run(append([]string{"estimate"}, common...)...)
+	run(append([]string{"estimate", "--shard", "1/2", "--out", "s1.json"}, common...)...)
+	run(append([]string{"estimate", "--shard", "2/2", "--out", "s2.json"}, common...)...)
+	merged := run("merge", "s2.json", "s1.json")
+	if got, want := stripSeconds([]byte(merged)), stripSeconds([]byte(whole)); got != want {
+		t.Fatalf("the merge of the default run's shards differs from the whole run:\n%s\n---\n%s", got, want)
+	}
+	var rep framework.Report
+	if err := json.Unmarshal([]byte(whole), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Paired || !rep.Ensemble || len(rep.Results) != 6 {
+		t.Fatalf("whole run: paired %v ensemble %v, %d results; want the default's paired, ensembled run of 6", rep.Paired, rep.Ensemble, len(rep.Results))
+	}
+	rows, err := csv.NewReader(strings.NewReader(run("merge", "--format", "csv", "s1.json", "s2.json"))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "feature,estimator,vi,se,ci_low,ci_high,interval_vi,interval_se,p_value,p_adjusted,lambda,seconds"
+	if len(rows) != 7 || strings.Join(rows[0], ",") != want {
+		t.Fatalf("merged csv: %d rows, header %v; want 7 and %s", len(rows), rows[0], want)
+	}
+	for i, res := range rep.Results {
+		row := rows[i+1]
+		if res.Interval == nil || res.PAdjusted == nil {
+			t.Fatalf("%s %s: no interval or adjusted p-value in a paired, adjusted run", res.Feature, res.Estimator)
+		}
+		for j, v := range []float64{res.VI, res.SE, res.CILow, res.CIHigh, res.Interval.VI, res.Interval.SE, res.PValue, *res.PAdjusted} {
+			if got, err := strconv.ParseFloat(row[j+2], 64); err != nil || got != v {
+				t.Errorf("%s %s: csv column %s is %q, want %v", res.Feature, res.Estimator, rows[0][j+2], row[j+2], v)
+			}
 		}
 	}
 }

@@ -24,14 +24,18 @@ func newTrainCommand() *Command {
 	cmd := &Command{
 		UsageLine: "train --data FILE [--target COL] [model flags] --out MODEL",
 		Short:     "train the full model once and save it to a model file",
-		Long: `Train trains the full model as vi estimate would (the same split, seed,
-standardisation, backend and options, --hidden auto's choice included; with
---crossfit K, one model per fold) and writes it to a model file: the
-backend's parameters with everything needed to use them again, and a
-fingerprint of the data. "vi estimate --data FILE --model MODEL" then reuses
-it instead of training, and gives exactly the numbers of a run that trains;
-with --shard K/N, many processes or a job array share one trained model
-(see docs/scale-out.md).
+		Long: `Train trains the full model as vi estimate --repeats 1 would (the same
+split, seed, standardisation, backend and options, --hidden auto's choice
+included; with --crossfit K, one model per fold) and writes it to a model
+file: the backend's parameters with everything needed to use them again,
+and a fingerprint of the data. "vi estimate --data FILE --model MODEL" then
+reuses it instead of training, and gives exactly the numbers of
+"vi estimate --repeats 1" (with the model's --crossfit K); with --shard K/N,
+many processes or a job array share one trained model (see
+docs/scale-out.md). vi estimate's default inference trains nine networks
+(three cross-fits of three folds, with other seeds), which a model file
+does not hold: a run from a model file has split inference's estimate and
+test, valid but with less power (docs/inference.md, "The default").
 
 The model file is versioned and checksummed: a damaged file, one written by
 a lazyvi of another plugin protocol version, or one used with other data or

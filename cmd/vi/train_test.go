@@ -24,11 +24,7 @@ func TestTrainModelAndShards(t *testing.T) {
 	dir := t.TempDir()
 	run := func(args ...string) string {
 		t.Helper()
-		stdout, stderr, code := vi(t, dir, args...)
-		if code != 0 {
-			t.Fatalf("vi %s: exit %d: %s", strings.Join(args, " "), code, stderr)
-		}
-		return stdout
+		return viOK(t, dir, args...)
 	}
 	read := func(name string) []byte {
 		t.Helper()

@@ -45,6 +45,17 @@ func vi(t *testing.T, dir string, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
+// viOK runs vi in this process (vi) and returns its standard output, failing the
+// test on a non-zero exit.
+func viOK(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	stdout, stderr, code := vi(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("vi %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+	}
+	return stdout
+}
+
 // binDir holds the binaries that viBinary and pluginBinary build, each
 // once for all tests.
 var (
