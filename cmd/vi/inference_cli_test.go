@@ -137,6 +137,10 @@ func TestEstimateRepeats(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
 		}
+		// A paired test of one repetition is warned about, and only it.
+		if warned, want := strings.Contains(stderr, "--paired on with one repetition"), c.paired && c.repeats < 2; warned != want {
+			t.Errorf("%v: warned of a paired test of one repetition %v, want %v: %q", c.args, warned, want, stderr)
+		}
 		v.Perturb, v.Repeats, v.CrossFit, v.Ensemble, v.Paired = 0, 0, 0, false, false
 		if err := json.Unmarshal([]byte(stdout), &v); err != nil {
 			t.Fatal(err)
