@@ -177,4 +177,22 @@ func TestRunDefaults(t *testing.T) {
 			t.Errorf("%s: crossfit %d repeats %d ensemble %v paired %v; want %d folds once, unpaired", c.name, rep.CrossFit, rep.Repeats, rep.Ensemble, rep.Paired, c.crossfit)
 		}
 	}
+	// A fold or repetition count alone keeps the ensemble and takes the
+	// other count's default, as vi's --crossfit K or --repeats M alone.
+	for _, c := range []struct {
+		name              string
+		cfg               framework.Config
+		crossfit, repeats int
+	}{
+		{"CrossFit 2", framework.Config{Seed: 1, CrossFit: 2}, 2, lazyvi.DefaultRepeats},
+		{"Repeats 2", framework.Config{Seed: 1, Repeats: 2}, lazyvi.DefaultCrossFit, 2},
+	} {
+		rep, err := lazyvi.Run(context.Background(), d, c.cfg, nil, []framework.Estimator{dropout}, framework.EstimateOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if rep.CrossFit != c.crossfit || rep.Repeats != c.repeats || !rep.Ensemble || !rep.Paired {
+			t.Errorf("%s: crossfit %d repeats %d ensemble %v paired %v; want %d x %d, averaged, paired", c.name, rep.CrossFit, rep.Repeats, rep.Ensemble, rep.Paired, c.crossfit, c.repeats)
+		}
+	}
 }

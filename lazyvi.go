@@ -72,18 +72,28 @@ const (
 	DefaultRepeats  = 3
 )
 
-// InferenceDefaults adds to cfg and opt vi estimate's default inference
-// when they ask for none (no CrossFit, Repeats, TrainFrac or saved model,
-// not Ensemble): DefaultCrossFit folds cross-fitted DefaultRepeats times,
-// each row's out-of-fold predictions averaged over the repetitions
-// (Ensemble). It then makes the estimates, standard errors and p-values
-// the paired estimate's (Paired) for split inference with two or more
-// repetitions: the split interval covers, and the paired test, whose
-// standard error holds the repetitions' spread, keeps its size where one
-// repetition's does not (docs/inference.md, "The default").
+// InferenceDefaults adds to cfg and opt vi estimate's default inference,
+// by the rule vi's flags follow: unless cfg asks for one split (TrainFrac,
+// a saved model, Repeats 1 or CrossFit 1), the repetitions of the
+// cross-fit are ensembled (each row's out-of-fold predictions averaged
+// over them, Ensemble), with DefaultCrossFit folds and DefaultRepeats
+// repetitions where cfg does not give them (as vi's --ensemble alone, and
+// its default). It then makes the estimates, standard errors and p-values
+// the paired estimate's (Paired, PairedByDefault) for split inference with
+// two or more repetitions: the split interval covers, and the paired test,
+// whose standard error holds the repetitions' spread, keeps its size where
+// one repetition's does not (docs/inference.md, "The default").
 func InferenceDefaults(cfg *framework.Config, opt *framework.EstimateOptions) {
-	if cfg.CrossFit == 0 && cfg.Repeats == 0 && cfg.TrainFrac == 0 && cfg.Saved == nil && !opt.Ensemble {
-		cfg.CrossFit, cfg.Repeats, opt.Ensemble = DefaultCrossFit, DefaultRepeats, true
+	if !opt.Ensemble && cfg.TrainFrac == 0 && cfg.Saved == nil && cfg.Repeats != 1 && cfg.CrossFit != 1 {
+		opt.Ensemble = true
+	}
+	if opt.Ensemble {
+		if cfg.CrossFit == 0 {
+			cfg.CrossFit = DefaultCrossFit
+		}
+		if cfg.Repeats == 0 {
+			cfg.Repeats = DefaultRepeats
+		}
 	}
 	if PairedByDefault(opt.Inference, cfg.Repeats) {
 		opt.Paired = true
