@@ -21,16 +21,20 @@ import (
 //	P^-1 = (1/alpha) (I - V V^T) + V (Theta + alpha I)^-1 V^T,
 //
 // the inverse of alpha I + V Theta V^T, the baseline's operator as far as
-// its basis knows it, converges in 1-2 steps where plain CG takes 4-6
-// (x3, x6..x13 there). A feature that matters has other outliers, and its
-// penalty comes out smaller than the baseline's (x1: 0.22 of it, x2:
-// 0.48): there the baseline's pairs mislead (x1: 8 steps instead of 6; x2:
-// 5 either way), and lazy keeps plain CG. Preconditioning is used when the
-// feature's penalty is at least half the baseline's (precondWhen; x14 and
-// x15, at 0.71 of it, take 3 and 2 steps instead of 6): the part of the
-// feature's spectrum the baseline's basis did not resolve lies below about
-// the baseline's penalty, where its own solve stopped, so with alpha at
-// least half that, P^-1 A stays within a small factor of I there.
+// its basis knows it, converges in 1-3 steps where plain CG takes 4-6
+// (x3, x6..x15 there). A feature that matters has other outliers, and
+// there the baseline's pairs mislead (highdim x1: 8 steps instead of 6;
+// x2: 5 either way; linear n 20000 x2 and x5: 7 instead of 3 and 6). Two
+// rules keep those on plain CG. Before the solve: a feature whose penalty
+// is below half the baseline's (precondWhen; highdim x1 0.22, x2 0.48 of
+// it; the part of the spectrum the baseline's basis did not resolve lies
+// below about the baseline's penalty, where its own solve stopped, and a
+// much smaller penalty exposes more of it) is not preconditioned. After
+// the first step: when the residual's bound (below) is still above
+// precondFit times the decrease achieved, the pairs do not fit, and the
+// solve goes on unpreconditioned from that iterate, by the plain solve of
+// its residual (no product more; linear x2 at 1.41 of the baseline's
+// penalty, x5 at 0.71).
 //
 // The stopping rule is a guarantee whatever the preconditioner: A = Phi^T
 // Phi + alpha I >= alpha I, so the energy error of an iterate w,
@@ -45,6 +49,17 @@ import (
 // has not met the rule by then goes on unpreconditioned from its iterate
 // (precondSolve). Where lazy preconditions, 1-3 steps do.
 const precondMaxSteps = 16
+
+// precondFit is how far above the decrease achieved the residual's bound
+// may be after the preconditioned solve's first step: above it, the
+// baseline's pairs do not fit the feature's operator, and the solve goes
+// on unpreconditioned from there (precondSolve). Measured after the first
+// step (bound / decrease): 0.006-0.17 where preconditioning then took 1-3
+// steps (vi bench highdim n 10000, (200, 100): x3, x6..x15), 0.96 on
+// linear n 20000 x4 (3 steps against plain CG's 5); 6.5 and 43 where it
+// took 7 against plain CG's 3 and 6 (linear x2, x5), 66 and 150 where it
+// took 5 and 8 against 5 and 6 (highdim x2, x1).
+const precondFit = 2.0
 
 // precondWhen is the least ratio of a feature's penalty to the baseline's
 // at which the feature's solve is preconditioned by the baseline's pairs
@@ -125,53 +140,72 @@ func (p *ritzPrecond) apply(dst, src []float64) {
 // flops is the count of one application: a dot and an update per pair.
 func (p *ritzPrecond) flops(m int) float64 { return float64(m) * (1 + 4*float64(len(p.v))) }
 
-// pcgSolve returns dtheta = argmin ||e - Phi w||^2 + alpha ||w||^2 by CG
-// on the normal equations (Phi^T Phi + alpha I) w = rhs (rhs = Phi^T e)
-// preconditioned by pre, from 0, stopping when the residual's bound on
-// the energy error is at most tau times the decrease achieved (see
-// above), with its steps and counted flops (the operator's products, the
-// preconditioner's and the vector updates'). It reports false, with the
-// last iterate, when maxSteps pass first, and false with nil when the
-// operator is not positive definite or not finite.
-func pcgSolve(ctx context.Context, op *jacobianOp, rhs []float64, alpha, tau float64, pre *ritzPrecond, maxSteps int) ([]float64, int, float64, bool, error) {
+// pcgResult is where a preconditioned solve stopped: the last iterate w,
+// its residual r = rhs - (Phi^T Phi + alpha I) w and the decrease J(0) -
+// J(w) = rhs^T w + w^T r, the steps taken, the flops of the
+// preconditioner and the vector updates (the products' are the
+// operator's), and whether the rule was met (done).
+type pcgResult struct {
+	w, r     []float64
+	decrease float64
+	steps    int
+	flops    float64
+	done     bool
+}
+
+// pcgSolve runs CG on the normal equations (Phi^T Phi + alpha I) w = rhs
+// (rhs = Phi^T e) preconditioned by pre, from 0, until the residual's
+// bound on the energy error is at most tau times the decrease achieved
+// (see above: done). It stops early, not done, when the preconditioner
+// does not fit: after the first step the bound above precondFit times the
+// decrease; when maxSteps pass; or when the operator turns out not
+// positive definite or not finite (at the iterate before).
+func pcgSolve(ctx context.Context, op *jacobianOp, rhs []float64, alpha, tau float64, pre *ritzPrecond, maxSteps int) (pcgResult, error) {
 	m := len(rhs)
-	w := make([]float64, m)
+	res := pcgResult{w: make([]float64, m), r: append([]float64(nil), rhs...)}
 	if floats.Dot(rhs, rhs) == 0 {
-		return w, 0, op.flops, true, nil // e orthogonal to Phi's range: no update
+		res.done = true // e orthogonal to Phi's range: no update
+		return res, nil
 	}
-	r := append([]float64(nil), rhs...)
+	w, r := res.w, res.r
 	z := make([]float64, m)
 	pre.apply(z, r)
 	d := append([]float64(nil), z...)
 	ad := make([]float64, m)
 	rz := floats.Dot(r, z)
-	flops := pre.flops(m)
-	for step := 1; step <= maxSteps; step++ {
-		if step%krylovCheckEvery == 0 {
+	res.flops = pre.flops(m)
+	for res.steps < maxSteps {
+		if res.steps%krylovCheckEvery == krylovCheckEvery-1 {
 			if err := ctx.Err(); err != nil {
-				return nil, 0, 0, false, fmt.Errorf("ridge solve: %w", err)
+				return res, fmt.Errorf("ridge solve: %w", err)
 			}
 		}
 		if err := op.mulVec(ad, d); err != nil {
-			return nil, 0, 0, false, fmt.Errorf("ridge solve: %w", err)
+			return res, fmt.Errorf("ridge solve: %w", err)
 		}
 		floats.AddScaled(ad, alpha, d)
 		dad := floats.Dot(d, ad)
 		if !(dad > 0) || math.IsInf(dad, 0) {
-			return nil, step, op.flops + flops, false, nil
+			return res, nil
 		}
 		a := rz / dad
 		floats.AddScaled(w, a, d)
 		floats.AddScaled(r, -a, ad)
-		decrease := floats.Dot(rhs, w) + floats.Dot(w, r)
-		flops += pre.flops(m) + 14*float64(m)
-		if floats.Dot(r, r)/alpha <= tau*decrease {
-			return w, step, op.flops + flops, true, nil
+		res.steps++
+		res.decrease = floats.Dot(rhs, w) + floats.Dot(w, r)
+		res.flops += pre.flops(m) + 14*float64(m)
+		bound := floats.Dot(r, r) / alpha
+		if bound <= tau*res.decrease {
+			res.done = true
+			return res, nil
+		}
+		if res.steps == 1 && bound > precondFit*res.decrease {
+			return res, nil
 		}
 		pre.apply(z, r)
 		rz2 := floats.Dot(r, z)
 		floats.AddScaledTo(d, z, rz2/rz, d)
 		rz = rz2
 	}
-	return w, maxSteps, op.flops + flops, false, nil
+	return res, nil
 }

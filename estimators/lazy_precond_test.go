@@ -97,10 +97,18 @@ func TestRitzPrecondInverts(t *testing.T) {
 // preconditioner: the true energy error at most tau times the decrease,
 // for the baseline's Ritz pairs, a tighter tolerance no worse than a
 // looser one, and for pairs that fit the problem badly (the Ritz pairs of
-// another model's basis) too. Reduce's predictions from the baseline's
+// another model's basis, where the solve goes on unpreconditioned) too. Reduce's predictions from the baseline's
 // Carry are then as close to the closed form as the plain solve's.
 func TestLazyPrecondMatchesClosedForm(t *testing.T) {
 	ctx := context.Background()
+	// Which paths each carry's solves took: preconditioned to the end
+	// (false), or on unpreconditioned (true).
+	paths := map[string]map[bool]bool{"baseline's": {}, "another's": {}}
+	defer func() {
+		if !paths["baseline's"][false] || !paths["another's"][true] {
+			t.Errorf("the baseline's pairs never preconditioned a solve to its end, or another model's never handed over to the plain solve: %v", paths)
+		}
+	}()
 	for i, m := range []int{20, 150} {
 		r := newRF(4, m, uint64(i+1))
 		g := rfMultiplierModel{r}
@@ -122,7 +130,7 @@ func TestLazyPrecondMatchesClosedForm(t *testing.T) {
 				pre := newRitzPrecond(carry, m, alpha)
 				prevErr := math.Inf(1)
 				for _, tau := range []float64{1e-1, energyTol, 1e-4} {
-					w, steps, flops, err := precondSolve(ctx, g, x, e, alpha, tau, DefaultMemory, pre)
+					w, steps, pcgSteps, flops, err := precondSolve(ctx, g, x, e, alpha, tau, DefaultMemory, pre)
 					if err != nil {
 						t.Fatalf("M %d alpha %g %s tau %g: %v", m, alpha, name, tau, err)
 					}
@@ -138,6 +146,7 @@ func TestLazyPrecondMatchesClosedForm(t *testing.T) {
 						t.Errorf("M %d alpha %g %s: %g flops counted for %d steps, below the products' %g", m, alpha, name, flops, steps, pairs)
 					}
 					prevErr = got
+					paths[name][pcgSteps < steps] = true
 				}
 			}
 			lz := Lazy{Folds: 4, Lambda: alpha, Memory: tinyMemory}
@@ -152,7 +161,7 @@ func TestLazyPrecondMatchesClosedForm(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if red.Stats[statPrecond] != 1 || red.Carry != nil {
+			if red.Stats[statPrecond] < 1 || red.Carry != nil {
 				t.Fatalf("M %d alpha %g: not preconditioned, or a feature carries: stats %v, %d values carried", m, alpha, red.Stats, len(red.Carry))
 			}
 			want := wantLazy(r, p, f, alpha)
@@ -191,7 +200,7 @@ func TestLazyPrecondOnlyWhen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := red.Stats[statPrecond] == 1; got != tc.precond {
+		if got := red.Stats[statPrecond] >= 1; got != tc.precond {
 			t.Errorf("%s: preconditioned %v, want %v", tc.name, got, tc.precond)
 		}
 	}

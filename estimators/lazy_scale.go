@@ -58,7 +58,9 @@ const subsampleSeedPerturb = 0x5b5a3e11
 // scaleStats are the Reduced.Stats keys of a run at scale: the rows the
 // penalty was chosen on, the Krylov steps of the final solve and its
 // counted flops, the method (0 dense, 1 matrix-free) and, for a solve
-// preconditioned by the baseline's Ritz pairs, 1 under statPrecond.
+// preconditioned by the baseline's Ritz pairs, its preconditioned steps
+// (of krylov_steps; the rest unpreconditioned, where the pairs did not
+// fit).
 const (
 	statSubsample = "cv_rows"
 	statSteps     = "krylov_steps"
@@ -169,8 +171,9 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 		var flops float64
 		var err error
 		if pre != nil {
-			dtheta, steps, flops, err = precondSolve(ctx, g, x, e, alpha, energyTol, lz.memory(), pre)
-			stats[statPrecond] = 1
+			var pcgSteps int
+			dtheta, steps, pcgSteps, flops, err = precondSolve(ctx, g, x, e, alpha, energyTol, lz.memory(), pre)
+			stats[statPrecond] = float64(pcgSteps)
 		} else {
 			var kr *krylov
 			dtheta, steps, flops, kr, err = matrixFreeSolveKrylov(ctx, g, x, e, alpha, energyTol, lz.memory(), start)
@@ -355,26 +358,39 @@ func matrixFreeSolveKrylov(ctx context.Context, g framework.Gradienter, x *mat.D
 }
 
 // precondSolve is matrixFreeSolve preconditioned by a baseline's Ritz
-// pairs (pcgSolve), from 0. A solve that has not met the rule in
-// precondMaxSteps steps goes on by the plain solve from its iterate (the
-// same guarantee, matrixFreeSolveFrom), and the steps and flops are both
-// solves'.
-func precondSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, alpha, tau, mem float64, pre *ritzPrecond) ([]float64, int, float64, error) {
+// pairs (pcgSolve), from 0, with its preconditioned steps. A solve that
+// stops without meeting the rule (the pairs do not fit, or
+// precondMaxSteps passed) goes on unpreconditioned from its iterate, by
+// the Lanczos solve of its residual with its decrease counted (the same
+// guarantee, solveEnergyFrom; no product more), and the steps and flops
+// are both solves'.
+func precondSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, alpha, tau, mem float64, pre *ritzPrecond) ([]float64, int, int, float64, error) {
 	op, err := newJacobianOp(ctx, g, x, len(e))
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, 0, 0, 0, err
 	}
 	rhs, err := op.mul(e, true)
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("jacobian product: %w", err)
+		return nil, 0, 0, 0, fmt.Errorf("jacobian product: %w", err)
 	}
 	m := g.NumParams()
-	sol, steps, flops, ok, err := pcgSolve(ctx, op, rhs, alpha, tau, pre, min(precondMaxSteps, maxBasisSteps(m, mem)))
-	if err != nil || ok {
-		return sol, steps, flops, err
+	res, err := pcgSolve(ctx, op, rhs, alpha, tau, pre, min(precondMaxSteps, maxBasisSteps(m, mem)))
+	if err != nil {
+		return nil, 0, 0, 0, err
 	}
-	more, moreSteps, moreFlops, err := matrixFreeSolveFrom(ctx, g, x, e, alpha, tau, mem, sol)
-	return more, steps + moreSteps, flops + moreFlops, err
+	if res.done {
+		return res.w, res.steps, res.steps, op.flops + res.flops, nil
+	}
+	kr := newKrylov(op, res.r)
+	sol, ok, err := kr.solveEnergyFrom(ctx, alpha, tau, res.decrease, maxBasisSteps(m, mem))
+	if err != nil {
+		return nil, 0, 0, 0, err
+	}
+	if !ok {
+		return nil, 0, 0, 0, fmt.Errorf("%w: the matrix-free solve at alpha %g did not converge in %d steps (raise the memory bound or fix a larger penalty)", errSingular, alpha, res.steps+kr.steps())
+	}
+	floats.Add(sol, res.w)
+	return sol, res.steps + kr.steps(), res.steps, krylovFlops(kr, op) + res.flops, nil
 }
 
 // residual returns the right-hand side of the normal equations for a
