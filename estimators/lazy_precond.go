@@ -32,9 +32,8 @@ import (
 // much smaller penalty exposes more of it) is not preconditioned. After
 // the first step: when the residual's bound (below) is still above
 // precondFit times the decrease achieved, the pairs do not fit, and the
-// solve goes on unpreconditioned from that iterate, by the plain solve of
-// its residual (no product more; linear x2 at 1.41 of the baseline's
-// penalty, x5 at 0.71).
+// plain solve starts from 0 (one step lost; linear x2 at 1.41 of the
+// baseline's penalty, x5 at 0.71).
 //
 // The stopping rule is a guarantee whatever the preconditioner: A = Phi^T
 // Phi + alpha I >= alpha I, so the energy error of an iterate w,
@@ -46,14 +45,14 @@ import (
 // preconditioned spectrum that the baseline's pairs do not give.
 
 // precondMaxSteps bounds the preconditioned solve's steps; a solve that
-// has not met the rule by then goes on unpreconditioned from its iterate
+// has not met the rule by then starts again unpreconditioned
 // (precondSolve). Where lazy preconditions, 1-3 steps do.
 const precondMaxSteps = 16
 
 // precondFit is how far above the decrease achieved the residual's bound
 // may be after the preconditioned solve's first step: above it, the
-// baseline's pairs do not fit the feature's operator, and the solve goes
-// on unpreconditioned from there (precondSolve). Measured after the first
+// baseline's pairs do not fit the feature's operator, and the plain solve
+// starts from 0 (precondSolve). Measured after the first
 // step (bound / decrease): 0.006-0.17 where preconditioning then took 1-3
 // steps (vi bench highdim n 10000, (200, 100): x3, x6..x15), 0.96 on
 // linear n 20000 x4 (3 steps against plain CG's 5); 6.5 and 43 where it

@@ -97,7 +97,7 @@ func TestRitzPrecondInverts(t *testing.T) {
 // preconditioner: the true energy error at most tau times the decrease,
 // for the baseline's Ritz pairs, a tighter tolerance no worse than a
 // looser one, and for pairs that fit the problem badly (the Ritz pairs of
-// another model's basis, where the solve goes on unpreconditioned) too. Reduce's predictions from the baseline's
+// another model's basis, where the plain solve takes over) too. Reduce's predictions from the baseline's
 // Carry are then as close to the closed form as the plain solve's.
 func TestLazyPrecondMatchesClosedForm(t *testing.T) {
 	ctx := context.Background()
