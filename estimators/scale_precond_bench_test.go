@@ -14,8 +14,10 @@ import (
 	"github.com/lazyvi/lazyvi/measures"
 )
 
-// BenchmarkScalePrecond is an experiment, not used by lazy: CG on
-// features' normal equations (Phi^T Phi + alpha I) w = Phi^T e at the
+// BenchmarkScalePrecond is the third session's experiment (lazy now
+// preconditions by the baseline's own basis, at each feature's penalty,
+// where the rules of lazy_precond.go allow: BenchmarkScalePrecondRun): CG
+// on features' normal equations (Phi^T Phi + alpha I) w = Phi^T e at the
 // baseline's penalty, from 0, plain and preconditioned by the Ritz pairs
 // (theta > alpha) of the baseline's Lanczos basis of 12 steps,
 // P^-1 = (1/alpha)(I - V V^T) + V Theta^-1 V^T. Per step it prints the
@@ -44,20 +46,12 @@ func BenchmarkScalePrecond(b *testing.B) {
 				}
 			}
 			k := kr.steps()
-			tt := mat.NewSymDense(k, nil)
-			for i := 0; i < k; i++ {
-				tt.SetSym(i, i, kr.diag[i])
-				if i+1 < k {
-					tt.SetSym(i, i+1, kr.off[i])
-				}
+			carry := ritzCarry(kr, m)
+			if carry == nil {
+				b.Fatal("no Ritz pairs")
 			}
-			var es mat.EigenSym
-			es.Factorize(tt, true)
-			var s mat.Dense
-			es.VectorsTo(&s)
-			theta := es.Values(nil)
-			var v mat.Dense // k x m rows: Ritz vectors
-			v.Mul(s.T(), mat.NewDense(k, m, kr.q[:k*m]))
+			theta := carry[1 : 1+k]
+			v := mat.NewDense(k, m, carry[1+k:]) // k x m rows: Ritz vectors
 			for _, fi := range []int{0, 1, 2, 3, 5, 6} {
 				f := c.p.Features()[fi]
 				x, e := c.residuals(b, f)
