@@ -194,12 +194,12 @@ const statLambda = "lambda"
 // every feature (on vi bench highdim at n 1000 it shifted every VI by about
 // -0.85).
 func (lz Lazy) Baseline(ctx context.Context, p *framework.Problem) (framework.Reduced, error) {
-	return lz.Reduce(ctx, p, framework.Feature{Name: "(baseline)"})
+	return lz.reduce(ctx, p, framework.Feature{Name: "(baseline)"}, nil, true)
 }
 
 // Reduce fits the lazy reduced model for feature f.
 func (lz Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
-	return lz.reduce(ctx, p, f, nil)
+	return lz.reduce(ctx, p, f, nil, false)
 }
 
 // ReduceFrom implements framework.BaselineReducer: Reduce, where at scale
@@ -209,12 +209,13 @@ func (lz Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 // 8-11). At the paper's sizes (the dense path) it is Reduce and does not
 // wait for the baseline.
 func (lz Lazy) ReduceFrom(ctx context.Context, p *framework.Problem, f framework.Feature, base func() (framework.Reduced, error)) (framework.Reduced, error) {
-	return lz.reduce(ctx, p, f, base)
+	return lz.reduce(ctx, p, f, base, false)
 }
 
 // reduce is Reduce; baseline, when not nil, returns the baseline (see
-// ReduceFrom).
-func (lz Lazy) reduce(ctx context.Context, p *framework.Problem, f framework.Feature, baseline func() (framework.Reduced, error)) (framework.Reduced, error) {
+// ReduceFrom); carry is set for the baseline itself, whose Reduced then
+// carries what its features start from (reduceScaled).
+func (lz Lazy) reduce(ctx context.Context, p *framework.Problem, f framework.Feature, baseline func() (framework.Reduced, error), carry bool) (framework.Reduced, error) {
 	g, ok := framework.AsGradienter(p.Full)
 	if !ok {
 		return framework.Reduced{}, framework.Usagef("estimator lazy needs a backend with gradients; backend %q has none (use dropout or retrain)", p.BackendName)
@@ -264,7 +265,7 @@ func (lz Lazy) reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 		return framework.Reduced{}, fmt.Errorf("the full model's prediction for train row %d (feature %s dropped) is not finite", order[i/k]+1, f.Name)
 	}
 	if scaled {
-		return lz.reduceScaled(ctx, g, p, f, x, targets, e, k, baseline)
+		return lz.reduceScaled(ctx, g, p, f, x, targets, e, k, baseline, carry)
 	}
 	rp, err := newRidge(ctx, g, x, e, k, bounds)
 	if err != nil {

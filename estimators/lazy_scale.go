@@ -57,12 +57,16 @@ const subsampleSeedPerturb = 0x5b5a3e11
 
 // scaleStats are the Reduced.Stats keys of a run at scale: the rows the
 // penalty was chosen on, the Krylov steps of the final solve and its
-// counted flops, and the method (0 dense, 1 matrix-free).
+// counted flops, the method (0 dense, 1 matrix-free) and, for a solve
+// preconditioned by the baseline's Ritz pairs, its preconditioned steps
+// (of krylov_steps; the rest unpreconditioned, where the pairs did not
+// fit).
 const (
 	statSubsample = "cv_rows"
 	statSteps     = "krylov_steps"
 	statFlops     = "flops"
 	statMethod    = "matrix_free"
+	statPrecond   = "preconditioned"
 )
 
 // scaled reports whether the feature's problem is too large for the dense
@@ -82,16 +86,33 @@ func (lz Lazy) memory() float64 {
 // dropped train rows in their order, targets and e their k outputs each;
 // base, when not nil, returns the baseline, whose penalty is where the
 // search starts (the top of the grid when it is +Inf, no update: nearStart).
-func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *framework.Problem, f framework.Feature, x *mat.Dense, targets, e []float64, k int, base func() (framework.Reduced, error)) (framework.Reduced, error) {
+//
+// The baseline (carry) hands the Ritz pairs of its matrix-free solve's
+// basis to the features in its Carry; a feature whose penalty is at least
+// precondWhen (half) of the baseline's solves preconditioned by them
+// (lazy_precond.go).
+func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *framework.Problem, f framework.Feature, x *mat.Dense, targets, e []float64, k int, base func() (framework.Reduced, error), carry bool) (framework.Reduced, error) {
 	n1, _ := x.Dims()
 	stats := map[string]float64{}
 	_, multiplier := framework.AsJacobianMultiplier(g)
 	alpha := lz.Lambda
 	var start []float64 // the held-out search's update: the final solve's start
+	// The baseline, asked for once, where it is first needed.
+	var got framework.Reduced
+	fetched := false
+	baseline := func() (framework.Reduced, error) {
+		if base == nil || fetched {
+			return got, nil
+		}
+		var err error
+		got, err = base()
+		fetched = err == nil
+		return got, err
+	}
 	if alpha <= 0 {
 		near := 0.0
 		if base != nil {
-			b, err := base()
+			b, err := baseline()
 			if err != nil {
 				return framework.Reduced{}, err
 			}
@@ -123,6 +144,7 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 	n, m := n1*k, g.NumParams()
 	_, kernel := framework.AsKerneler(g)
 	var shift framework.Shift
+	var carried []float64 // the baseline's Ritz pairs
 	switch chooseMethod(n, k, m, kernel, multiplier, lz.memory()) {
 	case methodDense:
 		rp, err := newRidge(ctx, g, x, e, k, nil)
@@ -134,7 +156,31 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 		}
 		stats[statMethod] = 0
 	default:
-		dtheta, steps, flops, err := matrixFreeSolveFrom(ctx, g, x, e, alpha, energyTol, lz.memory(), start)
+		var pre *ritzPrecond
+		if start == nil && base != nil {
+			b, err := baseline()
+			if err != nil {
+				return framework.Reduced{}, err
+			}
+			if l := b.Stats[statLambda]; l > 0 && alpha >= precondWhen*l {
+				pre = newRitzPrecond(b.Carry, m, alpha)
+			}
+		}
+		var dtheta []float64
+		var steps int
+		var flops float64
+		var err error
+		if pre != nil {
+			var pcgSteps int
+			dtheta, steps, pcgSteps, flops, err = precondSolve(ctx, g, x, e, alpha, energyTol, lz.memory(), pre)
+			stats[statPrecond] = float64(pcgSteps)
+		} else {
+			var kr *krylov
+			dtheta, steps, flops, kr, err = matrixFreeSolveKrylov(ctx, g, x, e, alpha, energyTol, lz.memory(), start)
+			if err == nil && carry && start == nil {
+				carried = ritzCarry(kr, m)
+			}
+		}
 		if err != nil {
 			return framework.Reduced{}, err
 		}
@@ -143,7 +189,9 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 		stats[statSteps] += float64(steps)
 		stats[statFlops] += flops
 	}
-	return predictReduced(ctx, g, &shift, xev, stats)
+	red, err := predictReduced(ctx, g, &shift, xev, stats)
+	red.Carry = carried
+	return red, err
 }
 
 // subsampleSize is the number of rows of the subsample for n1 train rows
@@ -279,27 +327,70 @@ func matrixFreeSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, 
 // start that pays: on digits.csv with the CNN (seed 7, pixels px_4_0 ..
 // px_4_5) the final solves took 8-13 steps instead of 12-16.
 func matrixFreeSolveFrom(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, alpha, tau, mem float64, w0 []float64) ([]float64, int, float64, error) {
+	sol, steps, flops, _, err := matrixFreeSolveKrylov(ctx, g, x, e, alpha, tau, mem, w0)
+	return sol, steps, flops, err
+}
+
+// matrixFreeSolveKrylov is matrixFreeSolveFrom, also returning the Krylov
+// basis (the baseline's Ritz pairs come from it).
+func matrixFreeSolveKrylov(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, alpha, tau, mem float64, w0 []float64) ([]float64, int, float64, *krylov, error) {
 	op, err := newJacobianOp(ctx, g, x, len(e))
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, 0, 0, nil, err
 	}
 	rhs, before, err := op.residual(e, alpha, w0)
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("jacobian product: %w", err)
+		return nil, 0, 0, nil, fmt.Errorf("jacobian product: %w", err)
 	}
 	kr := newKrylov(op, rhs)
 	m := g.NumParams()
 	sol, ok, err := kr.solveEnergyFrom(ctx, alpha, tau, before, maxBasisSteps(m, mem))
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, 0, 0, nil, err
 	}
 	if !ok {
-		return nil, 0, 0, fmt.Errorf("%w: the matrix-free solve at alpha %g did not converge in %d steps (raise the memory bound or fix a larger penalty)", errSingular, alpha, kr.steps())
+		return nil, 0, 0, nil, fmt.Errorf("%w: the matrix-free solve at alpha %g did not converge in %d steps (raise the memory bound or fix a larger penalty)", errSingular, alpha, kr.steps())
 	}
 	if w0 != nil {
 		floats.Add(sol, w0)
 	}
-	return sol, kr.steps(), krylovFlops(kr, op), nil
+	return sol, kr.steps(), krylovFlops(kr, op), kr, nil
+}
+
+// precondSolve is matrixFreeSolve preconditioned by a baseline's Ritz
+// pairs (pcgSolve), from 0, with its preconditioned steps. A solve that
+// stops without meeting the rule (the pairs do not fit, or
+// precondMaxSteps passed) starts again unpreconditioned from 0, the plain
+// solve (its right-hand side kept); the steps and flops are both solves'.
+// From the preconditioned iterate instead (the plain solve of its
+// residual, no product more) took more steps: on vi bench linear n 20000
+// x2, 1 + 4 against 1 + 3 from 0.
+func precondSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, alpha, tau, mem float64, pre *ritzPrecond) ([]float64, int, int, float64, error) {
+	op, err := newJacobianOp(ctx, g, x, len(e))
+	if err != nil {
+		return nil, 0, 0, 0, err
+	}
+	rhs, err := op.mul(e, true)
+	if err != nil {
+		return nil, 0, 0, 0, fmt.Errorf("jacobian product: %w", err)
+	}
+	m := g.NumParams()
+	res, err := pcgSolve(ctx, op, rhs, alpha, tau, pre, min(precondMaxSteps, maxBasisSteps(m, mem)))
+	if err != nil {
+		return nil, 0, 0, 0, err
+	}
+	if res.done {
+		return res.w, res.steps, res.steps, op.flops + res.flops, nil
+	}
+	kr := newKrylov(op, rhs)
+	sol, ok, err := kr.solveEnergy(ctx, alpha, tau, maxBasisSteps(m, mem))
+	if err != nil {
+		return nil, 0, 0, 0, err
+	}
+	if !ok {
+		return nil, 0, 0, 0, fmt.Errorf("%w: the matrix-free solve at alpha %g did not converge in %d steps (raise the memory bound or fix a larger penalty)", errSingular, alpha, kr.steps())
+	}
+	return sol, res.steps + kr.steps(), res.steps, krylovFlops(kr, op) + res.flops, nil
 }
 
 // residual returns the right-hand side of the normal equations for a

@@ -3,16 +3,21 @@ package estimators
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/measures"
 )
 
-// BenchmarkScalePrecond is an experiment, not used by lazy: CG on
-// features' normal equations (Phi^T Phi + alpha I) w = Phi^T e at the
+// BenchmarkScalePrecond is the third session's experiment (lazy now
+// preconditions by the baseline's own basis, at each feature's penalty,
+// where the rules of lazy_precond.go allow: BenchmarkScalePrecondRun): CG
+// on features' normal equations (Phi^T Phi + alpha I) w = Phi^T e at the
 // baseline's penalty, from 0, plain and preconditioned by the Ritz pairs
 // (theta > alpha) of the baseline's Lanczos basis of 12 steps,
 // P^-1 = (1/alpha)(I - V V^T) + V Theta^-1 V^T. Per step it prints the
@@ -41,20 +46,12 @@ func BenchmarkScalePrecond(b *testing.B) {
 				}
 			}
 			k := kr.steps()
-			tt := mat.NewSymDense(k, nil)
-			for i := 0; i < k; i++ {
-				tt.SetSym(i, i, kr.diag[i])
-				if i+1 < k {
-					tt.SetSym(i, i+1, kr.off[i])
-				}
+			carry := ritzCarry(kr, m)
+			if carry == nil {
+				b.Fatal("no Ritz pairs")
 			}
-			var es mat.EigenSym
-			es.Factorize(tt, true)
-			var s mat.Dense
-			es.VectorsTo(&s)
-			theta := es.Values(nil)
-			var v mat.Dense // k x m rows: Ritz vectors
-			v.Mul(s.T(), mat.NewDense(k, m, kr.q[:k*m]))
+			theta := carry[1 : 1+k]
+			v := mat.NewDense(k, m, carry[1+k:]) // k x m rows: Ritz vectors
 			for _, fi := range []int{0, 1, 2, 3, 5, 6} {
 				f := c.p.Features()[fi]
 				x, e := c.residuals(b, f)
@@ -137,5 +134,59 @@ func BenchmarkScalePrecond(b *testing.B) {
 				}())
 			}
 		}
+	}
+}
+
+// BenchmarkScalePrecondRun is lazy with and without the baseline's Ritz
+// pairs as a preconditioner (precondWhen, lazy_precond.go), as vi bench
+// runs it (framework.Estimate, plain inference, one worker, the baseline
+// with the features): per feature the Krylov steps, whether its solve was
+// preconditioned, seconds, and how far its VI moved in units of its
+// standard error; on highdim n 10000 (x1..x16) and linear n 20000 (all 6
+// features), (200, 100), the MLP's default training:
+//
+//	go test -run X -bench ScalePrecondRun -benchtime 1x ./estimators
+func BenchmarkScalePrecondRun(b *testing.B) {
+	ctx := context.Background()
+	for _, c := range []*scaleProblem{&scaleTrained, &scaleLinearBench} {
+		b.Run(fmt.Sprintf("%s-%d", c.setting, c.n), func(b *testing.B) {
+			c.get(b)
+			feats := c.p.Features()
+			if len(feats) > 16 {
+				feats = feats[:16]
+			}
+			defer func(w float64) { precondWhen = w }(precondWhen)
+			for b.Loop() {
+				var res [2][]framework.Result
+				var secs [2]float64
+				for i, when := range []float64{math.Inf(1), 0.5} {
+					precondWhen = when
+					start := time.Now()
+					var err error
+					if res[i], err = framework.Estimate(ctx, c.p, measures.MSE(), []framework.Estimator{Lazy{}}, feats, framework.EstimateOptions{Workers: 1, Inference: framework.Plain}); err != nil {
+						b.Fatal(err)
+					}
+					secs[i] = time.Since(start).Seconds()
+				}
+				var steps [2]float64
+				worst := 0.0
+				for j, r := range res[0] {
+					o := res[1][j]
+					var s [2]float64
+					for i, rr := range []framework.Result{r, o} {
+						if v, ok := rr.Get("krylov_steps"); ok {
+							s[i] = v.(float64)
+						}
+						steps[i] += s[i]
+					}
+					moved := math.Abs(o.VI-r.VI) / r.SE
+					worst = math.Max(worst, moved)
+					fmt.Printf("%s n %d %s: plain %g steps, %.2f s, VI %.5g (SE %.3g); preconditioner allowed: %g steps, %.2f s, VI %.5g: %.3f SE\n",
+						c.setting, c.n, r.Feature, s[0], r.Seconds, r.VI, r.SE, s[1], o.Seconds, o.VI, moved)
+				}
+				fmt.Printf("%s n %d, %d features and the baseline: plain %g steps, %.2f s; preconditioner allowed %g steps, %.2f s; VIs moved at most %.3f SE\n",
+					c.setting, c.n, len(feats), steps[0], secs[0], steps[1], secs[1], worst)
+			}
+		})
 	}
 }

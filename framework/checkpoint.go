@@ -37,8 +37,10 @@ type FileCheckpoint struct {
 
 // checkpointVersion is the version of the file's format; a file of another
 // version starts afresh. Version 2 keeps a reduction's Stats generically
-// (version 1 had lazy's lambda and no_update).
-const checkpointVersion = 2
+// (version 1 had lazy's lambda and no_update); version 3 its Carry too (a
+// version 2 file's baselines have none, and the features resumed from
+// them would be solved otherwise than a fresh run's).
+const checkpointVersion = 3
 
 type checkpointHeader struct {
 	Version     int    `json:"lazyvi_checkpoint"`
@@ -54,6 +56,8 @@ type checkpointEntry struct {
 	Rows  int               `json:"rows"`
 	Cols  int               `json:"cols"`
 	Pred  []float64         `json:"pred"`
+	// Carry is Reduced.Carry (a baseline's, for its reductions).
+	Carry []float64 `json:"carry,omitempty"`
 }
 
 // OpenCheckpoint opens (or creates) the checkpoint file at path for a run
@@ -123,7 +127,7 @@ func (c *FileCheckpoint) Load(key string) (Reduced, float64, bool) {
 	if !ok {
 		return Reduced{}, 0, false
 	}
-	r := Reduced{Pred: mat.NewDense(e.Rows, e.Cols, append([]float64(nil), e.Pred...))}
+	r := Reduced{Pred: mat.NewDense(e.Rows, e.Cols, append([]float64(nil), e.Pred...)), Carry: e.Carry}
 	for k, s := range e.Stats {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil {
@@ -140,7 +144,7 @@ func (c *FileCheckpoint) Load(key string) (Reduced, float64, bool) {
 // Save appends a finished reduction and syncs the file.
 func (c *FileCheckpoint) Save(key string, r Reduced, seconds float64) error {
 	rows, cols := r.Pred.Dims()
-	e := checkpointEntry{Key: key, Seconds: seconds, Rows: rows, Cols: cols, Pred: make([]float64, 0, rows*cols)}
+	e := checkpointEntry{Key: key, Seconds: seconds, Rows: rows, Cols: cols, Pred: make([]float64, 0, rows*cols), Carry: r.Carry}
 	for i := 0; i < rows; i++ {
 		for j := 0; j < cols; j++ {
 			e.Pred = append(e.Pred, r.Pred.At(i, j))

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/measures"
 )
@@ -95,5 +97,45 @@ func TestCheckpointResumes(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("Remove left %s", path)
+	}
+}
+
+// A reduction's Carry (a baseline's, for the features that start from it)
+// comes back from the file bit for bit, and a reduction without one
+// without one.
+func TestCheckpointKeepsCarry(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.partial")
+	carry := []float64{3, math.Pi, -1e-300, 0.1 + 0.2, math.MaxFloat64, math.SmallestNonzeroFloat64}
+	c, _, err := framework.OpenCheckpoint(path, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred := mat.NewDense(2, 1, []float64{1, 2})
+	if err := c.Save("base", framework.Reduced{Pred: pred, Stats: map[string]float64{"lambda": 7}, Carry: carry}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Save("x1", framework.Reduced{Pred: pred}, 1); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	c, n, err := framework.OpenCheckpoint(path, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if n != 2 {
+		t.Fatalf("%d reductions kept, want 2", n)
+	}
+	r, _, ok := c.Load("base")
+	if !ok || len(r.Carry) != len(carry) {
+		t.Fatalf("baseline: loaded %v, carry %v", ok, r.Carry)
+	}
+	for i, v := range carry {
+		if math.Float64bits(r.Carry[i]) != math.Float64bits(v) {
+			t.Errorf("carry[%d] = %v, want %v", i, r.Carry[i], v)
+		}
+	}
+	if r, _, ok := c.Load("x1"); !ok || r.Carry != nil {
+		t.Errorf("feature: loaded %v, carry %v, want none", ok, r.Carry)
 	}
 }

@@ -78,6 +78,13 @@ type Reduced struct {
 	// none of them: it keeps them in checkpoints and hands them to the
 	// estimator's Summarize. Values may be infinite.
 	Stats map[string]float64
+	// Carry is what a baseline hands to the reductions that start from it
+	// (BaselineReducer; lazy at scale: the Ritz pairs of its Krylov
+	// basis, which precondition the features' solves), nil for a
+	// feature's reduction. The framework reads none of it; checkpoints
+	// keep it, so that the features of a resumed run get the same. Its
+	// values must be finite.
+	Carry []float64
 }
 
 // Estimator estimates the reduced model without a feature. The framework

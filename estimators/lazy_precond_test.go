@@ -1,0 +1,207 @@
+package estimators
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// baselineCarry is the Ritz pairs of the baseline's matrix-free solve at
+// alpha on the random-features model (no feature dropped), as Lazy's
+// baseline carries them.
+func baselineCarry(t *testing.T, g framework.Gradienter, p *framework.Problem, alpha float64) []float64 {
+	t.Helper()
+	ctx := context.Background()
+	base, err := g.Predict(ctx, p.XTrain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := make([]float64, len(p.YTrain))
+	for i := range e {
+		e[i] = p.YTrain[i] - base.At(i, 0)
+	}
+	_, _, _, kr, err := matrixFreeSolveKrylov(ctx, g, p.XTrain, e, alpha, energyTol, DefaultMemory, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	carry := ritzCarry(kr, g.NumParams())
+	if carry == nil {
+		t.Fatal("no Ritz pairs from the baseline's basis")
+	}
+	return carry
+}
+
+// The carry's Ritz pairs are the basis's: V orthonormal, and P^-1 the
+// inverse of alpha I + V Theta V^T on any vector; a carry of another size
+// is refused.
+func TestRitzPrecondInverts(t *testing.T) {
+	r := newRF(4, 60, 3)
+	g := rfMultiplierModel{r}
+	p := problemFor(t, g, 100, 40, 4, 13)
+	carry := baselineCarry(t, g, p, 5)
+	m := g.NumParams()
+	k := int(carry[0])
+	if k < 2 {
+		t.Fatalf("%d Ritz pairs: too few to test", k)
+	}
+	for i := 0; i < k; i++ {
+		vi := carry[1+k+i*m : 1+k+(i+1)*m]
+		for j := 0; j <= i; j++ {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			// The basis is orthogonal to working precision
+			// (reorthogonalised), the eigenvectors of T too.
+			if got := floats.Dot(vi, carry[1+k+j*m:1+k+(j+1)*m]); math.Abs(got-want) > 1e-12 {
+				t.Errorf("v_%d . v_%d = %g, want %g", i, j, got, want)
+			}
+		}
+	}
+	const alpha = 7.0
+	pre := newRitzPrecond(carry, m, alpha)
+	if pre == nil || len(pre.v) == 0 {
+		t.Fatal("carry refused")
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	x := make([]float64, m)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	px := make([]float64, m) // (alpha I + V Theta V^T) x
+	floats.ScaleTo(px, alpha, x)
+	for i, v := range pre.v {
+		floats.AddScaled(px, pre.theta[i]*floats.Dot(v, x), v)
+	}
+	got := make([]float64, m)
+	pre.apply(got, px)
+	// The Ritz values are at most ||A||, so P's condition number is at
+	// most ||A|| / alpha; rounding is that times eps, and 100 eps more.
+	maxTheta := floats.Max(pre.theta)
+	if d := floats.Distance(got, x, math.Inf(1)) / floats.Norm(x, math.Inf(1)); d > 100*eps*(1+maxTheta/alpha) {
+		t.Errorf("P^-1 P x differs from x by %g (relative)", d)
+	}
+	for _, bad := range [][]float64{carry[:len(carry)-1], append([]float64{float64(k) + 0.5}, carry[1:]...), {0}} {
+		if newRitzPrecond(bad, m, alpha) != nil {
+			t.Errorf("a carry of %d values (k %g) was accepted for %d parameters", len(bad), bad[0], m)
+		}
+	}
+}
+
+// The preconditioned solve keeps the plain solve's guarantee whatever the
+// preconditioner: the true energy error at most tau times the decrease,
+// for the baseline's Ritz pairs, a tighter tolerance no worse than a
+// looser one, and for pairs that fit the problem badly (the Ritz pairs of
+// another model's basis, where the plain solve takes over) too. Reduce's predictions from the baseline's
+// Carry are then as close to the closed form as the plain solve's.
+func TestLazyPrecondMatchesClosedForm(t *testing.T) {
+	ctx := context.Background()
+	// Which paths each carry's solves took: preconditioned to the end
+	// (false), or on unpreconditioned (true).
+	paths := map[string]map[bool]bool{"baseline's": {}, "another's": {}}
+	defer func() {
+		if !paths["baseline's"][false] || !paths["another's"][true] {
+			t.Errorf("the baseline's pairs never preconditioned a solve to its end, or another model's never handed over to the plain solve: %v", paths)
+		}
+	}()
+	for i, m := range []int{20, 150} {
+		r := newRF(4, m, uint64(i+1))
+		g := rfMultiplierModel{r}
+		p := problemFor(t, g, 100, 40, 4, uint64(i+10))
+		f := framework.Feature{Name: "x1", Columns: []int{0}}
+		x := p.Drop(p.XTrain, f)
+		base, _ := r.Predict(ctx, x)
+		e := make([]float64, len(p.YTrain))
+		for k := range e {
+			e[k] = p.YTrain[k] - base.At(k, 0)
+		}
+		other := newRF(4, m, uint64(i+50))
+		for _, alpha := range []float64{3, 100} {
+			wStar, decrease, a, norms := ridgeOptimum(r, p, f, alpha)
+			for name, carry := range map[string][]float64{
+				"baseline's": baselineCarry(t, g, p, alpha),
+				"another's":  baselineCarry(t, rfMultiplierModel{other}, problemFor(t, rfMultiplierModel{other}, 100, 40, 4, uint64(i+60)), alpha/4),
+			} {
+				pre := newRitzPrecond(carry, m, alpha)
+				prevErr := math.Inf(1)
+				for _, tau := range []float64{1e-1, energyTol, 1e-4} {
+					w, steps, pcgSteps, flops, err := precondSolve(ctx, g, x, e, alpha, tau, DefaultMemory, pre)
+					if err != nil {
+						t.Fatalf("M %d alpha %g %s tau %g: %v", m, alpha, name, tau, err)
+					}
+					got := energy(a, w, wStar)
+					if got > tau*decrease {
+						t.Errorf("M %d alpha %g %s tau %g: energy error %.3g above tau x decrease %.3g (%d steps)", m, alpha, name, tau, got, tau*decrease, steps)
+					}
+					if got > prevErr {
+						t.Errorf("M %d alpha %g %s tau %g: error %.3g, the looser tolerance's %.3g", m, alpha, name, tau, got, prevErr)
+					}
+					// A product pair per step and one for Phi^T e.
+					if pairs := 2 * float64(len(e)) * float64(m) * float64(2*steps+1); flops < pairs {
+						t.Errorf("M %d alpha %g %s: %g flops counted for %d steps, below the products' %g", m, alpha, name, flops, steps, pairs)
+					}
+					prevErr = got
+					paths[name][pcgSteps < steps] = true
+				}
+			}
+			lz := Lazy{Folds: 4, Lambda: alpha, Memory: tinyMemory}
+			b, err := lz.Baseline(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Carry == nil {
+				t.Fatalf("M %d alpha %g: the baseline carries nothing", m, alpha)
+			}
+			red, err := lz.ReduceFrom(ctx, p, f, func() (framework.Reduced, error) { return b, nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if red.Stats[statPrecond] < 1 || red.Carry != nil {
+				t.Fatalf("M %d alpha %g: not preconditioned, or a feature carries: stats %v, %d values carried", m, alpha, red.Stats, len(red.Carry))
+			}
+			want := wantLazy(r, p, f, alpha)
+			for k, wv := range want {
+				bound := norms[k] * math.Sqrt(energyTol*decrease/alpha)
+				if gv := red.Pred.At(k, 0); math.Abs(gv-wv) > bound {
+					t.Fatalf("M %d alpha %g: row %d: want %v, got %v (bound %g)", m, alpha, k, wv, gv, bound)
+				}
+			}
+		}
+	}
+}
+
+// A feature whose penalty is below precondWhen of the baseline's, and one
+// whose baseline carries nothing (a run resumed from an older checkpoint,
+// or a baseline solved densely), solve unpreconditioned.
+func TestLazyPrecondOnlyWhen(t *testing.T) {
+	ctx := context.Background()
+	r := newRF(4, 40, 2)
+	g := rfMultiplierModel{r}
+	p := problemFor(t, g, 100, 40, 4, 12)
+	f := framework.Feature{Name: "x1", Columns: []int{0}}
+	const alpha = 10.0
+	carry := baselineCarry(t, g, p, alpha)
+	for _, tc := range []struct {
+		name    string
+		base    framework.Reduced
+		precond bool
+	}{
+		{"at the baseline's penalty", framework.Reduced{Stats: map[string]float64{statLambda: alpha}, Carry: carry}, true},
+		{"at half of it", framework.Reduced{Stats: map[string]float64{statLambda: alpha / precondWhen}, Carry: carry}, true},
+		{"below half of it", framework.Reduced{Stats: map[string]float64{statLambda: 1.01 * alpha / precondWhen}, Carry: carry}, false},
+		{"no carry", framework.Reduced{Stats: map[string]float64{statLambda: alpha}}, false},
+	} {
+		red, err := Lazy{Folds: 4, Lambda: alpha, Memory: tinyMemory}.ReduceFrom(ctx, p, f, func() (framework.Reduced, error) { return tc.base, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := red.Stats[statPrecond] >= 1; got != tc.precond {
+			t.Errorf("%s: preconditioned %v, want %v", tc.name, got, tc.precond)
+		}
+	}
+}
