@@ -104,3 +104,32 @@ func testResumes(t *testing.T, setting string, command []string) {
 		}
 	}
 }
+
+// A checkpoint left by an older vi (format version 2, whose baselines
+// carry nothing) is not resumed from: the run says so in one line and
+// starts afresh.
+func TestEstimateOldCheckpoint(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, stderr, code := viExec(t, dir, "simulate", "--setting", "linear", "--n", "200", "--out", "d.csv"); code != 0 {
+		t.Fatalf("simulate: %s", stderr)
+	}
+	old := `{"lazyvi_checkpoint":2,"fingerprint":"x"}
+{"key":"fold 1/1, estimator dropout, feature x1","seconds":1,"rows":1,"cols":1,"pred":[0]}
+`
+	if err := os.WriteFile(filepath.Join(dir, "r.json.partial"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := viExec(t, dir, "estimate", "--data", "d.csv", "--estimators", "dropout", "--repeats", "1", "--epochs", "5",
+		"--workers", "1", "--format", "json", "--out", "r.json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "r.json.partial is a checkpoint of another vi's format (version 2)") || !strings.Contains(stderr, "starts afresh") ||
+		strings.Contains(stderr, "resuming from") {
+		t.Errorf("stderr %q: want the old checkpoint named, its version and a fresh start", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.json.partial")); !os.IsNotExist(err) {
+		t.Errorf("checkpoint left after a successful run")
+	}
+}
