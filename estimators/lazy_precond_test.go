@@ -97,7 +97,9 @@ func TestRitzPrecondInverts(t *testing.T) {
 // preconditioner: the true energy error at most tau times the decrease,
 // for the baseline's Ritz pairs, a tighter tolerance no worse than a
 // looser one, and for pairs that fit the problem badly (the Ritz pairs of
-// another model's basis, where the plain solve takes over) too. Reduce's predictions from the baseline's
+// another model's basis, where the plain solve takes over) too, and for
+// pairs whose vectors are not orthonormal (each pair twice: P^-1 is then
+// indefinite, the rule does not rest on it). Reduce's predictions from the baseline's
 // Carry are then as close to the closed form as the plain solve's.
 func TestLazyPrecondMatchesClosedForm(t *testing.T) {
 	ctx := context.Background()
@@ -123,9 +125,11 @@ func TestLazyPrecondMatchesClosedForm(t *testing.T) {
 		other := newRF(4, m, uint64(i+50))
 		for _, alpha := range []float64{3, 100} {
 			wStar, decrease, a, norms := ridgeOptimum(r, p, f, alpha)
+			own := baselineCarry(t, g, p, alpha)
 			for name, carry := range map[string][]float64{
-				"baseline's": baselineCarry(t, g, p, alpha),
+				"baseline's": own,
 				"another's":  baselineCarry(t, rfMultiplierModel{other}, problemFor(t, rfMultiplierModel{other}, 100, 40, 4, uint64(i+60)), alpha/4),
+				"duplicated": duplicatePairs(own, m),
 			} {
 				pre := newRitzPrecond(carry, m, alpha)
 				prevErr := math.Inf(1)
@@ -146,7 +150,9 @@ func TestLazyPrecondMatchesClosedForm(t *testing.T) {
 						t.Errorf("M %d alpha %g %s: %g flops counted for %d steps, below the products' %g", m, alpha, name, flops, steps, pairs)
 					}
 					prevErr = got
-					paths[name][pcgSteps < steps] = true
+					if paths[name] != nil {
+						paths[name][pcgSteps < steps] = true
+					}
 				}
 			}
 			lz := Lazy{Folds: 4, Lambda: alpha, Memory: tinyMemory}
@@ -202,6 +208,51 @@ func TestLazyPrecondOnlyWhen(t *testing.T) {
 		}
 		if got := red.Stats[statPrecond] >= 1; got != tc.precond {
 			t.Errorf("%s: preconditioned %v, want %v", tc.name, got, tc.precond)
+		}
+	}
+}
+
+// duplicatePairs returns carry (ritzCarry's, for m parameters) with each
+// Ritz pair twice: V^T V is then 2 I on the pairs, and P^-1 =
+// (1/alpha)(I - V C V^T), C = diag(theta/(theta + alpha)), has the
+// eigenvalue (1 - 2 c)/alpha < 0 along each v with theta > alpha.
+func duplicatePairs(carry []float64, m int) []float64 {
+	k := int(carry[0])
+	out := []float64{float64(2 * k)}
+	out = append(out, carry[1:1+k]...)
+	out = append(out, carry[1:1+k]...)
+	out = append(out, carry[1+k:1+k+k*m]...)
+	return append(out, carry[1+k:1+k+k*m]...)
+}
+
+// duplicatePairs makes P^-1 indefinite where a Ritz value exceeds the
+// penalty: the case TestLazyPrecondMatchesClosedForm's duplicated carry
+// stands for.
+func TestDuplicatePairsIndefinite(t *testing.T) {
+	r := newRF(4, 60, 3)
+	g := rfMultiplierModel{r}
+	p := problemFor(t, g, 100, 40, 4, 13)
+	const alpha = 3.0
+	m := g.NumParams()
+	carry := baselineCarry(t, g, p, alpha)
+	k := int(carry[0])
+	top := 0
+	for i := 1; i < k; i++ {
+		if carry[1+i] > carry[1+top] {
+			top = i
+		}
+	}
+	if carry[1+top] <= alpha {
+		t.Fatalf("largest Ritz value %g at most alpha %g", carry[1+top], alpha)
+	}
+	v := carry[1+k+top*m : 1+k+(top+1)*m]
+	for name, c := range map[string][]float64{"own": carry, "duplicated": duplicatePairs(carry, m)} {
+		pre := newRitzPrecond(c, m, alpha)
+		z := make([]float64, m)
+		pre.apply(z, v)
+		vpv := floats.Dot(v, z)
+		if indefinite := vpv < 0; indefinite != (name == "duplicated") {
+			t.Errorf("%s pairs: v^T P^-1 v = %g for the top Ritz vector", name, vpv)
 		}
 	}
 }
