@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
 )
@@ -253,6 +254,68 @@ func TestDuplicatePairsIndefinite(t *testing.T) {
 		vpv := floats.Dot(v, z)
 		if indefinite := vpv < 0; indefinite != (name == "duplicated") {
 			t.Errorf("%s pairs: v^T P^-1 v = %g for the top Ritz vector", name, vpv)
+		}
+	}
+}
+
+// A baseline whose basis outgrew carryMaxPairs carries the pairs of its
+// largest Ritz values only: each v_i a unit vector with v_i^T A v_i =
+// theta_i (A the normal operator Phi^T Phi; Ritz pairs of a Krylov basis
+// satisfy it exactly), the values the top carryMaxPairs of T's.
+func TestRitzCarryBounded(t *testing.T) {
+	ctx := context.Background()
+	r := newRF(4, 150, 1)
+	g := rfMultiplierModel{r}
+	p := problemFor(t, g, 200, 40, 4, 10)
+	m := g.NumParams()
+	op, err := newJacobianOp(ctx, g, p.XTrain, len(p.YTrain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rhs, err := op.mul(p.YTrain, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kr := newKrylov(op, rhs)
+	const k = carryMaxPairs + 8
+	for kr.steps() < k && !kr.exact {
+		if err := kr.extend(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if kr.steps() < k {
+		t.Fatalf("the basis is exact after %d steps: the bound cannot be tested", kr.steps())
+	}
+	carry := ritzCarry(kr, m)
+	if carry == nil || carry[0] != carryMaxPairs || len(carry) != 1+carryMaxPairs+carryMaxPairs*m {
+		t.Fatalf("%d steps carried %d values, want %d pairs (%d values)", k, len(carry), carryMaxPairs, 1+carryMaxPairs+carryMaxPairs*m)
+	}
+	tri := mat.NewSymDense(k, nil)
+	for i := 0; i < k; i++ {
+		tri.SetSym(i, i, kr.diag[i])
+		if i+1 < k {
+			tri.SetSym(i, i+1, kr.off[i])
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(tri, false) {
+		t.Fatal("no eigenvalues of T")
+	}
+	all := es.Values(nil)
+	top := all[k-1]
+	av := make([]float64, m)
+	for i := 0; i < carryMaxPairs; i++ {
+		theta := carry[1+i]
+		v := carry[1+carryMaxPairs+i*m : 1+carryMaxPairs+(i+1)*m]
+		if want := all[k-carryMaxPairs+i]; math.Abs(theta-want) > 1e-12*top {
+			t.Errorf("theta_%d = %g, want T's %g", i, theta, want)
+		}
+		if err := op.mulVec(av, v); err != nil {
+			t.Fatal(err)
+		}
+		// Rounding of the reorthogonalised basis: k eps relative to ||A||.
+		if n, q := floats.Dot(v, v), floats.Dot(v, av); math.Abs(n-1) > 1e-12 || math.Abs(q-theta) > 1e-10*top {
+			t.Errorf("pair %d: ||v||^2 = %g, v^T A v = %g, theta %g", i, n, q, theta)
 		}
 	}
 }
