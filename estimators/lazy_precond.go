@@ -75,11 +75,20 @@ var precondWhen = 0.5
 // highdim, linear) and 12-16 (digits' CNN), below the bound.
 const carryMaxPairs = 32
 
+// carryMaxValues bounds a Carry's Ritz vectors in values (64 MiB a fold,
+// 576 MiB for nine; a checkpoint line of about 180 MB, well inside the
+// 1 GiB that OpenCheckpoint reads a line up to): a network of M
+// parameters carries at most carryMaxValues / M pairs (8 M values: 32
+// pairs up to 262144 parameters, none above 8 M). A variable for the
+// tests only.
+var carryMaxValues = 1 << 23
+
 // ritzCarry returns the Ritz pairs of the basis kr (a Krylov basis of the
 // normal operator of m parameters, the baseline's) as a baseline's Carry:
 // p, then p Ritz values, then their p Ritz vectors of m values each, the
-// pairs of the p = min(k, carryMaxPairs) largest of the k Ritz values;
-// nil when there is no basis or a pair is not finite.
+// pairs of the p = min(k, carryMaxPairs, carryMaxValues / m) largest of
+// the k Ritz values; nil when there is no basis, p is 0 or a pair is not
+// finite.
 func ritzCarry(kr *krylov, m int) []float64 {
 	k := kr.steps()
 	if k == 0 || kr.bad || len(kr.q) < k*m {
@@ -98,7 +107,10 @@ func ritzCarry(kr *krylov, m int) []float64 {
 	}
 	var s mat.Dense
 	es.VectorsTo(&s)
-	p := min(k, carryMaxPairs)
+	p := min(k, carryMaxPairs, carryMaxValues/m)
+	if p == 0 {
+		return nil
+	}
 	out := make([]float64, 1+p+p*m)
 	out[0] = float64(p)
 	copy(out[1:1+p], es.Values(nil)[k-p:]) // ascending: the p largest

@@ -290,6 +290,21 @@ func TestRitzCarryBounded(t *testing.T) {
 	if carry == nil || carry[0] != carryMaxPairs || len(carry) != 1+carryMaxPairs+carryMaxPairs*m {
 		t.Fatalf("%d steps carried %d values, want %d pairs (%d values)", k, len(carry), carryMaxPairs, 1+carryMaxPairs+carryMaxPairs*m)
 	}
+	// The bound in values: 10.5 pairs' worth carries the 10 largest
+	// (the last 10 of carryMaxPairs, values ascending), less than one
+	// pair's nothing. The vectors are the same dot products of T's
+	// eigenvectors with the basis, as a product of another shape sums
+	// them: k terms of at most 1, k eps apart at most.
+	defer func(v int) { carryMaxValues = v }(carryMaxValues)
+	carryMaxValues = 10*m + m/2
+	if c := ritzCarry(kr, m); c == nil || c[0] != 10 || len(c) != 1+10+10*m ||
+		!floats.Equal(c[1:11], carry[1+carryMaxPairs-10:1+carryMaxPairs]) || !floats.EqualApprox(c[11:], carry[1+carryMaxPairs+(carryMaxPairs-10)*m:], 4*k*eps) {
+		t.Errorf("a bound of 10.5 pairs' values: %d values carried, want the 10 largest pairs", len(c))
+	}
+	carryMaxValues = m - 1
+	if c := ritzCarry(kr, m); c != nil {
+		t.Errorf("a bound below one pair's values: %d values carried, want none", len(c))
+	}
 	tri := mat.NewSymDense(k, nil)
 	for i := 0; i < k; i++ {
 		tri.SetSym(i, i, kr.diag[i])
