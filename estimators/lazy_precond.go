@@ -94,15 +94,8 @@ func ritzCarry(kr *krylov, m int) []float64 {
 	if k == 0 || kr.bad || len(kr.q) < k*m {
 		return nil
 	}
-	t := mat.NewSymDense(k, nil)
-	for i := 0; i < k; i++ {
-		t.SetSym(i, i, kr.diag[i])
-		if i+1 < k {
-			t.SetSym(i, i+1, kr.off[i])
-		}
-	}
 	var es mat.EigenSym
-	if !es.Factorize(t, true) {
+	if !es.Factorize(kr.tridiagonal(), true) {
 		return nil
 	}
 	var s mat.Dense
@@ -122,6 +115,20 @@ func ritzCarry(kr *krylov, m int) []float64 {
 		}
 	}
 	return out
+}
+
+// tridiagonal returns the basis's T_k (its Ritz values are T's
+// eigenvalues).
+func (kr *krylov) tridiagonal() *mat.SymDense {
+	k := kr.steps()
+	t := mat.NewSymDense(k, nil)
+	for i := 0; i < k; i++ {
+		t.SetSym(i, i, kr.diag[i])
+		if i+1 < k {
+			t.SetSym(i, i+1, kr.off[i])
+		}
+	}
+	return t
 }
 
 // ritzPrecond is P^-1 for the Ritz pairs of a baseline's Carry at a
