@@ -65,15 +65,62 @@ const precondFit = 2.0
 // (+Inf: never; a variable for the benchmarks' comparisons only).
 var precondWhen = 0.5
 
+// carryMaxPairs bounds the Ritz pairs a baseline carries: the largest
+// Ritz values' pairs, the outliers that cost CG its steps and that
+// Lanczos resolves first. A baseline's Carry is held, for each fold of
+// the run (nine under the default 3x3 cross-fit), until the run ends and
+// written to its checkpoint (about 22 bytes a value); without a bound a
+// baseline whose solve took maxBasisSteps (256 or more) would carry
+// 256 m values a fold. Measured baselines took 4-6 steps (vi bench
+// highdim, linear) and 12-16 (digits' CNN), below the bound.
+const carryMaxPairs = 32
+
+// carryMaxValues bounds a Carry's Ritz vectors in values (64 MiB a fold,
+// 576 MiB for nine; a checkpoint line of about 180 MB, well inside the
+// 1 GiB that OpenCheckpoint reads a line up to): a network of M
+// parameters carries at most carryMaxValues / M pairs (8 M values: 32
+// pairs up to 262144 parameters, none above 8 M). A variable for the
+// tests only.
+var carryMaxValues = 1 << 23
+
 // ritzCarry returns the Ritz pairs of the basis kr (a Krylov basis of the
 // normal operator of m parameters, the baseline's) as a baseline's Carry:
-// k, then the k Ritz values, then the k Ritz vectors of m values each; nil
-// when there is no basis or a pair is not finite.
+// p, then p Ritz values, then their p Ritz vectors of m values each, the
+// pairs of the p = min(k, carryMaxPairs, carryMaxValues / m) largest of
+// the k Ritz values; nil when there is no basis, p is 0 or a pair is not
+// finite.
 func ritzCarry(kr *krylov, m int) []float64 {
 	k := kr.steps()
 	if k == 0 || kr.bad || len(kr.q) < k*m {
 		return nil
 	}
+	var es mat.EigenSym
+	if !es.Factorize(kr.tridiagonal(), true) {
+		return nil
+	}
+	var s mat.Dense
+	es.VectorsTo(&s)
+	p := min(k, carryMaxPairs, carryMaxValues/m)
+	if p == 0 {
+		return nil
+	}
+	out := make([]float64, 1+p+p*m)
+	out[0] = float64(p)
+	copy(out[1:1+p], es.Values(nil)[k-p:]) // ascending: the p largest
+	v := mat.NewDense(p, m, out[1+p:])
+	v.Mul(s.Slice(0, k, k-p, k).T(), mat.NewDense(k, m, kr.q[:k*m]))
+	for _, x := range out {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+	}
+	return out
+}
+
+// tridiagonal returns the basis's T_k (its Ritz values are T's
+// eigenvalues).
+func (kr *krylov) tridiagonal() *mat.SymDense {
+	k := kr.steps()
 	t := mat.NewSymDense(k, nil)
 	for i := 0; i < k; i++ {
 		t.SetSym(i, i, kr.diag[i])
@@ -81,23 +128,7 @@ func ritzCarry(kr *krylov, m int) []float64 {
 			t.SetSym(i, i+1, kr.off[i])
 		}
 	}
-	var es mat.EigenSym
-	if !es.Factorize(t, true) {
-		return nil
-	}
-	var s mat.Dense
-	es.VectorsTo(&s)
-	out := make([]float64, 1+k+k*m)
-	out[0] = float64(k)
-	es.Values(out[1 : 1+k])
-	v := mat.NewDense(k, m, out[1+k:])
-	v.Mul(s.T(), mat.NewDense(k, m, kr.q[:k*m]))
-	for _, x := range out {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil
-		}
-	}
-	return out
+	return t
 }
 
 // ritzPrecond is P^-1 for the Ritz pairs of a baseline's Carry at a

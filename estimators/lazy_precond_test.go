@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
 )
@@ -97,7 +98,9 @@ func TestRitzPrecondInverts(t *testing.T) {
 // preconditioner: the true energy error at most tau times the decrease,
 // for the baseline's Ritz pairs, a tighter tolerance no worse than a
 // looser one, and for pairs that fit the problem badly (the Ritz pairs of
-// another model's basis, where the plain solve takes over) too. Reduce's predictions from the baseline's
+// another model's basis, where the plain solve takes over) too, and for
+// pairs whose vectors are not orthonormal (each pair twice: P^-1 is then
+// indefinite, the rule does not rest on it). Reduce's predictions from the baseline's
 // Carry are then as close to the closed form as the plain solve's.
 func TestLazyPrecondMatchesClosedForm(t *testing.T) {
 	ctx := context.Background()
@@ -123,9 +126,11 @@ func TestLazyPrecondMatchesClosedForm(t *testing.T) {
 		other := newRF(4, m, uint64(i+50))
 		for _, alpha := range []float64{3, 100} {
 			wStar, decrease, a, norms := ridgeOptimum(r, p, f, alpha)
+			own := baselineCarry(t, g, p, alpha)
 			for name, carry := range map[string][]float64{
-				"baseline's": baselineCarry(t, g, p, alpha),
+				"baseline's": own,
 				"another's":  baselineCarry(t, rfMultiplierModel{other}, problemFor(t, rfMultiplierModel{other}, 100, 40, 4, uint64(i+60)), alpha/4),
+				"duplicated": duplicatePairs(own, m),
 			} {
 				pre := newRitzPrecond(carry, m, alpha)
 				prevErr := math.Inf(1)
@@ -146,7 +151,9 @@ func TestLazyPrecondMatchesClosedForm(t *testing.T) {
 						t.Errorf("M %d alpha %g %s: %g flops counted for %d steps, below the products' %g", m, alpha, name, flops, steps, pairs)
 					}
 					prevErr = got
-					paths[name][pcgSteps < steps] = true
+					if paths[name] != nil {
+						paths[name][pcgSteps < steps] = true
+					}
 				}
 			}
 			lz := Lazy{Folds: 4, Lambda: alpha, Memory: tinyMemory}
@@ -202,6 +209,121 @@ func TestLazyPrecondOnlyWhen(t *testing.T) {
 		}
 		if got := red.Stats[statPrecond] >= 1; got != tc.precond {
 			t.Errorf("%s: preconditioned %v, want %v", tc.name, got, tc.precond)
+		}
+	}
+}
+
+// duplicatePairs returns carry (ritzCarry's, for m parameters) with each
+// Ritz pair twice: V^T V is then 2 I on the pairs, and P^-1 =
+// (1/alpha)(I - V C V^T), C = diag(theta/(theta + alpha)), has the
+// eigenvalue (1 - 2 c)/alpha < 0 along each v with theta > alpha.
+func duplicatePairs(carry []float64, m int) []float64 {
+	k := int(carry[0])
+	out := []float64{float64(2 * k)}
+	out = append(out, carry[1:1+k]...)
+	out = append(out, carry[1:1+k]...)
+	out = append(out, carry[1+k:1+k+k*m]...)
+	return append(out, carry[1+k:1+k+k*m]...)
+}
+
+// duplicatePairs makes P^-1 indefinite where a Ritz value exceeds the
+// penalty: the case TestLazyPrecondMatchesClosedForm's duplicated carry
+// stands for.
+func TestDuplicatePairsIndefinite(t *testing.T) {
+	r := newRF(4, 60, 3)
+	g := rfMultiplierModel{r}
+	p := problemFor(t, g, 100, 40, 4, 13)
+	const alpha = 3.0
+	m := g.NumParams()
+	carry := baselineCarry(t, g, p, alpha)
+	k := int(carry[0])
+	top := 0
+	for i := 1; i < k; i++ {
+		if carry[1+i] > carry[1+top] {
+			top = i
+		}
+	}
+	if carry[1+top] <= alpha {
+		t.Fatalf("largest Ritz value %g at most alpha %g", carry[1+top], alpha)
+	}
+	v := carry[1+k+top*m : 1+k+(top+1)*m]
+	for name, c := range map[string][]float64{"own": carry, "duplicated": duplicatePairs(carry, m)} {
+		pre := newRitzPrecond(c, m, alpha)
+		z := make([]float64, m)
+		pre.apply(z, v)
+		vpv := floats.Dot(v, z)
+		if indefinite := vpv < 0; indefinite != (name == "duplicated") {
+			t.Errorf("%s pairs: v^T P^-1 v = %g for the top Ritz vector", name, vpv)
+		}
+	}
+}
+
+// A baseline whose basis outgrew carryMaxPairs carries the pairs of its
+// largest Ritz values only: each v_i a unit vector with v_i^T A v_i =
+// theta_i (A the normal operator Phi^T Phi; Ritz pairs of a Krylov basis
+// satisfy it exactly), the values the top carryMaxPairs of T's.
+func TestRitzCarryBounded(t *testing.T) {
+	ctx := context.Background()
+	r := newRF(4, 150, 1)
+	g := rfMultiplierModel{r}
+	p := problemFor(t, g, 200, 40, 4, 10)
+	m := g.NumParams()
+	op, err := newJacobianOp(ctx, g, p.XTrain, len(p.YTrain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rhs, err := op.mul(p.YTrain, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kr := newKrylov(op, rhs)
+	const k = carryMaxPairs + 8
+	for kr.steps() < k && !kr.exact {
+		if err := kr.extend(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if kr.steps() < k {
+		t.Fatalf("the basis is exact after %d steps: the bound cannot be tested", kr.steps())
+	}
+	carry := ritzCarry(kr, m)
+	if carry == nil || carry[0] != carryMaxPairs || len(carry) != 1+carryMaxPairs+carryMaxPairs*m {
+		t.Fatalf("%d steps carried %d values, want %d pairs (%d values)", k, len(carry), carryMaxPairs, 1+carryMaxPairs+carryMaxPairs*m)
+	}
+	// The bound in values: 10.5 pairs' worth carries the 10 largest
+	// (the last 10 of carryMaxPairs, values ascending), less than one
+	// pair's nothing. The vectors are the same dot products of T's
+	// eigenvectors with the basis, as a product of another shape sums
+	// them: k terms of at most 1, k eps apart at most.
+	defer func(v int) { carryMaxValues = v }(carryMaxValues)
+	carryMaxValues = 10*m + m/2
+	if c := ritzCarry(kr, m); c == nil || c[0] != 10 || len(c) != 1+10+10*m ||
+		!floats.Equal(c[1:11], carry[1+carryMaxPairs-10:1+carryMaxPairs]) || !floats.EqualApprox(c[11:], carry[1+carryMaxPairs+(carryMaxPairs-10)*m:], 4*k*eps) {
+		t.Errorf("a bound of 10.5 pairs' values: %d values carried, want the 10 largest pairs", len(c))
+	}
+	carryMaxValues = m - 1
+	if c := ritzCarry(kr, m); c != nil {
+		t.Errorf("a bound below one pair's values: %d values carried, want none", len(c))
+	}
+	var es mat.EigenSym
+	if !es.Factorize(kr.tridiagonal(), false) {
+		t.Fatal("no eigenvalues of T")
+	}
+	all := es.Values(nil)
+	top := all[k-1]
+	av := make([]float64, m)
+	for i := 0; i < carryMaxPairs; i++ {
+		theta := carry[1+i]
+		v := carry[1+carryMaxPairs+i*m : 1+carryMaxPairs+(i+1)*m]
+		if want := all[k-carryMaxPairs+i]; math.Abs(theta-want) > 1e-12*top {
+			t.Errorf("theta_%d = %g, want T's %g", i, theta, want)
+		}
+		if err := op.mulVec(av, v); err != nil {
+			t.Fatal(err)
+		}
+		// Rounding of the reorthogonalised basis: k eps relative to ||A||.
+		if n, q := floats.Dot(v, v), floats.Dot(v, av); math.Abs(n-1) > 1e-12 || math.Abs(q-theta) > 1e-10*top {
+			t.Errorf("pair %d: ||v||^2 = %g, v^T A v = %g, theta %g", i, n, q, theta)
 		}
 	}
 }

@@ -243,7 +243,8 @@ type wrappedMultiplier struct{ jacobianOnly }
 
 // The scaled path on an MLP gives the same numbers whatever the worker
 // count: features reduced concurrently share the model (and its memo of
-// signals), never its results. The framework hands each feature its
+// signals) and read their baseline's Carry (its Ritz pairs precondition
+// their solves), never each other's results. The framework hands each feature its
 // fold's baseline (framework.BaselineReducer): the features' reductions
 // are ReduceFrom's with that baseline, the same with 1 and 3 workers;
 // without baselines they are Reduce's. A baseline of no update (+Inf)
@@ -287,10 +288,14 @@ func TestLazyScaledWorkersDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps, differ := 0.0, 0
+	if runs[0].Base[0][0].Carry == nil {
+		t.Fatal("the baseline carries no Ritz pairs: the features' solves are not preconditioned, the check would prove less")
+	}
+	steps, differ, precond := 0.0, 0, 0.0
 	own := make([]framework.Reduced, len(feats))
 	for j, f := range feats {
 		steps += runs[0].Reduced[0][0][j].Stats[statSteps]
+		precond += runs[0].Reduced[0][0][j].Stats[statPrecond]
 		same(f.Name+", 1 and 3 workers", runs[0].Reduced[0][0][j], runs[1].Reduced[0][0][j])
 		from, err := lz.ReduceFrom(ctx, p, f, func() (framework.Reduced, error) { return base, nil })
 		if err != nil {
@@ -324,5 +329,8 @@ func TestLazyScaledWorkersDeterministic(t *testing.T) {
 	}
 	if steps == 0 {
 		t.Fatalf("no matrix-free solve ran: the check would prove nothing")
+	}
+	if precond == 0 {
+		t.Errorf("no feature's solve was preconditioned by the baseline's Carry: the workers' check does not cover it")
 	}
 }

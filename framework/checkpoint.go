@@ -33,6 +33,9 @@ type FileCheckpoint struct {
 	mu   sync.Mutex
 	f    *os.File
 	done map[string]checkpointEntry
+	// stale is the format version of the file found at path when it was
+	// another than checkpointVersion (its entries dropped), 0 otherwise.
+	stale int
 }
 
 // checkpointVersion is the version of the file's format; a file of another
@@ -72,7 +75,11 @@ func OpenCheckpoint(path, fingerprint string) (*FileCheckpoint, int, error) {
 		sc := bufio.NewScanner(bytes.NewReader(b))
 		sc.Buffer(make([]byte, 1<<20), 1<<30)
 		var h checkpointHeader
-		if sc.Scan() && json.Unmarshal(sc.Bytes(), &h) == nil && h.Version == checkpointVersion && h.Fingerprint == fingerprint {
+		ok := sc.Scan() && json.Unmarshal(sc.Bytes(), &h) == nil
+		if ok && h.Version > 0 && h.Version != checkpointVersion {
+			c.stale = h.Version
+		}
+		if ok && h.Version == checkpointVersion && h.Fingerprint == fingerprint {
 			for sc.Scan() {
 				var e checkpointEntry
 				if json.Unmarshal(sc.Bytes(), &e) != nil || e.Rows*e.Cols != len(e.Pred) {
@@ -118,6 +125,13 @@ func OpenCheckpoint(path, fingerprint string) (*FileCheckpoint, int, error) {
 	c.f = tmp // now at path, positioned at its end
 	return c, len(kept), nil
 }
+
+// StaleVersion returns the format version of the checkpoint file that
+// OpenCheckpoint found at its path when that was another version than the
+// one it writes (a file of an older vi, whose entries it dropped: the run
+// starts afresh), 0 otherwise; a caller says so, since a file that the
+// same command would otherwise have resumed from is replaced.
+func (c *FileCheckpoint) StaleVersion() int { return c.stale }
 
 // Load returns the reduction saved under key.
 func (c *FileCheckpoint) Load(key string) (Reduced, float64, bool) {

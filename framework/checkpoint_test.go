@@ -139,3 +139,51 @@ func TestCheckpointKeepsCarry(t *testing.T) {
 		t.Errorf("feature: loaded %v, carry %v, want none", ok, r.Carry)
 	}
 }
+
+// A file of another format version (an older vi's: version 2 had no
+// Carry, and its baselines' features would be solved otherwise than a
+// fresh run's) is not resumed from, whatever its fingerprint, and
+// StaleVersion says which version it was; the file rewritten, the next
+// open finds the current format.
+func TestCheckpointOtherVersion(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.partial")
+	old := `{"lazyvi_checkpoint":2,"fingerprint":"A"}
+{"key":"base","seconds":1,"stats":{"lambda":"7"},"rows":2,"cols":1,"pred":[1,2]}
+`
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, n, err := framework.OpenCheckpoint(path, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := c.Load("base"); n != 0 || ok || c.StaleVersion() != 2 {
+		t.Errorf("version 2 file: %d entries kept (base loaded: %v), stale version %d; want 0, false, 2", n, ok, c.StaleVersion())
+	}
+	if err := c.Save("x1", framework.Reduced{Pred: mat.NewDense(2, 1, []float64{3, 4})}, 1); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	c, n, err = framework.OpenCheckpoint(path, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if n != 1 || c.StaleVersion() != 0 {
+		t.Errorf("reopened: %d entries, stale version %d; want 1 and 0", n, c.StaleVersion())
+	}
+	// Not a checkpoint at all (no version): replaced as before, nothing
+	// said of a version.
+	other := filepath.Join(t.TempDir(), "other.partial")
+	if err := os.WriteFile(other, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c2, n, err := framework.OpenCheckpoint(other, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if n != 0 || c2.StaleVersion() != 0 {
+		t.Errorf("a file of no checkpoint: %d entries, stale version %d; want 0 and 0", n, c2.StaleVersion())
+	}
+}

@@ -156,9 +156,10 @@ type Baseliner interface {
 
 // BaselineReducer is the optional interface of a Baseliner whose
 // reductions can start from its baseline on the same Problem (lazy at
-// scale: the baseline's penalty is where each feature's search starts).
-// ReduceFrom is Reduce with base, which returns the Reduced that Baseline
-// returned for p (from a checkpoint, its Pred and Stats), waiting for it to
+// scale: the baseline's penalty is where each feature's search starts,
+// its Carry's Ritz pairs precondition the feature's solve). ReduceFrom
+// is Reduce with base, which returns the Reduced that Baseline returned
+// for p (from a checkpoint, its Pred, Stats and Carry), waiting for it to
 // be computed: the estimator calls it only where it needs it, so that
 // what comes before overlaps the baseline, and a reduction that does not
 // need it does not wait (the time base waits is not counted in the

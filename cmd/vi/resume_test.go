@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,23 +18,33 @@ import (
 // them, gives the same numbers as an uninterrupted run, and removes the file.
 func TestEstimateResumes(t *testing.T) {
 	t.Parallel()
-	testResumes(t, "highdim", []string{"estimate", "--estimators", "retrain"})
+	testResumes(t, "highdim", 300, []string{"estimate", "--estimators", "retrain"})
 }
 
 func TestShapleyResumes(t *testing.T) {
 	t.Parallel()
-	testResumes(t, "linear", []string{"shapley", "--reduced", "retrain", "--exact"})
+	testResumes(t, "linear", 300, []string{"shapley", "--reduced", "retrain", "--exact"})
 }
 
 // A sampled design resumes too: its batches are drawn from the seed alone.
 func TestShapleySampledResumes(t *testing.T) {
 	t.Parallel()
-	testResumes(t, "highdim", []string{"shapley", "--reduced", "retrain", "--subsets", "300"})
+	testResumes(t, "highdim", 300, []string{"shapley", "--reduced", "retrain", "--subsets", "300"})
 }
 
-func testResumes(t *testing.T, setting string, command []string) {
+// Lazy at scale (the matrix-free path, forced by --lazy-mem 1 at 600
+// rows): the features' solves are preconditioned by their fold's
+// baseline's Ritz pairs (Reduced.Carry), and the baselines come first, so
+// the interrupted run's checkpoint holds baselines whose features the
+// resumed run solves from the Carry read back from the file.
+func TestEstimateLazyScaledResumes(t *testing.T) {
+	t.Parallel()
+	testResumes(t, "linear", 600, []string{"estimate", "--estimators", "lazy", "--lazy-mem", "1"})
+}
+
+func testResumes(t *testing.T, setting string, n int, command []string) {
 	dir := t.TempDir()
-	if _, stderr, code := viExec(t, dir, "simulate", "--setting", setting, "--n", "300", "--out", "d.csv"); code != 0 {
+	if _, stderr, code := viExec(t, dir, "simulate", "--setting", setting, "--n", strconv.Itoa(n), "--out", "d.csv"); code != 0 {
 		t.Fatalf("simulate: %s", stderr)
 	}
 	args := append(command, "--data", "d.csv", "--epochs", "20", "--workers", "1", "--format", "json")
@@ -102,5 +113,34 @@ func testResumes(t *testing.T, setting string, command []string) {
 		if (r.Interval == nil) != (w.Interval == nil) || r.Interval != nil && *r.Interval != *w.Interval {
 			t.Errorf("result %d: resumed interval centre %+v, uninterrupted %+v", i, r.Interval, w.Interval)
 		}
+	}
+}
+
+// A checkpoint left by an older vi (format version 2, whose baselines
+// carry nothing) is not resumed from: the run says so in one line and
+// starts afresh.
+func TestEstimateOldCheckpoint(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, stderr, code := viExec(t, dir, "simulate", "--setting", "linear", "--n", "200", "--out", "d.csv"); code != 0 {
+		t.Fatalf("simulate: %s", stderr)
+	}
+	old := `{"lazyvi_checkpoint":2,"fingerprint":"x"}
+{"key":"fold 1/1, estimator dropout, feature x1","seconds":1,"rows":1,"cols":1,"pred":[0]}
+`
+	if err := os.WriteFile(filepath.Join(dir, "r.json.partial"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := viExec(t, dir, "estimate", "--data", "d.csv", "--estimators", "dropout", "--repeats", "1", "--epochs", "5",
+		"--workers", "1", "--format", "json", "--out", "r.json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "r.json.partial is a checkpoint of another vi's format (version 2)") || !strings.Contains(stderr, "starts afresh") ||
+		strings.Contains(stderr, "resuming from") {
+		t.Errorf("stderr %q: want the old checkpoint named, its version and a fresh start", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.json.partial")); !os.IsNotExist(err) {
+		t.Errorf("checkpoint left after a successful run")
 	}
 }
