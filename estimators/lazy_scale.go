@@ -459,10 +459,12 @@ func krylovFlops(kr *krylov, op *jacobianOp) float64 {
 // scaleFields are the Summarize fields of a run at scale (none at the
 // dense sizes): the rows the penalty was chosen on, the Krylov steps of
 // the final solves and, where the penalty is chosen at full size, of its
-// search (summed over the reductions), and their counted flops.
+// search (summed over the reductions), their counted flops and, where
+// a solve was preconditioned by the baseline's Ritz pairs, its
+// preconditioned steps (of krylov_steps, summed likewise).
 func scaleFields(stats []map[string]float64) []framework.Field {
 	var out []framework.Field
-	for _, key := range []string{statSubsample, statSteps, statFlops} {
+	for _, key := range []string{statSubsample, statSteps, statFlops, statPrecond} {
 		sum, seen := 0.0, false
 		for _, s := range stats {
 			if v, ok := s[key]; ok {

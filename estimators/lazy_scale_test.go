@@ -333,4 +333,19 @@ func TestLazyScaledWorkersDeterministic(t *testing.T) {
 	if precond == 0 {
 		t.Errorf("no feature's solve was preconditioned by the baseline's Carry: the workers' check does not cover it")
 	}
+	// The report shows it: Summarize sums the preconditioned steps of the
+	// feature's reductions into "preconditioned".
+	var stats []map[string]float64
+	for j := range feats {
+		stats = append(stats, runs[0].Reduced[0][0][j].Stats)
+	}
+	got, seen := 0.0, false
+	for _, fl := range lz.Summarize(stats) {
+		if fl.Key == statPrecond {
+			got, seen = fl.Value.(float64), true
+		}
+	}
+	if !seen || got != precond {
+		t.Errorf("Summarize: preconditioned %v (present %v), want the reductions' %v", got, seen, precond)
+	}
 }
