@@ -85,7 +85,9 @@ func (lz Lazy) memory() float64 {
 // reduceScaled is Reduce for a problem where scaled is true. x holds the
 // dropped train rows in their order, targets and e their k outputs each;
 // base, when not nil, returns the baseline, whose penalty is where the
-// search starts (the top of the grid when it is +Inf, no update: nearStart).
+// search starts (the top of the grid when it is +Inf, no update: nearStart);
+// it may be called more than once (BaselineReducer's base returns the same
+// Reduced each time).
 //
 // The baseline (carry) hands the Ritz pairs of its matrix-free solve's
 // basis to the features in its Carry; a feature whose penalty is at least
@@ -97,22 +99,10 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 	_, multiplier := framework.AsJacobianMultiplier(g)
 	alpha := lz.Lambda
 	var start []float64 // the held-out search's update: the final solve's start
-	// The baseline, asked for once, where it is first needed.
-	var got framework.Reduced
-	fetched := false
-	baseline := func() (framework.Reduced, error) {
-		if base == nil || fetched {
-			return got, nil
-		}
-		var err error
-		got, err = base()
-		fetched = err == nil
-		return got, err
-	}
 	if alpha <= 0 {
 		near := 0.0
 		if base != nil {
-			b, err := baseline()
+			b, err := base()
 			if err != nil {
 				return framework.Reduced{}, err
 			}
@@ -158,7 +148,7 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 	default:
 		var pre *ritzPrecond
 		if start == nil && base != nil {
-			b, err := baseline()
+			b, err := base()
 			if err != nil {
 				return framework.Reduced{}, err
 			}
@@ -349,12 +339,18 @@ func matrixFreeSolveKrylov(ctx context.Context, g framework.Gradienter, x *mat.D
 		return nil, 0, 0, nil, err
 	}
 	if !ok {
-		return nil, 0, 0, nil, fmt.Errorf("%w: the matrix-free solve at alpha %g did not converge in %d steps (raise the memory bound or fix a larger penalty)", errSingular, alpha, kr.steps())
+		return nil, 0, 0, nil, notConverged(alpha, kr.steps())
 	}
 	if w0 != nil {
 		floats.Add(sol, w0)
 	}
 	return sol, kr.steps(), krylovFlops(kr, op), kr, nil
+}
+
+// notConverged is the error of a matrix-free solve at alpha that did not
+// meet its rule within its basis's steps.
+func notConverged(alpha float64, steps int) error {
+	return fmt.Errorf("%w: the matrix-free solve at alpha %g did not converge in %d steps (raise the memory bound or fix a larger penalty)", errSingular, alpha, steps)
 }
 
 // precondSolve is matrixFreeSolve preconditioned by a baseline's Ritz
@@ -388,7 +384,7 @@ func precondSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, e [
 		return nil, 0, 0, 0, err
 	}
 	if !ok {
-		return nil, 0, 0, 0, fmt.Errorf("%w: the matrix-free solve at alpha %g did not converge in %d steps (raise the memory bound or fix a larger penalty)", errSingular, alpha, kr.steps())
+		return nil, 0, 0, 0, notConverged(alpha, kr.steps())
 	}
 	return sol, res.steps + kr.steps(), res.steps, krylovFlops(kr, op) + res.flops, nil
 }

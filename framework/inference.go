@@ -459,6 +459,10 @@ type InferOptions struct {
 	Paired bool
 }
 
+// pairs reports whether the results take the paired estimate (Paired),
+// which changes nothing with Plain inference.
+func (o InferOptions) pairs() bool { return o.Paired && o.Inference != Plain }
+
 // check reports a level outside (0, 1) (0 means 0.95), a delta that is
 // not finite or a perturbation that is negative or not finite (0 means
 // DefaultPerturb).
@@ -607,7 +611,7 @@ func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, e
 	}
 	// paired[e*nf+f] is the paired estimate's result (Paired).
 	var paired []Result
-	if opt.Paired && opt.Inference != Plain {
+	if opt.pairs() {
 		po := opt
 		po.Inference, po.Paired, po.Adjust, po.CITruncate = Plain, false, AdjustNone, false
 		var err error

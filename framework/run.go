@@ -671,7 +671,7 @@ func reduceFolds(ctx context.Context, folds []*Problem, m Measure, ests []Estima
 			return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), err)
 		}
 	}
-	return Reduce(ctx, folds, ests, feats, ReduceOptions{Workers: opt.Workers, Progress: progress, SplitOnly: opt.Inference == Split && !opt.Ensemble && !opt.Paired,
+	return Reduce(ctx, folds, ests, feats, ReduceOptions{Workers: opt.Workers, Progress: progress, SplitOnly: opt.Inference == Split && !opt.Ensemble && !opt.infer(0).pairs(),
 		Checkpoint: opt.Checkpoint, Label: label, EstimatorBaselines: true})
 }
 
@@ -884,7 +884,7 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 	if M > 1 {
 		rep.Repeats, rep.Ensemble = M, opt.Ensemble
 	}
-	rep.Paired = opt.Paired && opt.Inference != Plain
+	rep.Paired = opt.infer(0).pairs()
 	rep.Warnings = append(notes, fullWarnings(m, rep.Full)...)
 	return rep, nil
 }

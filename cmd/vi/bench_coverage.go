@@ -138,15 +138,6 @@ func rhoSuffix(r float64, rhos []float64) string {
 	return "-" + strconv.FormatFloat(r, 'g', -1, 64)
 }
 
-// coverageCrossFit and coverageRepeats are the study's cross-fitting folds
-// and repetitions of the cross-fitted and repeated candidates (bench
-// coverage's --crossfit and --repeats), and what vi estimate cross-fits
-// with by default (--ensemble).
-const (
-	coverageCrossFit = lazyvi.DefaultCrossFit
-	coverageRepeats  = lazyvi.DefaultRepeats
-)
-
 // coverageSetting is what one repetition draws: a data set and the truth
 // per feature (NaN where unknown), under the measure named.
 type coverageSetting func(seed int64) (*framework.Dataset, []float64, string, error)
@@ -161,8 +152,10 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 	n := fs.Int("n", 0, "rows per data set (0: 2000 for linear, 1000 for binary, as the paper's experiments)")
 	rho := fs.Float64("rho", math.NaN(), "Corr(x1, x2) of the linear setting (default 0.5)")
 	estList := fs.String("estimators", "lazy", "comma-separated estimators")
-	crossfit := fs.Int("crossfit", coverageCrossFit, "cross-fitting `folds` of the cross-fitted candidates (at least 2)")
-	repeats := fs.Int("repeats", coverageRepeats, "repetitions of the cross-fit for the repeated candidates (1: none)")
+	// The cross-fitted and repeated candidates' folds and repetitions are
+	// by default those of vi estimate's default inference.
+	crossfit := fs.Int("crossfit", lazyvi.DefaultCrossFit, "cross-fitting `folds` of the cross-fitted candidates (at least 2)")
+	repeats := fs.Int("repeats", lazyvi.DefaultRepeats, "repetitions of the cross-fit for the repeated candidates (1: none)")
 	perturb := fs.String("perturb", strconv.FormatFloat(framework.DefaultPerturb, 'g', -1, 64), "comma-separated `rhos` of the perturbed candidates")
 	lazyFolds := fs.Int("folds", 0, "cross-validation folds for lazy's ridge penalty (0: the framework's default)")
 	hidden := fs.String("hidden", "", "hidden widths of the MLP (backend default when empty)")

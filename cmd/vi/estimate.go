@@ -327,7 +327,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err := framework.CheckRun(d, cfg, r.measure, eopt); err != nil {
 		return err
 	}
-	if paired && o.repeats < 2 && inference != framework.Plain {
+	if paired && o.repeats < 2 {
 		fmt.Fprintln(a.stderr, "vi: warning: --paired on with one repetition: its p-values are not valid for a feature correlated with others (docs/inference.md, \"The default\"); --repeats 3 adds the spread that makes them so")
 	}
 
