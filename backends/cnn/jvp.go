@@ -186,23 +186,19 @@ func (md *Model) passBytes(x blas64.General) int {
 // them when they are not there. The result is shared: callers must not
 // write it.
 func (md *Model) passesOf(ctx context.Context, op string, x blas64.General) (*passes, error) {
-	ps, key, ok := md.memo.Get(x)
-	if ok {
-		return ps, nil
-	}
-	xc := nn.CopyInput(x)
-	ps = &passes{}
-	for s0 := 0; s0 < xc.Rows; s0 += productBlock {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("cnn: %s: %w", op, err)
+	return md.memo.Values(x, func(xc blas64.General) (*passes, int, error) {
+		ps := &passes{}
+		for s0 := 0; s0 < xc.Rows; s0 += productBlock {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, fmt.Errorf("cnn: %s: %w", op, err)
+			}
+			xb := block(xc, s0)
+			p, link := md.newPass(xb.Rows), make([]float64, xb.Rows*md.head.Outs)
+			md.forwardLink(xb, p, link)
+			ps.blocks, ps.links = append(ps.blocks, p), append(ps.links, link)
 		}
-		xb := block(xc, s0)
-		p, link := md.newPass(xb.Rows), make([]float64, xb.Rows*md.head.Outs)
-		md.forwardLink(xb, p, link)
-		ps.blocks, ps.links = append(ps.blocks, p), append(ps.links, link)
-	}
-	md.memo.Put(key, xc, ps, md.passBytes(xc))
-	return ps, nil
+		return ps, md.passBytes(xc), nil
+	})
 }
 
 // forwardLink runs the forward pass of x (at most p's capacity of rows) at

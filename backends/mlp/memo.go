@@ -2,8 +2,6 @@ package mlp
 
 import (
 	"gonum.org/v1/gonum/blas/blas64"
-
-	"github.com/lazyvi/lazyvi/backends/internal/nn"
 )
 
 // signalsEntry is what the model's memo (nn.Memo) keeps of an input: its
@@ -18,19 +16,16 @@ type signalsEntry struct {
 // signalsOf returns signals(x) from the memo, computing and storing them
 // when they are not there. The result is shared: callers must not write it.
 func (md *Model) signalsOf(x blas64.General) (*activations, []blas64.General) {
-	e, key, ok := md.memo.Get(x)
-	if ok {
-		return e.acts, e.deltas
-	}
-	xc := nn.CopyInput(x)
-	acts, deltas := md.signals(xc)
-	size := len(xc.Data) + len(acts.out) + len(acts.prob)
-	for l := range acts.acts {
-		size += len(acts.acts[l].Data)
-	}
-	for _, d := range deltas {
-		size += len(d.Data)
-	}
-	md.memo.Put(key, xc, signalsEntry{acts: acts, deltas: deltas}, 8*size)
-	return acts, deltas
+	e, _ := md.memo.Values(x, func(xc blas64.General) (signalsEntry, int, error) {
+		acts, deltas := md.signals(xc)
+		size := len(xc.Data) + len(acts.out) + len(acts.prob)
+		for l := range acts.acts {
+			size += len(acts.acts[l].Data)
+		}
+		for _, d := range deltas {
+			size += len(d.Data)
+		}
+		return signalsEntry{acts: acts, deltas: deltas}, 8 * size, nil
+	})
+	return e.acts, e.deltas
 }
