@@ -252,7 +252,13 @@ func (lz Lazy) reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 			targets[i*k+int(p.YTrain[r])] = 1
 		}
 	}
-	base, err := g.Predict(ctx, x)
+	// At scale the products on these rows follow: a model that can keeps
+	// what they need from the predictions' pass (the same predictions).
+	predict := g.Predict
+	if pp, ok := framework.AsPreparedPredictor(g); ok && scaled {
+		predict = pp.PredictPrepared
+	}
+	base, err := predict(ctx, x)
 	if err != nil {
 		return framework.Reduced{}, fmt.Errorf("predict train split: %w", err)
 	}

@@ -68,3 +68,10 @@ func AsShiftBatcher(m Model) (ShiftBatcher, bool) { return as[ShiftBatcher](m, g
 func AsJacobianMultiplier(m Model) (JacobianMultiplier, bool) {
 	return as[JacobianMultiplier](m, func(c Capabilities) bool { return c.Gradients && c.MatrixFree })
 }
+
+// AsPreparedPredictor returns m as a PreparedPredictor when it is one and,
+// if it is Capable, its Capabilities include MatrixFree and Gradients (a
+// PreparedPredictor is a JacobianMultiplier's option).
+func AsPreparedPredictor(m Model) (PreparedPredictor, bool) {
+	return as[PreparedPredictor](m, func(c Capabilities) bool { return c.Gradients && c.MatrixFree })
+}

@@ -33,7 +33,9 @@
 //   - MatrixFree, when Capabilities().MatrixFree: the model implements
 //     framework.JacobianMultiplier; JacobianMul(x, V) = J V and
 //     JacobianTMul(x, U) = J^T U for batches of three vectors (multiclass
-//     too, when Capabilities().Multiclass: K rows per sample).
+//     too, when Capabilities().Multiclass: K rows per sample); a model that
+//     is also a framework.PreparedPredictor predicts by PredictPrepared
+//     exactly what Predict does, and the products are checked after it.
 //   - Multiclass, when Capabilities().Multiclass, and WarmStart, when
 //     Capabilities().WarmStart: see multiclass.go.
 //   - Plugin: every check above again, on the backend served over
@@ -520,6 +522,11 @@ func checkMatrixFree(t tb, b framework.Backend, c *config, task framework.Task) 
 		t.Fatalf("Jacobian: %v", err)
 	}
 	rows, params := j.Dims()
+	if pp, ok := framework.AsPreparedPredictor(m); ok {
+		// Prepared before the products below, which are then checked on
+		// what it kept.
+		checkPrepared(t, m, pp, x.Slice(0, 20, 0, c.p).(*mat.Dense))
+	}
 	rng := rand.New(rand.NewPCG(uint64(c.seed), 0xb))
 	v, u := mat.NewDense(params, 3, nil), mat.NewDense(rows, 3, nil)
 	for _, d := range []*mat.Dense{v, u} {
@@ -541,6 +548,23 @@ func checkMatrixFree(t tb, b framework.Backend, c *config, task framework.Task) 
 	want.Reset()
 	want.Mul(j.T(), u)
 	checkClose(t, "JacobianTMul against J^T U", got, &want)
+}
+
+// checkPrepared: PredictPrepared(x) is Predict(x) to the bit (x a fresh
+// copy of the rows the products are checked on next).
+func checkPrepared(t tb, m framework.Model, pp framework.PreparedPredictor, x *mat.Dense) {
+	ctx := context.Background()
+	got, err := pp.PredictPrepared(ctx, mat.DenseCopyOf(x))
+	if err != nil {
+		t.Fatalf("PredictPrepared: %v", err)
+	}
+	want, err := m.Predict(ctx, x)
+	if err != nil {
+		t.Fatalf("Predict: %v", err)
+	}
+	if !mat.Equal(got, want) {
+		t.Errorf("PredictPrepared differs from Predict: largest difference %.3g", maxAbsDiff(got, want))
+	}
 }
 
 func checkClose(t tb, what string, got, want *mat.Dense) {

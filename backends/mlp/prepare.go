@@ -1,0 +1,29 @@
+package mlp
+
+import (
+	"context"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/backends/internal/nn"
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+var _ framework.PreparedPredictor = (*Model)(nil)
+
+// PredictPrepared returns Predict(x) from x's signals (the memo's, or
+// computed and kept there: the forward pass at the fitted parameters,
+// which Predict runs too, and the backward one), so that the Jacobian
+// products on x that follow find them (framework.PreparedPredictor). The
+// forward pass is the same computation on the same parameters as
+// Predict's, so the predictions are the same to the bit.
+func (md *Model) PredictPrepared(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	_, xg, err := nn.PredictArgs(ctx, "mlp", md.trained.Fitted, md.trained.Theta, false, nil, x, md.inputs)
+	if err != nil {
+		return nil, err
+	}
+	acts, _ := md.signalsOf(xg)
+	out := append([]float64(nil), acts.out...)
+	md.head.Link(out, nil)
+	return mat.NewDense(xg.Rows, md.head.Outs, out), nil
+}
