@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"hash/maphash"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -246,6 +247,31 @@ func (m *Memo[V]) Put(k MemoKey, xc blas64.General, v V, size int) {
 	defer m.mu.Unlock()
 	m.entries = append(m.entries, &memoEntry[V]{hash: k.hash, x: xc, v: v, size: size, src: k.src})
 	m.bytes += size
+	m.evict()
+}
+
+// Charge adds bytes to the size of x's entry, for values derived from it
+// later (the mlp's float32 copies of its signals, made on first use),
+// evicting the least recently used entries over the budget as Put does
+// (x's own last, having been used most recently). It does nothing when x
+// is not in the memo.
+func (m *Memo[V]) Charge(x blas64.General, bytes int) {
+	src := addrOf(x)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	i := slices.IndexFunc(m.entries, func(e *memoEntry[V]) bool { return e.src == src && sameInput(e.x, x) })
+	if i < 0 {
+		return
+	}
+	m.touch(i)
+	m.entries[len(m.entries)-1].size += bytes
+	m.bytes += bytes
+	m.evict()
+}
+
+// evict drops the least recently used entries while the memo is over its
+// budget.
+func (m *Memo[V]) evict() {
 	drop := 0
 	for m.bytes > MemoBudget {
 		m.bytes -= m.entries[drop].size
