@@ -279,7 +279,7 @@ type Capabilities struct {
 	// Jacobian without forming it).
 	MatrixFree bool
 	// SinglePrecision: models' JacobianMultiplier is a SinglePrecisioner
-	// (products in float32 arithmetic, about twice as fast).
+	// (products in float32 arithmetic, faster).
 	SinglePrecision bool
 }
 

@@ -187,8 +187,9 @@ var _ framework.SinglePrecisioner = (*Model)(nil)
 // SinglePrecision returns the model's Jacobian products in single
 // precision (framework.SinglePrecisioner): the same products from float32
 // copies of the memoised signals (converted once per memo entry, their
-// bytes counted in its budget) by blas32.Gemm, about twice as fast as
-// JacobianMul and JacobianTMul (Stop 26 of docs/performance.md). A
+// bytes counted in its budget) by blas32.Gemm: a product pair at highdim
+// n 10000 (200, 100) in 48 ms instead of JacobianMul's and JacobianTMul's
+// 70 (Stop 26 of docs/performance.md). A
 // multiclass model's products (a forward and a backward pass per vector)
 // stay in float64.
 func (md *Model) SinglePrecision() framework.JacobianMultiplier { return single{md} }
