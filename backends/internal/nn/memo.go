@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"hash/maphash"
-	"slices"
 	"sync"
 	"unsafe"
 
@@ -253,18 +252,17 @@ func (m *Memo[V]) Put(k MemoKey, xc blas64.General, v V, size int) {
 // Charge adds bytes to the size of x's entry, for values derived from it
 // later (the mlp's float32 copies of its signals, made on first use),
 // evicting the least recently used entries over the budget as Put does
-// (x's own last, having been used most recently). It does nothing when x
-// is not in the memo.
+// (x's own last: Charge makes it the most recently used). It does nothing
+// when x is not in the memo.
 func (m *Memo[V]) Charge(x blas64.General, bytes int) {
-	src := addrOf(x)
+	hash := hashOf(x)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	i := slices.IndexFunc(m.entries, func(e *memoEntry[V]) bool { return e.src == src && sameInput(e.x, x) })
-	if i < 0 {
+	e := m.find(hash, x)
+	if e == nil {
 		return
 	}
-	m.touch(i)
-	m.entries[len(m.entries)-1].size += bytes
+	e.size += bytes
 	m.bytes += bytes
 	m.evict()
 }
