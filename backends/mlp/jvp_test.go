@@ -3,6 +3,7 @@ package mlp
 import (
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -184,5 +185,31 @@ func TestSingleMemo(t *testing.T) {
 	}
 	if md.memo.Bytes() != after || md.memo.Len() != 1 {
 		t.Errorf("a second single-precision product: %d bytes in %d entries, want %d in 1", md.memo.Bytes(), md.memo.Len(), after)
+	}
+	// Concurrent first uses (run with -race) convert and charge once and
+	// give the same products.
+	md.memo.Clear()
+	u := mat.NewDense(40, 1, nil)
+	u.Set(5, 0, 1)
+	res := make([]*mat.Dense, 4)
+	var wg sync.WaitGroup
+	for g := range res {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			if res[g], err = s.JacobianTMul(ctx, mat.DenseCopyOf(x), u); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for g := 1; g < len(res); g++ {
+		if res[g] == nil || !mat.Equal(res[g], res[0]) {
+			t.Fatalf("concurrent single-precision products differ")
+		}
+	}
+	if md.memo.Bytes() != after || md.memo.Len() != 1 {
+		t.Errorf("concurrent first uses: %d bytes in %d entries, want %d in 1", md.memo.Bytes(), md.memo.Len(), after)
 	}
 }
