@@ -95,4 +95,12 @@
 // these additions they fall back to the Jacobian and to one call per shift,
 // and a plugin serves a client that does not know them as before. All are
 // optional fields and methods under the same ProtocolVersion.
+//
+// Single-precision products. A plugin whose backend declares
+// framework.Capabilities.SinglePrecision advertises single_precision, and
+// the client's model is then a framework.SinglePrecisioner whose products
+// set JacobianProductRequest.single; the plugin answers them with its
+// model's single-precision products. A plugin from before neither
+// advertises the capability nor knows the field (the client's model is
+// then not a SinglePrecisioner), and a client from before never sets it.
 package backendplugin

@@ -207,20 +207,36 @@ func (m *model) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([]
 // JacobianMul implements framework.JacobianMultiplier: one round trip for
 // all the columns of v when the plugin serves it, else from the Jacobian.
 func (m *model) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
-	return m.jacobianProduct(ctx, "JacobianMul", x, v, false)
+	return m.jacobianProduct(ctx, "JacobianMul", x, v, false, false)
 }
 
 // JacobianTMul implements framework.JacobianMultiplier, as JacobianMul.
 func (m *model) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*mat.Dense, error) {
-	return m.jacobianProduct(ctx, "JacobianTMul", x, u, true)
+	return m.jacobianProduct(ctx, "JacobianTMul", x, u, true, false)
 }
 
-func (m *model) jacobianProduct(ctx context.Context, op string, x mat.Matrix, v *mat.Dense, trans bool) (*mat.Dense, error) {
+// SinglePrecision implements framework.SinglePrecisioner for a plugin
+// whose backend declares SinglePrecision (Capabilities): its products
+// ask the plugin for the model's single-precision ones.
+func (m *model) SinglePrecision() framework.JacobianMultiplier { return singleModel{m} }
+
+// singleModel is a remote model's single-precision products.
+type singleModel struct{ m *model }
+
+func (s singleModel) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
+	return s.m.jacobianProduct(ctx, "JacobianMul", x, v, false, true)
+}
+
+func (s singleModel) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*mat.Dense, error) {
+	return s.m.jacobianProduct(ctx, "JacobianTMul", x, u, true, true)
+}
+
+func (m *model) jacobianProduct(ctx context.Context, op string, x mat.Matrix, v *mat.Dense, trans, single bool) (*mat.Dense, error) {
 	if !m.r.jacProducts {
 		return framework.JacobianProducts(ctx, m, x, v, trans)
 	}
 	return m.matrix(ctx, op, []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*pb.Matrix, error) {
-		req := &pb.JacobianProductRequest{ModelId: m.id, X: ms[0], V: toPB(v)}
+		req := &pb.JacobianProductRequest{ModelId: m.id, X: ms[0], V: toPB(v), Single: single}
 		if trans {
 			return m.c.rpc.JacobianTMul(ctx, req)
 		}
@@ -286,4 +302,5 @@ var (
 	_ framework.WarmStarter  = (*model)(nil)
 
 	_ framework.JacobianMultiplier = (*model)(nil)
+	_ framework.SinglePrecisioner  = (*model)(nil)
 )

@@ -42,7 +42,7 @@ func newRemote(ctx context.Context, name string, cc grpc.ClientConnInterface, o 
 	}
 	r.caps = framework.Capabilities{Gradients: caps.Gradients, Kernel: caps.Kernel, Classification: caps.Classification,
 		Multiclass: caps.Multiclass, WarmStart: caps.WarmStart, Persist: caps.Persist,
-		MatrixFree: caps.MatrixFree}
+		MatrixFree: caps.MatrixFree, SinglePrecision: caps.SinglePrecision && caps.JacobianProducts}
 	if caps.MatrixCache {
 		r.c.known = newKnownKeys()
 	}

@@ -139,6 +139,7 @@ func (s *server) Capabilities(context.Context, *pb.Empty) (*pb.CapabilitiesRespo
 		Gram:             true,
 		MatrixFree:       s.caps.MatrixFree,
 		JacobianProducts: true,
+		SinglePrecision:  s.caps.SinglePrecision,
 	}, nil
 }
 
@@ -172,7 +173,8 @@ func (s *server) add(m framework.Model) (*pb.ModelRef, error) {
 	_, isK := framework.AsKerneler(m)
 	_, isW := framework.AsWarmStarter(m)
 	_, isJ := framework.AsJacobianMultiplier(m)
-	if s.caps.Gradients && !isG || s.caps.Kernel && !isK || s.caps.WarmStart && !isW || s.caps.MatrixFree && !isJ {
+	_, isS := framework.AsSinglePrecisioner(m)
+	if s.caps.Gradients && !isG || s.caps.Kernel && !isK || s.caps.WarmStart && !isW || s.caps.MatrixFree && !isJ || s.caps.SinglePrecision && !isS {
 		_ = framework.Release(m)
 		return nil, status.Errorf(codes.Internal,
 			"backend declares %v but its model type %T does not implement all of it", s.caps, m)
@@ -304,8 +306,9 @@ func (s *server) Gram(ctx context.Context, req *pb.GramRequest) (*pb.GramRespons
 }
 
 // JacobianMul serves models with gradients: by their own
-// framework.JacobianMultiplier when they have one, else from their
-// Jacobian, here in the plugin process.
+// framework.JacobianMultiplier when they have one (its single-precision
+// form when the request asks for it and the model has one), else from
+// their Jacobian, here in the plugin process.
 func (s *server) JacobianMul(ctx context.Context, req *pb.JacobianProductRequest) (*pb.Matrix, error) {
 	return s.jacobianProduct(ctx, "JacobianMul", req, false)
 }
@@ -322,6 +325,9 @@ func (s *server) jacobianProduct(ctx context.Context, op string, req *pb.Jacobia
 			return nil, err
 		}
 		jm, ok := framework.AsJacobianMultiplier(g)
+		if sp, single := framework.AsSinglePrecisioner(g); ok && single && req.Single {
+			jm = sp.SinglePrecision()
+		}
 		switch {
 		case ok && trans:
 			return matrixResp(jm.JacobianTMul(ctx, x, v))

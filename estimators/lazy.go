@@ -87,6 +87,15 @@ type Lazy struct {
 	// Problems whose dense form does not fit are solved matrix-free (see
 	// lazy_scale.go).
 	Memory int64
+	// DoublePrecision, when set, keeps the matrix-free solves' Jacobian
+	// products in float64 where the model also has single-precision ones
+	// (framework.SinglePrecisioner), which they use otherwise: about 1.45x
+	// as fast, and their rounding (relative ~1e-7) is far below the
+	// solves' tolerance (energyTol, 1e-2 of the objective's decrease;
+	// the VIs moved by at most 5e-5 of their standard errors). The
+	// penalty search on kernels, the dense solves and the predictions are
+	// in float64 either way (docs/performance.md, Stop 26).
+	DoublePrecision bool
 }
 
 // DefaultFolds is the number of cross-validation folds for lazy's penalty
@@ -107,12 +116,14 @@ func (Lazy) Describe() string {
 // Needs implements framework.Needer: the full model's gradients.
 func (Lazy) Needs() framework.Capabilities { return framework.Capabilities{Gradients: true} }
 
-// Settings implements framework.Configurer: folds, lambda and lazy-mem.
+// Settings implements framework.Configurer: folds, lambda, lazy-mem and
+// lazy-precision.
 func (e Lazy) Settings() []framework.OptionInfo {
 	return []framework.OptionInfo{
 		{Name: "folds", Default: strconv.Itoa(e.folds()), Usage: "cross-validation `folds` for lazy's ridge penalty"},
 		{Name: "lambda", Default: strconv.FormatFloat(e.Lambda, 'g', -1, 64), Usage: "fix lazy's ridge penalty to `L` (0: choose it by cross-validation)"},
 		{Name: "lazy-mem", Default: strconv.FormatInt(int64(e.memory())>>20, 10), Usage: "bound on the memory of lazy's ridge problem per worker, in `MiB` (larger problems are solved matrix-free)"},
+		{Name: "lazy-precision", Default: e.precision(), Usage: "`precision` of the Jacobian products of lazy's matrix-free solves: single (where the backend has them, about 1.45x as fast) or double"},
 	}
 }
 
@@ -138,8 +149,13 @@ func (e Lazy) Configure(settings map[string]string) (framework.Estimator, error)
 				return nil, framework.Usagef("lazy-mem must be a positive number of MiB, got %s", v)
 			}
 			e.Memory = mb << 20
+		case "lazy-precision":
+			if v != "single" && v != "double" {
+				return nil, framework.Usagef("lazy-precision must be single or double, got %s", v)
+			}
+			e.DoublePrecision = v == "double"
 		default:
-			return nil, framework.Usagef("%s is not a setting of estimator lazy (settings: folds, lambda, lazy-mem)", k)
+			return nil, framework.Usagef("%s is not a setting of estimator lazy (settings: folds, lambda, lazy-mem, lazy-precision)", k)
 		}
 	}
 	return e, nil
@@ -150,6 +166,14 @@ func (e Lazy) FixedPenalty() (float64, bool) { return e.Lambda, e.Lambda > 0 }
 
 // MinTrainRows implements framework.TrainRower: two rows per fold.
 func (e Lazy) MinTrainRows() int { return 2 * e.folds() }
+
+// precision is the lazy-precision setting's value.
+func (e Lazy) precision() string {
+	if e.DoublePrecision {
+		return "double"
+	}
+	return "single"
+}
 
 func (e Lazy) folds() int {
 	if e.Folds == 0 {

@@ -119,7 +119,7 @@ func (lz Lazy) heldOutAlpha(ctx context.Context, g framework.Gradienter, x *mat.
 	if !(scale > 0) {
 		return math.Inf(1), nil, 0, 0, nil // no gradient signal: nothing to update
 	}
-	kr, op, err := matrixFreeKrylov(ctx, g, xFit, eFit)
+	kr, op, err := matrixFreeKrylov(ctx, g, xFit, eFit, !lz.DoublePrecision)
 	if err != nil {
 		return 0, nil, 0, 0, fmt.Errorf("penalty search: %w", err)
 	}

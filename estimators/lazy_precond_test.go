@@ -26,7 +26,7 @@ func baselineCarry(t *testing.T, g framework.Gradienter, p *framework.Problem, a
 	for i := range e {
 		e[i] = p.YTrain[i] - base.At(i, 0)
 	}
-	_, _, _, kr, err := matrixFreeSolveKrylov(ctx, g, p.XTrain, e, alpha, energyTol, DefaultMemory, nil)
+	_, _, _, kr, err := matrixFreeSolveKrylov(ctx, g, p.XTrain, e, alpha, energyTol, DefaultMemory, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestLazyPrecondMatchesClosedForm(t *testing.T) {
 				pre := newRitzPrecond(carry, m, alpha)
 				prevErr := math.Inf(1)
 				for _, tau := range []float64{1e-1, energyTol, 1e-4} {
-					w, steps, pcgSteps, flops, err := precondSolve(ctx, g, x, e, alpha, tau, DefaultMemory, pre)
+					w, steps, pcgSteps, flops, err := precondSolve(ctx, g, x, e, alpha, tau, DefaultMemory, pre, false)
 					if err != nil {
 						t.Fatalf("M %d alpha %g %s tau %g: %v", m, alpha, name, tau, err)
 					}
@@ -268,7 +268,7 @@ func TestRitzCarryBounded(t *testing.T) {
 	g := rfMultiplierModel{r}
 	p := problemFor(t, g, 200, 40, 4, 10)
 	m := g.NumParams()
-	op, err := newJacobianOp(ctx, g, p.XTrain, len(p.YTrain))
+	op, err := newJacobianOp(ctx, g, p.XTrain, len(p.YTrain), false)
 	if err != nil {
 		t.Fatal(err)
 	}

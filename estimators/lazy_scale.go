@@ -162,11 +162,11 @@ func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *fram
 		var err error
 		if pre != nil {
 			var pcgSteps int
-			dtheta, steps, pcgSteps, flops, err = precondSolve(ctx, g, x, e, alpha, energyTol, lz.memory(), pre)
+			dtheta, steps, pcgSteps, flops, err = precondSolve(ctx, g, x, e, alpha, energyTol, lz.memory(), pre, !lz.DoublePrecision)
 			stats[statPrecond] = float64(pcgSteps)
 		} else {
 			var kr *krylov
-			dtheta, steps, flops, kr, err = matrixFreeSolveKrylov(ctx, g, x, e, alpha, energyTol, lz.memory(), start)
+			dtheta, steps, flops, kr, err = matrixFreeSolveKrylov(ctx, g, x, e, alpha, energyTol, lz.memory(), start, !lz.DoublePrecision)
 			if err == nil && carry && start == nil {
 				carried = ritzCarry(kr, m)
 			}
@@ -226,8 +226,9 @@ func (lz Lazy) subsampleAlpha(ctx context.Context, g framework.Gradienter, x *ma
 
 // jacobianOp is the primal normal operator Phi^T Phi of the Jacobian Phi
 // of the rows x (vectors of the parameters), by the model's
-// JacobianMultiplier, else by the Jacobian formed once. It counts the
-// flops of its products (productFlops).
+// JacobianMultiplier (its single-precision form when asked for and the
+// model has one), else by the Jacobian formed once. It counts the flops of
+// its products (productFlops).
 type jacobianOp struct {
 	ctx   context.Context
 	jm    framework.JacobianMultiplier
@@ -302,7 +303,8 @@ func (h jacobianOnly) JacobianTMul(_ context.Context, _ mat.Matrix, u *mat.Dense
 // the Gauss-Radau bound on the remaining decrease J(w_k) - J(w*) is at most
 // tau (J(0) - J(w_k)) (solveEnergy). Since J(w_k) - J(w*) = ||Phi (w_k -
 // w*)||^2 + alpha ||w_k - w*||^2, the train predictions' error is then at
-// most sqrt(tau) of the size of the decrease, about the update's.
+// most sqrt(tau) of the size of the decrease, about the update's. Its
+// products are the model's double-precision ones.
 func matrixFreeSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, alpha, tau, mem float64) ([]float64, int, float64, error) {
 	return matrixFreeSolveFrom(ctx, g, x, e, alpha, tau, mem, nil)
 }
@@ -317,14 +319,16 @@ func matrixFreeSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, 
 // start that pays: on digits.csv with the CNN (seed 7, pixels px_4_0 ..
 // px_4_5) the final solves took 8-13 steps instead of 12-16.
 func matrixFreeSolveFrom(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, alpha, tau, mem float64, w0 []float64) ([]float64, int, float64, error) {
-	sol, steps, flops, _, err := matrixFreeSolveKrylov(ctx, g, x, e, alpha, tau, mem, w0)
+	sol, steps, flops, _, err := matrixFreeSolveKrylov(ctx, g, x, e, alpha, tau, mem, w0, false)
 	return sol, steps, flops, err
 }
 
-// matrixFreeSolveKrylov is matrixFreeSolveFrom, also returning the Krylov
-// basis (the baseline's Ritz pairs come from it).
-func matrixFreeSolveKrylov(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, alpha, tau, mem float64, w0 []float64) ([]float64, int, float64, *krylov, error) {
-	op, err := newJacobianOp(ctx, g, x, len(e))
+// matrixFreeSolveKrylov is matrixFreeSolveFrom, on the model's
+// single-precision products when single and it has them (newJacobianOp),
+// also returning the Krylov basis (the baseline's Ritz pairs come from
+// it).
+func matrixFreeSolveKrylov(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, alpha, tau, mem float64, w0 []float64, single bool) ([]float64, int, float64, *krylov, error) {
+	op, err := newJacobianOp(ctx, g, x, len(e), single)
 	if err != nil {
 		return nil, 0, 0, nil, err
 	}
@@ -361,8 +365,8 @@ func notConverged(alpha float64, steps int) error {
 // From the preconditioned iterate instead (the plain solve of its
 // residual, no product more) took more steps: on vi bench linear n 20000
 // x2, 1 + 4 against 1 + 3 from 0.
-func precondSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, alpha, tau, mem float64, pre *ritzPrecond) ([]float64, int, int, float64, error) {
-	op, err := newJacobianOp(ctx, g, x, len(e))
+func precondSolve(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, alpha, tau, mem float64, pre *ritzPrecond, single bool) ([]float64, int, int, float64, error) {
+	op, err := newJacobianOp(ctx, g, x, len(e), single)
 	if err != nil {
 		return nil, 0, 0, 0, err
 	}
@@ -415,9 +419,10 @@ func (o *jacobianOp) residual(e []float64, alpha float64, w0 []float64) ([]float
 // matrixFreeKrylov returns the Krylov solver of the primal ridge normal
 // equations (Phi^T Phi + alpha I) w = Phi^T e of the rows x, for any
 // alpha, on the products of the model's JacobianMultiplier (else of its
-// Jacobian, formed once), and the operator that counts their flops.
-func matrixFreeKrylov(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64) (*krylov, *jacobianOp, error) {
-	op, err := newJacobianOp(ctx, g, x, len(e))
+// Jacobian, formed once; single as for newJacobianOp), and the operator
+// that counts their flops.
+func matrixFreeKrylov(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, single bool) (*krylov, *jacobianOp, error) {
+	op, err := newJacobianOp(ctx, g, x, len(e), single)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -429,10 +434,20 @@ func matrixFreeKrylov(ctx context.Context, g framework.Gradienter, x *mat.Dense,
 }
 
 // newJacobianOp is the operator of the n Jacobian rows of x, on the
-// model's JacobianMultiplier, else on its Jacobian formed once.
-func newJacobianOp(ctx context.Context, g framework.Gradienter, x *mat.Dense, n int) (*jacobianOp, error) {
+// model's JacobianMultiplier, else on its Jacobian formed once. With
+// single, and a model that has them (framework.SinglePrecisioner), the
+// products are its single-precision ones: their rounding, relative ~1e-7
+// of each term, is five orders below what the solves' rule (energyTol)
+// asks for; on highdim n 10000 x1..x16 and linear n 20000 x1..x6 they
+// took the same steps and moved the VIs by at most 4.4e-5 of their
+// standard errors (BenchmarkScalePrecisionRun; docs/performance.md, Stop
+// 26).
+func newJacobianOp(ctx context.Context, g framework.Gradienter, x *mat.Dense, n int, single bool) (*jacobianOp, error) {
 	m := g.NumParams()
 	jm, ok := framework.AsJacobianMultiplier(g)
+	if sp, isSingle := framework.AsSinglePrecisioner(g); ok && single && isSingle {
+		jm = sp.SinglePrecision()
+	}
 	if !ok {
 		j, err := g.Jacobian(ctx, x)
 		if err != nil {

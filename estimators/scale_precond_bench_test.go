@@ -139,14 +139,39 @@ func BenchmarkScalePrecond(b *testing.B) {
 
 // BenchmarkScalePrecondRun is lazy with and without the baseline's Ritz
 // pairs as a preconditioner (precondWhen, lazy_precond.go), as vi bench
-// runs it (framework.Estimate, plain inference, one worker, the baseline
-// with the features): per feature the Krylov steps, whether its solve was
-// preconditioned, seconds, and how far its VI moved in units of its
-// standard error; on highdim n 10000 (x1..x16) and linear n 20000 (all 6
-// features), (200, 100), the MLP's default training:
+// runs it (lazyPair): per feature the Krylov steps, seconds, and how far
+// its VI moved in units of its standard error; on highdim n 10000
+// (x1..x16) and linear n 20000 (all 6 features), (200, 100), the MLP's
+// default training:
 //
 //	go test -run X -bench ScalePrecondRun -benchtime 1x ./estimators
 func BenchmarkScalePrecondRun(b *testing.B) {
+	defer func(w float64) { precondWhen = w }(precondWhen)
+	lazyPair(b, [2]string{"plain", "preconditioner allowed"}, [2]func() Lazy{
+		func() Lazy { precondWhen = math.Inf(1); return Lazy{} },
+		func() Lazy { precondWhen = 0.5; return Lazy{} },
+	})
+}
+
+// BenchmarkScalePrecisionRun is lazy with the matrix-free solves' products
+// in double and in single precision (Lazy.DoublePrecision), as
+// BenchmarkScalePrecondRun:
+//
+//	go test -run X -bench ScalePrecisionRun -benchtime 1x ./estimators
+func BenchmarkScalePrecisionRun(b *testing.B) {
+	lazyPair(b, [2]string{"double", "single"}, [2]func() Lazy{
+		func() Lazy { return Lazy{DoublePrecision: true} },
+		func() Lazy { return Lazy{} },
+	})
+}
+
+// lazyPair runs lazy twice, configured by configs[0] and configs[1], as vi
+// bench runs it (framework.Estimate, plain inference, one worker, the
+// baseline with the features), on highdim n 10000 (x1..x16) and linear n
+// 20000 (all 6 features), (200, 100), and prints per feature the Krylov
+// steps, seconds, VI and how far the second run's VI moved from the
+// first's in units of its standard error.
+func lazyPair(b *testing.B, labels [2]string, configs [2]func() Lazy) {
 	ctx := context.Background()
 	for _, c := range []*scaleProblem{&scaleTrained, &scaleLinearBench} {
 		b.Run(fmt.Sprintf("%s-%d", c.setting, c.n), func(b *testing.B) {
@@ -155,15 +180,13 @@ func BenchmarkScalePrecondRun(b *testing.B) {
 			if len(feats) > 16 {
 				feats = feats[:16]
 			}
-			defer func(w float64) { precondWhen = w }(precondWhen)
 			for b.Loop() {
 				var res [2][]framework.Result
 				var secs [2]float64
-				for i, when := range []float64{math.Inf(1), 0.5} {
-					precondWhen = when
+				for i, config := range configs {
 					start := time.Now()
 					var err error
-					if res[i], err = framework.Estimate(ctx, c.p, measures.MSE(), []framework.Estimator{Lazy{}}, feats, framework.EstimateOptions{Workers: 1, Inference: framework.Plain}); err != nil {
+					if res[i], err = framework.Estimate(ctx, c.p, measures.MSE(), []framework.Estimator{config()}, feats, framework.EstimateOptions{Workers: 1, Inference: framework.Plain}); err != nil {
 						b.Fatal(err)
 					}
 					secs[i] = time.Since(start).Seconds()
@@ -181,11 +204,11 @@ func BenchmarkScalePrecondRun(b *testing.B) {
 					}
 					moved := math.Abs(o.VI-r.VI) / r.SE
 					worst = math.Max(worst, moved)
-					fmt.Printf("%s n %d %s: plain %g steps, %.2f s, VI %.5g (SE %.3g); preconditioner allowed: %g steps, %.2f s, VI %.5g: %.3f SE\n",
-						c.setting, c.n, r.Feature, s[0], r.Seconds, r.VI, r.SE, s[1], o.Seconds, o.VI, moved)
+					fmt.Printf("%s n %d %s: %s %g steps, %.2f s, VI %.5g (SE %.3g); %s: %g steps, %.2f s, VI %.5g: %.2g SE\n",
+						c.setting, c.n, r.Feature, labels[0], s[0], r.Seconds, r.VI, r.SE, labels[1], s[1], o.Seconds, o.VI, moved)
 				}
-				fmt.Printf("%s n %d, %d features and the baseline: plain %g steps, %.2f s; preconditioner allowed %g steps, %.2f s; VIs moved at most %.3f SE\n",
-					c.setting, c.n, len(feats), steps[0], secs[0], steps[1], secs[1], worst)
+				fmt.Printf("%s n %d, %d features and the baseline: %s %g steps, %.2f s; %s %g steps, %.2f s; VIs moved at most %.2g SE\n",
+					c.setting, c.n, len(feats), labels[0], steps[0], secs[0], labels[1], steps[1], secs[1], worst)
 			}
 		})
 	}

@@ -1,11 +1,12 @@
 package framework
 
 // Capability checks. A model's optional interfaces (Gradienter, Kerneler,
-// Grammer, ShiftBatcher, WarmStarter) are found with the As functions
-// below, never with a bare type assertion: a model may have every method
-// and say with its Capabilities which ones work, as the plugin transport's
-// remote model does (one type for every backend, whatever it can do). This
-// is net/http.ResponseController's way with a ResponseWriter's optional
+// Grammer, ShiftBatcher, WarmStarter, JacobianMultiplier,
+// SinglePrecisioner) are found with the As functions below, never with a
+// bare type assertion: a model may have every method and say with its
+// Capabilities which ones work, as the plugin transport's remote model
+// does (one type for every backend, whatever it can do). This is
+// net/http.ResponseController's way with a ResponseWriter's optional
 // interfaces, with Capabilities in place of the errors it returns.
 
 // Capable is the optional interface of a model whose method set is wider
@@ -74,4 +75,12 @@ func AsJacobianMultiplier(m Model) (JacobianMultiplier, bool) {
 // PreparedPredictor is a JacobianMultiplier's option).
 func AsPreparedPredictor(m Model) (PreparedPredictor, bool) {
 	return as[PreparedPredictor](m, func(c Capabilities) bool { return c.Gradients && c.MatrixFree })
+}
+
+// AsSinglePrecisioner returns m as a SinglePrecisioner when it is one and,
+// if it is Capable, its Capabilities include SinglePrecision (with
+// MatrixFree and Gradients: a SinglePrecisioner is a JacobianMultiplier's
+// option).
+func AsSinglePrecisioner(m Model) (SinglePrecisioner, bool) {
+	return as[SinglePrecisioner](m, func(c Capabilities) bool { return c.Gradients && c.MatrixFree && c.SinglePrecision })
 }

@@ -95,3 +95,27 @@ func TestAsJacobianMultiplier(t *testing.T) {
 		}
 	}
 }
+
+// withSingle is withProducts with a single-precision view.
+type withSingle struct{ withProducts }
+
+func (s withSingle) SinglePrecision() framework.JacobianMultiplier { return s.withProducts }
+
+// AsSinglePrecisioner needs SinglePrecision with MatrixFree and Gradients
+// from a Capable model, and the method from any.
+func TestAsSinglePrecisioner(t *testing.T) {
+	all := framework.Capabilities{Gradients: true, MatrixFree: true, SinglePrecision: true}
+	for _, tc := range []struct {
+		m    framework.Model
+		want bool
+	}{
+		{withProducts{capable{caps: all}}, false},
+		{withSingle{withProducts{capable{caps: framework.Capabilities{Gradients: true, MatrixFree: true}}}}, false},
+		{withSingle{withProducts{capable{caps: framework.Capabilities{Gradients: true, SinglePrecision: true}}}}, false},
+		{withSingle{withProducts{capable{caps: all}}}, true},
+	} {
+		if _, got := framework.AsSinglePrecisioner(tc.m); got != tc.want {
+			t.Errorf("%T %+v: AsSinglePrecisioner = %v, want %v", tc.m, tc.m, got, tc.want)
+		}
+	}
+}

@@ -128,6 +128,24 @@ type JacobianMultiplier interface {
 	JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*mat.Dense, error)
 }
 
+// SinglePrecisioner is the optional interface of a JacobianMultiplier
+// whose products have a faster single-precision form. SinglePrecision
+// returns a JacobianMultiplier of the same Jacobian whose products may be
+// computed in float32 arithmetic (inputs rounded to float32, sums
+// accumulated in float32 within the matrix products, results returned as
+// float64): an element of Phi(x) V then differs from the exact one by at
+// most about k eps32 sum_j |Phi_ij| |V_jc| (eps32 = 2^-24, k the length of
+// the longest sum, a layer's width or the rows n for Phi^T U), relative
+// error ~1e-7 per term where the float64 products have ~1e-16. A product
+// computed in float64 meets that bound too, so a model may serve some of
+// its products (a task without a single-precision form) in double
+// precision. The lazy estimator's matrix-free Krylov solves use it by
+// default (their stopping rule asks for 1e-2 of the objective's decrease);
+// its penalty search on kernels and its predictions stay in float64.
+type SinglePrecisioner interface {
+	SinglePrecision() JacobianMultiplier
+}
+
 // JacobianProducts is JacobianMul (trans false) or JacobianTMul (trans
 // true) from the Jacobian, whatever g implements: the fallback a backend
 // with a small Jacobian may serve as its JacobianMultiplier.
@@ -260,6 +278,9 @@ type Capabilities struct {
 	// MatrixFree: models implement JacobianMultiplier (products with the
 	// Jacobian without forming it).
 	MatrixFree bool
+	// SinglePrecision: models' JacobianMultiplier is a SinglePrecisioner
+	// (products in float32 arithmetic, faster).
+	SinglePrecision bool
 }
 
 // OptionInfo describes one backend option for `vi backends` and usage text.

@@ -16,9 +16,10 @@ type Backend struct{}
 var _ framework.Backend = Backend{}
 
 // Capabilities reports gradients, the structured kernel, binary and
-// multiclass classification, warm starts and matrix-free Jacobian products.
+// multiclass classification, warm starts and matrix-free Jacobian products
+// (with a single-precision form).
 func (Backend) Capabilities() framework.Capabilities {
-	return framework.Capabilities{Gradients: true, Kernel: true, Classification: true, Multiclass: true, WarmStart: true, Persist: true, MatrixFree: true}
+	return framework.Capabilities{Gradients: true, Kernel: true, Classification: true, Multiclass: true, WarmStart: true, Persist: true, MatrixFree: true, SinglePrecision: true}
 }
 
 // Options lists the recognised ModelSpec.Options keys with their defaults.

@@ -5,7 +5,9 @@ import (
 	"fmt"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/backends/internal/nn"
@@ -28,10 +30,11 @@ var _ framework.JacobianMultiplier = (*Model)(nil)
 
 // JacobianMul returns Phi(x) V for V of M x p (framework.JacobianMultiplier).
 func (md *Model) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
-	acts, deltas, n, err := md.productArgs(ctx, "JacobianMul", x, v, md.m)
+	_, e, n, err := md.productArgs(ctx, "JacobianMul", x, v, md.m)
 	if err != nil {
 		return nil, err
 	}
+	acts, deltas := e.acts, e.deltas
 	_, p := v.Dims()
 	out := mat.NewDense(n, p, nil)
 	col := make([]float64, md.m)
@@ -78,10 +81,11 @@ func (md *Model) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*
 // JacobianTMul returns Phi(x)^T U for U of (n K) x p
 // (framework.JacobianMultiplier).
 func (md *Model) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*mat.Dense, error) {
-	acts, deltas, n, err := md.productArgs(ctx, "JacobianTMul", x, u, -1)
+	_, e, n, err := md.productArgs(ctx, "JacobianTMul", x, u, -1)
 	if err != nil {
 		return nil, err
 	}
+	acts, deltas := e.acts, e.deltas
 	_, p := u.Dims()
 	out := mat.NewDense(md.m, p, nil)
 	a := make([]float64, n)
@@ -100,7 +104,7 @@ func (md *Model) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (
 		if acts.prob != nil {
 			md.softmaxVJP(ps, acts, a, g)
 		} else {
-			scratch = md.jacobianTVec(acts, deltas, a, g, scratch)
+			scratch = md.jacobianTVec(acts, deltas, a, g, scratch, true)
 		}
 		out.SetCol(c, g)
 	}
@@ -108,30 +112,38 @@ func (md *Model) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (
 }
 
 // productArgs checks a product's arguments (rows of v: want, or the
-// Jacobian's rows when want < 0) and returns the signals of x and the
-// Jacobian's rows.
-func (md *Model) productArgs(ctx context.Context, op string, x mat.Matrix, v *mat.Dense, want int) (*activations, []blas64.General, int, error) {
+// Jacobian's rows when want < 0) and returns x's rows, their memo entry
+// (signals) and the Jacobian's rows.
+func (md *Model) productArgs(ctx context.Context, op string, x mat.Matrix, v *mat.Dense, want int) (blas64.General, signalsEntry, int, error) {
 	if err := md.ready(ctx); err != nil {
-		return nil, nil, 0, err
+		return blas64.General{}, signalsEntry{}, 0, err
 	}
 	xg, err := md.input(x)
 	if err != nil {
-		return nil, nil, 0, err
+		return blas64.General{}, signalsEntry{}, 0, err
 	}
 	n := xg.Rows * md.head.RowsPerSample()
 	if want < 0 {
 		want = n
 	}
 	if r, c := v.Dims(); r != want || c < 1 {
-		return nil, nil, 0, fmt.Errorf("mlp: %s: %d x %d vectors, want %d rows", op, r, c, want)
+		return blas64.General{}, signalsEntry{}, 0, fmt.Errorf("mlp: %s: %d x %d vectors, want %d rows", op, r, c, want)
 	}
-	acts, deltas := md.signalsOf(xg)
-	return acts, deltas, n, nil
+	return xg, md.entryOf(xg), n, nil
 }
 
-// jacobianTVec writes Phi^T a into out (len M, zero on entry) from the signals, using
-// scratch (returned, grown as needed) for Delta's scaled rows.
-func (md *Model) jacobianTVec(acts *activations, deltas []blas64.General, a, out, scratch []float64) []float64 {
+// jacobianTVec writes Phi^T a into out (len M, zero on entry) from the
+// signals, using scratch (returned, grown as needed) for Delta's rows
+// scaled by a. With transposed, the scaled Delta is written transposed
+// (out x n) and dW = (Delta^T diag(a)) A is gonum's NoTrans x NoTrans
+// product instead of the Trans x NoTrans one on Delta as it is stored:
+// twice as fast on dense operands of highdim n 10000's shapes (n 6667,
+// 100 -> 200 and 200 -> 100: 14-15 GFLOP/s against 6.8-8.3 on two
+// threads), 10% on the real signals, whose zeros (ReLU) both kernels
+// skip (Phi^T u 32 -> 29 ms; docs/performance.md, Stop 26). The products
+// (JacobianTMul) use it; the kernel's JacobianTVec keeps the order its
+// sums had, so that the dense path's numbers stay what they were.
+func (md *Model) jacobianTVec(acts *activations, deltas []blas64.General, a, out, scratch []float64, transposed bool) []float64 {
 	if acts.prob != nil {
 		md.softmaxVJP(newParams(md.layers, md.trained.Theta), acts, a, out)
 		return scratch
@@ -142,6 +154,20 @@ func (md *Model) jacobianTVec(acts *activations, deltas []blas64.General, a, out
 		src := deltas[l]
 		if need := n * src.Cols; cap(scratch) < need {
 			scratch = make([]float64, need)
+		}
+		if transposed {
+			dt := blas64.General{Rows: src.Cols, Cols: n, Stride: n, Data: scratch[:n*src.Cols]}
+			for i := 0; i < n; i++ {
+				for o, v := range src.Data[i*src.Stride : i*src.Stride+src.Cols] {
+					dt.Data[o*n+i] = v * a[i]
+				}
+			}
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, dt, rowsOf(acts.acts[l], n), 0, ly.weights(out))
+			b := ly.bias(out)
+			for o := range b {
+				b[o] = floats.Sum(dt.Data[o*n : (o+1)*n])
+			}
+			continue
 		}
 		d := blas64.General{Rows: n, Cols: src.Cols, Stride: src.Cols, Data: scratch[:n*src.Cols]}
 		for i := 0; i < n; i++ {
@@ -154,4 +180,150 @@ func (md *Model) jacobianTVec(acts *activations, deltas []blas64.General, a, out
 		nn.ColSums(ly.bias(out), d)
 	}
 	return scratch
+}
+
+var _ framework.SinglePrecisioner = (*Model)(nil)
+
+// SinglePrecision returns the model's Jacobian products in single
+// precision (framework.SinglePrecisioner): the same products from float32
+// copies of the memoised signals (converted once per memo entry, their
+// bytes counted in its budget) by blas32.Gemm: a product pair at highdim
+// n 10000 (200, 100) in 48 ms instead of JacobianMul's and JacobianTMul's
+// 70 (Stop 26 of docs/performance.md). A
+// multiclass model's products (a forward and a backward pass per vector)
+// stay in float64.
+func (md *Model) SinglePrecision() framework.JacobianMultiplier { return single{md} }
+
+// single is the model's single-precision products (SinglePrecision). In
+// Phi v, a layer's T = A_l W_v^T + 1 b_v^T is a float32 product (inputs
+// rounded to float32, sums of the layer's in terms accumulated in float32)
+// and its rows' dots with Delta_l are summed in float64; in Phi^T u,
+// Delta_l's rows are scaled by u in float32 and dW = (Delta_l^T diag(u))
+// A_l is a float32 product over the n rows (db summed in float64).
+type single struct{ md *Model }
+
+// JacobianMul returns Phi(x) V in single precision.
+func (s single) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
+	md := s.md
+	xg, e, n, err := md.productArgs(ctx, "JacobianMul", x, v, md.m)
+	if err != nil {
+		return nil, err
+	}
+	if e.acts.prob != nil {
+		return md.JacobianMul(ctx, x, v)
+	}
+	sg := md.singleOf(xg, e)
+	_, p := v.Dims()
+	out := mat.NewDense(n, p, nil)
+	col := make([]float64, md.m)
+	acc := make([]float64, n)
+	var t, w []float32
+	for c := 0; c < p; c++ {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("mlp: JacobianMul: %w", err)
+		}
+		mat.Col(col, c, v)
+		clear(acc)
+		for l, ly := range md.layers {
+			if cap(t) < n*ly.out {
+				t = make([]float32, n*ly.out)
+			}
+			if cap(w) < ly.out*ly.in {
+				w = make([]float32, ly.out*ly.in)
+			}
+			wg := blas32.General{Rows: ly.out, Cols: ly.in, Stride: ly.in, Data: w[:ly.out*ly.in]}
+			for k, x := range ly.weights(col).Data {
+				wg.Data[k] = float32(x)
+			}
+			// T = A_l W^T + 1 b^T (n x out), then row i's dot with Delta_l[i].
+			tg := blas32.General{Rows: n, Cols: ly.out, Stride: ly.out, Data: t[:n*ly.out]}
+			b := tg.Data[:ly.out]
+			for o, x := range ly.bias(col) {
+				b[o] = float32(x)
+			}
+			for i := 1; i < n; i++ {
+				copy(tg.Data[i*ly.out:(i+1)*ly.out], b)
+			}
+			blas32.Gemm(blas.NoTrans, blas.Trans, 1, rowsOf32(sg.acts[l], n), wg, 1, tg)
+			d := sg.deltas[l]
+			for i := range acc {
+				sum := 0.0
+				trow := tg.Data[i*ly.out : (i+1)*ly.out]
+				for o, dv := range d.Data[i*d.Stride : i*d.Stride+ly.out] {
+					sum += float64(dv) * float64(trow[o])
+				}
+				acc[i] += sum
+			}
+		}
+		out.SetCol(c, acc)
+	}
+	return out, nil
+}
+
+// JacobianTMul returns Phi(x)^T U in single precision.
+func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*mat.Dense, error) {
+	md := s.md
+	xg, e, n, err := md.productArgs(ctx, "JacobianTMul", x, u, -1)
+	if err != nil {
+		return nil, err
+	}
+	if e.acts.prob != nil {
+		return md.JacobianTMul(ctx, x, u)
+	}
+	sg := md.singleOf(xg, e)
+	_, p := u.Dims()
+	out := mat.NewDense(md.m, p, nil)
+	a := make([]float32, n)
+	g := make([]float64, md.m)
+	var dt, w []float32
+	for c := 0; c < p; c++ {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("mlp: JacobianTMul: %w", err)
+		}
+		for i := range a {
+			a[i] = float32(u.At(i, c))
+		}
+		for l, ly := range md.layers {
+			// Delta_l^T diag(a), out x n, then dW = it times A_l
+			// (NoTrans x NoTrans: see jacobianTVec).
+			if cap(dt) < n*ly.out {
+				dt = make([]float32, n*ly.out)
+			}
+			if cap(w) < ly.out*ly.in {
+				w = make([]float32, ly.out*ly.in)
+			}
+			d := sg.deltas[l]
+			dg := blas32.General{Rows: ly.out, Cols: n, Stride: n, Data: dt[:n*ly.out]}
+			for i, ai := range a {
+				for o, v := range d.Data[i*d.Stride : i*d.Stride+ly.out] {
+					dg.Data[o*n+i] = v * ai
+				}
+			}
+			wg := blas32.General{Rows: ly.out, Cols: ly.in, Stride: ly.in, Data: w[:ly.out*ly.in]}
+			blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, dg, rowsOf32(sg.acts[l], n), 0, wg)
+			for k, x := range wg.Data {
+				g[ly.w+k] = float64(x)
+			}
+			for o := 0; o < ly.out; o++ {
+				sum := 0.0
+				for _, x := range dg.Data[o*n : (o+1)*n] {
+					sum += float64(x)
+				}
+				g[ly.b+o] = sum
+			}
+		}
+		out.SetCol(c, g)
+	}
+	return out, nil
+}
+
+// rowsOf32 returns the first n rows of g.
+func rowsOf32(g blas32.General, n int) blas32.General {
+	g.Rows = n
+	if n == 0 {
+		g.Data = g.Data[:0]
+		return g
+	}
+	g.Data = g.Data[:(n-1)*g.Stride+g.Cols]
+	return g
 }

@@ -1,7 +1,9 @@
 package mlp
 
 import (
+	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -58,5 +60,156 @@ func TestJacobianProducts(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestSinglePrecisionProducts compares the single-precision products with
+// the double ones within the bound of their arithmetic: an element of
+// Phi v differs by at most gamma_K (|Phi| |v|)_i, gamma_K = K u / (1 - K
+// u) with u = 2^-24, where K counts the roundings on a term's way (its
+// three float32 inputs, its product, the float32 sum of the layer's in
+// terms, and one more for the float64 sums), K = max in + 5; for Phi^T u
+// likewise with the n rows in the float32 sum (and the product D u),
+// K = n + 6. The double products are exact to 1e-10 (TestJacobianProducts),
+// far inside that. The difference must not be zero (the products did run
+// in float32). A multiclass model's products are its double ones.
+func TestSinglePrecisionProducts(t *testing.T) {
+	const u32 = 0x1p-24
+	gamma := func(k int) float64 { return float64(k) * u32 / (1 - float64(k)*u32) }
+	for _, task := range append(tasks, framework.Multiclass) {
+		for _, hidden := range []string{"8", "6,5,3", "40,20"} {
+			t.Run(task.String()+"/"+hidden, func(t *testing.T) {
+				md, x := smallProblem(t, task, hidden, 120)
+				sp, ok := framework.AsSinglePrecisioner(md)
+				if !ok {
+					t.Fatal("the model is not a SinglePrecisioner")
+				}
+				s := sp.SinglePrecision()
+				j, err := md.Jacobian(ctx, x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows, m := j.Dims()
+				var absJ mat.Dense
+				absJ.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, j)
+				rng := rand.New(rand.NewPCG(5, 9))
+				v := mat.NewDense(m, 2, nil)
+				w := mat.NewDense(rows, 2, nil)
+				for _, d := range []*mat.Dense{v, w} {
+					raw := d.RawMatrix().Data
+					for i := range raw {
+						raw[i] = rng.NormFloat64()
+					}
+				}
+				maxIn := 0
+				for _, ly := range md.layers {
+					maxIn = max(maxIn, ly.in)
+				}
+				for _, tc := range []struct {
+					name string
+					phi  mat.Matrix // |Phi| or its transpose
+					arg  *mat.Dense
+					k    int
+					mul  func(framework.JacobianMultiplier) (*mat.Dense, error)
+				}{
+					{"JacobianMul", &absJ, v, maxIn + 5, func(jm framework.JacobianMultiplier) (*mat.Dense, error) { return jm.JacobianMul(ctx, x, v) }},
+					{"JacobianTMul", absJ.T(), w, rows + 6, func(jm framework.JacobianMultiplier) (*mat.Dense, error) { return jm.JacobianTMul(ctx, x, w) }},
+				} {
+					want, err := tc.mul(md)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := tc.mul(s)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if task == framework.Multiclass {
+						if !mat.Equal(got, want) {
+							t.Errorf("%s: a multiclass model's single-precision products are not its double ones", tc.name)
+						}
+						continue
+					}
+					var absArg, bound mat.Dense
+					absArg.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, tc.arg)
+					bound.Mul(tc.phi, &absArg)
+					bound.Scale(gamma(tc.k), &bound)
+					r, c := want.Dims()
+					worst, nonzero := 0.0, false
+					for i := 0; i < r; i++ {
+						for col := 0; col < c; col++ {
+							d := math.Abs(got.At(i, col) - want.At(i, col))
+							nonzero = nonzero || d > 0
+							if b := bound.At(i, col); d > b {
+								t.Errorf("%s[%d, %d]: single %v, double %v: difference %g above the bound %g", tc.name, i, col, got.At(i, col), want.At(i, col), d, b)
+							} else if b > 0 {
+								worst = max(worst, d/b)
+							}
+						}
+					}
+					if !nonzero {
+						t.Errorf("%s: the single-precision products equal the double ones", tc.name)
+					}
+					t.Logf("%s: largest difference %.3g of its bound", tc.name, worst)
+				}
+			})
+		}
+	}
+}
+
+// TestSingleMemo checks that the float32 copies are made once per memo
+// entry and charged to its budget: half the bytes of the float64 signals
+// they copy (the input, activations and deltas; not the outputs).
+func TestSingleMemo(t *testing.T) {
+	md, x := smallProblem(t, framework.Regression, "5,4", 40)
+	md.memo.Clear()
+	s := md.SinglePrecision()
+	v := mat.NewDense(md.m, 1, nil)
+	v.Set(3, 0, 1)
+	if _, err := md.JacobianMul(ctx, x, v); err != nil {
+		t.Fatal(err)
+	}
+	before := md.memo.Bytes()
+	if _, err := s.JacobianMul(ctx, x, v); err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, ly := range md.layers {
+		want += 4 * 40 * (ly.in + ly.out)
+	}
+	if got := md.memo.Bytes() - before; got != want {
+		t.Errorf("the float32 copies charged %d bytes, want %d", got, want)
+	}
+	after := md.memo.Bytes()
+	if _, err := s.JacobianMul(ctx, x, v); err != nil {
+		t.Fatal(err)
+	}
+	if md.memo.Bytes() != after || md.memo.Len() != 1 {
+		t.Errorf("a second single-precision product: %d bytes in %d entries, want %d in 1", md.memo.Bytes(), md.memo.Len(), after)
+	}
+	// Concurrent first uses (run with -race) convert and charge once and
+	// give the same products.
+	md.memo.Clear()
+	u := mat.NewDense(40, 1, nil)
+	u.Set(5, 0, 1)
+	res := make([]*mat.Dense, 4)
+	var wg sync.WaitGroup
+	for g := range res {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			if res[g], err = s.JacobianTMul(ctx, mat.DenseCopyOf(x), u); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for g := 1; g < len(res); g++ {
+		if res[g] == nil || !mat.Equal(res[g], res[0]) {
+			t.Fatalf("concurrent single-precision products differ")
+		}
+	}
+	if md.memo.Bytes() != after || md.memo.Len() != 1 {
+		t.Errorf("concurrent first uses: %d bytes in %d entries, want %d in 1", md.memo.Bytes(), md.memo.Len(), after)
 	}
 }

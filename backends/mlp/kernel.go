@@ -60,7 +60,7 @@ func (md *Model) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([
 	}
 	acts, deltas := md.signalsOf(xg)
 	out := make([]float64, md.m)
-	md.jacobianTVec(acts, deltas, a, out, nil)
+	md.jacobianTVec(acts, deltas, a, out, nil, false)
 	return out, nil
 }
 

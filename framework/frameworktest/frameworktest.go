@@ -36,6 +36,10 @@
 //     too, when Capabilities().Multiclass: K rows per sample); a model that
 //     is also a framework.PreparedPredictor predicts by PredictPrepared
 //     exactly what Predict does, and the products are checked after it.
+//     With Capabilities().SinglePrecision the model is also a
+//     framework.SinglePrecisioner whose products agree with J V and J^T U
+//     to 1e-4 of the largest element of |J| |V| (|J|^T |U|): float32's
+//     rounding, 6e-8, over up to about a thousand roundings a term.
 //   - Multiclass, when Capabilities().Multiclass, and WarmStart, when
 //     Capabilities().WarmStart: see multiclass.go.
 //   - Plugin: every check above again, on the backend served over
@@ -548,6 +552,45 @@ func checkMatrixFree(t tb, b framework.Backend, c *config, task framework.Task) 
 	want.Reset()
 	want.Mul(j.T(), u)
 	checkClose(t, "JacobianTMul against J^T U", got, &want)
+	if b.Capabilities().SinglePrecision {
+		checkSingle(t, m, x1, j, v, u)
+	}
+}
+
+// checkSingle: the model's single-precision products are J V and J^T U to
+// 1e-4 of the largest element of |J| |V| and |J|^T |U|.
+func checkSingle(t tb, m framework.Model, x *mat.Dense, j, v, u *mat.Dense) {
+	sp, ok := framework.AsSinglePrecisioner(m)
+	if !ok {
+		t.Fatalf("Capabilities say SinglePrecision, but the model (%T) is not a framework.SinglePrecisioner", m)
+	}
+	s := sp.SinglePrecision()
+	ctx := context.Background()
+	abs := func(a mat.Matrix) *mat.Dense {
+		var d mat.Dense
+		d.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, a)
+		return &d
+	}
+	for _, tc := range []struct {
+		name string
+		jt   mat.Matrix
+		w    *mat.Dense
+		mul  func(context.Context, mat.Matrix, *mat.Dense) (*mat.Dense, error)
+	}{
+		{"JacobianMul", j, v, s.JacobianMul},
+		{"JacobianTMul", j.T(), u, s.JacobianTMul},
+	} {
+		got, err := tc.mul(ctx, x, tc.w)
+		if err != nil {
+			t.Fatalf("single-precision %s: %v", tc.name, err)
+		}
+		var want, scale mat.Dense
+		want.Mul(tc.jt, tc.w)
+		scale.Mul(abs(tc.jt), abs(tc.w))
+		if d := maxAbsDiff(got, &want); !(d <= 1e-4*mat.Max(&scale)) {
+			t.Errorf("single-precision %s: largest difference %.3g, above 1e-4 of %.3g", tc.name, d, mat.Max(&scale))
+		}
+	}
 }
 
 // checkPrepared: PredictPrepared(x) is Predict(x) to the bit (x a fresh

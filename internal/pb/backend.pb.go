@@ -312,8 +312,12 @@ type CapabilitiesResponse struct {
 	// models with gradients: matrix-free when matrix_free, else from the
 	// Jacobian in the plugin process).
 	JacobianProducts bool `protobuf:"varint,12,opt,name=jacobian_products,json=jacobianProducts,proto3" json:"jacobian_products,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// single_precision: the backend's models have single-precision Jacobian
+	// products (framework.Capabilities.SinglePrecision), served for a
+	// JacobianProductRequest with single set.
+	SinglePrecision bool `protobuf:"varint,13,opt,name=single_precision,json=singlePrecision,proto3" json:"single_precision,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *CapabilitiesResponse) Reset() {
@@ -419,6 +423,13 @@ func (x *CapabilitiesResponse) GetMatrixFree() bool {
 func (x *CapabilitiesResponse) GetJacobianProducts() bool {
 	if x != nil {
 		return x.JacobianProducts
+	}
+	return false
+}
+
+func (x *CapabilitiesResponse) GetSinglePrecision() bool {
+	if x != nil {
+		return x.SinglePrecision
 	}
 	return false
 }
@@ -1034,12 +1045,16 @@ func (x *JacobianTVecRequest) GetA() *Vector {
 // JacobianProductRequest asks for Phi(x) v (JacobianMul: v is M x p) or
 // Phi(x)^T v (JacobianTMul: v is (n K) x p): a batch of p vectors, the
 // columns of v, in one round trip. Servers that advertise
-// jacobian_products serve it.
+// jacobian_products serve it. With single, a server whose backend
+// advertises single_precision computes the products in single precision
+// (framework.SinglePrecisioner); other servers ignore it and compute them
+// in double precision, which meets single's accuracy too.
 type JacobianProductRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	ModelId       uint64                 `protobuf:"varint,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
 	X             *Matrix                `protobuf:"bytes,2,opt,name=x,proto3" json:"x,omitempty"`
 	V             *Matrix                `protobuf:"bytes,3,opt,name=v,proto3" json:"v,omitempty"`
+	Single        bool                   `protobuf:"varint,4,opt,name=single,proto3" json:"single,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1093,6 +1108,13 @@ func (x *JacobianProductRequest) GetV() *Matrix {
 		return x.V
 	}
 	return nil
+}
+
+func (x *JacobianProductRequest) GetSingle() bool {
+	if x != nil {
+		return x.Single
+	}
+	return false
 }
 
 // Shift is one prediction at shifted parameters: on x at theta + dtheta,
@@ -1581,7 +1603,7 @@ const file_backend_proto_rawDesc = "" +
 	"\x04skew\x18\x02 \x01(\rR\x04skew\"\x1c\n" +
 	"\x06Vector\x12\x12\n" +
 	"\x04data\x18\x01 \x03(\x01R\x04data\"\a\n" +
-	"\x05Empty\"\x85\x03\n" +
+	"\x05Empty\"\xb0\x03\n" +
 	"\x14CapabilitiesResponse\x12\x1c\n" +
 	"\tgradients\x18\x01 \x01(\bR\tgradients\x12\x16\n" +
 	"\x06kernel\x18\x02 \x01(\bR\x06kernel\x12&\n" +
@@ -1599,7 +1621,8 @@ const file_backend_proto_rawDesc = "" +
 	" \x01(\bR\apersist\x12\x1f\n" +
 	"\vmatrix_free\x18\v \x01(\bR\n" +
 	"matrixFree\x12+\n" +
-	"\x11jacobian_products\x18\f \x01(\bR\x10jacobianProductsJ\x04\b\a\x10\bR\n" +
+	"\x11jacobian_products\x18\f \x01(\bR\x10jacobianProducts\x12)\n" +
+	"\x10single_precision\x18\r \x01(\bR\x0fsinglePrecisionJ\x04\b\a\x10\bR\n" +
 	"dual_shift\"[\n" +
 	"\n" +
 	"OptionInfo\x12\x12\n" +
@@ -1649,11 +1672,12 @@ const file_backend_proto_rawDesc = "" +
 	"\x13JacobianTVecRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
-	"\x01a\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01a\"\x85\x01\n" +
+	"\x01a\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01a\"\x9d\x01\n" +
 	"\x16JacobianProductRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
-	"\x01v\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01v\"\xc0\x01\n" +
+	"\x01v\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01v\x12\x16\n" +
+	"\x06single\x18\x04 \x01(\bR\x06single\"\xc0\x01\n" +
 	"\x05Shift\x12'\n" +
 	"\x01x\x18\x01 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x121\n" +
 	"\x06dtheta\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x06dtheta\x122\n" +

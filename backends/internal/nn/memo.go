@@ -246,6 +246,30 @@ func (m *Memo[V]) Put(k MemoKey, xc blas64.General, v V, size int) {
 	defer m.mu.Unlock()
 	m.entries = append(m.entries, &memoEntry[V]{hash: k.hash, x: xc, v: v, size: size, src: k.src})
 	m.bytes += size
+	m.evict()
+}
+
+// Charge adds bytes to the size of x's entry, for values derived from it
+// later (the mlp's float32 copies of its signals, made on first use),
+// evicting the least recently used entries over the budget as Put does
+// (x's own last: Charge makes it the most recently used). It does nothing
+// when x is not in the memo.
+func (m *Memo[V]) Charge(x blas64.General, bytes int) {
+	hash := hashOf(x)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := m.find(hash, x)
+	if e == nil {
+		return
+	}
+	e.size += bytes
+	m.bytes += bytes
+	m.evict()
+}
+
+// evict drops the least recently used entries while the memo is over its
+// budget.
+func (m *Memo[V]) evict() {
 	drop := 0
 	for m.bytes > MemoBudget {
 		m.bytes -= m.entries[drop].size

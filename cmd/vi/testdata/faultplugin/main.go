@@ -155,6 +155,27 @@ func (m model) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*m
 	return m.m.JacobianTMul(ctx, x, u)
 }
 
+// SinglePrecision: the model's single-precision products, counted under
+// the same names as its double ones.
+func (m model) SinglePrecision() framework.JacobianMultiplier {
+	return single{m.m.SinglePrecision(), m.f}
+}
+
+type single struct {
+	jm framework.JacobianMultiplier
+	f  *faults
+}
+
+func (s single) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
+	s.f.enter("JacobianMul")
+	return s.jm.JacobianMul(ctx, x, v)
+}
+
+func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*mat.Dense, error) {
+	s.f.enter("JacobianTMul")
+	return s.jm.JacobianTMul(ctx, x, u)
+}
+
 func (m model) SaveState(ctx context.Context) ([]byte, error) {
 	m.f.enter("Save")
 	return m.m.SaveState(ctx)
@@ -171,5 +192,6 @@ var (
 	_ framework.WarmStarter        = model{}
 	_ framework.FitReporter        = model{}
 	_ framework.JacobianMultiplier = model{}
+	_ framework.SinglePrecisioner  = model{}
 	_ framework.Persister          = model{}
 )

@@ -19,7 +19,7 @@ DESCRIPTOR = _descriptor.FileDescriptor(
   name='lazyvi_torch/pb/backend.proto',
   package='lazyvi.backend.v1',
   syntax='proto3',
-  serialized_pb=_b('\n\x1dlazyvi_torch/pb/backend.proto\x12\x11lazyvi.backend.v1\"|\n\x06Matrix\x12\x0c\n\x04rows\x18\x01 \x01(\x03\x12\x0c\n\x04\x63ols\x18\x02 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x03 \x03(\x01\x12\x0b\n\x03key\x18\x04 \x01(\x0c\x12\r\n\x05upper\x18\x05 \x01(\x08\x12,\n\x06layout\x18\x06 \x01(\x0b\x32\x1c.lazyvi.backend.v1.RowLayout\"(\n\tRowLayout\x12\r\n\x05phase\x18\x01 \x01(\r\x12\x0c\n\x04skew\x18\x02 \x01(\r\"\x16\n\x06Vector\x12\x0c\n\x04\x64\x61ta\x18\x01 \x03(\x01\"\x07\n\x05\x45mpty\"\x85\x02\n\x14\x43\x61pabilitiesResponse\x12\x11\n\tgradients\x18\x01 \x01(\x08\x12\x0e\n\x06kernel\x18\x02 \x01(\x08\x12\x16\n\x0e\x63lassification\x18\x03 \x01(\x08\x12\x12\n\nmulticlass\x18\x04 \x01(\x08\x12\x12\n\nwarm_start\x18\x05 \x01(\x08\x12\x14\n\x0cmatrix_cache\x18\x06 \x01(\x08\x12\x0c\n\x04gram\x18\x08 \x01(\x08\x12\x13\n\x0bshift_batch\x18\t \x01(\x08\x12\x0f\n\x07persist\x18\n \x01(\x08\x12\x13\n\x0bmatrix_free\x18\x0b \x01(\x08\x12\x19\n\x11jacobian_products\x18\x0c \x01(\x08J\x04\x08\x07\x10\x08R\ndual_shift\"@\n\nOptionInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rdefault_value\x18\x02 \x01(\t\x12\r\n\x05usage\x18\x03 \x01(\t\"A\n\x0fOptionsResponse\x12.\n\x07options\x18\x01 \x03(\x0b\x32\x1d.lazyvi.backend.v1.OptionInfo\"\xc0\x01\n\x0fNewModelRequest\x12\x0c\n\x04task\x18\x01 \x01(\x05\x12\x0e\n\x06inputs\x18\x02 \x01(\x03\x12\x0c\n\x04seed\x18\x03 \x01(\x03\x12@\n\x07options\x18\x04 \x03(\x0b\x32/.lazyvi.backend.v1.NewModelRequest.OptionsEntry\x12\x0f\n\x07\x63lasses\x18\x05 \x01(\x03\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x1c\n\x08ModelRef\x12\x10\n\x08model_id\x18\x01 \x01(\x04\"j\n\nFitRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01y\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"k\n\x0b\x46itResponse\x12\x10\n\x08reported\x18\x01 \x01(\x08\x12\x0e\n\x06\x65pochs\x18\x02 \x01(\x03\x12\x12\n\nstopped_by\x18\x03 \x01(\t\x12\x12\n\nvalid_rows\x18\x04 \x01(\x03\x12\x12\n\nvalid_loss\x18\x05 \x01(\x01\"G\n\rMatrixRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\"z\n\x15PredictShiftedRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12)\n\x06\x64theta\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"\x84\x01\n\rKernelRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12%\n\x02x1\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12%\n\x02x2\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12\x13\n\x0b\x61llow_upper\x18\x04 \x01(\x08\"s\n\x13JacobianTVecRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x61\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"v\n\x16JacobianProductRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01v\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\"\xaa\x01\n\x05Shift\x12$\n\x01x\x18\x01 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12)\n\x06\x64theta\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12*\n\x07x_train\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x61\x18\x04 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"R\n\x14PredictShiftsRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12(\n\x06shifts\x18\x02 \x03(\x0b\x32\x18.lazyvi.backend.v1.Shift\"A\n\x15PredictShiftsResponse\x12(\n\x05preds\x18\x01 \x03(\x0b\x32\x19.lazyvi.backend.v1.Matrix\"k\n\x0bGramRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x65\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"N\n\x0cGramResponse\x12\t\n\x01n\x18\x01 \x01(\x03\x12\r\n\x05upper\x18\x02 \x03(\x01\x12$\n\x01\x62\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"\x8d\x01\n\x10WarmStartRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01y\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12\r\n\x05steps\x18\x04 \x01(\x03\x12\x0c\n\x04seed\x18\x05 \x01(\x03\"-\n\nModelState\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12\r\n\x05state\x18\x02 \x01(\x0c\"\'\n\x11NumParamsResponse\x12\x12\n\nnum_params\x18\x01 \x01(\x03\x32\xfe\n\n\x07\x42\x61\x63kend\x12Q\n\x0c\x43\x61pabilities\x12\x18.lazyvi.backend.v1.Empty\x1a\'.lazyvi.backend.v1.CapabilitiesResponse\x12G\n\x07Options\x12\x18.lazyvi.backend.v1.Empty\x1a\".lazyvi.backend.v1.OptionsResponse\x12K\n\x08NewModel\x12\".lazyvi.backend.v1.NewModelRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12\x44\n\x03\x46it\x12\x1d.lazyvi.backend.v1.FitRequest\x1a\x1e.lazyvi.backend.v1.FitResponse\x12\x46\n\x07Predict\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12N\n\tNumParams\x12\x1b.lazyvi.backend.v1.ModelRef\x1a$.lazyvi.backend.v1.NumParamsResponse\x12G\n\x08Jacobian\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12U\n\x0ePredictShifted\x12(.lazyvi.backend.v1.PredictShiftedRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12\x45\n\x06Kernel\x12 .lazyvi.backend.v1.KernelRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12Q\n\x0cJacobianTVec\x12&.lazyvi.backend.v1.JacobianTVecRequest\x1a\x19.lazyvi.backend.v1.Vector\x12\x62\n\rPredictShifts\x12\'.lazyvi.backend.v1.PredictShiftsRequest\x1a(.lazyvi.backend.v1.PredictShiftsResponse\x12G\n\x04Gram\x12\x1e.lazyvi.backend.v1.GramRequest\x1a\x1f.lazyvi.backend.v1.GramResponse\x12M\n\tWarmStart\x12#.lazyvi.backend.v1.WarmStartRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12@\n\x07Release\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x18.lazyvi.backend.v1.Empty\x12\x42\n\x04Save\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x1d.lazyvi.backend.v1.ModelState\x12\x45\n\x04Load\x12\x1d.lazyvi.backend.v1.ModelState\x1a\x1e.lazyvi.backend.v1.FitResponse\x12S\n\x0bJacobianMul\x12).lazyvi.backend.v1.JacobianProductRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12T\n\x0cJacobianTMul\x12).lazyvi.backend.v1.JacobianProductRequest\x1a\x19.lazyvi.backend.v1.MatrixB&Z$github.com/lazyvi/lazyvi/internal/pbb\x06proto3')
+  serialized_pb=_b('\n\x1dlazyvi_torch/pb/backend.proto\x12\x11lazyvi.backend.v1\"|\n\x06Matrix\x12\x0c\n\x04rows\x18\x01 \x01(\x03\x12\x0c\n\x04\x63ols\x18\x02 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x03 \x03(\x01\x12\x0b\n\x03key\x18\x04 \x01(\x0c\x12\r\n\x05upper\x18\x05 \x01(\x08\x12,\n\x06layout\x18\x06 \x01(\x0b\x32\x1c.lazyvi.backend.v1.RowLayout\"(\n\tRowLayout\x12\r\n\x05phase\x18\x01 \x01(\r\x12\x0c\n\x04skew\x18\x02 \x01(\r\"\x16\n\x06Vector\x12\x0c\n\x04\x64\x61ta\x18\x01 \x03(\x01\"\x07\n\x05\x45mpty\"\x9f\x02\n\x14\x43\x61pabilitiesResponse\x12\x11\n\tgradients\x18\x01 \x01(\x08\x12\x0e\n\x06kernel\x18\x02 \x01(\x08\x12\x16\n\x0e\x63lassification\x18\x03 \x01(\x08\x12\x12\n\nmulticlass\x18\x04 \x01(\x08\x12\x12\n\nwarm_start\x18\x05 \x01(\x08\x12\x14\n\x0cmatrix_cache\x18\x06 \x01(\x08\x12\x0c\n\x04gram\x18\x08 \x01(\x08\x12\x13\n\x0bshift_batch\x18\t \x01(\x08\x12\x0f\n\x07persist\x18\n \x01(\x08\x12\x13\n\x0bmatrix_free\x18\x0b \x01(\x08\x12\x19\n\x11jacobian_products\x18\x0c \x01(\x08\x12\x18\n\x10single_precision\x18\r \x01(\x08J\x04\x08\x07\x10\x08R\ndual_shift\"@\n\nOptionInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rdefault_value\x18\x02 \x01(\t\x12\r\n\x05usage\x18\x03 \x01(\t\"A\n\x0fOptionsResponse\x12.\n\x07options\x18\x01 \x03(\x0b\x32\x1d.lazyvi.backend.v1.OptionInfo\"\xc0\x01\n\x0fNewModelRequest\x12\x0c\n\x04task\x18\x01 \x01(\x05\x12\x0e\n\x06inputs\x18\x02 \x01(\x03\x12\x0c\n\x04seed\x18\x03 \x01(\x03\x12@\n\x07options\x18\x04 \x03(\x0b\x32/.lazyvi.backend.v1.NewModelRequest.OptionsEntry\x12\x0f\n\x07\x63lasses\x18\x05 \x01(\x03\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x1c\n\x08ModelRef\x12\x10\n\x08model_id\x18\x01 \x01(\x04\"j\n\nFitRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01y\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"k\n\x0b\x46itResponse\x12\x10\n\x08reported\x18\x01 \x01(\x08\x12\x0e\n\x06\x65pochs\x18\x02 \x01(\x03\x12\x12\n\nstopped_by\x18\x03 \x01(\t\x12\x12\n\nvalid_rows\x18\x04 \x01(\x03\x12\x12\n\nvalid_loss\x18\x05 \x01(\x01\"G\n\rMatrixRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\"z\n\x15PredictShiftedRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12)\n\x06\x64theta\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"\x84\x01\n\rKernelRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12%\n\x02x1\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12%\n\x02x2\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12\x13\n\x0b\x61llow_upper\x18\x04 \x01(\x08\"s\n\x13JacobianTVecRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x61\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"\x86\x01\n\x16JacobianProductRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01v\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12\x0e\n\x06single\x18\x04 \x01(\x08\"\xaa\x01\n\x05Shift\x12$\n\x01x\x18\x01 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12)\n\x06\x64theta\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12*\n\x07x_train\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x61\x18\x04 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"R\n\x14PredictShiftsRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12(\n\x06shifts\x18\x02 \x03(\x0b\x32\x18.lazyvi.backend.v1.Shift\"A\n\x15PredictShiftsResponse\x12(\n\x05preds\x18\x01 \x03(\x0b\x32\x19.lazyvi.backend.v1.Matrix\"k\n\x0bGramRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x65\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"N\n\x0cGramResponse\x12\t\n\x01n\x18\x01 \x01(\x03\x12\r\n\x05upper\x18\x02 \x03(\x01\x12$\n\x01\x62\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"\x8d\x01\n\x10WarmStartRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01y\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12\r\n\x05steps\x18\x04 \x01(\x03\x12\x0c\n\x04seed\x18\x05 \x01(\x03\"-\n\nModelState\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12\r\n\x05state\x18\x02 \x01(\x0c\"\'\n\x11NumParamsResponse\x12\x12\n\nnum_params\x18\x01 \x01(\x03\x32\xfe\n\n\x07\x42\x61\x63kend\x12Q\n\x0c\x43\x61pabilities\x12\x18.lazyvi.backend.v1.Empty\x1a\'.lazyvi.backend.v1.CapabilitiesResponse\x12G\n\x07Options\x12\x18.lazyvi.backend.v1.Empty\x1a\".lazyvi.backend.v1.OptionsResponse\x12K\n\x08NewModel\x12\".lazyvi.backend.v1.NewModelRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12\x44\n\x03\x46it\x12\x1d.lazyvi.backend.v1.FitRequest\x1a\x1e.lazyvi.backend.v1.FitResponse\x12\x46\n\x07Predict\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12N\n\tNumParams\x12\x1b.lazyvi.backend.v1.ModelRef\x1a$.lazyvi.backend.v1.NumParamsResponse\x12G\n\x08Jacobian\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12U\n\x0ePredictShifted\x12(.lazyvi.backend.v1.PredictShiftedRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12\x45\n\x06Kernel\x12 .lazyvi.backend.v1.KernelRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12Q\n\x0cJacobianTVec\x12&.lazyvi.backend.v1.JacobianTVecRequest\x1a\x19.lazyvi.backend.v1.Vector\x12\x62\n\rPredictShifts\x12\'.lazyvi.backend.v1.PredictShiftsRequest\x1a(.lazyvi.backend.v1.PredictShiftsResponse\x12G\n\x04Gram\x12\x1e.lazyvi.backend.v1.GramRequest\x1a\x1f.lazyvi.backend.v1.GramResponse\x12M\n\tWarmStart\x12#.lazyvi.backend.v1.WarmStartRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12@\n\x07Release\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x18.lazyvi.backend.v1.Empty\x12\x42\n\x04Save\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x1d.lazyvi.backend.v1.ModelState\x12\x45\n\x04Load\x12\x1d.lazyvi.backend.v1.ModelState\x1a\x1e.lazyvi.backend.v1.FitResponse\x12S\n\x0bJacobianMul\x12).lazyvi.backend.v1.JacobianProductRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12T\n\x0cJacobianTMul\x12).lazyvi.backend.v1.JacobianProductRequest\x1a\x19.lazyvi.backend.v1.MatrixB&Z$github.com/lazyvi/lazyvi/internal/pbb\x06proto3')
 )
 
 
@@ -268,6 +268,13 @@ _CAPABILITIESRESPONSE = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='single_precision', full_name='lazyvi.backend.v1.CapabilitiesResponse.single_precision', index=11,
+      number=13, type=8, cpp_type=7, label=1,
+      has_default_value=False, default_value=False,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -281,7 +288,7 @@ _CAPABILITIESRESPONSE = _descriptor.Descriptor(
   oneofs=[
   ],
   serialized_start=254,
-  serialized_end=515,
+  serialized_end=541,
 )
 
 
@@ -325,8 +332,8 @@ _OPTIONINFO = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=517,
-  serialized_end=581,
+  serialized_start=543,
+  serialized_end=607,
 )
 
 
@@ -356,8 +363,8 @@ _OPTIONSRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=583,
-  serialized_end=648,
+  serialized_start=609,
+  serialized_end=674,
 )
 
 
@@ -394,8 +401,8 @@ _NEWMODELREQUEST_OPTIONSENTRY = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=797,
-  serialized_end=843,
+  serialized_start=823,
+  serialized_end=869,
 )
 
 _NEWMODELREQUEST = _descriptor.Descriptor(
@@ -452,8 +459,8 @@ _NEWMODELREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=651,
-  serialized_end=843,
+  serialized_start=677,
+  serialized_end=869,
 )
 
 
@@ -483,8 +490,8 @@ _MODELREF = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=845,
-  serialized_end=873,
+  serialized_start=871,
+  serialized_end=899,
 )
 
 
@@ -528,8 +535,8 @@ _FITREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=875,
-  serialized_end=981,
+  serialized_start=901,
+  serialized_end=1007,
 )
 
 
@@ -587,8 +594,8 @@ _FITRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=983,
-  serialized_end=1090,
+  serialized_start=1009,
+  serialized_end=1116,
 )
 
 
@@ -625,8 +632,8 @@ _MATRIXREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1092,
-  serialized_end=1163,
+  serialized_start=1118,
+  serialized_end=1189,
 )
 
 
@@ -670,8 +677,8 @@ _PREDICTSHIFTEDREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1165,
-  serialized_end=1287,
+  serialized_start=1191,
+  serialized_end=1313,
 )
 
 
@@ -722,8 +729,8 @@ _KERNELREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1290,
-  serialized_end=1422,
+  serialized_start=1316,
+  serialized_end=1448,
 )
 
 
@@ -767,8 +774,8 @@ _JACOBIANTVECREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1424,
-  serialized_end=1539,
+  serialized_start=1450,
+  serialized_end=1565,
 )
 
 
@@ -800,6 +807,13 @@ _JACOBIANPRODUCTREQUEST = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='single', full_name='lazyvi.backend.v1.JacobianProductRequest.single', index=3,
+      number=4, type=8, cpp_type=7, label=1,
+      has_default_value=False, default_value=False,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -812,8 +826,8 @@ _JACOBIANPRODUCTREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1541,
-  serialized_end=1659,
+  serialized_start=1568,
+  serialized_end=1702,
 )
 
 
@@ -864,8 +878,8 @@ _SHIFT = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1662,
-  serialized_end=1832,
+  serialized_start=1705,
+  serialized_end=1875,
 )
 
 
@@ -902,8 +916,8 @@ _PREDICTSHIFTSREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1834,
-  serialized_end=1916,
+  serialized_start=1877,
+  serialized_end=1959,
 )
 
 
@@ -933,8 +947,8 @@ _PREDICTSHIFTSRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1918,
-  serialized_end=1983,
+  serialized_start=1961,
+  serialized_end=2026,
 )
 
 
@@ -978,8 +992,8 @@ _GRAMREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1985,
-  serialized_end=2092,
+  serialized_start=2028,
+  serialized_end=2135,
 )
 
 
@@ -1023,8 +1037,8 @@ _GRAMRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2094,
-  serialized_end=2172,
+  serialized_start=2137,
+  serialized_end=2215,
 )
 
 
@@ -1082,8 +1096,8 @@ _WARMSTARTREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2175,
-  serialized_end=2316,
+  serialized_start=2218,
+  serialized_end=2359,
 )
 
 
@@ -1120,8 +1134,8 @@ _MODELSTATE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2318,
-  serialized_end=2363,
+  serialized_start=2361,
+  serialized_end=2406,
 )
 
 
@@ -1151,8 +1165,8 @@ _NUMPARAMSRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2365,
-  serialized_end=2404,
+  serialized_start=2408,
+  serialized_end=2447,
 )
 
 _MATRIX.fields_by_name['layout'].message_type = _ROWLAYOUT
@@ -1395,8 +1409,8 @@ _BACKEND = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=0,
   options=None,
-  serialized_start=2407,
-  serialized_end=3813,
+  serialized_start=2450,
+  serialized_end=3856,
   methods=[
   _descriptor.MethodDescriptor(
     name='Capabilities',

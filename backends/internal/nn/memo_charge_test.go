@@ -1,0 +1,40 @@
+package nn
+
+import (
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// TestMemoCharge: Charge adds to an entry's size (found by content, not by
+// the matrix's address), makes it the most recently used and evicts the
+// least recently used others over the budget; an input not in the memo is
+// not charged.
+func TestMemoCharge(t *testing.T) {
+	defer func(b int) { MemoBudget = b }(MemoBudget)
+	MemoBudget = 100
+	var m Memo[int]
+	in := func(v float64) blas64.General {
+		return blas64.General{Rows: 1, Cols: 2, Stride: 2, Data: []float64{v, v}}
+	}
+	for _, v := range []float64{1, 2} {
+		if _, err := m.Values(in(v), func(blas64.General) (int, int, error) { return int(v), 40, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Charge(in(3), 10)
+	if m.Bytes() != 80 {
+		t.Fatalf("charging an input not in the memo: %d bytes, want 80", m.Bytes())
+	}
+	m.Charge(in(1), 10) // a copy of input 1: another address
+	if n, b := m.Len(), m.Bytes(); n != 2 || b != 90 {
+		t.Fatalf("after charging 10 bytes: %d entries, %d bytes; want 2, 90", n, b)
+	}
+	m.Charge(in(1), 20) // over the budget: input 2, now the least recently used, goes
+	if n, b := m.Len(), m.Bytes(); n != 1 || b != 70 {
+		t.Fatalf("after charging over the budget: %d entries, %d bytes; want 1, 70", n, b)
+	}
+	if v, _, ok := m.Get(in(1)); !ok || v != 1 {
+		t.Errorf("the charged entry was evicted (%v, %v)", v, ok)
+	}
+}
