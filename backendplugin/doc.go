@@ -103,4 +103,12 @@
 // model's single-precision products. A plugin from before neither
 // advertises the capability nor knows the field (the client's model is
 // then not a SinglePrecisioner), and a client from before never sets it.
+//
+// Prepared predictions. The client's model is a
+// framework.PreparedPredictor whenever it has Jacobian products: its
+// PredictPrepared is Predict with MatrixRequest.prepared set, and the
+// plugin answers with its model's PredictPrepared when the model is one
+// (keeping what the products on the same rows need), else with Predict.
+// The predictions are the same either way, so a plugin from before, which
+// does not know the field, serves it as Predict.
 package backendplugin

@@ -100,8 +100,20 @@ func (m *model) fetchNumParams(ctx context.Context) error {
 }
 
 func (m *model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	return m.matrix(ctx, "Predict", []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*pb.Matrix, error) {
-		return m.c.rpc.Predict(ctx, &pb.MatrixRequest{ModelId: m.id, X: ms[0]})
+	return m.predict(ctx, "Predict", x, false)
+}
+
+// PredictPrepared asks the plugin for framework.PreparedPredictor's
+// predictions: a plugin whose model is one keeps what its Jacobian
+// products on x need; any other predicts as usual (the same predictions),
+// so the remote model offers it whenever it has Jacobian products.
+func (m *model) PredictPrepared(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	return m.predict(ctx, "PredictPrepared", x, true)
+}
+
+func (m *model) predict(ctx context.Context, op string, x mat.Matrix, prepared bool) (*mat.Dense, error) {
+	return m.matrix(ctx, op, []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*pb.Matrix, error) {
+		return m.c.rpc.Predict(ctx, &pb.MatrixRequest{ModelId: m.id, X: ms[0], Prepared: prepared})
 	})
 }
 

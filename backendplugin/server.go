@@ -209,6 +209,9 @@ func fitResponse(m framework.Model) *pb.FitResponse {
 
 func (s *server) Predict(ctx context.Context, req *pb.MatrixRequest) (*pb.Matrix, error) {
 	return onModel(s, "Predict", req.ModelId, "x", req.X, func(m framework.Model, x *mat.Dense) (*pb.Matrix, error) {
+		if pp, ok := framework.AsPreparedPredictor(m); ok && req.Prepared {
+			return matrixResp(pp.PredictPrepared(ctx, x))
+		}
 		return matrixResp(m.Predict(ctx, x))
 	})
 }

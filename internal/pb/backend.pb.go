@@ -801,9 +801,15 @@ func (x *FitResponse) GetValidLoss() float64 {
 
 // MatrixRequest carries the one matrix argument of Predict and Jacobian.
 type MatrixRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ModelId       uint64                 `protobuf:"varint,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
-	X             *Matrix                `protobuf:"bytes,2,opt,name=x,proto3" json:"x,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	ModelId uint64                 `protobuf:"varint,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
+	X       *Matrix                `protobuf:"bytes,2,opt,name=x,proto3" json:"x,omitempty"`
+	// prepared (Predict only): the predictions of
+	// framework.PreparedPredictor, which also keep what the Jacobian
+	// products on x need. The predictions are Predict's either way, so a
+	// plugin that does not know the field, or whose model cannot, predicts
+	// as usual.
+	Prepared      bool `protobuf:"varint,3,opt,name=prepared,proto3" json:"prepared,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -850,6 +856,13 @@ func (x *MatrixRequest) GetX() *Matrix {
 		return x.X
 	}
 	return nil
+}
+
+func (x *MatrixRequest) GetPrepared() bool {
+	if x != nil {
+		return x.Prepared
+	}
+	return false
 }
 
 type PredictShiftedRequest struct {
@@ -1655,10 +1668,11 @@ const file_backend_proto_rawDesc = "" +
 	"\n" +
 	"valid_rows\x18\x04 \x01(\x03R\tvalidRows\x12\x1d\n" +
 	"\n" +
-	"valid_loss\x18\x05 \x01(\x01R\tvalidLoss\"S\n" +
+	"valid_loss\x18\x05 \x01(\x01R\tvalidLoss\"o\n" +
 	"\rMatrixRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
-	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\"\x8e\x01\n" +
+	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12\x1a\n" +
+	"\bprepared\x18\x03 \x01(\bR\bprepared\"\x8e\x01\n" +
 	"\x15PredictShiftedRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x121\n" +
