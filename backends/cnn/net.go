@@ -344,15 +344,22 @@ func (md *Model) FitReport() framework.FitReport { return md.trained.FitReport()
 
 func (md *Model) ready(ctx context.Context) error { return nn.Ready(ctx, "cnn", md.trained.Fitted) }
 
-// predictBlock bounds the rows of one forward pass in Predict (memory).
+// predictBlock bounds the rows of one forward pass in the training's full
+// loss (memory).
 const predictBlock = 512
 
+// predict runs the forward passes in blocks of productBlock rows, as the
+// products' passes (the memo's) do: gonum's Gemm sums a layer's inputs
+// beyond 64 in chunks of 64 when it runs in parallel and all at once when
+// the block's rows are too few for that, so passes over other blocks may
+// differ in the last bits, and PredictPrepared would not be Predict to the
+// bit (TestPredictPreparedBlocks).
 func (md *Model) predict(theta []float64, x blas64.General) *mat.Dense {
 	n := x.Rows
 	out := make([]float64, n*md.head.Outs)
-	p := md.newPass(min(n, predictBlock))
-	for i0 := 0; i0 < n; i0 += predictBlock {
-		rows := min(predictBlock, n-i0)
+	p := md.newPass(min(n, productBlock))
+	for i0 := 0; i0 < n; i0 += productBlock {
+		rows := min(productBlock, n-i0)
 		xb := blas64.General{Rows: rows, Cols: x.Cols, Stride: x.Stride, Data: x.Data[i0*x.Stride:]}
 		copy(out[i0*md.head.Outs:], md.forward(theta, xb, p))
 	}

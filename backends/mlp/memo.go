@@ -52,7 +52,7 @@ func (md *Model) entryOf(x blas64.General) signalsEntry {
 
 // singleOf returns the float32 copies of the signals of x (e, its entry),
 // converting them on first use and charging their bytes to the memo's
-// budget. The result is shared: callers must not write it.
+// budget (to e, if it is still x's entry). The result is shared: callers must not write it.
 func (md *Model) singleOf(x blas64.General, e signalsEntry) *signals32 {
 	s := e.f32
 	s.once.Do(func() {
@@ -67,7 +67,7 @@ func (md *Model) singleOf(x blas64.General, e signalsEntry) *signals32 {
 			s.deltas[l] = toSingle(d)
 			size += len(s.deltas[l].Data)
 		}
-		md.memo.Charge(x, 4*size)
+		md.memo.Charge(x, 4*size, func(v signalsEntry) bool { return v.f32 == s })
 	})
 	return s
 }

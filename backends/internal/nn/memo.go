@@ -253,13 +253,15 @@ func (m *Memo[V]) Put(k MemoKey, xc blas64.General, v V, size int) {
 // later (the mlp's float32 copies of its signals, made on first use),
 // evicting the least recently used entries over the budget as Put does
 // (x's own last: Charge makes it the most recently used). It does nothing
-// when x is not in the memo.
-func (m *Memo[V]) Charge(x blas64.General, bytes int) {
+// when x is not in the memo, or when its entry's values are not those the
+// bytes were derived from (of says which are): those were evicted, and x
+// computed again since, whose values charge their own.
+func (m *Memo[V]) Charge(x blas64.General, bytes int, of func(V) bool) {
 	hash := hashOf(x)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e := m.find(hash, x)
-	if e == nil {
+	if e == nil || !of(e.v) {
 		return
 	}
 	e.size += bytes

@@ -14,6 +14,7 @@ func TestMemoCharge(t *testing.T) {
 	defer func(b int) { MemoBudget = b }(MemoBudget)
 	MemoBudget = 100
 	var m Memo[int]
+	any1 := func(int) bool { return true }
 	in := func(v float64) blas64.General {
 		return blas64.General{Rows: 1, Cols: 2, Stride: 2, Data: []float64{v, v}}
 	}
@@ -22,19 +23,54 @@ func TestMemoCharge(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m.Charge(in(3), 10)
+	m.Charge(in(3), 10, any1)
 	if m.Bytes() != 80 {
 		t.Fatalf("charging an input not in the memo: %d bytes, want 80", m.Bytes())
 	}
-	m.Charge(in(1), 10) // a copy of input 1: another address
+	m.Charge(in(1), 10, any1) // a copy of input 1: another address
 	if n, b := m.Len(), m.Bytes(); n != 2 || b != 90 {
 		t.Fatalf("after charging 10 bytes: %d entries, %d bytes; want 2, 90", n, b)
 	}
-	m.Charge(in(1), 20) // over the budget: input 2, now the least recently used, goes
+	m.Charge(in(1), 20, any1) // over the budget: input 2, now the least recently used, goes
 	if n, b := m.Len(), m.Bytes(); n != 1 || b != 70 {
 		t.Fatalf("after charging over the budget: %d entries, %d bytes; want 1, 70", n, b)
 	}
 	if v, _, ok := m.Get(in(1)); !ok || v != 1 {
 		t.Errorf("the charged entry was evicted (%v, %v)", v, ok)
+	}
+}
+
+// TestMemoChargeEvicted: bytes derived from values that were evicted (a
+// caller still holds them) are not charged to the entry computed for the
+// same input since, which charges its own when it derives them.
+func TestMemoChargeEvicted(t *testing.T) {
+	defer func(b int) { MemoBudget = b }(MemoBudget)
+	MemoBudget = 100
+	var m Memo[*int]
+	in := func(v float64) blas64.General {
+		return blas64.General{Rows: 1, Cols: 2, Stride: 2, Data: []float64{v, v}}
+	}
+	values := func(v float64) *int {
+		t.Helper()
+		p, err := m.Values(in(v), func(blas64.General) (*int, int, error) { return new(int), 40, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	old := values(1)
+	values(2)
+	values(3) // evicts input 1's entry
+	cur := values(1)
+	if cur == old {
+		t.Fatal("input 1's values were not recomputed after their eviction")
+	}
+	m.Charge(in(1), 10, func(v *int) bool { return v == old })
+	if b := m.Bytes(); b != 80 {
+		t.Errorf("charging the evicted values: %d bytes, want 80", b)
+	}
+	m.Charge(in(1), 10, func(v *int) bool { return v == cur })
+	if b := m.Bytes(); b != 90 {
+		t.Errorf("charging the current values: %d bytes, want 90", b)
 	}
 }
