@@ -32,6 +32,7 @@ type Memo[V any] struct {
 	entries []*memoEntry[V] // least recently used first
 	bytes   int
 	flights []*memoFlight[V] // inputs whose values are being computed
+	gen     uint64           // Clears so far: a flight started before one stores nothing
 }
 
 // memoFlight is an input whose values a call of Values is computing; the
@@ -39,6 +40,7 @@ type Memo[V any] struct {
 // or compute the values themselves when err is set (the computation
 // failed, say with its caller's context).
 type memoFlight[V any] struct {
+	gen  uint64 // the memo's gen when the flight started
 	hash uint64
 	x    blas64.General // private copy
 	done chan struct{}
@@ -150,7 +152,7 @@ func (m *Memo[V]) Values(x blas64.General, compute func(xc blas64.General) (v V,
 			}
 			continue
 		}
-		f = &memoFlight[V]{hash: key.hash, x: CopyInput(x), done: make(chan struct{})}
+		f = &memoFlight[V]{gen: m.gen, hash: key.hash, x: CopyInput(x), done: make(chan struct{})}
 		m.flights = append(m.flights, f)
 		m.mu.Unlock()
 		return m.fly(key, f, compute)
@@ -179,7 +181,7 @@ func (m *Memo[V]) fly(key MemoKey, f *memoFlight[V], compute func(xc blas64.Gene
 		var zero V
 		return zero, err
 	}
-	m.Put(key, f.x, v, size)
+	m.put(key, f.x, v, size, f.gen)
 	f.v, f.err = v, nil
 	return v, nil
 }
@@ -239,11 +241,24 @@ func (m *Memo[V]) touch(i int) {
 // included), evicting the least recently used entries over the budget; an
 // entry larger than the budget is not stored.
 func (m *Memo[V]) Put(k MemoKey, xc blas64.General, v V, size int) {
+	m.mu.Lock()
+	gen := m.gen
+	m.mu.Unlock()
+	m.put(k, xc, v, size, gen)
+}
+
+// put is Put of values computed since the memo's gen was gen: nothing is
+// stored when it was cleared since (the values may be of the old
+// parameters).
+func (m *Memo[V]) put(k MemoKey, xc blas64.General, v V, size int, gen uint64) {
 	if size > MemoBudget {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.gen != gen {
+		return
+	}
 	m.entries = append(m.entries, &memoEntry[V]{hash: k.hash, x: xc, v: v, size: size, src: k.src})
 	m.bytes += size
 	m.evict()
@@ -283,10 +298,13 @@ func (m *Memo[V]) evict() {
 	}
 }
 
-// Clear forgets everything (the parameters changed).
+// Clear forgets everything (the parameters changed). A computation that
+// Values started before it stores nothing, and later calls do not wait
+// for it; the calls already waiting for it still get its values.
 func (m *Memo[V]) Clear() {
 	m.mu.Lock()
-	m.entries, m.bytes = nil, 0
+	m.entries, m.bytes, m.flights = nil, 0, nil
+	m.gen++
 	m.mu.Unlock()
 }
 

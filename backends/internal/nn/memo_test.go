@@ -143,3 +143,34 @@ func TestMemoValuesPanic(t *testing.T) {
 		t.Errorf("the waiting call got %d, want 9", v)
 	}
 }
+
+// TestMemoValuesCleared: a computation that started before Clear (the
+// parameters changed) stores nothing, and a call after Clear computes the
+// values anew instead of waiting for it.
+func TestMemoValuesCleared(t *testing.T) {
+	var m Memo[int]
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan int)
+	go func() {
+		v, _ := m.Values(memoInput(), func(blas64.General) (int, int, error) {
+			close(started)
+			<-release
+			return 1, 8, nil
+		})
+		done <- v
+	}()
+	<-started
+	m.Clear()
+	v, err := m.Values(memoInput(), func(blas64.General) (int, int, error) { return 2, 8, nil })
+	if err != nil || v != 2 {
+		t.Errorf("after Clear: %d, %v; want the new computation's 2", v, err)
+	}
+	close(release)
+	if v := <-done; v != 1 {
+		t.Errorf("the call from before Clear got %d, want its own 1", v)
+	}
+	got, err := m.Values(memoInput(), func(blas64.General) (int, int, error) { return 3, 8, nil })
+	if err != nil || got != 2 || m.Len() != 1 {
+		t.Errorf("stored after both: %d (%d entries), want the new computation's 2 alone", got, m.Len())
+	}
+}
