@@ -327,10 +327,7 @@ func (s *server) jacobianProduct(ctx context.Context, op string, req *pb.Jacobia
 		if err != nil {
 			return nil, err
 		}
-		jm, ok := framework.AsJacobianMultiplier(g)
-		if sp, single := framework.AsSinglePrecisioner(g); ok && single && req.Single {
-			jm = sp.SinglePrecision()
-		}
+		jm, ok := framework.MultiplierOf(g, req.Single)
 		switch {
 		case ok && trans:
 			return matrixResp(jm.JacobianTMul(ctx, x, v))

@@ -444,10 +444,7 @@ func matrixFreeKrylov(ctx context.Context, g framework.Gradienter, x *mat.Dense,
 // 26).
 func newJacobianOp(ctx context.Context, g framework.Gradienter, x *mat.Dense, n int, single bool) (*jacobianOp, error) {
 	m := g.NumParams()
-	jm, ok := framework.AsJacobianMultiplier(g)
-	if sp, isSingle := framework.AsSinglePrecisioner(g); ok && single && isSingle {
-		jm = sp.SinglePrecision()
-	}
+	jm, ok := framework.MultiplierOf(g, single)
 	if !ok {
 		j, err := g.Jacobian(ctx, x)
 		if err != nil {

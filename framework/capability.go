@@ -70,6 +70,20 @@ func AsJacobianMultiplier(m Model) (JacobianMultiplier, bool) {
 	return as[JacobianMultiplier](m, func(c Capabilities) bool { return c.Gradients && c.MatrixFree })
 }
 
+// MultiplierOf is AsJacobianMultiplier with the precision chosen: with
+// single, the products of m's SinglePrecision when it is a
+// SinglePrecisioner (AsSinglePrecisioner), else m's own.
+func MultiplierOf(m Model, single bool) (JacobianMultiplier, bool) {
+	jm, ok := AsJacobianMultiplier(m)
+	if !ok || !single {
+		return jm, ok
+	}
+	if sp, ok := AsSinglePrecisioner(m); ok {
+		return sp.SinglePrecision(), true
+	}
+	return jm, true
+}
+
 // AsPreparedPredictor returns m as a PreparedPredictor when it is one and,
 // if it is Capable, its Capabilities include MatrixFree and Gradients (a
 // PreparedPredictor is a JacobianMultiplier's option).

@@ -119,3 +119,29 @@ func TestAsSinglePrecisioner(t *testing.T) {
 		}
 	}
 }
+
+// MultiplierOf gives the single-precision view only when asked for and
+// offered, and the model's own products otherwise.
+func TestMultiplierOf(t *testing.T) {
+	all := framework.Capabilities{Gradients: true, MatrixFree: true, SinglePrecision: true}
+	single := withSingle{withProducts{capable{caps: all}}}
+	double := withProducts{capable{caps: all}}
+	for _, tc := range []struct {
+		m      framework.Model
+		single bool
+		want   framework.JacobianMultiplier
+	}{
+		{single, true, single.withProducts},
+		{single, false, single},
+		{double, true, double},
+		{double, false, double},
+	} {
+		got, ok := framework.MultiplierOf(tc.m, tc.single)
+		if !ok || got != tc.want {
+			t.Errorf("%T, single %v: MultiplierOf = %T %v, want %T", tc.m, tc.single, got, ok, tc.want)
+		}
+	}
+	if _, ok := framework.MultiplierOf(capable{caps: all}, true); ok {
+		t.Error("MultiplierOf: a model without products has none")
+	}
+}

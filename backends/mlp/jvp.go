@@ -244,7 +244,7 @@ func (s single) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*m
 			for i := 1; i < n; i++ {
 				copy(tg.Data[i*ly.out:(i+1)*ly.out], b)
 			}
-			blas32.Gemm(blas.NoTrans, blas.Trans, 1, rowsOf32(sg.acts[l], n), wg, 1, tg)
+			blas32.Gemm(blas.NoTrans, blas.Trans, 1, sg.acts[l], wg, 1, tg)
 			d := sg.deltas[l]
 			for i := range acc {
 				sum := 0.0
@@ -300,7 +300,7 @@ func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*
 				}
 			}
 			wg := blas32.General{Rows: ly.out, Cols: ly.in, Stride: ly.in, Data: w[:ly.out*ly.in]}
-			blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, dg, rowsOf32(sg.acts[l], n), 0, wg)
+			blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, dg, sg.acts[l], 0, wg)
 			for k, x := range wg.Data {
 				g[ly.w+k] = float64(x)
 			}
@@ -315,15 +315,4 @@ func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*
 		out.SetCol(c, g)
 	}
 	return out, nil
-}
-
-// rowsOf32 returns the first n rows of g.
-func rowsOf32(g blas32.General, n int) blas32.General {
-	g.Rows = n
-	if n == 0 {
-		g.Data = g.Data[:0]
-		return g
-	}
-	g.Data = g.Data[:(n-1)*g.Stride+g.Cols]
-	return g
 }

@@ -529,7 +529,7 @@ func checkMatrixFree(t tb, b framework.Backend, c *config, task framework.Task) 
 	if pp, ok := framework.AsPreparedPredictor(m); ok {
 		// Prepared before the products below, which are then checked on
 		// what it kept.
-		checkPrepared(t, m, pp, x.Slice(0, 20, 0, c.p).(*mat.Dense))
+		checkPrepared(t, m, pp, x1)
 	}
 	rng := rand.New(rand.NewPCG(uint64(c.seed), 0xb))
 	v, u := mat.NewDense(params, 3, nil), mat.NewDense(rows, 3, nil)

@@ -111,9 +111,9 @@ func addrOf(x blas64.General) uintptr {
 	return uintptr(unsafe.Pointer(&x.Data[0]))
 }
 
-// MemoKey identifies an input that was not in the memo: Put stores its
+// memoKey identifies an input that was not in the memo: put stores its
 // values under it.
-type MemoKey struct {
+type memoKey struct {
 	hash uint64
 	src  uintptr
 }
@@ -125,13 +125,13 @@ type MemoKey struct {
 // was waiting for it then computes the values itself.
 func (m *Memo[V]) Values(x blas64.General, compute func(xc blas64.General) (v V, size int, err error)) (V, error) {
 	for {
-		v, key, ok := m.Get(x)
+		v, key, ok := m.get(x)
 		if ok {
 			return v, nil
 		}
 		m.mu.Lock()
 		if e := m.find(key.hash, x); e != nil {
-			m.mu.Unlock() // stored since Get looked
+			m.mu.Unlock() // stored since get looked
 			return e.v, nil
 		}
 		var f *memoFlight[V]
@@ -162,7 +162,7 @@ func (m *Memo[V]) Values(x blas64.General, compute func(xc blas64.General) (v V,
 // fly runs f's computation, stores its values and releases its waiters,
 // whatever happens (a panic in compute is released as an error and goes
 // on up).
-func (m *Memo[V]) fly(key MemoKey, f *memoFlight[V], compute func(xc blas64.General) (V, int, error)) (V, error) {
+func (m *Memo[V]) fly(key memoKey, f *memoFlight[V], compute func(xc blas64.General) (V, int, error)) (V, error) {
 	f.err = errAbandoned
 	defer func() {
 		m.mu.Lock()
@@ -194,16 +194,16 @@ var errAbandoned = errors.New("nn: memo: the computation was abandoned")
 // before it waits for another's computation.
 var testHookWait func()
 
-// Get returns the stored values of x and true, or the key to Put them
+// get returns the stored values of x and true, or the key to put them
 // under and false.
-func (m *Memo[V]) Get(x blas64.General) (V, MemoKey, bool) {
+func (m *Memo[V]) get(x blas64.General) (V, memoKey, bool) {
 	src := addrOf(x)
 	m.mu.Lock()
 	for i, e := range m.entries {
 		if e.src == src && sameInput(e.x, x) {
 			m.touch(i)
 			m.mu.Unlock()
-			return e.v, MemoKey{}, true
+			return e.v, memoKey{}, true
 		}
 	}
 	m.mu.Unlock()
@@ -212,10 +212,10 @@ func (m *Memo[V]) Get(x blas64.General) (V, MemoKey, bool) {
 	defer m.mu.Unlock()
 	if e := m.find(hash, x); e != nil {
 		e.src = src
-		return e.v, MemoKey{}, true
+		return e.v, memoKey{}, true
 	}
 	var zero V
-	return zero, MemoKey{hash: hash, src: src}, false
+	return zero, memoKey{hash: hash, src: src}, false
 }
 
 // find returns the entry of x (of the given hash), made the most recently
@@ -236,21 +236,13 @@ func (m *Memo[V]) touch(i int) {
 	m.entries = append(append(m.entries[:i:i], m.entries[i+1:]...), e)
 }
 
-// Put stores v, the values of xc (a private copy of the input Get was
+// put stores v, the values of xc (a private copy of the input get was
 // given, which the memo keeps and compares with), of size bytes (xc's
 // included), evicting the least recently used entries over the budget; an
-// entry larger than the budget is not stored.
-func (m *Memo[V]) Put(k MemoKey, xc blas64.General, v V, size int) {
-	m.mu.Lock()
-	gen := m.gen
-	m.mu.Unlock()
-	m.put(k, xc, v, size, gen)
-}
-
-// put is Put of values computed since the memo's gen was gen: nothing is
-// stored when it was cleared since (the values may be of the old
+// entry larger than the budget is not stored, nor are values computed
+// before a Clear (the memo's gen was gen then: they may be of the old
 // parameters).
-func (m *Memo[V]) put(k MemoKey, xc blas64.General, v V, size int, gen uint64) {
+func (m *Memo[V]) put(k memoKey, xc blas64.General, v V, size int, gen uint64) {
 	if size > MemoBudget {
 		return
 	}
@@ -266,7 +258,7 @@ func (m *Memo[V]) put(k MemoKey, xc blas64.General, v V, size int, gen uint64) {
 
 // Charge adds bytes to the size of x's entry, for values derived from it
 // later (the mlp's float32 copies of its signals, made on first use),
-// evicting the least recently used entries over the budget as Put does
+// evicting the least recently used entries over the budget as put does
 // (x's own last: Charge makes it the most recently used). It does nothing
 // when x is not in the memo, or when its entry's values are not those the
 // bytes were derived from (of says which are): those were evicted, and x

@@ -35,7 +35,7 @@ func TestMemoCharge(t *testing.T) {
 	if n, b := m.Len(), m.Bytes(); n != 1 || b != 70 {
 		t.Fatalf("after charging over the budget: %d entries, %d bytes; want 1, 70", n, b)
 	}
-	if v, _, ok := m.Get(in(1)); !ok || v != 1 {
+	if v, _, ok := m.get(in(1)); !ok || v != 1 {
 		t.Errorf("the charged entry was evicted (%v, %v)", v, ok)
 	}
 }
