@@ -63,7 +63,9 @@ import (
 // Lambda > 0 fixes alpha and skips the search.
 //
 // Where the dense cross-validation does not fit (a system side above 3000
-// or its bytes above Memory), the penalty is chosen on a seeded subsample
+// or its bytes above Memory), or would cost several times a subsample's (a
+// cross-validated system's side at least twice the subsample's, 2000 for
+// one output: midScale), the penalty is chosen on a seeded subsample
 // and rescaled or, where several outputs cap the subsample below 1000
 // rows, on a held-out share of all the train rows by matrix-free Krylov
 // solves (lazy_heldout.go), and the update solved once by the method a
@@ -255,7 +257,7 @@ func (lz Lazy) reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 	if p.Task == framework.Multiclass {
 		k = p.Classes
 	}
-	scaled := lz.scaled(n1*k, g.NumParams())
+	scaled := lz.scaled(n1, k, g.NumParams())
 	// Rows in fold order: fold k is rows bounds[k]..bounds[k+1].
 	var order, bounds []int
 	if lz.Lambda <= 0 && !scaled {

@@ -69,10 +69,31 @@ const (
 	statPrecond   = "preconditioned"
 )
 
-// scaled reports whether the feature's problem is too large for the dense
-// cross-validation at full size.
-func (lz Lazy) scaled(n, m int) bool {
-	return min(n, m) > maxRidgeDim || 8*float64(min(n, m))*float64(min(n, m)) > lz.memory()
+// midScale is how many times the subsample's side a cross-validated
+// problem's ridge system may have before lazy takes the scaled path
+// although the dense cross-validation would fit: from twice the subsample
+// (a system side of 2000 for one output) the subsample's search costs a
+// quarter of the dense one's kernel and half of its held-out predictions,
+// and the final solve on all rows a few Krylov steps. Measured at n 3000
+// on vi bench highdim (docs/performance.md, "Stop 27: mid sizes"): lazy
+// 3.6x faster at width 50 and 2.5x at (200, 100); on friedman1 (n 4500)
+// and interaction (n 3600) with a (200, 100) network, which nobody had
+// tuned on, the VIs moved by at most 0.36 of their standard errors.
+const midScale = 2
+
+// scaled reports whether the problem of n1 train rows of k outputs each and
+// m parameters takes the scaled path: its dense cross-validation at full
+// size does not fit (a system side above maxRidgeDim, or its bytes above
+// the memory bound), or the penalty is cross-validated and the system's
+// side is at least midScale times the subsample's. A fixed penalty
+// (Lambda) needs no search, and below the memory bound its problem keeps
+// the dense path.
+func (lz Lazy) scaled(n1, k, m int) bool {
+	d := min(n1*k, m)
+	if d > maxRidgeDim || 8*float64(d)*float64(d) > lz.memory() {
+		return true
+	}
+	return lz.Lambda <= 0 && d >= midScale*subsampleSize(n1, k)*k
 }
 
 func (lz Lazy) memory() float64 {

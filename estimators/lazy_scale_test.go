@@ -198,6 +198,36 @@ func TestChooseMethod(t *testing.T) {
 	}
 }
 
+// The scaled path takes problems whose dense cross-validation does not fit
+// and, for a cross-validated penalty, those whose ridge system's side is at
+// least midScale times the subsample's; a fixed penalty keeps the dense
+// path below the bounds, as do the paper's sizes (highdim n 1000: 667 train
+// rows; linear n 5000: 401 parameters).
+func TestLazyScaledSizes(t *testing.T) {
+	for _, tc := range []struct {
+		n1, k, m int
+		lz       Lazy
+		want     bool
+	}{
+		{667, 1, 5101, Lazy{}, false},                         // highdim, the paper's size
+		{3333, 1, 401, Lazy{}, false},                         // linear n 5000, width 50: primal side 401
+		{1999, 1, 5101, Lazy{}, false},                        // side 1999: below twice the 1000-row subsample
+		{2000, 1, 5101, Lazy{}, true},                         // side 2000: the subsample is half the rows
+		{2000, 1, 5101, Lazy{Lambda: 10}, false},              // a fixed penalty needs no search
+		{5000, 1, 1999, Lazy{}, false},                        // primal side 1999
+		{5000, 1, 2000, Lazy{}, true},                         // primal side 2000
+		{3001, 1, 40401, Lazy{Lambda: 10}, true},              // above maxRidgeDim whatever the penalty
+		{1500, 1, 5101, Lazy{Memory: 1 << 20}, true},          // its 18 MB kernel above a 1 MiB bound
+		{900, 3, 5101, Lazy{}, false},                         // 3 outputs: a 900-row subsample, side 2700
+		{1000, 10, 40401, Lazy{}, true},                       // 10 outputs: side 10000
+		{1999, 1, 5101, Lazy{Memory: 8 * 1999 * 1999}, false}, // its kernel just fits
+	} {
+		if got := tc.lz.scaled(tc.n1, tc.k, tc.m); got != tc.want {
+			t.Errorf("n1 %d, k %d, m %d, %+v: scaled %v, want %v", tc.n1, tc.k, tc.m, tc.lz, got, tc.want)
+		}
+	}
+}
+
 // A product is counted as a pass per sample through a JacobianMultiplier
 // (2 samples M flops whatever the outputs) and as the formed Jacobian's
 // matrix product otherwise (2 rows M): 5 samples of 3 outputs, 7
