@@ -2,7 +2,7 @@ package framework
 
 // Capability checks. A model's optional interfaces (Gradienter, Kerneler,
 // Grammer, ShiftBatcher, WarmStarter, JacobianMultiplier,
-// SinglePrecisioner) are found with the As functions below, never with a
+// SinglePrecisioner, SingleKerneler) are found with the As functions below, never with a
 // bare type assertion: a model may have every method and say with its
 // Capabilities which ones work, as the plugin transport's remote model
 // does (one type for every backend, whatever it can do). This is
@@ -97,4 +97,25 @@ func AsPreparedPredictor(m Model) (PreparedPredictor, bool) {
 // option).
 func AsSinglePrecisioner(m Model) (SinglePrecisioner, bool) {
 	return as[SinglePrecisioner](m, func(c Capabilities) bool { return c.Gradients && c.MatrixFree && c.SinglePrecision })
+}
+
+// AsSingleKerneler returns m as a SingleKerneler when it is one and, if it
+// is Capable, its Capabilities include SingleKernel (with Kernel and
+// Gradients: a SingleKerneler is a Kerneler's option).
+func AsSingleKerneler(m Model) (SingleKerneler, bool) {
+	return as[SingleKerneler](m, func(c Capabilities) bool { return c.Gradients && c.Kernel && c.SingleKernel })
+}
+
+// KernelerOf is AsKerneler with the precision chosen: with single, the
+// Kerneler of m's SingleKernel when it is a SingleKerneler
+// (AsSingleKerneler), else m's own.
+func KernelerOf(m Model, single bool) (Kerneler, bool) {
+	k, ok := AsKerneler(m)
+	if !ok || !single {
+		return k, ok
+	}
+	if sk, ok := AsSingleKerneler(m); ok {
+		return sk.SingleKernel(), true
+	}
+	return k, true
 }

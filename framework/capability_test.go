@@ -145,3 +145,53 @@ func TestMultiplierOf(t *testing.T) {
 		t.Error("MultiplierOf: a model without products has none")
 	}
 }
+
+// withSingleKernel is capable (every's kernel) with a single-precision
+// kernel: a distinct Kerneler, so that KernelerOf's choice shows.
+type withSingleKernel struct{ capable }
+
+type singleKernelView struct{ every }
+
+func (withSingleKernel) SingleKernel() framework.Kerneler { return singleKernelView{} }
+
+// AsSingleKerneler needs SingleKernel with Kernel and Gradients from a
+// Capable model, and the method from any; KernelerOf gives the
+// single-precision view only when asked for and offered, the model's own
+// kernel otherwise, and none without one.
+func TestKernelerOf(t *testing.T) {
+	all := framework.Capabilities{Gradients: true, Kernel: true, SingleKernel: true}
+	for _, tc := range []struct {
+		m    framework.Model
+		want bool
+	}{
+		{capable{caps: all}, false},
+		{withSingleKernel{capable{caps: framework.Capabilities{Gradients: true, Kernel: true}}}, false},
+		{withSingleKernel{capable{caps: framework.Capabilities{Gradients: true, SingleKernel: true}}}, false},
+		{withSingleKernel{capable{caps: framework.Capabilities{Kernel: true, SingleKernel: true}}}, false},
+		{withSingleKernel{capable{caps: all}}, true},
+	} {
+		if _, got := framework.AsSingleKerneler(tc.m); got != tc.want {
+			t.Errorf("%T %+v: AsSingleKerneler = %v, want %v", tc.m, tc.m, got, tc.want)
+		}
+	}
+	single := withSingleKernel{capable{caps: all}}
+	double := capable{caps: all}
+	for _, tc := range []struct {
+		m      framework.Model
+		single bool
+		want   framework.Kerneler
+	}{
+		{single, true, singleKernelView{}},
+		{single, false, single},
+		{double, true, double},
+		{double, false, double},
+	} {
+		got, ok := framework.KernelerOf(tc.m, tc.single)
+		if !ok || got != tc.want {
+			t.Errorf("%T, single %v: KernelerOf = %T %v, want %T", tc.m, tc.single, got, ok, tc.want)
+		}
+	}
+	if _, ok := framework.KernelerOf(capable{caps: framework.Capabilities{Gradients: true, SingleKernel: true}}, true); ok {
+		t.Error("KernelerOf: a model without Kernel has none")
+	}
+}

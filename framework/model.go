@@ -141,9 +141,29 @@ type JacobianMultiplier interface {
 // its products (a task without a single-precision form) in double
 // precision. The lazy estimator's matrix-free Krylov solves use it by
 // default (their stopping rule asks for 1e-2 of the objective's decrease);
-// its penalty search on kernels and its predictions stay in float64.
+// its penalty search at scale uses a SingleKerneler's kernels, and its
+// predictions stay in float64.
 type SinglePrecisioner interface {
 	SinglePrecision() JacobianMultiplier
+}
+
+// SingleKerneler is the optional interface of a Kerneler whose kernel and
+// transposed product have a faster single-precision form, for the lazy
+// estimator's penalty search at scale (the dense cross-validation on a
+// subsample of the rows). SingleKernel returns a Kerneler of the same
+// Jacobian whose Kernel and JacobianTVec may be computed in float32
+// arithmetic (inputs rounded to float32, sums accumulated in float32
+// within the matrix products, results returned as float64): an element of
+// Kernel(x1, x2) then differs from Phi(x1) Phi(x2)^T by at most about
+// k eps32 sum_j |Phi1_ij| |Phi2_lj| (eps32 = 2^-24, k the length of the
+// longest sum: a layer's width for a network's Grams), and one of
+// JacobianTVec(x, a) from Phi^T a by about n eps32 sum_i |Phi_ij| |a_i|.
+// Values computed in float64 meet those bounds too, so a model may serve
+// some of them (a task without a single-precision form) in double
+// precision. The lazy estimator's subsample search uses it by default
+// (lazy-precision single); the dense path at the paper's sizes never does.
+type SingleKerneler interface {
+	SingleKernel() Kerneler
 }
 
 // JacobianProducts is JacobianMul (trans false) or JacobianTMul (trans
@@ -172,11 +192,17 @@ func JacobianProducts(ctx context.Context, g Gradienter, x mat.Matrix, v *mat.De
 // theta + DTheta or, when XTrain is set (the dual form), at
 // theta + Phi(XTrain)^T A, which needs a Kerneler (JacobianTVec, then
 // PredictShifted).
+//
+// Single allows the dual form's Phi(XTrain)^T A in single precision: by the
+// model's SingleKernel's JacobianTVec when it is a SingleKerneler
+// (KernelerOf); the predictions at the shifted parameters are computed as
+// without it.
 type Shift struct {
 	X      mat.Matrix
 	DTheta []float64
 	XTrain mat.Matrix
 	A      []float64
+	Single bool
 }
 
 // ShiftBatcher is an optional interface of Gradienter models: several
@@ -229,7 +255,7 @@ func PredictShiftsEach(ctx context.Context, g Gradienter, shifts []Shift) ([]*ma
 func predictShift(ctx context.Context, g Gradienter, s Shift) (*mat.Dense, error) {
 	dtheta := s.DTheta
 	if s.XTrain != nil {
-		k, ok := AsKerneler(g)
+		k, ok := KernelerOf(g, s.Single)
 		if !ok {
 			return nil, Usagef("a dual-form shift needs a model with kernels")
 		}
@@ -281,6 +307,9 @@ type Capabilities struct {
 	// SinglePrecision: models' JacobianMultiplier is a SinglePrecisioner
 	// (products in float32 arithmetic, faster).
 	SinglePrecision bool
+	// SingleKernel: models' Kerneler is a SingleKerneler (Kernel and
+	// JacobianTVec in float32 arithmetic, faster).
+	SingleKernel bool
 }
 
 // OptionInfo describes one backend option for `vi backends` and usage text.
