@@ -103,6 +103,15 @@
 // model's single-precision products. A plugin from before neither
 // advertises the capability nor knows the field (the client's model is
 // then not a SinglePrecisioner), and a client from before never sets it.
+// Likewise single-precision kernels: a plugin whose backend declares
+// framework.Capabilities.SingleKernel advertises single_kernel, the
+// client's model is then a framework.SingleKerneler whose Kernel and
+// JacobianTVec set KernelRequest.single and JacobianTVecRequest.single,
+// and a dual-form framework.Shift with Single set travels with
+// Shift.single; the plugin answers them with its model's SingleKernel. To
+// a plugin that does not advertise it the client sends none of them (a
+// shift with Single is then computed in double precision, which meets
+// single's accuracy).
 //
 // Prepared predictions. The client's model is a
 // framework.PreparedPredictor whenever it has Jacobian products: its

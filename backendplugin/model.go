@@ -181,7 +181,7 @@ func (m *model) PredictShifts(ctx context.Context, shifts []framework.Shift) ([]
 	out, err := call(ctx, m, "PredictShifts", xs, func(ctx context.Context, ms []*pb.Matrix) (*pb.PredictShiftsResponse, error) {
 		req := &pb.PredictShiftsRequest{ModelId: m.id, Shifts: make([]*pb.Shift, len(shifts))}
 		for i, s := range shifts {
-			req.Shifts[i] = &pb.Shift{X: ms[2*i], Dtheta: vec(s.DTheta), XTrain: ms[2*i+1], A: vec(s.A)}
+			req.Shifts[i] = &pb.Shift{X: ms[2*i], Dtheta: vec(s.DTheta), XTrain: ms[2*i+1], A: vec(s.A), Single: s.Single && m.r.caps.SingleKernel}
 		}
 		return m.c.rpc.PredictShifts(ctx, req)
 	})
@@ -201,19 +201,43 @@ func (m *model) PredictShifts(ctx context.Context, shifts []framework.Shift) ([]
 }
 
 func (m *model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, error) {
+	return m.kernel(ctx, x1, x2, false)
+}
+
+func (m *model) kernel(ctx context.Context, x1, x2 mat.Matrix, single bool) (*mat.Dense, error) {
 	return m.matrix(ctx, "Kernel", []mat.Matrix{x1, x2}, func(ctx context.Context, ms []*pb.Matrix) (*pb.Matrix, error) {
-		return m.c.rpc.Kernel(ctx, &pb.KernelRequest{ModelId: m.id, X1: ms[0], X2: ms[1], AllowUpper: x2 == nil})
+		return m.c.rpc.Kernel(ctx, &pb.KernelRequest{ModelId: m.id, X1: ms[0], X2: ms[1], AllowUpper: x2 == nil, Single: single})
 	})
 }
 
 func (m *model) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([]float64, error) {
+	return m.jacobianTVec(ctx, x, a, false)
+}
+
+func (m *model) jacobianTVec(ctx context.Context, x mat.Matrix, a []float64, single bool) ([]float64, error) {
 	out, err := call(ctx, m, "JacobianTVec", []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*pb.Vector, error) {
-		return m.c.rpc.JacobianTVec(ctx, &pb.JacobianTVecRequest{ModelId: m.id, X: ms[0], A: vec(a)})
+		return m.c.rpc.JacobianTVec(ctx, &pb.JacobianTVecRequest{ModelId: m.id, X: ms[0], A: vec(a), Single: single})
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out.GetData(), nil
+}
+
+// SingleKernel implements framework.SingleKerneler for a plugin whose
+// backend declares SingleKernel (Capabilities): its kernel and transposed
+// product ask the plugin for the model's single-precision ones.
+func (m *model) SingleKernel() framework.Kerneler { return singleKernelModel{m} }
+
+// singleKernelModel is a remote model's single-precision Kerneler.
+type singleKernelModel struct{ m *model }
+
+func (s singleKernelModel) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, error) {
+	return s.m.kernel(ctx, x1, x2, true)
+}
+
+func (s singleKernelModel) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([]float64, error) {
+	return s.m.jacobianTVec(ctx, x, a, true)
 }
 
 // JacobianMul implements framework.JacobianMultiplier: one round trip for
@@ -315,4 +339,5 @@ var (
 
 	_ framework.JacobianMultiplier = (*model)(nil)
 	_ framework.SinglePrecisioner  = (*model)(nil)
+	_ framework.SingleKerneler     = (*model)(nil)
 )

@@ -42,7 +42,8 @@ func newRemote(ctx context.Context, name string, cc grpc.ClientConnInterface, o 
 	}
 	r.caps = framework.Capabilities{Gradients: caps.Gradients, Kernel: caps.Kernel, Classification: caps.Classification,
 		Multiclass: caps.Multiclass, WarmStart: caps.WarmStart, Persist: caps.Persist,
-		MatrixFree: caps.MatrixFree, SinglePrecision: caps.SinglePrecision && caps.JacobianProducts}
+		MatrixFree: caps.MatrixFree, SinglePrecision: caps.SinglePrecision && caps.JacobianProducts,
+		SingleKernel: caps.SingleKernel}
 	if caps.MatrixCache {
 		r.c.known = newKnownKeys()
 	}

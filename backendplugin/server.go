@@ -140,6 +140,7 @@ func (s *server) Capabilities(context.Context, *pb.Empty) (*pb.CapabilitiesRespo
 		MatrixFree:       s.caps.MatrixFree,
 		JacobianProducts: true,
 		SinglePrecision:  s.caps.SinglePrecision,
+		SingleKernel:     s.caps.SingleKernel,
 	}, nil
 }
 
@@ -174,7 +175,8 @@ func (s *server) add(m framework.Model) (*pb.ModelRef, error) {
 	_, isW := framework.AsWarmStarter(m)
 	_, isJ := framework.AsJacobianMultiplier(m)
 	_, isS := framework.AsSinglePrecisioner(m)
-	if s.caps.Gradients && !isG || s.caps.Kernel && !isK || s.caps.WarmStart && !isW || s.caps.MatrixFree && !isJ || s.caps.SinglePrecision && !isS {
+	_, isSK := framework.AsSingleKerneler(m)
+	if s.caps.Gradients && !isG || s.caps.Kernel && !isK || s.caps.WarmStart && !isW || s.caps.MatrixFree && !isJ || s.caps.SinglePrecision && !isS || s.caps.SingleKernel && !isSK {
 		_ = framework.Release(m)
 		return nil, status.Errorf(codes.Internal,
 			"backend declares %v but its model type %T does not implement all of it", s.caps, m)
@@ -244,7 +246,7 @@ func (s *server) Kernel(ctx context.Context, req *pb.KernelRequest) (*pb.Matrix,
 			}
 			x2 = d
 		}
-		out, err := k.Kernel(ctx, x1, x2)
+		out, err := singleKernelOf(k, req.Single).Kernel(ctx, x1, x2)
 		// Halved only when exactly symmetric: a kernel that is symmetric
 		// up to rounding (a general matrix product, say) travels whole,
 		// so the client gets the model's bits either way.
@@ -257,12 +259,23 @@ func (s *server) Kernel(ctx context.Context, req *pb.KernelRequest) (*pb.Matrix,
 
 func (s *server) JacobianTVec(ctx context.Context, req *pb.JacobianTVecRequest) (*pb.Vector, error) {
 	return onModel(s, "JacobianTVec", req.ModelId, "x", req.X, func(k framework.Kerneler, x *mat.Dense) (*pb.Vector, error) {
-		out, err := k.JacobianTVec(ctx, x, req.GetA().GetData())
+		out, err := singleKernelOf(k, req.Single).JacobianTVec(ctx, x, req.GetA().GetData())
 		if err != nil {
 			return nil, toStatus(err)
 		}
 		return vec(out), nil
 	})
+}
+
+// singleKernelOf is k, or with single its single-precision form when k is
+// a model that has one (framework.KernelerOf).
+func singleKernelOf(k framework.Kerneler, single bool) framework.Kerneler {
+	if m, ok := k.(framework.Model); ok && single {
+		if sk, ok := framework.KernelerOf(m, true); ok {
+			return sk
+		}
+	}
+	return k
 }
 
 // PredictShifts serves models with gradients: every shift by
@@ -276,7 +289,7 @@ func (s *server) PredictShifts(ctx context.Context, req *pb.PredictShiftsRequest
 			if err != nil {
 				return nil, err
 			}
-			shifts[i] = framework.Shift{X: x, DTheta: sh.GetDtheta().GetData()}
+			shifts[i] = framework.Shift{X: x, DTheta: sh.GetDtheta().GetData(), Single: sh.Single}
 			if sh.XTrain != nil {
 				if shifts[i].XTrain, err = s.cache.resolve(fmt.Sprintf("shift %d: x_train", i), sh.XTrain); err != nil {
 					return nil, err

@@ -316,8 +316,12 @@ type CapabilitiesResponse struct {
 	// products (framework.Capabilities.SinglePrecision), served for a
 	// JacobianProductRequest with single set.
 	SinglePrecision bool `protobuf:"varint,13,opt,name=single_precision,json=singlePrecision,proto3" json:"single_precision,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// single_kernel: the backend's models have a single-precision kernel
+	// and transposed product (framework.Capabilities.SingleKernel), served
+	// for a KernelRequest, JacobianTVecRequest or Shift with single set.
+	SingleKernel  bool `protobuf:"varint,14,opt,name=single_kernel,json=singleKernel,proto3" json:"single_kernel,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CapabilitiesResponse) Reset() {
@@ -430,6 +434,13 @@ func (x *CapabilitiesResponse) GetJacobianProducts() bool {
 func (x *CapabilitiesResponse) GetSinglePrecision() bool {
 	if x != nil {
 		return x.SinglePrecision
+	}
+	return false
+}
+
+func (x *CapabilitiesResponse) GetSingleKernel() bool {
+	if x != nil {
+		return x.SingleKernel
 	}
 	return false
 }
@@ -932,7 +943,12 @@ type KernelRequest struct {
 	X2      *Matrix                `protobuf:"bytes,3,opt,name=x2,proto3" json:"x2,omitempty"` // unset: x2 = x1
 	// allow_upper: the client reads a symmetric answer (x2 unset) sent as
 	// its upper triangle (Matrix.upper), half the values.
-	AllowUpper    bool `protobuf:"varint,4,opt,name=allow_upper,json=allowUpper,proto3" json:"allow_upper,omitempty"`
+	AllowUpper bool `protobuf:"varint,4,opt,name=allow_upper,json=allowUpper,proto3" json:"allow_upper,omitempty"`
+	// single: a server whose backend advertises single_kernel computes the
+	// kernel in single precision (framework.SingleKerneler); other servers
+	// ignore it and compute it in double precision, which meets single's
+	// accuracy too.
+	Single        bool `protobuf:"varint,14,opt,name=single,proto3" json:"single,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -995,11 +1011,20 @@ func (x *KernelRequest) GetAllowUpper() bool {
 	return false
 }
 
+func (x *KernelRequest) GetSingle() bool {
+	if x != nil {
+		return x.Single
+	}
+	return false
+}
+
 type JacobianTVecRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ModelId       uint64                 `protobuf:"varint,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
-	X             *Matrix                `protobuf:"bytes,2,opt,name=x,proto3" json:"x,omitempty"`
-	A             *Vector                `protobuf:"bytes,3,opt,name=a,proto3" json:"a,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	ModelId uint64                 `protobuf:"varint,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
+	X       *Matrix                `protobuf:"bytes,2,opt,name=x,proto3" json:"x,omitempty"`
+	A       *Vector                `protobuf:"bytes,3,opt,name=a,proto3" json:"a,omitempty"`
+	// single: as KernelRequest.single, for Phi(x)^T a.
+	Single        bool `protobuf:"varint,14,opt,name=single,proto3" json:"single,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1053,6 +1078,13 @@ func (x *JacobianTVecRequest) GetA() *Vector {
 		return x.A
 	}
 	return nil
+}
+
+func (x *JacobianTVecRequest) GetSingle() bool {
+	if x != nil {
+		return x.Single
+	}
+	return false
 }
 
 // JacobianProductRequest asks for Phi(x) v (JacobianMul: v is M x p) or
@@ -1133,11 +1165,15 @@ func (x *JacobianProductRequest) GetSingle() bool {
 // Shift is one prediction at shifted parameters: on x at theta + dtheta,
 // or, when x_train is set, at theta + Phi(x_train)^T a.
 type Shift struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	X             *Matrix                `protobuf:"bytes,1,opt,name=x,proto3" json:"x,omitempty"`
-	Dtheta        *Vector                `protobuf:"bytes,2,opt,name=dtheta,proto3" json:"dtheta,omitempty"`
-	XTrain        *Matrix                `protobuf:"bytes,3,opt,name=x_train,json=xTrain,proto3" json:"x_train,omitempty"`
-	A             *Vector                `protobuf:"bytes,4,opt,name=a,proto3" json:"a,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	X      *Matrix                `protobuf:"bytes,1,opt,name=x,proto3" json:"x,omitempty"`
+	Dtheta *Vector                `protobuf:"bytes,2,opt,name=dtheta,proto3" json:"dtheta,omitempty"`
+	XTrain *Matrix                `protobuf:"bytes,3,opt,name=x_train,json=xTrain,proto3" json:"x_train,omitempty"`
+	A      *Vector                `protobuf:"bytes,4,opt,name=a,proto3" json:"a,omitempty"`
+	// single: as KernelRequest.single, for the dual form's
+	// Phi(x_train)^T a (framework.Shift.Single); the prediction at the
+	// shifted parameters is computed as without it.
+	Single        bool `protobuf:"varint,14,opt,name=single,proto3" json:"single,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1198,6 +1234,13 @@ func (x *Shift) GetA() *Vector {
 		return x.A
 	}
 	return nil
+}
+
+func (x *Shift) GetSingle() bool {
+	if x != nil {
+		return x.Single
+	}
+	return false
 }
 
 // PredictShiftsRequest asks for several shifted predictions at once;
@@ -1616,7 +1659,7 @@ const file_backend_proto_rawDesc = "" +
 	"\x04skew\x18\x02 \x01(\rR\x04skew\"\x1c\n" +
 	"\x06Vector\x12\x12\n" +
 	"\x04data\x18\x01 \x03(\x01R\x04data\"\a\n" +
-	"\x05Empty\"\xb0\x03\n" +
+	"\x05Empty\"\xd5\x03\n" +
 	"\x14CapabilitiesResponse\x12\x1c\n" +
 	"\tgradients\x18\x01 \x01(\bR\tgradients\x12\x16\n" +
 	"\x06kernel\x18\x02 \x01(\bR\x06kernel\x12&\n" +
@@ -1635,7 +1678,8 @@ const file_backend_proto_rawDesc = "" +
 	"\vmatrix_free\x18\v \x01(\bR\n" +
 	"matrixFree\x12+\n" +
 	"\x11jacobian_products\x18\f \x01(\bR\x10jacobianProducts\x12)\n" +
-	"\x10single_precision\x18\r \x01(\bR\x0fsinglePrecisionJ\x04\b\a\x10\bR\n" +
+	"\x10single_precision\x18\r \x01(\bR\x0fsinglePrecision\x12#\n" +
+	"\rsingle_kernel\x18\x0e \x01(\bR\fsingleKernelJ\x04\b\a\x10\bR\n" +
 	"dual_shift\"[\n" +
 	"\n" +
 	"OptionInfo\x12\x12\n" +
@@ -1676,27 +1720,30 @@ const file_backend_proto_rawDesc = "" +
 	"\x15PredictShiftedRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x121\n" +
-	"\x06dtheta\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x06dtheta\"\xa1\x01\n" +
+	"\x06dtheta\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x06dtheta\"\xb9\x01\n" +
 	"\rKernelRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12)\n" +
 	"\x02x1\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x02x1\x12)\n" +
 	"\x02x2\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x02x2\x12\x1f\n" +
 	"\vallow_upper\x18\x04 \x01(\bR\n" +
-	"allowUpper\"\x82\x01\n" +
+	"allowUpper\x12\x16\n" +
+	"\x06single\x18\x0e \x01(\bR\x06single\"\x9a\x01\n" +
 	"\x13JacobianTVecRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
-	"\x01a\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01a\"\x9d\x01\n" +
+	"\x01a\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01a\x12\x16\n" +
+	"\x06single\x18\x0e \x01(\bR\x06single\"\x9d\x01\n" +
 	"\x16JacobianProductRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
 	"\x01v\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01v\x12\x16\n" +
-	"\x06single\x18\x04 \x01(\bR\x06single\"\xc0\x01\n" +
+	"\x06single\x18\x04 \x01(\bR\x06single\"\xd8\x01\n" +
 	"\x05Shift\x12'\n" +
 	"\x01x\x18\x01 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x121\n" +
 	"\x06dtheta\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x06dtheta\x122\n" +
 	"\ax_train\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x06xTrain\x12'\n" +
-	"\x01a\x18\x04 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01a\"c\n" +
+	"\x01a\x18\x04 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01a\x12\x16\n" +
+	"\x06single\x18\x0e \x01(\bR\x06single\"c\n" +
 	"\x14PredictShiftsRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x120\n" +
 	"\x06shifts\x18\x02 \x03(\v2\x18.lazyvi.backend.v1.ShiftR\x06shifts\"H\n" +

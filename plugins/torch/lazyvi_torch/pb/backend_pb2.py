@@ -19,7 +19,7 @@ DESCRIPTOR = _descriptor.FileDescriptor(
   name='lazyvi_torch/pb/backend.proto',
   package='lazyvi.backend.v1',
   syntax='proto3',
-  serialized_pb=_b('\n\x1dlazyvi_torch/pb/backend.proto\x12\x11lazyvi.backend.v1\"|\n\x06Matrix\x12\x0c\n\x04rows\x18\x01 \x01(\x03\x12\x0c\n\x04\x63ols\x18\x02 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x03 \x03(\x01\x12\x0b\n\x03key\x18\x04 \x01(\x0c\x12\r\n\x05upper\x18\x05 \x01(\x08\x12,\n\x06layout\x18\x06 \x01(\x0b\x32\x1c.lazyvi.backend.v1.RowLayout\"(\n\tRowLayout\x12\r\n\x05phase\x18\x01 \x01(\r\x12\x0c\n\x04skew\x18\x02 \x01(\r\"\x16\n\x06Vector\x12\x0c\n\x04\x64\x61ta\x18\x01 \x03(\x01\"\x07\n\x05\x45mpty\"\x9f\x02\n\x14\x43\x61pabilitiesResponse\x12\x11\n\tgradients\x18\x01 \x01(\x08\x12\x0e\n\x06kernel\x18\x02 \x01(\x08\x12\x16\n\x0e\x63lassification\x18\x03 \x01(\x08\x12\x12\n\nmulticlass\x18\x04 \x01(\x08\x12\x12\n\nwarm_start\x18\x05 \x01(\x08\x12\x14\n\x0cmatrix_cache\x18\x06 \x01(\x08\x12\x0c\n\x04gram\x18\x08 \x01(\x08\x12\x13\n\x0bshift_batch\x18\t \x01(\x08\x12\x0f\n\x07persist\x18\n \x01(\x08\x12\x13\n\x0bmatrix_free\x18\x0b \x01(\x08\x12\x19\n\x11jacobian_products\x18\x0c \x01(\x08\x12\x18\n\x10single_precision\x18\r \x01(\x08J\x04\x08\x07\x10\x08R\ndual_shift\"@\n\nOptionInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rdefault_value\x18\x02 \x01(\t\x12\r\n\x05usage\x18\x03 \x01(\t\"A\n\x0fOptionsResponse\x12.\n\x07options\x18\x01 \x03(\x0b\x32\x1d.lazyvi.backend.v1.OptionInfo\"\xc0\x01\n\x0fNewModelRequest\x12\x0c\n\x04task\x18\x01 \x01(\x05\x12\x0e\n\x06inputs\x18\x02 \x01(\x03\x12\x0c\n\x04seed\x18\x03 \x01(\x03\x12@\n\x07options\x18\x04 \x03(\x0b\x32/.lazyvi.backend.v1.NewModelRequest.OptionsEntry\x12\x0f\n\x07\x63lasses\x18\x05 \x01(\x03\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x1c\n\x08ModelRef\x12\x10\n\x08model_id\x18\x01 \x01(\x04\"j\n\nFitRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01y\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"k\n\x0b\x46itResponse\x12\x10\n\x08reported\x18\x01 \x01(\x08\x12\x0e\n\x06\x65pochs\x18\x02 \x01(\x03\x12\x12\n\nstopped_by\x18\x03 \x01(\t\x12\x12\n\nvalid_rows\x18\x04 \x01(\x03\x12\x12\n\nvalid_loss\x18\x05 \x01(\x01\"Y\n\rMatrixRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12\x10\n\x08prepared\x18\x03 \x01(\x08\"z\n\x15PredictShiftedRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12)\n\x06\x64theta\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"\x84\x01\n\rKernelRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12%\n\x02x1\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12%\n\x02x2\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12\x13\n\x0b\x61llow_upper\x18\x04 \x01(\x08\"s\n\x13JacobianTVecRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x61\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"\x86\x01\n\x16JacobianProductRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01v\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12\x0e\n\x06single\x18\x04 \x01(\x08\"\xaa\x01\n\x05Shift\x12$\n\x01x\x18\x01 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12)\n\x06\x64theta\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12*\n\x07x_train\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x61\x18\x04 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"R\n\x14PredictShiftsRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12(\n\x06shifts\x18\x02 \x03(\x0b\x32\x18.lazyvi.backend.v1.Shift\"A\n\x15PredictShiftsResponse\x12(\n\x05preds\x18\x01 \x03(\x0b\x32\x19.lazyvi.backend.v1.Matrix\"k\n\x0bGramRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x65\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"N\n\x0cGramResponse\x12\t\n\x01n\x18\x01 \x01(\x03\x12\r\n\x05upper\x18\x02 \x03(\x01\x12$\n\x01\x62\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"\x8d\x01\n\x10WarmStartRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01y\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12\r\n\x05steps\x18\x04 \x01(\x03\x12\x0c\n\x04seed\x18\x05 \x01(\x03\"-\n\nModelState\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12\r\n\x05state\x18\x02 \x01(\x0c\"\'\n\x11NumParamsResponse\x12\x12\n\nnum_params\x18\x01 \x01(\x03\x32\xfe\n\n\x07\x42\x61\x63kend\x12Q\n\x0c\x43\x61pabilities\x12\x18.lazyvi.backend.v1.Empty\x1a\'.lazyvi.backend.v1.CapabilitiesResponse\x12G\n\x07Options\x12\x18.lazyvi.backend.v1.Empty\x1a\".lazyvi.backend.v1.OptionsResponse\x12K\n\x08NewModel\x12\".lazyvi.backend.v1.NewModelRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12\x44\n\x03\x46it\x12\x1d.lazyvi.backend.v1.FitRequest\x1a\x1e.lazyvi.backend.v1.FitResponse\x12\x46\n\x07Predict\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12N\n\tNumParams\x12\x1b.lazyvi.backend.v1.ModelRef\x1a$.lazyvi.backend.v1.NumParamsResponse\x12G\n\x08Jacobian\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12U\n\x0ePredictShifted\x12(.lazyvi.backend.v1.PredictShiftedRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12\x45\n\x06Kernel\x12 .lazyvi.backend.v1.KernelRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12Q\n\x0cJacobianTVec\x12&.lazyvi.backend.v1.JacobianTVecRequest\x1a\x19.lazyvi.backend.v1.Vector\x12\x62\n\rPredictShifts\x12\'.lazyvi.backend.v1.PredictShiftsRequest\x1a(.lazyvi.backend.v1.PredictShiftsResponse\x12G\n\x04Gram\x12\x1e.lazyvi.backend.v1.GramRequest\x1a\x1f.lazyvi.backend.v1.GramResponse\x12M\n\tWarmStart\x12#.lazyvi.backend.v1.WarmStartRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12@\n\x07Release\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x18.lazyvi.backend.v1.Empty\x12\x42\n\x04Save\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x1d.lazyvi.backend.v1.ModelState\x12\x45\n\x04Load\x12\x1d.lazyvi.backend.v1.ModelState\x1a\x1e.lazyvi.backend.v1.FitResponse\x12S\n\x0bJacobianMul\x12).lazyvi.backend.v1.JacobianProductRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12T\n\x0cJacobianTMul\x12).lazyvi.backend.v1.JacobianProductRequest\x1a\x19.lazyvi.backend.v1.MatrixB&Z$github.com/lazyvi/lazyvi/internal/pbb\x06proto3')
+  serialized_pb=_b('\n\x1dlazyvi_torch/pb/backend.proto\x12\x11lazyvi.backend.v1\"|\n\x06Matrix\x12\x0c\n\x04rows\x18\x01 \x01(\x03\x12\x0c\n\x04\x63ols\x18\x02 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x03 \x03(\x01\x12\x0b\n\x03key\x18\x04 \x01(\x0c\x12\r\n\x05upper\x18\x05 \x01(\x08\x12,\n\x06layout\x18\x06 \x01(\x0b\x32\x1c.lazyvi.backend.v1.RowLayout\"(\n\tRowLayout\x12\r\n\x05phase\x18\x01 \x01(\r\x12\x0c\n\x04skew\x18\x02 \x01(\r\"\x16\n\x06Vector\x12\x0c\n\x04\x64\x61ta\x18\x01 \x03(\x01\"\x07\n\x05\x45mpty\"\xb6\x02\n\x14\x43\x61pabilitiesResponse\x12\x11\n\tgradients\x18\x01 \x01(\x08\x12\x0e\n\x06kernel\x18\x02 \x01(\x08\x12\x16\n\x0e\x63lassification\x18\x03 \x01(\x08\x12\x12\n\nmulticlass\x18\x04 \x01(\x08\x12\x12\n\nwarm_start\x18\x05 \x01(\x08\x12\x14\n\x0cmatrix_cache\x18\x06 \x01(\x08\x12\x0c\n\x04gram\x18\x08 \x01(\x08\x12\x13\n\x0bshift_batch\x18\t \x01(\x08\x12\x0f\n\x07persist\x18\n \x01(\x08\x12\x13\n\x0bmatrix_free\x18\x0b \x01(\x08\x12\x19\n\x11jacobian_products\x18\x0c \x01(\x08\x12\x18\n\x10single_precision\x18\r \x01(\x08\x12\x15\n\rsingle_kernel\x18\x0e \x01(\x08J\x04\x08\x07\x10\x08R\ndual_shift\"@\n\nOptionInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rdefault_value\x18\x02 \x01(\t\x12\r\n\x05usage\x18\x03 \x01(\t\"A\n\x0fOptionsResponse\x12.\n\x07options\x18\x01 \x03(\x0b\x32\x1d.lazyvi.backend.v1.OptionInfo\"\xc0\x01\n\x0fNewModelRequest\x12\x0c\n\x04task\x18\x01 \x01(\x05\x12\x0e\n\x06inputs\x18\x02 \x01(\x03\x12\x0c\n\x04seed\x18\x03 \x01(\x03\x12@\n\x07options\x18\x04 \x03(\x0b\x32/.lazyvi.backend.v1.NewModelRequest.OptionsEntry\x12\x0f\n\x07\x63lasses\x18\x05 \x01(\x03\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x1c\n\x08ModelRef\x12\x10\n\x08model_id\x18\x01 \x01(\x04\"j\n\nFitRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01y\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"k\n\x0b\x46itResponse\x12\x10\n\x08reported\x18\x01 \x01(\x08\x12\x0e\n\x06\x65pochs\x18\x02 \x01(\x03\x12\x12\n\nstopped_by\x18\x03 \x01(\t\x12\x12\n\nvalid_rows\x18\x04 \x01(\x03\x12\x12\n\nvalid_loss\x18\x05 \x01(\x01\"Y\n\rMatrixRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12\x10\n\x08prepared\x18\x03 \x01(\x08\"z\n\x15PredictShiftedRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12)\n\x06\x64theta\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"\x94\x01\n\rKernelRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12%\n\x02x1\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12%\n\x02x2\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12\x13\n\x0b\x61llow_upper\x18\x04 \x01(\x08\x12\x0e\n\x06single\x18\x0e \x01(\x08\"\x83\x01\n\x13JacobianTVecRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x61\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12\x0e\n\x06single\x18\x0e \x01(\x08\"\x86\x01\n\x16JacobianProductRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01v\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12\x0e\n\x06single\x18\x04 \x01(\x08\"\xba\x01\n\x05Shift\x12$\n\x01x\x18\x01 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12)\n\x06\x64theta\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12*\n\x07x_train\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x61\x18\x04 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12\x0e\n\x06single\x18\x0e \x01(\x08\"R\n\x14PredictShiftsRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12(\n\x06shifts\x18\x02 \x03(\x0b\x32\x18.lazyvi.backend.v1.Shift\"A\n\x15PredictShiftsResponse\x12(\n\x05preds\x18\x01 \x03(\x0b\x32\x19.lazyvi.backend.v1.Matrix\"k\n\x0bGramRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x65\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"N\n\x0cGramResponse\x12\t\n\x01n\x18\x01 \x01(\x03\x12\r\n\x05upper\x18\x02 \x03(\x01\x12$\n\x01\x62\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"\x8d\x01\n\x10WarmStartRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01y\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12\r\n\x05steps\x18\x04 \x01(\x03\x12\x0c\n\x04seed\x18\x05 \x01(\x03\"-\n\nModelState\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12\r\n\x05state\x18\x02 \x01(\x0c\"\'\n\x11NumParamsResponse\x12\x12\n\nnum_params\x18\x01 \x01(\x03\x32\xfe\n\n\x07\x42\x61\x63kend\x12Q\n\x0c\x43\x61pabilities\x12\x18.lazyvi.backend.v1.Empty\x1a\'.lazyvi.backend.v1.CapabilitiesResponse\x12G\n\x07Options\x12\x18.lazyvi.backend.v1.Empty\x1a\".lazyvi.backend.v1.OptionsResponse\x12K\n\x08NewModel\x12\".lazyvi.backend.v1.NewModelRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12\x44\n\x03\x46it\x12\x1d.lazyvi.backend.v1.FitRequest\x1a\x1e.lazyvi.backend.v1.FitResponse\x12\x46\n\x07Predict\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12N\n\tNumParams\x12\x1b.lazyvi.backend.v1.ModelRef\x1a$.lazyvi.backend.v1.NumParamsResponse\x12G\n\x08Jacobian\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12U\n\x0ePredictShifted\x12(.lazyvi.backend.v1.PredictShiftedRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12\x45\n\x06Kernel\x12 .lazyvi.backend.v1.KernelRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12Q\n\x0cJacobianTVec\x12&.lazyvi.backend.v1.JacobianTVecRequest\x1a\x19.lazyvi.backend.v1.Vector\x12\x62\n\rPredictShifts\x12\'.lazyvi.backend.v1.PredictShiftsRequest\x1a(.lazyvi.backend.v1.PredictShiftsResponse\x12G\n\x04Gram\x12\x1e.lazyvi.backend.v1.GramRequest\x1a\x1f.lazyvi.backend.v1.GramResponse\x12M\n\tWarmStart\x12#.lazyvi.backend.v1.WarmStartRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12@\n\x07Release\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x18.lazyvi.backend.v1.Empty\x12\x42\n\x04Save\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x1d.lazyvi.backend.v1.ModelState\x12\x45\n\x04Load\x12\x1d.lazyvi.backend.v1.ModelState\x1a\x1e.lazyvi.backend.v1.FitResponse\x12S\n\x0bJacobianMul\x12).lazyvi.backend.v1.JacobianProductRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12T\n\x0cJacobianTMul\x12).lazyvi.backend.v1.JacobianProductRequest\x1a\x19.lazyvi.backend.v1.MatrixB&Z$github.com/lazyvi/lazyvi/internal/pbb\x06proto3')
 )
 
 
@@ -275,6 +275,13 @@ _CAPABILITIESRESPONSE = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='single_kernel', full_name='lazyvi.backend.v1.CapabilitiesResponse.single_kernel', index=12,
+      number=14, type=8, cpp_type=7, label=1,
+      has_default_value=False, default_value=False,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -288,7 +295,7 @@ _CAPABILITIESRESPONSE = _descriptor.Descriptor(
   oneofs=[
   ],
   serialized_start=254,
-  serialized_end=541,
+  serialized_end=564,
 )
 
 
@@ -332,8 +339,8 @@ _OPTIONINFO = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=543,
-  serialized_end=607,
+  serialized_start=566,
+  serialized_end=630,
 )
 
 
@@ -363,8 +370,8 @@ _OPTIONSRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=609,
-  serialized_end=674,
+  serialized_start=632,
+  serialized_end=697,
 )
 
 
@@ -401,8 +408,8 @@ _NEWMODELREQUEST_OPTIONSENTRY = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=823,
-  serialized_end=869,
+  serialized_start=846,
+  serialized_end=892,
 )
 
 _NEWMODELREQUEST = _descriptor.Descriptor(
@@ -459,8 +466,8 @@ _NEWMODELREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=677,
-  serialized_end=869,
+  serialized_start=700,
+  serialized_end=892,
 )
 
 
@@ -490,8 +497,8 @@ _MODELREF = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=871,
-  serialized_end=899,
+  serialized_start=894,
+  serialized_end=922,
 )
 
 
@@ -535,8 +542,8 @@ _FITREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=901,
-  serialized_end=1007,
+  serialized_start=924,
+  serialized_end=1030,
 )
 
 
@@ -594,8 +601,8 @@ _FITRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1009,
-  serialized_end=1116,
+  serialized_start=1032,
+  serialized_end=1139,
 )
 
 
@@ -639,8 +646,8 @@ _MATRIXREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1118,
-  serialized_end=1207,
+  serialized_start=1141,
+  serialized_end=1230,
 )
 
 
@@ -684,8 +691,8 @@ _PREDICTSHIFTEDREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1209,
-  serialized_end=1331,
+  serialized_start=1232,
+  serialized_end=1354,
 )
 
 
@@ -724,6 +731,13 @@ _KERNELREQUEST = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='single', full_name='lazyvi.backend.v1.KernelRequest.single', index=4,
+      number=14, type=8, cpp_type=7, label=1,
+      has_default_value=False, default_value=False,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -736,8 +750,8 @@ _KERNELREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1334,
-  serialized_end=1466,
+  serialized_start=1357,
+  serialized_end=1505,
 )
 
 
@@ -769,6 +783,13 @@ _JACOBIANTVECREQUEST = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='single', full_name='lazyvi.backend.v1.JacobianTVecRequest.single', index=3,
+      number=14, type=8, cpp_type=7, label=1,
+      has_default_value=False, default_value=False,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -781,8 +802,8 @@ _JACOBIANTVECREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1468,
-  serialized_end=1583,
+  serialized_start=1508,
+  serialized_end=1639,
 )
 
 
@@ -833,8 +854,8 @@ _JACOBIANPRODUCTREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1586,
-  serialized_end=1720,
+  serialized_start=1642,
+  serialized_end=1776,
 )
 
 
@@ -873,6 +894,13 @@ _SHIFT = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='single', full_name='lazyvi.backend.v1.Shift.single', index=4,
+      number=14, type=8, cpp_type=7, label=1,
+      has_default_value=False, default_value=False,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -885,8 +913,8 @@ _SHIFT = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1723,
-  serialized_end=1893,
+  serialized_start=1779,
+  serialized_end=1965,
 )
 
 
@@ -923,8 +951,8 @@ _PREDICTSHIFTSREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1895,
-  serialized_end=1977,
+  serialized_start=1967,
+  serialized_end=2049,
 )
 
 
@@ -954,8 +982,8 @@ _PREDICTSHIFTSRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1979,
-  serialized_end=2044,
+  serialized_start=2051,
+  serialized_end=2116,
 )
 
 
@@ -999,8 +1027,8 @@ _GRAMREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2046,
-  serialized_end=2153,
+  serialized_start=2118,
+  serialized_end=2225,
 )
 
 
@@ -1044,8 +1072,8 @@ _GRAMRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2155,
-  serialized_end=2233,
+  serialized_start=2227,
+  serialized_end=2305,
 )
 
 
@@ -1103,8 +1131,8 @@ _WARMSTARTREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2236,
-  serialized_end=2377,
+  serialized_start=2308,
+  serialized_end=2449,
 )
 
 
@@ -1141,8 +1169,8 @@ _MODELSTATE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2379,
-  serialized_end=2424,
+  serialized_start=2451,
+  serialized_end=2496,
 )
 
 
@@ -1172,8 +1200,8 @@ _NUMPARAMSRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2426,
-  serialized_end=2465,
+  serialized_start=2498,
+  serialized_end=2537,
 )
 
 _MATRIX.fields_by_name['layout'].message_type = _ROWLAYOUT
@@ -1416,8 +1444,8 @@ _BACKEND = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=0,
   options=None,
-  serialized_start=2468,
-  serialized_end=3874,
+  serialized_start=2540,
+  serialized_end=3946,
   methods=[
   _descriptor.MethodDescriptor(
     name='Capabilities',
