@@ -316,3 +316,44 @@ func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*
 	}
 	return out, nil
 }
+
+var _ framework.SingleKerneler = (*Model)(nil)
+
+// SingleKernel returns the model's kernel and transposed product in single
+// precision (framework.SingleKerneler), for the lazy estimator's penalty
+// search at scale: Kernel's Grams of the layers' signals are blas32
+// products of the memo's float32 copies (those of SinglePrecision's
+// products), summed into K in float64, and JacobianTVec is
+// SinglePrecision's JacobianTMul of one vector. A multiclass model's stay
+// in float64.
+func (md *Model) SingleKernel() framework.Kerneler { return singleKernel{md} }
+
+// singleKernel is the model's single-precision Kerneler (SingleKernel).
+type singleKernel struct{ md *Model }
+
+// Kernel returns Phi(x1) Phi(x2)^T in single precision.
+func (s singleKernel) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, error) {
+	return s.md.kernel(ctx, x1, x2, true)
+}
+
+// JacobianTVec returns Phi(x)^T a in single precision.
+func (s singleKernel) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([]float64, error) {
+	if err := s.md.ready(ctx); err != nil {
+		return nil, err
+	}
+	xg, err := s.md.input(x)
+	if err != nil {
+		return nil, err
+	}
+	switch n := xg.Rows * s.md.head.RowsPerSample(); {
+	case len(a) != n:
+		return nil, fmt.Errorf("mlp: JacobianTVec: len(a) = %d, want %d (the Jacobian's rows)", len(a), n)
+	case n == 0:
+		return make([]float64, s.md.m), nil
+	}
+	out, err := single(s).JacobianTMul(ctx, x, mat.NewDense(len(a), 1, a))
+	if err != nil {
+		return nil, err
+	}
+	return out.RawMatrix().Data, nil
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -80,6 +81,14 @@ const kernelBlockRows = 256
 // x1; only the upper triangle is computed then, and mirrored, so the result
 // is exactly symmetric.
 func (md *Model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, error) {
+	return md.kernel(ctx, x1, x2, false)
+}
+
+// kernel is Kernel; with single (singleKernel's), for a model of one
+// output, the Grams of the layers' signals are blas32 products of their
+// float32 copies (the memo's, singleOf) and their elementwise products
+// are summed into K in float64.
+func (md *Model) kernel(ctx context.Context, x1, x2 mat.Matrix, single bool) (*mat.Dense, error) {
 	if err := md.ready(ctx); err != nil {
 		return nil, err
 	}
@@ -88,37 +97,56 @@ func (md *Model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, err
 		return nil, err
 	}
 	sym := x2 == nil
-	a1, d1 := md.signalsOf(xg1)
+	e1 := md.entryOf(xg1)
+	a1, d1 := e1.acts, e1.deltas
 	if d1 == nil {
 		d1 = md.multiDeltas(a1)
 	}
-	a2, d2 := a1, d1
+	xg2, e2, a2, d2 := xg1, e1, a1, d1
 	s2 := xg1.Rows
 	if !sym {
-		xg2, err := md.input(x2)
-		if err != nil {
+		if xg2, err = md.input(x2); err != nil {
 			return nil, err
 		}
-		if a2, d2 = md.signalsOf(xg2); d2 == nil {
+		e2 = md.entryOf(xg2)
+		if a2, d2 = e2.acts, e2.deltas; d2 == nil {
 			d2 = md.multiDeltas(a2)
 		}
 		s2 = xg2.Rows
 	}
 	rep := a1.rowsPer()
+	single = single && rep == 1
 	n1, n2 := xg1.Rows*rep, s2*rep
 	// The Grams' inner dimensions (p, the widths, 1 for the output layer)
 	// are small: with the right-hand factors transposed (k x n2), gonum's
 	// inner loops are axpys of length n2 instead of dots of length k.
 	a2t := make([]blas64.General, len(md.layers))
 	d2t := make([]blas64.General, len(md.layers))
+	var f1, f2 *signals32
+	var a2t32, d2t32 []blas32.General
+	if single {
+		f1, f2 = md.singleOf(xg1, e1), md.singleOf(xg2, e2)
+		a2t32 = make([]blas32.General, len(md.layers))
+		d2t32 = make([]blas32.General, len(md.layers))
+	}
 	for l := range md.layers {
+		if single {
+			a2t32[l] = transpose32(f2.acts[l])
+			d2t32[l] = transpose32(f2.deltas[l])
+			continue
+		}
 		a2t[l] = transpose(rowsOf(a2.acts[l], s2))
 		d2t[l] = transpose(d2[l])
 	}
 	k := make([]float64, n1*n2)
 	bs := min(kernelBlockRows, n1)
-	ga := make([]float64, (bs/rep+2)*s2)
-	gd := make([]float64, bs*n2)
+	var ga, gd []float64
+	var ga32, gd32 []float32
+	if single {
+		ga32, gd32 = make([]float32, bs*n2), make([]float32, bs*n2)
+	} else {
+		ga, gd = make([]float64, (bs/rep+2)*s2), make([]float64, bs*n2)
+	}
 	for i0 := 0; i0 < n1; i0 += bs {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("mlp: Kernel: %w", err)
@@ -129,6 +157,22 @@ func (md *Model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, err
 			j0 = i0 // upper trapezoid: columns from the block's diagonal on
 		}
 		cols := n2 - j0
+		if single {
+			gA := blas32.General{Rows: rows, Cols: cols, Stride: cols, Data: ga32[:rows*cols]}
+			gD := blas32.General{Rows: rows, Cols: cols, Stride: cols, Data: gd32[:rows*cols]}
+			for l := range md.layers {
+				blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, sub32(f1.acts[l], i0, rows), colsOf32(a2t32[l], j0), 0, gA)
+				blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, sub32(f1.deltas[l], i0, rows), colsOf32(d2t32[l], j0), 0, gD)
+				for r := 0; r < rows; r++ {
+					kr := k[(i0+r)*n2+j0 : (i0+r+1)*n2]
+					ar, dr := gA.Data[r*cols:(r+1)*cols], gD.Data[r*cols:(r+1)*cols]
+					for c := range kr {
+						kr[c] += float64(dr[c]) * (float64(ar[c]) + 1)
+					}
+				}
+			}
+			continue
+		}
 		// The samples of the block's rows and columns, for the Grams of
 		// the activations.
 		r0, c0 := i0/rep, j0/rep
@@ -181,6 +225,26 @@ func colsOf(g blas64.General, j0 int) blas64.General {
 // transpose returns a new g^T.
 func transpose(g blas64.General) blas64.General {
 	t := newGeneral(g.Cols, g.Rows)
+	for i := 0; i < g.Rows; i++ {
+		for j, v := range g.Data[i*g.Stride : i*g.Stride+g.Cols] {
+			t.Data[j*g.Rows+i] = v
+		}
+	}
+	return t
+}
+
+// sub32, colsOf32 and transpose32 are sub, colsOf and transpose for
+// float32 matrices.
+func sub32(g blas32.General, i0, rows int) blas32.General {
+	return blas32.General{Rows: rows, Cols: g.Cols, Stride: g.Stride, Data: g.Data[i0*g.Stride : (i0+rows-1)*g.Stride+g.Cols]}
+}
+
+func colsOf32(g blas32.General, j0 int) blas32.General {
+	return blas32.General{Rows: g.Rows, Cols: g.Cols - j0, Stride: g.Stride, Data: g.Data[j0:]}
+}
+
+func transpose32(g blas32.General) blas32.General {
+	t := blas32.General{Rows: g.Cols, Cols: g.Rows, Stride: g.Rows, Data: make([]float32, g.Rows*g.Cols)}
 	for i := 0; i < g.Rows; i++ {
 		for j, v := range g.Data[i*g.Stride : i*g.Stride+g.Cols] {
 			t.Data[j*g.Rows+i] = v

@@ -176,6 +176,27 @@ func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*
 	return s.jm.JacobianTMul(ctx, x, u)
 }
 
+// SingleKernel: the model's single-precision kernel and transposed
+// product, counted under the same names as its double ones.
+func (m model) SingleKernel() framework.Kerneler {
+	return singleKernel{m.m.SingleKernel(), m.f}
+}
+
+type singleKernel struct {
+	k framework.Kerneler
+	f *faults
+}
+
+func (s singleKernel) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, error) {
+	s.f.enter("Kernel")
+	return s.k.Kernel(ctx, x1, x2)
+}
+
+func (s singleKernel) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([]float64, error) {
+	s.f.enter("JacobianTVec")
+	return s.k.JacobianTVec(ctx, x, a)
+}
+
 func (m model) SaveState(ctx context.Context) ([]byte, error) {
 	m.f.enter("Save")
 	return m.m.SaveState(ctx)
@@ -193,5 +214,6 @@ var (
 	_ framework.FitReporter        = model{}
 	_ framework.JacobianMultiplier = model{}
 	_ framework.SinglePrecisioner  = model{}
+	_ framework.SingleKerneler     = model{}
 	_ framework.Persister          = model{}
 )

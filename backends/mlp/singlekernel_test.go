@@ -1,0 +1,185 @@
+package mlp
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// TestSingleKernel compares the single-precision kernel and transposed
+// product (SingleKernel) with the double ones, entry by entry, against a
+// bound from the arithmetic. A Gram of layer l's signals, G = S1 S2^T over
+// k terms (k = the layer's in for the activations, out for the deltas),
+// is a float32 product of inputs rounded to float32: it is off by at most
+// gamma32(k + 2) (|S1| |S2|^T) from the exact one (gamma(k) = k u / (1 -
+// k u), u = 2^-24), and the double one by gamma64(k) of the same; K's
+// entry sum_l GD_l (GA_l + 1) is then off by at most sum_l eD_l (|GA_l| +
+// 1 + eA_l) + |GD_l| eA_l, with gamma64(2L + 2) of its terms for the
+// float64 sums. Phi^T a in float32 (Delta's rows times a, three roundings,
+// then sums over the n rows) is off by at most gamma32(n + 4) (|Phi|^T
+// |a|). The differences must be within those bounds and not all zero; a
+// multiclass model's stay in float64, bit for bit.
+func TestSingleKernel(t *testing.T) {
+	gamma := func(k int, u float64) float64 { return float64(k) * u / (1 - float64(k)*u) }
+	const u32, u64 = 0x1p-24, 0x1p-53
+	for _, task := range append(tasks, framework.Multiclass) {
+		for _, hidden := range []string{"8", "6,5,3", "40,20"} {
+			t.Run(task.String()+"/"+hidden, func(t *testing.T) {
+				md, x := smallProblem(t, task, hidden, 120)
+				sk, ok := framework.AsSingleKerneler(md)
+				if !ok {
+					t.Fatal("the model is not a SingleKerneler")
+				}
+				s := sk.SingleKernel()
+				_, p := x.Dims()
+				x1, x2 := x.Slice(0, 70, 0, p).(*mat.Dense), x.Slice(70, 120, 0, p).(*mat.Dense)
+				for _, pair := range [][2]*mat.Dense{{x1, x2}, {x1, nil}} {
+					var arg2 mat.Matrix
+					if pair[1] != nil {
+						arg2 = pair[1]
+					}
+					want, err := md.Kernel(ctx, pair[0], arg2)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := s.Kernel(ctx, pair[0], arg2)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if arg2 == nil && !mat.Equal(got, got.T()) {
+						t.Error("Kernel(x1, nil) is not exactly symmetric")
+					}
+					if task == framework.Multiclass {
+						if !mat.Equal(got, want) {
+							t.Error("a multiclass model's single-precision kernel is not its double one")
+						}
+						continue
+					}
+					x2 := pair[1]
+					if x2 == nil {
+						x2 = pair[0]
+					}
+					bound := kernelBound(md, pair[0], x2, func(k int) float64 { return gamma(k+2, u32) + gamma(k, u64) }, gamma(2*len(md.layers)+2, u64))
+					checkBound(t, "Kernel", got, want, bound)
+				}
+				rng := rand.New(rand.NewPCG(3, 5))
+				rows, _ := x.Dims()
+				rows *= md.head.RowsPerSample()
+				a := make([]float64, rows)
+				for i := range a {
+					a[i] = rng.NormFloat64()
+				}
+				want, err := md.JacobianTVec(ctx, x, a)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := s.JacobianTVec(ctx, x, a)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if task == framework.Multiclass {
+					if !floats.Equal(got, want) {
+						t.Error("a multiclass model's single-precision JacobianTVec is not its double one")
+					}
+					return
+				}
+				j, err := md.Jacobian(ctx, x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var absJ mat.Dense
+				absJ.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, j)
+				absA := make([]float64, len(a))
+				for i, v := range a {
+					absA[i] = math.Abs(v)
+				}
+				var bound mat.Dense
+				bound.Mul(absJ.T(), mat.NewDense(len(a), 1, absA))
+				bound.Scale(gamma(rows+4, u32)+gamma(rows, u64), &bound)
+				checkBound(t, "JacobianTVec", mat.NewDense(len(got), 1, got), mat.NewDense(len(want), 1, want), &bound)
+			})
+		}
+	}
+}
+
+// kernelBound is TestSingleKernel's bound on the difference of the
+// single- and double-precision kernels of x1 and x2, from the signals:
+// per layer, the Grams' bounds e = g(k) |S1| |S2|^T (k the Gram's terms),
+// then their products' and sums' (sum: the float64 sums' gamma).
+func kernelBound(md *Model, x1, x2 *mat.Dense, g func(k int) float64, sum float64) *mat.Dense {
+	signals := func(x *mat.Dense) ([]*mat.Dense, []*mat.Dense) {
+		xg, _ := md.input(x)
+		e := md.entryOf(xg)
+		var acts, deltas []*mat.Dense
+		for l := range md.layers {
+			acts = append(acts, dense(e.acts.acts[l]))
+			deltas = append(deltas, dense(e.deltas[l]))
+		}
+		return acts, deltas
+	}
+	a1, d1 := signals(x1)
+	a2, d2 := signals(x2)
+	n1, _ := x1.Dims()
+	n2, _ := x2.Dims()
+	bound, terms := mat.NewDense(n1, n2, nil), mat.NewDense(n1, n2, nil)
+	for l, ly := range md.layers {
+		gram := func(s1, s2 *mat.Dense) (gm, abs *mat.Dense) {
+			gm, abs = new(mat.Dense), new(mat.Dense)
+			gm.Mul(s1, s2.T())
+			var b1, b2 mat.Dense
+			b1.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, s1)
+			b2.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, s2)
+			abs.Mul(&b1, b2.T())
+			return gm, abs
+		}
+		ga, sa := gram(a1[l], a2[l])
+		gd, sd := gram(d1[l], d2[l])
+		ea, ed := g(ly.in), g(ly.out)
+		for i := 0; i < n1; i++ {
+			for j := 0; j < n2; j++ {
+				eA, eD := ea*sa.At(i, j), ed*sd.At(i, j)
+				gA, gD := math.Abs(ga.At(i, j))+1, math.Abs(gd.At(i, j))
+				bound.Set(i, j, bound.At(i, j)+eD*(gA+eA)+gD*eA)
+				terms.Set(i, j, terms.At(i, j)+(gD+eD)*(gA+eA))
+			}
+		}
+	}
+	terms.Scale(sum, terms)
+	bound.Add(bound, terms)
+	return bound
+}
+
+// dense is a copy of g.
+func dense(g blas64.General) *mat.Dense {
+	var d mat.Dense
+	d.SetRawMatrix(g)
+	return mat.DenseCopyOf(&d)
+}
+
+// checkBound: |got - want| <= bound entry by entry, and not all zero.
+func checkBound(t *testing.T, what string, got, want, bound *mat.Dense) {
+	t.Helper()
+	r, c := want.Dims()
+	worst, nonzero := 0.0, false
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			d := math.Abs(got.At(i, j) - want.At(i, j))
+			nonzero = nonzero || d > 0
+			if b := bound.At(i, j); d > b {
+				t.Errorf("%s[%d, %d]: single %v, double %v: difference %g above the bound %g", what, i, j, got.At(i, j), want.At(i, j), d, b)
+			} else if b > 0 {
+				worst = max(worst, d/b)
+			}
+		}
+	}
+	if !nonzero {
+		t.Errorf("%s: single precision equals double", what)
+	}
+	t.Logf("%s: largest difference %.3g of its bound", what, worst)
+}
