@@ -29,7 +29,12 @@
 //     the backend classifies.
 //   - Kernel, when Capabilities().Kernel: the model implements
 //     framework.Kerneler; Kernel(x1, x2) = J1 J2^T, Kernel(x, nil) = J J^T
-//     (symmetric) and JacobianTVec(x, a) = J^T a.
+//     (symmetric) and JacobianTVec(x, a) = J^T a. With
+//     Capabilities().SingleKernel (which needs Kernel) the model is also
+//     a framework.SingleKerneler whose Kernel and JacobianTVec agree with
+//     J1 J2^T, J J^T (exactly symmetric) and J^T a to 1e-4 of the largest
+//     element of |J1| |J2|^T, |J| |J|^T and |J|^T |a|, as the
+//     single-precision products below.
 //   - MatrixFree, when Capabilities().MatrixFree: the model implements
 //     framework.JacobianMultiplier; JacobianMul(x, V) = J V and
 //     JacobianTMul(x, U) = J^T U for batches of three vectors (multiclass
@@ -215,6 +220,9 @@ func checkDescribe(t tb, b framework.Backend, c *config) {
 	caps := b.Capabilities()
 	if caps.Kernel && !caps.Gradients {
 		t.Errorf("Capabilities %v: Kernel without Gradients", caps)
+	}
+	if caps.SingleKernel && !caps.Kernel {
+		t.Errorf("Capabilities %v: SingleKernel without Kernel", caps)
 	}
 	seen := map[string]bool{}
 	for _, o := range b.Options() {
@@ -507,6 +515,65 @@ func checkKernel(t tb, b framework.Backend, c *config, task framework.Task) {
 		t.Fatalf("JacobianTVec: want length %d, got %d", g.NumParams(), len(jta))
 	}
 	checkClose(t, "JacobianTVec against J^T a", mat.NewDense(len(jta), 1, jta), mat.NewDense(len(jta), 1, want.RawVector().Data))
+	if b.Capabilities().SingleKernel {
+		checkSingleKernel(t, m, g, x1, x2, j1, a)
+	}
+}
+
+// checkSingleKernel: the model's single-precision kernel and transposed
+// product are J1 J2^T, J1 J1^T (exactly symmetric) and J1^T a to 1e-4 of
+// the largest element of |J1| |J2|^T, |J1| |J1|^T and |J1|^T |a|, as the
+// single-precision products (checkSingle).
+func checkSingleKernel(t tb, m framework.Model, g framework.Gradienter, x1, x2 *mat.Dense, j1 *mat.Dense, a []float64) {
+	sk, ok := framework.AsSingleKerneler(m)
+	if !ok {
+		t.Fatalf("Capabilities say SingleKernel, but the model (%T) is not a framework.SingleKerneler", m)
+	}
+	kr := sk.SingleKernel()
+	ctx := context.Background()
+	j2, err := g.Jacobian(ctx, x2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs := func(a mat.Matrix) *mat.Dense {
+		var d mat.Dense
+		d.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, a)
+		return &d
+	}
+	near := func(what string, got *mat.Dense, l, r mat.Matrix) {
+		t.Helper()
+		var want, scale mat.Dense
+		want.Mul(l, r)
+		scale.Mul(abs(l), abs(r))
+		wr, wc := want.Dims()
+		if gr, gc := got.Dims(); gr != wr || gc != wc {
+			t.Fatalf("single-precision %s: want %dx%d, got %dx%d", what, wr, wc, gr, gc)
+		}
+		if d := maxAbsDiff(got, &want); !(d <= 1e-4*mat.Max(&scale)) {
+			t.Errorf("single-precision %s: largest difference %.3g, above 1e-4 of %.3g", what, d, mat.Max(&scale))
+		}
+	}
+	k12, err := kr.Kernel(ctx, x1, x2)
+	if err != nil {
+		t.Fatalf("single-precision Kernel(x1, x2): %v", err)
+	}
+	near("Kernel(x1, x2) against J1 J2^T", k12, j1, j2.T())
+	k11, err := kr.Kernel(ctx, x1, nil)
+	if err != nil {
+		t.Fatalf("single-precision Kernel(x1, nil): %v", err)
+	}
+	near("Kernel(x1, nil) against J1 J1^T", k11, j1, j1.T())
+	if !mat.Equal(k11, k11.T()) {
+		t.Errorf("single-precision Kernel(x1, nil) is not exactly symmetric")
+	}
+	jta, err := kr.JacobianTVec(ctx, x1, a)
+	if err != nil {
+		t.Fatalf("single-precision JacobianTVec: %v", err)
+	}
+	if len(jta) != g.NumParams() {
+		t.Fatalf("single-precision JacobianTVec: want length %d, got %d", g.NumParams(), len(jta))
+	}
+	near("JacobianTVec against J^T a", mat.NewDense(len(jta), 1, jta), j1.T(), mat.NewDense(len(a), 1, a))
 }
 
 func checkMatrixFree(t tb, b framework.Backend, c *config, task framework.Task) {
