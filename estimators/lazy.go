@@ -94,9 +94,13 @@ type Lazy struct {
 	// (framework.SinglePrecisioner), which they use otherwise: about 1.45x
 	// as fast, and their rounding (relative ~1e-7) is far below the
 	// solves' tolerance (energyTol, 1e-2 of the objective's decrease;
-	// the VIs moved by at most 5e-5 of their standard errors). The
-	// penalty search on kernels, the dense solves and the predictions are
-	// in float64 either way (docs/performance.md, Stop 26).
+	// the VIs moved by at most 5e-5 of their standard errors), and the
+	// penalty search at scale (the subsample's cross-validation) in
+	// float64 where the model also has a single-precision kernel
+	// (framework.SingleKerneler), which it uses otherwise (newRidgeOf).
+	// The dense path's search at the paper's sizes, the dense solves and
+	// the predictions are in float64 either way (docs/performance.md,
+	// Stops 26 and 27).
 	DoublePrecision bool
 }
 
@@ -125,7 +129,7 @@ func (e Lazy) Settings() []framework.OptionInfo {
 		{Name: "folds", Default: strconv.Itoa(e.folds()), Usage: "cross-validation `folds` for lazy's ridge penalty"},
 		{Name: "lambda", Default: strconv.FormatFloat(e.Lambda, 'g', -1, 64), Usage: "fix lazy's ridge penalty to `L` (0: choose it by cross-validation)"},
 		{Name: "lazy-mem", Default: strconv.FormatInt(int64(e.memory())>>20, 10), Usage: "bound on the memory of lazy's ridge problem per worker, in `MiB` (larger problems are solved matrix-free)"},
-		{Name: "lazy-precision", Default: e.precision(), Usage: "`precision` of the Jacobian products of lazy's matrix-free solves: single (where the backend has them, about 1.45x as fast) or double"},
+		{Name: "lazy-precision", Default: e.precision(), Usage: "`precision` of lazy's work at scale (the matrix-free solves' Jacobian products, the penalty search's kernels): single (where the backend has it, faster) or double"},
 	}
 }
 

@@ -62,7 +62,7 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 	estList := fs.String("estimators", "lazy,dropout,retrain", "comma-separated estimators to time (retrain is the reference)")
 	workers := fs.Int("workers", runtime.NumCPU(), "features estimated concurrently")
 	lazyMem := fs.Int("lazy-mem", 0, "lazy's memory bound per worker in `MiB` (0: its default, 1024)")
-	lazyPrecision := fs.String("lazy-precision", "single", "`precision` of the Jacobian products of lazy's matrix-free solves: single (where the backend has them, about 1.45x as fast) or double")
+	lazyPrecision := fs.String("lazy-precision", "single", "`precision` of lazy's work at scale (the matrix-free solves' Jacobian products, the penalty search's kernels): single (where the backend has it, faster) or double")
 	seed := fs.Int64("seed", 1, "seed of the subsample, split and models")
 	format := fs.String("format", "table", "output format: table or json")
 	out := fs.String("out", "", "write the output to `FILE` (atomically) instead of stdout")

@@ -92,7 +92,7 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 	// Scale: time the first K features only; lazy's memory bound.
 	nFeatures := fs.Int("features", 0, "time the first `K` features only (0: all)")
 	lazyMem := fs.Int("lazy-mem", 0, "lazy's memory bound per worker in `MiB` (0: its default, 1024)")
-	lazyPrecision := fs.String("lazy-precision", "single", "`precision` of the Jacobian products of lazy's matrix-free solves: single (where the backend has them, about 1.45x as fast) or double")
+	lazyPrecision := fs.String("lazy-precision", "single", "`precision` of lazy's work at scale (the matrix-free solves' Jacobian products, the penalty search's kernels): single (where the backend has it, faster) or double")
 	return func(ctx context.Context, a *app) error {
 		plotFormat := ""
 		if *plotPath != "" {
