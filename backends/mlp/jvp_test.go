@@ -133,23 +133,7 @@ func TestSinglePrecisionProducts(t *testing.T) {
 					absArg.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, tc.arg)
 					bound.Mul(tc.phi, &absArg)
 					bound.Scale(gamma(tc.k), &bound)
-					r, c := want.Dims()
-					worst, nonzero := 0.0, false
-					for i := 0; i < r; i++ {
-						for col := 0; col < c; col++ {
-							d := math.Abs(got.At(i, col) - want.At(i, col))
-							nonzero = nonzero || d > 0
-							if b := bound.At(i, col); d > b {
-								t.Errorf("%s[%d, %d]: single %v, double %v: difference %g above the bound %g", tc.name, i, col, got.At(i, col), want.At(i, col), d, b)
-							} else if b > 0 {
-								worst = max(worst, d/b)
-							}
-						}
-					}
-					if !nonzero {
-						t.Errorf("%s: the single-precision products equal the double ones", tc.name)
-					}
-					t.Logf("%s: largest difference %.3g of its bound", tc.name, worst)
+					checkBound(t, tc.name, got, want, &bound)
 				}
 			})
 		}

@@ -162,7 +162,8 @@ func dense(g blas64.General) *mat.Dense {
 	return mat.DenseCopyOf(&d)
 }
 
-// checkBound: |got - want| <= bound entry by entry, and not all zero.
+// checkBound: the single-precision got and the double want differ by at
+// most bound, entry by entry, and not by zero everywhere.
 func checkBound(t *testing.T, what string, got, want, bound *mat.Dense) {
 	t.Helper()
 	r, c := want.Dims()

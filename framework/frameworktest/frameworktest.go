@@ -535,34 +535,16 @@ func checkSingleKernel(t tb, m framework.Model, g framework.Gradienter, x1, x2 *
 	if err != nil {
 		t.Fatal(err)
 	}
-	abs := func(a mat.Matrix) *mat.Dense {
-		var d mat.Dense
-		d.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, a)
-		return &d
-	}
-	near := func(what string, got *mat.Dense, l, r mat.Matrix) {
-		t.Helper()
-		var want, scale mat.Dense
-		want.Mul(l, r)
-		scale.Mul(abs(l), abs(r))
-		wr, wc := want.Dims()
-		if gr, gc := got.Dims(); gr != wr || gc != wc {
-			t.Fatalf("single-precision %s: want %dx%d, got %dx%d", what, wr, wc, gr, gc)
-		}
-		if d := maxAbsDiff(got, &want); !(d <= 1e-4*mat.Max(&scale)) {
-			t.Errorf("single-precision %s: largest difference %.3g, above 1e-4 of %.3g", what, d, mat.Max(&scale))
-		}
-	}
 	k12, err := kr.Kernel(ctx, x1, x2)
 	if err != nil {
 		t.Fatalf("single-precision Kernel(x1, x2): %v", err)
 	}
-	near("Kernel(x1, x2) against J1 J2^T", k12, j1, j2.T())
+	checkSingleClose(t, "Kernel(x1, x2) against J1 J2^T", k12, j1, j2.T())
 	k11, err := kr.Kernel(ctx, x1, nil)
 	if err != nil {
 		t.Fatalf("single-precision Kernel(x1, nil): %v", err)
 	}
-	near("Kernel(x1, nil) against J1 J1^T", k11, j1, j1.T())
+	checkSingleClose(t, "Kernel(x1, nil) against J1 J1^T", k11, j1, j1.T())
 	if !mat.Equal(k11, k11.T()) {
 		t.Errorf("single-precision Kernel(x1, nil) is not exactly symmetric")
 	}
@@ -573,7 +555,7 @@ func checkSingleKernel(t tb, m framework.Model, g framework.Gradienter, x1, x2 *
 	if len(jta) != g.NumParams() {
 		t.Fatalf("single-precision JacobianTVec: want length %d, got %d", g.NumParams(), len(jta))
 	}
-	near("JacobianTVec against J^T a", mat.NewDense(len(jta), 1, jta), j1.T(), mat.NewDense(len(a), 1, a))
+	checkSingleClose(t, "JacobianTVec against J^T a", mat.NewDense(len(jta), 1, jta), j1.T(), mat.NewDense(len(a), 1, a))
 }
 
 func checkMatrixFree(t tb, b framework.Backend, c *config, task framework.Task) {
@@ -633,11 +615,6 @@ func checkSingle(t tb, m framework.Model, x *mat.Dense, j, v, u *mat.Dense) {
 	}
 	s := sp.SinglePrecision()
 	ctx := context.Background()
-	abs := func(a mat.Matrix) *mat.Dense {
-		var d mat.Dense
-		d.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, a)
-		return &d
-	}
 	for _, tc := range []struct {
 		name string
 		jt   mat.Matrix
@@ -651,12 +628,29 @@ func checkSingle(t tb, m framework.Model, x *mat.Dense, j, v, u *mat.Dense) {
 		if err != nil {
 			t.Fatalf("single-precision %s: %v", tc.name, err)
 		}
-		var want, scale mat.Dense
-		want.Mul(tc.jt, tc.w)
-		scale.Mul(abs(tc.jt), abs(tc.w))
-		if d := maxAbsDiff(got, &want); !(d <= 1e-4*mat.Max(&scale)) {
-			t.Errorf("single-precision %s: largest difference %.3g, above 1e-4 of %.3g", tc.name, d, mat.Max(&scale))
-		}
+		checkSingleClose(t, tc.name, got, tc.jt, tc.w)
+	}
+}
+
+// checkSingleClose: got is l r to 1e-4 of the largest element of |l| |r|
+// (float32's rounding, 6e-8, over up to about a thousand roundings a
+// term).
+func checkSingleClose(t tb, what string, got *mat.Dense, l, r mat.Matrix) {
+	t.Helper()
+	abs := func(a mat.Matrix) *mat.Dense {
+		var d mat.Dense
+		d.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, a)
+		return &d
+	}
+	var want, scale mat.Dense
+	want.Mul(l, r)
+	scale.Mul(abs(l), abs(r))
+	wr, wc := want.Dims()
+	if gr, gc := got.Dims(); gr != wr || gc != wc {
+		t.Fatalf("single-precision %s: want %dx%d, got %dx%d", what, wr, wc, gr, gc)
+	}
+	if d := maxAbsDiff(got, &want); !(d <= 1e-4*mat.Max(&scale)) {
+		t.Errorf("single-precision %s: largest difference %.3g, above 1e-4 of %.3g", what, d, mat.Max(&scale))
 	}
 }
 
