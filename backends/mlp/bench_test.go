@@ -44,7 +44,8 @@ func BenchmarkFit(b *testing.B) {
 }
 
 // BenchmarkKernel times the symmetric NTK Gram and the transposed Jacobian
-// product on the linear setting's train split.
+// product on the linear setting's train split, in double and in single
+// precision (SingleKernel; the signals memoised, as in lazy's search).
 func BenchmarkKernel(b *testing.B) {
 	for _, bc := range []struct {
 		name string
@@ -67,6 +68,21 @@ func BenchmarkKernel(b *testing.B) {
 		b.Run("JacobianTVec_"+bc.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				if _, err := md.JacobianTVec(ctx, x, y); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		sk := md.SingleKernel()
+		b.Run("KernelSingle_"+bc.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := sk.Kernel(ctx, x, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("JacobianTVecSingle_"+bc.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := sk.JacobianTVec(ctx, x, y); err != nil {
 					b.Fatal(err)
 				}
 			}
