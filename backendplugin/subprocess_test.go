@@ -33,6 +33,8 @@ func TestMain(m *testing.M) {
 		serve(newLinear(), 2)
 	case "bench":
 		Serve(benchBackend{})
+	case "lazybench":
+		Serve(lazyBenchBackend{})
 	case "killed": // killed before the handshake
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		time.Sleep(time.Hour)
