@@ -175,30 +175,43 @@ func (c *matrixCache) resolve(name string, m *pb.Matrix) (*mat.Dense, error) {
 // hashSeeds are the two fixed per-process seeds of the content keys.
 var hashSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 
-// matrixKey is the 128-bit content key of a packed matrix: two maphash
-// hashes, under the two seeds, of its rows, cols, row layout and the bits
-// of its values (the same values in another layout are another matrix to
-// the server, which computes on the layout it stored).
-// The key is this process's name for the content; the server only compares
-// it.
+// keyHeader is the length of a key's verbatim part: rows, cols and row
+// layout.
+const keyHeader = 24
+
+// matrixKey is the content key of a packed matrix: its rows, cols and row
+// layout verbatim (the same values in another shape or layout are another
+// matrix to the server, which computes on the layout it stored), then two
+// 64-bit hash/maphash hashes, under the two seeds, of the bits of its
+// values: 128 bits of hash over the values, as before this key had the
+// header verbatim. The key is this process's name for the content; the
+// server only compares it.
+//
+// The values are hashed as one string (maphash.Comparable), which hands
+// them to the runtime's memhash in one call; maphash.Hash and
+// maphash.Bytes feed it 128 bytes at a time, chaining the state, which
+// hashed lazy's 6667 x 100 training rows (5.3 MB) at a fifth of the speed,
+// on every Krylov product. Both are the same seeded function family (the
+// runtime's AES hash where the CPU has AES, else its wyhash fallback);
+// nothing else changed: equal values give equal keys, and two different
+// matrices of one shape and layout share a key only if both 64-bit hashes
+// collide under independent random seeds.
 func matrixKey(m *pb.Matrix) string {
-	var hdr [24]byte
-	binary.LittleEndian.PutUint64(hdr[:8], uint64(m.Rows))
-	binary.LittleEndian.PutUint64(hdr[8:], uint64(m.Cols))
+	var key [keyHeader + 16]byte
+	binary.LittleEndian.PutUint64(key[:8], uint64(m.Rows))
+	binary.LittleEndian.PutUint64(key[8:], uint64(m.Cols))
 	if l := m.Layout; l != nil {
-		binary.LittleEndian.PutUint32(hdr[16:], 1+l.Phase)
-		binary.LittleEndian.PutUint32(hdr[20:], l.Skew)
+		binary.LittleEndian.PutUint32(key[16:], 1+l.Phase)
+		binary.LittleEndian.PutUint32(key[20:], l.Skew)
 	}
 	// The float64s as their in-memory bytes: the key only has to be
 	// stable within this process, so the host's byte order does.
-	raw := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(m.Data))), 8*len(m.Data))
-	var key [16]byte
+	var raw string
+	if len(m.Data) > 0 {
+		raw = unsafe.String((*byte)(unsafe.Pointer(unsafe.SliceData(m.Data))), 8*len(m.Data))
+	}
 	for i, seed := range hashSeeds {
-		var h maphash.Hash
-		h.SetSeed(seed)
-		h.Write(hdr[:])
-		h.Write(raw)
-		binary.LittleEndian.PutUint64(key[8*i:], h.Sum64())
+		binary.LittleEndian.PutUint64(key[keyHeader+8*i:], maphash.Comparable(seed, raw))
 	}
 	return string(key[:])
 }

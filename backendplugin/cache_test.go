@@ -426,16 +426,40 @@ func TestMatrixKey(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
 	x := randDense(rng, 64, 64)
 	k := matrixKey(toPB(x))
-	if len(k) != 16 || k != matrixKey(toPB(mat.DenseCopyOf(x))) {
+	if len(k) != keyHeader+16 || k != matrixKey(toPB(mat.DenseCopyOf(x))) {
 		t.Fatal("equal contents, different keys")
 	}
 	// Same values, other shape.
 	if k == matrixKey(&pb.Matrix{Rows: 32, Cols: 128, Data: x.RawMatrix().Data}) {
 		t.Fatal("the key ignores the shape")
 	}
-	y := mat.DenseCopyOf(x)
-	y.Set(63, 63, math.Nextafter(y.At(63, 63), math.Inf(1)))
-	if k == matrixKey(toPB(y)) {
-		t.Fatal("the key ignores a change in the last value")
+	// Same values and shape, other layout.
+	l := toPB(x)
+	l.Layout = &pb.RowLayout{Phase: 3}
+	if k == matrixKey(l) {
+		t.Fatal("the key ignores the layout")
+	}
+	// A change of one bit anywhere, of the first, a middle and the last
+	// value.
+	for _, at := range [][2]int{{0, 0}, {31, 17}, {63, 63}} {
+		y := mat.DenseCopyOf(x)
+		y.Set(at[0], at[1], math.Nextafter(y.At(at[0], at[1]), math.Inf(1)))
+		if k == matrixKey(toPB(y)) {
+			t.Fatalf("the key ignores a change in value %v", at)
+		}
+	}
+	// The two hashes are not one: under other seeds, other bits.
+	if k[keyHeader:keyHeader+8] == k[keyHeader+8:] {
+		t.Fatal("the two hashes agree")
+	}
+}
+
+// BenchmarkMatrixKey: the key of lazy's training rows at scale, computed
+// for every Krylov product on them.
+func BenchmarkMatrixKey(b *testing.B) {
+	x := toPB(randDense(rand.New(rand.NewPCG(25, 26)), lbRows, lbInputs))
+	b.SetBytes(8 * int64(len(x.Data)))
+	for b.Loop() {
+		_ = matrixKey(x)
 	}
 }

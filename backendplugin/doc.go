@@ -72,9 +72,9 @@
 // keys the matrix arguments of Predict, Jacobian, PredictShifted, Kernel,
 // JacobianTVec, PredictShifts and Gram that have at least 4096 values
 // (smaller ones are cheaper to send than to hash; Fit and WarmStart send
-// theirs once): the key is a 128-bit hash of the matrix's shape, layout and values
-// (two hash/maphash hashes under seeds fixed for the process), so a matrix
-// changed in place gets a new key. Once a call that carried a matrix's data
+// theirs once): the key is the matrix's shape and layout and a 128-bit
+// hash of its values (two hash/maphash hashes under seeds fixed for the
+// process), so a matrix changed in place gets a new key. Once a call that carried a matrix's data
 // has succeeded, later calls send its key without the data. A plugin that
 // no longer holds the key (evicted) answers FailedPrecondition
 // "backendplugin: matrix cache miss" without calling the model, and the
