@@ -2,6 +2,7 @@ package backendplugin
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -231,5 +232,49 @@ func TestCapabilityField7Reserved(t *testing.T) {
 	}
 	if !caps.Gradients || caps.ShiftBatch || caps.Gram || caps.MatrixCache {
 		t.Errorf("field 7 read as a capability: %v", &caps)
+	}
+}
+
+// TestSymmetricTiles: exactlySymmetric and fullFromUpper, which visit a
+// matrix in tiles, agree with the definitions element by element, at
+// sizes around the tile's and with the asymmetry anywhere.
+func TestSymmetricTiles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	for _, n := range []int{1, 2, symTile - 1, symTile, symTile + 1, 2*symTile + 3} {
+		a := randDense(rng, n, n+5).Slice(0, n, 0, n).(*mat.Dense) // strided
+		for i := 0; i < n; i++ {
+			for j := 0; j < i; j++ {
+				a.Set(i, j, a.At(j, i))
+			}
+		}
+		if !exactlySymmetric(a) {
+			t.Fatalf("n %d: a symmetric matrix is not", n)
+		}
+		up := packUpper(mat.NewSymDense(n, mat.DenseCopyOf(a).RawMatrix().Data))
+		full, err := fromPB(&pb.Matrix{Rows: int64(n), Cols: int64(n), Data: up, Upper: true})
+		if err != nil || !mat.Equal(full, a) {
+			t.Fatalf("n %d: the upper triangle unpacks to another matrix (%v)", n, err)
+		}
+		// One value off, below or above the diagonal, in the first, a
+		// middle and the last tile.
+		for _, at := range [][2]int{{n - 1, 0}, {0, n - 1}, {n / 2, n/2 + 1}, {n - 1, n - 2}} {
+			i, j := at[0], at[1]
+			if i == j || min(i, j) < 0 || max(i, j) >= n {
+				continue
+			}
+			b := mat.DenseCopyOf(a)
+			b.Set(i, j, math.Nextafter(b.At(i, j), 0))
+			if exactlySymmetric(b) {
+				t.Errorf("n %d: value %d,%d changed, still symmetric", n, i, j)
+			}
+			b.Set(i, j, math.NaN())
+			b.Set(j, i, math.NaN())
+			if exactlySymmetric(b) {
+				t.Errorf("n %d: NaN at %d,%d and %d,%d, symmetric", n, i, j, j, i)
+			}
+		}
+	}
+	if _, err := fullFromUpper(3, []float64{1, 2}); err == nil {
+		t.Error("3 x 3 from 2 values: no error")
 	}
 }

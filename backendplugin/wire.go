@@ -10,7 +10,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/internal/linalg"
 	"github.com/lazyvi/lazyvi/internal/pb"
 )
 
@@ -69,11 +68,7 @@ func fromPB(m *pb.Matrix) (*mat.Dense, error) {
 		if m.Rows != m.Cols {
 			return nil, fmt.Errorf("malformed matrix: a %d x %d upper triangle", m.Rows, m.Cols)
 		}
-		sym, err := unpackUpper(int(m.Rows), m.Data)
-		if err != nil {
-			return nil, err
-		}
-		return linalg.Full(sym), nil
+		return fullFromUpper(int(m.Rows), m.Data)
 	}
 	if m.Rows < 0 || m.Cols < 0 || int64(len(m.Data)) != m.Rows*m.Cols {
 		return nil, fmt.Errorf("malformed matrix: %d x %d with %d values", m.Rows, m.Cols, len(m.Data))
@@ -153,20 +148,58 @@ func upperPB(a *mat.Dense) *pb.Matrix {
 	return &pb.Matrix{Rows: int64(n), Cols: int64(n), Data: upperRows(raw.Data, raw.Stride, n), Upper: true}
 }
 
+// symTile is the side of the square tiles in which exactlySymmetric and
+// fullFromUpper visit a matrix and its transpose together: 64 x 64
+// float64s are 32 KiB a tile, so both tiles stay in cache while the
+// transposed one is read (or written) across its rows. Visited element by
+// element, a 1000 x 1000 kernel's transpose cost a cache line a value.
+const symTile = 64
+
 // exactlySymmetric reports whether the square, non-empty a equals its
-// transpose bit for bit.
+// transpose bit for bit (a NaN anywhere off the diagonal, which equals no
+// value, makes it not so).
 func exactlySymmetric(a *mat.Dense) bool {
 	n, c := a.Dims()
 	if n != c || n == 0 {
 		return false
 	}
 	raw := a.RawMatrix()
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			if raw.Data[i*raw.Stride+j] != raw.Data[j*raw.Stride+i] {
-				return false
+	for i0 := 0; i0 < n; i0 += symTile {
+		for j0 := i0; j0 < n; j0 += symTile {
+			for i := i0; i < min(i0+symTile, n); i++ {
+				for j := max(j0, i+1); j < min(j0+symTile, n); j++ {
+					if raw.Data[i*raw.Stride+j] != raw.Data[j*raw.Stride+i] {
+						return false
+					}
+				}
 			}
 		}
 	}
 	return true
+}
+
+// fullFromUpper is the n x n symmetric matrix, both triangles filled,
+// whose upper triangle upper holds row by row (upperPB's packing): what
+// unpackUpper and linalg.Full give, without the SymDense between them.
+func fullFromUpper(n int, upper []float64) (*mat.Dense, error) {
+	if n < 0 || len(upper) != n*(n+1)/2 {
+		return nil, fmt.Errorf("malformed symmetric matrix: n %d with %d values", n, len(upper))
+	}
+	if n == 0 {
+		return &mat.Dense{}, nil
+	}
+	data := make([]float64, n*n)
+	for i, o := 0, 0; i < n; i++ {
+		o += copy(data[i*n+i:(i+1)*n], upper[o:o+n-i])
+	}
+	for i0 := 0; i0 < n; i0 += symTile {
+		for j0 := i0; j0 < n; j0 += symTile {
+			for i := i0; i < min(i0+symTile, n); i++ {
+				for j := max(j0, i+1); j < min(j0+symTile, n); j++ {
+					data[j*n+i] = data[i*n+j]
+				}
+			}
+		}
+	}
+	return mat.NewDense(n, n, data), nil
 }
