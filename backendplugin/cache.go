@@ -312,8 +312,10 @@ func (c *conn) withArgs(xs []mat.Matrix, call func(ms []*pb.Matrix) error) error
 	}
 	if err == nil && c.known != nil {
 		for _, a := range args {
+			// m's values may be in data_raw by now (rawSender): its size
+			// is its shape's.
 			if m := a.full; m != nil && len(m.Key) > 0 && (full || a.ref == nil) {
-				c.known.add(string(m.Key), 8*int64(len(m.Data))+int64(len(m.Key))+entryOverhead)
+				c.known.add(string(m.Key), 8*m.Rows*m.Cols+int64(len(m.Key))+entryOverhead)
 			}
 		}
 	}

@@ -50,7 +50,8 @@ func (l *wireLog) intercept(ctx context.Context, req any, info *grpc.UnaryServer
 	l.mu.Lock()
 	for _, m := range ms {
 		if m != nil {
-			l.sent = append(l.sent, sentMatrix{info.FullMethod[len("/lazyvi.backend.v1.Backend/"):], len(m.Key) > 0, len(m.Data)})
+			// The values as they arrived: packed, or raw (raw.go).
+			l.sent = append(l.sent, sentMatrix{info.FullMethod[len("/lazyvi.backend.v1.Backend/"):], len(m.Key) > 0, len(m.Data) + len(m.DataRaw)/8})
 		}
 	}
 	l.mu.Unlock()

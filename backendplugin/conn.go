@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-plugin"
@@ -11,6 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/pb"
@@ -31,6 +33,9 @@ type conn struct {
 	// this side knows; nil when the plugin has no matrix cache (then every
 	// matrix is sent in full).
 	known *knownKeys
+	// rawValues: the plugin reads raw values (raw.go); rpc's requests then
+	// carry their values in data_raw.
+	rawValues atomic.Bool
 
 	hangTimeout time.Duration // 0: no watchdog
 	pingEvery   time.Duration
@@ -50,7 +55,6 @@ type conn struct {
 func newConn(name string, cc grpc.ClientConnInterface, o *options, exited func() error, kill func()) *conn {
 	c := &conn{
 		name:        name,
-		rpc:         pb.NewBackendClient(cc),
 		health:      grpc_health_v1.NewHealthClient(cc),
 		hangTimeout: o.hangTimeout,
 		exited:      exited,
@@ -59,6 +63,7 @@ func newConn(name string, cc grpc.ClientConnInterface, o *options, exited func()
 		stop:        make(chan struct{}),
 		stopped:     make(chan struct{}),
 	}
+	c.rpc = pb.NewBackendClient(rawSender{cc, &c.rawValues})
 	if c.hangTimeout > 0 {
 		c.pingEvery = min(max(c.hangTimeout/5, 10*time.Millisecond), 5*time.Second)
 		go c.watch()
@@ -210,4 +215,28 @@ func waitExited(exited func() error, d time.Duration) error {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// rawSender is the connection the client's RPCs go through: once raw is
+// set (the plugin reads raw values), each request's values move into
+// data_raw (toRaw) just before gRPC marshals it, and every answer's raw
+// values move into data (toData) before the client reads it. Requests are
+// converted in place; the client builds a fresh one for every call and
+// reads none after it but the matrix cache's keys and shapes (withArgs).
+type rawSender struct {
+	grpc.ClientConnInterface
+	raw *atomic.Bool
+}
+
+func (s rawSender) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
+	if m, ok := args.(proto.Message); ok && s.raw.Load() {
+		toRaw(m)
+	}
+	if err := s.ClientConnInterface.Invoke(ctx, method, args, reply, opts...); err != nil {
+		return err
+	}
+	if m, ok := reply.(proto.Message); ok {
+		return toData(m)
+	}
+	return nil
 }

@@ -53,6 +53,14 @@
 // repeated double field, row-major. It is versioned by ProtocolVersion,
 // which go-plugin negotiates in the handshake.
 //
+// Raw values. A plugin built with this package advertises raw_values, and
+// this package's client asks for raw answers when it creates a model
+// (NewModelRequest.raw_answers): between them the values of every matrix
+// and vector travel as raw little-endian bytes (Matrix.data_raw,
+// Vector.data_raw), the same bits that protobuf-go would otherwise encode
+// and decode one value at a time, and the receiver reads them in place. A
+// plugin or a client from before gets and sends packed values as always.
+//
 // Same bits as in process. A request matrix also carries where its rows lie
 // within 64-byte lines (Matrix.layout), and the plugin unpacks it with its
 // rows at those offsets, so that the model computes on the layout it would

@@ -47,6 +47,7 @@ func newRemote(ctx context.Context, name string, cc grpc.ClientConnInterface, o 
 	if caps.MatrixCache {
 		r.c.known = newKnownKeys()
 	}
+	r.c.rawValues.Store(caps.RawValues)
 	r.shiftBatch = caps.ShiftBatch
 	r.gram = caps.Gram
 	r.jacProducts = caps.JacobianProducts
@@ -84,6 +85,8 @@ func (r *remote) New(ctx context.Context, spec framework.ModelSpec) (framework.M
 			Seed:    spec.Seed,
 			Options: spec.Options,
 			Classes: int64(spec.Classes),
+			// This client's codec reads raw values in any answer.
+			RawAnswers: true,
 		})
 		return err
 	})

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/pb"
@@ -27,7 +28,7 @@ type server struct {
 
 	mu     sync.RWMutex
 	nextID uint64
-	models map[uint64]framework.Model
+	models map[uint64]served
 
 	// cache holds the request matrices sent with a key (see the Matrix
 	// message in backend.proto), within defaultMatrixCacheBytes.
@@ -35,7 +36,7 @@ type server struct {
 }
 
 func newServer(b framework.Backend) *server {
-	return &server{b: b, caps: b.Capabilities(), models: make(map[uint64]framework.Model),
+	return &server{b: b, caps: b.Capabilities(), models: make(map[uint64]served),
 		cache: newMatrixCache(defaultMatrixCacheBytes)}
 }
 
@@ -49,32 +50,40 @@ func guard(op string, err *error) {
 	}
 }
 
-func (s *server) model(id uint64) (framework.Model, error) {
+// served is a model the server keeps, and whether its client reads raw
+// values in answers (NewModelRequest.raw_answers).
+type served struct {
+	m   framework.Model
+	raw bool
+}
+
+func (s *server) model(id uint64) (served, error) {
 	s.mu.RLock()
 	m, ok := s.models[id]
 	s.mu.RUnlock()
 	if !ok {
-		return nil, status.Errorf(codes.NotFound, "no model %d (released?)", id)
+		return served{}, status.Errorf(codes.NotFound, "no model %d (released?)", id)
 	}
 	return m, nil
 }
 
-// modelAs returns the model id names as an M: NotFound when there is no such
-// model, Unimplemented when the backend's model type is not an M.
-func modelAs[M any](s *server, id uint64) (M, error) {
+// modelAs returns the model id names as an M, and whether its client reads
+// raw values: NotFound when there is no such model, Unimplemented when the
+// backend's model type is not an M.
+func modelAs[M any](s *server, id uint64) (M, bool, error) {
 	var zero M
-	m, err := s.model(id)
+	sm, err := s.model(id)
 	if err != nil {
-		return zero, err
+		return zero, false, err
 	}
-	if mm, ok := m.(M); ok {
-		return mm, nil
+	if mm, ok := sm.m.(M); ok {
+		return mm, sm.raw, nil
 	}
 	what := "this call"
 	switch any((*M)(nil)).(type) {
 	case *framework.Model:
 		// Only a nil model is not one; calling it panics, as it did.
-		return zero, nil
+		return zero, sm.raw, nil
 	case *framework.Gradienter:
 		what = "gradients"
 	case *framework.Kerneler:
@@ -84,20 +93,26 @@ func modelAs[M any](s *server, id uint64) (M, error) {
 	case *framework.Persister:
 		what = "saving and loading"
 	}
-	return zero, status.Errorf(codes.Unimplemented, "the backend's models do not implement %s", what)
+	return zero, false, status.Errorf(codes.Unimplemented, "the backend's models do not implement %s", what)
 }
 
 // onModel carries what every RPC on one model shares: a panic in the
-// backend becomes an Internal error (guard, under op); the model id names is
-// looked up as an M (modelAs); the RPC's matrix argument x, called name in
+// backend becomes an Internal error (guard, under op); the raw values of
+// the request req move into data (toData; InvalidArgument when malformed),
+// whatever codec decoded it; the model id names is looked up as an M
+// (modelAs); the RPC's matrix argument x, called name in
 // errors, is unpacked (InvalidArgument when malformed; name "" for an RPC
 // without one, x is then ignored and f gets nil), or stored in or looked up
 // from the matrix cache when it carries a key (the cache-miss error when a
 // reference's key is not held); then f calls the model and packs its
-// answer.
-func onModel[M, R any](s *server, op string, id uint64, name string, x *pb.Matrix, f func(M, *mat.Dense) (R, error)) (resp R, err error) {
+// answer, whose values go raw (toRaw) when the model's client reads them
+// so.
+func onModel[M any, R proto.Message](s *server, op string, req proto.Message, id uint64, name string, x *pb.Matrix, f func(M, *mat.Dense) (R, error)) (resp R, err error) {
 	defer guard(op, &err)
-	m, err := modelAs[M](s, id)
+	if err := toData(req); err != nil {
+		return resp, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	m, raw, err := modelAs[M](s, id)
 	if err != nil {
 		return resp, err
 	}
@@ -107,7 +122,10 @@ func onModel[M, R any](s *server, op string, id uint64, name string, x *pb.Matri
 			return resp, err
 		}
 	}
-	return f(m, xd)
+	if resp, err = f(m, xd); err == nil && raw {
+		toRaw(resp)
+	}
+	return resp, err
 }
 
 // matrixResp packs a model's matrix answer, or its error as a status.
@@ -141,6 +159,7 @@ func (s *server) Capabilities(context.Context, *pb.Empty) (*pb.CapabilitiesRespo
 		JacobianProducts: true,
 		SinglePrecision:  s.caps.SinglePrecision,
 		SingleKernel:     s.caps.SingleKernel,
+		RawValues:        true,
 	}, nil
 }
 
@@ -165,11 +184,12 @@ func (s *server) NewModel(ctx context.Context, req *pb.NewModelRequest) (ref *pb
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return s.add(m)
+	return s.add(m, req.RawAnswers)
 }
 
-// add checks that m implements what the capabilities promise and keeps it.
-func (s *server) add(m framework.Model) (*pb.ModelRef, error) {
+// add checks that m implements what the capabilities promise and keeps it,
+// with whether its client reads raw values.
+func (s *server) add(m framework.Model, raw bool) (*pb.ModelRef, error) {
 	_, isG := framework.AsGradienter(m)
 	_, isK := framework.AsKerneler(m)
 	_, isW := framework.AsWarmStarter(m)
@@ -184,13 +204,13 @@ func (s *server) add(m framework.Model) (*pb.ModelRef, error) {
 	s.mu.Lock()
 	s.nextID++
 	id := s.nextID
-	s.models[id] = m
+	s.models[id] = served{m: m, raw: raw}
 	s.mu.Unlock()
 	return &pb.ModelRef{ModelId: id}, nil
 }
 
 func (s *server) Fit(ctx context.Context, req *pb.FitRequest) (*pb.FitResponse, error) {
-	return onModel(s, "Fit", req.ModelId, "x", req.X, func(m framework.Model, x *mat.Dense) (*pb.FitResponse, error) {
+	return onModel(s, "Fit", req, req.ModelId, "x", req.X, func(m framework.Model, x *mat.Dense) (*pb.FitResponse, error) {
 		if err := m.Fit(ctx, x, req.GetY().GetData()); err != nil {
 			return nil, toStatus(err)
 		}
@@ -210,7 +230,7 @@ func fitResponse(m framework.Model) *pb.FitResponse {
 }
 
 func (s *server) Predict(ctx context.Context, req *pb.MatrixRequest) (*pb.Matrix, error) {
-	return onModel(s, "Predict", req.ModelId, "x", req.X, func(m framework.Model, x *mat.Dense) (*pb.Matrix, error) {
+	return onModel(s, "Predict", req, req.ModelId, "x", req.X, func(m framework.Model, x *mat.Dense) (*pb.Matrix, error) {
 		if pp, ok := framework.AsPreparedPredictor(m); ok && req.Prepared {
 			return matrixResp(pp.PredictPrepared(ctx, x))
 		}
@@ -219,25 +239,25 @@ func (s *server) Predict(ctx context.Context, req *pb.MatrixRequest) (*pb.Matrix
 }
 
 func (s *server) NumParams(_ context.Context, req *pb.ModelRef) (*pb.NumParamsResponse, error) {
-	return onModel(s, "NumParams", req.ModelId, "", nil, func(g framework.Gradienter, _ *mat.Dense) (*pb.NumParamsResponse, error) {
+	return onModel(s, "NumParams", req, req.ModelId, "", nil, func(g framework.Gradienter, _ *mat.Dense) (*pb.NumParamsResponse, error) {
 		return &pb.NumParamsResponse{NumParams: int64(g.NumParams())}, nil
 	})
 }
 
 func (s *server) Jacobian(ctx context.Context, req *pb.MatrixRequest) (*pb.Matrix, error) {
-	return onModel(s, "Jacobian", req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.Matrix, error) {
+	return onModel(s, "Jacobian", req, req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.Matrix, error) {
 		return matrixResp(g.Jacobian(ctx, x))
 	})
 }
 
 func (s *server) PredictShifted(ctx context.Context, req *pb.PredictShiftedRequest) (*pb.Matrix, error) {
-	return onModel(s, "PredictShifted", req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.Matrix, error) {
+	return onModel(s, "PredictShifted", req, req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.Matrix, error) {
 		return matrixResp(g.PredictShifted(ctx, x, req.GetDtheta().GetData()))
 	})
 }
 
 func (s *server) Kernel(ctx context.Context, req *pb.KernelRequest) (*pb.Matrix, error) {
-	return onModel(s, "Kernel", req.ModelId, "x1", req.X1, func(k framework.Kerneler, x1 *mat.Dense) (*pb.Matrix, error) {
+	return onModel(s, "Kernel", req, req.ModelId, "x1", req.X1, func(k framework.Kerneler, x1 *mat.Dense) (*pb.Matrix, error) {
 		var x2 mat.Matrix // stays a nil interface when x2 is absent
 		if req.X2 != nil {
 			d, err := s.cache.resolve("x2", req.X2)
@@ -258,7 +278,7 @@ func (s *server) Kernel(ctx context.Context, req *pb.KernelRequest) (*pb.Matrix,
 }
 
 func (s *server) JacobianTVec(ctx context.Context, req *pb.JacobianTVecRequest) (*pb.Vector, error) {
-	return onModel(s, "JacobianTVec", req.ModelId, "x", req.X, func(k framework.Kerneler, x *mat.Dense) (*pb.Vector, error) {
+	return onModel(s, "JacobianTVec", req, req.ModelId, "x", req.X, func(k framework.Kerneler, x *mat.Dense) (*pb.Vector, error) {
 		out, err := singleKernelOf(k, req.Single).JacobianTVec(ctx, x, req.GetA().GetData())
 		if err != nil {
 			return nil, toStatus(err)
@@ -282,7 +302,7 @@ func singleKernelOf(k framework.Kerneler, single bool) framework.Kerneler {
 // framework.PredictShifts (the model's own batching when it has one, else
 // concurrent calls), here in the plugin process.
 func (s *server) PredictShifts(ctx context.Context, req *pb.PredictShiftsRequest) (*pb.PredictShiftsResponse, error) {
-	return onModel(s, "PredictShifts", req.ModelId, "", nil, func(g framework.Gradienter, _ *mat.Dense) (*pb.PredictShiftsResponse, error) {
+	return onModel(s, "PredictShifts", req, req.ModelId, "", nil, func(g framework.Gradienter, _ *mat.Dense) (*pb.PredictShiftsResponse, error) {
 		shifts := make([]framework.Shift, len(req.Shifts))
 		for i, sh := range req.Shifts {
 			x, err := s.cache.resolve(fmt.Sprintf("shift %d: x", i), sh.X)
@@ -312,7 +332,7 @@ func (s *server) PredictShifts(ctx context.Context, req *pb.PredictShiftsRequest
 // Gram serves models with gradients: by their own framework.Grammer when
 // they have one, else from their Jacobian, here in the plugin process.
 func (s *server) Gram(ctx context.Context, req *pb.GramRequest) (*pb.GramResponse, error) {
-	return onModel(s, "Gram", req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.GramResponse, error) {
+	return onModel(s, "Gram", req, req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.GramResponse, error) {
 		gram, b, err := framework.GramOf(ctx, g, x, req.GetE().GetData())
 		if err != nil {
 			return nil, toStatus(err)
@@ -335,7 +355,7 @@ func (s *server) JacobianTMul(ctx context.Context, req *pb.JacobianProductReques
 }
 
 func (s *server) jacobianProduct(ctx context.Context, op string, req *pb.JacobianProductRequest, trans bool) (*pb.Matrix, error) {
-	return onModel(s, op, req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.Matrix, error) {
+	return onModel(s, op, req, req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.Matrix, error) {
 		v, err := matrixArg("v", req.V)
 		if err != nil {
 			return nil, err
@@ -352,17 +372,20 @@ func (s *server) jacobianProduct(ctx context.Context, op string, req *pb.Jacobia
 }
 
 func (s *server) WarmStart(ctx context.Context, req *pb.WarmStartRequest) (*pb.ModelRef, error) {
-	return onModel(s, "WarmStart", req.ModelId, "x", req.X, func(w framework.WarmStarter, x *mat.Dense) (*pb.ModelRef, error) {
+	return onModel(s, "WarmStart", req, req.ModelId, "x", req.X, func(w framework.WarmStarter, x *mat.Dense) (*pb.ModelRef, error) {
 		nm, err := w.WarmStart(ctx, x, req.GetY().GetData(), int(req.Steps), req.Seed)
 		if err != nil {
 			return nil, toStatus(err)
 		}
-		return s.add(nm)
+		// The new model's client is the receiver's: raw answers if its
+		// are (and not if the receiver was released meanwhile).
+		parent, _ := s.model(req.ModelId)
+		return s.add(nm, parent.raw)
 	})
 }
 
 func (s *server) Save(ctx context.Context, req *pb.ModelRef) (*pb.ModelState, error) {
-	return onModel(s, "Save", req.ModelId, "", nil, func(p framework.Persister, _ *mat.Dense) (*pb.ModelState, error) {
+	return onModel(s, "Save", req, req.ModelId, "", nil, func(p framework.Persister, _ *mat.Dense) (*pb.ModelState, error) {
 		state, err := p.SaveState(ctx)
 		if err != nil {
 			return nil, toStatus(err)
@@ -372,7 +395,7 @@ func (s *server) Save(ctx context.Context, req *pb.ModelRef) (*pb.ModelState, er
 }
 
 func (s *server) Load(ctx context.Context, req *pb.ModelState) (*pb.FitResponse, error) {
-	return onModel(s, "Load", req.ModelId, "", nil, func(p framework.Persister, _ *mat.Dense) (*pb.FitResponse, error) {
+	return onModel(s, "Load", req, req.ModelId, "", nil, func(p framework.Persister, _ *mat.Dense) (*pb.FitResponse, error) {
 		if err := p.LoadState(ctx, req.State); err != nil {
 			return nil, toStatus(err)
 		}
@@ -387,7 +410,7 @@ func (s *server) Release(_ context.Context, req *pb.ModelRef) (_ *pb.Empty, err 
 	delete(s.models, req.ModelId)
 	s.mu.Unlock()
 	if ok {
-		if err := framework.Release(m); err != nil {
+		if err := framework.Release(m.m); err != nil {
 			return nil, toStatus(err)
 		}
 	}

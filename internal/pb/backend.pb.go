@@ -30,7 +30,20 @@ const (
 // as one packed field (proto3 packs repeated scalars: 8 bytes little-endian
 // each, behind a single length prefix), never one message per element.
 // Packed doubles measured 3.5x faster to marshal and unmarshal than raw bytes
-// converted by hand (protobuf-go copies packed doubles in bulk).
+// converted by hand.
+//
+// Raw values. Between peers that agreed on it (see raw_values below), a
+// Matrix's or Vector's values travel in data_raw instead: the same bytes as
+// packed data's payload (each value's 8 bytes little-endian, IEEE 754), as
+// a bytes field. protobuf-go encodes and decodes packed doubles one value at
+// a time, and a bytes field with one copy, which the receiver then reads as
+// its float64s in place (on a little-endian host): lazy at scale sends
+// ~115 MB a run through the plugin, most of it such values. A message
+// carries its values in data or in data_raw, never in both. A client sends
+// data_raw only to a server that advertises raw_values
+// (CapabilitiesResponse), and a server sends it only in answers about a
+// model whose NewModelRequest set raw_answers (or one warm-started from
+// it): a plugin or a client from before these fields never sees one.
 //
 // Matrix cache. A server whose CapabilitiesResponse has matrix_cache = true
 // keeps recently sent request matrices by key, so that a client calling
@@ -72,7 +85,10 @@ type Matrix struct {
 	// alignment of their operands, and a view's rows sent contiguous would
 	// otherwise give other bits than in process. A reference (key, no data)
 	// carries none: the key covers the layout.
-	Layout        *RowLayout `protobuf:"bytes,6,opt,name=layout,proto3" json:"layout,omitempty"`
+	Layout *RowLayout `protobuf:"bytes,6,opt,name=layout,proto3" json:"layout,omitempty"`
+	// data_raw: the values as raw little-endian bytes, instead of data, between
+	// peers that agreed on it (see "Raw values" above).
+	DataRaw       []byte `protobuf:"bytes,20,opt,name=data_raw,json=dataRaw,proto3" json:"data_raw,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -149,6 +165,13 @@ func (x *Matrix) GetLayout() *RowLayout {
 	return nil
 }
 
+func (x *Matrix) GetDataRaw() []byte {
+	if x != nil {
+		return x.DataRaw
+	}
+	return nil
+}
+
 // RowLayout is where a matrix's rows lie within 64-byte lines (the widest
 // vector register any BLAS kernel aligns to, AVX-512), in float64s: the
 // first value is phase values past a 64-byte boundary, and each row starts
@@ -208,8 +231,10 @@ func (x *RowLayout) GetSkew() uint32 {
 
 // Vector is a packed float64 vector.
 type Vector struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Data          []float64              `protobuf:"fixed64,1,rep,packed,name=data,proto3" json:"data,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Data  []float64              `protobuf:"fixed64,1,rep,packed,name=data,proto3" json:"data,omitempty"`
+	// data_raw: as Matrix.data_raw.
+	DataRaw       []byte `protobuf:"bytes,20,opt,name=data_raw,json=dataRaw,proto3" json:"data_raw,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -247,6 +272,13 @@ func (*Vector) Descriptor() ([]byte, []int) {
 func (x *Vector) GetData() []float64 {
 	if x != nil {
 		return x.Data
+	}
+	return nil
+}
+
+func (x *Vector) GetDataRaw() []byte {
+	if x != nil {
+		return x.DataRaw
 	}
 	return nil
 }
@@ -319,7 +351,11 @@ type CapabilitiesResponse struct {
 	// single_kernel: the backend's models have a single-precision kernel
 	// and transposed product (framework.Capabilities.SingleKernel), served
 	// for a KernelRequest, JacobianTVecRequest or Shift with single set.
-	SingleKernel  bool `protobuf:"varint,14,opt,name=single_kernel,json=singleKernel,proto3" json:"single_kernel,omitempty"`
+	SingleKernel bool `protobuf:"varint,14,opt,name=single_kernel,json=singleKernel,proto3" json:"single_kernel,omitempty"`
+	// raw_values: the server reads Matrix.data_raw and Vector.data_raw in
+	// requests, and answers with them about models created with raw_answers
+	// (see "Raw values" at Matrix).
+	RawValues     bool `protobuf:"varint,20,opt,name=raw_values,json=rawValues,proto3" json:"raw_values,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -445,6 +481,13 @@ func (x *CapabilitiesResponse) GetSingleKernel() bool {
 	return false
 }
 
+func (x *CapabilitiesResponse) GetRawValues() bool {
+	if x != nil {
+		return x.RawValues
+	}
+	return false
+}
+
 type OptionInfo struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -550,12 +593,17 @@ func (x *OptionsResponse) GetOptions() []*OptionInfo {
 }
 
 type NewModelRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Task          int32                  `protobuf:"varint,1,opt,name=task,proto3" json:"task,omitempty"`
-	Inputs        int64                  `protobuf:"varint,2,opt,name=inputs,proto3" json:"inputs,omitempty"`
-	Seed          int64                  `protobuf:"varint,3,opt,name=seed,proto3" json:"seed,omitempty"`
-	Options       map[string]string      `protobuf:"bytes,4,rep,name=options,proto3" json:"options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	Classes       int64                  `protobuf:"varint,5,opt,name=classes,proto3" json:"classes,omitempty"` // K for the multiclass task, else 0
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Task    int32                  `protobuf:"varint,1,opt,name=task,proto3" json:"task,omitempty"`
+	Inputs  int64                  `protobuf:"varint,2,opt,name=inputs,proto3" json:"inputs,omitempty"`
+	Seed    int64                  `protobuf:"varint,3,opt,name=seed,proto3" json:"seed,omitempty"`
+	Options map[string]string      `protobuf:"bytes,4,rep,name=options,proto3" json:"options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Classes int64                  `protobuf:"varint,5,opt,name=classes,proto3" json:"classes,omitempty"` // K for the multiclass task, else 0
+	// raw_answers: the client reads Matrix.data_raw and Vector.data_raw in
+	// answers; a server that advertises raw_values then sends the values of
+	// its answers about this model, and about models warm-started from it,
+	// that way. Other servers ignore it.
+	RawAnswers    bool `protobuf:"varint,20,opt,name=raw_answers,json=rawAnswers,proto3" json:"raw_answers,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -623,6 +671,13 @@ func (x *NewModelRequest) GetClasses() int64 {
 		return x.Classes
 	}
 	return 0
+}
+
+func (x *NewModelRequest) GetRawAnswers() bool {
+	if x != nil {
+		return x.RawAnswers
+	}
+	return false
 }
 
 // ModelRef names a model living in the plugin process.
@@ -1646,20 +1701,22 @@ var File_backend_proto protoreflect.FileDescriptor
 
 const file_backend_proto_rawDesc = "" +
 	"\n" +
-	"\rbackend.proto\x12\x11lazyvi.backend.v1\"\xa2\x01\n" +
+	"\rbackend.proto\x12\x11lazyvi.backend.v1\"\xbd\x01\n" +
 	"\x06Matrix\x12\x12\n" +
 	"\x04rows\x18\x01 \x01(\x03R\x04rows\x12\x12\n" +
 	"\x04cols\x18\x02 \x01(\x03R\x04cols\x12\x12\n" +
 	"\x04data\x18\x03 \x03(\x01R\x04data\x12\x10\n" +
 	"\x03key\x18\x04 \x01(\fR\x03key\x12\x14\n" +
 	"\x05upper\x18\x05 \x01(\bR\x05upper\x124\n" +
-	"\x06layout\x18\x06 \x01(\v2\x1c.lazyvi.backend.v1.RowLayoutR\x06layout\"5\n" +
+	"\x06layout\x18\x06 \x01(\v2\x1c.lazyvi.backend.v1.RowLayoutR\x06layout\x12\x19\n" +
+	"\bdata_raw\x18\x14 \x01(\fR\adataRaw\"5\n" +
 	"\tRowLayout\x12\x14\n" +
 	"\x05phase\x18\x01 \x01(\rR\x05phase\x12\x12\n" +
-	"\x04skew\x18\x02 \x01(\rR\x04skew\"\x1c\n" +
+	"\x04skew\x18\x02 \x01(\rR\x04skew\"7\n" +
 	"\x06Vector\x12\x12\n" +
-	"\x04data\x18\x01 \x03(\x01R\x04data\"\a\n" +
-	"\x05Empty\"\xd5\x03\n" +
+	"\x04data\x18\x01 \x03(\x01R\x04data\x12\x19\n" +
+	"\bdata_raw\x18\x14 \x01(\fR\adataRaw\"\a\n" +
+	"\x05Empty\"\xf4\x03\n" +
 	"\x14CapabilitiesResponse\x12\x1c\n" +
 	"\tgradients\x18\x01 \x01(\bR\tgradients\x12\x16\n" +
 	"\x06kernel\x18\x02 \x01(\bR\x06kernel\x12&\n" +
@@ -1679,7 +1736,9 @@ const file_backend_proto_rawDesc = "" +
 	"matrixFree\x12+\n" +
 	"\x11jacobian_products\x18\f \x01(\bR\x10jacobianProducts\x12)\n" +
 	"\x10single_precision\x18\r \x01(\bR\x0fsinglePrecision\x12#\n" +
-	"\rsingle_kernel\x18\x0e \x01(\bR\fsingleKernelJ\x04\b\a\x10\bR\n" +
+	"\rsingle_kernel\x18\x0e \x01(\bR\fsingleKernel\x12\x1d\n" +
+	"\n" +
+	"raw_values\x18\x14 \x01(\bR\trawValuesJ\x04\b\a\x10\bR\n" +
 	"dual_shift\"[\n" +
 	"\n" +
 	"OptionInfo\x12\x12\n" +
@@ -1687,13 +1746,15 @@ const file_backend_proto_rawDesc = "" +
 	"\rdefault_value\x18\x02 \x01(\tR\fdefaultValue\x12\x14\n" +
 	"\x05usage\x18\x03 \x01(\tR\x05usage\"J\n" +
 	"\x0fOptionsResponse\x127\n" +
-	"\aoptions\x18\x01 \x03(\v2\x1d.lazyvi.backend.v1.OptionInfoR\aoptions\"\xf2\x01\n" +
+	"\aoptions\x18\x01 \x03(\v2\x1d.lazyvi.backend.v1.OptionInfoR\aoptions\"\x93\x02\n" +
 	"\x0fNewModelRequest\x12\x12\n" +
 	"\x04task\x18\x01 \x01(\x05R\x04task\x12\x16\n" +
 	"\x06inputs\x18\x02 \x01(\x03R\x06inputs\x12\x12\n" +
 	"\x04seed\x18\x03 \x01(\x03R\x04seed\x12I\n" +
 	"\aoptions\x18\x04 \x03(\v2/.lazyvi.backend.v1.NewModelRequest.OptionsEntryR\aoptions\x12\x18\n" +
-	"\aclasses\x18\x05 \x01(\x03R\aclasses\x1a:\n" +
+	"\aclasses\x18\x05 \x01(\x03R\aclasses\x12\x1f\n" +
+	"\vraw_answers\x18\x14 \x01(\bR\n" +
+	"rawAnswers\x1a:\n" +
 	"\fOptionsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"%\n" +

@@ -19,7 +19,7 @@ DESCRIPTOR = _descriptor.FileDescriptor(
   name='lazyvi_torch/pb/backend.proto',
   package='lazyvi.backend.v1',
   syntax='proto3',
-  serialized_pb=_b('\n\x1dlazyvi_torch/pb/backend.proto\x12\x11lazyvi.backend.v1\"|\n\x06Matrix\x12\x0c\n\x04rows\x18\x01 \x01(\x03\x12\x0c\n\x04\x63ols\x18\x02 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x03 \x03(\x01\x12\x0b\n\x03key\x18\x04 \x01(\x0c\x12\r\n\x05upper\x18\x05 \x01(\x08\x12,\n\x06layout\x18\x06 \x01(\x0b\x32\x1c.lazyvi.backend.v1.RowLayout\"(\n\tRowLayout\x12\r\n\x05phase\x18\x01 \x01(\r\x12\x0c\n\x04skew\x18\x02 \x01(\r\"\x16\n\x06Vector\x12\x0c\n\x04\x64\x61ta\x18\x01 \x03(\x01\"\x07\n\x05\x45mpty\"\xb6\x02\n\x14\x43\x61pabilitiesResponse\x12\x11\n\tgradients\x18\x01 \x01(\x08\x12\x0e\n\x06kernel\x18\x02 \x01(\x08\x12\x16\n\x0e\x63lassification\x18\x03 \x01(\x08\x12\x12\n\nmulticlass\x18\x04 \x01(\x08\x12\x12\n\nwarm_start\x18\x05 \x01(\x08\x12\x14\n\x0cmatrix_cache\x18\x06 \x01(\x08\x12\x0c\n\x04gram\x18\x08 \x01(\x08\x12\x13\n\x0bshift_batch\x18\t \x01(\x08\x12\x0f\n\x07persist\x18\n \x01(\x08\x12\x13\n\x0bmatrix_free\x18\x0b \x01(\x08\x12\x19\n\x11jacobian_products\x18\x0c \x01(\x08\x12\x18\n\x10single_precision\x18\r \x01(\x08\x12\x15\n\rsingle_kernel\x18\x0e \x01(\x08J\x04\x08\x07\x10\x08R\ndual_shift\"@\n\nOptionInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rdefault_value\x18\x02 \x01(\t\x12\r\n\x05usage\x18\x03 \x01(\t\"A\n\x0fOptionsResponse\x12.\n\x07options\x18\x01 \x03(\x0b\x32\x1d.lazyvi.backend.v1.OptionInfo\"\xc0\x01\n\x0fNewModelRequest\x12\x0c\n\x04task\x18\x01 \x01(\x05\x12\x0e\n\x06inputs\x18\x02 \x01(\x03\x12\x0c\n\x04seed\x18\x03 \x01(\x03\x12@\n\x07options\x18\x04 \x03(\x0b\x32/.lazyvi.backend.v1.NewModelRequest.OptionsEntry\x12\x0f\n\x07\x63lasses\x18\x05 \x01(\x03\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x1c\n\x08ModelRef\x12\x10\n\x08model_id\x18\x01 \x01(\x04\"j\n\nFitRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01y\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"k\n\x0b\x46itResponse\x12\x10\n\x08reported\x18\x01 \x01(\x08\x12\x0e\n\x06\x65pochs\x18\x02 \x01(\x03\x12\x12\n\nstopped_by\x18\x03 \x01(\t\x12\x12\n\nvalid_rows\x18\x04 \x01(\x03\x12\x12\n\nvalid_loss\x18\x05 \x01(\x01\"Y\n\rMatrixRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12\x10\n\x08prepared\x18\x03 \x01(\x08\"z\n\x15PredictShiftedRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12)\n\x06\x64theta\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"\x94\x01\n\rKernelRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12%\n\x02x1\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12%\n\x02x2\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12\x13\n\x0b\x61llow_upper\x18\x04 \x01(\x08\x12\x0e\n\x06single\x18\x0e \x01(\x08\"\x83\x01\n\x13JacobianTVecRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x61\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12\x0e\n\x06single\x18\x0e \x01(\x08\"\x86\x01\n\x16JacobianProductRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01v\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12\x0e\n\x06single\x18\x04 \x01(\x08\"\xba\x01\n\x05Shift\x12$\n\x01x\x18\x01 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12)\n\x06\x64theta\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12*\n\x07x_train\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x61\x18\x04 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12\x0e\n\x06single\x18\x0e \x01(\x08\"R\n\x14PredictShiftsRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12(\n\x06shifts\x18\x02 \x03(\x0b\x32\x18.lazyvi.backend.v1.Shift\"A\n\x15PredictShiftsResponse\x12(\n\x05preds\x18\x01 \x03(\x0b\x32\x19.lazyvi.backend.v1.Matrix\"k\n\x0bGramRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x65\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"N\n\x0cGramResponse\x12\t\n\x01n\x18\x01 \x01(\x03\x12\r\n\x05upper\x18\x02 \x03(\x01\x12$\n\x01\x62\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"\x8d\x01\n\x10WarmStartRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01y\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12\r\n\x05steps\x18\x04 \x01(\x03\x12\x0c\n\x04seed\x18\x05 \x01(\x03\"-\n\nModelState\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12\r\n\x05state\x18\x02 \x01(\x0c\"\'\n\x11NumParamsResponse\x12\x12\n\nnum_params\x18\x01 \x01(\x03\x32\xfe\n\n\x07\x42\x61\x63kend\x12Q\n\x0c\x43\x61pabilities\x12\x18.lazyvi.backend.v1.Empty\x1a\'.lazyvi.backend.v1.CapabilitiesResponse\x12G\n\x07Options\x12\x18.lazyvi.backend.v1.Empty\x1a\".lazyvi.backend.v1.OptionsResponse\x12K\n\x08NewModel\x12\".lazyvi.backend.v1.NewModelRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12\x44\n\x03\x46it\x12\x1d.lazyvi.backend.v1.FitRequest\x1a\x1e.lazyvi.backend.v1.FitResponse\x12\x46\n\x07Predict\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12N\n\tNumParams\x12\x1b.lazyvi.backend.v1.ModelRef\x1a$.lazyvi.backend.v1.NumParamsResponse\x12G\n\x08Jacobian\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12U\n\x0ePredictShifted\x12(.lazyvi.backend.v1.PredictShiftedRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12\x45\n\x06Kernel\x12 .lazyvi.backend.v1.KernelRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12Q\n\x0cJacobianTVec\x12&.lazyvi.backend.v1.JacobianTVecRequest\x1a\x19.lazyvi.backend.v1.Vector\x12\x62\n\rPredictShifts\x12\'.lazyvi.backend.v1.PredictShiftsRequest\x1a(.lazyvi.backend.v1.PredictShiftsResponse\x12G\n\x04Gram\x12\x1e.lazyvi.backend.v1.GramRequest\x1a\x1f.lazyvi.backend.v1.GramResponse\x12M\n\tWarmStart\x12#.lazyvi.backend.v1.WarmStartRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12@\n\x07Release\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x18.lazyvi.backend.v1.Empty\x12\x42\n\x04Save\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x1d.lazyvi.backend.v1.ModelState\x12\x45\n\x04Load\x12\x1d.lazyvi.backend.v1.ModelState\x1a\x1e.lazyvi.backend.v1.FitResponse\x12S\n\x0bJacobianMul\x12).lazyvi.backend.v1.JacobianProductRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12T\n\x0cJacobianTMul\x12).lazyvi.backend.v1.JacobianProductRequest\x1a\x19.lazyvi.backend.v1.MatrixB&Z$github.com/lazyvi/lazyvi/internal/pbb\x06proto3')
+  serialized_pb=_b('\n\x1dlazyvi_torch/pb/backend.proto\x12\x11lazyvi.backend.v1\"\x8e\x01\n\x06Matrix\x12\x0c\n\x04rows\x18\x01 \x01(\x03\x12\x0c\n\x04\x63ols\x18\x02 \x01(\x03\x12\x0c\n\x04\x64\x61ta\x18\x03 \x03(\x01\x12\x0b\n\x03key\x18\x04 \x01(\x0c\x12\r\n\x05upper\x18\x05 \x01(\x08\x12,\n\x06layout\x18\x06 \x01(\x0b\x32\x1c.lazyvi.backend.v1.RowLayout\x12\x10\n\x08\x64\x61ta_raw\x18\x14 \x01(\x0c\"(\n\tRowLayout\x12\r\n\x05phase\x18\x01 \x01(\r\x12\x0c\n\x04skew\x18\x02 \x01(\r\"(\n\x06Vector\x12\x0c\n\x04\x64\x61ta\x18\x01 \x03(\x01\x12\x10\n\x08\x64\x61ta_raw\x18\x14 \x01(\x0c\"\x07\n\x05\x45mpty\"\xca\x02\n\x14\x43\x61pabilitiesResponse\x12\x11\n\tgradients\x18\x01 \x01(\x08\x12\x0e\n\x06kernel\x18\x02 \x01(\x08\x12\x16\n\x0e\x63lassification\x18\x03 \x01(\x08\x12\x12\n\nmulticlass\x18\x04 \x01(\x08\x12\x12\n\nwarm_start\x18\x05 \x01(\x08\x12\x14\n\x0cmatrix_cache\x18\x06 \x01(\x08\x12\x0c\n\x04gram\x18\x08 \x01(\x08\x12\x13\n\x0bshift_batch\x18\t \x01(\x08\x12\x0f\n\x07persist\x18\n \x01(\x08\x12\x13\n\x0bmatrix_free\x18\x0b \x01(\x08\x12\x19\n\x11jacobian_products\x18\x0c \x01(\x08\x12\x18\n\x10single_precision\x18\r \x01(\x08\x12\x15\n\rsingle_kernel\x18\x0e \x01(\x08\x12\x12\n\nraw_values\x18\x14 \x01(\x08J\x04\x08\x07\x10\x08R\ndual_shift\"@\n\nOptionInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rdefault_value\x18\x02 \x01(\t\x12\r\n\x05usage\x18\x03 \x01(\t\"A\n\x0fOptionsResponse\x12.\n\x07options\x18\x01 \x03(\x0b\x32\x1d.lazyvi.backend.v1.OptionInfo\"\xd5\x01\n\x0fNewModelRequest\x12\x0c\n\x04task\x18\x01 \x01(\x05\x12\x0e\n\x06inputs\x18\x02 \x01(\x03\x12\x0c\n\x04seed\x18\x03 \x01(\x03\x12@\n\x07options\x18\x04 \x03(\x0b\x32/.lazyvi.backend.v1.NewModelRequest.OptionsEntry\x12\x0f\n\x07\x63lasses\x18\x05 \x01(\x03\x12\x13\n\x0braw_answers\x18\x14 \x01(\x08\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x1c\n\x08ModelRef\x12\x10\n\x08model_id\x18\x01 \x01(\x04\"j\n\nFitRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01y\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"k\n\x0b\x46itResponse\x12\x10\n\x08reported\x18\x01 \x01(\x08\x12\x0e\n\x06\x65pochs\x18\x02 \x01(\x03\x12\x12\n\nstopped_by\x18\x03 \x01(\t\x12\x12\n\nvalid_rows\x18\x04 \x01(\x03\x12\x12\n\nvalid_loss\x18\x05 \x01(\x01\"Y\n\rMatrixRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12\x10\n\x08prepared\x18\x03 \x01(\x08\"z\n\x15PredictShiftedRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12)\n\x06\x64theta\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"\x94\x01\n\rKernelRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12%\n\x02x1\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12%\n\x02x2\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12\x13\n\x0b\x61llow_upper\x18\x04 \x01(\x08\x12\x0e\n\x06single\x18\x0e \x01(\x08\"\x83\x01\n\x13JacobianTVecRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x61\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12\x0e\n\x06single\x18\x0e \x01(\x08\"\x86\x01\n\x16JacobianProductRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01v\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12\x0e\n\x06single\x18\x04 \x01(\x08\"\xba\x01\n\x05Shift\x12$\n\x01x\x18\x01 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12)\n\x06\x64theta\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12*\n\x07x_train\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x61\x18\x04 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12\x0e\n\x06single\x18\x0e \x01(\x08\"R\n\x14PredictShiftsRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12(\n\x06shifts\x18\x02 \x03(\x0b\x32\x18.lazyvi.backend.v1.Shift\"A\n\x15PredictShiftsResponse\x12(\n\x05preds\x18\x01 \x03(\x0b\x32\x19.lazyvi.backend.v1.Matrix\"k\n\x0bGramRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01\x65\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"N\n\x0cGramResponse\x12\t\n\x01n\x18\x01 \x01(\x03\x12\r\n\x05upper\x18\x02 \x03(\x01\x12$\n\x01\x62\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\"\x8d\x01\n\x10WarmStartRequest\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12$\n\x01x\x18\x02 \x01(\x0b\x32\x19.lazyvi.backend.v1.Matrix\x12$\n\x01y\x18\x03 \x01(\x0b\x32\x19.lazyvi.backend.v1.Vector\x12\r\n\x05steps\x18\x04 \x01(\x03\x12\x0c\n\x04seed\x18\x05 \x01(\x03\"-\n\nModelState\x12\x10\n\x08model_id\x18\x01 \x01(\x04\x12\r\n\x05state\x18\x02 \x01(\x0c\"\'\n\x11NumParamsResponse\x12\x12\n\nnum_params\x18\x01 \x01(\x03\x32\xfe\n\n\x07\x42\x61\x63kend\x12Q\n\x0c\x43\x61pabilities\x12\x18.lazyvi.backend.v1.Empty\x1a\'.lazyvi.backend.v1.CapabilitiesResponse\x12G\n\x07Options\x12\x18.lazyvi.backend.v1.Empty\x1a\".lazyvi.backend.v1.OptionsResponse\x12K\n\x08NewModel\x12\".lazyvi.backend.v1.NewModelRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12\x44\n\x03\x46it\x12\x1d.lazyvi.backend.v1.FitRequest\x1a\x1e.lazyvi.backend.v1.FitResponse\x12\x46\n\x07Predict\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12N\n\tNumParams\x12\x1b.lazyvi.backend.v1.ModelRef\x1a$.lazyvi.backend.v1.NumParamsResponse\x12G\n\x08Jacobian\x12 .lazyvi.backend.v1.MatrixRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12U\n\x0ePredictShifted\x12(.lazyvi.backend.v1.PredictShiftedRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12\x45\n\x06Kernel\x12 .lazyvi.backend.v1.KernelRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12Q\n\x0cJacobianTVec\x12&.lazyvi.backend.v1.JacobianTVecRequest\x1a\x19.lazyvi.backend.v1.Vector\x12\x62\n\rPredictShifts\x12\'.lazyvi.backend.v1.PredictShiftsRequest\x1a(.lazyvi.backend.v1.PredictShiftsResponse\x12G\n\x04Gram\x12\x1e.lazyvi.backend.v1.GramRequest\x1a\x1f.lazyvi.backend.v1.GramResponse\x12M\n\tWarmStart\x12#.lazyvi.backend.v1.WarmStartRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12@\n\x07Release\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x18.lazyvi.backend.v1.Empty\x12\x42\n\x04Save\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x1d.lazyvi.backend.v1.ModelState\x12\x45\n\x04Load\x12\x1d.lazyvi.backend.v1.ModelState\x1a\x1e.lazyvi.backend.v1.FitResponse\x12S\n\x0bJacobianMul\x12).lazyvi.backend.v1.JacobianProductRequest\x1a\x19.lazyvi.backend.v1.Matrix\x12T\n\x0cJacobianTMul\x12).lazyvi.backend.v1.JacobianProductRequest\x1a\x19.lazyvi.backend.v1.MatrixB&Z$github.com/lazyvi/lazyvi/internal/pbb\x06proto3')
 )
 
 
@@ -74,6 +74,13 @@ _MATRIX = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='data_raw', full_name='lazyvi.backend.v1.Matrix.data_raw', index=6,
+      number=20, type=12, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b(""),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -86,8 +93,8 @@ _MATRIX = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=52,
-  serialized_end=176,
+  serialized_start=53,
+  serialized_end=195,
 )
 
 
@@ -124,8 +131,8 @@ _ROWLAYOUT = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=178,
-  serialized_end=218,
+  serialized_start=197,
+  serialized_end=237,
 )
 
 
@@ -143,6 +150,13 @@ _VECTOR = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='data_raw', full_name='lazyvi.backend.v1.Vector.data_raw', index=1,
+      number=20, type=12, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b(""),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -155,8 +169,8 @@ _VECTOR = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=220,
-  serialized_end=242,
+  serialized_start=239,
+  serialized_end=279,
 )
 
 
@@ -179,8 +193,8 @@ _EMPTY = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=244,
-  serialized_end=251,
+  serialized_start=281,
+  serialized_end=288,
 )
 
 
@@ -282,6 +296,13 @@ _CAPABILITIESRESPONSE = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='raw_values', full_name='lazyvi.backend.v1.CapabilitiesResponse.raw_values', index=13,
+      number=20, type=8, cpp_type=7, label=1,
+      has_default_value=False, default_value=False,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -294,8 +315,8 @@ _CAPABILITIESRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=254,
-  serialized_end=564,
+  serialized_start=291,
+  serialized_end=621,
 )
 
 
@@ -339,8 +360,8 @@ _OPTIONINFO = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=566,
-  serialized_end=630,
+  serialized_start=623,
+  serialized_end=687,
 )
 
 
@@ -370,8 +391,8 @@ _OPTIONSRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=632,
-  serialized_end=697,
+  serialized_start=689,
+  serialized_end=754,
 )
 
 
@@ -408,8 +429,8 @@ _NEWMODELREQUEST_OPTIONSENTRY = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=846,
-  serialized_end=892,
+  serialized_start=924,
+  serialized_end=970,
 )
 
 _NEWMODELREQUEST = _descriptor.Descriptor(
@@ -454,6 +475,13 @@ _NEWMODELREQUEST = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='raw_answers', full_name='lazyvi.backend.v1.NewModelRequest.raw_answers', index=5,
+      number=20, type=8, cpp_type=7, label=1,
+      has_default_value=False, default_value=False,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -466,8 +494,8 @@ _NEWMODELREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=700,
-  serialized_end=892,
+  serialized_start=757,
+  serialized_end=970,
 )
 
 
@@ -497,8 +525,8 @@ _MODELREF = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=894,
-  serialized_end=922,
+  serialized_start=972,
+  serialized_end=1000,
 )
 
 
@@ -542,8 +570,8 @@ _FITREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=924,
-  serialized_end=1030,
+  serialized_start=1002,
+  serialized_end=1108,
 )
 
 
@@ -601,8 +629,8 @@ _FITRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1032,
-  serialized_end=1139,
+  serialized_start=1110,
+  serialized_end=1217,
 )
 
 
@@ -646,8 +674,8 @@ _MATRIXREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1141,
-  serialized_end=1230,
+  serialized_start=1219,
+  serialized_end=1308,
 )
 
 
@@ -691,8 +719,8 @@ _PREDICTSHIFTEDREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1232,
-  serialized_end=1354,
+  serialized_start=1310,
+  serialized_end=1432,
 )
 
 
@@ -750,8 +778,8 @@ _KERNELREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1357,
-  serialized_end=1505,
+  serialized_start=1435,
+  serialized_end=1583,
 )
 
 
@@ -802,8 +830,8 @@ _JACOBIANTVECREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1508,
-  serialized_end=1639,
+  serialized_start=1586,
+  serialized_end=1717,
 )
 
 
@@ -854,8 +882,8 @@ _JACOBIANPRODUCTREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1642,
-  serialized_end=1776,
+  serialized_start=1720,
+  serialized_end=1854,
 )
 
 
@@ -913,8 +941,8 @@ _SHIFT = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1779,
-  serialized_end=1965,
+  serialized_start=1857,
+  serialized_end=2043,
 )
 
 
@@ -951,8 +979,8 @@ _PREDICTSHIFTSREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1967,
-  serialized_end=2049,
+  serialized_start=2045,
+  serialized_end=2127,
 )
 
 
@@ -982,8 +1010,8 @@ _PREDICTSHIFTSRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2051,
-  serialized_end=2116,
+  serialized_start=2129,
+  serialized_end=2194,
 )
 
 
@@ -1027,8 +1055,8 @@ _GRAMREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2118,
-  serialized_end=2225,
+  serialized_start=2196,
+  serialized_end=2303,
 )
 
 
@@ -1072,8 +1100,8 @@ _GRAMRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2227,
-  serialized_end=2305,
+  serialized_start=2305,
+  serialized_end=2383,
 )
 
 
@@ -1131,8 +1159,8 @@ _WARMSTARTREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2308,
-  serialized_end=2449,
+  serialized_start=2386,
+  serialized_end=2527,
 )
 
 
@@ -1169,8 +1197,8 @@ _MODELSTATE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2451,
-  serialized_end=2496,
+  serialized_start=2529,
+  serialized_end=2574,
 )
 
 
@@ -1200,8 +1228,8 @@ _NUMPARAMSRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2498,
-  serialized_end=2537,
+  serialized_start=2576,
+  serialized_end=2615,
 )
 
 _MATRIX.fields_by_name['layout'].message_type = _ROWLAYOUT
@@ -1444,8 +1472,8 @@ _BACKEND = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=0,
   options=None,
-  serialized_start=2540,
-  serialized_end=3946,
+  serialized_start=2618,
+  serialized_end=4024,
   methods=[
   _descriptor.MethodDescriptor(
     name='Capabilities',
