@@ -11,6 +11,7 @@ import "C"
 import (
 	"os"
 
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	blasnetlib "gonum.org/v1/netlib/blas/netlib"
@@ -20,7 +21,8 @@ import (
 
 // With -tags openblas every BLAS and LAPACK call in the program runs on
 // OpenBLAS: gonum's mat (products, Cholesky, QR, ...) through blas64 and
-// lapack64, and the routines lazy calls directly through LAPACK below. The
+// lapack64, the backends' single-precision products and kernels through
+// blas32, and the routines lazy calls directly through LAPACK below. The
 // #cgo LDFLAGS above are what Debian's libopenblas-dev and liblapacke-dev
 // need; they travel with this package, so no CGO_LDFLAGS is required.
 
@@ -40,6 +42,7 @@ func (netlibLAPACK) Dgtsv(n, nrhs int, dl, d, du []float64, b []float64, ldb int
 
 func init() {
 	blas64.Use(blasnetlib.Implementation{})
+	blas32.Use(blasnetlib.Implementation{})
 	lapack64.Use(lapacknetlib.Implementation{})
 	// lazyvi parallelises across features itself (one worker per core), so
 	// by default each BLAS call runs on its caller's thread alone: OpenBLAS's
