@@ -85,7 +85,7 @@ func (r *remote) New(ctx context.Context, spec framework.ModelSpec) (framework.M
 			Seed:    spec.Seed,
 			Options: spec.Options,
 			Classes: int64(spec.Classes),
-			// This client's codec reads raw values in any answer.
+			// This client reads raw values in any answer (rawSender).
 			RawAnswers: true,
 		})
 		return err

@@ -23,8 +23,11 @@ import (
 // 1 + eA_l) + |GD_l| eA_l, with gamma64(2L + 2) of its terms for the
 // float64 sums. Phi^T a in float32 (Delta's rows times a, three roundings,
 // then sums over the n rows) is off by at most gamma32(n + 4) (|Phi|^T
-// |a|). The differences must be within those bounds and not all zero; a
-// multiclass model's stay in float64, bit for bit.
+// |a|). The differences must be within those bounds and not all zero, and
+// some of them beyond what two float64 computations could differ by (the
+// same bounds with gamma64 for gamma32, doubled): a float64 route to the
+// same values passes the other checks. A multiclass model's stay in
+// float64, bit for bit.
 func TestSingleKernel(t *testing.T) {
 	gamma := func(k int, u float64) float64 { return float64(k) * u / (1 - float64(k)*u) }
 	const u32, u64 = 0x1p-24, 0x1p-53
@@ -67,6 +70,8 @@ func TestSingleKernel(t *testing.T) {
 					}
 					bound := kernelBound(md, pair[0], x2, func(k int) float64 { return gamma(k+2, u32) + gamma(k, u64) }, gamma(2*len(md.layers)+2, u64))
 					checkBound(t, "Kernel", got, want, bound)
+					double := kernelBound(md, pair[0], x2, func(k int) float64 { return 2 * gamma(k+2, u64) }, 2*gamma(2*len(md.layers)+2, u64))
+					checkBeyondDouble(t, "Kernel", got, want, double)
 				}
 				rng := rand.New(rand.NewPCG(3, 5))
 				rows, _ := x.Dims()
@@ -101,8 +106,12 @@ func TestSingleKernel(t *testing.T) {
 				}
 				var bound mat.Dense
 				bound.Mul(absJ.T(), mat.NewDense(len(a), 1, absA))
+				var double mat.Dense
+				double.Scale(2*gamma(rows+4, u64), &bound)
 				bound.Scale(gamma(rows+4, u32)+gamma(rows, u64), &bound)
-				checkBound(t, "JacobianTVec", mat.NewDense(len(got), 1, got), mat.NewDense(len(want), 1, want), &bound)
+				gotV, wantV := mat.NewDense(len(got), 1, got), mat.NewDense(len(want), 1, want)
+				checkBound(t, "JacobianTVec", gotV, wantV, &bound)
+				checkBeyondDouble(t, "JacobianTVec", gotV, wantV, &double)
 			})
 		}
 	}
@@ -183,4 +192,22 @@ func checkBound(t *testing.T, what string, got, want, bound *mat.Dense) {
 		t.Errorf("%s: single precision equals double", what)
 	}
 	t.Logf("%s: largest difference %.3g of its bound", what, worst)
+}
+
+// checkBeyondDouble: some entry of the single-precision got differs from
+// the double want by more than double, a bound on the difference of two
+// float64 computations of the same values (each off by at most half of
+// it), so that got was not computed in float64 by another route (whose
+// other summation order would also differ from want, though by far less).
+func checkBeyondDouble(t *testing.T, what string, got, want, double *mat.Dense) {
+	t.Helper()
+	r, c := want.Dims()
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			if math.Abs(got.At(i, j)-want.At(i, j)) > double.At(i, j) {
+				return
+			}
+		}
+	}
+	t.Errorf("%s: every difference from the double precision is within float64's rounding: not computed in single precision", what)
 }
