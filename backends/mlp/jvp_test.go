@@ -1,7 +1,6 @@
 package mlp
 
 import (
-	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -74,8 +73,6 @@ func TestJacobianProducts(t *testing.T) {
 // far inside that. The difference must not be zero (the products did run
 // in float32). A multiclass model's products are its double ones.
 func TestSinglePrecisionProducts(t *testing.T) {
-	const u32 = 0x1p-24
-	gamma := func(k int) float64 { return float64(k) * u32 / (1 - float64(k)*u32) }
 	for _, task := range append(tasks, framework.Multiclass) {
 		for _, hidden := range []string{"8", "6,5,3", "40,20"} {
 			t.Run(task.String()+"/"+hidden, func(t *testing.T) {
@@ -90,8 +87,7 @@ func TestSinglePrecisionProducts(t *testing.T) {
 					t.Fatal(err)
 				}
 				rows, m := j.Dims()
-				var absJ mat.Dense
-				absJ.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, j)
+				absJ := absOf(j)
 				rng := rand.New(rand.NewPCG(5, 9))
 				v := mat.NewDense(m, 2, nil)
 				w := mat.NewDense(rows, 2, nil)
@@ -112,7 +108,7 @@ func TestSinglePrecisionProducts(t *testing.T) {
 					k    int
 					mul  func(framework.JacobianMultiplier) (*mat.Dense, error)
 				}{
-					{"JacobianMul", &absJ, v, maxIn + 5, func(jm framework.JacobianMultiplier) (*mat.Dense, error) { return jm.JacobianMul(ctx, x, v) }},
+					{"JacobianMul", absJ, v, maxIn + 5, func(jm framework.JacobianMultiplier) (*mat.Dense, error) { return jm.JacobianMul(ctx, x, v) }},
 					{"JacobianTMul", absJ.T(), w, rows + 6, func(jm framework.JacobianMultiplier) (*mat.Dense, error) { return jm.JacobianTMul(ctx, x, w) }},
 				} {
 					want, err := tc.mul(md)
@@ -129,10 +125,9 @@ func TestSinglePrecisionProducts(t *testing.T) {
 						}
 						continue
 					}
-					var absArg, bound mat.Dense
-					absArg.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, tc.arg)
-					bound.Mul(tc.phi, &absArg)
-					bound.Scale(gamma(tc.k), &bound)
+					var bound mat.Dense
+					bound.Mul(tc.phi, absOf(tc.arg))
+					bound.Scale(gamma(tc.k, u32), &bound)
 					checkBound(t, tc.name, got, want, &bound)
 				}
 			})

@@ -120,23 +120,20 @@ func (md *Model) kernel(ctx context.Context, x1, x2 mat.Matrix, single bool) (*m
 	// The Grams' inner dimensions (p, the widths, 1 for the output layer)
 	// are small: with the right-hand factors transposed (k x n2), gonum's
 	// inner loops are axpys of length n2 instead of dots of length k.
-	a2t := make([]blas64.General, len(md.layers))
-	d2t := make([]blas64.General, len(md.layers))
+	var a2t, d2t []blas64.General
 	var f1, f2 *signals32
 	var a2t32, d2t32 []blas32.General
 	if single {
 		f1, f2 = md.singleOf(xg1, e1), md.singleOf(xg2, e2)
-		a2t32 = make([]blas32.General, len(md.layers))
-		d2t32 = make([]blas32.General, len(md.layers))
 	}
 	for l := range md.layers {
 		if single {
-			a2t32[l] = transpose32(f2.acts[l])
-			d2t32[l] = transpose32(f2.deltas[l])
+			a2t32 = append(a2t32, transpose32(f2.acts[l]))
+			d2t32 = append(d2t32, transpose32(f2.deltas[l]))
 			continue
 		}
-		a2t[l] = transpose(rowsOf(a2.acts[l], s2))
-		d2t[l] = transpose(d2[l])
+		a2t = append(a2t, transpose(rowsOf(a2.acts[l], s2)))
+		d2t = append(d2t, transpose(d2[l]))
 	}
 	k := make([]float64, n1*n2)
 	bs := min(kernelBlockRows, n1)

@@ -29,8 +29,6 @@ import (
 // same values passes the other checks. A multiclass model's stay in
 // float64, bit for bit.
 func TestSingleKernel(t *testing.T) {
-	gamma := func(k int, u float64) float64 { return float64(k) * u / (1 - float64(k)*u) }
-	const u32, u64 = 0x1p-24, 0x1p-53
 	for _, task := range append(tasks, framework.Multiclass) {
 		for _, hidden := range []string{"8", "6,5,3", "40,20"} {
 			t.Run(task.String()+"/"+hidden, func(t *testing.T) {
@@ -98,14 +96,8 @@ func TestSingleKernel(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var absJ mat.Dense
-				absJ.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, j)
-				absA := make([]float64, len(a))
-				for i, v := range a {
-					absA[i] = math.Abs(v)
-				}
 				var bound mat.Dense
-				bound.Mul(absJ.T(), mat.NewDense(len(a), 1, absA))
+				bound.Mul(absOf(j).T(), absOf(mat.NewDense(len(a), 1, a)))
 				var double mat.Dense
 				double.Scale(2*gamma(rows+4, u64), &bound)
 				bound.Scale(gamma(rows+4, u32)+gamma(rows, u64), &bound)
@@ -141,10 +133,7 @@ func kernelBound(md *Model, x1, x2 *mat.Dense, g func(k int) float64, sum float6
 		gram := func(s1, s2 *mat.Dense) (gm, abs *mat.Dense) {
 			gm, abs = new(mat.Dense), new(mat.Dense)
 			gm.Mul(s1, s2.T())
-			var b1, b2 mat.Dense
-			b1.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, s1)
-			b2.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, s2)
-			abs.Mul(&b1, b2.T())
+			abs.Mul(absOf(s1), absOf(s2).T())
 			return gm, abs
 		}
 		ga, sa := gram(a1[l], a2[l])
@@ -165,6 +154,21 @@ func kernelBound(md *Model, x1, x2 *mat.Dense, g func(k int) float64, sum float6
 }
 
 // dense is a copy of g.
+// u32 and u64 are float32's and float64's unit roundoffs.
+const u32, u64 = 0x1p-24, 0x1p-53
+
+// gamma is the rounding bound of k operations at unit roundoff u:
+// k u / (1 - k u) (Higham, Accuracy and Stability of Numerical
+// Algorithms, 3.1).
+func gamma(k int, u float64) float64 { return float64(k) * u / (1 - float64(k)*u) }
+
+// absOf is the matrix of a's absolute values.
+func absOf(a mat.Matrix) *mat.Dense {
+	var d mat.Dense
+	d.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, a)
+	return &d
+}
+
 func dense(g blas64.General) *mat.Dense {
 	var d mat.Dense
 	d.SetRawMatrix(g)
