@@ -1,9 +1,9 @@
 //go:build ignore
 
-// Oracle VIs for docs/defaults-study.sh: the VI that a perfect full model
+// Oracle VIs for research/scripts/defaults-study.sh: the VI that a perfect full model
 // and perfect reduced models would show on the same evaluation rows as vi.
 //
-//	go run docs/oracle_vi.go SETTING DATA.csv SEED REPORT.json...
+//	go run research/scripts/oracle_vi.go SETTING DATA.csv SEED REPORT.json...
 //
 // vi's VI estimate on 667 evaluation rows scatters around the truth by the
 // rows' own noise (for the interaction's x1, sd((2 x1 x2)²)/sqrt(667) =
