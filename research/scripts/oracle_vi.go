@@ -15,6 +15,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -68,7 +69,7 @@ func model(setting string, x []float64, j int) float64 {
 func main() {
 	setting, path := os.Args[1], os.Args[2]
 	seed, _ := strconv.ParseInt(os.Args[3], 10, 64)
-	d, err := framework.LoadCSV(path)
+	d, err := framework.LoadCSV(context.Background(), path)
 	if err != nil {
 		panic(err)
 	}
