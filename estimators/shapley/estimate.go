@@ -168,7 +168,7 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 }
 
 // fixedPenalty is the optional interface of a reduced-model estimator
-// whose ridge penalty may be fixed for every subset (estimators.Lazy with
+// whose ridge penalty may be fixed for every subset (lazy.Estimator with
 // Lambda > 0): the results then report it as "lambda".
 type fixedPenalty interface {
 	FixedPenalty() (lambda float64, ok bool)

@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -96,7 +96,7 @@ func heldOut(n1, k int) bool { return subsampleSize(n1, k) < min(n1, subsampleRo
 // start for the final solve on all of them), and the search's Krylov steps
 // and counted flops; stats gains statSubsample, the rows the penalty was
 // chosen on (all of them).
-func (lz Lazy) heldOutAlpha(ctx context.Context, g framework.Gradienter, x *mat.Dense, targets, e []float64, k int, seed int64, near float64, stats map[string]float64) (alpha float64, w0 []float64, steps int, flops float64, err error) {
+func (lz Estimator) heldOutAlpha(ctx context.Context, g framework.Gradienter, x *mat.Dense, targets, e []float64, k int, seed int64, near float64, stats map[string]float64) (alpha float64, w0 []float64, steps int, flops float64, err error) {
 	n1, _ := x.Dims()
 	folds := heldOutFolds
 	if n1/folds < heldOutMinRows {

@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -47,7 +47,7 @@ func baselineReuse(ctx context.Context, b *testing.B, c *scaleProblem) {
 	{ // the baseline's search at the default tolerance
 		xb, eb := c.residuals(b, framework.Feature{Name: "(baseline)"})
 		start := time.Now()
-		alphaB, err := (Lazy{}).subsampleAlpha(ctx, c.g, xb, c.t, eb, 1, c.seed, map[string]float64{}, 0)
+		alphaB, err := (Estimator{}).subsampleAlpha(ctx, c.g, xb, c.t, eb, 1, c.seed, map[string]float64{}, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func baselineReuse(ctx context.Context, b *testing.B, c *scaleProblem) {
 					near = alphaB
 				}
 				start := time.Now()
-				alpha, err := (Lazy{}).subsampleAlpha(ctx, c.g, x, c.t, e, 1, c.seed, map[string]float64{}, near)
+				alpha, err := (Estimator{}).subsampleAlpha(ctx, c.g, x, c.t, e, 1, c.seed, map[string]float64{}, near)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -127,7 +127,7 @@ func reuseVI(ctx context.Context, b *testing.B, c *scaleProblem) {
 	}
 	var res [2][]framework.Result
 	var secs [2]float64
-	for i, est := range []framework.Estimator{lazyNoBaseline{}, Lazy{}} {
+	for i, est := range []framework.Estimator{lazyNoBaseline{}, Estimator{}} {
 		start := time.Now()
 		var err error
 		if res[i], err = framework.Estimate(ctx, c.p, measures.MSE(), []framework.Estimator{est}, feats, framework.EstimateOptions{Workers: 2, Inference: framework.Plain}); err != nil {

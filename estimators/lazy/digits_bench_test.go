@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 // digitsCSV is the handwritten digits data set (1797 rows, 64 pixels, 10
 // classes; roar's copy).
-const digitsCSV = "roar/testdata/digits.csv"
+const digitsCSV = "../roar/testdata/digits.csv"
 
 // BenchmarkDigitsLazy times lazy on the first 8 pixels of digits.csv with a
 // hidden-100 network, as vi bench data --hidden 100 --features 8
@@ -56,7 +56,7 @@ func benchDigitsLazy(b *testing.B, cfg framework.Config, lo, hi int) {
 	feats := p.Features()[lo:hi]
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := framework.Estimate(ctx, p, m, []framework.Estimator{Lazy{}}, feats, framework.EstimateOptions{Workers: 1, Inference: framework.Plain})
+		res, err := framework.Estimate(ctx, p, m, []framework.Estimator{Estimator{}}, feats, framework.EstimateOptions{Workers: 1, Inference: framework.Plain})
 		if err != nil {
 			b.Fatal(err)
 		}

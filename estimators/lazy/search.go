@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -24,7 +24,7 @@ const (
 	brentIterations  = 12
 )
 
-// chooseAlpha runs the cross-validated search described on Lazy. The rows of
+// chooseAlpha runs the cross-validated search described on Estimator. The rows of
 // x are in fold order: fold f is rows bounds[f]..bounds[f+1]; targets and e
 // (the full model's residual targets - h(x)) stack k outputs per row. With
 // near > 0 (a penalty for these rows, the baseline's) the search starts

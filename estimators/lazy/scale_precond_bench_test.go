@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -32,7 +32,7 @@ func BenchmarkScalePrecond(b *testing.B) {
 	m := c.g.NumParams()
 	for b.Loop() {
 		xb, eb := c.residuals(b, framework.Feature{Name: "(baseline)"})
-		alphaB, err := (Lazy{}).subsampleAlpha(ctx, c.g, xb, c.t, eb, 1, c.seed, map[string]float64{}, 0)
+		alphaB, err := (Estimator{}).subsampleAlpha(ctx, c.g, xb, c.t, eb, 1, c.seed, map[string]float64{}, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -147,21 +147,21 @@ func BenchmarkScalePrecond(b *testing.B) {
 //	go test -run X -bench ScalePrecondRun -benchtime 1x ./estimators
 func BenchmarkScalePrecondRun(b *testing.B) {
 	defer func(w float64) { precondWhen = w }(precondWhen)
-	lazyPair(b, [2]string{"plain", "preconditioner allowed"}, [2]func() Lazy{
-		func() Lazy { precondWhen = math.Inf(1); return Lazy{} },
-		func() Lazy { precondWhen = 0.5; return Lazy{} },
+	lazyPair(b, [2]string{"plain", "preconditioner allowed"}, [2]func() Estimator{
+		func() Estimator { precondWhen = math.Inf(1); return Estimator{} },
+		func() Estimator { precondWhen = 0.5; return Estimator{} },
 	})
 }
 
 // BenchmarkScalePrecisionRun is lazy with the matrix-free solves' products
-// in double and in single precision (Lazy.DoublePrecision), as
+// in double and in single precision (Estimator.DoublePrecision), as
 // BenchmarkScalePrecondRun:
 //
 //	go test -run X -bench ScalePrecisionRun -benchtime 1x ./estimators
 func BenchmarkScalePrecisionRun(b *testing.B) {
-	lazyPair(b, [2]string{"double", "single"}, [2]func() Lazy{
-		func() Lazy { return Lazy{DoublePrecision: true} },
-		func() Lazy { return Lazy{} },
+	lazyPair(b, [2]string{"double", "single"}, [2]func() Estimator{
+		func() Estimator { return Estimator{DoublePrecision: true} },
+		func() Estimator { return Estimator{} },
 	})
 }
 
@@ -171,7 +171,7 @@ func BenchmarkScalePrecisionRun(b *testing.B) {
 // 20000 (all 6 features), (200, 100), and prints per feature the Krylov
 // steps, seconds, VI and how far the second run's VI moved from the
 // first's in units of its standard error.
-func lazyPair(b *testing.B, labels [2]string, configs [2]func() Lazy) {
+func lazyPair(b *testing.B, labels [2]string, configs [2]func() Estimator) {
 	ctx := context.Background()
 	for _, c := range []*scaleProblem{&scaleTrained, &scaleLinearBench} {
 		b.Run(fmt.Sprintf("%s-%d", c.setting, c.n), func(b *testing.B) {

@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 )
 
-// Lazy at scale: where the full-size dense cross-validation does not fit
+// Estimator at scale: where the full-size dense cross-validation does not fit
 // (the ridge system's side above maxRidgeDim, or its bytes above the
 // memory bound) or, for a cross-validated penalty, would cost several
 // times a subsample's (the side at least midScale times the subsample's),
@@ -92,7 +92,7 @@ const midScale = 2
 // side is at least midScale times the subsample's. A fixed penalty
 // (Lambda) needs no search, and below the memory bound its problem keeps
 // the dense path.
-func (lz Lazy) scaled(n1, k, m int) bool {
+func (lz Estimator) scaled(n1, k, m int) bool {
 	d := min(n1*k, m)
 	if d > maxRidgeDim || 8*float64(d)*float64(d) > lz.memory() {
 		return true
@@ -100,7 +100,7 @@ func (lz Lazy) scaled(n1, k, m int) bool {
 	return lz.Lambda <= 0 && d >= midScale*subsampleSize(n1, k)*k
 }
 
-func (lz Lazy) memory() float64 {
+func (lz Estimator) memory() float64 {
 	if lz.Memory > 0 {
 		return float64(lz.Memory)
 	}
@@ -118,7 +118,7 @@ func (lz Lazy) memory() float64 {
 // basis to the features in its Carry; a feature whose penalty is at least
 // precondWhen (half) of the baseline's solves preconditioned by them
 // (lazy_precond.go).
-func (lz Lazy) reduceScaled(ctx context.Context, g framework.Gradienter, p *framework.Problem, f framework.Feature, x *mat.Dense, targets, e []float64, k int, base func() (framework.Reduced, error), carry bool) (framework.Reduced, error) {
+func (lz Estimator) reduceScaled(ctx context.Context, g framework.Gradienter, p *framework.Problem, f framework.Feature, x *mat.Dense, targets, e []float64, k int, base func() (framework.Reduced, error), carry bool) (framework.Reduced, error) {
 	n1, _ := x.Dims()
 	stats := map[string]float64{}
 	_, multiplier := framework.AsJacobianMultiplier(g)
@@ -226,7 +226,7 @@ func subsampleSize(n1, k int) int { return min(n1, subsampleRows, maxRidgeDim/k)
 // when it has them (framework.SingleKerneler; newRidgeOf): for the MLP on
 // highdim n 10000 (200, 100), the kernel's Grams 1.4-2x as fast and the
 // folds' signals not computed again (docs/performance.md, Stop 27).
-func (lz Lazy) subsampleAlpha(ctx context.Context, g framework.Gradienter, x *mat.Dense, targets, e []float64, k int, seed int64, stats map[string]float64, near float64) (float64, error) {
+func (lz Estimator) subsampleAlpha(ctx context.Context, g framework.Gradienter, x *mat.Dense, targets, e []float64, k int, seed int64, stats map[string]float64, near float64) (float64, error) {
 	n1, _ := x.Dims()
 	ns := subsampleSize(n1, k)
 	rows := rand.New(rand.NewPCG(uint64(seed), subsampleSeedPerturb)).Perm(n1)[:ns]

@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -123,7 +123,7 @@ func BenchmarkScaleSearch(b *testing.B) {
 	var alpha float64
 	for b.Loop() {
 		var err error
-		if alpha, err = (Lazy{}).subsampleAlpha(context.Background(), c.g, c.x, c.t, c.e, 1, c.seed, map[string]float64{}, 0); err != nil {
+		if alpha, err = (Estimator{}).subsampleAlpha(context.Background(), c.g, c.x, c.t, c.e, 1, c.seed, map[string]float64{}, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -133,7 +133,7 @@ func BenchmarkScaleSearch(b *testing.B) {
 func BenchmarkScaleSolve(b *testing.B) {
 	scaleGet(b)
 	c := &scaleCase
-	alpha, err := (Lazy{}).subsampleAlpha(context.Background(), c.g, c.x, c.t, c.e, 1, c.seed, map[string]float64{}, 0)
+	alpha, err := (Estimator{}).subsampleAlpha(context.Background(), c.g, c.x, c.t, c.e, 1, c.seed, map[string]float64{}, 0)
 	if err != nil || math.IsInf(alpha, 1) {
 		b.Fatalf("alpha %v, %v", alpha, err)
 	}
@@ -158,7 +158,7 @@ func BenchmarkScaleReduce(b *testing.B) {
 			f := c.p.Features()[0]
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := (Lazy{}).Reduce(context.Background(), c.p, f); err != nil {
+				if _, err := (Estimator{}).Reduce(context.Background(), c.p, f); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -190,7 +190,7 @@ func BenchmarkScaleTolerance(b *testing.B) {
 				var alpha float64
 				var ref []float64
 				if c == &scaleDense {
-					red, err := (Lazy{}).Reduce(ctx, c.p, f)
+					red, err := (Estimator{}).Reduce(ctx, c.p, f)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -215,7 +215,7 @@ func BenchmarkScaleTolerance(b *testing.B) {
 					}
 				} else {
 					var err error
-					if alpha, err = (Lazy{}).subsampleAlpha(ctx, c.g, x, c.t, e, 1, c.seed, map[string]float64{}, 0); err != nil {
+					if alpha, err = (Estimator{}).subsampleAlpha(ctx, c.g, x, c.t, e, 1, c.seed, map[string]float64{}, 0); err != nil {
 						b.Fatal(err)
 					}
 					if ref, _, _, err = matrixFreeSolve(ctx, c.g, x, e, alpha, 1e-10, DefaultMemory); err != nil {
@@ -280,7 +280,7 @@ func BenchmarkScaleSearchVariants(b *testing.B) {
 			}{{1000, 3, 0.05}, {1000, 3, 0.15}, {1000, 3, 0.25}, {500, 3, 0.05}, {1000, 2, 0.05}} {
 				subsampleRows, subsampleSearchTol = v.rows, v.tol
 				start := time.Now()
-				alpha, err := (Lazy{Folds: v.folds}).subsampleAlpha(ctx, c.g, x, c.t, e, 1, c.seed, map[string]float64{}, 0)
+				alpha, err := (Estimator{Folds: v.folds}).subsampleAlpha(ctx, c.g, x, c.t, e, 1, c.seed, map[string]float64{}, 0)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func (r rfRounded) round(d *mat.Dense, err error) (*mat.Dense, error) {
 	return d, nil
 }
 
-// Lazy's matrix-free solves use the model's single-precision products
+// Estimator's matrix-free solves use the model's single-precision products
 // unless DoublePrecision (lazy-precision double) is set; with them the
 // reduced predictions meet the closed form's bound of
 // TestLazyMatrixFreeMatchesClosedForm (the rounding, 6e-8 relative, is far
@@ -56,15 +56,15 @@ func TestLazyPrecision(t *testing.T) {
 	want := wantLazy(r, p, f, alpha)
 	for _, double := range []bool{false, true} {
 		setting := map[bool]string{false: "single", true: "double"}[double]
-		e, err := Lazy{Folds: 4, Lambda: alpha, Memory: tinyMemory}.Configure(map[string]string{"lazy-precision": setting})
+		e, err := Estimator{Folds: 4, Lambda: alpha, Memory: tinyMemory}.Configure(map[string]string{"lazy-precision": setting})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if lz := e.(Lazy); lz.DoublePrecision != double {
+		if lz := e.(Estimator); lz.DoublePrecision != double {
 			t.Fatalf("lazy-precision %s: DoublePrecision %v", setting, lz.DoublePrecision)
 		}
 		model.calls.Store(0)
-		red, err := e.(Lazy).Reduce(ctx, p, f)
+		red, err := e.(Estimator).Reduce(ctx, p, f)
 		if err != nil {
 			t.Fatalf("%s: %v", setting, err)
 		}
@@ -81,7 +81,7 @@ func TestLazyPrecision(t *testing.T) {
 			}
 		}
 	}
-	if _, err := (Lazy{}).Configure(map[string]string{"lazy-precision": "half"}); err == nil {
+	if _, err := (Estimator{}).Configure(map[string]string{"lazy-precision": "half"}); err == nil {
 		t.Error("lazy-precision half accepted")
 	}
 }
@@ -114,7 +114,7 @@ func (r rfRoundedKernel) JacobianTVec(ctx context.Context, x mat.Matrix, a []flo
 	return g, nil
 }
 
-// Lazy's penalty search at scale (the subsample's dense cross-validation)
+// Estimator's penalty search at scale (the subsample's dense cross-validation)
 // uses the model's single-precision kernel unless DoublePrecision is set;
 // with it, or on a model without one, the search is today's, bit for bit,
 // and the dense path (problems below the scale threshold) never uses it.
@@ -132,7 +132,7 @@ func TestLazySingleSearch(t *testing.T) {
 	ps := *p
 	ps.Full = single
 	f := framework.Feature{Name: "x1", Columns: []int{0}}
-	reduce := func(lz Lazy, p *framework.Problem) framework.Reduced {
+	reduce := func(lz Estimator, p *framework.Problem) framework.Reduced {
 		t.Helper()
 		red, err := lz.Reduce(ctx, p, f)
 		if err != nil {
@@ -143,7 +143,7 @@ func TestLazySingleSearch(t *testing.T) {
 	same := func(a, b framework.Reduced) bool {
 		return mat.Equal(a.Pred, b.Pred) && a.Stats[statLambda] == b.Stats[statLambda]
 	}
-	for _, lz := range []Lazy{{Folds: 3}, {Folds: 3, Memory: tinyMemory, DoublePrecision: true}} {
+	for _, lz := range []Estimator{{Folds: 3}, {Folds: 3, Memory: tinyMemory, DoublePrecision: true}} {
 		want := reduce(lz, p)
 		if got := reduce(lz, &ps); !same(got, want) {
 			t.Errorf("memory %d double %v: the single-kernel model's lambda %v, the plain one's %v (or the predictions differ)",
@@ -153,9 +153,9 @@ func TestLazySingleSearch(t *testing.T) {
 			t.Errorf("memory %d double %v: %d single-precision kernel calls", lz.Memory, lz.DoublePrecision, n)
 		}
 	}
-	lz := Lazy{Folds: 3, Memory: tinyMemory}
+	lz := Estimator{Folds: 3, Memory: tinyMemory}
 	double := reduce(lz, p)
-	if got := reduce(Lazy{Folds: 3, Memory: tinyMemory, DoublePrecision: true}, p); !same(got, double) {
+	if got := reduce(Estimator{Folds: 3, Memory: tinyMemory, DoublePrecision: true}, p); !same(got, double) {
 		t.Error("a model without a single-precision kernel: lazy-precision single differs from double")
 	}
 	got := reduce(lz, &ps)

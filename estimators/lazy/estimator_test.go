@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -191,7 +191,7 @@ func TestLazyFixedAlphaMatchesClosedForm(t *testing.T) {
 		p := problemFor(t, model, 100, 40, 4, uint64(i+10))
 		f := framework.Feature{Name: "x1", Columns: []int{0}}
 		for _, alpha := range []float64{0.1, 3, 100} {
-			got, err := Lazy{Folds: 4, Lambda: alpha}.Reduce(context.Background(), p, f)
+			got, err := Estimator{Folds: 4, Lambda: alpha}.Reduce(context.Background(), p, f)
 			if err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
@@ -359,7 +359,7 @@ func TestLazyCVImprovesOnDropout(t *testing.T) {
 	r := newRF(4, 30, 9)
 	p := problemFor(t, r, 200, 50, 4, 19)
 	f := framework.Feature{Name: "x1", Columns: []int{0}}
-	got, err := Lazy{Folds: 4}.Reduce(ctx, p, f)
+	got, err := Estimator{Folds: 4}.Reduce(ctx, p, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +424,7 @@ func TestLazyFaultsInFolds(t *testing.T) {
 	} {
 		r := &faultyRF{rfModel: newRF(4, 30, 9), after: 4, fault: fault}
 		p := problemFor(t, r, 200, 50, 4, 19)
-		_, err := Lazy{Folds: 4}.Reduce(ctx, p, f)
+		_, err := Estimator{Folds: 4}.Reduce(ctx, p, f)
 		if err == nil || !strings.Contains(err.Error(), "cross-validation") {
 			t.Errorf("%s: got %v, want a cross-validation error", name, err)
 		}
@@ -432,14 +432,14 @@ func TestLazyFaultsInFolds(t *testing.T) {
 	nan := &faultyRF{rfModel: newRF(4, 30, 9), after: 1 << 30}
 	p := problemFor(t, nan, 200, 50, 4, 19)
 	nan.theta[0] = math.NaN()
-	if _, err := (Lazy{}).Reduce(ctx, p, f); err == nil || !strings.Contains(err.Error(), "not finite") {
+	if _, err := (Estimator{}).Reduce(ctx, p, f); err == nil || !strings.Contains(err.Error(), "not finite") {
 		t.Errorf("NaN predictions: got %v, want a not-finite error", err)
 	}
 }
 
 func TestLazyNeedsGradients(t *testing.T) {
 	p := &framework.Problem{BackendName: "forest", Full: modelOnly{}}
-	_, err := Lazy{Folds: 4}.Reduce(context.Background(), p, framework.Feature{Name: "x", Columns: []int{0}})
+	_, err := Estimator{Folds: 4}.Reduce(context.Background(), p, framework.Feature{Name: "x", Columns: []int{0}})
 	if !errors.Is(err, framework.ErrUsage) {
 		t.Fatalf("want a usage error, got %v", err)
 	}

@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 )
 
-// Lazy is LazyVI (Algorithm 1 of Gao, Stevens, Willett, Raskutti). At the
+// Estimator is LazyVI (Algorithm 1 of Gao, Stevens, Willett, Raskutti). At the
 // full model's parameters theta_f it takes the residuals e = y - h(X^(j)) of
 // the full network on the dropped train split and the gradient features
 // Phi = d h(X^(j)) / d theta, solves the ridge regression
@@ -77,7 +77,7 @@ import (
 // penalty, lazy_ridge.go solves the ridge systems, lazy_scale.go,
 // lazy_heldout.go and lazy_cost.go handle the sizes the dense forms do not
 // fit.
-type Lazy struct {
+type Estimator struct {
 	// Folds is the number of cross-validation folds of the penalty
 	// search; 0 means DefaultFolds.
 	Folds int
@@ -105,26 +105,26 @@ type Lazy struct {
 }
 
 // DefaultFolds is the number of cross-validation folds for lazy's penalty
-// when Lazy.Folds is 0. Three folds instead of five cut lazy's cost by
+// when Estimator.Folds is 0. Three folds instead of five cut lazy's cost by
 // 2-2.5x (one factorization of (2/3 n1)^3 per fold instead of (4/5 n1)^3)
 // with the same accuracy: 100 repetitions of the linear setting (rho 0.9,
 // n 2000) gave the same bias to 1e-4 and the same coverage within 0.01.
 const DefaultFolds = 3
 
 // Name returns "lazy".
-func (Lazy) Name() string { return "lazy" }
+func (Estimator) Name() string { return "lazy" }
 
 // Describe implements framework.Describer.
-func (Lazy) Describe() string {
+func (Estimator) Describe() string {
 	return "LazyVI: the full network shifted by a ridge regression on its gradients (needs a gradient backend)"
 }
 
 // Needs implements framework.Needer: the full model's gradients.
-func (Lazy) Needs() framework.Capabilities { return framework.Capabilities{Gradients: true} }
+func (Estimator) Needs() framework.Capabilities { return framework.Capabilities{Gradients: true} }
 
 // Settings implements framework.Configurer: folds, lambda, lazy-mem and
 // lazy-precision.
-func (e Lazy) Settings() []framework.OptionInfo {
+func (e Estimator) Settings() []framework.OptionInfo {
 	return []framework.OptionInfo{
 		{Name: "folds", Default: strconv.Itoa(e.folds()), Usage: "cross-validation `folds` for lazy's ridge penalty"},
 		{Name: "lambda", Default: strconv.FormatFloat(e.Lambda, 'g', -1, 64), Usage: "fix lazy's ridge penalty to `L` (0: choose it by cross-validation)"},
@@ -134,7 +134,7 @@ func (e Lazy) Settings() []framework.OptionInfo {
 }
 
 // Configure implements framework.Configurer.
-func (e Lazy) Configure(settings map[string]string) (framework.Estimator, error) {
+func (e Estimator) Configure(settings map[string]string) (framework.Estimator, error) {
 	for k, v := range settings {
 		switch k {
 		case "folds":
@@ -168,20 +168,20 @@ func (e Lazy) Configure(settings map[string]string) (framework.Estimator, error)
 }
 
 // FixedPenalty returns Lambda when it fixes the penalty.
-func (e Lazy) FixedPenalty() (float64, bool) { return e.Lambda, e.Lambda > 0 }
+func (e Estimator) FixedPenalty() (float64, bool) { return e.Lambda, e.Lambda > 0 }
 
 // MinTrainRows implements framework.TrainRower: two rows per fold.
-func (e Lazy) MinTrainRows() int { return 2 * e.folds() }
+func (e Estimator) MinTrainRows() int { return 2 * e.folds() }
 
 // precision is the lazy-precision setting's value.
-func (e Lazy) precision() string {
+func (e Estimator) precision() string {
 	if e.DoublePrecision {
 		return "double"
 	}
 	return "single"
 }
 
-func (e Lazy) folds() int {
+func (e Estimator) folds() int {
 	if e.Folds == 0 {
 		return DefaultFolds
 	}
@@ -191,7 +191,7 @@ func (e Lazy) folds() int {
 // Summarize implements framework.Summarizer: "lambda", the geometric mean
 // of the folds' finite penalties, or null with "no_update": true when
 // every fold kept the full model.
-func (Lazy) Summarize(stats []map[string]float64) []framework.Field {
+func (Estimator) Summarize(stats []map[string]float64) []framework.Field {
 	var logSum float64
 	var finite, inf int
 	for _, s := range stats {
@@ -223,12 +223,12 @@ const statLambda = "lambda"
 // and without the baseline that improvement would count as importance of
 // every feature (on vi bench highdim at n 1000 it shifted every VI by about
 // -0.85).
-func (lz Lazy) Baseline(ctx context.Context, p *framework.Problem) (framework.Reduced, error) {
+func (lz Estimator) Baseline(ctx context.Context, p *framework.Problem) (framework.Reduced, error) {
 	return lz.reduce(ctx, p, framework.Feature{Name: "(baseline)"}, nil, true)
 }
 
 // Reduce fits the lazy reduced model for feature f.
-func (lz Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
+func (lz Estimator) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
 	return lz.reduce(ctx, p, f, nil, false)
 }
 
@@ -238,14 +238,14 @@ func (lz Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 // chose no update (nearStart, searchNear: about 5 candidates instead of
 // 8-11). At the paper's sizes (the dense path) it is Reduce and does not
 // wait for the baseline.
-func (lz Lazy) ReduceFrom(ctx context.Context, p *framework.Problem, f framework.Feature, base func() (framework.Reduced, error)) (framework.Reduced, error) {
+func (lz Estimator) ReduceFrom(ctx context.Context, p *framework.Problem, f framework.Feature, base func() (framework.Reduced, error)) (framework.Reduced, error) {
 	return lz.reduce(ctx, p, f, base, false)
 }
 
 // reduce is Reduce; baseline, when not nil, returns the baseline (see
 // ReduceFrom); carry is set for the baseline itself, whose Reduced then
 // carries what its features start from (reduceScaled).
-func (lz Lazy) reduce(ctx context.Context, p *framework.Problem, f framework.Feature, baseline func() (framework.Reduced, error), carry bool) (framework.Reduced, error) {
+func (lz Estimator) reduce(ctx context.Context, p *framework.Problem, f framework.Feature, baseline func() (framework.Reduced, error), carry bool) (framework.Reduced, error) {
 	g, ok := framework.AsGradienter(p.Full)
 	if !ok {
 		return framework.Reduced{}, framework.Usagef("estimator lazy needs a backend with gradients; backend %q has none (use dropout or retrain)", p.BackendName)

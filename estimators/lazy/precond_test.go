@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 )
 
 // baselineCarry is the Ritz pairs of the baseline's matrix-free solve at
-// alpha on the random-features model (no feature dropped), as Lazy's
+// alpha on the random-features model (no feature dropped), as Estimator's
 // baseline carries them.
 func baselineCarry(t *testing.T, g framework.Gradienter, p *framework.Problem, alpha float64) []float64 {
 	t.Helper()
@@ -156,7 +156,7 @@ func TestLazyPrecondMatchesClosedForm(t *testing.T) {
 					}
 				}
 			}
-			lz := Lazy{Folds: 4, Lambda: alpha, Memory: tinyMemory}
+			lz := Estimator{Folds: 4, Lambda: alpha, Memory: tinyMemory}
 			b, err := lz.Baseline(ctx, p)
 			if err != nil {
 				t.Fatal(err)
@@ -203,7 +203,7 @@ func TestLazyPrecondOnlyWhen(t *testing.T) {
 		{"below half of it", framework.Reduced{Stats: map[string]float64{statLambda: 1.01 * alpha / precondWhen}, Carry: carry}, false},
 		{"no carry", framework.Reduced{Stats: map[string]float64{statLambda: alpha}}, false},
 	} {
-		red, err := Lazy{Folds: 4, Lambda: alpha, Memory: tinyMemory}.ReduceFrom(ctx, p, f, func() (framework.Reduced, error) { return tc.base, nil })
+		red, err := Estimator{Folds: 4, Lambda: alpha, Memory: tinyMemory}.ReduceFrom(ctx, p, f, func() (framework.Reduced, error) { return tc.base, nil })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 // The cost model by which lazy chooses how to solve a feature's ridge
 // problem. Sizes: n Jacobian rows (train samples x outputs), m parameters.
@@ -29,7 +29,7 @@ const (
 )
 
 // DefaultMemory is the bytes a lazy worker may hold for one feature's
-// ridge problem when Lazy.Memory is 0: 1 GiB.
+// ridge problem when Estimator.Memory is 0: 1 GiB.
 const DefaultMemory = 1 << 30
 
 // solveMethod is how lazy solves a ridge problem.
