@@ -19,10 +19,10 @@ package lazy
 //     flops: for one output the same, for several K times less than the
 //     formed Jacobian's.
 //
-// Steps are what a solve at a cross-validated penalty takes, measured on
-// the simulated settings at their chosen penalties: the dense forms'
-// Krylov solve to krylovTol 20-60 (estSteps), the matrix-free one to
-// energyTol 2-6 (estMatrixFreeSteps, with a margin).
+// Steps are what a solve at a cross-validated penalty takes on the
+// simulated settings at their chosen penalties: the dense forms' Krylov
+// solve to krylovTol up to about 60 (estSteps), the matrix-free one to
+// energyTol a few (estMatrixFreeSteps, with a margin).
 const (
 	estSteps           = 60
 	estMatrixFreeSteps = 10
@@ -39,13 +39,6 @@ const (
 	methodDense      solveMethod = iota // the kernel or Gram, formed
 	methodMatrixFree                    // Krylov on products with the Jacobian
 )
-
-func (s solveMethod) String() string {
-	if s == methodDense {
-		return "dense"
-	}
-	return "matrix-free"
-}
 
 // cost is one method's counted work and memory.
 type cost struct {

@@ -17,7 +17,7 @@ const digitsCSV = "../roar/testdata/digits.csv"
 // hidden-100 network, as vi bench data --hidden 100 --features 8
 // --workers 1 does (in process, no plugin transport), and logs the VIs:
 //
-//	go test -run X -bench DigitsLazy -benchtime 1x ./estimators
+//	go test -run X -bench DigitsLazy -benchtime 1x ./estimators/lazy
 func BenchmarkDigitsLazy(b *testing.B) {
 	benchDigitsLazy(b, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Options: map[string]string{"hidden": "100"}}, 0, 8)
 }
@@ -29,7 +29,7 @@ func BenchmarkDigitsLazy(b *testing.B) {
 // chooses no update there, so each pixel's search starts at the top of the
 // grid (nearStart):
 //
-//	go test -run X -bench DigitsCNNLazy -benchtime 1x ./estimators
+//	go test -run X -bench DigitsCNNLazy -benchtime 1x ./estimators/lazy
 func BenchmarkDigitsCNNLazy(b *testing.B) {
 	benchDigitsLazy(b, framework.Config{Backend: cnn.Backend{}, BackendName: "cnn", Options: map[string]string{"image": "8x8"}}, 24, 40)
 }

@@ -108,6 +108,18 @@ func (r rfKernelModel) JacobianTVec(_ context.Context, x mat.Matrix, a []float64
 }
 
 // problemFor builds a Problem around an already fitted model.
+// testProblem is the ridge problem of the rows x, one output each, with
+// targets t and residuals e, for the settings est.
+func testProblem(est Estimator, g framework.Gradienter, x *mat.Dense, t, e []float64, seed int64) *problem {
+	return &problem{est: est, g: g, x: x, targets: t, e: e, k: 1, seed: seed, stats: map[string]float64{}}
+}
+
+// doubleProblem is testProblem's problem in double precision, without
+// targets: for the matrix-free solves on the model's float64 products.
+func doubleProblem(g framework.Gradienter, x *mat.Dense, e []float64) *problem {
+	return testProblem(Estimator{DoublePrecision: true}, g, x, nil, e, 0)
+}
+
 func problemFor(t *testing.T, full framework.Model, n1, n2, p int, seed uint64) *framework.Problem {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 3))
@@ -235,7 +247,7 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 		for i := range e {
 			e[i] = p.YTrain[i]
 		}
-		rp, err := newRidge(ctx, model, x, e, 1, []int{0, 40, 62, 90})
+		rp, err := testProblem(Estimator{}, model, x, nil, e, 0).newRidge(ctx, []int{0, 40, 62, 90}, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -673,7 +685,7 @@ func TestSearchNear(t *testing.T) {
 		}},
 	}
 	for _, lowLast := range []bool{false, true} {
-		for _, tol := range []float64{searchTol, subsampleSearchTol} {
+		for _, tol := range []float64{searchTol, defaultSubsampleTol} {
 			for _, c := range curves {
 				for _, min := range []float64{-9, -3.7, 0, 2.2, 5.5} {
 					for _, off := range []float64{0, 0.3, -0.45, 1.7, -3.1} {

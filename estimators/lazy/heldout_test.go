@@ -74,8 +74,9 @@ func TestHeldOutAlpha(t *testing.T) {
 		want, none := evalMSE(r, p, f, good), evalMSE(r, p, f, math.Inf(1))
 		gridSteps := 0
 		for _, near := range []float64{0, good, math.Inf(1)} {
-			stats := map[string]float64{}
-			alpha, _, steps, flops, err := Estimator{}.heldOutAlpha(context.Background(), rfMultiplierModel{r}, x, y, e, 1, p.Seed, near, stats)
+			tp := testProblem(Estimator{}, rfMultiplierModel{r}, x, y, e, p.Seed)
+			stats := tp.stats
+			alpha, _, steps, flops, err := tp.heldOutAlpha(context.Background(), near)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,8 +114,9 @@ func TestHeldOutAlpha(t *testing.T) {
 // lazy lands within 4 standard errors of retrain for every feature, as on
 // the dense path (TestLazyMulticlassNearRetrain).
 func TestLazyHeldOutMulticlass(t *testing.T) {
-	if !heldOut(1000, 5) || heldOut(1000, 3) || heldOut(500, 5) {
-		t.Fatalf("heldOut: 1000 rows x 5 outputs %v, x 3 %v, 500 rows x 5 %v; want true, false, false", heldOut(1000, 5), heldOut(1000, 3), heldOut(500, 5))
+	var c config
+	if !c.heldOut(1000, 5) || c.heldOut(1000, 3) || c.heldOut(500, 5) {
+		t.Fatalf("heldOut: 1000 rows x 5 outputs %v, x 3 %v, 500 rows x 5 %v; want true, false, false", c.heldOut(1000, 5), c.heldOut(1000, 3), c.heldOut(500, 5))
 	}
 	ctx := context.Background()
 	p := prepareMulti(t, multiData5(1500, 6), "16")

@@ -40,7 +40,7 @@ func (r rfRounded) round(d *mat.Dense, err error) (*mat.Dense, error) {
 	return d, nil
 }
 
-// Estimator's matrix-free solves use the model's single-precision products
+// Lazy's matrix-free solves use the model's single-precision products
 // unless DoublePrecision (lazy-precision double) is set; with them the
 // reduced predictions meet the closed form's bound of
 // TestLazyMatrixFreeMatchesClosedForm (the rounding, 6e-8 relative, is far
@@ -114,7 +114,7 @@ func (r rfRoundedKernel) JacobianTVec(ctx context.Context, x mat.Matrix, a []flo
 	return g, nil
 }
 
-// Estimator's penalty search at scale (the subsample's dense cross-validation)
+// Lazy's penalty search at scale (the subsample's dense cross-validation)
 // uses the model's single-precision kernel unless DoublePrecision is set;
 // with it, or on a model without one, the search is today's, bit for bit,
 // and the dense path (problems below the scale threshold) never uses it.
@@ -172,7 +172,7 @@ func TestLazySingleSearch(t *testing.T) {
 	if math.IsInf(da, 1) {
 		t.Fatal("no update chosen: the check would prove nothing")
 	}
-	if d := math.Abs(math.Log10(sa / da)); !(d <= 4*subsampleSearchTol) {
+	if d := math.Abs(math.Log10(sa / da)); !(d <= 4*defaultSubsampleTol) {
 		t.Errorf("penalty: double %v, single %v: %.3g decades apart", da, sa, d)
 	}
 	t.Logf("penalty: double %v, single %v", da, sa)

@@ -85,7 +85,7 @@ func TestLazyMatrixFreeMatchesClosedForm(t *testing.T) {
 			wStar, decrease, a, norms := ridgeOptimum(r, p, f, alpha)
 			prevErr, prevSteps := math.Inf(1), 0
 			for _, tau := range []float64{1e-1, energyTol, 1e-4} {
-				w, steps, _, err := matrixFreeSolve(ctx, g, x, e, alpha, tau, DefaultMemory)
+				w, steps, _, _, err := doubleProblem(g, x, e).solveMatrixFree(ctx, alpha, tau, nil)
 				if err != nil {
 					t.Fatalf("%s alpha %g tau %g: %v", tc.name, alpha, tau, err)
 				}
@@ -101,14 +101,14 @@ func TestLazyMatrixFreeMatchesClosedForm(t *testing.T) {
 			// From a start: the same guarantee, measured from 0, whatever
 			// the start (near the solution, or a poor one: the solution
 			// reversed); near it, fewer steps than from 0.
-			cold, coldSteps, _, err := matrixFreeSolve(ctx, g, x, e, alpha, energyTol, DefaultMemory)
+			cold, coldSteps, _, _, err := doubleProblem(g, x, e).solveMatrixFree(ctx, alpha, energyTol, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, scale := range []float64{0.9, -1} {
 				w0 := make([]float64, len(wStar))
 				floats.ScaleTo(w0, scale, wStar)
-				w, steps, _, err := matrixFreeSolveFrom(ctx, g, x, e, alpha, energyTol, DefaultMemory, w0)
+				w, steps, _, _, err := doubleProblem(g, x, e).solveMatrixFree(ctx, alpha, energyTol, w0)
 				if err != nil {
 					t.Fatalf("%s alpha %g from %g w*: %v", tc.name, alpha, scale, err)
 				}
@@ -193,7 +193,7 @@ func TestChooseMethod(t *testing.T) {
 		{40, 10, 5000, true, false, DefaultMemory, methodDense},        // the formed Jacobian's products: 1e7
 	} {
 		if got := chooseMethod(tc.n, tc.k, tc.m, tc.kernel, tc.mf, tc.mem); got != tc.want {
-			t.Errorf("n %d, k %d, m %d, multiplier %v: %v, want %v", tc.n, tc.k, tc.m, tc.mf, got, tc.want)
+			t.Errorf("n %d, k %d, m %d, multiplier %v: method %d, want %d", tc.n, tc.k, tc.m, tc.mf, got, tc.want)
 		}
 	}
 }
