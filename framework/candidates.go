@@ -19,16 +19,6 @@ type Candidate struct {
 	Options map[string]string
 }
 
-// CandidateScore is how one candidate did: its loss on the validation
-// slice that its backend's early stopping watched (FitReport).
-type CandidateScore struct {
-	Name string `json:"name"`
-	// ValidLoss is nil when the model held out no validation slice.
-	ValidLoss *float64 `json:"valid_loss"`
-	Epochs    int      `json:"epochs"`
-	StoppedBy string   `json:"stopped_by,omitempty"`
-}
-
 // SelectTol is how much lower (relatively) a later candidate's validation
 // loss must be than an earlier one's to be chosen over it: candidates come
 // cheapest first, and a larger network that is no better on the

@@ -14,15 +14,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Checkpoint keeps finished reductions so that an interrupted run resumes
-// where it stopped: Reduce asks it before fitting a reduced model and tells
-// it each one it finishes. Keys name the fold, estimator and feature.
-// Implementations must be safe for concurrent use.
-type Checkpoint interface {
-	Load(key string) (r Reduced, seconds float64, ok bool)
-	Save(key string, r Reduced, seconds float64) error
-}
-
 // FileCheckpoint is a Checkpoint in a file of JSON lines: a header with the
 // run's fingerprint, then one finished reduction a line, each written and
 // synced as it finishes. Reopening the file with the same fingerprint

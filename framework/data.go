@@ -3,6 +3,7 @@ package framework
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -47,4 +48,20 @@ func (d *Dataset) CheckScale(target int) error {
 		}
 	}
 	return nil
+}
+
+// Column returns the index of the named column. An unknown name is an
+// *InputError naming the data set's source and the column, with the
+// available names when there are few.
+func (d *Dataset) Column(name string) (int, error) {
+	for j, s := range d.Names {
+		if s == name {
+			return j, nil
+		}
+	}
+	msg := fmt.Sprintf("no such column (the file has %d columns)", len(d.Names))
+	if len(d.Names) <= 20 {
+		msg = "no such column (have " + strings.Join(d.Names, ", ") + ")"
+	}
+	return -1, &InputError{File: d.Source, Column: name, Msg: msg}
 }

@@ -236,3 +236,13 @@ func (c Capabilities) Names() []string {
 	}
 	return out
 }
+
+// CandidateScore is how one candidate did: its loss on the validation
+// slice that its backend's early stopping watched (FitReport).
+type CandidateScore struct {
+	Name string `json:"name"`
+	// ValidLoss is nil when the model held out no validation slice.
+	ValidLoss *float64 `json:"valid_loss"`
+	Epochs    int      `json:"epochs"`
+	StoppedBy string   `json:"stopped_by,omitempty"`
+}

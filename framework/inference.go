@@ -1,18 +1,13 @@
 package framework
 
 import (
-	"context"
 	"fmt"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -179,242 +174,9 @@ type Reductions struct {
 	BaseSeconds [][]float64
 }
 
-// ReduceOptions tune Reduce.
-type ReduceOptions struct {
-	Workers int // concurrent reductions; 0 means runtime.NumCPU()
-	// Progress, when set, is called with (0, total) as the estimation
-	// starts and (done, total) after each job, from the workers.
-	Progress func(done, total int)
-	// SplitOnly, for cross-fitting (two folds or more), skips the
-	// reductions that split inference does not use: those of the folds
-	// that score the full model (see Infer). Plain inference on the result
-	// is then an error.
-	SplitOnly bool
-	// Checkpoint, when set, supplies the reductions an earlier run
-	// finished and keeps each new one, so that an interrupted run resumes.
-	Checkpoint Checkpoint
-	// Label, when set, names this set of folds (e.g. "repetition 2/3") in
-	// the checkpoint's keys and in errors.
-	Label string
-	// EstimatorBaselines computes, for every estimator that is a
-	// Baseliner, its baseline on every fold whose full model is scored,
-	// and Infer scores its reduced models against it. Without it (vi roar,
-	// which scores the reduced models themselves) there are none. (Not to
-	// be confused with Config.Baselines, the comparison models beside the
-	// full model.)
-	EstimatorBaselines bool
-}
-
-// Reduce runs every estimator on every feature of every fold, Workers at a
-// time.
-func Reduce(ctx context.Context, folds []*Problem, ests []Estimator, feats []Feature, opt ReduceOptions) (*Reductions, error) {
-	if len(folds) == 0 {
-		return nil, fmt.Errorf("reduce: no problem")
-	}
-	r := &Reductions{Folds: folds, Estimators: ests, Features: feats,
-		Reduced: make([][][]Reduced, len(folds)), Seconds: make([][][]float64, len(folds)),
-		Base: make([][]Reduced, len(folds)), BaseSeconds: make([][]float64, len(folds))}
-	// A job with f == baselineJob is estimator e's baseline on fold k.
-	const baselineJob = -1
-	type job struct{ k, e, f int }
-	var jobs []job
-	for k := range folds {
-		r.Reduced[k] = make([][]Reduced, len(ests))
-		r.Seconds[k] = make([][]float64, len(ests))
-		r.Base[k] = make([]Reduced, len(ests))
-		r.BaseSeconds[k] = make([]float64, len(ests))
-		for e := range ests {
-			r.Reduced[k][e] = make([]Reduced, len(feats))
-			r.Seconds[k][e] = make([]float64, len(feats))
-		}
-	}
-	// Order: estimator (its baselines first), feature, fold, so that
-	// progress and the first error follow the output's order, and a
-	// worker takes a fold's baseline before any of the features that
-	// start from it (BaselineReducer), which wait for it where they
-	// need it.
-	baseDone := make([][]chan struct{}, len(folds))
-	for k := range folds {
-		baseDone[k] = make([]chan struct{}, len(ests))
-	}
-	for e, est := range ests {
-		if _, ok := est.(Baseliner); ok && opt.EstimatorBaselines {
-			for k := range folds {
-				if !opt.SplitOnly || len(folds) == 1 || foldScoresFull(k) {
-					jobs = append(jobs, job{k, e, baselineJob})
-					baseDone[k][e] = make(chan struct{})
-				}
-			}
-		}
-		for f := range feats {
-			for k := range folds {
-				if opt.SplitOnly && len(folds) > 1 && foldScoresFull(k) {
-					continue
-				}
-				jobs = append(jobs, job{k, e, f})
-			}
-		}
-	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	if opt.Progress != nil {
-		opt.Progress(0, len(jobs)) // estimation starts: the clock for an ETA
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ch := make(chan job)
-	var (
-		mu       sync.Mutex
-		firstErr error
-		done     int
-		wg       sync.WaitGroup
-	)
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-			cancel()
-		}
-		mu.Unlock()
-	}
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range ch {
-				e := ests[j.e]
-				var f Feature
-				what := "the baseline"
-				if j.f != baselineJob {
-					f = feats[j.f]
-					what = "feature " + f.Name
-				}
-				key := fmt.Sprintf("fold %d/%d, estimator %s, %s", j.k+1, len(folds), e.Name(), what)
-				if opt.Label != "" {
-					key = opt.Label + ", " + key
-				}
-				var from func() (Reduced, error)
-				if _, ok := e.(BaselineReducer); ok && j.f != baselineJob && baseDone[j.k][j.e] != nil {
-					from = func() (Reduced, error) {
-						select {
-						case <-baseDone[j.k][j.e]:
-							return r.Base[j.k][j.e], nil
-						case <-ctx.Done():
-							return Reduced{}, fmt.Errorf("waiting for the baseline: %w", ctx.Err())
-						}
-					}
-				}
-				red, secs, err := reduceCheckpointed(ctx, folds[j.k], e, f, j.f == baselineJob, from, opt.Checkpoint, key)
-				if err != nil {
-					if len(folds) > 1 {
-						err = fmt.Errorf("fold %d: %w", j.k+1, err)
-					}
-					if opt.Label != "" {
-						err = fmt.Errorf("%s: %w", opt.Label, err)
-					}
-					fail(fmt.Errorf("estimator %s, %s: %w", e.Name(), what, err))
-					continue
-				}
-				if j.f == baselineJob {
-					r.Base[j.k][j.e], r.BaseSeconds[j.k][j.e] = red, secs
-					close(baseDone[j.k][j.e])
-				} else {
-					r.Reduced[j.k][j.e][j.f], r.Seconds[j.k][j.e][j.f] = red, secs
-				}
-				mu.Lock()
-				done++
-				d := done
-				mu.Unlock()
-				if opt.Progress != nil {
-					opt.Progress(d, len(jobs))
-				}
-			}
-		}()
-	}
-feed:
-	for _, j := range jobs {
-		select {
-		case ch <- j:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(ch)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
-// reduceOne is estimator e's reduction of feature f on fold p: with
-// baseline its Baseline (e is then a Baseliner), else with from set its
-// ReduceFrom with the baseline from waits for (e is then a
-// BaselineReducer), else its Reduce. The seconds do not count the wait.
-func reduceOne(ctx context.Context, p *Problem, e Estimator, f Feature, baseline bool, from func() (Reduced, error)) (red Reduced, secs float64, err error) {
-	// An estimator (or the numerics under it) that panics on a malformed
-	// backend answer must not take the process down with its plugin
-	// still running: turn the panic into this feature's error.
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("internal error (panic): %v", r)
-		}
-	}()
-	var waited atomic.Int64 // nanoseconds
-	start := time.Now()
-	switch {
-	case baseline:
-		red, err = e.(Baseliner).Baseline(ctx, p)
-	case from != nil:
-		red, err = e.(BaselineReducer).ReduceFrom(ctx, p, f, func() (Reduced, error) {
-			t := time.Now()
-			defer func() { waited.Add(int64(time.Since(t))) }()
-			return from()
-		})
-	default:
-		red, err = e.Reduce(ctx, p, f)
-	}
-	secs = (time.Since(start) - time.Duration(waited.Load())).Seconds()
-	if err != nil {
-		return Reduced{}, secs, err
-	}
-	if red.Pred == nil {
-		return Reduced{}, secs, fmt.Errorf("no reduced predictions")
-	}
-	n2, _ := p.XEval.Dims()
-	if r, c := red.Pred.Dims(); r != n2 || c != p.Outputs() {
-		return Reduced{}, secs, fmt.Errorf("reduced predictions are %d x %d, want %d x %d", r, c, n2, p.Outputs())
-	}
-	return red, secs, nil
-}
-
-// reduceCheckpointed is reduceOne through a checkpoint: a reduction saved
-// by an earlier run (of the right shape) is reused, a new one is saved.
-func reduceCheckpointed(ctx context.Context, p *Problem, e Estimator, f Feature, baseline bool, from func() (Reduced, error), c Checkpoint, key string) (Reduced, float64, error) {
-	if c == nil {
-		return reduceOne(ctx, p, e, f, baseline, from)
-	}
-	n2, _ := p.XEval.Dims()
-	if red, secs, ok := c.Load(key); ok {
-		if r, k := red.Pred.Dims(); r == n2 && k == p.Outputs() {
-			return red, secs, nil
-		}
-	}
-	red, secs, err := reduceOne(ctx, p, e, f, baseline, from)
-	if err != nil {
-		return red, secs, err
-	}
-	return red, secs, c.Save(key, red, secs)
-}
-
-// foldScoresFull reports whether cross-fitting fold k (0-based) scores the
+// FoldScoresFull reports whether cross-fitting fold k (0-based) scores the
 // full model under split inference; the other folds score the reduced one.
-func foldScoresFull(k int) bool { return k%2 == 0 }
+func FoldScoresFull(k int) bool { return k%2 == 0 }
 
 // InferOptions tune Infer; the zero value is split inference, 95%
 // intervals, delta 0, no adjustment, no truncation.
@@ -468,35 +230,20 @@ func (o InferOptions) pairs() bool { return o.Paired && o.Inference != Plain }
 // DefaultPerturb).
 func (o InferOptions) check() error {
 	if lv := o.Level; lv != 0 && !(lv > 0 && lv < 1) {
-		return fieldErrorf("InferOptions.Level", "must be in (0, 1), got %g", lv)
+		return FieldErrorf("InferOptions.Level", "must be in (0, 1), got %g", lv)
 	}
 	if math.IsNaN(o.Delta) || math.IsInf(o.Delta, 0) {
-		return fieldErrorf("InferOptions.Delta", "must be a finite number, got %g", o.Delta)
+		return FieldErrorf("InferOptions.Delta", "must be a finite number, got %g", o.Delta)
 	}
 	if !(o.Perturb >= 0) || math.IsInf(o.Perturb, 0) {
-		return fieldErrorf("InferOptions.Perturb", "must be a finite number >= 0, got %g", o.Perturb)
+		return FieldErrorf("InferOptions.Perturb", "must be a finite number >= 0, got %g", o.Perturb)
 	}
 	return nil
 }
 
-// checkFinite reports a VI, standard error, interval bound or p-value that
-// is not finite (ErrNonFinite): the arithmetic overflowed, and a report
-// must not carry it (JSON cannot).
-func (r Result) checkFinite() error {
-	for _, v := range []struct {
-		name string
-		v    float64
-	}{{"VI", r.VI}, {"standard error", r.SE}, {"interval's lower end", r.CILow}, {"interval's upper end", r.CIHigh}, {"p-value", r.PValue}} {
-		if math.IsNaN(v.v) || math.IsInf(v.v, 0) {
-			return nonFinite("the "+v.name, v.v)
-		}
-	}
-	return nil
-}
-
-// checkFinite reports a score whose value or influence variance (what the
+// CheckScore reports a score whose value or influence variance (what the
 // standard errors are made of) is not finite (ErrNonFinite).
-func (s Score) checkFinite() error {
+func CheckScore(s Score) error {
 	if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
 		return nonFinite("the score", s.Value)
 	}
@@ -696,8 +443,8 @@ func (r *Reductions) estimates(m Measure, opt InferOptions) ([]viSE, []float64, 
 	K := len(r.Folds)
 	if opt.Inference == Split {
 		for _, p := range r.Folds {
-			if n, _ := p.XEval.Dims(); K == 1 && n < minSplitRows || n < 2 {
-				return nil, nil, Usagef("split inference needs at least %d evaluation rows (2 per half), have %d", minSplitRows, n)
+			if n, _ := p.XEval.Dims(); K == 1 && n < MinSplitRows || n < 2 {
+				return nil, nil, Usagef("split inference needs at least %d evaluation rows (2 per half), have %d", MinSplitRows, n)
 			}
 		}
 	}
@@ -705,7 +452,7 @@ func (r *Reductions) estimates(m Measure, opt InferOptions) ([]viSE, []float64, 
 	// with one fold; not at all on the folds that score the reduced model).
 	full := make([]Score, K)
 	for k, p := range r.Folds {
-		if opt.Inference == Split && K > 1 && !foldScoresFull(k) {
+		if opt.Inference == Split && K > 1 && !FoldScoresFull(k) {
 			continue
 		}
 		lo, hi := r.fullRows(k, opt.Inference)
@@ -744,7 +491,7 @@ func (r *Reductions) baseScores(m Measure, full []Score, e int, inf Inference) (
 	for k, p := range r.Folds {
 		// The folds that score the reduced model under cross-fitted split
 		// inference have no full-model score, and need no baseline.
-		if k >= len(r.Base) || r.Base[k][e].Pred == nil || (inf == Split && len(r.Folds) > 1 && !foldScoresFull(k)) {
+		if k >= len(r.Base) || r.Base[k][e].Pred == nil || (inf == Split && len(r.Folds) > 1 && !FoldScoresFull(k)) {
 			continue
 		}
 		lo, hi := r.fullRows(k, inf)
@@ -815,7 +562,7 @@ func (r *Reductions) infer1(m Measure, full []Score, e, f int, opt InferOptions)
 	var fv, rv, fvar, rvar float64
 	var nf, nr, kf, kr int
 	for k, p := range r.Folds {
-		if foldScoresFull(k) {
+		if FoldScoresFull(k) {
 			fv += full[k].Value
 			fvar += varOf(full[k].Influence)
 			nf += len(full[k].Influence)
@@ -926,3 +673,28 @@ func varOf(x []float64) float64 {
 	}
 	return stat.Variance(x, nil)
 }
+
+// nonFinite is the ErrNonFinite error for what (a measure, a VI), which is v.
+func nonFinite(what string, v float64) error {
+	return fmt.Errorf("%s is %g: %w (extreme values in the data, or a model that diverged)", what, v, ErrNonFinite)
+}
+
+// MinSplitRows is the fewest evaluation rows that split inference with one
+// train/evaluation split can use: 2 per half.
+const MinSplitRows = 4
+
+// The defaults of inference: a zero field of InferOptions (or
+// EstimateOptions) means the default below.
+const (
+	// DefaultLevel is the confidence level of the intervals
+	// (EstimateOptions.Level, InferOptions.Level).
+	DefaultLevel = 0.95
+	// DefaultInference is sample splitting, the zero Inference.
+	DefaultInference = Split
+	// DefaultPerturb is Perturbed inference's rho when InferOptions.Perturb
+	// (EstimateOptions.Perturb) is 0: the noise's sd is half the full
+	// model's influence sd. It matters only when Perturbed is asked for;
+	// the choice comes from a coverage study on the MLP before issue 14's
+	// training (see docs/inference.md).
+	DefaultPerturb = 0.5
+)

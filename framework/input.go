@@ -163,3 +163,26 @@ func quote(s string) string {
 		cut--
 	}
 }
+
+// InputError locates bad input: the file and, where they apply, the 1-based
+// row (counting the header as row 1) and the column name.
+type InputError struct {
+	File   string
+	Row    int    // 0 when not applicable
+	Column string // "" when not applicable
+	Msg    string
+}
+
+func (e *InputError) Error() string {
+	s := e.File
+	if e.Row > 0 {
+		s += fmt.Sprintf(": row %d", e.Row)
+	}
+	if e.Column != "" {
+		s += ", column " + quote(e.Column)
+	}
+	return s + ": " + e.Msg
+}
+
+// Is makes every InputError match ErrUsage.
+func (e *InputError) Is(target error) bool { return target == ErrUsage }

@@ -64,11 +64,11 @@ func trainFrac(cfg Config) float64 {
 	return cfg.TrainFrac
 }
 
-// Check reports whether the saved models fit a run on d with cfg: the same
+// checkSaved reports whether the saved models s fit a run on d with cfg: the same
 // data (bit for bit), backend, options, seed, split, target, features and
 // task. Its errors are input errors naming the model file and the Config
 // field that differs.
-func (s *SavedModel) Check(d *Dataset, cfg Config) error {
+func checkSaved(s *SavedModel, d *Dataset, cfg Config) error {
 	bad := func(format string, args ...any) error {
 		return &InputError{File: s.Source, Msg: fmt.Sprintf(format, args...)}
 	}
@@ -100,9 +100,9 @@ func (s *SavedModel) Check(d *Dataset, cfg Config) error {
 	return nil
 }
 
-// checkSetup checks what newSetup resolved (target, features, task)
-// against the saved models.
-func (s *SavedModel) checkSetup(sp *setup) error {
+// checkSavedSetup checks what newSetup resolved (target, features, task)
+// against the saved models s.
+func checkSavedSetup(s *SavedModel, sp *setup) error {
 	bad := func(format string, args ...any) error {
 		return &InputError{File: s.Source, Msg: fmt.Sprintf(format, args...)}
 	}
@@ -118,11 +118,11 @@ func (s *SavedModel) checkSetup(sp *setup) error {
 	return nil
 }
 
-// load makes the saved model of fold, after checking that the fold's
+// loadSaved makes the saved model of fold, after checking that the fold's
 // standardisation is the one the run computed: a new model of spec with
 // the fold's options, loaded with its state, and the choice among the
 // candidates as the training run made it.
-func (s *SavedModel) load(ctx context.Context, be Backend, spec ModelSpec, fold int, means, sds []float64) (*selection, error) {
+func loadSaved(ctx context.Context, s *SavedModel, be Backend, spec ModelSpec, fold int, means, sds []float64) (*selection, error) {
 	if fold >= len(s.Folds) {
 		return nil, &InputError{File: s.Source, Msg: fmt.Sprintf("the model file holds %d models, the run needs fold %d", len(s.Folds), fold+1)}
 	}

@@ -136,7 +136,7 @@ func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m fram
 			info.MaxSubsets = 0
 		}
 	}
-	rep := &Report{RunInfo: prob.Info(m, level), Adjust: opt.Adjust.String(), Subsets: info}
+	rep := &Report{RunInfo: framework.RunInfoOf(prob, m, level), Adjust: opt.Adjust.String(), Subsets: info}
 	for i, red := range reds {
 		eopt := opt.Options
 		eopt.NoSampling = i > 0
