@@ -246,3 +246,15 @@ type CandidateScore struct {
 	Epochs    int      `json:"epochs"`
 	StoppedBy string   `json:"stopped_by,omitempty"`
 }
+
+// Close releases the full model.
+func (p *Problem) Close() error { return Release(p.Full) }
+
+// Features returns one Feature per column of the design matrix.
+func (p *Problem) Features() []Feature {
+	fs := make([]Feature, len(p.FeatureNames))
+	for j, name := range p.FeatureNames {
+		fs[j] = Feature{Name: name, Columns: []int{j}}
+	}
+	return fs
+}

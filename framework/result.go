@@ -121,3 +121,13 @@ func (r Result) checkFinite() error {
 	}
 	return nil
 }
+
+// Get returns the value of the estimator-specific field key.
+func (r Result) Get(key string) (any, bool) {
+	for _, f := range r.Extra {
+		if f.Key == key {
+			return f.Value, true
+		}
+	}
+	return nil, false
+}

@@ -7,28 +7,6 @@ import (
 	"time"
 )
 
-// Close releases the full model.
-func (p *Problem) Close() error { return Release(p.Full) }
-
-// Features returns one Feature per column of the design matrix.
-func (p *Problem) Features() []Feature {
-	fs := make([]Feature, len(p.FeatureNames))
-	for j, name := range p.FeatureNames {
-		fs[j] = Feature{Name: name, Columns: []int{j}}
-	}
-	return fs
-}
-
-// Get returns the value of the estimator-specific field key.
-func (r Result) Get(key string) (any, bool) {
-	for _, f := range r.Extra {
-		if f.Key == key {
-			return f.Value, true
-		}
-	}
-	return nil, false
-}
-
 // EstimateOptions tune Estimate and Run. The zero value is what vi estimate
 // does without flags: split inference at level DefaultLevel, p-values of
 // H0: VI <= 0 without adjustment, all CPUs.

@@ -207,7 +207,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err := o.fit.check(); err != nil {
 		return err
 	}
-	inference, err := framework.ParseInference(o.inference)
+	method, err := framework.ParseInference(o.inference)
 	if err != nil {
 		return err
 	}
@@ -249,7 +249,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err := o.checkRepeats(); err != nil {
 		return err
 	}
-	paired, err := o.pairedEstimate(inference)
+	paired, err := o.pairedEstimate(method)
 	if err != nil {
 		return err
 	}
@@ -312,7 +312,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		Level:    o.fit.level,
 		Progress: nil, // set once the progress bar exists
 
-		Inference:  inference,
+		Inference:  method,
 		Perturb:    o.perturb,
 		Ensemble:   o.ensemble,
 		Paired:     paired,
