@@ -170,7 +170,7 @@ func (e Lazy) Configure(settings map[string]string) (framework.Estimator, error)
 // FixedPenalty returns Lambda when it fixes the penalty.
 func (e Lazy) FixedPenalty() (float64, bool) { return e.Lambda, e.Lambda > 0 }
 
-// MinTrainRows implements framework.TrainRower: two rows per fold.
+// MinTrainRows implements pipeline.TrainRower: two rows per fold.
 func (e Lazy) MinTrainRows() int { return 2 * e.folds() }
 
 // precision is the lazy-precision setting's value.

@@ -8,7 +8,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // heldOutInputs are heldOutAlpha's inputs for feature f of p on the rf
@@ -121,7 +123,7 @@ func TestLazyHeldOutMulticlass(t *testing.T) {
 		t.Fatalf("task %v with %d classes, want multiclass with 5", p.Task, p.Classes)
 	}
 	ests := []framework.Estimator{Lazy{Memory: tinyMemory}, Retrain{}}
-	res, err := framework.Estimate(ctx, p, measures.LogLoss(), ests, p.Features(), framework.EstimateOptions{Workers: 2, Inference: framework.Plain})
+	res, err := pipeline.Estimate(ctx, p, measures.LogLoss(), ests, p.Features(), pipeline.EstimateOptions{Workers: 2, Inference: inference.Plain})
 	if err != nil {
 		t.Fatal(err)
 	}

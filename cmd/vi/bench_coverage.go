@@ -14,7 +14,10 @@ import (
 	"time"
 
 	"github.com/lazyvi/lazyvi"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 	"gonum.org/v1/gonum/stat"
 )
@@ -76,7 +79,7 @@ type coverageRow struct {
 type candidate struct {
 	Name   string
 	Scheme scheme
-	Opt    framework.InferOptions
+	Opt    inference.InferOptions
 }
 
 type scheme int
@@ -91,39 +94,39 @@ const (
 // candidates lists the study's inference candidates for rho values rhos;
 // without repetitions (repeats 1) the repeated ones are left out.
 func candidates(rhos []float64, repeats int) []candidate {
-	inf := func(i framework.Inference, rho float64) framework.InferOptions {
-		return framework.InferOptions{Inference: i, Perturb: rho}
+	inf := func(i inference.Inference, rho float64) inference.InferOptions {
+		return inference.InferOptions{Inference: i, Perturb: rho}
 	}
 	cs := []candidate{
-		{"split", singleSplit, inf(framework.Split, 0)},
-		{"plain", singleSplit, inf(framework.Plain, 0)},
-		{"cv-split", crossFit, inf(framework.Split, 0)},
-		{"cv-plain", crossFit, inf(framework.Plain, 0)},
+		{"split", singleSplit, inf(inference.Split, 0)},
+		{"plain", singleSplit, inf(inference.Plain, 0)},
+		{"cv-split", crossFit, inf(inference.Split, 0)},
+		{"cv-plain", crossFit, inf(inference.Plain, 0)},
 	}
 	for _, r := range rhos {
-		cs = append(cs, candidate{"cv-perturbed" + rhoSuffix(r, rhos), crossFit, inf(framework.Perturbed, r)})
+		cs = append(cs, candidate{"cv-perturbed" + rhoSuffix(r, rhos), crossFit, inf(inference.Perturbed, r)})
 	}
 	if repeats < 2 {
 		return cs
 	}
-	paired := inf(framework.Split, 0)
+	paired := inf(inference.Split, 0)
 	paired.Paired = true
 	cs = append(cs,
 		// vi estimate's default: the ensembled paired estimate and test,
 		// the ensembled split interval.
 		candidate{"default", ensembled, paired},
-		candidate{"rep-split", repeated, inf(framework.Split, 0)},
-		candidate{"rep-plain", repeated, inf(framework.Plain, 0)},
-		candidate{"ens-split", ensembled, inf(framework.Split, 0)},
-		candidate{"ens-plain", ensembled, inf(framework.Plain, 0)})
+		candidate{"rep-split", repeated, inf(inference.Split, 0)},
+		candidate{"rep-plain", repeated, inf(inference.Plain, 0)},
+		candidate{"ens-split", ensembled, inf(inference.Split, 0)},
+		candidate{"ens-plain", ensembled, inf(inference.Plain, 0)})
 	for _, r := range rhos {
-		cs = append(cs, candidate{"ens-perturbed" + rhoSuffix(r, rhos), ensembled, inf(framework.Perturbed, r)})
+		cs = append(cs, candidate{"ens-perturbed" + rhoSuffix(r, rhos), ensembled, inf(inference.Perturbed, r)})
 	}
 	for _, r := range rhos {
-		cs = append(cs, candidate{"rep-perturbed" + rhoSuffix(r, rhos), repeated, inf(framework.Perturbed, r)})
+		cs = append(cs, candidate{"rep-perturbed" + rhoSuffix(r, rhos), repeated, inf(inference.Perturbed, r)})
 	}
 	for _, r := range rhos {
-		o := inf(framework.Perturbed, r)
+		o := inf(inference.Perturbed, r)
 		o.OmitRepeatVariance = true
 		cs = append(cs, candidate{"rep-perturbed" + rhoSuffix(r, rhos) + "-notrain", repeated, o})
 	}
@@ -140,7 +143,7 @@ func rhoSuffix(r float64, rhos []float64) string {
 
 // coverageSetting is what one repetition draws: a data set and the truth
 // per feature (NaN where unknown), under the measure named.
-type coverageSetting func(seed int64) (*framework.Dataset, []float64, string, error)
+type coverageSetting func(seed int64) (*dataio.Dataset, []float64, string, error)
 
 func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 	setting := fs.String("setting", "linear", "`setting`: linear or binary (simulated), or semi (--data with a planted null and signal)")
@@ -156,10 +159,10 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 	// by default those of vi estimate's default inference.
 	crossfit := fs.Int("crossfit", lazyvi.DefaultCrossFit, "cross-fitting `folds` of the cross-fitted candidates (at least 2)")
 	repeats := fs.Int("repeats", lazyvi.DefaultRepeats, "repetitions of the cross-fit for the repeated candidates (1: none)")
-	perturb := fs.String("perturb", strconv.FormatFloat(framework.DefaultPerturb, 'g', -1, 64), "comma-separated `rhos` of the perturbed candidates")
+	perturb := fs.String("perturb", strconv.FormatFloat(inference.DefaultPerturb, 'g', -1, 64), "comma-separated `rhos` of the perturbed candidates")
 	lazyFolds := fs.Int("folds", 0, "cross-validation folds for lazy's ridge penalty (0: the framework's default)")
 	hidden := fs.String("hidden", "", "hidden widths of the MLP (backend default when empty)")
-	level := fs.Float64("level", framework.DefaultLevel, "level of the intervals")
+	level := fs.Float64("level", inference.DefaultLevel, "level of the intervals")
 	workers := fs.Int("workers", runtime.NumCPU(), "repetitions run concurrently")
 	seed := fs.Int64("seed", 1, "seed of the first repetition; repetition r uses seed+r")
 	format := fs.String("format", "table", "output format: table or json")
@@ -215,7 +218,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		start := time.Now()
 
 		// results[r][c] are repetition r's results under candidate c.
-		results := make([][][]framework.Result, *reps)
+		results := make([][][]inference.Result, *reps)
 		truths := make([][]float64, *reps)
 		var measure string
 		var mu sync.Mutex
@@ -309,12 +312,12 @@ func coverageDraw(ctx context.Context, setting, data, target string, signal, cop
 		if _, err := simulate.Generate(setting, 2, *rho, 0); err != nil {
 			return nil, coverageReport{}, err
 		}
-		draw := func(seed int64) (*framework.Dataset, []float64, string, error) {
+		draw := func(seed int64) (*dataio.Dataset, []float64, string, error) {
 			sim, err := simulate.Generate(setting, *n, *rho, seed)
 			if err != nil {
 				return nil, nil, "", err
 			}
-			return &framework.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}, sim.Truth, sim.Measure, nil
+			return &dataio.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}, sim.Truth, sim.Measure, nil
 		}
 		return draw, coverageReport{Setting: setting, N: *n, Rho: *rho}, nil
 	case "semi":
@@ -331,7 +334,7 @@ func coverageDraw(ctx context.Context, setting, data, target string, signal, cop
 		}
 		*n, _ = d.X.Dims()
 		*rho = 0
-		draw := func(seed int64) (*framework.Dataset, []float64, string, error) {
+		draw := func(seed int64) (*dataio.Dataset, []float64, string, error) {
 			d, truth := s.draw(seed)
 			return d, truth, "mse", nil
 		}
@@ -341,11 +344,11 @@ func coverageDraw(ctx context.Context, setting, data, target string, signal, cop
 }
 
 // loadOrBuiltin reads path, or the built-in diabetes data when it is "".
-func loadOrBuiltin(ctx context.Context, path string) (*framework.Dataset, error) {
+func loadOrBuiltin(ctx context.Context, path string) (*dataio.Dataset, error) {
 	if path == "" {
 		return lazyvi.Diabetes()
 	}
-	d, err := framework.LoadCSV(ctx, path)
+	d, err := dataio.LoadCSV(ctx, path)
 	if err != nil {
 		return nil, runError(ctx, err)
 	}
@@ -365,7 +368,7 @@ type coverageFit struct {
 // rep draws the repetition's data, fits the single split and the repeats
 // cross-fits (seeded as vi estimate --seed seed would) and infers under
 // each candidate.
-func (c coverageFit) rep(ctx context.Context, draw coverageSetting, seed int64) ([][]framework.Result, []float64, string, error) {
+func (c coverageFit) rep(ctx context.Context, draw coverageSetting, seed int64) ([][]inference.Result, []float64, string, error) {
 	d, truth, measure, err := draw(seed)
 	if err != nil {
 		return nil, nil, "", err
@@ -379,14 +382,14 @@ func (c coverageFit) rep(ctx context.Context, draw coverageSetting, seed int64) 
 		t := framework.Regression
 		task = &t
 	}
-	reduce := func(cfg framework.Config) (*framework.Reductions, error) {
+	reduce := func(cfg pipeline.Config) (*inference.Reductions, error) {
 		var folds []*framework.Problem
 		var err error
 		if cfg.CrossFit >= 2 {
-			folds, err = framework.PrepareFolds(ctx, d, cfg, cfg.CrossFit, 1)
+			folds, err = pipeline.PrepareFolds(ctx, d, cfg, cfg.CrossFit, 1)
 		} else {
 			var p *framework.Problem
-			p, err = framework.Prepare(ctx, d, cfg)
+			p, err = pipeline.Prepare(ctx, d, cfg)
 			folds = []*framework.Problem{p}
 		}
 		if err != nil {
@@ -397,23 +400,23 @@ func (c coverageFit) rep(ctx context.Context, draw coverageSetting, seed int64) 
 				p.Close()
 			}
 		}()
-		return framework.Reduce(ctx, folds, c.ests, folds[0].Features(), framework.ReduceOptions{Workers: 1, EstimatorBaselines: true})
+		return pipeline.Reduce(ctx, folds, c.ests, folds[0].Features(), pipeline.ReduceOptions{Workers: 1, EstimatorBaselines: true})
 	}
-	cfg := framework.Config{Backend: c.be, BackendName: "mlp", Options: c.opts, Seed: seed, Task: task,
-		MinTrain: framework.MinTrainFor(c.ests)}
+	cfg := pipeline.Config{Backend: c.be, BackendName: "mlp", Options: c.opts, Seed: seed, Task: task,
+		MinTrain: pipeline.MinTrainFor(c.ests)}
 	single, err := reduce(cfg)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	reps := make([]*framework.Reductions, c.repeats)
+	reps := make([]*inference.Reductions, c.repeats)
 	for k := range reps {
 		cf := cfg
-		cf.CrossFit, cf.Seed = c.crossfit, framework.RepeatSeed(seed, k)
+		cf.CrossFit, cf.Seed = c.crossfit, inference.RepeatSeed(seed, k)
 		if reps[k], err = reduce(cf); err != nil {
 			return nil, nil, "", fmt.Errorf("cross-fit %d: %w", k+1, err)
 		}
 	}
-	out := make([][]framework.Result, len(c.cands))
+	out := make([][]inference.Result, len(c.cands))
 	for i, cand := range c.cands {
 		o := cand.Opt
 		o.Seed = seed
@@ -423,10 +426,10 @@ func (c coverageFit) rep(ctx context.Context, draw coverageSetting, seed int64) 
 		case crossFit:
 			out[i], err = reps[0].Infer(m, o)
 		case repeated:
-			out[i], err = framework.InferRepeated(reps, m, o)
+			out[i], err = inference.InferRepeated(reps, m, o)
 		case ensembled:
 			o.Ensemble = true
-			out[i], err = framework.InferRepeated(reps, m, o)
+			out[i], err = inference.InferRepeated(reps, m, o)
 		}
 		if err != nil {
 			return nil, nil, "", fmt.Errorf("%s: %w", cand.Name, err)
@@ -437,7 +440,7 @@ func (c coverageFit) rep(ctx context.Context, draw coverageSetting, seed int64) 
 
 // summarise is result k (estimator e, feature f) of candidate c over the
 // repetitions, with feature f's truth in each.
-func summarise(results [][][]framework.Result, truths [][]float64, k, c, f int, name string) coverageRow {
+func summarise(results [][][]inference.Result, truths [][]float64, k, c, f int, name string) coverageRow {
 	var vis, ses []float64
 	var cover, reject int
 	first := results[0][c][k]

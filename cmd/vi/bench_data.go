@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -102,7 +103,7 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		if ests, err = configure(ests, settings); err != nil {
 			return err
 		}
-		d, err := framework.LoadCSV(ctx, *dataPath)
+		d, err := dataio.LoadCSV(ctx, *dataPath)
 		if err != nil {
 			return err
 		}
@@ -164,7 +165,7 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 // subsampleRows returns n rows of d drawn without replacement by a seeded
 // permutation, in their order in the file (d itself when n is 0 or not
 // below its rows).
-func subsampleRows(d *framework.Dataset, n int, seed int64) *framework.Dataset {
+func subsampleRows(d *dataio.Dataset, n int, seed int64) *dataio.Dataset {
 	r, c := d.X.Dims()
 	if n == 0 || n >= r {
 		return d

@@ -15,7 +15,10 @@ import (
 	"time"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -194,7 +197,7 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 // speedOnce trains the full model once and times each estimator over all
 // features, one estimator at a time so that each one's wall time is its own.
 func speedOnce(ctx context.Context, be framework.Backend, sim *simulate.Data, opts map[string]string, ests []framework.Estimator, workers, nFeatures int, seed int64, prog *progress) (speedRun, error) {
-	d := &framework.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}
+	d := &dataio.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}
 	run, _, err := timeEstimators(ctx, benchInput{data: d, measure: sim.Measure, truth: sim.Truth}, be, opts, ests, workers, nFeatures, seed, prog)
 	run.Case = sim.Setting
 	return run, err
@@ -204,7 +207,7 @@ func speedOnce(ctx context.Context, be framework.Backend, sim *simulate.Data, op
 // (target "" is the last column), the measure ("" is the task's default)
 // and the true VI of its columns when known.
 type benchInput struct {
-	data            *framework.Dataset
+	data            *dataio.Dataset
 	target, measure string
 	truth           []float64
 	backend         string // the backend's name for the report and the problem ("": mlp)
@@ -220,7 +223,7 @@ func timeEstimators(ctx context.Context, in benchInput, be framework.Backend, op
 	if name == "" {
 		name = "mlp"
 	}
-	p, err := framework.Prepare(ctx, in.data, framework.Config{Target: in.target, Backend: be, BackendName: name, Options: opts, Seed: seed})
+	p, err := pipeline.Prepare(ctx, in.data, pipeline.Config{Target: in.target, Backend: be, BackendName: name, Options: opts, Seed: seed})
 	if err != nil {
 		return speedRun{}, nil, err
 	}
@@ -249,7 +252,7 @@ func timeEstimators(ctx context.Context, in benchInput, be framework.Backend, op
 	vis := map[string][]float64{}
 	for _, e := range ests {
 		start := time.Now()
-		res, err := framework.Estimate(ctx, p, m, []framework.Estimator{e}, feats, framework.EstimateOptions{Workers: workers, Progress: prog.update, Inference: framework.Plain})
+		res, err := pipeline.Estimate(ctx, p, m, []framework.Estimator{e}, feats, pipeline.EstimateOptions{Workers: workers, Progress: prog.update, Inference: inference.Plain})
 		if err != nil {
 			return speedRun{}, nil, err
 		}

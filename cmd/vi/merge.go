@@ -8,7 +8,9 @@ import (
 	"os"
 	"slices"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // mergeOptions are the flags of vi merge.
@@ -57,19 +59,19 @@ func (o *mergeOptions) run(a *app, args []string) error {
 			return err
 		}
 	}
-	var reports []framework.NamedReport
+	var reports []pipeline.NamedReport
 	for _, path := range args {
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return &framework.InputError{File: path, Msg: "cannot read: " + err.Error()}
+			return &dataio.InputError{File: path, Msg: "cannot read: " + err.Error()}
 		}
-		var r framework.Report
+		var r pipeline.Report
 		if err := json.Unmarshal(b, &r); err != nil {
-			return &framework.InputError{File: path, Msg: fmt.Sprintf("not a JSON report of vi estimate (--format json): %v", err)}
+			return &dataio.InputError{File: path, Msg: fmt.Sprintf("not a JSON report of vi estimate (--format json): %v", err)}
 		}
-		reports = append(reports, framework.NamedReport{Name: path, Report: &r})
+		reports = append(reports, pipeline.NamedReport{Name: path, Report: &r})
 	}
-	merged, err := framework.MergeReports(reports)
+	merged, err := pipeline.MergeReports(reports)
 	if err != nil {
 		return err
 	}

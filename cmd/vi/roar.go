@@ -14,6 +14,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/estimators/roar"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // roarOptions are the flags of vi roar.
@@ -127,9 +128,9 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	if err := o.fit.useSplitModel(&cfg, saved, set); err != nil {
 		return err
 	}
-	cfg.MinTrain = framework.MinTrainFor(ests)
+	cfg.MinTrain = pipeline.MinTrainFor(ests)
 	// Every check that needs no model, before the backend starts.
-	if err := framework.CheckRun(d, cfg, r.measure, framework.EstimateOptions{Level: o.fit.level}); err != nil {
+	if err := pipeline.CheckRun(d, cfg, r.measure, pipeline.EstimateOptions{Level: o.fit.level}); err != nil {
 		return err
 	}
 
@@ -145,7 +146,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	}
 	r.training(prog, d)
 	cfg.Backend = be
-	p, err := framework.Prepare(ctx, d, cfg)
+	p, err := pipeline.Prepare(ctx, d, cfg)
 	if err != nil {
 		return runError(ctx, err)
 	}
