@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
-	"github.com/lazyvi/lazyvi/framework"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 // The fuzz targets of the input parsers. Their seed corpora are the test

@@ -4,9 +4,10 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/lazyvi/lazyvi/framework"
 	"io"
 	"strings"
+
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 // Group names a set of columns whose importance is measured together: all

@@ -128,7 +128,7 @@ func TestGroupClosedForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	feats = feats[:1]
-	res, err := pipeline.Estimate(context.Background(), prob, measures.MSE(), []framework.Estimator{estimators.Lazy{}, estimators.Retrain{}}, feats, pipeline.EstimateOptions{Inference: inference.Split})
+	res, err := pipeline.Estimate(context.Background(), prob, measures.MSE(), []framework.Estimator{estimators.Lazy{}, estimators.Retrain{}}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Split}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lazyvi/lazyvi/framework"
 	"io"
 	"io/fs"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 // Stdin is the path that names standard input to LoadCSV and LoadGroups.

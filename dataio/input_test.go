@@ -3,13 +3,14 @@ package dataio
 import (
 	"context"
 	"errors"
-	"github.com/lazyvi/lazyvi/framework"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 // TestLoadInterrupted: LoadCSV and LoadGroups return once their context is

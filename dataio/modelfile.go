@@ -8,9 +8,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/lazyvi/lazyvi/framework"
 	"io"
 	"math"
+
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 // ModelFileFormat is the version of the model file layout that WriteModel

@@ -5,9 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"github.com/lazyvi/lazyvi/framework"
 	"strings"
 	"testing"
+
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 func savedExample() *SavedModel {

@@ -26,7 +26,7 @@ func runSim(t testing.TB, setting string, n int, rho float64, seed int64, m fram
 	d := &dataio.Dataset{Source: setting, Names: sim.Names, X: sim.X}
 	cfg := pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: seed}
 	ests := []framework.Estimator{estimators.Lazy{}, estimators.Retrain{}, estimators.Dropout{}}
-	rep, err := pipeline.Run(context.Background(), d, cfg, m, ests, pipeline.EstimateOptions{Inference: inference.Plain})
+	rep, err := pipeline.Run(context.Background(), d, cfg, m, ests, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ func TestLazyBaselineCancelsTheRefit(t *testing.T) {
 	feats := p.Features()[3:]
 	ests := []framework.Estimator{estimators.Lazy{}, estimators.Dropout{}}
 	m := measures.MSE()
-	with, err := pipeline.Estimate(ctx, p, m, ests, feats, pipeline.EstimateOptions{Workers: 2, Inference: inference.Plain})
+	with, err := pipeline.Estimate(ctx, p, m, ests, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

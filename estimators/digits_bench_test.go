@@ -59,7 +59,7 @@ func benchDigitsLazy(b *testing.B, cfg pipeline.Config, lo, hi int) {
 	feats := p.Features()[lo:hi]
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := pipeline.Estimate(ctx, p, m, []framework.Estimator{Lazy{}}, feats, pipeline.EstimateOptions{Workers: 1, Inference: inference.Plain})
+		res, err := pipeline.Estimate(ctx, p, m, []framework.Estimator{Lazy{}}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: 1})
 		if err != nil {
 			b.Fatal(err)
 		}

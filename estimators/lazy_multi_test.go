@@ -76,7 +76,7 @@ func TestLazyMulticlassNearRetrain(t *testing.T) {
 		t.Fatalf("task %v with %d classes, want multiclass with 3", p.Task, p.Classes)
 	}
 	ests := []framework.Estimator{Lazy{}, Retrain{}, Dropout{}}
-	res, err := pipeline.Estimate(ctx, p, measures.LogLoss(), ests, p.Features(), pipeline.EstimateOptions{Workers: 2, Inference: inference.Plain})
+	res, err := pipeline.Estimate(ctx, p, measures.LogLoss(), ests, p.Features(), pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func TestLazyESNearRetrain(t *testing.T) {
 	defer p.Close()
 	f := framework.Feature{Name: "x1", Columns: []int{0}}
 	ests := []framework.Estimator{estimators.LazyES{Steps: 150}, estimators.Retrain{}, estimators.Dropout{}}
-	res, err := pipeline.Estimate(ctx, p, measures.MSE(), ests, []framework.Feature{f}, pipeline.EstimateOptions{Inference: inference.Plain})
+	res, err := pipeline.Estimate(ctx, p, measures.MSE(), ests, []framework.Feature{f}, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}})
 	if err != nil {
 		t.Fatal(err)
 	}

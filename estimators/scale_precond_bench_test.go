@@ -188,7 +188,7 @@ func lazyPair(b *testing.B, labels [2]string, configs [2]func() Lazy) {
 				for i, config := range configs {
 					start := time.Now()
 					var err error
-					if res[i], err = pipeline.Estimate(ctx, c.p, measures.MSE(), []framework.Estimator{config()}, feats, pipeline.EstimateOptions{Workers: 1, Inference: inference.Plain}); err != nil {
+					if res[i], err = pipeline.Estimate(ctx, c.p, measures.MSE(), []framework.Estimator{config()}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: 1}); err != nil {
 						b.Fatal(err)
 					}
 					secs[i] = time.Since(start).Seconds()

@@ -132,7 +132,7 @@ func reuseVI(ctx context.Context, b *testing.B, c *scaleProblem) {
 	for i, est := range []framework.Estimator{lazyNoBaseline{}, Lazy{}} {
 		start := time.Now()
 		var err error
-		if res[i], err = pipeline.Estimate(ctx, c.p, measures.MSE(), []framework.Estimator{est}, feats, pipeline.EstimateOptions{Workers: 2, Inference: inference.Plain}); err != nil {
+		if res[i], err = pipeline.Estimate(ctx, c.p, measures.MSE(), []framework.Estimator{est}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: 2}); err != nil {
 			b.Fatal(err)
 		}
 		secs[i] = time.Since(start).Seconds()

@@ -19,9 +19,10 @@ import (
 // ensembleReps builds M repetitions of a cross-fit of n data rows, each
 // with its own fold assignment and random full, baseline and reduced
 // predictions, and returns them with each row's predictions averaged over
-// the repetitions (by data row), and each repetition's own baseline and
-// reduced predictions by data row (repBase[m], repRed[m][f]).
-func ensembleReps(rng *rand.Rand, n, M, K int, feats []framework.Feature) (reps []*inference.Reductions, y, full, base []float64, red [][]float64, repBase [][]float64, repRed [][][]float64) {
+// the repetitions (by data row), and each repetition's own full, baseline
+// and reduced predictions by data row (repFull[m], repBase[m],
+// repRed[m][f]).
+func ensembleReps(rng *rand.Rand, n, M, K int, feats []framework.Feature) (reps []*inference.Reductions, y, full, base []float64, red [][]float64, repFull, repBase [][]float64, repRed [][][]float64) {
 	y = randVec(rng, n, 1)
 	full, base = make([]float64, n), make([]float64, n)
 	red = make([][]float64, len(feats))
@@ -30,12 +31,12 @@ func ensembleReps(rng *rand.Rand, n, M, K int, feats []framework.Feature) (reps 
 	}
 	est := fixed{map[*framework.Problem]*mat.Dense{}}
 	for range M {
-		rb := make([]float64, n)
+		rf, rb := make([]float64, n), make([]float64, n)
 		rr := make([][]float64, len(feats))
 		for f := range rr {
 			rr[f] = make([]float64, n)
 		}
-		repBase, repRed = append(repBase, rb), append(repRed, rr)
+		repFull, repBase, repRed = append(repFull, rf), append(repBase, rb), append(repRed, rr)
 		perm := rng.Perm(n)
 		r := &inference.Reductions{Estimators: []framework.Estimator{est}, Features: feats}
 		for k := range K {
@@ -49,7 +50,7 @@ func ensembleReps(rng *rand.Rand, n, M, K int, feats []framework.Feature) (reps 
 				bk[i] = 0.8*y[row] + 0.2*rng.NormFloat64()
 				full[row] += fk[i] / float64(M)
 				base[row] += bk[i] / float64(M)
-				rb[row] = bk[i]
+				rf[row], rb[row] = fk[i], bk[i]
 			}
 			for f := range feats {
 				rk[f] = make([]float64, m)
@@ -73,7 +74,7 @@ func ensembleReps(rng *rand.Rand, n, M, K int, feats []framework.Feature) (reps 
 		}
 		reps = append(reps, r)
 	}
-	return reps, y, full, base, red, repBase, repRed
+	return reps, y, full, base, red, repFull, repBase, repRed
 }
 
 // TestInferEnsembleHandComputed: with InferOptions.Ensemble the
@@ -87,7 +88,7 @@ func TestInferEnsembleHandComputed(t *testing.T) {
 	m := measures.MSE()
 	feats := []framework.Feature{{Name: "a", Columns: []int{0}}, {Name: "b", Columns: []int{0}}}
 	const n, seed, rho = 30, 9, 0.6
-	reps, y, full, base, red, repBase, repRed := ensembleReps(rng, n, 3, 3, feats)
+	reps, y, full, base, red, repFull, repBase, repRed := ensembleReps(rng, n, 3, 3, feats)
 	// want is plain or perturbed inference on all n rows for feature f,
 	// reduced predictions rf against the reference ref.
 	want := func(f int, rf, ref []float64, perturbed bool) (vi, se float64) {
@@ -106,10 +107,19 @@ func TestInferEnsembleHandComputed(t *testing.T) {
 		}
 		return vi, math.Sqrt(v / n)
 	}
-	check := func(name string, res []inference.Result, ref []float64, perturbed bool) {
+	// check compares res with inference on the averaged predictions
+	// against the reference ref, its se^2 widened by var_m(VI_m)/M, VI_m
+	// repetition m's own predictions (against repRef[m]) inferred on all
+	// n rows as the ensemble is.
+	check := func(name string, res []inference.Result, ref []float64, repRef [][]float64, perturbed bool) {
 		t.Helper()
 		for f := range feats {
 			vi, se := want(f, red[f], ref, perturbed)
+			vis := make([]float64, len(reps))
+			for i := range reps {
+				vis[i], _ = want(f, repRed[i][f], repRef[i], perturbed)
+			}
+			se = math.Sqrt(se*se + stat.Variance(vis, nil)/float64(len(reps)))
 			if got := res[f]; !scalar.EqualWithinAbsOrRel(got.VI, vi, 1e-12, 1e-12) || !scalar.EqualWithinAbsOrRel(got.SE, se, 1e-12, 1e-12) {
 				t.Errorf("%s, feature %s: vi %v se %v, want %v %v", name, feats[f].Name, got.VI, got.SE, vi, se)
 			}
@@ -119,31 +129,12 @@ func TestInferEnsembleHandComputed(t *testing.T) {
 		{Inference: inference.Plain},
 		{Inference: inference.Perturbed, Perturb: rho, Seed: seed},
 	} {
-		opt.OmitRepeatVariance = true
 		opt.Ensemble = true
 		res, err := inference.InferRepeated(reps, m, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		check(opt.Inference.String(), res, base, opt.Inference == inference.Perturbed)
-		// With the repetitions' spread: se^2 gains var_m(VI_m)/M, VI_m
-		// repetition m's own predictions inferred on all n rows as the
-		// ensemble is.
-		opt.OmitRepeatVariance = false
-		spread, err := inference.InferRepeated(reps, m, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for f := range feats {
-			vis := make([]float64, len(reps))
-			for i := range reps {
-				vis[i], _ = want(f, repRed[i][f], repBase[i], opt.Inference == inference.Perturbed)
-			}
-			se := math.Sqrt(res[f].SE*res[f].SE + stat.Variance(vis, nil)/float64(len(reps)))
-			if spread[f].VI != res[f].VI || !scalar.EqualWithinAbsOrRel(spread[f].SE, se, 1e-12, 1e-12) {
-				t.Errorf("%s with the spread, feature %s: vi %v se %v, want %v %v", opt.Inference, feats[f].Name, spread[f].VI, spread[f].SE, res[f].VI, se)
-			}
-		}
+		check(opt.Inference.String(), res, base, repBase, opt.Inference == inference.Perturbed)
 	}
 
 	// Split: the baseline scored on one half of the n rows (in a seeded
@@ -168,11 +159,11 @@ func TestInferEnsembleHandComputed(t *testing.T) {
 	for _, r := range reps {
 		r.Base = nil
 	}
-	res, err = inference.InferRepeated(reps, m, inference.InferOptions{Inference: inference.Plain, Ensemble: true, OmitRepeatVariance: true})
+	res, err = inference.InferRepeated(reps, m, inference.InferOptions{Inference: inference.Plain, Ensemble: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("plain without baselines", res, full, false)
+	check("plain without baselines", res, full, repFull, false)
 }
 
 // TestInferEnsembleRejects: repetitions that do not evaluate the same rows
@@ -193,7 +184,7 @@ func TestInferEnsembleRejects(t *testing.T) {
 		{"no rows", func(reps []*inference.Reductions) { reps[0].Folds[0].EvalRows = nil }, "does not name its evaluation rows"},
 		{"skipped", func(reps []*inference.Reductions) { reps[1].Reduced[1][0][0].Pred = nil }, "no reduced predictions"},
 	} {
-		reps, _, _, _, _, _, _ := ensembleReps(rand.New(rand.NewPCG(1, 2)), 12, 2, 2, feats)
+		reps, _, _, _, _, _, _, _ := ensembleReps(rand.New(rand.NewPCG(1, 2)), 12, 2, 2, feats)
 		c.mutate(reps)
 		if _, err := inference.InferRepeated(reps, m, opt); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err %v, want one containing %q", c.name, err, c.want)
@@ -210,7 +201,7 @@ func TestInferEnsembleRejects(t *testing.T) {
 func TestInferPaired(t *testing.T) {
 	feats := []framework.Feature{{Name: "a", Columns: []int{0}}, {Name: "b", Columns: []int{0}}, {Name: "c", Columns: []int{0}}}
 	m := measures.MSE()
-	reps, _, _, _, _, _, _ := ensembleReps(rand.New(rand.NewPCG(3, 4)), 60, 3, 3, feats)
+	reps, _, _, _, _, _, _, _ := ensembleReps(rand.New(rand.NewPCG(3, 4)), 60, 3, 3, feats)
 	for _, c := range []struct {
 		inf  inference.Inference
 		ens  bool

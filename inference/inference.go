@@ -199,9 +199,6 @@ type InferOptions struct {
 	// of a cross-fit (InferRepeated) share each row's noise.
 	Perturb float64
 	Seed    int64
-	// OmitRepeatVariance leaves the spread of the repetitions out of
-	// InferRepeated's standard error: a study's baseline, not for use.
-	OmitRepeatVariance bool
 	// Ensemble makes InferRepeated average each row's out-of-fold
 	// predictions over the repetitions of a cross-fit (every model's:
 	// full, baselines, reduced) and infer once from the averages, instead
@@ -387,9 +384,7 @@ func InferRepeated(reps []*Reductions, m framework.Measure, opt InferOptions) ([
 				// variability of the training below.
 				vi, v2 = ens[e*nf+f].vi, ens[e*nf+f].se*ens[e*nf+f].se
 			}
-			if !opt.OmitRepeatVariance {
-				v2 += varOf(vis) / M
-			}
+			v2 += varOf(vis) / M
 			se := math.Sqrt(v2)
 			res := Result{Feature: feat.Name, Estimator: es.Name(), VI: vi, SE: se,
 				CILow: vi - z*se, CIHigh: vi + z*se, PValue: OneSidedPValue(vi, se, opt.Delta)}

@@ -287,8 +287,8 @@ func TestInferPerturbedHandComputed(t *testing.T) {
 }
 
 // TestInferRepeatedHandComputed: two repetitions (one fold each) combine
-// into VI = mean VI_m and se^2 = mean se_m^2 + var(VI_m)/2, or without the
-// second term with OmitRepeatVariance; one repetition is Infer.
+// into VI = mean VI_m and se^2 = mean se_m^2 + var(VI_m)/2; one repetition
+// is Infer.
 func TestInferRepeatedHandComputed(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	m := measures.MSE()
@@ -321,23 +321,17 @@ func TestInferRepeatedHandComputed(t *testing.T) {
 	vi := (vis[0] + vis[1]) / 2
 	d := vis[0] - vis[1]
 	within := (ses[0]*ses[0] + ses[1]*ses[1]) / 2
-	for _, c := range []struct {
-		omit bool
-		se   float64
-	}{{false, math.Sqrt(within + d*d/2/2)}, {true, math.Sqrt(within)}} {
-		o := opt
-		o.OmitRepeatVariance = c.omit
-		res, err := inference.InferRepeated(reps, m, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if g := res[0]; !scalar.EqualWithinAbsOrRel(g.VI, vi, 1e-12, 1e-12) || !scalar.EqualWithinAbsOrRel(g.SE, c.se, 1e-12, 1e-12) {
-			t.Errorf("omit %v: want vi %v se %v, got vi %v se %v", c.omit, vi, c.se, g.VI, g.SE)
-		}
-		// The summary sees every repetition's fold, in order (20 rows, then 25).
-		if g := res[0]; len(g.Extra) != 1 || fmt.Sprint(g.Extra[0].Value) != "[20 25]" {
-			t.Errorf("omit %v: extra %v, want k [20 25] (both repetitions' stats)", c.omit, g.Extra)
-		}
+	se := math.Sqrt(within + d*d/2/2)
+	res, err := inference.InferRepeated(reps, m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := res[0]; !scalar.EqualWithinAbsOrRel(g.VI, vi, 1e-12, 1e-12) || !scalar.EqualWithinAbsOrRel(g.SE, se, 1e-12, 1e-12) {
+		t.Errorf("want vi %v se %v, got vi %v se %v", vi, se, g.VI, g.SE)
+	}
+	// The summary sees every repetition's fold, in order (20 rows, then 25).
+	if g := res[0]; len(g.Extra) != 1 || fmt.Sprint(g.Extra[0].Value) != "[20 25]" {
+		t.Errorf("extra %v, want k [20 25] (both repetitions' stats)", g.Extra)
 	}
 	one, err := inference.InferRepeated(reps[:1], m, opt)
 	if err != nil || one[0].VI != vis[0] || one[0].SE != ses[0] {

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/lazyvi/lazyvi/framework"
 	"math"
 	"reflect"
 	"strings"
+
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 // Result is the importance of one feature by one estimator.

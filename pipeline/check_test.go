@@ -91,7 +91,7 @@ func TestExtremeValuesFailBeforeTraining(t *testing.T) {
 func TestLargeFeatureIsStandardised(t *testing.T) {
 	run := func(d *dataio.Dataset) []inference.Result {
 		rep, err := pipeline.Run(context.Background(), d, pipeline.Config{Backend: meanBackend{}, Seed: 3}, measures.MSE(),
-			[]framework.Estimator{shift{0.5}}, pipeline.EstimateOptions{Inference: inference.Split})
+			[]framework.Estimator{shift{0.5}}, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Split}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,18 +121,18 @@ func TestCheckRunBeforeAnyFit(t *testing.T) {
 		opt  pipeline.EstimateOptions
 		want string
 	}{
-		{dataset(10, 1), pipeline.Config{}, nil, pipeline.EstimateOptions{Inference: inference.Split},
+		{dataset(10, 1), pipeline.Config{}, nil, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Split}},
 			"test.csv: 10 rows are too few: split inference needs at least 4 evaluation rows (2 per half), the train split leaves 3"},
 		{dataset(20, 1), pipeline.Config{CrossFit: 11}, nil, pipeline.EstimateOptions{}, "test.csv: 20 rows are too few for 11 cross-fitting folds"},
 		{dataset(12, 1), pipeline.Config{MinTrain: 10}, nil, pipeline.EstimateOptions{}, "test.csv: 12 rows are too few"},
 		{dataset(50, 1), pipeline.Config{Groups: []dataio.Group{{Name: "g", Columns: []string{"nope"}}}}, nil, pipeline.EstimateOptions{}, `group "g": no column "nope"`},
 		{dataset(50, 1), pipeline.Config{Groups: []dataio.Group{{Name: "g", Columns: []string{"y"}}}}, nil, pipeline.EstimateOptions{}, `column "y" is the response`},
 		{dataset(50, 1), pipeline.Config{}, measures.Accuracy(), pipeline.EstimateOptions{}, `test.csv, column "y": measure accuracy does not fit a regression response`},
-		{rare, pipeline.Config{}, measures.AUC(), pipeline.EstimateOptions{Inference: inference.Split},
+		{rare, pipeline.Config{}, measures.AUC(), pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Split}},
 			`test.csv, column "y": a half of the evaluation split (split inference) (10 rows, seed 0): measure auc: the 10 responses are all 0`},
 		{rare, pipeline.Config{CrossFit: 3}, measures.AUC(), pipeline.EstimateOptions{}, `test.csv, column "y": a cross-fitting fold (20 rows, seed 0): measure auc`},
-		{dataset(50, 1), pipeline.Config{}, nil, pipeline.EstimateOptions{Level: 1.5}, "Level must be in (0, 1)"},
-		{dataset(50, 1), pipeline.Config{}, nil, pipeline.EstimateOptions{Delta: math.NaN()}, "Delta must be a finite number"},
+		{dataset(50, 1), pipeline.Config{}, nil, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Level: 1.5}}, "Level must be in (0, 1)"},
+		{dataset(50, 1), pipeline.Config{}, nil, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Delta: math.NaN()}}, "Delta must be a finite number"},
 	} {
 		if err := pipeline.CheckRun(tc.d, tc.cfg, tc.m, tc.opt); err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, framework.ErrUsage) {
 			t.Errorf("Case %d: CheckRun: want a usage error containing %q, got %v", i, tc.want, err)
@@ -148,7 +148,7 @@ func TestCheckRunBeforeAnyFit(t *testing.T) {
 		}
 	}
 	// The smallest data that passes runs.
-	if err := pipeline.CheckRun(dataset(12, 1), pipeline.Config{}, nil, pipeline.EstimateOptions{Inference: inference.Split}); err != nil {
+	if err := pipeline.CheckRun(dataset(12, 1), pipeline.Config{}, nil, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Split}}); err != nil {
 		t.Errorf("12 rows, split inference: %v", err)
 	}
 }
@@ -164,7 +164,7 @@ func TestNonFiniteResultIsAnError(t *testing.T) {
 	est := fixedPred{pred: mat.NewDense(8, 1, huge)}
 	for _, inf := range []inference.Inference{inference.Plain, inference.Split} {
 		_, err := pipeline.Estimate(context.Background(), p, measures.MSE(), []framework.Estimator{est}, []framework.Feature{{Name: "x", Columns: []int{0}}},
-			pipeline.EstimateOptions{Inference: inf, Workers: 1})
+			pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inf}, Workers: 1})
 		if !errors.Is(err, framework.ErrNonFinite) || errors.Is(err, framework.ErrUsage) || !strings.Contains(err.Error(), "estimator fixed, feature x: the ") {
 			t.Errorf("%s: want an ErrNonFinite error naming estimator and feature, got %v", inf, err)
 		}

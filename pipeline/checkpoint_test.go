@@ -56,7 +56,7 @@ func TestCheckpointResumes(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		res, err := pipeline.Estimate(ctx, p, measures.MSE(), []framework.Estimator{est}, p.Features(), pipeline.EstimateOptions{Workers: 2, Checkpoint: c, Inference: inference.Plain})
+		res, err := pipeline.Estimate(ctx, p, measures.MSE(), []framework.Estimator{est}, p.Features(), pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: 2, Checkpoint: c})
 		if err != nil {
 			t.Fatal(err)
 		}

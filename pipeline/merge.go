@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
+
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
-	"slices"
-	"strings"
 )
 
 // ShardInfo says which slice of a run a report holds (Report.Shard); a

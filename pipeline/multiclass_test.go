@@ -1,8 +1,9 @@
 package pipeline
 
 import (
-	"github.com/lazyvi/lazyvi/framework"
 	"testing"
+
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 func TestInferTaskMulticlass(t *testing.T) {

@@ -3,12 +3,13 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/inference"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 )
 
 // ReduceOptions tune Reduce.

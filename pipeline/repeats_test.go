@@ -23,7 +23,7 @@ func TestRunRepeatedPerturbed(t *testing.T) {
 	ests := []framework.Estimator{shift{0.5}}
 	fits := 0
 	cfg := pipeline.Config{Backend: savingBackend{&fits}, BackendName: "saving", Seed: 3, CrossFit: 3}
-	opt := pipeline.EstimateOptions{Inference: inference.Perturbed, Perturb: 0.7, Workers: 2}
+	opt := pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Perturbed, Perturb: 0.7}, Workers: 2}
 	once, err := pipeline.Run(ctx, d, cfg, measures.MSE(), ests, opt)
 	if err != nil {
 		t.Fatal(err)

@@ -3,37 +3,28 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"math"
+	"time"
+
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
-	"math"
-	"time"
 )
 
 // EstimateOptions tune Estimate and Run. The zero value is what vi estimate
 // does without flags: split inference at level DefaultLevel, p-values of
 // H0: VI <= 0 without adjustment, all CPUs.
 type EstimateOptions struct {
-	Workers int     // concurrent (estimator, feature) jobs; 0 means runtime.NumCPU()
-	Level   float64 // confidence level of the intervals; 0 means DefaultLevel
+	// InferOptions are the inference's settings (the interval's level,
+	// the null's delta, the adjustment, ...). Run and Estimate seed
+	// Perturbed's noise with the run's seed: they set InferOptions.Seed to
+	// Config.Seed (Estimate: the first fold's Problem.Seed).
+	inference.InferOptions
+
+	Workers int // concurrent (estimator, feature) jobs; 0 means runtime.NumCPU()
 	// Progress, when set, is called with (0, total) as the estimation
 	// starts and (done, total) after each job, from the workers.
 	Progress func(done, total int)
-
-	Inference inference.Inference // Split (the zero value), Plain or Perturbed
-	Perturb   float64             // Perturbed's rho; 0 means DefaultPerturb
-	// Ensemble, with Config.CrossFit >= 2 and Config.Repeats >= 2,
-	// averages each row's out-of-fold predictions over the repetitions
-	// and infers once from the averages (see InferOptions.Ensemble).
-	Ensemble bool
-	// Paired makes the estimates, standard errors and p-values the paired
-	// estimate's, the intervals staying the Inference's (see
-	// InferOptions.Paired); vi's default with split inference and two or
-	// more repetitions.
-	Paired     bool
-	Delta      float64          // p_value tests H0: VI <= Delta
-	Adjust     inference.Adjust // multiplicity adjustment into Result.PAdjusted
-	CITruncate bool             // floor the intervals at 0
 
 	// Checkpoint, when set, lets an interrupted run resume (see
 	// ReduceOptions.Checkpoint).
@@ -46,10 +37,12 @@ type EstimateOptions struct {
 	RunID string
 }
 
-// infer is the InferOptions of these options; seed seeds Perturbed's noise.
+// infer is the InferOptions of these options, seed seeding Perturbed's
+// noise.
 func (o EstimateOptions) infer(seed int64) inference.InferOptions {
-	return inference.InferOptions{Inference: o.Inference, Level: o.Level, Delta: o.Delta, Adjust: o.Adjust, CITruncate: o.CITruncate,
-		Perturb: o.Perturb, Seed: seed, Ensemble: o.Ensemble, Paired: o.Paired}
+	inf := o.InferOptions
+	inf.Seed = seed
+	return inf
 }
 
 // Estimate runs every estimator on every feature, Workers at a time, and

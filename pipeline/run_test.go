@@ -153,7 +153,7 @@ func TestEstimateVIAndSE(t *testing.T) {
 	feats := p.Features()
 	var first []inference.Result
 	for _, workers := range []int{1, 3} {
-		res, err := pipeline.Estimate(context.Background(), p, measures.MSE(), []framework.Estimator{shift{0.5}}, feats, pipeline.EstimateOptions{Workers: workers, Inference: inference.Plain})
+		res, err := pipeline.Estimate(context.Background(), p, measures.MSE(), []framework.Estimator{shift{0.5}}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,11 +185,11 @@ func TestEstimateVIAndSE(t *testing.T) {
 			}
 		}
 	}
-	_, err = pipeline.Estimate(context.Background(), p, measures.MSE(), []framework.Estimator{shift{1}}, []framework.Feature{{Name: "boom", Columns: []int{0}}}, pipeline.EstimateOptions{Inference: inference.Plain})
+	_, err = pipeline.Estimate(context.Background(), p, measures.MSE(), []framework.Estimator{shift{1}}, []framework.Feature{{Name: "boom", Columns: []int{0}}}, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}})
 	if err == nil || !strings.Contains(err.Error(), "estimator shift, feature boom: exploded") {
 		t.Errorf("error should name estimator and feature, got %v", err)
 	}
-	_, err = pipeline.Estimate(context.Background(), p, measures.Accuracy(), []framework.Estimator{shift{1}}, feats, pipeline.EstimateOptions{Inference: inference.Plain})
+	_, err = pipeline.Estimate(context.Background(), p, measures.Accuracy(), []framework.Estimator{shift{1}}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}})
 	if !errors.Is(err, framework.ErrUsage) {
 		t.Errorf("accuracy on a real response: want a usage error, got %v", err)
 	}

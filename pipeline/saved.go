@@ -3,10 +3,11 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"github.com/lazyvi/lazyvi/dataio"
-	"github.com/lazyvi/lazyvi/framework"
 	"maps"
 	"slices"
+
+	"github.com/lazyvi/lazyvi/dataio"
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 // SaveModel returns the model file of a run's full models: probs are what

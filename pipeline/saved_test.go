@@ -79,7 +79,7 @@ func TestSavedModelRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		ests := []framework.Estimator{shift{0.5}}
-		opt := pipeline.EstimateOptions{Inference: inference.Split, Workers: 2}
+		opt := pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Split}, Workers: 2}
 		fits = 0
 		want, err := pipeline.Run(ctx, d, cfg, measures.MSE(), ests, opt)
 		if err != nil {

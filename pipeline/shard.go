@@ -2,9 +2,10 @@ package pipeline
 
 import (
 	"fmt"
-	"github.com/lazyvi/lazyvi/framework"
 	"strconv"
 	"strings"
+
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 // A Shard is one of Count slices of a run's work (its features, or

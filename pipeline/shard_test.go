@@ -3,10 +3,11 @@ package pipeline
 import (
 	"errors"
 	"fmt"
-	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/inference"
 	"strings"
 	"testing"
+
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 )
 
 func envOf(kv ...string) func(string) string {

@@ -2,8 +2,9 @@ package pipeline
 
 import (
 	"fmt"
-	"github.com/lazyvi/lazyvi/framework"
 	"math"
+
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 // InferTask returns Binary when every response is 0 or 1, Multiclass when

@@ -20,6 +20,7 @@ import (
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // The coverage case repeats a setting with a known truth (simulated, or
@@ -85,10 +86,11 @@ type candidate struct {
 type scheme int
 
 const (
-	singleSplit scheme = iota // one train/evaluation split (--train-frac 2/3)
-	crossFit                  // K folds, the first fold assignment
-	repeated                  // K folds, every repetition combined
-	ensembled                 // K folds, every repetition's predictions averaged per row
+	singleSplit    scheme = iota // one train/evaluation split (--train-frac 2/3)
+	crossFit                     // K folds, the first fold assignment
+	repeated                     // K folds, every repetition combined
+	repeatedWithin               // repeated, the spread of the repetitions' estimates left out of se
+	ensembled                    // K folds, every repetition's predictions averaged per row
 )
 
 // candidates lists the study's inference candidates for rho values rhos;
@@ -126,9 +128,7 @@ func candidates(rhos []float64, repeats int) []candidate {
 		cs = append(cs, candidate{"rep-perturbed" + rhoSuffix(r, rhos), repeated, inf(inference.Perturbed, r)})
 	}
 	for _, r := range rhos {
-		o := inf(inference.Perturbed, r)
-		o.OmitRepeatVariance = true
-		cs = append(cs, candidate{"rep-perturbed" + rhoSuffix(r, rhos) + "-notrain", repeated, o})
+		cs = append(cs, candidate{"rep-perturbed" + rhoSuffix(r, rhos) + "-notrain", repeatedWithin, inf(inference.Perturbed, r)})
 	}
 	return cs
 }
@@ -427,6 +427,8 @@ func (c coverageFit) rep(ctx context.Context, draw coverageSetting, seed int64) 
 			out[i], err = reps[0].Infer(m, o)
 		case repeated:
 			out[i], err = inference.InferRepeated(reps, m, o)
+		case repeatedWithin:
+			out[i], err = inferWithin(reps, m, o)
 		case ensembled:
 			o.Ensemble = true
 			out[i], err = inference.InferRepeated(reps, m, o)
@@ -436,6 +438,40 @@ func (c coverageFit) rep(ctx context.Context, draw coverageSetting, seed int64) 
 		}
 	}
 	return out, truth, measure, nil
+}
+
+// inferWithin combines the repetitions as InferRepeated does, but with
+// only the repetitions' own variance in the standard error: VI = mean_m
+// VI_m and se^2 = mean_m se_m^2, without InferRepeated's var_m(VI_m)/M,
+// the variability of the training that the study shows the need of.
+func inferWithin(reps []*inference.Reductions, m framework.Measure, o inference.InferOptions) ([]inference.Result, error) {
+	per := make([][]inference.Result, len(reps))
+	for i, r := range reps {
+		res, err := r.Infer(m, o)
+		if err != nil {
+			return nil, fmt.Errorf("repetition %d: %w", i+1, err)
+		}
+		per[i] = res
+	}
+	level := o.Level
+	if level == 0 {
+		level = inference.DefaultLevel
+	}
+	z := distuv.UnitNormal.Quantile(0.5 + level/2)
+	M := float64(len(per))
+	out := make([]inference.Result, len(per[0]))
+	for k := range out {
+		var vi, v2 float64
+		for _, res := range per {
+			vi += res[k].VI
+			v2 += res[k].SE * res[k].SE
+		}
+		vi, v2 = vi/M, v2/M
+		se := math.Sqrt(v2)
+		out[k] = inference.Result{Feature: per[0][k].Feature, Estimator: per[0][k].Estimator, VI: vi, SE: se,
+			CILow: vi - z*se, CIHigh: vi + z*se, PValue: inference.OneSidedPValue(vi, se, o.Delta)}
+	}
+	return out, nil
 }
 
 // summarise is result k (estimator e, feature f) of candidate c over the

@@ -252,7 +252,7 @@ func timeEstimators(ctx context.Context, in benchInput, be framework.Backend, op
 	vis := map[string][]float64{}
 	for _, e := range ests {
 		start := time.Now()
-		res, err := pipeline.Estimate(ctx, p, m, []framework.Estimator{e}, feats, pipeline.EstimateOptions{Workers: workers, Progress: prog.update, Inference: inference.Plain})
+		res, err := pipeline.Estimate(ctx, p, m, []framework.Estimator{e}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: workers, Progress: prog.update})
 		if err != nil {
 			return speedRun{}, nil, err
 		}

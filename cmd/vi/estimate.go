@@ -311,17 +311,18 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		cfg.MinTrain = pipeline.MinTrainFor(ests)
 	}
 	eopt := pipeline.EstimateOptions{
+		InferOptions: inference.InferOptions{
+			Inference:  method,
+			Level:      o.fit.level,
+			Perturb:    o.perturb,
+			Ensemble:   o.ensemble,
+			Paired:     paired,
+			Delta:      o.delta,
+			Adjust:     adjust,
+			CITruncate: o.ciTruncate,
+		},
 		Workers:  o.fit.workers,
-		Level:    o.fit.level,
 		Progress: nil, // set once the progress bar exists
-
-		Inference:  method,
-		Perturb:    o.perturb,
-		Ensemble:   o.ensemble,
-		Paired:     paired,
-		Delta:      o.delta,
-		Adjust:     adjust,
-		CITruncate: o.ciTruncate,
 
 		Shard: shard,
 		RunID: id.merge(),

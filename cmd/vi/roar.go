@@ -14,6 +14,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/estimators/roar"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/pipeline"
 )
 
@@ -130,7 +131,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	}
 	cfg.MinTrain = pipeline.MinTrainFor(ests)
 	// Every check that needs no model, before the backend starts.
-	if err := pipeline.CheckRun(d, cfg, r.measure, pipeline.EstimateOptions{Level: o.fit.level}); err != nil {
+	if err := pipeline.CheckRun(d, cfg, r.measure, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Level: o.fit.level}}); err != nil {
 		return err
 	}
 

@@ -173,7 +173,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	cfg.MinTrain = pipeline.MinTrainFor(reds)
 	cfg.Groups, cfg.OneHot = groups, onehot
 	// Every check that needs no model, before the backend starts.
-	if err := pipeline.CheckRun(d, cfg, r.measure, pipeline.EstimateOptions{Level: o.fit.level}); err != nil {
+	if err := pipeline.CheckRun(d, cfg, r.measure, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Level: o.fit.level}}); err != nil {
 		return err
 	}
 	if t, _, ok := responseTask(d, r.target, r.task); ok && t == framework.Multiclass {
