@@ -33,16 +33,16 @@ func ParseGroups(spec string) ([]Group, error) {
 		}
 		name, cols, ok := strings.Cut(part, "=")
 		if !ok {
-			return nil, framework.Usagef("--groups: want name=col,col;name=col,... got %s", quote(trimField(part)))
+			return nil, framework.Usagef("want name=col,col;name=col,... got %s", quote(trimField(part)))
 		}
 		g, err := newGroup(name, cols, ",")
 		if err != nil {
-			return nil, framework.Usagef("--groups: %w", err)
+			return nil, framework.Usagef("%w", err)
 		}
 		out = append(out, g)
 	}
 	if len(out) == 0 {
-		return nil, framework.Usagef("--groups: no groups in %s", quote(spec))
+		return nil, framework.Usagef("no groups in %s", quote(spec))
 	}
 	return out, nil
 }

@@ -173,7 +173,13 @@ type InputError struct {
 	Row    int    // 0 when not applicable
 	Column string // "" when not applicable
 	Msg    string
+	// Err, when set, is what kind of bad input it is, for errors.Is (a
+	// sentinel such as pipeline.ErrTooFewSplitRows); Msg says it.
+	Err error
 }
+
+// Unwrap returns Err.
+func (e *InputError) Unwrap() error { return e.Err }
 
 func (e *InputError) Error() string {
 	s := e.File

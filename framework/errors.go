@@ -39,6 +39,23 @@ func FieldErrorf(field, format string, args ...any) error {
 	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
+// ChoiceError is a usage error for a value that names none of a setting's
+// choices: "unknown inference "x" (want split, plain or perturbed)".
+// Setting names the setting so that a tool can say it in its own terms (vi
+// names the flag that takes it).
+type ChoiceError struct {
+	Setting string // "inference", "adjustment", "task"
+	Value   string // what was given
+	Want    string // the choices: "split, plain or perturbed"
+}
+
+func (e *ChoiceError) Error() string {
+	return fmt.Sprintf("unknown %s %q (want %s)", e.Setting, e.Value, e.Want)
+}
+
+// Is makes every ChoiceError match ErrUsage.
+func (e *ChoiceError) Is(target error) bool { return target == ErrUsage }
+
 // ErrNonFinite marks a result that came out NaN or infinite: the arithmetic
 // overflowed (extreme data, or a model that diverged). It is not a usage
 // error, and running again gives the same.

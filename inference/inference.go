@@ -68,7 +68,7 @@ func ParseInference(s string) (Inference, error) {
 	case "perturbed":
 		return Perturbed, nil
 	}
-	return 0, framework.Usagef("unknown --inference %q (want split, plain or perturbed)", s)
+	return 0, &framework.ChoiceError{Setting: "inference", Value: s, Want: "split, plain or perturbed"}
 }
 
 // Adjust is a multiplicity adjustment of the p-values of one estimator's
@@ -104,7 +104,7 @@ func ParseAdjust(s string) (Adjust, error) {
 	case "bh", "fdr", "benjamini-hochberg":
 		return AdjustBH, nil
 	}
-	return 0, framework.Usagef("unknown --adjust %q (want holm, bh or none)", s)
+	return 0, &framework.ChoiceError{Setting: "adjustment", Value: s, Want: "holm, bh or none"}
 }
 
 // OneSidedPValue is the p-value of H0: VI <= delta against VI > delta from

@@ -185,11 +185,11 @@ func fullWarnings(m framework.Measure, f FullResult) []string {
 		if b.Name == InterceptName || b.Gain > b.GainSE {
 			continue
 		}
-		ws = append(ws, fmt.Sprintf("the full model does not beat the %s baseline beyond its standard error (%s %.4g vs %.4g, difference %.3g, se %.3g): the VIs describe a model no better than %s; consider --backend %s",
+		ws = append(ws, fmt.Sprintf("the full model does not beat the %s baseline beyond its standard error (%s %.4g vs %.4g, difference %.3g, se %.3g): the VIs describe a model no better than %s; consider the %s backend",
 			b.Name, m.Name(), f.Score, b.Score, b.Gain, b.GainSE, b.Name, b.Name))
 	}
 	if f.StoppedBy == "cap" {
-		ws = append(ws, fmt.Sprintf("training of the full model ended at the epoch cap (%d epochs), not by early stopping: it may be undertrained; raise --epochs", f.Epochs))
+		ws = append(ws, fmt.Sprintf("training of the full model ended at the epoch cap (%d epochs), not by early stopping: it may be undertrained; raise its epoch cap", f.Epochs))
 	}
 	return ws
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -39,6 +40,10 @@ func (s Shard) Slice(feats []framework.Feature, run string) ([]framework.Feature
 	return feats[lo:hi], &ShardInfo{Shard: s, Features: names, Run: run}
 }
 
+// ErrWholeRun marks the input error of MergeReports for a report that holds
+// a whole run (written without EstimateOptions.Shard), not a shard.
+var ErrWholeRun = errors.New("the report of a whole run")
+
 // A NamedReport is a report with the name of the file it came from, for
 // MergeReports's messages.
 type NamedReport struct {
@@ -63,7 +68,7 @@ func MergeReports(reports []NamedReport) (*Report, error) {
 	for _, nr := range reports {
 		s := nr.Report.Shard
 		if s == nil {
-			return nil, &dataio.InputError{File: nr.Name, Msg: "is the report of a whole run, not of a shard (written without --shard)"}
+			return nil, &dataio.InputError{File: nr.Name, Msg: "is the report of a whole run, not of a shard", Err: ErrWholeRun}
 		}
 		if count == 0 {
 			count = s.Count

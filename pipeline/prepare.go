@@ -152,6 +152,11 @@ func (sp *setup) checkCrossFit(k int) error {
 	return nil
 }
 
+// ErrTooFewSplitRows marks the input error of CheckRun for a train/evaluation
+// split that leaves split inference too few evaluation rows: more rows, a
+// smaller Config.TrainFrac or Plain inference would do.
+var ErrTooFewSplitRows = errors.New("too few evaluation rows for split inference")
+
 // CheckRun makes, before any model is trained, every check of Run that
 // needs no model: the data and its response (newSetup, CheckScale), the
 // rows against the split, the tuning folds and the cross-fitting folds,
@@ -189,8 +194,9 @@ func CheckRun(d *dataio.Dataset, cfg Config, m framework.Measure, opt EstimateOp
 		}
 		if opt.Inference == inference.Split && n2 < inference.MinSplitRows {
 			n, _ := d.X.Dims()
-			return &dataio.InputError{File: d.Source, Msg: fmt.Sprintf("%d rows are too few: split inference needs at least %d evaluation rows (2 per half), the train split leaves %d (give more rows, a smaller --train-frac, or --inference plain)",
-				n, inference.MinSplitRows, n2)}
+			return &dataio.InputError{File: d.Source, Err: ErrTooFewSplitRows,
+				Msg: fmt.Sprintf("%d rows are too few: split inference needs at least %d evaluation rows (2 per half), the train split leaves %d",
+					n, inference.MinSplitRows, n2)}
 		}
 	}
 	if _, err := dataio.ResolveFeatures(sp.names, d.Names[sp.target], cfg.Groups, cfg.OneHot); err != nil {

@@ -240,7 +240,7 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 					return nil, err
 				}
 				if opt.Shard.Count > len(feats) {
-					return nil, framework.Usagef("--shard %s: the run has %d features; use at most %d shards", opt.Shard, len(feats), len(feats))
+					return nil, framework.FieldErrorf("EstimateOptions.Shard", "%s: the run has %d features; use at most %d shards", opt.Shard, len(feats), len(feats))
 				}
 				feats, shard = opt.Shard.Slice(feats, opt.RunID)
 			}

@@ -263,7 +263,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if o.shardCount != 0 && o.shard != "auto" {
 		return framework.Usagef("--shard-count goes with --shard auto (--shard K/N says the count itself)")
 	}
-	shard, err := pipeline.ParseShard(o.shard, o.shardCount, os.Getenv)
+	shard, err := parseShard(o.shard, o.shardCount, os.Getenv)
 	if err != nil {
 		return err
 	}
@@ -374,6 +374,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		return finishCheckpoint(ckpt, r.out, runError(ctx, err))
 	}
 	rep.Full.Hidden = fullHidden(rep, be, r.opts)
+	flagWarnings(rep.Warnings)
 	printWarnings(a.stderr, rep)
 
 	var buf bytes.Buffer
@@ -433,7 +434,7 @@ func groupFlags(ctx context.Context, spec, file string) ([]dataio.Group, bool, e
 	default:
 		gs, err := dataio.ParseGroups(g)
 		if err != nil {
-			return nil, false, err
+			return nil, false, framework.Usagef("--groups: %w", err)
 		}
 		groups = gs
 	}
