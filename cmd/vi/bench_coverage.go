@@ -23,18 +23,16 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// The coverage case repeats a setting with a known truth (simulated, or
-// real data with planted columns) and reports, per inference candidate,
-// estimator and feature, how often the intervals cover the truth, how far
-// the estimates sit from it and how often p < 0.05: the study of the
-// inference options in docs/inference.md. Every candidate is computed from
-// the same fitted models of a repetition.
-func init() {
-	addBenchCase(&benchCase{
-		Name:  "coverage",
-		Short: "coverage, size and power of the inference candidates over repetitions of a setting with a known truth",
-		Setup: coverageCase,
-	})
+// coverageBench is the study case of vi bench: it repeats a setting with a
+// known truth (simulated, or real data with planted columns) and reports,
+// per inference candidate, estimator and feature, how often the intervals
+// cover the truth, how far the estimates sit from it and how often p <
+// 0.05: the study of the inference options in docs/inference.md. Every
+// candidate is computed from the same fitted models of a repetition.
+var coverageBench = &benchCase{
+	Name:  "coverage",
+	Short: "coverage, size and power of the inference candidates over repetitions of a setting with a known truth",
+	Setup: coverageCase,
 }
 
 // coverageReport is the --format json contract of vi bench coverage.

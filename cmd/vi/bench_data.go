@@ -23,9 +23,7 @@ import (
 // subsample of its rows) and reports each one's agreement with retrain
 // beside its cost, so that a user can check on a slice that an estimator is
 // close enough before running it on everything.
-func init() {
-	addBenchCase(&benchCase{Name: "data", Short: "every estimator on your data (--data FILE --target COL): cost and agreement with retrain", Setup: dataCase})
-}
+var dataBench = &benchCase{Name: "data", Short: "every estimator on your data (--data FILE --target COL): cost and agreement with retrain", Setup: dataCase}
 
 // dataRunReport is vi bench data's --format json contract: the timing run
 // and each estimator's agreement with retrain.

@@ -25,20 +25,18 @@ import (
 // The speed cases time every estimator on one of the paper's simulated
 // settings, through the same plugin transport as vi estimate, and report the
 // cost per feature and the accuracy.
-func init() {
-	for _, c := range []struct {
-		setting, short string
-		n              int
-	}{
-		{"linear", "the paper's linear setting (5.1: p = 6, Corr(x1, x2) = rho)", 5000},
-		{"binary", "the paper's binary setting (5.2: p = 4, probit, accuracy)", 1000},
-		{"highdim", "the paper's high-dimensional setting (5.3: p = 100)", 1000},
-	} {
-		c := c
-		addBenchCase(&benchCase{Name: c.setting, Short: c.short, Setup: func(fs *flag.FlagSet) func(context.Context, *app) error {
-			return speedCase(fs, c.setting, c.n)
-		}})
-	}
+var speedBenches = []*benchCase{
+	speedBench("linear", "the paper's linear setting (5.1: p = 6, Corr(x1, x2) = rho)", 5000),
+	speedBench("binary", "the paper's binary setting (5.2: p = 4, probit, accuracy)", 1000),
+	speedBench("highdim", "the paper's high-dimensional setting (5.3: p = 100)", 1000),
+}
+
+// speedBench is the speed case of a simulated setting with n rows by
+// default.
+func speedBench(setting, short string, n int) *benchCase {
+	return &benchCase{Name: setting, Short: short, Setup: func(fs *flag.FlagSet) func(context.Context, *app) error {
+		return speedCase(fs, setting, n)
+	}}
 }
 
 // speedRun is one size of a speed case: the --format json contract.

@@ -164,8 +164,6 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	return cmd
 }
 
-func init() { addCommand(newEstimateCommand) }
-
 // optionsFlag collects repeated --opt key=value.
 type optionsFlag map[string]string
 

@@ -38,8 +38,6 @@ and missing shards, naming the features they should have held.`,
 	return cmd
 }
 
-func init() { addCommand(newMergeCommand) }
-
 func (o *mergeOptions) run(a *app, args []string) error {
 	if !slices.Contains(formats, o.format) {
 		return framework.Usagef("unknown --format %q (want table, csv or json)", o.format)

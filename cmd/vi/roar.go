@@ -73,8 +73,6 @@ backend).`,
 	return cmd
 }
 
-func init() { addCommand(newROARCommand) }
-
 func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []string) (err error) {
 	if err := noArgs(cmd, args); err != nil {
 		return err

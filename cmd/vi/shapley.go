@@ -107,8 +107,6 @@ Example:
 	return cmd
 }
 
-func init() { addCommand(newShapleyCommand) }
-
 func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []string) (err error) {
 	if err := noArgs(cmd, args); err != nil {
 		return err

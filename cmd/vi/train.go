@@ -58,8 +58,6 @@ its models; an external plugin can when it says so (vi backends).
 	return cmd
 }
 
-func init() { addCommand(newTrainCommand) }
-
 func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []string) (err error) {
 	if err := noArgs(cmd, args); err != nil {
 		return err
