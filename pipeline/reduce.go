@@ -139,7 +139,7 @@ func Reduce(ctx context.Context, folds []*framework.Problem, ests []framework.Es
 						}
 					}
 				}
-				red, secs, err := reduceCheckpointed(ctx, folds[j.k], e, f, j.f == baselineJob, from, opt.Checkpoint, key)
+				red, secs, err := reduction{p: folds[j.k], e: e, f: f, baseline: j.f == baselineJob, from: from}.checkpointed(ctx, opt.Checkpoint, key)
 				if err != nil {
 					if len(folds) > 1 {
 						err = fmt.Errorf("fold %d: %w", j.k+1, err)
@@ -185,11 +185,23 @@ feed:
 	return r, nil
 }
 
-// reduceOne is estimator e's reduction of feature f on fold p: with
-// baseline its Baseline (e is then a Baseliner), else with from set its
-// ReduceFrom with the baseline from waits for (e is then a
-// BaselineReducer), else its Reduce. The seconds do not count the wait.
-func reduceOne(ctx context.Context, p *framework.Problem, e framework.Estimator, f framework.Feature, baseline bool, from func() (framework.Reduced, error)) (red framework.Reduced, secs float64, err error) {
+// reduction is one job of Reduce: estimator e's reduction of feature f on
+// fold p, or with baseline its baseline; from, when set, waits for the
+// baseline that a BaselineReducer's reduction starts from.
+type reduction struct {
+	p        *framework.Problem
+	e        framework.Estimator
+	f        framework.Feature
+	baseline bool
+	from     func() (framework.Reduced, error)
+}
+
+// run is the reduction: with baseline the estimator's Baseline (e is then
+// a Baseliner), else with from set its ReduceFrom with the baseline from
+// waits for (e is then a BaselineReducer), else its Reduce. The seconds do
+// not count the wait.
+func (j reduction) run(ctx context.Context) (red framework.Reduced, secs float64, err error) {
+	p, e, f, baseline, from := j.p, j.e, j.f, j.baseline, j.from
 	// An estimator (or the numerics under it) that panics on a malformed
 	// backend answer must not take the process down with its plugin
 	// still running: turn the panic into this feature's error.
@@ -226,19 +238,20 @@ func reduceOne(ctx context.Context, p *framework.Problem, e framework.Estimator,
 	return red, secs, nil
 }
 
-// reduceCheckpointed is reduceOne through a checkpoint: a reduction saved
-// by an earlier run (of the right shape) is reused, a new one is saved.
-func reduceCheckpointed(ctx context.Context, p *framework.Problem, e framework.Estimator, f framework.Feature, baseline bool, from func() (framework.Reduced, error), c Checkpoint, key string) (framework.Reduced, float64, error) {
+// checkpointed is run through the checkpoint c: a reduction saved by an
+// earlier run (of the right shape) is reused, a new one is saved.
+func (j reduction) checkpointed(ctx context.Context, c Checkpoint, key string) (framework.Reduced, float64, error) {
 	if c == nil {
-		return reduceOne(ctx, p, e, f, baseline, from)
+		return j.run(ctx)
 	}
+	p := j.p
 	n2, _ := p.XEval.Dims()
 	if red, secs, ok := c.Load(key); ok {
 		if r, k := red.Pred.Dims(); r == n2 && k == p.Outputs() {
 			return red, secs, nil
 		}
 	}
-	red, secs, err := reduceOne(ctx, p, e, f, baseline, from)
+	red, secs, err := j.run(ctx)
 	if err != nil {
 		return red, secs, err
 	}

@@ -59,7 +59,7 @@ func Estimate(ctx context.Context, p *framework.Problem, m framework.Measure, es
 // (PrepareFolds); with one Problem it is Estimate. Perturbed inference
 // seeds its noise with the first fold's Seed.
 func EstimateFolds(ctx context.Context, folds []*framework.Problem, m framework.Measure, ests []framework.Estimator, feats []framework.Feature, opt EstimateOptions) ([]inference.Result, error) {
-	red, err := reduceFolds(ctx, folds, m, ests, feats, opt, "", opt.Progress)
+	red, err := reduceFolds(ctx, folds, m, ests, feats, opt, "")
 	if err != nil {
 		return nil, err
 	}
@@ -67,8 +67,9 @@ func EstimateFolds(ctx context.Context, folds []*framework.Problem, m framework.
 }
 
 // reduceFolds checks that the measure scores the folds' full models and
-// reduces every feature with every estimator on every fold.
-func reduceFolds(ctx context.Context, folds []*framework.Problem, m framework.Measure, ests []framework.Estimator, feats []framework.Feature, opt EstimateOptions, label string, progress func(done, total int)) (*inference.Reductions, error) {
+// reduces every feature with every estimator on every fold, label naming
+// the folds (see ReduceOptions.Label).
+func reduceFolds(ctx context.Context, folds []*framework.Problem, m framework.Measure, ests []framework.Estimator, feats []framework.Feature, opt EstimateOptions, label string) (*inference.Reductions, error) {
 	if len(folds) == 0 {
 		return nil, fmt.Errorf("estimate: no problem")
 	}
@@ -90,7 +91,7 @@ func reduceFolds(ctx context.Context, folds []*framework.Problem, m framework.Me
 			return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), err)
 		}
 	}
-	return Reduce(ctx, folds, ests, feats, ReduceOptions{Workers: opt.Workers, Progress: progress, SplitOnly: opt.Inference == inference.Split && !opt.Ensemble && !opt.infer(0).Pairs(),
+	return Reduce(ctx, folds, ests, feats, ReduceOptions{Workers: opt.Workers, Progress: opt.Progress, SplitOnly: opt.Inference == inference.Split && !opt.Ensemble && !opt.infer(0).Pairs(),
 		Checkpoint: opt.Checkpoint, Label: label, EstimatorBaselines: true})
 }
 
@@ -244,11 +245,11 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 				}
 				feats, shard = opt.Shard.Slice(feats, opt.RunID)
 			}
-			progress := opt.Progress
-			if progress != nil && M > 1 {
-				progress = func(done, total int) { opt.Progress(rep*total+done, M*total) }
+			o := opt
+			if opt.Progress != nil && M > 1 {
+				o.Progress = func(done, total int) { opt.Progress(rep*total+done, M*total) }
 			}
-			red, err := reduceFolds(ctx, folds, m, ests, feats, opt, label, progress)
+			red, err := reduceFolds(ctx, folds, m, ests, feats, o, label)
 			if err != nil {
 				return nil, err
 			}

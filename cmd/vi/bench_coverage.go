@@ -184,7 +184,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		if err != nil {
 			return err
 		}
-		draw, rep, err := coverageDraw(ctx, *setting, *data, *target, *signal, *copyCorr, n, rho)
+		draw, rep, err := coverageDraw(ctx, drawFlags{setting: *setting, data: *data, target: *target, signal: *signal, copyCorr: *copyCorr, n: n, rho: rho})
 		if err != nil {
 			return err
 		}
@@ -290,9 +290,20 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 	}
 }
 
+// drawFlags are the flags of vi bench coverage that say what a repetition
+// draws: the setting, semi's data, target, signal and copy, and the
+// simulated settings' n and rho, which coverageDraw sets to what it uses.
+type drawFlags struct {
+	setting, data, target string
+	signal, copyCorr      float64
+	n                     *int
+	rho                   *float64
+}
+
 // coverageDraw checks the setting's flags and returns what a repetition
 // draws and the report's header.
-func coverageDraw(ctx context.Context, setting, data, target string, signal, copyCorr float64, n *int, rho *float64) (coverageSetting, coverageReport, error) {
+func coverageDraw(ctx context.Context, f drawFlags) (coverageSetting, coverageReport, error) {
+	setting, data, target, signal, copyCorr, n, rho := f.setting, f.data, f.target, f.signal, f.copyCorr, f.n, f.rho
 	switch setting {
 	case "linear", "binary":
 		if data != "" || target != "" || copyCorr != 0 {

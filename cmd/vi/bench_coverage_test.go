@@ -129,7 +129,7 @@ func TestCoverageDrawCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, rho := 0, math.NaN()
-	draw, rep, err := coverageDraw(context.Background(), "semi", path, "", 0.05, 0.9, &n, &rho)
+	draw, rep, err := coverageDraw(context.Background(), drawFlags{setting: "semi", data: path, signal: 0.05, copyCorr: 0.9, n: &n, rho: &rho})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestCoverageDrawCopy(t *testing.T) {
 		t.Errorf("names %v, truth %v: want a copy_ column of truth 0 before the response", d.Names, truth)
 	}
 	n, rho = 0, math.NaN()
-	if _, _, err := coverageDraw(context.Background(), "linear", "", "", 0.05, 0.9, &n, &rho); err == nil {
+	if _, _, err := coverageDraw(context.Background(), drawFlags{setting: "linear", signal: 0.05, copyCorr: 0.9, n: &n, rho: &rho}); err == nil {
 		t.Error("--copy with --setting linear: want a usage error")
 	}
 }

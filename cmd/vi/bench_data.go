@@ -133,7 +133,7 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 			name = "" // the report's default
 		}
 		prog.status("bench data: training the full model")
-		run, vis, err := timeEstimators(ctx, benchInput{data: d, target: *target, backend: name}, be, opts, ests, *workers, *nFeatures, *seed, prog)
+		run, vis, err := timeEstimators(ctx, benchInput{data: d, target: *target, backend: name}, benchRun{be: be, opts: opts, ests: ests, workers: *workers, nFeatures: *nFeatures, seed: *seed, prog: prog})
 		if err != nil {
 			return err
 		}

@@ -165,7 +165,7 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 				if *epochs > 0 {
 					opts["epochs"] = strconv.Itoa(*epochs)
 				}
-				r, err := speedOnce(ctx, be, sim, opts, ests, *workers, *nFeatures, *seed, prog)
+				r, err := speedOnce(ctx, sim, benchRun{be: be, opts: opts, ests: ests, workers: *workers, nFeatures: *nFeatures, seed: *seed, prog: prog})
 				if err != nil {
 					return err
 				}
@@ -194,9 +194,9 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 
 // speedOnce trains the full model once and times each estimator over all
 // features, one estimator at a time so that each one's wall time is its own.
-func speedOnce(ctx context.Context, be framework.Backend, sim *simulate.Data, opts map[string]string, ests []framework.Estimator, workers, nFeatures int, seed int64, prog *progress) (speedRun, error) {
+func speedOnce(ctx context.Context, sim *simulate.Data, r benchRun) (speedRun, error) {
 	d := &dataio.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}
-	run, _, err := timeEstimators(ctx, benchInput{data: d, measure: sim.Measure, truth: sim.Truth}, be, opts, ests, workers, nFeatures, seed, prog)
+	run, _, err := timeEstimators(ctx, benchInput{data: d, measure: sim.Measure, truth: sim.Truth}, r)
 	run.Case = sim.Setting
 	return run, err
 }
@@ -211,11 +211,24 @@ type benchInput struct {
 	backend         string // the backend's name for the report and the problem ("": mlp)
 }
 
+// benchRun is how the estimators are timed: the backend and its options,
+// the estimators, the workers, the features (the first nFeatures; 0: all),
+// the seed and the progress bar.
+type benchRun struct {
+	be                 framework.Backend
+	opts               map[string]string
+	ests               []framework.Estimator
+	workers, nFeatures int
+	seed               int64
+	prog               *progress
+}
+
 // timeEstimators trains the full model on in once and times each
 // estimator over its first nFeatures features (0: all), one estimator at a
 // time so that each one's wall time is its own; it returns the VIs by
 // estimator too.
-func timeEstimators(ctx context.Context, in benchInput, be framework.Backend, opts map[string]string, ests []framework.Estimator, workers, nFeatures int, seed int64, prog *progress) (speedRun, map[string][]float64, error) {
+func timeEstimators(ctx context.Context, in benchInput, r benchRun) (speedRun, map[string][]float64, error) {
+	be, opts, ests, workers, nFeatures, seed, prog := r.be, r.opts, r.ests, r.workers, r.nFeatures, r.seed, r.prog
 	start := time.Now()
 	name := in.backend
 	if name == "" {
