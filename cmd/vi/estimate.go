@@ -222,27 +222,8 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if o.crossfit < 0 || o.crossfit == 1 {
 		return framework.Usagef("--crossfit must be 0 (no cross-fitting) or at least 2, got %d", o.crossfit)
 	}
-	if !set["ensemble"] {
-		// The default ensembles, unless a flag asks for one split, one
-		// seed or a model file's models.
-		o.ensemble = !set["train-frac"] && o.model == "" && !(set["crossfit"] && o.crossfit == 0) && !(set["repeats"] && o.repeats == 1)
-	}
-	if o.ensemble {
-		// --ensemble alone is the setting vi bench coverage studies
-		// (lazyvi.DefaultCrossFit folds, DefaultRepeats repetitions). What
-		// excludes those says so in terms of the flags given.
-		switch {
-		case set["train-frac"] && !set["crossfit"]:
-			return framework.Usagef("--ensemble and --train-frac exclude each other (--ensemble cross-fits: every fold is evaluated in turn)")
-		case o.model != "" && !set["repeats"]:
-			return framework.Usagef("--ensemble and --model exclude each other: --ensemble repeats the cross-fit with other seeds, which cannot reuse the model file's models")
-		}
-		if !set["crossfit"] {
-			o.crossfit = lazyvi.DefaultCrossFit
-		}
-		if !set["repeats"] {
-			o.repeats = lazyvi.DefaultRepeats
-		}
+	if err := o.defaultInference(set); err != nil {
+		return err
 	}
 	if o.crossfit >= 2 && set["train-frac"] {
 		return framework.Usagef("--train-frac and --crossfit exclude each other (cross-fitting evaluates every fold in turn)")
@@ -397,6 +378,54 @@ func (o *estimateOptions) checkRepeats() error {
 	}
 	if !(o.perturb > 0) || math.IsInf(o.perturb, 0) {
 		return framework.Usagef("--perturb must be a positive number, got %g", o.perturb)
+	}
+	return nil
+}
+
+// defaultInference sets --ensemble, --crossfit and --repeats where the
+// flags leave them to vi's default inference, by the library's rule
+// (lazyvi.InferenceDefaults) on the settings the flags give: unless a flag
+// asks for one split, one seed or a model file's models (--train-frac,
+// --crossfit 0, --repeats 1, --model), the cross-fit is repeated and its
+// predictions ensembled, lazyvi.DefaultCrossFit folds and DefaultRepeats
+// repetitions unless given. --ensemble=false keeps the counts given.
+func (o *estimateOptions) defaultInference(set map[string]bool) error {
+	if set["ensemble"] && !o.ensemble {
+		return nil
+	}
+	var cfg pipeline.Config
+	var opt pipeline.EstimateOptions
+	opt.Ensemble = set["ensemble"]
+	if set["train-frac"] {
+		cfg.TrainFrac = o.fit.trainFrac
+	}
+	if o.model != "" {
+		// The rule asks only whether there is one; vi reads it later.
+		cfg.Saved = &dataio.SavedModel{}
+	}
+	if set["crossfit"] {
+		cfg.CrossFit = max(o.crossfit, 1) // --crossfit 0, one split, is the library's CrossFit 1
+	}
+	if set["repeats"] {
+		cfg.Repeats = o.repeats
+	}
+	lazyvi.InferenceDefaults(&cfg, &opt)
+	if o.ensemble = opt.Ensemble; !o.ensemble {
+		return nil
+	}
+	// --ensemble alone is the setting vi bench coverage studies. What
+	// excludes it says so in terms of the flags given.
+	switch {
+	case set["train-frac"] && !set["crossfit"]:
+		return framework.Usagef("--ensemble and --train-frac exclude each other (--ensemble cross-fits: every fold is evaluated in turn)")
+	case o.model != "" && !set["repeats"]:
+		return framework.Usagef("--ensemble and --model exclude each other: --ensemble repeats the cross-fit with other seeds, which cannot reuse the model file's models")
+	}
+	if !set["crossfit"] {
+		o.crossfit = cfg.CrossFit
+	}
+	if !set["repeats"] {
+		o.repeats = cfg.Repeats
 	}
 	return nil
 }
