@@ -41,90 +41,147 @@ func gemm[T float](cf *config[T], tA, tB bool, m, n, k int, alpha T, a []T, lda 
 		scale(m, n, beta, c, ldc)
 		return
 	}
+	j := job[T]{cf: cf, tA: tA, tB: tB, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
 	workers := 1
 	if float64(m)*float64(n)*float64(k) >= parallelWork {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	mr, nr := cf.mr, cf.nr
 	// Rows per work item: mc, or fewer so that each goroutine gets about
 	// four items.
-	mc := cf.mc
+	j.mc = cf.mc
 	if workers > 1 {
-		mc = min(mc, max(mr, roundUp(ceilDiv(m, 4*workers), mr)))
+		j.mc = min(j.mc, max(cf.mr, roundUp(ceilDiv(m, 4*workers), cf.mr)))
 	}
-	rowItems := ceilDiv(m, mc)
-	bbuf := cf.pack.get(cf.kc * roundUp(min(cf.nc, n), nr))
+	j.mc = min(j.mc, roundUp(m, cf.mr))
+	rowItems := ceilDiv(m, j.mc)
+	bbuf := cf.pack.get(min(cf.kc, k) * roundUp(min(cf.nc, n), cf.nr))
 	defer cf.pack.put(bbuf)
-	scratch := make([]*[]T, max(workers, 1))
-	for w := range scratch {
-		scratch[w] = cf.scratch.get(mc*cf.kc + mr*nr)
-	}
-	defer func() {
-		for _, s := range scratch {
-			cf.scratch.put(s)
-		}
-	}()
-
-	for jc := 0; jc < n; jc += cf.nc {
-		nb := min(cf.nc, n-jc)
-		panels := ceilDiv(nb, nr)
-		// Too few row items for the goroutines: split the columns too.
-		colItems := 1
-		if workers > 1 && rowItems < 2*workers {
-			colItems = min(panels, ceilDiv(2*workers, rowItems))
-		}
-		for pc := 0; pc < k; pc += cf.kc {
-			kb := min(cf.kc, k-pc)
-			mode := modeLoad
-			if pc == 0 {
-				switch beta {
-				case 0:
-					mode = modeZero
-				case 1:
-					mode = modeLoad
-				default:
-					mode = modeScale
+	j.bbuf = *bbuf
+	scratchLen := j.mc*min(cf.kc, k) + cf.mr*cf.nr
+	if workers == 1 {
+		buf := cf.scratch.get(scratchLen)
+		defer cf.scratch.put(buf)
+		for jc := 0; jc < n; jc += cf.nc {
+			j.setColumns(jc, 1)
+			for pc := 0; pc < k; pc += cf.kc {
+				j.setSteps(pc)
+				j.packB(0, j.panels)
+				for ri := range rowItems {
+					j.item(*buf, ri, 0)
 				}
 			}
+		}
+		return
+	}
+	j.runParallel(workers, rowItems, scratchLen)
+}
+
+// runParallel runs the job on workers goroutines (j is a copy: only it
+// leaves for the heap).
+func (j job[T]) runParallel(workers, rowItems, scratchLen int) {
+	cf := j.cf
+	scratch := make([]*[]T, workers)
+	for w := range scratch {
+		scratch[w] = cf.scratch.get(scratchLen)
+		defer cf.scratch.put(scratch[w])
+	}
+	for jc := 0; jc < j.n; jc += cf.nc {
+		// Too few row items for the goroutines: split the columns too.
+		panels := ceilDiv(min(cf.nc, j.n-jc), cf.nr)
+		colItems := 1
+		if rowItems < 2*workers {
+			colItems = min(panels, ceilDiv(2*workers, rowItems))
+		}
+		j.setColumns(jc, colItems)
+		for pc := 0; pc < j.k; pc += cf.kc {
+			j.setSteps(pc)
 			const packChunk = 8 // B panels per packing item
 			parallel(workers, ceilDiv(panels, packChunk), func(_, i int) {
-				q0 := i * packChunk * nr
-				q1 := min(nb, q0+packChunk*nr)
-				packB((*bbuf)[q0*kb:], tB, b, ldb, pc, kb, jc+q0, q1-q0, nr)
+				j.packB(i*packChunk, min(panels, (i+1)*packChunk))
 			})
-			parallel(workers, rowItems*colItems, func(w, item int) {
-				ri, cj := item/colItems, item%colItems
-				i0 := ri * mc
-				mb := min(mc, m-i0)
-				q0, q1 := cj*panels/colItems, (cj+1)*panels/colItems
-				buf := *scratch[w]
-				abuf, tile := buf[:roundUp(mb, mr)*kb], buf[mc*cf.kc:]
-				packA(abuf, tA, a, lda, i0, mb, pc, kb, mr, alpha)
-				for q := q0; q < q1; q++ {
-					j := jc + q*nr
-					cols := min(nr, n-j)
-					bp := &(*bbuf)[q*nr*kb]
-					for ip := 0; ip < mb; ip += mr {
-						rows := min(mr, mb-ip)
-						ap := &abuf[ip*kb]
-						ci := (i0+ip)*ldc + j
-						if rows == mr && cols == nr {
-							cf.kern(kb, ap, bp, &c[ci], ldc, beta, mode)
-							continue
-						}
-						// An edge tile runs on a full one in scratch.
-						if mode != modeZero {
-							for r := range rows {
-								copy(tile[r*nr:r*nr+cols], c[ci+r*ldc:])
-							}
-						}
-						cf.kern(kb, ap, bp, &tile[0], nr, beta, mode)
-						for r := range rows {
-							copy(c[ci+r*ldc:ci+r*ldc+cols], tile[r*nr:])
-						}
-					}
+			parallel(workers, rowItems*colItems, func(w, i int) {
+				j.item(*scratch[w], i/colItems, i%colItems)
+			})
+		}
+	}
+}
+
+// job is one product in progress: its arguments, its blocking and the
+// column and step block (jc, pc) being computed.
+type job[T float] struct {
+	cf             *config[T]
+	tA, tB         bool
+	m, n, k        int
+	alpha, beta    T
+	a, b, c        []T
+	lda, ldb, ldc  int
+	mc             int // rows per work item
+	bbuf           []T // the packed B block
+	jc, nb, panels int // column block: first column, columns, panels
+	colItems       int // work items across the column block
+	pc, kb, mode   int // step block: first step, steps, kernel mode
+}
+
+func (j *job[T]) setColumns(jc, colItems int) {
+	j.jc, j.nb = jc, min(j.cf.nc, j.n-jc)
+	j.panels, j.colItems = ceilDiv(j.nb, j.cf.nr), colItems
+}
+
+func (j *job[T]) setSteps(pc int) {
+	j.pc, j.kb = pc, min(j.cf.kc, j.k-pc)
+	j.mode = modeLoad
+	if pc == 0 {
+		switch j.beta {
+		case 0:
+			j.mode = modeZero
+		case 1:
+			j.mode = modeLoad
+		default:
+			j.mode = modeScale
+		}
+	}
+}
+
+// packB packs panels q0..q1-1 of the column block's B.
+func (j *job[T]) packB(q0, q1 int) {
+	nr := j.cf.nr
+	c0, c1 := q0*nr, min(j.nb, q1*nr)
+	packB(j.bbuf[c0*j.kb:], j.tB, j.b, j.ldb, j.pc, j.kb, j.jc+c0, c1-c0, nr)
+}
+
+// item computes the work item of row block ri and column part cj: it packs
+// that block's A into buf and runs the micro-kernel over its tiles, B
+// panel by B panel.
+func (j *job[T]) item(buf []T, ri, cj int) {
+	cf, kb, mode, c, ldc := j.cf, j.kb, j.mode, j.c, j.ldc
+	mr, nr := cf.mr, cf.nr
+	i0 := ri * j.mc
+	mb := min(j.mc, j.m-i0)
+	q0, q1 := cj*j.panels/j.colItems, (cj+1)*j.panels/j.colItems
+	abuf, tile := buf[:roundUp(mb, mr)*kb], buf[len(buf)-mr*nr:]
+	packA(abuf, j.tA, j.a, j.lda, i0, mb, j.pc, kb, mr, j.alpha)
+	for q := q0; q < q1; q++ {
+		col := j.jc + q*nr
+		cols := min(nr, j.n-col)
+		bp := &j.bbuf[q*nr*kb]
+		for ip := 0; ip < mb; ip += mr {
+			rows := min(mr, mb-ip)
+			ap := &abuf[ip*kb]
+			ci := (i0+ip)*ldc + col
+			if rows == mr && cols == nr {
+				cf.kern(kb, ap, bp, &c[ci], ldc, j.beta, mode)
+				continue
+			}
+			// An edge tile runs on a full one in scratch.
+			if mode != modeZero {
+				for r := range rows {
+					copy(tile[r*nr:r*nr+cols], c[ci+r*ldc:])
 				}
-			})
+			}
+			cf.kern(kb, ap, bp, &tile[0], nr, j.beta, mode)
+			for r := range rows {
+				copy(c[ci+r*ldc:ci+r*ldc+cols], tile[r*nr:])
+			}
 		}
 	}
 }
