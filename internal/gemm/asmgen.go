@@ -4,8 +4,9 @@
 // packed GEMM: go run asmgen.go > kernel_amd64.s
 //
 // Each kernel updates an mr x nr tile of C (row-major, ldc elements apart)
-// from a packed A panel (k steps of mr values) and a packed B panel (k steps
-// of nr values). Its accumulators start as 0 (mode 0), as C (mode 1) or as
+// from a packed A panel (k steps of mr values) and a B panel of k steps of
+// nr values, ldb elements apart (nr where B is packed, B's own leading
+// dimension where its rows are read in place). Its accumulators start as 0 (mode 0), as C (mode 1) or as
 // beta*C (mode 2), then take one fused multiply-add per step in step order:
 // each element of C is c = fma(a_l, b_l, c) for l = 0, 1, ..., k-1, the
 // order of the scalar reference whatever the vector width.
@@ -54,19 +55,22 @@ func write(sb *strings.Builder, k kernel) {
 	vbytes := k.lanes * k.size
 	mov := "VMOVUP" + k.sfx[1:]
 	nr := k.vecs * k.lanes
-	beta := "beta+40(FP)"
+	beta := "beta+48(FP)"
 
 	p("")
-	p("// func %s(k int, a, b, c *float%d, ldc int, beta float%d, mode int)", k.name, k.size*8, k.size*8)
+	p("// func %s(k int, a, b, c *float%d, ldb, ldc int, beta float%d, mode int)", k.name, k.size*8, k.size*8)
 	p("// Requires: %s. Tile %d x %d.", k.feat, k.mr, nr)
-	p("TEXT ·%s(SB), NOSPLIT, $0-56", k.name)
+	p("TEXT ·%s(SB), NOSPLIT, $0-64", k.name)
 	p("\tMOVQ k+0(FP), CX")
 	p("\tMOVQ a+8(FP), SI")
 	p("\tMOVQ b+16(FP), DI")
 	p("\tMOVQ c+24(FP), DX")
-	p("\tMOVQ ldc+32(FP), R8")
-	p("\tSHLQ $%d, R8", map[int]int{4: 2, 8: 3}[k.size])
-	p("\tMOVQ mode+48(FP), R9")
+	shift := map[int]int{4: 2, 8: 3}[k.size]
+	p("\tMOVQ ldb+32(FP), R11")
+	p("\tSHLQ $%d, R11", shift)
+	p("\tMOVQ ldc+40(FP), R8")
+	p("\tSHLQ $%d, R8", shift)
+	p("\tMOVQ mode+56(FP), R9")
 	p("\tTESTQ R9, R9")
 	p("\tJNE %s_load", k.name)
 	for r := 0; r < k.mr; r++ {
@@ -107,7 +111,7 @@ func write(sb *strings.Builder, k kernel) {
 		}
 	}
 	p("\tADDQ $%d, SI", k.mr*k.size)
-	p("\tADDQ $%d, DI", nr*k.size)
+	p("\tADDQ R11, DI")
 	p("\tDECQ CX")
 	p("\tJNE %s_loop", k.name)
 	p("%s_store:", k.name)

@@ -9,11 +9,14 @@ import (
 type float interface{ ~float32 | ~float64 }
 
 // config is one micro-kernel with the blocking that feeds it: tiles of C
-// are mr x nr, k is taken kc steps at a time (a packed B panel of kc x nr
-// stays in L1), rows mc at a time (a packed A block in L2), columns nc at a
-// time (a packed B block in L3).
+// are mr x nr, k is taken kc steps at a time (a B panel of kc x nr stays
+// in L1), rows mc at a time (a packed A block in L2), columns nc at a time
+// (a B block in L3). B is packed only where it is stored transposed, or for
+// a last panel narrower than nr: otherwise the kernel reads its rows in
+// place, which saves a copy of B per product (a large share of the time
+// where op(A) has few rows, as in training's minibatches).
 type config[T float] struct {
-	kern          func(k int, a, b, c *T, ldc int, beta T, mode int)
+	kern          func(k int, a, b, c *T, ldb, ldc int, beta T, mode int)
 	mr, nr        int
 	kc, mc, nc    int
 	scratch, pack pool[T]
@@ -142,11 +145,29 @@ func (j *job[T]) setSteps(pc int) {
 	}
 }
 
-// packB packs panels q0..q1-1 of the column block's B.
+// packB packs panels q0..q1-1 of the column block's B: all of them where
+// B is stored transposed, only a last panel narrower than nr where not.
 func (j *job[T]) packB(q0, q1 int) {
 	nr := j.cf.nr
+	if !j.tB {
+		if q1 == j.panels && j.nb%nr != 0 {
+			q := j.panels - 1
+			packBPanel(j.bbuf[q*nr*j.kb:(q+1)*nr*j.kb], false, j.b, j.ldb, j.pc, j.kb, j.jc+q*nr, j.nb-q*nr, nr)
+		}
+		return
+	}
 	c0, c1 := q0*nr, min(j.nb, q1*nr)
 	packB(j.bbuf[c0*j.kb:], j.tB, j.b, j.ldb, j.pc, j.kb, j.jc+c0, c1-c0, nr)
+}
+
+// bPanel returns panel q of the column block's B and the distance between
+// its steps.
+func (j *job[T]) bPanel(q int) (*T, int) {
+	nr := j.cf.nr
+	if !j.tB && (q+1)*nr <= j.nb {
+		return &j.b[j.pc*j.ldb+j.jc+q*nr], j.ldb
+	}
+	return &j.bbuf[q*nr*j.kb], nr
 }
 
 // item computes the work item of row block ri and column part cj: it packs
@@ -163,13 +184,13 @@ func (j *job[T]) item(buf []T, ri, cj int) {
 	for q := q0; q < q1; q++ {
 		col := j.jc + q*nr
 		cols := min(nr, j.n-col)
-		bp := &j.bbuf[q*nr*kb]
+		bp, ldb := j.bPanel(q)
 		for ip := 0; ip < mb; ip += mr {
 			rows := min(mr, mb-ip)
 			ap := &abuf[ip*kb]
 			ci := (i0+ip)*ldc + col
 			if rows == mr && cols == nr {
-				cf.kern(kb, ap, bp, &c[ci], ldc, j.beta, mode)
+				cf.kern(kb, ap, bp, &c[ci], ldb, ldc, j.beta, mode)
 				continue
 			}
 			// An edge tile runs on a full one in scratch.
@@ -178,7 +199,7 @@ func (j *job[T]) item(buf []T, ri, cj int) {
 					copy(tile[r*nr:r*nr+cols], c[ci+r*ldc:])
 				}
 			}
-			cf.kern(kb, ap, bp, &tile[0], nr, j.beta, mode)
+			cf.kern(kb, ap, bp, &tile[0], ldb, nr, j.beta, mode)
 			for r := range rows {
 				copy(c[ci+r*ldc:ci+r*ldc+cols], tile[r*nr:])
 			}

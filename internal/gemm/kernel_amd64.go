@@ -7,19 +7,20 @@ package gemm
 const haveKernels = true
 
 // The micro-kernels of kernel_amd64.s: each updates one tile of C from a
-// packed A panel and a packed B panel (see asmgen.go for the arithmetic).
+// packed A panel and a B panel, packed or in place (see asmgen.go for the
+// arithmetic).
 
 //go:noescape
-func kernF64AVX2(k int, a, b, c *float64, ldc int, beta float64, mode int)
+func kernF64AVX2(k int, a, b, c *float64, ldb, ldc int, beta float64, mode int)
 
 //go:noescape
-func kernF32AVX2(k int, a, b, c *float32, ldc int, beta float32, mode int)
+func kernF32AVX2(k int, a, b, c *float32, ldb, ldc int, beta float32, mode int)
 
 //go:noescape
-func kernF64AVX512(k int, a, b, c *float64, ldc int, beta float64, mode int)
+func kernF64AVX512(k int, a, b, c *float64, ldb, ldc int, beta float64, mode int)
 
 //go:noescape
-func kernF32AVX512(k int, a, b, c *float32, ldc int, beta float32, mode int)
+func kernF32AVX512(k int, a, b, c *float32, ldb, ldc int, beta float32, mode int)
 
 var (
 	f64AVX2   = &config[float64]{kern: kernF64AVX2, mr: 6, nr: 8, kc: 256, mc: 192, nc: 1536}

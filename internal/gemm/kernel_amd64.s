@@ -4,16 +4,18 @@
 
 #include "textflag.h"
 
-// func kernF64AVX2(k int, a, b, c *float64, ldc int, beta float64, mode int)
+// func kernF64AVX2(k int, a, b, c *float64, ldb, ldc int, beta float64, mode int)
 // Requires: AVX2, FMA. Tile 6 x 8.
-TEXT ·kernF64AVX2(SB), NOSPLIT, $0-56
+TEXT ·kernF64AVX2(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), R8
+	MOVQ ldb+32(FP), R11
+	SHLQ $3, R11
+	MOVQ ldc+40(FP), R8
 	SHLQ $3, R8
-	MOVQ mode+48(FP), R9
+	MOVQ mode+56(FP), R9
 	TESTQ R9, R9
 	JNE kernF64AVX2_load
 	VXORPD Y0, Y0, Y0
@@ -50,7 +52,7 @@ kernF64AVX2_load:
 	VMOVUPD 32(R10), Y11
 	CMPQ R9, $2
 	JNE kernF64AVX2_loop_check
-	VBROADCASTSD beta+40(FP), Y12
+	VBROADCASTSD beta+48(FP), Y12
 	VMULPD Y12, Y0, Y0
 	VMULPD Y12, Y1, Y1
 	VMULPD Y12, Y2, Y2
@@ -88,7 +90,7 @@ kernF64AVX2_loop:
 	VFMADD231PD Y12, Y15, Y10
 	VFMADD231PD Y13, Y15, Y11
 	ADDQ $48, SI
-	ADDQ $64, DI
+	ADDQ R11, DI
 	DECQ CX
 	JNE kernF64AVX2_loop
 kernF64AVX2_store:
@@ -113,16 +115,18 @@ kernF64AVX2_store:
 	VZEROUPPER
 	RET
 
-// func kernF32AVX2(k int, a, b, c *float32, ldc int, beta float32, mode int)
+// func kernF32AVX2(k int, a, b, c *float32, ldb, ldc int, beta float32, mode int)
 // Requires: AVX2, FMA. Tile 6 x 16.
-TEXT ·kernF32AVX2(SB), NOSPLIT, $0-56
+TEXT ·kernF32AVX2(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), R8
+	MOVQ ldb+32(FP), R11
+	SHLQ $2, R11
+	MOVQ ldc+40(FP), R8
 	SHLQ $2, R8
-	MOVQ mode+48(FP), R9
+	MOVQ mode+56(FP), R9
 	TESTQ R9, R9
 	JNE kernF32AVX2_load
 	VXORPS Y0, Y0, Y0
@@ -159,7 +163,7 @@ kernF32AVX2_load:
 	VMOVUPS 32(R10), Y11
 	CMPQ R9, $2
 	JNE kernF32AVX2_loop_check
-	VBROADCASTSS beta+40(FP), Y12
+	VBROADCASTSS beta+48(FP), Y12
 	VMULPS Y12, Y0, Y0
 	VMULPS Y12, Y1, Y1
 	VMULPS Y12, Y2, Y2
@@ -197,7 +201,7 @@ kernF32AVX2_loop:
 	VFMADD231PS Y12, Y15, Y10
 	VFMADD231PS Y13, Y15, Y11
 	ADDQ $24, SI
-	ADDQ $64, DI
+	ADDQ R11, DI
 	DECQ CX
 	JNE kernF32AVX2_loop
 kernF32AVX2_store:
@@ -222,16 +226,18 @@ kernF32AVX2_store:
 	VZEROUPPER
 	RET
 
-// func kernF64AVX512(k int, a, b, c *float64, ldc int, beta float64, mode int)
+// func kernF64AVX512(k int, a, b, c *float64, ldb, ldc int, beta float64, mode int)
 // Requires: AVX-512F. Tile 12 x 16.
-TEXT ·kernF64AVX512(SB), NOSPLIT, $0-56
+TEXT ·kernF64AVX512(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), R8
+	MOVQ ldb+32(FP), R11
+	SHLQ $3, R11
+	MOVQ ldc+40(FP), R8
 	SHLQ $3, R8
-	MOVQ mode+48(FP), R9
+	MOVQ mode+56(FP), R9
 	TESTQ R9, R9
 	JNE kernF64AVX512_load
 	VPXORQ Z0, Z0, Z0
@@ -298,7 +304,7 @@ kernF64AVX512_load:
 	VMOVUPD 64(R10), Z23
 	CMPQ R9, $2
 	JNE kernF64AVX512_loop_check
-	VBROADCASTSD beta+40(FP), Z24
+	VBROADCASTSD beta+48(FP), Z24
 	VMULPD Z24, Z0, Z0
 	VMULPD Z24, Z1, Z1
 	VMULPD Z24, Z2, Z2
@@ -366,7 +372,7 @@ kernF64AVX512_loop:
 	VFMADD231PD Z24, Z27, Z22
 	VFMADD231PD Z25, Z27, Z23
 	ADDQ $96, SI
-	ADDQ $128, DI
+	ADDQ R11, DI
 	DECQ CX
 	JNE kernF64AVX512_loop
 kernF64AVX512_store:
@@ -409,16 +415,18 @@ kernF64AVX512_store:
 	VZEROUPPER
 	RET
 
-// func kernF32AVX512(k int, a, b, c *float32, ldc int, beta float32, mode int)
+// func kernF32AVX512(k int, a, b, c *float32, ldb, ldc int, beta float32, mode int)
 // Requires: AVX-512F. Tile 12 x 32.
-TEXT ·kernF32AVX512(SB), NOSPLIT, $0-56
+TEXT ·kernF32AVX512(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), R8
+	MOVQ ldb+32(FP), R11
+	SHLQ $2, R11
+	MOVQ ldc+40(FP), R8
 	SHLQ $2, R8
-	MOVQ mode+48(FP), R9
+	MOVQ mode+56(FP), R9
 	TESTQ R9, R9
 	JNE kernF32AVX512_load
 	VPXORD Z0, Z0, Z0
@@ -485,7 +493,7 @@ kernF32AVX512_load:
 	VMOVUPS 64(R10), Z23
 	CMPQ R9, $2
 	JNE kernF32AVX512_loop_check
-	VBROADCASTSS beta+40(FP), Z24
+	VBROADCASTSS beta+48(FP), Z24
 	VMULPS Z24, Z0, Z0
 	VMULPS Z24, Z1, Z1
 	VMULPS Z24, Z2, Z2
@@ -553,7 +561,7 @@ kernF32AVX512_loop:
 	VFMADD231PS Z24, Z27, Z22
 	VFMADD231PS Z25, Z27, Z23
 	ADDQ $48, SI
-	ADDQ $128, DI
+	ADDQ R11, DI
 	DECQ CX
 	JNE kernF32AVX512_loop
 kernF32AVX512_store:
