@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -123,6 +124,14 @@ func checkHeader(source string, names []string) error {
 		if s == "" {
 			return &InputError{File: source, Row: 1, Msg: fmt.Sprintf("column %d of the header has an empty name", j+1)}
 		}
+		// JSON would write invalid UTF-8 as U+FFFD (two names could
+		// become one), and a NUL ends a name in C.
+		if !utf8.ValidString(s) {
+			return &InputError{File: source, Row: 1, Msg: fmt.Sprintf("column %d of the header is not valid UTF-8: %s (save the file as UTF-8)", j+1, quote(s))}
+		}
+		if strings.ContainsRune(s, 0) {
+			return &InputError{File: source, Row: 1, Msg: fmt.Sprintf("column %d of the header has a NUL character: %s", j+1, quote(s))}
+		}
 		if k, dup := seen[s]; dup {
 			return &InputError{File: source, Row: 1, Column: s,
 				Msg: fmt.Sprintf("duplicate column name (columns %d and %d)", k+1, j+1)}
@@ -212,6 +221,24 @@ func notDecimal(s string) error {
 	return fmt.Errorf("not a number: %s", quote(s))
 }
 
+// listedName is a column name as a list in a message shows it: as it is
+// when it is short and plain, else quoted and cut (quote).
+func listedName(s string) string {
+	if len(s) <= 32 && strconv.Quote(s) == `"`+s+`"` && !strings.ContainsAny(s, ", ") {
+		return s
+	}
+	return quote(s)
+}
+
+// listNames joins column names for a message, each as listedName shows it.
+func listNames(names []string) string {
+	listed := make([]string, len(names))
+	for j, n := range names {
+		listed[j] = listedName(n)
+	}
+	return strings.Join(listed, ", ")
+}
+
 // Column returns the index of the named column. An unknown name is an
 // *InputError naming the data set's source and the column, with the
 // available names when there are few.
@@ -223,7 +250,7 @@ func (d *Dataset) Column(name string) (int, error) {
 	}
 	msg := fmt.Sprintf("no such column (the file has %d columns)", len(d.Names))
 	if len(d.Names) <= 20 {
-		msg = "no such column (have " + strings.Join(d.Names, ", ") + ")"
+		msg = "no such column (have " + listNames(d.Names) + ")"
 	}
 	return -1, &InputError{File: d.Source, Column: name, Msg: msg}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf8"
 )
 
 // The fuzz targets of the input parsers. Their seed corpora are the test
@@ -119,7 +120,7 @@ func checkDataset(t *testing.T, d *Dataset) {
 	seen := map[string]bool{}
 	numeric := true
 	for _, n := range d.Names {
-		if n == "" || n != trimField(n) || seen[n] {
+		if n == "" || n != trimField(n) || seen[n] || !utf8.ValidString(n) || strings.ContainsRune(n, 0) {
 			t.Fatalf("bad or repeated name %q in %q", n, d.Names)
 		}
 		seen[n] = true
