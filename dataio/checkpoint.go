@@ -18,7 +18,8 @@ import (
 // FileCheckpoint is a Checkpoint in a file of JSON lines: a header with the
 // run's fingerprint, then one finished reduction a line, each written and
 // synced as it finishes. Reopening the file with the same fingerprint
-// resumes; a different fingerprint (other data or settings) starts afresh.
+// resumes; a different fingerprint (other data or settings) starts afresh;
+// a file that is no checkpoint is refused, and left as it is.
 type FileCheckpoint struct {
 	path string
 
@@ -28,7 +29,14 @@ type FileCheckpoint struct {
 	// stale is the format version of the file found at path when it was
 	// another than checkpointVersion (its entries dropped), 0 otherwise.
 	stale int
+	// other: the file found at path was a checkpoint of another run
+	// (another fingerprint), replaced.
+	other bool
 }
+
+// maxCheckpointHeader bounds a checkpoint's first line (its header, some
+// 100 bytes) as OpenCheckpoint reads it to tell a checkpoint.
+const maxCheckpointHeader = 4096
 
 // checkpointVersion is the version of the file's format; a file of another
 // version starts afresh. Version 2 keeps a reduction's Stats generically
@@ -63,15 +71,24 @@ type checkpointEntry struct {
 func OpenCheckpoint(path, fingerprint string) (*FileCheckpoint, int, error) {
 	c := &FileCheckpoint{path: path, done: map[string]checkpointEntry{}}
 	var kept []checkpointEntry
-	if b, err := os.ReadFile(path); err == nil {
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		sc.Buffer(make([]byte, 1<<20), 1<<30)
+	if f, err := os.Open(path); err == nil {
+		// Only a lazyvi checkpoint, told by its first line (read no
+		// further than maxCheckpointHeader), is resumed from or replaced:
+		// another file of that name is someone's, and is left alone.
+		br := bufio.NewReaderSize(f, maxCheckpointHeader)
+		line, _ := br.ReadSlice('\n')
 		var h checkpointHeader
-		ok := sc.Scan() && json.Unmarshal(sc.Bytes(), &h) == nil
-		if ok && h.Version > 0 && h.Version != checkpointVersion {
+		if json.Unmarshal(line, &h) != nil || h.Version <= 0 {
+			f.Close()
+			return nil, 0, &InputError{File: path, Msg: "exists and is not a lazyvi checkpoint: it is left as it is (move it away, or write the output elsewhere)"}
+		}
+		if h.Version != checkpointVersion {
 			c.stale = h.Version
 		}
-		if ok && h.Version == checkpointVersion && h.Fingerprint == fingerprint {
+		c.other = h.Version == checkpointVersion && h.Fingerprint != fingerprint
+		if h.Version == checkpointVersion && h.Fingerprint == fingerprint {
+			sc := bufio.NewScanner(br)
+			sc.Buffer(make([]byte, 1<<20), 1<<30)
 			for sc.Scan() {
 				var e checkpointEntry
 				if json.Unmarshal(sc.Bytes(), &e) != nil || e.Rows*e.Cols != len(e.Pred) {
@@ -81,6 +98,7 @@ func OpenCheckpoint(path, fingerprint string) (*FileCheckpoint, int, error) {
 				kept = append(kept, e)
 			}
 		}
+		f.Close()
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, 0, fmt.Errorf("checkpoint %s: %w", path, err)
 	}
@@ -124,6 +142,11 @@ func OpenCheckpoint(path, fingerprint string) (*FileCheckpoint, int, error) {
 // starts afresh), 0 otherwise; a caller says so, since a file that the
 // same command would otherwise have resumed from is replaced.
 func (c *FileCheckpoint) StaleVersion() int { return c.stale }
+
+// OtherRun reports whether the checkpoint file that OpenCheckpoint found
+// at its path was one of another run (other data or settings), whose
+// entries it dropped: a caller says so, as for StaleVersion.
+func (c *FileCheckpoint) OtherRun() bool { return c.other }
 
 // Load returns the reduction saved under key.
 func (c *FileCheckpoint) Load(key string) (framework.Reduced, float64, bool) {

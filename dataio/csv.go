@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -123,6 +124,14 @@ func checkHeader(source string, names []string) error {
 		if s == "" {
 			return &InputError{File: source, Row: 1, Msg: fmt.Sprintf("column %d of the header has an empty name", j+1)}
 		}
+		// JSON would write invalid UTF-8 as U+FFFD (two names could
+		// become one), and a NUL ends a name in C.
+		if !utf8.ValidString(s) {
+			return &InputError{File: source, Row: 1, Msg: fmt.Sprintf("column %d of the header is not valid UTF-8: %s (save the file as UTF-8)", j+1, Quote(s))}
+		}
+		if strings.ContainsRune(s, 0) {
+			return &InputError{File: source, Row: 1, Msg: fmt.Sprintf("column %d of the header has a NUL character: %s", j+1, Quote(s))}
+		}
 		if k, dup := seen[s]; dup {
 			return &InputError{File: source, Row: 1, Column: s,
 				Msg: fmt.Sprintf("duplicate column name (columns %d and %d)", k+1, j+1)}
@@ -210,4 +219,22 @@ func notDecimal(s string) error {
 		return fmt.Errorf("not a number: %s (the decimal separator is '.', and numbers have no thousands separators)", Quote(s))
 	}
 	return fmt.Errorf("not a number: %s", Quote(s))
+}
+
+// listedName is a column name as a list in a message shows it: as it is
+// when it is short and plain, else quoted and cut (Quote).
+func listedName(s string) string {
+	if len(s) <= 32 && strconv.Quote(s) == `"`+s+`"` && !strings.ContainsAny(s, ", ") {
+		return s
+	}
+	return Quote(s)
+}
+
+// listNames joins column names for a message, each as listedName shows it.
+func listNames(names []string) string {
+	listed := make([]string, len(names))
+	for j, n := range names {
+		listed[j] = listedName(n)
+	}
+	return strings.Join(listed, ", ")
 }

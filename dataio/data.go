@@ -3,7 +3,6 @@ package dataio
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -102,7 +101,7 @@ func (d *Dataset) Column(name string) (int, error) {
 	}
 	msg := fmt.Sprintf("no such column (the file has %d columns)", len(d.Names))
 	if len(d.Names) <= 20 {
-		msg = "no such column (have " + strings.Join(d.Names, ", ") + ")"
+		msg = "no such column (have " + listNames(d.Names) + ")"
 	}
 	return -1, &InputError{File: d.Source, Column: name, Msg: msg}
 }

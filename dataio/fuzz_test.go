@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf8"
 
 	"github.com/lazyvi/lazyvi/framework"
 )
@@ -19,9 +20,9 @@ import (
 // The fuzz targets of the input parsers. Their seed corpora are the test
 // files under testdata/ (real data sets, cut short, and spreadsheet
 // exports, in testdata/seed) and the cases below; `go test -fuzz FuzzReadCSV ./framework`
-// (one target at a time) searches further. The model and shard files that
-// a later change adds want targets of the same kind: errors that are
-// one-line *InputErrors, and parse-print-parse round trips.
+// (one target at a time) searches further. The model files' and the shard
+// reports' targets are in fuzz_files_test.go: errors that are one-line
+// *InputErrors, and parse-print-parse round trips, for every reader.
 
 // maxErrLen bounds an error message about fuzzed input of any size: the
 // source's name, the row and column, and cells cut short (quote).
@@ -121,7 +122,7 @@ func checkDataset(t *testing.T, d *Dataset) {
 	seen := map[string]bool{}
 	numeric := true
 	for _, n := range d.Names {
-		if n == "" || n != trimField(n) || seen[n] {
+		if n == "" || n != trimField(n) || seen[n] || !utf8.ValidString(n) || strings.ContainsRune(n, 0) {
 			t.Fatalf("bad or repeated name %q in %q", n, d.Names)
 		}
 		seen[n] = true

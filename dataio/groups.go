@@ -235,5 +235,5 @@ func haveNames(names []string) string {
 	if len(names) > 20 {
 		return fmt.Sprintf(" (the data has %d feature columns)", len(names))
 	}
-	return " (have " + strings.Join(names, ", ") + ")"
+	return " (have " + listNames(names) + ")"
 }

@@ -2,10 +2,12 @@ package pipeline_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -175,18 +177,15 @@ func TestCheckpointOtherVersion(t *testing.T) {
 	if n != 1 || c.StaleVersion() != 0 {
 		t.Errorf("reopened: %d entries, stale version %d; want 1 and 0", n, c.StaleVersion())
 	}
-	// Not a checkpoint at all (no version): replaced as before, nothing
-	// said of a version.
+	// Not a checkpoint at all (no version): refused, and left as it is.
 	other := filepath.Join(t.TempDir(), "other.partial")
 	if err := os.WriteFile(other, []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c2, n, err := dataio.OpenCheckpoint(other, "A")
-	if err != nil {
-		t.Fatal(err)
+	if _, _, err := dataio.OpenCheckpoint(other, "A"); !errors.Is(err, framework.ErrUsage) || !strings.Contains(err.Error(), "is not a lazyvi checkpoint") {
+		t.Errorf("a file of no checkpoint: err %v, want an input error", err)
 	}
-	defer c2.Close()
-	if n != 0 || c2.StaleVersion() != 0 {
-		t.Errorf("a file of no checkpoint: %d entries, stale version %d; want 0 and 0", n, c2.StaleVersion())
+	if b, _ := os.ReadFile(other); string(b) != "hello\n" {
+		t.Errorf("a file of no checkpoint: now %q", b)
 	}
 }

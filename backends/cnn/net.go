@@ -76,6 +76,13 @@ func NewModel(spec framework.ModelSpec) (*Model, error) {
 	if cfg.pool > min(h, w) {
 		return nil, framework.Usagef("cnn: option pool: window %d is larger than the %dx%d image", cfg.pool, h, w)
 	}
+	// The convolution's filters and the dense layers on its pooled output.
+	sz := nn.DenseSize(float64(h/cfg.pool)*float64(w/cfg.pool)*float64(cfg.filters), cfg.hidden, head.Outs)
+	sz.Params += float64(cfg.filters) * float64(cfg.kernel*cfg.kernel+1)
+	sz.Units += float64(h*w) * float64(cfg.filters)
+	if err := nn.CheckSize("cnn", fmt.Sprintf("options filters %d, hidden %s", cfg.filters, nn.JoinWidths(cfg.hidden)), sz, cfg.train.Batch); err != nil {
+		return nil, err
+	}
 	md := &Model{head: head, inputs: spec.Inputs, seed: spec.Seed, cfg: cfg,
 		h: h, w: w, hw: h * w, k: cfg.kernel, kk: cfg.kernel * cfg.kernel, pad: cfg.kernel / 2,
 		f: cfg.filters, pool: cfg.pool, ho: h / cfg.pool, wo: w / cfg.pool, memo: new(nn.Memo[*passes])}

@@ -55,6 +55,9 @@ func NewModel(spec framework.ModelSpec) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := nn.CheckSize("mlp", "option hidden "+nn.JoinWidths(cfg.hidden), nn.DenseSize(float64(spec.Inputs), cfg.hidden, head.Outs), cfg.train.Batch); err != nil {
+		return nil, err
+	}
 	md := &Model{head: head, inputs: spec.Inputs, seed: spec.Seed, cfg: cfg}
 	in := spec.Inputs
 	widths := append(append([]int(nil), cfg.hidden...), head.Outs)

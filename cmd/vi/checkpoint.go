@@ -28,6 +28,10 @@ func openCheckpoint(a *app, id *runID, out string, prog *progress) (*dataio.File
 		prog.clear()
 		fmt.Fprintf(a.stderr, "vi: %s is a checkpoint of another vi's format (version %d): its reduced models are not reused, the run starts afresh\n", out+".partial", v)
 	}
+	if c.OtherRun() {
+		prog.clear()
+		fmt.Fprintf(a.stderr, "vi: %s is a checkpoint of another run (other data, model or flags): its reduced models are not reused, the run starts afresh\n", out+".partial")
+	}
 	if n > 0 {
 		prog.clear()
 		fmt.Fprintf(a.stderr, "vi: resuming from %s: %d reduced models already done\n", out+".partial", n)
