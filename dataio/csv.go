@@ -17,7 +17,7 @@ import (
 // path Stdin ("-") reads standard input. It returns as soon as ctx is done,
 // even while the open or a read blocks (see loadFile).
 func LoadCSV(ctx context.Context, path string) (*Dataset, error) {
-	return loadFile(ctx, path, ReadCSV)
+	return LoadFile(ctx, path, ReadCSV)
 }
 
 // ReadCSV reads a numeric table from r; source names it in messages (a file
@@ -147,7 +147,7 @@ func ParseNumber(s string) (float64, error) {
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%s is out of range (beyond +-1.8e308, the largest float64)", quote(s))
+		return 0, fmt.Errorf("%s is out of range (beyond +-1.8e308, the largest float64)", Quote(s))
 	}
 	return v, nil
 }
@@ -197,17 +197,17 @@ func notDecimal(s string) error {
 	case s == "":
 		return errors.New("empty cell (missing values are not supported)")
 	case s == "NA" || s == "N/A":
-		return fmt.Errorf("missing value %s (missing values are not supported)", quote(s))
+		return fmt.Errorf("missing value %s (missing values are not supported)", Quote(s))
 	case lower == "nan":
-		return fmt.Errorf("NaN is not allowed (got %s)", quote(s))
+		return fmt.Errorf("NaN is not allowed (got %s)", Quote(s))
 	case lower == "inf" || lower == "infinity":
-		return fmt.Errorf("infinite value is not allowed (got %s)", quote(s))
+		return fmt.Errorf("infinite value is not allowed (got %s)", Quote(s))
 	case strings.HasPrefix(lower, "0x"):
-		return fmt.Errorf("not a number: %s (hexadecimal is not allowed; want a decimal number such as 0.25 or 1e-3)", quote(s))
+		return fmt.Errorf("not a number: %s (hexadecimal is not allowed; want a decimal number such as 0.25 or 1e-3)", Quote(s))
 	case strings.Contains(s, "_"):
-		return fmt.Errorf("not a number: %s (digit separators such as _ are not allowed)", quote(s))
+		return fmt.Errorf("not a number: %s (digit separators such as _ are not allowed)", Quote(s))
 	case strings.Contains(s, ","):
-		return fmt.Errorf("not a number: %s (the decimal separator is '.', and numbers have no thousands separators)", quote(s))
+		return fmt.Errorf("not a number: %s (the decimal separator is '.', and numbers have no thousands separators)", Quote(s))
 	}
-	return fmt.Errorf("not a number: %s", quote(s))
+	return fmt.Errorf("not a number: %s", Quote(s))
 }

@@ -33,7 +33,7 @@ func ParseGroups(spec string) ([]Group, error) {
 		}
 		name, cols, ok := strings.Cut(part, "=")
 		if !ok {
-			return nil, framework.Usagef("want name=col,col;name=col,... got %s", quote(trimField(part)))
+			return nil, framework.Usagef("want name=col,col;name=col,... got %s", Quote(trimField(part)))
 		}
 		g, err := newGroup(name, cols, ",")
 		if err != nil {
@@ -42,7 +42,7 @@ func ParseGroups(spec string) ([]Group, error) {
 		out = append(out, g)
 	}
 	if len(out) == 0 {
-		return nil, framework.Usagef("no groups in %s", quote(spec))
+		return nil, framework.Usagef("no groups in %s", Quote(spec))
 	}
 	return out, nil
 }
@@ -64,7 +64,7 @@ func ReadGroups(r io.Reader, source string) ([]Group, error) {
 		}
 		name, cols, ok := strings.Cut(s, ":")
 		if !ok {
-			return nil, &InputError{File: source, Row: line, Msg: fmt.Sprintf("want \"name: col, col\", got %s", quote(s))}
+			return nil, &InputError{File: source, Row: line, Msg: fmt.Sprintf("want \"name: col, col\", got %s", Quote(s))}
 		}
 		g, err := newGroup(name, cols, ",")
 		if err != nil {
@@ -84,13 +84,13 @@ func ReadGroups(r io.Reader, source string) ([]Group, error) {
 // LoadGroups reads a groups file (see ReadGroups); the path Stdin ("-")
 // reads standard input. Like LoadCSV it returns as soon as ctx is done.
 func LoadGroups(ctx context.Context, path string) ([]Group, error) {
-	return loadFile(ctx, path, ReadGroups)
+	return LoadFile(ctx, path, ReadGroups)
 }
 
 func newGroup(name, cols, sep string) (Group, error) {
 	g := Group{Name: trimField(name)}
 	if g.Name == "" {
-		return Group{}, fmt.Errorf("a group without a name (columns %s)", quote(trimField(cols)))
+		return Group{}, fmt.Errorf("a group without a name (columns %s)", Quote(trimField(cols)))
 	}
 	seen := map[string]bool{}
 	for _, c := range strings.Split(cols, sep) {
@@ -99,13 +99,13 @@ func newGroup(name, cols, sep string) (Group, error) {
 			continue
 		}
 		if seen[c] {
-			return Group{}, fmt.Errorf("group %s names column %s twice", quote(g.Name), quote(c))
+			return Group{}, fmt.Errorf("group %s names column %s twice", Quote(g.Name), Quote(c))
 		}
 		seen[c] = true
 		g.Columns = append(g.Columns, c)
 	}
 	if len(g.Columns) == 0 {
-		return Group{}, fmt.Errorf("group %s has no columns", quote(g.Name))
+		return Group{}, fmt.Errorf("group %s has no columns", Quote(g.Name))
 	}
 	return g, nil
 }
@@ -180,7 +180,7 @@ func ResolveFeatures(names []string, target string, groups []Group, onehot bool)
 	grouped := map[int]bool{} // columns in some group
 	add := func(name string, cols []int) error {
 		if used[name] {
-			return framework.Usagef("groups: the name %s is used twice (a group and a column or two groups; rename the group)", quote(name))
+			return framework.Usagef("groups: the name %s is used twice (a group and a column or two groups; rename the group)", Quote(name))
 		}
 		used[name] = true
 		out = append(out, framework.Feature{Name: name, Columns: cols})
@@ -192,9 +192,9 @@ func ResolveFeatures(names []string, target string, groups []Group, onehot bool)
 			j, ok := index[c]
 			if !ok {
 				if c == target && target != "" {
-					return nil, framework.Usagef("group %s: column %s is the response", quote(g.Name), quote(c))
+					return nil, framework.Usagef("group %s: column %s is the response", Quote(g.Name), Quote(c))
 				}
-				return nil, framework.Usagef("group %s: no column %s%s", quote(g.Name), quote(c), haveNames(names))
+				return nil, framework.Usagef("group %s: no column %s%s", Quote(g.Name), Quote(c), haveNames(names))
 			}
 			cols = append(cols, j)
 			grouped[j] = true

@@ -13,6 +13,7 @@ import (
 	_ "github.com/lazyvi/lazyvi/backends/mlp"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/measures"
@@ -128,7 +129,7 @@ func TestGroupClosedForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	feats = feats[:1]
-	res, err := pipeline.Estimate(context.Background(), prob, measures.MSE(), []framework.Estimator{estimators.Lazy{}, estimators.Retrain{}}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Split}})
+	res, err := pipeline.Estimate(context.Background(), prob, measures.MSE(), []framework.Estimator{lazy.Estimator{}, estimators.Retrain{}}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Split}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ const Stdin = "-"
 // stdinSource names standard input in messages.
 const stdinSource = "standard input"
 
-// loadFile opens path (Stdin: standard input) and reads it with read,
+// LoadFile opens path (Stdin: standard input) and reads it with read,
 // returning as soon as ctx is done even when the operating system blocks
 // the open or a read (a FIFO without a writer, a terminal, a pipe whose
 // writer is idle): the open and the reads run in a goroutine, which stops
@@ -30,7 +30,7 @@ const stdinSource = "standard input"
 // at once, when the file is closed; a read blocked in the kernel on
 // standard input goes on until it returns, which is harmless in a process
 // that then exits. Failures to open are *InputErrors naming path.
-func loadFile[T any](ctx context.Context, path string, read func(io.Reader, string) (T, error)) (T, error) {
+func LoadFile[T any](ctx context.Context, path string, read func(io.Reader, string) (T, error)) (T, error) {
 	source := path
 	if path == Stdin {
 		source = stdinSource
@@ -145,11 +145,11 @@ func trimField(s string) string {
 // message.
 const maxQuoted = 66
 
-// quote is strconv.Quote of s, cut (at a rune boundary) so that the quoted
+// Quote is strconv.Quote of s, cut (at a rune boundary) so that the quoted
 // text is at most maxQuoted bytes long, with the full length said, so that
 // a huge bad cell (or one whose every byte needs an escape) does not flood
 // the message.
-func quote(s string) string {
+func Quote(s string) string {
 	q := strconv.Quote(s)
 	if len(q) <= maxQuoted {
 		return q
@@ -187,7 +187,7 @@ func (e *InputError) Error() string {
 		s += fmt.Sprintf(": row %d", e.Row)
 	}
 	if e.Column != "" {
-		s += ", column " + quote(e.Column)
+		s += ", column " + Quote(e.Column)
 	}
 	return s + ": " + e.Msg
 }

@@ -75,8 +75,8 @@ func TestQuoteCutsLongText(t *testing.T) {
 		"x\n" + strings.Repeat("y", 70): `"x\n` + strings.Repeat("y", 61) + `"... (72 bytes)`,
 		strings.Repeat("\x7f", 30):      `"` + strings.Repeat(`\x7f`, 16) + `"... (30 bytes)`, // escapes count
 	} {
-		if got := quote(s); got != want {
-			t.Errorf("quote(%.20q...) = %s, want %s", s, got, want)
+		if got := Quote(s); got != want {
+			t.Errorf("Quote(%.20q...) = %s, want %s", s, got, want)
 		}
 	}
 }

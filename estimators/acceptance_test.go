@@ -8,6 +8,7 @@ import (
 	"github.com/lazyvi/lazyvi/backends/mlp"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/measures"
@@ -25,7 +26,7 @@ func runSim(t testing.TB, setting string, n int, rho float64, seed int64, m fram
 	}
 	d := &dataio.Dataset{Source: setting, Names: sim.Names, X: sim.X}
 	cfg := pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: seed}
-	ests := []framework.Estimator{estimators.Lazy{}, estimators.Retrain{}, estimators.Dropout{}}
+	ests := []framework.Estimator{lazy.Estimator{}, estimators.Retrain{}, estimators.Dropout{}}
 	rep, err := pipeline.Run(context.Background(), d, cfg, m, ests, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/lazyvi/lazyvi/backends/mlp"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/measures"
@@ -20,7 +21,7 @@ import (
 
 // Lazy and lazy-es are scored against their own baseline.
 var (
-	_ framework.Baseliner = estimators.Lazy{}
+	_ framework.Baseliner = lazy.Estimator{}
 	_ framework.Baseliner = estimators.LazyES{}
 )
 
@@ -72,7 +73,7 @@ func TestLazyBaselineCancelsTheRefit(t *testing.T) {
 	}
 	defer p.Close()
 	feats := p.Features()[3:]
-	ests := []framework.Estimator{estimators.Lazy{}, estimators.Dropout{}}
+	ests := []framework.Estimator{lazy.Estimator{}, estimators.Dropout{}}
 	m := measures.MSE()
 	with, err := pipeline.Estimate(ctx, p, m, ests, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: 2})
 	if err != nil {
@@ -86,7 +87,7 @@ func TestLazyBaselineCancelsTheRefit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := estimators.Lazy{}.Baseline(ctx, p)
+	base, err := lazy.Estimator{}.Baseline(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}

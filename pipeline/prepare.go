@@ -402,6 +402,11 @@ func newSetup(d *dataio.Dataset, cfg Config) (*setup, error) {
 		}
 	}
 	if cfg.Saved != nil {
+		// Before any model is made: a backend that cannot load saved
+		// models is given none of the file's.
+		if cfg.Backend != nil && !cfg.Backend.Capabilities().Persist {
+			return nil, framework.Usagef("backend %s cannot load saved models", cfg.Saved.Backend)
+		}
 		if err := checkSaved(cfg.Saved, d, cfg); err != nil {
 			return nil, err
 		}
@@ -424,7 +429,7 @@ func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*fra
 	var sel *selection
 	var err error
 	if cfg.Saved != nil {
-		sel, err = loadSaved(ctx, cfg.Saved, cfg.Backend, spec, fold, means, sds)
+		sel, err = sp.loadSaved(ctx, spec, fold, means, sds)
 	} else {
 		sel, err = selectFull(ctx, cfg.Backend, spec, cfg.Candidates, xtr, ytr)
 	}

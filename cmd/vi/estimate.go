@@ -255,7 +255,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		if o.model == "" {
 			return nil
 		}
-		if saved, err = readModelFile(o.model); err != nil {
+		if saved, err = readModelFile(ctx, o.model); err != nil {
 			return err
 		}
 		return r.useModel(saved, set)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -13,19 +14,16 @@ import (
 )
 
 // readModelFile reads a model file of vi train, checking that this vi can
-// use it (its format and plugin protocol version).
-func readModelFile(path string) (*dataio.SavedModel, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, &dataio.InputError{File: path, Msg: "no such model file"}
-		}
-		return nil, &dataio.InputError{File: path, Msg: err.Error()}
+// use it (its format and plugin protocol version). It returns
+// "interrupted" as soon as ctx is done, even while the file blocks (a FIFO
+// without a writer).
+func readModelFile(ctx context.Context, path string) (*dataio.SavedModel, error) {
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		return nil, &dataio.InputError{File: path, Msg: "no such model file"}
 	}
-	defer f.Close()
-	m, err := dataio.ReadModel(f, path)
+	m, err := dataio.LoadModel(ctx, path)
 	if err != nil {
-		return nil, err
+		return nil, runError(ctx, err)
 	}
 	if m.Protocol != backendplugin.ProtocolVersion {
 		return nil, &dataio.InputError{File: path, Msg: fmt.Sprintf("the model was written by a lazyvi speaking backend protocol version %d; this one speaks version %d: train it again with this vi", m.Protocol, backendplugin.ProtocolVersion)}
@@ -35,7 +33,8 @@ func readModelFile(path string) (*dataio.SavedModel, error) {
 
 // useModel makes the run use the saved model's backend, backend options
 // and target where their flags were not given (set), and refuses flags
-// given with other values than the model was trained with.
+// given with other values than the model was trained with. A plugin's
+// options are never taken from the file: they must be given.
 func (r *dataRun) useModel(m *dataio.SavedModel, set map[string]bool) error {
 	conflict := func(flag, given, saved string) error {
 		return framework.Usagef("--%s %s differs from the model's %s (%s); leave --%s out to use the model's", flag, given, saved, m.Source, flag)
@@ -56,12 +55,18 @@ func (r *dataRun) useModel(m *dataio.SavedModel, set map[string]bool) error {
 		}
 		r.backend = bk
 	}
-	if len(r.opts) == 0 {
+	switch {
+	case len(r.opts) == 0 && len(m.Options) > 0 && r.backend.plugin != "":
+		// A plugin's options may name files or code (a module to import,
+		// weights to unpickle); the model file's checksum proves its
+		// integrity, not its origin, so they come from the command line.
+		return framework.Usagef("--model %s was trained with backend options %s; a plugin's options are taken from the command line only (they may name files or code): give them with --opt", m.Source, optionsFlag(m.Options).String())
+	case len(r.opts) == 0:
 		r.opts = maps.Clone(m.Options)
 		if r.opts == nil {
 			r.opts = map[string]string{}
 		}
-	} else if !maps.Equal(r.opts, m.Options) {
+	case !maps.Equal(r.opts, m.Options):
 		return conflict("opt", optionsFlag(r.opts).String(), "options "+optionsFlag(m.Options).String())
 	}
 	var err error
@@ -111,11 +116,11 @@ const splitModelUsage = "use the full model of this model `file` (vi train, with
 // splitModel reads --model for a command that uses one train/evaluation
 // split (shapley, roar) and makes the run use it (useModel); nil without
 // --model. A model trained with --crossfit is refused.
-func (r *dataRun) splitModel(path string, set map[string]bool) (*dataio.SavedModel, error) {
+func (r *dataRun) splitModel(ctx context.Context, path string, set map[string]bool) (*dataio.SavedModel, error) {
 	if path == "" {
 		return nil, nil
 	}
-	m, err := readModelFile(path)
+	m, err := readModelFile(ctx, path)
 	if err != nil {
 		return nil, err
 	}

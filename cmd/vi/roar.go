@@ -112,7 +112,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	}
 	var saved *dataio.SavedModel
 	r, d, err := o.data.setup(ctx, a, set, func(r *dataRun) (err error) {
-		saved, err = r.splitModel(o.model, set)
+		saved, err = r.splitModel(ctx, o.model, set)
 		return err
 	})
 	if err != nil {
