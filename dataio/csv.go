@@ -15,7 +15,7 @@ import (
 
 // LoadCSV reads a numeric CSV file with a header row (see ReadCSV); the
 // path Stdin ("-") reads standard input. It returns as soon as ctx is done,
-// even while the open or a read blocks (see loadFile).
+// even while the open or a read blocks (see LoadFile).
 func LoadCSV(ctx context.Context, path string) (*Dataset, error) {
 	return LoadFile(ctx, path, ReadCSV)
 }

@@ -67,22 +67,6 @@ func (d *Dataset) CheckScale(target int) error {
 	return nil
 }
 
-// Column returns the index of the named column. An unknown name is an
-// *InputError naming the data set's source and the column, with the
-// available names when there are few.
-func (d *Dataset) Column(name string) (int, error) {
-	for j, s := range d.Names {
-		if s == name {
-			return j, nil
-		}
-	}
-	msg := fmt.Sprintf("no such column (the file has %d columns)", len(d.Names))
-	if len(d.Names) <= 20 {
-		msg = "no such column (have " + strings.Join(d.Names, ", ") + ")"
-	}
-	return -1, &InputError{File: d.Source, Column: name, Msg: msg}
-}
-
 // The least spread (largest deviation from the mean) of a column that
 // varies: the fourth (response) or second (feature) power of a thousandth
 // of it is a normal float64, so that errors a thousand times smaller than
@@ -105,4 +89,20 @@ func spreadOf(x *mat.Dense, j int) float64 {
 		spread = math.Max(spread, math.Abs(x.At(i, j)-mean))
 	}
 	return spread
+}
+
+// Column returns the index of the named column. An unknown name is an
+// *InputError naming the data set's source and the column, with the
+// available names when there are few.
+func (d *Dataset) Column(name string) (int, error) {
+	for j, s := range d.Names {
+		if s == name {
+			return j, nil
+		}
+	}
+	msg := fmt.Sprintf("no such column (the file has %d columns)", len(d.Names))
+	if len(d.Names) <= 20 {
+		msg = "no such column (have " + strings.Join(d.Names, ", ") + ")"
+	}
+	return -1, &InputError{File: d.Source, Column: name, Msg: msg}
 }

@@ -6,11 +6,10 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"github.com/lazyvi/lazyvi/framework"
 	"io"
 	"strings"
 	"testing"
-
-	"github.com/lazyvi/lazyvi/framework"
 )
 
 // countingReader is head, then the byte fill up to limit bytes in all

@@ -429,7 +429,7 @@ func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*fra
 	var sel *selection
 	var err error
 	if cfg.Saved != nil {
-		sel, err = sp.loadSaved(ctx, spec, fold, means, sds)
+		sel, err = loadSaved(ctx, cfg, spec, fold, means, sds)
 	} else {
 		sel, err = selectFull(ctx, cfg.Backend, spec, cfg.Candidates, xtr, ytr)
 	}

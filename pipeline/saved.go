@@ -121,13 +121,13 @@ func checkSavedSetup(s *dataio.SavedModel, sp *setup) error {
 	return nil
 }
 
-// loadSaved makes the saved model of fold, after checking that the fold's
-// standardisation is the one the run computed and its options the run's
-// (spec's with the chosen one of the run's candidates laid over them): a
-// new model of spec with those options, loaded with its state, and the
-// choice among the candidates as the training run made it.
-func (sp *setup) loadSaved(ctx context.Context, spec framework.ModelSpec, fold int, means, sds []float64) (*selection, error) {
-	s, be, cands := sp.cfg.Saved, sp.cfg.Backend, sp.cfg.Candidates
+// loadSaved makes the saved model of fold (cfg.Saved), after checking
+// that the fold's standardisation is the one the run computed and its
+// options the run's (spec's with the chosen one of cfg.Candidates laid
+// over them): a new model of spec with those options, loaded with its
+// state, and the choice among the candidates as the training run made it.
+func loadSaved(ctx context.Context, cfg Config, spec framework.ModelSpec, fold int, means, sds []float64) (*selection, error) {
+	s, be, cands := cfg.Saved, cfg.Backend, cfg.Candidates
 	if fold >= len(s.Folds) {
 		return nil, &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("the model file holds %d models, the run needs fold %d", len(s.Folds), fold+1)}
 	}

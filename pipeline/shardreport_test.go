@@ -4,12 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/inference"
 )
 
 // TestMergeReportsShardRange: a shard whose index is out of its count's
