@@ -33,9 +33,9 @@ type SavedModel struct {
 	// wrote the file; parameters are only read back by the same version.
 	Protocol int    `json:"protocol"`
 	Backend  string `json:"backend"`
-	// Options are the run's backend options (Config.Options) and
+	// Options are the run's backend options (pipeline.Config.Options) and
 	// Candidates the names of the option settings it chose among
-	// (Config.Candidates); each fold says what it chose.
+	// (pipeline.Config.Candidates); each fold says what it chose.
 	Options    map[string]string `json:"options,omitempty"`
 	Candidates []string          `json:"candidates,omitempty"`
 	Task       string            `json:"task"`

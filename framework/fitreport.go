@@ -1,7 +1,7 @@
 package framework
 
 // FitReport says how a model's training ended, for the report and for
-// choosing among candidate models (Config.Candidates).
+// choosing among candidate models (pipeline.Config.Candidates).
 type FitReport struct {
 	// Epochs is the number of passes over the training rows.
 	Epochs int

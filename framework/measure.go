@@ -27,7 +27,7 @@ type Measure interface {
 }
 
 // DefaultMeasure names the default measure of a task: mse for regression,
-// accuracy for binary and multiclass classification. Run looks it up in
+// accuracy for binary and multiclass classification. pipeline.Run looks it up in
 // the measure registry when it is given no measure.
 func DefaultMeasure(t Task) string {
 	if t == Binary || t == Multiclass {

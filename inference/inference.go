@@ -164,13 +164,14 @@ type Reductions struct {
 	Estimators []framework.Estimator
 	Features   []framework.Feature
 	// Reduced[k][e][f] is fold k's reduction of feature f by estimator e;
-	// its Pred is nil where it was not needed (see ReduceOptions.Split).
+	// its Pred is nil where it was not needed (see
+	// pipeline.ReduceOptions.SplitOnly).
 	Reduced [][][]framework.Reduced
 	Seconds [][][]float64 // the estimator's wall time for each reduction
 	// Base[k][e] is fold k's baseline of estimator e (Baseliner, with
-	// ReduceOptions.EstimatorBaselines); its Pred is nil where there is none, and
-	// the estimator's reduced models are then scored against the full
-	// model. BaseSeconds[k][e] is its wall time.
+	// pipeline.ReduceOptions.EstimatorBaselines); its Pred is nil where
+	// there is none, and the estimator's reduced models are then scored
+	// against the full model. BaseSeconds[k][e] is its wall time.
 	Base        [][]framework.Reduced
 	BaseSeconds [][]float64
 }
@@ -680,17 +681,16 @@ func nonFinite(what string, v float64) error {
 const MinSplitRows = 4
 
 // The defaults of inference: a zero field of InferOptions (or
-// EstimateOptions) means the default below.
+// pipeline.EstimateOptions) means the default below.
 const (
 	// DefaultLevel is the confidence level of the intervals
-	// (EstimateOptions.Level, InferOptions.Level).
+	// (InferOptions.Level).
 	DefaultLevel = 0.95
 	// DefaultInference is sample splitting, the zero Inference.
 	DefaultInference = Split
 	// DefaultPerturb is Perturbed inference's rho when InferOptions.Perturb
-	// (EstimateOptions.Perturb) is 0: the noise's sd is half the full
-	// model's influence sd. It matters only when Perturbed is asked for;
-	// the choice comes from a coverage study on the MLP before issue 14's
-	// training (see docs/inference.md).
+	// is 0: the noise's sd is half the full model's influence sd. It
+	// matters only when Perturbed is asked for; the choice comes from a
+	// coverage study on the MLP (see docs/inference.md).
 	DefaultPerturb = 0.5
 )

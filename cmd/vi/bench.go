@@ -33,7 +33,8 @@ type benchCase struct {
 }
 
 // benchCases are vi bench's cases in the order it lists them: the study
-// of the inference options, then the user's data and the paper's settings.
+// harness of the inference options (coverage, in study_coverage*.go), then
+// the user-facing cases, the user's data and the paper's settings.
 var benchCases = append([]*benchCase{coverageBench, dataBench}, speedBenches...)
 
 func runBench(ctx context.Context, a *app, args []string) error {

@@ -250,25 +250,21 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err != nil {
 		return err
 	}
-	r, err := o.data.check(a, set)
-	if err != nil {
-		return err
-	}
 	var saved *dataio.SavedModel
-	if o.model != "" {
+	r, d, err := o.data.setup(ctx, a, set, func(r *dataRun) (err error) {
+		if o.model == "" {
+			return nil
+		}
 		if saved, err = readModelFile(ctx, o.model); err != nil {
 			return err
 		}
-		if err := r.useModel(saved, set); err != nil {
-			return err
-		}
-	}
-
-	// The data, and what can be checked with it before a backend starts.
-	d, err := r.load(ctx)
+		return r.useModel(saved, set)
+	})
 	if err != nil {
 		return err
 	}
+
+	// What can be checked with the data before a backend starts.
 	if g := strings.ToLower(strings.TrimSpace(o.groups)); g == "rows" || g == "cols" {
 		if groups, err = imageGroups(d, r.target, *o.data.options["image"], g); err != nil {
 			return err

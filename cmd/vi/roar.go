@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators/roar"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
@@ -109,25 +110,18 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	if err != nil {
 		return err
 	}
-	r, err := o.data.check(a, set)
+	var saved *dataio.SavedModel
+	r, d, err := o.data.setup(ctx, a, set, func(r *dataRun) (err error) {
+		saved, err = r.splitModel(ctx, o.model, set)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	saved, err := r.splitModel(ctx, o.model, set)
+	cfg, err := o.fit.splitConfig(r, saved, set, ests)
 	if err != nil {
 		return err
 	}
-
-	d, err := r.load(ctx)
-	if err != nil {
-		return err
-	}
-	cfg := r.config(nil)
-	o.fit.config(&cfg)
-	if err := o.fit.useSplitModel(&cfg, saved, set); err != nil {
-		return err
-	}
-	cfg.MinTrain = pipeline.MinTrainFor(ests)
 	// Every check that needs no model, before the backend starts.
 	if err := pipeline.CheckRun(d, cfg, r.measure, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Level: o.fit.level}}); err != nil {
 		return err
@@ -135,15 +129,11 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 
 	prog := r.progress("roar " + strings.Join(estimatorNames(ests), "/"))
 	defer prog.clear()
-	be, closeBackend, err := r.open(ctx, prog)
+	be, closeBackend, err := r.start(ctx, prog, d, ests)
 	if err != nil {
 		return err
 	}
 	defer keepErr(&err, closeBackend)
-	if err := r.checkBackend(be, d, ests); err != nil {
-		return err
-	}
-	r.training(prog, d)
 	cfg.Backend = be
 	p, err := pipeline.Prepare(ctx, d, cfg)
 	if err != nil {

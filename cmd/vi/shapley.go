@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators/shapley"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
@@ -150,25 +151,18 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err != nil {
 		return fmt.Errorf("--reduced: %w", err)
 	}
-	r, err := o.data.check(a, set)
+	var saved *dataio.SavedModel
+	r, d, err := o.data.setup(ctx, a, set, func(r *dataRun) (err error) {
+		saved, err = r.splitModel(ctx, o.model, set)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	saved, err := r.splitModel(ctx, o.model, set)
+	cfg, err := o.fit.splitConfig(r, saved, set, reds)
 	if err != nil {
 		return err
 	}
-
-	d, err := r.load(ctx)
-	if err != nil {
-		return err
-	}
-	cfg := r.config(nil)
-	o.fit.config(&cfg)
-	if err := o.fit.useSplitModel(&cfg, saved, set); err != nil {
-		return err
-	}
-	cfg.MinTrain = pipeline.MinTrainFor(reds)
 	cfg.Groups, cfg.OneHot = groups, onehot
 	// Every check that needs no model, before the backend starts.
 	if err := pipeline.CheckRun(d, cfg, r.measure, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Level: o.fit.level}}); err != nil {
@@ -187,15 +181,11 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 
 	prog := r.progress("shapley-" + strings.Join(estimatorNames(reds), "/"))
 	defer prog.clear()
-	be, closeBackend, err := r.open(ctx, prog)
+	be, closeBackend, err := r.start(ctx, prog, d, reds)
 	if err != nil {
 		return err
 	}
 	defer keepErr(&err, closeBackend)
-	if err := r.checkBackend(be, d, reds); err != nil {
-		return err
-	}
-	r.training(prog, d)
 	cfg.Backend = be
 	ropt := shapley.RunOptions{
 		Exact: o.exact, Stop: stop,

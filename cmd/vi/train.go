@@ -81,11 +81,7 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	if err := checkNotInput([]fileFlag{{"--out", o.data.out}}, []fileFlag{{"--data", o.data.data}}); err != nil {
 		return err
 	}
-	r, err := o.data.check(a, set)
-	if err != nil {
-		return err
-	}
-	d, err := r.load(ctx)
+	r, d, err := o.data.setup(ctx, a, set, nil)
 	if err != nil {
 		return err
 	}
