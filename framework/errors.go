@@ -16,6 +16,9 @@ type InputError struct {
 	Row    int    // 0 when not applicable
 	Column string // "" when not applicable
 	Msg    string
+	// Err, when set, is what went wrong, for errors.Is (ErrMissingValue,
+	// ErrText); Msg says it.
+	Err error
 }
 
 func (e *InputError) Error() string {
@@ -31,6 +34,9 @@ func (e *InputError) Error() string {
 
 // Is makes every InputError match ErrUsage.
 func (e *InputError) Is(target error) bool { return target == ErrUsage }
+
+// Unwrap returns Err.
+func (e *InputError) Unwrap() error { return e.Err }
 
 // Usagef returns an error wrapping ErrUsage, formatted by fmt.Errorf: a
 // %w verb wraps its operand too.

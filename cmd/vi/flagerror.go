@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/lazyvi/lazyvi/framework"
@@ -37,4 +38,22 @@ func flagError(err error) string {
 		}
 	}
 	return msg
+}
+
+// inputHint says what to do about bad input that vi could not read: a
+// text column (encode it), a missing value (drop or impute the rows).
+// It returns "" for other errors.
+func inputHint(err error) string {
+	col := "the column"
+	var ie *framework.InputError
+	if errors.As(err, &ie) && ie.Column != "" {
+		col = ie.Column
+	}
+	switch {
+	case errors.Is(err, framework.ErrText):
+		return fmt.Sprintf("vi reads numbers only: if %s is a category, replace it by 0/1 columns %s_<category>, one per category (e.g. pandas.get_dummies), and add --groups onehot to estimate their importance together (docs/inference.md)", col, col)
+	case errors.Is(err, framework.ErrMissingValue):
+		return "vi needs a number in every cell: drop the rows with missing values (e.g. pandas dropna) or impute them before vi reads the file"
+	}
+	return ""
 }

@@ -89,8 +89,8 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	if err != nil {
 		return err
 	}
-	prog := a.newProgress(true, "train")
-	defer prog.clear()
+	prog := r.progress("train")
+	defer prog.close()
 	be, closeBackend, err := r.open(ctx, prog)
 	if err != nil {
 		return err
