@@ -53,7 +53,7 @@ for line in "${lines[@]}"; do
 				echo "tour.sh: $line: wrote no $f" >&2
 				exit 1
 			fi
-			if ! grep -Eq "(wrote|replaced|trained .*: )$f\b" tour.stderr; then
+			if ! grep -Eq "(wrote|replaced) $f( |$)" tour.stderr; then
 				echo "tour.sh: $line: its standard error does not say it wrote $f" >&2
 				exit 1
 			fi

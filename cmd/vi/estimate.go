@@ -362,6 +362,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if note != "" {
 		prog.clear()
 		fmt.Fprintln(a.stderr, note)
+		prog.setLabel(strings.Join(estimatorNames(ests), "/"))
 	}
 
 	r.training(prog, d)

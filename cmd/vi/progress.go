@@ -57,11 +57,18 @@ func parseProgress(s string) (progressMode, error) {
 // shorten it.
 var progressInterval = 30 * time.Second
 
-// etaTau is the time constant of the ETA's smoothing: a new estimate
-// moves the shown ETA by 1 - exp(-dt/etaTau) of the difference, dt the
-// time since the last one, so that a burst of cheap work units (dropout's
-// reductions take milliseconds, retrain's seconds) cannot swing it.
-const etaTau = 15 * time.Second
+// The ETA's smoothing: a new estimate moves the shown ETA by
+// 1 - exp(-dt/tau) of the difference, dt the time since the last one, so
+// that a burst of cheap work units (dropout's reductions take
+// milliseconds, retrain's seconds) cannot swing it; tau is half the time
+// counted so far, between etaTauMin and etaTauMax, so that the first
+// estimates, made on little work, give way soon. No ETA is shown before
+// a twentieth of the units are done.
+const (
+	etaTauMin = 2 * time.Second
+	etaTauMax = 15 * time.Second
+	etaWarmup = 20
+)
 
 // progress shows a long run's progress on stderr, as a bar redrawn in
 // place on a terminal:
@@ -194,9 +201,9 @@ func (p *progress) update(done, total int) {
 
 // setETA folds the latest count into the ETA: the remaining units at the
 // average rate since the counting began, blended into the shown ETA (which
-// counts down between counts) by the time that passed (etaTau).
+// counts down between counts) by the time that passed (etaTauMin).
 func (p *progress) setETA(now time.Time) {
-	if p.done <= 0 {
+	if p.done <= 0 || p.done*etaWarmup < p.total {
 		return
 	}
 	raw := time.Duration(float64(now.Sub(p.estStart)) / float64(p.done) * float64(p.total-p.done))
@@ -206,7 +213,8 @@ func (p *progress) setETA(now time.Time) {
 	}
 	dt := now.Sub(p.etaAt)
 	countdown := max(p.eta-dt, 0)
-	alpha := 1 - math.Exp(-float64(dt)/float64(etaTau))
+	tau := min(max(now.Sub(p.estStart)/2, etaTauMin), etaTauMax)
+	alpha := 1 - math.Exp(-float64(dt)/float64(tau))
 	if p.done >= p.total {
 		alpha = 1
 	}
@@ -258,6 +266,17 @@ func (p *progress) writeLine() {
 	default:
 		fmt.Fprintf(p.w, "vi: %s: %s elapsed\n", p.label, elapsed)
 	}
+}
+
+// setLabel changes what the bar and the lines call the work (e.g. once
+// the estimators that the backend cannot run are dropped).
+func (p *progress) setLabel(label string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.label = label
 }
 
 // clear erases the bar, so that other output can follow; the next count

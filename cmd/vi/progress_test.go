@@ -49,6 +49,56 @@ func TestProgressBar(t *testing.T) {
 	nilp.close()
 }
 
+// TestProgressETARepeats: vi estimate's default run in miniature, three
+// repetitions each of 27 lazy units (0.35 s), 24 dropout ones (10 ms) and
+// 24 retrain ones (0.3 s), the next repetition's full model training for
+// 3 s between them: no ETA before a twentieth of the units are done, then
+// from 3 s on an ETA within half of (the truth + 5 s).
+func TestProgressETARepeats(t *testing.T) {
+	var b bytes.Buffer
+	c := &fakeClock{t: time.Unix(1000, 0)}
+	p := newTestProgress(&b, c, true)
+	var costs []time.Duration // negative: a pause before the next unit
+	for r := range 3 {
+		if r > 0 {
+			costs = append(costs, -3*time.Second)
+		}
+		for _, u := range []struct {
+			n    int
+			cost time.Duration
+		}{{27, 350 * time.Millisecond}, {24, 10 * time.Millisecond}, {24, 300 * time.Millisecond}} {
+			for range u.n {
+				costs = append(costs, u.cost)
+			}
+		}
+	}
+	total := 225
+	p.update(0, total)
+	start, done := c.t, 0
+	for i, cost := range costs {
+		if cost < 0 {
+			c.add(-cost)
+			continue
+		}
+		c.add(cost)
+		done++
+		p.update(done, total)
+		if done*20 < total {
+			if got := p.shownETA(c.t); got != "?" {
+				t.Fatalf("ETA after %d of %d units: %s, want ?", done, total, got)
+			}
+			continue
+		}
+		var rest time.Duration
+		for _, later := range costs[i+1:] {
+			rest += max(later, -later)
+		}
+		if c.t.Sub(start) > 3*time.Second && math.Abs(float64(p.eta-rest)) > 0.5*float64(rest+5*time.Second) {
+			t.Errorf("after %d units (%v): ETA %v, the truth %v", done, c.t.Sub(start), p.eta, rest)
+		}
+	}
+}
+
 // TestProgressETA: a run whose units differ in cost as vi estimate's do
 // (10 lazy reductions of 2 s, 10 dropout ones of 10 ms, 10 retrain ones
 // of 3 s). The average rate alone drops the ETA from 40 s to 10 s in the
