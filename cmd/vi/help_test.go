@@ -1,65 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"flag"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
-
-var updateReference = flag.Bool("update", false, "rewrite docs/cli.md from the commands' help")
-
-// cliReference is docs/cli.md: every command's long help, in help order.
-func cliReference(cmds []*Command) string {
-	var b bytes.Buffer
-	b.WriteString("# vi: the command reference\n\n")
-	b.WriteString("Every command's synopsis, usage, examples, description and flags, as\n")
-	b.WriteString("`vi help --long COMMAND` prints them (`vi help COMMAND` leaves out the\n")
-	b.WriteString("description). Generated: `go test ./cmd/vi -run TestCLIReference -update`.\n")
-	for _, c := range cmds {
-		fmt.Fprintf(&b, "\n## vi %s\n\n%s.\n\n", c.Name(), upperFirst(c.Short))
-		fmt.Fprintf(&b, "```text\nvi %s\n```\n", c.UsageLine)
-		if ex := commandExamples[c.Name()]; len(ex) > 0 {
-			fmt.Fprintf(&b, "\nExamples:\n\n```sh\n%s\n```\n", strings.Join(ex, "\n"))
-		}
-		fmt.Fprintf(&b, "\n```text\n%s\n```\n", strings.TrimSpace(c.Long))
-		var flags bytes.Buffer
-		printFlags(&flags, &c.Flag)
-		if flags.Len() > 0 {
-			fmt.Fprintf(&b, "\nFlags:\n\n```text\n%s```\n", flags.String())
-		}
-	}
-	return b.String()
-}
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// TestCLIReference: docs/cli.md is what the commands' help says.
-func TestCLIReference(t *testing.T) {
-	path := filepath.Join("..", "..", "docs", "cli.md")
-	want := cliReference(newCommands())
-	if *updateReference {
-		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != want {
-		t.Errorf("docs/cli.md is not the commands' help; run: go test ./cmd/vi -run TestCLIReference -update")
-	}
-}
 
 // TestCommandExamples: every command has examples, at least three where
 // it takes flags, and each parses: a known command (and bench case),

@@ -67,8 +67,8 @@ func (c *Command) Name() string {
 }
 
 // Usage writes the command's reference to w: a one-line synopsis, the
-// usage line, examples and flags; long adds the description (Long), which
-// otherwise docs/cli.md holds.
+// usage line, examples and flags; long adds the description (Long), as
+// docs/reference renders it.
 func (c *Command) Usage(w io.Writer, long bool) {
 	fmt.Fprintf(w, "vi %s: %s\n\nusage: vi %s\n", c.Name(), c.Short, c.UsageLine)
 	if ex := commandExamples[c.Name()]; len(ex) > 0 {
@@ -87,7 +87,7 @@ func (c *Command) Usage(w io.Writer, long bool) {
 		printFlags(w, &c.Flag)
 	}
 	if !long {
-		fmt.Fprintf(w, "\nDetails: vi help --long %s, or docs/cli.md.\n", c.Name())
+		fmt.Fprintf(w, "\nDetails: vi help --long %s, or docs/reference/cli.md.\n", c.Name())
 	}
 	fmt.Fprintln(w, "Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.")
 }
