@@ -35,14 +35,12 @@ func (s ShardInfo) MarshalJSON() ([]byte, error) {
 	return json.Marshal(shardInfoJSON{s.Index + 1, s.Count, s.Features, s.Run})
 }
 
-// UnmarshalJSON reads what MarshalJSON writes.
+// UnmarshalJSON reads what MarshalJSON writes; MergeReports checks the
+// index's range (checkShardReport).
 func (s *ShardInfo) UnmarshalJSON(b []byte) error {
 	var j shardInfoJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
-	}
-	if j.Count < 1 || j.Index < 1 || j.Index > j.Count {
-		return fmt.Errorf("shard index %d of %d shards: want 1 to the count", j.Index, j.Count)
 	}
 	*s = ShardInfo{Shard: Shard{Index: j.Index - 1, Count: j.Count}, Features: j.Features, Run: j.Run}
 	return nil
@@ -84,10 +82,10 @@ func MergeReports(reports []NamedReport) (*Report, error) {
 	count := 0
 	byIndex := map[int]NamedReport{}
 	for _, nr := range reports {
-		s := nr.Report.Shard
-		if s == nil {
-			return nil, &InputError{File: nr.Name, Msg: "is the report of a whole run, not of a shard (written without --shard)"}
+		if err := checkShardReport(nr); err != nil {
+			return nil, err
 		}
+		s := nr.Report.Shard
 		if count == 0 {
 			count = s.Count
 		}
@@ -112,7 +110,14 @@ func MergeReports(reports []NamedReport) (*Report, error) {
 	}
 	var missing []string
 	var shardsMissing []string
+	// At most maxListed missing shards are named: the loop ends after
+	// len(reports) + maxListed steps, whatever the count.
+	const maxListed = 10
 	for k := 0; k < count; k++ {
+		if len(shardsMissing) == maxListed {
+			shardsMissing = append(shardsMissing, fmt.Sprintf("and %d more", count-len(byIndex)-maxListed))
+			break
+		}
 		if _, ok := byIndex[k]; !ok {
 			s := Shard{Index: k, Count: count}
 			lo, hi := s.Bounds(len(first.Report.Shard.Features))
