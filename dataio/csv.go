@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
@@ -90,7 +91,7 @@ func ReadCSV(r io.Reader, source string) (*Dataset, error) {
 		for j, s := range rec {
 			v, err := ParseNumber(s)
 			if err != nil {
-				return nil, &InputError{File: source, Row: row, Column: names[j], Msg: err.Error() + where}
+				return nil, &InputError{File: source, Row: row, Column: names[j], Msg: err.Error() + where, Err: err}
 			}
 			data = append(data, v)
 		}
@@ -198,15 +199,42 @@ func isDecimal(s string) bool {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
+// startsWithLetter reports whether s begins with a letter (of any script):
+// a word, not a malformed number.
+func startsWithLetter(s string) bool {
+	for _, r := range s {
+		return unicode.IsLetter(r)
+	}
+	return false
+}
+
+// The kinds of cell that are not numbers, for errors.Is on ReadCSV's and
+// ParseNumber's errors: a tool can say what to do about each.
+var (
+	// ErrMissingValue: an empty cell, NA or N/A.
+	ErrMissingValue = errors.New("missing value")
+	// ErrText: a word, such as a category's name ("north").
+	ErrText = errors.New("text")
+)
+
+// cellError is a cell's error of a known kind.
+type cellError struct {
+	msg  string
+	kind error
+}
+
+func (e *cellError) Error() string { return e.msg }
+func (e *cellError) Unwrap() error { return e.kind }
+
 // notDecimal is the error for a cell that isDecimal rejects, saying why
 // where a reason is known.
 func notDecimal(s string) error {
 	body := strings.TrimLeft(s, "+-")
 	switch lower := strings.ToLower(body); {
 	case s == "":
-		return errors.New("empty cell (missing values are not supported)")
+		return &cellError{"empty cell (missing values are not supported)", ErrMissingValue}
 	case s == "NA" || s == "N/A":
-		return fmt.Errorf("missing value %s (missing values are not supported)", Quote(s))
+		return &cellError{fmt.Sprintf("missing value %s (missing values are not supported)", Quote(s)), ErrMissingValue}
 	case lower == "nan":
 		return fmt.Errorf("NaN is not allowed (got %s)", Quote(s))
 	case lower == "inf" || lower == "infinity":
@@ -217,6 +245,8 @@ func notDecimal(s string) error {
 		return fmt.Errorf("not a number: %s (digit separators such as _ are not allowed)", Quote(s))
 	case strings.Contains(s, ","):
 		return fmt.Errorf("not a number: %s (the decimal separator is '.', and numbers have no thousands separators)", Quote(s))
+	case startsWithLetter(body):
+		return &cellError{fmt.Sprintf("not a number: %s", Quote(s)), ErrText}
 	}
 	return fmt.Errorf("not a number: %s", Quote(s))
 }

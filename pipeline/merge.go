@@ -26,6 +26,31 @@ type ShardInfo struct {
 	Run string `json:"run"`
 }
 
+// shardInfoJSON is ShardInfo's JSON: the shard's index 1-based, as
+// --shard K/N and the messages give it, not Shard.Index's 0-based.
+type shardInfoJSON struct {
+	Index    int      `json:"index"`
+	Count    int      `json:"count"`
+	Features []string `json:"features"`
+	Run      string   `json:"run"`
+}
+
+// MarshalJSON writes the shard's index 1-based: "index": 1 for --shard 1/2.
+func (s ShardInfo) MarshalJSON() ([]byte, error) {
+	return json.Marshal(shardInfoJSON{s.Index + 1, s.Count, s.Features, s.Run})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; MergeReports checks the
+// index's range (checkShardReport).
+func (s *ShardInfo) UnmarshalJSON(b []byte) error {
+	var j shardInfoJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*s = ShardInfo{Shard: Shard{Index: j.Index - 1, Count: j.Count}, Features: j.Features, Run: j.Run}
+	return nil
+}
+
 // Slice returns the report's share of its features: the shard's slice of
 // feats, and the ShardInfo the report carries (nil for the whole run).
 func (s Shard) Slice(feats []framework.Feature, run string) ([]framework.Feature, *ShardInfo) {

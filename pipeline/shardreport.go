@@ -73,7 +73,7 @@ func checkShardReport(nr NamedReport) error {
 		return bad("shard.count %d: a shard report is one of 2 or more", s.Count)
 	}
 	if s.Index < 0 || s.Index >= s.Count {
-		return bad("shard.index %d is out of range for shard.count %d (want 0 to %d)", s.Index, s.Count, s.Count-1)
+		return bad("shard.index %d is out of range for shard.count %d (want 1 to %d)", s.Index+1, s.Count, s.Count)
 	}
 	for i, r := range nr.Report.Results {
 		what := ""

@@ -23,9 +23,9 @@ func TestMergeReportsShardRange(t *testing.T) {
 		index, count int
 		want         string
 	}{
-		{"index 5 of 3", 5, 3, "s2.json: shard.index 5 is out of range for shard.count 3 (want 0 to 2)"},
-		{"index -1", -1, 3, "s2.json: shard.index -1 is out of range"},
-		{"index 3 of 3", 3, 3, "s2.json: shard.index 3 is out of range"},
+		{"index 5 of 3", 5, 3, "s2.json: shard.index 6 is out of range for shard.count 3 (want 1 to 3)"},
+		{"index -1", -1, 3, "s2.json: shard.index 0 is out of range"},
+		{"index 3 of 3", 3, 3, "s2.json: shard.index 4 is out of range"},
 		{"count 1", 0, 1, "s2.json: shard.count 1"},
 		{"count 0", 0, 0, "s2.json: shard.count 0"},
 	} {

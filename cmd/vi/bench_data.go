@@ -109,8 +109,8 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 			return err
 		}
 		d = subsampleRows(d, *rows, *seed)
-		prog := a.newProgress(*format != "json", "bench data")
-		defer prog.clear()
+		prog := a.newProgress(progressAuto, "bench data")
+		defer prog.close()
 		be, closeBackend, err := spec.openLogged(ctx, a.stderr, prog)
 		if err != nil {
 			return err
@@ -132,7 +132,7 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		if name == "mlp" && spec.plugin == "" {
 			name = "" // the report's default
 		}
-		prog.status("bench data: training the full model")
+		prog.setStatus("bench data: training the full model")
 		run, vis, err := timeEstimators(ctx, benchInput{data: d, target: *target, backend: name}, benchRun{be: be, opts: opts, ests: ests, workers: *workers, nFeatures: *nFeatures, seed: *seed, prog: prog})
 		if err != nil {
 			return err

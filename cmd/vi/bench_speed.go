@@ -144,8 +144,8 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 		if *epochs < 0 {
 			return framework.Usagef("--epochs must be at least 0, got %d", *epochs)
 		}
-		prog := a.newProgress(*format != "json", "bench "+setting)
-		defer prog.clear()
+		prog := a.newProgress(progressAuto, "bench "+setting)
+		defer prog.close()
 		be, closeBackend, err := backendSpec{name: "mlp"}.openLogged(ctx, a.stderr, prog)
 		if err != nil {
 			return err
@@ -160,7 +160,7 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 				if err != nil {
 					return err
 				}
-				prog.status(fmt.Sprintf("bench %s: n %d, width %s: training the full model", setting, n, hidden))
+				prog.setStatus(fmt.Sprintf("bench %s: n %d, width %s: training the full model", setting, n, hidden))
 				opts := map[string]string{"hidden": hidden}
 				if *epochs > 0 {
 					opts["epochs"] = strconv.Itoa(*epochs)
@@ -185,7 +185,7 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 		} else {
 			writeSpeedTable(&buf, runs)
 		}
-		if err := writePlot(*plotPath, func(w io.Writer) error { return writeSpeedPlot(w, runs, plotFormat) }); err != nil {
+		if err := a.writePlot(*plotPath, "plot", func(w io.Writer) error { return writeSpeedPlot(w, runs, plotFormat) }); err != nil {
 			return err
 		}
 		return a.emit(*out, &buf)
@@ -339,6 +339,16 @@ func writeSpeedTable(w *bytes.Buffer, runs []speedRun) {
 			}
 		}
 	}
+	if len(runs) > 0 {
+		fmt.Fprintf(w, "\n%s\n", speedColumns(runs[0].Workers))
+	}
+}
+
+// speedColumns says what the speed table's columns are.
+func speedColumns(workers int) string {
+	return fmt.Sprintf(`total s: wall time over the features, %d at a time (--workers); s/feature: total s / features, the throughput;
+median s: the median of each feature's own wall time, above s/feature when features run in parallel;
+error: mean |VI - truth| over the features, or |VI - retrain's VI| where the truth is unknown (lower is better)`, workers)
 }
 
 func median(x []float64) float64 {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"slices"
 	"time"
 
@@ -30,6 +29,7 @@ type dataFlags struct {
 	options                     map[string]*string // backend options with a flag of their own (hidden, epochs, image)
 	opts                        optionsFlag        // --opt key=value
 	format, out                 string
+	progress                    string // --progress
 }
 
 // dataUsage is the help text of each shared flag, unless the command gives
@@ -48,6 +48,7 @@ var dataUsage = map[string]string{
 	"opt":            "backend option `key=value` (repeatable; see 'vi backends')",
 	"format":         "output `format`: table, csv or json",
 	"out":            "write the output to `file` (atomically) instead of stdout",
+	"progress":       progressUsage,
 }
 
 // newDataFlags registers the shared flags on cmd's flag set: options names
@@ -70,6 +71,7 @@ func newDataFlags(cmd *Command, options []string, usage map[string]string) *data
 	fs.Var(f.opts, "opt", help("opt"))
 	fs.StringVar(&f.format, "format", "table", help("format"))
 	fs.StringVar(&f.out, "out", "", help("out"))
+	fs.StringVar(&f.progress, "progress", "auto", help("progress"))
 	return f
 }
 
@@ -121,6 +123,7 @@ type dataRun struct {
 	app               *app
 	cmd, data, target string
 	format, out       string
+	progressMode      progressMode
 	task              *framework.Task   // nil: inferred from the response
 	measure           framework.Measure // nil: the task's default
 	opts              map[string]string // the backend options the user set
@@ -133,6 +136,11 @@ type dataRun struct {
 // in a.
 func (f *dataFlags) check(a *app, set map[string]bool) (*dataRun, error) {
 	r := &dataRun{app: a, cmd: f.cmd, data: f.data, target: f.target, format: f.format, out: f.out}
+	mode, err := parseProgress(f.progress)
+	if err != nil {
+		return nil, err
+	}
+	r.progressMode = mode
 	if f.task != "" {
 		t, err := framework.ParseTask(f.task)
 		if err != nil {
@@ -197,16 +205,16 @@ func (r *dataRun) load(ctx context.Context) (*dataio.Dataset, error) {
 	return d, nil
 }
 
-// progress returns the run's progress bar (none for --format json).
+// progress returns the run's progress on stderr (--progress).
 func (r *dataRun) progress(label string) *progress {
-	return r.app.newProgress(r.format != "json", label)
+	return r.app.newProgress(r.progressMode, label)
 }
 
 // open starts the backend's subprocess, saying so on prog; see
 // backendSpec.openLogged. Closing reports a failure as "backend NAME:
 // close: ...".
 func (r *dataRun) open(ctx context.Context, prog *progress) (framework.Backend, func() error, error) {
-	prog.status(fmt.Sprintf("starting backend %s", r.backend.name))
+	prog.setStatus(fmt.Sprintf("starting backend %s", r.backend.name))
 	be, closeBackend, err := r.backend.openLogged(ctx, r.app.stderr, prog)
 	if err != nil {
 		return nil, nil, runError(ctx, err) // "interrupted" during the start too
@@ -233,7 +241,7 @@ func (r *dataRun) config(be framework.Backend) pipeline.Config {
 
 // training says on prog that the full model is training.
 func (r *dataRun) training(prog *progress, d *dataio.Dataset) {
-	prog.status(fmt.Sprintf("training the full model (%s, %d rows)", r.backend.name, rows(d)))
+	prog.setStatus(fmt.Sprintf("training the full model (%s, %d rows)", r.backend.name, rows(d)))
 }
 
 // emit writes the output to --out or stdout.
@@ -268,16 +276,4 @@ func (f *dataFlags) checkNotInput(outs []fileFlag, ins ...fileFlag) error {
 		outs = append([]fileFlag{{"--out", f.out}, {"--out's checkpoint", f.out + ".partial"}}, outs...)
 	}
 	return checkNotInput(outs, ins)
-}
-
-// writePlot draws a plot into path, atomically; nothing when path is "".
-func writePlot(path string, draw func(io.Writer) error) error {
-	if path == "" {
-		return nil
-	}
-	var img bytes.Buffer
-	if err := draw(&img); err != nil {
-		return err
-	}
-	return writeFileAtomic(path, img.Bytes())
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -40,6 +41,7 @@ type estimateOptions struct {
 	model      string
 	shard      string
 	shardCount int
+	plot       string // --plot: the forest plot's file
 }
 
 func newEstimateCommand() *Command {
@@ -129,6 +131,11 @@ Each result has the one-sided p-value of H0: VI <= --delta
 
 Output goes to stdout, or with --out FILE to FILE, replaced atomically and only
 when the whole run succeeds. --format json is a stable contract (see docs/json.md).
+--plot FILE.png, .svg or .pdf draws a forest plot: a row per feature, the most
+important at the top, each estimator's VI and interval.
+
+Progress goes to stderr (--progress): a bar when stderr is a terminal, whatever
+stdout and --format are; a plain line every 30 s when it is a file or a pipe.
 
 Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	}
@@ -159,6 +166,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	fs.BoolVar(&o.ciTruncate, "ci-truncate", false, "floor the intervals at 0")
 	fs.StringVar(&o.model, "model", "", "use the full model(s) of this model `file` (vi train) instead of training; its backend, options, target, seed and split are the run's")
 	fs.StringVar(&o.shard, "shard", "", "estimate the `K/N`-th slice of the features (vi merge combines the shards), or auto from a Slurm job array or a Kubernetes Indexed Job")
+	fs.StringVar(&o.plot, "plot", "", "also draw a forest plot of the VIs and their intervals to this `file` (.png, .svg or .pdf)")
 	fs.IntVar(&o.shardCount, "shard-count", 0, "with --shard auto, the number of shards `N` when the scheduler does not say (Kubernetes: the Job's completions)")
 	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(ctx, a, cmd, args) }
 	return cmd
@@ -196,10 +204,14 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	set := givenFlags(cmd)
 
 	// Everything that can be checked without the data or the backend.
-	if err := o.data.checkOutput(); err != nil {
+	if err := o.data.checkOutput(o.plot); err != nil {
 		return err
 	}
-	if err := o.data.checkNotInput(nil, fileFlag{"--groups-file", o.groupsFile}, fileFlag{"--model", o.model}); err != nil {
+	plotFormat, err := checkPlot(o.plot, o.data.out)
+	if err != nil {
+		return err
+	}
+	if err := o.data.checkNotInput([]fileFlag{{"--plot", o.plot}}, fileFlag{"--groups-file", o.groupsFile}, fileFlag{"--model", o.model}); err != nil {
 		return err
 	}
 	if o.data.data == dataio.Stdin && o.groupsFile == dataio.Stdin {
@@ -312,7 +324,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 
 	// The backend, in a subprocess.
 	prog := r.progress(strings.Join(estimatorNames(ests), "/"))
-	defer prog.clear()
+	defer prog.close()
 	be, closeBackend, err := r.open(ctx, prog)
 	if err != nil {
 		return err
@@ -329,6 +341,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if note != "" {
 		prog.clear()
 		fmt.Fprintln(a.stderr, note)
+		prog.setLabel(strings.Join(estimatorNames(ests), "/"))
 	}
 
 	r.training(prog, d)
@@ -354,6 +367,9 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 
 	var buf bytes.Buffer
 	if err := writeReport(&buf, rep, r.format); err != nil {
+		return err
+	}
+	if err := a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return estimatePlot(rep, r.targetName(d)).write(w, plotFormat) }); err != nil {
 		return err
 	}
 	if err := r.emit(&buf); err != nil {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/pipeline"
 )
@@ -84,4 +86,22 @@ func flagWarnings(ws []string) {
 		}
 		ws[i] = w
 	}
+}
+
+// inputHint says what to do about bad input that vi could not read: a
+// text column (encode it), a missing value (drop or impute the rows).
+// It returns "" for other errors.
+func inputHint(err error) string {
+	col := "the column"
+	var ie *dataio.InputError
+	if errors.As(err, &ie) && ie.Column != "" {
+		col = ie.Column
+	}
+	switch {
+	case errors.Is(err, dataio.ErrText):
+		return fmt.Sprintf("vi reads numbers only: if %s is a category, replace it by 0/1 columns %s_<category>, one per category (e.g. pandas.get_dummies), and add --groups onehot to estimate their importance together (docs/inference.md)", col, col)
+	case errors.Is(err, dataio.ErrMissingValue):
+		return "vi needs a number in every cell: drop the rows with missing values (e.g. pandas dropna) or impute them before vi reads the file"
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/lazyvi/lazyvi/framework"
@@ -72,5 +73,9 @@ func (o *mergeOptions) run(ctx context.Context, a *app, args []string) error {
 	if err := writeReport(&buf, merged, o.format); err != nil {
 		return err
 	}
-	return a.emit(o.out, &buf)
+	feats := map[string]bool{}
+	for _, r := range merged.Results {
+		feats[r.Feature] = true
+	}
+	return a.emitAs(o.out, fmt.Sprintf("the report of %d shards, %d features", len(args), len(feats)), &buf)
 }

@@ -44,8 +44,8 @@ func TestMergeRefusesDamagedShards(t *testing.T) {
 	for _, c := range []struct {
 		name, file, want string
 	}{
-		{"index 5", shard("i5.json", 5, nil), "vi: i5.json: shard.index 5 is out of range for shard.count 2 (want 0 to 1)"},
-		{"index -1", shard("im1.json", -1, nil), "vi: im1.json: shard.index -1 is out of range"},
+		{"index 5", shard("i5.json", 5, nil), "vi: i5.json: shard.index 6 is out of range for shard.count 2 (want 1 to 2)"},
+		{"index -1", shard("im1.json", -1, nil), "vi: im1.json: shard.index 0 is out of range"},
 		{"no p_value", shard("nop.json", 1, func(r map[string]any) { delete(r, "p_value") }), `vi: nop.json: result 1 ("lazy", "b") has no p_value`},
 		{"no se", shard("nose.json", 1, func(r map[string]any) { delete(r, "se") }), `vi: nose.json: result 1 ("lazy", "b") has no se`},
 		{"p_value 2", shard("p2.json", 1, func(r map[string]any) { r["p_value"] = 2 }), `vi: p2.json: result 1 ("lazy", "b"): p_value 2 is outside [0, 1]`},

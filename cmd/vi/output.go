@@ -348,11 +348,6 @@ func checkFinite(where string, vals ...namedValue) error {
 	return nil
 }
 
-// emit writes the bytes to path atomically, or to stdout when path is "".
-func (a *app) emit(path string, buf *bytes.Buffer) error {
-	if path == "" {
-		_, err := a.stdout.Write(buf.Bytes())
-		return err
-	}
-	return writeFileAtomic(path, buf.Bytes())
-}
+// emit writes the bytes to path atomically, saying so on stderr, or to
+// stdout when path is "".
+func (a *app) emit(path string, buf *bytes.Buffer) error { return a.emitAs(path, "", buf) }

@@ -112,27 +112,6 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 }
 
-func TestProgress(t *testing.T) {
-	var b bytes.Buffer
-	p := &progress{w: &b, label: "lazy/dropout", width: 10}
-	p.update(4, 10)
-	p.update(5, 10) // within 100ms of the last draw: skipped
-	p.update(10, 10)
-	p.clear()
-	out := b.String()
-	for _, w := range []string{"lazy/dropout 4/10 [====>     ]  40% eta", "10/10 [==========] 100% eta 0s", "\r\033[K"} {
-		if !strings.Contains(out, w) {
-			t.Errorf("progress output lacks %q: %q", w, out)
-		}
-	}
-	if strings.Contains(out, "5/10") {
-		t.Errorf("progress redrew within 100ms: %q", out)
-	}
-	var nilp *progress
-	nilp.update(1, 2) // must not panic
-	nilp.clear()
-}
-
 func TestTruthPath(t *testing.T) {
 	for in, want := range map[string]string{"lin.csv": "lin.truth.json", "d/x.csv": "d/x.truth.json", "data": "data.truth.json"} {
 		if got := truthPath(in); got != want {

@@ -79,7 +79,8 @@ for each):
 Data, backend and output flags are those of "vi estimate"; --format json adds
 empty.score (the intercept-only model), the subset design and per-estimator
 totals (subsets, converged, figure) to the estimate contract, with estimator
-"shapley-<reduced>". --plot FILE.png draws the values with their intervals.
+"shapley-<reduced>". --plot FILE.png, .svg or .pdf draws a forest plot of
+the values with their intervals.
 More in docs/shapley.md.
 
 Example:
@@ -97,7 +98,7 @@ Example:
 	})
 	fs.StringVar(&o.reduced, "reduced", "lazy", "comma-separated reduced-model `estimators`: lazy, retrain, dropout")
 	fs.BoolVar(&o.exact, "exact", false, "fit every one of the 2^p - 2 subsets (p <= 20) instead of sampling")
-	fs.StringVar(&o.plot, "plot", "", "also draw a bar chart with interval whiskers to this PNG `file`")
+	fs.StringVar(&o.plot, "plot", "", "also draw the values with their intervals to this `file` (.png, .svg or .pdf): a forest plot")
 	fs.IntVar(&o.subsets, "subsets", 0, "fit exactly `N` subsets instead of stopping when the sampling error is negligible")
 	fs.IntVar(&o.maxSubsets, "max-subsets", shapley.DefaultMaxSubsets, "fit at most `N` subsets while sampling")
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust the p-values over the features: `method` holm, bh or none")
@@ -116,8 +117,9 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err := o.data.checkOutput(o.plot); err != nil {
 		return err
 	}
-	if o.plot != "" && o.plot == o.data.out {
-		return framework.Usagef("--plot and --out name the same file %s", o.plot)
+	plotFormat, err := checkPlot(o.plot, o.data.out)
+	if err != nil {
+		return err
 	}
 	if err := o.fit.check(); err != nil {
 		return err
@@ -180,7 +182,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	}
 
 	prog := r.progress("shapley-" + strings.Join(estimatorNames(reds), "/"))
-	defer prog.clear()
+	defer prog.close()
 	be, closeBackend, err := r.start(ctx, prog, d, reds)
 	if err != nil {
 		return err
@@ -211,7 +213,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err := writeShapley(&buf, rep, r.format, fixedPenalty(reds)); err != nil {
 		return err
 	}
-	if err := writePlot(o.plot, func(w io.Writer) error { return shapley.Plot(w, rep) }); err != nil {
+	if err := a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return shapleyPlot(rep, r.targetName(d)).write(w, plotFormat) }); err != nil {
 		return err
 	}
 	if err := r.emit(&buf); err != nil {

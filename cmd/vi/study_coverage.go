@@ -211,8 +211,8 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		for i := range cands {
 			cands[i].Opt.Level = *level
 		}
-		prog := a.newProgress(*format != "json", "bench coverage")
-		defer prog.clear()
+		prog := a.newProgress(progressAuto, "bench coverage")
+		defer prog.close()
 		start := time.Now()
 
 		// results[r][c] are repetition r's results under candidate c.

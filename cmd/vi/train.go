@@ -85,8 +85,8 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	if err != nil {
 		return err
 	}
-	prog := a.newProgress(true, "train")
-	defer prog.clear()
+	prog := r.progress("train")
+	defer prog.close()
 	be, closeBackend, err := r.open(ctx, prog)
 	if err != nil {
 		return err
@@ -138,6 +138,6 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	if h := probs[0].Spec.Options["hidden"]; h != "" {
 		hidden = ", hidden " + h
 	}
-	fmt.Fprintf(a.stderr, "vi: trained %s (%s%s, seed %d) on %s: %s, %d bytes\n", what, r.backend.name, hidden, o.seed, d.Source, o.data.out, buf.Len())
+	fmt.Fprintf(a.stderr, "vi: wrote %s (%s: %s%s, seed %d, trained on %s; %d bytes)\n", o.data.out, what, r.backend.name, hidden, o.seed, d.Source, buf.Len())
 	return nil
 }
