@@ -427,6 +427,37 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 	return sp, nil
 }
 
+// PretrainedOption is the backend option that names a pre-trained full
+// model's fitted state (the torch plugin's weights=). A run whose options
+// set it builds its full model Pretrained (loaded, not trained) and every
+// other model (reduced, retrained) without the option: only the full model
+// has every feature the pre-trained network was trained with.
+const PretrainedOption = "weights"
+
+// pretrainedSpec is the full model's spec: Pretrained when spec's options
+// set PretrainedOption.
+func pretrainedSpec(spec ModelSpec) ModelSpec {
+	spec.Pretrained = spec.Options[PretrainedOption] != ""
+	return spec
+}
+
+// othersSpec is the spec of the models other than the full one: spec
+// without Pretrained and without PretrainedOption.
+func othersSpec(spec ModelSpec) ModelSpec {
+	spec.Pretrained = false
+	if _, ok := spec.Options[PretrainedOption]; !ok {
+		return spec
+	}
+	opts := make(map[string]string, len(spec.Options))
+	for k, v := range spec.Options {
+		if k != PretrainedOption {
+			opts[k] = v
+		}
+	}
+	spec.Options = opts
+	return spec
+}
+
 // problem standardises the rows and trains the full model on train.
 // With Config.Saved, it loads the fold's saved model instead of training.
 func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*Problem, error) {
@@ -441,7 +472,9 @@ func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*Pro
 	if cfg.Saved != nil {
 		sel, err = cfg.Saved.load(ctx, cfg.Backend, spec, fold, means, sds)
 	} else {
-		sel, err = selectFull(ctx, cfg.Backend, spec, cfg.Candidates, xtr, ytr)
+		if sel, err = selectFull(ctx, cfg.Backend, pretrainedSpec(spec), cfg.Candidates, xtr, ytr); err == nil {
+			sel.spec = othersSpec(sel.spec)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("full model: %w", err)

@@ -41,7 +41,8 @@ def load_user(path):
             spec.loader.exec_module(mod)
         except Exception as e:  # the user's code: any error is theirs to fix
             traceback.print_exc()
-            raise UsageError("%s: option module: loading %s: %s: %s" % (NAME, path, type(e).__name__, e))
+            raise UsageError("%s: option module: %s does not import: %s%s: %s"
+                             % (NAME, path, _where(e, path), type(e).__name__, e))
         build = getattr(mod, "build", None)
         if not callable(build):
             raise UsageError("%s: option module: %s defines no build(n_inputs, n_outputs) function" % (NAME, path))
@@ -51,6 +52,16 @@ def load_user(path):
         uf = UserFile(path, build, fit)
         _user_files[path] = uf
         return uf
+
+
+def _where(e: BaseException, path: str) -> str:
+    """"line N: " of the deepest frame of e's traceback in the file path
+    (a SyntaxError's own line), or "" when none is there."""
+    line = getattr(e, "lineno", None) if isinstance(e, SyntaxError) else None
+    for fr in traceback.extract_tb(e.__traceback__):
+        if fr.filename == path:
+            line = fr.lineno
+    return "line %d: " % line if line else ""
 
 
 def build(cfg, user, inputs, outs, seed):
@@ -110,9 +121,7 @@ def outputs_blocked(net, x, outs):
 def load_weights(net, path):
     """Loads the state dict saved at path into net."""
     try:
-        state = torch.load(path, map_location="cpu")
-        if isinstance(state, nn.Module):
-            state = state.state_dict()
+        state = torch.load(path, map_location="cpu", weights_only=True)
         net.load_state_dict(state)
     except Exception as e:
         raise UsageError("%s: option weights: %s: %s" % (NAME, path, e))
@@ -153,6 +162,7 @@ class Trainer:
         self.opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=lr,
                                     betas=(0.9, 0.999), eps=1e-8)
         self.perm, self.pos = None, 0
+        self.stopped_by = ""  # what ended fit: "patience", "cap" or "nan"
 
     def epoch_steps(self):
         return (self.n + self.batch - 1) // self.batch
@@ -188,12 +198,14 @@ class Trainer:
         best = [p.detach().clone() for p in params]
         best_loss = self.full_loss()
         stale, losses = 0, []
+        self.stopped_by = "cap"
         for epoch in range(cfg.epochs):
             cancelled(alive, "Fit", epoch, "epochs")
             self.run(self.epoch_steps())
             loss = self.full_loss()
             losses.append(loss)
             if math.isnan(loss):
+                self.stopped_by = "nan"
                 break
             if loss < best_loss * (1 - cfg.tol):
                 stale = 0
@@ -203,6 +215,7 @@ class Trainer:
                 best_loss = loss
                 best = [p.detach().clone() for p in params]
             if stale >= cfg.patience:
+                self.stopped_by = "patience"
                 break
         with torch.no_grad():
             for p, b in zip(params, best):
