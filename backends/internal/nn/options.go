@@ -20,9 +20,9 @@ type Training struct {
 }
 
 // DefaultValid is the validation share of every network backend: 20% of
-// the training rows (SplitValid). 15% chose worse architectures on the
-// interaction setting (docs/defaults.md): the choice among candidates is
-// only as good as the slice that scores them.
+// the training rows (SplitValid). 15% chooses worse architectures on the
+// interaction setting (research/2026-11-23-full-model-defaults.md): the
+// choice among candidates is only as good as the slice that scores them.
 const DefaultValid = 0.2
 
 // ValidUsage is the help text of the valid option.

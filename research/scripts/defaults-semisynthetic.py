@@ -7,7 +7,7 @@ as 60 sin(2 signal), and "null" ~ N(0, 1), not entering. Both are independent
 of everything else, so their MSE VIs are known: Var(60 sin(2 s)) =
 1800 (1 - exp(-8)) = 1799.40 for signal, 0 for null.
 
-    docs/defaults-semisynthetic.py ../shared/data/diabetes.csv OUT.csv [SEED]
+    research/scripts/defaults-semisynthetic.py ../shared/data/diabetes.csv OUT.csv [SEED]
 """
 import csv
 import math

@@ -1,9 +1,9 @@
 //go:build ignore
 
-// Oracle VIs for docs/defaults-study.sh: the VI that a perfect full model
+// Oracle VIs for research/scripts/defaults-study.sh: the VI that a perfect full model
 // and perfect reduced models would show on the same evaluation rows as vi.
 //
-//	go run docs/oracle_vi.go SETTING DATA.csv SEED REPORT.json...
+//	go run research/scripts/oracle_vi.go SETTING DATA.csv SEED REPORT.json...
 //
 // vi's VI estimate on 667 evaluation rows scatters around the truth by the
 // rows' own noise (for the interaction's x1, sd((2 x1 x2)²)/sqrt(667) =
@@ -15,6 +15,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -68,7 +69,7 @@ func model(setting string, x []float64, j int) float64 {
 func main() {
 	setting, path := os.Args[1], os.Args[2]
 	seed, _ := strconv.ParseInt(os.Args[3], 10, 64)
-	d, err := framework.LoadCSV(path)
+	d, err := framework.LoadCSV(context.Background(), path)
 	if err != nil {
 		panic(err)
 	}

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# The study behind docs/defaults.md: on a simulated setting with known VIs,
+# The study behind research/2026-11-23-full-model-defaults.md: on a simulated setting with known VIs,
 # the default full model against a grid of architectures trained to
 # convergence, and lazy's and retrain's VI error against the truth.
 #
-#   docs/defaults-study.sh VI OLDVI SETTING [SEED]
+#   research/scripts/defaults-study.sh VI OLDVI SETTING [SEED]
 #
 # VI is the vi binary under study, OLDVI one built from the commit before
 # (the previous defaults: one layer of 50, stopping on the training loss);
 # SETTING is friedman1 or interaction (n = 2000). Everything runs with one
 # worker; prints one line per measurement. ONLY_DEFAULT=1 runs the default
 # alone, NO_GRID=1 the default and the old default; KEEP=DIR keeps the data
-# (DIR/d.csv) and the reports (DIR/NAME.json), e.g. for docs/oracle_vi.go.
+# (DIR/d.csv) and the reports (DIR/NAME.json), e.g. for research/scripts/oracle_vi.go.
 set -euo pipefail
 vi=$1 old=$2 setting=$3 seed=${4:-1}
 if [ "${KEEP:-}" ]; then # keep the data and the reports in $KEEP
