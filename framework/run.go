@@ -475,7 +475,9 @@ func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*Pro
 	var sel *selection
 	var err error
 	if cfg.Saved != nil {
-		sel, err = cfg.Saved.load(ctx, cfg.Backend, spec, cfg.Candidates, fold, means, sds)
+		// The saved state is the full model's, loaded into a model built
+		// as the others are: a pretrained network's weights are in it.
+		sel, err = cfg.Saved.load(ctx, cfg.Backend, othersSpec(spec), cfg.Candidates, fold, means, sds)
 	} else {
 		if sel, err = selectFull(ctx, cfg.Backend, pretrainedSpec(spec), cfg.Candidates, xtr, ytr); err == nil {
 			sel.spec = othersSpec(sel.spec)

@@ -11,6 +11,7 @@ package torch_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -115,6 +116,25 @@ func pluginCmd(t testing.TB) *exec.Cmd {
 	cmd := exec.Command(python(t), "-m", "lazyvi_torch")
 	cmd.Env = pluginEnv(t)
 	return cmd
+}
+
+// launcher writes the lazyvi-torch command as an installed package
+// provides it (a script running python3 -m lazyvi_torch, here on this
+// directory's sources) into a temporary directory of t's, for vi's
+// --plugin, and returns its path.
+func launcher(t testing.TB) string {
+	t.Helper()
+	cmd := pluginCmd(t)
+	dir, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "lazyvi-torch")
+	script := fmt.Sprintf("#!/bin/sh\nPYTHONPATH=%q exec %q -m lazyvi_torch \"$@\"\n", dir, cmd.Path)
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // requireOrSkip fails under CI=true and skips otherwise, saying why.
