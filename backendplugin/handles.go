@@ -99,8 +99,8 @@ const keyHeader = 24
 // values' bytes. Two different matrices of one shape and layout share a
 // key only if both hashes collide under independent random seeds. The
 // values are hashed as one string (maphash.Comparable), which hands them to
-// the runtime's memhash in one call, five times as fast on lazy's training
-// rows as maphash.Hash's 128-byte chunks.
+// the runtime's memhash in one call instead of maphash.Hash's 128-byte
+// chunks.
 func matrixKey(m *pb.Matrix) string {
 	var key [keyHeader + 16]byte
 	binary.LittleEndian.PutUint64(key[:8], uint64(m.Rows))

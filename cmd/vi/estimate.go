@@ -369,7 +369,9 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err != nil {
 		return finishCheckpoint(ckpt, r.out, runError(ctx, err))
 	}
-	rep.Full.Hidden = fullHidden(rep, be, r.opts)
+	if rep.Full.Architecture == "" {
+		rep.Full.Hidden = fullHidden(rep, be, r.opts)
+	}
 	printWarnings(a.stderr, rep)
 
 	var buf bytes.Buffer

@@ -341,10 +341,12 @@ class Model:
             def single(params, buffers, xi):
                 z = network.outputs(lambda xx: f(params, buffers, xx), xi.unsqueeze(0), self.head.outs)
                 p = self.head.link(z)[0]
-                return p if self.head.task == MULTICLASS else p[:1]
+                return p if self.head.task == MULTICLASS else p[0]
 
             ft = _functorch()
-            per_sample = ft.vmap(ft.jacrev(single), in_dims=(None, None, 0))
+            # One output a sample: its gradient (grad), a third cheaper
+            # than jacrev's Jacobian of a one-element output.
+            per_sample = ft.vmap(ft.jacrev(single) if R > 1 else ft.grad(single), in_dims=(None, None, 0))
             for i in range(0, n, rows):
                 xb = x[i:i + rows]
                 try:
