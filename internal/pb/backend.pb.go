@@ -775,8 +775,9 @@ func (x *ModelRef) GetModelId() uint64 {
 }
 
 // FitReport says how training ended (framework.FitReport). loaded: the
-// model's state was loaded (Pretrained, Load), not trained here; the
-// training fields are then zero.
+// model is a pretrained network (NewModelRequest.pretrained) whose weights
+// were loaded, not trained; the training fields are then zero. A model
+// made by Load reports what the saved model reported.
 type FitReport struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	Epochs    int64                  `protobuf:"varint,1,opt,name=epochs,proto3" json:"epochs,omitempty"`

@@ -154,7 +154,7 @@ class Model:
             raise ModelError("%s: input has no rows" % NAME)
         return x
 
-    def ready(self):
+    def ready(self) -> None:
         if not self.fitted:
             raise ModelError("%s: model is not fitted" % NAME)
 
@@ -272,7 +272,7 @@ class Model:
             with self._pool_lock:
                 self._free.append(f)
 
-    def warm_start(self, x, y, steps, seed, alive=None):
+    def warm_start(self, x: torch.Tensor, y: torch.Tensor, steps: int, seed: int, alive=None) -> "Model":
         """A new model from this one's parameters (and head), trained steps
         Adam steps (<= 0: one epoch) on x, y, rows shuffled by seed."""
         self.ready()
@@ -318,7 +318,7 @@ class Model:
         with torch.no_grad(), self._functional() as f:
             return self._out(self._predict(f, self._shifted(self._on(dtheta)), self._on(x)))
 
-    def predict_shifts(self, shifts) -> List[torch.Tensor]:
+    def predict_shifts(self, shifts: List[Tuple]) -> List[torch.Tensor]:
         """Predictions for (x, dtheta, x_train, a) tuples; dtheta None with
         x_train and a means J(x_train)^T a."""
         out = []
