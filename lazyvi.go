@@ -14,7 +14,8 @@
 // retrain, lazy-es), measures (mse, r2, accuracy, logloss, auc) and the mlp
 // backend, so that the framework finds them by name: no blank imports are
 // needed. The parts themselves live in framework (the interfaces, Prepare,
-// Estimate, Run), estimators, measures, backends/... and backendplugin.
+// Estimate, Run), estimators, estimators/lazy, measures, backends/... and
+// backendplugin.
 package lazyvi
 
 import (
@@ -23,7 +24,8 @@ import (
 
 	"github.com/lazyvi/lazyvi/backends/linear"
 	"github.com/lazyvi/lazyvi/backends/mlp"
-	_ "github.com/lazyvi/lazyvi/estimators" // registers lazy, dropout, retrain, lazy-es
+	_ "github.com/lazyvi/lazyvi/estimators"      // registers dropout, retrain, lazy-es
+	_ "github.com/lazyvi/lazyvi/estimators/lazy" // registers lazy
 	"github.com/lazyvi/lazyvi/framework"
 	_ "github.com/lazyvi/lazyvi/measures" // registers mse, r2, accuracy, logloss, auc
 )
@@ -122,8 +124,8 @@ func PairedByDefault(inf framework.Inference, repeats int) bool {
 // three cross-fits of three folds with the predictions averaged and the
 // paired estimate beside the split interval. Other zero fields of cfg and
 // opt take the framework's defaults (DefaultLevel, split inference), and
-// the estimators' zero settings theirs (estimators.Lazy's Folds:
-// estimators.DefaultFolds), which are vi's; Config.Seed is used as given
+// the estimators' zero settings theirs (lazy.Estimator's Folds:
+// lazy.DefaultFolds), which are vi's; Config.Seed is used as given
 // (vi's --seed is 1 by default).
 func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m framework.Measure, ests []framework.Estimator, opt framework.EstimateOptions) (*framework.Report, error) {
 	autoHidden := false

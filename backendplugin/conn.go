@@ -116,15 +116,30 @@ func (c *conn) watch() {
 			c.lastOK = now
 		case len(c.calls) > 0 && c.broken == nil && now.Sub(c.lastOK) >= c.hangTimeout:
 			hung = true
-			c.broken = fmt.Errorf("%w (no answer to health checks for %v)", ErrNotResponding, c.hangTimeout)
-			for _, cancel := range c.calls {
-				cancel(c.broken)
-			}
 		}
 		c.mu.Unlock()
-		if hung && c.kill != nil {
-			c.kill()
+		if hung {
+			c.giveUp(fmt.Errorf("%w (no answer to health checks for %v)", ErrNotResponding, c.hangTimeout))
 		}
+	}
+}
+
+// giveUp breaks the connection with err (ErrNotResponding) unless it is
+// broken already: the calls in flight and every later call fail with it,
+// and the process is killed.
+func (c *conn) giveUp(err error) {
+	c.mu.Lock()
+	if c.broken != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.broken = err
+	for _, cancel := range c.calls {
+		cancel(err)
+	}
+	c.mu.Unlock()
+	if c.kill != nil {
+		c.kill()
 	}
 }
 
@@ -246,14 +261,21 @@ func (c *conn) withArgs(xs []mat.Matrix, call func(ms []*pb.Matrix) error) error
 }
 
 // flushReleases tells the plugin which kept matrices this client has
-// dropped. A failure is ignored: the plugin then keeps some matrices
-// longer, and a failed connection fails the next call anyway.
+// dropped, waiting at most releaseGrace (or the hang timeout, if shorter).
+// A failure is ignored: the plugin then keeps some matrices longer, and a
+// failed connection fails the next call anyway.
 func (c *conn) flushReleases() {
 	hs := c.handles.takeReleased()
 	if len(hs) == 0 {
 		return
 	}
-	_ = c.do(context.Background(), "Release", func(ctx context.Context) error {
+	grace := releaseGrace
+	if c.hangTimeout > 0 {
+		grace = min(grace, c.hangTimeout)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	_ = c.do(ctx, "Release", func(ctx context.Context) error {
 		_, err := c.rpc.Release(ctx, &pb.ReleaseRequest{MatrixHandles: hs})
 		return err
 	})

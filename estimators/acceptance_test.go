@@ -7,6 +7,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
 	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/measures"
 	"github.com/lazyvi/lazyvi/simulate"
@@ -22,7 +23,7 @@ func runSim(t testing.TB, setting string, n int, rho float64, seed int64, m fram
 	}
 	d := &framework.Dataset{Source: setting, Names: sim.Names, X: sim.X}
 	cfg := framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: seed}
-	ests := []framework.Estimator{estimators.Lazy{}, estimators.Retrain{}, estimators.Dropout{}}
+	ests := []framework.Estimator{lazy.Estimator{}, estimators.Retrain{}, estimators.Dropout{}}
 	rep, err := framework.Run(context.Background(), d, cfg, m, ests, framework.EstimateOptions{Inference: framework.Plain})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
 	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/measures"
 	"github.com/lazyvi/lazyvi/simulate"
@@ -17,7 +18,7 @@ import (
 
 // Lazy and lazy-es are scored against their own baseline.
 var (
-	_ framework.Baseliner = estimators.Lazy{}
+	_ framework.Baseliner = lazy.Estimator{}
 	_ framework.Baseliner = estimators.LazyES{}
 )
 
@@ -69,7 +70,7 @@ func TestLazyBaselineCancelsTheRefit(t *testing.T) {
 	}
 	defer p.Close()
 	feats := p.Features()[3:]
-	ests := []framework.Estimator{estimators.Lazy{}, estimators.Dropout{}}
+	ests := []framework.Estimator{lazy.Estimator{}, estimators.Dropout{}}
 	m := measures.MSE()
 	with, err := framework.Estimate(ctx, p, m, ests, feats, framework.EstimateOptions{Workers: 2, Inference: framework.Plain})
 	if err != nil {
@@ -83,7 +84,7 @@ func TestLazyBaselineCancelsTheRefit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := estimators.Lazy{}.Baseline(ctx, p)
+	base, err := lazy.Estimator{}.Baseline(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
 	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/simulate"
 )
@@ -69,7 +70,7 @@ func BenchmarkLinearPerFeature(b *testing.B) { benchPerFeature(b, linearCase.pro
 
 func benchPerFeature(b *testing.B, p *framework.Problem) {
 	feats := p.Features()
-	for _, e := range []framework.Estimator{estimators.Lazy{}, estimators.Retrain{}, estimators.Dropout{}} {
+	for _, e := range []framework.Estimator{lazy.Estimator{}, estimators.Retrain{}, estimators.Dropout{}} {
 		b.Run(e.Name(), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				if _, err := e.Reduce(context.Background(), p, feats[i%len(feats)]); err != nil {

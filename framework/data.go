@@ -26,6 +26,15 @@ type Dataset struct {
 //   - the response (column target; -1 for none) enters the measures, whose
 //     standard errors sum squared squared errors: (2|y|)^4 n must stay
 //     finite (|y| < (MaxFloat64/n)^(1/4)/2, about 1e76 for 1,000 rows).
+//
+// It also reports, naming the column, a column whose values vary so little
+// that the same arithmetic underflows: a response whose largest deviation
+// from its mean is below minResponseSpread (its errors' fourth powers, in
+// the standard errors, would fall below the smallest normal float64, and
+// its squared errors to 0 from about 1e-162: an R2 of -Inf), a feature's
+// below minFeatureSpread (its squares, in its standard deviation). A
+// column that does not vary at all is left to the checks that refuse a
+// constant response and ignore a constant feature.
 func (d *Dataset) CheckScale(target int) error {
 	n, cols := d.X.Dims()
 	featLimit := math.Sqrt(math.MaxFloat64 / (4 * float64(n)))
@@ -45,6 +54,38 @@ func (d *Dataset) CheckScale(target int) error {
 					Msg: fmt.Sprintf("%g is too large in magnitude (%s: with %d rows, keep |values| below %.3g); rescale the column", v, why, n, limit)}
 			}
 		}
+		low, what := minFeatureSpread, "its squares, summed to standardise it, underflow"
+		if j == target {
+			low, what = minResponseSpread, "the measures' standard errors take the response's errors to the fourth power, which underflows"
+		}
+		if spread := spreadOf(d.X, j); spread > 0 && spread < low {
+			return &InputError{File: d.Source, Column: d.Names[j],
+				Msg: fmt.Sprintf("its values vary by at most %.3g around their mean, too little in magnitude (%s: keep the spread above %.3g); rescale the column (multiply it by a power of ten)", spread, what, low)}
+		}
 	}
 	return nil
+}
+
+// The least spread (largest deviation from the mean) of a column that
+// varies: the fourth (response) or second (feature) power of a thousandth
+// of it is a normal float64, so that errors a thousand times smaller than
+// the spread keep their precision.
+var (
+	minResponseSpread = 1e3 * math.Pow(0x1p-1022, 0.25) // about 1.2e-74
+	minFeatureSpread  = 1e3 * math.Sqrt(0x1p-1022)      // about 1.5e-151
+)
+
+// spreadOf returns the largest absolute deviation of column j of x from its
+// mean.
+func spreadOf(x *mat.Dense, j int) float64 {
+	n, _ := x.Dims()
+	mean := 0.0
+	for i := 0; i < n; i++ {
+		mean += x.At(i, j) / float64(n)
+	}
+	spread := 0.0
+	for i := 0; i < n; i++ {
+		spread = math.Max(spread, math.Abs(x.At(i, j)-mean))
+	}
+	return spread
 }

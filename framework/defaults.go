@@ -5,7 +5,7 @@ package framework
 // default to the same values, so that a library run with zero settings is
 // vi's run without flags (except the seed: Config.Seed is used as given,
 // and vi's --seed defaults to 1). The estimators' settings default with the
-// estimators (estimators.Lazy's Folds: estimators.DefaultFolds).
+// estimators (lazy.Estimator's Folds: lazy.DefaultFolds).
 const (
 	// DefaultTrainFrac is the share of rows in the train split
 	// (Config.TrainFrac).

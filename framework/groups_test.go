@@ -12,6 +12,7 @@ import (
 
 	_ "github.com/lazyvi/lazyvi/backends/mlp"
 	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/measures"
 	"github.com/lazyvi/lazyvi/simulate"
@@ -125,7 +126,7 @@ func TestGroupClosedForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	feats = feats[:1]
-	res, err := framework.Estimate(context.Background(), prob, measures.MSE(), []framework.Estimator{estimators.Lazy{}, estimators.Retrain{}}, feats, framework.EstimateOptions{Inference: framework.Split})
+	res, err := framework.Estimate(context.Background(), prob, measures.MSE(), []framework.Estimator{lazy.Estimator{}, estimators.Retrain{}}, feats, framework.EstimateOptions{Inference: framework.Split})
 	if err != nil {
 		t.Fatal(err)
 	}

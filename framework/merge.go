@@ -57,10 +57,10 @@ func MergeReports(reports []NamedReport) (*Report, error) {
 	count := 0
 	byIndex := map[int]NamedReport{}
 	for _, nr := range reports {
-		s := nr.Report.Shard
-		if s == nil {
-			return nil, &InputError{File: nr.Name, Msg: "is the report of a whole run, not of a shard (written without --shard)"}
+		if err := checkShardReport(nr); err != nil {
+			return nil, err
 		}
+		s := nr.Report.Shard
 		if count == 0 {
 			count = s.Count
 		}
@@ -85,7 +85,14 @@ func MergeReports(reports []NamedReport) (*Report, error) {
 	}
 	var missing []string
 	var shardsMissing []string
+	// At most maxListed missing shards are named: the loop ends after
+	// len(reports) + maxListed steps, whatever the count.
+	const maxListed = 10
 	for k := 0; k < count; k++ {
+		if len(shardsMissing) == maxListed {
+			shardsMissing = append(shardsMissing, fmt.Sprintf("and %d more", count-len(byIndex)-maxListed))
+			break
+		}
 		if _, ok := byIndex[k]; !ok {
 			s := Shard{Index: k, Count: count}
 			lo, hi := s.Bounds(len(first.Report.Shard.Features))

@@ -3,11 +3,13 @@ package framework
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"io"
 	"math"
 )
@@ -104,75 +106,164 @@ func WriteModel(w io.Writer, m *SavedModel) error {
 // maxModelHeader bounds the header a model file may declare.
 const maxModelHeader = 1 << 30
 
+// modelSumLen is the length of a model file's checksum line: "sha256 " +
+// 64 hex digits + "\n".
+const modelSumLen = len("sha256 ") + 64 + 1
+
 // ReadModel reads a model file written by WriteModel, checking its magic,
 // format version and checksum; name is the file's name for errors, which
-// are input errors (a usage error for the CLI).
+// are input errors (a usage error for the CLI). It reads no further than
+// the magic, the header's declared size and the sizes the header declares
+// allow: a large file that is no model file (/dev/zero) is refused after
+// its first bytes, and what is read is never more than the file holds.
 func ReadModel(r io.Reader, name string) (*SavedModel, error) {
 	bad := func(format string, args ...any) error {
 		return &InputError{File: name, Msg: fmt.Sprintf(format, args...)}
 	}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("read model file %s: %w", name, err)
+	damaged := func() error { return bad("model file is damaged or was modified (checksum mismatch)") }
+	h := sha256.New()
+	// read reads n bytes (growing its buffer as they come, so that a
+	// damaged size costs no memory the file does not fill) into the hash.
+	read := func(n uint64) ([]byte, error) {
+		b, err := io.ReadAll(io.LimitReader(r, int64(n)))
+		if err != nil {
+			return nil, fmt.Errorf("read model file %s: %w", name, err)
+		}
+		h.Write(b)
+		return b, nil
 	}
-	if !bytes.HasPrefix(data, []byte(modelMagic)) {
+	magic, err := read(uint64(len(modelMagic)))
+	if err != nil {
+		return nil, err
+	}
+	if string(magic) != modelMagic {
 		return nil, bad("not a lazyvi model file (written by vi train)")
 	}
-	// The checksum line: "sha256 " + 64 hex digits + "\n".
-	const sumLen = len("sha256 ") + 64 + 1
-	if len(data) < len(modelMagic)+8+sumLen {
+	size, err := read(8)
+	if err != nil {
+		return nil, err
+	}
+	if len(size) < 8 {
 		return nil, bad("model file is truncated")
 	}
-	body, tail := data[:len(data)-sumLen], data[len(data)-sumLen:]
-	// One pass over the file: the body's sum, checked against the tail,
-	// then the whole file's (FileSum).
-	h := sha256.New()
-	h.Write(body)
-	sum := h.Sum(nil)
-	if string(tail) != "sha256 "+hex.EncodeToString(sum)+"\n" {
-		return nil, bad("model file is damaged or was modified (checksum mismatch)")
+	hl := binary.LittleEndian.Uint64(size)
+	if hl > maxModelHeader {
+		return nil, bad("model file header is damaged (it declares %d bytes)", hl)
 	}
-	h.Write(tail)
-	var fileSum [sha256.Size]byte
-	h.Sum(fileSum[:0])
-	rest := body[len(modelMagic):]
-	hl := binary.LittleEndian.Uint64(rest[:8])
-	rest = rest[8:]
-	if hl > maxModelHeader || hl > uint64(len(rest)) {
-		return nil, bad("model file header is damaged")
+	head, err := read(hl)
+	if err != nil {
+		return nil, err
+	}
+	if uint64(len(head)) < hl {
+		return nil, bad("model file is damaged or was modified (truncated in its header)")
 	}
 	var m SavedModel
-	dec := json.NewDecoder(bytes.NewReader(rest[:hl]))
+	dec := json.NewDecoder(bytes.NewReader(head))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
+	headErr := dec.Decode(&m)
+	total, sizesOK := paramsSize(m.Folds)
+	if headErr != nil || m.Format != ModelFileFormat || !sizesOK {
+		// A header of another format, or a damaged one: the checksum
+		// says which, over the rest of the file as it streams by.
+		if ok, err := restMatchesSum(r, h); err != nil {
+			return nil, fmt.Errorf("read model file %s: %w", name, err)
+		} else if !ok {
+			return nil, damaged()
+		}
 		var probe struct {
 			Format int `json:"format"`
 		}
-		if json.Unmarshal(rest[:hl], &probe) == nil && probe.Format != ModelFileFormat {
+		if json.Unmarshal(head, &probe) == nil && probe.Format != ModelFileFormat {
 			return nil, bad("model file format %d; this lazyvi reads format %d (train the model again with this vi)", probe.Format, ModelFileFormat)
 		}
-		return nil, bad("model file header: %v", err)
+		if headErr != nil {
+			return nil, bad("model file header: %v", headErr)
+		}
+		return nil, bad("model file header declares parameter sizes that do not add up")
 	}
-	if m.Format != ModelFileFormat {
-		return nil, bad("model file format %d; this lazyvi reads format %d (train the model again with this vi)", m.Format, ModelFileFormat)
+	params, err := read(total)
+	if err != nil {
+		return nil, err
 	}
-	rest = rest[hl:]
+	if uint64(len(params)) < total {
+		return nil, bad("model file is damaged or was modified (truncated in its parameters)")
+	}
 	for i := range m.Folds {
 		sz := m.Folds[i].Size
-		if sz < 0 || sz > len(rest) {
-			return nil, bad("model file is truncated (fold %d)", i+1)
-		}
-		m.Folds[i].Params = rest[:sz:sz]
-		rest = rest[sz:]
+		m.Folds[i].Params = params[:sz:sz]
+		params = params[sz:]
 	}
-	m.Source, m.FileSum = name, fileSum
-	if len(rest) != 0 {
-		return nil, bad("model file has %d bytes after its parameters", len(rest))
+	tail, err := io.ReadAll(io.LimitReader(r, int64(modelSumLen)+1))
+	if err != nil {
+		return nil, fmt.Errorf("read model file %s: %w", name, err)
 	}
+	if string(tail) != "sha256 "+hex.EncodeToString(h.Sum(nil))+"\n" {
+		return nil, damaged()
+	}
+	h.Write(tail)
+	h.Sum(m.FileSum[:0])
+	m.Source = name
 	if len(m.Folds) == 0 || (m.CrossFit >= 2 && len(m.Folds) != m.CrossFit) || (m.CrossFit < 2 && len(m.Folds) != 1) {
 		return nil, bad("model file holds %d models for crossfit %d", len(m.Folds), m.CrossFit)
 	}
 	return &m, nil
+}
+
+// LoadModel reads the model file at path (ReadModel), returning as soon as
+// ctx is done even while the file blocks (a FIFO without a writer).
+func LoadModel(ctx context.Context, path string) (*SavedModel, error) {
+	return loadFile(ctx, path, ReadModel)
+}
+
+// paramsSize returns the folds' parameter sizes added up, and whether each
+// is non-negative and the sum at most maxModelParams.
+func paramsSize(folds []SavedFold) (uint64, bool) {
+	var total uint64
+	for _, f := range folds {
+		if f.Size < 0 || uint64(f.Size) > maxModelParams-total {
+			return 0, false
+		}
+		total += uint64(f.Size)
+	}
+	return total, true
+}
+
+// maxModelParams bounds the parameter bytes a model file may declare (the
+// bytes are read only as far as the file holds them).
+const maxModelParams = 1 << 50
+
+// restMatchesSum reads r to its end and reports whether it is a checksum
+// line ("sha256 HEX\n") of h with what precedes the line added to h: the
+// check of a file whose layout is unknown, in constant memory.
+func restMatchesSum(r io.Reader, h hash.Hash) (bool, error) {
+	// win holds the last modelSumLen bytes read; what falls out of it is
+	// hashed.
+	win := make([]byte, 0, 2*modelSumLen)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		for b := buf[:n]; len(b) > 0; {
+			k := min(len(b), cap(win)-len(win))
+			win = append(win, b[:k]...)
+			b = b[k:]
+			if len(win) == cap(win) {
+				h.Write(win[:modelSumLen])
+				win = append(win[:0], win[modelSumLen:]...)
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	if len(win) < modelSumLen {
+		return false, nil
+	}
+	cut := len(win) - modelSumLen
+	h.Write(win[:cut])
+	return string(win[cut:]) == "sha256 "+hex.EncodeToString(h.Sum(nil))+"\n", nil
 }
 
 // DataFingerprint identifies a data set: its column names and every value,

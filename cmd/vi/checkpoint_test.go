@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -44,7 +45,7 @@ func TestFingerprintReadsModelOnce(t *testing.T) {
 	if err := cmd.Flag.Parse([]string{"--workers", "2", "--seed", "3", "--shard", "1/2", "--model", path}); err != nil {
 		t.Fatal(err)
 	}
-	m, err := readModelFile(path)
+	m, err := readModelFile(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -274,7 +274,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	}
 	var saved *framework.SavedModel
 	if o.model != "" {
-		if saved, err = readModelFile(o.model); err != nil {
+		if saved, err = readModelFile(ctx, o.model); err != nil {
 			return err
 		}
 		if err := r.useModel(saved, set); err != nil {

@@ -190,7 +190,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return a.report(framework.Usagef("%s: %v (run 'vi help %s')", cmd.Name(), err, cmd.Name()))
 	}
-	ctx, stop := notifyContext()
+	ctx, stop := notifyContext(stderr)
 	defer stop()
 	return a.report(cmd.Run(ctx, a, cmd.Flag.Args()))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -11,19 +12,16 @@ import (
 )
 
 // readModelFile reads a model file of vi train, checking that this vi can
-// use it (its format and plugin protocol version).
-func readModelFile(path string) (*framework.SavedModel, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, &framework.InputError{File: path, Msg: "no such model file"}
-		}
-		return nil, &framework.InputError{File: path, Msg: err.Error()}
+// use it (its format and plugin protocol version). It returns
+// "interrupted" as soon as ctx is done, even while the file blocks (a FIFO
+// without a writer).
+func readModelFile(ctx context.Context, path string) (*framework.SavedModel, error) {
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		return nil, &framework.InputError{File: path, Msg: "no such model file"}
 	}
-	defer f.Close()
-	m, err := framework.ReadModel(f, path)
+	m, err := framework.LoadModel(ctx, path)
 	if err != nil {
-		return nil, err
+		return nil, runError(ctx, err)
 	}
 	if m.Protocol != backendplugin.ProtocolVersion {
 		return nil, &framework.InputError{File: path, Msg: fmt.Sprintf("the model was written by a lazyvi speaking backend protocol version %d; this one speaks version %d: train it again with this vi", m.Protocol, backendplugin.ProtocolVersion)}
@@ -116,11 +114,11 @@ const splitModelUsage = "use the full model of this model `file` (vi train, with
 // splitModel reads --model for a command that uses one train/evaluation
 // split (shapley, roar) and makes the run use it (useModel); nil without
 // --model. A model trained with --crossfit is refused.
-func (r *dataRun) splitModel(path string, set map[string]bool) (*framework.SavedModel, error) {
+func (r *dataRun) splitModel(ctx context.Context, path string, set map[string]bool) (*framework.SavedModel, error) {
 	if path == "" {
 		return nil, nil
 	}
-	m, err := readModelFile(path)
+	m, err := readModelFile(ctx, path)
 	if err != nil {
 		return nil, err
 	}

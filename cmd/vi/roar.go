@@ -113,7 +113,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	if err != nil {
 		return err
 	}
-	saved, err := r.splitModel(o.model, set)
+	saved, err := r.splitModel(ctx, o.model, set)
 	if err != nil {
 		return err
 	}

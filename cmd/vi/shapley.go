@@ -154,7 +154,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err != nil {
 		return err
 	}
-	saved, err := r.splitModel(o.model, set)
+	saved, err := r.splitModel(ctx, o.model, set)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/backends/mlp"
-	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/simulate"
 )
@@ -43,7 +43,7 @@ func BenchmarkLazyTransport(b *testing.B) {
 			feats := p.Features()
 			b.Run(c.setting+"/"+be.name, func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
-					if _, err := (estimators.Lazy{}).Reduce(context.Background(), p, feats[i%len(feats)]); err != nil {
+					if _, err := (lazy.Estimator{}).Reduce(context.Background(), p, feats[i%len(feats)]); err != nil {
 						b.Fatal(err)
 					}
 				}

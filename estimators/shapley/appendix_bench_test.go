@@ -11,6 +11,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
 	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/estimators/shapley"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/measures"
@@ -52,7 +53,7 @@ func BenchmarkAppendix(b *testing.B) {
 		cfg := framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: int64(seed),
 			TrainFrac: 500.0 / 750, Options: map[string]string{"hidden": "128"}}
 		rep, err := shapley.Run(context.Background(), d, cfg, m,
-			[]framework.Estimator{estimators.Lazy{Lambda: 50}, estimators.Retrain{}},
+			[]framework.Estimator{lazy.Estimator{Lambda: 50}, estimators.Retrain{}},
 			shapley.RunOptions{Stop: shapley.Stop{Subsets: draws}, Options: shapley.Options{Workers: workers}})
 		if err != nil {
 			b.Fatal(err)
@@ -152,7 +153,7 @@ func BenchmarkAppendixPerSubset(b *testing.B) {
 	plan := shapley.NewPlan(design)
 	for plan.Draw(shapley.DefaultMaxSubsets) > 0 && len(plan.Subsets) < 1000 {
 	}
-	for _, e := range []framework.Estimator{estimators.Lazy{Lambda: 50}, estimators.Retrain{}} {
+	for _, e := range []framework.Estimator{lazy.Estimator{Lambda: 50}, estimators.Retrain{}} {
 		b.Run(e.Name(), func(b *testing.B) {
 			for i := range b.N {
 				s := plan.Subsets[i%len(plan.Subsets)]

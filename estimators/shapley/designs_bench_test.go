@@ -9,6 +9,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/backends/linear"
 	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/measures"
 )
@@ -39,7 +40,7 @@ func BenchmarkGaussianDesigns(b *testing.B) {
 			for s := range seeds {
 				cfg := framework.Config{Backend: linear.Backend{}, BackendName: "linear", Seed: int64(s + 1), TrainFrac: 0.5}
 				rep, err := Run(context.Background(), d.dataset(2000, int64(s+1)), cfg, measures.R2(),
-					[]framework.Estimator{estimators.Lazy{Lambda: 1}, estimators.Retrain{}}, RunOptions{Options: Options{Workers: 2}})
+					[]framework.Estimator{lazy.Estimator{Lambda: 1}, estimators.Retrain{}}, RunOptions{Options: Options{Workers: 2}})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -102,7 +102,7 @@
 // # Cost
 //
 // Lazy fits each subset's reduced model from the full model's parameters:
-// with a fixed penalty (estimators.Lazy{Lambda: 50}, as the paper's appendix
+// with a fixed penalty (lazy.Estimator{Lambda: 50}, as the paper's appendix
 // has it) one kernel, one ridge solve (Krylov steps, or a Cholesky
 // factorisation when those would cost more) and one forward pass per
 // subset; the full model, its predictions and the intercept-only model are

@@ -131,7 +131,7 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 	}
 	noUpdate := 0
 	score := func(ctx context.Context, subs []Subset, progress func(done, total int)) ([]framework.Score, error) {
-		s, n, err := reduceAll(ctx, prob, m, feats, subs, red, opt.Workers, progress, opt.Checkpoint)
+		s, n, err := reduceAll(ctx, prob, m, feats, subs, red, framework.ReduceOptions{Workers: opt.Workers, Progress: progress, Checkpoint: opt.Checkpoint})
 		noUpdate += n
 		return s, err
 	}
@@ -168,7 +168,7 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 }
 
 // fixedPenalty is the optional interface of a reduced-model estimator
-// whose ridge penalty may be fixed for every subset (estimators.Lazy with
+// whose ridge penalty may be fixed for every subset (lazy.Estimator with
 // Lambda > 0): the results then report it as "lambda".
 type fixedPenalty interface {
 	FixedPenalty() (lambda float64, ok bool)
@@ -233,11 +233,11 @@ func influenceSE(fit *Fit, scores []framework.Score, full, empty framework.Score
 
 // reduceAll scores the reduced model of every subset of players, results
 // by subset. A subset keeps its players' columns: framework.Reduce drops the
-// columns of the others (running them workers at a time with its
-// checkpoint, panic recovery and shape checks). It also counts the subsets
-// where lazy kept the full model.
+// columns of the others (running them as ropt says: its workers at a time,
+// with its progress and checkpoint, panic recovery and shape checks). It
+// also counts the subsets where lazy kept the full model.
 func reduceAll(ctx context.Context, prob *framework.Problem, m framework.Measure, players []framework.Feature, subs []Subset,
-	red framework.Estimator, workers int, progress func(done, total int), ckpt framework.Checkpoint) ([]framework.Score, int, error) {
+	red framework.Estimator, ropt framework.ReduceOptions) ([]framework.Score, int, error) {
 	feats := make([]framework.Feature, len(subs))
 	for k, s := range subs {
 		var cols []int
@@ -247,8 +247,7 @@ func reduceAll(ctx context.Context, prob *framework.Problem, m framework.Measure
 		slices.Sort(cols)
 		feats[k] = framework.Feature{Name: "subset " + s.String(), Columns: slices.Compact(cols)}
 	}
-	rs, err := framework.Reduce(ctx, []*framework.Problem{prob}, []framework.Estimator{red}, feats,
-		framework.ReduceOptions{Workers: workers, Progress: progress, Checkpoint: ckpt})
+	rs, err := framework.Reduce(ctx, []*framework.Problem{prob}, []framework.Estimator{red}, feats, ropt)
 	if err != nil {
 		return nil, 0, err
 	}

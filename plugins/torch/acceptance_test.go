@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/measures"
 	"github.com/lazyvi/lazyvi/simulate"
@@ -85,7 +86,7 @@ func TestLinearSetting(t *testing.T) {
 	}
 	b := sharedBackend(t)
 	d, truth := linear(t, accN, 1)
-	res := run(t, b, d, nil, estimators.Lazy{}, estimators.Dropout{}, estimators.Retrain{})
+	res := run(t, b, d, nil, lazy.Estimator{}, estimators.Dropout{}, estimators.Retrain{})
 	checkTruth(t, res, "lazy", truth)
 	checkTruth(t, res, "retrain", truth)
 	checkDropoutBiased(t, res, truth)
@@ -98,7 +99,7 @@ func TestLinearSettingModule(t *testing.T) {
 	}
 	b := sharedBackend(t)
 	d, truth := linear(t, accN, 1)
-	res := run(t, b, d, map[string]string{"module": abs(t, "tanh.py")}, estimators.Lazy{}, estimators.Dropout{})
+	res := run(t, b, d, map[string]string{"module": abs(t, "tanh.py")}, lazy.Estimator{}, estimators.Dropout{})
 	checkTruth(t, res, "lazy", truth)
 	checkDropoutBiased(t, res, truth)
 }

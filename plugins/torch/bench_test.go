@@ -8,7 +8,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/backends/mlp"
-	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -51,7 +51,7 @@ func BenchmarkLazyPerFeature(b *testing.B) {
 			feats := p.Features()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := (estimators.Lazy{}).Reduce(context.Background(), p, feats[i%len(feats)]); err != nil {
+				if _, err := (lazy.Estimator{}).Reduce(context.Background(), p, feats[i%len(feats)]); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -71,22 +71,17 @@ const (
 	maxJacobian      = 1 << 28
 )
 
-// newRidge sets up the ridge problem for the rows of x with k outputs each
-// (e stacks them, row i*k + j; the Jacobian's and the kernel's rows are
-// stacked the same way). bounds are the fold
-// boundaries in rows of x (fold f is rows bounds[f]..bounds[f+1]) when the
-// penalty is cross-validated, nil when it is fixed.
-func newRidge(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, k int, bounds []int) (ridge, error) {
-	return newRidgeOf(ctx, g, x, e, k, bounds, false)
-}
-
-// newRidgeOf is newRidge; with single, in the dual form, on the model's
-// single-precision kernel when it has one (framework.KernelerOf), whose
-// folds' shifts then ask for the single-precision Phi_T^T a too (dual).
-// The subsample search at scale uses it (lazy-precision single); the
-// dense path's penalty and every update stay on the double-precision
-// kernel.
-func newRidgeOf(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, k int, bounds []int, single bool) (ridge, error) {
+// newRidge sets up the ridge problem of p's rows (the Jacobian's and the
+// kernel's rows are stacked as the residuals are, row i*k + j). bounds are
+// the fold boundaries in rows of x (fold f is rows bounds[f]..bounds[f+1])
+// when the penalty is cross-validated, nil when it is fixed. With single,
+// in the dual form, it is on the model's single-precision kernel when it
+// has one (framework.KernelerOf), whose folds' shifts then ask for the
+// single-precision Phi_T^T a too; the subsample search at scale uses it
+// (lazy-precision single), while the dense path's penalty and every update
+// stay on the double-precision kernel.
+func (p *problem) newRidge(ctx context.Context, bounds []int, single bool) (ridge, error) {
+	g, x, e, k := p.g, p.x, p.e, p.k
 	cv := len(bounds) > 1
 	samples, _ := x.Dims()
 	n := samples * k
@@ -103,15 +98,13 @@ func newRidgeOf(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []f
 			d, d, n, m, samples, k, m)
 	}
 	if n > m {
-		return newPrimal(ctx, g, x, e, k, bounds)
+		return p.newPrimal(ctx, bounds)
 	}
 	// The backend's structured kernel when it has one: for an MLP a few
 	// small matrix products per layer instead of the Jacobian's n x M
-	// entries and the n^2 M flops of their Gram (on digits.csv, 10 outputs
-	// of a 7510-parameter network on 300 rows: 1.0 s a feature against
-	// 5.2 s through the Jacobian). A kernel of k > 1 outputs that is not
-	// (n k) x (n k) (a backend whose Kernel is per sample) falls back to the
-	// Jacobian.
+	// entries and the n^2 M flops of their Gram. A kernel of k > 1 outputs
+	// that is not (n k) x (n k) (a backend whose Kernel is per sample)
+	// falls back to the Jacobian.
 	var km *mat.Dense
 	if _, ok := framework.AsSingleKerneler(g); !ok {
 		single = false
@@ -168,8 +161,7 @@ type dual struct {
 	// the rows x, a zero on the fold's (the same vector: a model's
 	// signals of x, which the kernel computed, then serve every fold,
 	// where the rows T = outside x's would need theirs computed per
-	// fold: 12 ms each on highdim n 10000 (200, 100), against 4-6 ms per
-	// product).
+	// fold, which costs more than the product).
 	single bool
 }
 
@@ -276,12 +268,13 @@ type primalBlock struct {
 	b      []float64
 }
 
-// newPrimal forms G and Phi^T e for the samples x and residuals e (k per
-// sample), by fold blocks when bounds (in samples) are given.
-func newPrimal(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []float64, k int, bounds []int) (*primal, error) {
+// newPrimal forms G and Phi^T e of p's rows and residuals, by fold blocks
+// when bounds (in samples) are given.
+func (p *problem) newPrimal(ctx context.Context, bounds []int) (*primal, error) {
+	g, x, e, k := p.g, p.x, p.e, p.k
 	samples, cols := x.Dims()
 	m := g.NumParams()
-	p := &primal{x: x, rows: samples * k, g: mat.NewSymDense(m, nil), b: make([]float64, m)}
+	pm := &primal{x: x, rows: samples * k, g: mat.NewSymDense(m, nil), b: make([]float64, m)}
 	if len(bounds) < 2 {
 		bounds = []int{0, samples}
 	}
@@ -294,14 +287,14 @@ func newPrimal(ctx context.Context, g framework.Gradienter, x *mat.Dense, e []fl
 		if bg.SymmetricDim() != m || len(bb) != m {
 			return nil, fmt.Errorf("gram: backend returned %d x %d and %d values for %d parameters", bg.SymmetricDim(), bg.SymmetricDim(), len(bb), m)
 		}
-		p.g.AddSym(p.g, bg)
-		floats.Add(p.b, bb)
-		p.blocks = append(p.blocks, primalBlock{lo: lo, hi: hi, g: bg, b: bb})
+		pm.g.AddSym(pm.g, bg)
+		floats.Add(pm.b, bb)
+		pm.blocks = append(pm.blocks, primalBlock{lo: lo, hi: hi, g: bg, b: bb})
 	}
-	if len(p.blocks) == 1 {
-		p.blocks = nil // no folds: only the totals are used
+	if len(pm.blocks) == 1 {
+		pm.blocks = nil // no folds: only the totals are used
 	}
-	return p, nil
+	return pm, nil
 }
 
 func (p *primal) meanDiag() float64 {

@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -108,6 +108,18 @@ func (r rfKernelModel) JacobianTVec(_ context.Context, x mat.Matrix, a []float64
 }
 
 // problemFor builds a Problem around an already fitted model.
+// testProblem is the ridge problem of the rows x, one output each, with
+// targets t and residuals e, for the settings est.
+func testProblem(est Estimator, g framework.Gradienter, x *mat.Dense, t, e []float64, seed int64) *problem {
+	return &problem{est: est, g: g, x: x, targets: t, e: e, k: 1, seed: seed, stats: map[string]float64{}}
+}
+
+// doubleProblem is testProblem's problem in double precision, without
+// targets: for the matrix-free solves on the model's float64 products.
+func doubleProblem(g framework.Gradienter, x *mat.Dense, e []float64) *problem {
+	return testProblem(Estimator{DoublePrecision: true}, g, x, nil, e, 0)
+}
+
 func problemFor(t *testing.T, full framework.Model, n1, n2, p int, seed uint64) *framework.Problem {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 3))
@@ -191,7 +203,7 @@ func TestLazyFixedAlphaMatchesClosedForm(t *testing.T) {
 		p := problemFor(t, model, 100, 40, 4, uint64(i+10))
 		f := framework.Feature{Name: "x1", Columns: []int{0}}
 		for _, alpha := range []float64{0.1, 3, 100} {
-			got, err := Lazy{Folds: 4, Lambda: alpha}.Reduce(context.Background(), p, f)
+			got, err := Estimator{Folds: 4, Lambda: alpha}.Reduce(context.Background(), p, f)
 			if err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
@@ -235,7 +247,7 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 		for i := range e {
 			e[i] = p.YTrain[i]
 		}
-		rp, err := newRidge(ctx, model, x, e, 1, []int{0, 40, 62, 90})
+		rp, err := testProblem(Estimator{}, model, x, nil, e, 0).newRidge(ctx, []int{0, 40, 62, 90}, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -359,7 +371,7 @@ func TestLazyCVImprovesOnDropout(t *testing.T) {
 	r := newRF(4, 30, 9)
 	p := problemFor(t, r, 200, 50, 4, 19)
 	f := framework.Feature{Name: "x1", Columns: []int{0}}
-	got, err := Lazy{Folds: 4}.Reduce(ctx, p, f)
+	got, err := Estimator{Folds: 4}.Reduce(ctx, p, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +436,7 @@ func TestLazyFaultsInFolds(t *testing.T) {
 	} {
 		r := &faultyRF{rfModel: newRF(4, 30, 9), after: 4, fault: fault}
 		p := problemFor(t, r, 200, 50, 4, 19)
-		_, err := Lazy{Folds: 4}.Reduce(ctx, p, f)
+		_, err := Estimator{Folds: 4}.Reduce(ctx, p, f)
 		if err == nil || !strings.Contains(err.Error(), "cross-validation") {
 			t.Errorf("%s: got %v, want a cross-validation error", name, err)
 		}
@@ -432,14 +444,14 @@ func TestLazyFaultsInFolds(t *testing.T) {
 	nan := &faultyRF{rfModel: newRF(4, 30, 9), after: 1 << 30}
 	p := problemFor(t, nan, 200, 50, 4, 19)
 	nan.theta[0] = math.NaN()
-	if _, err := (Lazy{}).Reduce(ctx, p, f); err == nil || !strings.Contains(err.Error(), "not finite") {
+	if _, err := (Estimator{}).Reduce(ctx, p, f); err == nil || !strings.Contains(err.Error(), "not finite") {
 		t.Errorf("NaN predictions: got %v, want a not-finite error", err)
 	}
 }
 
 func TestLazyNeedsGradients(t *testing.T) {
 	p := &framework.Problem{BackendName: "forest", Full: modelOnly{}}
-	_, err := Lazy{Folds: 4}.Reduce(context.Background(), p, framework.Feature{Name: "x", Columns: []int{0}})
+	_, err := Estimator{Folds: 4}.Reduce(context.Background(), p, framework.Feature{Name: "x", Columns: []int{0}})
 	if !errors.Is(err, framework.ErrUsage) {
 		t.Fatalf("want a usage error, got %v", err)
 	}
@@ -673,7 +685,7 @@ func TestSearchNear(t *testing.T) {
 		}},
 	}
 	for _, lowLast := range []bool{false, true} {
-		for _, tol := range []float64{searchTol, subsampleSearchTol} {
+		for _, tol := range []float64{searchTol, defaultSubsampleTol} {
 			for _, c := range curves {
 				for _, min := range []float64{-9, -3.7, 0, 2.2, 5.5} {
 					for _, off := range []float64{0, 0.3, -0.45, 1.7, -3.1} {

@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // the network trained for 20 epochs only, which changes the numbers little
 // and the setup time much), feature x1:
 //
-//	go test -run X -bench 'Scale' ./estimators
+//	go test -run X -bench 'Scale' ./estimators/lazy
 //
 // Flops:
 //   - product: one Phi v and one Phi^T u on all train rows through the
@@ -123,7 +123,7 @@ func BenchmarkScaleSearch(b *testing.B) {
 	var alpha float64
 	for b.Loop() {
 		var err error
-		if alpha, err = (Lazy{}).subsampleAlpha(context.Background(), c.g, c.x, c.t, c.e, 1, c.seed, map[string]float64{}, 0); err != nil {
+		if alpha, err = testProblem(Estimator{}, c.g, c.x, c.t, c.e, c.seed).subsampleAlpha(context.Background(), 0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -133,7 +133,7 @@ func BenchmarkScaleSearch(b *testing.B) {
 func BenchmarkScaleSolve(b *testing.B) {
 	scaleGet(b)
 	c := &scaleCase
-	alpha, err := (Lazy{}).subsampleAlpha(context.Background(), c.g, c.x, c.t, c.e, 1, c.seed, map[string]float64{}, 0)
+	alpha, err := testProblem(Estimator{}, c.g, c.x, c.t, c.e, c.seed).subsampleAlpha(context.Background(), 0)
 	if err != nil || math.IsInf(alpha, 1) {
 		b.Fatalf("alpha %v, %v", alpha, err)
 	}
@@ -142,7 +142,7 @@ func BenchmarkScaleSolve(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		var err error
-		if _, steps, flops, err = matrixFreeSolve(context.Background(), c.g, c.x, c.e, alpha, energyTol, DefaultMemory); err != nil {
+		if _, steps, flops, _, err = doubleProblem(c.g, c.x, c.e).solveMatrixFree(context.Background(), alpha, energyTol, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -158,7 +158,7 @@ func BenchmarkScaleReduce(b *testing.B) {
 			f := c.p.Features()[0]
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := (Lazy{}).Reduce(context.Background(), c.p, f); err != nil {
+				if _, err := (Estimator{}).Reduce(context.Background(), c.p, f); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -190,7 +190,7 @@ func BenchmarkScaleTolerance(b *testing.B) {
 				var alpha float64
 				var ref []float64
 				if c == &scaleDense {
-					red, err := (Lazy{}).Reduce(ctx, c.p, f)
+					red, err := (Estimator{}).Reduce(ctx, c.p, f)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -199,7 +199,7 @@ func BenchmarkScaleTolerance(b *testing.B) {
 						fmt.Printf("n %d %s: no update\n", c.n, f.Name)
 						continue
 					}
-					rp, err := newRidge(ctx, c.g, x, e, 1, nil)
+					rp, err := testProblem(Estimator{}, c.g, x, nil, e, 0).newRidge(ctx, nil, false)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -215,17 +215,17 @@ func BenchmarkScaleTolerance(b *testing.B) {
 					}
 				} else {
 					var err error
-					if alpha, err = (Lazy{}).subsampleAlpha(ctx, c.g, x, c.t, e, 1, c.seed, map[string]float64{}, 0); err != nil {
+					if alpha, err = testProblem(Estimator{}, c.g, x, c.t, e, c.seed).subsampleAlpha(ctx, 0); err != nil {
 						b.Fatal(err)
 					}
-					if ref, _, _, err = matrixFreeSolve(ctx, c.g, x, e, alpha, 1e-10, DefaultMemory); err != nil {
+					if ref, _, _, _, err = doubleProblem(c.g, x, e).solveMatrixFree(ctx, alpha, 1e-10, nil); err != nil {
 						b.Fatal(err)
 					}
 				}
 				v0, se := evalVI(b, c.p, f, c.g, ref)
 				fmt.Printf("n %d %s: alpha %.4g, reference VI %.5g, SE %.3g\n", c.n, f.Name, alpha, v0, se)
 				for _, tau := range []float64{1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 1e-4, 1e-6} {
-					w, steps, _, err := matrixFreeSolve(ctx, c.g, x, e, alpha, tau, DefaultMemory)
+					w, steps, _, _, err := doubleProblem(c.g, x, e).solveMatrixFree(ctx, alpha, tau, nil)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -269,7 +269,6 @@ func BenchmarkScaleSearchVariants(b *testing.B) {
 	scaleGet(b)
 	c := &scaleCase
 	ctx := context.Background()
-	defer func(r int, t float64) { subsampleRows, subsampleSearchTol = r, t }(subsampleRows, subsampleSearchTol)
 	for b.Loop() {
 		for _, f := range c.p.Features()[:8] {
 			x, e := c.residuals(b, f)
@@ -278,16 +277,15 @@ func BenchmarkScaleSearchVariants(b *testing.B) {
 				rows, folds int
 				tol         float64
 			}{{1000, 3, 0.05}, {1000, 3, 0.15}, {1000, 3, 0.25}, {500, 3, 0.05}, {1000, 2, 0.05}} {
-				subsampleRows, subsampleSearchTol = v.rows, v.tol
 				start := time.Now()
-				alpha, err := (Lazy{Folds: v.folds}).subsampleAlpha(ctx, c.g, x, c.t, e, 1, c.seed, map[string]float64{}, 0)
+				alpha, err := testProblem(Estimator{Folds: v.folds, cfg: config{subsampleRows: v.rows, subsampleTol: v.tol}}, c.g, x, c.t, e, c.seed).subsampleAlpha(ctx, 0)
 				if err != nil {
 					b.Fatal(err)
 				}
 				secs := time.Since(start).Seconds()
 				w := make([]float64, c.g.NumParams()) // no update: the full model
 				if !math.IsInf(alpha, 1) {
-					if w, _, _, err = matrixFreeSolve(ctx, c.g, x, e, alpha, energyTol, DefaultMemory); err != nil {
+					if w, _, _, _, err = doubleProblem(c.g, x, e).solveMatrixFree(ctx, alpha, energyTol, nil); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/estimators"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/measures"
 )
@@ -72,7 +73,7 @@ func TestLazyMulticlassNearRetrain(t *testing.T) {
 	if p.Task != framework.Multiclass || p.Classes != 3 {
 		t.Fatalf("task %v with %d classes, want multiclass with 3", p.Task, p.Classes)
 	}
-	ests := []framework.Estimator{Lazy{}, Retrain{}, Dropout{}}
+	ests := []framework.Estimator{Estimator{}, estimators.Retrain{}, estimators.Dropout{}}
 	res, err := framework.Estimate(ctx, p, measures.LogLoss(), ests, p.Features(), framework.EstimateOptions{Workers: 2, Inference: framework.Plain})
 	if err != nil {
 		t.Fatal(err)
@@ -129,11 +130,11 @@ func TestLazyMulticlassKernel(t *testing.T) {
 		t.Fatal("gradientsOnly still shows a Kerneler")
 	}
 	for _, f := range p.Features() {
-		viaKernel, err := Lazy{}.Reduce(ctx, &pk, f)
+		viaKernel, err := Estimator{}.Reduce(ctx, &pk, f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		viaJacobian, err := Lazy{}.Reduce(ctx, &q, f)
+		viaJacobian, err := Estimator{}.Reduce(ctx, &q, f)
 		if err != nil {
 			t.Fatal(err)
 		}

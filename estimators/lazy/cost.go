@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 // The cost model by which lazy chooses how to solve a feature's ridge
 // problem. Sizes: n Jacobian rows (train samples x outputs), m parameters.
@@ -19,17 +19,17 @@ package estimators
 //     flops: for one output the same, for several K times less than the
 //     formed Jacobian's.
 //
-// Steps are what a solve at a cross-validated penalty takes, measured on
-// the simulated settings at their chosen penalties: the dense forms'
-// Krylov solve to krylovTol 20-60 (estSteps), the matrix-free one to
-// energyTol 2-6 (estMatrixFreeSteps, with a margin).
+// Steps are what a solve at a cross-validated penalty takes on the
+// simulated settings at their chosen penalties: the dense forms' Krylov
+// solve to krylovTol up to about 60 (estSteps), the matrix-free one to
+// energyTol a few (estMatrixFreeSteps, with a margin).
 const (
 	estSteps           = 60
 	estMatrixFreeSteps = 10
 )
 
 // DefaultMemory is the bytes a lazy worker may hold for one feature's
-// ridge problem when Lazy.Memory is 0: 1 GiB.
+// ridge problem when Estimator.Memory is 0: 1 GiB.
 const DefaultMemory = 1 << 30
 
 // solveMethod is how lazy solves a ridge problem.
@@ -39,13 +39,6 @@ const (
 	methodDense      solveMethod = iota // the kernel or Gram, formed
 	methodMatrixFree                    // Krylov on products with the Jacobian
 )
-
-func (s solveMethod) String() string {
-	if s == methodDense {
-		return "dense"
-	}
-	return "matrix-free"
-}
 
 // cost is one method's counted work and memory.
 type cost struct {

@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -43,11 +43,10 @@ func BenchmarkScaleBaselineReuse(b *testing.B) {
 }
 
 func baselineReuse(ctx context.Context, b *testing.B, c *scaleProblem) {
-	defer func(t float64) { subsampleSearchTol = t }(subsampleSearchTol)
 	{ // the baseline's search at the default tolerance
 		xb, eb := c.residuals(b, framework.Feature{Name: "(baseline)"})
 		start := time.Now()
-		alphaB, err := (Lazy{}).subsampleAlpha(ctx, c.g, xb, c.t, eb, 1, c.seed, map[string]float64{}, 0)
+		alphaB, err := testProblem(Estimator{}, c.g, xb, c.t, eb, c.seed).subsampleAlpha(ctx, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -62,13 +61,12 @@ func baselineReuse(ctx context.Context, b *testing.B, c *scaleProblem) {
 				near bool
 				tol  float64
 			}{{"fine", false, searchTol}, {"own", false, 0.15}, {"near", true, 0.15}, {"near10", true, 0.10}} {
-				subsampleSearchTol = v.tol
 				near := 0.0
 				if v.near {
 					near = alphaB
 				}
 				start := time.Now()
-				alpha, err := (Lazy{}).subsampleAlpha(ctx, c.g, x, c.t, e, 1, c.seed, map[string]float64{}, near)
+				alpha, err := testProblem(Estimator{cfg: config{subsampleTol: v.tol}}, c.g, x, c.t, e, c.seed).subsampleAlpha(ctx, near)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -77,7 +75,7 @@ func baselineReuse(ctx context.Context, b *testing.B, c *scaleProblem) {
 				w := make([]float64, c.g.NumParams()) // no update: the full model
 				steps := 0
 				if !math.IsInf(alpha, 1) {
-					if w, steps, _, err = matrixFreeSolve(ctx, c.g, x, e, alpha, energyTol, DefaultMemory); err != nil {
+					if w, steps, _, _, err = doubleProblem(c.g, x, e).solveMatrixFree(ctx, alpha, energyTol, nil); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -127,7 +125,7 @@ func reuseVI(ctx context.Context, b *testing.B, c *scaleProblem) {
 	}
 	var res [2][]framework.Result
 	var secs [2]float64
-	for i, est := range []framework.Estimator{lazyNoBaseline{}, Lazy{}} {
+	for i, est := range []framework.Estimator{lazyNoBaseline{}, Estimator{}} {
 		start := time.Now()
 		var err error
 		if res[i], err = framework.Estimate(ctx, c.p, measures.MSE(), []framework.Estimator{est}, feats, framework.EstimateOptions{Workers: 2, Inference: framework.Plain}); err != nil {

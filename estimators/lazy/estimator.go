@@ -1,10 +1,9 @@
-package estimators
+package lazy
 
 import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 
@@ -14,8 +13,8 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 )
 
-// Lazy is LazyVI (Algorithm 1 of Gao, Stevens, Willett, Raskutti). At the
-// full model's parameters theta_f it takes the residuals e = y - h(X^(j)) of
+// Estimator is LazyVI (Algorithm 1 of Gao, Stevens, Willett, Raskutti). At
+// the full model's parameters theta_f it takes the residuals e = y - h(X^(j)) of
 // the full network on the dropped train split and the gradient features
 // Phi = d h(X^(j)) / d theta, solves the ridge regression
 //
@@ -68,16 +67,16 @@ import (
 // one output: midScale), the penalty is chosen on a seeded subsample
 // and rescaled or, where several outputs cap the subsample below 1000
 // rows, on a held-out share of all the train rows by matrix-free Krylov
-// solves (lazy_heldout.go), and the update solved once by the method a
+// solves (heldout.go), and the update solved once by the method a
 // cost model picks, matrix-free Krylov on Jacobian products when the dense
-// forms do not fit or cost more (lazy_scale.go, lazy_cost.go).
+// forms do not fit or cost more (scale.go, cost.go).
 //
-// The code is in six files by job: this one reduces (the residuals, the
-// ridge problem, the reduced predictions), lazy_search.go chooses the
-// penalty, lazy_ridge.go solves the ridge systems, lazy_scale.go,
-// lazy_heldout.go and lazy_cost.go handle the sizes the dense forms do not
-// fit.
-type Lazy struct {
+// The code is in files by job: this one reduces (the residuals, the
+// reduced predictions; problem.go holds one reduction's ridge problem),
+// search.go chooses the penalty, ridge.go and krylov.go solve the ridge
+// systems, scale.go, heldout.go, precond.go and cost.go handle the sizes
+// the dense forms do not fit.
+type Estimator struct {
 	// Folds is the number of cross-validation folds of the penalty
 	// search; 0 means DefaultFolds.
 	Folds int
@@ -87,44 +86,49 @@ type Lazy struct {
 	// Memory bounds the bytes one feature's ridge problem may hold (the
 	// kernel, Gram, Jacobian or Krylov basis); 0 means DefaultMemory.
 	// Problems whose dense form does not fit are solved matrix-free (see
-	// lazy_scale.go).
+	// scale.go).
 	Memory int64
 	// DoublePrecision, when set, keeps the matrix-free solves' Jacobian
 	// products in float64 where the model also has single-precision ones
-	// (framework.SinglePrecisioner), which they use otherwise: about 1.45x
-	// as fast, and their rounding (relative ~1e-7) is far below the
-	// solves' tolerance (energyTol, 1e-2 of the objective's decrease;
-	// the VIs moved by at most 5e-5 of their standard errors), and the
-	// penalty search at scale (the subsample's cross-validation) in
-	// float64 where the model also has a single-precision kernel
-	// (framework.SingleKerneler), which it uses otherwise (newRidgeOf).
-	// The dense path's search at the paper's sizes, the dense solves and
-	// the predictions are in float64 either way (docs/performance.md,
-	// Stops 26 and 27).
+	// (framework.SinglePrecisioner), which they use otherwise: faster, and
+	// their rounding (relative ~1e-7) is far below the solves' tolerance
+	// (energyTol, 1e-2 of the objective's decrease), and the penalty
+	// search at scale (the subsample's cross-validation) in float64 where
+	// the model also has a single-precision kernel
+	// (framework.SingleKerneler), which it uses otherwise (newRidge). The
+	// dense path's search at the paper's sizes, the dense solves and the
+	// predictions are in float64 either way.
+	// research/2026-11-27-single-precision-products.md and
+	// research/2026-11-27-single-precision-search.md have the
+	// measurements.
 	DoublePrecision bool
+
+	// cfg holds the constants that the package's benchmarks vary; the
+	// zero config is lazy's own.
+	cfg config
 }
 
 // DefaultFolds is the number of cross-validation folds for lazy's penalty
-// when Lazy.Folds is 0. Three folds instead of five cut lazy's cost by
-// 2-2.5x (one factorization of (2/3 n1)^3 per fold instead of (4/5 n1)^3)
-// with the same accuracy: 100 repetitions of the linear setting (rho 0.9,
-// n 2000) gave the same bias to 1e-4 and the same coverage within 0.01.
+// when Estimator.Folds is 0: three folds cost less than five (each fold's
+// system has 2/3 of the rows instead of 4/5, and there are fewer of them)
+// and, on the paper's linear setting, choose penalties of the same
+// accuracy.
 const DefaultFolds = 3
 
 // Name returns "lazy".
-func (Lazy) Name() string { return "lazy" }
+func (Estimator) Name() string { return "lazy" }
 
 // Describe implements framework.Describer.
-func (Lazy) Describe() string {
+func (Estimator) Describe() string {
 	return "LazyVI: the full network shifted by a ridge regression on its gradients (needs a gradient backend)"
 }
 
 // Needs implements framework.Needer: the full model's gradients.
-func (Lazy) Needs() framework.Capabilities { return framework.Capabilities{Gradients: true} }
+func (Estimator) Needs() framework.Capabilities { return framework.Capabilities{Gradients: true} }
 
 // Settings implements framework.Configurer: folds, lambda, lazy-mem and
 // lazy-precision.
-func (e Lazy) Settings() []framework.OptionInfo {
+func (e Estimator) Settings() []framework.OptionInfo {
 	return []framework.OptionInfo{
 		{Name: "folds", Default: strconv.Itoa(e.folds()), Usage: "cross-validation `folds` for lazy's ridge penalty"},
 		{Name: "lambda", Default: strconv.FormatFloat(e.Lambda, 'g', -1, 64), Usage: "fix lazy's ridge penalty to `L` (0: choose it by cross-validation)"},
@@ -134,7 +138,7 @@ func (e Lazy) Settings() []framework.OptionInfo {
 }
 
 // Configure implements framework.Configurer.
-func (e Lazy) Configure(settings map[string]string) (framework.Estimator, error) {
+func (e Estimator) Configure(settings map[string]string) (framework.Estimator, error) {
 	for k, v := range settings {
 		switch k {
 		case "folds":
@@ -168,20 +172,20 @@ func (e Lazy) Configure(settings map[string]string) (framework.Estimator, error)
 }
 
 // FixedPenalty returns Lambda when it fixes the penalty.
-func (e Lazy) FixedPenalty() (float64, bool) { return e.Lambda, e.Lambda > 0 }
+func (e Estimator) FixedPenalty() (float64, bool) { return e.Lambda, e.Lambda > 0 }
 
 // MinTrainRows implements framework.TrainRower: two rows per fold.
-func (e Lazy) MinTrainRows() int { return 2 * e.folds() }
+func (e Estimator) MinTrainRows() int { return 2 * e.folds() }
 
 // precision is the lazy-precision setting's value.
-func (e Lazy) precision() string {
+func (e Estimator) precision() string {
 	if e.DoublePrecision {
 		return "double"
 	}
 	return "single"
 }
 
-func (e Lazy) folds() int {
+func (e Estimator) folds() int {
 	if e.Folds == 0 {
 		return DefaultFolds
 	}
@@ -191,7 +195,7 @@ func (e Lazy) folds() int {
 // Summarize implements framework.Summarizer: "lambda", the geometric mean
 // of the folds' finite penalties, or null with "no_update": true when
 // every fold kept the full model.
-func (Lazy) Summarize(stats []map[string]float64) []framework.Field {
+func (Estimator) Summarize(stats []map[string]float64) []framework.Field {
 	var logSum float64
 	var finite, inf int
 	for _, s := range stats {
@@ -221,14 +225,13 @@ const statLambda = "lambda"
 // minimum it is the full model (the residuals have nothing left for the
 // gradient features to fit); at an early-stopped one the refit improves it,
 // and without the baseline that improvement would count as importance of
-// every feature (on vi bench highdim at n 1000 it shifted every VI by about
-// -0.85).
-func (lz Lazy) Baseline(ctx context.Context, p *framework.Problem) (framework.Reduced, error) {
+// every feature.
+func (lz Estimator) Baseline(ctx context.Context, p *framework.Problem) (framework.Reduced, error) {
 	return lz.reduce(ctx, p, framework.Feature{Name: "(baseline)"}, nil, true)
 }
 
 // Reduce fits the lazy reduced model for feature f.
-func (lz Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
+func (lz Estimator) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
 	return lz.reduce(ctx, p, f, nil, false)
 }
 
@@ -238,19 +241,19 @@ func (lz Lazy) Reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 // chose no update (nearStart, searchNear: about 5 candidates instead of
 // 8-11). At the paper's sizes (the dense path) it is Reduce and does not
 // wait for the baseline.
-func (lz Lazy) ReduceFrom(ctx context.Context, p *framework.Problem, f framework.Feature, base func() (framework.Reduced, error)) (framework.Reduced, error) {
+func (lz Estimator) ReduceFrom(ctx context.Context, p *framework.Problem, f framework.Feature, base func() (framework.Reduced, error)) (framework.Reduced, error) {
 	return lz.reduce(ctx, p, f, base, false)
 }
 
 // reduce is Reduce; baseline, when not nil, returns the baseline (see
 // ReduceFrom); carry is set for the baseline itself, whose Reduced then
 // carries what its features start from (reduceScaled).
-func (lz Lazy) reduce(ctx context.Context, p *framework.Problem, f framework.Feature, baseline func() (framework.Reduced, error), carry bool) (framework.Reduced, error) {
-	g, ok := framework.AsGradienter(p.Full)
+func (lz Estimator) reduce(ctx context.Context, fp *framework.Problem, f framework.Feature, baseline func() (framework.Reduced, error), carry bool) (framework.Reduced, error) {
+	g, ok := framework.AsGradienter(fp.Full)
 	if !ok {
-		return framework.Reduced{}, framework.Usagef("estimator lazy needs a backend with gradients; backend %q has none (use dropout or retrain)", p.BackendName)
+		return framework.Reduced{}, framework.Usagef("estimator lazy needs a backend with gradients; backend %q has none (use dropout or retrain)", fp.BackendName)
 	}
-	dropped := p.Drop(p.XTrain, f)
+	dropped := fp.Drop(fp.XTrain, f)
 	n1, _ := dropped.Dims()
 	folds := lz.folds()
 	if lz.Lambda <= 0 && (folds < 2 || n1 < 2*folds) {
@@ -258,14 +261,14 @@ func (lz Lazy) reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 	}
 	// K outputs: targets and residuals are stacked, row i*K + k.
 	k := 1
-	if p.Task == framework.Multiclass {
-		k = p.Classes
+	if fp.Task == framework.Multiclass {
+		k = fp.Classes
 	}
 	scaled := lz.scaled(n1, k, g.NumParams())
 	// Rows in fold order: fold k is rows bounds[k]..bounds[k+1].
 	var order, bounds []int
 	if lz.Lambda <= 0 && !scaled {
-		for _, fold := range foldsOf(n1, folds, p.Seed) {
+		for _, fold := range foldsOf(n1, folds, fp.Seed) {
 			bounds = append(bounds, len(order))
 			order = append(order, fold...)
 		}
@@ -273,107 +276,76 @@ func (lz Lazy) reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 	} else {
 		order = allRows(n1)
 	}
-	x := rowsOf(dropped, order)
-	targets := make([]float64, n1*k)
-	for i, r := range order {
-		if k == 1 {
-			targets[i] = p.YTrain[r]
-		} else {
-			targets[i*k+int(p.YTrain[r])] = 1
-		}
-	}
-	// At scale the products on these rows follow: a model that can keeps
-	// what they need from the predictions' pass (the same predictions).
-	predict := g.Predict
-	if pp, ok := framework.AsPreparedPredictor(g); ok && scaled {
-		predict = pp.PredictPrepared
-	}
-	base, err := predict(ctx, x)
-	if err != nil {
-		return framework.Reduced{}, fmt.Errorf("predict train split: %w", err)
-	}
-	if r, c := base.Dims(); r != n1 || c != k {
-		return framework.Reduced{}, fmt.Errorf("predict train split: backend returned %d x %d predictions for %d rows, want %d x %d", r, c, n1, n1, k)
-	}
-	e := make([]float64, n1*k)
-	floats.SubTo(e, targets, base.RawMatrix().Data)
-	if i := slices.IndexFunc(e, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }); i >= 0 {
-		return framework.Reduced{}, fmt.Errorf("the full model's prediction for train row %d (feature %s dropped) is not finite", order[i/k]+1, f.Name)
+	p := &problem{est: lz, g: g, x: rowsOf(dropped, order), k: k, seed: fp.Seed, stats: map[string]float64{}}
+	if err := p.residuals(ctx, fp.YTrain, order, f, scaled); err != nil {
+		return framework.Reduced{}, err
 	}
 	if scaled {
-		return lz.reduceScaled(ctx, g, p, f, x, targets, e, k, baseline, carry)
+		return p.reduceScaled(ctx, fp.Drop(fp.XEval, f), baseline, carry)
 	}
-	rp, err := newRidge(ctx, g, x, e, k, bounds)
+	return p.reduceDense(ctx, bounds, fp.Drop(fp.XEval, f))
+}
+
+// residuals sets the problem's targets from the train responses y of its
+// rows (order: the rows of x among y's, feature f dropped) and its
+// residuals, the targets less the full model's predictions; prepared, when
+// the products on these rows follow (at scale), lets a model that can keep
+// what they need from the predictions' pass (the same predictions).
+func (p *problem) residuals(ctx context.Context, y []float64, order []int, f framework.Feature, prepared bool) error {
+	n1, k := len(order), p.k
+	p.targets = make([]float64, n1*k)
+	for i, r := range order {
+		if k == 1 {
+			p.targets[i] = y[r]
+		} else {
+			p.targets[i*k+int(y[r])] = 1
+		}
+	}
+	predict := p.g.Predict
+	if pp, ok := framework.AsPreparedPredictor(p.g); ok && prepared {
+		predict = pp.PredictPrepared
+	}
+	base, err := predict(ctx, p.x)
+	if err != nil {
+		return fmt.Errorf("predict train split: %w", err)
+	}
+	if r, c := base.Dims(); r != n1 || c != k {
+		return fmt.Errorf("predict train split: backend returned %d x %d predictions for %d rows, want %d x %d", r, c, n1, n1, k)
+	}
+	p.e = make([]float64, n1*k)
+	floats.SubTo(p.e, p.targets, base.RawMatrix().Data)
+	if i := slices.IndexFunc(p.e, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }); i >= 0 {
+		return fmt.Errorf("the full model's prediction for train row %d (feature %s dropped) is not finite", order[i/k]+1, f.Name)
+	}
+	return nil
+}
+
+// reduceDense is the reduction where the dense cross-validation fits: the
+// rows of x are in fold order (fold f is rows bounds[f]..bounds[f+1]; nil
+// for a fixed penalty), and xev is the dropped evaluation split.
+func (p *problem) reduceDense(ctx context.Context, bounds []int, xev mat.Matrix) (framework.Reduced, error) {
+	rp, err := p.newRidge(ctx, bounds, false)
 	if err != nil {
 		return framework.Reduced{}, err
 	}
-
-	alpha := lz.Lambda
+	alpha := p.est.Lambda
 	if alpha <= 0 {
-		alpha, err = chooseAlpha(ctx, g, rp, targets, e, bounds, k, searchTol, 0)
+		alpha, err = p.chooseAlpha(ctx, rp, bounds, searchTol, 0)
 		if err != nil {
 			return framework.Reduced{}, err
 		}
 	}
-	xev := p.Drop(p.XEval, f)
+	p.stats[statLambda] = alpha
 	if math.IsInf(alpha, 1) {
-		pred, err := g.Predict(ctx, xev)
+		pred, err := p.g.Predict(ctx, xev)
 		if err != nil {
 			return framework.Reduced{}, fmt.Errorf("predict evaluation split: %w", err)
 		}
-		return framework.Reduced{Pred: pred, Stats: map[string]float64{statLambda: alpha}}, nil
+		return framework.Reduced{Pred: pred, Stats: p.stats}, nil
 	}
 	shift, err := rp.solveAll(ctx, alpha)
 	if err != nil {
 		return framework.Reduced{}, err
 	}
-	return predictReduced(ctx, g, &shift, xev, map[string]float64{statLambda: alpha})
-}
-
-// predictReduced is the reduced model: the network's predictions on the
-// evaluation rows xev at the shifted parameters, with the estimator's
-// stats.
-func predictReduced(ctx context.Context, g framework.Gradienter, shift *framework.Shift, xev mat.Matrix, stats map[string]float64) (framework.Reduced, error) {
-	shift.X = xev
-	preds, err := framework.PredictShifts(ctx, g, []framework.Shift{*shift})
-	if err == nil && len(preds) != 1 {
-		err = fmt.Errorf("%d predictions for one shift", len(preds))
-	}
-	if err != nil {
-		return framework.Reduced{}, fmt.Errorf("predict evaluation split at shifted parameters: %w", err)
-	}
-	return framework.Reduced{Pred: preds[0], Stats: stats}, nil
-}
-
-// foldSeedPerturb is the second word of the folds' PCG seed.
-const foldSeedPerturb = 0x1a2f01d5
-
-// foldsOf splits 0..n-1 into k seeded folds of near-equal size, each sorted.
-func foldsOf(n, k int, seed int64) [][]int {
-	perm := rand.New(rand.NewPCG(uint64(seed), foldSeedPerturb)).Perm(n)
-	folds := make([][]int, k)
-	for i, r := range perm {
-		folds[i%k] = append(folds[i%k], r)
-	}
-	for _, f := range folds {
-		slices.Sort(f)
-	}
-	return folds
-}
-
-func rowsOf(x *mat.Dense, rows []int) *mat.Dense {
-	_, c := x.Dims()
-	out := mat.NewDense(len(rows), c, nil)
-	for i, r := range rows {
-		out.SetRow(i, x.RawRowView(r))
-	}
-	return out
-}
-
-func allRows(n int) []int {
-	r := make([]int, n)
-	for i := range r {
-		r[i] = i
-	}
-	return r
+	return p.predictReduced(ctx, &shift, xev)
 }

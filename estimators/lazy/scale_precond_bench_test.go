@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 
 // BenchmarkScalePrecond is the third session's experiment (lazy now
 // preconditions by the baseline's own basis, at each feature's penalty,
-// where the rules of lazy_precond.go allow: BenchmarkScalePrecondRun): CG
+// where the rules of precond.go allow: BenchmarkScalePrecondRun): CG
 // on features' normal equations (Phi^T Phi + alpha I) w = Phi^T e at the
 // baseline's penalty, from 0, plain and preconditioned by the Ritz pairs
 // (theta > alpha) of the baseline's Lanczos basis of 12 steps,
@@ -32,7 +32,7 @@ func BenchmarkScalePrecond(b *testing.B) {
 	m := c.g.NumParams()
 	for b.Loop() {
 		xb, eb := c.residuals(b, framework.Feature{Name: "(baseline)"})
-		alphaB, err := (Lazy{}).subsampleAlpha(ctx, c.g, xb, c.t, eb, 1, c.seed, map[string]float64{}, 0)
+		alphaB, err := testProblem(Estimator{}, c.g, xb, c.t, eb, c.seed).subsampleAlpha(ctx, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func BenchmarkScalePrecond(b *testing.B) {
 				}
 			}
 			k := kr.steps()
-			carry := ritzCarry(kr, m)
+			carry := ritzCarry(kr, m, defaultCarryMaxValues)
 			if carry == nil {
 				b.Fatal("no Ritz pairs")
 			}
@@ -58,7 +58,7 @@ func BenchmarkScalePrecond(b *testing.B) {
 				alpha := alphaB
 				op := &jacobianOp{ctx: ctx, jm: jm, x: x, n: len(e), m: m}
 				rhs, _ := op.mul(e, true)
-				ref, _, _, err := matrixFreeSolve(ctx, c.g, x, e, alpha, 1e-10, DefaultMemory)
+				ref, _, _, _, err := doubleProblem(c.g, x, e).solveMatrixFree(ctx, alpha, 1e-10, nil)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -138,30 +138,29 @@ func BenchmarkScalePrecond(b *testing.B) {
 }
 
 // BenchmarkScalePrecondRun is lazy with and without the baseline's Ritz
-// pairs as a preconditioner (precondWhen, lazy_precond.go), as vi bench
+// pairs as a preconditioner (config.precondWhen, precond.go), as vi bench
 // runs it (lazyPair): per feature the Krylov steps, seconds, and how far
 // its VI moved in units of its standard error; on highdim n 10000
 // (x1..x16) and linear n 20000 (all 6 features), (200, 100), the MLP's
 // default training:
 //
-//	go test -run X -bench ScalePrecondRun -benchtime 1x ./estimators
+//	go test -run X -bench ScalePrecondRun -benchtime 1x ./estimators/lazy
 func BenchmarkScalePrecondRun(b *testing.B) {
-	defer func(w float64) { precondWhen = w }(precondWhen)
-	lazyPair(b, [2]string{"plain", "preconditioner allowed"}, [2]func() Lazy{
-		func() Lazy { precondWhen = math.Inf(1); return Lazy{} },
-		func() Lazy { precondWhen = 0.5; return Lazy{} },
+	lazyPair(b, [2]string{"plain", "preconditioner allowed"}, [2]func() Estimator{
+		func() Estimator { return Estimator{cfg: config{precondWhen: math.Inf(1)}} },
+		func() Estimator { return Estimator{} },
 	})
 }
 
 // BenchmarkScalePrecisionRun is lazy with the matrix-free solves' products
-// in double and in single precision (Lazy.DoublePrecision), as
+// in double and in single precision (Estimator.DoublePrecision), as
 // BenchmarkScalePrecondRun:
 //
-//	go test -run X -bench ScalePrecisionRun -benchtime 1x ./estimators
+//	go test -run X -bench ScalePrecisionRun -benchtime 1x ./estimators/lazy
 func BenchmarkScalePrecisionRun(b *testing.B) {
-	lazyPair(b, [2]string{"double", "single"}, [2]func() Lazy{
-		func() Lazy { return Lazy{DoublePrecision: true} },
-		func() Lazy { return Lazy{} },
+	lazyPair(b, [2]string{"double", "single"}, [2]func() Estimator{
+		func() Estimator { return Estimator{DoublePrecision: true} },
+		func() Estimator { return Estimator{} },
 	})
 }
 
@@ -171,7 +170,7 @@ func BenchmarkScalePrecisionRun(b *testing.B) {
 // 20000 (all 6 features), (200, 100), and prints per feature the Krylov
 // steps, seconds, VI and how far the second run's VI moved from the
 // first's in units of its standard error.
-func lazyPair(b *testing.B, labels [2]string, configs [2]func() Lazy) {
+func lazyPair(b *testing.B, labels [2]string, configs [2]func() Estimator) {
 	ctx := context.Background()
 	for _, c := range []*scaleProblem{&scaleTrained, &scaleLinearBench} {
 		b.Run(fmt.Sprintf("%s-%d", c.setting, c.n), func(b *testing.B) {

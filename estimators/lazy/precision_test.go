@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -56,15 +56,15 @@ func TestLazyPrecision(t *testing.T) {
 	want := wantLazy(r, p, f, alpha)
 	for _, double := range []bool{false, true} {
 		setting := map[bool]string{false: "single", true: "double"}[double]
-		e, err := Lazy{Folds: 4, Lambda: alpha, Memory: tinyMemory}.Configure(map[string]string{"lazy-precision": setting})
+		e, err := Estimator{Folds: 4, Lambda: alpha, Memory: tinyMemory}.Configure(map[string]string{"lazy-precision": setting})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if lz := e.(Lazy); lz.DoublePrecision != double {
+		if lz := e.(Estimator); lz.DoublePrecision != double {
 			t.Fatalf("lazy-precision %s: DoublePrecision %v", setting, lz.DoublePrecision)
 		}
 		model.calls.Store(0)
-		red, err := e.(Lazy).Reduce(ctx, p, f)
+		red, err := e.(Estimator).Reduce(ctx, p, f)
 		if err != nil {
 			t.Fatalf("%s: %v", setting, err)
 		}
@@ -81,7 +81,7 @@ func TestLazyPrecision(t *testing.T) {
 			}
 		}
 	}
-	if _, err := (Lazy{}).Configure(map[string]string{"lazy-precision": "half"}); err == nil {
+	if _, err := (Estimator{}).Configure(map[string]string{"lazy-precision": "half"}); err == nil {
 		t.Error("lazy-precision half accepted")
 	}
 }
@@ -132,7 +132,7 @@ func TestLazySingleSearch(t *testing.T) {
 	ps := *p
 	ps.Full = single
 	f := framework.Feature{Name: "x1", Columns: []int{0}}
-	reduce := func(lz Lazy, p *framework.Problem) framework.Reduced {
+	reduce := func(lz Estimator, p *framework.Problem) framework.Reduced {
 		t.Helper()
 		red, err := lz.Reduce(ctx, p, f)
 		if err != nil {
@@ -143,7 +143,7 @@ func TestLazySingleSearch(t *testing.T) {
 	same := func(a, b framework.Reduced) bool {
 		return mat.Equal(a.Pred, b.Pred) && a.Stats[statLambda] == b.Stats[statLambda]
 	}
-	for _, lz := range []Lazy{{Folds: 3}, {Folds: 3, Memory: tinyMemory, DoublePrecision: true}} {
+	for _, lz := range []Estimator{{Folds: 3}, {Folds: 3, Memory: tinyMemory, DoublePrecision: true}} {
 		want := reduce(lz, p)
 		if got := reduce(lz, &ps); !same(got, want) {
 			t.Errorf("memory %d double %v: the single-kernel model's lambda %v, the plain one's %v (or the predictions differ)",
@@ -153,9 +153,9 @@ func TestLazySingleSearch(t *testing.T) {
 			t.Errorf("memory %d double %v: %d single-precision kernel calls", lz.Memory, lz.DoublePrecision, n)
 		}
 	}
-	lz := Lazy{Folds: 3, Memory: tinyMemory}
+	lz := Estimator{Folds: 3, Memory: tinyMemory}
 	double := reduce(lz, p)
-	if got := reduce(Lazy{Folds: 3, Memory: tinyMemory, DoublePrecision: true}, p); !same(got, double) {
+	if got := reduce(Estimator{Folds: 3, Memory: tinyMemory, DoublePrecision: true}, p); !same(got, double) {
 		t.Error("a model without a single-precision kernel: lazy-precision single differs from double")
 	}
 	got := reduce(lz, &ps)
@@ -172,7 +172,7 @@ func TestLazySingleSearch(t *testing.T) {
 	if math.IsInf(da, 1) {
 		t.Fatal("no update chosen: the check would prove nothing")
 	}
-	if d := math.Abs(math.Log10(sa / da)); !(d <= 4*subsampleSearchTol) {
+	if d := math.Abs(math.Log10(sa / da)); !(d <= 4*defaultSubsampleTol) {
 		t.Errorf("penalty: double %v, single %v: %.3g decades apart", da, sa, d)
 	}
 	t.Logf("penalty: double %v, single %v", da, sa)

@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lazyvi/lazyvi/estimators"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/measures"
 )
@@ -65,7 +66,7 @@ func TestHeldOutAlpha(t *testing.T) {
 	for j, name := range []string{"x1", "x2", "x3", "x4"} {
 		f := framework.Feature{Name: name, Columns: []int{j}}
 		x, y, e := heldOutInputs(t, r, p, f)
-		dense, err := Lazy{Folds: 3}.Reduce(context.Background(), p, f)
+		dense, err := Estimator{Folds: 3}.Reduce(context.Background(), p, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,8 +74,9 @@ func TestHeldOutAlpha(t *testing.T) {
 		want, none := evalMSE(r, p, f, good), evalMSE(r, p, f, math.Inf(1))
 		gridSteps := 0
 		for _, near := range []float64{0, good, math.Inf(1)} {
-			stats := map[string]float64{}
-			alpha, _, steps, flops, err := Lazy{}.heldOutAlpha(context.Background(), rfMultiplierModel{r}, x, y, e, 1, p.Seed, near, stats)
+			tp := testProblem(Estimator{}, rfMultiplierModel{r}, x, y, e, p.Seed)
+			stats := tp.stats
+			alpha, _, steps, flops, err := tp.heldOutAlpha(context.Background(), near)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,15 +114,16 @@ func TestHeldOutAlpha(t *testing.T) {
 // lazy lands within 4 standard errors of retrain for every feature, as on
 // the dense path (TestLazyMulticlassNearRetrain).
 func TestLazyHeldOutMulticlass(t *testing.T) {
-	if !heldOut(1000, 5) || heldOut(1000, 3) || heldOut(500, 5) {
-		t.Fatalf("heldOut: 1000 rows x 5 outputs %v, x 3 %v, 500 rows x 5 %v; want true, false, false", heldOut(1000, 5), heldOut(1000, 3), heldOut(500, 5))
+	var c config
+	if !c.heldOut(1000, 5) || c.heldOut(1000, 3) || c.heldOut(500, 5) {
+		t.Fatalf("heldOut: 1000 rows x 5 outputs %v, x 3 %v, 500 rows x 5 %v; want true, false, false", c.heldOut(1000, 5), c.heldOut(1000, 3), c.heldOut(500, 5))
 	}
 	ctx := context.Background()
 	p := prepareMulti(t, multiData5(1500, 6), "16")
 	if p.Task != framework.Multiclass || p.Classes != 5 {
 		t.Fatalf("task %v with %d classes, want multiclass with 5", p.Task, p.Classes)
 	}
-	ests := []framework.Estimator{Lazy{Memory: tinyMemory}, Retrain{}}
+	ests := []framework.Estimator{Estimator{Memory: tinyMemory}, estimators.Retrain{}}
 	res, err := framework.Estimate(ctx, p, measures.LogLoss(), ests, p.Features(), framework.EstimateOptions{Workers: 2, Inference: framework.Plain})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -11,29 +11,27 @@ import (
 
 // The baseline's Krylov basis preconditions the features' solves. Lanczos
 // on the baseline's normal operator Phi_0^T Phi_0 resolves its largest
-// eigenvalues first: on vi bench highdim n 10000 (200, 100) a few hundred
-// to a thousand times the penalty, with the eigenvectors almost all on the
-// output layer's parameters, and those are what cost CG its steps (one
-// step for each outlier). A feature that matters little has nearly the
-// baseline's Jacobian, so the baseline's Ritz pairs (theta_i, v_i) resolve
-// the same outliers for it: CG preconditioned by
+// eigenvalues first; for a network these are typically hundreds of times
+// the penalty, their eigenvectors mostly on the output layer's parameters,
+// and they are what cost CG its steps (one step for each outlier). A
+// feature that matters little has nearly the baseline's Jacobian, so the
+// baseline's Ritz pairs (theta_i, v_i) resolve the same outliers for it: CG
+// preconditioned by
 //
 //	P^-1 = (1/alpha) (I - V V^T) + V (Theta + alpha I)^-1 V^T,
 //
 // the inverse of alpha I + V Theta V^T, the baseline's operator as far as
-// its basis knows it, converges in 1-3 steps where plain CG takes 4-6
-// (x3, x6..x15 there). A feature that matters has other outliers, and
-// there the baseline's pairs mislead (highdim x1: 8 steps instead of 6;
-// x2: 5 either way; linear n 20000 x2 and x5: 7 instead of 3 and 6). Two
-// rules keep those on plain CG. Before the solve: a feature whose penalty
-// is below half the baseline's (precondWhen; highdim x1 0.22, x2 0.48 of
-// it; the part of the spectrum the baseline's basis did not resolve lies
-// below about the baseline's penalty, where its own solve stopped, and a
-// much smaller penalty exposes more of it) is not preconditioned. After
+// its basis knows it, converges in fewer steps than plain CG. A feature
+// that matters has other outliers, and there the baseline's pairs mislead.
+// Two rules keep those on plain CG. Before the solve: a feature whose
+// penalty is below a fraction of the baseline's (config.precondWhen, half)
+// is not preconditioned, since the part of the spectrum the baseline's
+// basis did not resolve lies below about the baseline's penalty, where its
+// own solve stopped, and a much smaller penalty exposes more of it. After
 // the first step: when the residual's bound (below) is still above
 // precondFit times the decrease achieved, the pairs do not fit, and the
-// plain solve starts from 0 (one step lost; linear x2 at 1.41 of the
-// baseline's penalty, x5 at 0.71).
+// plain solve starts from 0 (one step lost). The measurements behind both
+// rules are in research/2026-11-27-lazy-time-breakdown.md.
 //
 // The stopping rule is a guarantee whatever the preconditioner: A = Phi^T
 // Phi + alpha I >= alpha I, so the energy error of an iterate w,
@@ -46,24 +44,16 @@ import (
 
 // precondMaxSteps bounds the preconditioned solve's steps; a solve that
 // has not met the rule by then starts again unpreconditioned
-// (precondSolve). Where lazy preconditions, 1-3 steps do.
+// (precondSolve). Where the pairs fit, a few steps do.
 const precondMaxSteps = 16
 
 // precondFit is how far above the decrease achieved the residual's bound
 // may be after the preconditioned solve's first step: above it, the
 // baseline's pairs do not fit the feature's operator, and the plain solve
-// starts from 0 (precondSolve). Measured after the first
-// step (bound / decrease): 0.006-0.17 where preconditioning then took 1-3
-// steps (vi bench highdim n 10000, (200, 100): x3, x6..x15), 0.96 on
-// linear n 20000 x4 (3 steps against plain CG's 5); 6.5 and 43 where it
-// took 7 against plain CG's 3 and 6 (linear x2, x5), 66 and 150 where it
-// took 5 and 8 against 5 and 6 (highdim x2, x1).
+// starts from 0 (precondSolve). Where preconditioning pays, the ratio after
+// the first step is below 1; where it costs steps, it is several times
+// precondFit or more (research/2026-11-27-lazy-time-breakdown.md).
 const precondFit = 2.0
-
-// precondWhen is the least ratio of a feature's penalty to the baseline's
-// at which the feature's solve is preconditioned by the baseline's pairs
-// (+Inf: never; a variable for the benchmarks' comparisons only).
-var precondWhen = 0.5
 
 // carryMaxPairs bounds the Ritz pairs a baseline carries: the largest
 // Ritz values' pairs, the outliers that cost CG its steps and that
@@ -71,25 +61,17 @@ var precondWhen = 0.5
 // the run (nine under the default 3x3 cross-fit), until the run ends and
 // written to its checkpoint (about 22 bytes a value); without a bound a
 // baseline whose solve took maxBasisSteps (256 or more) would carry
-// 256 m values a fold. Measured baselines took 4-6 steps (vi bench
-// highdim, linear) and 12-16 (digits' CNN), below the bound.
+// 256 m values a fold. Baselines' solves typically take well under 32
+// steps. config.carryMaxValues bounds the Carry's values too.
 const carryMaxPairs = 32
-
-// carryMaxValues bounds a Carry's Ritz vectors in values (64 MiB a fold,
-// 576 MiB for nine; a checkpoint line of about 180 MB, well inside the
-// 1 GiB that OpenCheckpoint reads a line up to): a network of M
-// parameters carries at most carryMaxValues / M pairs (8 M values: 32
-// pairs up to 262144 parameters, none above 8 M). A variable for the
-// tests only.
-var carryMaxValues = 1 << 23
 
 // ritzCarry returns the Ritz pairs of the basis kr (a Krylov basis of the
 // normal operator of m parameters, the baseline's) as a baseline's Carry:
 // p, then p Ritz values, then their p Ritz vectors of m values each, the
-// pairs of the p = min(k, carryMaxPairs, carryMaxValues / m) largest of
+// pairs of the p = min(k, carryMaxPairs, maxValues / m) largest of
 // the k Ritz values; nil when there is no basis, p is 0 or a pair is not
 // finite.
-func ritzCarry(kr *krylov, m int) []float64 {
+func ritzCarry(kr *krylov, m, maxValues int) []float64 {
 	k := kr.steps()
 	if k == 0 || kr.bad || len(kr.q) < k*m {
 		return nil
@@ -100,7 +82,7 @@ func ritzCarry(kr *krylov, m int) []float64 {
 	}
 	var s mat.Dense
 	es.VectorsTo(&s)
-	p := min(k, carryMaxPairs, carryMaxValues/m)
+	p := min(k, carryMaxPairs, maxValues/m)
 	if p == 0 {
 		return nil
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package estimators
+package lazy
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazyvi/lazyvi/estimators"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -36,7 +37,7 @@ func BenchmarkScaleVsRetrain(b *testing.B) {
 		for _, f := range c.p.Features()[:4] {
 			var secs [2]float64
 			var wall [2]float64
-			for i, est := range []framework.Estimator{Lazy{}, Retrain{}} {
+			for i, est := range []framework.Estimator{Estimator{}, estimators.Retrain{}} {
 				c0, w0 := cpu(), time.Now()
 				if _, err := est.Reduce(ctx, c.p, f); err != nil {
 					b.Fatal(err)
@@ -52,7 +53,7 @@ func BenchmarkScaleVsRetrain(b *testing.B) {
 
 // lazyNoBaseline is lazy without framework.BaselineReducer: every feature
 // searches its penalty from scratch (the behaviour before).
-type lazyNoBaseline struct{ lz Lazy }
+type lazyNoBaseline struct{ lz Estimator }
 
 func (l lazyNoBaseline) Name() string { return "lazy" }
 func (l lazyNoBaseline) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
@@ -100,7 +101,7 @@ func BenchmarkScaleRunVsRetrain(b *testing.B) {
 		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 	}
 	feats := c.p.Features()[:4]
-	ests := []framework.Estimator{Lazy{}, lazyNoBaseline{}, Retrain{}}
+	ests := []framework.Estimator{Estimator{}, lazyNoBaseline{}, estimators.Retrain{}}
 	for round := 0; b.Loop(); round++ {
 		for _, workers := range []int{2, 1} {
 			var wall, secs [3]float64

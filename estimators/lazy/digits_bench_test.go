@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -11,13 +11,13 @@ import (
 
 // digitsCSV is the handwritten digits data set (1797 rows, 64 pixels, 10
 // classes; roar's copy).
-const digitsCSV = "roar/testdata/digits.csv"
+const digitsCSV = "../roar/testdata/digits.csv"
 
 // BenchmarkDigitsLazy times lazy on the first 8 pixels of digits.csv with a
 // hidden-100 network, as vi bench data --hidden 100 --features 8
 // --workers 1 does (in process, no plugin transport), and logs the VIs:
 //
-//	go test -run X -bench DigitsLazy -benchtime 1x ./estimators
+//	go test -run X -bench DigitsLazy -benchtime 1x ./estimators/lazy
 func BenchmarkDigitsLazy(b *testing.B) {
 	benchDigitsLazy(b, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Options: map[string]string{"hidden": "100"}}, 0, 8)
 }
@@ -29,7 +29,7 @@ func BenchmarkDigitsLazy(b *testing.B) {
 // chooses no update there, so each pixel's search starts at the top of the
 // grid (nearStart):
 //
-//	go test -run X -bench DigitsCNNLazy -benchtime 1x ./estimators
+//	go test -run X -bench DigitsCNNLazy -benchtime 1x ./estimators/lazy
 func BenchmarkDigitsCNNLazy(b *testing.B) {
 	benchDigitsLazy(b, framework.Config{Backend: cnn.Backend{}, BackendName: "cnn", Options: map[string]string{"image": "8x8"}}, 24, 40)
 }
@@ -56,7 +56,7 @@ func benchDigitsLazy(b *testing.B, cfg framework.Config, lo, hi int) {
 	feats := p.Features()[lo:hi]
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := framework.Estimate(ctx, p, m, []framework.Estimator{Lazy{}}, feats, framework.EstimateOptions{Workers: 1, Inference: framework.Plain})
+		res, err := framework.Estimate(ctx, p, m, []framework.Estimator{Estimator{}}, feats, framework.EstimateOptions{Workers: 1, Inference: framework.Plain})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -24,13 +24,14 @@ const (
 	brentIterations  = 12
 )
 
-// chooseAlpha runs the cross-validated search described on Lazy. The rows of
-// x are in fold order: fold f is rows bounds[f]..bounds[f+1]; targets and e
-// (the full model's residual targets - h(x)) stack k outputs per row. With
-// near > 0 (a penalty for these rows, the baseline's) the search starts
-// there instead of walking the grid (searchNear), at the top of the grid
-// for near +Inf, a baseline that chose no update (nearStart).
-func chooseAlpha(ctx context.Context, g framework.Gradienter, rp ridge, targets, e []float64, bounds []int, k int, tol, near float64) (float64, error) {
+// chooseAlpha runs the cross-validated search described on Estimator for
+// the ridge problem rp of p's rows, which are in fold order: fold f is rows
+// bounds[f]..bounds[f+1]. tol is the refinement's tolerance in decades.
+// With near > 0 (a penalty for these rows, the baseline's) the search
+// starts there instead of walking the grid (searchNear), at the top of the
+// grid for near +Inf, a baseline that chose no update (nearStart).
+func (p *problem) chooseAlpha(ctx context.Context, rp ridge, bounds []int, tol, near float64) (float64, error) {
+	g, targets, e, k := p.g, p.targets, p.e, p.k
 	n := len(e)
 	type fold struct {
 		solve foldSolver
@@ -241,10 +242,11 @@ const nearStep = 0.5
 // missed, and the feature keeps a penalty near the top: an update of
 // little effect, the full model's predictions (dropout's VI), not a
 // ruinous one. The grid's walk would see past the bump with its point 4
-// decades below the top, which for Krylov candidates is the costliest:
-// on digits.csv with the CNN, whose baseline chooses no update, every
-// pixel's penalty was at or above the top, and starting there took the
-// searches from 58-84 Krylov steps to 5-11 (docs/performance.md).
+// decades below the top, which for Krylov candidates is the costliest;
+// where the baseline chooses no update, the features' penalties are
+// typically at or above the top too, and starting there takes a search a
+// small fraction of the grid walk's Krylov steps
+// (research/2026-11-27-lazy-cnn.md).
 func nearStart(near, scale float64) (t0 float64, ok bool) {
 	switch {
 	case math.IsInf(near, 1):
@@ -373,18 +375,23 @@ func refine(eval func(float64) (float64, error), seen map[float64]float64, a, c,
 	default:
 		return nil
 	}
-	return brent(eval, a, c, best, bestErr, fa, fc, tol)
+	return brent(eval, point{a, fa}, point{c, fc}, point{best, bestErr}, tol)
 }
 
-// brent minimises f inside [a, b] from x (a <= x <= b, f(x) = fx; fa, fb
-// are f at the ends when known, else ignored) by Brent's method (Brent,
-// Algorithms for Minimization without Derivatives, 1973, ch. 5): a
-// parabolic step through the three best points when it falls inside the
-// bracket and shrinks the step, else a golden-section step into the larger
-// part, to an absolute tolerance of searchTol in t. f keeps track of the
-// best point itself.
-func brent(f func(float64) (float64, error), a, b, x, fx, fa, fb, tol float64) error {
+// point is a value t and the function's value f there (f may be unknown,
+// an infinity, at a bracket's end).
+type point struct{ t, f float64 }
+
+// brent minimises f inside [lo.t, hi.t] from x0 (lo.t <= x0.t <= hi.t,
+// x0.f = f(x0.t); lo.f and hi.f are f at the ends when known, else
+// ignored) by Brent's method (Brent, Algorithms for Minimization without
+// Derivatives, 1973, ch. 5): a parabolic step through the three best points
+// when it falls inside the bracket and shrinks the step, else a
+// golden-section step into the larger part, to an absolute tolerance of tol
+// in t. f keeps track of the best point itself.
+func brent(f func(float64) (float64, error), lo, hi, x0 point, tol float64) error {
 	const cgold = 0.3819660112501051 // (3 - sqrt 5) / 2
+	a, b, x, fx, fa, fb := lo.t, hi.t, x0.t, x0.f, lo.f, hi.f
 	// w and v: the second best and the previous w; start them at the
 	// bracket's ends, so that the first step can already be parabolic.
 	w, fw, v, fv := a, fa, b, fb

@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // The stages of one lazy feature at the paper's two sizes (the same cases
 // as BenchmarkHighDimPerFeature and BenchmarkLinearPerFeature, feature x1):
 //
-//	go test -run X -bench 'Stage' ./estimators
+//	go test -run X -bench 'Stage' ./estimators/lazy
 //
 // Flops of each stage (n1 = 667 or 3333 train rows, M = 5101 or 401
 // parameters, three folds):
@@ -115,7 +115,7 @@ func BenchmarkStageSetup(b *testing.B) {
 			}
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := newRidge(context.Background(), c.g, c.x, c.e, 1, c.bounds); err != nil {
+				if _, err := testProblem(Estimator{}, c.g, c.x, nil, c.e, 0).newRidge(context.Background(), c.bounds, false); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -128,13 +128,13 @@ func BenchmarkStageSearch(b *testing.B) {
 	for _, c := range []*stageCase{stageHighDim, stageLinear} {
 		b.Run(c.setting, func(b *testing.B) {
 			c := c.get(b)
-			rp, err := newRidge(context.Background(), c.g, c.x, c.e, 1, c.bounds)
+			rp, err := testProblem(Estimator{}, c.g, c.x, nil, c.e, 0).newRidge(context.Background(), c.bounds, false)
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := chooseAlpha(context.Background(), c.g, rp, c.t, c.e, c.bounds, 1, searchTol, 0); err != nil {
+				if _, err := testProblem(Estimator{}, c.g, c.x, c.t, c.e, 0).chooseAlpha(context.Background(), rp, c.bounds, searchTol, 0); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 )
 
 // baselineCarry is the Ritz pairs of the baseline's matrix-free solve at
-// alpha on the random-features model (no feature dropped), as Lazy's
+// alpha on the random-features model (no feature dropped), as lazy's
 // baseline carries them.
 func baselineCarry(t *testing.T, g framework.Gradienter, p *framework.Problem, alpha float64) []float64 {
 	t.Helper()
@@ -26,11 +26,11 @@ func baselineCarry(t *testing.T, g framework.Gradienter, p *framework.Problem, a
 	for i := range e {
 		e[i] = p.YTrain[i] - base.At(i, 0)
 	}
-	_, _, _, kr, err := matrixFreeSolveKrylov(ctx, g, p.XTrain, e, alpha, energyTol, DefaultMemory, nil, false)
+	_, _, _, kr, err := doubleProblem(g, p.XTrain, e).solveMatrixFree(ctx, alpha, energyTol, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	carry := ritzCarry(kr, g.NumParams())
+	carry := ritzCarry(kr, g.NumParams(), defaultCarryMaxValues)
 	if carry == nil {
 		t.Fatal("no Ritz pairs from the baseline's basis")
 	}
@@ -135,7 +135,7 @@ func TestLazyPrecondMatchesClosedForm(t *testing.T) {
 				pre := newRitzPrecond(carry, m, alpha)
 				prevErr := math.Inf(1)
 				for _, tau := range []float64{1e-1, energyTol, 1e-4} {
-					w, steps, pcgSteps, flops, err := precondSolve(ctx, g, x, e, alpha, tau, DefaultMemory, pre, false)
+					w, steps, pcgSteps, flops, err := doubleProblem(g, x, e).precondSolve(ctx, alpha, tau, pre)
 					if err != nil {
 						t.Fatalf("M %d alpha %g %s tau %g: %v", m, alpha, name, tau, err)
 					}
@@ -156,7 +156,7 @@ func TestLazyPrecondMatchesClosedForm(t *testing.T) {
 					}
 				}
 			}
-			lz := Lazy{Folds: 4, Lambda: alpha, Memory: tinyMemory}
+			lz := Estimator{Folds: 4, Lambda: alpha, Memory: tinyMemory}
 			b, err := lz.Baseline(ctx, p)
 			if err != nil {
 				t.Fatal(err)
@@ -199,11 +199,11 @@ func TestLazyPrecondOnlyWhen(t *testing.T) {
 		precond bool
 	}{
 		{"at the baseline's penalty", framework.Reduced{Stats: map[string]float64{statLambda: alpha}, Carry: carry}, true},
-		{"at half of it", framework.Reduced{Stats: map[string]float64{statLambda: alpha / precondWhen}, Carry: carry}, true},
-		{"below half of it", framework.Reduced{Stats: map[string]float64{statLambda: 1.01 * alpha / precondWhen}, Carry: carry}, false},
+		{"at half of it", framework.Reduced{Stats: map[string]float64{statLambda: alpha / defaultPrecondWhen}, Carry: carry}, true},
+		{"below half of it", framework.Reduced{Stats: map[string]float64{statLambda: 1.01 * alpha / defaultPrecondWhen}, Carry: carry}, false},
 		{"no carry", framework.Reduced{Stats: map[string]float64{statLambda: alpha}}, false},
 	} {
-		red, err := Lazy{Folds: 4, Lambda: alpha, Memory: tinyMemory}.ReduceFrom(ctx, p, f, func() (framework.Reduced, error) { return tc.base, nil })
+		red, err := Estimator{Folds: 4, Lambda: alpha, Memory: tinyMemory}.ReduceFrom(ctx, p, f, func() (framework.Reduced, error) { return tc.base, nil })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,7 +268,7 @@ func TestRitzCarryBounded(t *testing.T) {
 	g := rfMultiplierModel{r}
 	p := problemFor(t, g, 200, 40, 4, 10)
 	m := g.NumParams()
-	op, err := newJacobianOp(ctx, g, p.XTrain, len(p.YTrain), false)
+	op, err := doubleProblem(g, p.XTrain, p.YTrain).jacobianOp(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestRitzCarryBounded(t *testing.T) {
 	if kr.steps() < k {
 		t.Fatalf("the basis is exact after %d steps: the bound cannot be tested", kr.steps())
 	}
-	carry := ritzCarry(kr, m)
+	carry := ritzCarry(kr, m, defaultCarryMaxValues)
 	if carry == nil || carry[0] != carryMaxPairs || len(carry) != 1+carryMaxPairs+carryMaxPairs*m {
 		t.Fatalf("%d steps carried %d values, want %d pairs (%d values)", k, len(carry), carryMaxPairs, 1+carryMaxPairs+carryMaxPairs*m)
 	}
@@ -295,14 +295,11 @@ func TestRitzCarryBounded(t *testing.T) {
 	// pair's nothing. The vectors are the same dot products of T's
 	// eigenvectors with the basis, as a product of another shape sums
 	// them: k terms of at most 1, k eps apart at most.
-	defer func(v int) { carryMaxValues = v }(carryMaxValues)
-	carryMaxValues = 10*m + m/2
-	if c := ritzCarry(kr, m); c == nil || c[0] != 10 || len(c) != 1+10+10*m ||
+	if c := ritzCarry(kr, m, 10*m+m/2); c == nil || c[0] != 10 || len(c) != 1+10+10*m ||
 		!floats.Equal(c[1:11], carry[1+carryMaxPairs-10:1+carryMaxPairs]) || !floats.EqualApprox(c[11:], carry[1+carryMaxPairs+(carryMaxPairs-10)*m:], 4*k*eps) {
 		t.Errorf("a bound of 10.5 pairs' values: %d values carried, want the 10 largest pairs", len(c))
 	}
-	carryMaxValues = m - 1
-	if c := ritzCarry(kr, m); c != nil {
+	if c := ritzCarry(kr, m, m-1); c != nil {
 		t.Errorf("a bound below one pair's values: %d values carried, want none", len(c))
 	}
 	var es mat.EigenSym

@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -42,13 +42,13 @@ func TestLazyScaledPredictsPrepared(t *testing.T) {
 	var calls atomic.Int32
 	p.Full = preparedCounter{Model: p.Full.(*mlp.Model), calls: &calls}
 	f := p.Features()[0]
-	if _, err := (Lazy{}).Reduce(ctx, p, f); err != nil {
+	if _, err := (Estimator{}).Reduce(ctx, p, f); err != nil {
 		t.Fatal(err)
 	}
 	if n := calls.Load(); n != 0 {
 		t.Errorf("dense path: %d PredictPrepared calls, want none", n)
 	}
-	if _, err := (Lazy{Memory: tinyMemory}).Reduce(ctx, p, f); err != nil {
+	if _, err := (Estimator{Memory: tinyMemory}).Reduce(ctx, p, f); err != nil {
 		t.Fatal(err)
 	}
 	if n := calls.Load(); n != 1 {

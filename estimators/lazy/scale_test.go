@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -85,7 +85,7 @@ func TestLazyMatrixFreeMatchesClosedForm(t *testing.T) {
 			wStar, decrease, a, norms := ridgeOptimum(r, p, f, alpha)
 			prevErr, prevSteps := math.Inf(1), 0
 			for _, tau := range []float64{1e-1, energyTol, 1e-4} {
-				w, steps, _, err := matrixFreeSolve(ctx, g, x, e, alpha, tau, DefaultMemory)
+				w, steps, _, _, err := doubleProblem(g, x, e).solveMatrixFree(ctx, alpha, tau, nil)
 				if err != nil {
 					t.Fatalf("%s alpha %g tau %g: %v", tc.name, alpha, tau, err)
 				}
@@ -101,14 +101,14 @@ func TestLazyMatrixFreeMatchesClosedForm(t *testing.T) {
 			// From a start: the same guarantee, measured from 0, whatever
 			// the start (near the solution, or a poor one: the solution
 			// reversed); near it, fewer steps than from 0.
-			cold, coldSteps, _, err := matrixFreeSolve(ctx, g, x, e, alpha, energyTol, DefaultMemory)
+			cold, coldSteps, _, _, err := doubleProblem(g, x, e).solveMatrixFree(ctx, alpha, energyTol, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, scale := range []float64{0.9, -1} {
 				w0 := make([]float64, len(wStar))
 				floats.ScaleTo(w0, scale, wStar)
-				w, steps, _, err := matrixFreeSolveFrom(ctx, g, x, e, alpha, energyTol, DefaultMemory, w0)
+				w, steps, _, _, err := doubleProblem(g, x, e).solveMatrixFree(ctx, alpha, energyTol, w0)
 				if err != nil {
 					t.Fatalf("%s alpha %g from %g w*: %v", tc.name, alpha, scale, err)
 				}
@@ -119,7 +119,7 @@ func TestLazyMatrixFreeMatchesClosedForm(t *testing.T) {
 					t.Errorf("%s alpha %g from 0.9 w*: %d steps, from 0 %d", tc.name, alpha, steps, coldSteps)
 				}
 			}
-			red, err := Lazy{Folds: 4, Lambda: alpha, Memory: tinyMemory}.Reduce(ctx, p, f)
+			red, err := Estimator{Folds: 4, Lambda: alpha, Memory: tinyMemory}.Reduce(ctx, p, f)
 			if err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
@@ -145,11 +145,11 @@ func TestLazyScaledCVMatchesDense(t *testing.T) {
 	r := newRF(4, 150, 3)
 	p := problemFor(t, rfMultiplierModel{r}, 120, 40, 4, 21)
 	f := framework.Feature{Name: "x1", Columns: []int{0}}
-	dense, err := Lazy{Folds: 3}.Reduce(context.Background(), p, f)
+	dense, err := Estimator{Folds: 3}.Reduce(context.Background(), p, f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	scaled, err := Lazy{Folds: 3, Memory: tinyMemory}.Reduce(context.Background(), p, f)
+	scaled, err := Estimator{Folds: 3, Memory: tinyMemory}.Reduce(context.Background(), p, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestChooseMethod(t *testing.T) {
 		{40, 10, 5000, true, false, DefaultMemory, methodDense},        // the formed Jacobian's products: 1e7
 	} {
 		if got := chooseMethod(tc.n, tc.k, tc.m, tc.kernel, tc.mf, tc.mem); got != tc.want {
-			t.Errorf("n %d, k %d, m %d, multiplier %v: %v, want %v", tc.n, tc.k, tc.m, tc.mf, got, tc.want)
+			t.Errorf("n %d, k %d, m %d, multiplier %v: method %d, want %d", tc.n, tc.k, tc.m, tc.mf, got, tc.want)
 		}
 	}
 }
@@ -206,21 +206,21 @@ func TestChooseMethod(t *testing.T) {
 func TestLazyScaledSizes(t *testing.T) {
 	for _, tc := range []struct {
 		n1, k, m int
-		lz       Lazy
+		lz       Estimator
 		want     bool
 	}{
-		{667, 1, 5101, Lazy{}, false},                         // highdim, the paper's size
-		{3333, 1, 401, Lazy{}, false},                         // linear n 5000, width 50: primal side 401
-		{1999, 1, 5101, Lazy{}, false},                        // side 1999: below twice the 1000-row subsample
-		{2000, 1, 5101, Lazy{}, true},                         // side 2000: the subsample is half the rows
-		{2000, 1, 5101, Lazy{Lambda: 10}, false},              // a fixed penalty needs no search
-		{5000, 1, 1999, Lazy{}, false},                        // primal side 1999
-		{5000, 1, 2000, Lazy{}, true},                         // primal side 2000
-		{3001, 1, 40401, Lazy{Lambda: 10}, true},              // above maxRidgeDim whatever the penalty
-		{1500, 1, 5101, Lazy{Memory: 1 << 20}, true},          // its 18 MB kernel above a 1 MiB bound
-		{900, 3, 5101, Lazy{}, false},                         // 3 outputs: a 900-row subsample, side 2700
-		{1000, 10, 40401, Lazy{}, true},                       // 10 outputs: side 10000
-		{1999, 1, 5101, Lazy{Memory: 8 * 1999 * 1999}, false}, // its kernel just fits
+		{667, 1, 5101, Estimator{}, false},                         // highdim, the paper's size
+		{3333, 1, 401, Estimator{}, false},                         // linear n 5000, width 50: primal side 401
+		{1999, 1, 5101, Estimator{}, false},                        // side 1999: below twice the 1000-row subsample
+		{2000, 1, 5101, Estimator{}, true},                         // side 2000: the subsample is half the rows
+		{2000, 1, 5101, Estimator{Lambda: 10}, false},              // a fixed penalty needs no search
+		{5000, 1, 1999, Estimator{}, false},                        // primal side 1999
+		{5000, 1, 2000, Estimator{}, true},                         // primal side 2000
+		{3001, 1, 40401, Estimator{Lambda: 10}, true},              // above maxRidgeDim whatever the penalty
+		{1500, 1, 5101, Estimator{Memory: 1 << 20}, true},          // its 18 MB kernel above a 1 MiB bound
+		{900, 3, 5101, Estimator{}, false},                         // 3 outputs: a 900-row subsample, side 2700
+		{1000, 10, 40401, Estimator{}, true},                       // 10 outputs: side 10000
+		{1999, 1, 5101, Estimator{Memory: 8 * 1999 * 1999}, false}, // its kernel just fits
 	} {
 		if got := tc.lz.scaled(tc.n1, tc.k, tc.m); got != tc.want {
 			t.Errorf("n1 %d, k %d, m %d, %+v: scaled %v, want %v", tc.n1, tc.k, tc.m, tc.lz, got, tc.want)
@@ -293,7 +293,7 @@ func TestLazyScaledWorkersDeterministic(t *testing.T) {
 	}
 	defer p.Close()
 	feats := p.Features()[:6]
-	lz := Lazy{Memory: tinyMemory}
+	lz := Estimator{Memory: tinyMemory}
 	base, err := lz.Baseline(ctx, p)
 	if err != nil {
 		t.Fatal(err)

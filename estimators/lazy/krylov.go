@@ -1,4 +1,4 @@
-package estimators
+package lazy
 
 import (
 	"context"
@@ -114,10 +114,7 @@ func (o holeOp) mulVec(dst, x []float64) error {
 // newKrylov starts the solver for A (not copied: it must not change while
 // the solver is used) and r.
 func newKrylov(a operator, r []float64) *krylov {
-	return newKrylovOf(&krylov{a: a, n: a.dim()}, r)
-}
-
-func newKrylovOf(kr *krylov, r []float64) *krylov {
+	kr := &krylov{a: a, n: a.dim()}
 	n := kr.n
 	kr.w, kr.h = make([]float64, n), make([]float64, n)
 	kr.beta0 = blas64.Nrm2(blas64.Vector{N: n, Data: r, Inc: 1})
