@@ -429,9 +429,13 @@ func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*fra
 	var sel *selection
 	var err error
 	if cfg.Saved != nil {
-		sel, err = loadSaved(ctx, cfg, spec, fold, means, sds)
+		// The saved state is the full model's, loaded into a model built
+		// as the others are: a pretrained network's weights are in it.
+		sel, err = loadSaved(ctx, cfg, othersSpec(spec), fold, means, sds)
 	} else {
-		sel, err = selectFull(ctx, cfg.Backend, spec, cfg.Candidates, xtr, ytr)
+		if sel, err = selectFull(ctx, cfg.Backend, pretrainedSpec(spec), cfg.Candidates, xtr, ytr); err == nil {
+			sel.spec = othersSpec(sel.spec)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("full model: %w", err)

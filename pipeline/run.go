@@ -110,7 +110,13 @@ type FullResult struct {
 	StoppedBy string `json:"stopped_by,omitempty"`
 	// Hidden names the full model's architecture: the chosen Candidate
 	// (vi: the hidden layer widths), or what the caller sets.
-	Hidden     string                     `json:"hidden,omitempty"`
+	Hidden string `json:"hidden,omitempty"`
+	// Architecture is the network the backend built, as it describes it
+	// (FitReport.Architecture; a plugin's user module, say).
+	Architecture string `json:"architecture,omitempty"`
+	// Loaded: the full model was loaded (a pretrained network), not
+	// trained; Seconds is then the loading.
+	Loaded     bool                       `json:"loaded,omitempty"`
 	Candidates []framework.CandidateScore `json:"candidates,omitempty"`
 	// Selection says why the choice among the candidates was not made by
 	// the validation loss, when it was not.
@@ -290,6 +296,7 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 		Shard:   shard,
 	}
 	rep.Full.Epochs, rep.Full.StoppedBy = first.FitReport.Epochs, first.FitReport.StoppedBy
+	rep.Full.Architecture, rep.Full.Loaded = first.FitReport.Architecture, first.FitReport.Loaded
 	rep.Full.Hidden, rep.Full.Candidates, rep.Full.Selection = first.Chosen, first.Candidates, first.Selection
 	if opt.Inference == inference.Perturbed {
 		rep.Perturb = opt.Perturb

@@ -361,7 +361,9 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err != nil {
 		return finishCheckpoint(ckpt, r.out, runError(ctx, err))
 	}
-	rep.Full.Hidden = fullHidden(rep, be, r.opts)
+	if rep.Full.Architecture == "" {
+		rep.Full.Hidden = fullHidden(rep, be, r.opts)
+	}
 	flagWarnings(rep.Warnings)
 	printWarnings(a.stderr, rep)
 

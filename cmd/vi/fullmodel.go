@@ -76,6 +76,12 @@ func writeFullDiagnostics(w io.Writer, r *pipeline.Report) {
 		}
 		parts = append(parts, h)
 	}
+	if r.Full.Architecture != "" {
+		parts = append(parts, "network "+r.Full.Architecture)
+	}
+	if r.Full.Loaded {
+		parts = append(parts, "loaded, not trained")
+	}
 	if r.Full.StoppedBy != "" {
 		parts = append(parts, fmt.Sprintf("%d epochs, stopped by %s", r.Full.Epochs, r.Full.StoppedBy))
 	}

@@ -167,8 +167,12 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 			where = fmt.Sprintf("averaged over %d repetitions of %d folds", r.Repeats, r.CrossFit)
 		}
 	}
-	fmt.Fprintf(w, "full model: %s %s %s (trained in %.2fs)\n",
-		r.Measure, num(r.Full.Score), where, r.Full.Seconds)
+	how := "trained"
+	if r.Full.Loaded {
+		how = "loaded"
+	}
+	fmt.Fprintf(w, "full model: %s %s %s (%s in %.2fs)\n",
+		r.Measure, num(r.Full.Score), where, how, r.Full.Seconds)
 	writeFullDiagnostics(w, r)
 	fmt.Fprintln(w)
 	// Numbers align right; feature and estimator are padded to a common

@@ -18,7 +18,7 @@ import (
 // The paper's linear setting with rho = 0.9 and n = 2000, as
 //
 //	vi simulate --setting linear --rho 0.9 --n 2000 --out lin.csv
-//	vi estimate --data lin.csv --plugin plugins/torch/lazyvi-torch --estimators lazy,dropout,retrain
+//	vi estimate --data lin.csv --plugin "$(command -v lazyvi-torch)" --estimators lazy,dropout,retrain
 //
 // runs it (the same pipeline.Run on the plugin, without the CLI): lazy and
 // retrain recover the conditional importance (1 - rho^2) beta_j^2 of the
