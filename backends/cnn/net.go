@@ -377,7 +377,7 @@ func (md *Model) predict(theta []float64, x blas64.General) *mat.Dense {
 // Predict returns the predictions: n x 1 means (regression) or P(Y = 1)
 // (binary), n x K class probabilities (multiclass).
 func (md *Model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	theta, xg, err := nn.PredictArgs(ctx, "cnn", md.trained.Fitted, md.trained.Theta, false, nil, x, md.inputs)
+	theta, xg, err := md.trained.PredictArgs(ctx, "cnn", false, nil, x, md.inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -386,7 +386,7 @@ func (md *Model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) 
 
 // PredictShifted returns the predictions at theta + dtheta.
 func (md *Model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []float64) (*mat.Dense, error) {
-	theta, xg, err := nn.PredictArgs(ctx, "cnn", md.trained.Fitted, md.trained.Theta, true, dtheta, x, md.inputs)
+	theta, xg, err := md.trained.PredictArgs(ctx, "cnn", true, dtheta, x, md.inputs)
 	if err != nil {
 		return nil, err
 	}

@@ -299,7 +299,7 @@ func (md *Model) predict(theta []float64, x blas64.General) *mat.Dense {
 // regression, sigmoid(net(x)) = P(Y = 1) for binary; n x K softmax class
 // probabilities for multiclass.
 func (md *Model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	theta, xg, err := nn.PredictArgs(ctx, "mlp", md.trained.Fitted, md.trained.Theta, false, nil, x, md.inputs)
+	theta, xg, err := md.trained.PredictArgs(ctx, "mlp", false, nil, x, md.inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +309,7 @@ func (md *Model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) 
 // PredictShifted returns the predictions at theta + dtheta; theta is left
 // unchanged.
 func (md *Model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []float64) (*mat.Dense, error) {
-	theta, xg, err := nn.PredictArgs(ctx, "mlp", md.trained.Fitted, md.trained.Theta, true, dtheta, x, md.inputs)
+	theta, xg, err := md.trained.PredictArgs(ctx, "mlp", true, dtheta, x, md.inputs)
 	if err != nil {
 		return nil, err
 	}

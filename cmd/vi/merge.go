@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // mergeOptions are the flags of vi merge.
@@ -36,8 +37,6 @@ should have held.`,
 	return cmd
 }
 
-func init() { addCommand(newMergeCommand) }
-
 func (o *mergeOptions) run(ctx context.Context, a *app, args []string) error {
 	if !slices.Contains(formats, o.format) {
 		return framework.Usagef("unknown --format %q (want table, csv or json)", o.format)
@@ -57,15 +56,15 @@ func (o *mergeOptions) run(ctx context.Context, a *app, args []string) error {
 			return err
 		}
 	}
-	var reports []framework.NamedReport
+	var reports []pipeline.NamedReport
 	for _, path := range args {
-		r, err := framework.LoadShardReport(ctx, path)
+		r, err := pipeline.LoadShardReport(ctx, path)
 		if err != nil {
 			return runError(ctx, err)
 		}
-		reports = append(reports, framework.NamedReport{Name: path, Report: r})
+		reports = append(reports, pipeline.NamedReport{Name: path, Report: r})
 	}
-	merged, err := framework.MergeReports(reports)
+	merged, err := pipeline.MergeReports(reports)
 	if err != nil {
 		return err
 	}

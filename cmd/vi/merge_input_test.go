@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // TestMergeRefusesDamagedShards: vi merge given a shard whose index is out
@@ -17,14 +18,14 @@ func TestMergeRefusesDamagedShards(t *testing.T) {
 	dir := t.TempDir()
 	feats := []string{"a", "b", "c"}
 	shard := func(name string, index int, edit func(map[string]any)) string {
-		lo, hi := framework.Shard{Index: index, Count: 2}.Bounds(len(feats))
+		lo, hi := pipeline.Shard{Index: index, Count: 2}.Bounds(len(feats))
 		if index < 0 || index >= 2 {
 			lo, hi = 0, 1
 		}
-		r := framework.Report{Inference: "split", Adjust: "none",
-			Shard: &framework.ShardInfo{Shard: framework.Shard{Index: index, Count: 2}, Features: feats, Run: "fp"}}
+		r := pipeline.Report{Inference: "split", Adjust: "none",
+			Shard: &pipeline.ShardInfo{Shard: pipeline.Shard{Index: index, Count: 2}, Features: feats, Run: "fp"}}
 		for _, f := range feats[lo:hi] {
-			r.Results = append(r.Results, framework.Result{Feature: f, Estimator: "lazy", VI: 1, SE: 0.5, PValue: 0.02})
+			r.Results = append(r.Results, inference.Result{Feature: f, Estimator: "lazy", VI: 1, SE: 0.5, PValue: 0.02})
 		}
 		b, err := json.Marshal(r)
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -96,7 +97,7 @@ func TestWeights(t *testing.T) {
 		t.Errorf("the reduced model predicts %d of 40 rows as the loaded network does: not trained from build?", same)
 	}
 
-	res := run(t, b, d, opts, estimators.Lazy{}, estimators.Dropout{})
+	res := run(t, b, d, opts, lazy.Estimator{}, estimators.Dropout{})
 	checkTruth(t, res, "lazy", truth)
 	checkDropoutBiased(t, res, truth)
 }
