@@ -140,7 +140,7 @@ func TestCraftedModelFile(t *testing.T) {
 	}{
 		{"options from the file", nil, "taken from the command line only"},
 	} {
-		args := append([]string{"estimate", "--data", dataCSV, "--model", model, "--plugin", launcher(t), "--seed", "1"}, c.extra...)
+		args := append([]string{"estimate", "--data", dataCSV, "--model", model, "--plugin", launcher(t), "--plugin-timeout", startTimeout.String(), "--seed", "1"}, c.extra...)
 		stderr, code := viRun(t, bin, dir, args...)
 		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Errorf("%s: exit %d, stderr %q; want exit 2 and one line with %q", c.name, code, stderr, c.want)
@@ -164,10 +164,10 @@ func TestCraftedWeights(t *testing.T) {
 		t.Fatalf("write the crafted .pt: %v\n%s", err, out)
 	}
 	checkNotRun(t, marker, "writing the .pt")
-	stderr, code := viRun(t, bin, dir, "estimate", "--data", dataCSV, "--plugin", launcher(t),
+	stderr, code := viRun(t, bin, dir, "estimate", "--data", dataCSV, "--plugin", launcher(t), "--plugin-timeout", startTimeout.String(),
 		"--opt", "module="+abs(t, "tanh.py"), "--opt", "weights="+pt, "--estimators", "lazy", "--seed", "1")
-	if code != 2 || !strings.Contains(stderr, "option weights") {
-		t.Errorf("exit %d, stderr %q; want exit 2 naming option weights", code, stderr)
+	if code != 2 || !strings.Contains(stderr, "option weights: "+pt+": refused: the file holds more than tensors") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want exit 2 and one line refusing option weights", code, stderr)
 	}
 	checkNotRun(t, marker, "loading the .pt")
 }

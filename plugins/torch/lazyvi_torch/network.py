@@ -3,6 +3,7 @@ build() from module=, and minibatch Adam with the Go mlp's stopping rule."""
 
 import importlib.util
 import math
+import pickle
 import threading
 import traceback
 from typing import TYPE_CHECKING, Callable, List, Optional
@@ -130,6 +131,11 @@ def load_weights(net: nn.Module, path: str) -> nn.Module:
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
         net.load_state_dict(state)
+    except pickle.UnpicklingError as e:
+        # torch's message advises weights_only=False, which vi never uses:
+        # say what the file holds instead.
+        what = str(e).rsplit("WeightsUnpickler error:", 1)[-1].strip()
+        raise UsageError("%s: option weights: %s: refused: the file holds more than tensors (%s), which could run code when loaded; save the state dict (torch.save(model.state_dict(), FILE))" % (NAME, path, what))
     except Exception as e:
         raise UsageError("%s: option weights: %s: %s" % (NAME, path, e))
     return net.to(torch.float64)
