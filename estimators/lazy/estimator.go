@@ -277,9 +277,11 @@ func (lz Estimator) reduce(ctx context.Context, fp *framework.Problem, f framewo
 		order = allRows(n1)
 	}
 	p := &problem{est: lz, g: g, x: rowsOf(dropped, order), k: k, seed: fp.Seed, stats: map[string]float64{}}
+	stop := framework.StagesFrom(ctx).Start(stageResiduals)
 	if err := p.residuals(ctx, fp.YTrain, order, f, scaled); err != nil {
 		return framework.Reduced{}, err
 	}
+	stop(passFlops(n1, g.NumParams()))
 	if scaled {
 		return p.reduceScaled(ctx, fp.Drop(fp.XEval, f), baseline, carry)
 	}
@@ -337,15 +339,31 @@ func (p *problem) reduceDense(ctx context.Context, bounds []int, xev mat.Matrix)
 	}
 	p.stats[statLambda] = alpha
 	if math.IsInf(alpha, 1) {
-		pred, err := p.g.Predict(ctx, xev)
-		if err != nil {
-			return framework.Reduced{}, fmt.Errorf("predict evaluation split: %w", err)
-		}
-		return framework.Reduced{Pred: pred, Stats: p.stats}, nil
+		return p.predictFull(ctx, xev)
 	}
+	stop := framework.StagesFrom(ctx).Start(stageSolve)
 	shift, err := rp.solveAll(ctx, alpha)
 	if err != nil {
 		return framework.Reduced{}, err
 	}
+	flops := 0.0
+	if d, ok := rp.(*dual); ok && d.j != nil {
+		flops = passFlops(p.samples()*p.k, p.g.NumParams()) // Phi^T a, by the Jacobian
+	}
+	stop(flops)
 	return p.predictReduced(ctx, &shift, xev)
+}
+
+// predictFull is the reduced model where no update is made: the full
+// model's predictions on the evaluation rows xev, with the problem's
+// stats.
+func (p *problem) predictFull(ctx context.Context, xev mat.Matrix) (framework.Reduced, error) {
+	stop := framework.StagesFrom(ctx).Start(stagePredict)
+	pred, err := p.g.Predict(ctx, xev)
+	if err != nil {
+		return framework.Reduced{}, fmt.Errorf("predict evaluation split: %w", err)
+	}
+	n2, _ := xev.Dims()
+	stop(passFlops(n2, p.g.NumParams()))
+	return framework.Reduced{Pred: pred, Stats: p.stats}, nil
 }
