@@ -84,11 +84,23 @@ func (f *forecast) observe(done, total int, now time.Time) string {
 	return msg
 }
 
-// roundForecast rounds a forecast to what it can promise: whole minutes
-// from ten minutes, else ten seconds.
-func roundForecast(d time.Duration) time.Duration {
+// roundForecast writes a forecast as what it can promise: minutes from
+// ten minutes ("1 h 13 min", "27 min"), else to ten seconds ("3 min 40
+// s", "50 s").
+func roundForecast(d time.Duration) string {
 	if d >= 10*time.Minute {
-		return d.Round(time.Minute)
+		m := int(d.Round(time.Minute) / time.Minute)
+		if m >= 60 {
+			return fmt.Sprintf("%d h %d min", m/60, m%60)
+		}
+		return fmt.Sprintf("%d min", m)
 	}
-	return d.Round(10 * time.Second)
+	s := int(d.Round(10*time.Second) / time.Second)
+	switch {
+	case s >= 60 && s%60 == 0:
+		return fmt.Sprintf("%d min", s/60)
+	case s >= 60:
+		return fmt.Sprintf("%d min %d s", s/60, s%60)
+	}
+	return fmt.Sprintf("%d s", s)
 }

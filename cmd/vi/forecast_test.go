@@ -22,7 +22,7 @@ func TestForecast(t *testing.T) {
 		t.Fatalf("forecast after 4 of 100 reductions (want 5): %q", msg)
 	}
 	msg := f.observe(5, 300, t0.Add(30*time.Second))
-	for _, want := range []string{"about 11m0s", "1m0s training", "--repeats 1 would take about 3m40s", "9% / 20%"} {
+	for _, want := range []string{"about 11 min", "1 min training", "--repeats 1 would take about 3 min 40 s", "9% / 20%"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("forecast %q lacks %q", msg, want)
 		}
@@ -40,7 +40,17 @@ func TestForecast(t *testing.T) {
 	one := &forecast{repeats: 1, start: t0}
 	one.observe(0, 100, t0.Add(time.Minute))
 	msg = one.observe(5, 100, t0.Add(2*time.Minute))
-	if !strings.Contains(msg, "about 21m0s") || strings.Contains(msg, "--repeats 1") {
+	if !strings.Contains(msg, "about 21 min") || strings.Contains(msg, "--repeats 1") {
 		t.Errorf("forecast of one repetition: %q", msg)
+	}
+	for d, want := range map[time.Duration]string{
+		73*time.Minute + 10*time.Second: "1 h 13 min",
+		27*time.Minute + 20*time.Second: "27 min",
+		220 * time.Second:               "3 min 40 s",
+		54 * time.Second:                "50 s",
+	} {
+		if got := roundForecast(d); got != want {
+			t.Errorf("roundForecast(%v) = %q, want %q", d, got, want)
+		}
 	}
 }
