@@ -235,12 +235,11 @@ func (lz Estimator) Reduce(ctx context.Context, p *framework.Problem, f framewor
 	return lz.reduce(ctx, p, f, nil, false)
 }
 
-// ReduceFrom implements framework.BaselineReducer: Reduce, where at scale
-// the penalty's search (on the subsample or the held-out rows) starts from
-// the baseline's penalty, or at the top of the grid when the baseline
-// chose no update (nearStart, searchNear: about 5 candidates instead of
-// 8-11). At the paper's sizes (the dense path) it is Reduce and does not
-// wait for the baseline.
+// ReduceFrom implements framework.BaselineReducer: Reduce, where the
+// penalty's search (on all the train rows, on the subsample or on the
+// held-out rows) starts from the baseline's penalty, or at the top of the
+// grid when the baseline chose no update (nearStart, searchNear: about 5
+// candidates instead of 8-11).
 func (lz Estimator) ReduceFrom(ctx context.Context, p *framework.Problem, f framework.Feature, base func() (framework.Reduced, error)) (framework.Reduced, error) {
 	return lz.reduce(ctx, p, f, base, false)
 }
@@ -285,7 +284,7 @@ func (lz Estimator) reduce(ctx context.Context, fp *framework.Problem, f framewo
 	if scaled {
 		return p.reduceScaled(ctx, fp.Drop(fp.XEval, f), baseline, carry)
 	}
-	return p.reduceDense(ctx, bounds, fp.Drop(fp.XEval, f))
+	return p.reduceDense(ctx, bounds, fp.Drop(fp.XEval, f), baseline)
 }
 
 // residuals sets the problem's targets from the train responses y of its
@@ -324,15 +323,22 @@ func (p *problem) residuals(ctx context.Context, y []float64, order []int, f fra
 
 // reduceDense is the reduction where the dense cross-validation fits: the
 // rows of x are in fold order (fold f is rows bounds[f]..bounds[f+1]; nil
-// for a fixed penalty), and xev is the dropped evaluation split.
-func (p *problem) reduceDense(ctx context.Context, bounds []int, xev mat.Matrix) (framework.Reduced, error) {
+// for a fixed penalty), and xev is the dropped evaluation split. base,
+// when not nil, returns the baseline, on the same rows and folds, whose
+// penalty the search starts from (searchNear: about 5 candidates instead
+// of the grid walk's 8-11).
+func (p *problem) reduceDense(ctx context.Context, bounds []int, xev mat.Matrix, base func() (framework.Reduced, error)) (framework.Reduced, error) {
 	rp, err := p.newRidge(ctx, bounds, false)
 	if err != nil {
 		return framework.Reduced{}, err
 	}
 	alpha := p.est.Lambda
 	if alpha <= 0 {
-		alpha, err = p.chooseAlpha(ctx, rp, bounds, searchTol, 0)
+		near, err := baselinePenalty(base)
+		if err != nil {
+			return framework.Reduced{}, err
+		}
+		alpha, err = p.chooseAlpha(ctx, rp, bounds, searchTol, near)
 		if err != nil {
 			return framework.Reduced{}, err
 		}
@@ -352,6 +358,23 @@ func (p *problem) reduceDense(ctx context.Context, bounds []int, xev mat.Matrix)
 	}
 	stop(flops)
 	return p.predictReduced(ctx, &shift, xev)
+}
+
+// baselinePenalty is the penalty of the baseline base returns (+Inf where
+// it chose no update), or 0 without one (base nil, or a baseline without
+// a penalty).
+func baselinePenalty(base func() (framework.Reduced, error)) (float64, error) {
+	if base == nil {
+		return 0, nil
+	}
+	b, err := base()
+	if err != nil {
+		return 0, err
+	}
+	if l := b.Stats[statLambda]; l > 0 {
+		return l, nil
+	}
+	return 0, nil
 }
 
 // predictFull is the reduced model where no update is made: the full

@@ -123,15 +123,9 @@ func (p *problem) scaledAlpha(ctx context.Context, base func() (framework.Reduce
 	if alpha = p.est.Lambda; alpha > 0 {
 		return alpha, nil, nil
 	}
-	near := 0.0
-	if base != nil {
-		b, err := base()
-		if err != nil {
-			return 0, nil, err
-		}
-		if l := b.Stats[statLambda]; l > 0 {
-			near = l // +Inf: the baseline chose no update
-		}
+	near, err := baselinePenalty(base) // +Inf: the baseline chose no update
+	if err != nil {
+		return 0, nil, err
 	}
 	n1 := p.samples()
 	_, multiplier := framework.AsJacobianMultiplier(p.g)
