@@ -34,6 +34,10 @@ const DefaultStartTimeout = 20 * time.Second
 // the hang timeout is not shorter.
 const closeGrace = 5 * time.Second
 
+// releaseGrace is how long releasing a model waits for the plugin's answer
+// before the plugin is taken for hung (model.Close).
+const releaseGrace = 5 * time.Second
+
 type options struct {
 	hangTimeout  time.Duration
 	startTimeout time.Duration

@@ -121,15 +121,30 @@ func (c *conn) watch() {
 			c.lastOK = now
 		case len(c.calls) > 0 && c.broken == nil && now.Sub(c.lastOK) >= c.hangTimeout:
 			hung = true
-			c.broken = fmt.Errorf("%w (no answer to health checks for %v)", ErrNotResponding, c.hangTimeout)
-			for _, cancel := range c.calls {
-				cancel(c.broken)
-			}
 		}
 		c.mu.Unlock()
-		if hung && c.kill != nil {
-			c.kill()
+		if hung {
+			c.giveUp(fmt.Errorf("%w (no answer to health checks for %v)", ErrNotResponding, c.hangTimeout))
 		}
+	}
+}
+
+// giveUp breaks the connection with err (ErrNotResponding) unless it is
+// broken already: the calls in flight and every later call fail with it,
+// and the process is killed.
+func (c *conn) giveUp(err error) {
+	c.mu.Lock()
+	if c.broken != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.broken = err
+	for _, cancel := range c.calls {
+		cancel(err)
+	}
+	c.mu.Unlock()
+	if c.kill != nil {
+		c.kill()
 	}
 }
 

@@ -118,13 +118,28 @@ func (m *model) predict(ctx context.Context, op string, x mat.Matrix, prepared b
 }
 
 // Close releases the model in the plugin process; framework.Release calls
-// it. Closing twice, or after the plugin process is gone, returns nil.
+// it. Closing twice, or after the plugin process is gone, returns nil. A
+// plugin that does not answer within releaseGrace (or the hang timeout,
+// if shorter) is given up on as the watchdog would: the connection fails
+// every call at once from then on and the process is killed, so that
+// releasing a run's models after an interrupt takes one grace, not the
+// hang timeout per model.
 func (m *model) Close() error {
 	m.closeOnce.Do(func() {
-		err := m.c.do(context.Background(), "Release", func(ctx context.Context) error {
+		grace := releaseGrace
+		if m.c.hangTimeout > 0 {
+			grace = min(grace, m.c.hangTimeout)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), grace)
+		defer cancel()
+		err := m.c.do(ctx, "Release", func(ctx context.Context) error {
 			_, err := m.c.rpc.Release(ctx, &pb.ModelRef{ModelId: m.id})
 			return err
 		})
+		if err != nil && ctx.Err() != nil {
+			m.c.giveUp(fmt.Errorf("%w (no answer to Release for %v)", ErrNotResponding, grace))
+			return
+		}
 		if err != nil && !isFatal(err) {
 			m.closeErr = err
 		}

@@ -6,9 +6,11 @@ import (
 	"testing"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
 	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -40,8 +42,8 @@ func (c *benchCase) problem(b *testing.B) *framework.Problem {
 			c.err = err
 			return
 		}
-		d := &framework.Dataset{Source: c.setting, Names: sim.Names, X: sim.X}
-		c.p, c.err = framework.Prepare(context.Background(), d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 1})
+		d := &dataio.Dataset{Source: c.setting, Names: sim.Names, X: sim.X}
+		c.p, c.err = pipeline.Prepare(context.Background(), d, pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 1})
 	})
 	if c.err != nil {
 		b.Fatal(c.err)

@@ -236,3 +236,25 @@ func (c Capabilities) Names() []string {
 	}
 	return out
 }
+
+// CandidateScore is how one candidate did: its loss on the validation
+// slice that its backend's early stopping watched (FitReport).
+type CandidateScore struct {
+	Name string `json:"name"`
+	// ValidLoss is nil when the model held out no validation slice.
+	ValidLoss *float64 `json:"valid_loss"`
+	Epochs    int      `json:"epochs"`
+	StoppedBy string   `json:"stopped_by,omitempty"`
+}
+
+// Close releases the full model.
+func (p *Problem) Close() error { return Release(p.Full) }
+
+// Features returns one Feature per column of the design matrix.
+func (p *Problem) Features() []Feature {
+	fs := make([]Feature, len(p.FeatureNames))
+	for j, name := range p.FeatureNames {
+		fs[j] = Feature{Name: name, Columns: []int{j}}
+	}
+	return fs
+}

@@ -46,7 +46,7 @@ func ParseTask(s string) (Task, error) {
 	case "multiclass":
 		return Multiclass, nil
 	}
-	return 0, Usagef("unknown task %q (want regression, binary or multiclass)", s)
+	return 0, &ChoiceError{Setting: "task", Value: s, Want: "regression, binary or multiclass"}
 }
 
 // ModelSpec says what model a Backend should build. Options are the

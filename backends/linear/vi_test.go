@@ -10,9 +10,11 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/lazyvi/lazyvi/backends/linear"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
 	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -23,8 +25,8 @@ func prepare(t *testing.T, n int, rho float64, seed int64) *framework.Problem {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &framework.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
-	p, err := framework.Prepare(context.Background(), d, framework.Config{
+	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
+	p, err := pipeline.Prepare(context.Background(), d, pipeline.Config{
 		Backend: linear.Backend{}, BackendName: "linear", Seed: seed,
 	})
 	if err != nil {

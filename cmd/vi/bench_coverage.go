@@ -14,23 +14,25 @@ import (
 	"time"
 
 	"github.com/lazyvi/lazyvi"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// The coverage case repeats a setting with a known truth (simulated, or
-// real data with planted columns) and reports, per inference candidate,
-// estimator and feature, how often the intervals cover the truth, how far
-// the estimates sit from it and how often p < 0.05: the study of the
-// inference options in docs/inference.md. Every candidate is computed from
-// the same fitted models of a repetition.
-func init() {
-	addBenchCase(&benchCase{
-		Name:  "coverage",
-		Short: "coverage, size and power of the inference candidates over repetitions of a setting with a known truth",
-		Setup: coverageCase,
-	})
+// coverageBench is the study case of vi bench: it repeats a setting with a
+// known truth (simulated, or real data with planted columns) and reports,
+// per inference candidate, estimator and feature, how often the intervals
+// cover the truth, how far the estimates sit from it and how often p <
+// 0.05: the study of the inference options in docs/inference.md. Every
+// candidate is computed from the same fitted models of a repetition.
+var coverageBench = &benchCase{
+	Name:  "coverage",
+	Short: "coverage, size and power of the inference candidates over repetitions of a setting with a known truth",
+	Setup: coverageCase,
 }
 
 // coverageReport is the --format json contract of vi bench coverage.
@@ -76,56 +78,55 @@ type coverageRow struct {
 type candidate struct {
 	Name   string
 	Scheme scheme
-	Opt    framework.InferOptions
+	Opt    inference.InferOptions
 }
 
 type scheme int
 
 const (
-	singleSplit scheme = iota // one train/evaluation split (--train-frac 2/3)
-	crossFit                  // K folds, the first fold assignment
-	repeated                  // K folds, every repetition combined
-	ensembled                 // K folds, every repetition's predictions averaged per row
+	singleSplit    scheme = iota // one train/evaluation split (--train-frac 2/3)
+	crossFit                     // K folds, the first fold assignment
+	repeated                     // K folds, every repetition combined
+	repeatedWithin               // repeated, the spread of the repetitions' estimates left out of se
+	ensembled                    // K folds, every repetition's predictions averaged per row
 )
 
 // candidates lists the study's inference candidates for rho values rhos;
 // without repetitions (repeats 1) the repeated ones are left out.
 func candidates(rhos []float64, repeats int) []candidate {
-	inf := func(i framework.Inference, rho float64) framework.InferOptions {
-		return framework.InferOptions{Inference: i, Perturb: rho}
+	inf := func(i inference.Inference, rho float64) inference.InferOptions {
+		return inference.InferOptions{Inference: i, Perturb: rho}
 	}
 	cs := []candidate{
-		{"split", singleSplit, inf(framework.Split, 0)},
-		{"plain", singleSplit, inf(framework.Plain, 0)},
-		{"cv-split", crossFit, inf(framework.Split, 0)},
-		{"cv-plain", crossFit, inf(framework.Plain, 0)},
+		{"split", singleSplit, inf(inference.Split, 0)},
+		{"plain", singleSplit, inf(inference.Plain, 0)},
+		{"cv-split", crossFit, inf(inference.Split, 0)},
+		{"cv-plain", crossFit, inf(inference.Plain, 0)},
 	}
 	for _, r := range rhos {
-		cs = append(cs, candidate{"cv-perturbed" + rhoSuffix(r, rhos), crossFit, inf(framework.Perturbed, r)})
+		cs = append(cs, candidate{"cv-perturbed" + rhoSuffix(r, rhos), crossFit, inf(inference.Perturbed, r)})
 	}
 	if repeats < 2 {
 		return cs
 	}
-	paired := inf(framework.Split, 0)
+	paired := inf(inference.Split, 0)
 	paired.Paired = true
 	cs = append(cs,
 		// vi estimate's default: the ensembled paired estimate and test,
 		// the ensembled split interval.
 		candidate{"default", ensembled, paired},
-		candidate{"rep-split", repeated, inf(framework.Split, 0)},
-		candidate{"rep-plain", repeated, inf(framework.Plain, 0)},
-		candidate{"ens-split", ensembled, inf(framework.Split, 0)},
-		candidate{"ens-plain", ensembled, inf(framework.Plain, 0)})
+		candidate{"rep-split", repeated, inf(inference.Split, 0)},
+		candidate{"rep-plain", repeated, inf(inference.Plain, 0)},
+		candidate{"ens-split", ensembled, inf(inference.Split, 0)},
+		candidate{"ens-plain", ensembled, inf(inference.Plain, 0)})
 	for _, r := range rhos {
-		cs = append(cs, candidate{"ens-perturbed" + rhoSuffix(r, rhos), ensembled, inf(framework.Perturbed, r)})
+		cs = append(cs, candidate{"ens-perturbed" + rhoSuffix(r, rhos), ensembled, inf(inference.Perturbed, r)})
 	}
 	for _, r := range rhos {
-		cs = append(cs, candidate{"rep-perturbed" + rhoSuffix(r, rhos), repeated, inf(framework.Perturbed, r)})
+		cs = append(cs, candidate{"rep-perturbed" + rhoSuffix(r, rhos), repeated, inf(inference.Perturbed, r)})
 	}
 	for _, r := range rhos {
-		o := inf(framework.Perturbed, r)
-		o.OmitRepeatVariance = true
-		cs = append(cs, candidate{"rep-perturbed" + rhoSuffix(r, rhos) + "-notrain", repeated, o})
+		cs = append(cs, candidate{"rep-perturbed" + rhoSuffix(r, rhos) + "-notrain", repeatedWithin, inf(inference.Perturbed, r)})
 	}
 	return cs
 }
@@ -140,7 +141,7 @@ func rhoSuffix(r float64, rhos []float64) string {
 
 // coverageSetting is what one repetition draws: a data set and the truth
 // per feature (NaN where unknown), under the measure named.
-type coverageSetting func(seed int64) (*framework.Dataset, []float64, string, error)
+type coverageSetting func(seed int64) (*dataio.Dataset, []float64, string, error)
 
 func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 	setting := fs.String("setting", "linear", "`setting`: linear or binary (simulated), or semi (--data with a planted null and signal)")
@@ -156,10 +157,10 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 	// by default those of vi estimate's default inference.
 	crossfit := fs.Int("crossfit", lazyvi.DefaultCrossFit, "cross-fitting `folds` of the cross-fitted candidates (at least 2)")
 	repeats := fs.Int("repeats", lazyvi.DefaultRepeats, "repetitions of the cross-fit for the repeated candidates (1: none)")
-	perturb := fs.String("perturb", strconv.FormatFloat(framework.DefaultPerturb, 'g', -1, 64), "comma-separated `rhos` of the perturbed candidates")
+	perturb := fs.String("perturb", strconv.FormatFloat(inference.DefaultPerturb, 'g', -1, 64), "comma-separated `rhos` of the perturbed candidates")
 	lazyFolds := fs.Int("folds", 0, "cross-validation folds for lazy's ridge penalty (0: the framework's default)")
 	hidden := fs.String("hidden", "", "hidden widths of the MLP (backend default when empty)")
-	level := fs.Float64("level", framework.DefaultLevel, "level of the intervals")
+	level := fs.Float64("level", inference.DefaultLevel, "level of the intervals")
 	workers := fs.Int("workers", runtime.NumCPU(), "repetitions run concurrently")
 	seed := fs.Int64("seed", 1, "seed of the first repetition; repetition r uses seed+r")
 	format := fs.String("format", "table", "output format: table or json")
@@ -183,7 +184,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		if err != nil {
 			return err
 		}
-		draw, rep, err := coverageDraw(ctx, *setting, *data, *target, *signal, *copyCorr, n, rho)
+		draw, rep, err := coverageDraw(ctx, drawFlags{setting: *setting, data: *data, target: *target, signal: *signal, copyCorr: *copyCorr, n: n, rho: rho})
 		if err != nil {
 			return err
 		}
@@ -215,7 +216,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		start := time.Now()
 
 		// results[r][c] are repetition r's results under candidate c.
-		results := make([][][]framework.Result, *reps)
+		results := make([][][]inference.Result, *reps)
 		truths := make([][]float64, *reps)
 		var measure string
 		var mu sync.Mutex
@@ -289,9 +290,20 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 	}
 }
 
+// drawFlags are the flags of vi bench coverage that say what a repetition
+// draws: the setting, semi's data, target, signal and copy, and the
+// simulated settings' n and rho, which coverageDraw sets to what it uses.
+type drawFlags struct {
+	setting, data, target string
+	signal, copyCorr      float64
+	n                     *int
+	rho                   *float64
+}
+
 // coverageDraw checks the setting's flags and returns what a repetition
 // draws and the report's header.
-func coverageDraw(ctx context.Context, setting, data, target string, signal, copyCorr float64, n *int, rho *float64) (coverageSetting, coverageReport, error) {
+func coverageDraw(ctx context.Context, f drawFlags) (coverageSetting, coverageReport, error) {
+	setting, data, target, signal, copyCorr, n, rho := f.setting, f.data, f.target, f.signal, f.copyCorr, f.n, f.rho
 	switch setting {
 	case "linear", "binary":
 		if data != "" || target != "" || copyCorr != 0 {
@@ -309,12 +321,12 @@ func coverageDraw(ctx context.Context, setting, data, target string, signal, cop
 		if _, err := simulate.Generate(setting, 2, *rho, 0); err != nil {
 			return nil, coverageReport{}, err
 		}
-		draw := func(seed int64) (*framework.Dataset, []float64, string, error) {
+		draw := func(seed int64) (*dataio.Dataset, []float64, string, error) {
 			sim, err := simulate.Generate(setting, *n, *rho, seed)
 			if err != nil {
 				return nil, nil, "", err
 			}
-			return &framework.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}, sim.Truth, sim.Measure, nil
+			return &dataio.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}, sim.Truth, sim.Measure, nil
 		}
 		return draw, coverageReport{Setting: setting, N: *n, Rho: *rho}, nil
 	case "semi":
@@ -331,7 +343,7 @@ func coverageDraw(ctx context.Context, setting, data, target string, signal, cop
 		}
 		*n, _ = d.X.Dims()
 		*rho = 0
-		draw := func(seed int64) (*framework.Dataset, []float64, string, error) {
+		draw := func(seed int64) (*dataio.Dataset, []float64, string, error) {
 			d, truth := s.draw(seed)
 			return d, truth, "mse", nil
 		}
@@ -341,11 +353,11 @@ func coverageDraw(ctx context.Context, setting, data, target string, signal, cop
 }
 
 // loadOrBuiltin reads path, or the built-in diabetes data when it is "".
-func loadOrBuiltin(ctx context.Context, path string) (*framework.Dataset, error) {
+func loadOrBuiltin(ctx context.Context, path string) (*dataio.Dataset, error) {
 	if path == "" {
 		return lazyvi.Diabetes()
 	}
-	d, err := framework.LoadCSV(ctx, path)
+	d, err := dataio.LoadCSV(ctx, path)
 	if err != nil {
 		return nil, runError(ctx, err)
 	}
@@ -365,7 +377,7 @@ type coverageFit struct {
 // rep draws the repetition's data, fits the single split and the repeats
 // cross-fits (seeded as vi estimate --seed seed would) and infers under
 // each candidate.
-func (c coverageFit) rep(ctx context.Context, draw coverageSetting, seed int64) ([][]framework.Result, []float64, string, error) {
+func (c coverageFit) rep(ctx context.Context, draw coverageSetting, seed int64) ([][]inference.Result, []float64, string, error) {
 	d, truth, measure, err := draw(seed)
 	if err != nil {
 		return nil, nil, "", err
@@ -379,14 +391,14 @@ func (c coverageFit) rep(ctx context.Context, draw coverageSetting, seed int64) 
 		t := framework.Regression
 		task = &t
 	}
-	reduce := func(cfg framework.Config) (*framework.Reductions, error) {
+	reduce := func(cfg pipeline.Config) (*inference.Reductions, error) {
 		var folds []*framework.Problem
 		var err error
 		if cfg.CrossFit >= 2 {
-			folds, err = framework.PrepareFolds(ctx, d, cfg, cfg.CrossFit, 1)
+			folds, err = pipeline.PrepareFolds(ctx, d, cfg, cfg.CrossFit, 1)
 		} else {
 			var p *framework.Problem
-			p, err = framework.Prepare(ctx, d, cfg)
+			p, err = pipeline.Prepare(ctx, d, cfg)
 			folds = []*framework.Problem{p}
 		}
 		if err != nil {
@@ -397,23 +409,23 @@ func (c coverageFit) rep(ctx context.Context, draw coverageSetting, seed int64) 
 				p.Close()
 			}
 		}()
-		return framework.Reduce(ctx, folds, c.ests, folds[0].Features(), framework.ReduceOptions{Workers: 1, EstimatorBaselines: true})
+		return pipeline.Reduce(ctx, folds, c.ests, folds[0].Features(), pipeline.ReduceOptions{Workers: 1, EstimatorBaselines: true})
 	}
-	cfg := framework.Config{Backend: c.be, BackendName: "mlp", Options: c.opts, Seed: seed, Task: task,
-		MinTrain: framework.MinTrainFor(c.ests)}
+	cfg := pipeline.Config{Backend: c.be, BackendName: "mlp", Options: c.opts, Seed: seed, Task: task,
+		MinTrain: pipeline.MinTrainFor(c.ests)}
 	single, err := reduce(cfg)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	reps := make([]*framework.Reductions, c.repeats)
+	reps := make([]*inference.Reductions, c.repeats)
 	for k := range reps {
 		cf := cfg
-		cf.CrossFit, cf.Seed = c.crossfit, framework.RepeatSeed(seed, k)
+		cf.CrossFit, cf.Seed = c.crossfit, inference.RepeatSeed(seed, k)
 		if reps[k], err = reduce(cf); err != nil {
 			return nil, nil, "", fmt.Errorf("cross-fit %d: %w", k+1, err)
 		}
 	}
-	out := make([][]framework.Result, len(c.cands))
+	out := make([][]inference.Result, len(c.cands))
 	for i, cand := range c.cands {
 		o := cand.Opt
 		o.Seed = seed
@@ -423,10 +435,12 @@ func (c coverageFit) rep(ctx context.Context, draw coverageSetting, seed int64) 
 		case crossFit:
 			out[i], err = reps[0].Infer(m, o)
 		case repeated:
-			out[i], err = framework.InferRepeated(reps, m, o)
+			out[i], err = inference.InferRepeated(reps, m, o)
+		case repeatedWithin:
+			out[i], err = inferWithin(reps, m, o)
 		case ensembled:
 			o.Ensemble = true
-			out[i], err = framework.InferRepeated(reps, m, o)
+			out[i], err = inference.InferRepeated(reps, m, o)
 		}
 		if err != nil {
 			return nil, nil, "", fmt.Errorf("%s: %w", cand.Name, err)
@@ -435,9 +449,43 @@ func (c coverageFit) rep(ctx context.Context, draw coverageSetting, seed int64) 
 	return out, truth, measure, nil
 }
 
+// inferWithin combines the repetitions as InferRepeated does, but with
+// only the repetitions' own variance in the standard error: VI = mean_m
+// VI_m and se^2 = mean_m se_m^2, without InferRepeated's var_m(VI_m)/M,
+// the variability of the training that the study shows the need of.
+func inferWithin(reps []*inference.Reductions, m framework.Measure, o inference.InferOptions) ([]inference.Result, error) {
+	per := make([][]inference.Result, len(reps))
+	for i, r := range reps {
+		res, err := r.Infer(m, o)
+		if err != nil {
+			return nil, fmt.Errorf("repetition %d: %w", i+1, err)
+		}
+		per[i] = res
+	}
+	level := o.Level
+	if level == 0 {
+		level = inference.DefaultLevel
+	}
+	z := distuv.UnitNormal.Quantile(0.5 + level/2)
+	M := float64(len(per))
+	out := make([]inference.Result, len(per[0]))
+	for k := range out {
+		var vi, v2 float64
+		for _, res := range per {
+			vi += res[k].VI
+			v2 += res[k].SE * res[k].SE
+		}
+		vi, v2 = vi/M, v2/M
+		se := math.Sqrt(v2)
+		out[k] = inference.Result{Feature: per[0][k].Feature, Estimator: per[0][k].Estimator, VI: vi, SE: se,
+			CILow: vi - z*se, CIHigh: vi + z*se, PValue: inference.OneSidedPValue(vi, se, o.Delta)}
+	}
+	return out, nil
+}
+
 // summarise is result k (estimator e, feature f) of candidate c over the
 // repetitions, with feature f's truth in each.
-func summarise(results [][][]framework.Result, truths [][]float64, k, c, f int, name string) coverageRow {
+func summarise(results [][][]inference.Result, truths [][]float64, k, c, f int, name string) coverageRow {
 	var vis, ses []float64
 	var cover, reject int
 	first := results[0][c][k]

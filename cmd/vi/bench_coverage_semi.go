@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -26,7 +27,7 @@ import (
 // keeps its size there is the question of correlated features ("is x
 // still predictive once its correlation with c is accounted for?").
 type semiSynthetic struct {
-	base     *framework.Dataset
+	base     *dataio.Dataset
 	target   int     // the response's column in base
 	first    int     // the column permuted
 	b        float64 // z's coefficient
@@ -46,7 +47,7 @@ const (
 // newSemiSynthetic checks the data set and its response (target "" is the
 // last column) and sets b = sqrt(signal Var(y)); copyCorr in [0, 1) is the
 // noisy copy's correlation (0: none).
-func newSemiSynthetic(d *framework.Dataset, target string, signal, copyCorr float64) (*semiSynthetic, error) {
+func newSemiSynthetic(d *dataio.Dataset, target string, signal, copyCorr float64) (*semiSynthetic, error) {
 	if !(signal > 0) || math.IsInf(signal, 0) {
 		return nil, framework.Usagef("bench coverage: --signal must be a positive share of the response's variance, got %g", signal)
 	}
@@ -55,7 +56,7 @@ func newSemiSynthetic(d *framework.Dataset, target string, signal, copyCorr floa
 	}
 	_, cols := d.X.Dims()
 	if cols < 2 {
-		return nil, &framework.InputError{File: d.Source, Msg: fmt.Sprintf("need a response and at least one feature, found %d column(s)", cols)}
+		return nil, &dataio.InputError{File: d.Source, Msg: fmt.Sprintf("need a response and at least one feature, found %d column(s)", cols)}
 	}
 	t := cols - 1
 	if target != "" {
@@ -67,7 +68,7 @@ func newSemiSynthetic(d *framework.Dataset, target string, signal, copyCorr floa
 	y := mat.Col(nil, t, d.X)
 	vy := stat.Variance(y, nil)
 	if !(vy > 0) {
-		return nil, &framework.InputError{File: d.Source, Column: d.Names[t], Msg: "the response is constant"}
+		return nil, &dataio.InputError{File: d.Source, Column: d.Names[t], Msg: "the response is constant"}
 	}
 	s := &semiSynthetic{base: d, target: t, first: firstFeature(t), b: math.Sqrt(signal * vy), copyCol: -1, copyCorr: copyCorr}
 	planted := []string{semiSignal, semiNullPrefix + d.Names[s.first]}
@@ -85,13 +86,13 @@ func newSemiSynthetic(d *framework.Dataset, target string, signal, copyCorr floa
 			}
 		}
 		if s.copyCol < 0 {
-			return nil, &framework.InputError{File: d.Source, Msg: "--copy: no feature varies"}
+			return nil, &dataio.InputError{File: d.Source, Msg: "--copy: no feature varies"}
 		}
 		planted = append(planted, semiCopyPrefix+d.Names[s.copyCol])
 	}
 	for _, n := range d.Names {
 		if slices.Contains(planted, n) {
-			return nil, &framework.InputError{File: d.Source, Column: n, Msg: "bench coverage --setting semi adds a column of this name; rename it"}
+			return nil, &dataio.InputError{File: d.Source, Column: n, Msg: "bench coverage --setting semi adds a column of this name; rename it"}
 		}
 	}
 	return s, nil
@@ -111,7 +112,7 @@ func firstFeature(target int) int {
 // base features, then the planted ones), NaN where unknown. The copy's
 // noise has a stream of its own, so that the other columns are the same
 // with and without it.
-func (s *semiSynthetic) draw(seed int64) (*framework.Dataset, []float64) {
+func (s *semiSynthetic) draw(seed int64) (*dataio.Dataset, []float64) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x73656d6973796e74))
 	n, cols := s.base.X.Dims()
 	extra := 2
@@ -152,5 +153,5 @@ func (s *semiSynthetic) draw(seed int64) (*framework.Dataset, []float64) {
 		truth = append(truth, 0)
 	}
 	names = append(names, s.base.Names[s.target])
-	return &framework.Dataset{Source: s.base.Source, Names: names, X: x}, truth
+	return &dataio.Dataset{Source: s.base.Source, Names: names, X: x}, truth
 }

@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/dataio"
+	"github.com/lazyvi/lazyvi/inference"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -30,7 +31,7 @@ func TestSemiSyntheticDraw(t *testing.T) {
 		5, 25, 11,
 		6, 30, 13,
 	})
-	d := &framework.Dataset{Source: "t.csv", Names: []string{"a", "y", "c"}, X: x}
+	d := &dataio.Dataset{Source: "t.csv", Names: []string{"a", "y", "c"}, X: x}
 	s, err := newSemiSynthetic(d, "y", 0.2, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +69,7 @@ func TestSemiSyntheticDraw(t *testing.T) {
 	if _, err := newSemiSynthetic(d, "y", 0, 0); err == nil {
 		t.Error("signal 0: want an error")
 	}
-	if _, err := newSemiSynthetic(&framework.Dataset{Source: "z.csv", Names: []string{"z", "y"}, X: mat.NewDense(2, 2, []float64{1, 2, 3, 4})}, "", 0.1, 0); err == nil || !strings.Contains(err.Error(), "z.csv") {
+	if _, err := newSemiSynthetic(&dataio.Dataset{Source: "z.csv", Names: []string{"z", "y"}, X: mat.NewDense(2, 2, []float64{1, 2, 3, 4})}, "", 0.1, 0); err == nil || !strings.Contains(err.Error(), "z.csv") {
 		t.Errorf("a column named z: want an error naming the file, got %v", err)
 	}
 	for _, bad := range []float64{-0.1, 1, math.NaN()} {
@@ -90,7 +91,7 @@ func TestSemiSyntheticCopy(t *testing.T) {
 		a, c := rng.NormFloat64(), rng.NormFloat64()
 		x.SetRow(i, []float64{a, 0.5*a + 2*c + 0.3*rng.NormFloat64(), c})
 	}
-	d := &framework.Dataset{Source: "t.csv", Names: []string{"a", "y", "c"}, X: x}
+	d := &dataio.Dataset{Source: "t.csv", Names: []string{"a", "y", "c"}, X: x}
 	plain, err := newSemiSynthetic(d, "y", 0.2, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +129,7 @@ func TestCoverageDrawCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, rho := 0, math.NaN()
-	draw, rep, err := coverageDraw(context.Background(), "semi", path, "", 0.05, 0.9, &n, &rho)
+	draw, rep, err := coverageDraw(context.Background(), drawFlags{setting: "semi", data: path, signal: 0.05, copyCorr: 0.9, n: &n, rho: &rho})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestCoverageDrawCopy(t *testing.T) {
 		t.Errorf("names %v, truth %v: want a copy_ column of truth 0 before the response", d.Names, truth)
 	}
 	n, rho = 0, math.NaN()
-	if _, _, err := coverageDraw(context.Background(), "linear", "", "", 0.05, 0.9, &n, &rho); err == nil {
+	if _, _, err := coverageDraw(context.Background(), drawFlags{setting: "linear", signal: 0.05, copyCorr: 0.9, n: &n, rho: &rho}); err == nil {
 		t.Error("--copy with --setting linear: want a usage error")
 	}
 }
@@ -168,8 +169,8 @@ func TestBenchCoverageSemi(t *testing.T) {
 	if rep.Setting != "semi" || rep.N != 120 || rep.Measure != "mse" || rep.CrossFit != 2 || rep.Repeats != 2 {
 		t.Errorf("header: %+v", rep)
 	}
-	names := make([]string, len(candidates([]float64{framework.DefaultPerturb}, 2)))
-	for i, c := range candidates([]float64{framework.DefaultPerturb}, 2) {
+	names := make([]string, len(candidates([]float64{inference.DefaultPerturb}, 2)))
+	for i, c := range candidates([]float64{inference.DefaultPerturb}, 2) {
 		names[i] = c.Name
 	}
 	if !slices.Equal(rep.Candidates, names) {

@@ -12,7 +12,9 @@ import (
 
 	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/backendplugin"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // dataFlags are the flags that vi estimate, shapley and roar share: the data
@@ -177,8 +179,8 @@ func (f *dataFlags) check(a *app, set map[string]bool) (*dataRun, error) {
 // diabetes data (and says so), and checks that the measure fits the
 // response. It returns "interrupted" as soon as ctx is done, even while
 // the file blocks (a FIFO without a writer, an idle pipe).
-func (r *dataRun) load(ctx context.Context) (*framework.Dataset, error) {
-	var d *framework.Dataset
+func (r *dataRun) load(ctx context.Context) (*dataio.Dataset, error) {
+	var d *dataio.Dataset
 	var err error
 	if r.data == "" {
 		if d, err = lazyvi.Diabetes(); err != nil {
@@ -186,7 +188,7 @@ func (r *dataRun) load(ctx context.Context) (*framework.Dataset, error) {
 		}
 		fmt.Fprintf(r.app.stderr, "vi: no --data given: using the built-in diabetes data (%d rows, response %q); see 'vi help %s'\n",
 			rows(d), d.Names[len(d.Names)-1], r.cmd)
-	} else if d, err = framework.LoadCSV(ctx, r.data); err != nil {
+	} else if d, err = dataio.LoadCSV(ctx, r.data); err != nil {
 		return nil, runError(ctx, err)
 	}
 	if err := checkMeasureFits(d, r.target, r.task, r.measure); err != nil {
@@ -218,19 +220,19 @@ func (r *dataRun) open(ctx context.Context, prog *progress) (framework.Backend, 
 }
 
 // checkBackend is checkBackend on the run's backend, response and options.
-func (r *dataRun) checkBackend(be framework.Backend, d *framework.Dataset, ests []framework.Estimator) error {
+func (r *dataRun) checkBackend(be framework.Backend, d *dataio.Dataset, ests []framework.Estimator) error {
 	return checkBackend(r.backend.name, be, d, r.target, r.task, ests, r.opts)
 }
 
-// config is the run's framework.Config as far as the shared flags say.
-func (r *dataRun) config(be framework.Backend) framework.Config {
-	cfg := framework.Config{Target: r.target, Task: r.task, BackendName: r.backend.name, Backend: be, Options: r.opts}
+// config is the run's pipeline.Config as far as the shared flags say.
+func (r *dataRun) config(be framework.Backend) pipeline.Config {
+	cfg := pipeline.Config{Target: r.target, Task: r.task, BackendName: r.backend.name, Backend: be, Options: r.opts}
 	r.fullModelConfig(&cfg)
 	return cfg
 }
 
 // training says on prog that the full model is training.
-func (r *dataRun) training(prog *progress, d *framework.Dataset) {
+func (r *dataRun) training(prog *progress, d *dataio.Dataset) {
 	prog.status(fmt.Sprintf("training the full model (%s, %d rows)", r.backend.name, rows(d)))
 }
 

@@ -33,7 +33,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -100,38 +99,32 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 	})
 }
 
-// constructors build the commands, in registration order (newCommands
-// sorts the commands it builds into help order).
-var constructors []func() *Command
-
-// helpOrder is the order "vi help" lists commands in; commands not named
-// here follow in registration order.
-var helpOrder = []string{"estimate", "shapley", "roar", "train", "merge", "simulate", "bench", "backends", "estimators", "measures", "version", "help"}
-
-// addCommand registers a command's constructor; each command's file calls
-// it from init, so that adding a command touches no other file.
-func addCommand(newCommand func() *Command) {
-	constructors = append(constructors, newCommand)
+// commands are the constructors of vi's commands, in the order "vi help"
+// lists them.
+var commands = []func() *Command{
+	newEstimateCommand,
+	newShapleyCommand,
+	newROARCommand,
+	newTrainCommand,
+	newMergeCommand,
+	newSimulateCommand,
+	newBenchCommand,
+	newBackendsCommand,
+	newEstimatorsCommand,
+	newMeasuresCommand,
+	newVersionCommand,
+	newHelpCommand,
 }
 
 // newCommands builds every command, with fresh flag sets, in help order.
 func newCommands() []*Command {
-	cmds := make([]*Command, len(constructors))
-	for i, newCommand := range constructors {
+	cmds := make([]*Command, len(commands))
+	for i, newCommand := range commands {
 		c := newCommand()
 		c.Flag.Init(c.Name(), flag.ContinueOnError)
 		c.Flag.SetOutput(io.Discard)
 		cmds[i] = c
 	}
-	rank := func(c *Command) int {
-		for i, n := range helpOrder {
-			if n == c.Name() {
-				return i
-			}
-		}
-		return len(helpOrder)
-	}
-	sort.SliceStable(cmds, func(i, j int) bool { return rank(cmds[i]) < rank(cmds[j]) })
 	return cmds
 }
 
@@ -193,7 +186,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return a.report(framework.Usagef("%s: %v (run 'vi help %s')", cmd.Name(), err, cmd.Name()))
 	}
-	ctx, stop := notifyContext()
+	ctx, stop := notifyContext(stderr)
 	defer stop()
 	return a.report(cmd.Run(ctx, a, cmd.Flag.Args()))
 }
@@ -263,8 +256,6 @@ func newHelpCommand() *Command {
 		Run:       runHelp,
 	}
 }
-
-func init() { addCommand(newHelpCommand) }
 
 func runHelp(_ context.Context, a *app, args []string) error {
 	switch len(args) {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 func TestNum(t *testing.T) {
@@ -26,12 +28,12 @@ func TestNum(t *testing.T) {
 	}
 }
 
-func sampleReport() *framework.Report {
+func sampleReport() *pipeline.Report {
 	l := 12.5
-	return &framework.Report{
-		RunInfo: framework.RunInfo{Measure: "mse", Backend: "mlp", Task: "regression", N: 30, NTrain: 20, NEval: 10, Seed: 1, Level: 0.95},
-		Full:    framework.FullResult{Score: -1.25, Seconds: 0.5},
-		Results: []framework.Result{
+	return &pipeline.Report{
+		RunInfo: pipeline.RunInfo{Measure: "mse", Backend: "mlp", Task: "regression", N: 30, NTrain: 20, NEval: 10, Seed: 1, Level: 0.95},
+		Full:    pipeline.FullResult{Score: -1.25, Seconds: 0.5},
+		Results: []inference.Result{
 			{Feature: "x1", Estimator: "lazy", VI: 0.5, SE: 0.1, CILow: 0.3, CIHigh: 0.7, Seconds: 0.01, Extra: []framework.Field{{Key: "lambda", Value: l}}},
 			{Feature: "longer_name", Estimator: "lazy", VI: 0, SE: 0, Seconds: 0.01, Extra: []framework.Field{{Key: "lambda", Value: nil}, {Key: "no_update", Value: true}}},
 			{Feature: "x1", Estimator: "dropout", VI: 1, SE: 0.2, CILow: 0.6, CIHigh: 1.4, Seconds: 0.001},

@@ -14,6 +14,8 @@ import (
 
 	"github.com/lazyvi/lazyvi/estimators/roar"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // roarOptions are the flags of vi roar.
@@ -71,8 +73,6 @@ backend).`,
 	return cmd
 }
 
-func init() { addCommand(newROARCommand) }
-
 func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []string) (err error) {
 	if err := noArgs(cmd, args); err != nil {
 		return err
@@ -113,7 +113,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	if err != nil {
 		return err
 	}
-	saved, err := r.splitModel(o.model, set)
+	saved, err := r.splitModel(ctx, o.model, set)
 	if err != nil {
 		return err
 	}
@@ -127,9 +127,9 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	if err := o.fit.useSplitModel(&cfg, saved, set); err != nil {
 		return err
 	}
-	cfg.MinTrain = framework.MinTrainFor(ests)
+	cfg.MinTrain = pipeline.MinTrainFor(ests)
 	// Every check that needs no model, before the backend starts.
-	if err := framework.CheckRun(d, cfg, r.measure, framework.EstimateOptions{Level: o.fit.level}); err != nil {
+	if err := pipeline.CheckRun(d, cfg, r.measure, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Level: o.fit.level}}); err != nil {
 		return err
 	}
 
@@ -145,7 +145,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	}
 	r.training(prog, d)
 	cfg.Backend = be
-	p, err := framework.Prepare(ctx, d, cfg)
+	p, err := pipeline.Prepare(ctx, d, cfg)
 	if err != nil {
 		return runError(ctx, err)
 	}

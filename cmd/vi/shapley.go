@@ -13,6 +13,8 @@ import (
 
 	"github.com/lazyvi/lazyvi/estimators/shapley"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // shapleyOptions are the flags of vi shapley.
@@ -105,8 +107,6 @@ Example:
 	return cmd
 }
 
-func init() { addCommand(newShapleyCommand) }
-
 func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []string) (err error) {
 	if err := noArgs(cmd, args); err != nil {
 		return err
@@ -134,7 +134,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	case set["subsets"] && set["max-subsets"]:
 		return framework.Usagef("--subsets fixes the number of subsets; do not give --max-subsets with it")
 	}
-	adjust, err := framework.ParseAdjust(o.adjust)
+	adjust, err := inference.ParseAdjust(o.adjust)
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err != nil {
 		return err
 	}
-	saved, err := r.splitModel(o.model, set)
+	saved, err := r.splitModel(ctx, o.model, set)
 	if err != nil {
 		return err
 	}
@@ -168,10 +168,10 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err := o.fit.useSplitModel(&cfg, saved, set); err != nil {
 		return err
 	}
-	cfg.MinTrain = framework.MinTrainFor(reds)
+	cfg.MinTrain = pipeline.MinTrainFor(reds)
 	cfg.Groups, cfg.OneHot = groups, onehot
 	// Every check that needs no model, before the backend starts.
-	if err := framework.CheckRun(d, cfg, r.measure, framework.EstimateOptions{Level: o.fit.level}); err != nil {
+	if err := pipeline.CheckRun(d, cfg, r.measure, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Level: o.fit.level}}); err != nil {
 		return err
 	}
 	if t, _, ok := responseTask(d, r.target, r.task); ok && t == framework.Multiclass {

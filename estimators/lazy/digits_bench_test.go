@@ -6,7 +6,10 @@ import (
 
 	"github.com/lazyvi/lazyvi/backends/cnn"
 	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // digitsCSV is the handwritten digits data set (1797 rows, 64 pixels, 10
@@ -19,7 +22,7 @@ const digitsCSV = "../roar/testdata/digits.csv"
 //
 //	go test -run X -bench DigitsLazy -benchtime 1x ./estimators/lazy
 func BenchmarkDigitsLazy(b *testing.B) {
-	benchDigitsLazy(b, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Options: map[string]string{"hidden": "100"}}, 0, 8)
+	benchDigitsLazy(b, pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Options: map[string]string{"hidden": "100"}}, 0, 8)
 }
 
 // BenchmarkDigitsCNNLazy times lazy on 16 pixels (rows 3 and 4) of
@@ -31,20 +34,20 @@ func BenchmarkDigitsLazy(b *testing.B) {
 //
 //	go test -run X -bench DigitsCNNLazy -benchtime 1x ./estimators/lazy
 func BenchmarkDigitsCNNLazy(b *testing.B) {
-	benchDigitsLazy(b, framework.Config{Backend: cnn.Backend{}, BackendName: "cnn", Options: map[string]string{"image": "8x8"}}, 24, 40)
+	benchDigitsLazy(b, pipeline.Config{Backend: cnn.Backend{}, BackendName: "cnn", Options: map[string]string{"image": "8x8"}}, 24, 40)
 }
 
 // benchDigitsLazy prepares digits.csv with cfg (seed 1) and times lazy on
 // features lo..hi-1, one worker, plain inference, logging each feature's
 // VI, penalty, Krylov steps, flops and seconds.
-func benchDigitsLazy(b *testing.B, cfg framework.Config, lo, hi int) {
+func benchDigitsLazy(b *testing.B, cfg pipeline.Config, lo, hi int) {
 	ctx := context.Background()
-	d, err := framework.LoadCSV(ctx, digitsCSV)
+	d, err := dataio.LoadCSV(ctx, digitsCSV)
 	if err != nil {
 		b.Fatal(err)
 	}
 	cfg.Seed = 1
-	p, err := framework.Prepare(ctx, d, cfg)
+	p, err := pipeline.Prepare(ctx, d, cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,7 +59,7 @@ func benchDigitsLazy(b *testing.B, cfg framework.Config, lo, hi int) {
 	feats := p.Features()[lo:hi]
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := framework.Estimate(ctx, p, m, []framework.Estimator{Estimator{}}, feats, framework.EstimateOptions{Workers: 1, Inference: framework.Plain})
+		res, err := pipeline.Estimate(ctx, p, m, []framework.Estimator{Estimator{}}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: 1})
 		if err != nil {
 			b.Fatal(err)
 		}

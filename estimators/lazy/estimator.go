@@ -174,7 +174,7 @@ func (e Estimator) Configure(settings map[string]string) (framework.Estimator, e
 // FixedPenalty returns Lambda when it fixes the penalty.
 func (e Estimator) FixedPenalty() (float64, bool) { return e.Lambda, e.Lambda > 0 }
 
-// MinTrainRows implements framework.TrainRower: two rows per fold.
+// MinTrainRows implements pipeline.TrainRower: two rows per fold.
 func (e Estimator) MinTrainRows() int { return 2 * e.folds() }
 
 // precision is the lazy-precision setting's value.

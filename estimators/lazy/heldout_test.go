@@ -9,7 +9,9 @@ import (
 
 	"github.com/lazyvi/lazyvi/estimators"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // heldOutInputs are heldOutAlpha's inputs for feature f of p on the rf
@@ -124,7 +126,7 @@ func TestLazyHeldOutMulticlass(t *testing.T) {
 		t.Fatalf("task %v with %d classes, want multiclass with 5", p.Task, p.Classes)
 	}
 	ests := []framework.Estimator{Estimator{Memory: tinyMemory}, estimators.Retrain{}}
-	res, err := framework.Estimate(ctx, p, measures.LogLoss(), ests, p.Features(), framework.EstimateOptions{Workers: 2, Inference: framework.Plain})
+	res, err := pipeline.Estimate(ctx, p, measures.LogLoss(), ests, p.Features(), pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,21 +9,24 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // multiData: 3 classes from x1 and x2 (x2 correlated with x3 at 0.9, so
 // dropping x2 leaves a proxy), x4 null.
-func multiData(n int, seed uint64) *framework.Dataset {
+func multiData(n int, seed uint64) *dataio.Dataset {
 	return multiDataOf(n, seed, 0x33, func(x1, x2 float64) []float64 {
 		return []float64{1.5 * x1, -1.5*x1 + 1.5*x2, -1.5 * x2}
 	})
 }
 
 // multiData5: 5 classes from x1 and x2, as multiData.
-func multiData5(n int, seed uint64) *framework.Dataset {
+func multiData5(n int, seed uint64) *dataio.Dataset {
 	return multiDataOf(n, seed, 0x35, func(x1, x2 float64) []float64 {
 		return []float64{1.5 * x1, -1.5 * x1, 1.5 * x2, -1.5 * x2, 0.75 * (x1 + x2)}
 	})
@@ -32,7 +35,7 @@ func multiData5(n int, seed uint64) *framework.Dataset {
 // multiDataOf draws n rows of x1, x2, x3 = 0.9 x2 + noise and a null x4,
 // the class the highest of scores(x1, x2) plus N(0, 0.25) noise each
 // (seed and stream seed the PCG).
-func multiDataOf(n int, seed, stream uint64, scores func(x1, x2 float64) []float64) *framework.Dataset {
+func multiDataOf(n int, seed, stream uint64, scores func(x1, x2 float64) []float64) *dataio.Dataset {
 	rng := rand.New(rand.NewPCG(seed, stream))
 	x := mat.NewDense(n, 5, nil)
 	for i := 0; i < n; i++ {
@@ -48,15 +51,15 @@ func multiDataOf(n int, seed, stream uint64, scores func(x1, x2 float64) []float
 		}
 		x.SetRow(i, []float64{x1, x2, x3, x4, float64(best)})
 	}
-	return &framework.Dataset{Source: "multi", Names: []string{"x1", "x2", "x3", "x4", "y"}, X: x}
+	return &dataio.Dataset{Source: "multi", Names: []string{"x1", "x2", "x3", "x4", "y"}, X: x}
 }
 
 // prepareMulti prepares d (multiData) for the mlp of the hidden widths,
 // seeded 4, closed when the test ends.
-func prepareMulti(t *testing.T, d *framework.Dataset, hidden string) *framework.Problem {
+func prepareMulti(t *testing.T, d *dataio.Dataset, hidden string) *framework.Problem {
 	t.Helper()
-	cfg := framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 4, Options: map[string]string{"hidden": hidden}}
-	p, err := framework.Prepare(context.Background(), d, cfg)
+	cfg := pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 4, Options: map[string]string{"hidden": hidden}}
+	p, err := pipeline.Prepare(context.Background(), d, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +77,7 @@ func TestLazyMulticlassNearRetrain(t *testing.T) {
 		t.Fatalf("task %v with %d classes, want multiclass with 3", p.Task, p.Classes)
 	}
 	ests := []framework.Estimator{Estimator{}, estimators.Retrain{}, estimators.Dropout{}}
-	res, err := framework.Estimate(ctx, p, measures.LogLoss(), ests, p.Features(), framework.EstimateOptions{Workers: 2, Inference: framework.Plain})
+	res, err := pipeline.Estimate(ctx, p, measures.LogLoss(), ests, p.Features(), pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,9 +157,9 @@ func TestLazyMulticlassKernel(t *testing.T) {
 // lazyNearRetrain checks that lazy lands within 4 standard errors (and
 // 0.01) of retrain for x1..x4 of the results, and returns them by
 // "estimator/feature".
-func lazyNearRetrain(t *testing.T, res []framework.Result) map[string]framework.Result {
+func lazyNearRetrain(t *testing.T, res []inference.Result) map[string]inference.Result {
 	t.Helper()
-	by := map[string]framework.Result{}
+	by := map[string]inference.Result{}
 	for _, r := range res {
 		by[r.Estimator+"/"+r.Feature] = r
 		t.Logf("%-8s %s vi %.4f se %.4f %.3fs %v", r.Estimator, r.Feature, r.VI, r.SE, r.Seconds, r.Extra)

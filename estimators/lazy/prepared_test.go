@@ -8,7 +8,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
-	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/dataio"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -33,8 +34,8 @@ func TestLazyScaledPredictsPrepared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &framework.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
-	p, err := framework.Prepare(ctx, d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 3, Options: map[string]string{"hidden": "8", "epochs": "20"}})
+	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
+	p, err := pipeline.Prepare(ctx, d, pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 3, Options: map[string]string{"hidden": "8", "epochs": "20"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -61,12 +63,12 @@ func (scaleCase *scaleProblem) get(b *testing.B) {
 			scaleCase.err = err
 			return
 		}
-		d := &framework.Dataset{Source: scaleCase.setting, Names: sim.Names, X: sim.X}
+		d := &dataio.Dataset{Source: scaleCase.setting, Names: sim.Names, X: sim.X}
 		opts := map[string]string{"hidden": "200,100", "epochs": "20"}
 		if scaleCase.trained {
 			delete(opts, "epochs")
 		}
-		p, err := framework.Prepare(context.Background(), d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 1, Options: opts})
+		p, err := pipeline.Prepare(context.Background(), d, pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 1, Options: opts})
 		if err != nil {
 			scaleCase.err = err
 			return

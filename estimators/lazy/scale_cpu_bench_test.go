@@ -11,6 +11,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/estimators"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // scaleTrained is vi bench highdim --n 10000 --width 200:100: the MLP's
@@ -67,7 +68,7 @@ func (l lazyNoBaseline) Baseline(ctx context.Context, p *framework.Problem) (fra
 }
 
 // BenchmarkScaleRunVsRetrain is vi bench highdim --n 10000 --width 200:100
-// --features 4 as the framework schedules it (framework.Reduce, x1..x4,
+// --features 4 as the framework schedules it (pipeline.Reduce, x1..x4,
 // each estimator's baseline with them): wall and CPU seconds of lazy
 // (with the baseline's penalty handed to the features, and without, each
 // first in every other round), and of retrain, at 2 and 1 workers, in one
@@ -112,7 +113,7 @@ func BenchmarkScaleRunVsRetrain(b *testing.B) {
 				est := ests[i]
 				p := fresh()
 				c0, w0 := cpu(), time.Now()
-				if _, err := framework.Reduce(ctx, []*framework.Problem{p}, []framework.Estimator{est}, feats, framework.ReduceOptions{Workers: workers, EstimatorBaselines: true}); err != nil {
+				if _, err := pipeline.Reduce(ctx, []*framework.Problem{p}, []framework.Estimator{est}, feats, pipeline.ReduceOptions{Workers: workers, EstimatorBaselines: true}); err != nil {
 					b.Fatal(err)
 				}
 				secs[i], wall[i] = cpu()-c0, time.Since(w0).Seconds()

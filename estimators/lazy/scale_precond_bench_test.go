@@ -11,7 +11,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // BenchmarkScalePrecond is the third session's experiment (lazy now
@@ -165,7 +167,7 @@ func BenchmarkScalePrecisionRun(b *testing.B) {
 }
 
 // lazyPair runs lazy twice, configured by configs[0] and configs[1], as vi
-// bench runs it (framework.Estimate, plain inference, one worker, the
+// bench runs it (pipeline.Estimate, plain inference, one worker, the
 // baseline with the features), on highdim n 10000 (x1..x16) and linear n
 // 20000 (all 6 features), (200, 100), and prints per feature the Krylov
 // steps, seconds, VI and how far the second run's VI moved from the
@@ -180,12 +182,12 @@ func lazyPair(b *testing.B, labels [2]string, configs [2]func() Estimator) {
 				feats = feats[:16]
 			}
 			for b.Loop() {
-				var res [2][]framework.Result
+				var res [2][]inference.Result
 				var secs [2]float64
 				for i, config := range configs {
 					start := time.Now()
 					var err error
-					if res[i], err = framework.Estimate(ctx, c.p, measures.MSE(), []framework.Estimator{config()}, feats, framework.EstimateOptions{Workers: 1, Inference: framework.Plain}); err != nil {
+					if res[i], err = pipeline.Estimate(ctx, c.p, measures.MSE(), []framework.Estimator{config()}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: 1}); err != nil {
 						b.Fatal(err)
 					}
 					secs[i] = time.Since(start).Seconds()
@@ -195,7 +197,7 @@ func lazyPair(b *testing.B, labels [2]string, configs [2]func() Estimator) {
 				for j, r := range res[0] {
 					o := res[1][j]
 					var s [2]float64
-					for i, rr := range []framework.Result{r, o} {
+					for i, rr := range []inference.Result{r, o} {
 						if v, ok := rr.Get("krylov_steps"); ok {
 							s[i] = v.(float64)
 						}

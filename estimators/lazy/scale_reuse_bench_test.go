@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // BenchmarkScaleBaselineReuse is the study behind the features' use of the
@@ -101,7 +103,7 @@ var (
 
 // BenchmarkScaleReuseVI is the accuracy check of ReduceFrom against the
 // search from scratch (the behaviour before, lazyNoBaseline), as vi bench
-// runs them (framework.Estimate, plain inference, each scored against its
+// runs them (pipeline.Estimate, plain inference, each scored against its
 // baseline): per feature, both VIs and how far apart they are in units of
 // the standard error, on vi bench highdim --n 10000 and --n 3000 (x1..x8;
 // at n 3000 the dense path) and linear --n
@@ -123,12 +125,12 @@ func reuseVI(ctx context.Context, b *testing.B, c *scaleProblem) {
 	if len(feats) > 8 {
 		feats = feats[:8]
 	}
-	var res [2][]framework.Result
+	var res [2][]inference.Result
 	var secs [2]float64
 	for i, est := range []framework.Estimator{lazyNoBaseline{}, Estimator{}} {
 		start := time.Now()
 		var err error
-		if res[i], err = framework.Estimate(ctx, c.p, measures.MSE(), []framework.Estimator{est}, feats, framework.EstimateOptions{Workers: 2, Inference: framework.Plain}); err != nil {
+		if res[i], err = pipeline.Estimate(ctx, c.p, measures.MSE(), []framework.Estimator{est}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: 2}); err != nil {
 			b.Fatal(err)
 		}
 		secs[i] = time.Since(start).Seconds()

@@ -10,7 +10,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -286,8 +289,8 @@ func TestLazyScaledWorkersDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &framework.Dataset{Source: "highdim", Names: sim.Names, X: sim.X}
-	p, err := framework.Prepare(ctx, d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 5, Options: map[string]string{"hidden": "16", "epochs": "30"}})
+	d := &dataio.Dataset{Source: "highdim", Names: sim.Names, X: sim.X}
+	p, err := pipeline.Prepare(ctx, d, pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 5, Options: map[string]string{"hidden": "16", "epochs": "30"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,14 +310,14 @@ func TestLazyScaledWorkersDeterministic(t *testing.T) {
 			t.Errorf("%s: predictions or penalty differ (penalty %v, %v)", what, a.Stats[statLambda], b.Stats[statLambda])
 		}
 	}
-	var runs [2]*framework.Reductions
+	var runs [2]*inference.Reductions
 	for i, w := range []int{1, 3} {
-		if runs[i], err = framework.Reduce(ctx, []*framework.Problem{p}, []framework.Estimator{lz}, feats, framework.ReduceOptions{Workers: w, EstimatorBaselines: true}); err != nil {
+		if runs[i], err = pipeline.Reduce(ctx, []*framework.Problem{p}, []framework.Estimator{lz}, feats, pipeline.ReduceOptions{Workers: w, EstimatorBaselines: true}); err != nil {
 			t.Fatal(err)
 		}
 		same(fmt.Sprintf("%d workers, the baseline", w), runs[i].Base[0][0], base)
 	}
-	plain, err := framework.Reduce(ctx, []*framework.Problem{p}, []framework.Estimator{lz}, feats, framework.ReduceOptions{Workers: 3})
+	plain, err := pipeline.Reduce(ctx, []*framework.Problem{p}, []framework.Estimator{lz}, feats, pipeline.ReduceOptions{Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,8 +395,8 @@ func TestLazyDenseFromBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &framework.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
-	p, err := framework.Prepare(ctx, d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 5, Options: map[string]string{"hidden": "16", "epochs": "30"}})
+	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
+	p, err := pipeline.Prepare(ctx, d, pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 5, Options: map[string]string{"hidden": "16", "epochs": "30"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,9 +413,9 @@ func TestLazyDenseFromBaseline(t *testing.T) {
 		t.Fatalf("the baseline's penalty is %v: ReduceFrom would search from the top, the check would prove less", l)
 	}
 	feats := p.Features()
-	var runs [2]*framework.Reductions
+	var runs [2]*inference.Reductions
 	for i, w := range []int{1, 3} {
-		if runs[i], err = framework.Reduce(ctx, []*framework.Problem{p}, []framework.Estimator{lz}, feats, framework.ReduceOptions{Workers: w, EstimatorBaselines: true}); err != nil {
+		if runs[i], err = pipeline.Reduce(ctx, []*framework.Problem{p}, []framework.Estimator{lz}, feats, pipeline.ReduceOptions{Workers: w, EstimatorBaselines: true}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -9,7 +9,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -65,8 +67,8 @@ func (c *stageCase) get(b *testing.B) *stageCase {
 			c.err = err
 			return
 		}
-		d := &framework.Dataset{Source: c.setting, Names: sim.Names, X: sim.X}
-		p, err := framework.Prepare(context.Background(), d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 1})
+		d := &dataio.Dataset{Source: c.setting, Names: sim.Names, X: sim.X}
+		p, err := pipeline.Prepare(context.Background(), d, pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 1})
 		if err != nil {
 			c.err = err
 			return

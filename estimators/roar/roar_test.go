@@ -9,10 +9,12 @@ import (
 	"testing"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
 	"github.com/lazyvi/lazyvi/estimators/roar"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -25,9 +27,9 @@ func TestSmallROAR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &framework.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
+	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
 	ctx := context.Background()
-	p, err := framework.Prepare(ctx, d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 2})
+	p, err := pipeline.Prepare(ctx, d, pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -422,16 +422,23 @@ func checkGradients(t tb, b framework.Backend, c *config, task framework.Task) {
 	if _, err := g.PredictShifted(ctx, xs, make([]float64, M+1)); err == nil {
 		t.Errorf("PredictShifted with %d shifts for %d parameters: want an error", M+1, M)
 	}
-	checkJacobianByDifferences(t, c, g, xs, jac, 1, 0xd1, nil)
+	checkJacobianByDifferences(t, c, g, jacobianAt{xs: xs, jac: jac, k: 1}, 0xd1, nil)
 }
 
-// checkJacobianByDifferences compares the Jacobian jac of g at the rows xs
-// (k stacked rows per sample, row i*k + j for output j) with central
+// jacobianAt is a model's Jacobian jac at the rows xs, k stacked rows per
+// sample (row i*k + j for output j).
+type jacobianAt struct {
+	xs, jac *mat.Dense
+	k       int
+}
+
+// checkJacobianByDifferences compares the Jacobian at of g with central
 // differences of PredictShifted along up to 24 coordinate directions spread
 // over the parameters and one random direction; check, when set, looks at
 // every shifted prediction.
-func checkJacobianByDifferences(t tb, c *config, g framework.Gradienter, xs, jac *mat.Dense, k int, stream uint64, check func(*mat.Dense)) {
+func checkJacobianByDifferences(t tb, c *config, g framework.Gradienter, at jacobianAt, stream uint64, check func(*mat.Dense)) {
 	t.Helper()
+	xs, jac, k := at.xs, at.jac, at.k
 	ctx := context.Background()
 	M := g.NumParams()
 	const h = 1e-6

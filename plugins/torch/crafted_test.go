@@ -13,7 +13,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/backendplugin"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // zeroBackend's models predict 0 and save an empty state: what makes a
@@ -90,7 +92,7 @@ func checkNotRun(t *testing.T, marker, what string) {
 // craftedSetup returns a directory with a vi binary and the linear
 // setting's data (200 rows) in lin.csv, and the marker file's name that
 // the crafted files' code would create.
-func craftedSetup(t *testing.T) (dir, bin string, d *framework.Dataset, dataCSV, marker string) {
+func craftedSetup(t *testing.T) (dir, bin string, d *dataio.Dataset, dataCSV, marker string) {
 	t.Helper()
 	dir = t.TempDir()
 	bin = viBinary(t, dir)
@@ -113,19 +115,19 @@ func TestCraftedModelFile(t *testing.T) {
 
 	// A genuine model file of the data (its split's standardisation
 	// right), then its backend and options rewritten.
-	cfg := framework.Config{Backend: zeroBackend{}, BackendName: "zero", Seed: 1}
-	p, err := framework.Prepare(context.Background(), d, cfg)
+	cfg := pipeline.Config{Backend: zeroBackend{}, BackendName: "zero", Seed: 1}
+	p, err := pipeline.Prepare(context.Background(), d, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	saved, err := framework.SaveModel(context.Background(), d, cfg, []*framework.Problem{p})
+	saved, err := pipeline.SaveModel(context.Background(), d, cfg, []*framework.Problem{p})
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts := map[string]string{"module": evil}
 	saved.Protocol, saved.Backend, saved.Options, saved.Folds[0].Options = backendplugin.ProtocolVersion, "lazyvi-torch", opts, opts
 	var buf bytes.Buffer
-	if err := framework.WriteModel(&buf, saved); err != nil {
+	if err := dataio.WriteModel(&buf, saved); err != nil {
 		t.Fatal(err)
 	}
 	model := filepath.Join(dir, "torch.vimodel")
