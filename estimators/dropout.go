@@ -23,9 +23,12 @@ func (Dropout) Describe() string {
 
 // Reduce predicts the full model on the dropped evaluation data.
 func (Dropout) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
-	pred, err := p.Full.Predict(ctx, p.Drop(p.XEval, f))
+	stop := framework.StagesFrom(ctx).Start("predict")
+	xev := p.Drop(p.XEval, f)
+	pred, err := p.Full.Predict(ctx, xev)
 	if err != nil {
 		return framework.Reduced{}, fmt.Errorf("predict: %w", err)
 	}
+	stop(passFlops(p.Full, xev))
 	return framework.Reduced{Pred: pred}, nil
 }

@@ -29,12 +29,21 @@ func (Retrain) Reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 		return framework.Reduced{}, fmt.Errorf("new model: %w", err)
 	}
 	defer framework.Release(m)
-	if err := m.Fit(ctx, p.Drop(p.XTrain, f), p.YTrain); err != nil {
+	stages := framework.StagesFrom(ctx)
+	stop := stages.Start("train")
+	xtr := p.Drop(p.XTrain, f)
+	if err := m.Fit(ctx, xtr, p.YTrain); err != nil {
 		return framework.Reduced{}, fmt.Errorf("fit reduced model: %w", err)
 	}
-	pred, err := m.Predict(ctx, p.Drop(p.XEval, f))
+	// An epoch: a forward and a backward pass on every train row, three
+	// passes' flops.
+	stop(3 * float64(framework.FitReportOf(m).Epochs) * passFlops(m, xtr))
+	stop = stages.Start("predict")
+	xev := p.Drop(p.XEval, f)
+	pred, err := m.Predict(ctx, xev)
 	if err != nil {
 		return framework.Reduced{}, fmt.Errorf("predict: %w", err)
 	}
+	stop(passFlops(m, xev))
 	return framework.Reduced{Pred: pred}, nil
 }

@@ -75,6 +75,46 @@ type speedResult struct {
 	KrylovSteps int     `json:"krylov_steps,omitempty"`
 	Flops       float64 `json:"flops,omitempty"`
 	GFlopsRate  float64 `json:"gflop_per_s,omitempty"`
+	// Steps is where the estimator's time went (framework.Stages): each
+	// step's seconds summed over the workers, its share of all the
+	// steps' seconds, its counted flops and their rate; StepsGFlops is
+	// the rate of all the counted flops over the seconds of the steps
+	// that count them.
+	Steps       []speedStep `json:"steps,omitempty"`
+	StepsGFlops float64     `json:"steps_gflop_per_s,omitempty"`
+}
+
+// speedStep is one step of an estimator's reductions.
+type speedStep struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+	Share   float64 `json:"share"`
+	Flops   float64 `json:"flops,omitempty"`
+	GFlops  float64 `json:"gflop_per_s,omitempty"`
+}
+
+// speedSteps summarises the stages of an estimator's reductions.
+func speedSteps(totals []framework.StageTotal) (steps []speedStep, gflops float64) {
+	var secs, counted, countedSecs float64
+	for _, t := range totals {
+		secs += t.Seconds
+	}
+	for _, t := range totals {
+		st := speedStep{Name: t.Name, Seconds: t.Seconds, Flops: t.Flops}
+		if secs > 0 {
+			st.Share = t.Seconds / secs
+		}
+		if t.Flops > 0 && t.Seconds > 0 {
+			st.GFlops = t.Flops / t.Seconds / 1e9
+			counted += t.Flops
+			countedSecs += t.Seconds
+		}
+		steps = append(steps, st)
+	}
+	if countedSecs > 0 {
+		gflops = counted / countedSecs / 1e9
+	}
+	return steps, gflops
 }
 
 func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Context, *app) error {
@@ -263,7 +303,8 @@ func timeEstimators(ctx context.Context, in benchInput, r benchRun) (speedRun, m
 	vis := map[string][]float64{}
 	for _, e := range ests {
 		start := time.Now()
-		res, err := pipeline.Estimate(ctx, p, m, []framework.Estimator{e}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: workers, Progress: prog.update})
+		var stages framework.Stages
+		res, err := pipeline.Estimate(framework.WithStages(ctx, &stages), p, m, []framework.Estimator{e}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: workers, Progress: prog.update})
 		if err != nil {
 			return speedRun{}, nil, err
 		}
@@ -271,6 +312,7 @@ func timeEstimators(ctx context.Context, in benchInput, r benchRun) (speedRun, m
 		secs := make([]float64, len(res))
 		vi := make([]float64, len(res))
 		sr := speedResult{Estimator: e.Name(), Features: len(res), SecondsTotal: total, SecondsPerFeature: total / float64(len(res))}
+		sr.Steps, sr.StepsGFlops = speedSteps(stages.Totals())
 		busy := 0.0
 		for i, r := range res {
 			secs[i], vi[i] = r.Seconds, r.VI
@@ -332,6 +374,7 @@ func writeSpeedTable(w *bytes.Buffer, runs []speedRun) {
 			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.4f\t%.4f\t%s\t\n", r.Estimator, r.Features, r.SecondsTotal, r.SecondsPerFeature, r.SecondsPerFeatureMedian, e)
 		}
 		tw.Flush()
+		writeSteps(w, run.Results)
 		for _, r := range run.Results {
 			if r.Flops > 0 {
 				fmt.Fprintf(w, "\n%s at scale: penalty on %d rows; %d Krylov steps (the final solves and any search on all the rows), %.1f GFlop counted, %.2f GFLOP/s of its features' wall time\n",
@@ -349,6 +392,38 @@ func speedColumns(workers int) string {
 	return fmt.Sprintf(`total s: wall time over the features, %d at a time (--workers); s/feature: total s / features, the throughput;
 median s: the median of each feature's own wall time, above s/feature when features run in parallel;
 error: mean |VI - truth| over the features, or |VI - retrain's VI| where the truth is unknown (lower is better)`, workers)
+}
+
+// writeSteps writes, per estimator, where its time went: each step's
+// share of the steps' seconds and the rate of its counted flops ("-" where
+// none are counted), and the rate of all its counted flops.
+func writeSteps(w *bytes.Buffer, results []speedResult) {
+	any := false
+	for _, r := range results {
+		any = any || len(r.Steps) > 0
+	}
+	if !any {
+		return
+	}
+	fmt.Fprintln(w, "\nwhere the time goes (share of each estimator's step seconds; GFLOP/s of the flops counted):")
+	for _, r := range results {
+		if len(r.Steps) == 0 {
+			continue
+		}
+		parts := make([]string, len(r.Steps))
+		for i, st := range r.Steps {
+			rate := "-"
+			if st.GFlops > 0 {
+				rate = fmt.Sprintf("%.2f GFLOP/s", st.GFlops)
+			}
+			parts[i] = fmt.Sprintf("%s %.0f%% (%s)", st.Name, 100*st.Share, rate)
+		}
+		overall := "no flops counted"
+		if r.StepsGFlops > 0 {
+			overall = fmt.Sprintf("%.2f GFLOP/s counted", r.StepsGFlops)
+		}
+		fmt.Fprintf(w, "  %s: %s; %s\n", r.Estimator, strings.Join(parts, ", "), overall)
+	}
 }
 
 func median(x []float64) float64 {

@@ -356,6 +356,10 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if ckpt != nil {
 		eopt.Checkpoint = ckpt
 	}
+	if ckpt == nil || ckpt.Len() == 0 {
+		// A resumed run's reductions come back at once: no forecast.
+		eopt.Progress = newForecast(a.stderr, prog, o.repeats).update
+	}
 	rep, err := pipeline.Run(ctx, d, cfg, r.measure, ests, eopt)
 	prog.clear()
 	if err != nil {

@@ -155,7 +155,10 @@ type app struct {
 const serveBackendArg = "__serve-backend"
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	stop := startProfiles(os.Stderr, len(os.Args) > 1 && os.Args[1] == serveBackendArg)
+	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // Exit codes.

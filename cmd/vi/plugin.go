@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -83,9 +84,22 @@ func serveBackend(args []string) error {
 	if err != nil {
 		return err
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(backendMemoryLimit)
+	}
 	backendplugin.Serve(b)
 	return nil
 }
+
+// backendMemoryLimit is the soft memory limit of a built-in backend's
+// process (runtime/debug.SetMemoryLimit) unless GOMEMLIMIT sets one: three
+// times the networks' memo budget (256 MiB, shared by the models it
+// serves), so that the garbage collector runs before the heap of a long
+// lazy run, mostly freed float64 buffers, doubles the memory it holds
+// (GOGC's default lets it), without bounding a larger problem's live heap.
+// Its cost is small: the heap is mostly pointer-free arrays, which the
+// collector does not scan.
+const backendMemoryLimit = 768 << 20
 
 // notifyContext returns a context cancelled on SIGINT or SIGTERM, so that a
 // run stops its workers and its backend subprocess before exiting. A

@@ -235,12 +235,11 @@ func (lz Estimator) Reduce(ctx context.Context, p *framework.Problem, f framewor
 	return lz.reduce(ctx, p, f, nil, false)
 }
 
-// ReduceFrom implements framework.BaselineReducer: Reduce, where at scale
-// the penalty's search (on the subsample or the held-out rows) starts from
-// the baseline's penalty, or at the top of the grid when the baseline
-// chose no update (nearStart, searchNear: about 5 candidates instead of
-// 8-11). At the paper's sizes (the dense path) it is Reduce and does not
-// wait for the baseline.
+// ReduceFrom implements framework.BaselineReducer: Reduce, where the
+// penalty's search (on all the train rows, on the subsample or on the
+// held-out rows) starts from the baseline's penalty, or at the top of the
+// grid when the baseline chose no update (nearStart, searchNear: about 5
+// candidates instead of 8-11).
 func (lz Estimator) ReduceFrom(ctx context.Context, p *framework.Problem, f framework.Feature, base func() (framework.Reduced, error)) (framework.Reduced, error) {
 	return lz.reduce(ctx, p, f, base, false)
 }
@@ -277,13 +276,15 @@ func (lz Estimator) reduce(ctx context.Context, fp *framework.Problem, f framewo
 		order = allRows(n1)
 	}
 	p := &problem{est: lz, g: g, x: rowsOf(dropped, order), k: k, seed: fp.Seed, stats: map[string]float64{}}
+	stop := framework.StagesFrom(ctx).Start(stageResiduals)
 	if err := p.residuals(ctx, fp.YTrain, order, f, scaled); err != nil {
 		return framework.Reduced{}, err
 	}
+	stop(passFlops(n1, g.NumParams()))
 	if scaled {
 		return p.reduceScaled(ctx, fp.Drop(fp.XEval, f), baseline, carry)
 	}
-	return p.reduceDense(ctx, bounds, fp.Drop(fp.XEval, f))
+	return p.reduceDense(ctx, bounds, fp.Drop(fp.XEval, f), baseline)
 }
 
 // residuals sets the problem's targets from the train responses y of its
@@ -322,30 +323,70 @@ func (p *problem) residuals(ctx context.Context, y []float64, order []int, f fra
 
 // reduceDense is the reduction where the dense cross-validation fits: the
 // rows of x are in fold order (fold f is rows bounds[f]..bounds[f+1]; nil
-// for a fixed penalty), and xev is the dropped evaluation split.
-func (p *problem) reduceDense(ctx context.Context, bounds []int, xev mat.Matrix) (framework.Reduced, error) {
+// for a fixed penalty), and xev is the dropped evaluation split. base,
+// when not nil, returns the baseline, on the same rows and folds, whose
+// penalty the search starts from (searchNear: about 5 candidates instead
+// of the grid walk's 8-11).
+func (p *problem) reduceDense(ctx context.Context, bounds []int, xev mat.Matrix, base func() (framework.Reduced, error)) (framework.Reduced, error) {
 	rp, err := p.newRidge(ctx, bounds, false)
 	if err != nil {
 		return framework.Reduced{}, err
 	}
 	alpha := p.est.Lambda
 	if alpha <= 0 {
-		alpha, err = p.chooseAlpha(ctx, rp, bounds, searchTol, 0)
+		near, err := baselinePenalty(base)
+		if err != nil {
+			return framework.Reduced{}, err
+		}
+		alpha, err = p.chooseAlpha(ctx, rp, bounds, searchTol, near)
 		if err != nil {
 			return framework.Reduced{}, err
 		}
 	}
 	p.stats[statLambda] = alpha
 	if math.IsInf(alpha, 1) {
-		pred, err := p.g.Predict(ctx, xev)
-		if err != nil {
-			return framework.Reduced{}, fmt.Errorf("predict evaluation split: %w", err)
-		}
-		return framework.Reduced{Pred: pred, Stats: p.stats}, nil
+		return p.predictFull(ctx, xev)
 	}
+	stop := framework.StagesFrom(ctx).Start(stageSolve)
 	shift, err := rp.solveAll(ctx, alpha)
 	if err != nil {
 		return framework.Reduced{}, err
 	}
+	flops := 0.0
+	if d, ok := rp.(*dual); ok && d.j != nil {
+		flops = passFlops(p.samples()*p.k, p.g.NumParams()) // Phi^T a, by the Jacobian
+	}
+	stop(flops)
 	return p.predictReduced(ctx, &shift, xev)
+}
+
+// baselinePenalty is the penalty of the baseline base returns (+Inf where
+// it chose no update), or 0 without one (base nil, or a baseline without
+// a penalty).
+func baselinePenalty(base func() (framework.Reduced, error)) (float64, error) {
+	if base == nil {
+		return 0, nil
+	}
+	b, err := base()
+	if err != nil {
+		return 0, err
+	}
+	if l := b.Stats[statLambda]; l > 0 {
+		return l, nil
+	}
+	return 0, nil
+}
+
+// predictFull is the reduced model where no update is made: the full
+// model's predictions on the evaluation rows xev, with the problem's
+// stats.
+func (p *problem) predictFull(ctx context.Context, xev mat.Matrix) (framework.Reduced, error) {
+	stop := framework.StagesFrom(ctx).Start(stagePredict)
+	pred, err := p.g.Predict(ctx, xev)
+	if err != nil {
+		return framework.Reduced{}, fmt.Errorf("predict evaluation split: %w", err)
+	}
+	n2, _ := xev.Dims()
+	stop(passFlops(n2, p.g.NumParams()))
+	return framework.Reduced{Pred: pred, Stats: p.stats}, nil
 }

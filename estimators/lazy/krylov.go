@@ -8,6 +8,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 // krylovTol is the normwise backward error at which a shifted solution is
@@ -47,6 +49,7 @@ type krylov struct {
 	exact bool      // the basis spans an invariant subspace (or all of R^n)
 	bad   bool      // A or r is not finite: nothing can be solved
 	anorm float64   // running estimate of ||A||_2 (largest Gershgorin bound of T)
+	flops float64   // counted: the dense operators' products and the orthogonalisation
 	w, h  []float64
 	// tridiagonal scratch
 	dl, dd, du, y []float64
@@ -58,6 +61,14 @@ type operator interface {
 	dim() int
 	mulVec(dst, x []float64) error // dst = A x
 }
+
+// denseOp marks the operators whose products are with a matrix held in
+// memory, 2 n^2 flops each (the matrix-free operator counts its own).
+type denseOp interface{ dense() }
+
+func (fullOp) dense()  {}
+func (upperOp) dense() {}
+func (holeOp) dense()  {}
 
 // fullOp is A stored with both triangles: a product is a Gemv, faster than
 // a Symv.
@@ -144,6 +155,9 @@ func (kr *krylov) extend() error {
 	if err := kr.a.mulVec(kr.w, kr.q[j*n:(j+1)*n]); err != nil {
 		return err
 	}
+	if _, dense := kr.a.(denseOp); dense {
+		kr.flops += 2 * float64(n) * float64(n)
+	}
 	wv := blas64.Vector{N: n, Data: kr.w, Inc: 1}
 	// Full reorthogonalisation against q_0..q_j (classical Gram-Schmidt,
 	// repeated once when it cancelled much of w: "twice is enough").
@@ -155,6 +169,7 @@ func (kr *krylov) extend() error {
 		blas64.Gemv(blas.NoTrans, 1, basis, wv, 0, hv)
 		blas64.Gemv(blas.Trans, -1, basis, hv, 1, wv)
 		alpha += kr.h[j]
+		kr.flops += 4 * float64(j+1) * float64(n)
 		after := blas64.Nrm2(wv)
 		if after > 0.7*before {
 			break
@@ -409,9 +424,12 @@ func (kr *krylov) solveWithin(ctx context.Context, sigma float64, maxSteps int) 
 // factorization.
 func shiftedSolve(ctx context.Context, op operator, a *mat.SymDense, sigma float64, r []float64) ([]float64, error) {
 	n := a.SymmetricDim()
-	x, ok, err := newKrylov(op, r).solveWithin(ctx, sigma, n/6)
+	kr := newKrylov(op, r)
+	x, ok, err := kr.solveWithin(ctx, sigma, n/6)
+	framework.StagesFrom(ctx).Add(stageSolve, 0, kr.flops)
 	if err != nil || ok {
 		return x, err
 	}
+	framework.StagesFrom(ctx).Add(stageSolve, 0, float64(n)*float64(n)*float64(n)/3)
 	return choleskySolve(a, sigma, r)
 }

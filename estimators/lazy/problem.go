@@ -49,6 +49,8 @@ func (p *problem) single() bool { return !p.est.DoublePrecision }
 // evaluation rows xev at the shifted parameters, with the problem's stats.
 func (p *problem) predictReduced(ctx context.Context, shift *framework.Shift, xev mat.Matrix) (framework.Reduced, error) {
 	shift.X = xev
+	stop := framework.StagesFrom(ctx).Start(stagePredict)
+	defer func() { stop(shiftFlops(shift, p.g.NumParams())) }()
 	preds, err := framework.PredictShifts(ctx, p.g, []framework.Shift{*shift})
 	if err == nil && len(preds) != 1 {
 		err = fmt.Errorf("%d predictions for one shift", len(preds))
@@ -57,6 +59,18 @@ func (p *problem) predictReduced(ctx context.Context, shift *framework.Shift, xe
 		return framework.Reduced{}, fmt.Errorf("predict evaluation split at shifted parameters: %w", err)
 	}
 	return framework.Reduced{Pred: preds[0], Stats: p.stats}, nil
+}
+
+// shiftFlops is the flops counted for a prediction at shifted parameters:
+// a pass on its rows and, in the dual form, Phi^T a over its train rows.
+func shiftFlops(sh *framework.Shift, m int) float64 {
+	rows, _ := sh.X.Dims()
+	f := passFlops(rows, m)
+	if sh.XTrain != nil {
+		n, _ := sh.XTrain.Dims()
+		f += passFlops(n, m)
+	}
+	return f
 }
 
 // foldSeedPerturb is the second word of the folds' PCG seed.

@@ -97,8 +97,11 @@ func (p *problem) newRidge(ctx context.Context, bounds []int, single bool) (ridg
 		return nil, framework.Usagef("lazy would need a %d x %d ridge system and a %d x %d Jacobian per feature (%d train rows x %d outputs, %d parameters): too large; use lazy-es or a smaller network",
 			d, d, n, m, samples, k, m)
 	}
+	stop := framework.StagesFrom(ctx).Start(stageKernel)
 	if n > m {
-		return p.newPrimal(ctx, bounds)
+		pm, err := p.newPrimal(ctx, bounds)
+		stop(float64(n) * float64(m) * float64(m))
+		return pm, err
 	}
 	// The backend's structured kernel when it has one: for an MLP a few
 	// small matrix products per layer instead of the Jacobian's n x M
@@ -138,6 +141,11 @@ func (p *problem) newRidge(ctx context.Context, bounds []int, single bool) (ridg
 		d.kfull = linalg.Gram(j).RawMatrix()
 	}
 	d.kmat = mat.NewSymDense(n, d.kfull.Data)
+	flops := 0.0 // a backend's structured kernel: not counted
+	if j != nil {
+		flops = float64(n) * float64(n) * float64(m)
+	}
+	stop(flops)
 	return d, nil
 }
 
@@ -217,13 +225,16 @@ func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 		xT = outside(d.x, lo/d.k, hi/d.k)
 	}
 	return func(ctx context.Context, alphas []float64) ([]*framework.Shift, error) {
+		before := kr.flops
 		as, usable, err := kr.solveMany(ctx, alphas)
+		framework.StagesFrom(ctx).Add(stageSearch, 0, kr.flops-before)
 		if err != nil {
 			return nil, err
 		}
 		var dthetas *mat.Dense
 		if d.j != nil {
 			dthetas = d.phiTMany(lo, hi, as)
+			framework.StagesFrom(ctx).Add(stageSearch, 0, float64(len(alphas))*passFlops(len(et), d.m))
 		}
 		shifts := make([]*framework.Shift, len(alphas))
 		for c := range alphas {
@@ -332,7 +343,9 @@ func (p *primal) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 	floats.SubTo(bt, p.b, p.blocks[i].b)
 	kr := newKrylov(fullOp{gt}, bt)
 	return func(ctx context.Context, alphas []float64) ([]*framework.Shift, error) {
+		before := kr.flops
 		dthetas, usable, err := kr.solveMany(ctx, alphas)
+		framework.StagesFrom(ctx).Add(stageSearch, 0, kr.flops-before)
 		if err != nil {
 			return nil, err
 		}

@@ -104,11 +104,7 @@ func (p *problem) reduceScaled(ctx context.Context, xev mat.Matrix, base func() 
 	}
 	p.stats[statLambda] = alpha
 	if math.IsInf(alpha, 1) {
-		pred, err := p.g.Predict(ctx, xev)
-		if err != nil {
-			return framework.Reduced{}, fmt.Errorf("predict evaluation split: %w", err)
-		}
-		return framework.Reduced{Pred: pred, Stats: p.stats}, nil
+		return p.predictFull(ctx, xev)
 	}
 	shift, carried, err := p.solveScaled(ctx, alpha, start, base, carry)
 	if err != nil {
@@ -127,24 +123,20 @@ func (p *problem) scaledAlpha(ctx context.Context, base func() (framework.Reduce
 	if alpha = p.est.Lambda; alpha > 0 {
 		return alpha, nil, nil
 	}
-	near := 0.0
-	if base != nil {
-		b, err := base()
-		if err != nil {
-			return 0, nil, err
-		}
-		if l := b.Stats[statLambda]; l > 0 {
-			near = l // +Inf: the baseline chose no update
-		}
+	near, err := baselinePenalty(base) // +Inf: the baseline chose no update
+	if err != nil {
+		return 0, nil, err
 	}
 	n1 := p.samples()
 	_, multiplier := framework.AsJacobianMultiplier(p.g)
 	if p.est.cfg.heldOut(n1, p.k) && (multiplier || 8*float64(n1*p.k)*float64(p.g.NumParams()) <= p.est.memory()) {
 		var steps int
 		var flops float64
+		stop := framework.StagesFrom(ctx).Start(stageSearch)
 		if alpha, start, steps, flops, err = p.heldOutAlpha(ctx, near); err != nil {
 			return 0, nil, err
 		}
+		stop(flops)
 		p.stats[statSteps], p.stats[statFlops] = float64(steps), flops
 		return alpha, start, nil
 	}
@@ -167,9 +159,11 @@ func (p *problem) solveScaled(ctx context.Context, alpha float64, start []float6
 		if err != nil {
 			return shift, nil, err
 		}
+		stop := framework.StagesFrom(ctx).Start(stageSolve)
 		if shift, err = rp.solveAll(ctx, alpha); err != nil {
 			return shift, nil, err
 		}
+		stop(0) // the solve's own flops: shiftedSolve's
 		stats[statMethod] = 0
 		return shift, nil, nil
 	}
@@ -186,6 +180,7 @@ func (p *problem) solveScaled(ctx context.Context, alpha float64, start []float6
 	var dtheta []float64
 	var steps int
 	var flops float64
+	stop := framework.StagesFrom(ctx).Start(stageSolve)
 	if pre != nil {
 		var pcgSteps int
 		dtheta, steps, pcgSteps, flops, err = p.precondSolve(ctx, alpha, energyTol, pre)
@@ -200,6 +195,7 @@ func (p *problem) solveScaled(ctx context.Context, alpha float64, start []float6
 	if err != nil {
 		return shift, nil, err
 	}
+	stop(flops)
 	shift.DTheta = dtheta
 	stats[statMethod] = 1
 	stats[statSteps] += float64(steps)

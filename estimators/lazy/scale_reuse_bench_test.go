@@ -106,7 +106,7 @@ var (
 // runs them (pipeline.Estimate, plain inference, each scored against its
 // baseline): per feature, both VIs and how far apart they are in units of
 // the standard error, on vi bench highdim --n 10000 and --n 3000 (x1..x8;
-// at n 3000 the dense path, where ReduceFrom is Reduce) and linear --n
+// at n 3000 the dense path) and linear --n
 // 20000 (all 6), width 200:100.
 func BenchmarkScaleReuseVI(b *testing.B) {
 	ctx := context.Background()

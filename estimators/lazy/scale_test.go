@@ -382,3 +382,63 @@ func TestLazyScaledWorkersDeterministic(t *testing.T) {
 		t.Errorf("Summarize: preconditioned %v (present %v), want the reductions' %v", got, seen, precond)
 	}
 }
+
+// On the dense path too, a feature's search starts from its fold's
+// baseline's penalty (ReduceFrom; the same rows and folds as the
+// feature's), and the numbers are the same whatever the worker count: the
+// features reduced by the framework are ReduceFrom's with that baseline,
+// and some penalty differs from Reduce's own search (else the check could
+// not tell them apart).
+func TestLazyDenseFromBaseline(t *testing.T) {
+	ctx := context.Background()
+	sim, err := simulate.Generate("linear", 240, 0.5, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
+	p, err := pipeline.Prepare(ctx, d, pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 5, Options: map[string]string{"hidden": "16", "epochs": "30"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	lz := Estimator{}
+	if n1, _ := p.XTrain.Dims(); lz.scaled(n1, 1, p.Full.(framework.Gradienter).NumParams()) {
+		t.Fatal("the problem takes the scaled path: the check would not cover the dense one")
+	}
+	base, err := lz.Baseline(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := base.Stats[statLambda]; !(l > 0) || math.IsInf(l, 1) {
+		t.Fatalf("the baseline's penalty is %v: ReduceFrom would search from the top, the check would prove less", l)
+	}
+	feats := p.Features()
+	var runs [2]*inference.Reductions
+	for i, w := range []int{1, 3} {
+		if runs[i], err = pipeline.Reduce(ctx, []*framework.Problem{p}, []framework.Estimator{lz}, feats, pipeline.ReduceOptions{Workers: w, EstimatorBaselines: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	differ := 0
+	for j, f := range feats {
+		from, err := lz.ReduceFrom(ctx, p, f, func() (framework.Reduced, error) { return base, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		for w, run := range runs {
+			if r := run.Reduced[0][0][j]; !mat.Equal(r.Pred, from.Pred) || r.Stats[statLambda] != from.Stats[statLambda] {
+				t.Errorf("%s, run %d: the framework's reduction is not ReduceFrom's (penalty %v, %v)", f.Name, w, r.Stats[statLambda], from.Stats[statLambda])
+			}
+		}
+		own, err := lz.Reduce(ctx, p, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if own.Stats[statLambda] != from.Stats[statLambda] {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Errorf("ReduceFrom chose every feature's penalty as Reduce did: the baseline's penalty is not used on the dense path")
+	}
+}

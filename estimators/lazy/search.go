@@ -33,6 +33,8 @@ const (
 func (p *problem) chooseAlpha(ctx context.Context, rp ridge, bounds []int, tol, near float64) (float64, error) {
 	g, targets, e, k := p.g, p.targets, p.e, p.k
 	n := len(e)
+	stages := framework.StagesFrom(ctx)
+	defer stages.Start(stageSearch)(0)
 	type fold struct {
 		solve foldSolver
 		yHeld []float64 // k per row
@@ -74,6 +76,9 @@ func (p *problem) chooseAlpha(ctx context.Context, rp ridge, bounds []int, tol, 
 					batch = append(batch, *sh)
 				}
 			}
+		}
+		for i := range batch {
+			stages.Add(stageSearch, 0, shiftFlops(&batch[i], g.NumParams()))
 		}
 		var got []*mat.Dense
 		if len(batch) > 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/maphash"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -18,8 +19,12 @@ import (
 // network's values of the most recently used inputs, recognised by content
 // (a hash to find them, then an exact comparison with a private copy of
 // the input, so a caller that reuses or changes its matrix never gets
-// stale values), within MemoBudget bytes. The zero value is empty and
-// ready; a model clears it when its parameters change.
+// stale values), within MemoBudget bytes, which all the Memos of a process
+// share: a backend process serving several models (the folds of a
+// cross-fit, each a network with its Memo) keeps the most recently used
+// entries of all of them, the inputs its workers are on now, not a budget's
+// worth of stale inputs per model. The zero value is empty and ready; a
+// model clears it when its parameters change.
 //
 // Values computes an input's values once however many goroutines ask for
 // them at the same time: the lazy estimator's cross-validation asks for a
@@ -53,7 +58,8 @@ type memoEntry[V any] struct {
 	hash uint64
 	x    blas64.General // private copy
 	v    V
-	size int // bytes
+	size int    // bytes
+	used uint64 // memoClock when last stored or found
 	// src is where the input last came from (the address of its first
 	// value, read and written under the memo's lock): a caller that passes
 	// the same matrix again is found by it and an exact comparison, without
@@ -61,13 +67,17 @@ type memoEntry[V any] struct {
 	src uintptr
 }
 
-// MemoBudget bounds the memory a Memo keeps (512 MiB: at the paper's
-// high-dimensional setting an mlp entry is ~1.2 MB; a fold of 10,000 rows
-// of a width-50 network ~16 MB; lazy's matrix-free solve needs one entry
-// per worker of all the train rows, 43 MB at 6667 rows of a (200, 100)
-// network on 100 inputs, 128 MB at 20,000: 64 MiB thrashed with two
-// workers there and could not hold the larger one at all).
-var MemoBudget = 512 << 20
+// MemoBudget bounds the memory all of a process's Memos keep together (256
+// MiB: at the paper's high-dimensional setting an mlp entry is ~1.2 MB; a
+// fold of 10,000 rows of a width-50 network ~16 MB; lazy's matrix-free
+// solve needs one entry per worker of all the train rows, 43 MB at 6667
+// rows of a (200, 100) network on 100 inputs, 128 MB at 20,000: two
+// workers' entries at that size fit, where 64 MiB thrashed with two
+// workers at 6667 rows and could not hold the larger one at all). The
+// workers reduce one feature at a time each, whichever fold's model it
+// is, so that what they use at once does not grow with the number of
+// models a backend serves.
+var MemoBudget = 256 << 20
 
 var memoSeed = maphash.MakeSeed()
 
@@ -232,6 +242,7 @@ func (m *Memo[V]) find(hash uint64, x blas64.General) *memoEntry[V] {
 // touch makes entry i the most recently used.
 func (m *Memo[V]) touch(i int) {
 	e := m.entries[i]
+	e.used = memoClock.Add(1)
 	m.entries = append(append(m.entries[:i:i], m.entries[i+1:]...), e)
 }
 
@@ -246,13 +257,14 @@ func (m *Memo[V]) put(k memoKey, xc blas64.General, v V, size int, gen uint64) {
 		return
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.gen != gen {
+		m.mu.Unlock()
 		return
 	}
-	m.entries = append(m.entries, &memoEntry[V]{hash: k.hash, x: xc, v: v, size: size, src: k.src})
+	m.entries = append(m.entries, &memoEntry[V]{hash: k.hash, x: xc, v: v, size: size, src: k.src, used: memoClock.Add(1)})
 	m.bytes += size
-	m.evict()
+	m.mu.Unlock()
+	pool.add(m)
 }
 
 // Charge adds bytes to the size of x's entry, for values derived from it
@@ -265,28 +277,41 @@ func (m *Memo[V]) put(k memoKey, xc blas64.General, v V, size int, gen uint64) {
 func (m *Memo[V]) Charge(x blas64.General, bytes int, of func(V) bool) {
 	hash := hashOf(x)
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	e := m.find(hash, x)
 	if e == nil || !of(e.v) {
+		m.mu.Unlock()
 		return
 	}
 	e.size += bytes
 	m.bytes += bytes
-	m.evict()
+	m.mu.Unlock()
+	pool.add(m)
 }
 
-// evict drops the least recently used entries while the memo is over its
-// budget.
-func (m *Memo[V]) evict() {
-	drop := 0
-	for m.bytes > MemoBudget {
-		m.bytes -= m.entries[drop].size
-		drop++
+// usage returns the memo's bytes and when its least recently used entry
+// was last used, and false when it has no entries.
+func (m *Memo[V]) usage() (int, uint64, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.entries) == 0 {
+		return 0, 0, false
 	}
-	if drop > 0 {
-		// A new slice, so the evicted entries are not kept reachable.
-		m.entries = append([]*memoEntry[V](nil), m.entries[drop:]...)
+	return m.bytes, m.entries[0].used, true
+}
+
+// dropOldest drops the memo's least recently used entry and returns its
+// bytes.
+func (m *Memo[V]) dropOldest() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.entries) == 0 {
+		return 0
 	}
+	size := m.entries[0].size
+	m.bytes -= size
+	// A new slice, so the evicted entry is not kept reachable.
+	m.entries = append([]*memoEntry[V](nil), m.entries[1:]...)
+	return size
 }
 
 // Clear forgets everything (the parameters changed). A computation that
@@ -297,6 +322,67 @@ func (m *Memo[V]) Clear() {
 	m.entries, m.bytes, m.flights = nil, 0, nil
 	m.gen++
 	m.mu.Unlock()
+	pool.remove(m)
+}
+
+// memoClock orders the uses of all Memos' entries: the pool evicts the
+// entry whose last use is the earliest.
+var memoClock atomic.Uint64
+
+// pooled is a Memo as the pool sees it, whatever its values' type.
+type pooled interface {
+	usage() (bytes int, oldest uint64, ok bool)
+	dropOldest() int
+}
+
+// memoPool is the set of Memos that hold entries, which share MemoBudget.
+// A Memo leaves it when it has no entries left (the pool evicted them all,
+// or it was cleared), so that a model no longer used is not kept
+// reachable by it.
+type memoPool struct {
+	mu    sync.Mutex
+	memos map[pooled]struct{}
+}
+
+var pool memoPool
+
+// add enters m, which has just stored or grown an entry, and evicts the
+// least recently used entries of all Memos while together they hold more
+// than MemoBudget; m's lock must not be held.
+func (p *memoPool) add(m pooled) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.memos == nil {
+		p.memos = map[pooled]struct{}{}
+	}
+	p.memos[m] = struct{}{}
+	for {
+		total := 0
+		var victim pooled
+		var when uint64
+		for q := range p.memos {
+			b, t, ok := q.usage()
+			if !ok {
+				delete(p.memos, q)
+				continue
+			}
+			total += b
+			if victim == nil || t < when {
+				victim, when = q, t
+			}
+		}
+		if total <= MemoBudget {
+			return
+		}
+		victim.dropOldest()
+	}
+}
+
+// remove takes a cleared Memo out of the pool.
+func (p *memoPool) remove(m pooled) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.memos, m)
 }
 
 // Len reports the entries kept.

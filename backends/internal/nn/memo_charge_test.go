@@ -74,3 +74,41 @@ func TestMemoChargeEvicted(t *testing.T) {
 		t.Errorf("charging the current values: %d bytes, want 90", b)
 	}
 }
+
+// TestMemoPoolShared: the Memos of a process share MemoBudget: a store in
+// one evicts the least recently used entries of all of them, and a Memo
+// whose entries are all gone leaves the pool (nothing keeps its model).
+func TestMemoPoolShared(t *testing.T) {
+	defer func(b int) { MemoBudget = b }(MemoBudget)
+	MemoBudget = 100
+	var a, b Memo[int]
+	in := func(v float64) blas64.General {
+		return blas64.General{Rows: 1, Cols: 2, Stride: 2, Data: []float64{v, v}}
+	}
+	put := func(m *Memo[int], v float64) {
+		t.Helper()
+		if _, err := m.Values(in(v), func(blas64.General) (int, int, error) { return int(v), 40, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(&a, 1)
+	put(&a, 2)
+	put(&b, 3) // 120 bytes in all: a's input 1, the least recently used, goes
+	if a.Len() != 1 || b.Len() != 1 {
+		t.Fatalf("after a store over the shared budget: %d and %d entries, want 1 and 1", a.Len(), b.Len())
+	}
+	if _, _, ok := a.get(in(2)); !ok {
+		t.Error("a's most recent entry was evicted")
+	}
+	put(&b, 4)
+	put(&b, 5) // a's input 2 is now the least recently used of all
+	if a.Len() != 0 || b.Len() != 2 {
+		t.Fatalf("%d and %d entries, want 0 and 2", a.Len(), b.Len())
+	}
+	pool.mu.Lock()
+	_, inPool := pool.memos[&a]
+	pool.mu.Unlock()
+	if inPool {
+		t.Error("a Memo without entries is still in the pool")
+	}
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestForecast: the forecast comes once, after the first repetition's
+// training and a twentieth of its reductions (at least four), as the
+// training once per repetition plus the reductions at their rate; only
+// for a long run, and with --repeats 1's share where there are several.
+func TestForecast(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	// 3 repetitions of 100 reductions; training 20 s a repetition; 5
+	// reductions in 10 s: 3*20 s + 300/5*10 s = 660 s = 11 min.
+	f := &forecast{repeats: 3, start: t0}
+	if msg := f.observe(0, 300, t0.Add(20*time.Second)); msg != "" {
+		t.Fatalf("forecast at the start of the reductions: %q", msg)
+	}
+	if msg := f.observe(4, 300, t0.Add(28*time.Second)); msg != "" {
+		t.Fatalf("forecast after 4 of 100 reductions (want 5): %q", msg)
+	}
+	msg := f.observe(5, 300, t0.Add(30*time.Second))
+	for _, want := range []string{"about 11 min", "1 min training", "--repeats 1 would take about 3 min 40 s", "9% / 20%"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("forecast %q lacks %q", msg, want)
+		}
+	}
+	if again := f.observe(6, 300, t0.Add(32*time.Second)); again != "" {
+		t.Errorf("second forecast: %q", again)
+	}
+
+	// A short run says nothing; one repetition names no cheaper option.
+	short := &forecast{repeats: 3, start: t0}
+	short.observe(0, 30, t0.Add(time.Second))
+	if msg := short.observe(4, 30, t0.Add(2*time.Second)); msg != "" {
+		t.Errorf("forecast of a short run: %q", msg)
+	}
+	one := &forecast{repeats: 1, start: t0}
+	one.observe(0, 100, t0.Add(time.Minute))
+	msg = one.observe(5, 100, t0.Add(2*time.Minute))
+	if !strings.Contains(msg, "about 21 min") || strings.Contains(msg, "--repeats 1") {
+		t.Errorf("forecast of one repetition: %q", msg)
+	}
+	for d, want := range map[time.Duration]string{
+		73*time.Minute + 10*time.Second: "1 h 13 min",
+		27*time.Minute + 20*time.Second: "27 min",
+		220 * time.Second:               "3 min 40 s",
+		54 * time.Second:                "50 s",
+	} {
+		if got := roundForecast(d); got != want {
+			t.Errorf("roundForecast(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
