@@ -39,12 +39,13 @@ const parallelWork = 1 << 18
 // c = beta*c (c = 0 when beta is 0), then c = fma(alpha*a_l, b_l, c) for
 // l = 0, ..., k-1 in order, each operation rounded once. Only the work's
 // partition across goroutines changes with GOMAXPROCS, never a sum's order.
-func gemm[T float](cf *config[T], tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	if alpha == 0 || k == 0 {
-		scale(m, n, beta, c, ldc)
+func gemm[T float](cf *config[T], p product[T]) {
+	m, n, k := p.m, p.n, p.k
+	if p.alpha == 0 || k == 0 {
+		scale(m, n, p.beta, p.c.data, p.c.stride)
 		return
 	}
-	j := job[T]{cf: cf, tA: tA, tB: tB, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
+	j := job[T]{cf: cf, product: p}
 	workers := 1
 	if float64(m)*float64(n)*float64(k) >= parallelWork {
 		workers = runtime.GOMAXPROCS(0)
@@ -109,15 +110,29 @@ func (j job[T]) runParallel(workers, rowItems, scratchLen int) {
 	}
 }
 
+// matrix is an operand of a product as stored: row-major with rows stride
+// elements apart, transposed where trans is set (op(X)[i][j] is
+// data[j*stride+i] then, data[i*stride+j] otherwise). C is never
+// transposed.
+type matrix[T float] struct {
+	trans  bool
+	data   []T
+	stride int
+}
+
+// product is C = alpha op(A) op(B) + beta C with op(A) m x k, op(B) k x n
+// and C m x n.
+type product[T float] struct {
+	m, n, k     int
+	alpha, beta T
+	a, b, c     matrix[T]
+}
+
 // job is one product in progress: its arguments, its blocking and the
 // column and step block (jc, pc) being computed.
 type job[T float] struct {
-	cf             *config[T]
-	tA, tB         bool
-	m, n, k        int
-	alpha, beta    T
-	a, b, c        []T
-	lda, ldb, ldc  int
+	cf *config[T]
+	product[T]
 	mc             int // rows per work item
 	bbuf           []T // the packed B block
 	jc, nb, panels int // column block: first column, columns, panels
@@ -149,23 +164,23 @@ func (j *job[T]) setSteps(pc int) {
 // B is stored transposed, only a last panel narrower than nr where not.
 func (j *job[T]) packB(q0, q1 int) {
 	nr := j.cf.nr
-	if !j.tB {
+	if !j.b.trans {
 		if q1 == j.panels && j.nb%nr != 0 {
 			q := j.panels - 1
-			packBPanel(j.bbuf[q*nr*j.kb:(q+1)*nr*j.kb], false, j.b, j.ldb, j.pc, j.kb, j.jc+q*nr, j.nb-q*nr, nr)
+			packBPanel(j.bbuf[q*nr*j.kb:(q+1)*nr*j.kb], j.b, j.pc, j.kb, j.jc+q*nr, j.nb-q*nr, nr)
 		}
 		return
 	}
 	c0, c1 := q0*nr, min(j.nb, q1*nr)
-	packB(j.bbuf[c0*j.kb:], j.tB, j.b, j.ldb, j.pc, j.kb, j.jc+c0, c1-c0, nr)
+	packB(j.bbuf[c0*j.kb:], j.b, j.pc, j.kb, j.jc+c0, c1-c0, nr)
 }
 
 // bPanel returns panel q of the column block's B and the distance between
 // its steps.
 func (j *job[T]) bPanel(q int) (*T, int) {
 	nr := j.cf.nr
-	if !j.tB && (q+1)*nr <= j.nb {
-		return &j.b[j.pc*j.ldb+j.jc+q*nr], j.ldb
+	if !j.b.trans && (q+1)*nr <= j.nb {
+		return &j.b.data[j.pc*j.b.stride+j.jc+q*nr], j.b.stride
 	}
 	return &j.bbuf[q*nr*j.kb], nr
 }
@@ -174,13 +189,13 @@ func (j *job[T]) bPanel(q int) (*T, int) {
 // that block's A into buf and runs the micro-kernel over its tiles, B
 // panel by B panel.
 func (j *job[T]) item(buf []T, ri, cj int) {
-	cf, kb, mode, c, ldc := j.cf, j.kb, j.mode, j.c, j.ldc
+	cf, kb, mode, c, ldc := j.cf, j.kb, j.mode, j.c.data, j.c.stride
 	mr, nr := cf.mr, cf.nr
 	i0 := ri * j.mc
 	mb := min(j.mc, j.m-i0)
 	q0, q1 := cj*j.panels/j.colItems, (cj+1)*j.panels/j.colItems
 	abuf, tile := buf[:roundUp(mb, mr)*kb], buf[len(buf)-mr*nr:]
-	packA(abuf, j.tA, j.a, j.lda, i0, mb, j.pc, kb, mr, j.alpha)
+	j.packA(abuf, i0, mb)
 	for q := q0; q < q1; q++ {
 		col := j.jc + q*nr
 		cols := min(nr, j.n-col)

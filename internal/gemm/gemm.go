@@ -26,7 +26,13 @@ type Implementation struct{ gonum.Implementation }
 // Dgemm computes C = alpha op(A) op(B) + beta C (float64).
 func (impl Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	cf, _ := configs(active)
-	if cf == nil || !valid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+	p := product[float64]{
+		m: m, n: n, k: k, alpha: alpha, beta: beta,
+		a: matrix[float64]{trans: tA != blas.NoTrans, data: a, stride: lda},
+		b: matrix[float64]{trans: tB != blas.NoTrans, data: b, stride: ldb},
+		c: matrix[float64]{data: c, stride: ldc},
+	}
+	if cf == nil || !valid(tA, tB, p) {
 		// gonum's Dgemm, which also panics with its message on a bad argument.
 		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
@@ -34,46 +40,55 @@ func (impl Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 	if m == 0 || n == 0 {
 		return
 	}
-	gemm(cf, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemm(cf, p)
 }
 
 // Sgemm computes C = alpha op(A) op(B) + beta C (float32).
 func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	_, cf := configs(active)
-	if cf == nil || !valid(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+	p := product[float32]{
+		m: m, n: n, k: k, alpha: alpha, beta: beta,
+		a: matrix[float32]{trans: tA != blas.NoTrans, data: a, stride: lda},
+		b: matrix[float32]{trans: tB != blas.NoTrans, data: b, stride: ldb},
+		c: matrix[float32]{data: c, stride: ldc},
+	}
+	if cf == nil || !valid(tA, tB, p) {
 		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	if m == 0 || n == 0 {
 		return
 	}
-	gemm(cf, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemm(cf, p)
 }
 
 // valid reports whether gonum's Dgemm and Sgemm accept the arguments (they
 // panic otherwise): known transpositions, non-negative sizes, leading
-// dimensions at least the rows' lengths and slices long enough.
-func valid(tA, tB blas.Transpose, m, n, k, la, lda, lb, ldb, lc, ldc int) bool {
+// dimensions at least the rows' lengths and slices long enough. p holds
+// the other arguments, its operands' trans set from tA and tB.
+func valid[T float](tA, tB blas.Transpose, p product[T]) bool {
 	transOK := func(t blas.Transpose) bool {
 		return t == blas.NoTrans || t == blas.Trans || t == blas.ConjTrans
 	}
+	m, n, k := p.m, p.n, p.k
 	if !transOK(tA) || !transOK(tB) || m < 0 || n < 0 || k < 0 {
 		return false
 	}
 	// Rows and row length of A and B as stored.
 	aRows, aLen := m, k
-	if tA != blas.NoTrans {
+	if p.a.trans {
 		aRows, aLen = k, m
 	}
 	bRows, bLen := k, n
-	if tB != blas.NoTrans {
+	if p.b.trans {
 		bRows, bLen = n, k
 	}
+	lda, ldb, ldc := p.a.stride, p.b.stride, p.c.stride
 	if lda < max(1, aLen) || ldb < max(1, bLen) || ldc < max(1, n) {
 		return false
 	}
 	if m == 0 || n == 0 {
 		return true
 	}
-	return la >= (aRows-1)*lda+aLen && lb >= (bRows-1)*ldb+bLen && lc >= (m-1)*ldc+n
+	return len(p.a.data) >= (aRows-1)*lda+aLen && len(p.b.data) >= (bRows-1)*ldb+bLen && len(p.c.data) >= (m-1)*ldc+n
 }

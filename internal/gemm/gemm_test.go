@@ -33,12 +33,17 @@ func withLevel(t *testing.T, l Level, f func()) {
 
 var transposes = []blas.Transpose{blas.NoTrans, blas.Trans}
 
-// operands returns op(A) m x k, op(B) k x n and C m x n stored with padded
-// leading dimensions (transposed where asked), random in [-1, 1).
+// operands are op(A) m x k, op(B) k x n and C m x n, A and B stored
+// transposed where tA and tB say.
 type operands[T float] struct {
+	tA, tB        blas.Transpose
+	m, n, k       int
 	a, b, c       []T
 	lda, ldb, ldc int
 }
+
+// newOperands returns operands stored with padded leading dimensions,
+// random in [-1, 1).
 
 func newOperands[T float](rng *rand.Rand, tA, tB blas.Transpose, m, n, k int) operands[T] {
 	fill := func(n int) []T {
@@ -48,7 +53,7 @@ func newOperands[T float](rng *rand.Rand, tA, tB blas.Transpose, m, n, k int) op
 		}
 		return s
 	}
-	var o operands[T]
+	o := operands[T]{tA: tA, tB: tB, m: m, n: n, k: k}
 	aRows, aCols := m, k
 	if tA != blas.NoTrans {
 		aRows, aCols = k, m
@@ -60,6 +65,16 @@ func newOperands[T float](rng *rand.Rand, tA, tB blas.Transpose, m, n, k int) op
 	o.lda, o.ldb, o.ldc = aCols+3, bCols+1, n+2
 	o.a, o.b, o.c = fill(aRows*o.lda), fill(bRows*o.ldb), fill(m*o.ldc)
 	return o
+}
+
+// product returns the product C = alpha op(A) op(B) + beta C on o.
+func (o operands[T]) product(alpha, beta T) product[T] {
+	return product[T]{
+		m: o.m, n: o.n, k: o.k, alpha: alpha, beta: beta,
+		a: matrix[T]{trans: o.tA != blas.NoTrans, data: o.a, stride: o.lda},
+		b: matrix[T]{trans: o.tB != blas.NoTrans, data: o.b, stride: o.ldb},
+		c: matrix[T]{data: o.c, stride: o.ldc},
+	}
 }
 
 // at returns op(X)[i][j] of X stored with leading dimension ld.
@@ -90,17 +105,17 @@ func fma64(a, b, c float64) float64 { return math.FMA(a, b, c) }
 // reference is the arithmetic the package promises for every element,
 // scalar: c = beta*c (0 when beta is 0), then c = fma(alpha*a_l, b_l, c)
 // for l in order.
-func reference[T float](fma func(a, b, c T) T, tA, tB blas.Transpose, m, n, k int, alpha T, o operands[T], beta T) []T {
+func reference[T float](fma func(a, b, c T) T, o operands[T], alpha, beta T) []T {
 	c := append([]T(nil), o.c...)
-	for i := range m {
-		for j := range n {
+	for i := range o.m {
+		for j := range o.n {
 			v := beta * c[i*o.ldc+j]
 			if beta == 0 {
 				v = 0
 			}
 			if alpha != 0 {
-				for l := range k {
-					v = fma(alpha*at(o.a, o.lda, tA, i, l), at(o.b, o.ldb, tB, l, j), v)
+				for l := range o.k {
+					v = fma(alpha*at(o.a, o.lda, o.tA, i, l), at(o.b, o.ldb, o.tB, l, j), v)
 				}
 			}
 			c[i*o.ldc+j] = v
@@ -138,10 +153,10 @@ func TestBitsMatchScalarFMA(t *testing.T) {
 						if ab[1] == 0 {
 							o64.c[0], o32.c[0] = math.NaN(), float32(math.NaN())
 						}
-						want64 := reference(fma64, tA, tB, m, n, k, ab[0], o64, ab[1])
-						want32 := reference(fma32, tA, tB, m, n, k, float32(ab[0]), o32, float32(ab[1]))
-						gemm(f64, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, ab[0], o64.a, o64.lda, o64.b, o64.ldb, ab[1], o64.c, o64.ldc)
-						gemm(f32, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, float32(ab[0]), o32.a, o32.lda, o32.b, o32.ldb, float32(ab[1]), o32.c, o32.ldc)
+						want64 := reference(fma64, o64, ab[0], ab[1])
+						want32 := reference(fma32, o32, float32(ab[0]), float32(ab[1]))
+						gemm(f64, o64.product(ab[0], ab[1]))
+						gemm(f32, o32.product(float32(ab[0]), float32(ab[1])))
 						checkBits(t, name+"/float64", o64.c, want64)
 						checkBits(t, name+"/float32", o32.c, want32)
 					}
@@ -177,17 +192,20 @@ func TestAccuracy(t *testing.T) {
 						name := fmt.Sprintf("%v/%dx%dx%d/%c%c", l, m, n, k, tA, tB)
 						alpha, beta := 0.7, -1.3
 						o := newOperands[float64](rng, tA, tB, m, n, k)
-						exact, mag := exactProduct(tA, tB, m, n, k, alpha, o, beta)
+						want := exactProduct(o, alpha, beta)
 						Implementation{}.Dgemm(tA, tB, m, n, k, alpha, o.a, o.lda, o.b, o.ldb, beta, o.c, o.ldc)
-						checkBound(t, name+"/float64", o.c, o.ldc, m, n, exact, mag, gamma(k+2, 0x1p-53))
+						checkBound(t, name+"/float64", o.c, o.ldc, want, gamma(k+2, 0x1p-53))
 
 						o32 := newOperands[float32](rng, tA, tB, m, n, k)
-						wide := operands[float64]{a: widen(o32.a), b: widen(o32.b), c: widen(o32.c), lda: o32.lda, ldb: o32.ldb, ldc: o32.ldc}
+						wide := operands[float64]{
+							tA: tA, tB: tB, m: m, n: n, k: k,
+							a: widen(o32.a), b: widen(o32.b), c: widen(o32.c), lda: o32.lda, ldb: o32.ldb, ldc: o32.ldc,
+						}
 						// alpha and beta as float32 rounds them.
 						a32, b32 := float32(alpha), float32(beta)
-						exact, mag = exactProduct(tA, tB, m, n, k, float64(a32), wide, float64(b32))
+						want = exactProduct(wide, float64(a32), float64(b32))
 						Implementation{}.Sgemm(tA, tB, m, n, k, a32, o32.a, o32.lda, o32.b, o32.ldb, b32, o32.c, o32.ldc)
-						checkBound(t, name+"/float32", widen(o32.c), o32.ldc, m, n, exact, mag, gamma(k+2, 0x1p-24))
+						checkBound(t, name+"/float32", widen(o32.c), o32.ldc, want, gamma(k+2, 0x1p-24))
 					}
 				}
 			}
@@ -205,40 +223,50 @@ func widen(x []float32) []float64 {
 	return out
 }
 
-// exactProduct returns alpha op(A) op(B) + beta C rounded once from its
-// exact value, and each element's |beta c| + sum |alpha a_l b_l|.
-func exactProduct(tA, tB blas.Transpose, m, n, k int, alpha float64, o operands[float64], beta float64) (exact, mag []float64) {
-	exact, mag = make([]float64, m*n), make([]float64, m*n)
+// exact is an m x n product computed exactly: each element rounded once
+// from its exact value, and its |beta c| + sum |alpha a_l b_l|.
+type exact struct {
+	m, n       int
+	value, mag []float64
+}
+
+// exactProduct returns alpha op(A) op(B) + beta C on o, exactly.
+func exactProduct(o operands[float64], alpha, beta float64) exact {
+	m, n := o.m, o.n
+	e := exact{m: m, n: n, value: make([]float64, m*n), mag: make([]float64, m*n)}
 	for i := range m {
 		for j := range n {
 			sum := new(big.Float).SetPrec(4096).SetFloat64(o.c[i*o.ldc+j])
 			sum.Mul(sum, big.NewFloat(beta))
 			abs := math.Abs(beta * o.c[i*o.ldc+j])
 			term := new(big.Float).SetPrec(4096)
-			for l := range k {
-				x, y := at(o.a, o.lda, tA, i, l), at(o.b, o.ldb, tB, l, j)
+			for l := range o.k {
+				x, y := at(o.a, o.lda, o.tA, i, l), at(o.b, o.ldb, o.tB, l, j)
 				term.SetFloat64(alpha)
 				term.Mul(term, big.NewFloat(x))
 				term.Mul(term, big.NewFloat(y))
 				sum.Add(sum, term)
 				abs += math.Abs(alpha * x * y)
 			}
-			exact[i*n+j], _ = sum.Float64()
-			mag[i*n+j] = abs
+			e.value[i*n+j], _ = sum.Float64()
+			e.mag[i*n+j] = abs
 		}
 	}
-	return exact, mag
+	return e
 }
 
-func checkBound(t *testing.T, name string, c []float64, ldc, m, n int, exact, mag []float64, g float64) {
+// checkBound checks C, stored with leading dimension ldc, within g times
+// the magnitudes of the exact product.
+func checkBound(t *testing.T, name string, c []float64, ldc int, e exact, g float64) {
 	t.Helper()
-	for i := range m {
+	n := e.n
+	for i := range e.m {
 		for j := range n {
 			// The bound on magnitudes summed in float64 carries their own
 			// rounding (relative gamma_(k+2) at float64's u): 1% covers it.
-			err, bound := math.Abs(c[i*ldc+j]-exact[i*n+j]), 1.01*g*mag[i*n+j]
+			err, bound := math.Abs(c[i*ldc+j]-e.value[i*n+j]), 1.01*g*e.mag[i*n+j]
 			if !(err <= bound) {
-				t.Errorf("%s: C[%d][%d] = %v, exact %v: error %.3g over the bound %.3g", name, i, j, c[i*ldc+j], exact[i*n+j], err, bound)
+				t.Errorf("%s: C[%d][%d] = %v, exact %v: error %.3g over the bound %.3g", name, i, j, c[i*ldc+j], e.value[i*n+j], err, bound)
 				return
 			}
 		}
@@ -268,8 +296,10 @@ func TestWorkersDoNotChangeBits(t *testing.T) {
 					for procs := 1; procs <= 4; procs++ {
 						runtime.GOMAXPROCS(procs)
 						c64, c32 := append([]float64(nil), o64.c...), append([]float32(nil), o32.c...)
-						gemm(f64, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, 0.5, o64.a, o64.lda, o64.b, o64.ldb, 2, c64, o64.ldc)
-						gemm(f32, tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, 0.5, o32.a, o32.lda, o32.b, o32.ldb, 2, c32, o32.ldc)
+						p64, p32 := o64.product(0.5, 2), o32.product(0.5, 2)
+						p64.c.data, p32.c.data = c64, c32
+						gemm(f64, p64)
+						gemm(f32, p32)
 						if procs == 1 {
 							first64, first32 = c64, c32
 							continue

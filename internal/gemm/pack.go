@@ -1,10 +1,11 @@
 package gemm
 
-// packA copies rows i0..i0+mb-1, steps l0..l0+kb-1 of op(A) into dst as
-// panels of mr rows: panel p holds, step by step, the mr values of rows
-// p*mr.., scaled by alpha, with rows past mb zero. trans says A is stored
-// transposed (op(A)[i][l] = a[l*lda+i]).
-func packA[T float](dst []T, trans bool, a []T, lda, i0, mb, l0, kb, mr int, alpha T) {
+// packA copies rows i0..i0+mb-1, steps l0..l0+kb-1 (the step block) of
+// op(A) into dst as panels of mr rows: panel p holds, step by step, the mr
+// values of rows p*mr.., scaled by alpha, with rows past mb zero.
+func (j *job[T]) packA(dst []T, i0, mb int) {
+	trans, a, lda := j.a.trans, j.a.data, j.a.stride
+	l0, kb, mr, alpha := j.pc, j.kb, j.cf.mr, j.alpha
 	for p := 0; p < mb; p += mr {
 		rows := min(mr, mb-p)
 		d := dst[p*kb : (p+mr)*kb]
@@ -45,16 +46,16 @@ func packA[T float](dst []T, trans bool, a []T, lda, i0, mb, l0, kb, mr int, alp
 
 // packB copies steps l0..l0+kb-1, columns j0..j0+nb-1 of op(B) into dst as
 // panels of nr columns: panel q holds, step by step, the nr values of
-// columns q*nr.., with columns past nb zero. trans says B is stored
-// transposed (op(B)[l][j] = b[j*ldb+l]).
-func packB[T float](dst []T, trans bool, b []T, ldb, l0, kb, j0, nb, nr int) {
+// columns q*nr.., with columns past nb zero.
+func packB[T float](dst []T, b matrix[T], l0, kb, j0, nb, nr int) {
 	for q := 0; q < nb; q += nr {
-		packBPanel(dst[q*kb:(q+nr)*kb], trans, b, ldb, l0, kb, j0+q, min(nr, nb-q), nr)
+		packBPanel(dst[q*kb:(q+nr)*kb], b, l0, kb, j0+q, min(nr, nb-q), nr)
 	}
 }
 
 // packBPanel packs one panel of cols (at most nr) columns from j.
-func packBPanel[T float](d []T, trans bool, b []T, ldb, l0, kb, j, cols, nr int) {
+func packBPanel[T float](d []T, bm matrix[T], l0, kb, j, cols, nr int) {
+	trans, b, ldb := bm.trans, bm.data, bm.stride
 	if trans {
 		for cc := range cols {
 			src := b[(j+cc)*ldb+l0:][:kb]
