@@ -8,8 +8,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/lazyvi/lazyvi/backends/forest"
 	"github.com/lazyvi/lazyvi/backends/linear"
@@ -104,28 +102,20 @@ func runHighdim(x *expEnv) (*expOutput, error) {
 	}
 
 	// Mean |VI - VI_retrain| by feature: the bench's metric, by feature.
-	bars := newPanel("mean |VI - VI_retrain| by feature", "", "mean |error|")
-	w := vg.Points(7)
 	var mlpNames []string
+	var vals [][]float64
 	for _, e := range mlpEsts[1:] {
 		mlpNames = append(mlpNames, e.Name())
-	}
-	for i, e := range mlpNames {
-		vals := make(plotter.Values, len(highdimFeatures))
+		v := make([]float64, len(highdimFeatures))
 		for k, f := range highdimFeatures {
-			vals[k] = meanAbs(errs[key{e, f}])
+			v[k] = meanAbs(errs[key{e.Name(), f}])
 		}
-		b, err := plotter.NewBarChart(vals, w)
-		if err != nil {
-			return nil, err
-		}
-		b.Color = plotutil.Color(i)
-		b.LineStyle.Width = 0
-		b.Offset = w * vg.Length(float64(i)-float64(len(mlpNames)-1)/2)
-		bars.Add(b)
-		bars.Legend.Add(e, b)
+		vals = append(vals, v)
 	}
-	bars.NominalX(highdimFeatures...)
+	bars, err := barPanel("mean |VI - VI_retrain| by feature", "mean |error|", highdimFeatures, mlpNames, vals)
+	if err != nil {
+		return nil, err
+	}
 	out.Plots = []*plot.Plot{scatter, bars}
 
 	// Notes: the ranking on X1 (the paper's metric), and on every feature.

@@ -67,6 +67,7 @@ func addScatter(p *plot.Plot, ss []series) error {
 		p.Add(sc)
 		p.Legend.Add(s.label, sc)
 	}
+	headroom(p)
 	return nil
 }
 
@@ -118,4 +119,31 @@ func addReference(p *plot.Plot, label string, pts plotter.XYs) error {
 		p.Legend.Add(label, l)
 	}
 	return nil
+}
+
+// barPanel draws grouped bars: one group per category, one bar per name
+// (vals[name][category]), in the series' colours.
+func barPanel(title, ylabel string, cats, names []string, vals [][]float64) (*plot.Plot, error) {
+	p := newPanel(title, "", ylabel)
+	w := vg.Points(float64(40 / max(len(names), 1)))
+	for i, n := range names {
+		b, err := plotter.NewBarChart(plotter.Values(vals[i]), w)
+		if err != nil {
+			return nil, err
+		}
+		b.Color = plotutil.Color(i)
+		b.LineStyle.Width = 0
+		b.Offset = w * vg.Length(float64(i)-float64(len(names)-1)/2)
+		p.Add(b)
+		p.Legend.Add(n, b)
+	}
+	p.NominalX(cats...)
+	headroom(p)
+	return p, nil
+}
+
+// headroom raises the panel's top by a third of its range, so that the
+// legend in the top corner clears the data.
+func headroom(p *plot.Plot) {
+	p.Y.Max += (p.Y.Max - p.Y.Min) / 3
 }

@@ -58,7 +58,7 @@ func (x *expEnv) estimate(run expRun) (expResults, error) {
 	}
 	defer p.Close()
 	full := time.Since(start).Seconds()
-	all, err := framework.ResolveFeatures(run.sim.Names, "", nil, false)
+	all, err := framework.ResolveFeatures(p.FeatureNames, "", nil, false)
 	if err != nil {
 		return expResults{}, err
 	}

@@ -66,7 +66,7 @@ func main() {
 		ests = append(ests, e)
 	}
 	ests = append(ests, reseeded{})
-	feats, _ := framework.ResolveFeatures(sim.Names, "", nil, false)
+	feats, _ := framework.ResolveFeatures(p.FeatureNames, "", nil, false)
 	res, err := framework.Estimate(ctx, p, measures.MSE(), ests, feats, framework.EstimateOptions{Workers: 2, Inference: framework.Plain})
 	if err != nil {
 		panic(err)
