@@ -177,7 +177,11 @@ func writeExperiment(dir string, e *experiment, res *expOutput, cmd string, secs
 	fmt.Fprintf(&md, "**The paper:** %s\n\n", e.Claim)
 	fmt.Fprintf(&md, "**This run:**\n\n")
 	for _, n := range res.Notes {
-		fmt.Fprintf(&md, "- %s\n", n)
+		if strings.HasPrefix(n, "  - ") {
+			fmt.Fprintf(&md, "%s\n", n) // an item under the note before
+		} else {
+			fmt.Fprintf(&md, "- %s\n", n)
+		}
 	}
 	return writeFileAtomic(base+".md", []byte(md.String()))
 }
