@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -21,8 +22,9 @@ import (
 )
 
 func newExperimentCommand() *Command {
-	return &Command{
-		UsageLine: "experiment <name> [--reps R] [--out DIR] [flags]",
+	var list bool
+	c := &Command{
+		UsageLine: "experiment <name>|all [--reps R] [--out DIR] [flags]",
 		Short:     "rerun one of the LazyVI paper's experiments: data, figure and a markdown note",
 		Long: `Experiment reruns one of the LazyVI paper's experiments (Gao, Stevens,
 Willett and Raskutti) and writes, under --out, NAME.csv (its data, one row
@@ -30,9 +32,16 @@ per repetition, estimator and feature), NAME.svg and NAME.png (its
 figure) and NAME.md (a markdown fragment: the command, the time it took,
 the paper's claim and what the run shows). --reps sets the repetitions (the
 paper's count by default; 2 for a quick look). "vi experiment --list" names
-the experiments.`,
-		Run: runExperiment,
+the experiments; "vi experiment all" runs each in turn.`,
 	}
+	c.Flag.BoolVar(&list, "list", false, "name the experiments")
+	c.Run = func(ctx context.Context, a *app, args []string) error {
+		if list {
+			args = nil
+		}
+		return runExperiment(ctx, a, args)
+	}
+	return c
 }
 
 func init() { addCommand(newExperimentCommand) }
@@ -72,7 +81,20 @@ type expOutput struct {
 
 var experiments []*experiment
 
-func addExperiment(e *experiment) { experiments = append(experiments, e) }
+// experimentOrder is the order of the list and of "all": the paper's
+// main claims first.
+var experimentOrder = []string{"highdim", "corr", "time-error", "binary", "width", "init", "ntk-trace", "shapley", "roar-images"}
+
+func addExperiment(e *experiment) {
+	experiments = append(experiments, e)
+	rank := func(e *experiment) int {
+		if i := slices.Index(experimentOrder, e.Name); i >= 0 {
+			return i
+		}
+		return len(experimentOrder)
+	}
+	slices.SortStableFunc(experiments, func(a, b *experiment) int { return rank(a) - rank(b) })
+}
 
 func lookupExperiment(name string) (*experiment, error) {
 	for _, e := range experiments {
@@ -88,33 +110,41 @@ func lookupExperiment(name string) (*experiment, error) {
 }
 
 func runExperiment(ctx context.Context, a *app, args []string) error {
-	if len(args) == 0 || args[0] == "--list" || args[0] == "-list" {
+	if len(args) == 0 {
 		listExperiments(a.stdout)
 		return nil
 	}
-	e, err := lookupExperiment(args[0])
-	if err != nil {
-		return err
+	run := experiments
+	if args[0] != "all" {
+		e, err := lookupExperiment(args[0])
+		if err != nil {
+			return err
+		}
+		run = []*experiment{e}
 	}
-	fs := flag.NewFlagSet("experiment "+e.Name, flag.ContinueOnError)
+	fs := flag.NewFlagSet("experiment "+args[0], flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	reps := fs.Int("reps", e.Reps, "repetitions (each a new data set and seed)")
+	reps := fs.Int("reps", 0, "repetitions, each a new data set and seed (0: the paper's count)")
 	out := fs.String("out", ".", "write NAME.csv, NAME.svg, NAME.png and NAME.md into `DIR`")
 	seed := fs.Int64("seed", 1, "seed of the first repetition (repetition r uses seed + r)")
 	workers := fs.Int("workers", runtime.NumCPU(), "features estimated concurrently")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(a.stdout, "usage: vi experiment %s [flags]\n\n%s\n\nFlags:\n", e.Name, e.Short)
+			fmt.Fprintf(a.stdout, "usage: vi experiment %s [flags]\n\n", args[0])
+			if len(run) == 1 {
+				fmt.Fprintf(a.stdout, "%s (the paper: %d repetitions)\n\n", run[0].Short, run[0].Reps)
+			}
+			fmt.Fprintln(a.stdout, "Flags:")
 			printFlags(a.stdout, fs)
 			return nil
 		}
-		return framework.Usagef("experiment %s: %v (run 'vi experiment %s --help')", e.Name, err, e.Name)
+		return framework.Usagef("experiment %s: %v (run 'vi experiment %s --help')", args[0], err, args[0])
 	}
 	if fs.NArg() > 0 {
-		return framework.Usagef("experiment %s: unexpected argument %q", e.Name, fs.Arg(0))
+		return framework.Usagef("experiment %s: unexpected argument %q", args[0], fs.Arg(0))
 	}
-	if *reps < 1 {
-		return framework.Usagef("--reps must be at least 1, got %d", *reps)
+	if *reps < 0 {
+		return framework.Usagef("--reps must be at least 1 (0: the paper's count), got %d", *reps)
 	}
 	if *workers < 1 {
 		return framework.Usagef("--workers must be at least 1, got %d", *workers)
@@ -122,31 +152,45 @@ func runExperiment(ctx context.Context, a *app, args []string) error {
 	if fi, err := os.Stat(*out); err != nil || !fi.IsDir() {
 		return framework.Usagef("--out %s: not a directory", *out)
 	}
-	prog := a.newProgress(true, "experiment "+e.Name)
-	defer prog.clear()
+	for _, e := range run {
+		r := *reps
+		if r == 0 {
+			r = e.Reps
+		}
+		if err := runOneExperiment(ctx, a, e, &expEnv{ctx: ctx, reps: r, seed: *seed, workers: *workers}, *out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runOneExperiment runs e and writes its files into dir.
+func runOneExperiment(ctx context.Context, a *app, e *experiment, x *expEnv, dir string) error {
+	x.prog = a.newProgress(true, "experiment "+e.Name)
+	defer x.prog.clear()
 	start := time.Now()
-	res, err := e.Run(&expEnv{ctx: ctx, reps: *reps, seed: *seed, workers: *workers, prog: prog})
+	res, err := e.Run(x)
 	if err != nil {
 		return fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
-	prog.clear()
+	x.prog.clear()
 	secs := time.Since(start).Seconds()
-	cmd := fmt.Sprintf("vi experiment %s --reps %d --seed %d", e.Name, *reps, *seed)
-	if err := writeExperiment(*out, e, res, cmd, secs); err != nil {
+	cmd := fmt.Sprintf("vi experiment %s --reps %d --seed %d", e.Name, x.reps, x.seed)
+	if err := writeExperiment(dir, e, res, cmd, secs); err != nil {
 		return err
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintln(a.stdout, n)
 	}
-	fmt.Fprintf(a.stdout, "wrote %s.{csv,svg,png,md} in %s (%.0f s)\n", e.Name, *out, secs)
+	fmt.Fprintf(a.stdout, "wrote %s.{csv,svg,png,md} in %s (%.0f s)\n", e.Name, dir, secs)
 	return nil
 }
 
 func listExperiments(w io.Writer) {
-	fmt.Fprint(w, "usage: vi experiment <name> [--reps R] [--out DIR]\n\nThe experiments:\n\n")
+	fmt.Fprint(w, "usage: vi experiment <name>|all [--reps R] [--out DIR]\n\nThe experiments (all: each in turn):\n\n")
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	for _, e := range experiments {
-		fmt.Fprintf(tw, "\t%s\t%s (%d reps)\n", e.Name, e.Short, e.Reps)
+		fmt.Fprintf(tw, "\t%s\t%s (the paper: %d repetitions)\n", e.Name, e.Short, e.Reps)
 	}
 	tw.Flush()
 }

@@ -16,6 +16,7 @@
 //	merge       combine the shards of a run (vi estimate --shard) into its report
 //	simulate    write a simulated data set and its true importances
 //	bench       benchmark the estimators on named cases
+//	experiment  rerun one of the LazyVI paper's experiments
 //	backends    list the model backends and their options
 //	estimators  list the estimators
 //	measures    list the predictiveness measures
@@ -106,7 +107,7 @@ var constructors []func() *Command
 
 // helpOrder is the order "vi help" lists commands in; commands not named
 // here follow in registration order.
-var helpOrder = []string{"estimate", "shapley", "roar", "train", "merge", "simulate", "bench", "backends", "estimators", "measures", "version", "help"}
+var helpOrder = []string{"estimate", "shapley", "roar", "train", "merge", "simulate", "bench", "experiment", "backends", "estimators", "measures", "version", "help"}
 
 // addCommand registers a command's constructor; each command's file calls
 // it from init, so that adding a command touches no other file.
