@@ -145,5 +145,9 @@ func barPanel(title, ylabel string, cats, names []string, vals [][]float64) (*pl
 // headroom raises the panel's top by a third of its range, so that the
 // legend in the top corner clears the data.
 func headroom(p *plot.Plot) {
-	p.Y.Max += (p.Y.Max - p.Y.Min) / 3
+	r := p.Y.Max - p.Y.Min
+	p.Y.Max += r / 3
+	if p.Y.Min < 0 {
+		p.Y.Min -= r / 20
+	}
 }
