@@ -197,9 +197,10 @@ func speedOnce(ctx context.Context, be framework.Backend, sim *simulate.Data, op
 	d := &framework.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}
 	truth := sim.Truth
 	if sim.Setting == "highdim" {
-		// Monte Carlo, once per process: what a second retrain from
-		// another seed scatters by is larger than the estimators'
-		// differences from the first, so retrain is no reference here.
+		// The truth by Monte Carlo, once per process. Retrain is no
+		// reference here: a second retrain from another seed is further
+		// from it than lazy or dropout are
+		// (research/2026-11-27-highdim-reference.md).
 		truth = simulate.HighDimTruth(sim.Rho)
 	}
 	run, _, err := timeEstimators(ctx, benchInput{data: d, measure: sim.Measure, truth: truth}, be, opts, ests, workers, nFeatures, seed, prog)
