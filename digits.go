@@ -5,7 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 
-	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/dataio"
 )
 
 // digitsCSV is the UCI optical recognition of handwritten digits test set
@@ -21,8 +21,8 @@ const DigitsSource = "digits.csv (built-in)"
 
 // Digits returns a new copy of the built-in digits data: an image set for
 // the cnn backend (image 8x8), as vi experiment roar-images uses it.
-func Digits() (*framework.Dataset, error) {
-	d, err := framework.ReadCSV(bytes.NewReader(digitsCSV), DigitsSource)
+func Digits() (*dataio.Dataset, error) {
+	d, err := dataio.ReadCSV(bytes.NewReader(digitsCSV), DigitsSource)
 	if err != nil {
 		return nil, fmt.Errorf("built-in data: %w", err)
 	}

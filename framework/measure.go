@@ -25,3 +25,13 @@ type Measure interface {
 	// against the responses y.
 	Evaluate(y []float64, pred mat.Matrix) (Score, error)
 }
+
+// DefaultMeasure names the default measure of a task: mse for regression,
+// accuracy for binary and multiclass classification. pipeline.Run looks it up in
+// the measure registry when it is given no measure.
+func DefaultMeasure(t Task) string {
+	if t == Binary || t == Multiclass {
+		return "accuracy"
+	}
+	return "mse"
+}

@@ -136,13 +136,12 @@ func (md *Model) productArgs(ctx context.Context, op string, x mat.Matrix, v *ma
 // signals, using scratch (returned, grown as needed) for Delta's rows
 // scaled by a. With transposed, the scaled Delta is written transposed
 // (out x n) and dW = (Delta^T diag(a)) A is gonum's NoTrans x NoTrans
-// product instead of the Trans x NoTrans one on Delta as it is stored:
-// gonum's kernel for that orientation is about twice as fast on dense
-// operands of lazy's shapes at scale, less on the real signals, whose
-// zeros (ReLU) both kernels skip (research/2026-11-27-single-precision-products.md).
-// The products (JacobianTMul) use it; the kernel's JacobianTVec keeps the
-// stored orientation, whose summation order the dense path's results
-// depend on to the last bit.
+// product instead of the Trans x NoTrans one on Delta as it is stored,
+// which gonum's kernels run faster, most on dense operands (on the real
+// signals both skip the ReLU's zeros;
+// research/2026-11-27-single-precision-products.md). The products
+// (JacobianTMul) use it; the kernel's JacobianTVec keeps the order its
+// sums had, so that the dense path's numbers stay what they were.
 func (md *Model) jacobianTVec(acts *activations, deltas []blas64.General, a, out, scratch []float64, transposed bool) []float64 {
 	if acts.prob != nil {
 		md.softmaxVJP(newParams(md.layers, md.trained.Theta), acts, a, out)
@@ -187,8 +186,8 @@ var _ framework.SinglePrecisioner = (*Model)(nil)
 // SinglePrecision returns the model's Jacobian products in single
 // precision (framework.SinglePrecisioner): the same products from float32
 // copies of the memoised signals (converted once per memo entry, their
-// bytes counted in its budget) by blas32.Gemm, about 1.45 times as fast as
-// JacobianMul's and JacobianTMul's on lazy's problems at scale
+// bytes counted in its budget) by blas32.Gemm, faster than JacobianMul's
+// and JacobianTMul's float64 ones
 // (research/2026-11-27-single-precision-products.md). A multiclass model's
 // products (a forward and a backward pass per vector) stay in float64.
 func (md *Model) SinglePrecision() framework.JacobianMultiplier { return single{md} }

@@ -44,8 +44,6 @@ the experiments; "vi experiment all" runs each in turn.`,
 	return c
 }
 
-func init() { addCommand(newExperimentCommand) }
-
 // experiment is one of the paper's experiments. Run computes its table,
 // figure and notes with the environment's repetitions and seed; each
 // experiment lives in its own file and registers itself with
@@ -166,8 +164,8 @@ func runExperiment(ctx context.Context, a *app, args []string) error {
 
 // runOneExperiment runs e and writes its files into dir.
 func runOneExperiment(ctx context.Context, a *app, e *experiment, x *expEnv, dir string) error {
-	x.prog = a.newProgress(true, "experiment "+e.Name)
-	defer x.prog.clear()
+	x.prog = a.newProgress(progressAuto, "experiment "+e.Name)
+	defer x.prog.close()
 	start := time.Now()
 	res, err := e.Run(x)
 	if err != nil {
@@ -210,7 +208,11 @@ func writeExperiment(dir string, e *experiment, res *expOutput, cmd string, secs
 		return err
 	}
 	for _, format := range []string{"svg", "png"} {
-		if err := writePlot(base+"."+format, func(w io.Writer) error { return drawPanels(w, res.Plots, format) }); err != nil {
+		var img bytes.Buffer
+		if err := drawPanels(&img, res.Plots, format); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(base+"."+format, img.Bytes()); err != nil {
 			return err
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
-	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -40,12 +40,12 @@ func runBinary(x *expEnv) (*expOutput, error) {
 	truth := simulate.BinaryTruth()
 	for rep := 0; rep < x.reps; rep++ {
 		seed := x.seed + int64(rep)
-		x.prog.status(fmt.Sprintf("binary: repetition %d/%d", rep+1, x.reps))
+		x.prog.setStatus(fmt.Sprintf("binary: repetition %d/%d", rep+1, x.reps))
 		sim, err := simulate.Binary(1000, seed)
 		if err != nil {
 			return nil, err
 		}
-		res, err := x.estimate(expRun{sim: sim, model: expModel{mlp.Backend{}, "mlp", map[string]string{"hidden": "50"}}, ests: ests, seed: seed, inference: framework.Plain})
+		res, err := x.estimate(expRun{sim: sim, model: expModel{mlp.Backend{}, "mlp", map[string]string{"hidden": "50"}}, ests: ests, seed: seed, inference: inference.Plain})
 		if err != nil {
 			return nil, err
 		}

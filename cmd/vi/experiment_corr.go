@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
-	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -47,12 +47,12 @@ func runCorr(x *expEnv) (*expOutput, error) {
 	for k, rho := range corrRhos {
 		for rep := 0; rep < x.reps; rep++ {
 			seed := x.seed + int64(rep)
-			x.prog.status(fmt.Sprintf("corr: rho %.1f, repetition %d/%d", rho, rep+1, x.reps))
+			x.prog.setStatus(fmt.Sprintf("corr: rho %.1f, repetition %d/%d", rho, rep+1, x.reps))
 			sim, err := simulate.Linear(corrN, rho, seed)
 			if err != nil {
 				return nil, err
 			}
-			res, err := x.estimate(expRun{sim: sim, model: expModel{mlp.Backend{}, "mlp", map[string]string{"hidden": "50"}}, ests: ests, features: feats, seed: seed, inference: framework.Plain})
+			res, err := x.estimate(expRun{sim: sim, model: expModel{mlp.Backend{}, "mlp", map[string]string{"hidden": "50"}}, ests: ests, features: feats, seed: seed, inference: inference.Plain})
 			if err != nil {
 				return nil, err
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/lazyvi/lazyvi/backends/linear"
 	"github.com/lazyvi/lazyvi/backends/mlp"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -51,7 +52,7 @@ func runHighdim(x *expEnv) (*expOutput, error) {
 	secs := map[string][]float64{}
 	var order []string
 	var refs []float64 // retrain's VI of x1, by repetition
-	add := func(rep int, est, feature string, r framework.Result, ref float64) {
+	add := func(rep int, est, feature string, r inference.Result, ref float64) {
 		e := r.VI - ref
 		tr := truthOf(feature)
 		out.Rows = append(out.Rows, []string{strconv.Itoa(rep), est, feature, ftoa(r.VI), ftoa(r.SE), ftoa(r.Seconds), ftoa(ref), ftoa(e), ftoa(e / ref), ftoa(tr), ftoa(r.VI - tr)})
@@ -67,12 +68,12 @@ func runHighdim(x *expEnv) (*expOutput, error) {
 	}
 	for rep := 0; rep < x.reps; rep++ {
 		seed := x.seed + int64(rep)
-		x.prog.status(fmt.Sprintf("highdim: repetition %d/%d", rep+1, x.reps))
+		x.prog.setStatus(fmt.Sprintf("highdim: repetition %d/%d", rep+1, x.reps))
 		sim, err := simulate.HighDim(1000, seed)
 		if err != nil {
 			return nil, err
 		}
-		res, err := x.estimate(expRun{sim: sim, model: expModel{mlp.Backend{}, "mlp", map[string]string{"hidden": "50"}}, ests: mlpEsts, features: highdimFeatures, seed: seed, inference: framework.Plain})
+		res, err := x.estimate(expRun{sim: sim, model: expModel{mlp.Backend{}, "mlp", map[string]string{"hidden": "50"}}, ests: mlpEsts, features: highdimFeatures, seed: seed, inference: inference.Plain})
 		if err != nil {
 			return nil, err
 		}
@@ -85,7 +86,7 @@ func runHighdim(x *expEnv) (*expOutput, error) {
 		ref := res.get("retrain", "x1").VI
 		refs = append(refs, ref)
 		for _, b := range []expModel{{linear.Backend{}, "linear", nil}, {forest.Backend{}, "forest", nil}} {
-			r, err := x.estimate(expRun{sim: sim, model: b, ests: []framework.Estimator{lookupRetrain()}, features: []string{"x1"}, seed: seed, inference: framework.Plain})
+			r, err := x.estimate(expRun{sim: sim, model: b, ests: []framework.Estimator{lookupRetrain()}, features: []string{"x1"}, seed: seed, inference: inference.Plain})
 			if err != nil {
 				return nil, err
 			}

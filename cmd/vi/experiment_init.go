@@ -9,8 +9,9 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
-	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -60,7 +61,7 @@ func (r randomInitLazy) Reduce(ctx context.Context, p *framework.Problem, f fram
 		return framework.Reduced{}, err
 	}
 	defer done()
-	return estimators.Lazy{}.Reduce(ctx, q, f)
+	return lazy.Estimator{}.Reduce(ctx, q, f)
 }
 
 func (r randomInitLazy) Baseline(ctx context.Context, p *framework.Problem) (framework.Reduced, error) {
@@ -69,7 +70,7 @@ func (r randomInitLazy) Baseline(ctx context.Context, p *framework.Problem) (fra
 		return framework.Reduced{}, err
 	}
 	defer done()
-	return estimators.Lazy{}.Baseline(ctx, q)
+	return lazy.Estimator{}.Baseline(ctx, q)
 }
 
 func runInit(x *expEnv) (*expOutput, error) {
@@ -86,12 +87,12 @@ func runInit(x *expEnv) (*expOutput, error) {
 	}
 	for rep := 0; rep < x.reps; rep++ {
 		seed := x.seed + int64(rep)
-		x.prog.status(fmt.Sprintf("init: repetition %d/%d", rep+1, x.reps))
+		x.prog.setStatus(fmt.Sprintf("init: repetition %d/%d", rep+1, x.reps))
 		sim, err := simulate.Linear(timeErrorN, timeErrorRho, seed)
 		if err != nil {
 			return nil, err
 		}
-		res, err := x.estimate(expRun{sim: sim, model: expModel{mlp.Backend{}, "mlp", map[string]string{"hidden": "50"}}, ests: ests, features: feats, seed: seed, inference: framework.Plain})
+		res, err := x.estimate(expRun{sim: sim, model: expModel{mlp.Backend{}, "mlp", map[string]string{"hidden": "50"}}, ests: ests, features: feats, seed: seed, inference: inference.Plain})
 		if err != nil {
 			return nil, err
 		}

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
-	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -52,12 +52,12 @@ func runTimeError(x *expEnv) (*expOutput, error) {
 	cover := map[string][]float64{} // est -> 0/1 per important feature and rep
 	for rep := 0; rep < x.reps; rep++ {
 		seed := x.seed + int64(rep)
-		x.prog.status(fmt.Sprintf("time-error: repetition %d/%d", rep+1, x.reps))
+		x.prog.setStatus(fmt.Sprintf("time-error: repetition %d/%d", rep+1, x.reps))
 		sim, err := simulate.Linear(timeErrorN, timeErrorRho, seed)
 		if err != nil {
 			return nil, err
 		}
-		res, err := x.estimate(expRun{sim: sim, model: expModel{mlp.Backend{}, "mlp", map[string]string{"hidden": "50"}}, ests: ests, seed: seed, inference: framework.Plain})
+		res, err := x.estimate(expRun{sim: sim, model: expModel{mlp.Backend{}, "mlp", map[string]string{"hidden": "50"}}, ests: ests, seed: seed, inference: inference.Plain})
 		if err != nil {
 			return nil, err
 		}

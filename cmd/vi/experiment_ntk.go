@@ -7,7 +7,9 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -32,13 +34,13 @@ func runNTKTrace(x *expEnv) (*expOutput, error) {
 	for k, n := range ntkSizes {
 		for rep := 0; rep < x.reps; rep++ {
 			seed := x.seed + int64(rep)
-			x.prog.status(fmt.Sprintf("ntk-trace: n %d, repetition %d/%d", n, rep+1, x.reps))
+			x.prog.setStatus(fmt.Sprintf("ntk-trace: n %d, repetition %d/%d", n, rep+1, x.reps))
 			sim, err := simulate.Linear(n, timeErrorRho, seed)
 			if err != nil {
 				return nil, err
 			}
-			d := &framework.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}
-			p, err := framework.Prepare(x.ctx, d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Options: map[string]string{"hidden": "50"}, Seed: seed})
+			d := &dataio.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}
+			p, err := pipeline.Prepare(x.ctx, d, pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Options: map[string]string{"hidden": "50"}, Seed: seed})
 			if err != nil {
 				return nil, err
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/lazyvi/lazyvi/backends/cnn"
 	"github.com/lazyvi/lazyvi/estimators/roar"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 func init() {
@@ -52,8 +53,8 @@ func runROARImages(x *expEnv) (*expOutput, error) {
 	secs := map[string][]float64{}
 	for rep := 0; rep < x.reps; rep++ {
 		seed := x.seed + int64(rep)
-		x.prog.status(fmt.Sprintf("roar-images: repetition %d/%d", rep+1, x.reps))
-		p, err := framework.Prepare(x.ctx, d, framework.Config{Backend: cnn.Backend{}, BackendName: "cnn", Options: map[string]string{"image": "8x8"}, Seed: seed})
+		x.prog.setStatus(fmt.Sprintf("roar-images: repetition %d/%d", rep+1, x.reps))
+		p, err := pipeline.Prepare(x.ctx, d, pipeline.Config{Backend: cnn.Backend{}, BackendName: "cnn", Options: map[string]string{"image": "8x8"}, Seed: seed})
 		if err != nil {
 			return nil, err
 		}

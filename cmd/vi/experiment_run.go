@@ -10,8 +10,11 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -30,35 +33,35 @@ type expRun struct {
 	ests      []framework.Estimator
 	features  []string
 	seed      int64
-	inference framework.Inference
+	inference inference.Inference
 }
 
 // expResults are a run's results by estimator and feature, and the full
 // model's training time.
 type expResults struct {
-	by          map[[2]string]framework.Result
+	by          map[[2]string]inference.Result
 	fullSeconds float64
 }
 
-func (r expResults) get(est, feature string) framework.Result {
+func (r expResults) get(est, feature string) inference.Result {
 	return r.by[[2]string{est, feature}]
 }
 
 // estimate trains the run's full model and runs its estimators.
 func (x *expEnv) estimate(run expRun) (expResults, error) {
-	d := &framework.Dataset{Source: run.sim.Setting, Names: run.sim.Names, X: run.sim.X}
+	d := &dataio.Dataset{Source: run.sim.Setting, Names: run.sim.Names, X: run.sim.X}
 	m, err := framework.LookupMeasure(run.sim.Measure)
 	if err != nil {
 		return expResults{}, err
 	}
 	start := time.Now()
-	p, err := framework.Prepare(x.ctx, d, framework.Config{Backend: run.model.backend, BackendName: run.model.name, Options: run.model.options, Seed: run.seed})
+	p, err := pipeline.Prepare(x.ctx, d, pipeline.Config{Backend: run.model.backend, BackendName: run.model.name, Options: run.model.options, Seed: run.seed})
 	if err != nil {
 		return expResults{}, fmt.Errorf("%s, seed %d: %w", run.sim.Setting, run.seed, err)
 	}
 	defer p.Close()
 	full := time.Since(start).Seconds()
-	all, err := framework.ResolveFeatures(p.FeatureNames, "", nil, false)
+	all, err := dataio.ResolveFeatures(p.FeatureNames, "", nil, false)
 	if err != nil {
 		return expResults{}, err
 	}
@@ -71,11 +74,11 @@ func (x *expEnv) estimate(run expRun) (expResults, error) {
 			}
 		}
 	}
-	res, err := framework.Estimate(x.ctx, p, m, run.ests, feats, framework.EstimateOptions{Workers: x.workers, Inference: run.inference})
+	res, err := pipeline.Estimate(x.ctx, p, m, run.ests, feats, pipeline.EstimateOptions{Workers: x.workers, InferOptions: inference.InferOptions{Inference: run.inference}})
 	if err != nil {
 		return expResults{}, fmt.Errorf("%s, seed %d: %w", run.sim.Setting, run.seed, err)
 	}
-	out := expResults{by: map[[2]string]framework.Result{}, fullSeconds: full}
+	out := expResults{by: map[[2]string]inference.Result{}, fullSeconds: full}
 	for _, r := range res {
 		out.by[[2]string{r.Estimator, r.Feature}] = r
 	}

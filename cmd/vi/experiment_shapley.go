@@ -5,8 +5,10 @@ import (
 	"strconv"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators/shapley"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -25,12 +27,12 @@ func init() {
 // shapleyPlayers are the experiment's players: x1..x5 alone and the 95
 // null features as one group, so that every subset of the six is fitted
 // (62 reduced models per estimator) instead of a sample of subsets of 100.
-func shapleyPlayers() []framework.Group {
-	g := framework.Group{Name: "x6-x100"}
+func shapleyPlayers() []dataio.Group {
+	g := dataio.Group{Name: "x6-x100"}
 	for j := 6; j <= simulate.LogisticP; j++ {
 		g.Columns = append(g.Columns, "x"+strconv.Itoa(j))
 	}
-	return []framework.Group{g}
+	return []dataio.Group{g}
 }
 
 func runShapley(x *expEnv) (*expOutput, error) {
@@ -48,17 +50,17 @@ func runShapley(x *expEnv) (*expOutput, error) {
 	}
 	for rep := 0; rep < x.reps; rep++ {
 		seed := x.seed + int64(rep)
-		x.prog.status(fmt.Sprintf("shapley: repetition %d/%d", rep+1, x.reps))
+		x.prog.setStatus(fmt.Sprintf("shapley: repetition %d/%d", rep+1, x.reps))
 		sim, err := simulate.Logistic(750, simulate.LogisticRho, seed)
 		if err != nil {
 			return nil, err
 		}
-		d := &framework.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}
+		d := &dataio.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}
 		m, err := framework.LookupMeasure(sim.Measure)
 		if err != nil {
 			return nil, err
 		}
-		cfg := framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Options: map[string]string{"hidden": "128"}, Seed: seed, TrainFrac: 500.0 / 750, Groups: shapleyPlayers()}
+		cfg := pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Options: map[string]string{"hidden": "128"}, Seed: seed, TrainFrac: 500.0 / 750, Groups: shapleyPlayers()}
 		rep2, err := shapley.Run(x.ctx, d, cfg, m, reds, shapley.RunOptions{Options: shapley.Options{Workers: x.workers}, Exact: true})
 		if err != nil {
 			return nil, err

@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
-	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -43,12 +43,12 @@ func runWidth(x *expEnv) (*expOutput, error) {
 	for k, w := range widthWidths {
 		for rep := 0; rep < x.reps; rep++ {
 			seed := x.seed + int64(rep)
-			x.prog.status(fmt.Sprintf("width: %d, repetition %d/%d", w, rep+1, x.reps))
+			x.prog.setStatus(fmt.Sprintf("width: %d, repetition %d/%d", w, rep+1, x.reps))
 			sim, err := simulate.Linear(widthN, timeErrorRho, seed)
 			if err != nil {
 				return nil, err
 			}
-			res, err := x.estimate(expRun{sim: sim, model: expModel{mlp.Backend{}, "mlp", map[string]string{"hidden": strconv.Itoa(w)}}, ests: ests, features: feats, seed: seed, inference: framework.Plain})
+			res, err := x.estimate(expRun{sim: sim, model: expModel{mlp.Backend{}, "mlp", map[string]string{"hidden": strconv.Itoa(w)}}, ests: ests, features: feats, seed: seed, inference: inference.Plain})
 			if err != nil {
 				return nil, err
 			}

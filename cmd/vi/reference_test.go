@@ -69,7 +69,7 @@ func renderCLIReference(t *testing.T) map[string]string {
 	var b strings.Builder
 	b.WriteString(referenceHeader)
 	b.WriteString("# Command-line reference\n\n")
-	b.WriteString("Every command of `vi` with every flag, as `vi help <command>` prints them.\n")
+	b.WriteString("Every command of `vi` with every flag, as `vi help --long <command>` prints them.\n")
 	b.WriteString("The flags of the library's settings, their defaults and their meaning are\n")
 	b.WriteString("those of this build of vi.\n\n")
 	b.WriteString("## vi\n\n")
@@ -107,7 +107,7 @@ func renderCLIReference(t *testing.T) map[string]string {
 // and for vi bench each case's help under a heading one level below level.
 func writeCommand(t *testing.T, b *strings.Builder, level, name string) {
 	t.Helper()
-	writeText(b, viOutput(t, "help", name))
+	writeText(b, viOutput(t, "help", "--long", name))
 	if listing[name] {
 		fmt.Fprintf(b, "\n`vi %s` prints:\n\n", name)
 		writeText(b, viOutput(t, name))

@@ -22,9 +22,12 @@ import (
 
 	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -53,8 +56,8 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	d := &framework.Dataset{Source: "highdim", Names: sim.Names, X: sim.X}
-	p, err := framework.Prepare(ctx, d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Options: opts, Seed: seed})
+	d := &dataio.Dataset{Source: "highdim", Names: sim.Names, X: sim.X}
+	p, err := pipeline.Prepare(ctx, d, pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Options: opts, Seed: seed})
 	if err != nil {
 		panic(err)
 	}
@@ -67,8 +70,8 @@ func main() {
 		ests = append(ests, e)
 	}
 	ests = append(ests, reseeded{})
-	feats, _ := framework.ResolveFeatures(p.FeatureNames, "", nil, false)
-	res, err := framework.Estimate(ctx, p, measures.MSE(), ests, feats, framework.EstimateOptions{Workers: 2, Inference: framework.Plain})
+	feats, _ := dataio.ResolveFeatures(p.FeatureNames, "", nil, false)
+	res, err := pipeline.Estimate(ctx, p, measures.MSE(), ests, feats, pipeline.EstimateOptions{Workers: 2, InferOptions: inference.InferOptions{Inference: inference.Plain}})
 	if err != nil {
 		panic(err)
 	}

@@ -23,7 +23,8 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/dataio"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -69,15 +70,15 @@ func model(setting string, x []float64, j int) float64 {
 func main() {
 	setting, path := os.Args[1], os.Args[2]
 	seed, _ := strconv.ParseInt(os.Args[3], 10, 64)
-	d, err := framework.LoadCSV(context.Background(), path)
+	d, err := dataio.LoadCSV(context.Background(), path)
 	if err != nil {
 		panic(err)
 	}
 	n, c := d.X.Dims()
 	p := c - 1
-	// The evaluation rows of framework.Prepare's split.
+	// The evaluation rows of pipeline.Prepare's split.
 	perm := rand.New(rand.NewPCG(uint64(seed), 0x5eed5b11)).Perm(n)
-	n1 := int(math.Round(framework.DefaultTrainFrac * float64(n)))
+	n1 := int(math.Round(pipeline.DefaultTrainFrac * float64(n)))
 	eval := perm[n1:]
 	oracle := make(map[string]float64)
 	for j := 0; j < p; j++ {
@@ -101,7 +102,7 @@ func main() {
 		if err != nil {
 			panic(err)
 		}
-		var rep framework.Report
+		var rep pipeline.Report
 		if err := json.Unmarshal(b, &rep); err != nil {
 			panic(err)
 		}

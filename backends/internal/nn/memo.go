@@ -24,8 +24,8 @@ import (
 // Values computes an input's values once however many goroutines ask for
 // them at the same time: the lazy estimator's cross-validation asks for a
 // fold's predictions at several penalties concurrently
-// (framework.PredictShiftsEach), each of which needs the fold's signals
-// and would otherwise compute them itself.
+// (framework.PredictShiftsEach), each of which needs the fold's signals,
+// and without Values each of them would compute them.
 type Memo[V any] struct {
 	mu      sync.Mutex
 	entries []*memoEntry[V] // least recently used first
@@ -65,7 +65,7 @@ type memoEntry[V any] struct {
 // high-dimensional setting an mlp entry is ~1.2 MB; a fold of 10,000 rows
 // of a width-50 network ~16 MB; lazy's matrix-free solve needs one entry
 // per worker of all the train rows, 43 MB at 6667 rows of a (200, 100)
-// network on 100 inputs, 128 MB at 20,000: 64 MiB would thrash with two
+// network on 100 inputs, 128 MB at 20,000: 64 MiB thrashed with two
 // workers there and could not hold the larger one at all).
 var MemoBudget = 512 << 20
 

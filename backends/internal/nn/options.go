@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -101,10 +102,10 @@ func PositiveInt(name, k, v string) (int, error) {
 }
 
 // Float parses the value v of option k as a finite decimal number >= 0
-// (framework.ParseNumber: not Go's hexadecimal or digit separators);
+// (dataio.ParseNumber: not Go's hexadecimal or digit separators);
 // positive additionally rejects zero.
 func Float(name, k, v string, positive bool) (float64, error) {
-	f, err := framework.ParseNumber(v)
+	f, err := dataio.ParseNumber(v)
 	if err != nil || f < 0 || (positive && f == 0) {
 		want := "a finite number >= 0"
 		if positive {
