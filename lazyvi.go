@@ -11,7 +11,7 @@
 //	}
 //
 // Importing this package registers the built-in estimators (lazy, dropout,
-// retrain, lazy-es), measures (mse, r2, accuracy, logloss, auc) and the mlp
+// retrain, lazy-es, permute, cpi), measures (mse, r2, accuracy, logloss, auc) and the mlp
 // backend, so that the framework finds them by name: no blank imports are
 // needed. The parts themselves live in framework (the interfaces, Prepare,
 // Estimate, Run), estimators, estimators/lazy, measures, backends/... and
@@ -25,8 +25,10 @@ import (
 	"github.com/lazyvi/lazyvi/backends/linear"
 	"github.com/lazyvi/lazyvi/backends/mlp"
 	"github.com/lazyvi/lazyvi/dataio"
-	_ "github.com/lazyvi/lazyvi/estimators"      // registers dropout, retrain, lazy-es
-	_ "github.com/lazyvi/lazyvi/estimators/lazy" // registers lazy
+	_ "github.com/lazyvi/lazyvi/estimators"         // registers dropout, retrain, lazy-es
+	_ "github.com/lazyvi/lazyvi/estimators/cpi"     // registers cpi
+	_ "github.com/lazyvi/lazyvi/estimators/lazy"    // registers lazy
+	_ "github.com/lazyvi/lazyvi/estimators/permute" // registers permute
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	_ "github.com/lazyvi/lazyvi/measures" // registers mse, r2, accuracy, logloss, auc

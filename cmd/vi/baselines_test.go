@@ -62,7 +62,7 @@ func TestLazyNeedsGradientsCLI(t *testing.T) {
 	if code != 2 {
 		t.Fatalf("exit code %d, want 2; stderr:\n%s", code, stderr)
 	}
-	for _, want := range []string{"lazy", "forest", "dropout,retrain"} {
+	for _, want := range []string{"lazy", "forest", "cpi,dropout,permute,retrain"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
@@ -71,7 +71,7 @@ func TestLazyNeedsGradientsCLI(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("vi backends: exit %d", code)
 	}
-	for _, want := range []string{"forest\n  capabilities: regression, binary, multiclass\n  estimators: dropout, retrain", "linear\n", "ridge", "mtry", "min_leaf", "max_depth", "trees"} {
+	for _, want := range []string{"forest\n  capabilities: regression, binary, multiclass\n  estimators: cpi, dropout, permute, retrain", "linear\n", "ridge", "mtry", "min_leaf", "max_depth", "trees"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("vi backends lacks %q:\n%s", want, stdout)
 		}

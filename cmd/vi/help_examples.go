@@ -39,6 +39,11 @@ var commandExamples = map[string][]string{
 		"vi bench data --data lin.csv --target y --features 3",
 		"vi bench highdim --n 10000 --width 200:100 --features 4",
 	},
+	"experiment": {
+		"vi experiment --list",
+		"vi experiment highdim --reps 2 --out results",
+		"vi experiment all --out docs/paper",
+	},
 	"backends":   {"vi backends"},
 	"estimators": {"vi estimators"},
 	"measures":   {"vi measures"},

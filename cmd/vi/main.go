@@ -16,6 +16,7 @@
 //	merge       combine the shards of a run (vi estimate --shard) into its report
 //	simulate    write a simulated data set and its true importances
 //	bench       benchmark the estimators on named cases
+//	experiment  rerun one of the LazyVI paper's experiments: data, figure and a markdown note
 //	backends    list the model backends and their options
 //	estimators  list the estimators
 //	measures    list the predictiveness measures
@@ -123,6 +124,7 @@ var commands = []func() *Command{
 	newMergeCommand,
 	newSimulateCommand,
 	newBenchCommand,
+	newExperimentCommand,
 	newBackendsCommand,
 	newEstimatorsCommand,
 	newMeasuresCommand,
