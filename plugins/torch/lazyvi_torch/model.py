@@ -22,6 +22,7 @@ parameters in and out of a module, which one thread at a time may do).
 import contextlib
 import copy
 import io
+import pickle
 import sys
 import threading
 from dataclasses import dataclass
@@ -213,6 +214,16 @@ class Model:
                 raise ModelError("%s: Load into a fitted model" % NAME)
             try:
                 st = torch.load(io.BytesIO(state), map_location="cpu", weights_only=True)
+            except pickle.UnpicklingError as e:
+                # A pickle that names a class or global the tensor-only
+                # unpickler refuses is a crafted state; anything else is not
+                # a state at all.
+                if not any(w in str(e) for w in ("Unsupported class", "Unsupported global")):
+                    raise UsageError("%s: Load: not a saved model state: %s" % (NAME, e))
+                # torch's message advises weights_only=False, which vi never
+                # uses: say what the state holds instead.
+                what = str(e).rsplit("WeightsUnpickler error:", 1)[-1].strip()
+                raise UsageError("%s: Load: refused: the saved state holds more than tensors (%s), which could run code when loaded" % (NAME, what))
             except Exception as e:
                 raise UsageError("%s: Load: not a saved model state: %s" % (NAME, e))
             if not isinstance(st, dict) or st.get("version") != STATE_VERSION:

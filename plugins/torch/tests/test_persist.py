@@ -47,3 +47,20 @@ def test_report():
     assert m.report.architecture.startswith("Linear(in_features=4, out_features=6")
     assert m.report.architecture.endswith("; %d parameters" % m.num_params)
     assert not m.report.loaded
+
+
+class _Opens:
+    """An object whose unpickling would call open: a crafted state."""
+
+    def __reduce__(self):
+        return (open, ("/nonexistent-lazyvi-crafted-state", "w"))
+
+
+def test_crafted_state_runs_nothing(tmp_path):
+    import io
+    import pickle
+
+    buf = io.BytesIO()
+    torch.save({"version": 1, "payload": _Opens()}, buf, pickle_module=pickle)
+    with pytest.raises(UsageError, match="refused: the saved state holds more than tensors"):
+        model.new_model(0, 4, 1, 0, {"hidden": "6"}).load_state(buf.getvalue())
