@@ -39,13 +39,13 @@ const parallelWork = 1 << 18
 // c = beta*c (c = 0 when beta is 0), then c = fma(alpha*a_l, b_l, c) for
 // l = 0, ..., k-1 in order, each operation rounded once. Only the work's
 // partition across goroutines changes with GOMAXPROCS, never a sum's order.
-func gemm[T float](cf *config[T], p product[T]) {
+func gemm[T float](cf *config[T], p *product[T]) {
 	m, n, k := p.m, p.n, p.k
 	if p.alpha == 0 || k == 0 {
 		scale(m, n, p.beta, p.c.data, p.c.stride)
 		return
 	}
-	j := job[T]{cf: cf, product: p}
+	j := job[T]{cf: cf, product: *p}
 	workers := 1
 	if float64(m)*float64(n)*float64(k) >= parallelWork {
 		workers = runtime.GOMAXPROCS(0)

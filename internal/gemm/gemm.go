@@ -32,7 +32,7 @@ func (impl Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 		b: matrix[float64]{trans: tB != blas.NoTrans, data: b, stride: ldb},
 		c: matrix[float64]{data: c, stride: ldc},
 	}
-	if cf == nil || !valid(tA, tB, p) {
+	if cf == nil || !valid(tA, tB, &p) {
 		// gonum's Dgemm, which also panics with its message on a bad argument.
 		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
@@ -40,7 +40,7 @@ func (impl Implementation) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 	if m == 0 || n == 0 {
 		return
 	}
-	gemm(cf, p)
+	gemm(cf, &p)
 }
 
 // Sgemm computes C = alpha op(A) op(B) + beta C (float32).
@@ -52,21 +52,21 @@ func (impl Implementation) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float
 		b: matrix[float32]{trans: tB != blas.NoTrans, data: b, stride: ldb},
 		c: matrix[float32]{data: c, stride: ldc},
 	}
-	if cf == nil || !valid(tA, tB, p) {
+	if cf == nil || !valid(tA, tB, &p) {
 		impl.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	if m == 0 || n == 0 {
 		return
 	}
-	gemm(cf, p)
+	gemm(cf, &p)
 }
 
 // valid reports whether gonum's Dgemm and Sgemm accept the arguments (they
 // panic otherwise): known transpositions, non-negative sizes, leading
 // dimensions at least the rows' lengths and slices long enough. p holds
 // the other arguments, its operands' trans set from tA and tB.
-func valid[T float](tA, tB blas.Transpose, p product[T]) bool {
+func valid[T float](tA, tB blas.Transpose, p *product[T]) bool {
 	transOK := func(t blas.Transpose) bool {
 		return t == blas.NoTrans || t == blas.Trans || t == blas.ConjTrans
 	}

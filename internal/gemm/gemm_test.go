@@ -68,8 +68,8 @@ func newOperands[T float](rng *rand.Rand, tA, tB blas.Transpose, m, n, k int) op
 }
 
 // product returns the product C = alpha op(A) op(B) + beta C on o.
-func (o operands[T]) product(alpha, beta T) product[T] {
-	return product[T]{
+func (o operands[T]) product(alpha, beta T) *product[T] {
+	return &product[T]{
 		m: o.m, n: o.n, k: o.k, alpha: alpha, beta: beta,
 		a: matrix[T]{trans: o.tA != blas.NoTrans, data: o.a, stride: o.lda},
 		b: matrix[T]{trans: o.tB != blas.NoTrans, data: o.b, stride: o.ldb},
