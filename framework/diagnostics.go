@@ -22,11 +22,13 @@ type Baseline struct {
 // the full model beats it. Gain = full score - Score; GainSE is its
 // standard error, from the paired per-row influence differences.
 type BaselineScore struct {
-	Name   string  `json:"name"`
-	Score  float64 `json:"score"`
-	SE     float64 `json:"se"`
-	Gain   float64 `json:"gain"`
-	GainSE float64 `json:"gain_se"`
+	Name  string  `json:"name"`
+	Score float64 `json:"score"`
+	// Loss, for a loss measure, is the loss itself, -Score.
+	Loss   *float64 `json:"loss,omitempty"`
+	SE     float64  `json:"se"`
+	Gain   float64  `json:"gain"`
+	GainSE float64  `json:"gain_se"`
 }
 
 // InterceptName is the name of the intercept-only baseline, which Run
@@ -112,6 +114,7 @@ func diagnose(ctx context.Context, folds []*Problem, m Measure, baselines []Base
 	}
 	for i := range out {
 		out[i].SE, out[i].GainSE = math.Sqrt(out[i].SE), math.Sqrt(out[i].GainSE)
+		out[i].Loss = LossOf(m, out[i].Score)
 	}
 	if folds[0].Task != Regression {
 		return out, nil, notes, nil

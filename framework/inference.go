@@ -457,6 +457,21 @@ type InferOptions struct {
 	// paired test is not valid for a null correlated with another feature.
 	// It changes nothing with Plain inference.
 	Paired bool
+	// Debias, with Ensemble and two or more repetitions of a cross-fit and
+	// Plain or Perturbed inference, extrapolates the ensembled estimate to
+	// an ensemble of infinitely many repetitions (Richardson in 1/M): the
+	// part of a network's finite-sample error that varies from one
+	// training to the next shrinks as 1/M in the ensemble's loss, so
+	// VI_inf = (M VI_ens - mean_m VI_m)/(M - 1), each row's influence value
+	// combined the same way, se^2 = var(IF_inf)/n + var_m(VI_m)/M.
+	Debias bool
+	// BiasAware, with Ensemble and two or more repetitions, widens the
+	// interval by a bound on the estimate's remaining bias, B = |VI_ens -
+	// mean_m VI_m|/(M - 1) (the size of Debias's correction): the interval
+	// is VI +- (B + z se), and the p-value is the largest one over biases
+	// within B, 1 - Phi((VI - B - delta)/se), so that the interval excludes
+	// delta from below exactly when p < (1 - level)/2.
+	BiasAware bool
 }
 
 // pairs reports whether the results take the paired estimate (Paired),
@@ -475,6 +490,9 @@ func (o InferOptions) check() error {
 	}
 	if !(o.Perturb >= 0) || math.IsInf(o.Perturb, 0) {
 		return fieldErrorf("InferOptions.Perturb", "must be a finite number >= 0, got %g", o.Perturb)
+	}
+	if o.Debias && o.Inference == Split {
+		return fieldErrorf("InferOptions.Debias", "needs the paired estimate (Plain or Perturbed inference), not split")
 	}
 	return nil
 }
@@ -609,6 +627,16 @@ func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, e
 			}
 		}
 	}
+	// corr[e*nf+f] is the extrapolated estimate (Debias), bound[e*nf+f] the
+	// bias bound (BiasAware); both need the ensemble.
+	var corr []viSE
+	var bound []float64
+	if ens != nil && (opt.Debias || opt.BiasAware) {
+		var err error
+		if corr, bound, err = extrapolate(reps, m, opt); err != nil {
+			return nil, err
+		}
+	}
 	// paired[e*nf+f] is the paired estimate's result (Paired).
 	var paired []Result
 	if opt.pairs() {
@@ -639,12 +667,22 @@ func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, e
 				// variability of the training below.
 				vi, v2 = ens[e*nf+f].vi, ens[e*nf+f].se*ens[e*nf+f].se
 			}
+			if corr != nil && opt.Debias {
+				vi, v2 = corr[e*nf+f].vi, corr[e*nf+f].se*corr[e*nf+f].se
+			}
 			if !opt.OmitRepeatVariance {
 				v2 += varOf(vis) / M
 			}
 			se := math.Sqrt(v2)
+			b := 0.0
+			if bound != nil && opt.BiasAware {
+				b = bound[e*nf+f]
+			}
 			res := Result{Feature: feat.Name, Estimator: es.Name(), VI: vi, SE: se,
-				CILow: vi - z*se, CIHigh: vi + z*se, PValue: OneSidedPValue(vi, se, opt.Delta)}
+				CILow: vi - b - z*se, CIHigh: vi + b + z*se, PValue: OneSidedPValue(vi-b, se, opt.Delta)}
+			if b > 0 {
+				res.BiasBound = b
+			}
 			if paired != nil {
 				t := paired[e*nf+f]
 				res.Interval = &IntervalEstimate{VI: res.VI, SE: res.SE}

@@ -494,7 +494,11 @@ type Result struct {
 	// the interval is centred on and its standard error (split's), where
 	// VI, SE and PValue are the paired estimate's.
 	Interval *IntervalEstimate `json:"interval,omitempty"`
-	Seconds  float64           `json:"seconds"`
+	// BiasBound, with a bias-aware interval (InferOptions.BiasAware), is
+	// the bound on the estimate's bias that the interval's half-width and
+	// the p-value allow for.
+	BiasBound float64 `json:"bias_bound,omitempty"`
+	Seconds   float64 `json:"seconds"`
 	// Extra are the estimator's own fields (its Summarize), written after
 	// the common ones: lazy's "lambda", the ridge penalty it used (null
 	// with "no_update": true when it kept the full model, i.e. fell back
@@ -678,8 +682,11 @@ func reduceFolds(ctx context.Context, folds []*Problem, m Measure, ests []Estima
 // FullResult is the full model's score on the evaluation split, with how
 // its training went and what it is measured against.
 type FullResult struct {
-	Score   float64 `json:"score"`
-	Seconds float64 `json:"seconds"`
+	// Score is larger-is-better (a loss's is the negated loss); Loss, for
+	// a loss measure (mse, logloss), is the loss itself, -Score.
+	Score   float64  `json:"score"`
+	Loss    *float64 `json:"loss,omitempty"`
+	Seconds float64  `json:"seconds"`
 
 	// R2 is the full model's R² on the evaluation rows (regression only).
 	R2 *float64 `json:"r2,omitempty"`
@@ -865,7 +872,7 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 	rep := &Report{
 		RunInfo:   first.Info(m, opt.Level),
 		Inference: opt.Inference.String(), Delta: opt.Delta, Adjust: opt.Adjust.String(), CITruncate: opt.CITruncate,
-		Full:    FullResult{Score: score, Seconds: fullSecs, Baselines: baselines, R2: r2},
+		Full:    FullResult{Score: score, Loss: LossOf(m, score), Seconds: fullSecs, Baselines: baselines, R2: r2},
 		Results: res,
 		Shard:   shard,
 	}

@@ -166,7 +166,7 @@ func writeTable(w io.Writer, r *framework.Report) error {
 		}
 	}
 	fmt.Fprintf(w, "full model: %s %s %s (trained in %.2fs)\n",
-		r.Measure, num(r.Full.Score), where, r.Full.Seconds)
+		r.Measure, num(framework.Readable(r.Measure, r.Full.Score)), where, r.Full.Seconds)
 	writeFullDiagnostics(w, r)
 	fmt.Fprintln(w)
 	// Numbers align right; feature and estimator are padded to a common

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lazyvi/lazyvi/framework"
 	"gonum.org/v1/gonum/stat/distuv"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -31,6 +32,9 @@ func WritePlot(w io.Writer, rep *Report, format string) error {
 	p.Title.Text = fmt.Sprintf("ROAR: %s (%s backend)", rep.Measure, rep.Backend)
 	p.X.Label.Text = "fraction of features removed"
 	p.Y.Label.Text = rep.Measure
+	// A loss is drawn as the loss (mse, logloss: lower is better), other
+	// measures as they are.
+	shown := func(score float64) float64 { return framework.Readable(rep.Measure, score) }
 	p.Legend.Top = true
 	p.Legend.Left = false
 	z := distuv.UnitNormal.Quantile(0.5 + rep.Level/2)
@@ -66,18 +70,18 @@ func WritePlot(w io.Writer, rep *Report, format string) error {
 		sort.Slice(rs, func(a, b int) bool { return rs[a].Fraction < rs[b].Fraction })
 		line := make(plotter.XYs, 0, len(rs)+1)
 		band := make(plotter.XYs, 0, 2*len(rs)+2)
-		line = append(line, plotter.XY{X: 0, Y: rep.Full.Score})
+		line = append(line, plotter.XY{X: 0, Y: shown(rep.Full.Score)})
 		for _, r := range rs {
-			line = append(line, plotter.XY{X: r.Fraction, Y: r.Score})
+			line = append(line, plotter.XY{X: r.Fraction, Y: shown(r.Score)})
 		}
-		band = append(band, plotter.XY{X: 0, Y: rep.Full.Score + z*rep.Full.SE})
+		band = append(band, plotter.XY{X: 0, Y: shown(rep.Full.Score + z*rep.Full.SE)})
 		for _, r := range rs {
-			band = append(band, plotter.XY{X: r.Fraction, Y: r.Score + z*r.SE})
+			band = append(band, plotter.XY{X: r.Fraction, Y: shown(r.Score + z*r.SE)})
 		}
 		for i := len(rs) - 1; i >= 0; i-- {
-			band = append(band, plotter.XY{X: rs[i].Fraction, Y: rs[i].Score - z*rs[i].SE})
+			band = append(band, plotter.XY{X: rs[i].Fraction, Y: shown(rs[i].Score - z*rs[i].SE)})
 		}
-		band = append(band, plotter.XY{X: 0, Y: rep.Full.Score - z*rep.Full.SE})
+		band = append(band, plotter.XY{X: 0, Y: shown(rep.Full.Score - z*rep.Full.SE)})
 		c := colorOf(k.est)
 		poly, err := plotter.NewPolygon(band)
 		if err != nil {
