@@ -29,11 +29,7 @@ func extrapolate(reps []*Reductions, m Measure, opt InferOptions) ([]viSE, []flo
 	if err != nil {
 		return nil, nil, err
 	}
-	po := opt
-	if po.Inference == Split {
-		po.Inference = Plain // the bias bound of a split interval is the paired estimate's
-	}
-	eVI, eIF, err := ens.pairedRows(m, po)
+	eVI, eIF, err := ens.pairedRows(m, opt)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ensemble: %w", err)
 	}
@@ -45,7 +41,7 @@ func extrapolate(reps []*Reductions, m Measure, opt InferOptions) ([]viSE, []flo
 		if err != nil {
 			return nil, nil, err
 		}
-		vi, inf, err := one.pairedRows(m, po)
+		vi, inf, err := one.pairedRows(m, opt)
 		if err != nil {
 			return nil, nil, fmt.Errorf("ensemble, repetition %d: %w", i+1, err)
 		}

@@ -149,3 +149,68 @@ func TestInferBiasAware(t *testing.T) {
 		}
 	}
 }
+
+// TestInferCoherent: under every inference option that gives one
+// procedure's interval and test (the bias-aware ones included), each
+// result's interval contains its estimate and lies above delta exactly
+// when its one-sided p-value is below (1 - level)/2, at several levels and
+// deltas, on seeded data where some features matter and some do not.
+func TestInferCoherent(t *testing.T) {
+	feats := []framework.Feature{{Name: "a", Columns: []int{0}}, {Name: "b", Columns: []int{0}}, {Name: "c", Columns: []int{0}}}
+	m := measures.MSE()
+	checked, above := 0, 0
+	for seed := range uint64(20) {
+		reps, _, _, _, _, _, _ := ensembleReps(rand.New(rand.NewPCG(seed, 99)), 60, 3, 3, feats)
+		for _, o := range []framework.InferOptions{
+			{Inference: framework.Split}, {Inference: framework.Plain}, {Inference: framework.Perturbed},
+			{Inference: framework.Split, Ensemble: true}, {Inference: framework.Plain, Ensemble: true},
+			{Inference: framework.Plain, Ensemble: true, Debias: true},
+			{Inference: framework.Plain, Ensemble: true, BiasAware: true},
+			{Inference: framework.Plain, Ensemble: true, Debias: true, BiasAware: true},
+			{Inference: framework.Perturbed, Ensemble: true, Debias: true},
+		} {
+			for _, level := range []float64{0.9, 0.95} {
+				for _, delta := range []float64{-0.05, 0, 0.02} {
+					o.Level, o.Delta = level, delta
+					res, err := framework.InferRepeated(reps, m, o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, r := range res {
+						inside := r.CILow <= r.VI && r.VI <= r.CIHigh
+						if excl, sig := r.CILow > delta, r.PValue < (1-level)/2; !inside || excl != sig {
+							t.Errorf("%+v, %s: vi %g in [%g, %g] %v; above delta %v, p %g below %g %v", o, r.Feature, r.VI, r.CILow, r.CIHigh, inside, excl, r.PValue, (1-level)/2, sig)
+						}
+						checked++
+						if r.CILow > delta {
+							above++
+						}
+					}
+				}
+			}
+		}
+	}
+	if above == 0 || above == checked {
+		t.Fatalf("%d of %d intervals above delta: the check cannot tell agreement from chance", above, checked)
+	}
+}
+
+// TestInferDebiasNeedsEnsemble: the extrapolation and the bias bound need
+// the ensemble of two or more repetitions and a paired estimate.
+func TestInferDebiasNeedsEnsemble(t *testing.T) {
+	feats := []framework.Feature{{Name: "a", Columns: []int{0}}}
+	reps, _, _, _, _, _, _ := ensembleReps(rand.New(rand.NewPCG(1, 2)), 30, 2, 3, feats)
+	m := measures.MSE()
+	for _, c := range []struct {
+		reps []*framework.Reductions
+		opt  framework.InferOptions
+	}{
+		{reps, framework.InferOptions{Inference: framework.Plain, Debias: true}},
+		{reps[:1], framework.InferOptions{Inference: framework.Plain, Ensemble: true, BiasAware: true}},
+		{reps, framework.InferOptions{Inference: framework.Split, Ensemble: true, Debias: true}},
+	} {
+		if _, err := framework.InferRepeated(c.reps, m, c.opt); err == nil {
+			t.Errorf("%+v with %d repetitions: no error", c.opt, len(c.reps))
+		}
+	}
+}

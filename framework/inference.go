@@ -445,18 +445,6 @@ type InferOptions struct {
 	// of averaging the repetitions' estimates. With one repetition (Infer)
 	// there is nothing to average and it changes nothing.
 	Ensemble bool
-	// Paired makes each result's estimate, standard error and p-value the
-	// paired estimate's (Plain inference on the same repetitions, with
-	// their spread in its standard error), while the interval stays the
-	// Inference's, its centre and standard error in Result.Interval. It is
-	// vi's default with split inference and two or more repetitions: the
-	// paired estimate is the more accurate and its test keeps its size
-	// where the repetitions' spread counts the training's variability,
-	// while the split interval covers where the paired one misses by its
-	// bias (docs/inference.md, "The default"). With one repetition the
-	// paired test is not valid for a null correlated with another feature.
-	// It changes nothing with Plain inference.
-	Paired bool
 	// Debias, with Ensemble and two or more repetitions of a cross-fit and
 	// Plain or Perturbed inference, extrapolates the ensembled estimate to
 	// an ensemble of infinitely many repetitions (Richardson in 1/M): the
@@ -474,10 +462,6 @@ type InferOptions struct {
 	BiasAware bool
 }
 
-// pairs reports whether the results take the paired estimate (Paired),
-// which changes nothing with Plain inference.
-func (o InferOptions) pairs() bool { return o.Paired && o.Inference != Plain }
-
 // check reports a level outside (0, 1) (0 means 0.95), a delta that is
 // not finite or a perturbation that is negative or not finite (0 means
 // DefaultPerturb).
@@ -491,8 +475,8 @@ func (o InferOptions) check() error {
 	if !(o.Perturb >= 0) || math.IsInf(o.Perturb, 0) {
 		return fieldErrorf("InferOptions.Perturb", "must be a finite number >= 0, got %g", o.Perturb)
 	}
-	if o.Debias && o.Inference == Split {
-		return fieldErrorf("InferOptions.Debias", "needs the paired estimate (Plain or Perturbed inference), not split")
+	if (o.Debias || o.BiasAware) && o.Inference == Split {
+		return fieldErrorf("InferOptions.Debias", "and BiasAware need the paired estimate (Plain or Perturbed inference), not split")
 	}
 	return nil
 }
@@ -631,20 +615,13 @@ func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, e
 	// bias bound (BiasAware); both need the ensemble.
 	var corr []viSE
 	var bound []float64
+	if (opt.Debias || opt.BiasAware) && ens == nil {
+		return nil, fieldErrorf("InferOptions.Debias", "and BiasAware need the ensemble (Ensemble) of two or more repetitions")
+	}
 	if ens != nil && (opt.Debias || opt.BiasAware) {
 		var err error
 		if corr, bound, err = extrapolate(reps, m, opt); err != nil {
 			return nil, err
-		}
-	}
-	// paired[e*nf+f] is the paired estimate's result (Paired).
-	var paired []Result
-	if opt.pairs() {
-		po := opt
-		po.Inference, po.Paired, po.Adjust, po.CITruncate = Plain, false, AdjustNone, false
-		var err error
-		if paired, err = InferRepeated(reps, m, po); err != nil {
-			return nil, fmt.Errorf("paired estimate: %w", err)
 		}
 	}
 	z := distuv.UnitNormal.Quantile(0.5 + level/2)
@@ -682,11 +659,6 @@ func InferRepeated(reps []*Reductions, m Measure, opt InferOptions) ([]Result, e
 				CILow: vi - b - z*se, CIHigh: vi + b + z*se, PValue: OneSidedPValue(vi-b, se, opt.Delta)}
 			if b > 0 {
 				res.BiasBound = b
-			}
-			if paired != nil {
-				t := paired[e*nf+f]
-				res.Interval = &IntervalEstimate{VI: res.VI, SE: res.SE}
-				res.VI, res.SE, res.PValue = t.VI, t.SE, t.PValue
 			}
 			if opt.CITruncate {
 				res.CILow, res.CIHigh = math.Max(0, res.CILow), math.Max(0, res.CIHigh)

@@ -193,6 +193,9 @@ func CheckRun(d *Dataset, cfg Config, m Measure, opt EstimateOptions) error {
 	if opt.Ensemble && (cfg.CrossFit < 2 || cfg.Repeats < 2) {
 		return fieldErrorf("EstimateOptions.Ensemble", "needs cross-fitting (at least 2 folds) repeated at least twice, got %d folds and %d repetitions", cfg.CrossFit, max(cfg.Repeats, 1))
 	}
+	if (opt.Debias || opt.BiasAware) && !opt.Ensemble {
+		return fieldErrorf("EstimateOptions.Debias", "and BiasAware need the ensemble of repeated cross-fits (Ensemble)")
+	}
 	sp, err := newSetup(d, cfg)
 	if err != nil {
 		return err
@@ -490,10 +493,6 @@ type Result struct {
 	// PAdjusted is PValue adjusted for the estimator's features as one
 	// family (holm or bh); nil without an adjustment.
 	PAdjusted *float64 `json:"p_adjusted,omitempty"`
-	// Interval, with a paired estimate (Report.Paired), is the estimate
-	// the interval is centred on and its standard error (split's), where
-	// VI, SE and PValue are the paired estimate's.
-	Interval *IntervalEstimate `json:"interval,omitempty"`
 	// BiasBound, with a bias-aware interval (InferOptions.BiasAware), is
 	// the bound on the estimate's bias that the interval's half-width and
 	// the p-value allow for.
@@ -504,14 +503,6 @@ type Result struct {
 	// with "no_update": true when it kept the full model, i.e. fell back
 	// to dropout).
 	Extra []Field `json:"-"`
-}
-
-// IntervalEstimate is the estimate an interval is centred on and its
-// standard error, where the result's own are another's
-// (InferOptions.Paired).
-type IntervalEstimate struct {
-	VI float64 `json:"vi"`
-	SE float64 `json:"se"`
 }
 
 // Get returns the value of the estimator-specific field key.
@@ -604,11 +595,12 @@ type EstimateOptions struct {
 	// averages each row's out-of-fold predictions over the repetitions
 	// and infers once from the averages (see InferOptions.Ensemble).
 	Ensemble bool
-	// Paired makes the estimates, standard errors and p-values the paired
-	// estimate's, the intervals staying the Inference's (see
-	// InferOptions.Paired); vi's default with split inference and two or
-	// more repetitions.
-	Paired     bool
+	// Debias, with Ensemble and Plain or Perturbed inference, extrapolates
+	// the ensembled estimate to infinitely many repetitions; BiasAware
+	// widens the interval by a bound on the remaining bias and takes the
+	// p-value that agrees with it (see InferOptions).
+	Debias     bool
+	BiasAware  bool
 	Delta      float64 // p_value tests H0: VI <= Delta
 	Adjust     Adjust  // multiplicity adjustment into Result.PAdjusted
 	CITruncate bool    // floor the intervals at 0
@@ -627,7 +619,7 @@ type EstimateOptions struct {
 // infer is the InferOptions of these options; seed seeds Perturbed's noise.
 func (o EstimateOptions) infer(seed int64) InferOptions {
 	return InferOptions{Inference: o.Inference, Level: o.Level, Delta: o.Delta, Adjust: o.Adjust, CITruncate: o.CITruncate,
-		Perturb: o.Perturb, Seed: seed, Ensemble: o.Ensemble, Paired: o.Paired}
+		Perturb: o.Perturb, Seed: seed, Ensemble: o.Ensemble, Debias: o.Debias, BiasAware: o.BiasAware}
 }
 
 // Estimate runs every estimator on every feature, Workers at a time, and
@@ -675,7 +667,7 @@ func reduceFolds(ctx context.Context, folds []*Problem, m Measure, ests []Estima
 			return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), err)
 		}
 	}
-	return Reduce(ctx, folds, ests, feats, ReduceOptions{Workers: opt.Workers, Progress: progress, SplitOnly: opt.Inference == Split && !opt.Ensemble && !opt.infer(0).pairs(),
+	return Reduce(ctx, folds, ests, feats, ReduceOptions{Workers: opt.Workers, Progress: progress, SplitOnly: opt.Inference == Split && !opt.Ensemble,
 		Checkpoint: opt.Checkpoint, Label: label, EstimatorBaselines: true})
 }
 
@@ -747,10 +739,11 @@ type Report struct {
 	CrossFit  int     `json:"crossfit,omitempty"`
 	Repeats   int     `json:"repeats,omitempty"`
 	Ensemble  bool    `json:"ensemble,omitempty"`
-	// Paired says that each result's vi, se and p_value are the paired
-	// estimate's and its interval the Inference's, centred on its
-	// "interval" (EstimateOptions.Paired).
-	Paired     bool       `json:"paired,omitempty"`
+	// Debias says that the ensembled estimate was extrapolated to
+	// infinitely many repetitions, BiasAware that the intervals and
+	// p-values allow for each result's bias_bound (EstimateOptions).
+	Debias     bool       `json:"debias,omitempty"`
+	BiasAware  bool       `json:"bias_aware,omitempty"`
 	Delta      float64    `json:"delta"`
 	Adjust     string     `json:"adjust"`
 	CITruncate bool       `json:"ci_truncate,omitempty"`
@@ -891,7 +884,7 @@ func Run(ctx context.Context, d *Dataset, cfg Config, m Measure, ests []Estimato
 	if M > 1 {
 		rep.Repeats, rep.Ensemble = M, opt.Ensemble
 	}
-	rep.Paired = opt.infer(0).pairs()
+	rep.Debias, rep.BiasAware = opt.Debias, opt.BiasAware
 	rep.Warnings = append(notes, fullWarnings(m, rep.Full)...)
 	return rep, nil
 }

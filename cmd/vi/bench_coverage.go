@@ -110,12 +110,11 @@ func candidates(rhos []float64, repeats int) []candidate {
 	if repeats < 2 {
 		return cs
 	}
-	paired := inf(framework.Split, 0)
-	paired.Paired = true
+	var def framework.EstimateOptions
+	lazyvi.EnsembleDefault(&def)
 	cs = append(cs,
-		// vi estimate's default: the ensembled paired estimate and test,
-		// the ensembled split interval.
-		candidate{"default", ensembled, paired},
+		// vi estimate's default.
+		candidate{"default", ensembled, framework.InferOptions{Inference: def.Inference, Debias: def.Debias, BiasAware: def.BiasAware, Perturb: rhos[0]}},
 		candidate{"rep-split", repeated, inf(framework.Split, 0)},
 		candidate{"rep-plain", repeated, inf(framework.Plain, 0)},
 		candidate{"ens-split", ensembled, inf(framework.Split, 0)},
