@@ -187,8 +187,14 @@ func fullWarnings(m Measure, f FullResult) []string {
 		if b.Name == InterceptName || b.Gain > b.GainSE {
 			continue
 		}
-		ws = append(ws, fmt.Sprintf("the full model does not beat the %s baseline beyond its standard error (%s %.4g vs %.4g, difference %.3g, se %.3g): the VIs describe a model no better than %s; consider --backend %s",
-			b.Name, m.Name(), f.Score, b.Score, b.Gain, b.GainSE, b.Name, b.Name))
+		// A loss reads as the loss; the difference is how much better the
+		// full model is (negative: worse).
+		full, base := f.Score, b.Score
+		if IsLoss(m) {
+			full, base = -full, -base
+		}
+		ws = append(ws, fmt.Sprintf("the full model does not beat the %s baseline beyond its standard error (%s %.4g vs %.4g, full model better by %.3g, se %.3g): the VIs describe a model no better than %s; consider --backend %s",
+			b.Name, m.Name(), full, base, b.Gain, b.GainSE, b.Name, b.Name))
 	}
 	if f.StoppedBy == "cap" {
 		ws = append(ws, fmt.Sprintf("training of the full model ended at the epoch cap (%d epochs), not by early stopping: it may be undertrained; raise --epochs", f.Epochs))
