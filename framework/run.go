@@ -420,6 +420,11 @@ func newSetup(d *Dataset, cfg Config) (*setup, error) {
 		}
 	}
 	if cfg.Saved != nil {
+		// Before any model is made: a backend that cannot load saved
+		// models is given none of the file's.
+		if cfg.Backend != nil && !cfg.Backend.Capabilities().Persist {
+			return nil, Usagef("backend %s cannot load saved models", cfg.Saved.Backend)
+		}
 		if err := cfg.Saved.Check(d, cfg); err != nil {
 			return nil, err
 		}
@@ -442,7 +447,7 @@ func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*Pro
 	var sel *selection
 	var err error
 	if cfg.Saved != nil {
-		sel, err = cfg.Saved.load(ctx, cfg.Backend, spec, fold, means, sds)
+		sel, err = cfg.Saved.load(ctx, cfg.Backend, spec, cfg.Candidates, fold, means, sds)
 	} else {
 		sel, err = selectFull(ctx, cfg.Backend, spec, cfg.Candidates, xtr, ytr)
 	}

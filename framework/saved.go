@@ -119,10 +119,11 @@ func (s *SavedModel) checkSetup(sp *setup) error {
 }
 
 // load makes the saved model of fold, after checking that the fold's
-// standardisation is the one the run computed: a new model of spec with
-// the fold's options, loaded with its state, and the choice among the
-// candidates as the training run made it.
-func (s *SavedModel) load(ctx context.Context, be Backend, spec ModelSpec, fold int, means, sds []float64) (*selection, error) {
+// standardisation is the one the run computed and its options the run's
+// (spec's with the chosen one of cands laid over them): a new model of
+// spec with those options, loaded with its state, and the choice among
+// the candidates as the training run made it.
+func (s *SavedModel) load(ctx context.Context, be Backend, spec ModelSpec, cands []Candidate, fold int, means, sds []float64) (*selection, error) {
 	if fold >= len(s.Folds) {
 		return nil, &InputError{File: s.Source, Msg: fmt.Sprintf("the model file holds %d models, the run needs fold %d", len(s.Folds), fold+1)}
 	}
@@ -130,7 +131,17 @@ func (s *SavedModel) load(ctx context.Context, be Backend, spec ModelSpec, fold 
 	if !slices.Equal(f.Mean, means) || !slices.Equal(f.SD, sds) {
 		return nil, &InputError{File: s.Source, Msg: fmt.Sprintf("the standardisation of fold %d differs from the model's (other split?)", fold+1)}
 	}
-	spec.Options = f.Options
+	// The fold's options are the run's (spec's, the caller's), laid over
+	// with its chosen candidate's: a model file's options never reach a
+	// backend unchecked, as they may name files or code.
+	opts, err := foldOptions(spec.Options, cands, f.Chosen)
+	if err != nil {
+		return nil, &InputError{File: s.Source, Msg: fmt.Sprintf("fold %d: %v", fold+1, err)}
+	}
+	if !maps.Equal(opts, f.Options) {
+		return nil, &InputError{File: s.Source, Msg: fmt.Sprintf("fold %d was trained with backend options %v, not the run's %v", fold+1, f.Options, opts)}
+	}
+	spec.Options = opts
 	full, err := be.New(ctx, spec)
 	if err != nil {
 		return nil, err
@@ -145,4 +156,22 @@ func (s *SavedModel) load(ctx context.Context, be Backend, spec ModelSpec, fold 
 		return nil, fmt.Errorf("load from %s: %w", s.Source, err)
 	}
 	return &selection{model: full, spec: spec, chosen: f.Chosen, scores: f.Candidates, note: f.Selection}, nil
+}
+
+// foldOptions returns the options of the full model that chose the
+// candidate named chosen among cands ("" without candidates): base with
+// the candidate's options laid over them.
+func foldOptions(base map[string]string, cands []Candidate, chosen string) (map[string]string, error) {
+	if len(cands) == 0 {
+		if chosen != "" {
+			return nil, fmt.Errorf("chose candidate %q, but the run has no candidates", chosen)
+		}
+		return base, nil
+	}
+	for _, c := range cands {
+		if c.Name == chosen {
+			return mergeOptions(base, c.Options), nil
+		}
+	}
+	return nil, fmt.Errorf("chose candidate %q, not one of the run's %v", chosen, candidateNames(cands))
 }

@@ -33,7 +33,8 @@ func readModelFile(path string) (*framework.SavedModel, error) {
 
 // useModel makes the run use the saved model's backend, backend options
 // and target where their flags were not given (set), and refuses flags
-// given with other values than the model was trained with.
+// given with other values than the model was trained with. A plugin's
+// options are never taken from the file: they must be given.
 func (r *dataRun) useModel(m *framework.SavedModel, set map[string]bool) error {
 	conflict := func(flag, given, saved string) error {
 		return framework.Usagef("--%s %s differs from the model's %s (%s); leave --%s out to use the model's", flag, given, saved, m.Source, flag)
@@ -54,12 +55,18 @@ func (r *dataRun) useModel(m *framework.SavedModel, set map[string]bool) error {
 		}
 		r.backend = bk
 	}
-	if len(r.opts) == 0 {
+	switch {
+	case len(r.opts) == 0 && len(m.Options) > 0 && r.backend.plugin != "":
+		// A plugin's options may name files or code (a module to import,
+		// weights to unpickle); the model file's checksum proves its
+		// integrity, not its origin, so they come from the command line.
+		return framework.Usagef("--model %s was trained with backend options %s; a plugin's options are taken from the command line only (they may name files or code): give them with --opt", m.Source, optionsFlag(m.Options).String())
+	case len(r.opts) == 0:
 		r.opts = maps.Clone(m.Options)
 		if r.opts == nil {
 			r.opts = map[string]string{}
 		}
-	} else if !maps.Equal(r.opts, m.Options) {
+	case !maps.Equal(r.opts, m.Options):
 		return conflict("opt", optionsFlag(r.opts).String(), "options "+optionsFlag(m.Options).String())
 	}
 	var err error

@@ -108,11 +108,11 @@ def outputs_blocked(net, x, outs):
 
 
 def load_weights(net, path):
-    """Loads the state dict saved at path into net."""
+    """Loads the state dict saved at path into net. weights_only: the file is
+    unpickled with tensors, containers and numbers only, so that a file
+    whose pickle names other objects (a function to call) runs nothing."""
     try:
-        state = torch.load(path, map_location="cpu")
-        if isinstance(state, nn.Module):
-            state = state.state_dict()
+        state = torch.load(path, map_location="cpu", weights_only=True)
         net.load_state_dict(state)
     except Exception as e:
         raise UsageError("%s: option weights: %s: %s" % (NAME, path, e))
