@@ -53,7 +53,7 @@ func ExampleRun() {
 	// mse, plain inference, debiased true, 3 repetitions of 3 folds, 442 evaluation rows
 	// lazy     bmi, s5
 	// dropout  bmi, s5
-	// retrain  bmi, s5
+	// retrain  bmi, bp
 }
 
 // A backend served as a plugin: a program whose main is
