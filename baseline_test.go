@@ -8,6 +8,7 @@ import (
 
 	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // TestLinearBaselineSeparable: the default linear baseline fits classes
@@ -15,7 +16,7 @@ import (
 // unpenalised logistic regression has no finite optimum and does not
 // converge.
 func TestLinearBaselineSeparable(t *testing.T) {
-	var cfg framework.Config
+	var cfg pipeline.Config
 	lazyvi.FullModelDefaults(&cfg, "mlp", false)
 	if len(cfg.Baselines) != 1 || cfg.Baselines[0].Name != "linear" {
 		t.Fatalf("baselines %+v, want the linear one", cfg.Baselines)

@@ -5,7 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 
-	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/dataio"
 )
 
 // diabetesCSV is the diabetes data of Efron, Hastie, Johnstone and
@@ -22,8 +22,8 @@ const DiabetesSource = "diabetes.csv (built-in)"
 // 10 features (age, sex, bmi, bp, s1..s6) and the response "target", a
 // measure of disease progression one year after baseline. It is what vi
 // estimate, shapley and roar use without --data.
-func Diabetes() (*framework.Dataset, error) {
-	d, err := framework.ReadCSV(bytes.NewReader(diabetesCSV), DiabetesSource)
+func Diabetes() (*dataio.Dataset, error) {
+	d, err := dataio.ReadCSV(bytes.NewReader(diabetesCSV), DiabetesSource)
 	if err != nil {
 		return nil, fmt.Errorf("built-in data: %w", err)
 	}

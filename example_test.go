@@ -14,6 +14,8 @@ import (
 	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/backends/linear"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // servePluginEnv, set in the environment of this test binary re-executed,
@@ -40,7 +42,7 @@ func ExampleRun() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	rep, err := lazyvi.Run(context.Background(), d, framework.Config{Seed: 1}, nil, nil, framework.EstimateOptions{})
+	rep, err := lazyvi.Run(context.Background(), d, pipeline.Config{Seed: 1}, nil, nil, pipeline.EstimateOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -78,8 +80,8 @@ func Example_plugin() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	cfg := framework.Config{Backend: be, BackendName: "linear", Seed: 1}
-	rep, err := lazyvi.Run(context.Background(), d, cfg, nil, nil, framework.EstimateOptions{})
+	cfg := pipeline.Config{Backend: be, BackendName: "linear", Seed: 1}
+	rep, err := lazyvi.Run(context.Background(), d, cfg, nil, nil, pipeline.EstimateOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -99,8 +101,8 @@ func Example_plugin() {
 }
 
 // top returns the names of the n features of largest VI by the estimator.
-func top(results []framework.Result, estimator string, n int) []string {
-	var res []framework.Result
+func top(results []inference.Result, estimator string, n int) []string {
+	var res []inference.Result
 	for _, r := range results {
 		if r.Estimator == estimator {
 			res = append(res, r)
@@ -132,7 +134,7 @@ func TestRunDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := lazyvi.Run(context.Background(), d, framework.Config{Seed: 1}, nil, []framework.Estimator{dropout}, framework.EstimateOptions{})
+	rep, err := lazyvi.Run(context.Background(), d, pipeline.Config{Seed: 1}, nil, []framework.Estimator{dropout}, pipeline.EstimateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,14 +172,14 @@ func TestRunDefaults(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name     string
-		cfg      framework.Config
+		cfg      pipeline.Config
 		crossfit int
 	}{
-		{"TrainFrac", framework.Config{Seed: 1, TrainFrac: 0.5}, 0},
-		{"Repeats 1", framework.Config{Seed: 1, Repeats: 1}, 0},
-		{"CrossFit 3, Repeats 1", framework.Config{Seed: 1, CrossFit: 3, Repeats: 1}, 3},
+		{"TrainFrac", pipeline.Config{Seed: 1, TrainFrac: 0.5}, 0},
+		{"Repeats 1", pipeline.Config{Seed: 1, Repeats: 1}, 0},
+		{"CrossFit 3, Repeats 1", pipeline.Config{Seed: 1, CrossFit: 3, Repeats: 1}, 3},
 	} {
-		rep, err := lazyvi.Run(context.Background(), d, c.cfg, nil, []framework.Estimator{dropout}, framework.EstimateOptions{})
+		rep, err := lazyvi.Run(context.Background(), d, c.cfg, nil, []framework.Estimator{dropout}, pipeline.EstimateOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -189,13 +191,13 @@ func TestRunDefaults(t *testing.T) {
 	// other count's default, as vi's --crossfit K or --repeats M alone.
 	for _, c := range []struct {
 		name              string
-		cfg               framework.Config
+		cfg               pipeline.Config
 		crossfit, repeats int
 	}{
-		{"CrossFit 2", framework.Config{Seed: 1, CrossFit: 2}, 2, lazyvi.DefaultRepeats},
-		{"Repeats 2", framework.Config{Seed: 1, Repeats: 2}, lazyvi.DefaultCrossFit, 2},
+		{"CrossFit 2", pipeline.Config{Seed: 1, CrossFit: 2}, 2, lazyvi.DefaultRepeats},
+		{"Repeats 2", pipeline.Config{Seed: 1, Repeats: 2}, lazyvi.DefaultCrossFit, 2},
 	} {
-		rep, err := lazyvi.Run(context.Background(), d, c.cfg, nil, []framework.Estimator{dropout}, framework.EstimateOptions{})
+		rep, err := lazyvi.Run(context.Background(), d, c.cfg, nil, []framework.Estimator{dropout}, pipeline.EstimateOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

@@ -2,9 +2,9 @@
 // variable importance of every feature of a data set as "vi estimate" does,
 // with the same defaults, and Diabetes is vi's built-in data set.
 //
-//	d, err := framework.LoadCSV("data.csv")
+//	d, err := dataio.LoadCSV(ctx, "data.csv")
 //	...
-//	rep, err := lazyvi.Run(ctx, d, framework.Config{Target: "y"}, nil, nil, framework.EstimateOptions{})
+//	rep, err := lazyvi.Run(ctx, d, pipeline.Config{Target: "y"}, nil, nil, pipeline.EstimateOptions{})
 //	...
 //	for _, r := range rep.Results {
 //		fmt.Println(r.Feature, r.Estimator, r.VI, r.SE)
@@ -14,7 +14,8 @@
 // retrain, lazy-es), measures (mse, r2, accuracy, logloss, auc) and the mlp
 // backend, so that the framework finds them by name: no blank imports are
 // needed. The parts themselves live in framework (the interfaces, Prepare,
-// Estimate, Run), estimators, measures, backends/... and backendplugin.
+// Estimate, Run), estimators, estimators/lazy, measures, backends/... and
+// backendplugin.
 package lazyvi
 
 import (
@@ -23,9 +24,13 @@ import (
 
 	"github.com/lazyvi/lazyvi/backends/linear"
 	"github.com/lazyvi/lazyvi/backends/mlp"
-	_ "github.com/lazyvi/lazyvi/estimators" // registers lazy, dropout, retrain, lazy-es
+	"github.com/lazyvi/lazyvi/dataio"
+	_ "github.com/lazyvi/lazyvi/estimators"      // registers dropout, retrain, lazy-es
+	_ "github.com/lazyvi/lazyvi/estimators/lazy" // registers lazy
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	_ "github.com/lazyvi/lazyvi/measures" // registers mse, r2, accuracy, logloss, auc
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // DefaultBackend is the backend Run uses when Config.Backend is nil, and
@@ -54,14 +59,14 @@ const LinearBaselineRidge = "0.01"
 // cfg has Baselines or the backend is linear itself, the linear baseline
 // (in this process, ridge LinearBaselineRidge), scored beside the full
 // model.
-func FullModelDefaults(cfg *framework.Config, name string, autoHidden bool) {
+func FullModelDefaults(cfg *pipeline.Config, name string, autoHidden bool) {
 	if autoHidden && len(cfg.Candidates) == 0 {
 		for _, h := range AutoHidden() {
-			cfg.Candidates = append(cfg.Candidates, framework.Candidate{Name: h, Options: map[string]string{"hidden": h}})
+			cfg.Candidates = append(cfg.Candidates, pipeline.Candidate{Name: h, Options: map[string]string{"hidden": h}})
 		}
 	}
 	if cfg.Baselines == nil && name != "linear" {
-		cfg.Baselines = []framework.Baseline{{Name: "linear", Backend: linear.Backend{}, Options: map[string]string{"ridge": LinearBaselineRidge}}}
+		cfg.Baselines = []pipeline.Baseline{{Name: "linear", Backend: linear.Backend{}, Options: map[string]string{"ridge": LinearBaselineRidge}}}
 	}
 }
 
@@ -80,9 +85,9 @@ const (
 // repetitions where cfg does not give them (as vi's --ensemble alone, and
 // its default). An ensemble whose inference is not chosen (the zero
 // Inference, Split, with neither Debias nor BiasAware) gets the default
-// procedure, EnsembleDefault; framework.Run infers the ensemble by split
+// procedure, EnsembleDefault; pipeline.Run infers the ensemble by split
 // inference as asked.
-func InferenceDefaults(cfg *framework.Config, opt *framework.EstimateOptions) {
+func InferenceDefaults(cfg *pipeline.Config, opt *pipeline.EstimateOptions) {
 	if !opt.Ensemble && cfg.TrainFrac == 0 && cfg.Saved == nil && cfg.Repeats != 1 && cfg.CrossFit != 1 {
 		opt.Ensemble = true
 	}
@@ -93,7 +98,7 @@ func InferenceDefaults(cfg *framework.Config, opt *framework.EstimateOptions) {
 		if cfg.Repeats == 0 {
 			cfg.Repeats = DefaultRepeats
 		}
-		if opt.Inference == framework.Split && !opt.Debias && !opt.BiasAware {
+		if opt.Inference == inference.Split && !opt.Debias && !opt.BiasAware {
 			EnsembleDefault(opt)
 		}
 	}
@@ -105,12 +110,12 @@ func InferenceDefaults(cfg *framework.Config, opt *framework.EstimateOptions) {
 // repetitions (Debias), its standard error with the repetitions' spread,
 // and the interval and p-value of that one estimate (docs/inference.md,
 // "The default").
-func EnsembleDefault(opt *framework.EstimateOptions) {
-	opt.Inference, opt.Debias, opt.BiasAware = framework.Plain, true, false
+func EnsembleDefault(opt *pipeline.EstimateOptions) {
+	opt.Inference, opt.Debias, opt.BiasAware = inference.Plain, true, false
 }
 
 // Run trains the full model and estimates the importance of every feature
-// (or group, Config.Groups) of d with every estimator: framework.Run with
+// (or group, Config.Groups) of d with every estimator: pipeline.Run with
 // vi estimate's defaults for what it is not given. A nil Config.Backend is
 // the mlp backend, in this process, its architecture chosen among
 // AutoHidden unless Config.Options sets "hidden" (or Candidates are given);
@@ -122,10 +127,10 @@ func EnsembleDefault(opt *framework.EstimateOptions) {
 // three cross-fits of three folds with the predictions averaged and the
 // debiased paired estimate (EnsembleDefault). Other zero fields of cfg and
 // opt take the framework's defaults (DefaultLevel, split inference), and
-// the estimators' zero settings theirs (estimators.Lazy's Folds:
-// estimators.DefaultFolds), which are vi's; Config.Seed is used as given
+// the estimators' zero settings theirs (lazy.Estimator's Folds:
+// lazy.DefaultFolds), which are vi's; Config.Seed is used as given
 // (vi's --seed is 1 by default).
-func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m framework.Measure, ests []framework.Estimator, opt framework.EstimateOptions) (*framework.Report, error) {
+func Run(ctx context.Context, d *dataio.Dataset, cfg pipeline.Config, m framework.Measure, ests []framework.Estimator, opt pipeline.EstimateOptions) (*pipeline.Report, error) {
 	autoHidden := false
 	if cfg.Backend == nil {
 		cfg.Backend = mlp.Backend{}
@@ -155,5 +160,5 @@ func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m fram
 			ests = append(ests, e)
 		}
 	}
-	return framework.Run(ctx, d, cfg, m, ests, opt)
+	return pipeline.Run(ctx, d, cfg, m, ests, opt)
 }

@@ -24,15 +24,18 @@ import (
 const DefaultHangTimeout = 30 * time.Second
 
 // DefaultStartTimeout is how long Open waits for a plugin's handshake when
-// neither WithStartTimeout nor a deadline of its context says: importing
-// torch takes the PyTorch plugin 2-5 s on an idle machine and up to 15 s on
-// a heavily loaded one (docs/torch.md); a plugin that never answers is
-// given up on after this.
+// neither WithStartTimeout nor a deadline of its context says: long enough
+// for the PyTorch plugin to import torch on a heavily loaded machine; a
+// plugin that never answers is given up on after this.
 const DefaultStartTimeout = 20 * time.Second
 
 // closeGrace is how long Close waits for a graceful exit before SIGKILL, if
 // the hang timeout is not shorter.
 const closeGrace = 5 * time.Second
+
+// releaseGrace is how long releasing a model waits for the plugin's answer
+// before the plugin is taken for hung (model.Close).
+const releaseGrace = 5 * time.Second
 
 type options struct {
 	hangTimeout  time.Duration

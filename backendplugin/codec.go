@@ -11,8 +11,8 @@ import (
 )
 
 // The plugin protocol's messages are mostly large packed arrays of doubles
-// (a parameter shift, a Jacobian-vector product: ~40 KB each on the paper's
-// high-dimensional setting, ~60 of them per feature of a lazy run). gRPC's
+// (a parameter shift, a Jacobian-vector product: tens of kilobytes each,
+// dozens of them per feature of a lazy run). gRPC's
 // default protobuf codec takes buffers from a pool whose tiers jump from
 // 32 KiB to 1 MiB and clears each buffer's whole capacity on every Get, so
 // every such message cleared a megabyte or more on each side. The codec

@@ -17,11 +17,11 @@ import (
 func TestProtoCodec(t *testing.T) {
 	var c protoCodec
 	for _, n := range []int{0, 1, 100, 511, 512, 4095, 5000, 70000, 300000} {
-		m := &pb.PredictShiftedRequest{ModelId: uint64(n), X: &pb.Matrix{Rows: 1, Cols: int64(n), Key: []byte("k")}, Dtheta: &pb.Vector{Data: make([]float64, n)}}
-		for i := range m.Dtheta.Data {
-			m.Dtheta.Data[i] = float64(i%97) - 0.5
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(i%97) - 0.5
 		}
-		m.X.Data = m.Dtheta.Data
+		m := &pb.JacobianTVecRequest{ModelId: uint64(n), X: &pb.Matrix{Rows: 1, Cols: int64(n), Handle: 7, Data: rawOf(v)}, A: vec(v)}
 		out, err := c.Marshal(m)
 		if err != nil {
 			t.Fatal(err)
@@ -38,7 +38,7 @@ func TestProtoCodec(t *testing.T) {
 			for lo := 0; lo < len(want); lo += frame {
 				in = append(in, mem.SliceBuffer(want[lo:min(lo+frame, len(want))]))
 			}
-			got := new(pb.PredictShiftedRequest)
+			got := new(pb.JacobianTVecRequest)
 			if err := c.Unmarshal(in, got); err != nil {
 				t.Fatal(err)
 			}
@@ -52,9 +52,9 @@ func TestProtoCodec(t *testing.T) {
 	}
 }
 
-func unmarshalStd(t *testing.T, b []byte) *pb.PredictShiftedRequest {
+func unmarshalStd(t *testing.T, b []byte) *pb.JacobianTVecRequest {
 	t.Helper()
-	m := new(pb.PredictShiftedRequest)
+	m := new(pb.JacobianTVecRequest)
 	if err := proto.Unmarshal(b, m); err != nil {
 		t.Fatal(err)
 	}

@@ -4,15 +4,14 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-plugin"
+	"gonum.org/v1/gonum/mat"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/pb"
@@ -20,8 +19,8 @@ import (
 
 // conn is lazyvi's end of one plugin connection: the RPC clients, the
 // calls in flight and their lifecycle (do), the translation of their errors
-// into what the caller sees, the matrix-cache bookkeeping (withArgs), and
-// the watchdog: while calls are in flight it pings the plugin's health
+// into what the caller sees, the matrix handles (withArgs), and the
+// watchdog: while calls are in flight it pings the plugin's health
 // service, and when no ping has succeeded for hangTimeout it fails them all
 // with ErrNotResponding and kills the process. The backend (remote) and its
 // models (model) make every call through it.
@@ -29,13 +28,8 @@ type conn struct {
 	name   string // the backend's, for errors
 	rpc    pb.BackendClient
 	health grpc_health_v1.HealthClient
-	// known: the keys of the matrices the plugin's cache holds, as far as
-	// this side knows; nil when the plugin has no matrix cache (then every
-	// matrix is sent in full).
-	known *knownKeys
-	// rawValues: the plugin reads raw values (raw.go); rpc's requests then
-	// carry their values in data_raw.
-	rawValues atomic.Bool
+	// handles: the matrices the plugin keeps for this client.
+	handles *handleTable
 
 	hangTimeout time.Duration // 0: no watchdog
 	pingEvery   time.Duration
@@ -59,11 +53,12 @@ func newConn(name string, cc grpc.ClientConnInterface, o *options, exited func()
 		hangTimeout: o.hangTimeout,
 		exited:      exited,
 		kill:        kill,
+		handles:     newHandleTable(defaultKeptBytes),
 		calls:       make(map[uint64]context.CancelCauseFunc),
 		stop:        make(chan struct{}),
 		stopped:     make(chan struct{}),
 	}
-	c.rpc = pb.NewBackendClient(rawSender{cc, &c.rawValues})
+	c.rpc = pb.NewBackendClient(cc)
 	if c.hangTimeout > 0 {
 		c.pingEvery = min(max(c.hangTimeout/5, 10*time.Millisecond), 5*time.Second)
 		go c.watch()
@@ -121,15 +116,30 @@ func (c *conn) watch() {
 			c.lastOK = now
 		case len(c.calls) > 0 && c.broken == nil && now.Sub(c.lastOK) >= c.hangTimeout:
 			hung = true
-			c.broken = fmt.Errorf("%w (no answer to health checks for %v)", ErrNotResponding, c.hangTimeout)
-			for _, cancel := range c.calls {
-				cancel(c.broken)
-			}
 		}
 		c.mu.Unlock()
-		if hung && c.kill != nil {
-			c.kill()
+		if hung {
+			c.giveUp(fmt.Errorf("%w (no answer to health checks for %v)", ErrNotResponding, c.hangTimeout))
 		}
+	}
+}
+
+// giveUp breaks the connection with err (ErrNotResponding) unless it is
+// broken already: the calls in flight and every later call fail with it,
+// and the process is killed.
+func (c *conn) giveUp(err error) {
+	c.mu.Lock()
+	if c.broken != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.broken = err
+	for _, cancel := range c.calls {
+		cancel(err)
+	}
+	c.mu.Unlock()
+	if c.kill != nil {
+		c.kill()
 	}
 }
 
@@ -217,26 +227,56 @@ func waitExited(exited func() error, d time.Duration) error {
 	}
 }
 
-// rawSender is the connection the client's RPCs go through: once raw is
-// set (the plugin reads raw values), each request's values move into
-// data_raw (toRaw) just before gRPC marshals it, and every answer's raw
-// values move into data (toData) before the client reads it. Requests are
-// converted in place; the client builds a fresh one for every call and
-// reads none after it but the matrix cache's keys and shapes (withArgs).
-type rawSender struct {
-	grpc.ClientConnInterface
-	raw *atomic.Bool
+// withArgs runs call, an RPC on the matrix arguments xs (call gets one
+// message per x, nil for a nil x). A matrix of at least minKeptElems values
+// goes under its handle: with its data until a call that carried them has
+// succeeded, then as a reference.
+func (c *conn) withArgs(xs []mat.Matrix, call func(ms []*pb.Matrix) error) error {
+	ms := make([]*pb.Matrix, len(xs))
+	hs := make([]*handle, len(xs))
+	for i, x := range xs {
+		m := requestPB(x)
+		ms[i] = m
+		if m == nil || len(m.Data) < 8*minKeptElems {
+			continue
+		}
+		h := c.handles.pin(matrixKey(m), int64(len(m.Data)))
+		if h == nil {
+			continue
+		}
+		hs[i] = h
+		if c.handles.isStored(h) {
+			ms[i] = &pb.Matrix{Rows: m.Rows, Cols: m.Cols, Handle: h.id}
+		} else {
+			m.Handle = h.id // m is fresh: requestPB aliases only the values
+		}
+	}
+	err := call(ms)
+	for _, h := range hs {
+		if h != nil {
+			c.handles.unpin(h, err == nil)
+		}
+	}
+	return err
 }
 
-func (s rawSender) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
-	if m, ok := args.(proto.Message); ok && s.raw.Load() {
-		toRaw(m)
+// flushReleases tells the plugin which kept matrices this client has
+// dropped, waiting at most releaseGrace (or the hang timeout, if shorter).
+// A failure is ignored: the plugin then keeps some matrices longer, and a
+// failed connection fails the next call anyway.
+func (c *conn) flushReleases() {
+	hs := c.handles.takeReleased()
+	if len(hs) == 0 {
+		return
 	}
-	if err := s.ClientConnInterface.Invoke(ctx, method, args, reply, opts...); err != nil {
+	grace := releaseGrace
+	if c.hangTimeout > 0 {
+		grace = min(grace, c.hangTimeout)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	_ = c.do(ctx, "Release", func(ctx context.Context) error {
+		_, err := c.rpc.Release(ctx, &pb.ReleaseRequest{MatrixHandles: hs})
 		return err
-	}
-	if m, ok := reply.(proto.Message); ok {
-		return toData(m)
-	}
-	return nil
+	})
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // NewServer returns a gRPC server that serves b as a plugin process does:
-// the same backend service (with its matrix cache), a health service for
+// the same backend service (with its kept matrices), a health service for
 // the client's watchdog, and the same message limits and codec. Serve it on
 // any listener and reach it with Connect; Serve is this server behind
 // go-plugin's handshake. framework/frameworktest serves the backends it

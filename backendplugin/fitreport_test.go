@@ -5,17 +5,16 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/internal/pb"
 )
 
 // reportingLinear is the fake linear backend whose models report a
 // training (framework.FitReporter).
 type reportingLinear struct{ *linear }
 
-var testReport = framework.FitReport{Epochs: 12, StoppedBy: "patience", ValidRows: 30, ValidLoss: 0.25}
+var testReport = framework.FitReport{Epochs: 12, StoppedBy: "patience", ValidRows: 30, ValidLoss: 0.25,
+	Loaded: true, Architecture: "linear, 2 weights"}
 
 func (b reportingLinear) New(ctx context.Context, spec framework.ModelSpec) (framework.Model, error) {
 	m, err := b.linear.New(ctx, spec)
@@ -28,17 +27,6 @@ func (b reportingLinear) New(ctx context.Context, spec framework.ModelSpec) (fra
 type reportingModel struct{ *linModel }
 
 func (reportingModel) FitReport() framework.FitReport { return testReport }
-
-// oldFitServer answers Fit as a plugin from before FitResponse did: with
-// an empty message (an Empty and an empty FitResponse are the same bytes).
-type oldFitServer struct{ *server }
-
-func (s oldFitServer) Fit(ctx context.Context, req *pb.FitRequest) (*pb.FitResponse, error) {
-	if _, err := s.server.Fit(ctx, req); err != nil {
-		return nil, err
-	}
-	return &pb.FitResponse{}, nil
-}
 
 func fitReportThrough(t *testing.T, r *remote) framework.FitReport {
 	t.Helper()
@@ -54,8 +42,8 @@ func fitReportThrough(t *testing.T, r *remote) framework.FitReport {
 	return framework.FitReportOf(m)
 }
 
-// TestFitReportCrosses: a model's FitReport reaches the client; a plugin
-// whose models do not report, or that predates FitResponse, gives the zero
+// TestFitReportCrosses: a model's FitReport reaches the client, loaded
+// and architecture too; a model that does not report gives the zero
 // report.
 func TestFitReportCrosses(t *testing.T) {
 	if got := fitReportThrough(t, inProcess(t, "linear", reportingLinear{newLinear()})); got != testReport {
@@ -63,29 +51,5 @@ func TestFitReportCrosses(t *testing.T) {
 	}
 	if got := fitReportThrough(t, inProcess(t, "linear", newLinear())); got != (framework.FitReport{}) {
 		t.Errorf("FitReport of a model without one: %+v, want the zero report", got)
-	}
-	old := inProcessServer(t, "linear", oldFitServer{newServer(reportingLinear{newLinear()})}, nil)
-	if got := fitReportThrough(t, old); got != (framework.FitReport{}) {
-		t.Errorf("FitReport from an old plugin: %+v, want the zero report", got)
-	}
-}
-
-// TestFitResponseWireCompatible: Fit's answer changed from Empty to
-// FitResponse; each reads the other's bytes.
-func TestFitResponseWireCompatible(t *testing.T) {
-	b, err := proto.Marshal(&pb.Empty{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fr pb.FitResponse
-	if err := proto.Unmarshal(b, &fr); err != nil || fr.GetReported() {
-		t.Errorf("an Empty read as a FitResponse: %v, reported %v; want no error, nothing reported", err, fr.GetReported())
-	}
-	b, err = proto.Marshal(&pb.FitResponse{Reported: true, Epochs: 3, StoppedBy: "cap", ValidRows: 9, ValidLoss: 1.5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := proto.Unmarshal(b, &pb.Empty{}); err != nil {
-		t.Errorf("a FitResponse read as an Empty (an old client): %v", err)
 	}
 }

@@ -443,8 +443,24 @@ func TestWireEmptyAndStrided(t *testing.T) {
 	if err != nil || !empty.IsEmpty() {
 		t.Fatalf("empty: got %v, %v", empty, err)
 	}
-	if _, err := fromPB(&pb.Matrix{Rows: 2, Cols: 3, Data: []float64{1}}); err == nil {
+	if _, err := fromPB(&pb.Matrix{Rows: 2, Cols: 3, Data: rawOf([]float64{1})}); err == nil {
 		t.Fatal("malformed matrix accepted")
+	}
+	if _, err := fromPB(&pb.Matrix{Rows: 1, Cols: 1, Data: []byte{1, 2, 3}}); err == nil {
+		t.Fatal("values that are not whole float64s accepted")
+	}
+	if _, err := vecOf(&pb.Vector{Data: []byte{1, 2, 3}}); err == nil {
+		t.Fatal("a vector that is not whole float64s accepted")
+	}
+	// Values at an odd address decode as a copy, the same values.
+	buf := make([]byte, 8*3+1)
+	copy(buf[1:], rawOf([]float64{1.5, -2, math.Pi}))
+	if v, err := vecOf(&pb.Vector{Data: buf[1:]}); err != nil || fmt.Sprint(v) != fmt.Sprint([]float64{1.5, -2, math.Pi}) {
+		t.Fatalf("odd-aligned values: %v, %v", v, err)
+	}
+	negZero := math.Copysign(0, -1)
+	if got := decodeLE(encodeLE([]float64{1.5, math.Inf(1), negZero})); fmt.Sprint(got) != fmt.Sprint([]float64{1.5, math.Inf(1), negZero}) || !math.Signbit(got[2]) {
+		t.Fatalf("encodeLE/decodeLE: %v", got)
 	}
 	nan := mat.NewDense(1, 3, []float64{math.NaN(), math.Inf(-1), -0.0})
 	got, _ = fromPB(toPB(nan))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
 	"google.golang.org/protobuf/proto"
@@ -39,9 +40,9 @@ func (phasesModel) Predict(_ context.Context, x mat.Matrix) (*mat.Dense, error) 
 
 // TestRowLayoutCrossesTheTransport: behind the plugin a model sees every
 // row of its input at the same offset within a 64-byte line as the caller's,
-// for views of every phase and stride, small (sent whole) and large (keyed,
-// then sent as a reference); the same values in another layout are another
-// matrix to the cache.
+// for views of every phase and stride, small (sent whole) and large (sent
+// under a handle, then as a reference); the same values in another layout
+// are another matrix to the handles.
 func TestRowLayoutCrossesTheTransport(t *testing.T) {
 	ctx := context.Background()
 	r := inProcess(t, "phases", phases{})
@@ -53,7 +54,7 @@ func TestRowLayoutCrossesTheTransport(t *testing.T) {
 	check := func(what string, x *mat.Dense) {
 		t.Helper()
 		want, _ := local.Predict(ctx, x)
-		for round := 0; round < 2; round++ { // the second time a reference when keyed
+		for round := 0; round < 2; round++ { // the second time a reference when kept
 			got, err := remoteM.Predict(ctx, x)
 			if err != nil {
 				t.Fatal(err)
@@ -66,7 +67,7 @@ func TestRowLayoutCrossesTheTransport(t *testing.T) {
 			}
 		}
 	}
-	for _, rows := range []int{9, 700} { // 700 x 7: above minCachedElems
+	for _, rows := range []int{9, 700} { // 700 x 7: above minKeptElems
 		for extra := 0; extra < 9; extra++ {
 			base := mat.NewDense(rows+1, 7+extra+1, nil)
 			for j0 := 0; j0 <= extra; j0++ {
@@ -82,8 +83,8 @@ func TestRowLayoutCrossesTheTransport(t *testing.T) {
 	}
 }
 
-// TestRowLayoutWire: a matrix without a layout (an older client's, or an
-// answer) unpacks in place; one with a layout its data has in place too;
+// TestRowLayoutWire: a matrix without a layout (an answer) unpacks in
+// place; one with a layout its data has in place too;
 // otherwise as a copy laid out so; a layout out of range is refused.
 func TestRowLayoutWire(t *testing.T) {
 	x := mat.NewDense(3, 5, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
@@ -110,11 +111,12 @@ func TestRowLayoutWire(t *testing.T) {
 	}
 
 	got.Layout = nil
-	if d, err := fromPB(&got); err != nil || &d.RawMatrix().Data[0] != &got.Data[0] {
+	inPlace := func(d *mat.Dense) bool { return unsafe.Pointer(&d.RawMatrix().Data[0]) == unsafe.Pointer(&got.Data[0]) }
+	if d, err := fromPB(&got); err != nil || !inPlace(d) {
 		t.Fatalf("without a layout: %v, or the data was copied", err)
 	}
-	got.Layout = &pb.RowLayout{Phase: phaseOf(&got.Data[0])}
-	if d, err := fromPB(&got); err != nil || &d.RawMatrix().Data[0] != &got.Data[0] {
+	got.Layout = &pb.RowLayout{Phase: phaseOf((*float64)(unsafe.Pointer(&got.Data[0])))}
+	if d, err := fromPB(&got); err != nil || !inPlace(d) {
 		t.Fatalf("with the data's own layout: %v, or the data was copied", err)
 	}
 	got.Layout = &pb.RowLayout{Phase: 8}

@@ -21,11 +21,10 @@ type model struct {
 	r  *remote
 	c  *conn
 	id uint64
-	// numParams is M, fetched when the model is fitted (models with
-	// gradients only).
+	// numParams is M and report the plugin's account of training, both
+	// set once the model is fitted (Fit, Load, or WarmStart's answer).
 	numParams atomic.Int64
-	// report is the plugin's account of Fit (zero when it gave none).
-	report framework.FitReport
+	report    framework.FitReport
 
 	closeOnce sync.Once
 	closeErr  error
@@ -35,7 +34,8 @@ type model struct {
 func (m *model) Capabilities() framework.Capabilities { return m.r.caps }
 
 // call runs an RPC on the matrix arguments xs (packed by withArgs) under
-// the connection's watchdog.
+// the connection's watchdog, then releases the matrices the client no
+// longer keeps.
 func call[R any](ctx context.Context, m *model, op string, xs []mat.Matrix, f func(ctx context.Context, ms []*pb.Matrix) (R, error)) (R, error) {
 	var out R
 	err := m.c.do(ctx, op, func(ctx context.Context) error {
@@ -44,6 +44,7 @@ func call[R any](ctx context.Context, m *model, op string, xs []mat.Matrix, f fu
 			return err
 		})
 	})
+	m.c.flushReleases()
 	return out, err
 }
 
@@ -60,44 +61,39 @@ func (m *model) matrix(ctx context.Context, op string, xs []mat.Matrix, f func(c
 	return d, nil
 }
 
-func (m *model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
-	err := m.c.do(ctx, "Fit", func(ctx context.Context) error {
-		resp, err := m.c.rpc.Fit(ctx, &pb.FitRequest{ModelId: m.id, X: requestPB(x), Y: vec(y)})
-		m.setReport(resp, err)
+// fitted runs an RPC that leaves a fitted model and keeps what it says.
+func (m *model) fitted(ctx context.Context, op string, f func(ctx context.Context) (*pb.Fitted, error)) (*pb.Fitted, error) {
+	var out *pb.Fitted
+	err := m.c.do(ctx, op, func(ctx context.Context) (err error) {
+		out, err = f(ctx)
 		return err
 	})
-	if err != nil {
-		return err
-	}
-	return m.fetchNumParams(ctx)
+	return out, err
 }
 
-// setReport keeps what the plugin said of a fitted model's training.
-func (m *model) setReport(resp *pb.FitResponse, err error) {
-	if err == nil && resp.GetReported() {
-		m.report = framework.FitReport{Epochs: int(resp.GetEpochs()), StoppedBy: resp.GetStoppedBy(),
-			ValidRows: int(resp.GetValidRows()), ValidLoss: resp.GetValidLoss()}
+// setFitted keeps what the plugin said of a fitted model.
+func (m *model) setFitted(f *pb.Fitted) {
+	m.numParams.Store(f.GetNumParams())
+	if r := f.GetReport(); r != nil {
+		m.report = framework.FitReport{Epochs: int(r.Epochs), StoppedBy: r.StoppedBy,
+			ValidRows: int(r.ValidRows), ValidLoss: r.ValidLoss, Loaded: r.Loaded, Architecture: r.Architecture}
 	}
+}
+
+func (m *model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
+	f, err := m.fitted(ctx, "Fit", func(ctx context.Context) (*pb.Fitted, error) {
+		return m.c.rpc.Fit(ctx, &pb.FitRequest{ModelId: m.id, X: requestPB(x), Y: vec(y)})
+	})
+	if err == nil {
+		m.setFitted(f)
+	}
+	return err
 }
 
 // FitReport implements framework.FitReporter with what the plugin said
-// after Fit: the zero FitReport from a plugin that does not report.
+// once the model was fitted: the zero FitReport from a plugin that does
+// not report.
 func (m *model) FitReport() framework.FitReport { return m.report }
-
-// fetchNumParams asks a fitted model with gradients for M: here, where a
-// failure can be reported, rather than in NumParams, which cannot.
-func (m *model) fetchNumParams(ctx context.Context) error {
-	if !m.r.caps.Gradients {
-		return nil
-	}
-	return m.c.do(ctx, "NumParams", func(ctx context.Context) error {
-		resp, err := m.c.rpc.NumParams(ctx, &pb.ModelRef{ModelId: m.id})
-		if err == nil {
-			m.numParams.Store(int64(resp.NumParams))
-		}
-		return err
-	})
-}
 
 func (m *model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
 	return m.predict(ctx, "Predict", x, false)
@@ -113,18 +109,33 @@ func (m *model) PredictPrepared(ctx context.Context, x mat.Matrix) (*mat.Dense, 
 
 func (m *model) predict(ctx context.Context, op string, x mat.Matrix, prepared bool) (*mat.Dense, error) {
 	return m.matrix(ctx, op, []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*pb.Matrix, error) {
-		return m.c.rpc.Predict(ctx, &pb.MatrixRequest{ModelId: m.id, X: ms[0], Prepared: prepared})
+		return m.c.rpc.Predict(ctx, &pb.PredictRequest{ModelId: m.id, X: ms[0], Prepared: prepared})
 	})
 }
 
 // Close releases the model in the plugin process; framework.Release calls
-// it. Closing twice, or after the plugin process is gone, returns nil.
+// it. Closing twice, or after the plugin process is gone, returns nil. A
+// plugin that does not answer within releaseGrace (or the hang timeout,
+// if shorter) is given up on as the watchdog would: the connection fails
+// every call at once from then on and the process is killed, so that
+// releasing a run's models after an interrupt takes one grace, not the
+// hang timeout per model.
 func (m *model) Close() error {
 	m.closeOnce.Do(func() {
-		err := m.c.do(context.Background(), "Release", func(ctx context.Context) error {
-			_, err := m.c.rpc.Release(ctx, &pb.ModelRef{ModelId: m.id})
+		grace := releaseGrace
+		if m.c.hangTimeout > 0 {
+			grace = min(grace, m.c.hangTimeout)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), grace)
+		defer cancel()
+		err := m.c.do(ctx, "Release", func(ctx context.Context) error {
+			_, err := m.c.rpc.Release(ctx, &pb.ReleaseRequest{ModelIds: []uint64{m.id}})
 			return err
 		})
+		if err != nil && ctx.Err() != nil {
+			m.c.giveUp(fmt.Errorf("%w (no answer to Release for %v)", ErrNotResponding, grace))
+			return
+		}
 		if err != nil && !isFatal(err) {
 			m.closeErr = err
 		}
@@ -132,56 +143,91 @@ func (m *model) Close() error {
 	return m.closeErr
 }
 
-// NumParams returns M as Fit fetched it (the interface leaves no room for an
-// error, so Fit reports a failure to get it); 0 before Fit.
+// NumParams returns M as the plugin said when the model was fitted; 0
+// before.
 func (m *model) NumParams() int { return int(m.numParams.Load()) }
 
 func (m *model) Jacobian(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
 	return m.matrix(ctx, "Jacobian", []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*pb.Matrix, error) {
-		return m.c.rpc.Jacobian(ctx, &pb.MatrixRequest{ModelId: m.id, X: ms[0]})
+		return m.c.rpc.Jacobian(ctx, &pb.JacobianRequest{ModelId: m.id, X: ms[0]})
 	})
 }
 
+// PredictShifted is a batch of one shift.
 func (m *model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []float64) (*mat.Dense, error) {
-	return m.matrix(ctx, "PredictShifted", []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*pb.Matrix, error) {
-		return m.c.rpc.PredictShifted(ctx, &pb.PredictShiftedRequest{ModelId: m.id, X: ms[0], Dtheta: vec(dtheta)})
-	})
+	out, err := m.predictShifts(ctx, "PredictShifted", []framework.Shift{{X: x, DTheta: dtheta}}, false)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
 }
 
-// Gram implements framework.Grammer: one round trip carrying G's upper
-// triangle and b when the plugin serves it, else from the Jacobian.
+// Gram implements framework.Grammer: G's upper triangle and b in one round
+// trip.
 func (m *model) Gram(ctx context.Context, x mat.Matrix, e []float64) (*mat.SymDense, []float64, error) {
-	if !m.r.gram {
-		return framework.JacobianGram(ctx, m, x, e)
-	}
 	out, err := call(ctx, m, "Gram", []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*pb.GramResponse, error) {
 		return m.c.rpc.Gram(ctx, &pb.GramRequest{ModelId: m.id, X: ms[0], E: vec(e)})
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := unpackUpper(int(out.N), out.Upper)
+	g, err := symFromPB(out.G)
 	if err != nil {
 		return nil, nil, &Error{Backend: m.c.name, Op: "Gram", Err: err}
 	}
-	return g, out.GetB().GetData(), nil
+	b, err := vecOf(out.B)
+	if err != nil {
+		return nil, nil, &Error{Backend: m.c.name, Op: "Gram", Err: err}
+	}
+	return g, b, nil
 }
 
-// PredictShifts implements framework.ShiftBatcher: one round trip for all
-// the shifts when the plugin serves it (their matrices keyed as usual), else
-// one call per shift (two in the dual form), concurrently.
+// PredictShifts implements framework.ShiftBatcher: one round trip for the
+// shifts of each precision (the dual form's Phi^T a formed in the plugin).
 func (m *model) PredictShifts(ctx context.Context, shifts []framework.Shift) ([]*mat.Dense, error) {
-	if !m.r.shiftBatch {
-		return framework.PredictShiftsEach(ctx, m, shifts)
+	var single, double []int
+	for i, s := range shifts {
+		if s.Single && m.r.caps.SingleKernel {
+			single = append(single, i)
+		} else {
+			double = append(double, i)
+		}
 	}
+	if len(single) == 0 || len(double) == 0 {
+		return m.predictShifts(ctx, "PredictShifts", shifts, len(single) > 0)
+	}
+	out := make([]*mat.Dense, len(shifts))
+	for _, group := range []struct {
+		idx    []int
+		single bool
+	}{{double, false}, {single, true}} {
+		sub := make([]framework.Shift, len(group.idx))
+		for j, i := range group.idx {
+			sub[j] = shifts[i]
+		}
+		preds, err := m.predictShifts(ctx, "PredictShifts", sub, group.single)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range group.idx {
+			out[i] = preds[j]
+		}
+	}
+	return out, nil
+}
+
+func (m *model) predictShifts(ctx context.Context, op string, shifts []framework.Shift, single bool) ([]*mat.Dense, error) {
 	xs := make([]mat.Matrix, 0, 2*len(shifts))
 	for _, s := range shifts {
 		xs = append(xs, s.X, s.XTrain)
 	}
-	out, err := call(ctx, m, "PredictShifts", xs, func(ctx context.Context, ms []*pb.Matrix) (*pb.PredictShiftsResponse, error) {
-		req := &pb.PredictShiftsRequest{ModelId: m.id, Shifts: make([]*pb.Shift, len(shifts))}
+	out, err := call(ctx, m, op, xs, func(ctx context.Context, ms []*pb.Matrix) (*pb.PredictShiftsResponse, error) {
+		req := &pb.PredictShiftsRequest{ModelId: m.id, Shifts: make([]*pb.Shift, len(shifts)), Options: callOptions(single)}
 		for i, s := range shifts {
-			req.Shifts[i] = &pb.Shift{X: ms[2*i], Dtheta: vec(s.DTheta), XTrain: ms[2*i+1], A: vec(s.A), Single: s.Single && m.r.caps.SingleKernel}
+			req.Shifts[i] = &pb.Shift{X: ms[2*i], Dtheta: vec(s.DTheta), XTrain: ms[2*i+1]}
+			if s.XTrain != nil {
+				req.Shifts[i].A = vec(s.A)
+			}
 		}
 		return m.c.rpc.PredictShifts(ctx, req)
 	})
@@ -189,15 +235,23 @@ func (m *model) PredictShifts(ctx context.Context, shifts []framework.Shift) ([]
 		return nil, err
 	}
 	if len(out.Preds) != len(shifts) {
-		return nil, &Error{Backend: m.c.name, Op: "PredictShifts", Err: fmt.Errorf("%d predictions for %d shifts", len(out.Preds), len(shifts))}
+		return nil, &Error{Backend: m.c.name, Op: op, Err: fmt.Errorf("%d predictions for %d shifts", len(out.Preds), len(shifts))}
 	}
 	preds := make([]*mat.Dense, len(shifts))
 	for i, p := range out.Preds {
 		if preds[i], err = fromPB(p); err != nil {
-			return nil, &Error{Backend: m.c.name, Op: "PredictShifts", Err: err}
+			return nil, &Error{Backend: m.c.name, Op: op, Err: err}
 		}
 	}
 	return preds, nil
+}
+
+// callOptions asks for single precision or double.
+func callOptions(single bool) *pb.CallOptions {
+	if single {
+		return &pb.CallOptions{Precision: pb.Precision_SINGLE}
+	}
+	return nil
 }
 
 func (m *model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, error) {
@@ -206,7 +260,7 @@ func (m *model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, erro
 
 func (m *model) kernel(ctx context.Context, x1, x2 mat.Matrix, single bool) (*mat.Dense, error) {
 	return m.matrix(ctx, "Kernel", []mat.Matrix{x1, x2}, func(ctx context.Context, ms []*pb.Matrix) (*pb.Matrix, error) {
-		return m.c.rpc.Kernel(ctx, &pb.KernelRequest{ModelId: m.id, X1: ms[0], X2: ms[1], AllowUpper: x2 == nil, Single: single})
+		return m.c.rpc.Kernel(ctx, &pb.KernelRequest{ModelId: m.id, X1: ms[0], X2: ms[1], AllowUpper: x2 == nil, Options: callOptions(single)})
 	})
 }
 
@@ -216,12 +270,16 @@ func (m *model) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([]
 
 func (m *model) jacobianTVec(ctx context.Context, x mat.Matrix, a []float64, single bool) ([]float64, error) {
 	out, err := call(ctx, m, "JacobianTVec", []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*pb.Vector, error) {
-		return m.c.rpc.JacobianTVec(ctx, &pb.JacobianTVecRequest{ModelId: m.id, X: ms[0], A: vec(a), Single: single})
+		return m.c.rpc.JacobianTVec(ctx, &pb.JacobianTVecRequest{ModelId: m.id, X: ms[0], A: vec(a), Options: callOptions(single)})
 	})
 	if err != nil {
 		return nil, err
 	}
-	return out.GetData(), nil
+	v, err := vecOf(out)
+	if err != nil {
+		return nil, &Error{Backend: m.c.name, Op: "JacobianTVec", Err: err}
+	}
+	return v, nil
 }
 
 // SingleKernel implements framework.SingleKerneler for a plugin whose
@@ -241,7 +299,7 @@ func (s singleKernelModel) JacobianTVec(ctx context.Context, x mat.Matrix, a []f
 }
 
 // JacobianMul implements framework.JacobianMultiplier: one round trip for
-// all the columns of v when the plugin serves it, else from the Jacobian.
+// all the columns of v.
 func (m *model) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
 	return m.jacobianProduct(ctx, "JacobianMul", x, v, false, false)
 }
@@ -268,34 +326,23 @@ func (s singleModel) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dens
 }
 
 func (m *model) jacobianProduct(ctx context.Context, op string, x mat.Matrix, v *mat.Dense, trans, single bool) (*mat.Dense, error) {
-	if !m.r.jacProducts {
-		return framework.JacobianProducts(ctx, m, x, v, trans)
-	}
 	return m.matrix(ctx, op, []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*pb.Matrix, error) {
-		req := &pb.JacobianProductRequest{ModelId: m.id, X: ms[0], V: toPB(v), Single: single}
-		if trans {
-			return m.c.rpc.JacobianTMul(ctx, req)
-		}
-		return m.c.rpc.JacobianMul(ctx, req)
+		return m.c.rpc.JacobianProduct(ctx, &pb.JacobianProductRequest{ModelId: m.id, X: ms[0], V: toPB(v),
+			Transpose: trans, Options: callOptions(single)})
 	})
 }
 
 // WarmStart implements framework.WarmStarter: the new model lives in the
 // plugin process next to the receiver.
 func (m *model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps int, seed int64) (framework.Model, error) {
-	var ref *pb.ModelRef
-	err := m.c.do(ctx, "WarmStart", func(ctx context.Context) (err error) {
-		ref, err = m.c.rpc.WarmStart(ctx, &pb.WarmStartRequest{ModelId: m.id, X: requestPB(x), Y: vec(y), Steps: int64(steps), Seed: seed})
-		return err
+	f, err := m.fitted(ctx, "WarmStart", func(ctx context.Context) (*pb.Fitted, error) {
+		return m.c.rpc.WarmStart(ctx, &pb.WarmStartRequest{ModelId: m.id, X: requestPB(x), Y: vec(y), Steps: int64(steps), Seed: seed})
 	})
 	if err != nil {
 		return nil, err
 	}
-	nm := &model{r: m.r, c: m.c, id: ref.ModelId}
-	if err := nm.fetchNumParams(ctx); err != nil {
-		_ = nm.Close()
-		return nil, err
-	}
+	nm := &model{r: m.r, c: m.c, id: f.ModelId}
+	nm.setFitted(f)
 	return nm, nil
 }
 
@@ -314,18 +361,15 @@ func (m *model) SaveState(ctx context.Context) ([]byte, error) {
 }
 
 // LoadState implements framework.Persister: the plugin's model loads the
-// state and is then fitted (its fit report and M are fetched as after
-// Fit).
+// state and is then fitted.
 func (m *model) LoadState(ctx context.Context, state []byte) error {
-	err := m.c.do(ctx, "Load", func(ctx context.Context) error {
-		resp, err := m.c.rpc.Load(ctx, &pb.ModelState{ModelId: m.id, State: state})
-		m.setReport(resp, err)
-		return err
+	f, err := m.fitted(ctx, "Load", func(ctx context.Context) (*pb.Fitted, error) {
+		return m.c.rpc.Load(ctx, &pb.ModelState{ModelId: m.id, State: state})
 	})
-	if err != nil {
-		return err
+	if err == nil {
+		m.setFitted(f)
 	}
-	return m.fetchNumParams(ctx)
+	return err
 }
 
 var (

@@ -11,24 +11,11 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/internal/pb"
 )
 
-// noProductsServer is a server as it was before JacobianMul and
-// JacobianTMul: it does not advertise them.
-type noProductsServer struct{ *server }
-
-func (s noProductsServer) Capabilities(ctx context.Context, e *pb.Empty) (*pb.CapabilitiesResponse, error) {
-	resp, err := s.server.Capabilities(ctx, e)
-	if resp != nil {
-		resp.JacobianProducts = false
-	}
-	return resp, err
-}
-
 // Jacobian products over the transport are framework.JacobianProducts in
-// process, bit for bit, for a batch of vectors: one round trip each when
-// the plugin serves them, the Jacobian from an older plugin.
+// process, bit for bit, for a batch of vectors, one round trip each (the
+// plugin forms them from the Jacobian of a model without its own).
 func TestJacobianProducts(t *testing.T) {
 	const p = 20
 	ctx := context.Background()
@@ -46,16 +33,10 @@ func TestJacobianProducts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, advertise := range []bool{true, false} {
-		s := newServer(newLinear())
-		var srv pb.BackendServer = s
-		calls := []string{"JacobianMul", "JacobianTMul"}
-		if !advertise {
-			srv = noProductsServer{s}
-			calls = []string{"Jacobian", "Jacobian"}
-		}
+	{
+		calls := []string{"JacobianProduct", "JacobianProduct"}
 		log := &methodLog{}
-		r := inProcessServer(t, "linear", srv, []grpc.ServerOption{grpc.UnaryInterceptor(log.intercept)})
+		r := inProcessServer(t, "linear", newServer(newLinear()), []grpc.ServerOption{grpc.UnaryInterceptor(log.intercept)})
 		m, x, v, u := inputs(r)
 		jm, ok := m.(framework.JacobianMultiplier)
 		if !ok {
@@ -74,12 +55,12 @@ func TestJacobianProducts(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !mat.Equal(gotV, wantV) || !mat.Equal(gotU, wantU) {
-			t.Errorf("advertised %v: the products differ from the in-process ones", advertise)
+			t.Errorf("the products differ from the in-process ones")
 		}
 		names := append([]string(nil), log.names...)
 		slices.Sort(names)
 		if strings.Join(names, ",") != strings.Join(calls, ",") {
-			t.Errorf("advertised %v: calls %v, want %v", advertise, names, calls)
+			t.Errorf("calls %v, want %v", names, calls)
 		}
 	}
 }
@@ -133,24 +114,8 @@ func rounded(d *mat.Dense, err error) (*mat.Dense, error) {
 	return d, nil
 }
 
-// noSingleServer is a server as it was before single-precision products:
-// it does not advertise them (and would ignore JacobianProductRequest's
-// single, a field it does not know).
-type noSingleServer struct{ *server }
-
-func (s noSingleServer) Capabilities(ctx context.Context, e *pb.Empty) (*pb.CapabilitiesResponse, error) {
-	resp, err := s.server.Capabilities(ctx, e)
-	if resp != nil {
-		resp.SinglePrecision = false
-	}
-	return resp, err
-}
-
 // Single-precision products over the transport are the model's in
-// process, bit for bit, when the plugin advertises them; the double ones
-// stay double (a client that does not know the capability never sets
-// single); a plugin that does not advertise them leaves the remote model
-// without the capability.
+// process, bit for bit; the double ones stay double.
 func TestSinglePrecisionProducts(t *testing.T) {
 	const p = 20
 	ctx := context.Background()
@@ -180,27 +145,19 @@ func TestSinglePrecisionProducts(t *testing.T) {
 	if mat.Equal(wantDouble[0], wantSingle[0]) {
 		t.Fatal("the fake's single-precision products equal its double ones")
 	}
-	for _, advertise := range []bool{true, false} {
-		s := newServer(singleBackend{newLinear()})
-		var srv pb.BackendServer = s
-		if !advertise {
-			srv = noSingleServer{s}
-		}
-		r := inProcessServer(t, "single", srv, nil)
+	{
+		r := inProcess(t, "single", singleBackend{newLinear()})
 		m, _, _, _ := inputs(r)
 		jm, ok := framework.AsJacobianMultiplier(m)
 		if !ok {
 			t.Fatal("the remote model has no Jacobian products")
 		}
 		if got := products(jm); !mat.Equal(got[0], wantDouble[0]) || !mat.Equal(got[1], wantDouble[1]) {
-			t.Errorf("advertised %v: the double products differ from the in-process ones", advertise)
+			t.Errorf("the double products differ from the in-process ones")
 		}
 		sp, ok := framework.AsSinglePrecisioner(m)
-		if ok != advertise {
-			t.Fatalf("advertised %v: AsSinglePrecisioner = %v", advertise, ok)
-		}
 		if !ok {
-			continue
+			t.Fatal("the remote model is not a SinglePrecisioner")
 		}
 		if got := products(sp.SinglePrecision()); !mat.Equal(got[0], wantSingle[0]) || !mat.Equal(got[1], wantSingle[1]) {
 			t.Errorf("the single-precision products differ from the in-process ones")

@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/pb"
@@ -28,16 +27,15 @@ type server struct {
 
 	mu     sync.RWMutex
 	nextID uint64
-	models map[uint64]served
+	models map[uint64]framework.Model
 
-	// cache holds the request matrices sent with a key (see the Matrix
-	// message in backend.proto), within defaultMatrixCacheBytes.
-	cache *matrixCache
+	// kept holds the request matrices sent under a handle (see the Matrix
+	// message in backend.proto) until the client releases them.
+	kept *keptMatrices
 }
 
 func newServer(b framework.Backend) *server {
-	return &server{b: b, caps: b.Capabilities(), models: make(map[uint64]served),
-		cache: newMatrixCache(defaultMatrixCacheBytes)}
+	return &server{b: b, caps: b.Capabilities(), models: make(map[uint64]framework.Model), kept: newKeptMatrices()}
 }
 
 // guard turns a panic in the backend into an Internal error, so that one
@@ -50,40 +48,32 @@ func guard(op string, err *error) {
 	}
 }
 
-// served is a model the server keeps, and whether its client reads raw
-// values in answers (NewModelRequest.raw_answers).
-type served struct {
-	m   framework.Model
-	raw bool
-}
-
-func (s *server) model(id uint64) (served, error) {
+func (s *server) model(id uint64) (framework.Model, error) {
 	s.mu.RLock()
 	m, ok := s.models[id]
 	s.mu.RUnlock()
 	if !ok {
-		return served{}, status.Errorf(codes.NotFound, "no model %d (released?)", id)
+		return nil, status.Errorf(codes.NotFound, "no model %d (released?)", id)
 	}
 	return m, nil
 }
 
-// modelAs returns the model id names as an M, and whether its client reads
-// raw values: NotFound when there is no such model, Unimplemented when the
-// backend's model type is not an M.
-func modelAs[M any](s *server, id uint64) (M, bool, error) {
+// modelAs returns the model id names as an M: NotFound when there is no
+// such model, Unimplemented when the backend's model type is not an M.
+func modelAs[M any](s *server, id uint64) (M, error) {
 	var zero M
-	sm, err := s.model(id)
+	m, err := s.model(id)
 	if err != nil {
-		return zero, false, err
+		return zero, err
 	}
-	if mm, ok := sm.m.(M); ok {
-		return mm, sm.raw, nil
+	if mm, ok := m.(M); ok {
+		return mm, nil
 	}
 	what := "this call"
 	switch any((*M)(nil)).(type) {
 	case *framework.Model:
 		// Only a nil model is not one; calling it panics, as it did.
-		return zero, sm.raw, nil
+		return zero, nil
 	case *framework.Gradienter:
 		what = "gradients"
 	case *framework.Kerneler:
@@ -93,39 +83,29 @@ func modelAs[M any](s *server, id uint64) (M, bool, error) {
 	case *framework.Persister:
 		what = "saving and loading"
 	}
-	return zero, false, status.Errorf(codes.Unimplemented, "the backend's models do not implement %s", what)
+	return zero, status.Errorf(codes.Unimplemented, "the backend's models do not implement %s", what)
 }
 
 // onModel carries what every RPC on one model shares: a panic in the
-// backend becomes an Internal error (guard, under op); the raw values of
-// the request req move into data (toData; InvalidArgument when malformed),
-// whatever codec decoded it; the model id names is looked up as an M
-// (modelAs); the RPC's matrix argument x, called name in
-// errors, is unpacked (InvalidArgument when malformed; name "" for an RPC
-// without one, x is then ignored and f gets nil), or stored in or looked up
-// from the matrix cache when it carries a key (the cache-miss error when a
-// reference's key is not held); then f calls the model and packs its
-// answer, whose values go raw (toRaw) when the model's client reads them
-// so.
-func onModel[M any, R proto.Message](s *server, op string, req proto.Message, id uint64, name string, x *pb.Matrix, f func(M, *mat.Dense) (R, error)) (resp R, err error) {
+// backend becomes an Internal error (guard, under op); the model id names
+// is looked up as an M (modelAs); the RPC's matrix argument x, called name
+// in errors, is unpacked or kept or looked up by its handle
+// (InvalidArgument when malformed; name "" for an RPC without one, x is
+// then ignored and f gets nil); then f calls the model and packs its
+// answer.
+func onModel[M any, R any](s *server, op string, id uint64, name string, x *pb.Matrix, f func(M, *mat.Dense) (R, error)) (resp R, err error) {
 	defer guard(op, &err)
-	if err := toData(req); err != nil {
-		return resp, status.Errorf(codes.InvalidArgument, "%v", err)
-	}
-	m, raw, err := modelAs[M](s, id)
+	m, err := modelAs[M](s, id)
 	if err != nil {
 		return resp, err
 	}
 	var xd *mat.Dense
 	if name != "" {
-		if xd, err = s.cache.resolve(name, x); err != nil {
+		if xd, err = s.kept.resolve(name, x); err != nil {
 			return resp, err
 		}
 	}
-	if resp, err = f(m, xd); err == nil && raw {
-		toRaw(resp)
-	}
-	return resp, err
+	return f(m, xd)
 }
 
 // matrixResp packs a model's matrix answer, or its error as a status.
@@ -144,28 +124,19 @@ func matrixArg(name string, m *pb.Matrix) (*mat.Dense, error) {
 	return d, nil
 }
 
-func (s *server) Capabilities(context.Context, *pb.Empty) (*pb.CapabilitiesResponse, error) {
-	return &pb.CapabilitiesResponse{
-		Gradients:        s.caps.Gradients,
-		Kernel:           s.caps.Kernel,
-		Classification:   s.caps.Classification,
-		Multiclass:       s.caps.Multiclass,
-		WarmStart:        s.caps.WarmStart,
-		Persist:          s.caps.Persist,
-		MatrixCache:      true,
-		ShiftBatch:       true,
-		Gram:             true,
-		MatrixFree:       s.caps.MatrixFree,
-		JacobianProducts: true,
-		SinglePrecision:  s.caps.SinglePrecision,
-		SingleKernel:     s.caps.SingleKernel,
-		RawValues:        true,
-	}, nil
+func vecArg(name string, v *pb.Vector) ([]float64, error) {
+	out, err := vecOf(v)
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "%s: %v", name, err)
+	}
+	return out, nil
 }
 
-func (s *server) Options(context.Context, *pb.Empty) (resp *pb.OptionsResponse, err error) {
-	defer guard("Options", &err)
-	resp = &pb.OptionsResponse{}
+func single(o *pb.CallOptions) bool { return o.GetPrecision() == pb.Precision_SINGLE }
+
+func (s *server) Describe(context.Context, *pb.DescribeRequest) (resp *pb.DescribeResponse, err error) {
+	defer guard("Describe", &err)
+	resp = &pb.DescribeResponse{Capabilities: capsToPB(s.caps)}
 	for _, o := range s.b.Options() {
 		resp.Options = append(resp.Options, &pb.OptionInfo{Name: o.Name, DefaultValue: o.Default, Usage: o.Usage})
 	}
@@ -175,21 +146,25 @@ func (s *server) Options(context.Context, *pb.Empty) (resp *pb.OptionsResponse, 
 func (s *server) NewModel(ctx context.Context, req *pb.NewModelRequest) (ref *pb.ModelRef, err error) {
 	defer guard("New", &err)
 	m, err := s.b.New(ctx, framework.ModelSpec{
-		Task:    framework.Task(req.Task),
-		Inputs:  int(req.Inputs),
-		Seed:    req.Seed,
-		Options: req.Options,
-		Classes: int(req.Classes),
+		Task:       framework.Task(req.Task),
+		Inputs:     int(req.Inputs),
+		Seed:       req.Seed,
+		Options:    req.Options,
+		Classes:    int(req.Classes),
+		Pretrained: req.Pretrained != nil,
 	})
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return s.add(m, req.RawAnswers)
+	id, err := s.add(m)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.ModelRef{ModelId: id}, nil
 }
 
-// add checks that m implements what the capabilities promise and keeps it,
-// with whether its client reads raw values.
-func (s *server) add(m framework.Model, raw bool) (*pb.ModelRef, error) {
+// add checks that m implements what the capabilities promise and keeps it.
+func (s *server) add(m framework.Model) (uint64, error) {
 	_, isG := framework.AsGradienter(m)
 	_, isK := framework.AsKerneler(m)
 	_, isW := framework.AsWarmStarter(m)
@@ -198,39 +173,46 @@ func (s *server) add(m framework.Model, raw bool) (*pb.ModelRef, error) {
 	_, isSK := framework.AsSingleKerneler(m)
 	if s.caps.Gradients && !isG || s.caps.Kernel && !isK || s.caps.WarmStart && !isW || s.caps.MatrixFree && !isJ || s.caps.SinglePrecision && !isS || s.caps.SingleKernel && !isSK {
 		_ = framework.Release(m)
-		return nil, status.Errorf(codes.Internal,
+		return 0, status.Errorf(codes.Internal,
 			"backend declares %v but its model type %T does not implement all of it", s.caps, m)
 	}
 	s.mu.Lock()
 	s.nextID++
 	id := s.nextID
-	s.models[id] = served{m: m, raw: raw}
+	s.models[id] = m
 	s.mu.Unlock()
-	return &pb.ModelRef{ModelId: id}, nil
+	return id, nil
 }
 
-func (s *server) Fit(ctx context.Context, req *pb.FitRequest) (*pb.FitResponse, error) {
-	return onModel(s, "Fit", req, req.ModelId, "x", req.X, func(m framework.Model, x *mat.Dense) (*pb.FitResponse, error) {
-		if err := m.Fit(ctx, x, req.GetY().GetData()); err != nil {
+func (s *server) Fit(ctx context.Context, req *pb.FitRequest) (*pb.Fitted, error) {
+	return onModel(s, "Fit", req.ModelId, "x", req.X, func(m framework.Model, x *mat.Dense) (*pb.Fitted, error) {
+		y, err := vecArg("y", req.Y)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.Fit(ctx, x, y); err != nil {
 			return nil, toStatus(err)
 		}
-		return fitResponse(m), nil
+		return fittedPB(req.ModelId, m), nil
 	})
 }
 
-// fitResponse is what a fitted model says of its training.
-func fitResponse(m framework.Model) *pb.FitResponse {
-	r, ok := m.(framework.FitReporter)
-	if !ok {
-		return &pb.FitResponse{}
+// fittedPB is what a fitted model says of itself.
+func fittedPB(id uint64, m framework.Model) *pb.Fitted {
+	out := &pb.Fitted{ModelId: id}
+	if g, ok := m.(framework.Gradienter); ok {
+		out.NumParams = int64(g.NumParams())
 	}
-	fr := r.FitReport()
-	return &pb.FitResponse{Reported: true, Epochs: int64(fr.Epochs), StoppedBy: fr.StoppedBy,
-		ValidRows: int64(fr.ValidRows), ValidLoss: fr.ValidLoss}
+	if r, ok := m.(framework.FitReporter); ok {
+		fr := r.FitReport()
+		out.Report = &pb.FitReport{Epochs: int64(fr.Epochs), StoppedBy: fr.StoppedBy, ValidRows: int64(fr.ValidRows),
+			ValidLoss: fr.ValidLoss, Loaded: fr.Loaded, Architecture: fr.Architecture}
+	}
+	return out
 }
 
-func (s *server) Predict(ctx context.Context, req *pb.MatrixRequest) (*pb.Matrix, error) {
-	return onModel(s, "Predict", req, req.ModelId, "x", req.X, func(m framework.Model, x *mat.Dense) (*pb.Matrix, error) {
+func (s *server) Predict(ctx context.Context, req *pb.PredictRequest) (*pb.Matrix, error) {
+	return onModel(s, "Predict", req.ModelId, "x", req.X, func(m framework.Model, x *mat.Dense) (*pb.Matrix, error) {
 		if pp, ok := framework.AsPreparedPredictor(m); ok && req.Prepared {
 			return matrixResp(pp.PredictPrepared(ctx, x))
 		}
@@ -238,48 +220,42 @@ func (s *server) Predict(ctx context.Context, req *pb.MatrixRequest) (*pb.Matrix
 	})
 }
 
-func (s *server) NumParams(_ context.Context, req *pb.ModelRef) (*pb.NumParamsResponse, error) {
-	return onModel(s, "NumParams", req, req.ModelId, "", nil, func(g framework.Gradienter, _ *mat.Dense) (*pb.NumParamsResponse, error) {
-		return &pb.NumParamsResponse{NumParams: int64(g.NumParams())}, nil
-	})
-}
-
-func (s *server) Jacobian(ctx context.Context, req *pb.MatrixRequest) (*pb.Matrix, error) {
-	return onModel(s, "Jacobian", req, req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.Matrix, error) {
+func (s *server) Jacobian(ctx context.Context, req *pb.JacobianRequest) (*pb.Matrix, error) {
+	return onModel(s, "Jacobian", req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.Matrix, error) {
 		return matrixResp(g.Jacobian(ctx, x))
 	})
 }
 
-func (s *server) PredictShifted(ctx context.Context, req *pb.PredictShiftedRequest) (*pb.Matrix, error) {
-	return onModel(s, "PredictShifted", req, req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.Matrix, error) {
-		return matrixResp(g.PredictShifted(ctx, x, req.GetDtheta().GetData()))
-	})
-}
-
 func (s *server) Kernel(ctx context.Context, req *pb.KernelRequest) (*pb.Matrix, error) {
-	return onModel(s, "Kernel", req, req.ModelId, "x1", req.X1, func(k framework.Kerneler, x1 *mat.Dense) (*pb.Matrix, error) {
+	return onModel(s, "Kernel", req.ModelId, "x1", req.X1, func(k framework.Kerneler, x1 *mat.Dense) (*pb.Matrix, error) {
 		var x2 mat.Matrix // stays a nil interface when x2 is absent
 		if req.X2 != nil {
-			d, err := s.cache.resolve("x2", req.X2)
+			d, err := s.kept.resolve("x2", req.X2)
 			if err != nil {
 				return nil, err
 			}
 			x2 = d
 		}
-		out, err := singleKernelOf(k, req.Single).Kernel(ctx, x1, x2)
+		out, err := singleKernelOf(k, single(req.Options)).Kernel(ctx, x1, x2)
 		// Halved only when exactly symmetric: a kernel that is symmetric
 		// up to rounding (a general matrix product, say) travels whole,
 		// so the client gets the model's bits either way.
 		if err == nil && x2 == nil && req.AllowUpper && exactlySymmetric(out) {
-			return upperPB(out), nil
+			n, _ := out.Dims()
+			raw := out.RawMatrix()
+			return upperPB(raw.Data, raw.Stride, n), nil
 		}
 		return matrixResp(out, err)
 	})
 }
 
 func (s *server) JacobianTVec(ctx context.Context, req *pb.JacobianTVecRequest) (*pb.Vector, error) {
-	return onModel(s, "JacobianTVec", req, req.ModelId, "x", req.X, func(k framework.Kerneler, x *mat.Dense) (*pb.Vector, error) {
-		out, err := singleKernelOf(k, req.Single).JacobianTVec(ctx, x, req.GetA().GetData())
+	return onModel(s, "JacobianTVec", req.ModelId, "x", req.X, func(k framework.Kerneler, x *mat.Dense) (*pb.Vector, error) {
+		a, err := vecArg("a", req.A)
+		if err != nil {
+			return nil, err
+		}
+		out, err := singleKernelOf(k, single(req.Options)).JacobianTVec(ctx, x, a)
 		if err != nil {
 			return nil, toStatus(err)
 		}
@@ -302,19 +278,12 @@ func singleKernelOf(k framework.Kerneler, single bool) framework.Kerneler {
 // framework.PredictShifts (the model's own batching when it has one, else
 // concurrent calls), here in the plugin process.
 func (s *server) PredictShifts(ctx context.Context, req *pb.PredictShiftsRequest) (*pb.PredictShiftsResponse, error) {
-	return onModel(s, "PredictShifts", req, req.ModelId, "", nil, func(g framework.Gradienter, _ *mat.Dense) (*pb.PredictShiftsResponse, error) {
+	return onModel(s, "PredictShifts", req.ModelId, "", nil, func(g framework.Gradienter, _ *mat.Dense) (*pb.PredictShiftsResponse, error) {
 		shifts := make([]framework.Shift, len(req.Shifts))
 		for i, sh := range req.Shifts {
-			x, err := s.cache.resolve(fmt.Sprintf("shift %d: x", i), sh.X)
-			if err != nil {
+			var err error
+			if shifts[i], err = s.shift(i, sh, single(req.Options)); err != nil {
 				return nil, err
-			}
-			shifts[i] = framework.Shift{X: x, DTheta: sh.GetDtheta().GetData(), Single: sh.Single}
-			if sh.XTrain != nil {
-				if shifts[i].XTrain, err = s.cache.resolve(fmt.Sprintf("shift %d: x_train", i), sh.XTrain); err != nil {
-					return nil, err
-				}
-				shifts[i].A = sh.GetA().GetData()
 			}
 		}
 		preds, err := framework.PredictShifts(ctx, g, shifts)
@@ -329,63 +298,89 @@ func (s *server) PredictShifts(ctx context.Context, req *pb.PredictShiftsRequest
 	})
 }
 
+// shift unpacks shift i of a PredictShifts request.
+func (s *server) shift(i int, sh *pb.Shift, single bool) (framework.Shift, error) {
+	x, err := s.kept.resolve(fmt.Sprintf("shift %d: x", i), sh.X)
+	if err != nil {
+		return framework.Shift{}, err
+	}
+	out := framework.Shift{X: x, Single: single}
+	if out.DTheta, err = vecArg(fmt.Sprintf("shift %d: dtheta", i), sh.Dtheta); err != nil {
+		return framework.Shift{}, err
+	}
+	if sh.XTrain != nil {
+		if out.XTrain, err = s.kept.resolve(fmt.Sprintf("shift %d: x_train", i), sh.XTrain); err != nil {
+			return framework.Shift{}, err
+		}
+		if out.A, err = vecArg(fmt.Sprintf("shift %d: a", i), sh.A); err != nil {
+			return framework.Shift{}, err
+		}
+	}
+	return out, nil
+}
+
 // Gram serves models with gradients: by their own framework.Grammer when
 // they have one, else from their Jacobian, here in the plugin process.
 func (s *server) Gram(ctx context.Context, req *pb.GramRequest) (*pb.GramResponse, error) {
-	return onModel(s, "Gram", req, req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.GramResponse, error) {
-		gram, b, err := framework.GramOf(ctx, g, x, req.GetE().GetData())
+	return onModel(s, "Gram", req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.GramResponse, error) {
+		e, err := vecArg("e", req.E)
+		if err != nil {
+			return nil, err
+		}
+		gram, b, err := framework.GramOf(ctx, g, x, e)
 		if err != nil {
 			return nil, toStatus(err)
 		}
-		return &pb.GramResponse{N: int64(gram.SymmetricDim()), Upper: packUpper(gram), B: vec(b)}, nil
+		raw := gram.RawSymmetric()
+		return &pb.GramResponse{G: upperPB(raw.Data, raw.Stride, raw.N), B: vec(b)}, nil
 	})
 }
 
-// JacobianMul serves models with gradients: by their own
+// JacobianProduct serves models with gradients: by their own
 // framework.JacobianMultiplier when they have one (its single-precision
 // form when the request asks for it and the model has one), else from
 // their Jacobian, here in the plugin process.
-func (s *server) JacobianMul(ctx context.Context, req *pb.JacobianProductRequest) (*pb.Matrix, error) {
-	return s.jacobianProduct(ctx, "JacobianMul", req, false)
-}
-
-// JacobianTMul is JacobianMul's transposed product.
-func (s *server) JacobianTMul(ctx context.Context, req *pb.JacobianProductRequest) (*pb.Matrix, error) {
-	return s.jacobianProduct(ctx, "JacobianTMul", req, true)
-}
-
-func (s *server) jacobianProduct(ctx context.Context, op string, req *pb.JacobianProductRequest, trans bool) (*pb.Matrix, error) {
-	return onModel(s, op, req, req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.Matrix, error) {
+func (s *server) JacobianProduct(ctx context.Context, req *pb.JacobianProductRequest) (*pb.Matrix, error) {
+	op := "JacobianMul"
+	if req.Transpose {
+		op = "JacobianTMul"
+	}
+	return onModel(s, op, req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.Matrix, error) {
 		v, err := matrixArg("v", req.V)
 		if err != nil {
 			return nil, err
 		}
-		jm, ok := framework.MultiplierOf(g, req.Single)
+		jm, ok := framework.MultiplierOf(g, single(req.Options))
 		switch {
-		case ok && trans:
+		case ok && req.Transpose:
 			return matrixResp(jm.JacobianTMul(ctx, x, v))
 		case ok:
 			return matrixResp(jm.JacobianMul(ctx, x, v))
 		}
-		return matrixResp(framework.JacobianProducts(ctx, g, x, v, trans))
+		return matrixResp(framework.JacobianProducts(ctx, g, x, v, req.Transpose))
 	})
 }
 
-func (s *server) WarmStart(ctx context.Context, req *pb.WarmStartRequest) (*pb.ModelRef, error) {
-	return onModel(s, "WarmStart", req, req.ModelId, "x", req.X, func(w framework.WarmStarter, x *mat.Dense) (*pb.ModelRef, error) {
-		nm, err := w.WarmStart(ctx, x, req.GetY().GetData(), int(req.Steps), req.Seed)
+func (s *server) WarmStart(ctx context.Context, req *pb.WarmStartRequest) (*pb.Fitted, error) {
+	return onModel(s, "WarmStart", req.ModelId, "x", req.X, func(w framework.WarmStarter, x *mat.Dense) (*pb.Fitted, error) {
+		y, err := vecArg("y", req.Y)
+		if err != nil {
+			return nil, err
+		}
+		nm, err := w.WarmStart(ctx, x, y, int(req.Steps), req.Seed)
 		if err != nil {
 			return nil, toStatus(err)
 		}
-		// The new model's client is the receiver's: raw answers if its
-		// are (and not if the receiver was released meanwhile).
-		parent, _ := s.model(req.ModelId)
-		return s.add(nm, parent.raw)
+		id, err := s.add(nm)
+		if err != nil {
+			return nil, err
+		}
+		return fittedPB(id, nm), nil
 	})
 }
 
 func (s *server) Save(ctx context.Context, req *pb.ModelRef) (*pb.ModelState, error) {
-	return onModel(s, "Save", req, req.ModelId, "", nil, func(p framework.Persister, _ *mat.Dense) (*pb.ModelState, error) {
+	return onModel(s, "Save", req.ModelId, "", nil, func(p framework.Persister, _ *mat.Dense) (*pb.ModelState, error) {
 		state, err := p.SaveState(ctx)
 		if err != nil {
 			return nil, toStatus(err)
@@ -394,25 +389,34 @@ func (s *server) Save(ctx context.Context, req *pb.ModelRef) (*pb.ModelState, er
 	})
 }
 
-func (s *server) Load(ctx context.Context, req *pb.ModelState) (*pb.FitResponse, error) {
-	return onModel(s, "Load", req, req.ModelId, "", nil, func(p framework.Persister, _ *mat.Dense) (*pb.FitResponse, error) {
+func (s *server) Load(ctx context.Context, req *pb.ModelState) (*pb.Fitted, error) {
+	return onModel(s, "Load", req.ModelId, "", nil, func(p framework.Persister, _ *mat.Dense) (*pb.Fitted, error) {
 		if err := p.LoadState(ctx, req.State); err != nil {
 			return nil, toStatus(err)
 		}
-		return fitResponse(p), nil
+		return fittedPB(req.ModelId, p), nil
 	})
 }
 
-func (s *server) Release(_ context.Context, req *pb.ModelRef) (_ *pb.Empty, err error) {
+// Release frees the models and kept matrices named; the first error of a
+// model's release is returned after all are freed.
+func (s *server) Release(_ context.Context, req *pb.ReleaseRequest) (_ *pb.ReleaseResponse, err error) {
 	defer guard("Release", &err)
-	s.mu.Lock()
-	m, ok := s.models[req.ModelId]
-	delete(s.models, req.ModelId)
-	s.mu.Unlock()
-	if ok {
-		if err := framework.Release(m.m); err != nil {
-			return nil, toStatus(err)
+	s.kept.release(req.MatrixHandles)
+	var first error
+	for _, id := range req.ModelIds {
+		s.mu.Lock()
+		m, ok := s.models[id]
+		delete(s.models, id)
+		s.mu.Unlock()
+		if ok {
+			if err := framework.Release(m); err != nil && first == nil {
+				first = err
+			}
 		}
 	}
-	return &pb.Empty{}, nil
+	if first != nil {
+		return nil, toStatus(first)
+	}
+	return &pb.ReleaseResponse{}, nil
 }

@@ -11,24 +11,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	"google.golang.org/grpc"
-	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/pb"
 )
-
-// noBatchServer is a server as it was before PredictShifts: it does not
-// advertise it.
-type noBatchServer struct{ *server }
-
-func (s noBatchServer) Capabilities(ctx context.Context, e *pb.Empty) (*pb.CapabilitiesResponse, error) {
-	resp, err := s.server.Capabilities(ctx, e)
-	if resp != nil {
-		resp.ShiftBatch = false
-	}
-	return resp, err
-}
 
 // methodLog records the RPCs a server receives.
 type methodLog struct {
@@ -44,9 +30,7 @@ func (l *methodLog) intercept(ctx context.Context, req any, info *grpc.UnaryServ
 }
 
 // PredictShifts over the transport gives what one call per shift gives in
-// process, bit for bit, for shifts in both forms: in one round trip when
-// the plugin serves it, in one call per shift (two in the dual form) from
-// an older plugin.
+// process, bit for bit, for shifts in both forms, in one round trip.
 func TestPredictShifts(t *testing.T) {
 	const p = 100
 	ctx := context.Background()
@@ -67,16 +51,10 @@ func TestPredictShifts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, advertise := range []bool{true, false} {
-		s := newServer(newLinear())
-		var srv pb.BackendServer = s
+	{
 		calls := []string{"PredictShifts"}
-		if !advertise {
-			srv = noBatchServer{s}
-			calls = []string{"JacobianTVec", "JacobianTVec", "PredictShifted", "PredictShifted", "PredictShifted"}
-		}
 		log := &methodLog{}
-		r := inProcessServer(t, "linear", srv, []grpc.ServerOption{grpc.UnaryInterceptor(log.intercept)})
+		r := inProcessServer(t, "linear", newServer(newLinear()), []grpc.ServerOption{grpc.UnaryInterceptor(log.intercept)})
 		m, shifts := inputs(r)
 		b, ok := framework.AsShiftBatcher(m)
 		if !ok {
@@ -89,31 +67,19 @@ func TestPredictShifts(t *testing.T) {
 		}
 		for i := range want {
 			if !mat.Equal(got[i], want[i]) {
-				t.Errorf("advertised %v: shift %d differs from the in-process one", advertise, i)
+				t.Errorf("shift %d differs from the in-process one", i)
 			}
 		}
 		names := append([]string(nil), log.names...)
 		slices.Sort(names)
 		if strings.Join(names, ",") != strings.Join(calls, ",") {
-			t.Errorf("advertised %v: calls %v, want %v", advertise, names, calls)
+			t.Errorf("calls %v, want %v", names, calls)
 		}
 	}
 }
 
-// noGramServer is a server as it was before Gram: it does not advertise it.
-type noGramServer struct{ *server }
-
-func (s noGramServer) Capabilities(ctx context.Context, e *pb.Empty) (*pb.CapabilitiesResponse, error) {
-	resp, err := s.server.Capabilities(ctx, e)
-	if resp != nil {
-		resp.Gram = false
-	}
-	return resp, err
-}
-
 // Gram over the transport is framework.GramOf in process (the Jacobian's
-// Gram and product), bit for bit: one Gram round trip when the plugin
-// serves it, the Jacobian from an older plugin.
+// Gram and product), bit for bit, in one round trip.
 func TestGram(t *testing.T) {
 	const p = 30
 	ctx := context.Background()
@@ -127,16 +93,10 @@ func TestGram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, advertise := range []bool{true, false} {
-		s := newServer(newLinear())
-		var srv pb.BackendServer = s
+	{
 		calls := []string{"Gram"}
-		if !advertise {
-			srv = noGramServer{s}
-			calls = []string{"Jacobian"}
-		}
 		log := &methodLog{}
-		r := inProcessServer(t, "linear", srv, []grpc.ServerOption{grpc.UnaryInterceptor(log.intercept)})
+		r := inProcessServer(t, "linear", newServer(newLinear()), []grpc.ServerOption{grpc.UnaryInterceptor(log.intercept)})
 		m, x, e := inputs(r)
 		gr, ok := framework.AsGrammer(m)
 		if !ok {
@@ -148,25 +108,25 @@ func TestGram(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !mat.Equal(g, wantG) || !mat.Equal(mat.NewVecDense(len(b), b), mat.NewVecDense(len(wantB), wantB)) {
-			t.Errorf("advertised %v: remote Gram differs from the in-process one", advertise)
+			t.Errorf("remote Gram differs from the in-process one")
 		}
 		if strings.Join(log.names, ",") != strings.Join(calls, ",") {
-			t.Errorf("advertised %v: calls %v, want %v", advertise, log.names, calls)
+			t.Errorf("calls %v, want %v", log.names, calls)
 		}
 	}
 	// The packing of the upper triangle.
 	a := mat.NewSymDense(3, []float64{1, 2, 3, 2, 4, 5, 3, 5, 6})
-	if got, err := unpackUpper(3, packUpper(a)); err != nil || !mat.Equal(got, a) {
+	raw := a.RawSymmetric()
+	if got, err := symFromPB(upperPB(raw.Data, raw.Stride, 3)); err != nil || !mat.Equal(got, a) {
 		t.Errorf("pack/unpack: %v, %v", got, err)
 	}
-	if _, err := unpackUpper(3, []float64{1, 2}); err == nil {
+	if _, err := symFromPB(&pb.Matrix{Rows: 3, Cols: 3, Upper: true, Data: rawOf([]float64{1, 2})}); err == nil {
 		t.Error("unpack of 2 values as 3 x 3: no error")
 	}
 }
 
-// A symmetric kernel travels as its upper triangle to clients that allow
-// it (half the values) and arrives as the same matrix; older clients get
-// it whole.
+// A symmetric kernel travels as its upper triangle when the client allows
+// it (half the values) and arrives as the same matrix.
 func TestKernelUpper(t *testing.T) {
 	ctx := context.Background()
 	s := newServer(newLinear())
@@ -188,7 +148,7 @@ func TestKernelUpper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if full.Upper || len(full.Data) != 50*50 || !up.Upper || len(up.Data) != 50*51/2 {
+	if full.Upper || len(full.Data) != 8*50*50 || !up.Upper || len(up.Data) != 8*50*51/2 {
 		t.Fatalf("full: upper %v, %d values; allowed: upper %v, %d values", full.Upper, len(full.Data), up.Upper, len(up.Data))
 	}
 	a, err := fromPB(full)
@@ -212,26 +172,8 @@ func TestKernelUpper(t *testing.T) {
 	if err != nil || cross.Upper {
 		t.Errorf("cross kernel: upper %v, %v", cross.GetUpper(), err)
 	}
-	if _, err := fromPB(&pb.Matrix{Rows: 3, Cols: 2, Data: make([]float64, 6), Upper: true}); err == nil {
+	if _, err := fromPB(&pb.Matrix{Rows: 3, Cols: 2, Data: make([]byte, 48), Upper: true}); err == nil {
 		t.Error("a 3 x 2 upper triangle: no error")
-	}
-}
-
-// A plugin built while capability field 7 was dual_shift (a
-// PredictDualShifted RPC that was replaced before release) sets it; a
-// client must not read it as shift_batch and call PredictShifts there.
-func TestCapabilityField7Reserved(t *testing.T) {
-	var b []byte
-	b = protowire.AppendTag(b, 1, protowire.VarintType) // gradients
-	b = protowire.AppendVarint(b, 1)
-	b = protowire.AppendTag(b, 7, protowire.VarintType) // the old dual_shift
-	b = protowire.AppendVarint(b, 1)
-	var caps pb.CapabilitiesResponse
-	if err := proto.Unmarshal(b, &caps); err != nil {
-		t.Fatal(err)
-	}
-	if !caps.Gradients || caps.ShiftBatch || caps.Gram || caps.MatrixCache {
-		t.Errorf("field 7 read as a capability: %v", &caps)
 	}
 }
 
@@ -250,8 +192,8 @@ func TestSymmetricTiles(t *testing.T) {
 		if !exactlySymmetric(a) {
 			t.Fatalf("n %d: a symmetric matrix is not", n)
 		}
-		up := packUpper(mat.NewSymDense(n, mat.DenseCopyOf(a).RawMatrix().Data))
-		full, err := fromPB(&pb.Matrix{Rows: int64(n), Cols: int64(n), Data: up, Upper: true})
+		raw := a.RawMatrix()
+		full, err := fromPB(upperPB(raw.Data, raw.Stride, n))
 		if err != nil || !mat.Equal(full, a) {
 			t.Fatalf("n %d: the upper triangle unpacks to another matrix (%v)", n, err)
 		}
@@ -274,7 +216,7 @@ func TestSymmetricTiles(t *testing.T) {
 			}
 		}
 	}
-	if _, err := fullFromUpper(3, []float64{1, 2}); err == nil {
+	if _, err := fromPB(&pb.Matrix{Rows: 3, Cols: 3, Upper: true, Data: rawOf([]float64{1, 2})}); err == nil {
 		t.Error("3 x 3 from 2 values: no error")
 	}
 }

@@ -3,14 +3,12 @@ package backendplugin
 import (
 	"context"
 	"math/rand/v2"
-	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/internal/pb"
 )
 
 // singleKernelBackend is the fake linear backend with a single-precision
@@ -50,53 +48,10 @@ func (r roundedKernel) JacobianTVec(ctx context.Context, x mat.Matrix, a []float
 	return g, err
 }
 
-// oldKernelServer is a server as it was before single-precision kernels:
-// it does not advertise them and does not know the requests' single
-// fields (it drops them, counting those it was sent).
-type oldKernelServer struct {
-	*server
-	sent *atomic.Int64
-}
-
-func (s oldKernelServer) Capabilities(ctx context.Context, e *pb.Empty) (*pb.CapabilitiesResponse, error) {
-	resp, err := s.server.Capabilities(ctx, e)
-	if resp != nil {
-		resp.SingleKernel = false
-	}
-	return resp, err
-}
-
-func (s oldKernelServer) drop(single *bool) {
-	if *single {
-		s.sent.Add(1)
-	}
-	*single = false
-}
-
-func (s oldKernelServer) Kernel(ctx context.Context, req *pb.KernelRequest) (*pb.Matrix, error) {
-	s.drop(&req.Single)
-	return s.server.Kernel(ctx, req)
-}
-
-func (s oldKernelServer) JacobianTVec(ctx context.Context, req *pb.JacobianTVecRequest) (*pb.Vector, error) {
-	s.drop(&req.Single)
-	return s.server.JacobianTVec(ctx, req)
-}
-
-func (s oldKernelServer) PredictShifts(ctx context.Context, req *pb.PredictShiftsRequest) (*pb.PredictShiftsResponse, error) {
-	for _, sh := range req.Shifts {
-		s.drop(&sh.Single)
-	}
-	return s.server.PredictShifts(ctx, req)
-}
-
 // Single-precision kernels over the transport are the model's in process,
-// bit for bit, when the plugin advertises them: Kernel and JacobianTVec of
-// the remote model's SingleKernel, and dual-form shifts with Single set;
-// the double ones stay double (a client from before never sets single). A
-// plugin from before (not advertising the capability, not knowing the
-// fields) leaves the remote model without the capability, is never sent
-// single, and answers shifts with Single by the double-precision Phi^T a.
+// bit for bit: Kernel and JacobianTVec of the remote model's SingleKernel,
+// and dual-form shifts with Single set, also in a batch that mixes them
+// with double ones; the double ones stay double.
 func TestSingleKernel(t *testing.T) {
 	const p = 20
 	ctx := context.Background()
@@ -144,39 +99,28 @@ func TestSingleKernel(t *testing.T) {
 	if mat.Equal(wantDouble.k, wantSingle.k) || floats.Equal(wantDouble.g, wantSingle.g) || mat.Equal(wantDouble.preds[0], wantSingle.preds[0]) {
 		t.Fatal("the fake's single-precision kernel, product or shifted prediction equals its double one")
 	}
-	for _, advertise := range []bool{true, false} {
-		s := newServer(singleKernelBackend{newLinear()})
-		var srv pb.BackendServer = s
-		sent := new(atomic.Int64)
-		if !advertise {
-			srv = oldKernelServer{s, sent}
-		}
-		r := inProcessServer(t, "single-kernel", srv, nil)
-		rm, _, _, _ := inputs(r)
-		rg, rk := rm.(framework.Gradienter), rm.(framework.Kerneler)
-		if got := ask(rk, rg, x, a, double); !same(got, wantDouble) {
-			t.Errorf("advertised %v: the double kernel, product or shifted prediction differs from the in-process one", advertise)
-		}
-		rsk, ok := framework.AsSingleKerneler(rm)
-		if ok != advertise {
-			t.Fatalf("advertised %v: AsSingleKerneler = %v", advertise, ok)
-		}
-		k, ok := framework.KernelerOf(rm, true)
-		if !ok {
-			t.Fatal("the remote model has no kernel")
-		}
-		want := wantDouble
-		if advertise {
-			want = wantSingle
-			if k != rsk.SingleKernel() {
-				t.Error("KernelerOf(single) is not the remote model's SingleKernel")
-			}
-		}
-		if got := ask(k, rg, x, a, shifts); !same(got, want) {
-			t.Errorf("advertised %v: the single-precision kernel, product or shifted prediction is not the in-process one", advertise)
-		}
-		if n := sent.Load(); n > 0 {
-			t.Errorf("a plugin that does not advertise single kernels was sent single %d times", n)
-		}
+	r := inProcess(t, "single-kernel", singleKernelBackend{newLinear()})
+	rm, _, _, _ := inputs(r)
+	rg, rk := rm.(framework.Gradienter), rm.(framework.Kerneler)
+	if got := ask(rk, rg, x, a, double); !same(got, wantDouble) {
+		t.Errorf("the double kernel, product or shifted prediction differs from the in-process one")
+	}
+	rsk, ok := framework.AsSingleKerneler(rm)
+	if !ok {
+		t.Fatal("the remote model is not a SingleKerneler")
+	}
+	k, ok := framework.KernelerOf(rm, true)
+	if !ok || k != rsk.SingleKernel() {
+		t.Fatal("KernelerOf(single) is not the remote model's SingleKernel")
+	}
+	if got := ask(k, rg, x, a, shifts); !same(got, wantSingle) {
+		t.Errorf("the single-precision kernel, product or shifted prediction is not the in-process one")
+	}
+	mixed, err := framework.PredictShifts(ctx, rg, []framework.Shift{shifts[0], double[0], shifts[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(mixed[0], wantSingle.preds[0]) || !mat.Equal(mixed[1], wantDouble.preds[0]) || !mat.Equal(mixed[2], wantSingle.preds[0]) {
+		t.Error("a batch mixing single and double shifts answered otherwise than each alone")
 	}
 }

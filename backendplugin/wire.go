@@ -14,7 +14,8 @@ import (
 )
 
 // toPB packs m row-major, without copying when m is a contiguous
-// mat.RawMatrixer. A nil m packs as nil (an absent message).
+// mat.RawMatrixer (data then aliases m's values, see rawOf). A nil m packs
+// as nil (an absent message).
 func toPB(m mat.Matrix) *pb.Matrix {
 	if m == nil {
 		return nil
@@ -27,7 +28,7 @@ func toPB(m mat.Matrix) *pb.Matrix {
 		if raw := rm.RawMatrix(); raw.Stride == c {
 			// Contiguous: alias the data. Marshalling only reads it, and
 			// gRPC marshals a unary message before the call returns.
-			return &pb.Matrix{Rows: int64(r), Cols: int64(c), Data: raw.Data[:r*c]}
+			return &pb.Matrix{Rows: int64(r), Cols: int64(c), Data: rawOf(raw.Data[:r*c])}
 		}
 	}
 	data := make([]float64, r*c)
@@ -43,7 +44,7 @@ func toPB(m mat.Matrix) *pb.Matrix {
 			}
 		}
 	}
-	return &pb.Matrix{Rows: int64(r), Cols: int64(c), Data: data}
+	return &pb.Matrix{Rows: int64(r), Cols: int64(c), Data: rawOf(data)}
 }
 
 // requestPB packs the request matrix m as toPB does, with its RowLayout
@@ -56,30 +57,60 @@ func requestPB(m mat.Matrix) *pb.Matrix {
 	return out
 }
 
-// fromPB unpacks a matrix without copying its data, unless it carries a
-// RowLayout its data does not have (then a copy is laid out so). An empty matrix (no rows
-// or no columns) unpacks as a zero-value *mat.Dense, which gonum treats as
-// empty.
+// values checks that data holds whole float64s, want of them, and returns
+// them (see floatsOf).
+func values(data []byte, want int64) ([]float64, error) {
+	if len(data)%8 != 0 {
+		return nil, fmt.Errorf("%d bytes of values are not whole float64s", len(data))
+	}
+	if int64(len(data)/8) != want {
+		return nil, fmt.Errorf("%d values, want %d", len(data)/8, want)
+	}
+	return floatsOf(data), nil
+}
+
+// fromPB unpacks a matrix with data (not a handle's reference), without
+// copying its values unless it carries a RowLayout they do not have (then
+// a copy is laid out so). An empty matrix (no rows or no columns) unpacks
+// as a zero-value *mat.Dense, which gonum treats as empty.
 func fromPB(m *pb.Matrix) (*mat.Dense, error) {
 	if m == nil {
 		return nil, errors.New("missing matrix")
+	}
+	if m.Rows < 0 || m.Cols < 0 {
+		return nil, fmt.Errorf("malformed matrix: %d x %d", m.Rows, m.Cols)
 	}
 	if m.Upper {
 		if m.Rows != m.Cols {
 			return nil, fmt.Errorf("malformed matrix: a %d x %d upper triangle", m.Rows, m.Cols)
 		}
-		return fullFromUpper(int(m.Rows), m.Data)
+		v, err := values(m.Data, m.Rows*(m.Rows+1)/2)
+		if err != nil {
+			return nil, fmt.Errorf("malformed %d x %d upper triangle: %w", m.Rows, m.Cols, err)
+		}
+		return fullFromUpper(int(m.Rows), v)
 	}
-	if m.Rows < 0 || m.Cols < 0 || int64(len(m.Data)) != m.Rows*m.Cols {
-		return nil, fmt.Errorf("malformed matrix: %d x %d with %d values", m.Rows, m.Cols, len(m.Data))
+	v, err := values(m.Data, m.Rows*m.Cols)
+	if err != nil {
+		return nil, fmt.Errorf("malformed %d x %d matrix: %w", m.Rows, m.Cols, err)
 	}
 	if m.Rows == 0 || m.Cols == 0 {
 		return &mat.Dense{}, nil
 	}
-	return withLayout(mat.NewDense(int(m.Rows), int(m.Cols), m.Data), m.Layout)
+	return withLayout(mat.NewDense(int(m.Rows), int(m.Cols), v), m.Layout)
 }
 
-func vec(v []float64) *pb.Vector { return &pb.Vector{Data: v} }
+// vec packs v (aliasing it, see rawOf).
+func vec(v []float64) *pb.Vector { return &pb.Vector{Data: rawOf(v)} }
+
+// vecOf unpacks a vector; an absent one is empty.
+func vecOf(v *pb.Vector) ([]float64, error) {
+	b := v.GetData()
+	if len(b)%8 != 0 {
+		return nil, fmt.Errorf("malformed vector: %d bytes are not whole float64s", len(b))
+	}
+	return floatsOf(b), nil
+}
 
 // toStatus turns a backend's error into a gRPC status: usage errors become
 // InvalidArgument, context errors their codes, the rest Unknown. The message
@@ -111,41 +142,14 @@ type remoteError struct {
 func (e *remoteError) Error() string        { return e.msg }
 func (e *remoteError) Is(target error) bool { return e.kind != nil && target == e.kind }
 
-// packUpper returns a's upper triangle row by row.
-func packUpper(a *mat.SymDense) []float64 {
-	raw := a.RawSymmetric()
-	return upperRows(raw.Data, raw.Stride, raw.N)
-}
-
-// upperRows returns the upper triangle, row by row, of the n x n matrix
-// stored row-major in data with the given stride.
-func upperRows(data []float64, stride, n int) []float64 {
+// upperPB packs the upper triangle of the n x n matrix stored row-major in
+// data with the given stride, row by row, as Matrix.upper.
+func upperPB(data []float64, stride, n int) *pb.Matrix {
 	out := make([]float64, 0, n*(n+1)/2)
 	for i := 0; i < n; i++ {
 		out = append(out, data[i*stride+i:i*stride+n]...)
 	}
-	return out
-}
-
-// unpackUpper is packUpper's inverse.
-func unpackUpper(n int, upper []float64) (*mat.SymDense, error) {
-	if n < 0 || len(upper) != n*(n+1)/2 {
-		return nil, fmt.Errorf("malformed symmetric matrix: n %d with %d values", n, len(upper))
-	}
-	a := mat.NewSymDense(n, nil)
-	raw := a.RawSymmetric()
-	for i, o := 0, 0; i < n; i++ {
-		o += copy(raw.Data[i*raw.Stride+i:i*raw.Stride+n], upper[o:o+n-i])
-	}
-	return a, nil
-}
-
-// upperPB packs the symmetric a (its upper triangle is read) as
-// Matrix.upper.
-func upperPB(a *mat.Dense) *pb.Matrix {
-	n, _ := a.Dims()
-	raw := a.RawMatrix()
-	return &pb.Matrix{Rows: int64(n), Cols: int64(n), Data: upperRows(raw.Data, raw.Stride, n), Upper: true}
+	return &pb.Matrix{Rows: int64(n), Cols: int64(n), Data: rawOf(out), Upper: true}
 }
 
 // symTile is the side of the square tiles in which exactlySymmetric and
@@ -179,12 +183,8 @@ func exactlySymmetric(a *mat.Dense) bool {
 }
 
 // fullFromUpper is the n x n symmetric matrix, both triangles filled,
-// whose upper triangle upper holds row by row (upperPB's packing): what
-// unpackUpper and linalg.Full give, without the SymDense between them.
+// whose upper triangle upper holds row by row (upperPB's packing).
 func fullFromUpper(n int, upper []float64) (*mat.Dense, error) {
-	if n < 0 || len(upper) != n*(n+1)/2 {
-		return nil, fmt.Errorf("malformed symmetric matrix: n %d with %d values", n, len(upper))
-	}
 	if n == 0 {
 		return &mat.Dense{}, nil
 	}
@@ -202,4 +202,23 @@ func fullFromUpper(n int, upper []float64) (*mat.Dense, error) {
 		}
 	}
 	return mat.NewDense(n, n, data), nil
+}
+
+// symFromPB unpacks a symmetric matrix sent as its upper triangle
+// (Matrix.upper).
+func symFromPB(m *pb.Matrix) (*mat.SymDense, error) {
+	if m == nil || !m.Upper || m.Rows != m.Cols || m.Rows < 0 {
+		return nil, errors.New("malformed symmetric matrix: want an upper triangle")
+	}
+	n := int(m.Rows)
+	upper, err := values(m.Data, int64(n*(n+1)/2))
+	if err != nil {
+		return nil, fmt.Errorf("malformed %d x %d upper triangle: %w", n, n, err)
+	}
+	a := mat.NewSymDense(n, nil)
+	raw := a.RawSymmetric()
+	for i, o := 0, 0; i < n; i++ {
+		o += copy(raw.Data[i*raw.Stride+i:i*raw.Stride+n], upper[o:o+n-i])
+	}
+	return a, nil
 }

@@ -6,32 +6,36 @@ import (
 	"testing"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
 // runSim simulates a paper setting and estimates every feature with dropout,
 // retrain and lazy on the default MLP, in process.
-func runSim(t testing.TB, setting string, n int, rho float64, seed int64, m framework.Measure) (*framework.Report, []float64) {
+func runSim(t testing.TB, setting string, n int, rho float64, seed int64, m framework.Measure) (*pipeline.Report, []float64) {
 	t.Helper()
 	sim, err := simulate.Generate(setting, n, rho, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &framework.Dataset{Source: setting, Names: sim.Names, X: sim.X}
-	cfg := framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: seed}
-	ests := []framework.Estimator{estimators.Lazy{}, estimators.Retrain{}, estimators.Dropout{}}
-	rep, err := framework.Run(context.Background(), d, cfg, m, ests, framework.EstimateOptions{Inference: framework.Plain})
+	d := &dataio.Dataset{Source: setting, Names: sim.Names, X: sim.X}
+	cfg := pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: seed}
+	ests := []framework.Estimator{lazy.Estimator{}, estimators.Retrain{}, estimators.Dropout{}}
+	rep, err := pipeline.Run(context.Background(), d, cfg, m, ests, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rep, sim.Truth
 }
 
-func byKey(rep *framework.Report) map[[2]string]framework.Result {
-	out := map[[2]string]framework.Result{}
+func byKey(rep *pipeline.Report) map[[2]string]inference.Result {
+	out := map[[2]string]inference.Result{}
 	for _, r := range rep.Results {
 		out[[2]string{r.Estimator, r.Feature}] = r
 	}
@@ -39,7 +43,7 @@ func byKey(rep *framework.Report) map[[2]string]framework.Result {
 }
 
 // within reports whether est is within max(k se, floor) of want.
-func within(r framework.Result, want, k, floor float64) bool {
+func within(r inference.Result, want, k, floor float64) bool {
 	return math.Abs(r.VI-want) <= math.Max(k*r.SE, floor)
 }
 
@@ -101,7 +105,7 @@ func TestBinarySettingRecoversTruth(t *testing.T) {
 	}
 }
 
-func fmtLambda(r framework.Result) any {
+func fmtLambda(r inference.Result) any {
 	if nu, _ := r.Get("no_update"); nu == true {
 		return "inf"
 	}

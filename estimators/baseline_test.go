@@ -9,15 +9,19 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
 // Lazy and lazy-es are scored against their own baseline.
 var (
-	_ framework.Baseliner = estimators.Lazy{}
+	_ framework.Baseliner = lazy.Estimator{}
 	_ framework.Baseliner = estimators.LazyES{}
 )
 
@@ -25,7 +29,7 @@ var (
 // its training loss's minimum (5 epochs), lazy's refit improves the model
 // whatever feature is dropped. Scored against the full model (no
 // baselines) the null features x4..x6 of the linear setting get VIs far
-// below 0; framework.Estimate scores them against lazy's baseline, and
+// below 0; pipeline.Estimate scores them against lazy's baseline, and
 // their mean must then be as close to the truth, 0, as dropout's (which
 // refits nothing, so has no such offset), up to the standard errors of
 // both.
@@ -61,29 +65,29 @@ func TestLazyBaselineCancelsTheRefit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &framework.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
-	p, err := framework.Prepare(ctx, d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 3,
+	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
+	p, err := pipeline.Prepare(ctx, d, pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 3,
 		Options: map[string]string{"hidden": "32", "epochs": "5", "valid": "0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
 	feats := p.Features()[3:]
-	ests := []framework.Estimator{estimators.Lazy{}, estimators.Dropout{}}
+	ests := []framework.Estimator{lazy.Estimator{}, estimators.Dropout{}}
 	m := measures.MSE()
-	with, err := framework.Estimate(ctx, p, m, ests, feats, framework.EstimateOptions{Workers: 2, Inference: framework.Plain})
+	with, err := pipeline.Estimate(ctx, p, m, ests, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	red, err := framework.Reduce(ctx, []*framework.Problem{p}, ests, feats, framework.ReduceOptions{Workers: 2})
+	red, err := pipeline.Reduce(ctx, []*framework.Problem{p}, ests, feats, pipeline.ReduceOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	without, err := red.Infer(m, framework.InferOptions{Inference: framework.Plain})
+	without, err := red.Infer(m, inference.InferOptions{Inference: inference.Plain})
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := estimators.Lazy{}.Baseline(ctx, p)
+	base, err := lazy.Estimator{}.Baseline(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +118,7 @@ func TestLazyBaselineCancelsTheRefit(t *testing.T) {
 	// (Results in estimator, then feature order) and its standard error,
 	// each feature's reduced model (red's: Estimate's, by the identity)
 	// scored against ref.
-	mean := func(rs []framework.Result, e int, ref framework.Score) (vi, se float64) {
+	mean := func(rs []inference.Result, e int, ref framework.Score) (vi, se float64) {
 		d := make([]float64, len(ref.Influence))
 		for j, r := range rs {
 			vi += r.VI / float64(len(rs))

@@ -6,8 +6,11 @@ import (
 	"testing"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -39,8 +42,8 @@ func (c *benchCase) problem(b *testing.B) *framework.Problem {
 			c.err = err
 			return
 		}
-		d := &framework.Dataset{Source: c.setting, Names: sim.Names, X: sim.X}
-		c.p, c.err = framework.Prepare(context.Background(), d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 1})
+		d := &dataio.Dataset{Source: c.setting, Names: sim.Names, X: sim.X}
+		c.p, c.err = pipeline.Prepare(context.Background(), d, pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 1})
 	})
 	if c.err != nil {
 		b.Fatal(c.err)
@@ -69,7 +72,7 @@ func BenchmarkLinearPerFeature(b *testing.B) { benchPerFeature(b, linearCase.pro
 
 func benchPerFeature(b *testing.B, p *framework.Problem) {
 	feats := p.Features()
-	for _, e := range []framework.Estimator{estimators.Lazy{}, estimators.Retrain{}, estimators.Dropout{}} {
+	for _, e := range []framework.Estimator{lazy.Estimator{}, estimators.Retrain{}, estimators.Dropout{}} {
 		b.Run(e.Name(), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				if _, err := e.Reduce(context.Background(), p, feats[i%len(feats)]); err != nil {

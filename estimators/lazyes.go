@@ -15,15 +15,9 @@ func init() { framework.RegisterEstimator(LazyES{Steps: DefaultESSteps}) }
 // learning rate rising linearly to 4 times the backend's lr over the first
 // 30 steps and falling linearly to zero (the backends' warm-start schedule,
 // nn.WarmRate), Adam resuming from the full model's second moments. On vi
-// roar's digits benchmark (cnn, random ordering, seed 1) that is 0.3, 1.0 and
-// 1.0 accuracy points above retrain at fractions 0.1, 0.5 and 0.75, in about
-// a fifth of its time (typically 5.3 times faster; 4.5-7.9 in 16 runs on a
-// loaded machine); over seeds 1-8 it is at most 3.0 points below retrain at
-// those fractions, where 200 steps at the constant rate (the default before)
-// fell 3.8 points below at a third to a quarter of retrain's time. Fewer
-// steps are faster and worse (100: 6.2 points below at worst), more are
-// slower and closer. docs/defaults.md has the measurements and the
-// trade-off.
+// roar's digits benchmark that stays within a few accuracy points of
+// retrain at a fraction of its time; fewer steps are faster and worse, more
+// are slower and closer (research/2026-11-23-full-model-defaults.md).
 const DefaultESSteps = 120
 
 // LazyES is LazyVI with early stopping (the paper's Discussion, section
@@ -36,9 +30,9 @@ const DefaultESSteps = 120
 //
 // The number of steps is Steps if positive (its setting es-steps, vi's
 // --es-steps; the registered estimator has DefaultESSteps), else one epoch
-// over the train split (the backend's minibatches). The warm start's minibatch order is seeded with
-// the run's seed, the same for every feature, as retrain reuses the full
-// model's seed.
+// over the train split (the backend's minibatches). The warm start's
+// minibatch order is seeded with the run's seed, the same for every
+// feature, as retrain reuses the full model's seed.
 type LazyES struct {
 	Steps int
 }

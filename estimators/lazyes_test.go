@@ -9,9 +9,12 @@ import (
 
 	"github.com/lazyvi/lazyvi/backends/linear"
 	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -24,17 +27,17 @@ func TestLazyESNearRetrain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &framework.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
-	cfg := framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 3}
+	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
+	cfg := pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 3}
 	ctx := context.Background()
-	p, err := framework.Prepare(ctx, d, cfg)
+	p, err := pipeline.Prepare(ctx, d, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
 	f := framework.Feature{Name: "x1", Columns: []int{0}}
 	ests := []framework.Estimator{estimators.LazyES{Steps: 150}, estimators.Retrain{}, estimators.Dropout{}}
-	res, err := framework.Estimate(ctx, p, measures.MSE(), ests, []framework.Feature{f}, framework.EstimateOptions{Inference: framework.Plain})
+	res, err := pipeline.Estimate(ctx, p, measures.MSE(), ests, []framework.Feature{f}, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +85,8 @@ func TestLazyESNeedsWarmStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &framework.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
-	p, err := framework.Prepare(context.Background(), d, framework.Config{Backend: linear.Backend{}, BackendName: "linear", Seed: 1})
+	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
+	p, err := pipeline.Prepare(context.Background(), d, pipeline.Config{Backend: linear.Backend{}, BackendName: "linear", Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

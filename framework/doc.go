@@ -1,9 +1,11 @@
 // Package framework holds the core of lazyvi: the small interfaces through which
-// estimators reach models (Model, Gradienter, Kerneler), the predictiveness
-// measures (Measure), the registries by name for backends, estimators and
-// measures, data loading and splitting, and Run, which trains the full model
-// once and estimates the variable importance of every feature with every
-// requested estimator.
+// estimators reach models (Model, Gradienter, Kerneler), the estimators'
+// interface and the Problem they share (Estimator, Problem, Reduced), the
+// predictiveness measures (Measure), the registries by name for backends,
+// estimators and measures, and the usage errors (ErrUsage, FieldError).
+// Running an estimation is package pipeline's job, turning reduced models
+// into intervals package inference's, and reading and writing data package
+// dataio's.
 //
 // The framework names none of its implementations: backends, estimators and
 // measures register themselves in their init functions, in the style of

@@ -9,29 +9,6 @@ import (
 // the CLI), as opposed to failures of the machinery.
 var ErrUsage = errors.New("usage error")
 
-// InputError locates bad input: the file and, where they apply, the 1-based
-// row (counting the header as row 1) and the column name.
-type InputError struct {
-	File   string
-	Row    int    // 0 when not applicable
-	Column string // "" when not applicable
-	Msg    string
-}
-
-func (e *InputError) Error() string {
-	s := e.File
-	if e.Row > 0 {
-		s += fmt.Sprintf(": row %d", e.Row)
-	}
-	if e.Column != "" {
-		s += ", column " + quote(e.Column)
-	}
-	return s + ": " + e.Msg
-}
-
-// Is makes every InputError match ErrUsage.
-func (e *InputError) Is(target error) bool { return target == ErrUsage }
-
 // Usagef returns an error wrapping ErrUsage, formatted by fmt.Errorf: a
 // %w verb wraps its operand too.
 func Usagef(format string, args ...any) error {
@@ -58,16 +35,28 @@ func (e *FieldError) Error() string { return e.Field + " " + e.Msg }
 // Is makes every FieldError match ErrUsage.
 func (e *FieldError) Is(target error) bool { return target == ErrUsage }
 
-func fieldErrorf(field, format string, args ...any) error {
+func FieldErrorf(field, format string, args ...any) error {
 	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
+
+// ChoiceError is a usage error for a value that names none of a setting's
+// choices: "unknown inference "x" (want split, plain or perturbed)".
+// Setting names the setting so that a tool can say it in its own terms (vi
+// names the flag that takes it).
+type ChoiceError struct {
+	Setting string // "inference", "adjustment", "task"
+	Value   string // what was given
+	Want    string // the choices: "split, plain or perturbed"
+}
+
+func (e *ChoiceError) Error() string {
+	return fmt.Sprintf("unknown %s %q (want %s)", e.Setting, e.Value, e.Want)
+}
+
+// Is makes every ChoiceError match ErrUsage.
+func (e *ChoiceError) Is(target error) bool { return target == ErrUsage }
 
 // ErrNonFinite marks a result that came out NaN or infinite: the arithmetic
 // overflowed (extreme data, or a model that diverged). It is not a usage
 // error, and running again gives the same.
 var ErrNonFinite = errors.New("non-finite result")
-
-// nonFinite is the ErrNonFinite error for what (a measure, a VI), which is v.
-func nonFinite(what string, v float64) error {
-	return fmt.Errorf("%s is %g: %w (extreme values in the data, or a model that diverged)", what, v, ErrNonFinite)
-}

@@ -48,7 +48,7 @@ type Problem struct {
 	Seed int64
 
 	// How the full model was chosen and trained: the chosen candidate's
-	// name and every candidate's score (none without Config.Candidates;
+	// name and every candidate's score (none without pipeline.Config.Candidates;
 	// Spec holds the chosen options), and the model's FitReport.
 	Chosen     string
 	Candidates []CandidateScore
@@ -137,38 +137,37 @@ type Field struct {
 	Value any
 }
 
-// Baseliner is the optional interface of an estimator whose reduced model
-// is not the full model without the feature but what a procedure makes of
-// the full model on the reduced inputs (lazy's linearised refit, lazy-es's
+// Baseliner is the optional interface of an estimator whose reduced model is
+// not the full model without the feature but what a procedure makes of the
+// full model on the reduced inputs (lazy's linearised refit, lazy-es's
 // further optimizer steps). The same procedure can improve the full model
-// itself, wherever its training stopped short of the training loss's
-// minimum (validation-based early stopping does, by design), and that
-// improvement would read as importance of every feature: a constant offset,
-// negative for a feature of none. Baseline returns the procedure's
-// predictions on the evaluation rows with no feature removed; when
-// ReduceOptions.EstimatorBaselines is set, the estimator's reduced models are scored
-// against it instead of against the full model, so that what the procedure
-// adds to any model cancels. At a full model trained to the minimum, the
-// paper's setting, the baseline is the full model.
+// itself, wherever its training stopped short of the training loss's minimum
+// (validation-based early stopping does, by design), and that improvement
+// would read as importance of every feature: a constant offset, negative for
+// a feature of none. Baseline returns the procedure's predictions on the
+// evaluation rows with no feature removed; when
+// pipeline.ReduceOptions.EstimatorBaselines is set, the estimator's reduced
+// models are scored against it instead of against the full model, so that
+// what the procedure adds to any model cancels. At a full model trained to
+// the minimum, the paper's setting, the baseline is the full model.
 type Baseliner interface {
 	Baseline(ctx context.Context, p *Problem) (Reduced, error)
 }
 
-// BaselineReducer is the optional interface of a Baseliner whose
-// reductions can start from its baseline on the same Problem (lazy at
-// scale: the baseline's penalty is where each feature's search starts,
-// its Carry's Ritz pairs precondition the feature's solve). ReduceFrom
-// is Reduce with base, which returns the Reduced that Baseline returned
-// for p (from a checkpoint, its Pred, Stats and Carry), waiting for it to
-// be computed: the estimator calls it only where it needs it, so that
-// what comes before overlaps the baseline, and a reduction that does not
-// need it does not wait (the time base waits is not counted in the
-// reduction's seconds). Where ReduceOptions.EstimatorBaselines gives the
-// fold a baseline, Reduce calls ReduceFrom for the fold's features;
-// elsewhere (no baselines, as in vi roar, or a fold that split inference
-// gives none) it calls Reduce. Each feature depends on the baseline only,
-// never on another feature, so the results are the same whatever the
-// workers and the order.
+// BaselineReducer is the optional interface of a Baseliner whose reductions
+// can start from its baseline on the same Problem (lazy at scale: the
+// baseline's penalty is where each feature's search starts, its Carry's Ritz
+// pairs precondition the feature's solve). ReduceFrom is Reduce with base,
+// which returns the Reduced that Baseline returned for p (from a checkpoint,
+// its Pred, Stats and Carry), waiting for it to be computed: the estimator
+// calls it only where it needs it, so that what comes before overlaps the
+// baseline, and a reduction that does not need it does not wait (the time
+// base waits is not counted in the reduction's seconds). Where
+// pipeline.ReduceOptions.EstimatorBaselines gives the fold a baseline,
+// pipeline.Reduce calls ReduceFrom for the fold's features; elsewhere (no
+// baselines, as in vi roar, or a fold that split inference gives none) it
+// calls Reduce. Each feature depends on the baseline only, never on another
+// feature, so the results are the same whatever the workers and the order.
 type BaselineReducer interface {
 	Baseliner
 	ReduceFrom(ctx context.Context, p *Problem, f Feature, base func() (Reduced, error)) (Reduced, error)
@@ -235,4 +234,26 @@ func (c Capabilities) Names() []string {
 		}
 	}
 	return out
+}
+
+// CandidateScore is how one candidate did: its loss on the validation
+// slice that its backend's early stopping watched (FitReport).
+type CandidateScore struct {
+	Name string `json:"name"`
+	// ValidLoss is nil when the model held out no validation slice.
+	ValidLoss *float64 `json:"valid_loss"`
+	Epochs    int      `json:"epochs"`
+	StoppedBy string   `json:"stopped_by,omitempty"`
+}
+
+// Close releases the full model.
+func (p *Problem) Close() error { return Release(p.Full) }
+
+// Features returns one Feature per column of the design matrix.
+func (p *Problem) Features() []Feature {
+	fs := make([]Feature, len(p.FeatureNames))
+	for j, name := range p.FeatureNames {
+		fs[j] = Feature{Name: name, Columns: []int{j}}
+	}
+	return fs
 }

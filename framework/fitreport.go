@@ -1,7 +1,7 @@
 package framework
 
 // FitReport says how a model's training ended, for the report and for
-// choosing among candidate models (Config.Candidates).
+// choosing among candidate models (pipeline.Config.Candidates).
 type FitReport struct {
 	// Epochs is the number of passes over the training rows.
 	Epochs int
@@ -16,6 +16,12 @@ type FitReport struct {
 	// error on its scale, log-loss) on the validation slice at the kept
 	// parameters; on the training rows when ValidRows is 0.
 	ValidLoss float64
+	// Loaded: the model's fitted state was loaded (a pretrained model), not
+	// trained; the fields above are then zero.
+	Loaded bool
+	// Architecture describes the network the backend built, in a few
+	// words, for the report; "" when the backend does not say.
+	Architecture string
 }
 
 // FitReporter is an optional interface of Models that train iteratively:

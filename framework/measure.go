@@ -66,3 +66,13 @@ func LossOf(m Measure, score float64) *float64 {
 	l := -score
 	return &l
 }
+
+// DefaultMeasure names the default measure of a task: mse for regression,
+// accuracy for binary and multiclass classification. pipeline.Run looks it up in
+// the measure registry when it is given no measure.
+func DefaultMeasure(t Task) string {
+	if t == Binary || t == Multiclass {
+		return "accuracy"
+	}
+	return "mse"
+}

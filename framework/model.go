@@ -46,7 +46,7 @@ func ParseTask(s string) (Task, error) {
 	case "multiclass":
 		return Multiclass, nil
 	}
-	return 0, Usagef("unknown task %q (want regression, binary or multiclass)", s)
+	return 0, &ChoiceError{Setting: "task", Value: s, Want: "regression, binary or multiclass"}
 }
 
 // ModelSpec says what model a Backend should build. Options are the
@@ -60,6 +60,12 @@ type ModelSpec struct {
 	// Classes is K, the number of classes, for Multiclass (labels
 	// 0..K-1, K >= 2); 0 for the other tasks.
 	Classes int
+	// Pretrained: this is the full model (every feature present) and the
+	// backend loads its fitted state from what the options name (a
+	// pre-trained network's weights) instead of training it; Fit then
+	// only checks the data's shape. Models of reduced problems are never
+	// pretrained: they are trained on data with a feature removed.
+	Pretrained bool
 }
 
 // Model is a predictive model. Fit trains it on the rows of x with responses y

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -126,7 +127,7 @@ func TestAUCAgainstBruteForce(t *testing.T) {
 // error with B = 2000 is about 1/sqrt(2B) = 1.6%; the tolerance is 10%.
 func TestAUCStandardErrorBootstrap(t *testing.T) {
 	const path = "testdata/breast_cancer.csv" // a copy of scikit-learn's
-	d, err := framework.LoadCSV(context.Background(), path)
+	d, err := dataio.LoadCSV(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
@@ -296,7 +297,7 @@ func TestWriteCSVRoundTrip(t *testing.T) {
 	if !strings.HasPrefix(buf.String(), "x1,x2,x3,x4,x5,x6,y\n") {
 		t.Errorf("header: got %q", strings.SplitN(buf.String(), "\n", 2)[0])
 	}
-	back, err := framework.ReadCSV(&buf, "sim.csv")
+	back, err := dataio.ReadCSV(&buf, "sim.csv")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,6 +76,13 @@ func NewModel(spec framework.ModelSpec) (*Model, error) {
 	if cfg.pool > min(h, w) {
 		return nil, framework.Usagef("cnn: option pool: window %d is larger than the %dx%d image", cfg.pool, h, w)
 	}
+	// The convolution's filters and the dense layers on its pooled output.
+	sz := nn.DenseSize(float64(h/cfg.pool)*float64(w/cfg.pool)*float64(cfg.filters), cfg.hidden, head.Outs)
+	sz.Params += float64(cfg.filters) * float64(cfg.kernel*cfg.kernel+1)
+	sz.Units += float64(h*w) * float64(cfg.filters)
+	if err := nn.CheckSize("cnn", fmt.Sprintf("options filters %d, hidden %s", cfg.filters, nn.JoinWidths(cfg.hidden)), sz, cfg.train.Batch); err != nil {
+		return nil, err
+	}
 	md := &Model{head: head, inputs: spec.Inputs, seed: spec.Seed, cfg: cfg,
 		h: h, w: w, hw: h * w, k: cfg.kernel, kk: cfg.kernel * cfg.kernel, pad: cfg.kernel / 2,
 		f: cfg.filters, pool: cfg.pool, ho: h / cfg.pool, wo: w / cfg.pool, memo: new(nn.Memo[*passes])}
@@ -370,7 +377,7 @@ func (md *Model) predict(theta []float64, x blas64.General) *mat.Dense {
 // Predict returns the predictions: n x 1 means (regression) or P(Y = 1)
 // (binary), n x K class probabilities (multiclass).
 func (md *Model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	theta, xg, err := nn.PredictArgs(ctx, "cnn", md.trained.Fitted, md.trained.Theta, false, nil, x, md.inputs)
+	theta, xg, err := md.trained.PredictArgs(ctx, "cnn", false, nil, x, md.inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -379,7 +386,7 @@ func (md *Model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) 
 
 // PredictShifted returns the predictions at theta + dtheta.
 func (md *Model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []float64) (*mat.Dense, error) {
-	theta, xg, err := nn.PredictArgs(ctx, "cnn", md.trained.Fitted, md.trained.Theta, true, dtheta, x, md.inputs)
+	theta, xg, err := md.trained.PredictArgs(ctx, "cnn", true, dtheta, x, md.inputs)
 	if err != nil {
 		return nil, err
 	}

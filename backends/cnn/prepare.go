@@ -17,7 +17,7 @@ var _ framework.PreparedPredictor = (*Model)(nil)
 // from Predict itself. The passes run the same computation on each sample
 // as Predict's, so the predictions are the same to the bit.
 func (md *Model) PredictPrepared(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	theta, xg, err := nn.PredictArgs(ctx, "cnn", md.trained.Fitted, md.trained.Theta, false, nil, x, md.inputs)
+	theta, xg, err := md.trained.PredictArgs(ctx, "cnn", false, nil, x, md.inputs)
 	if err != nil {
 		return nil, err
 	}

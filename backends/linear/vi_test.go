@@ -10,8 +10,11 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/lazyvi/lazyvi/backends/linear"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -22,8 +25,8 @@ func prepare(t *testing.T, n int, rho float64, seed int64) *framework.Problem {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &framework.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
-	p, err := framework.Prepare(context.Background(), d, framework.Config{
+	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
+	p, err := pipeline.Prepare(context.Background(), d, pipeline.Config{
 		Backend: linear.Backend{}, BackendName: "linear", Seed: seed,
 	})
 	if err != nil {
@@ -51,10 +54,10 @@ func TestLazyIsRetrainForOLS(t *testing.T) {
 	p := prepare(t, 3000, 0.9, 11)
 	// A penalty 1e-10 times the scale of the Gram's diagonal (p+1 for
 	// standardised inputs and an intercept).
-	lazy := estimators.Lazy{Lambda: 1e-10 * float64(len(p.FeatureNames)+1)}
+	est := lazy.Estimator{Lambda: 1e-10 * float64(len(p.FeatureNames)+1)}
 	yScale := stat.StdDev(p.YEval, nil)
 	for _, f := range p.Features() {
-		lz := reduce(t, lazy, p, f)
+		lz := reduce(t, est, p, f)
 		rt := reduce(t, estimators.Retrain{}, p, f)
 		d := maxAbsDiff(lz.Pred, rt.Pred)
 		t.Logf("feature %s: lambda %.3g, lazy and retrain differ by %.3g; dropout by %.3g", f.Name, lz.Stats["lambda"], d,

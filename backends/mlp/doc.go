@@ -58,14 +58,14 @@
 // parameters of the epoch with the lowest validation loss. FitReport says
 // which ended training ("patience" or "cap"), after how many epochs, and
 // the validation loss kept. With valid=0 it watches the full training loss
-// instead, as before.
+// instead.
 //
-// The defaults were chosen on Friedman-1 and an interaction setting (see
-// docs/defaults.md): stopping on the training loss (the defaults before:
-// patience 3, batch 256, at most 200 epochs) ended training on a plateau of
-// the minibatch noise, or at the cap on the high-dimensional setting, with
-// an evaluation MSE up to 1.8 times that of a network trained until its
-// validation loss stops improving.
+// The defaults were chosen on Friedman-1 and an interaction setting
+// (research/2026-11-23-full-model-defaults.md): stopping on the training
+// loss (with patience 3, batch 256, at most 200 epochs) ends training on a
+// plateau of the minibatch noise, or at the cap on the high-dimensional
+// setting, with an evaluation MSE up to 1.8 times that of a network
+// trained until its validation loss stops improving.
 //
 // # Concurrency
 //

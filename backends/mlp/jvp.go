@@ -136,11 +136,10 @@ func (md *Model) productArgs(ctx context.Context, op string, x mat.Matrix, v *ma
 // signals, using scratch (returned, grown as needed) for Delta's rows
 // scaled by a. With transposed, the scaled Delta is written transposed
 // (out x n) and dW = (Delta^T diag(a)) A is gonum's NoTrans x NoTrans
-// product instead of the Trans x NoTrans one on Delta as it is stored:
-// twice as fast on dense operands of highdim n 10000's shapes (n 6667,
-// 100 -> 200 and 200 -> 100: 14-15 GFLOP/s against 6.8-8.3 on two
-// threads), 10% on the real signals, whose zeros (ReLU) both kernels
-// skip (Phi^T u 32 -> 29 ms; docs/performance.md, Stop 26). The products
+// product instead of the Trans x NoTrans one on Delta as it is stored,
+// which gonum's kernels run faster, most on dense operands (on the real
+// signals both skip the ReLU's zeros;
+// research/2026-11-27-single-precision-products.md). The products
 // (JacobianTMul) use it; the kernel's JacobianTVec keeps the order its
 // sums had, so that the dense path's numbers stay what they were.
 func (md *Model) jacobianTVec(acts *activations, deltas []blas64.General, a, out, scratch []float64, transposed bool) []float64 {
@@ -187,11 +186,10 @@ var _ framework.SinglePrecisioner = (*Model)(nil)
 // SinglePrecision returns the model's Jacobian products in single
 // precision (framework.SinglePrecisioner): the same products from float32
 // copies of the memoised signals (converted once per memo entry, their
-// bytes counted in its budget) by blas32.Gemm: a product pair at highdim
-// n 10000 (200, 100) in 48 ms instead of JacobianMul's and JacobianTMul's
-// 70 (Stop 26 of docs/performance.md). A
-// multiclass model's products (a forward and a backward pass per vector)
-// stay in float64.
+// bytes counted in its budget) by blas32.Gemm, faster than JacobianMul's
+// and JacobianTMul's float64 ones
+// (research/2026-11-27-single-precision-products.md). A multiclass model's
+// products (a forward and a backward pass per vector) stay in float64.
 func (md *Model) SinglePrecision() framework.JacobianMultiplier { return single{md} }
 
 // single is the model's single-precision products (SinglePrecision). In

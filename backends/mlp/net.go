@@ -55,6 +55,9 @@ func NewModel(spec framework.ModelSpec) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := nn.CheckSize("mlp", "option hidden "+nn.JoinWidths(cfg.hidden), nn.DenseSize(float64(spec.Inputs), cfg.hidden, head.Outs), cfg.train.Batch); err != nil {
+		return nil, err
+	}
 	md := &Model{head: head, inputs: spec.Inputs, seed: spec.Seed, cfg: cfg}
 	in := spec.Inputs
 	widths := append(append([]int(nil), cfg.hidden...), head.Outs)
@@ -296,7 +299,7 @@ func (md *Model) predict(theta []float64, x blas64.General) *mat.Dense {
 // regression, sigmoid(net(x)) = P(Y = 1) for binary; n x K softmax class
 // probabilities for multiclass.
 func (md *Model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	theta, xg, err := nn.PredictArgs(ctx, "mlp", md.trained.Fitted, md.trained.Theta, false, nil, x, md.inputs)
+	theta, xg, err := md.trained.PredictArgs(ctx, "mlp", false, nil, x, md.inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -306,7 +309,7 @@ func (md *Model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) 
 // PredictShifted returns the predictions at theta + dtheta; theta is left
 // unchanged.
 func (md *Model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []float64) (*mat.Dense, error) {
-	theta, xg, err := nn.PredictArgs(ctx, "mlp", md.trained.Fitted, md.trained.Theta, true, dtheta, x, md.inputs)
+	theta, xg, err := md.trained.PredictArgs(ctx, "mlp", true, dtheta, x, md.inputs)
 	if err != nil {
 		return nil, err
 	}

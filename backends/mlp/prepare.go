@@ -5,7 +5,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lazyvi/lazyvi/backends/internal/nn"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -19,7 +18,7 @@ var _ framework.PreparedPredictor = (*Model)(nil)
 // forward pass is the same computation on the same parameters as
 // Predict's, so the predictions are the same to the bit.
 func (md *Model) PredictPrepared(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	_, xg, err := nn.PredictArgs(ctx, "mlp", md.trained.Fitted, md.trained.Theta, false, nil, x, md.inputs)
+	_, xg, err := md.trained.PredictArgs(ctx, "mlp", false, nil, x, md.inputs)
 	if err != nil {
 		return nil, err
 	}

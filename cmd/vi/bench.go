@@ -25,19 +25,17 @@ flags.`,
 
 // benchCase is one case of vi bench. Setup defines the case's flags on fs
 // (a new flag set for every run) and returns the function that runs the
-// case once fs is parsed; each case lives in its own file and registers
-// itself with addBenchCase from init.
+// case once fs is parsed; each case lives in its own file.
 type benchCase struct {
 	Name  string
 	Short string
 	Setup func(fs *flag.FlagSet) func(ctx context.Context, a *app) error
 }
 
-var benchCases []*benchCase
-
-func addBenchCase(c *benchCase) { benchCases = append(benchCases, c) }
-
-func init() { addCommand(newBenchCommand) }
+// benchCases are vi bench's cases in the order it lists them: the study
+// harness of the inference options (coverage, in study_coverage*.go), then
+// the user-facing cases, the user's data and the paper's settings.
+var benchCases = append([]*benchCase{coverageBench, dataBench}, speedBenches...)
 
 func runBench(ctx context.Context, a *app, args []string) error {
 	if len(args) == 0 {

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -22,9 +23,7 @@ import (
 // subsample of its rows) and reports each one's agreement with retrain
 // beside its cost, so that a user can check on a slice that an estimator is
 // close enough before running it on everything.
-func init() {
-	addBenchCase(&benchCase{Name: "data", Short: "every estimator on your data (--data FILE --target COL): cost and agreement with retrain", Setup: dataCase})
-}
+var dataBench = &benchCase{Name: "data", Short: "every estimator on your data (--data FILE --target COL): cost and agreement with retrain", Setup: dataCase}
 
 // dataRunReport is vi bench data's --format json contract: the timing run
 // and each estimator's agreement with retrain.
@@ -55,7 +54,7 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 	nFeatures := fs.Int("features", 0, "time the first `K` features only (0: all)")
 	rows := fs.Int("rows", 0, "use a seeded subsample of `N` rows (0: all)")
 	backend := fs.String("backend", "mlp", "built-in backend of the model (mlp, cnn, linear, forest)")
-	plugin := fs.String("plugin", "", "backend plugin `executable` (a PyTorch model: plugins/torch/lazyvi-torch), instead of --backend")
+	plugin := fs.String("plugin", "", "backend plugin `executable` (a PyTorch model: the lazyvi-torch command of plugins/torch), instead of --backend")
 	hidden := fs.String("hidden", "50", "hidden widths of the MLP, comma-separated (the cnn's dense width when given)")
 	image := fs.String("image", "", "the features are the pixels of an `HxW` image, row-major (backend cnn)")
 	epochs := fs.Int("epochs", 0, "the model's maximum training `epochs` (0: the backend's default)")
@@ -102,7 +101,7 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		if ests, err = configure(ests, settings); err != nil {
 			return err
 		}
-		d, err := framework.LoadCSV(ctx, *dataPath)
+		d, err := dataio.LoadCSV(ctx, *dataPath)
 		if err != nil {
 			return err
 		}
@@ -110,8 +109,8 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 			return err
 		}
 		d = subsampleRows(d, *rows, *seed)
-		prog := a.newProgress(*format != "json", "bench data")
-		defer prog.clear()
+		prog := a.newProgress(progressAuto, "bench data")
+		defer prog.close()
 		be, closeBackend, err := spec.openLogged(ctx, a.stderr, prog)
 		if err != nil {
 			return err
@@ -133,8 +132,8 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		if name == "mlp" && spec.plugin == "" {
 			name = "" // the report's default
 		}
-		prog.status("bench data: training the full model")
-		run, vis, err := timeEstimators(ctx, benchInput{data: d, target: *target, backend: name}, be, opts, ests, *workers, *nFeatures, *seed, prog)
+		prog.setStatus("bench data: training the full model")
+		run, vis, err := timeEstimators(ctx, benchInput{data: d, target: *target, backend: name}, benchRun{be: be, opts: opts, ests: ests, workers: *workers, nFeatures: *nFeatures, seed: *seed, prog: prog})
 		if err != nil {
 			return err
 		}
@@ -164,7 +163,7 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 // subsampleRows returns n rows of d drawn without replacement by a seeded
 // permutation, in their order in the file (d itself when n is 0 or not
 // below its rows).
-func subsampleRows(d *framework.Dataset, n int, seed int64) *framework.Dataset {
+func subsampleRows(d *dataio.Dataset, n int, seed int64) *dataio.Dataset {
 	r, c := d.X.Dims()
 	if n == 0 || n >= r {
 		return d

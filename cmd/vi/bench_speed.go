@@ -15,27 +15,28 @@ import (
 	"time"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
 // The speed cases time every estimator on one of the paper's simulated
 // settings, through the same plugin transport as vi estimate, and report the
 // cost per feature and the accuracy.
-func init() {
-	for _, c := range []struct {
-		setting, short string
-		n              int
-	}{
-		{"linear", "the paper's linear setting (5.1: p = 6, Corr(x1, x2) = rho)", 5000},
-		{"binary", "the paper's binary setting (5.2: p = 4, probit, accuracy)", 1000},
-		{"highdim", "the paper's high-dimensional setting (5.3: p = 100)", 1000},
-	} {
-		c := c
-		addBenchCase(&benchCase{Name: c.setting, Short: c.short, Setup: func(fs *flag.FlagSet) func(context.Context, *app) error {
-			return speedCase(fs, c.setting, c.n)
-		}})
-	}
+var speedBenches = []*benchCase{
+	speedBench("linear", "the paper's linear setting (5.1: p = 6, Corr(x1, x2) = rho)", 5000),
+	speedBench("binary", "the paper's binary setting (5.2: p = 4, probit, accuracy)", 1000),
+	speedBench("highdim", "the paper's high-dimensional setting (5.3: p = 100)", 1000),
+}
+
+// speedBench is the speed case of a simulated setting with n rows by
+// default.
+func speedBench(setting, short string, n int) *benchCase {
+	return &benchCase{Name: setting, Short: short, Setup: func(fs *flag.FlagSet) func(context.Context, *app) error {
+		return speedCase(fs, setting, n)
+	}}
 }
 
 // speedRun is one size of a speed case: the --format json contract.
@@ -143,8 +144,8 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 		if *epochs < 0 {
 			return framework.Usagef("--epochs must be at least 0, got %d", *epochs)
 		}
-		prog := a.newProgress(*format != "json", "bench "+setting)
-		defer prog.clear()
+		prog := a.newProgress(progressAuto, "bench "+setting)
+		defer prog.close()
 		be, closeBackend, err := backendSpec{name: "mlp"}.openLogged(ctx, a.stderr, prog)
 		if err != nil {
 			return err
@@ -159,12 +160,12 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 				if err != nil {
 					return err
 				}
-				prog.status(fmt.Sprintf("bench %s: n %d, width %s: training the full model", setting, n, hidden))
+				prog.setStatus(fmt.Sprintf("bench %s: n %d, width %s: training the full model", setting, n, hidden))
 				opts := map[string]string{"hidden": hidden}
 				if *epochs > 0 {
 					opts["epochs"] = strconv.Itoa(*epochs)
 				}
-				r, err := speedOnce(ctx, be, sim, opts, ests, *workers, *nFeatures, *seed, prog)
+				r, err := speedOnce(ctx, sim, benchRun{be: be, opts: opts, ests: ests, workers: *workers, nFeatures: *nFeatures, seed: *seed, prog: prog})
 				if err != nil {
 					return err
 				}
@@ -184,7 +185,7 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 		} else {
 			writeSpeedTable(&buf, runs)
 		}
-		if err := writePlot(*plotPath, func(w io.Writer) error { return writeSpeedPlot(w, runs, plotFormat) }); err != nil {
+		if err := a.writePlot(*plotPath, "plot", func(w io.Writer) error { return writeSpeedPlot(w, runs, plotFormat) }); err != nil {
 			return err
 		}
 		return a.emit(*out, &buf)
@@ -193,9 +194,9 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 
 // speedOnce trains the full model once and times each estimator over all
 // features, one estimator at a time so that each one's wall time is its own.
-func speedOnce(ctx context.Context, be framework.Backend, sim *simulate.Data, opts map[string]string, ests []framework.Estimator, workers, nFeatures int, seed int64, prog *progress) (speedRun, error) {
-	d := &framework.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}
-	run, _, err := timeEstimators(ctx, benchInput{data: d, measure: sim.Measure, truth: sim.Truth}, be, opts, ests, workers, nFeatures, seed, prog)
+func speedOnce(ctx context.Context, sim *simulate.Data, r benchRun) (speedRun, error) {
+	d := &dataio.Dataset{Source: sim.Setting, Names: sim.Names, X: sim.X}
+	run, _, err := timeEstimators(ctx, benchInput{data: d, measure: sim.Measure, truth: sim.Truth}, r)
 	run.Case = sim.Setting
 	return run, err
 }
@@ -204,23 +205,36 @@ func speedOnce(ctx context.Context, be framework.Backend, sim *simulate.Data, op
 // (target "" is the last column), the measure ("" is the task's default)
 // and the true VI of its columns when known.
 type benchInput struct {
-	data            *framework.Dataset
+	data            *dataio.Dataset
 	target, measure string
 	truth           []float64
 	backend         string // the backend's name for the report and the problem ("": mlp)
+}
+
+// benchRun is how the estimators are timed: the backend and its options,
+// the estimators, the workers, the features (the first nFeatures; 0: all),
+// the seed and the progress bar.
+type benchRun struct {
+	be                 framework.Backend
+	opts               map[string]string
+	ests               []framework.Estimator
+	workers, nFeatures int
+	seed               int64
+	prog               *progress
 }
 
 // timeEstimators trains the full model on in once and times each
 // estimator over its first nFeatures features (0: all), one estimator at a
 // time so that each one's wall time is its own; it returns the VIs by
 // estimator too.
-func timeEstimators(ctx context.Context, in benchInput, be framework.Backend, opts map[string]string, ests []framework.Estimator, workers, nFeatures int, seed int64, prog *progress) (speedRun, map[string][]float64, error) {
+func timeEstimators(ctx context.Context, in benchInput, r benchRun) (speedRun, map[string][]float64, error) {
+	be, opts, ests, workers, nFeatures, seed, prog := r.be, r.opts, r.ests, r.workers, r.nFeatures, r.seed, r.prog
 	start := time.Now()
 	name := in.backend
 	if name == "" {
 		name = "mlp"
 	}
-	p, err := framework.Prepare(ctx, in.data, framework.Config{Target: in.target, Backend: be, BackendName: name, Options: opts, Seed: seed})
+	p, err := pipeline.Prepare(ctx, in.data, pipeline.Config{Target: in.target, Backend: be, BackendName: name, Options: opts, Seed: seed})
 	if err != nil {
 		return speedRun{}, nil, err
 	}
@@ -249,7 +263,7 @@ func timeEstimators(ctx context.Context, in benchInput, be framework.Backend, op
 	vis := map[string][]float64{}
 	for _, e := range ests {
 		start := time.Now()
-		res, err := framework.Estimate(ctx, p, m, []framework.Estimator{e}, feats, framework.EstimateOptions{Workers: workers, Progress: prog.update, Inference: framework.Plain})
+		res, err := pipeline.Estimate(ctx, p, m, []framework.Estimator{e}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: workers, Progress: prog.update})
 		if err != nil {
 			return speedRun{}, nil, err
 		}
@@ -325,6 +339,16 @@ func writeSpeedTable(w *bytes.Buffer, runs []speedRun) {
 			}
 		}
 	}
+	if len(runs) > 0 {
+		fmt.Fprintf(w, "\n%s\n", speedColumns(runs[0].Workers))
+	}
+}
+
+// speedColumns says what the speed table's columns are.
+func speedColumns(workers int) string {
+	return fmt.Sprintf(`total s: wall time over the features, %d at a time (--workers); s/feature: total s / features, the throughput;
+median s: the median of each feature's own wall time, above s/feature when features run in parallel;
+error: mean |VI - truth| over the features, or |VI - retrain's VI| where the truth is unknown (lower is better)`, workers)
 }
 
 func median(x []float64) float64 {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -15,17 +16,21 @@ import (
 // finished reduced models so that the same command resumes after an
 // interrupt or a crash (its fingerprint is id.checkpoint()); nil when the
 // run writes to stdout.
-func openCheckpoint(a *app, id *runID, out string, prog *progress) (*framework.FileCheckpoint, error) {
+func openCheckpoint(a *app, id *runID, out string, prog *progress) (*dataio.FileCheckpoint, error) {
 	if out == "" {
 		return nil, nil
 	}
-	c, n, err := framework.OpenCheckpoint(out+".partial", id.checkpoint())
+	c, n, err := dataio.OpenCheckpoint(out+".partial", id.checkpoint())
 	if err != nil {
 		return nil, err
 	}
 	if v := c.StaleVersion(); v != 0 {
 		prog.clear()
 		fmt.Fprintf(a.stderr, "vi: %s is a checkpoint of another vi's format (version %d): its reduced models are not reused, the run starts afresh\n", out+".partial", v)
+	}
+	if c.OtherRun() {
+		prog.clear()
+		fmt.Fprintf(a.stderr, "vi: %s is a checkpoint of another run (other data, model or flags): its reduced models are not reused, the run starts afresh\n", out+".partial")
 	}
 	if n > 0 {
 		prog.clear()
@@ -40,7 +45,7 @@ func openCheckpoint(a *app, id *runID, out string, prog *progress) (*framework.F
 // after a failure that the same command would meet again (bad input or
 // flags, a non-finite result), and when there is nothing to keep, it
 // removes the file.
-func finishCheckpoint(c *framework.FileCheckpoint, out string, runErr error) error {
+func finishCheckpoint(c *dataio.FileCheckpoint, out string, runErr error) error {
 	if c == nil {
 		return runErr
 	}
@@ -56,19 +61,19 @@ func finishCheckpoint(c *framework.FileCheckpoint, out string, runErr error) err
 }
 
 // runID is what a run's fingerprints hash besides its flags, each computed
-// or read once: the data's fingerprint (framework.DataFingerprint, computed
+// or read once: the data's fingerprint (dataio.DataFingerprint, computed
 // when first needed) and the --model file's saved model (nil without
 // --model).
 type runID struct {
 	cmd   *Command
-	d     *framework.Dataset
+	d     *dataio.Dataset
 	data  string // d's fingerprint, once computed
-	model *framework.SavedModel
+	model *dataio.SavedModel
 }
 
 // newRunID identifies cmd's run on d; model is the --model file read
 // (readModelFile), or nil.
-func newRunID(cmd *Command, d *framework.Dataset, model *framework.SavedModel) *runID {
+func newRunID(cmd *Command, d *dataio.Dataset, model *dataio.SavedModel) *runID {
 	return &runID{cmd: cmd, d: d, model: model}
 }
 
@@ -81,7 +86,7 @@ func (id *runID) checkpoint() string {
 }
 
 // merge identifies what every result of a run depends on, for the shards
-// of one run (framework.ShardInfo.Run): the data, the model file's content,
+// of one run (pipeline.ShardInfo.Run): the data, the model file's content,
 // and every flag given except those that only shape the output or the
 // schedule, or say which shard this is.
 func (id *runID) merge() string {
@@ -90,14 +95,14 @@ func (id *runID) merge() string {
 
 // fingerprint hashes the command's name, the data's fingerprint, the
 // content of the --model file (not its name: the SHA-256 of the whole file,
-// framework.SavedModel.FileSum, as read once) and the flags given except
+// dataio.SavedModel.FileSum, as read once) and the flags given except
 // those in skip, in lexical order. The bytes hashed are those of earlier
 // versions, which read the file again here, so that their checkpoints and
 // shards still match.
 func (id *runID) fingerprint(skip ...string) string {
 	h := sha256.New()
 	if id.data == "" {
-		id.data = framework.DataFingerprint(id.d)
+		id.data = dataio.DataFingerprint(id.d)
 	}
 	fmt.Fprintf(h, "%s\n%s\n", id.cmd.Name(), id.data)
 	id.cmd.Flag.Visit(func(f *flag.Flag) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -12,7 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/backendplugin"
-	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/dataio"
 )
 
 // A run's fingerprints hash the --model file's content as read once by
@@ -22,12 +23,12 @@ import (
 // file is removed before fingerprinting: reading it again would hash
 // another text.
 func TestFingerprintReadsModelOnce(t *testing.T) {
-	d := &framework.Dataset{Source: "d.csv", Names: []string{"x", "y"}, X: mat.NewDense(2, 2, []float64{1, 2, 3, 4})}
+	d := &dataio.Dataset{Source: "d.csv", Names: []string{"x", "y"}, X: mat.NewDense(2, 2, []float64{1, 2, 3, 4})}
 	var file bytes.Buffer
-	err := framework.WriteModel(&file, &framework.SavedModel{
+	err := dataio.WriteModel(&file, &dataio.SavedModel{
 		Protocol: backendplugin.ProtocolVersion, Backend: "mlp", Task: "regression", Target: "y",
-		Features: []string{"x"}, Seed: 3, TrainFrac: 0.8, Data: framework.DataFingerprint(d),
-		Folds: []framework.SavedFold{{Mean: []float64{2}, SD: []float64{1}, Params: []byte{1, 2, 3}}},
+		Features: []string{"x"}, Seed: 3, TrainFrac: 0.8, Data: dataio.DataFingerprint(d),
+		Folds: []dataio.SavedFold{{Mean: []float64{2}, SD: []float64{1}, Params: []byte{1, 2, 3}}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +45,7 @@ func TestFingerprintReadsModelOnce(t *testing.T) {
 	if err := cmd.Flag.Parse([]string{"--workers", "2", "--seed", "3", "--shard", "1/2", "--model", path}); err != nil {
 		t.Fatal(err)
 	}
-	m, err := readModelFile(path)
+	m, err := readModelFile(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestFingerprintReadsModelOnce(t *testing.T) {
 	id := newRunID(cmd, d, m)
 
 	model := fmt.Sprintf("--model=%x false\n", sha256.Sum256(file.Bytes()))
-	head := "estimate\n" + framework.DataFingerprint(d) + "\n"
+	head := "estimate\n" + dataio.DataFingerprint(d) + "\n"
 	for _, c := range []struct {
 		name, got, text string
 	}{

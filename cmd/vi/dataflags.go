@@ -6,13 +6,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"slices"
 	"time"
 
 	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/backendplugin"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // dataFlags are the flags that vi estimate, shapley and roar share: the data
@@ -28,6 +29,7 @@ type dataFlags struct {
 	options                     map[string]*string // backend options with a flag of their own (hidden, epochs, image)
 	opts                        optionsFlag        // --opt key=value
 	format, out                 string
+	progress                    string // --progress
 }
 
 // dataUsage is the help text of each shared flag, unless the command gives
@@ -46,6 +48,7 @@ var dataUsage = map[string]string{
 	"opt":            "backend option `key=value` (repeatable; see 'vi backends')",
 	"format":         "output `format`: table, csv or json",
 	"out":            "write the output to `file` (atomically) instead of stdout",
+	"progress":       progressUsage,
 }
 
 // newDataFlags registers the shared flags on cmd's flag set: options names
@@ -68,6 +71,7 @@ func newDataFlags(cmd *Command, options []string, usage map[string]string) *data
 	fs.Var(f.opts, "opt", help("opt"))
 	fs.StringVar(&f.format, "format", "table", help("format"))
 	fs.StringVar(&f.out, "out", "", help("out"))
+	fs.StringVar(&f.progress, "progress", "auto", help("progress"))
 	return f
 }
 
@@ -119,6 +123,7 @@ type dataRun struct {
 	app               *app
 	cmd, data, target string
 	format, out       string
+	progressMode      progressMode
 	task              *framework.Task   // nil: inferred from the response
 	measure           framework.Measure // nil: the task's default
 	opts              map[string]string // the backend options the user set
@@ -131,6 +136,11 @@ type dataRun struct {
 // in a.
 func (f *dataFlags) check(a *app, set map[string]bool) (*dataRun, error) {
 	r := &dataRun{app: a, cmd: f.cmd, data: f.data, target: f.target, format: f.format, out: f.out}
+	mode, err := parseProgress(f.progress)
+	if err != nil {
+		return nil, err
+	}
+	r.progressMode = mode
 	if f.task != "" {
 		t, err := framework.ParseTask(f.task)
 		if err != nil {
@@ -177,8 +187,8 @@ func (f *dataFlags) check(a *app, set map[string]bool) (*dataRun, error) {
 // diabetes data (and says so), and checks that the measure fits the
 // response. It returns "interrupted" as soon as ctx is done, even while
 // the file blocks (a FIFO without a writer, an idle pipe).
-func (r *dataRun) load(ctx context.Context) (*framework.Dataset, error) {
-	var d *framework.Dataset
+func (r *dataRun) load(ctx context.Context) (*dataio.Dataset, error) {
+	var d *dataio.Dataset
 	var err error
 	if r.data == "" {
 		if d, err = lazyvi.Diabetes(); err != nil {
@@ -186,7 +196,7 @@ func (r *dataRun) load(ctx context.Context) (*framework.Dataset, error) {
 		}
 		fmt.Fprintf(r.app.stderr, "vi: no --data given: using the built-in diabetes data (%d rows, response %q); see 'vi help %s'\n",
 			rows(d), d.Names[len(d.Names)-1], r.cmd)
-	} else if d, err = framework.LoadCSV(ctx, r.data); err != nil {
+	} else if d, err = dataio.LoadCSV(ctx, r.data); err != nil {
 		return nil, runError(ctx, err)
 	}
 	if err := checkMeasureFits(d, r.target, r.task, r.measure); err != nil {
@@ -195,16 +205,16 @@ func (r *dataRun) load(ctx context.Context) (*framework.Dataset, error) {
 	return d, nil
 }
 
-// progress returns the run's progress bar (none for --format json).
+// progress returns the run's progress on stderr (--progress).
 func (r *dataRun) progress(label string) *progress {
-	return r.app.newProgress(r.format != "json", label)
+	return r.app.newProgress(r.progressMode, label)
 }
 
 // open starts the backend's subprocess, saying so on prog; see
 // backendSpec.openLogged. Closing reports a failure as "backend NAME:
 // close: ...".
 func (r *dataRun) open(ctx context.Context, prog *progress) (framework.Backend, func() error, error) {
-	prog.status(fmt.Sprintf("starting backend %s", r.backend.name))
+	prog.setStatus(fmt.Sprintf("starting backend %s", r.backend.name))
 	be, closeBackend, err := r.backend.openLogged(ctx, r.app.stderr, prog)
 	if err != nil {
 		return nil, nil, runError(ctx, err) // "interrupted" during the start too
@@ -218,20 +228,20 @@ func (r *dataRun) open(ctx context.Context, prog *progress) (framework.Backend, 
 }
 
 // checkBackend is checkBackend on the run's backend, response and options.
-func (r *dataRun) checkBackend(be framework.Backend, d *framework.Dataset, ests []framework.Estimator) error {
+func (r *dataRun) checkBackend(be framework.Backend, d *dataio.Dataset, ests []framework.Estimator) error {
 	return checkBackend(r.backend.name, be, d, r.target, r.task, ests, r.opts)
 }
 
-// config is the run's framework.Config as far as the shared flags say.
-func (r *dataRun) config(be framework.Backend) framework.Config {
-	cfg := framework.Config{Target: r.target, Task: r.task, BackendName: r.backend.name, Backend: be, Options: r.opts}
+// config is the run's pipeline.Config as far as the shared flags say.
+func (r *dataRun) config(be framework.Backend) pipeline.Config {
+	cfg := pipeline.Config{Target: r.target, Task: r.task, BackendName: r.backend.name, Backend: be, Options: r.opts}
 	r.fullModelConfig(&cfg)
 	return cfg
 }
 
 // training says on prog that the full model is training.
-func (r *dataRun) training(prog *progress, d *framework.Dataset) {
-	prog.status(fmt.Sprintf("training the full model (%s, %d rows)", r.backend.name, rows(d)))
+func (r *dataRun) training(prog *progress, d *dataio.Dataset) {
+	prog.setStatus(fmt.Sprintf("training the full model (%s, %d rows)", r.backend.name, rows(d)))
 }
 
 // emit writes the output to --out or stdout.
@@ -266,16 +276,4 @@ func (f *dataFlags) checkNotInput(outs []fileFlag, ins ...fileFlag) error {
 		outs = append([]fileFlag{{"--out", f.out}, {"--out's checkpoint", f.out + ".partial"}}, outs...)
 	}
 	return checkNotInput(outs, ins)
-}
-
-// writePlot draws a plot into path, atomically; nothing when path is "".
-func writePlot(path string, draw func(io.Writer) error) error {
-	if path == "" {
-		return nil
-	}
-	var img bytes.Buffer
-	if err := draw(&img); err != nil {
-		return err
-	}
-	return writeFileAtomic(path, img.Bytes())
 }

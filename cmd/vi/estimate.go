@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,7 +14,10 @@ import (
 	"time"
 
 	"github.com/lazyvi/lazyvi"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -38,6 +42,7 @@ type estimateOptions struct {
 	model      string
 	shard      string
 	shardCount int
+	plot       string // --plot: the forest plot's file
 }
 
 func newEstimateCommand() *Command {
@@ -129,6 +134,11 @@ Each result has the one-sided p-value of H0: VI <= --delta
 
 Output goes to stdout, or with --out FILE to FILE, replaced atomically and only
 when the whole run succeeds. --format json is a stable contract (see docs/json.md).
+--plot FILE.png, .svg or .pdf draws a forest plot: a row per feature, the most
+important at the top, each estimator's VI and interval.
+
+Progress goes to stderr (--progress): a bar when stderr is a terminal, whatever
+stdout and --format are; a plain line every 30 s when it is a file or a pipe.
 
 Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	}
@@ -154,18 +164,17 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	fs.BoolVar(&o.ensemble, "ensemble", true, "average each row's out-of-fold predictions (every model's) over the repetitions of the cross-fit and infer once from the averages (--crossfit 3 --repeats 3 unless given); on unless --train-frac, --model, --crossfit 0 or --repeats 1 is given")
 	fs.BoolVar(&o.debias, "debias", true, "extrapolate the ensemble's paired estimate (plain or perturbed) to infinitely many repetitions, from the difference between the ensemble's estimate and the repetitions' own; on for them unless --debias=false")
 	fs.BoolVar(&o.biasAware, "bias-aware", false, "widen each interval by a bound on the ensemble's remaining bias (the size of --debias's correction) and take the p-value that agrees with it")
-	fs.Float64Var(&o.perturb, "perturb", framework.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd (lazy's and lazy-es's: their baseline's)")
+	fs.Float64Var(&o.perturb, "perturb", inference.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd (lazy's and lazy-es's: their baseline's)")
 	fs.Float64Var(&o.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
 	fs.BoolVar(&o.ciTruncate, "ci-truncate", false, "floor the intervals at 0")
 	fs.StringVar(&o.model, "model", "", "use the full model(s) of this model `file` (vi train) instead of training; its backend, options, target, seed and split are the run's")
 	fs.StringVar(&o.shard, "shard", "", "estimate the `K/N`-th slice of the features (vi merge combines the shards), or auto from a Slurm job array or a Kubernetes Indexed Job")
+	fs.StringVar(&o.plot, "plot", "", "also draw a forest plot of the VIs and their intervals to this `file` (.png, .svg or .pdf)")
 	fs.IntVar(&o.shardCount, "shard-count", 0, "with --shard auto, the number of shards `N` when the scheduler does not say (Kubernetes: the Job's completions)")
 	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(ctx, a, cmd, args) }
 	return cmd
 }
-
-func init() { addCommand(newEstimateCommand) }
 
 // optionsFlag collects repeated --opt key=value.
 type optionsFlag map[string]string
@@ -199,27 +208,31 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	set := givenFlags(cmd)
 
 	// Everything that can be checked without the data or the backend.
-	if err := o.data.checkOutput(); err != nil {
+	if err := o.data.checkOutput(o.plot); err != nil {
 		return err
 	}
-	if err := o.data.checkNotInput(nil, fileFlag{"--groups-file", o.groupsFile}, fileFlag{"--model", o.model}); err != nil {
+	plotFormat, err := checkPlot(o.plot, o.data.out)
+	if err != nil {
 		return err
 	}
-	if o.data.data == framework.Stdin && o.groupsFile == framework.Stdin {
+	if err := o.data.checkNotInput([]fileFlag{{"--plot", o.plot}}, fileFlag{"--groups-file", o.groupsFile}, fileFlag{"--model", o.model}); err != nil {
+		return err
+	}
+	if o.data.data == dataio.Stdin && o.groupsFile == dataio.Stdin {
 		return framework.Usagef("--data - and --groups-file - cannot both read standard input")
 	}
 	if err := o.fit.check(); err != nil {
 		return err
 	}
 	autoInference := strings.EqualFold(strings.TrimSpace(o.inference), "auto")
-	inference := framework.Split
+	method := inference.Split
 	if !autoInference {
 		var err error
-		if inference, err = framework.ParseInference(o.inference); err != nil {
+		if method, err = inference.ParseInference(o.inference); err != nil {
 			return err
 		}
 	}
-	adjust, err := framework.ParseAdjust(o.adjust)
+	adjust, err := inference.ParseAdjust(o.adjust)
 	if err != nil {
 		return err
 	}
@@ -229,27 +242,8 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if o.crossfit < 0 || o.crossfit == 1 {
 		return framework.Usagef("--crossfit must be 0 (no cross-fitting) or at least 2, got %d", o.crossfit)
 	}
-	if !set["ensemble"] {
-		// The default ensembles, unless a flag asks for one split, one
-		// seed or a model file's models.
-		o.ensemble = !set["train-frac"] && o.model == "" && !(set["crossfit"] && o.crossfit == 0) && !(set["repeats"] && o.repeats == 1)
-	}
-	if o.ensemble {
-		// --ensemble alone is the setting vi bench coverage studies
-		// (lazyvi.DefaultCrossFit folds, DefaultRepeats repetitions). What
-		// excludes those says so in terms of the flags given.
-		switch {
-		case set["train-frac"] && !set["crossfit"]:
-			return framework.Usagef("--ensemble and --train-frac exclude each other (--ensemble cross-fits: every fold is evaluated in turn)")
-		case o.model != "" && !set["repeats"]:
-			return framework.Usagef("--ensemble and --model exclude each other: --ensemble repeats the cross-fit with other seeds, which cannot reuse the model file's models")
-		}
-		if !set["crossfit"] {
-			o.crossfit = lazyvi.DefaultCrossFit
-		}
-		if !set["repeats"] {
-			o.repeats = lazyvi.DefaultRepeats
-		}
+	if err := o.defaultInference(set); err != nil {
+		return err
 	}
 	if o.crossfit >= 2 && set["train-frac"] {
 		return framework.Usagef("--train-frac and --crossfit exclude each other (cross-fitting evaluates every fold in turn)")
@@ -258,9 +252,9 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		return err
 	}
 	if autoInference && o.ensemble {
-		inference = framework.Plain // lazyvi.EnsembleDefault's
+		method = inference.Plain // lazyvi.EnsembleDefault's
 	}
-	paired := o.ensemble && inference != framework.Split
+	paired := o.ensemble && method != inference.Split
 	if !set["debias"] {
 		o.debias = paired
 	}
@@ -274,7 +268,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if o.shardCount != 0 && o.shard != "auto" {
 		return framework.Usagef("--shard-count goes with --shard auto (--shard K/N says the count itself)")
 	}
-	shard, err := framework.ParseShard(o.shard, o.shardCount, os.Getenv)
+	shard, err := parseShard(o.shard, o.shardCount, os.Getenv)
 	if err != nil {
 		return err
 	}
@@ -282,25 +276,21 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err != nil {
 		return err
 	}
-	r, err := o.data.check(a, set)
+	var saved *dataio.SavedModel
+	r, d, err := o.data.setup(ctx, a, set, func(r *dataRun) (err error) {
+		if o.model == "" {
+			return nil
+		}
+		if saved, err = readModelFile(ctx, o.model); err != nil {
+			return err
+		}
+		return r.useModel(saved, set)
+	})
 	if err != nil {
 		return err
-	}
-	var saved *framework.SavedModel
-	if o.model != "" {
-		if saved, err = readModelFile(o.model); err != nil {
-			return err
-		}
-		if err := r.useModel(saved, set); err != nil {
-			return err
-		}
 	}
 
-	// The data, and what can be checked with it before a backend starts.
-	d, err := r.load(ctx)
-	if err != nil {
-		return err
-	}
+	// What can be checked with the data before a backend starts.
 	if g := strings.ToLower(strings.TrimSpace(o.groups)); g == "rows" || g == "cols" {
 		if groups, err = imageGroups(d, r.target, *o.data.options["image"], g); err != nil {
 			return err
@@ -319,33 +309,34 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if set["estimators"] {
 		// Without it the backend may drop some (fittingEstimators); Run
 		// checks again, before any fit, with those that run.
-		cfg.MinTrain = framework.MinTrainFor(ests)
+		cfg.MinTrain = pipeline.MinTrainFor(ests)
 	}
-	eopt := framework.EstimateOptions{
+	eopt := pipeline.EstimateOptions{
+		InferOptions: inference.InferOptions{
+			Inference:  method,
+			Level:      o.fit.level,
+			Perturb:    o.perturb,
+			Ensemble:   o.ensemble,
+			Debias:     o.debias,
+			BiasAware:  o.biasAware,
+			Delta:      o.delta,
+			Adjust:     adjust,
+			CITruncate: o.ciTruncate,
+		},
 		Workers:  o.fit.workers,
-		Level:    o.fit.level,
 		Progress: nil, // set once the progress bar exists
-
-		Inference:  inference,
-		Perturb:    o.perturb,
-		Ensemble:   o.ensemble,
-		Debias:     o.debias,
-		BiasAware:  o.biasAware,
-		Delta:      o.delta,
-		Adjust:     adjust,
-		CITruncate: o.ciTruncate,
 
 		Shard: shard,
 		RunID: id.merge(),
 	}
 	// Every check that needs no model, before the backend starts.
-	if err := framework.CheckRun(d, cfg, r.measure, eopt); err != nil {
+	if err := pipeline.CheckRun(d, cfg, r.measure, eopt); err != nil {
 		return err
 	}
 
 	// The backend, in a subprocess.
 	prog := r.progress(strings.Join(estimatorNames(ests), "/"))
-	defer prog.clear()
+	defer prog.close()
 	be, closeBackend, err := r.open(ctx, prog)
 	if err != nil {
 		return err
@@ -362,6 +353,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if note != "" {
 		prog.clear()
 		fmt.Fprintln(a.stderr, note)
+		prog.setLabel(strings.Join(estimatorNames(ests), "/"))
 	}
 
 	r.training(prog, d)
@@ -376,16 +368,22 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if ckpt != nil {
 		eopt.Checkpoint = ckpt
 	}
-	rep, err := framework.Run(ctx, d, cfg, r.measure, ests, eopt)
+	rep, err := pipeline.Run(ctx, d, cfg, r.measure, ests, eopt)
 	prog.clear()
 	if err != nil {
 		return finishCheckpoint(ckpt, r.out, runError(ctx, err))
 	}
-	rep.Full.Hidden = fullHidden(rep, be, r.opts)
+	if rep.Full.Architecture == "" {
+		rep.Full.Hidden = fullHidden(rep, be, r.opts)
+	}
+	flagWarnings(rep.Warnings)
 	printWarnings(a.stderr, rep)
 
 	var buf bytes.Buffer
 	if err := writeReport(&buf, rep, r.format); err != nil {
+		return err
+	}
+	if err := a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return estimatePlot(rep, r.targetName(d)).write(w, plotFormat) }); err != nil {
 		return err
 	}
 	if err := r.emit(&buf); err != nil {
@@ -410,10 +408,58 @@ func (o *estimateOptions) checkRepeats() error {
 	return nil
 }
 
+// defaultInference sets --ensemble, --crossfit and --repeats where the
+// flags leave them to vi's default inference, by the library's rule
+// (lazyvi.InferenceDefaults) on the settings the flags give: unless a flag
+// asks for one split, one seed or a model file's models (--train-frac,
+// --crossfit 0, --repeats 1, --model), the cross-fit is repeated and its
+// predictions ensembled, lazyvi.DefaultCrossFit folds and DefaultRepeats
+// repetitions unless given. --ensemble=false keeps the counts given.
+func (o *estimateOptions) defaultInference(set map[string]bool) error {
+	if set["ensemble"] && !o.ensemble {
+		return nil
+	}
+	var cfg pipeline.Config
+	var opt pipeline.EstimateOptions
+	opt.Ensemble = set["ensemble"]
+	if set["train-frac"] {
+		cfg.TrainFrac = o.fit.trainFrac
+	}
+	if o.model != "" {
+		// The rule asks only whether there is one; vi reads it later.
+		cfg.Saved = &dataio.SavedModel{}
+	}
+	if set["crossfit"] {
+		cfg.CrossFit = max(o.crossfit, 1) // --crossfit 0, one split, is the library's CrossFit 1
+	}
+	if set["repeats"] {
+		cfg.Repeats = o.repeats
+	}
+	lazyvi.InferenceDefaults(&cfg, &opt)
+	if o.ensemble = opt.Ensemble; !o.ensemble {
+		return nil
+	}
+	// --ensemble alone is the setting vi bench coverage studies. What
+	// excludes it says so in terms of the flags given.
+	switch {
+	case set["train-frac"] && !set["crossfit"]:
+		return framework.Usagef("--ensemble and --train-frac exclude each other (--ensemble cross-fits: every fold is evaluated in turn)")
+	case o.model != "" && !set["repeats"]:
+		return framework.Usagef("--ensemble and --model exclude each other: --ensemble repeats the cross-fit with other seeds, which cannot reuse the model file's models")
+	}
+	if !set["crossfit"] {
+		o.crossfit = cfg.CrossFit
+	}
+	if !set["repeats"] {
+		o.repeats = cfg.Repeats
+	}
+	return nil
+}
+
 // groupFlags reads --groups and --groups-file ("-": standard input):
 // explicit groups, and whether to group one-hot columns.
-func groupFlags(ctx context.Context, spec, file string) ([]framework.Group, bool, error) {
-	var groups []framework.Group
+func groupFlags(ctx context.Context, spec, file string) ([]dataio.Group, bool, error) {
+	var groups []dataio.Group
 	onehot := false
 	switch g := strings.TrimSpace(spec); {
 	case g == "":
@@ -422,14 +468,14 @@ func groupFlags(ctx context.Context, spec, file string) ([]framework.Group, bool
 	case strings.EqualFold(g, "rows"), strings.EqualFold(g, "cols"):
 		// imageGroups builds them once the data's columns are known.
 	default:
-		gs, err := framework.ParseGroups(g)
+		gs, err := dataio.ParseGroups(g)
 		if err != nil {
-			return nil, false, err
+			return nil, false, framework.Usagef("--groups: %w", err)
 		}
 		groups = gs
 	}
 	if file != "" {
-		gs, err := framework.LoadGroups(ctx, file)
+		gs, err := dataio.LoadGroups(ctx, file)
 		if err != nil {
 			return nil, false, runError(ctx, err)
 		}
@@ -441,7 +487,7 @@ func groupFlags(ctx context.Context, spec, file string) ([]framework.Group, bool
 // imageGroups returns one group per pixel row ("row0", ...) or column
 // ("col0", ...) of the HxW image (--image) whose pixels are the data's
 // features in row-major order.
-func imageGroups(d *framework.Dataset, target, image, by string) ([]framework.Group, error) {
+func imageGroups(d *dataio.Dataset, target, image, by string) ([]dataio.Group, error) {
 	var h, w int
 	if _, err := fmt.Sscanf(strings.ToLower(image), "%dx%d", &h, &w); err != nil || h < 1 || w < 1 {
 		return nil, framework.Usagef("--groups %s needs --image HxW (the features are the pixels of an image), got --image %q", by, image)
@@ -466,7 +512,7 @@ func imageGroups(d *framework.Dataset, target, image, by string) ([]framework.Gr
 	if by == "cols" {
 		outer, inner, name = w, h, "col"
 	}
-	groups := make([]framework.Group, outer)
+	groups := make([]dataio.Group, outer)
 	for a := 0; a < outer; a++ {
 		groups[a].Name = fmt.Sprintf("%s%d", name, a)
 		for b := 0; b < inner; b++ {
@@ -480,7 +526,7 @@ func imageGroups(d *framework.Dataset, target, image, by string) ([]framework.Gr
 	return groups, nil
 }
 
-func rows(d *framework.Dataset) int {
+func rows(d *dataio.Dataset) int {
 	r, _ := d.X.Dims()
 	return r
 }
@@ -520,7 +566,7 @@ func estimatorNames(ests []framework.Estimator) []string {
 
 // checkMeasureFits reports, before any model is trained, a measure that
 // does not fit the response's task. An unknown target is left to Prepare.
-func checkMeasureFits(d *framework.Dataset, target string, task *framework.Task, m framework.Measure) error {
+func checkMeasureFits(d *dataio.Dataset, target string, task *framework.Task, m framework.Measure) error {
 	t, col, ok := responseTask(d, target, task)
 	if !ok || m == nil || m.Supports(t) {
 		return nil
@@ -538,14 +584,14 @@ func checkMeasureFits(d *framework.Dataset, target string, task *framework.Task,
 	case framework.Multiclass:
 		kind = "class-label"
 	}
-	return &framework.InputError{File: d.Source, Column: col,
+	return &dataio.InputError{File: d.Source, Column: col,
 		Msg: fmt.Sprintf("measure %s does not fit the %s response (task %s; measures for it: %s)",
 			m.Name(), kind, t, strings.Join(fit, ", "))}
 }
 
 // responseTask returns the task of the response column (forced or
 // inferred) and its name; ok is false when the target is not in d.
-func responseTask(d *framework.Dataset, target string, task *framework.Task) (framework.Task, string, bool) {
+func responseTask(d *dataio.Dataset, target string, task *framework.Task) (framework.Task, string, bool) {
 	j := len(d.Names) - 1
 	if target != "" {
 		var err error
@@ -556,13 +602,13 @@ func responseTask(d *framework.Dataset, target string, task *framework.Task) (fr
 	if task != nil {
 		return *task, d.Names[j], true
 	}
-	return framework.InferTask(mat.Col(nil, j, d.X)), d.Names[j], true
+	return pipeline.InferTask(mat.Col(nil, j, d.X)), d.Names[j], true
 }
 
 // checkBackend reports usage errors that the backend's description reveals
 // before the full model is trained: unknown options, a binary response for a
 // backend without classification, lazy without gradients.
-func checkBackend(name string, b framework.Backend, d *framework.Dataset, target string, task *framework.Task, ests []framework.Estimator, opts map[string]string) error {
+func checkBackend(name string, b framework.Backend, d *dataio.Dataset, target string, task *framework.Task, ests []framework.Estimator, opts map[string]string) error {
 	if known := b.Options(); len(known) > 0 {
 		var names []string
 		for _, o := range known {

@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators/roar"
 	"github.com/lazyvi/lazyvi/estimators/shapley"
 	"github.com/lazyvi/lazyvi/framework"
@@ -52,7 +53,7 @@ func TestNonFiniteReportsAreErrors(t *testing.T) {
 		{errors.New("interrupted"), true},
 		{framework.Usagef("split inference needs at least 4 evaluation rows"), false},
 		{fmt.Errorf("estimator lazy, feature x: %w", framework.ErrNonFinite), false},
-		{&framework.InputError{File: "d.csv", Msg: "bad"}, false},
+		{&dataio.InputError{File: "d.csv", Msg: "bad"}, false},
 	} {
 		if got := resumable(tc.err); got != tc.want {
 			t.Errorf("resumable(%v) = %t, want %t", tc.err, got, tc.want)
@@ -73,7 +74,7 @@ func TestCheckpointKeptOnlyWhenResumable(t *testing.T) {
 		{framework.Usagef("measure auc: the 10 responses are all 0"), false},
 	} {
 		out := filepath.Join(t.TempDir(), "o.json")
-		c, _, err := framework.OpenCheckpoint(out+".partial", "fp")
+		c, _, err := dataio.OpenCheckpoint(out+".partial", "fp")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,8 @@ import (
 	"runtime"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // fitFlags are the flags of every command that fits models (vi estimate,
@@ -12,7 +14,7 @@ import (
 // intervals and the estimators' settings (--folds, --lambda, --es-steps:
 // settingFlags). newFitFlags registers them on a command's flag set with
 // the library's defaults; check checks them; estimators and config are the
-// places their values reach the estimators and the framework.Config.
+// places their values reach the estimators and the pipeline.Config.
 type fitFlags struct {
 	trainFrac float64
 	seed      int64
@@ -39,10 +41,10 @@ const defaultSeed = 1
 func newFitFlags(fs *flag.FlagSet, usage map[string]string) *fitFlags {
 	help := groupUsage("newFitFlags", fitUsage, usage)
 	f := &fitFlags{}
-	fs.Float64Var(&f.trainFrac, "train-frac", framework.DefaultTrainFrac, help("train-frac"))
+	fs.Float64Var(&f.trainFrac, "train-frac", pipeline.DefaultTrainFrac, help("train-frac"))
 	fs.Int64Var(&f.seed, "seed", defaultSeed, help("seed"))
 	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), help("workers"))
-	fs.Float64Var(&f.level, "level", framework.DefaultLevel, help("level"))
+	fs.Float64Var(&f.level, "level", inference.DefaultLevel, help("level"))
 	f.settings = newSettingFlags(fs)
 	return f
 }
@@ -72,6 +74,6 @@ func (f *fitFlags) estimators(list string) ([]framework.Estimator, error) {
 }
 
 // config sets the split and the seed of cfg from the flags.
-func (f *fitFlags) config(cfg *framework.Config) {
+func (f *fitFlags) config(cfg *pipeline.Config) {
 	cfg.TrainFrac, cfg.Seed = f.trainFrac, f.seed
 }

@@ -2,9 +2,13 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"regexp"
 	"strings"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // fieldFlags are the flags that set the library's settings, by the names
@@ -16,6 +20,7 @@ var fieldFlags = map[string]string{
 	"Config.Repeats":           "--repeats",
 	"EstimateOptions.Level":    "--level",
 	"EstimateOptions.Ensemble": "--ensemble",
+	"EstimateOptions.Shard":    "--shard",
 	"InferOptions.Level":       "--level",
 	"InferOptions.Delta":       "--delta",
 	"InferOptions.Perturb":     "--perturb",
@@ -25,9 +30,17 @@ var fieldFlags = map[string]string{
 	"roar.Options.Fractions":     "--fractions",
 }
 
+// choiceFlags are the flags that take the choices of the library's
+// settings, by the names that its errors give them (framework.ChoiceError).
+var choiceFlags = map[string]string{
+	"inference":  "--inference",
+	"adjustment": "--adjust",
+}
+
 // flagError returns err's message with the library's name of a setting
 // replaced by the flag that sets it: "Config.TrainFrac must be in (0, 1)"
-// becomes "--train-frac must be in (0, 1)".
+// becomes "--train-frac must be in (0, 1)", "unknown inference "x""
+// "unknown --inference "x"".
 func flagError(err error) string {
 	msg := err.Error()
 	var fe *framework.FieldError
@@ -36,5 +49,59 @@ func flagError(err error) string {
 			msg = strings.Replace(msg, fe.Error(), name+" "+fe.Msg, 1)
 		}
 	}
+	var ce *framework.ChoiceError
+	if errors.As(err, &ce) {
+		if name, ok := choiceFlags[ce.Setting]; ok {
+			cli := *ce
+			cli.Setting = name
+			msg = strings.Replace(msg, ce.Error(), cli.Error(), 1)
+		}
+	}
+	// Advice on the flags for input errors that some flags would avoid.
+	switch {
+	case errors.Is(err, pipeline.ErrTooFewSplitRows):
+		msg += " (give more rows, a smaller --train-frac, or --inference plain)"
+	case errors.Is(err, pipeline.ErrWholeRun):
+		msg += " (written without --shard)"
+	}
 	return msg
+}
+
+// adviceFlags word the library's advice at the end of a report's warnings
+// (pipeline.Report.Warnings) as the flags that follow it.
+var adviceFlags = []struct {
+	advice *regexp.Regexp
+	flags  string
+}{
+	{regexp.MustCompile(`; consider the (\S+) backend$`), "; consider --backend $1"},
+	{regexp.MustCompile(`; raise its epoch cap$`), "; raise --epochs"},
+}
+
+// flagWarnings rewords the advice of the warnings ws in terms of vi's
+// flags, in place.
+func flagWarnings(ws []string) {
+	for i, w := range ws {
+		for _, a := range adviceFlags {
+			w = a.advice.ReplaceAllString(w, a.flags)
+		}
+		ws[i] = w
+	}
+}
+
+// inputHint says what to do about bad input that vi could not read: a
+// text column (encode it), a missing value (drop or impute the rows).
+// It returns "" for other errors.
+func inputHint(err error) string {
+	col := "the column"
+	var ie *dataio.InputError
+	if errors.As(err, &ie) && ie.Column != "" {
+		col = ie.Column
+	}
+	switch {
+	case errors.Is(err, dataio.ErrText):
+		return fmt.Sprintf("vi reads numbers only: if %s is a category, replace it by 0/1 columns %s_<category>, one per category (e.g. pandas.get_dummies), and add --groups onehot to estimate their importance together (docs/inference.md)", col, col)
+	case errors.Is(err, dataio.ErrMissingValue):
+		return "vi needs a number in every cell: drop the rows with missing values (e.g. pandas dropna) or impute them before vi reads the file"
+	}
+	return ""
 }

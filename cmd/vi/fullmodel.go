@@ -8,6 +8,7 @@ import (
 
 	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // autoHiddenBackend is the backend --hidden auto applies to.
@@ -36,14 +37,14 @@ func hiddenAuto(opts map[string]string, bk backendSpec) (bool, error) {
 // the library does (lazyvi.FullModelDefaults): one candidate per
 // architecture of lazyvi.AutoHidden with --hidden auto, and the linear
 // baseline (in this process) unless the backend is linear itself.
-func (r *dataRun) fullModelConfig(cfg *framework.Config) {
+func (r *dataRun) fullModelConfig(cfg *pipeline.Config) {
 	lazyvi.FullModelDefaults(cfg, r.backend.name, r.autoHidden)
 }
 
 // fullHidden returns the full model's hidden widths for the report: the
 // chosen candidate's, else the option given, else the backend's default
 // ("" for a backend without the option).
-func fullHidden(rep *framework.Report, be framework.Backend, opts map[string]string) string {
+func fullHidden(rep *pipeline.Report, be framework.Backend, opts map[string]string) string {
 	if rep.Full.Hidden != "" {
 		return rep.Full.Hidden
 	}
@@ -60,7 +61,7 @@ func fullHidden(rep *framework.Report, be framework.Backend, opts map[string]str
 
 // writeFullDiagnostics writes the table header's lines on the full model:
 // its architecture and training, its R², and the baselines.
-func writeFullDiagnostics(w io.Writer, r *framework.Report) {
+func writeFullDiagnostics(w io.Writer, r *pipeline.Report) {
 	var parts []string
 	if f := r.Full; f.Hidden != "" {
 		h := "hidden " + f.Hidden
@@ -75,6 +76,12 @@ func writeFullDiagnostics(w io.Writer, r *framework.Report) {
 			h += " (auto, of " + strings.Join(names, " | ") + ")"
 		}
 		parts = append(parts, h)
+	}
+	if r.Full.Architecture != "" {
+		parts = append(parts, "network "+r.Full.Architecture)
+	}
+	if r.Full.Loaded {
+		parts = append(parts, "loaded, not trained")
 	}
 	if r.Full.StoppedBy != "" {
 		parts = append(parts, fmt.Sprintf("%d epochs, stopped by %s", r.Full.Epochs, r.Full.StoppedBy))
@@ -101,7 +108,7 @@ func writeFullDiagnostics(w io.Writer, r *framework.Report) {
 }
 
 // printWarnings writes the report's warnings to stderr.
-func printWarnings(stderr io.Writer, rep *framework.Report) {
+func printWarnings(stderr io.Writer, rep *pipeline.Report) {
 	for _, w := range rep.Warnings {
 		fmt.Fprintln(stderr, "vi: warning: "+w)
 	}

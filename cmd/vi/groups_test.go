@@ -8,12 +8,13 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
 func TestImageGroups(t *testing.T) {
 	// A 2x3 image: px_r_c in row-major order, then the response.
-	d := &framework.Dataset{Source: "img.csv", Names: []string{"p00", "p01", "p02", "p10", "p11", "p12", "y"}, X: mat.NewDense(1, 7, nil)}
+	d := &dataio.Dataset{Source: "img.csv", Names: []string{"p00", "p01", "p02", "p10", "p11", "p12", "y"}, X: mat.NewDense(1, 7, nil)}
 	for i, tc := range []struct {
 		by, image string
 		want      string

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 func TestWriteAdjusted(t *testing.T) {
@@ -42,7 +43,7 @@ func TestWriteAdjusted(t *testing.T) {
 	}
 	var v struct {
 		Inference string             `json:"inference"`
-		Results   []framework.Result `json:"results"`
+		Results   []inference.Result `json:"results"`
 	}
 	if err := json.Unmarshal(b.Bytes(), &v); err != nil || v.Inference != "split" || v.Results[0].PValue != 0.01 || *v.Results[0].PAdjusted != 0.03 {
 		t.Errorf("json: %v\n%s", err, b.String())
@@ -103,7 +104,7 @@ func TestEstimateRepeats(t *testing.T) {
 		Debias    bool    `json:"debias"`
 		BiasAware bool    `json:"bias_aware"`
 		NEval     int     `json:"n_eval"`
-		Results   []framework.Result
+		Results   []inference.Result
 	}
 	for _, c := range []struct {
 		args                     []string
@@ -120,7 +121,7 @@ func TestEstimateRepeats(t *testing.T) {
 		{[]string{"--crossfit", "0"}, "split", 0, 0, 30, 0, false, false, false},
 		{[]string{"--ensemble=false"}, "split", 0, 0, 30, 0, false, false, false},
 		{[]string{"--ensemble=false", "--crossfit", "3", "--repeats", "3"}, "split", 3, 3, 90, 0, false, false, false},
-		{[]string{"--inference", "perturbed", "--crossfit", "3", "--repeats", "3"}, "perturbed", 3, 3, 90, framework.DefaultPerturb, true, true, false},
+		{[]string{"--inference", "perturbed", "--crossfit", "3", "--repeats", "3"}, "perturbed", 3, 3, 90, inference.DefaultPerturb, true, true, false},
 		{[]string{"--inference", "perturbed", "--crossfit", "3", "--perturb", "2", "--debias=false"}, "perturbed", 3, 3, 90, 2, true, false, false},
 		{[]string{"--inference", "perturbed", "--crossfit", "3", "--perturb", "2", "--repeats", "1"}, "perturbed", 3, 0, 90, 2, false, false, false},
 		{[]string{"--train-frac", "0.5", "--repeats", "2"}, "split", 0, 2, 45, 0, false, false, false},
@@ -156,7 +157,7 @@ func TestEstimateRepeats(t *testing.T) {
 			t.Errorf("%v: perturb %v, want %v", c.args, v.Perturb, c.rho)
 		}
 		for _, r := range v.Results {
-			if !coherent(r, framework.DefaultLevel) {
+			if !coherent(r, inference.DefaultLevel) {
 				t.Errorf("%v, %s: vi %g, interval [%g, %g], p %g: interval and test disagree", c.args, r.Feature, r.VI, r.CILow, r.CIHigh, r.PValue)
 			}
 		}
@@ -183,7 +184,7 @@ func TestDefaultShardsMerge(t *testing.T) {
 	if got, want := stripSeconds([]byte(merged)), stripSeconds([]byte(whole)); got != want {
 		t.Fatalf("the merge of the default run's shards differs from the whole run:\n%s\n---\n%s", got, want)
 	}
-	var rep framework.Report
+	var rep pipeline.Report
 	if err := json.Unmarshal([]byte(whole), &rep); err != nil {
 		t.Fatal(err)
 	}

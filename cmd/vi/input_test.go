@@ -174,6 +174,8 @@ func TestInterruptWhileReading(t *testing.T) {
 		{"FIFO, SIGTERM", []string{"estimate", "--data", "f.csv"}, syscall.SIGTERM},
 		{"FIFO, SIGINT", []string{"estimate", "--data", "f.csv"}, os.Interrupt},
 		{"groups file FIFO", []string{"estimate", "--groups-file", "f.csv"}, syscall.SIGTERM},
+		{"model file FIFO", []string{"estimate", "--model", "f.csv"}, os.Interrupt},
+		{"merge input FIFO", []string{"merge", "f.csv"}, syscall.SIGTERM},
 		{"idle stdin, --data -", []string{"estimate", "--data", "-"}, syscall.SIGTERM},
 		{"idle stdin, --data /dev/stdin", []string{"estimate", "--data", "/dev/stdin"}, os.Interrupt},
 	} {

@@ -12,12 +12,12 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 )
 
-func init() {
-	addCommand(func() *Command {
-		return listCommand(&Command{
-			UsageLine: "backends",
-			Short:     "list the model backends and their options",
-			Long: `Backends lists the built-in model backends, what their models can do, and the
+// newBackendsCommand makes "vi backends", which lists the model backends and their options.
+func newBackendsCommand() *Command {
+	return listCommand(&Command{
+		UsageLine: "backends",
+		Short:     "list the model backends and their options",
+		Long: `Backends lists the built-in model backends, what their models can do, and the
 options they take. Options are set on "vi estimate" with --opt key=value (and,
 for the common ones, --hidden and --epochs); an option not set keeps the
 backend's default.
@@ -31,31 +31,36 @@ backend is any executable serving the same plugin protocol, named with
   linear  OLS (logistic regression for a 0/1 response), optionally ridge; a
           linear model is its own linearisation, so lazy on it equals retrain
   forest  random forest of CART trees; no gradients: dropout and retrain only`,
-		}, listBackends)
-	})
-	addCommand(func() *Command {
-		return listCommand(&Command{
-			UsageLine: "estimators",
-			Short:     "list the estimators",
-			Long:      `Estimators lists the variable importance estimators that --estimators accepts.`,
-		}, listEstimators)
-	})
-	addCommand(func() *Command {
-		return listCommand(&Command{
-			UsageLine: "measures",
-			Short:     "list the predictiveness measures",
-			Long: `Measures lists the predictiveness measures that --measure accepts and the tasks
+	}, listBackends)
+}
+
+// newEstimatorsCommand makes "vi estimators", which lists the estimators.
+func newEstimatorsCommand() *Command {
+	return listCommand(&Command{
+		UsageLine: "estimators",
+		Short:     "list the estimators",
+		Long:      `Estimators lists the variable importance estimators that --estimators accepts.`,
+	}, listEstimators)
+}
+
+// newMeasuresCommand makes "vi measures", which lists the predictiveness measures.
+func newMeasuresCommand() *Command {
+	return listCommand(&Command{
+		UsageLine: "measures",
+		Short:     "list the predictiveness measures",
+		Long: `Measures lists the predictiveness measures that --measure accepts and the tasks
 each applies to. The default is mse for a real-valued response and accuracy for
 a 0/1 response.`,
-		}, listMeasures)
-	})
-	addCommand(func() *Command {
-		return listCommand(&Command{
-			UsageLine: "version",
-			Short:     "print the version",
-			Long:      `Version prints vi's module version and the Go toolchain that built it.`,
-		}, printVersion)
-	})
+	}, listMeasures)
+}
+
+// newVersionCommand makes "vi version", which prints the version.
+func newVersionCommand() *Command {
+	return listCommand(&Command{
+		UsageLine: "version",
+		Short:     "print the version",
+		Long:      `Version prints vi's module version and the Go toolchain that built it.`,
+	}, printVersion)
 }
 
 // listCommand makes c a command that takes no arguments and writes list to

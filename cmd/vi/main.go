@@ -33,7 +33,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -66,16 +65,30 @@ func (c *Command) Name() string {
 	return name
 }
 
-// Usage writes the command's usage, description and flags to w.
-func (c *Command) Usage(w io.Writer) {
-	fmt.Fprintf(w, "usage: vi %s\n\n", c.UsageLine)
-	fmt.Fprintln(w, strings.TrimSpace(c.Long))
+// Usage writes the command's reference to w: a one-line synopsis, the
+// usage line, examples and flags; long adds the description (Long), as
+// docs/reference renders it.
+func (c *Command) Usage(w io.Writer, long bool) {
+	fmt.Fprintf(w, "vi %s: %s\n\nusage: vi %s\n", c.Name(), c.Short, c.UsageLine)
+	if ex := commandExamples[c.Name()]; len(ex) > 0 {
+		fmt.Fprintln(w, "\nExamples:")
+		for _, e := range ex {
+			fmt.Fprintf(w, "  %s\n", e)
+		}
+	}
+	if long {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.Long))
+	}
 	var n int
 	c.Flag.VisitAll(func(*flag.Flag) { n++ })
 	if n > 0 {
 		fmt.Fprintln(w, "\nFlags:")
 		printFlags(w, &c.Flag)
 	}
+	if !long {
+		fmt.Fprintf(w, "\nDetails: vi help --long %s, or docs/reference/cli.md.\n", c.Name())
+	}
+	fmt.Fprintln(w, "Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.")
 }
 
 // printFlags is flag.PrintDefaults with the double dash users type and
@@ -100,38 +113,32 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 	})
 }
 
-// constructors build the commands, in registration order (newCommands
-// sorts the commands it builds into help order).
-var constructors []func() *Command
-
-// helpOrder is the order "vi help" lists commands in; commands not named
-// here follow in registration order.
-var helpOrder = []string{"estimate", "shapley", "roar", "train", "merge", "simulate", "bench", "backends", "estimators", "measures", "version", "help"}
-
-// addCommand registers a command's constructor; each command's file calls
-// it from init, so that adding a command touches no other file.
-func addCommand(newCommand func() *Command) {
-	constructors = append(constructors, newCommand)
+// commands are the constructors of vi's commands, in the order "vi help"
+// lists them.
+var commands = []func() *Command{
+	newEstimateCommand,
+	newShapleyCommand,
+	newROARCommand,
+	newTrainCommand,
+	newMergeCommand,
+	newSimulateCommand,
+	newBenchCommand,
+	newBackendsCommand,
+	newEstimatorsCommand,
+	newMeasuresCommand,
+	newVersionCommand,
+	newHelpCommand,
 }
 
 // newCommands builds every command, with fresh flag sets, in help order.
 func newCommands() []*Command {
-	cmds := make([]*Command, len(constructors))
-	for i, newCommand := range constructors {
+	cmds := make([]*Command, len(commands))
+	for i, newCommand := range commands {
 		c := newCommand()
 		c.Flag.Init(c.Name(), flag.ContinueOnError)
 		c.Flag.SetOutput(io.Discard)
 		cmds[i] = c
 	}
-	rank := func(c *Command) int {
-		for i, n := range helpOrder {
-			if n == c.Name() {
-				return i
-			}
-		}
-		return len(helpOrder)
-	}
-	sort.SliceStable(cmds, func(i, j int) bool { return rank(cmds[i]) < rank(cmds[j]) })
 	return cmds
 }
 
@@ -185,12 +192,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err := cmd.Flag.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			cmd.Usage(stdout)
+			cmd.Usage(stdout, false)
 			return exitOK
 		}
 		return a.report(framework.Usagef("%s: %v (run 'vi help %s')", cmd.Name(), err, cmd.Name()))
 	}
-	ctx, stop := notifyContext()
+	ctx, stop := notifyContext(stderr)
 	defer stop()
 	return a.report(cmd.Run(ctx, a, cmd.Flag.Args()))
 }
@@ -202,6 +209,9 @@ func (a *app) report(err error) int {
 		return exitOK
 	}
 	msg := strings.Join(strings.Fields(flagError(err)), " ")
+	if hint := inputHint(err); hint != "" {
+		msg += "; " + hint
+	}
 	fmt.Fprintf(a.stderr, "vi: %s\n", msg)
 	if errors.Is(err, framework.ErrUsage) {
 		return exitUsage
@@ -253,17 +263,18 @@ func noArgs(cmd *Command, args []string) error {
 }
 
 func newHelpCommand() *Command {
-	return &Command{
-		UsageLine: "help [command]",
+	var long bool
+	cmd := &Command{
+		UsageLine: "help [--long] [command]",
 		Short:     "show help for vi or a command",
-		Long:      `Help shows the list of commands, or with a command name, its usage and flags.`,
-		Run:       runHelp,
+		Long:      `Help shows the list of commands, or with a command name, its synopsis, usage, examples and flags; --long adds its description.`,
 	}
+	cmd.Flag.BoolVar(&long, "long", false, "add the command's description")
+	cmd.Run = func(ctx context.Context, a *app, args []string) error { return runHelp(a, args, long) }
+	return cmd
 }
 
-func init() { addCommand(newHelpCommand) }
-
-func runHelp(_ context.Context, a *app, args []string) error {
+func runHelp(a *app, args []string, long bool) error {
 	switch len(args) {
 	case 0:
 		a.printMainUsage(a.stdout)
@@ -273,8 +284,8 @@ func runHelp(_ context.Context, a *app, args []string) error {
 		if c == nil {
 			return framework.Usagef("help: unknown command %q (run 'vi help' for the list)", args[0])
 		}
-		c.Usage(a.stdout)
+		c.Usage(a.stdout, long)
 		return nil
 	}
-	return framework.Usagef("help: too many arguments (usage: vi help [command])")
+	return framework.Usagef("help: too many arguments (usage: vi help [--long] [command])")
 }

@@ -3,12 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // mergeOptions are the flags of vi merge.
@@ -24,21 +23,22 @@ func newMergeCommand() *Command {
 		Long: `Merge reads the JSON reports of the shards of one run (vi estimate --shard
 K/N --format json, one per shard, in any order) and writes the report of the
 whole run: exactly what one vi estimate without --shard would have written,
-timings aside, with the p-values adjusted (--adjust) over all the features.
+timings aside, with the p-values adjusted over all the features as the
+shards' own adjustment says (vi estimate's --adjust, one for all shards).
 
 It refuses, with exit code 2, shards of different runs (other data, model
 file or settings), two files of the same shard, a report without --shard,
-and missing shards, naming the features they should have held.`,
+a shard index outside its count, a result without its vi, se or p_value or
+with a p-value outside [0, 1], and missing shards, naming the features they
+should have held.`,
 	}
 	cmd.Flag.StringVar(&o.format, "format", "json", "output `format`: table, csv or json")
 	cmd.Flag.StringVar(&o.out, "out", "", "write the report to `file` (atomically) instead of stdout")
-	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(a, args) }
+	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(ctx, a, args) }
 	return cmd
 }
 
-func init() { addCommand(newMergeCommand) }
-
-func (o *mergeOptions) run(a *app, args []string) error {
+func (o *mergeOptions) run(ctx context.Context, a *app, args []string) error {
 	if !slices.Contains(formats, o.format) {
 		return framework.Usagef("unknown --format %q (want table, csv or json)", o.format)
 	}
@@ -57,19 +57,15 @@ func (o *mergeOptions) run(a *app, args []string) error {
 			return err
 		}
 	}
-	var reports []framework.NamedReport
+	var reports []pipeline.NamedReport
 	for _, path := range args {
-		b, err := os.ReadFile(path)
+		r, err := pipeline.LoadShardReport(ctx, path)
 		if err != nil {
-			return &framework.InputError{File: path, Msg: "cannot read: " + err.Error()}
+			return runError(ctx, err)
 		}
-		var r framework.Report
-		if err := json.Unmarshal(b, &r); err != nil {
-			return &framework.InputError{File: path, Msg: fmt.Sprintf("not a JSON report of vi estimate (--format json): %v", err)}
-		}
-		reports = append(reports, framework.NamedReport{Name: path, Report: &r})
+		reports = append(reports, pipeline.NamedReport{Name: path, Report: r})
 	}
-	merged, err := framework.MergeReports(reports)
+	merged, err := pipeline.MergeReports(reports)
 	if err != nil {
 		return err
 	}
@@ -77,5 +73,9 @@ func (o *mergeOptions) run(a *app, args []string) error {
 	if err := writeReport(&buf, merged, o.format); err != nil {
 		return err
 	}
-	return a.emit(o.out, &buf)
+	feats := map[string]bool{}
+	for _, r := range merged.Results {
+		feats[r.Feature] = true
+	}
+	return a.emitAs(o.out, fmt.Sprintf("the report of %d shards, %d features", len(args), len(feats)), &buf)
 }

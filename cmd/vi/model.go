@@ -1,32 +1,32 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
 	"strconv"
 
 	"github.com/lazyvi/lazyvi/backendplugin"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // readModelFile reads a model file of vi train, checking that this vi can
-// use it (its format and plugin protocol version).
-func readModelFile(path string) (*framework.SavedModel, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, &framework.InputError{File: path, Msg: "no such model file"}
-		}
-		return nil, &framework.InputError{File: path, Msg: err.Error()}
+// use it (its format and plugin protocol version). It returns
+// "interrupted" as soon as ctx is done, even while the file blocks (a FIFO
+// without a writer).
+func readModelFile(ctx context.Context, path string) (*dataio.SavedModel, error) {
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		return nil, &dataio.InputError{File: path, Msg: "no such model file"}
 	}
-	defer f.Close()
-	m, err := framework.ReadModel(f, path)
+	m, err := dataio.LoadModel(ctx, path)
 	if err != nil {
-		return nil, err
+		return nil, runError(ctx, err)
 	}
 	if m.Protocol != backendplugin.ProtocolVersion {
-		return nil, &framework.InputError{File: path, Msg: fmt.Sprintf("the model was written by a lazyvi speaking backend protocol version %d; this one speaks version %d: train it again with this vi", m.Protocol, backendplugin.ProtocolVersion)}
+		return nil, &dataio.InputError{File: path, Msg: fmt.Sprintf("the model was written by a lazyvi speaking backend protocol version %d; this one speaks version %d: train it again with this vi", m.Protocol, backendplugin.ProtocolVersion)}
 	}
 	return m, nil
 }
@@ -35,7 +35,7 @@ func readModelFile(path string) (*framework.SavedModel, error) {
 // and target where their flags were not given (set), and refuses flags
 // given with other values than the model was trained with. A plugin's
 // options are never taken from the file: they must be given.
-func (r *dataRun) useModel(m *framework.SavedModel, set map[string]bool) error {
+func (r *dataRun) useModel(m *dataio.SavedModel, set map[string]bool) error {
 	conflict := func(flag, given, saved string) error {
 		return framework.Usagef("--%s %s differs from the model's %s (%s); leave --%s out to use the model's", flag, given, saved, m.Source, flag)
 	}
@@ -51,7 +51,7 @@ func (r *dataRun) useModel(m *framework.SavedModel, set map[string]bool) error {
 	default:
 		bk, err := newBackendSpec(m.Backend, true, "")
 		if err != nil {
-			return &framework.InputError{File: m.Source, Msg: fmt.Sprintf("the model's backend %q is not built into vi: give its executable with --plugin and --backend %s", m.Backend, m.Backend)}
+			return &dataio.InputError{File: m.Source, Msg: fmt.Sprintf("the model's backend %q is not built into vi: give its executable with --plugin and --backend %s", m.Backend, m.Backend)}
 		}
 		r.backend = bk
 	}
@@ -84,7 +84,7 @@ func (r *dataRun) useModel(m *framework.SavedModel, set map[string]bool) error {
 // useModel sets the split and the seed of cfg, and the cross-fitting folds
 // in *crossfit, to the model's where their flags were not given (set), and
 // refuses flags given with other values; then cfg uses the saved model.
-func (f *fitFlags) useModel(cfg *framework.Config, crossfit *int, m *framework.SavedModel, set map[string]bool) error {
+func (f *fitFlags) useModel(cfg *pipeline.Config, crossfit *int, m *dataio.SavedModel, set map[string]bool) error {
 	conflict := func(flag, given, saved string) error {
 		return framework.Usagef("--%s %s differs from the model's %s (%s); leave --%s out to use the model's", flag, given, saved, m.Source, flag)
 	}
@@ -116,11 +116,11 @@ const splitModelUsage = "use the full model of this model `file` (vi train, with
 // splitModel reads --model for a command that uses one train/evaluation
 // split (shapley, roar) and makes the run use it (useModel); nil without
 // --model. A model trained with --crossfit is refused.
-func (r *dataRun) splitModel(path string, set map[string]bool) (*framework.SavedModel, error) {
+func (r *dataRun) splitModel(ctx context.Context, path string, set map[string]bool) (*dataio.SavedModel, error) {
 	if path == "" {
 		return nil, nil
 	}
-	m, err := readModelFile(path)
+	m, err := readModelFile(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (r *dataRun) splitModel(path string, set map[string]bool) (*framework.Saved
 
 // useSplitModel is useModel for a command without --crossfit; nothing
 // without a model.
-func (f *fitFlags) useSplitModel(cfg *framework.Config, m *framework.SavedModel, set map[string]bool) error {
+func (f *fitFlags) useSplitModel(cfg *pipeline.Config, m *dataio.SavedModel, set map[string]bool) error {
 	if m == nil {
 		return nil
 	}

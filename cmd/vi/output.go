@@ -14,13 +14,15 @@ import (
 	"text/tabwriter"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // Output formats of vi estimate.
 var formats = []string{"table", "csv", "json"}
 
 // writeReport writes r in the format (table, csv or json) to w.
-func writeReport(w io.Writer, r *framework.Report, format string) error {
+func writeReport(w io.Writer, r *pipeline.Report, format string) error {
 	switch format {
 	case "table":
 		return writeTable(w, r)
@@ -48,7 +50,7 @@ var columns = []string{"feature", "estimator", "vi", "se", "ci_low", "ci_high", 
 
 // reportColumns are the columns of r: columns, with p_adjusted after
 // p_value when the p-values were adjusted.
-func reportColumns(r *framework.Report) []string {
+func reportColumns(r *pipeline.Report) []string {
 	if !adjusted(r) {
 		return columns
 	}
@@ -56,12 +58,12 @@ func reportColumns(r *framework.Report) []string {
 	return append(append(out, "p_adjusted"), columns[7:]...)
 }
 
-func adjusted(r *framework.Report) bool {
+func adjusted(r *pipeline.Report) bool {
 	return len(r.Results) > 0 && r.Results[0].PAdjusted != nil
 }
 
 // pValues returns the result's p-value and, when adjusted, the adjusted one.
-func pValues(r *framework.Report, res framework.Result, format func(float64) string) []string {
+func pValues(r *pipeline.Report, res inference.Result, format func(float64) string) []string {
 	out := []string{format(res.PValue)}
 	if adjusted(r) {
 		a := ""
@@ -76,7 +78,7 @@ func pValues(r *framework.Report, res framework.Result, format func(float64) str
 // writeCSV writes a header and one row per result, numbers at full
 // precision. The lambda column is empty where it does not apply and "inf"
 // where lazy kept the full model (no update).
-func writeCSV(w io.Writer, r *framework.Report) error {
+func writeCSV(w io.Writer, r *pipeline.Report) error {
 	cw := csv.NewWriter(w)
 	cols := reportColumns(r)
 	if r.BiasAware {
@@ -105,7 +107,7 @@ func writeCSV(w io.Writer, r *framework.Report) error {
 
 // lambdaString is the lambda column: the result's "lambda" field (lazy's
 // penalty), "inf" when it says "no_update", "" when it has neither.
-func lambdaString(res framework.Result, format func(float64) string) string {
+func lambdaString(res inference.Result, format func(float64) string) string {
 	if nu, _ := res.Get("no_update"); nu == true {
 		return "inf"
 	}
@@ -119,10 +121,10 @@ func lambdaString(res framework.Result, format func(float64) string) string {
 
 // writeTable writes a header line with the run's settings and the full
 // model's score, then the results in aligned columns.
-func writeTable(w io.Writer, r *framework.Report) error {
+func writeTable(w io.Writer, r *pipeline.Report) error {
 	level := r.Level
 	if level == 0 {
-		level = framework.DefaultLevel
+		level = inference.DefaultLevel
 	}
 	fmt.Fprintf(w, "measure %s  task %s  backend %s  n %d  n_train %d  n_eval %d  seed %d  level %g\n",
 		r.Measure, r.Task, r.Backend, r.N, r.NTrain, r.NEval, r.Seed, level)
@@ -165,8 +167,12 @@ func writeTable(w io.Writer, r *framework.Report) error {
 			where = fmt.Sprintf("averaged over %d repetitions of %d folds", r.Repeats, r.CrossFit)
 		}
 	}
-	fmt.Fprintf(w, "full model: %s %s %s (trained in %.2fs)\n",
-		r.Measure, num(framework.Readable(r.Measure, r.Full.Score)), where, r.Full.Seconds)
+	how := "trained"
+	if r.Full.Loaded {
+		how = "loaded"
+	}
+	fmt.Fprintf(w, "full model: %s %s %s (%s in %.2fs)\n",
+		r.Measure, num(framework.Readable(r.Measure, r.Full.Score)), where, how, r.Full.Seconds)
 	writeFullDiagnostics(w, r)
 	fmt.Fprintln(w)
 	// Numbers align right; feature and estimator are padded to a common
@@ -346,11 +352,6 @@ func checkFinite(where string, vals ...namedValue) error {
 	return nil
 }
 
-// emit writes the bytes to path atomically, or to stdout when path is "".
-func (a *app) emit(path string, buf *bytes.Buffer) error {
-	if path == "" {
-		_, err := a.stdout.Write(buf.Bytes())
-		return err
-	}
-	return writeFileAtomic(path, buf.Bytes())
-}
+// emit writes the bytes to path atomically, saying so on stderr, or to
+// stdout when path is "".
+func (a *app) emit(path string, buf *bytes.Buffer) error { return a.emitAs(path, "", buf) }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/lazyvi/lazyvi/estimators/roar"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 func TestNum(t *testing.T) {
@@ -27,12 +29,12 @@ func TestNum(t *testing.T) {
 	}
 }
 
-func sampleReport() *framework.Report {
+func sampleReport() *pipeline.Report {
 	l := 12.5
-	return &framework.Report{
-		RunInfo: framework.RunInfo{Measure: "mse", Backend: "mlp", Task: "regression", N: 30, NTrain: 20, NEval: 10, Seed: 1, Level: 0.95},
-		Full:    framework.FullResult{Score: -1.25, Seconds: 0.5},
-		Results: []framework.Result{
+	return &pipeline.Report{
+		RunInfo: pipeline.RunInfo{Measure: "mse", Backend: "mlp", Task: "regression", N: 30, NTrain: 20, NEval: 10, Seed: 1, Level: 0.95},
+		Full:    pipeline.FullResult{Score: -1.25, Seconds: 0.5},
+		Results: []inference.Result{
 			{Feature: "x1", Estimator: "lazy", VI: 0.5, SE: 0.1, CILow: 0.3, CIHigh: 0.7, Seconds: 0.01, Extra: []framework.Field{{Key: "lambda", Value: l}}},
 			{Feature: "longer_name", Estimator: "lazy", VI: 0, SE: 0, Seconds: 0.01, Extra: []framework.Field{{Key: "lambda", Value: nil}, {Key: "no_update", Value: true}}},
 			{Feature: "x1", Estimator: "dropout", VI: 1, SE: 0.2, CILow: 0.6, CIHigh: 1.4, Seconds: 0.001},
@@ -111,27 +113,6 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 }
 
-func TestProgress(t *testing.T) {
-	var b bytes.Buffer
-	p := &progress{w: &b, label: "lazy/dropout", width: 10}
-	p.update(4, 10)
-	p.update(5, 10) // within 100ms of the last draw: skipped
-	p.update(10, 10)
-	p.clear()
-	out := b.String()
-	for _, w := range []string{"lazy/dropout 4/10 [====>     ]  40% eta", "10/10 [==========] 100% eta 0s", "\r\033[K"} {
-		if !strings.Contains(out, w) {
-			t.Errorf("progress output lacks %q: %q", w, out)
-		}
-	}
-	if strings.Contains(out, "5/10") {
-		t.Errorf("progress redrew within 100ms: %q", out)
-	}
-	var nilp *progress
-	nilp.update(1, 2) // must not panic
-	nilp.clear()
-}
-
 func TestTruthPath(t *testing.T) {
 	for in, want := range map[string]string{"lin.csv": "lin.truth.json", "d/x.csv": "d/x.truth.json", "data": "data.truth.json"} {
 		if got := truthPath(in); got != want {
@@ -148,7 +129,7 @@ func TestLossesAsLosses(t *testing.T) {
 	rep := sampleReport()
 	rep.Measure = "mse"
 	rep.Full.Score = -3216
-	rep.Full.Baselines = []framework.BaselineScore{{Name: "intercept", Score: -5935, Gain: 2719, GainSE: 288}, {Name: "linear", Score: -3093, Gain: -123, GainSE: 88}}
+	rep.Full.Baselines = []pipeline.BaselineScore{{Name: "intercept", Score: -5935, Gain: 2719, GainSE: 288}, {Name: "linear", Score: -3093, Gain: -123, GainSE: 88}}
 	var b bytes.Buffer
 	if err := writeReport(&b, rep, "table"); err != nil {
 		t.Fatal(err)

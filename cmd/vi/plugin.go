@@ -88,9 +88,33 @@ func serveBackend(args []string) error {
 }
 
 // notifyContext returns a context cancelled on SIGINT or SIGTERM, so that a
-// run stops its workers and its backend subprocess before exiting.
-func notifyContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+// run stops its workers and its backend subprocess before exiting. A
+// second signal while that cleanup runs ends the process at once (exit
+// code 1, saying so on stderr): the backend subprocess dies with vi.
+func notifyContext(stderr io.Writer) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sig:
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case <-sig:
+			fmt.Fprintln(stderr, "vi: interrupted again: exiting without cleanup")
+			os.Exit(exitError)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sig)
+		close(done)
+		cancel()
+	}
 }
 
 // usageError marks err as the user's mistake (exit code 2).

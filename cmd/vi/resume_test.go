@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // An interrupted `vi estimate --out` (or `vi shapley --out`) keeps its
@@ -83,12 +83,12 @@ func testResumes(t *testing.T, setting string, n int, command []string) {
 	if _, err := os.Stat(partial); !os.IsNotExist(err) {
 		t.Errorf("checkpoint %s left after a successful run", partial)
 	}
-	read := func(name string) framework.Report {
+	read := func(name string) pipeline.Report {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r framework.Report // shapley's report has the same results fields
+		var r pipeline.Report // shapley's report has the same results fields
 		if err := json.Unmarshal(b, &r); err != nil {
 			t.Fatal(err)
 		}

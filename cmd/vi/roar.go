@@ -6,14 +6,16 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators/roar"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // roarOptions are the flags of vi roar.
@@ -47,9 +49,9 @@ with its standard error sd(IF)/sqrt(n_eval); seconds is the estimator's wall
 time for the reduced model, and the header sums them per estimator.
 
 --format json writes {measure, results: [{ordering, fraction, estimator,
-score, se, seconds}], ...}; --plot FILE.png or FILE.svg draws the measure
-against the fraction, one line per estimator and ordering with --level
-interval bands.
+score, se, seconds}], ...}; --plot FILE.png, .svg or .pdf draws the measure
+(a loss as itself, lower being better) against the fraction removed, one
+line per estimator and ordering, with --level intervals as bars.
 
 Data, backend, task and options as in 'vi estimate' (--image HxW for the cnn
 backend).`,
@@ -65,13 +67,11 @@ backend).`,
 	fs.StringVar(&o.ordering, "ordering", "grad", "comma-separated `orderings`: grad, random")
 	fs.StringVar(&o.fractions, "fractions", ".1,.25,.5,.75,.9,.99", "comma-separated `fractions` of features to remove")
 	fs.StringVar(&o.estimators, "estimators", "dropout,retrain,lazy-es", "comma-separated estimator `names`")
-	fs.StringVar(&o.plot, "plot", "", "also draw the curves to this `file` (.png or .svg)")
+	fs.StringVar(&o.plot, "plot", "", "also draw the curves to this `file` (.png, .svg or .pdf)")
 	fs.StringVar(&o.model, "model", "", splitModelUsage)
 	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(ctx, a, cmd, args) }
 	return cmd
 }
-
-func init() { addCommand(newROARCommand) }
 
 func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []string) (err error) {
 	if err := noArgs(cmd, args); err != nil {
@@ -81,15 +81,9 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	if err := o.data.checkOutput(o.plot); err != nil {
 		return err
 	}
-	plotFormat := ""
-	if o.plot != "" {
-		plotFormat = strings.TrimPrefix(strings.ToLower(filepath.Ext(o.plot)), ".")
-		if !slices.Contains(roar.PlotFormats, plotFormat) {
-			return framework.Usagef("--plot %s: want a .png or .svg file", o.plot)
-		}
-		if o.plot == o.data.out {
-			return framework.Usagef("--plot and --out name the same file %s", o.plot)
-		}
+	plotFormat, err := checkPlot(o.plot, o.data.out)
+	if err != nil {
+		return err
 	}
 	if err := o.fit.check(); err != nil {
 		return err
@@ -109,43 +103,32 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	if err != nil {
 		return err
 	}
-	r, err := o.data.check(a, set)
+	var saved *dataio.SavedModel
+	r, d, err := o.data.setup(ctx, a, set, func(r *dataRun) (err error) {
+		saved, err = r.splitModel(ctx, o.model, set)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	saved, err := r.splitModel(o.model, set)
+	cfg, err := o.fit.splitConfig(r, saved, set, ests)
 	if err != nil {
 		return err
 	}
-
-	d, err := r.load(ctx)
-	if err != nil {
-		return err
-	}
-	cfg := r.config(nil)
-	o.fit.config(&cfg)
-	if err := o.fit.useSplitModel(&cfg, saved, set); err != nil {
-		return err
-	}
-	cfg.MinTrain = framework.MinTrainFor(ests)
 	// Every check that needs no model, before the backend starts.
-	if err := framework.CheckRun(d, cfg, r.measure, framework.EstimateOptions{Level: o.fit.level}); err != nil {
+	if err := pipeline.CheckRun(d, cfg, r.measure, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Level: o.fit.level}}); err != nil {
 		return err
 	}
 
 	prog := r.progress("roar " + strings.Join(estimatorNames(ests), "/"))
-	defer prog.clear()
-	be, closeBackend, err := r.open(ctx, prog)
+	defer prog.close()
+	be, closeBackend, err := r.start(ctx, prog, d, ests)
 	if err != nil {
 		return err
 	}
 	defer keepErr(&err, closeBackend)
-	if err := r.checkBackend(be, d, ests); err != nil {
-		return err
-	}
-	r.training(prog, d)
 	cfg.Backend = be
-	p, err := framework.Prepare(ctx, d, cfg)
+	p, err := pipeline.Prepare(ctx, d, cfg)
 	if err != nil {
 		return runError(ctx, err)
 	}
@@ -156,7 +139,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 			return err
 		}
 	}
-	prog.status("ordering the features")
+	prog.setStatus("ordering the features")
 	rep, err := roar.Run(ctx, p, measure, ests, roar.Options{Orderings: orderings, Fractions: fractions,
 		Workers: o.fit.workers, Level: o.fit.level, Progress: prog.update})
 	prog.clear()
@@ -170,7 +153,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	if err := writeROAR(&buf, rep, r.format, estimatorNames(ests)); err != nil {
 		return err
 	}
-	if err := writePlot(o.plot, func(w io.Writer) error { return roar.WritePlot(w, rep, plotFormat) }); err != nil {
+	if err := a.writePlot(o.plot, "plot", func(w io.Writer) error { return roarPlot(rep, r.targetName(d)).write(w, plotFormat) }); err != nil {
 		return err
 	}
 	return r.emit(&buf)

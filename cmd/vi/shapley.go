@@ -11,8 +11,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators/shapley"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // shapleyOptions are the flags of vi shapley.
@@ -76,7 +79,8 @@ for each):
 Data, backend and output flags are those of "vi estimate"; --format json adds
 empty.score (the intercept-only model), the subset design and per-estimator
 totals (subsets, converged, figure) to the estimate contract, with estimator
-"shapley-<reduced>". --plot FILE.png draws the values with their intervals.
+"shapley-<reduced>". --plot FILE.png, .svg or .pdf draws a forest plot of
+the values with their intervals.
 More in docs/shapley.md.
 
 Example:
@@ -94,7 +98,7 @@ Example:
 	})
 	fs.StringVar(&o.reduced, "reduced", "lazy", "comma-separated reduced-model `estimators`: lazy, retrain, dropout")
 	fs.BoolVar(&o.exact, "exact", false, "fit every one of the 2^p - 2 subsets (p <= 20) instead of sampling")
-	fs.StringVar(&o.plot, "plot", "", "also draw a bar chart with interval whiskers to this PNG `file`")
+	fs.StringVar(&o.plot, "plot", "", "also draw the values with their intervals to this `file` (.png, .svg or .pdf): a forest plot")
 	fs.IntVar(&o.subsets, "subsets", 0, "fit exactly `N` subsets instead of stopping when the sampling error is negligible")
 	fs.IntVar(&o.maxSubsets, "max-subsets", shapley.DefaultMaxSubsets, "fit at most `N` subsets while sampling")
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust the p-values over the features: `method` holm, bh or none")
@@ -105,8 +109,6 @@ Example:
 	return cmd
 }
 
-func init() { addCommand(newShapleyCommand) }
-
 func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []string) (err error) {
 	if err := noArgs(cmd, args); err != nil {
 		return err
@@ -115,8 +117,9 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err := o.data.checkOutput(o.plot); err != nil {
 		return err
 	}
-	if o.plot != "" && o.plot == o.data.out {
-		return framework.Usagef("--plot and --out name the same file %s", o.plot)
+	plotFormat, err := checkPlot(o.plot, o.data.out)
+	if err != nil {
+		return err
 	}
 	if err := o.fit.check(); err != nil {
 		return err
@@ -134,7 +137,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	case set["subsets"] && set["max-subsets"]:
 		return framework.Usagef("--subsets fixes the number of subsets; do not give --max-subsets with it")
 	}
-	adjust, err := framework.ParseAdjust(o.adjust)
+	adjust, err := inference.ParseAdjust(o.adjust)
 	if err != nil {
 		return err
 	}
@@ -150,28 +153,21 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err != nil {
 		return fmt.Errorf("--reduced: %w", err)
 	}
-	r, err := o.data.check(a, set)
+	var saved *dataio.SavedModel
+	r, d, err := o.data.setup(ctx, a, set, func(r *dataRun) (err error) {
+		saved, err = r.splitModel(ctx, o.model, set)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	saved, err := r.splitModel(o.model, set)
+	cfg, err := o.fit.splitConfig(r, saved, set, reds)
 	if err != nil {
 		return err
 	}
-
-	d, err := r.load(ctx)
-	if err != nil {
-		return err
-	}
-	cfg := r.config(nil)
-	o.fit.config(&cfg)
-	if err := o.fit.useSplitModel(&cfg, saved, set); err != nil {
-		return err
-	}
-	cfg.MinTrain = framework.MinTrainFor(reds)
 	cfg.Groups, cfg.OneHot = groups, onehot
 	// Every check that needs no model, before the backend starts.
-	if err := framework.CheckRun(d, cfg, r.measure, framework.EstimateOptions{Level: o.fit.level}); err != nil {
+	if err := pipeline.CheckRun(d, cfg, r.measure, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Level: o.fit.level}}); err != nil {
 		return err
 	}
 	if t, _, ok := responseTask(d, r.target, r.task); ok && t == framework.Multiclass {
@@ -186,16 +182,12 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	}
 
 	prog := r.progress("shapley-" + strings.Join(estimatorNames(reds), "/"))
-	defer prog.clear()
-	be, closeBackend, err := r.open(ctx, prog)
+	defer prog.close()
+	be, closeBackend, err := r.start(ctx, prog, d, reds)
 	if err != nil {
 		return err
 	}
 	defer keepErr(&err, closeBackend)
-	if err := r.checkBackend(be, d, reds); err != nil {
-		return err
-	}
-	r.training(prog, d)
 	cfg.Backend = be
 	ropt := shapley.RunOptions{
 		Exact: o.exact, Stop: stop,
@@ -221,7 +213,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err := writeShapley(&buf, rep, r.format, fixedPenalty(reds)); err != nil {
 		return err
 	}
-	if err := writePlot(o.plot, func(w io.Writer) error { return shapley.Plot(w, rep) }); err != nil {
+	if err := a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return shapleyPlot(rep, r.targetName(d)).write(w, plotFormat) }); err != nil {
 		return err
 	}
 	if err := r.emit(&buf); err != nil {

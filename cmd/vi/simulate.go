@@ -60,8 +60,6 @@ Example:
 	return cmd
 }
 
-func init() { addCommand(newSimulateCommand) }
-
 // defaultRho is Corr(x1, x2) when --rho is not given.
 func defaultRho(setting string) float64 {
 	switch setting {

@@ -7,7 +7,9 @@ import (
 	"runtime"
 
 	"github.com/lazyvi/lazyvi/backendplugin"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // trainOptions are the flags of vi train.
@@ -48,15 +50,13 @@ its models; an external plugin can when it says so (vi backends).
 	o.data = newDataFlags(cmd, []string{"hidden", "epochs", "image"}, map[string]string{
 		"out": "write the model to `file` (atomically)",
 	})
-	fs.Float64Var(&o.trainFrac, "train-frac", framework.DefaultTrainFrac, "`share` of rows in the train split")
+	fs.Float64Var(&o.trainFrac, "train-frac", pipeline.DefaultTrainFrac, "`share` of rows in the train split")
 	fs.Int64Var(&o.seed, "seed", defaultSeed, "random `seed` of the split and the training")
 	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "train `N` cross-fitting models at a time")
 	fs.IntVar(&o.crossfit, "crossfit", 0, "train one model per fold of `K` cross-fitting folds (0: one train/evaluation split)")
 	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(ctx, a, cmd, args) }
 	return cmd
 }
-
-func init() { addCommand(newTrainCommand) }
 
 func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []string) (err error) {
 	if err := noArgs(cmd, args); err != nil {
@@ -81,16 +81,12 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	if err := checkNotInput([]fileFlag{{"--out", o.data.out}}, []fileFlag{{"--data", o.data.data}}); err != nil {
 		return err
 	}
-	r, err := o.data.check(a, set)
+	r, d, err := o.data.setup(ctx, a, set, nil)
 	if err != nil {
 		return err
 	}
-	d, err := r.load(ctx)
-	if err != nil {
-		return err
-	}
-	prog := a.newProgress(true, "train")
-	defer prog.clear()
+	prog := r.progress("train")
+	defer prog.close()
 	be, closeBackend, err := r.open(ctx, prog)
 	if err != nil {
 		return err
@@ -107,10 +103,10 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	cfg.TrainFrac, cfg.Seed, cfg.CrossFit = o.trainFrac, o.seed, o.crossfit
 	var probs []*framework.Problem
 	if o.crossfit >= 2 {
-		probs, err = framework.PrepareFolds(ctx, d, cfg, o.crossfit, o.workers)
+		probs, err = pipeline.PrepareFolds(ctx, d, cfg, o.crossfit, o.workers)
 	} else {
 		var p *framework.Problem
-		p, err = framework.Prepare(ctx, d, cfg)
+		p, err = pipeline.Prepare(ctx, d, cfg)
 		probs = []*framework.Problem{p}
 	}
 	prog.clear()
@@ -122,13 +118,13 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 			p.Close()
 		}
 	}()
-	saved, err := framework.SaveModel(ctx, d, cfg, probs)
+	saved, err := pipeline.SaveModel(ctx, d, cfg, probs)
 	if err != nil {
 		return err
 	}
 	saved.Protocol = backendplugin.ProtocolVersion
 	var buf bytes.Buffer
-	if err := framework.WriteModel(&buf, saved); err != nil {
+	if err := dataio.WriteModel(&buf, saved); err != nil {
 		return err
 	}
 	if err := writeFileAtomic(o.data.out, buf.Bytes()); err != nil {
@@ -142,6 +138,6 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	if h := probs[0].Spec.Options["hidden"]; h != "" {
 		hidden = ", hidden " + h
 	}
-	fmt.Fprintf(a.stderr, "vi: trained %s (%s%s, seed %d) on %s: %s, %d bytes\n", what, r.backend.name, hidden, o.seed, d.Source, o.data.out, buf.Len())
+	fmt.Fprintf(a.stderr, "vi: wrote %s (%s: %s%s, seed %d, trained on %s; %d bytes)\n", o.data.out, what, r.backend.name, hidden, o.seed, d.Source, buf.Len())
 	return nil
 }

@@ -108,7 +108,7 @@ func TestShardAutoSlurm(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, `"index": 1`) || !strings.Contains(stdout, `"count": 3`) || strings.Count(stdout, `"estimator": "dropout"`) != 2 {
+	if !strings.Contains(stdout, `"index": 2`) || !strings.Contains(stdout, `"count": 3`) || strings.Count(stdout, `"estimator": "dropout"`) != 2 {
 		t.Errorf("shard auto in task 2 of --array=1-3: want shard 2/3 with features x3, x4; got\n%s", stdout)
 	}
 }

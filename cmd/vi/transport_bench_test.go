@@ -7,8 +7,10 @@ import (
 
 	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/backends/mlp"
-	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/dataio"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -27,7 +29,7 @@ func BenchmarkLazyTransport(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		d := &framework.Dataset{Source: c.setting, Names: sim.Names, X: sim.X}
+		d := &dataio.Dataset{Source: c.setting, Names: sim.Names, X: sim.X}
 		client, err := backendplugin.Open(context.Background(), "mlp", exec.Command(viBinary(b), serveBackendArg, "mlp"))
 		if err != nil {
 			b.Fatal(err)
@@ -36,14 +38,14 @@ func BenchmarkLazyTransport(b *testing.B) {
 			name string
 			b    framework.Backend
 		}{{"inprocess", mlp.Backend{}}, {"plugin", client.Backend()}} {
-			p, err := framework.Prepare(context.Background(), d, framework.Config{Backend: be.b, BackendName: "mlp", Seed: 1})
+			p, err := pipeline.Prepare(context.Background(), d, pipeline.Config{Backend: be.b, BackendName: "mlp", Seed: 1})
 			if err != nil {
 				b.Fatal(err)
 			}
 			feats := p.Features()
 			b.Run(c.setting+"/"+be.name, func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
-					if _, err := (estimators.Lazy{}).Reduce(context.Background(), p, feats[i%len(feats)]); err != nil {
+					if _, err := (lazy.Estimator{}).Reduce(context.Background(), p, feats[i%len(feats)]); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -5,10 +5,12 @@ import (
 	"testing"
 
 	"github.com/lazyvi/lazyvi/backends/cnn"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
 	"github.com/lazyvi/lazyvi/estimators/roar"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // TestDigitsLazyESDefault is issue 14's target for lazy-es's default on vi
@@ -25,12 +27,12 @@ func TestDigitsLazyESDefault(t *testing.T) {
 		t.Skip("trains a CNN and three retrains (seconds)")
 	}
 	ctx := context.Background()
-	d, err := framework.LoadCSV(ctx, "testdata/digits.csv")
+	d, err := dataio.LoadCSV(ctx, "testdata/digits.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := framework.Config{Backend: cnn.Backend{}, BackendName: "cnn", Options: map[string]string{"image": "8x8"}, Seed: 1}
-	p, err := framework.Prepare(ctx, d, cfg)
+	cfg := pipeline.Config{Backend: cnn.Backend{}, BackendName: "cnn", Options: map[string]string{"image": "8x8"}, Seed: 1}
+	p, err := pipeline.Prepare(ctx, d, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,8 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // DefaultFractions are the paper's fractions of removed features.
@@ -80,7 +82,7 @@ type Options struct {
 	Orderings []string  // default: grad
 	Fractions []float64 // default: DefaultFractions
 	Workers   int       // concurrent reductions; 0: all CPUs
-	Level     float64   // for the report (plots draw level intervals); 0: framework.DefaultLevel
+	Level     float64   // for the report (plots draw level intervals); 0: inference.DefaultLevel
 	Progress  func(done, total int)
 }
 
@@ -110,7 +112,7 @@ func Run(ctx context.Context, p *framework.Problem, m framework.Measure, ests []
 	n2, _ := p.XEval.Dims()
 	level := opt.Level
 	if level == 0 {
-		level = framework.DefaultLevel
+		level = inference.DefaultLevel
 	}
 	rep := &Report{Measure: m.Name(), Backend: p.BackendName, Task: p.Task.String(), NTrain: n1, NEval: n2,
 		Features: np, Seed: p.Seed, Level: level, Orders: map[string][]string{}, Seconds: map[string]float64{}}
@@ -143,7 +145,7 @@ func Run(ctx context.Context, p *framework.Problem, m framework.Measure, ests []
 			points = append(points, point{o, t, k})
 		}
 	}
-	red, err := framework.Reduce(ctx, []*framework.Problem{p}, ests, feats, framework.ReduceOptions{Workers: opt.Workers, Progress: opt.Progress})
+	red, err := pipeline.Reduce(ctx, []*framework.Problem{p}, ests, feats, pipeline.ReduceOptions{Workers: opt.Workers, Progress: opt.Progress})
 	if err != nil {
 		return nil, err
 	}

@@ -10,10 +10,13 @@ import (
 	"testing"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/estimators/shapley"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -48,11 +51,11 @@ func BenchmarkAppendix(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		d := &framework.Dataset{Source: "logistic", Names: sim.Names, X: sim.X}
-		cfg := framework.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: int64(seed),
+		d := &dataio.Dataset{Source: "logistic", Names: sim.Names, X: sim.X}
+		cfg := pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: int64(seed),
 			TrainFrac: 500.0 / 750, Options: map[string]string{"hidden": "128"}}
 		rep, err := shapley.Run(context.Background(), d, cfg, m,
-			[]framework.Estimator{estimators.Lazy{Lambda: 50}, estimators.Retrain{}},
+			[]framework.Estimator{lazy.Estimator{Lambda: 50}, estimators.Retrain{}},
 			shapley.RunOptions{Stop: shapley.Stop{Subsets: draws}, Options: shapley.Options{Workers: workers}})
 		if err != nil {
 			b.Fatal(err)
@@ -138,8 +141,8 @@ func BenchmarkAppendixPerSubset(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	d := &framework.Dataset{Source: "logistic", Names: sim.Names, X: sim.X}
-	prob, err := framework.Prepare(context.Background(), d, framework.Config{Backend: mlp.Backend{}, BackendName: "mlp",
+	d := &dataio.Dataset{Source: "logistic", Names: sim.Names, X: sim.X}
+	prob, err := pipeline.Prepare(context.Background(), d, pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp",
 		Seed: 1, TrainFrac: 500.0 / 750, Options: map[string]string{"hidden": "128"}})
 	if err != nil {
 		b.Fatal(err)
@@ -152,7 +155,7 @@ func BenchmarkAppendixPerSubset(b *testing.B) {
 	plan := shapley.NewPlan(design)
 	for plan.Draw(shapley.DefaultMaxSubsets) > 0 && len(plan.Subsets) < 1000 {
 	}
-	for _, e := range []framework.Estimator{estimators.Lazy{Lambda: 50}, estimators.Retrain{}} {
+	for _, e := range []framework.Estimator{lazy.Estimator{Lambda: 50}, estimators.Retrain{}} {
 		b.Run(e.Name(), func(b *testing.B) {
 			for i := range b.N {
 				s := plan.Subsets[i%len(plan.Subsets)]

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/measures"
 )
@@ -153,14 +154,14 @@ func (d blockDesign) sample(n int, seed int64) *mat.Dense {
 	return x
 }
 
-func (d blockDesign) dataset(n int, seed int64) *framework.Dataset {
+func (d blockDesign) dataset(n int, seed int64) *dataio.Dataset {
 	p := d.p()
 	names := make([]string, p+1)
 	for j := range p {
 		names[j] = fmt.Sprintf("x%d", j+1)
 	}
 	names[p] = "y"
-	return &framework.Dataset{Source: d.name, Names: names, X: d.sample(n, seed)}
+	return &dataio.Dataset{Source: d.name, Names: names, X: d.sample(n, seed)}
 }
 
 // oracleGame is the R² game of the population reduced models

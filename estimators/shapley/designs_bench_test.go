@@ -9,8 +9,10 @@ import (
 
 	"github.com/lazyvi/lazyvi/backends/linear"
 	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // BenchmarkGaussianDesigns runs Run with the default design and stopping
@@ -37,9 +39,9 @@ func BenchmarkGaussianDesigns(b *testing.B) {
 			maes := map[string]*acc{}
 			var order []string
 			for s := range seeds {
-				cfg := framework.Config{Backend: linear.Backend{}, BackendName: "linear", Seed: int64(s + 1), TrainFrac: 0.5}
+				cfg := pipeline.Config{Backend: linear.Backend{}, BackendName: "linear", Seed: int64(s + 1), TrainFrac: 0.5}
 				rep, err := Run(context.Background(), d.dataset(2000, int64(s+1)), cfg, measures.R2(),
-					[]framework.Estimator{estimators.Lazy{Lambda: 1}, estimators.Retrain{}}, RunOptions{Options: Options{Workers: 2}})
+					[]framework.Estimator{lazy.Estimator{Lambda: 1}, estimators.Retrain{}}, RunOptions{Options: Options{Workers: 2}})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -19,7 +19,7 @@
 // full model, trained once. Every v is measured on the evaluation split.
 // The players need not be single features: a player is a framework.Feature,
 // a group of columns kept or dropped together (Players resolves groups as
-// framework.Run does).
+// pipeline.Run does).
 //
 // # Subsets
 //
@@ -80,7 +80,7 @@
 // (framework.Score.Influence) of the reduced model on S. The coefficients
 // are those of the constrained solution above (vimp differentiates the
 // unconstrained least squares instead); the sample variance uses the divisor
-// n2 - 1, as framework.Estimate does.
+// n2 - 1, as pipeline.Estimate does.
 //
 // The subset-sampling part is over pairs, the sampling unit: to first
 // order pair i moves psi by zeta_i = (1 - Mass) B (z_S r_S + z_Sc r_Sc) / 2,
@@ -102,7 +102,7 @@
 // # Cost
 //
 // Lazy fits each subset's reduced model from the full model's parameters:
-// with a fixed penalty (estimators.Lazy{Lambda: 50}, as the paper's appendix
+// with a fixed penalty (lazy.Estimator{Lambda: 50}, as the paper's appendix
 // has it) one kernel, one ridge solve (Krylov steps, or a Cholesky
 // factorisation when those would cost more) and one forward pass per
 // subset; the full model, its predictions and the intercept-only model are

@@ -12,10 +12,12 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // Result is one feature's Shapley value by one estimator, with the fields
-// of framework.Result that apply (VI is the Shapley value, SE its standard
+// of inference.Result that apply (VI is the Shapley value, SE its standard
 // error) plus the two parts of the variance, SE^2 = SEInfluence^2 +
 // SESampling^2. Seconds is the estimator's wall time over all subsets
 // divided by p; Lambda is lazy's fixed penalty (nil when chosen per subset by
@@ -41,19 +43,19 @@ type Result struct {
 // Options tune Estimate.
 type Options struct {
 	Workers int     // concurrent reduced models; 0 means runtime.NumCPU()
-	Level   float64 // confidence level; 0 means framework.DefaultLevel
+	Level   float64 // confidence level; 0 means inference.DefaultLevel
 	// Progress, when set, receives (done, forecast) over reduced models:
 	// the forecast is those fitted plus those the stopping rule says are
 	// still needed, and may change as the sampling goes.
 	Progress func(done, total int)
-	Adjust   framework.Adjust // multiplicity adjustment into Result.PAdjusted
+	Adjust   inference.Adjust // multiplicity adjustment into Result.PAdjusted
 	// NoSampling fits the plan's subsets as they are, drawing none: a
 	// later estimator on the subsets an earlier one chose.
 	NoSampling bool
 	// Checkpoint, when set, supplies the subsets' reduced models an
 	// earlier run finished and keeps each new one (see
-	// framework.Checkpoint).
-	Checkpoint framework.Checkpoint
+	// pipeline.Checkpoint).
+	Checkpoint pipeline.Checkpoint
 }
 
 // Estimation is the outcome of Estimate for one reduced-model estimator.
@@ -97,7 +99,7 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 	}
 	level := opt.Level
 	if level == 0 {
-		level = framework.DefaultLevel
+		level = inference.DefaultLevel
 	}
 	if !(level > 0 && level < 1) {
 		return nil, &framework.FieldError{Field: "shapley.Options.Level", Msg: fmt.Sprintf("must be in (0, 1), got %g", level)}
@@ -113,10 +115,10 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 		// The grand coalition's value is the reduced estimator's own
 		// model with every player in (lazy's refit of the full model),
 		// as every other coalition's is: see framework.Baseliner. It goes
-		// through framework.Reduce for its checks, panic recovery and
+		// through pipeline.Reduce for its checks, panic recovery and
 		// checkpoint.
-		rs, err := framework.Reduce(ctx, []*framework.Problem{prob}, []framework.Estimator{red}, nil,
-			framework.ReduceOptions{Workers: 1, Checkpoint: opt.Checkpoint, EstimatorBaselines: true})
+		rs, err := pipeline.Reduce(ctx, []*framework.Problem{prob}, []framework.Estimator{red}, nil,
+			pipeline.ReduceOptions{Workers: 1, Checkpoint: opt.Checkpoint, EstimatorBaselines: true})
 		if err != nil {
 			return nil, err
 		}
@@ -131,7 +133,7 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 	}
 	noUpdate := 0
 	score := func(ctx context.Context, subs []Subset, progress func(done, total int)) ([]framework.Score, error) {
-		s, n, err := reduceAll(ctx, prob, m, feats, subs, red, opt.Workers, progress, opt.Checkpoint)
+		s, n, err := reduceAll(ctx, prob, m, feats, subs, red, pipeline.ReduceOptions{Workers: opt.Workers, Progress: progress, Checkpoint: opt.Checkpoint})
 		noUpdate += n
 		return s, err
 	}
@@ -148,7 +150,7 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 	for j := range p {
 		se := math.Hypot(o.seIF[j], o.seS[j])
 		v := o.fit.Psi[j]
-		ps[j] = framework.OneSidedPValue(v, se, 0)
+		ps[j] = inference.OneSidedPValue(v, se, 0)
 		r := Result{Feature: feats[j].Name, Estimator: est.Estimator, VI: v, SE: se,
 			CILow: v - z*se, CIHigh: v + z*se, PValue: ps[j], Seconds: est.Seconds / float64(p),
 			SEInfluence: o.seIF[j], SESampling: o.seS[j]}
@@ -159,8 +161,8 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 		}
 		est.Results = append(est.Results, r)
 	}
-	if opt.Adjust != framework.AdjustNone {
-		for j, a := range framework.AdjustPValues(ps, opt.Adjust) {
+	if opt.Adjust != inference.AdjustNone {
+		for j, a := range inference.AdjustPValues(ps, opt.Adjust) {
 			est.Results[j].PAdjusted = &a
 		}
 	}
@@ -168,7 +170,7 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 }
 
 // fixedPenalty is the optional interface of a reduced-model estimator
-// whose ridge penalty may be fixed for every subset (estimators.Lazy with
+// whose ridge penalty may be fixed for every subset (lazy.Estimator with
 // Lambda > 0): the results then report it as "lambda".
 type fixedPenalty interface {
 	FixedPenalty() (lambda float64, ok bool)
@@ -232,12 +234,12 @@ func influenceSE(fit *Fit, scores []framework.Score, full, empty framework.Score
 }
 
 // reduceAll scores the reduced model of every subset of players, results
-// by subset. A subset keeps its players' columns: framework.Reduce drops the
-// columns of the others (running them workers at a time with its
-// checkpoint, panic recovery and shape checks). It also counts the subsets
-// where lazy kept the full model.
+// by subset. A subset keeps its players' columns: pipeline.Reduce drops the
+// columns of the others (running them as ropt says: its workers at a time,
+// with its progress and checkpoint, panic recovery and shape checks). It
+// also counts the subsets where lazy kept the full model.
 func reduceAll(ctx context.Context, prob *framework.Problem, m framework.Measure, players []framework.Feature, subs []Subset,
-	red framework.Estimator, workers int, progress func(done, total int), ckpt framework.Checkpoint) ([]framework.Score, int, error) {
+	red framework.Estimator, ropt pipeline.ReduceOptions) ([]framework.Score, int, error) {
 	feats := make([]framework.Feature, len(subs))
 	for k, s := range subs {
 		var cols []int
@@ -247,8 +249,7 @@ func reduceAll(ctx context.Context, prob *framework.Problem, m framework.Measure
 		slices.Sort(cols)
 		feats[k] = framework.Feature{Name: "subset " + s.String(), Columns: slices.Compact(cols)}
 	}
-	rs, err := framework.Reduce(ctx, []*framework.Problem{prob}, []framework.Estimator{red}, feats,
-		framework.ReduceOptions{Workers: workers, Progress: progress, Checkpoint: ckpt})
+	rs, err := pipeline.Reduce(ctx, []*framework.Problem{prob}, []framework.Estimator{red}, feats, ropt)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -12,9 +12,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // ols is a test backend: least squares with an intercept (a tiny ridge
@@ -92,7 +95,7 @@ func linearR2(mask uint32) float64 {
 	return explainedVar(linSigma, linBeta, mask) / vy
 }
 
-func linearData(n int, seed int64) *framework.Dataset {
+func linearData(n int, seed int64) *dataio.Dataset {
 	p := len(linBeta)
 	var ch mat.Cholesky
 	ch.Factorize(linSigma)
@@ -116,13 +119,13 @@ func linearData(n int, seed int64) *framework.Dataset {
 		}
 		x.Set(i, p, y)
 	}
-	return &framework.Dataset{Source: "linear", Names: []string{"x1", "x2", "x3", "x4", "y"}, X: x}
+	return &dataio.Dataset{Source: "linear", Names: []string{"x1", "x2", "x3", "x4", "y"}, X: x}
 }
 
 func olsProblem(t *testing.T, n int, seed int64) *framework.Problem {
 	t.Helper()
-	prob, err := framework.Prepare(context.Background(), linearData(n, seed),
-		framework.Config{Backend: ols{}, BackendName: "ols", Seed: seed, TrainFrac: 0.5})
+	prob, err := pipeline.Prepare(context.Background(), linearData(n, seed),
+		pipeline.Config{Backend: ols{}, BackendName: "ols", Seed: seed, TrainFrac: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,8 +213,8 @@ func TestLinearR2Exact(t *testing.T) {
 // evaluation) with the OLS backend.
 func blockProblem(t *testing.T, d blockDesign, n int, seed int64) *framework.Problem {
 	t.Helper()
-	prob, err := framework.Prepare(context.Background(), d.dataset(n, seed),
-		framework.Config{Backend: ols{}, BackendName: "ols", Seed: seed, TrainFrac: 0.5})
+	prob, err := pipeline.Prepare(context.Background(), d.dataset(n, seed),
+		pipeline.Config{Backend: ols{}, BackendName: "ols", Seed: seed, TrainFrac: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,8 +336,8 @@ func TestWorkersDeterministic(t *testing.T) {
 func TestGroupsAndPValues(t *testing.T) {
 	d := design8
 	prob := blockProblem(t, d, 2000, 7)
-	groups := []framework.Group{{Name: "block", Columns: []string{"x1", "x2", "x3"}}, {Name: "nulls", Columns: []string{"x7", "x8"}}}
-	feats, err := framework.ResolveFeatures(prob.FeatureNames, "y", groups, false)
+	groups := []dataio.Group{{Name: "block", Columns: []string{"x1", "x2", "x3"}}, {Name: "nulls", Columns: []string{"x7", "x8"}}}
+	feats, err := dataio.ResolveFeatures(prob.FeatureNames, "y", groups, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +355,7 @@ func TestGroupsAndPValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	des, _ := NewDesign(len(feats), Stop{}, false, 7)
-	est, err := Estimate(context.Background(), prob, measures.R2(), feats, NewPlan(des), estimators.Retrain{}, Options{Workers: 2, Adjust: framework.AdjustHolm})
+	est, err := Estimate(context.Background(), prob, measures.R2(), feats, NewPlan(des), estimators.Retrain{}, Options{Workers: 2, Adjust: inference.AdjustHolm})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,12 +367,12 @@ func TestGroupsAndPValues(t *testing.T) {
 		if math.Abs(r.VI-truth[j]) > 4*r.SE {
 			t.Errorf("%s: %.4f ± %.4f, truth %.4f", r.Feature, r.VI, r.SE, truth[j])
 		}
-		if want := framework.OneSidedPValue(r.VI, r.SE, 0); r.PValue != want {
+		if want := inference.OneSidedPValue(r.VI, r.SE, 0); r.PValue != want {
 			t.Errorf("%s: p-value %v, want %v", r.Feature, r.PValue, want)
 		}
 		ps[j] = r.PValue
 	}
-	for j, a := range framework.AdjustPValues(ps, framework.AdjustHolm) {
+	for j, a := range inference.AdjustPValues(ps, inference.AdjustHolm) {
 		if r := est.Results[j]; r.PAdjusted == nil || *r.PAdjusted != a {
 			t.Errorf("%s: adjusted p-value %v, want %v", r.Feature, r.PAdjusted, a)
 		}
@@ -442,7 +445,7 @@ func TestProgressForecast(t *testing.T) {
 // TestRunSharesSubsets: Run's first reduced model decides the subsets and
 // the second is fitted on the same ones, drawing none, with its own figure.
 func TestRunSharesSubsets(t *testing.T) {
-	cfg := framework.Config{Backend: ols{}, BackendName: "ols", Seed: 4, TrainFrac: 0.5}
+	cfg := pipeline.Config{Backend: ols{}, BackendName: "ols", Seed: 4, TrainFrac: 0.5}
 	rep, err := Run(context.Background(), design20.dataset(600, 4), cfg, measures.R2(),
 		[]framework.Estimator{estimators.Retrain{}, estimators.Dropout{}}, RunOptions{Stop: Stop{MaxSubsets: 900}, Options: Options{Workers: 2}})
 	if err != nil {

@@ -5,7 +5,10 @@ import (
 	"math"
 	"time"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // Report is the outcome of Run; its JSON form is `vi shapley --format
@@ -15,13 +18,13 @@ import (
 // on the evaluation split), the subset design and a summary per estimator
 // (with whether its sampling converged).
 type Report struct {
-	framework.RunInfo
-	Adjust     string               `json:"adjust"`
-	Full       framework.FullResult `json:"full"`
-	Empty      EmptyResult          `json:"empty"`
-	Subsets    SubsetInfo           `json:"subsets"`
-	Estimators []Summary            `json:"estimators"`
-	Results    []Result             `json:"results"`
+	pipeline.RunInfo
+	Adjust     string              `json:"adjust"`
+	Full       pipeline.FullResult `json:"full"`
+	Empty      EmptyResult         `json:"empty"`
+	Subsets    SubsetInfo          `json:"subsets"`
+	Estimators []Summary           `json:"estimators"`
+	Results    []Result            `json:"results"`
 }
 
 // EmptyResult is the intercept-only model's score on the evaluation split.
@@ -74,14 +77,14 @@ type RunOptions struct {
 
 // Run prepares the problem (split, standardisation, the full model trained
 // once), resolves the players (the features, or the groups of
-// cfg.Groups and cfg.OneHot, as framework.Run does) and estimates their
+// cfg.Groups and cfg.OneHot, as pipeline.Run does) and estimates their
 // Shapley values with each reduced-model estimator in turn on one plan
 // drawn from the run's seed: the first estimator's stopping rule decides
 // the subsets, and the later ones are fitted on the same subsets (each
 // reports its own figure and whether it converged on them).
 // Results are ordered by estimator, then player. A nil measure means the
 // task's default.
-func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m framework.Measure, reds []framework.Estimator, opt RunOptions) (*Report, error) {
+func Run(ctx context.Context, d *dataio.Dataset, cfg pipeline.Config, m framework.Measure, reds []framework.Estimator, opt RunOptions) (*Report, error) {
 	if len(reds) == 0 {
 		return nil, framework.Usagef("no reduced-model estimator")
 	}
@@ -96,8 +99,8 @@ func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m fram
 		}
 	}
 	start := time.Now()
-	cfg.MinTrain = max(cfg.MinTrain, framework.MinTrainFor(reds))
-	prob, err := framework.Prepare(ctx, d, cfg)
+	cfg.MinTrain = max(cfg.MinTrain, pipeline.MinTrainFor(reds))
+	prob, err := pipeline.Prepare(ctx, d, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +115,7 @@ func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m fram
 			return nil, err
 		}
 	}
-	feats, err := framework.ResolveFeatures(prob.FeatureNames, target(d, cfg), cfg.Groups, cfg.OneHot)
+	feats, err := dataio.ResolveFeatures(prob.FeatureNames, target(d, cfg), cfg.Groups, cfg.OneHot)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +126,7 @@ func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m fram
 	plan := NewPlan(design)
 	level := opt.Level
 	if level == 0 {
-		level = framework.DefaultLevel
+		level = inference.DefaultLevel
 	}
 	info := SubsetInfo{Players: len(feats), Exact: design.Exact, Enumerated: len(design.Enumerated), Sizes: design.Sizes}
 	if info.Sizes == nil {
@@ -136,7 +139,7 @@ func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m fram
 			info.MaxSubsets = 0
 		}
 	}
-	rep := &Report{RunInfo: prob.Info(m, level), Adjust: opt.Adjust.String(), Subsets: info}
+	rep := &Report{RunInfo: pipeline.RunInfoOf(prob, m, level), Adjust: opt.Adjust.String(), Subsets: info}
 	for i, red := range reds {
 		eopt := opt.Options
 		eopt.NoSampling = i > 0
@@ -144,7 +147,7 @@ func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m fram
 		if err != nil {
 			return nil, err
 		}
-		rep.Full = framework.FullResult{Score: est.Full.Value, Seconds: fullSecs}
+		rep.Full = pipeline.FullResult{Score: est.Full.Value, Seconds: fullSecs}
 		rep.Empty = EmptyResult{Score: est.Empty.Value}
 		sum := 0.0
 		for _, r := range est.Results {
@@ -168,9 +171,9 @@ func Run(ctx context.Context, d *framework.Dataset, cfg framework.Config, m fram
 
 // Players returns the players of a Shapley estimate on d: one per feature
 // column, or the groups of cfg.Groups (and cfg.OneHot) with the columns in
-// no group alone (framework.ResolveFeatures). Column indices are those of
+// no group alone (dataio.ResolveFeatures). Column indices are those of
 // the design matrix, d's columns without the response.
-func Players(d *framework.Dataset, cfg framework.Config) ([]framework.Feature, error) {
+func Players(d *dataio.Dataset, cfg pipeline.Config) ([]framework.Feature, error) {
 	t := target(d, cfg)
 	names := make([]string, 0, len(d.Names))
 	for _, n := range d.Names {
@@ -178,11 +181,11 @@ func Players(d *framework.Dataset, cfg framework.Config) ([]framework.Feature, e
 			names = append(names, n)
 		}
 	}
-	return framework.ResolveFeatures(names, t, cfg.Groups, cfg.OneHot)
+	return dataio.ResolveFeatures(names, t, cfg.Groups, cfg.OneHot)
 }
 
 // target is the response's column name: cfg.Target, or d's last column.
-func target(d *framework.Dataset, cfg framework.Config) string {
+func target(d *dataio.Dataset, cfg pipeline.Config) string {
 	if cfg.Target != "" {
 		return cfg.Target
 	}

@@ -11,13 +11,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lazyvi/lazyvi/backendplugin/plugintest"
 	"github.com/lazyvi/lazyvi/framework/frameworktest"
 )
 
 // TestConformance runs lazyvi's conformance kit on the network, in this
 // process and over the plugin transport: what every backend should do.
 func TestConformance(t *testing.T) {
-	frameworktest.TestBackend(t, Backend{}, frameworktest.WithOptions(map[string]string{"epochs": "300"}))
+	opts := []frameworktest.Option{frameworktest.WithOptions(map[string]string{"epochs": "300"})}
+	frameworktest.TestBackend(t, Backend{}, opts...)
+	t.Run("Plugin", func(t *testing.T) { plugintest.TestBackend(t, Backend{}, opts...) })
 }
 
 // TestEndToEnd builds vi and this plugin and runs

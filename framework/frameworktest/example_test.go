@@ -21,12 +21,12 @@ func ExampleCheck() {
 	fmt.Println("linear:", frameworktest.Check(linear.Backend{}))
 
 	// A backend whose models predict the mean response runs, but has no
-	// skill: the fit checks fail, here and over the plugin transport.
+	// skill: the fit check fails.
 	err := frameworktest.Check(meanBackend{})
 	fmt.Println("mean:", strings.Join(failedChecks(err), ", "))
 	// Output:
 	// linear: <nil>
-	// mean: Plugin/Regression, Regression
+	// mean: Regression
 }
 
 // failedChecks returns the names of the checks that err reports failed.

@@ -1,7 +1,9 @@
 // Package frameworktest is the conformance kit for lazyvi backends, in the
 // manner of testing/fstest: a backend's own tests call TestBackend, which
-// checks everything the estimators and the plugin transport rely on (Check
-// runs the same checks outside a test and returns the failures).
+// checks everything the estimators rely on (Check runs the same checks
+// outside a test and returns the failures). The plugin transport's checks
+// are in backendplugin/plugintest; TestEquivalent compares two backends
+// that must behave as one (a backend and its plugin, say).
 //
 //	func TestConformance(t *testing.T) {
 //		frameworktest.TestBackend(t, mybackend.Backend{},
@@ -47,10 +49,7 @@
 //     rounding, 6e-8, over up to about a thousand roundings a term.
 //   - Multiclass, when Capabilities().Multiclass, and WarmStart, when
 //     Capabilities().WarmStart: see multiclass.go.
-//   - Plugin: every check above again, on the backend served over
-//     backendplugin's gRPC transport in this process (NewServer and Connect, in memory),
-//     plus the transport's fidelity: the remote models' predictions equal
-//     the local ones bit for bit, and the capabilities arrive unchanged.
+//   - Persist, when Capabilities().Persist: see persist.go.
 package frameworktest
 
 import (
@@ -62,20 +61,16 @@ import (
 	"sync"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-	"google.golang.org/grpc/test/bufconn"
-
-	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/framework"
+	"gonum.org/v1/gonum/mat"
 )
 
 type config struct {
-	options  map[string]string
-	n, p     int
-	gradTol  float64
-	noSkill  bool
-	noPlugin bool
-	seed     int64
+	options map[string]string
+	n, p    int
+	gradTol float64
+	noSkill bool
+	seed    int64
 }
 
 // Option configures TestBackend.
@@ -100,9 +95,6 @@ func WithGradientTolerance(tol float64) Option { return func(c *config) { c.grad
 // constant mean on its own training rows (for deliberately weak models).
 func WithoutSkillCheck() Option { return func(c *config) { c.noSkill = true } }
 
-// WithoutPlugin skips the Plugin subtest.
-func WithoutPlugin() Option { return func(c *config) { c.noPlugin = true } }
-
 // WithSeed sets the seed of the data and the models (default 1).
 func WithSeed(seed int64) Option { return func(c *config) { c.seed = seed } }
 
@@ -116,6 +108,12 @@ func TestBackend(t *testing.T, b framework.Backend, opts ...Option) {
 // checkBackend runs the checks of TestBackend and Check.
 func checkBackend(t tb, b framework.Backend, opts []Option) {
 	t.Helper()
+	c := newConfig(t, opts)
+	run(t, b, c)
+}
+
+func newConfig(t tb, opts []Option) *config {
+	t.Helper()
 	c := &config{n: 96, p: 4, gradTol: 1e-5, seed: 1}
 	for _, o := range opts {
 		o(c)
@@ -123,19 +121,19 @@ func checkBackend(t tb, b framework.Backend, opts []Option) {
 	if c.p < 3 || c.n < 20 {
 		t.Fatalf("frameworktest: WithSize(%d, %d): want n >= 20 and p >= 3", c.n, c.p)
 	}
-	run(t, b, c)
-	if c.noPlugin {
-		return
-	}
-	t.run("Plugin", func(t tb) {
-		remote, stop, err := pipe("conformance", b)
-		if err != nil {
-			t.Fatalf("serve the backend over the plugin transport: %v", err)
-		}
-		defer stop()
-		checkTransport(t, b, remote, c)
-		run(t, remote, c)
-	})
+	return c
+}
+
+// TestEquivalent checks that got behaves as want, as a backend served by a
+// plugin must behave as the backend itself: the same capabilities and
+// options, bit-identical predictions of models fitted with the same spec
+// and data, and an unknown option refused with an error wrapping
+// framework.ErrUsage. The options (WithOptions, WithSize, WithSeed) apply
+// as for TestBackend.
+func TestEquivalent(t *testing.T, want, got framework.Backend, opts ...Option) {
+	t.Helper()
+	tt := testingT{t}
+	checkEquivalent(tt, want, got, newConfig(tt, opts))
 }
 
 func run(t tb, b framework.Backend, c *config) {
@@ -422,16 +420,23 @@ func checkGradients(t tb, b framework.Backend, c *config, task framework.Task) {
 	if _, err := g.PredictShifted(ctx, xs, make([]float64, M+1)); err == nil {
 		t.Errorf("PredictShifted with %d shifts for %d parameters: want an error", M+1, M)
 	}
-	checkJacobianByDifferences(t, c, g, xs, jac, 1, 0xd1, nil)
+	checkJacobianByDifferences(t, c, g, jacobianAt{xs: xs, jac: jac, k: 1}, 0xd1, nil)
 }
 
-// checkJacobianByDifferences compares the Jacobian jac of g at the rows xs
-// (k stacked rows per sample, row i*k + j for output j) with central
+// jacobianAt is a model's Jacobian jac at the rows xs, k stacked rows per
+// sample (row i*k + j for output j).
+type jacobianAt struct {
+	xs, jac *mat.Dense
+	k       int
+}
+
+// checkJacobianByDifferences compares the Jacobian at of g with central
 // differences of PredictShifted along up to 24 coordinate directions spread
 // over the parameters and one random direction; check, when set, looks at
 // every shifted prediction.
-func checkJacobianByDifferences(t tb, c *config, g framework.Gradienter, xs, jac *mat.Dense, k int, stream uint64, check func(*mat.Dense)) {
+func checkJacobianByDifferences(t tb, c *config, g framework.Gradienter, at jacobianAt, stream uint64, check func(*mat.Dense)) {
 	t.Helper()
+	xs, jac, k := at.xs, at.jac, at.k
 	ctx := context.Background()
 	M := g.NumParams()
 	const h = 1e-6
@@ -684,20 +689,20 @@ func checkClose(t tb, what string, got, want *mat.Dense) {
 	}
 }
 
-// checkTransport compares the backend served over the transport with the
-// backend itself.
-func checkTransport(t tb, local, remote framework.Backend, c *config) {
+// checkEquivalent compares the backend remote with local (see
+// TestEquivalent).
+func checkEquivalent(t tb, local, remote framework.Backend, c *config) {
 	lc, rc := local.Capabilities(), remote.Capabilities()
 	if lc != rc {
-		t.Errorf("capabilities over the transport: want %v, got %v", lc, rc)
+		t.Errorf("capabilities: want %v, got %v", lc, rc)
 	}
 	lo, ro := local.Options(), remote.Options()
 	if len(lo) != len(ro) {
-		t.Errorf("options over the transport: want %d, got %d", len(lo), len(ro))
+		t.Errorf("options: want %d, got %d", len(lo), len(ro))
 	} else {
 		for i := range lo {
 			if lo[i] != ro[i] {
-				t.Errorf("option %d over the transport: want %+v, got %+v", i, lo[i], ro[i])
+				t.Errorf("option %d: want %+v, got %+v", i, lo[i], ro[i])
 			}
 		}
 	}
@@ -710,15 +715,15 @@ func checkTransport(t tb, local, remote framework.Backend, c *config) {
 	}
 	pr, err := mr.Predict(ctx, x)
 	if err != nil {
-		t.Fatalf("Predict over the transport: %v", err)
+		t.Fatalf("Predict: %v", err)
 	}
 	if !mat.Equal(pl, pr) {
-		t.Errorf("predictions over the transport differ from local ones by up to %.3g", maxAbsDiff(pl, pr))
+		t.Errorf("predictions differ from the reference backend's by up to %.3g", maxAbsDiff(pl, pr))
 	}
 	spec := c.spec(framework.Regression)
 	spec.Options = map[string]string{"frameworktest-no-such-option": "1"}
 	if _, err := remote.New(ctx, spec); !errors.Is(err, framework.ErrUsage) {
-		t.Errorf("New with an unknown option over the transport: want an error wrapping framework.ErrUsage, got %v", err)
+		t.Errorf("New with an unknown option: want an error wrapping framework.ErrUsage, got %v", err)
 	}
 }
 
@@ -780,20 +785,4 @@ func checkKernelAgainstJacobian(t tb, g framework.Gradienter, kr framework.Kerne
 		t.Errorf("Kernel(x1, nil) is not exactly symmetric")
 	}
 	return j1
-}
-
-// pipe serves b in this process over an in-memory gRPC connection with the
-// plugin transport's server and client (backendplugin.NewServer and
-// Connect), without a subprocess or the go-plugin handshake; stop closes
-// the connection and the server.
-func pipe(name string, b framework.Backend) (remote framework.Backend, stop func(), err error) {
-	lis := bufconn.Listen(1 << 20)
-	s := backendplugin.NewServer(b)
-	go func() { _ = s.Serve(lis) }()
-	remote, closeConn, err := backendplugin.Connect(context.Background(), name, lis.DialContext)
-	if err != nil {
-		s.Stop()
-		return nil, nil, err
-	}
-	return remote, func() { closeConn(); s.Stop() }, nil
 }

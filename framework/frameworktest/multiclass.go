@@ -192,7 +192,7 @@ func checkGradientsMulti(t tb, b framework.Backend, c *config) {
 	if r, cc := jac.Dims(); r != n*mcClasses || cc != M {
 		t.Fatalf("Jacobian: want %dx%d (%d rows per sample), got %dx%d", n*mcClasses, M, mcClasses, r, cc)
 	}
-	checkJacobianByDifferences(t, c, g, xs, jac, mcClasses, 0xd2, func(pp *mat.Dense) { checkClassProbs(t, "PredictShifted", pp, n) })
+	checkJacobianByDifferences(t, c, g, jacobianAt{xs: xs, jac: jac, k: mcClasses}, 0xd2, func(pp *mat.Dense) { checkClassProbs(t, "PredictShifted", pp, n) })
 }
 
 func checkKernelMulti(t tb, b framework.Backend, c *config) {

@@ -1,6 +1,7 @@
 // Package linalg chooses the BLAS and LAPACK implementations that lazyvi's
-// numerics run on. The default build uses gonum's pure-Go implementations;
-// a build with -tags openblas swaps in OpenBLAS through cgo (see the README).
+// numerics run on. The default build uses gonum's pure-Go implementations,
+// with the general matrix products (Dgemm, Sgemm) on internal/gemm's
+// AVX2/AVX-512 kernels where the CPU has them; a build with -tags openblas swaps in OpenBLAS through cgo (see the README).
 // Code that calls LAPACK routines gonum's lapack64 package does not wrap
 // (Dgtsv) calls them through LAPACK.
 package linalg

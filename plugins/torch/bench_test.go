@@ -8,8 +8,9 @@ import (
 
 	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/backends/mlp"
-	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // BenchmarkLazyPerFeature times lazy's reduction of one feature (the six
@@ -43,7 +44,7 @@ func BenchmarkLazyPerFeature(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			be := bc.backend(b)
-			p, err := framework.Prepare(context.Background(), d, framework.Config{Backend: be, Seed: 1, Options: bc.opts})
+			p, err := pipeline.Prepare(context.Background(), d, pipeline.Config{Backend: be, Seed: 1, Options: bc.opts})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -51,7 +52,7 @@ func BenchmarkLazyPerFeature(b *testing.B) {
 			feats := p.Features()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := (estimators.Lazy{}).Reduce(context.Background(), p, feats[i%len(feats)]); err != nil {
+				if _, err := (lazy.Estimator{}).Reduce(context.Background(), p, feats[i%len(feats)]); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -2,7 +2,6 @@ package torch_test
 
 import (
 	"bufio"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -18,8 +17,8 @@ import (
 // SIGKILL once the plugin has printed its handshake.
 func TestExitsWithParent(t *testing.T) {
 	requirePython(t)
-	sh := exec.Command("sh", "-c", `"$0" & echo "pid $!"; exec sleep 600`, launcher(t))
-	sh.Env = append(os.Environ(), backendplugin.Handshake.MagicCookieKey+"="+backendplugin.Handshake.MagicCookieValue)
+	sh := exec.Command("sh", "-c", `"$0" -m lazyvi_torch & echo "pid $!"; exec sleep 600`, python(t))
+	sh.Env = append(pluginEnv(t), backendplugin.Handshake.MagicCookieKey+"="+backendplugin.Handshake.MagicCookieValue)
 	out, err := sh.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

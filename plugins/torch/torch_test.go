@@ -1,8 +1,8 @@
 // Package torch_test checks lazyvi-torch, the PyTorch backend plugin in this
 // directory, from lazyvi's side: the conformance kit against the real Python
-// process, the plugin transport's additions (matrix cache, Gram, shift
-// batches) with and without them, a user's module and state dict, and the
-// paper's linear setting.
+// process, the plugin transport's additions (kept matrices, Gram, shift
+// batches), a user's module and state dict, saved and loaded models, and
+// the paper's linear setting.
 //
 // The tests need python3 with torch, functorch, grpcio, protobuf and numpy
 // (Debian: apt-get install python3-torch python3-grpcio python3-protobuf).
@@ -11,6 +11,7 @@ package torch_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,8 +32,8 @@ var (
 	pythonErr  error
 )
 
-// requirePython skips (fails under CI=true) when no python the launcher
-// would use has the packages it needs.
+// requirePython skips (fails under CI=true) when no python the tests
+// would use has the packages the plugin needs.
 func requirePython(t testing.TB) {
 	t.Helper()
 	pythonOnce.Do(func() {
@@ -51,10 +52,7 @@ func requirePython(t testing.TB) {
 	if pythonErr == nil {
 		return
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%v", pythonErr)
-	}
-	t.Skipf("%v", pythonErr)
+	requireOrSkip(t, pythonErr.Error())
 }
 
 type missingPython struct{ why string }
@@ -63,7 +61,9 @@ func (e *missingPython) Error() string {
 	return "lazyvi-torch needs python3 with torch, functorch, grpcio, protobuf and numpy (Debian: apt-get install python3-torch python3-grpcio python3-protobuf): " + e.why
 }
 
-// pythons are the interpreters the launcher tries, in its order.
+// pythons are the interpreters the tests try, in this order: python3 on
+// PATH, then $LAZYVI_TORCH_PYTHON or Debian's /usr/bin/python3 (where
+// apt-get installs torch when the first python3 is a pyenv one, say).
 func pythons() []string {
 	out := []string{}
 	if p, err := exec.LookPath("python3"); err == nil {
@@ -97,22 +97,60 @@ func lastLine(out string, err error) string {
 	return err.Error()
 }
 
-// launcher is the plugin executable's absolute path.
-func launcher(t testing.TB) string {
+// pluginEnv is the environment under which `python3 -m lazyvi_torch` runs
+// this directory's plugin, installed or not: the directory first on
+// PYTHONPATH.
+func pluginEnv(t testing.TB) []string {
 	t.Helper()
-	p, err := filepath.Abs("lazyvi-torch")
+	dir, err := filepath.Abs(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p
+	return append(os.Environ(), "PYTHONPATH="+dir)
+}
+
+// pluginCmd is the command that runs the plugin: python3 -m lazyvi_torch
+// (what the lazyvi-torch command runs) with this directory's sources.
+func pluginCmd(t testing.TB) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(python(t), "-m", "lazyvi_torch")
+	cmd.Env = pluginEnv(t)
+	return cmd
+}
+
+// launcher writes the lazyvi-torch command as an installed package
+// provides it (a script running python3 -m lazyvi_torch, here on this
+// directory's sources) into a temporary directory of t's, for vi's
+// --plugin, and returns its path.
+func launcher(t testing.TB) string {
+	t.Helper()
+	cmd := pluginCmd(t)
+	dir, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "lazyvi-torch")
+	script := fmt.Sprintf("#!/bin/sh\nPYTHONPATH=%q exec %q -m lazyvi_torch \"$@\"\n", dir, cmd.Path)
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// requireOrSkip fails under CI=true and skips otherwise, saying why.
+func requireOrSkip(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatal(why)
+	}
+	t.Skip(why)
 }
 
 // start starts the plugin with extra environment variables.
 func start(t testing.TB, env ...string) *backendplugin.Client {
 	t.Helper()
-	requirePython(t)
-	cmd := exec.Command(launcher(t))
-	cmd.Env = append(os.Environ(), env...)
+	cmd := pluginCmd(t)
+	cmd.Env = append(cmd.Env, env...)
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	c, err := backendplugin.Open(ctx, "lazyvi-torch", cmd)

@@ -12,33 +12,15 @@ import (
 )
 
 // What lazy asks of a plugin beyond the conformance kit: Gram, shift
-// batches (primal and dual form), Jacobian products and the matrix cache.
-// Each server answers as the plain calls do: with every addition, without
-// them (as a plugin older than them: lazyvi's client then falls back to the
-// Jacobian, one call per shift and products with the Jacobian formed, and
-// sends every matrix whole), and with a cache so small that references
-// miss (the client then resends the data).
+// batches (primal and dual form), Jacobian products and matrices kept by
+// handle, each answering as the plain calls do.
 func TestTransportAdditions(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		env  []string
-	}{
-		{"all", nil},
-		{"without", []string{"LAZYVI_TORCH_WITHOUT=matrix_cache,gram,shift_batch,matrix_free"}},
-		{"misses", []string{"LAZYVI_TORCH_CACHE_BYTES=50000"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			b := sharedBackend(t)
-			if tc.env != nil {
-				b = open(t, tc.env...)
-			}
-			if want := tc.name != "without"; b.Capabilities().MatrixFree != want {
-				t.Errorf("MatrixFree %v, want %v", b.Capabilities().MatrixFree, want)
-			}
-			for _, task := range []framework.Task{framework.Regression, framework.Multiclass} {
-				t.Run(task.String(), func(t *testing.T) { checkAdditions(t, b, task) })
-			}
-		})
+	b := sharedBackend(t)
+	if !b.Capabilities().MatrixFree {
+		t.Error("the plugin does not declare MatrixFree")
+	}
+	for _, task := range []framework.Task{framework.Regression, framework.Multiclass} {
+		t.Run(task.String(), func(t *testing.T) { checkAdditions(t, b, task) })
 	}
 }
 

@@ -14,15 +14,17 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/estimators"
+	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
 // A network trained outside lazyvi (testdata/train_state_dict.py, a user's
 // script: the tanh network of testdata/tanh.py trained on another sample of
 // the linear setting, its state dict saved with torch.save) is explained
-// from its weights: the full model loads them and is not trained (its
-// predictions are the script's), models fitted with a feature's column
-// zeroed are trained from build, and lazy recovers the truth.
+// from its weights: the full model, built Pretrained, loads them and is not
+// trained (its predictions are the script's, also when a training column
+// is zero in every row), and says so with the architecture it built; other
+// models are trained from build; and lazy recovers the truth.
 func TestWeights(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a network in Python")
@@ -57,9 +59,9 @@ func TestWeights(t *testing.T) {
 	b := sharedBackend(t)
 	opts := map[string]string{"module": abs(t, "tanh.py"), "weights": weights}
 	y := mat.Col(nil, p, d.X)
-	predict := func(fitX, at *mat.Dense) []float64 {
+	predict := func(pretrained bool, fitX, at *mat.Dense) ([]float64, framework.FitReport) {
 		t.Helper()
-		m, err := b.New(context.Background(), framework.ModelSpec{Task: framework.Regression, Inputs: p, Seed: 1, Options: opts})
+		m, err := b.New(context.Background(), framework.ModelSpec{Task: framework.Regression, Inputs: p, Seed: 1, Options: opts, Pretrained: pretrained})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,21 +73,30 @@ func TestWeights(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return mat.Col(nil, 0, pr)
+		return mat.Col(nil, 0, pr), framework.FitReportOf(m)
 	}
-	// The full model: the script's network, not trained again.
-	full := predict(x, mat.DenseCopyOf(rows.Slice(0, 40, 0, p)))
-	for i, v := range full {
-		if math.Abs(v-script[i]) > 1e-12*math.Max(1, math.Abs(v)) {
-			t.Fatalf("row %d: the loaded model predicts %v, the script's network %v", i, v, script[i])
-		}
-	}
-	// A reduced model (x1 zeroed in its training rows): trained from build.
 	xz := mat.DenseCopyOf(x)
 	for i := 0; i < n; i++ {
 		xz.Set(i, 0, 0)
 	}
-	reduced := predict(xz, zeroed)
+	// The full model: the script's network, not trained again, whatever
+	// its training rows hold.
+	for _, fitX := range []*mat.Dense{x, xz} {
+		full, rep := predict(true, fitX, mat.DenseCopyOf(rows.Slice(0, 40, 0, p)))
+		for i, v := range full {
+			if math.Abs(v-script[i]) > 1e-12*math.Max(1, math.Abs(v)) {
+				t.Fatalf("row %d: the loaded model predicts %v, the script's network %v", i, v, script[i])
+			}
+		}
+		if !rep.Loaded || rep.Epochs != 0 || !strings.Contains(rep.Architecture, "Tanh") || !strings.Contains(rep.Architecture, "parameters") {
+			t.Errorf("the loaded model's report: %+v, want loaded, no epochs, the tanh architecture", rep)
+		}
+	}
+	// Another model (x1 zeroed in its training rows): trained from build.
+	reduced, rep := predict(false, xz, zeroed)
+	if rep.Loaded || rep.Epochs == 0 {
+		t.Errorf("the reduced model's report: %+v, want trained", rep)
+	}
 	same := 0
 	for i, v := range reduced {
 		if math.Abs(v-script[40+i]) <= 1e-6 {
@@ -96,7 +107,7 @@ func TestWeights(t *testing.T) {
 		t.Errorf("the reduced model predicts %d of 40 rows as the loaded network does: not trained from build?", same)
 	}
 
-	res := run(t, b, d, opts, estimators.Lazy{}, estimators.Dropout{})
+	res := run(t, b, d, opts, lazy.Estimator{}, estimators.Dropout{})
 	checkTruth(t, res, "lazy", truth)
 	checkDropoutBiased(t, res, truth)
 }

@@ -5,12 +5,14 @@ import (
 	"testing"
 )
 
-// TestPythonUnit runs the plugin's Python unit tests (tests/): the
-// hand-written protobuf codec against the generated classes.
+// TestPythonUnit runs the plugin's Python unit tests (tests/) with pytest.
 func TestPythonUnit(t *testing.T) {
 	py := python(t)
-	out, err := exec.Command(py, "-m", "unittest", "discover", "-s", "tests").CombinedOutput()
+	if exec.Command(py, "-c", "import pytest").Run() != nil {
+		requireOrSkip(t, py+" has no pytest (Debian: apt-get install python3-pytest)")
+	}
+	out, err := exec.Command(py, "-m", "pytest", "-q", "-p", "no:cacheprovider").CombinedOutput()
 	if err != nil {
-		t.Fatalf("python -m unittest: %v\n%s", err, out)
+		t.Fatalf("pytest: %v\n%s", err, out)
 	}
 }

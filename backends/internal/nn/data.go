@@ -114,20 +114,3 @@ func (h *Head) WarmArgs(ctx context.Context, fitted bool, x mat.Matrix, cols int
 	target, err := h.Targets(y)
 	return xg, target, err
 }
-
-// PredictArgs makes the checks every prediction makes (fitted, ctx live,
-// x with cols columns) and returns x as a row-major matrix and the
-// parameters to predict at: theta, or theta + dtheta when shifted.
-func PredictArgs(ctx context.Context, name string, fitted bool, theta []float64, shifted bool, dtheta []float64, x mat.Matrix, cols int) ([]float64, blas64.General, error) {
-	if err := Ready(ctx, name, fitted); err != nil {
-		return nil, blas64.General{}, err
-	}
-	if shifted {
-		var err error
-		if theta, err = Shifted(name, theta, dtheta); err != nil {
-			return nil, blas64.General{}, err
-		}
-	}
-	xg, err := Input(name, x, cols)
-	return theta, xg, err
-}

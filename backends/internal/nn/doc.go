@@ -16,12 +16,12 @@
 //     start of every pass by a caller's generator; Fit's epoch loop with
 //     early stopping (patience, relative tol) that keeps the best epoch's
 //     parameters, and WarmStart's continuation for a number of steps.
-//   - Training and the option helpers: the training options every backend
+//   - Training and its options: the training options every backend
 //     has (epochs, patience, tol, lr, batch), parsed with the same checks
 //     and usage errors, in sorted key order.
-//   - Small numeric helpers: Sigmoid, Softmax, ColSums, InitUniform.
+//   - Small numeric functions: Sigmoid, Softmax, ColSums, InitUniform.
 //
-// Every function does its floating-point work in the order the backends
-// did before it was shared, so a seed gives the same parameters bit for bit.
+// Every function does its floating-point work in one fixed order, the
+// same for every backend, so a seed gives the same parameters bit for bit.
 // Messages are prefixed with the backend's name, which callers pass in.
 package nn

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -20,9 +21,9 @@ type Training struct {
 }
 
 // DefaultValid is the validation share of every network backend: 20% of
-// the training rows (SplitValid). 15% chose worse architectures on the
-// interaction setting (docs/defaults.md): the choice among candidates is
-// only as good as the slice that scores them.
+// the training rows (SplitValid). 15% chooses worse architectures on the
+// interaction setting (research/2026-11-23-full-model-defaults.md): the
+// choice among candidates is only as good as the slice that scores them.
 const DefaultValid = 0.2
 
 // ValidUsage is the help text of the valid option.
@@ -101,10 +102,10 @@ func PositiveInt(name, k, v string) (int, error) {
 }
 
 // Float parses the value v of option k as a finite decimal number >= 0
-// (framework.ParseNumber: not Go's hexadecimal or digit separators);
+// (dataio.ParseNumber: not Go's hexadecimal or digit separators);
 // positive additionally rejects zero.
 func Float(name, k, v string, positive bool) (float64, error) {
-	f, err := framework.ParseNumber(v)
+	f, err := dataio.ParseNumber(v)
 	if err != nil || f < 0 || (positive && f == 0) {
 		want := "a finite number >= 0"
 		if positive {

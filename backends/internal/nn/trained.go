@@ -1,6 +1,13 @@
 package nn
 
-import "github.com/lazyvi/lazyvi/framework"
+import (
+	"context"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
 
 // Trained is what Fit sets on a network (WarmStart and LoadState too) and
 // only reads afterwards: the parameters, whether the network is fitted,
@@ -68,4 +75,23 @@ func (t *Trained) Decode(name string, h *Head, b []byte, m int, lr float64) erro
 	h.Mu, h.Sd = s.Mu, s.Sd
 	*t = Trained{Theta: s.Theta, Fitted: true, EpochsRun: s.Epochs, Losses: s.Losses, Report: s.Report, Adam: adam}
 	return nil
+}
+
+// PredictArgs makes the checks every prediction of the network name makes
+// (fitted, ctx live, x with cols columns) and returns x as a row-major
+// matrix and the parameters to predict at: Theta, or Theta + dtheta when
+// shifted.
+func (t *Trained) PredictArgs(ctx context.Context, name string, shifted bool, dtheta []float64, x mat.Matrix, cols int) ([]float64, blas64.General, error) {
+	if err := Ready(ctx, name, t.Fitted); err != nil {
+		return nil, blas64.General{}, err
+	}
+	theta := t.Theta
+	if shifted {
+		var err error
+		if theta, err = Shifted(name, theta, dtheta); err != nil {
+			return nil, blas64.General{}, err
+		}
+	}
+	xg, err := Input(name, x, cols)
+	return theta, xg, err
 }

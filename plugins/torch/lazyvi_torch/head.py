@@ -19,7 +19,7 @@ class Head:
     the prediction is mu + sd * output (mu = 0, sd = 1 for a network trained
     outside lazyvi, which predicts the response itself)."""
 
-    def __init__(self, task, inputs, classes):
+    def __init__(self, task: int, inputs: int, classes: int) -> None:
         outs = 1
         if task == MULTICLASS:
             if classes < 2:
@@ -33,10 +33,10 @@ class Head:
         self.mu, self.sd = 0.0, 1.0
 
     @property
-    def task_name(self):
+    def task_name(self) -> str:
         return TASK_NAMES[self.task]
 
-    def rows_per_sample(self):
+    def rows_per_sample(self) -> int:
         """Jacobian rows per sample: K for multiclass, else 1."""
         return self.outs if self.task == MULTICLASS else 1
 
@@ -45,7 +45,7 @@ class Head:
         if len(bad):
             raise UsageError("%s: response is not finite in row %d" % (NAME, int(bad[0, 0])))
 
-    def standardize(self, y):
+    def standardize(self, y: torch.Tensor) -> None:
         """Sets mu and sd to the mean and population standard deviation of a
         regression response (sd = 1 when it is constant)."""
         self.mu, self.sd = 0.0, 1.0
@@ -57,7 +57,7 @@ class Head:
         if sd > 0:
             self.sd = sd
 
-    def targets(self, y):
+    def targets(self, y: torch.Tensor) -> torch.Tensor:
         """Checks the responses and returns the training targets: the
         standardised response for regression, the labels otherwise (long for
         multiclass)."""
@@ -77,7 +77,7 @@ class Head:
         self._finite(y)
         return (y - self.mu) / self.sd
 
-    def loss(self, z, t):
+    def loss(self, z: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
         """The mean training loss of raw outputs z (n x outs) against
         targets t: squared error, log-loss on the logit, or softmax
         cross-entropy."""
@@ -87,7 +87,7 @@ class Head:
             return F.binary_cross_entropy_with_logits(z[:, 0], t)
         return ((z[:, 0] - t) ** 2).mean()
 
-    def link(self, z):
+    def link(self, z: torch.Tensor) -> torch.Tensor:
         """Predictions from raw outputs z (n x outs)."""
         if self.task == MULTICLASS:
             return torch.softmax(z, dim=1)

@@ -5,7 +5,14 @@ network's parameters, flattened in named_parameters() order, each
 row-major: for the built-in network W1 (out x in), b1, W2, b2, ..., the Go
 mlp's layout. The per-sample Jacobian comes from functorch (vmap of jacrev
 over the rows, in blocks of bounded memory); J^T a is one backward pass;
-the kernel and the Gram matrix are products of Jacobian blocks.
+the kernel and the Gram matrix are products of Jacobian blocks. Jacobian
+products batch their vectors: Phi V is functorch's jvp under vmap over a
+block of V's columns, Phi^T U one vjp whose pullback runs under vmap over a
+block of U's columns.
+
+The network lives on the device of the device= option in the dtype of
+dtype=; every input arrives as a float64 CPU tensor and every answer leaves
+as one.
 
 A fitted model may be called from many threads at once: every call borrows
 its own functional copy of the network (functorch's functional modules swap
@@ -14,13 +21,16 @@ parameters in and out of a module, which one thread at a time may do).
 
 import contextlib
 import copy
+import io
 import sys
 import threading
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
 
 import torch
 
 from . import network, options
-from .errors import ModelError
+from .errors import ModelError, UsageError
 from .head import MULTICLASS, Head
 from .options import NAME
 
@@ -43,10 +53,35 @@ _WARM = 0x7761726D
 
 
 def _functorch():
-    """functorch, imported on first use: it pulls in sympy, a second of the
-    plugin's start-up that lazyvi waits for."""
-    import functorch
-    return functorch
+    """The function transforms (vmap, jacrev, jvp, vjp): torch.func from
+    torch 2.0 on, else functorch, imported on first use (functorch pulls in
+    sympy, a second of the plugin's start-up that lazyvi waits for)."""
+    try:
+        import torch.func as tf
+        return tf
+    except ImportError:
+        import functorch
+        return functorch
+
+
+def _make_functional(net: torch.nn.Module):
+    """f(params, buffers, x), the network as a function of its parameters
+    and buffers (named_parameters' and named_buffers' order), and those
+    parameters and buffers. f runs on a copy of net of its own: one thread
+    at a time may call it."""
+    try:
+        from torch.func import functional_call
+    except ImportError:
+        import functorch
+        return functorch.make_functional_with_buffers(net)
+    own = copy.deepcopy(net)
+    pnames = [n for n, _ in own.named_parameters()]
+    bnames = [n for n, _ in own.named_buffers()]
+
+    def f(params, buffers, x):
+        return functional_call(own, (dict(zip(pnames, params)), dict(zip(bnames, buffers))), (x,))
+
+    return f, tuple(p for _, p in net.named_parameters()), tuple(b for _, b in net.named_buffers())
 
 
 def _generator(seed):
@@ -55,13 +90,60 @@ def _generator(seed):
     return g
 
 
+# STATE_VERSION tags save_state's encoding.
+STATE_VERSION = 1
+
+
+@dataclass
+class Report:
+    """What a fitted model says of its training (the protocol's FitReport)."""
+
+    epochs: int = 0
+    stopped_by: str = ""
+    loaded: bool = False
+    architecture: str = ""
+
+
+def describe(net: torch.nn.Module) -> str:
+    """The network in a few words: its leaf modules and its parameter
+    count ("Linear(in_features=4, out_features=50, bias=True), ReLU(),
+    ...; 301 parameters"), at most 300 characters."""
+    leaves = [m for m in net.modules() if not list(m.children())] or [net]
+    parts = ["%s(%s)" % (type(m).__name__, m.extra_repr()) for m in leaves]
+    count = sum(p.numel() for p in net.parameters())
+    text = ", ".join(parts)
+    if len(text) > 260:
+        text = text[:257] + "..."
+    return "%s; %d parameters" % (text, count)
+
+
 class Model:
-    def __init__(self, spec_task, inputs, seed, classes, cfg, user):
+    def __init__(self, spec_task: int, inputs: int, seed: int, classes: int, cfg: "options.Config",
+                 user: Optional["network.UserFile"], pretrained: bool = False) -> None:
         self.head = Head(spec_task, inputs, classes)
         self.inputs, self.seed, self.cfg, self.user = inputs, seed, cfg, user
+        self.pretrained = pretrained
+        self.device, self.dtype = cfg.device, cfg.dtype
         self.fitted = False
-        self.losses = []
+        self.losses: List[float] = []
+        self.report = Report()
+        self.num_params = 0
         self._fit_lock = threading.Lock()
+
+    def _on(self, t: torch.Tensor) -> torch.Tensor:
+        """t on the model's device, in its dtype."""
+        return t.to(self.device, self.dtype)
+
+    def _targets(self, y: torch.Tensor) -> torch.Tensor:
+        """The training targets of y (head.targets) on the device: labels
+        as integers, the rest in the model's dtype."""
+        t = self.head.targets(y)
+        return t.to(self.device) if t.dtype == torch.long else self._on(t)
+
+    @staticmethod
+    def _out(t: torch.Tensor) -> torch.Tensor:
+        """An answer as lazyvi reads it: float64 on the CPU."""
+        return t.detach().to("cpu", torch.float64)
 
     # --- fitting -------------------------------------------------------
 
@@ -72,11 +154,13 @@ class Model:
             raise ModelError("%s: input has no rows" % NAME)
         return x
 
-    def ready(self):
+    def ready(self) -> None:
         if not self.fitted:
             raise ModelError("%s: model is not fitted" % NAME)
 
-    def fit(self, x, y, alive=None):
+    def fit(self, x: torch.Tensor, y: torch.Tensor, alive=None) -> None:
+        """Trains the network on x, y; a pretrained model loads the weights=
+        state dict instead (and only checks the data)."""
         with self._fit_lock:
             if self.fitted:
                 raise ModelError("%s: Fit called twice" % NAME)
@@ -84,13 +168,12 @@ class Model:
             if len(y) != x.shape[0]:
                 raise ModelError("%s: Fit: %d rows but %d responses" % (NAME, x.shape[0], len(y)))
             net = network.build(self.cfg, self.user, self.inputs, self.head.outs, self.seed)
-            # lazyvi's estimators zero a dropped feature's column: such a
-            # model is a reduced one, trained from build, never loaded.
-            if self.cfg.weights and not bool((x == 0).all(dim=0).any()):
-                # The user's trained network: loaded, not trained. It predicts
-                # the response itself (no standardisation).
+            if self.pretrained:
+                # The user's trained network: loaded, not trained. It
+                # predicts the response itself (no standardisation).
                 self.head.targets(y)
                 network.load_weights(net, self.cfg.weights)
+                self.report = Report(loaded=True)
             elif self.user is not None and self.user.fit is not None:
                 self.head.targets(y)
                 with network.rng_lock:
@@ -99,13 +182,53 @@ class Model:
                         self.user.fit(net, x, y.clone(), self.head.task_name)
                     except Exception as e:
                         raise ModelError("%s: fit in %s: %s: %s" % (NAME, self.user.path, type(e).__name__, e)) from e
-                net = net.to(torch.float64)
             else:
                 self.head.standardize(y)
-                t = self.head.targets(y)
-                tr = network.Trainer(net, self.head, x, t, self.cfg.batch, self.cfg.lr, _generator(self.seed))
+                net = net.to(self.device, self.dtype)
+                t = self._targets(y)
+                tr = network.Trainer(net, self.head, self._on(x), t, self.cfg.batch, self.cfg.lr, _generator(self.seed))
                 with self._user_rng(self.seed):
                     self.losses = tr.fit(self.cfg, alive)
+                self.report = Report(epochs=len(self.losses), stopped_by=tr.stopped_by)
+            self._finish(net)
+
+    def save_state(self) -> bytes:
+        """The fitted model's state: its parameters and buffers, the head's
+        scaling and the report, for load_state."""
+        self.ready()
+        buf = io.BytesIO()
+        # Floats and booleans as tensors and ints: torch 1.13's weights-only
+        # unpickler (load_state's) reads tensors, ints and strings only.
+        torch.save({"version": STATE_VERSION, "task": self.head.task, "inputs": self.inputs, "outs": self.head.outs,
+                    "scale": torch.tensor([self.head.mu, self.head.sd], dtype=torch.float64),
+                    "epochs": self.report.epochs, "stopped_by": self.report.stopped_by, "loaded": int(self.report.loaded),
+                    "state_dict": {k: v.detach().to("cpu", torch.float64) for k, v in self.net.state_dict().items()}}, buf)
+        return buf.getvalue()
+
+    def load_state(self, state: bytes) -> None:
+        """Makes this unfitted model the one whose save_state gave state;
+        UsageError when it is not such a state or another model's."""
+        with self._fit_lock:
+            if self.fitted:
+                raise ModelError("%s: Load into a fitted model" % NAME)
+            try:
+                st = torch.load(io.BytesIO(state), map_location="cpu", weights_only=True)
+            except Exception as e:
+                raise UsageError("%s: Load: not a saved model state: %s" % (NAME, e))
+            if not isinstance(st, dict) or st.get("version") != STATE_VERSION:
+                raise UsageError("%s: Load: not a model state of this plugin (version %r, want %d)"
+                                 % (NAME, st.get("version") if isinstance(st, dict) else None, STATE_VERSION))
+            want = (self.head.task, self.inputs, self.head.outs)
+            got = (st.get("task"), st.get("inputs"), st.get("outs"))
+            if got != want:
+                raise UsageError("%s: Load: the state is of a model with task, inputs, outputs %s, this one %s" % (NAME, got, want))
+            net = network.build(self.cfg, self.user, self.inputs, self.head.outs, self.seed)
+            try:
+                net.load_state_dict(st["state_dict"])
+            except Exception as e:
+                raise UsageError("%s: Load: the state does not fit this network: %s" % (NAME, e))
+            self.head.mu, self.head.sd = float(st["scale"][0]), float(st["scale"][1])
+            self.report = Report(epochs=int(st["epochs"]), stopped_by=str(st["stopped_by"]), loaded=bool(st["loaded"]))
             self._finish(net)
 
     @contextlib.contextmanager
@@ -119,10 +242,12 @@ class Model:
             torch.manual_seed(seed)
             yield
 
-    def _finish(self, net):
+    def _finish(self, net: torch.nn.Module) -> None:
+        net = net.to(self.device, self.dtype)
         net.eval()
         self.net = net
-        f, params, buffers = _functorch().make_functional_with_buffers(net)
+        self.report.architecture = describe(net)
+        f, params, buffers = _make_functional(net)
         self.params = tuple(p.detach() for p in params)
         self.buffers = tuple(b.detach() for b in buffers)
         self.sizes = [p.numel() for p in self.params]
@@ -131,6 +256,7 @@ class Model:
         self._pool_lock = threading.Lock()
         self._bytes_per_row = None  # _row_bytes's measure
         self._forward_ad = True  # functorch.jvp works on this network
+        self._reverse_ad = True  # functorch.vjp works on it
         self._double_backward = True  # its backward pass is differentiable
         self.fitted = True
 
@@ -139,35 +265,38 @@ class Model:
         with self._pool_lock:
             f = self._free.pop() if self._free else None
         if f is None:
-            f = _functorch().make_functional_with_buffers(self.net)[0]
+            f = _make_functional(self.net)[0]
         try:
             yield f
         finally:
             with self._pool_lock:
                 self._free.append(f)
 
-    def warm_start(self, x, y, steps, seed, alive=None):
+    def warm_start(self, x: torch.Tensor, y: torch.Tensor, steps: int, seed: int, alive=None) -> "Model":
         """A new model from this one's parameters (and head), trained steps
         Adam steps (<= 0: one epoch) on x, y, rows shuffled by seed."""
         self.ready()
         self._input(x)
         if len(y) != x.shape[0]:
             raise ModelError("%s: WarmStart: %d rows but %d responses" % (NAME, x.shape[0], len(y)))
-        t = self.head.targets(y)
-        nm = Model.__new__(Model)
+        t = self._targets(y)
+        nm = Model(self.head.task, self.inputs, self.seed, self.head.outs if self.head.task == 2 else 0, self.cfg, self.user)
         nm.head = copy.copy(self.head)
-        nm.inputs, nm.seed, nm.cfg, nm.user = self.inputs, self.seed, self.cfg, self.user
-        nm.losses, nm._fit_lock = [], threading.Lock()
         net = copy.deepcopy(self.net)  # self.net is never changed after _finish
-        tr = network.Trainer(net, nm.head, x, t, self.cfg.batch, self.cfg.lr, _generator(seed ^ _WARM))
+        tr = network.Trainer(net, nm.head, self._on(x), t, self.cfg.batch, self.cfg.lr, _generator(seed ^ _WARM))
         with self._user_rng(seed ^ _WARM):
             tr.continue_(steps, alive)
         nm._finish(net)
+        nm.report = Report(epochs=self.report.epochs, stopped_by="warm start", loaded=self.report.loaded,
+                           architecture=nm.report.architecture)
         return nm
 
     # --- predictions ---------------------------------------------------
+    #
+    # The public methods take and return float64 CPU tensors; the ones
+    # with a leading underscore work on the device, in the model's dtype.
 
-    def _shifted(self, dtheta):
+    def _shifted(self, dtheta: torch.Tensor) -> Tuple[torch.Tensor, ...]:
         if dtheta.numel() != self.num_params:
             raise ModelError("%s: PredictShifted: len(dtheta) = %d, want NumParams() = %d" % (NAME, dtheta.numel(), self.num_params))
         return tuple(p + d.view_as(p) for p, d in zip(self.params, torch.split(dtheta, self.sizes)))
@@ -175,21 +304,23 @@ class Model:
     def _predict(self, f, params, x):
         return self.head.link(network.outputs_blocked(lambda xx: f(params, self.buffers, xx), x, self.head.outs))
 
-    def predict(self, x):
+    def predict(self, x: torch.Tensor) -> torch.Tensor:
+        """Predictions on x: n x 1, or n x K class probabilities."""
         self.ready()
         self._input(x)
         with torch.no_grad(), self._functional() as f:
-            return self._predict(f, self.params, x)
+            return self._out(self._predict(f, self.params, self._on(x)))
 
-    def predict_shifted(self, x, dtheta):
+    def predict_shifted(self, x: torch.Tensor, dtheta: torch.Tensor) -> torch.Tensor:
+        """Predictions on x at the parameters theta + dtheta."""
         self.ready()
         self._input(x)
         with torch.no_grad(), self._functional() as f:
-            return self._predict(f, self._shifted(dtheta), x)
+            return self._out(self._predict(f, self._shifted(self._on(dtheta)), self._on(x)))
 
-    def predict_shifts(self, shifts):
-        """Predictions for (x, dtheta) pairs; dtheta None with (x_train, a)
-        means J(x_train)^T a."""
+    def predict_shifts(self, shifts: List[Tuple]) -> List[torch.Tensor]:
+        """Predictions for (x, dtheta, x_train, a) tuples; dtheta None with
+        x_train and a means J(x_train)^T a."""
         out = []
         for x, dtheta, x_train, a in shifts:
             if x_train is not None:
@@ -200,10 +331,9 @@ class Model:
     # --- gradients -----------------------------------------------------
 
     def _jacobian_blocks(self, x):
-        """Yields (first row, block of Jacobian rows) over x in row blocks:
-        rows i*R + k are the gradients of output k of sample i."""
-        self.ready()
-        self._input(x)
+        """Yields (first row, block of Jacobian rows) over x (on the device)
+        in row blocks: rows i*R + k are the gradients of output k of sample
+        i."""
         R, M = self.head.rows_per_sample(), self.num_params
         rows = max(1, JACOBIAN_BYTES // (8 * R * max(M, 1) * 4))
         n = x.shape[0]
@@ -211,10 +341,12 @@ class Model:
             def single(params, buffers, xi):
                 z = network.outputs(lambda xx: f(params, buffers, xx), xi.unsqueeze(0), self.head.outs)
                 p = self.head.link(z)[0]
-                return p if self.head.task == MULTICLASS else p[:1]
+                return p if self.head.task == MULTICLASS else p[0]
 
             ft = _functorch()
-            per_sample = ft.vmap(ft.jacrev(single), in_dims=(None, None, 0))
+            # One output a sample: its gradient (grad), a third cheaper
+            # than jacrev's Jacobian of a one-element output.
+            per_sample = ft.vmap(ft.jacrev(single) if R > 1 else ft.grad(single), in_dims=(None, None, 0))
             for i in range(0, n, rows):
                 xb = x[i:i + rows]
                 try:
@@ -241,21 +373,31 @@ class Model:
         R = self.head.rows_per_sample()
         return [torch.stack(o).reshape(xb.shape[0], R, *q.shape) for o, q in zip(out, self.params)]
 
-    def jacobian(self, x):
+    def _jacobian(self, x: torch.Tensor) -> torch.Tensor:
         return torch.cat([j for _, j in self._jacobian_blocks(x)], dim=0)
 
-    def jacobian_tvec(self, x, a):
+    def jacobian(self, x: torch.Tensor) -> torch.Tensor:
+        """The Jacobian of the predictions on x with respect to the
+        parameters: (n R) x M."""
+        self.ready()
+        self._input(x)
+        return self._out(self._jacobian(self._on(x)))
+
+    def _jacobian_tvec(self, x: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
+        with self._functional() as f, torch.enable_grad():
+            ps = tuple(p.detach().requires_grad_() for p in self.params)
+            pred = self._pred_flat(f, ps, x)
+            gs = torch.autograd.grad(pred, ps, grad_outputs=a.reshape(-1), allow_unused=True)
+        return torch.cat([(torch.zeros_like(p) if g is None else g).reshape(-1) for g, p in zip(gs, ps)])
+
+    def jacobian_tvec(self, x: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
         """J(x)^T a by one backward pass."""
         self.ready()
         self._input(x)
         n = x.shape[0] * self.head.rows_per_sample()
         if a.numel() != n:
             raise ModelError("%s: JacobianTVec: len(a) = %d, want %d" % (NAME, a.numel(), n))
-        with self._functional() as f, torch.enable_grad():
-            ps = tuple(p.detach().requires_grad_() for p in self.params)
-            pred = self.head.link(network.outputs(lambda xx: f(ps, self.buffers, xx), x, self.head.outs)).reshape(-1)
-            gs = torch.autograd.grad(pred, ps, grad_outputs=a.reshape(-1), allow_unused=True)
-        return torch.cat([(torch.zeros_like(p) if g is None else g).reshape(-1) for g, p in zip(gs, ps)])
+        return self._out(self._jacobian_tvec(self._on(x), self._on(a)))
 
     # --- matrix-free products ------------------------------------------
 
@@ -287,45 +429,55 @@ class Model:
             if self._bytes_per_row is not None:
                 return self._bytes_per_row
         sizes = []
-        for rows in (PROBE_ROWS, 2 * PROBE_ROWS):
-            total = [0]
+        with self._functional() as g:
+            for rows in (PROBE_ROWS, 2 * PROBE_ROWS):
+                total = [0]
 
-            def pack(t):
-                total[0] += t.numel() * t.element_size()
-                return t
+                def pack(t):
+                    total[0] += t.numel() * t.element_size()
+                    return t
 
-            ps = tuple(p.detach().requires_grad_() for p in self.params)
-            with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-                self._pred_flat(f, ps, torch.zeros(rows, self.inputs, dtype=torch.float64))
-            sizes.append(total[0])
+                ps = tuple(p.detach().requires_grad_() for p in self.params)
+                with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+                    self._pred_flat(g, ps, torch.zeros(rows, self.inputs, dtype=self.dtype, device=self.device))
+                sizes.append(total[0])
         per_row = max(8 * self.head.outs, (sizes[1] - sizes[0]) // PROBE_ROWS)
         with self._pool_lock:
             self._bytes_per_row = per_row
         return per_row
 
+    def _product_blocks(self, n: int, p: int) -> Tuple[int, int]:
+        """Rows of x and vectors per block of a product: a block's forward
+        pass for every vector of the block (its tangents or saved tensors,
+        about as much again) within JACOBIAN_BYTES."""
+        per_row = 2 * self._row_bytes(None)
+        rows = max(1, min(n, JACOBIAN_BYTES // per_row))
+        cols = max(1, min(p, JACOBIAN_BYTES // (per_row * rows)))
+        return rows, cols
+
     def _product_rows(self, f, n):
-        """Rows of x per block of a product: a block's forward pass (and its
-        tangents or saved tensors, about as much again) within
-        JACOBIAN_BYTES."""
-        return max(1, min(n, JACOBIAN_BYTES // (2 * self._row_bytes(f))))
+        return self._product_blocks(n, 1)[0]
 
-    def _tangents(self, col):
-        return tuple(t.view_as(p) for p, t in zip(self.params, torch.split(col, self.sizes)))
+    def _tangents(self, cols: torch.Tensor) -> Tuple[torch.Tensor, ...]:
+        """The parameter-shaped tangents of the rows of cols (b x M): one
+        tensor per parameter with a leading dimension b."""
+        return tuple(t.reshape(cols.shape[0], *p.shape) for p, t in zip(self.params, torch.split(cols, self.sizes, dim=1)))
 
-    def jacobian_mul(self, x, v):
-        """Phi(x) V for V of M x p, (n R) x p: one forward-mode pass
-        (functorch.jvp) per column of V and block of rows, never the
-        Jacobian."""
+    def jacobian_mul(self, x: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        """Phi(x) V for V of M x p, (n R) x p: functorch.jvp under vmap over
+        blocks of V's columns, per block of rows; never the Jacobian."""
         nr = self._product_args("JacobianMul", x, v, self.num_params)
+        x, v = self._on(x), self._on(v)
         R, p = self.head.rows_per_sample(), v.shape[1]
         cols = v.T.contiguous()  # column c of V as a contiguous row
-        out = torch.empty(nr, p, dtype=torch.float64)
+        out = torch.empty(nr, p, dtype=self.dtype, device=self.device)
+        rows, width = self._product_blocks(x.shape[0], p)
         with self._functional() as f:
-            rows = self._product_rows(f, x.shape[0])
             for i in range(0, x.shape[0], rows):
                 xb = x[i:i + rows]
-                out[i * R:(i + xb.shape[0]) * R] = self._jvp_block(f, xb, cols)
-        return out
+                for c in range(0, p, width):
+                    out[i * R:(i + xb.shape[0]) * R, c:c + width] = self._jvp_block(f, xb, cols[c:c + width])
+        return self._out(out)
 
     def _jvp_block(self, f, xb, cols):
         """Phi(xb) V, (b R) x p, V's columns the rows of cols."""
@@ -333,8 +485,8 @@ class Model:
             ft = _functorch()
             try:
                 with transform_lock:
-                    return torch.stack([ft.jvp(lambda ps: self._pred_flat(f, ps, xb), (self.params,),
-                                               (self._tangents(c),))[1] for c in cols], dim=1)
+                    jvp = lambda *t: ft.jvp(lambda ps: self._pred_flat(f, ps, xb), (self.params,), (t,))[1]  # noqa: E731
+                    return ft.vmap(jvp)(*self._tangents(cols)).T
             except RuntimeError as e:
                 _warn_once("jvp", "%s: functorch.jvp cannot differentiate this network forward (%s); "
                                   "Jacobian products by double backward passes" % (NAME, e))
@@ -359,9 +511,9 @@ class Model:
                                               "Jacobian products from Jacobian blocks" % NAME)
                 self._double_backward = False
                 return self._jacobian_products(xb, cols)
-            out = torch.zeros(pred.shape[0], cols.shape[0], dtype=torch.float64)
-            for c, col in enumerate(cols):
-                s = sum((g * t).sum() for g, t in zip(gs, self._tangents(col)) if g is not None)
+            out = torch.zeros(pred.shape[0], cols.shape[0], dtype=self.dtype, device=self.device)
+            for c, ts in enumerate(zip(*self._tangents(cols))):
+                s = sum((g * t).sum() for g, t in zip(gs, ts) if g is not None)
                 if torch.is_tensor(s) and s.requires_grad:
                     out[:, c] = torch.autograd.grad(s, u, retain_graph=True)[0]
         return out
@@ -370,54 +522,81 @@ class Model:
         """Phi(xb) V from the Jacobian of xb, in _jacobian_blocks's blocks
         of bounded memory: the fallback for a network neither functorch.jvp
         nor double backward passes can differentiate."""
-        out = torch.empty(xb.shape[0] * self.head.rows_per_sample(), cols.shape[0], dtype=torch.float64)
+        out = torch.empty(xb.shape[0] * self.head.rows_per_sample(), cols.shape[0], dtype=self.dtype, device=self.device)
         for i, jb in self._jacobian_blocks(xb):
             out[i:i + jb.shape[0]] = jb @ cols.T
         return out
 
-    def jacobian_tmul(self, x, u):
-        """Phi(x)^T U for U of (n R) x p, M x p: one backward pass per
-        column of U and block of rows, never the Jacobian."""
+    def jacobian_tmul(self, x: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+        """Phi(x)^T U for U of (n R) x p, M x p: per block of rows one
+        forward pass and functorch.vjp's pullback under vmap over blocks of
+        U's columns; never the Jacobian."""
         self._product_args("JacobianTMul", x, u, None)
+        x, u = self._on(x), self._on(u)
         R, p = self.head.rows_per_sample(), u.shape[1]
-        out = torch.zeros(self.num_params, p, dtype=torch.float64)
+        out = torch.zeros(self.num_params, p, dtype=self.dtype, device=self.device)
+        rows, width = self._product_blocks(x.shape[0], p)
         with self._functional() as f:
-            rows = self._product_rows(f, x.shape[0])
             for i in range(0, x.shape[0], rows):
                 xb = x[i:i + rows]
-                ub = u[i * R:(i + xb.shape[0]) * R]
-                with torch.enable_grad():
-                    ps = tuple(q.detach().requires_grad_() for q in self.params)
-                    pred = self._pred_flat(f, ps, xb)
-                    for c in range(p):
-                        gs = torch.autograd.grad(pred, ps, grad_outputs=ub[:, c], retain_graph=c < p - 1,
-                                                 allow_unused=True)
-                        out[:, c] += torch.cat([(torch.zeros_like(q) if g is None else g).reshape(-1)
-                                                for g, q in zip(gs, ps)])
+                ub = u[i * R:(i + xb.shape[0]) * R].T.contiguous()
+                for c in range(0, p, width):
+                    out[:, c:c + width] += self._vjp_block(f, xb, ub[c:c + width])
+        return self._out(out)
+
+    def _vjp_block(self, f, xb, rows):
+        """Phi(xb)^T U, M x p, U's columns the rows of rows: one forward
+        pass and its pullback under vmap, or one backward pass per column
+        for a network functorch cannot transform."""
+        if self._reverse_ad:
+            ft = _functorch()
+            try:
+                with transform_lock:
+                    _, pull = ft.vjp(lambda ps: self._pred_flat(f, ps, xb), self.params)
+                    gs = ft.vmap(pull)(rows)[0]
+                return torch.cat([g.reshape(g.shape[0], -1) for g in gs], dim=1).T
+            except RuntimeError as e:
+                _warn_once("vjp", "%s: functorch.vjp cannot differentiate this network (%s); "
+                                  "one backward pass per vector" % (NAME, e))
+                self._reverse_ad = False
+        out = torch.empty(self.num_params, rows.shape[0], dtype=self.dtype, device=self.device)
+        with torch.enable_grad():
+            ps = tuple(q.detach().requires_grad_() for q in self.params)
+            pred = self._pred_flat(f, ps, xb)
+            for c in range(rows.shape[0]):
+                gs = torch.autograd.grad(pred, ps, grad_outputs=rows[c], retain_graph=c < rows.shape[0] - 1,
+                                         allow_unused=True)
+                out[:, c] = torch.cat([(torch.zeros_like(q) if g is None else g).reshape(-1) for g, q in zip(gs, ps)])
         return out
 
-    def kernel(self, x1, x2):
+    def kernel(self, x1: torch.Tensor, x2: Optional[torch.Tensor]) -> torch.Tensor:
         """J(x1) J(x2)^T; x2 None: J(x1) J(x1)^T, exactly symmetric."""
-        j1 = self.jacobian(x1)
+        self.ready()
+        self._input(x1)
+        j1 = self._jacobian(self._on(x1))
         if x2 is None:
             k = j1 @ j1.T
-            return (k + k.T) / 2
-        out = torch.empty(j1.shape[0], x2.shape[0] * self.head.rows_per_sample(), dtype=torch.float64)
-        for i, j2 in self._jacobian_blocks(x2):
+            return self._out((k + k.T) / 2)
+        self._input(x2)
+        out = torch.empty(j1.shape[0], x2.shape[0] * self.head.rows_per_sample(), dtype=self.dtype, device=self.device)
+        for i, j2 in self._jacobian_blocks(self._on(x2)):
             out[:, i:i + j2.shape[0]] = j1 @ j2.T
-        return out
+        return self._out(out)
 
-    def gram(self, x, e):
+    def gram(self, x: torch.Tensor, e: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
         """J(x)^T J(x) and J(x)^T e."""
+        self.ready()
+        self._input(x)
         n = x.shape[0] * self.head.rows_per_sample()
         if e.numel() != n:
             raise ModelError("%s: Gram: len(e) = %d, want %d" % (NAME, e.numel(), n))
-        g = torch.zeros(self.num_params, self.num_params, dtype=torch.float64)
-        b = torch.zeros(self.num_params, dtype=torch.float64)
-        for i, j in self._jacobian_blocks(x):
+        e = self._on(e)
+        g = torch.zeros(self.num_params, self.num_params, dtype=self.dtype, device=self.device)
+        b = torch.zeros(self.num_params, dtype=self.dtype, device=self.device)
+        for i, j in self._jacobian_blocks(self._on(x)):
             g.addmm_(j.T, j)
             b.addmv_(j.T, e[i:i + j.shape[0]])
-        return g, b
+        return self._out(g), self._out(b)
 
 
 _warned = set()
@@ -429,10 +608,14 @@ def _warn_once(key, msg):
         print(msg, file=sys.stderr, flush=True)
 
 
-def new_model(task, inputs, seed, classes, opts):
+def new_model(task: int, inputs: int, seed: int, classes: int, opts: dict, pretrained: bool = False) -> Model:
     """A new unfitted model for a NewModel request; UsageError for a bad
-    spec (checked first, as the Go backends do) or option."""
+    spec (checked first, as the Go backends do) or option. A pretrained
+    model (the full model of a run whose options name weights=) loads the
+    weights= state dict when fitted; any other model is trained."""
     Head(task, inputs, classes)
     cfg = options.parse(opts)
+    if pretrained and not cfg.weights:
+        raise UsageError("%s: a pretrained model needs the weights= option (the state dict to load)" % NAME)
     user = network.load_user(cfg.module) if cfg.module else None
-    return Model(task, inputs, seed, classes, cfg, user)
+    return Model(task, inputs, seed, classes, cfg, user, pretrained)

@@ -5,6 +5,7 @@ import importlib.util
 import math
 import threading
 import traceback
+from typing import TYPE_CHECKING, Callable, List, Optional
 
 import grpc
 import torch
@@ -12,6 +13,10 @@ from torch import nn
 
 from .errors import ModelError, RPCError, UsageError
 from .options import NAME
+
+if TYPE_CHECKING:
+    from .head import Head
+    from .options import Config
 
 # rng_lock guards torch's global generator: build() (PyTorch's default
 # initialisation draws from it) and any training of a user's module (its
@@ -26,11 +31,11 @@ _user_files = {}
 class UserFile:
     """A module= file: its build and, when it defines one, fit."""
 
-    def __init__(self, path, build, fit):
+    def __init__(self, path: str, build: Callable, fit: Optional[Callable]) -> None:
         self.path, self.build, self.fit = path, build, fit
 
 
-def load_user(path):
+def load_user(path: str) -> UserFile:
     """Loads the module= file at path once per process."""
     with _user_lock:
         if path in _user_files:
@@ -41,7 +46,8 @@ def load_user(path):
             spec.loader.exec_module(mod)
         except Exception as e:  # the user's code: any error is theirs to fix
             traceback.print_exc()
-            raise UsageError("%s: option module: loading %s: %s: %s" % (NAME, path, type(e).__name__, e))
+            raise UsageError("%s: option module: %s does not import: %s%s: %s"
+                             % (NAME, path, _where(e, path), type(e).__name__, e))
         build = getattr(mod, "build", None)
         if not callable(build):
             raise UsageError("%s: option module: %s defines no build(n_inputs, n_outputs) function" % (NAME, path))
@@ -53,7 +59,17 @@ def load_user(path):
         return uf
 
 
-def build(cfg, user, inputs, outs, seed):
+def _where(e: BaseException, path: str) -> str:
+    """"line N: " of the deepest frame of e's traceback in the file path
+    (a SyntaxError's own line), or "" when none is there."""
+    line = getattr(e, "lineno", None) if isinstance(e, SyntaxError) else None
+    for fr in traceback.extract_tb(e.__traceback__):
+        if fr.filename == path:
+            line = fr.lineno
+    return "line %d: " % line if line else ""
+
+
+def build(cfg: "Config", user: Optional[UserFile], inputs: int, outs: int, seed: int) -> nn.Module:
     """A new float64 network with inputs inputs and outs raw outputs,
     initialised from torch's generator seeded with seed: the user's build,
     or nn.Sequential(Linear, ReLU, ..., Linear) with cfg.hidden widths."""
@@ -78,7 +94,7 @@ def build(cfg, user, inputs, outs, seed):
     return net.to(torch.float64)
 
 
-def outputs(net, x, outs):
+def outputs(net: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, outs: int) -> torch.Tensor:
     """The network's raw outputs on x as an n x outs tensor."""
     z = net(x)
     if not isinstance(z, torch.Tensor):
@@ -99,7 +115,7 @@ def outputs(net, x, outs):
 BLOCK = 128
 
 
-def outputs_blocked(net, x, outs):
+def outputs_blocked(net: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, outs: int) -> torch.Tensor:
     """outputs() over fixed-size row blocks."""
     n = x.shape[0]
     if n % BLOCK:
@@ -107,7 +123,7 @@ def outputs_blocked(net, x, outs):
     return torch.cat([outputs(net, x[i:i + BLOCK], outs) for i in range(0, x.shape[0], BLOCK)])[:n]
 
 
-def load_weights(net, path):
+def load_weights(net: nn.Module, path: str) -> nn.Module:
     """Loads the state dict saved at path into net. weights_only: the file is
     unpickled with tensors, containers and numbers only, so that a file
     whose pickle names other objects (a function to call) runs nothing."""
@@ -119,7 +135,7 @@ def load_weights(net, path):
     return net.to(torch.float64)
 
 
-def cancelled(alive, what, count, unit):
+def cancelled(alive: Optional[Callable[[], bool]], what: str, count: int, unit: str) -> None:
     """Raises CANCELLED when the call's client has gone (alive() false)."""
     if alive is not None and not alive():
         raise RPCError(grpc.StatusCode.CANCELLED, "%s: %s interrupted after %d %s: context canceled" % (NAME, what, count, unit))
@@ -132,7 +148,7 @@ WARM_PEAK = 4
 WARM_RISE_DIV = 4
 
 
-def warm_rate(t, steps):
+def warm_rate(t: int, steps: int) -> float:
     """The factor of the lr option at step t (0 <= t < steps) of a warm
     start of steps steps."""
     rise = steps // WARM_RISE_DIV
@@ -146,18 +162,20 @@ class Trainer:
     on the rows of x with targets t; rows reshuffled by gen at the start of
     every pass, as the Go nn.Trainer does."""
 
-    def __init__(self, net, head, x, t, batch, lr, gen):
+    def __init__(self, net: nn.Module, head: "Head", x: torch.Tensor, t: torch.Tensor, batch: int, lr: float,
+                 gen: torch.Generator) -> None:
         self.net, self.head, self.x, self.t, self.gen = net, head, x, t, gen
         self.n = x.shape[0]
         self.batch = min(batch, self.n)
         self.opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=lr,
                                     betas=(0.9, 0.999), eps=1e-8)
         self.perm, self.pos = None, 0
+        self.stopped_by = ""  # what ended fit: "patience", "cap" or "nan"
 
-    def epoch_steps(self):
+    def epoch_steps(self) -> int:
         return (self.n + self.batch - 1) // self.batch
 
-    def run(self, k):
+    def run(self, k: int) -> None:
         """Takes k Adam steps."""
         self.net.train()
         for _ in range(k):
@@ -173,12 +191,12 @@ class Trainer:
             self.opt.step()
         self.net.eval()
 
-    def full_loss(self):
+    def full_loss(self) -> float:
         self.net.eval()
         with torch.no_grad():
             return float(self.head.loss(outputs(self.net, self.x, self.head.outs), self.t))
 
-    def fit(self, cfg, alive):
+    def fit(self, cfg: "Config", alive: Optional[Callable[[], bool]]) -> List[float]:
         """At most cfg.epochs epochs; stops when the full training loss has
         not fallen below (1 - tol) times the best so far for patience epochs
         in a row, or is NaN; leaves the network at the parameters of the
@@ -188,12 +206,14 @@ class Trainer:
         best = [p.detach().clone() for p in params]
         best_loss = self.full_loss()
         stale, losses = 0, []
+        self.stopped_by = "cap"
         for epoch in range(cfg.epochs):
             cancelled(alive, "Fit", epoch, "epochs")
             self.run(self.epoch_steps())
             loss = self.full_loss()
             losses.append(loss)
             if math.isnan(loss):
+                self.stopped_by = "nan"
                 break
             if loss < best_loss * (1 - cfg.tol):
                 stale = 0
@@ -203,13 +223,14 @@ class Trainer:
                 best_loss = loss
                 best = [p.detach().clone() for p in params]
             if stale >= cfg.patience:
+                self.stopped_by = "patience"
                 break
         with torch.no_grad():
             for p, b in zip(params, best):
                 p.copy_(b)
         return losses
 
-    def continue_(self, steps, alive):
+    def continue_(self, steps: int, alive: Optional[Callable[[], bool]]) -> None:
         """steps Adam steps (<= 0: one epoch), for WarmStart, at warm_rate
         times the learning rate (the Go nn.Trainer.Continue's schedule)."""
         if steps <= 0:

@@ -1,8 +1,18 @@
-"""The backend's options (ModelSpec.Options): the Go mlp's, with its defaults,
-checks and messages, plus module= and weights=."""
+"""The backend's options (ModelSpec.Options).
+
+The training options (hidden, epochs, patience, tol, lr, batch) are named and
+checked as the Go mlp's are, but their defaults are this plugin's own and
+early stopping differs: the Go mlp trains up to 2000 epochs with patience 20
+on a validation slice of the training rows, this plugin up to 200 epochs with
+patience 3 on the full training loss. module= and weights= bring a user's
+network, device= and dtype= say where and in what precision it computes.
+"""
 
 import math
 import os
+from typing import Dict, List
+
+import torch
 
 from .errors import UsageError
 
@@ -17,6 +27,8 @@ DEFAULTS = {
     "batch": "256",
     "module": "",
     "weights": "",
+    "device": "",
+    "dtype": "float64",
 }
 
 INFO = [
@@ -27,15 +39,17 @@ INFO = [
     ("lr", "Adam learning rate"),
     ("batch", "minibatch size (capped at the number of training rows)"),
     ("module", "a Python file defining build(n_inputs, n_outputs) -> torch.nn.Module (and optionally fit(model, x, y, task)): the network instead of the built-in one"),
-    ("weights", "a state dict (torch.save(model.state_dict(), FILE)) of the network: the full model is loaded from it, not trained; models fitted with a feature's column zeroed (retrain, Shapley, ROAR) are trained from build as usual"),
+    ("weights", "a state dict (torch.save(model.state_dict(), FILE)) of the network: the full model is loaded from it, not trained; the other models (a feature removed: retrain, Shapley, ROAR) are trained from build as usual"),
+    ("device", "where the network computes: cpu, cuda, cuda:N or mps (default: cuda when available, else cpu)"),
+    ("dtype", "float64, or float32 (faster on accelerators, about 7 significant digits)"),
 ]
 
 
 class Config:
     """Parsed options."""
 
-    def __init__(self):
-        self.hidden = [50]
+    def __init__(self) -> None:
+        self.hidden: List[int] = [50]
         self.epochs = 200
         self.patience = 3
         self.tol = 1e-4
@@ -43,6 +57,38 @@ class Config:
         self.batch = 256
         self.module = ""   # absolute path, or "" for the built-in network
         self.weights = ""  # absolute path, or ""
+        self.device = default_device()
+        self.dtype = torch.float64
+
+
+def default_device() -> torch.device:
+    """cuda when torch sees a GPU, else cpu."""
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def _device(k: str, v: str) -> torch.device:
+    try:
+        d = torch.device(v)
+    except RuntimeError:
+        d = None
+    if d is None or d.type not in ("cpu", "cuda", "mps"):
+        raise UsageError("%s: option %s: bad value %r (want cpu, cuda, cuda:N or mps)" % (NAME, k, v))
+    if d.type == "cuda":
+        if not torch.cuda.is_available():
+            raise UsageError("%s: option %s: %s asked, but this torch sees no CUDA device" % (NAME, k, v))
+        if d.index is not None and d.index >= torch.cuda.device_count():
+            raise UsageError("%s: option %s: %s asked, but this torch sees %d CUDA devices"
+                             % (NAME, k, v, torch.cuda.device_count()))
+    if d.type == "mps" and not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
+        raise UsageError("%s: option %s: mps asked, but this torch has no MPS device" % (NAME, k))
+    return d
+
+
+def _dtype(k: str, v: str) -> torch.dtype:
+    dtypes = {"float64": torch.float64, "float32": torch.float32}
+    if v not in dtypes:
+        raise UsageError("%s: option %s: bad value %r (want float64 or float32)" % (NAME, k, v))
+    return dtypes[v]
 
 
 def _positive_int(k, v):
@@ -88,7 +134,7 @@ def _file(k, v):
     return path
 
 
-def parse(opts):
+def parse(opts: Dict[str, str]) -> Config:
     """Returns the Config of the options map, taking keys in sorted order so
     that the first error does not depend on the map's order."""
     cfg = Config()
@@ -106,6 +152,11 @@ def parse(opts):
             cfg.lr = _float(k, v, True)
         elif k in ("module", "weights"):
             setattr(cfg, k, _file(k, v))
+        elif k == "device":
+            if v:
+                cfg.device = _device(k, v)
+        elif k == "dtype":
+            cfg.dtype = _dtype(k, v)
         else:
             raise UsageError('%s: unknown option "%s" (known: %s)' % (NAME, k, ", ".join(n for n, _ in INFO)))
     if cfg.module and "hidden" in opts:

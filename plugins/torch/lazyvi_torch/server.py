@@ -1,21 +1,22 @@
 """The plugin process: go-plugin's handshake and services, and the Backend
-service of lazyvi.backend.v1 on the models of model.py.
+service of lazyvi.backend.v1 (internal/pb/backend.proto) on the models of
+model.py.
 
-go-plugin (github.com/hashicorp/go-plugin, docs/guide-plugin-write-non-go.md
-and examples/grpc/plugin-python) asks a plugin in another language to
+go-plugin (github.com/hashicorp/go-plugin, docs/guide-plugin-write-non-go.md)
+asks a plugin in another language to
   - refuse to run unless the magic cookie is in its environment;
   - serve gRPC and print "CORE|APP|tcp|ADDR|grpc" as its first line on
     stdout, CORE = 1, APP = the application's protocol version (lazyvi's
-    backendplugin.ProtocolVersion, 1);
+    backendplugin.ProtocolVersion);
   - serve the health service with "plugin" SERVING (lazyvi's watchdog asks
     it while calls are in flight, and kills a plugin that stops answering);
 and uses, when present, GRPCController.Shutdown to end the plugin gracefully
 and GRPCStdio to forward its output. Everything this process writes after
-the handshake goes to stderr, which lazyvi passes on (go-plugin drops the
-plugin's later stdout lines), so GRPCStdio streams nothing.
+the handshake goes to stderr, which lazyvi passes on, so GRPCStdio streams
+nothing.
 """
 
-import collections
+import functools
 import itertools
 import os
 import signal
@@ -24,15 +25,17 @@ import threading
 import time
 import traceback
 from concurrent import futures
+from typing import Callable, Dict, Optional
 
 import grpc
 import torch
 
-from . import wire
+from . import codec
 from .errors import ModelError, RPCError, UsageError
-from .model import new_model
+from .model import Model, new_model
 from .options import DEFAULTS, INFO, NAME
 from .pb import backend_pb2 as pb
+from .pb import backend_pb2_grpc
 from .pb import grpc_controller_pb2, grpc_controller_pb2_grpc, grpc_stdio_pb2_grpc, health_pb2, health_pb2_grpc
 
 # The handshake of lazyvi's backendplugin.Handshake.
@@ -40,21 +43,9 @@ COOKIE_KEY = "LAZYVI_BACKEND_PLUGIN"
 COOKIE_VALUE = "d9c1c5c2-0f4e-4d55-9a3e-lazyvi-backend"
 PROTOCOL_VERSION = 1
 
-# The matrix cache's byte budget (LAZYVI_TORCH_CACHE_BYTES overrides it, for
-# the tests of cache misses) and accounting, as backendplugin's.
-CACHE_BYTES = int(os.environ.get("LAZYVI_TORCH_CACHE_BYTES", 64 << 20))
-ENTRY_OVERHEAD = 128
-CACHE_MISS = "backendplugin: matrix cache miss"
-
-# Capabilities. LAZYVI_TORCH_WITHOUT (comma-separated field names) drops
-# some of the protocol's optional additions, so that the tests can check
-# lazyvi's fallbacks against this server. matrix_free (the models' products
-# with the Jacobian) and jacobian_products (the RPCs that serve them) go
-# together: without matrix_free lazyvi forms the Jacobian, as with a plugin
-# older than both.
+# What the models can do (the protocol's Capabilities).
 CAPABILITIES = dict(gradients=True, kernel=True, classification=True, multiclass=True,
-                    warm_start=True, matrix_cache=True, gram=True, shift_batch=True,
-                    matrix_free=True, jacobian_products=True)
+                    warm_start=True, persist=True, matrix_free=True)
 
 # Threads serving calls (created as needed): more than lazyvi has in flight
 # at its usual --workers, so that a health check never queues behind long
@@ -64,217 +55,167 @@ WORKERS = 256
 MAX_MESSAGE = 2 ** 31 - 1
 
 
-class MatrixCache:
-    """Request matrices sent with a key, LRU within a byte budget (see the
-    Matrix message in internal/pb/backend.proto)."""
+def _rpc(fn: Callable) -> Callable:
+    """A servicer method whose errors become gRPC statuses: usage errors
+    INVALID_ARGUMENT (lazyvi's framework.ErrUsage), the others their own
+    code or UNKNOWN, with the error's text."""
 
-    def __init__(self, budget):
-        self.budget, self.used = budget, 0
-        self.entries = collections.OrderedDict()  # key -> (tensor, size)
-        self.lock = threading.Lock()
+    @functools.wraps(fn)
+    def handle(self, req, ctx):
+        try:
+            return fn(self, req, ctx)
+        except (RPCError, UsageError, ModelError) as e:
+            ctx.abort(e.code, str(e))
+        except Exception as e:
+            traceback.print_exc()
+            ctx.abort(grpc.StatusCode.UNKNOWN, "%s: %s: %s: %s" % (NAME, fn.__name__, type(e).__name__, e))
 
-    def resolve(self, name, m):
-        if m is None or not m.key or m.rows <= 0 or m.cols <= 0:
-            return to_tensor(name, m)
-        if len(m.data) == 0:  # a reference
-            with self.lock:
-                e = self.entries.get(m.key)
-                if e is not None:
-                    self.entries.move_to_end(m.key)
-            if e is None:
-                raise RPCError(grpc.StatusCode.FAILED_PRECONDITION, CACHE_MISS)
-            t = e[0]
-            if t.shape != (m.rows, m.cols):
-                raise RPCError(grpc.StatusCode.INVALID_ARGUMENT,
-                               "%s: the cached matrix under this key is %d x %d, the reference says %d x %d"
-                               % (name, t.shape[0], t.shape[1], m.rows, m.cols))
-            return t
-        t = to_tensor(name, m)
-        size = 8 * t.numel() + len(m.key) + ENTRY_OVERHEAD
-        with self.lock:
-            if m.key in self.entries:
-                self.entries.move_to_end(m.key)
-            elif size <= self.budget:
-                self.entries[m.key] = (t, size)
-                self.used += size
-                while self.used > self.budget:
-                    _, (_, s) = self.entries.popitem(last=False)
-                    self.used -= s
-        return t
+    return handle
 
 
-def to_tensor(name, m):
-    """The request matrix m as a float64 tensor (INVALID_ARGUMENT when
-    missing or malformed)."""
-    if m is None:
-        raise RPCError(grpc.StatusCode.INVALID_ARGUMENT, "%s: missing matrix" % name)
-    data = torch.from_numpy(m.data)
-    if m.upper:
-        n = m.rows
-        if n != m.cols or n < 0 or len(m.data) != n * (n + 1) // 2:
-            raise RPCError(grpc.StatusCode.INVALID_ARGUMENT, "%s: malformed symmetric matrix: %d x %d with %d values"
-                           % (name, m.rows, m.cols, len(m.data)))
-        iu = torch.triu_indices(n, n)
-        out = torch.zeros(n, n, dtype=torch.float64)
-        out[iu[0], iu[1]] = data
-        out[iu[1], iu[0]] = data
-        return out
-    if m.rows < 0 or m.cols < 0 or len(m.data) != m.rows * m.cols:
-        raise RPCError(grpc.StatusCode.INVALID_ARGUMENT, "%s: malformed matrix: %d x %d with %d values"
-                       % (name, m.rows, m.cols, len(m.data)))
-    return data.reshape(m.rows, m.cols)
+def _single(opts: "pb.CallOptions") -> bool:
+    return opts is not None and opts.precision == pb.SINGLE
 
 
-class Backend:
-    """The Backend service: models by id until released."""
+class Backend(backend_pb2_grpc.BackendServicer):
+    """The Backend service: models by id until released, and the request
+    matrices the client keeps here by handle."""
 
-    def __init__(self, caps):
-        self.caps = caps
-        self.models = {}
+    def __init__(self) -> None:
+        self.models: Dict[int, Model] = {}
+        self.kept: Dict[int, torch.Tensor] = {}
         self.ids = itertools.count(1)
         self.lock = threading.Lock()
-        self.cache = MatrixCache(CACHE_BYTES)
 
-    def _resolve(self, name, m):
-        if self.caps["matrix_cache"]:
-            return self.cache.resolve(name, m)
-        return to_tensor(name, m)
-
-    def _model(self, model_id):
+    def _model(self, model_id: int) -> Model:
         with self.lock:
             m = self.models.get(model_id)
         if m is None:
             raise RPCError(grpc.StatusCode.NOT_FOUND, "no model %d (released?)" % model_id)
         return m
 
-    def _add(self, m):
+    def _add(self, m: Model) -> int:
         with self.lock:
             i = next(self.ids)
             self.models[i] = m
-        return wire.encode_model_ref(i)
+        return i
 
-    def Capabilities(self, _req, _ctx):
-        return pb.CapabilitiesResponse(**self.caps).SerializeToString()
+    def _matrix(self, name: str, m: Optional["pb.Matrix"]) -> torch.Tensor:
+        """A request matrix: unpacked; kept under its handle when it has
+        one and data; looked up when it is a handle's reference."""
+        if m is None or m.handle == 0 or m.rows <= 0 or m.cols <= 0:
+            return codec.tensor(m, name)
+        if not m.data:
+            with self.lock:
+                t = self.kept.get(m.handle)
+            if t is None:
+                raise UsageError("%s: no matrix kept under handle %d (never sent, or released)" % (name, m.handle))
+            if tuple(t.shape) != (m.rows, m.cols):
+                raise UsageError("%s: the matrix under handle %d is %d x %d, the reference says %d x %d"
+                                 % (name, m.handle, t.shape[0], t.shape[1], m.rows, m.cols))
+            return t
+        t = codec.tensor(m, name)
+        with self.lock:
+            self.kept[m.handle] = t
+        return t
 
-    def Options(self, _req, _ctx):
-        return pb.OptionsResponse(options=[pb.OptionInfo(name=n, default_value=DEFAULTS[n], usage=u)
-                                           for n, u in INFO]).SerializeToString()
+    @staticmethod
+    def _fitted(model_id: int, m: Model) -> "pb.Fitted":
+        r = m.report
+        return pb.Fitted(model_id=model_id, num_params=m.num_params,
+                         report=pb.FitReport(epochs=r.epochs, stopped_by=r.stopped_by, loaded=r.loaded,
+                                             architecture=r.architecture))
 
-    def NewModel(self, req, _ctx):
-        r = pb.NewModelRequest.FromString(req)
-        return self._add(new_model(r.task, r.inputs, r.seed, r.classes, dict(r.options)))
+    @_rpc
+    def Describe(self, req, ctx):
+        return pb.DescribeResponse(capabilities=pb.Capabilities(**CAPABILITIES),
+                                   options=[pb.OptionInfo(name=n, default_value=DEFAULTS[n], usage=u) for n, u in INFO])
 
+    @_rpc
+    def NewModel(self, req, ctx):
+        m = new_model(req.task, req.inputs, req.seed, req.classes, dict(req.options), req.HasField("pretrained"))
+        return pb.ModelRef(model_id=self._add(m))
+
+    @_rpc
     def Fit(self, req, ctx):
-        r = wire.decode_fit(req)
-        m = self._model(r.model_id)
-        m.fit(self._resolve("x", r.x), r.y, ctx.is_active)
-        return b""
+        m = self._model(req.model_id)
+        m.fit(self._matrix("x", req.x), codec.vector(req.y, "y"), ctx.is_active)
+        return self._fitted(req.model_id, m)
 
-    def Predict(self, req, _ctx):
-        r = wire.decode_matrix_request(req)
-        m = self._model(r.model_id)
-        return wire.encode_matrix(m.predict(self._resolve("x", r.x)))
+    @_rpc
+    def WarmStart(self, req, ctx):
+        m = self._model(req.model_id)
+        nm = m.warm_start(self._matrix("x", req.x), codec.vector(req.y, "y"), req.steps, req.seed, ctx.is_active)
+        return self._fitted(self._add(nm), nm)
 
-    def NumParams(self, req, _ctx):
-        m = self._model(wire.decode_model_ref(req).model_id)
-        m.ready()
-        return wire.encode_num_params(m.num_params)
+    @_rpc
+    def Save(self, req, ctx):
+        return pb.ModelState(model_id=req.model_id, state=self._model(req.model_id).save_state())
 
-    def Jacobian(self, req, _ctx):
-        r = wire.decode_matrix_request(req)
-        m = self._model(r.model_id)
-        return wire.encode_matrix(m.jacobian(self._resolve("x", r.x)))
+    @_rpc
+    def Load(self, req, ctx):
+        m = self._model(req.model_id)
+        m.load_state(req.state)
+        return self._fitted(req.model_id, m)
 
-    def PredictShifted(self, req, _ctx):
-        r = wire.decode_predict_shifted(req)
-        m = self._model(r.model_id)
-        return wire.encode_matrix(m.predict_shifted(self._resolve("x", r.x), r.dtheta))
+    @_rpc
+    def Release(self, req, ctx):
+        with self.lock:
+            for i in req.model_ids:
+                self.models.pop(i, None)
+            for h in req.matrix_handles:
+                self.kept.pop(h, None)
+        return pb.ReleaseResponse()
 
-    def Kernel(self, req, _ctx):
-        r = wire.decode_kernel(req)
-        m = self._model(r.model_id)
-        x1 = self._resolve("x1", r.x1)
-        x2 = None if r.x2 is None else self._resolve("x2", r.x2)
+    @_rpc
+    def Predict(self, req, ctx):
+        return codec.matrix_pb(self._model(req.model_id).predict(self._matrix("x", req.x)))
+
+    @_rpc
+    def Jacobian(self, req, ctx):
+        return codec.matrix_pb(self._model(req.model_id).jacobian(self._matrix("x", req.x)))
+
+    @_rpc
+    def JacobianProduct(self, req, ctx):
+        m = self._model(req.model_id)
+        # x first, then v, as the Go server checks them.
+        x = self._matrix("x", req.x)
+        v = codec.tensor(req.v if req.HasField("v") else None, "v")
+        if req.transpose:
+            return codec.matrix_pb(m.jacobian_tmul(x, v))
+        return codec.matrix_pb(m.jacobian_mul(x, v))
+
+    @_rpc
+    def JacobianTVec(self, req, ctx):
+        m = self._model(req.model_id)
+        return codec.vector_pb(m.jacobian_tvec(self._matrix("x", req.x), codec.vector(req.a, "a")))
+
+    @_rpc
+    def Kernel(self, req, ctx):
+        m = self._model(req.model_id)
+        x1 = self._matrix("x1", req.x1)
+        x2 = self._matrix("x2", req.x2) if req.HasField("x2") else None
         k = m.kernel(x1, x2)
         # kernel() makes a symmetric kernel exactly symmetric.
-        return wire.encode_matrix(k, upper=x2 is None and r.allow_upper and k.shape[0] > 0)
+        return codec.matrix_pb(k, upper=x2 is None and req.allow_upper)
 
-    def JacobianTVec(self, req, _ctx):
-        r = wire.decode_jtvec(req)
-        m = self._model(r.model_id)
-        return wire.encode_vector(m.jacobian_tvec(self._resolve("x", r.x), r.a))
-
-    def PredictShifts(self, req, _ctx):
-        r = wire.decode_predict_shifts(req)
-        m = self._model(r.model_id)
+    @_rpc
+    def PredictShifts(self, req, ctx):
+        m = self._model(req.model_id)
         shifts = []
-        for i, s in enumerate(r.shifts):
-            x = self._resolve("shift %d: x" % i, s.x)
-            xt = None if s.x_train is None else self._resolve("shift %d: x_train" % i, s.x_train)
-            shifts.append((x, s.dtheta, xt, s.a))
-        return wire.encode_predict_shifts(m.predict_shifts(shifts))
+        for i, s in enumerate(req.shifts):
+            x = self._matrix("shift %d: x" % i, s.x)
+            if s.HasField("x_train"):
+                shifts.append((x, None, self._matrix("shift %d: x_train" % i, s.x_train), codec.vector(s.a, "a")))
+            else:
+                shifts.append((x, codec.vector(s.dtheta, "dtheta"), None, None))
+        return pb.PredictShiftsResponse(preds=[codec.matrix_pb(p) for p in m.predict_shifts(shifts)])
 
-    def Gram(self, req, _ctx):
-        r = wire.decode_gram(req)
-        m = self._model(r.model_id)
-        g, b = m.gram(self._resolve("x", r.x), r.e)
-        return wire.encode_gram(g, b)
-
-    def JacobianMul(self, req, _ctx):
-        r = wire.decode_jacobian_product(req)
-        m = self._model(r.model_id)
-        # x first, then v, as the Go server checks them; v is never keyed.
-        x = self._resolve("x", r.x)
-        return wire.encode_matrix(m.jacobian_mul(x, to_tensor("v", r.v)))
-
-    def JacobianTMul(self, req, _ctx):
-        r = wire.decode_jacobian_product(req)
-        m = self._model(r.model_id)
-        x = self._resolve("x", r.x)
-        return wire.encode_matrix(m.jacobian_tmul(x, to_tensor("v", r.v)))
-
-    def WarmStart(self, req, ctx):
-        r = wire.decode_warm_start(req)
-        m = self._model(r.model_id)
-        return self._add(m.warm_start(self._resolve("x", r.x), r.y, r.steps, r.seed, ctx.is_active))
-
-    def Release(self, req, _ctx):
-        model_id = wire.decode_model_ref(req).model_id
-        with self.lock:
-            self.models.pop(model_id, None)
-        return b""
-
-
-def _unary(op, fn):
-    """A raw-bytes handler for fn; its errors become gRPC statuses: usage
-    errors INVALID_ARGUMENT (lazyvi's framework.ErrUsage), the others their
-    own code or UNKNOWN, with the error's text."""
-
-    def handle(req, ctx):
-        try:
-            return fn(req, ctx)
-        except (RPCError, UsageError, ModelError) as e:
-            ctx.abort(e.code, str(e))
-        except wire.WireError as e:
-            ctx.abort(grpc.StatusCode.INVALID_ARGUMENT, "%s: malformed request: %s" % (op, e))
-        except Exception as e:
-            traceback.print_exc()
-            ctx.abort(grpc.StatusCode.UNKNOWN, "%s: %s: %s: %s" % (NAME, op, type(e).__name__, e))
-
-    return grpc.unary_unary_rpc_method_handler(handle)
-
-
-def backend_handler(b):
-    ops = ["Capabilities", "Options", "NewModel", "Fit", "Predict", "NumParams", "Jacobian", "PredictShifted",
-           "Kernel", "JacobianTVec", "PredictShifts", "Gram", "WarmStart", "Release", "JacobianMul", "JacobianTMul"]
-    if not b.caps["shift_batch"]:
-        ops.remove("PredictShifts")
-    if not b.caps["gram"]:
-        ops.remove("Gram")
-    if not b.caps["jacobian_products"]:
-        ops.remove("JacobianMul")
-        ops.remove("JacobianTMul")
-    return grpc.method_handlers_generic_handler("lazyvi.backend.v1.Backend", {op: _unary(op, getattr(b, op)) for op in ops})
+    @_rpc
+    def Gram(self, req, ctx):
+        m = self._model(req.model_id)
+        g, b = m.gram(self._matrix("x", req.x), codec.vector(req.e, "e"))
+        return pb.GramResponse(g=codec.matrix_pb(g, upper=True), b=codec.vector_pb(b))
 
 
 class Health(health_pb2_grpc.HealthServicer):
@@ -288,7 +229,7 @@ class Stdio(grpc_stdio_pb2_grpc.GRPCStdioServicer):
 
 
 class Controller(grpc_controller_pb2_grpc.GRPCControllerServicer):
-    def __init__(self, stop):
+    def __init__(self, stop: threading.Event) -> None:
         self.stop = stop
 
     def Shutdown(self, request, context):
@@ -296,21 +237,7 @@ class Controller(grpc_controller_pb2_grpc.GRPCControllerServicer):
         return grpc_controller_pb2.Empty()
 
 
-def capabilities():
-    caps = dict(CAPABILITIES)
-    for name in filter(None, os.environ.get("LAZYVI_TORCH_WITHOUT", "").split(",")):
-        if name.strip() not in caps:
-            raise SystemExit("lazyvi-torch: LAZYVI_TORCH_WITHOUT: unknown capability %r (known: %s)"
-                             % (name, ", ".join(caps)))
-        caps[name.strip()] = False
-    if not caps["gradients"]:
-        caps["kernel"] = caps["gram"] = caps["shift_batch"] = caps["matrix_free"] = False
-    if not caps["matrix_free"]:
-        caps["jacobian_products"] = False
-    return caps
-
-
-def _watch_parent(parent, stop):
+def _watch_parent(parent: int, stop: threading.Event) -> None:
     """Exits when the process that started this one (lazyvi), pid parent, is
     gone: this process is then re-parented, and nothing of it must outlive
     lazyvi."""
@@ -320,20 +247,22 @@ def _watch_parent(parent, stop):
         time.sleep(0.5)
 
 
-def serve():
-    """Serves until lazyvi shuts the plugin down or goes away."""
-    # The launcher read the parent's pid first thing; a parent that died
-    # since has made this process an orphan already.
-    parent = int(os.environ.get("LAZYVI_TORCH_PARENT") or os.getppid())
-    if os.getppid() != parent:
-        os._exit(1)
+def serve() -> int:
+    """Serves until lazyvi shuts the plugin down or goes away; run by hand
+    (without the handshake cookie) it says it is a plugin and returns 1."""
+    if os.environ.get(COOKIE_KEY) != COOKIE_VALUE:
+        sys.stderr.write("This binary is a plugin. These are not meant to be executed directly.\n"
+                         "Please execute the program that consumes these plugins, which will\n"
+                         "load any plugins automatically (vi estimate --plugin lazyvi-torch).\n")
+        return 1
+    parent = os.getppid()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # lazyvi handles ^C, then ends the plugin
     torch.set_default_dtype(torch.float64)
     stop = threading.Event()
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=WORKERS),
                          options=[("grpc.max_receive_message_length", MAX_MESSAGE),
                                   ("grpc.max_send_message_length", MAX_MESSAGE)])
-    server.add_generic_rpc_handlers((backend_handler(Backend(capabilities())),))
+    backend_pb2_grpc.add_BackendServicer_to_server(Backend(), server)
     health_pb2_grpc.add_HealthServicer_to_server(Health(), server)
     grpc_stdio_pb2_grpc.add_GRPCStdioServicer_to_server(Stdio(), server)
     grpc_controller_pb2_grpc.add_GRPCControllerServicer_to_server(Controller(stop), server)
@@ -349,3 +278,8 @@ def serve():
     # Straight out: the interpreter's own shutdown (torch's, the thread
     # pool's) can outlast go-plugin's 2 s grace for a graceful exit.
     os._exit(0)
+
+
+def main() -> int:
+    """The lazyvi-torch command."""
+    return serve()

@@ -2,22 +2,19 @@
 against the formed Jacobian: every task, row blocks far smaller than the
 rows, the double-backward fallback for a network functorch cannot
 transform, and the Jacobian blocks for one whose backward cannot be
-differentiated again. Run by TestPythonUnit (wire_test.go) or
-    cd plugins/torch && python3 -m unittest discover -s tests
+differentiated again. Run by pytest in plugins/torch (and by TestPythonUnit).
 """
 
 import os
-import sys
 import threading
 import unittest
 
+import torch
+
+from lazyvi_torch import model
+from lazyvi_torch.errors import ModelError
+
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, HERE)
-
-import torch  # noqa: E402
-
-from lazyvi_torch import model  # noqa: E402
-from lazyvi_torch.errors import ModelError  # noqa: E402
 
 EPS = torch.finfo(torch.float64).eps
 

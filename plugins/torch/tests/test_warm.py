@@ -1,18 +1,13 @@
 """The warm start's learning-rate schedule (lazyvi_torch.network.warm_rate
 and Trainer.continue_) against the Go backends' (nn.WarmRate, the same
-points as TestWarmRate). Run by TestPythonUnit (wire_test.go) or
-    cd plugins/torch && python3 -m unittest discover -s tests
+points as TestWarmRate). Run by pytest in plugins/torch (and by TestPythonUnit).
 """
 
-import os
-import sys
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import torch
 
-import torch  # noqa: E402
-
-from lazyvi_torch import network  # noqa: E402
+from lazyvi_torch import network
 
 
 class _Head:

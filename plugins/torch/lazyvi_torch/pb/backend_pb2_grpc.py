@@ -14,15 +14,10 @@ class BackendStub(object):
     Args:
       channel: A grpc.Channel.
     """
-    self.Capabilities = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/Capabilities',
-        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Empty.SerializeToString,
-        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.CapabilitiesResponse.FromString,
-        )
-    self.Options = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/Options',
-        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Empty.SerializeToString,
-        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.OptionsResponse.FromString,
+    self.Describe = channel.unary_unary(
+        '/lazyvi.backend.v1.Backend/Describe',
+        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.DescribeRequest.SerializeToString,
+        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.DescribeResponse.FromString,
         )
     self.NewModel = channel.unary_unary(
         '/lazyvi.backend.v1.Backend/NewModel',
@@ -32,37 +27,52 @@ class BackendStub(object):
     self.Fit = channel.unary_unary(
         '/lazyvi.backend.v1.Backend/Fit',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.FitRequest.SerializeToString,
-        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.FitResponse.FromString,
+        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Fitted.FromString,
+        )
+    self.WarmStart = channel.unary_unary(
+        '/lazyvi.backend.v1.Backend/WarmStart',
+        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.WarmStartRequest.SerializeToString,
+        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Fitted.FromString,
+        )
+    self.Save = channel.unary_unary(
+        '/lazyvi.backend.v1.Backend/Save',
+        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelRef.SerializeToString,
+        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelState.FromString,
+        )
+    self.Load = channel.unary_unary(
+        '/lazyvi.backend.v1.Backend/Load',
+        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelState.SerializeToString,
+        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Fitted.FromString,
+        )
+    self.Release = channel.unary_unary(
+        '/lazyvi.backend.v1.Backend/Release',
+        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ReleaseRequest.SerializeToString,
+        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ReleaseResponse.FromString,
         )
     self.Predict = channel.unary_unary(
         '/lazyvi.backend.v1.Backend/Predict',
-        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.MatrixRequest.SerializeToString,
+        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.PredictRequest.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.FromString,
-        )
-    self.NumParams = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/NumParams',
-        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelRef.SerializeToString,
-        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.NumParamsResponse.FromString,
         )
     self.Jacobian = channel.unary_unary(
         '/lazyvi.backend.v1.Backend/Jacobian',
-        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.MatrixRequest.SerializeToString,
+        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.JacobianRequest.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.FromString,
         )
-    self.PredictShifted = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/PredictShifted',
-        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.PredictShiftedRequest.SerializeToString,
-        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.FromString,
-        )
-    self.Kernel = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/Kernel',
-        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.KernelRequest.SerializeToString,
+    self.JacobianProduct = channel.unary_unary(
+        '/lazyvi.backend.v1.Backend/JacobianProduct',
+        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.JacobianProductRequest.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.FromString,
         )
     self.JacobianTVec = channel.unary_unary(
         '/lazyvi.backend.v1.Backend/JacobianTVec',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.JacobianTVecRequest.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Vector.FromString,
+        )
+    self.Kernel = channel.unary_unary(
+        '/lazyvi.backend.v1.Backend/Kernel',
+        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.KernelRequest.SerializeToString,
+        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.FromString,
         )
     self.PredictShifts = channel.unary_unary(
         '/lazyvi.backend.v1.Backend/PredictShifts',
@@ -74,50 +84,13 @@ class BackendStub(object):
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.GramRequest.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.GramResponse.FromString,
         )
-    self.WarmStart = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/WarmStart',
-        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.WarmStartRequest.SerializeToString,
-        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelRef.FromString,
-        )
-    self.Release = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/Release',
-        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelRef.SerializeToString,
-        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Empty.FromString,
-        )
-    self.Save = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/Save',
-        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelRef.SerializeToString,
-        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelState.FromString,
-        )
-    self.Load = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/Load',
-        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelState.SerializeToString,
-        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.FitResponse.FromString,
-        )
-    self.JacobianMul = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/JacobianMul',
-        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.JacobianProductRequest.SerializeToString,
-        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.FromString,
-        )
-    self.JacobianTMul = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/JacobianTMul',
-        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.JacobianProductRequest.SerializeToString,
-        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.FromString,
-        )
 
 
 class BackendServicer(object):
   # missing associated documentation comment in .proto file
   pass
 
-  def Capabilities(self, request, context):
-    # missing associated documentation comment in .proto file
-    pass
-    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-    context.set_details('Method not implemented!')
-    raise NotImplementedError('Method not implemented!')
-
-  def Options(self, request, context):
+  def Describe(self, request, context):
     # missing associated documentation comment in .proto file
     pass
     context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -138,70 +111,7 @@ class BackendServicer(object):
     context.set_details('Method not implemented!')
     raise NotImplementedError('Method not implemented!')
 
-  def Predict(self, request, context):
-    # missing associated documentation comment in .proto file
-    pass
-    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-    context.set_details('Method not implemented!')
-    raise NotImplementedError('Method not implemented!')
-
-  def NumParams(self, request, context):
-    # missing associated documentation comment in .proto file
-    pass
-    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-    context.set_details('Method not implemented!')
-    raise NotImplementedError('Method not implemented!')
-
-  def Jacobian(self, request, context):
-    # missing associated documentation comment in .proto file
-    pass
-    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-    context.set_details('Method not implemented!')
-    raise NotImplementedError('Method not implemented!')
-
-  def PredictShifted(self, request, context):
-    # missing associated documentation comment in .proto file
-    pass
-    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-    context.set_details('Method not implemented!')
-    raise NotImplementedError('Method not implemented!')
-
-  def Kernel(self, request, context):
-    # missing associated documentation comment in .proto file
-    pass
-    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-    context.set_details('Method not implemented!')
-    raise NotImplementedError('Method not implemented!')
-
-  def JacobianTVec(self, request, context):
-    # missing associated documentation comment in .proto file
-    pass
-    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-    context.set_details('Method not implemented!')
-    raise NotImplementedError('Method not implemented!')
-
-  def PredictShifts(self, request, context):
-    # missing associated documentation comment in .proto file
-    pass
-    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-    context.set_details('Method not implemented!')
-    raise NotImplementedError('Method not implemented!')
-
-  def Gram(self, request, context):
-    # missing associated documentation comment in .proto file
-    pass
-    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-    context.set_details('Method not implemented!')
-    raise NotImplementedError('Method not implemented!')
-
   def WarmStart(self, request, context):
-    # missing associated documentation comment in .proto file
-    pass
-    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-    context.set_details('Method not implemented!')
-    raise NotImplementedError('Method not implemented!')
-
-  def Release(self, request, context):
     # missing associated documentation comment in .proto file
     pass
     context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -222,14 +132,56 @@ class BackendServicer(object):
     context.set_details('Method not implemented!')
     raise NotImplementedError('Method not implemented!')
 
-  def JacobianMul(self, request, context):
+  def Release(self, request, context):
     # missing associated documentation comment in .proto file
     pass
     context.set_code(grpc.StatusCode.UNIMPLEMENTED)
     context.set_details('Method not implemented!')
     raise NotImplementedError('Method not implemented!')
 
-  def JacobianTMul(self, request, context):
+  def Predict(self, request, context):
+    # missing associated documentation comment in .proto file
+    pass
+    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+    context.set_details('Method not implemented!')
+    raise NotImplementedError('Method not implemented!')
+
+  def Jacobian(self, request, context):
+    # missing associated documentation comment in .proto file
+    pass
+    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+    context.set_details('Method not implemented!')
+    raise NotImplementedError('Method not implemented!')
+
+  def JacobianProduct(self, request, context):
+    # missing associated documentation comment in .proto file
+    pass
+    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+    context.set_details('Method not implemented!')
+    raise NotImplementedError('Method not implemented!')
+
+  def JacobianTVec(self, request, context):
+    # missing associated documentation comment in .proto file
+    pass
+    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+    context.set_details('Method not implemented!')
+    raise NotImplementedError('Method not implemented!')
+
+  def Kernel(self, request, context):
+    # missing associated documentation comment in .proto file
+    pass
+    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+    context.set_details('Method not implemented!')
+    raise NotImplementedError('Method not implemented!')
+
+  def PredictShifts(self, request, context):
+    # missing associated documentation comment in .proto file
+    pass
+    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+    context.set_details('Method not implemented!')
+    raise NotImplementedError('Method not implemented!')
+
+  def Gram(self, request, context):
     # missing associated documentation comment in .proto file
     pass
     context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -239,15 +191,10 @@ class BackendServicer(object):
 
 def add_BackendServicer_to_server(servicer, server):
   rpc_method_handlers = {
-      'Capabilities': grpc.unary_unary_rpc_method_handler(
-          servicer.Capabilities,
-          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Empty.FromString,
-          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.CapabilitiesResponse.SerializeToString,
-      ),
-      'Options': grpc.unary_unary_rpc_method_handler(
-          servicer.Options,
-          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Empty.FromString,
-          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.OptionsResponse.SerializeToString,
+      'Describe': grpc.unary_unary_rpc_method_handler(
+          servicer.Describe,
+          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.DescribeRequest.FromString,
+          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.DescribeResponse.SerializeToString,
       ),
       'NewModel': grpc.unary_unary_rpc_method_handler(
           servicer.NewModel,
@@ -257,37 +204,52 @@ def add_BackendServicer_to_server(servicer, server):
       'Fit': grpc.unary_unary_rpc_method_handler(
           servicer.Fit,
           request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.FitRequest.FromString,
-          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.FitResponse.SerializeToString,
+          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Fitted.SerializeToString,
+      ),
+      'WarmStart': grpc.unary_unary_rpc_method_handler(
+          servicer.WarmStart,
+          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.WarmStartRequest.FromString,
+          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Fitted.SerializeToString,
+      ),
+      'Save': grpc.unary_unary_rpc_method_handler(
+          servicer.Save,
+          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelRef.FromString,
+          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelState.SerializeToString,
+      ),
+      'Load': grpc.unary_unary_rpc_method_handler(
+          servicer.Load,
+          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelState.FromString,
+          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Fitted.SerializeToString,
+      ),
+      'Release': grpc.unary_unary_rpc_method_handler(
+          servicer.Release,
+          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ReleaseRequest.FromString,
+          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ReleaseResponse.SerializeToString,
       ),
       'Predict': grpc.unary_unary_rpc_method_handler(
           servicer.Predict,
-          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.MatrixRequest.FromString,
+          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.PredictRequest.FromString,
           response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.SerializeToString,
-      ),
-      'NumParams': grpc.unary_unary_rpc_method_handler(
-          servicer.NumParams,
-          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelRef.FromString,
-          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.NumParamsResponse.SerializeToString,
       ),
       'Jacobian': grpc.unary_unary_rpc_method_handler(
           servicer.Jacobian,
-          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.MatrixRequest.FromString,
+          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.JacobianRequest.FromString,
           response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.SerializeToString,
       ),
-      'PredictShifted': grpc.unary_unary_rpc_method_handler(
-          servicer.PredictShifted,
-          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.PredictShiftedRequest.FromString,
-          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.SerializeToString,
-      ),
-      'Kernel': grpc.unary_unary_rpc_method_handler(
-          servicer.Kernel,
-          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.KernelRequest.FromString,
+      'JacobianProduct': grpc.unary_unary_rpc_method_handler(
+          servicer.JacobianProduct,
+          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.JacobianProductRequest.FromString,
           response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.SerializeToString,
       ),
       'JacobianTVec': grpc.unary_unary_rpc_method_handler(
           servicer.JacobianTVec,
           request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.JacobianTVecRequest.FromString,
           response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Vector.SerializeToString,
+      ),
+      'Kernel': grpc.unary_unary_rpc_method_handler(
+          servicer.Kernel,
+          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.KernelRequest.FromString,
+          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.SerializeToString,
       ),
       'PredictShifts': grpc.unary_unary_rpc_method_handler(
           servicer.PredictShifts,
@@ -298,36 +260,6 @@ def add_BackendServicer_to_server(servicer, server):
           servicer.Gram,
           request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.GramRequest.FromString,
           response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.GramResponse.SerializeToString,
-      ),
-      'WarmStart': grpc.unary_unary_rpc_method_handler(
-          servicer.WarmStart,
-          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.WarmStartRequest.FromString,
-          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelRef.SerializeToString,
-      ),
-      'Release': grpc.unary_unary_rpc_method_handler(
-          servicer.Release,
-          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelRef.FromString,
-          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Empty.SerializeToString,
-      ),
-      'Save': grpc.unary_unary_rpc_method_handler(
-          servicer.Save,
-          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelRef.FromString,
-          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelState.SerializeToString,
-      ),
-      'Load': grpc.unary_unary_rpc_method_handler(
-          servicer.Load,
-          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelState.FromString,
-          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.FitResponse.SerializeToString,
-      ),
-      'JacobianMul': grpc.unary_unary_rpc_method_handler(
-          servicer.JacobianMul,
-          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.JacobianProductRequest.FromString,
-          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.SerializeToString,
-      ),
-      'JacobianTMul': grpc.unary_unary_rpc_method_handler(
-          servicer.JacobianTMul,
-          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.JacobianProductRequest.FromString,
-          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.SerializeToString,
       ),
   }
   generic_handler = grpc.method_handlers_generic_handler(

@@ -1,0 +1,403 @@
+package lazy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/linalg"
+)
+
+// errSingular marks a ridge system that cannot be solved at a candidate
+// penalty; the search scores such a candidate as unusable.
+var errSingular = errors.New("singular ridge system")
+
+// outside returns the rows of x other than lo..hi, as one new matrix.
+func outside(x *mat.Dense, lo, hi int) *mat.Dense {
+	n, c := x.Dims()
+	out := mat.NewDense(n-(hi-lo), c, nil)
+	raw, src := out.RawMatrix(), x.RawMatrix()
+	for i, o := 0, 0; i < n; i++ {
+		if i >= lo && i < hi {
+			continue
+		}
+		copy(raw.Data[o*raw.Stride:o*raw.Stride+c], src.Data[i*src.Stride:i*src.Stride+c])
+		o++
+	}
+	return out
+}
+
+// ridge is the lazy ridge problem on one feature's dropped train split, in
+// dual or primal form, with its rows in fold order.
+type ridge interface {
+	// meanDiag is trace(K)/n1 = trace(G)/n1, the penalty's natural scale.
+	meanDiag() float64
+	// solveAll returns the update fitted on all rows, as a Shift without
+	// its X: dtheta, or in the dual form when the backend has kernels.
+	solveAll(ctx context.Context, alpha float64) (framework.Shift, error)
+	// fold prepares the fit without samples lo..hi (rows lo*k..hi*k) and
+	// returns a solver for any set of penalties.
+	fold(ctx context.Context, lo, hi int) (foldSolver, error)
+}
+
+// foldSolver returns, for each penalty, the shift whose prediction is the
+// network's on the fold's held-out samples at theta_f + dtheta (nil where
+// the system could not be solved): in the dual form when the backend has
+// the structured kernel, so that the M-vector Phi_T^T a is formed next to
+// the model.
+type foldSolver func(ctx context.Context, alphas []float64) ([]*framework.Shift, error)
+
+// maxRidgeDim bounds the side of the ridge system, min(n1 k, M), that lazy
+// cross-validates: each fold holds a d x d copy of the system (72 MB at
+// d = 3000) and each Lanczos step costs 2 d^2 flops, up to d steps per fold
+// when the search goes to tiny penalties, and forming the system (Gram or
+// kernel) costs more still.
+const maxRidgeDim = 3000
+
+// maxFixedRidgeDim and maxJacobian bound what a fixed penalty needs: the
+// d x d system, a Krylov basis of up to d/6 vectors and, when that does not
+// converge, a Cholesky factorisation (d^3/3 flops, d^2 doubles: 1.1 GB at
+// 12000); with k > 1 outputs, the (n1 k) x M Jacobian (256M doubles is 2
+// GiB).
+const (
+	maxFixedRidgeDim = 12000
+	maxJacobian      = 1 << 28
+)
+
+// newRidge sets up the ridge problem of p's rows (the Jacobian's and the
+// kernel's rows are stacked as the residuals are, row i*k + j). bounds are
+// the fold boundaries in rows of x (fold f is rows bounds[f]..bounds[f+1])
+// when the penalty is cross-validated, nil when it is fixed. With single,
+// in the dual form, it is on the model's single-precision kernel when it
+// has one (framework.KernelerOf), whose folds' shifts then ask for the
+// single-precision Phi_T^T a too; the subsample search at scale uses it
+// (lazy-precision single), while the dense path's penalty and every update
+// stay on the double-precision kernel.
+func (p *problem) newRidge(ctx context.Context, bounds []int, single bool) (ridge, error) {
+	g, x, e, k := p.g, p.x, p.e, p.k
+	cv := len(bounds) > 1
+	samples, _ := x.Dims()
+	n := samples * k
+	m := g.NumParams()
+	if m < 1 {
+		return nil, fmt.Errorf("the model reports %d parameters", m)
+	}
+	switch d := min(n, m); {
+	case cv && d > maxRidgeDim:
+		return nil, framework.Usagef("lazy would cross-validate a %d x %d ridge system per feature (%d train rows x %d outputs, %d parameters): too slow here; fix the penalty with --lambda, use lazy-es, or a smaller network",
+			d, d, samples, k, m)
+	case d > maxFixedRidgeDim || (k > 1 && n*m > maxJacobian):
+		return nil, framework.Usagef("lazy would need a %d x %d ridge system and a %d x %d Jacobian per feature (%d train rows x %d outputs, %d parameters): too large; use lazy-es or a smaller network",
+			d, d, n, m, samples, k, m)
+	}
+	if n > m {
+		return p.newPrimal(ctx, bounds)
+	}
+	// The backend's structured kernel when it has one: for an MLP a few
+	// small matrix products per layer instead of the Jacobian's n x M
+	// entries and the n^2 M flops of their Gram. A kernel of k > 1 outputs
+	// that is not (n k) x (n k) (a backend whose Kernel is per sample)
+	// falls back to the Jacobian.
+	var km *mat.Dense
+	if _, ok := framework.AsSingleKerneler(g); !ok {
+		single = false
+	}
+	if kern, ok := framework.KernelerOf(g, single); ok {
+		var err error
+		if km, err = kern.Kernel(ctx, x, nil); err != nil {
+			return nil, fmt.Errorf("kernel: %w", err)
+		}
+		if r, c := km.Dims(); r != n || c != n {
+			if k == 1 {
+				return nil, fmt.Errorf("kernel: backend returned %d x %d for %d rows", r, c, n)
+			}
+			km, single = nil, false
+		}
+	}
+	var j *mat.Dense
+	if km == nil {
+		var err error
+		if j, err = g.Jacobian(ctx, x); err != nil {
+			return nil, fmt.Errorf("jacobian: %w", err)
+		}
+		if r, c := j.Dims(); r != n || c != m {
+			return nil, fmt.Errorf("jacobian: backend returned %d x %d for %d rows and %d parameters", r, c, n, m)
+		}
+	}
+	d := &dual{e: e, x: x, j: j, m: m, k: k, single: single}
+	if km != nil {
+		d.kfull = symmetrize(km)
+	} else {
+		d.kfull = linalg.Gram(j).RawMatrix()
+	}
+	d.kmat = mat.NewSymDense(n, d.kfull.Data)
+	return d, nil
+}
+
+// dual solves in the n1 x n1 kernel space: dtheta = Phi^T (K + alpha I)^-1 e.
+// With a Kerneler backend neither K nor Phi^T a needs the Jacobian: the
+// backend's structured products cost about as much as a product with Phi
+// (for an MLP, one small matrix product per layer) without forming or
+// moving its n1 x M entries (27 MB on the high-dimensional setting, whose
+// every product with it streams all of them from memory); without one, the
+// Jacobian j is held and K = Phi Phi^T.
+type dual struct {
+	kfull blas64.General // K with both triangles
+	kmat  *mat.SymDense  // the same storage as a SymDense
+	e     []float64
+	x     *mat.Dense
+	j     *mat.Dense // the Jacobian, held when the backend has no kernel
+	m     int
+	k     int // outputs: rows per sample
+	// single: K is the model's single-precision kernel, and a fold's
+	// shifts ask for Phi_T^T a in single precision as Phi^T a over all
+	// the rows x, a zero on the fold's (the same vector: a model's
+	// signals of x, which the kernel computed, then serve every fold,
+	// where the rows T = outside x's would need theirs computed per
+	// fold, which costs more than the product).
+	single bool
+}
+
+func (d *dual) meanDiag() float64 {
+	n := d.kmat.SymmetricDim()
+	t := 0.0
+	for i := 0; i < n; i++ {
+		t += d.kmat.At(i, i)
+	}
+	return t / float64(n)
+}
+
+// phiTMany returns (J_T^T A^T)^T = A J_T (k x M) for the rows T = all but
+// lo..hi of the held Jacobian; A (k x |T|) has one row per vector. This
+// orientation streams J's rows once (gonum's transposed-left product was 5x
+// slower here).
+func (d *dual) phiTMany(lo, hi int, a *mat.Dense) *mat.Dense {
+	n, _ := d.j.Dims()
+	k, _ := a.Dims()
+	out := mat.NewDense(k, d.m, nil)
+	var part mat.Dense
+	if lo > 0 {
+		out.Mul(a.Slice(0, k, 0, lo), d.j.Slice(0, lo, 0, d.m))
+	}
+	if hi < n {
+		part.Mul(a.Slice(0, k, lo, n-(hi-lo)), d.j.Slice(hi, n, 0, d.m))
+		out.Add(out, &part)
+	}
+	return out
+}
+
+func (d *dual) solveAll(ctx context.Context, alpha float64) (framework.Shift, error) {
+	n := d.kmat.SymmetricDim()
+	a, err := shiftedSolve(ctx, fullOp{d.kfull}, d.kmat, alpha, d.e)
+	if err != nil {
+		return framework.Shift{}, err
+	}
+	if d.j == nil {
+		return framework.Shift{XTrain: d.x, A: a}, nil
+	}
+	return framework.Shift{DTheta: d.phiTMany(n, n, mat.NewDense(1, len(a), a)).RawMatrix().Data}, nil
+}
+
+func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
+	_, p := d.x.Dims()
+	xH := d.x.Slice(lo, hi, 0, p).(*mat.Dense)
+	lo, hi = lo*d.k, hi*d.k // rows of K
+	// K_TT is K without the fold's rows and columns: used in place, no copy.
+	et := append(append([]float64(nil), d.e[:lo]...), d.e[hi:]...)
+	kr := newKrylov(holeOp{k: d.kfull, lo: lo, hi: hi}, et)
+	var xT *mat.Dense
+	if d.j == nil && !d.single {
+		xT = outside(d.x, lo/d.k, hi/d.k)
+	}
+	return func(ctx context.Context, alphas []float64) ([]*framework.Shift, error) {
+		as, usable, err := kr.solveMany(ctx, alphas)
+		if err != nil {
+			return nil, err
+		}
+		var dthetas *mat.Dense
+		if d.j != nil {
+			dthetas = d.phiTMany(lo, hi, as)
+		}
+		shifts := make([]*framework.Shift, len(alphas))
+		for c := range alphas {
+			switch {
+			case !usable[c]:
+			case d.j != nil:
+				shifts[c] = &framework.Shift{X: xH, DTheta: dthetas.RawRowView(c)}
+			case d.single:
+				a := make([]float64, len(d.e))
+				copy(a, as.RawRowView(c)[:lo])
+				copy(a[hi:], as.RawRowView(c)[lo:])
+				shifts[c] = &framework.Shift{X: xH, XTrain: d.x, A: a, Single: true}
+			default:
+				shifts[c] = &framework.Shift{X: xH, XTrain: xT, A: as.RawRowView(c)}
+			}
+		}
+		return shifts, nil
+	}, nil
+}
+
+// primal solves in the M x M parameter space: (G + alpha I) dtheta = Phi^T e.
+// G and Phi^T e are sums over the folds' row blocks, each block's part
+// formed once by framework.GramOf (the backend's Gram when it has one, so
+// that a plugin sends M(M+1)/2 values instead of the block's Jacobian;
+// else a symmetric rank-k update of the Jacobian: n1 M^2 flops in all), so
+// that a fold's training Gram is a subtraction rather than another rank-k
+// downdate. The Jacobian itself is never held.
+type primal struct {
+	model  framework.Gradienter
+	x      *mat.Dense    // the samples, in fold order
+	k      int           // outputs: Jacobian rows per sample
+	rows   int           // Jacobian rows, samples x k
+	g      *mat.SymDense // Phi^T Phi
+	b      []float64     // Phi^T e
+	blocks []primalBlock
+}
+
+// primalBlock is the part of G and Phi^T e from samples lo..hi.
+type primalBlock struct {
+	lo, hi int
+	g      *mat.SymDense
+	b      []float64
+}
+
+// newPrimal forms G and Phi^T e of p's rows and residuals, by fold blocks
+// when bounds (in samples) are given.
+func (p *problem) newPrimal(ctx context.Context, bounds []int) (*primal, error) {
+	g, x, e, k := p.g, p.x, p.e, p.k
+	samples, cols := x.Dims()
+	m := g.NumParams()
+	pm := &primal{x: x, rows: samples * k, g: mat.NewSymDense(m, nil), b: make([]float64, m)}
+	if len(bounds) < 2 {
+		bounds = []int{0, samples}
+	}
+	for f := 0; f+1 < len(bounds); f++ {
+		lo, hi := bounds[f], bounds[f+1]
+		bg, bb, err := framework.GramOf(ctx, g, x.Slice(lo, hi, 0, cols), e[lo*k:hi*k])
+		if err != nil {
+			return nil, fmt.Errorf("gram: %w", err)
+		}
+		if bg.SymmetricDim() != m || len(bb) != m {
+			return nil, fmt.Errorf("gram: backend returned %d x %d and %d values for %d parameters", bg.SymmetricDim(), bg.SymmetricDim(), len(bb), m)
+		}
+		pm.g.AddSym(pm.g, bg)
+		floats.Add(pm.b, bb)
+		pm.blocks = append(pm.blocks, primalBlock{lo: lo, hi: hi, g: bg, b: bb})
+	}
+	if len(pm.blocks) == 1 {
+		pm.blocks = nil // no folds: only the totals are used
+	}
+	return pm, nil
+}
+
+func (p *primal) meanDiag() float64 {
+	m := p.g.SymmetricDim()
+	t := 0.0
+	for i := 0; i < m; i++ {
+		t += p.g.At(i, i)
+	}
+	return t / float64(p.rows)
+}
+
+func (p *primal) solveAll(ctx context.Context, alpha float64) (framework.Shift, error) {
+	dtheta, err := shiftedSolve(ctx, upperOp{p.g.RawSymmetric()}, p.g, alpha, p.b)
+	return framework.Shift{DTheta: dtheta}, err
+}
+
+func (p *primal) fold(_ context.Context, lo, hi int) (foldSolver, error) {
+	_, cols := p.x.Dims()
+	xH := p.x.Slice(lo, hi, 0, cols).(*mat.Dense)
+	i := slices.IndexFunc(p.blocks, func(b primalBlock) bool { return b.lo == lo && b.hi == hi })
+	if i < 0 {
+		return nil, fmt.Errorf("no fold of samples %d..%d among the blocks the Gram was formed by", lo, hi)
+	}
+	// G - G_fold and b - b_fold, with both triangles for the Krylov solver.
+	m := p.g.SymmetricDim()
+	gt := blas64.General{Rows: m, Cols: m, Stride: m, Data: make([]float64, m*m)}
+	tot, blk := p.g.RawSymmetric(), p.blocks[i].g.RawSymmetric()
+	for r := 0; r < m; r++ {
+		for c := r; c < m; c++ {
+			v := tot.Data[r*tot.Stride+c] - blk.Data[r*blk.Stride+c]
+			gt.Data[r*m+c], gt.Data[c*m+r] = v, v
+		}
+	}
+	bt := make([]float64, m)
+	floats.SubTo(bt, p.b, p.blocks[i].b)
+	kr := newKrylov(fullOp{gt}, bt)
+	return func(ctx context.Context, alphas []float64) ([]*framework.Shift, error) {
+		dthetas, usable, err := kr.solveMany(ctx, alphas)
+		if err != nil {
+			return nil, err
+		}
+		shifts := make([]*framework.Shift, len(alphas))
+		for c := range alphas {
+			if usable[c] {
+				shifts[c] = &framework.Shift{X: xH, DTheta: dthetas.RawRowView(c)}
+			}
+		}
+		return shifts, nil
+	}, nil
+}
+
+// choleskySolve solves (A + alpha I) x = r. A system that is positive
+// definite but ill-conditioned (gonum's mat.Condition: condition number
+// above 1e16, as when a dropped feature's zero gradients meet a tiny
+// penalty) is solved all the same: Cholesky is backward stable, so its
+// solution's backward error is of order n eps whatever the condition,
+// which is how the Krylov solves are judged too (krylovTol); only its
+// forward error may be large, in directions the ridge regression leaves
+// undetermined.
+func choleskySolve(a *mat.SymDense, alpha float64, r []float64) ([]float64, error) {
+	n := a.SymmetricDim()
+	s := mat.NewSymDense(n, nil)
+	s.CopySym(a)
+	for i := 0; i < n; i++ {
+		s.SetSym(i, i, s.At(i, i)+alpha)
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(s) {
+		return nil, fmt.Errorf("%w: the %d x %d system at alpha %g is not positive definite", errSingular, n, n, alpha)
+	}
+	x := mat.NewVecDense(n, nil)
+	if err := ch.SolveVecTo(x, mat.NewVecDense(n, r)); err != nil {
+		var cond mat.Condition
+		if !errors.As(err, &cond) {
+			return nil, fmt.Errorf("ridge solve: %w", err)
+		}
+	}
+	out := x.RawVector().Data
+	for _, v := range out {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: the %d x %d system at alpha %g has no finite solution", errSingular, n, n, alpha)
+		}
+	}
+	return out, nil
+}
+
+// symmetrize replaces the square k by its symmetric part (k + k^T) / 2, in
+// place (k is the caller's to give up), and returns its storage with both
+// triangles.
+func symmetrize(k *mat.Dense) blas64.General {
+	n, _ := k.Dims()
+	raw := k.RawMatrix()
+	if raw.Stride != n {
+		raw = mat.DenseCopyOf(k).RawMatrix()
+	}
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			v := 0.5 * (raw.Data[i*n+j] + raw.Data[j*n+i])
+			raw.Data[i*n+j], raw.Data[j*n+i] = v, v
+		}
+	}
+	return raw
+}
+
+// lapackImpl is the LAPACK the lazy solver calls (see internal/linalg).
+var lapackImpl = linalg.LAPACK

@@ -1,0 +1,272 @@
+package gemm
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+type float interface{ ~float32 | ~float64 }
+
+// config is one micro-kernel with the blocking that feeds it: tiles of C
+// are mr x nr, k is taken kc steps at a time (a B panel of kc x nr stays
+// in L1), rows mc at a time (a packed A block in L2), columns nc at a time
+// (a B block in L3). B is packed only where it is stored transposed, or for
+// a last panel narrower than nr: otherwise the kernel reads its rows in
+// place, which saves a copy of B per product (a large share of the time
+// where op(A) has few rows, as in training's minibatches).
+type config[T float] struct {
+	kern          func(k int, a, b, c *T, ldb, ldc int, beta T, mode int)
+	mr, nr        int
+	kc, mc, nc    int
+	scratch, pack pool[T]
+}
+
+// The modes a micro-kernel starts its accumulators in.
+const (
+	modeZero  = 0 // 0
+	modeLoad  = 1 // C
+	modeScale = 2 // beta * C
+)
+
+// parallelWork is the smallest m*n*k that the product splits across
+// goroutines: below it, starting them costs more than they save.
+const parallelWork = 1 << 18
+
+// gemm computes C = alpha op(A) op(B) + beta C on cf's micro-kernel, with
+// arguments already checked. Every element of C takes the same arithmetic
+// whatever the shape, the blocking and the number of goroutines:
+// c = beta*c (c = 0 when beta is 0), then c = fma(alpha*a_l, b_l, c) for
+// l = 0, ..., k-1 in order, each operation rounded once. Only the work's
+// partition across goroutines changes with GOMAXPROCS, never a sum's order.
+func gemm[T float](cf *config[T], tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if alpha == 0 || k == 0 {
+		scale(m, n, beta, c, ldc)
+		return
+	}
+	j := job[T]{cf: cf, tA: tA, tB: tB, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
+	workers := 1
+	if float64(m)*float64(n)*float64(k) >= parallelWork {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	// Rows per work item: mc, or fewer so that each goroutine gets about
+	// four items.
+	j.mc = cf.mc
+	if workers > 1 {
+		j.mc = min(j.mc, max(cf.mr, roundUp(ceilDiv(m, 4*workers), cf.mr)))
+	}
+	j.mc = min(j.mc, roundUp(m, cf.mr))
+	rowItems := ceilDiv(m, j.mc)
+	bbuf := cf.pack.get(min(cf.kc, k) * roundUp(min(cf.nc, n), cf.nr))
+	defer cf.pack.put(bbuf)
+	j.bbuf = *bbuf
+	scratchLen := j.mc*min(cf.kc, k) + cf.mr*cf.nr
+	if workers == 1 {
+		buf := cf.scratch.get(scratchLen)
+		defer cf.scratch.put(buf)
+		for jc := 0; jc < n; jc += cf.nc {
+			j.setColumns(jc, 1)
+			for pc := 0; pc < k; pc += cf.kc {
+				j.setSteps(pc)
+				j.packB(0, j.panels)
+				for ri := range rowItems {
+					j.item(*buf, ri, 0)
+				}
+			}
+		}
+		return
+	}
+	j.runParallel(workers, rowItems, scratchLen)
+}
+
+// runParallel runs the job on workers goroutines (j is a copy: only it
+// leaves for the heap).
+func (j job[T]) runParallel(workers, rowItems, scratchLen int) {
+	cf := j.cf
+	scratch := make([]*[]T, workers)
+	for w := range scratch {
+		scratch[w] = cf.scratch.get(scratchLen)
+		defer cf.scratch.put(scratch[w])
+	}
+	for jc := 0; jc < j.n; jc += cf.nc {
+		// Too few row items for the goroutines: split the columns too.
+		panels := ceilDiv(min(cf.nc, j.n-jc), cf.nr)
+		colItems := 1
+		if rowItems < 2*workers {
+			colItems = min(panels, ceilDiv(2*workers, rowItems))
+		}
+		j.setColumns(jc, colItems)
+		for pc := 0; pc < j.k; pc += cf.kc {
+			j.setSteps(pc)
+			const packChunk = 8 // B panels per packing item
+			parallel(workers, ceilDiv(panels, packChunk), func(_, i int) {
+				j.packB(i*packChunk, min(panels, (i+1)*packChunk))
+			})
+			parallel(workers, rowItems*colItems, func(w, i int) {
+				j.item(*scratch[w], i/colItems, i%colItems)
+			})
+		}
+	}
+}
+
+// job is one product in progress: its arguments, its blocking and the
+// column and step block (jc, pc) being computed.
+type job[T float] struct {
+	cf             *config[T]
+	tA, tB         bool
+	m, n, k        int
+	alpha, beta    T
+	a, b, c        []T
+	lda, ldb, ldc  int
+	mc             int // rows per work item
+	bbuf           []T // the packed B block
+	jc, nb, panels int // column block: first column, columns, panels
+	colItems       int // work items across the column block
+	pc, kb, mode   int // step block: first step, steps, kernel mode
+}
+
+func (j *job[T]) setColumns(jc, colItems int) {
+	j.jc, j.nb = jc, min(j.cf.nc, j.n-jc)
+	j.panels, j.colItems = ceilDiv(j.nb, j.cf.nr), colItems
+}
+
+func (j *job[T]) setSteps(pc int) {
+	j.pc, j.kb = pc, min(j.cf.kc, j.k-pc)
+	j.mode = modeLoad
+	if pc == 0 {
+		switch j.beta {
+		case 0:
+			j.mode = modeZero
+		case 1:
+			j.mode = modeLoad
+		default:
+			j.mode = modeScale
+		}
+	}
+}
+
+// packB packs panels q0..q1-1 of the column block's B: all of them where
+// B is stored transposed, only a last panel narrower than nr where not.
+func (j *job[T]) packB(q0, q1 int) {
+	nr := j.cf.nr
+	if !j.tB {
+		if q1 == j.panels && j.nb%nr != 0 {
+			q := j.panels - 1
+			packBPanel(j.bbuf[q*nr*j.kb:(q+1)*nr*j.kb], false, j.b, j.ldb, j.pc, j.kb, j.jc+q*nr, j.nb-q*nr, nr)
+		}
+		return
+	}
+	c0, c1 := q0*nr, min(j.nb, q1*nr)
+	packB(j.bbuf[c0*j.kb:], j.tB, j.b, j.ldb, j.pc, j.kb, j.jc+c0, c1-c0, nr)
+}
+
+// bPanel returns panel q of the column block's B and the distance between
+// its steps.
+func (j *job[T]) bPanel(q int) (*T, int) {
+	nr := j.cf.nr
+	if !j.tB && (q+1)*nr <= j.nb {
+		return &j.b[j.pc*j.ldb+j.jc+q*nr], j.ldb
+	}
+	return &j.bbuf[q*nr*j.kb], nr
+}
+
+// item computes the work item of row block ri and column part cj: it packs
+// that block's A into buf and runs the micro-kernel over its tiles, B
+// panel by B panel.
+func (j *job[T]) item(buf []T, ri, cj int) {
+	cf, kb, mode, c, ldc := j.cf, j.kb, j.mode, j.c, j.ldc
+	mr, nr := cf.mr, cf.nr
+	i0 := ri * j.mc
+	mb := min(j.mc, j.m-i0)
+	q0, q1 := cj*j.panels/j.colItems, (cj+1)*j.panels/j.colItems
+	abuf, tile := buf[:roundUp(mb, mr)*kb], buf[len(buf)-mr*nr:]
+	packA(abuf, j.tA, j.a, j.lda, i0, mb, j.pc, kb, mr, j.alpha)
+	for q := q0; q < q1; q++ {
+		col := j.jc + q*nr
+		cols := min(nr, j.n-col)
+		bp, ldb := j.bPanel(q)
+		for ip := 0; ip < mb; ip += mr {
+			rows := min(mr, mb-ip)
+			ap := &abuf[ip*kb]
+			ci := (i0+ip)*ldc + col
+			if rows == mr && cols == nr {
+				cf.kern(kb, ap, bp, &c[ci], ldb, ldc, j.beta, mode)
+				continue
+			}
+			// An edge tile runs on a full one in scratch.
+			if mode != modeZero {
+				for r := range rows {
+					copy(tile[r*nr:r*nr+cols], c[ci+r*ldc:])
+				}
+			}
+			cf.kern(kb, ap, bp, &tile[0], ldb, nr, j.beta, mode)
+			for r := range rows {
+				copy(c[ci+r*ldc:ci+r*ldc+cols], tile[r*nr:])
+			}
+		}
+	}
+}
+
+// scale sets C = beta C, as a product with no terms does (C = 0 when beta
+// is 0, whatever C held).
+func scale[T float](m, n int, beta T, c []T, ldc int) {
+	if beta == 1 {
+		return
+	}
+	for i := range m {
+		row := c[i*ldc : i*ldc+n]
+		if beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= beta
+		}
+	}
+}
+
+// parallel runs f(w, i) for i = 0, ..., count-1 on up to workers
+// goroutines, w numbering the goroutine (each item on one of them).
+func parallel(workers, count int, f func(w, i int)) {
+	if workers <= 1 || count <= 1 {
+		for i := range count {
+			f(0, i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range min(workers, count) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= count {
+					return
+				}
+				f(w, i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// pool keeps buffers of T between products.
+type pool[T float] struct{ p sync.Pool }
+
+// get returns a buffer of at least n elements.
+func (p *pool[T]) get(n int) *[]T {
+	if v, ok := p.p.Get().(*[]T); ok && cap(*v) >= n {
+		*v = (*v)[:n]
+		return v
+	}
+	s := make([]T, n)
+	return &s
+}
+
+func (p *pool[T]) put(v *[]T) { p.p.Put(v) }
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+func roundUp(a, b int) int { return ceilDiv(a, b) * b }

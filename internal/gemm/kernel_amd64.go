@@ -1,0 +1,40 @@
+//go:build !purego
+
+package gemm
+
+//go:generate sh -c "go run asmgen.go > kernel_amd64.s"
+
+const haveKernels = true
+
+// The micro-kernels of kernel_amd64.s: each updates one tile of C from a
+// packed A panel and a B panel, packed or in place (see asmgen.go for the
+// arithmetic).
+
+//go:noescape
+func kernF64AVX2(k int, a, b, c *float64, ldb, ldc int, beta float64, mode int)
+
+//go:noescape
+func kernF32AVX2(k int, a, b, c *float32, ldb, ldc int, beta float32, mode int)
+
+//go:noescape
+func kernF64AVX512(k int, a, b, c *float64, ldb, ldc int, beta float64, mode int)
+
+//go:noescape
+func kernF32AVX512(k int, a, b, c *float32, ldb, ldc int, beta float32, mode int)
+
+var (
+	f64AVX2   = &config[float64]{kern: kernF64AVX2, mr: 6, nr: 8, kc: 256, mc: 192, nc: 1536}
+	f32AVX2   = &config[float32]{kern: kernF32AVX2, mr: 6, nr: 16, kc: 256, mc: 384, nc: 3072}
+	f64AVX512 = &config[float64]{kern: kernF64AVX512, mr: 12, nr: 16, kc: 256, mc: 192, nc: 1536}
+	f32AVX512 = &config[float32]{kern: kernF32AVX512, mr: 12, nr: 32, kc: 256, mc: 384, nc: 3072}
+)
+
+func configs(l Level) (*config[float64], *config[float32]) {
+	switch l {
+	case AVX512:
+		return f64AVX512, f32AVX512
+	case AVX2:
+		return f64AVX2, f32AVX2
+	}
+	return nil, nil
+}

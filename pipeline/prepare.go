@@ -1,0 +1,515 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+
+	"github.com/lazyvi/lazyvi/dataio"
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+)
+
+// Config describes how to set up a Problem from a Dataset.
+type Config struct {
+	Target      string            // response column; "" means the last column
+	Task        *framework.Task   // nil: inferred (InferTask)
+	BackendName string            // for messages and the report
+	Backend     framework.Backend // builds the full model and, for retrain, the reduced ones
+	Options     map[string]string
+	TrainFrac   float64 // share of rows in the train split; 0 means DefaultTrainFrac
+	Seed        int64   // used as given: 0 is a seed like any other (vi's --seed defaults to 1)
+	// MinTrain is the fewest rows the train split (with CrossFit, each
+	// train set) must leave; below MinTrainRows means MinTrainRows. Run
+	// raises it to what its estimators need (MinTrainFor), so that a split
+	// too small for them fails before any model is trained, naming the data.
+	MinTrain int
+
+	// CrossFit >= 2 makes Run cross-fit: CrossFit folds, each in turn the
+	// evaluation set of models trained on the others (PrepareFolds);
+	// TrainFrac is then unused. 0 or 1: one train/evaluation split.
+	CrossFit int
+	// Repeats >= 2 makes Run repeat the split or the cross-fit with that
+	// many seeds (RepeatSeed) and combine them (InferRepeated); 0 or 1: once.
+	// It cannot be combined with Saved, whose models are one seed's.
+	Repeats int
+	// Groups and OneHot choose the features Run estimates (see
+	// ResolveFeatures); none means one feature per column.
+	Groups []dataio.Group
+	OneHot bool
+
+	// Saved, when set, holds the full models of a model file (vi train):
+	// Prepare and PrepareFolds load them instead of training (and choosing
+	// among Candidates), after checking that they were trained on this data
+	// with these settings (Saved.Check), so that the run gives exactly the
+	// numbers of the run that trained them.
+	Saved *dataio.SavedModel
+
+	// Candidates, when given, are option settings that Prepare trains the
+	// full model with (the first alone, then the others in parallel),
+	// keeping the one its backend's validation slice scores best (see
+	// selectFull; with cross-fitting the first fold chooses); retrain and
+	// every other estimator then use the chosen one (Problem.Spec).
+	// Baselines are scored beside the full model by Run (see Report.Full).
+	Candidates []Candidate
+	Baselines  []Baseline
+}
+
+// MinTrainRows is the fewest rows Prepare and PrepareFolds leave for
+// training, whatever Config.MinTrain says.
+const MinTrainRows = 6
+
+// TrainRower is the optional interface of an estimator that needs more
+// train rows than MinTrainRows (lazy: two per cross-validation fold).
+type TrainRower interface {
+	MinTrainRows() int
+}
+
+// MinTrainFor returns the fewest train rows the estimators need: the
+// largest of MinTrainRows and their TrainRowers' MinTrainRows.
+func MinTrainFor(ests []framework.Estimator) int {
+	n := MinTrainRows
+	for _, e := range ests {
+		if r, ok := e.(TrainRower); ok {
+			n = max(n, r.MinTrainRows())
+		}
+	}
+	return n
+}
+
+// Prepare splits the data set (seeded), standardises the features with
+// train-split statistics and trains the full model once.
+func Prepare(ctx context.Context, d *dataio.Dataset, cfg Config) (*framework.Problem, error) {
+	sp, err := newSetup(d, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Backend == nil {
+		return nil, framework.FieldErrorf("Config.Backend", "is nil: no backend to build the models")
+	}
+	n1, _, err := sp.split()
+	if err != nil {
+		return nil, err
+	}
+	perm := sp.perm()
+	return sp.problem(ctx, perm[:n1], perm[n1:], 0)
+}
+
+// perm is the seeded order of the rows that the splits and folds cut.
+func (sp *setup) perm() []int {
+	n, _ := sp.d.X.Dims()
+	return rand.New(rand.NewPCG(uint64(sp.cfg.Seed), 0x5eed5b11)).Perm(n)
+}
+
+// foldBounds cuts n rows into k folds of nearly equal size: fold i is
+// rows [bounds[i], bounds[i+1]) of the permutation.
+func foldBounds(n, k int) []int {
+	bounds := make([]int, k+1)
+	for i := range bounds {
+		bounds[i] = i * n / k
+	}
+	return bounds
+}
+
+// split returns the sizes of the train and evaluation splits of
+// Config.TrainFrac, or an error when they are too small for the folds.
+func (sp *setup) split() (n1, n2 int, err error) {
+	n, _ := sp.d.X.Dims()
+	frac := sp.cfg.TrainFrac
+	if frac == 0 {
+		frac = DefaultTrainFrac
+	}
+	if !(frac > 0 && frac < 1) {
+		return 0, 0, framework.FieldErrorf("Config.TrainFrac", "must be in (0, 1), got %g", frac)
+	}
+	n1 = int(math.Round(frac * float64(n)))
+	n2 = n - n1
+	if n1 < sp.minTrain || n2 < 2 {
+		return 0, 0, &dataio.InputError{File: sp.d.Source, Msg: fmt.Sprintf("%d rows are too few: a %.2f train split of %d rows leaves %d for training (need at least %d) and %d for evaluation (need at least 2)",
+			n, frac, n, n1, sp.minTrain, n2)}
+	}
+	return n1, n2, nil
+}
+
+// checkCrossFit reports k cross-fitting folds that are too many for the
+// rows: each fold needs 2 evaluation rows and each train set (the other
+// folds) 2 rows per tuning fold.
+func (sp *setup) checkCrossFit(k int) error {
+	if k < 2 {
+		return framework.FieldErrorf("Config.CrossFit", "must be at least 2, got %d", k)
+	}
+	n, _ := sp.d.X.Dims()
+	if n/k < 2 || n-(n+k-1)/k < sp.minTrain {
+		return &dataio.InputError{File: sp.d.Source, Msg: fmt.Sprintf("%d rows are too few for %d cross-fitting folds (each fold needs 2 rows, each train set %d)",
+			n, k, sp.minTrain)}
+	}
+	return nil
+}
+
+// ErrTooFewSplitRows marks the input error of CheckRun for a train/evaluation
+// split that leaves split inference too few evaluation rows: more rows, a
+// smaller Config.TrainFrac or Plain inference would do.
+var ErrTooFewSplitRows = errors.New("too few evaluation rows for split inference")
+
+// CheckRun makes, before any model is trained, every check of Run that
+// needs no model: the data and its response (newSetup, CheckScale), the
+// rows against the split, the tuning folds and the cross-fitting folds,
+// the evaluation rows that split inference needs, the groups against the
+// columns, the measure (nil: the task's default) against the task and
+// against the evaluation rows it will score (checkScoredRows), the level,
+// delta and perturbation, and the repetitions (none with a saved model).
+// Its errors are usage errors, *InputErrors where the data
+// is at fault. cfg.Backend is not used: a caller may check before it
+// starts a backend. Run calls it first.
+func CheckRun(d *dataio.Dataset, cfg Config, m framework.Measure, opt EstimateOptions) error {
+	if cfg.Repeats < 0 {
+		return framework.FieldErrorf("Config.Repeats", "must be at least 1 (0 means 1), got %d", cfg.Repeats)
+	}
+	if cfg.Repeats > 1 && cfg.Saved != nil {
+		return framework.FieldErrorf("Config.Repeats", "must be 1 with a saved model (Config.Saved): the other repetitions train with other seeds and cannot reuse it, got %d", cfg.Repeats)
+	}
+	if opt.Ensemble && (cfg.CrossFit < 2 || cfg.Repeats < 2) {
+		return framework.FieldErrorf("EstimateOptions.Ensemble", "needs cross-fitting (at least 2 folds) repeated at least twice, got %d folds and %d repetitions", cfg.CrossFit, max(cfg.Repeats, 1))
+	}
+	if (opt.Debias || opt.BiasAware) && !opt.Ensemble {
+		return framework.FieldErrorf("EstimateOptions.Debias", "and BiasAware need the ensemble of repeated cross-fits (Ensemble)")
+	}
+	sp, err := newSetup(d, cfg)
+	if err != nil {
+		return err
+	}
+	if cfg.CrossFit >= 2 {
+		// Every fold has at least 2 evaluation rows, which is what split
+		// inference needs with several folds.
+		if err := sp.checkCrossFit(cfg.CrossFit); err != nil {
+			return err
+		}
+	} else {
+		_, n2, err := sp.split()
+		if err != nil {
+			return err
+		}
+		if opt.Inference == inference.Split && n2 < inference.MinSplitRows {
+			n, _ := d.X.Dims()
+			return &dataio.InputError{File: d.Source, Err: ErrTooFewSplitRows,
+				Msg: fmt.Sprintf("%d rows are too few: split inference needs at least %d evaluation rows (2 per half), the train split leaves %d",
+					n, inference.MinSplitRows, n2)}
+		}
+	}
+	if _, err := dataio.ResolveFeatures(sp.names, d.Names[sp.target], cfg.Groups, cfg.OneHot); err != nil {
+		return err
+	}
+	if m == nil {
+		var err error
+		if m, err = framework.LookupMeasure(framework.DefaultMeasure(sp.task)); err != nil {
+			return opt.infer(cfg.Seed).Check() // no measures registered: nothing to check them with
+		}
+	}
+	if !m.Supports(sp.task) {
+		return &dataio.InputError{File: d.Source, Column: d.Names[sp.target], Msg: fmt.Sprintf("measure %s does not fit a %s response", m.Name(), sp.task)}
+	}
+	if err := sp.checkScoredRows(m, opt.Inference); err != nil {
+		return err
+	}
+	return opt.infer(cfg.Seed).Check()
+}
+
+// checkScoredRows reports a set of evaluation rows on which the measure
+// cannot score any model (auc on rows of one class, r2 on a constant
+// response): the rows Infer scores the full and the reduced models on, for
+// the seeded split or cross-fitting folds, are known before any model is
+// trained. The measure's usage errors on placeholder predictions (the
+// response itself for regression, equal class probabilities otherwise)
+// tell.
+func (sp *setup) checkScoredRows(m framework.Measure, inf inference.Inference) error {
+	n, _ := sp.d.X.Dims()
+	perm := sp.perm()
+	var sets [][]int
+	where := "the evaluation split"
+	if k := sp.cfg.CrossFit; k >= 2 {
+		b := foldBounds(n, k)
+		for i := 0; i < k; i++ {
+			sets = append(sets, perm[b[i]:b[i+1]])
+		}
+		where = "a cross-fitting fold"
+	} else {
+		n1, _, err := sp.split()
+		if err != nil {
+			return err
+		}
+		eval := perm[n1:]
+		sets = [][]int{eval}
+		if inf == inference.Split {
+			half := (len(eval) + 1) / 2
+			sets = [][]int{eval[:half], eval[half:]}
+			where = "a half of the evaluation split (split inference)"
+		}
+	}
+	outs := 1
+	if sp.task == framework.Multiclass {
+		outs = sp.classes
+	}
+	for _, rows := range sets {
+		y := make([]float64, len(rows))
+		pred := mat.NewDense(len(rows), outs, nil)
+		for i, r := range rows {
+			y[i] = sp.d.X.At(r, sp.target)
+			for c := 0; c < outs; c++ {
+				switch sp.task {
+				case framework.Regression:
+					pred.Set(i, c, y[i])
+				default:
+					pred.Set(i, c, 1/float64(max(outs, 2)))
+				}
+			}
+		}
+		if _, err := m.Evaluate(y, pred); errors.Is(err, framework.ErrUsage) {
+			return &dataio.InputError{File: sp.d.Source, Column: sp.d.Names[sp.target],
+				Msg: fmt.Sprintf("%s (%d rows, seed %d): %v; use more rows, another seed or another measure", where, len(rows), sp.cfg.Seed, err)}
+		}
+	}
+	return nil
+}
+
+// PrepareFolds cross-fits: it deals the rows (seeded) into k folds of
+// nearly equal size and returns k Problems, the i-th evaluating on fold i
+// with its full model trained (and its features standardised) on the other
+// k-1 folds. The full models are trained Workers at a time (0: all CPUs).
+// Config.TrainFrac is not used.
+func PrepareFolds(ctx context.Context, d *dataio.Dataset, cfg Config, k, workers int) ([]*framework.Problem, error) {
+	sp, err := newSetup(d, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Backend == nil {
+		return nil, framework.FieldErrorf("Config.Backend", "is nil: no backend to build the models")
+	}
+	if err := sp.checkCrossFit(k); err != nil {
+		return nil, err
+	}
+	n, _ := d.X.Dims()
+	perm, bounds := sp.perm(), foldBounds(n, k)
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	probs := make([]*framework.Problem, k)
+	errs := make([]error, k)
+	fold := func(i int) {
+		if ctx.Err() != nil {
+			errs[i] = ctx.Err()
+			return
+		}
+		eval := perm[bounds[i]:bounds[i+1]]
+		train := make([]int, 0, n-len(eval))
+		train = append(append(train, perm[:bounds[i]]...), perm[bounds[i+1]:]...)
+		probs[i], errs[i] = sp.problem(ctx, train, eval, i)
+		if errs[i] != nil {
+			errs[i] = fmt.Errorf("fold %d: %w", i+1, errs[i])
+		}
+	}
+	first := 0
+	if len(sp.cfg.Candidates) > 0 {
+		// The first fold chooses among the candidates (its own fits run in
+		// parallel); the other folds train its choice.
+		if fold(0); errs[0] != nil {
+			return nil, errs[0]
+		}
+		sp.cfg.Options, sp.cfg.Candidates = probs[0].Spec.Options, nil
+		first = 1
+	}
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for i := first; i < k; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			fold(i)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			for _, p := range probs {
+				if p != nil {
+					p.Close()
+				}
+			}
+			return nil, err
+		}
+	}
+	return probs, nil
+}
+
+// setup is what Prepare and PrepareFolds check and derive before splitting.
+type setup struct {
+	d        *dataio.Dataset
+	cfg      Config
+	task     framework.Task
+	classes  int // K for Multiclass, else 0
+	target   int
+	names    []string
+	featCols []int
+	minTrain int
+}
+
+func newSetup(d *dataio.Dataset, cfg Config) (*setup, error) {
+	if d == nil || d.X == nil {
+		return nil, framework.Usagef("no data")
+	}
+	_, cols := d.X.Dims()
+	if cols < 2 {
+		return nil, &dataio.InputError{File: d.Source, Msg: fmt.Sprintf("need a response and at least one feature, found %d column(s)", cols)}
+	}
+	target := cols - 1
+	if cfg.Target != "" {
+		var err error
+		if target, err = d.Column(cfg.Target); err != nil {
+			return nil, err
+		}
+	}
+	if err := d.CheckScale(target); err != nil {
+		return nil, err
+	}
+	y := mat.Col(nil, target, d.X)
+	if isConstant(y) {
+		return nil, &dataio.InputError{File: d.Source, Column: d.Names[target], Msg: fmt.Sprintf("the response is constant (%g in every row)", y[0])}
+	}
+	task := InferTask(y)
+	if cfg.Task != nil {
+		task = *cfg.Task
+		if task == framework.Binary && InferTask(y) != framework.Binary {
+			return nil, &dataio.InputError{File: d.Source, Column: d.Names[target], Msg: "task binary needs a 0/1 response"}
+		}
+	}
+	classes := 0
+	if task == framework.Multiclass {
+		k, err := NumClasses(y)
+		if err != nil {
+			return nil, &dataio.InputError{File: d.Source, Column: d.Names[target], Msg: "task multiclass: " + err.Error()}
+		}
+		classes = k
+	}
+	sp := &setup{d: d, cfg: cfg, task: task, classes: classes, target: target, minTrain: max(cfg.MinTrain, MinTrainRows)}
+	for j := 0; j < cols; j++ {
+		if j != target {
+			sp.names = append(sp.names, d.Names[j])
+			sp.featCols = append(sp.featCols, j)
+		}
+	}
+	if cfg.Saved != nil {
+		// Before any model is made: a backend that cannot load saved
+		// models is given none of the file's.
+		if cfg.Backend != nil && !cfg.Backend.Capabilities().Persist {
+			return nil, framework.Usagef("backend %s cannot load saved models", cfg.Saved.Backend)
+		}
+		if err := checkSaved(cfg.Saved, d, cfg); err != nil {
+			return nil, err
+		}
+		if err := checkSavedSetup(cfg.Saved, sp); err != nil {
+			return nil, err
+		}
+	}
+	return sp, nil
+}
+
+// problem standardises the rows and trains the full model on train.
+// With Config.Saved, it loads the fold's saved model instead of training.
+func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*framework.Problem, error) {
+	cfg := sp.cfg
+	xtr, ytr := rowsOf(sp.d.X, train, sp.featCols, sp.target)
+	xev, yev := rowsOf(sp.d.X, eval, sp.featCols, sp.target)
+	means, sds := standardise(xtr, xev)
+
+	spec := framework.ModelSpec{Task: sp.task, Inputs: len(sp.featCols), Seed: cfg.Seed, Options: cfg.Options, Classes: sp.classes}
+	var sel *selection
+	var err error
+	if cfg.Saved != nil {
+		// The saved state is the full model's, loaded into a model built
+		// as the others are: a pretrained network's weights are in it.
+		sel, err = loadSaved(ctx, cfg, othersSpec(spec), fold, means, sds)
+	} else {
+		if sel, err = selectFull(ctx, cfg.Backend, pretrainedSpec(spec), cfg.Candidates, xtr, ytr); err == nil {
+			sel.spec = othersSpec(sel.spec)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("full model: %w", err)
+	}
+	full := sel.model
+	p := &framework.Problem{
+		Task: sp.task, BackendName: cfg.BackendName, Backend: cfg.Backend, Spec: sel.spec,
+		FeatureNames: sp.names, XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev, EvalRows: append([]int(nil), eval...),
+		Full: full, Seed: cfg.Seed, Classes: sp.classes, Means: means, SDs: sds,
+		Chosen: sel.chosen, Candidates: sel.scores, Selection: sel.note, FitReport: framework.FitReportOf(full),
+	}
+	if p.FullEval, err = full.Predict(ctx, xev); err != nil {
+		framework.Release(full)
+		return nil, fmt.Errorf("full model, predict evaluation split: %w", err)
+	}
+	if r, c := p.FullEval.Dims(); r != len(eval) || c != p.Outputs() {
+		framework.Release(full)
+		return nil, fmt.Errorf("full model, predict evaluation split: backend returned %d x %d predictions for %d rows, want %d x %d", r, c, len(eval), len(eval), p.Outputs())
+	}
+	return p, nil
+}
+
+func isConstant(y []float64) bool {
+	for _, v := range y[1:] {
+		if v != y[0] {
+			return false
+		}
+	}
+	return true
+}
+
+func rowsOf(x *mat.Dense, rows, cols []int, target int) (*mat.Dense, []float64) {
+	out := mat.NewDense(len(rows), len(cols), nil)
+	y := make([]float64, len(rows))
+	for i, r := range rows {
+		for k, c := range cols {
+			out.Set(i, k, x.At(r, c))
+		}
+		y[i] = x.At(r, target)
+	}
+	return out, y
+}
+
+// standardise centres and scales the columns of train and eval with the
+// train split's mean and standard deviation (a constant column is only
+// centred).
+func standardise(train, eval *mat.Dense) (means, sds []float64) {
+	_, p := train.Dims()
+	r, _ := train.Dims()
+	col := make([]float64, r)
+	for j := 0; j < p; j++ {
+		mat.Col(col, j, train)
+		mean, sd := stat.MeanStdDev(col, nil)
+		if !(sd > 0) {
+			sd = 1
+		}
+		means, sds = append(means, mean), append(sds, sd)
+		for _, x := range []*mat.Dense{train, eval} {
+			r, _ := x.Dims()
+			for i := 0; i < r; i++ {
+				x.Set(i, j, (x.At(i, j)-mean)/sd)
+			}
+		}
+	}
+	return means, sds
+}
+
+// DefaultTrainFrac is the share of rows in the train split
+// (Config.TrainFrac). A zero field of Config, EstimateOptions or
+// InferOptions means its default, and vi's flags default to the same
+// values, so that a library run with zero settings is vi's run without
+// flags (except the seed: Config.Seed is used as given, and vi's --seed
+// defaults to 1).
+const DefaultTrainFrac = 2.0 / 3.0

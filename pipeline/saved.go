@@ -1,0 +1,181 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/lazyvi/lazyvi/dataio"
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// SaveModel returns the model file of a run's full models: probs are what
+// Prepare (one) or PrepareFolds (Config.CrossFit) returned for d and cfg.
+// Every full model must be a Persister (Capabilities.Persist).
+func SaveModel(ctx context.Context, d *dataio.Dataset, cfg Config, probs []*framework.Problem) (*dataio.SavedModel, error) {
+	if len(probs) == 0 {
+		return nil, fmt.Errorf("save model: no problem")
+	}
+	sp, err := newSetup(d, cfg)
+	if err != nil {
+		return nil, err
+	}
+	p0 := probs[0]
+	s := &dataio.SavedModel{
+		Backend: cfg.BackendName, Options: cfg.Options, Candidates: candidateNames(cfg.Candidates),
+		Task: p0.Task.String(), Classes: p0.Classes,
+		Target: d.Names[sp.target], Features: slices.Clone(p0.FeatureNames), Seed: cfg.Seed,
+		Data: dataio.DataFingerprint(d),
+	}
+	if len(probs) > 1 {
+		s.CrossFit = len(probs)
+	} else {
+		s.TrainFrac = trainFrac(cfg)
+	}
+	for k, p := range probs {
+		ps, ok := framework.AsPersister(p.Full)
+		if !ok {
+			return nil, framework.Usagef("backend %s cannot save its models (no model files)", cfg.BackendName)
+		}
+		state, err := ps.SaveState(ctx)
+		if err != nil {
+			if len(probs) > 1 {
+				return nil, fmt.Errorf("save full model, fold %d: %w", k+1, err)
+			}
+			return nil, fmt.Errorf("save full model: %w", err)
+		}
+		s.Folds = append(s.Folds, dataio.SavedFold{Mean: p.Means, SD: p.SDs, Options: p.Spec.Options,
+			Chosen: p.Chosen, Candidates: p.Candidates, Selection: p.Selection, Params: state})
+	}
+	return s, nil
+}
+
+func candidateNames(cs []Candidate) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// trainFrac is the train share a single split of cfg uses.
+func trainFrac(cfg Config) float64 {
+	if cfg.TrainFrac == 0 {
+		return DefaultTrainFrac
+	}
+	return cfg.TrainFrac
+}
+
+// checkSaved reports whether the saved models s fit a run on d with cfg: the same
+// data (bit for bit), backend, options, seed, split, target, features and
+// task. Its errors are input errors naming the model file and the Config
+// field that differs.
+func checkSaved(s *dataio.SavedModel, d *dataio.Dataset, cfg Config) error {
+	bad := func(format string, args ...any) error {
+		return &dataio.InputError{File: s.Source, Msg: fmt.Sprintf(format, args...)}
+	}
+	if got := dataio.DataFingerprint(d); got != s.Data {
+		return bad("the model was trained on other data than %s (the data's fingerprint differs: other rows, values or column names)", d.Source)
+	}
+	if cfg.BackendName != s.Backend {
+		return bad("the model is of backend %q, not %q (Config.BackendName)", s.Backend, cfg.BackendName)
+	}
+	if !maps.Equal(cfg.Options, s.Options) && (len(cfg.Options) > 0 || len(s.Options) > 0) {
+		return bad("the model was trained with backend options %v, not %v (Config.Options)", s.Options, cfg.Options)
+	}
+	if got := candidateNames(cfg.Candidates); !slices.Equal(got, s.Candidates) {
+		return bad("the model chose among candidates %v, not %v (Config.Candidates)", s.Candidates, got)
+	}
+	if cfg.Seed != s.Seed {
+		return bad("the model was trained with seed %d, not %d (Config.Seed)", s.Seed, cfg.Seed)
+	}
+	cf := cfg.CrossFit
+	if cf < 2 {
+		cf = 0
+	}
+	if cf != s.CrossFit {
+		return bad("the model was trained for crossfit %d, not %d (Config.CrossFit)", s.CrossFit, cf)
+	}
+	if cf == 0 && trainFrac(cfg) != s.TrainFrac {
+		return bad("the model was trained on a train share of %g, not %g (Config.TrainFrac)", s.TrainFrac, trainFrac(cfg))
+	}
+	return nil
+}
+
+// checkSavedSetup checks what newSetup resolved (target, features, task)
+// against the saved models s.
+func checkSavedSetup(s *dataio.SavedModel, sp *setup) error {
+	bad := func(format string, args ...any) error {
+		return &dataio.InputError{File: s.Source, Msg: fmt.Sprintf(format, args...)}
+	}
+	if t := sp.d.Names[sp.target]; t != s.Target {
+		return bad("the model was trained for target %q, not %q (Config.Target)", s.Target, t)
+	}
+	if !slices.Equal(sp.names, s.Features) {
+		return bad("the model was trained on features %v, not %v", s.Features, sp.names)
+	}
+	if sp.task.String() != s.Task || sp.classes != s.Classes {
+		return bad("the model was trained for task %s, not %s (Config.Task)", s.Task, sp.task)
+	}
+	return nil
+}
+
+// loadSaved makes the saved model of fold (cfg.Saved), after checking
+// that the fold's standardisation is the one the run computed and its
+// options the run's (spec's with the chosen one of cfg.Candidates laid
+// over them): a new model of spec with those options, loaded with its
+// state, and the choice among the candidates as the training run made it.
+func loadSaved(ctx context.Context, cfg Config, spec framework.ModelSpec, fold int, means, sds []float64) (*selection, error) {
+	s, be, cands := cfg.Saved, cfg.Backend, cfg.Candidates
+	if fold >= len(s.Folds) {
+		return nil, &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("the model file holds %d models, the run needs fold %d", len(s.Folds), fold+1)}
+	}
+	f := s.Folds[fold]
+	if !slices.Equal(f.Mean, means) || !slices.Equal(f.SD, sds) {
+		return nil, &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("the standardisation of fold %d differs from the model's (other split?)", fold+1)}
+	}
+	// The fold's options are the run's (spec's, the caller's), laid over
+	// with its chosen candidate's: a model file's options never reach a
+	// backend unchecked, as they may name files or code.
+	opts, err := foldOptions(spec.Options, cands, f.Chosen)
+	if err != nil {
+		return nil, &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("fold %d: %v", fold+1, err)}
+	}
+	if !maps.Equal(opts, f.Options) {
+		return nil, &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("fold %d was trained with backend options %v, not the run's %v", fold+1, f.Options, opts)}
+	}
+	spec.Options = opts
+	full, err := be.New(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	p, ok := framework.AsPersister(full)
+	if !ok {
+		framework.Release(full)
+		return nil, framework.Usagef("backend %s cannot load saved models", s.Backend)
+	}
+	if err := p.LoadState(ctx, f.Params); err != nil {
+		framework.Release(full)
+		return nil, fmt.Errorf("load from %s: %w", s.Source, err)
+	}
+	return &selection{model: full, spec: spec, chosen: f.Chosen, scores: f.Candidates, note: f.Selection}, nil
+}
+
+// foldOptions returns the options of the full model that chose the
+// candidate named chosen among cands ("" without candidates): base with
+// the candidate's options laid over them.
+func foldOptions(base map[string]string, cands []Candidate, chosen string) (map[string]string, error) {
+	if len(cands) == 0 {
+		if chosen != "" {
+			return nil, fmt.Errorf("chose candidate %q, but the run has no candidates", chosen)
+		}
+		return base, nil
+	}
+	for _, c := range cands {
+		if c.Name == chosen {
+			return mergeOptions(base, c.Options), nil
+		}
+	}
+	return nil, fmt.Errorf("chose candidate %q, not one of the run's %v", chosen, candidateNames(cands))
+}
