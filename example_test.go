@@ -33,8 +33,8 @@ func TestMain(m *testing.M) {
 
 // A whole run on the built-in data, as "vi estimate" does it: the mlp
 // backend in this process, lazy, dropout and retrain, three cross-fits of
-// three folds with the predictions averaged, the paired estimate beside
-// the split interval, the task's default measure. The numbers depend on floating-point details of
+// three folds with the predictions averaged, the debiased paired
+// estimate, the task's default measure. The numbers depend on floating-point details of
 // the build (pure Go or OpenBLAS), so the example prints each estimator's
 // two most important features.
 func ExampleRun() {
@@ -46,16 +46,16 @@ func ExampleRun() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("%s, %s interval, paired estimate %v, %d repetitions of %d folds, %d evaluation rows\n",
-		rep.Measure, rep.Inference, rep.Paired, rep.Repeats, rep.CrossFit, rep.NEval)
+	fmt.Printf("%s, %s inference, debiased %v, %d repetitions of %d folds, %d evaluation rows\n",
+		rep.Measure, rep.Inference, rep.Debias, rep.Repeats, rep.CrossFit, rep.NEval)
 	for _, name := range lazyvi.DefaultEstimators() {
 		fmt.Printf("%-8s %s\n", name, strings.Join(top(rep.Results, name, 2), ", "))
 	}
 	// Output:
-	// mse, split interval, paired estimate true, 3 repetitions of 3 folds, 442 evaluation rows
+	// mse, plain inference, debiased true, 3 repetitions of 3 folds, 442 evaluation rows
 	// lazy     bmi, s5
 	// dropout  bmi, s5
-	// retrain  bmi, s5
+	// retrain  bmi, bp
 }
 
 // A backend served as a plugin: a program whose main is
@@ -117,13 +117,14 @@ func top(results []inference.Result, estimator string, n int) []string {
 }
 
 // Run's defaults are vi estimate's: DefaultCrossFit folds cross-fitted
-// DefaultRepeats times with the predictions averaged, the paired estimate
-// beside the split interval at level 0.95, the task's measure, the mlp's
+// DefaultRepeats times with the predictions averaged, the debiased paired
+// estimate (EnsembleDefault) at level 0.95, the task's measure, the mlp's
 // architecture chosen among AutoHidden (on the diabetes data's 59
 // validation rows, too few to choose by, the first), the intercept-only and
 // linear baselines. A train share or one repetition asks for one split or
-// one cross-fit instead, without the paired estimate (vi estimate
-// --train-frac, --repeats 1).
+// one cross-fit instead, with split inference (vi estimate --train-frac,
+// --repeats 1). Every result's interval holds its estimate and lies above
+// 0 exactly when its p-value is below 0.025.
 func TestRunDefaults(t *testing.T) {
 	d, err := lazyvi.Diabetes()
 	if err != nil {
@@ -137,8 +138,8 @@ func TestRunDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Inference != "split" || rep.Level != 0.95 || rep.Measure != "mse" || rep.Backend != lazyvi.DefaultBackend {
-		t.Errorf("inference %q level %g measure %q backend %q; want split, 0.95, mse, %s", rep.Inference, rep.Level, rep.Measure, rep.Backend, lazyvi.DefaultBackend)
+	if rep.Inference != "plain" || rep.Level != 0.95 || rep.Measure != "mse" || rep.Backend != lazyvi.DefaultBackend {
+		t.Errorf("inference %q level %g measure %q backend %q; want plain, 0.95, mse, %s", rep.Inference, rep.Level, rep.Measure, rep.Backend, lazyvi.DefaultBackend)
 	}
 	var cands, bases []string
 	for _, c := range rep.Full.Candidates {
@@ -153,14 +154,21 @@ func TestRunDefaults(t *testing.T) {
 	if strings.Join(bases, " ") != "intercept linear" {
 		t.Errorf("baselines %q, want intercept and linear", bases)
 	}
-	if rep.CrossFit != lazyvi.DefaultCrossFit || rep.Repeats != lazyvi.DefaultRepeats || !rep.Ensemble || !rep.Paired || rep.NEval != rep.N {
-		t.Errorf("crossfit %d repeats %d ensemble %v paired %v n_eval %d of %d; want %d, %d, averaged, paired, every row",
-			rep.CrossFit, rep.Repeats, rep.Ensemble, rep.Paired, rep.NEval, rep.N, lazyvi.DefaultCrossFit, lazyvi.DefaultRepeats)
+	if rep.CrossFit != lazyvi.DefaultCrossFit || rep.Repeats != lazyvi.DefaultRepeats || !rep.Ensemble || !rep.Debias || rep.NEval != rep.N {
+		t.Errorf("crossfit %d repeats %d ensemble %v debias %v n_eval %d of %d; want %d, %d, averaged, debiased, every row",
+			rep.CrossFit, rep.Repeats, rep.Ensemble, rep.Debias, rep.NEval, rep.N, lazyvi.DefaultCrossFit, lazyvi.DefaultRepeats)
 	}
+	above := 0
 	for _, r := range rep.Results {
-		if r.Interval == nil {
-			t.Errorf("%s: no interval centre beside the paired estimate", r.Feature)
+		if !(r.CILow <= r.VI && r.VI <= r.CIHigh) || (r.CILow > 0) != (r.PValue < 0.025) {
+			t.Errorf("%s: vi %g, interval [%g, %g], p %g: interval and test disagree", r.Feature, r.VI, r.CILow, r.CIHigh, r.PValue)
 		}
+		if r.CILow > 0 {
+			above++
+		}
+	}
+	if above == 0 {
+		t.Errorf("no interval above 0 on the diabetes data (bmi and s5 matter)")
 	}
 	for _, c := range []struct {
 		name     string
@@ -175,8 +183,8 @@ func TestRunDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if rep.CrossFit != c.crossfit || rep.Repeats != 0 || rep.Ensemble || rep.Paired || rep.Results[0].Interval != nil {
-			t.Errorf("%s: crossfit %d repeats %d ensemble %v paired %v; want %d folds once, unpaired", c.name, rep.CrossFit, rep.Repeats, rep.Ensemble, rep.Paired, c.crossfit)
+		if rep.CrossFit != c.crossfit || rep.Repeats != 0 || rep.Ensemble || rep.Debias || rep.Inference != "split" {
+			t.Errorf("%s: crossfit %d repeats %d ensemble %v debias %v inference %s; want %d folds once, split", c.name, rep.CrossFit, rep.Repeats, rep.Ensemble, rep.Debias, rep.Inference, c.crossfit)
 		}
 	}
 	// A fold or repetition count alone keeps the ensemble and takes the
@@ -193,8 +201,8 @@ func TestRunDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if rep.CrossFit != c.crossfit || rep.Repeats != c.repeats || !rep.Ensemble || !rep.Paired {
-			t.Errorf("%s: crossfit %d repeats %d ensemble %v paired %v; want %d x %d, averaged, paired", c.name, rep.CrossFit, rep.Repeats, rep.Ensemble, rep.Paired, c.crossfit, c.repeats)
+		if rep.CrossFit != c.crossfit || rep.Repeats != c.repeats || !rep.Ensemble || !rep.Debias {
+			t.Errorf("%s: crossfit %d repeats %d ensemble %v debias %v; want %d x %d, averaged, debiased", c.name, rep.CrossFit, rep.Repeats, rep.Ensemble, rep.Debias, c.crossfit, c.repeats)
 		}
 	}
 }

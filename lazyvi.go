@@ -85,11 +85,10 @@ const (
 // cross-fit are ensembled (each row's out-of-fold predictions averaged
 // over them, Ensemble), with DefaultCrossFit folds and DefaultRepeats
 // repetitions where cfg does not give them (as vi's --ensemble alone, and
-// its default). It then makes the estimates, standard errors and p-values
-// the paired estimate's (Paired, PairedByDefault) for split inference with
-// two or more repetitions: the split interval covers, and the paired test,
-// whose standard error holds the repetitions' spread, keeps its size where
-// one repetition's does not (docs/inference.md, "The default").
+// its default). An ensemble whose inference is not chosen (the zero
+// Inference, Split, with neither Debias nor BiasAware) gets the default
+// procedure, EnsembleDefault; pipeline.Run infers the ensemble by split
+// inference as asked.
 func InferenceDefaults(cfg *pipeline.Config, opt *pipeline.EstimateOptions) {
 	if !opt.Ensemble && cfg.TrainFrac == 0 && cfg.Saved == nil && cfg.Repeats != 1 && cfg.CrossFit != 1 {
 		opt.Ensemble = true
@@ -101,19 +100,20 @@ func InferenceDefaults(cfg *pipeline.Config, opt *pipeline.EstimateOptions) {
 		if cfg.Repeats == 0 {
 			cfg.Repeats = DefaultRepeats
 		}
-	}
-	if PairedByDefault(opt.Inference, cfg.Repeats) {
-		opt.Paired = true
+		if opt.Inference == inference.Split && !opt.Debias && !opt.BiasAware {
+			EnsembleDefault(opt)
+		}
 	}
 }
 
-// PairedByDefault reports whether vi estimate's default (--paired auto)
-// takes the estimates, standard errors and p-values from the paired
-// estimate: for split inference with two or more repetitions, whose
-// spread is in the paired standard error. With one repetition the paired
-// test is not valid for a null correlated with another feature.
-func PairedByDefault(inf inference.Inference, repeats int) bool {
-	return inf == inference.Split && repeats >= 2
+// EnsembleDefault sets opt's inference to vi estimate's default for an
+// ensemble of repeated cross-fits (--inference auto): the paired estimate
+// on the averaged predictions (Plain), extrapolated to infinitely many
+// repetitions (Debias), its standard error with the repetitions' spread,
+// and the interval and p-value of that one estimate (docs/inference.md,
+// "The default").
+func EnsembleDefault(opt *pipeline.EstimateOptions) {
+	opt.Inference, opt.Debias, opt.BiasAware = inference.Plain, true, false
 }
 
 // Run trains the full model and estimates the importance of every feature
@@ -127,7 +127,7 @@ func PairedByDefault(inf inference.Inference, repeats int) bool {
 // regression, accuracy for classification). The inference is vi's default
 // (InferenceDefaults): without CrossFit, Repeats, TrainFrac or a saved model,
 // three cross-fits of three folds with the predictions averaged and the
-// paired estimate beside the split interval. Other zero fields of cfg and
+// debiased paired estimate (EnsembleDefault). Other zero fields of cfg and
 // opt take the framework's defaults (DefaultLevel, split inference), and
 // the estimators' zero settings theirs (lazy.Estimator's Folds:
 // lazy.DefaultFolds), which are vi's; Config.Seed is used as given

@@ -26,6 +26,47 @@ type Measure interface {
 	Evaluate(y []float64, pred mat.Matrix) (Score, error)
 }
 
+// Loss is implemented by a measure whose Value is a negated loss (mse,
+// logloss). People read the loss itself, -Value, and a VI (the full
+// model's Value minus the reduced model's) as the increase in loss; the
+// scores stay larger-is-better in the code and in JSON, where the loss is
+// written beside them (LossOf).
+type Loss interface {
+	Measure
+	IsLoss() bool
+}
+
+// IsLoss reports whether m is a Loss.
+func IsLoss(m Measure) bool {
+	l, ok := m.(Loss)
+	return ok && l.IsLoss()
+}
+
+// IsLossNamed reports whether the registered measure named is a Loss.
+func IsLossNamed(name string) bool {
+	m, err := LookupMeasure(name)
+	return err == nil && IsLoss(m)
+}
+
+// Readable is a score as a person reads it under the named measure: the
+// loss (-score) for a Loss, the score itself otherwise.
+func Readable(measure string, score float64) float64 {
+	if IsLossNamed(measure) {
+		return -score
+	}
+	return score
+}
+
+// LossOf is the loss of a score under m (-score), nil when m is not a
+// Loss: what reports write beside a score.
+func LossOf(m Measure, score float64) *float64 {
+	if !IsLoss(m) {
+		return nil
+	}
+	l := -score
+	return &l
+}
+
 // DefaultMeasure names the default measure of a task: mse for regression,
 // accuracy for binary and multiclass classification. pipeline.Run looks it up in
 // the measure registry when it is given no measure.

@@ -1,7 +1,6 @@
 package inference_test
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -188,80 +187,6 @@ func TestInferEnsembleRejects(t *testing.T) {
 		c.mutate(reps)
 		if _, err := inference.InferRepeated(reps, m, opt); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err %v, want one containing %q", c.name, err, c.want)
-		}
-	}
-}
-
-// TestInferPaired: with InferOptions.Paired each result's VI, standard
-// error and p-value are those of plain inference on the same repetitions
-// (ensembled or repeated), its interval split's, centred on Interval (split's
-// VI and standard error), the adjustment over the paired p-values and the
-// truncation over split's interval, with one repetition and with perturbed
-// inference's interval too; with plain inference it changes nothing.
-func TestInferPaired(t *testing.T) {
-	feats := []framework.Feature{{Name: "a", Columns: []int{0}}, {Name: "b", Columns: []int{0}}, {Name: "c", Columns: []int{0}}}
-	m := measures.MSE()
-	reps, _, _, _, _, _, _, _ := ensembleReps(rand.New(rand.NewPCG(3, 4)), 60, 3, 3, feats)
-	for _, c := range []struct {
-		inf  inference.Inference
-		ens  bool
-		reps []*inference.Reductions
-	}{
-		{inference.Split, true, reps}, {inference.Split, false, reps},
-		// One repetition (Infer: no spread), and --paired on with
-		// perturbed inference's interval.
-		{inference.Split, false, reps[:1]}, {inference.Perturbed, true, reps},
-	} {
-		ens, reps := c.ens, c.reps
-		label := fmt.Sprintf("%s inference, ensemble %v, %d repetitions", c.inf, ens, len(reps))
-		opt := inference.InferOptions{Inference: c.inf, Ensemble: ens, Adjust: inference.AdjustHolm, CITruncate: true, Delta: 0.01}
-		split, err := inference.InferRepeated(reps, m, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		po := opt
-		po.Inference = inference.Plain
-		plain, err := inference.InferRepeated(reps, m, po)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opt.Paired = true
-		got, err := inference.InferRepeated(reps, m, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		differ := false
-		for i := range split {
-			differ = differ || split[i].VI != plain[i].VI
-		}
-		if !differ {
-			t.Fatalf("%s: split and plain agree; the test cannot tell them apart", label)
-		}
-		ps := make([]float64, len(got))
-		for i, r := range got {
-			s, p := split[i], plain[i]
-			if r.VI != p.VI || r.SE != p.SE || r.PValue != p.PValue {
-				t.Errorf("%s, %s: vi %g se %g p %g, want plain's %g %g %g", label, r.Feature, r.VI, r.SE, r.PValue, p.VI, p.SE, p.PValue)
-			}
-			if r.CILow != s.CILow || r.CIHigh != s.CIHigh || r.Interval == nil || r.Interval.VI != s.VI || r.Interval.SE != s.SE {
-				t.Errorf("%s, %s: interval [%g, %g] centred %+v, want the interval inference's [%g, %g] at %g, se %g", label, r.Feature, r.CILow, r.CIHigh, r.Interval, s.CILow, s.CIHigh, s.VI, s.SE)
-			}
-			ps[i] = p.PValue
-		}
-		for i, a := range inference.AdjustPValues(ps, inference.AdjustHolm) {
-			if got[i].PAdjusted == nil || *got[i].PAdjusted != a {
-				t.Errorf("%s, %s: adjusted %v, want Holm's of the paired p-values %g", label, got[i].Feature, got[i].PAdjusted, a)
-			}
-		}
-		po.Paired = true
-		again, err := inference.InferRepeated(reps, m, po)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, r := range again {
-			if r.VI != plain[i].VI || r.CILow != plain[i].CILow || r.Interval != nil {
-				t.Errorf("%s, plain inference: Paired changed %s: %+v, want %+v", label, r.Feature, r, plain[i])
-			}
 		}
 	}
 }

@@ -206,23 +206,22 @@ type InferOptions struct {
 	// of averaging the repetitions' estimates. With one repetition (Infer)
 	// there is nothing to average and it changes nothing.
 	Ensemble bool
-	// Paired makes each result's estimate, standard error and p-value the
-	// paired estimate's (Plain inference on the same repetitions, with
-	// their spread in its standard error), while the interval stays the
-	// Inference's, its centre and standard error in Result.Interval. It is
-	// vi's default with split inference and two or more repetitions: the
-	// paired estimate is the more accurate and its test keeps its size
-	// where the repetitions' spread counts the training's variability,
-	// while the split interval covers where the paired one misses by its
-	// bias (docs/inference.md, "The default"). With one repetition the
-	// paired test is not valid for a null correlated with another feature.
-	// It changes nothing with Plain inference.
-	Paired bool
+	// Debias, with Ensemble and two or more repetitions of a cross-fit and
+	// Plain or Perturbed inference, extrapolates the ensembled estimate to
+	// an ensemble of infinitely many repetitions (Richardson in 1/M): the
+	// part of a network's finite-sample error that varies from one
+	// training to the next shrinks as 1/M in the ensemble's loss, so
+	// VI_inf = (M VI_ens - mean_m VI_m)/(M - 1), each row's influence value
+	// combined the same way, se^2 = var(IF_inf)/n + var_m(VI_m)/M.
+	Debias bool
+	// BiasAware, with Ensemble and two or more repetitions, widens the
+	// interval by a bound on the estimate's remaining bias, B = |VI_ens -
+	// mean_m VI_m|/(M - 1) (the size of Debias's correction): the interval
+	// is VI +- (B + z se), and the p-value is the largest one over biases
+	// within B, 1 - Phi((VI - B - delta)/se), so that the interval excludes
+	// delta from below exactly when p < (1 - level)/2.
+	BiasAware bool
 }
-
-// Pairs reports whether the results take the paired estimate (Paired),
-// which changes nothing with Plain inference.
-func (o InferOptions) Pairs() bool { return o.Paired && o.Inference != Plain }
 
 // Check reports a level outside (0, 1) (0 means 0.95), a delta that is
 // not finite or a perturbation that is negative or not finite (0 means
@@ -236,6 +235,9 @@ func (o InferOptions) Check() error {
 	}
 	if !(o.Perturb >= 0) || math.IsInf(o.Perturb, 0) {
 		return framework.FieldErrorf("InferOptions.Perturb", "must be a finite number >= 0, got %g", o.Perturb)
+	}
+	if (o.Debias || o.BiasAware) && o.Inference == Split {
+		return framework.FieldErrorf("InferOptions.Debias", "and BiasAware need the paired estimate (Plain or Perturbed inference), not split")
 	}
 	return nil
 }
@@ -355,14 +357,17 @@ func InferRepeated(reps []*Reductions, m framework.Measure, opt InferOptions) ([
 			}
 		}
 	}
-	// paired[e*nf+f] is the paired estimate's result (Paired).
-	var paired []Result
-	if opt.Pairs() {
-		po := opt
-		po.Inference, po.Paired, po.Adjust, po.CITruncate = Plain, false, AdjustNone, false
+	// corr[e*nf+f] is the extrapolated estimate (Debias), bound[e*nf+f] the
+	// bias bound (BiasAware); both need the ensemble.
+	var corr []viSE
+	var bound []float64
+	if (opt.Debias || opt.BiasAware) && ens == nil {
+		return nil, framework.FieldErrorf("InferOptions.Debias", "and BiasAware need the ensemble (Ensemble) of two or more repetitions")
+	}
+	if ens != nil && (opt.Debias || opt.BiasAware) {
 		var err error
-		if paired, err = InferRepeated(reps, m, po); err != nil {
-			return nil, fmt.Errorf("paired estimate: %w", err)
+		if corr, bound, err = extrapolate(reps, m, opt); err != nil {
+			return nil, err
 		}
 	}
 	z := distuv.UnitNormal.Quantile(0.5 + level/2)
@@ -385,14 +390,19 @@ func InferRepeated(reps []*Reductions, m framework.Measure, opt InferOptions) ([
 				// variability of the training below.
 				vi, v2 = ens[e*nf+f].vi, ens[e*nf+f].se*ens[e*nf+f].se
 			}
+			if corr != nil && opt.Debias {
+				vi, v2 = corr[e*nf+f].vi, corr[e*nf+f].se*corr[e*nf+f].se
+			}
 			v2 += varOf(vis) / M
 			se := math.Sqrt(v2)
+			b := 0.0
+			if bound != nil && opt.BiasAware {
+				b = bound[e*nf+f]
+			}
 			res := Result{Feature: feat.Name, Estimator: es.Name(), VI: vi, SE: se,
-				CILow: vi - z*se, CIHigh: vi + z*se, PValue: OneSidedPValue(vi, se, opt.Delta)}
-			if paired != nil {
-				t := paired[e*nf+f]
-				res.Interval = &IntervalEstimate{VI: res.VI, SE: res.SE}
-				res.VI, res.SE, res.PValue = t.VI, t.SE, t.PValue
+				CILow: vi - b - z*se, CIHigh: vi + b + z*se, PValue: OneSidedPValue(vi-b, se, opt.Delta)}
+			if b > 0 {
+				res.BiasBound = b
 			}
 			if opt.CITruncate {
 				res.CILow, res.CIHigh = math.Max(0, res.CILow), math.Max(0, res.CIHigh)

@@ -25,24 +25,16 @@ type Result struct {
 	// PAdjusted is PValue adjusted for the estimator's features as one
 	// family (holm or bh); nil without an adjustment.
 	PAdjusted *float64 `json:"p_adjusted,omitempty"`
-	// Interval, with a paired estimate (Report.Paired), is the estimate
-	// the interval is centred on and its standard error (split's), where
-	// VI, SE and PValue are the paired estimate's.
-	Interval *IntervalEstimate `json:"interval,omitempty"`
-	Seconds  float64           `json:"seconds"`
+	// BiasBound, with a bias-aware interval (InferOptions.BiasAware), is
+	// the bound on the estimate's bias that the interval's half-width and
+	// the p-value allow for.
+	BiasBound float64 `json:"bias_bound,omitempty"`
+	Seconds   float64 `json:"seconds"`
 	// Extra are the estimator's own fields (its Summarize), written after
 	// the common ones: lazy's "lambda", the ridge penalty it used (null
 	// with "no_update": true when it kept the full model, i.e. fell back
 	// to dropout).
 	Extra []framework.Field `json:"-"`
-}
-
-// IntervalEstimate is the estimate an interval is centred on and its
-// standard error, where the result's own are another's
-// (InferOptions.Paired).
-type IntervalEstimate struct {
-	VI float64 `json:"vi"`
-	SE float64 `json:"se"`
 }
 
 // MarshalJSON writes the common fields, then Extra in its order.

@@ -48,6 +48,7 @@ type mse struct{}
 
 func (mse) Name() string                   { return "mse" }
 func (mse) Supports(t framework.Task) bool { return t == framework.Regression }
+func (mse) IsLoss() bool                   { return true }
 
 func (m mse) Evaluate(y []float64, pred mat.Matrix) (framework.Score, error) {
 	f, err := column(m.Name(), y, pred)
@@ -148,6 +149,7 @@ func (m accuracy) Evaluate(y []float64, pred mat.Matrix) (framework.Score, error
 type logloss struct{}
 
 func (logloss) Name() string { return "logloss" }
+func (logloss) IsLoss() bool { return true }
 func (logloss) Supports(t framework.Task) bool {
 	return t == framework.Binary || t == framework.Multiclass
 }

@@ -245,3 +245,24 @@ func sq(x []float64) []float64 {
 	}
 	return out
 }
+
+// TestLosses: mse and logloss are losses (their scores read as -Value),
+// r2 and accuracy are not; LossOf writes the loss beside a score.
+func TestLosses(t *testing.T) {
+	for name, want := range map[string]bool{"mse": true, "logloss": true, "r2": false, "accuracy": false} {
+		m, err := framework.LookupMeasure(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if framework.IsLoss(m) != want || framework.IsLossNamed(name) != want {
+			t.Errorf("%s: loss %v, want %v", name, framework.IsLoss(m), want)
+		}
+		l := framework.LossOf(m, -2.5)
+		if want && (l == nil || *l != 2.5) || !want && l != nil {
+			t.Errorf("%s: LossOf(-2.5) = %v", name, l)
+		}
+		if got, w := framework.Readable(name, -2.5), map[bool]float64{true: 2.5, false: -2.5}[want]; got != w {
+			t.Errorf("%s: Readable(-2.5) = %g, want %g", name, got, w)
+		}
+	}
+}

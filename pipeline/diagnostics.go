@@ -23,11 +23,13 @@ type Baseline struct {
 // the full model beats it. Gain = full score - Score; GainSE is its
 // standard error, from the paired per-row influence differences.
 type BaselineScore struct {
-	Name   string  `json:"name"`
-	Score  float64 `json:"score"`
-	SE     float64 `json:"se"`
-	Gain   float64 `json:"gain"`
-	GainSE float64 `json:"gain_se"`
+	Name  string  `json:"name"`
+	Score float64 `json:"score"`
+	// Loss, for a loss measure, is the loss itself, -Score.
+	Loss   *float64 `json:"loss,omitempty"`
+	SE     float64  `json:"se"`
+	Gain   float64  `json:"gain"`
+	GainSE float64  `json:"gain_se"`
 }
 
 // InterceptName is the name of the intercept-only baseline, which Run
@@ -113,6 +115,7 @@ func diagnose(ctx context.Context, folds []*framework.Problem, m framework.Measu
 	}
 	for i := range out {
 		out[i].SE, out[i].GainSE = math.Sqrt(out[i].SE), math.Sqrt(out[i].GainSE)
+		out[i].Loss = framework.LossOf(m, out[i].Score)
 	}
 	if folds[0].Task != framework.Regression {
 		return out, nil, notes, nil
@@ -185,8 +188,14 @@ func fullWarnings(m framework.Measure, f FullResult) []string {
 		if b.Name == InterceptName || b.Gain > b.GainSE {
 			continue
 		}
-		ws = append(ws, fmt.Sprintf("the full model does not beat the %s baseline beyond its standard error (%s %.4g vs %.4g, difference %.3g, se %.3g): the VIs describe a model no better than %s; consider the %s backend",
-			b.Name, m.Name(), f.Score, b.Score, b.Gain, b.GainSE, b.Name, b.Name))
+		// A loss reads as the loss; the difference is how much better the
+		// full model is (negative: worse).
+		full, base := f.Score, b.Score
+		if framework.IsLoss(m) {
+			full, base = -full, -base
+		}
+		ws = append(ws, fmt.Sprintf("the full model does not beat the %s baseline beyond its standard error (%s %.4g vs %.4g, full model better by %.3g, se %.3g): the VIs describe a model no better than %s; consider the %s backend",
+			b.Name, m.Name(), full, base, b.Gain, b.GainSE, b.Name, b.Name))
 	}
 	if f.StoppedBy == "cap" {
 		ws = append(ws, fmt.Sprintf("training of the full model ended at the epoch cap (%d epochs), not by early stopping: it may be undertrained; raise its epoch cap", f.Epochs))

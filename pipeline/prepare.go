@@ -177,6 +177,9 @@ func CheckRun(d *dataio.Dataset, cfg Config, m framework.Measure, opt EstimateOp
 	if opt.Ensemble && (cfg.CrossFit < 2 || cfg.Repeats < 2) {
 		return framework.FieldErrorf("EstimateOptions.Ensemble", "needs cross-fitting (at least 2 folds) repeated at least twice, got %d folds and %d repetitions", cfg.CrossFit, max(cfg.Repeats, 1))
 	}
+	if (opt.Debias || opt.BiasAware) && !opt.Ensemble {
+		return framework.FieldErrorf("EstimateOptions.Debias", "and BiasAware need the ensemble of repeated cross-fits (Ensemble)")
+	}
 	sp, err := newSetup(d, cfg)
 	if err != nil {
 		return err

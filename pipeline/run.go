@@ -91,15 +91,18 @@ func reduceFolds(ctx context.Context, folds []*framework.Problem, m framework.Me
 			return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), err)
 		}
 	}
-	return Reduce(ctx, folds, ests, feats, ReduceOptions{Workers: opt.Workers, Progress: opt.Progress, SplitOnly: opt.Inference == inference.Split && !opt.Ensemble && !opt.infer(0).Pairs(),
+	return Reduce(ctx, folds, ests, feats, ReduceOptions{Workers: opt.Workers, Progress: opt.Progress, SplitOnly: opt.Inference == inference.Split && !opt.Ensemble,
 		Checkpoint: opt.Checkpoint, Label: label, EstimatorBaselines: true})
 }
 
 // FullResult is the full model's score on the evaluation split, with how
 // its training went and what it is measured against.
 type FullResult struct {
-	Score   float64 `json:"score"`
-	Seconds float64 `json:"seconds"`
+	// Score is larger-is-better (a loss's is the negated loss); Loss, for
+	// a loss measure (mse, logloss), is the loss itself, -Score.
+	Score   float64  `json:"score"`
+	Loss    *float64 `json:"loss,omitempty"`
+	Seconds float64  `json:"seconds"`
 
 	// R2 is the full model's R² on the evaluation rows (regression only).
 	R2 *float64 `json:"r2,omitempty"`
@@ -166,10 +169,11 @@ type Report struct {
 	CrossFit  int     `json:"crossfit,omitempty"`
 	Repeats   int     `json:"repeats,omitempty"`
 	Ensemble  bool    `json:"ensemble,omitempty"`
-	// Paired says that each result's vi, se and p_value are the paired
-	// estimate's and its interval the Inference's, centred on its
-	// "interval" (EstimateOptions.Paired).
-	Paired     bool               `json:"paired,omitempty"`
+	// Debias says that the ensembled estimate was extrapolated to
+	// infinitely many repetitions, BiasAware that the intervals and
+	// p-values allow for each result's bias_bound (inference.InferOptions).
+	Debias     bool               `json:"debias,omitempty"`
+	BiasAware  bool               `json:"bias_aware,omitempty"`
 	Delta      float64            `json:"delta"`
 	Adjust     string             `json:"adjust"`
 	CITruncate bool               `json:"ci_truncate,omitempty"`
@@ -291,7 +295,7 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 	rep := &Report{
 		RunInfo:   RunInfoOf(first, m, opt.Level),
 		Inference: opt.Inference.String(), Delta: opt.Delta, Adjust: opt.Adjust.String(), CITruncate: opt.CITruncate,
-		Full:    FullResult{Score: score, Seconds: fullSecs, Baselines: baselines, R2: r2},
+		Full:    FullResult{Score: score, Loss: framework.LossOf(m, score), Seconds: fullSecs, Baselines: baselines, R2: r2},
 		Results: res,
 		Shard:   shard,
 	}
@@ -311,7 +315,7 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 	if M > 1 {
 		rep.Repeats, rep.Ensemble = M, opt.Ensemble
 	}
-	rep.Paired = opt.infer(0).Pairs()
+	rep.Debias, rep.BiasAware = opt.Debias, opt.BiasAware
 	rep.Warnings = append(notes, fullWarnings(m, rep.Full)...)
 	return rep, nil
 }

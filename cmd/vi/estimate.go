@@ -33,7 +33,8 @@ type estimateOptions struct {
 	repeats    int
 	perturb    float64
 	ensemble   bool
-	paired     string
+	debias     bool
+	biasAware  bool
 	delta      float64
 	adjust     string
 	ciTruncate bool
@@ -104,26 +105,28 @@ follow one by one. --groups onehot groups the columns that share a "prefix_"
 
 Inference: by default vi cross-fits three folds three times with other seeds
 (nine full models; --crossfit and --repeats change the counts) and averages
-each row's three out-of-fold predictions of every model (--ensemble). vi, se
-and p_value are then the paired estimate's: both models scored on the same
-rows, its standard error with the three repetitions' spread (the training's
-variability), which keeps its test's size for features without importance,
-correlated ones included. The interval is split's (--inference split):
-the full model scored on some folds and the reduced model on the others, so
-that it keeps its width where the paired one would miss by its bias; in CSV
-and JSON its centre and standard error are interval_vi and interval_se.
-docs/inference.md has the study behind this choice. --paired off takes vi, se
-and p_value from the interval's estimate too; --paired on asks for the paired
-estimate elsewhere. --train-frac, --crossfit 0, --repeats 1 or --model
-(whose models are one seed's) run one split instead, a ninth of the cost,
-with split's own estimate: a valid test with less power. --inference plain is
-the paper's Wald interval on the same rows, too narrow for null features;
---inference perturbed is plain's paired difference plus a small seeded noise
-on every row (sd --perturb, default 0.5, times the full model's influence
-sd) that keeps the interval's width for a feature without importance (Dai,
-Shen and Pan 2022). --ensemble=false with --crossfit K --repeats M averages
-the M repetitions' estimates instead of their predictions, the spread of the
-M estimates added to the standard error.
+each row's three out-of-fold predictions of every model (--ensemble). Both
+models are scored on the same rows (the paired estimate, --inference plain),
+and the estimate is extrapolated to an ensemble of infinitely many
+repetitions from the difference between the ensemble's estimate and the
+repetitions' own (--debias): what each network fitted of its training
+data's noise, the bias of a paired estimate, shrinks as 1/M in an ensemble
+of M. Its standard error holds the three repetitions' spread (the
+training's variability); vi, se, the interval and p_value all come from
+this one estimate, so the interval holds vi and lies above --delta exactly
+when p_value < (1 - level)/2. --bias-aware widens each interval by the size
+of that correction (a bound on the bias left) and takes the p-value that
+agrees with it. docs/inference.md has the study behind this choice.
+--inference split scores the full model on some folds and the reduced
+model on the others (wide intervals that keep their width for features
+without importance, little power); --inference perturbed adds a small
+seeded noise to every row's paired difference (sd --perturb times the full
+model's influence sd; Dai, Shen and Pan 2022). --train-frac, --crossfit 0,
+--repeats 1 or --model (whose models are one seed's) run one split instead,
+a ninth of the cost, with split inference unless --inference says
+otherwise. --ensemble=false with --crossfit K --repeats M averages the M
+repetitions' estimates instead of their predictions, the spread of the M
+estimates added to the standard error.
 Each result has the one-sided p-value of H0: VI <= --delta
 (default 0); --adjust holm or bh adjusts them over each estimator's features
 (column p_adjusted).
@@ -155,11 +158,12 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	fs.StringVar(&o.estimators, "estimators", strings.Join(lazyvi.DefaultEstimators(), ","), "comma-separated estimator `names` (see 'vi estimators')")
 	fs.StringVar(&o.groups, "groups", "", "estimate `groups` of columns together: \"name=col,col;name=col,...\", onehot for columns sharing a prefix_, or rows or cols of the --image")
 	fs.StringVar(&o.groupsFile, "groups-file", "", "read groups from `file`, one \"name: col, col\" a line")
-	fs.StringVar(&o.inference, "inference", inference.DefaultInference.String(), "`inference`: split (full and reduced models scored on different halves), plain (the paper's Wald interval) or perturbed (paired, with seeded noise)")
+	fs.StringVar(&o.inference, "inference", "auto", "`inference`: split (full and reduced models scored on different halves), plain (both on the same rows: the paired estimate) or perturbed (paired, with seeded noise); auto: plain with --debias on the ensemble, else split")
 	fs.IntVar(&o.crossfit, "crossfit", 0, "cross-fit with `K` folds (0: one train/evaluation split, --train-frac; 3 with --ensemble, the default)")
 	fs.IntVar(&o.repeats, "repeats", 1, "repeat the split or cross-fit `M` times with other seeds and combine them (1: once; 3 with --ensemble, the default)")
 	fs.BoolVar(&o.ensemble, "ensemble", true, "average each row's out-of-fold predictions (every model's) over the repetitions of the cross-fit and infer once from the averages (--crossfit 3 --repeats 3 unless given); on unless --train-frac, --model, --crossfit 0 or --repeats 1 is given")
-	fs.StringVar(&o.paired, "paired", "auto", "`on`: vi, se and p_value from the paired estimate (with the repetitions' spread), the interval from --inference; off: all from --inference; auto: on for split inference with two or more repetitions")
+	fs.BoolVar(&o.debias, "debias", true, "extrapolate the ensemble's paired estimate (plain or perturbed) to infinitely many repetitions, from the difference between the ensemble's estimate and the repetitions' own; on for them unless --debias=false")
+	fs.BoolVar(&o.biasAware, "bias-aware", false, "widen each interval by a bound on the ensemble's remaining bias (the size of --debias's correction) and take the p-value that agrees with it")
 	fs.Float64Var(&o.perturb, "perturb", inference.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd (lazy's and lazy-es's: their baseline's)")
 	fs.Float64Var(&o.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
@@ -220,9 +224,13 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err := o.fit.check(); err != nil {
 		return err
 	}
-	method, err := inference.ParseInference(o.inference)
-	if err != nil {
-		return err
+	autoInference := strings.EqualFold(strings.TrimSpace(o.inference), "auto")
+	method := inference.Split
+	if !autoInference {
+		var err error
+		if method, err = inference.ParseInference(o.inference); err != nil {
+			return err
+		}
 	}
 	adjust, err := inference.ParseAdjust(o.adjust)
 	if err != nil {
@@ -243,9 +251,15 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err := o.checkRepeats(); err != nil {
 		return err
 	}
-	paired, err := o.pairedEstimate(method)
-	if err != nil {
-		return err
+	if autoInference && o.ensemble {
+		method = inference.Plain // lazyvi.EnsembleDefault's
+	}
+	paired := o.ensemble && method != inference.Split
+	if !set["debias"] {
+		o.debias = paired
+	}
+	if (o.debias || o.biasAware) && !paired {
+		return framework.Usagef("--debias and --bias-aware need the ensemble (--ensemble, the default) with --inference plain or perturbed: they correct the paired estimate of averaged predictions")
 	}
 	groups, onehot, err := groupFlags(ctx, o.groups, o.groupsFile)
 	if err != nil {
@@ -303,7 +317,8 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 			Level:      o.fit.level,
 			Perturb:    o.perturb,
 			Ensemble:   o.ensemble,
-			Paired:     paired,
+			Debias:     o.debias,
+			BiasAware:  o.biasAware,
 			Delta:      o.delta,
 			Adjust:     adjust,
 			CITruncate: o.ciTruncate,
@@ -317,9 +332,6 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	// Every check that needs no model, before the backend starts.
 	if err := pipeline.CheckRun(d, cfg, r.measure, eopt); err != nil {
 		return err
-	}
-	if paired && o.repeats < 2 {
-		fmt.Fprintln(a.stderr, "vi: warning: --paired on with one repetition: its p-values are not valid for a feature correlated with others (docs/inference.md, \"The default\"); --repeats 3 adds the spread that makes them so")
 	}
 
 	// The backend, in a subprocess.
@@ -446,23 +458,6 @@ func (o *estimateOptions) defaultInference(set map[string]bool) error {
 		o.repeats = cfg.Repeats
 	}
 	return nil
-}
-
-// pairedEstimate reads --paired: whether vi, se and p_value come from the
-// paired estimate, the interval from --inference. auto chooses as the
-// library does (lazyvi.PairedByDefault): for split inference with two or
-// more repetitions, where the repetitions' spread keeps the paired test's
-// size (docs/inference.md, "The default").
-func (o *estimateOptions) pairedEstimate(inf inference.Inference) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(o.paired)) {
-	case "auto", "":
-		return lazyvi.PairedByDefault(inf, o.repeats), nil
-	case "on":
-		return inf != inference.Plain, nil
-	case "off":
-		return false, nil
-	}
-	return false, framework.Usagef("unknown --paired %q (want auto, on or off)", o.paired)
 }
 
 // groupFlags reads --groups and --groups-file ("-": standard input):

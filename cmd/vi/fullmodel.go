@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/lazyvi/lazyvi"
@@ -94,7 +95,13 @@ func writeFullDiagnostics(w io.Writer, r *pipeline.Report) {
 	if len(r.Full.Baselines) > 0 {
 		bs := make([]string, len(r.Full.Baselines))
 		for i, b := range r.Full.Baselines {
-			bs[i] = fmt.Sprintf("%s %s (full model better by %s, se %s)", b.Name, num(b.Score), num(b.Gain), num(b.GainSE))
+			// Gain is the full model's score minus the baseline's: the
+			// baseline's loss minus the full model's for a loss.
+			than := "better"
+			if b.Gain < 0 {
+				than = "worse"
+			}
+			bs[i] = fmt.Sprintf("%s %s (full model %s by %s, se %s)", b.Name, num(framework.Readable(r.Measure, b.Score)), than, num(math.Abs(b.Gain)), num(b.GainSE))
 		}
 		fmt.Fprintf(w, "baselines: %s %s\n", r.Measure, strings.Join(bs, ", "))
 	}

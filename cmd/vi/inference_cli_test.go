@@ -66,7 +66,8 @@ func TestEstimateInferenceFlags(t *testing.T) {
 		{[]string{"--ensemble", "--repeats", "1"}, "--ensemble needs cross-fitting"},
 		{[]string{"--ensemble", "--train-frac", "0.5"}, "--ensemble and --train-frac exclude each other"},
 		{[]string{"--ensemble", "--model", "m.vimodel"}, "--ensemble and --model exclude each other"},
-		{[]string{"--paired", "yes"}, "unknown --paired"},
+		{[]string{"--repeats", "1", "--debias"}, "--debias and --bias-aware need the ensemble"},
+		{[]string{"--inference", "split", "--bias-aware"}, "--debias and --bias-aware need the ensemble"},
 		{[]string{"--perturb", "-1"}, "--perturb"},
 		{[]string{"--perturb", "0"}, "--perturb"},
 		{[]string{"--groups", "g=age,nope"}, "nope"},
@@ -81,12 +82,13 @@ func TestEstimateInferenceFlags(t *testing.T) {
 }
 
 // TestEstimateRepeats: the default run cross-fits three folds three times
-// and averages the predictions (--ensemble), with the paired estimate and
-// the split interval; --train-frac, --crossfit 0, --repeats 1, --model or
-// --ensemble=false ask for the others (--crossfit K or --repeats M alone
-// change the default's counts), --paired off for the interval's own
+// and averages the predictions (--ensemble), with the debiased paired
+// estimate (plain inference, --debias); --train-frac, --crossfit 0,
+// --repeats 1, --model or --ensemble=false ask for the others (--crossfit K
+// or --repeats M alone change the default's counts), --inference split the
+// ensemble's split inference, --debias=false the ensemble's own paired
 // estimate, and the report says which (perturb its rho, repeats absent for
-// one, paired only when on).
+// one, debias and bias_aware only when on).
 func TestEstimateRepeats(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "lin.csv"), linearCSV(90))
@@ -99,50 +101,48 @@ func TestEstimateRepeats(t *testing.T) {
 		CrossFit  int     `json:"crossfit"`
 		Repeats   int     `json:"repeats"`
 		Ensemble  bool    `json:"ensemble"`
-		Paired    bool    `json:"paired"`
+		Debias    bool    `json:"debias"`
+		BiasAware bool    `json:"bias_aware"`
 		NEval     int     `json:"n_eval"`
 		Results   []inference.Result
 	}
 	for _, c := range []struct {
-		args                  []string
-		inf                   string
-		crossfit, repeats, n2 int
-		rho                   float64
-		ensemble, paired      bool
+		args                     []string
+		inf                      string
+		crossfit, repeats, n2    int
+		rho                      float64
+		ensemble, debias, bounds bool
 	}{
-		{nil, "split", 3, 3, 90, 0, true, true},
-		{[]string{"--paired", "off"}, "split", 3, 3, 90, 0, true, false},
-		{[]string{"--repeats", "1"}, "split", 0, 0, 30, 0, false, false},
-		{[]string{"--repeats", "1", "--paired", "on"}, "split", 0, 0, 30, 0, false, true},
-		{[]string{"--crossfit", "0"}, "split", 0, 0, 30, 0, false, false},
-		{[]string{"--ensemble=false"}, "split", 0, 0, 30, 0, false, false},
-		{[]string{"--ensemble=false", "--crossfit", "3", "--repeats", "3"}, "split", 3, 3, 90, 0, false, true},
-		{[]string{"--inference", "perturbed", "--crossfit", "3", "--repeats", "3"}, "perturbed", 3, 3, 90, inference.DefaultPerturb, true, false},
-		{[]string{"--inference", "perturbed", "--crossfit", "3", "--perturb", "2", "--paired", "on"}, "perturbed", 3, 3, 90, 2, true, true},
-		{[]string{"--inference", "perturbed", "--crossfit", "3", "--perturb", "2", "--repeats", "1"}, "perturbed", 3, 0, 90, 2, false, false},
-		{[]string{"--train-frac", "0.5", "--repeats", "2"}, "split", 0, 2, 45, 0, false, true},
-		{[]string{"--crossfit", "3", "--repeats", "2", "--ensemble"}, "split", 3, 2, 90, 0, true, true},
-		{[]string{"--inference", "plain", "--crossfit", "2", "--repeats", "3", "--ensemble"}, "plain", 2, 3, 90, 0, true, false},
-		{[]string{"--inference", "plain", "--ensemble", "--paired", "on"}, "plain", 3, 3, 90, 0, true, false},
+		{nil, "plain", 3, 3, 90, 0, true, true, false},
+		{[]string{"--inference", "split"}, "split", 3, 3, 90, 0, true, false, false},
+		{[]string{"--debias=false"}, "plain", 3, 3, 90, 0, true, false, false},
+		{[]string{"--bias-aware"}, "plain", 3, 3, 90, 0, true, true, true},
+		{[]string{"--repeats", "1"}, "split", 0, 0, 30, 0, false, false, false},
+		{[]string{"--crossfit", "0"}, "split", 0, 0, 30, 0, false, false, false},
+		{[]string{"--ensemble=false"}, "split", 0, 0, 30, 0, false, false, false},
+		{[]string{"--ensemble=false", "--crossfit", "3", "--repeats", "3"}, "split", 3, 3, 90, 0, false, false, false},
+		{[]string{"--inference", "perturbed", "--crossfit", "3", "--repeats", "3"}, "perturbed", 3, 3, 90, inference.DefaultPerturb, true, true, false},
+		{[]string{"--inference", "perturbed", "--crossfit", "3", "--perturb", "2", "--debias=false"}, "perturbed", 3, 3, 90, 2, true, false, false},
+		{[]string{"--inference", "perturbed", "--crossfit", "3", "--perturb", "2", "--repeats", "1"}, "perturbed", 3, 0, 90, 2, false, false, false},
+		{[]string{"--train-frac", "0.5", "--repeats", "2"}, "split", 0, 2, 45, 0, false, false, false},
+		{[]string{"--crossfit", "3", "--repeats", "2", "--ensemble"}, "plain", 3, 2, 90, 0, true, true, false},
+		{[]string{"--inference", "plain", "--crossfit", "2", "--repeats", "3", "--ensemble"}, "plain", 2, 3, 90, 0, true, true, false},
+		{[]string{"--inference", "plain", "--repeats", "1"}, "plain", 0, 0, 30, 0, false, false, false},
 		// A flag that asks for other counts keeps the default's
 		// ensemble; one that asks for one split or a model file's models
 		// leaves it.
-		{[]string{"--train-frac", "0.5"}, "split", 0, 0, 45, 0, false, false},
-		{[]string{"--crossfit", "5"}, "split", 5, 3, 90, 0, true, true},
-		{[]string{"--repeats", "2"}, "split", 3, 2, 90, 0, true, true},
-		{[]string{"--crossfit", "0", "--repeats", "3"}, "split", 0, 3, 30, 0, false, true},
-		{[]string{"--model", "lin.vimodel"}, "split", 0, 0, 30, 0, false, false},
+		{[]string{"--train-frac", "0.5"}, "split", 0, 0, 45, 0, false, false, false},
+		{[]string{"--crossfit", "5"}, "plain", 5, 3, 90, 0, true, true, false},
+		{[]string{"--repeats", "2"}, "plain", 3, 2, 90, 0, true, true, false},
+		{[]string{"--crossfit", "0", "--repeats", "3"}, "split", 0, 3, 30, 0, false, false, false},
+		{[]string{"--model", "lin.vimodel"}, "split", 0, 0, 30, 0, false, false, false},
 	} {
 		args := append([]string{"estimate", "--data", "lin.csv", "--estimators", "dropout", "--format", "json"}, fastArgs...)
 		stdout, stderr, code := vi(t, dir, append(args, c.args...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
 		}
-		// A paired test of one repetition is warned about, and only it.
-		if warned, want := strings.Contains(stderr, "--paired on with one repetition"), c.paired && c.repeats < 2; warned != want {
-			t.Errorf("%v: warned of a paired test of one repetition %v, want %v: %q", c.args, warned, want, stderr)
-		}
-		v.Perturb, v.Repeats, v.CrossFit, v.Ensemble, v.Paired = 0, 0, 0, false, false
+		v.Perturb, v.Repeats, v.CrossFit, v.Ensemble, v.Debias, v.BiasAware = 0, 0, 0, false, false, false
 		if err := json.Unmarshal([]byte(stdout), &v); err != nil {
 			t.Fatal(err)
 		}
@@ -150,20 +150,25 @@ func TestEstimateRepeats(t *testing.T) {
 			t.Errorf("%v: inference %s crossfit %d repeats %d n_eval %d, %d results; want %s %d %d %d, 3",
 				c.args, v.Inference, v.CrossFit, v.Repeats, v.NEval, len(v.Results), c.inf, c.crossfit, c.repeats, c.n2)
 		}
-		if v.Ensemble != c.ensemble || v.Paired != c.paired {
-			t.Errorf("%v: ensemble %v paired %v, want %v %v", c.args, v.Ensemble, v.Paired, c.ensemble, c.paired)
+		if v.Ensemble != c.ensemble || v.Debias != c.debias || v.BiasAware != c.bounds {
+			t.Errorf("%v: ensemble %v debias %v bias_aware %v, want %v %v %v", c.args, v.Ensemble, v.Debias, v.BiasAware, c.ensemble, c.debias, c.bounds)
 		}
 		if v.Perturb != c.rho {
 			t.Errorf("%v: perturb %v, want %v", c.args, v.Perturb, c.rho)
+		}
+		for _, r := range v.Results {
+			if !coherent(r, inference.DefaultLevel) {
+				t.Errorf("%v, %s: vi %g, interval [%g, %g], p %g: interval and test disagree", c.args, r.Feature, r.VI, r.CILow, r.CIHigh, r.PValue)
+			}
 		}
 	}
 }
 
 // TestDefaultShardsMerge: the shards of a default run (no model file: each
 // shard trains the nine networks itself), merged, give the report of the
-// whole run: the paired estimates, the split intervals and their centres,
-// and the p-values adjusted over all the features. The merged CSV puts each
-// result's interval centre and adjusted p-value in their own columns.
+// whole run: the estimates, intervals and the p-values adjusted over all
+// the features. The merged CSV puts each result's adjusted p-value in its
+// own column.
 func TestDefaultShardsMerge(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "lin.csv"), linearCSV(90))
@@ -183,23 +188,23 @@ func TestDefaultShardsMerge(t *testing.T) {
 	if err := json.Unmarshal([]byte(whole), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Paired || !rep.Ensemble || len(rep.Results) != 6 {
-		t.Fatalf("whole run: paired %v ensemble %v, %d results; want the default's paired, ensembled run of 6", rep.Paired, rep.Ensemble, len(rep.Results))
+	if !rep.Debias || !rep.Ensemble || len(rep.Results) != 6 {
+		t.Fatalf("whole run: debias %v ensemble %v, %d results; want the default's debiased, ensembled run of 6", rep.Debias, rep.Ensemble, len(rep.Results))
 	}
 	rows, err := csv.NewReader(strings.NewReader(run("merge", "--format", "csv", "s1.json", "s2.json"))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "feature,estimator,vi,se,ci_low,ci_high,interval_vi,interval_se,p_value,p_adjusted,lambda,seconds"
+	want := "feature,estimator,vi,se,ci_low,ci_high,p_value,p_adjusted,lambda,seconds"
 	if len(rows) != 7 || strings.Join(rows[0], ",") != want {
 		t.Fatalf("merged csv: %d rows, header %v; want 7 and %s", len(rows), rows[0], want)
 	}
 	for i, res := range rep.Results {
 		row := rows[i+1]
-		if res.Interval == nil || res.PAdjusted == nil {
-			t.Fatalf("%s %s: no interval or adjusted p-value in a paired, adjusted run", res.Feature, res.Estimator)
+		if res.PAdjusted == nil {
+			t.Fatalf("%s %s: no adjusted p-value in an adjusted run", res.Feature, res.Estimator)
 		}
-		for j, v := range []float64{res.VI, res.SE, res.CILow, res.CIHigh, res.Interval.VI, res.Interval.SE, res.PValue, *res.PAdjusted} {
+		for j, v := range []float64{res.VI, res.SE, res.CILow, res.CIHigh, res.PValue, *res.PAdjusted} {
 			if got, err := strconv.ParseFloat(row[j+2], 64); err != nil || got != v {
 				t.Errorf("%s %s: csv column %s is %q, want %v", res.Feature, res.Estimator, rows[0][j+2], row[j+2], v)
 			}

@@ -81,9 +81,10 @@ func pValues(r *pipeline.Report, res inference.Result, format func(float64) stri
 func writeCSV(w io.Writer, r *pipeline.Report) error {
 	cw := csv.NewWriter(w)
 	cols := reportColumns(r)
-	if r.Paired {
-		// The interval's own centre and standard error, after its bounds.
-		cols = slices.Insert(cols, 6, "interval_vi", "interval_se")
+	if r.BiasAware {
+		// The bias bound the interval and the p-value allow for, after
+		// the interval's bounds.
+		cols = slices.Insert(cols, 6, "bias_bound")
 	}
 	if err := cw.Write(cols); err != nil {
 		return err
@@ -91,12 +92,8 @@ func writeCSV(w io.Writer, r *pipeline.Report) error {
 	full := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, res := range r.Results {
 		rec := []string{res.Feature, res.Estimator, full(res.VI), full(res.SE), full(res.CILow), full(res.CIHigh)}
-		if r.Paired {
-			c, se := "", ""
-			if res.Interval != nil {
-				c, se = full(res.Interval.VI), full(res.Interval.SE)
-			}
-			rec = append(rec, c, se)
+		if r.BiasAware {
+			rec = append(rec, full(res.BiasBound))
 		}
 		rec = append(rec, pValues(r, res, full)...)
 		rec = append(rec, lambdaString(res, full), strconv.FormatFloat(res.Seconds, 'f', 3, 64))
@@ -144,11 +141,14 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 			if r.Ensemble {
 				fmt.Fprint(w, " (predictions averaged)")
 			}
+			if r.Debias {
+				fmt.Fprint(w, "  debiased")
+			}
+			if r.BiasAware {
+				fmt.Fprint(w, "  bias-aware")
+			}
 		}
 		fmt.Fprintf(w, "  p_value: H0 VI <= %g", r.Delta)
-		if r.Paired {
-			fmt.Fprintf(w, "  vi, se, p_value: paired; ci: %s", r.Inference)
-		}
 		if r.Adjust != "" && r.Adjust != "none" {
 			fmt.Fprintf(w, "  adjust %s", r.Adjust)
 		}
@@ -172,7 +172,7 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 		how = "loaded"
 	}
 	fmt.Fprintf(w, "full model: %s %s %s (%s in %.2fs)\n",
-		r.Measure, num(r.Full.Score), where, how, r.Full.Seconds)
+		r.Measure, num(framework.Readable(r.Measure, r.Full.Score)), where, how, r.Full.Seconds)
 	writeFullDiagnostics(w, r)
 	fmt.Fprintln(w)
 	// Numbers align right; feature and estimator are padded to a common

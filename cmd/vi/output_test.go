@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lazyvi/lazyvi/estimators/roar"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/pipeline"
@@ -65,7 +66,7 @@ func TestWriteTable(t *testing.T) {
 	if len(lines) != 7 {
 		t.Fatalf("want 7 lines, got\n%s", b.String())
 	}
-	if !strings.Contains(lines[0], "measure mse") || !strings.Contains(lines[0], "n_eval 10") || !strings.Contains(lines[1], "-1.250") {
+	if !strings.Contains(lines[0], "measure mse") || !strings.Contains(lines[0], "n_eval 10") || !strings.Contains(lines[1], "full model: mse 1.250") {
 		t.Errorf("header lines:\n%s\n%s", lines[0], lines[1])
 	}
 	// Columns align: every row has the same width.
@@ -117,5 +118,51 @@ func TestTruthPath(t *testing.T) {
 		if got := truthPath(in); got != want {
 			t.Errorf("truthPath(%q): want %q, got %q", in, want, got)
 		}
+	}
+}
+
+// TestLossesAsLosses: a loss measure's scores read as the loss (positive:
+// mse 3216, not -3216) in the header, the baselines and ROAR's table, with
+// the full model "better" or "worse" by how much; other measures read as
+// they are.
+func TestLossesAsLosses(t *testing.T) {
+	rep := sampleReport()
+	rep.Measure = "mse"
+	rep.Full.Score = -3216
+	rep.Full.Baselines = []pipeline.BaselineScore{{Name: "intercept", Score: -5935, Gain: 2719, GainSE: 288}, {Name: "linear", Score: -3093, Gain: -123, GainSE: 88}}
+	var b bytes.Buffer
+	if err := writeReport(&b, rep, "table"); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"full model: mse 3216 ", "baselines: mse intercept 5935 (full model better by 2719, se 288.0), linear 3093 (full model worse by 123.0, se 88.00)"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("table lacks %q:\n%s", w, b.String())
+		}
+	}
+	rep.Measure, rep.Full.Score, rep.Full.Baselines = "r2", 0.479, nil
+	b.Reset()
+	if err := writeReport(&b, rep, "table"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "full model: r2 0.4790 ") {
+		t.Errorf("r2 not as it is:\n%s", b.String())
+	}
+	r := &roar.Report{Measure: "mse", Results: []roar.Result{{Ordering: "grad", Fraction: 0.5, Removed: 1, Estimator: "retrain", Score: -2.5, SE: 0.1}}}
+	r.Full.Score = -1.25
+	b.Reset()
+	if err := writeROAR(&b, r, "table", []string{"retrain"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"full model: mse 1.250 ", "estimator    mse", " 2.500 "} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("ROAR table lacks %q:\n%s", w, b.String())
+		}
+	}
+	b.Reset()
+	if err := writeROAR(&b, r, "csv", []string{"retrain"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "ordering,fraction,removed,estimator,score,loss,se,seconds\ngrad,0.5,1,retrain,-2.5,2.5,0.1,0.000\n"; b.String() != want {
+		t.Errorf("ROAR csv:\n%s\nwant\n%s", b.String(), want)
 	}
 }

@@ -124,7 +124,8 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // intervalSeries draws one estimator's points, each with its interval as
 // a horizontal line with end caps, the interval drawn whatever the point
-// (a paired estimate may lie outside the split interval beside it).
+// (a report's point need not lie inside its interval: a floored interval,
+// --ci-truncate, may exclude a negative estimate).
 type intervalSeries struct {
 	style  seriesStyle
 	points []forestPoint

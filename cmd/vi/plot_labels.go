@@ -113,10 +113,9 @@ func estimatePlot(rep *pipeline.Report, target string) forestPlot {
 		xLabel: viAxis(rep.Measure, target),
 		points: pts,
 	}
-	if rep.Paired {
-		// The points are the paired estimates, the intervals split's
-		// (docs/inference.md): a point need not be an interval's centre.
-		f.notes = []string{"point: paired", "interval: split"}
+	if rep.BiasAware {
+		// Each interval is widened by its result's bias bound.
+		f.notes = []string{"interval: bias-aware"}
 	}
 	return f
 }

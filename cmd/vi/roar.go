@@ -219,13 +219,24 @@ func writeROAR(w io.Writer, rep *roar.Report, format string, ests []string) erro
 		return writeJSON(w, rep)
 	case "csv":
 		cw := csv.NewWriter(w)
-		if err := cw.Write([]string{"ordering", "fraction", "removed", "estimator", "score", "se", "seconds"}); err != nil {
+		// score is larger-is-better, as in JSON; a loss measure adds the
+		// loss itself.
+		loss := framework.IsLossNamed(rep.Measure)
+		head := []string{"ordering", "fraction", "removed", "estimator", "score", "se", "seconds"}
+		if loss {
+			head = slices.Insert(head, 5, "loss")
+		}
+		if err := cw.Write(head); err != nil {
 			return err
 		}
 		full := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 		for _, r := range rep.Results {
-			if err := cw.Write([]string{r.Ordering, full(r.Fraction), strconv.Itoa(r.Removed), r.Estimator,
-				full(r.Score), full(r.SE), strconv.FormatFloat(r.Seconds, 'f', 3, 64)}); err != nil {
+			rec := []string{r.Ordering, full(r.Fraction), strconv.Itoa(r.Removed), r.Estimator,
+				full(r.Score), full(r.SE), strconv.FormatFloat(r.Seconds, 'f', 3, 64)}
+			if loss {
+				rec = slices.Insert(rec, 5, full(-r.Score))
+			}
+			if err := cw.Write(rec); err != nil {
 				return err
 			}
 		}
@@ -234,16 +245,17 @@ func writeROAR(w io.Writer, rep *roar.Report, format string, ests []string) erro
 	}
 	fmt.Fprintf(w, "measure %s  task %s  backend %s  n_train %d  n_eval %d  features %d  seed %d\n",
 		rep.Measure, rep.Task, rep.Backend, rep.NTrain, rep.NEval, rep.Features, rep.Seed)
-	fmt.Fprintf(w, "full model: %s %s (se %s)\n", rep.Measure, num(rep.Full.Score), num(rep.Full.SE))
+	shown := func(score float64) float64 { return framework.Readable(rep.Measure, score) }
+	fmt.Fprintf(w, "full model: %s %s (se %s)\n", rep.Measure, num(shown(rep.Full.Score)), num(rep.Full.SE))
 	var secs []string
 	for _, e := range ests {
 		secs = append(secs, fmt.Sprintf("%s %.2fs", e, rep.Seconds[e]))
 	}
 	fmt.Fprintf(w, "wall time over the curve: %s\n\n", strings.Join(secs, ", "))
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "ordering\tfraction\tremoved\testimator\tscore\tse\tseconds\t\n")
+	fmt.Fprintf(tw, "ordering\tfraction\tremoved\testimator\t%s\tse\tseconds\t\n", rep.Measure)
 	for _, r := range rep.Results {
-		fmt.Fprintf(tw, "%s\t%g\t%d\t%s\t%s\t%s\t%.2f\t\n", r.Ordering, r.Fraction, r.Removed, r.Estimator, num(r.Score), num(r.SE), r.Seconds)
+		fmt.Fprintf(tw, "%s\t%g\t%d\t%s\t%s\t%s\t%.2f\t\n", r.Ordering, r.Fraction, r.Removed, r.Estimator, num(shown(r.Score)), num(r.SE), r.Seconds)
 	}
 	return tw.Flush()
 }

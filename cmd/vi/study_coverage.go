@@ -70,6 +70,10 @@ type coverageRow struct {
 	// Reject05 is the share of p-values below 0.05 (H0: VI <= 0): the
 	// type I error for a null feature, the power otherwise.
 	Reject05 float64 `json:"reject_05"`
+	// Incoherent is the share of results whose interval does not contain
+	// their estimate, or lies above 0 where p >= (1 - level)/2 or not
+	// where p < (1 - level)/2.
+	Incoherent float64 `json:"incoherent"`
 }
 
 // candidate is one inference scheme of the study: which fits it reads
@@ -109,18 +113,32 @@ func candidates(rhos []float64, repeats int) []candidate {
 	if repeats < 2 {
 		return cs
 	}
-	paired := inf(inference.Split, 0)
-	paired.Paired = true
+	var def pipeline.EstimateOptions
+	lazyvi.EnsembleDefault(&def)
 	cs = append(cs,
-		// vi estimate's default: the ensembled paired estimate and test,
-		// the ensembled split interval.
-		candidate{"default", ensembled, paired},
+		// vi estimate's default.
+		candidate{"default", ensembled, inference.InferOptions{Inference: def.Inference, Debias: def.Debias, BiasAware: def.BiasAware, Perturb: rhos[0]}},
 		candidate{"rep-split", repeated, inf(inference.Split, 0)},
 		candidate{"rep-plain", repeated, inf(inference.Plain, 0)},
 		candidate{"ens-split", ensembled, inf(inference.Split, 0)},
 		candidate{"ens-plain", ensembled, inf(inference.Plain, 0)})
 	for _, r := range rhos {
 		cs = append(cs, candidate{"ens-perturbed" + rhoSuffix(r, rhos), ensembled, inf(inference.Perturbed, r)})
+	}
+	debiased := inf(inference.Plain, 0)
+	debiased.Debias = true
+	aware := inf(inference.Plain, 0)
+	aware.BiasAware = true
+	both := debiased
+	both.BiasAware = true
+	cs = append(cs,
+		candidate{"ens-debiased", ensembled, debiased},
+		candidate{"ens-plain-aware", ensembled, aware},
+		candidate{"ens-debiased-aware", ensembled, both})
+	for _, r := range rhos {
+		o := inf(inference.Perturbed, r)
+		o.Debias = true
+		cs = append(cs, candidate{"ens-debiased-perturbed" + rhoSuffix(r, rhos), ensembled, o})
 	}
 	for _, r := range rhos {
 		cs = append(cs, candidate{"rep-perturbed" + rhoSuffix(r, rhos), repeated, inf(inference.Perturbed, r)})
@@ -274,7 +292,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		for c, cand := range cands {
 			for e := range ests {
 				for f := 0; f < nf; f++ {
-					rep.Rows = append(rep.Rows, summarise(results, truths, e*nf+f, c, f, cand.Name))
+					rep.Rows = append(rep.Rows, summarise(results, truths, e*nf+f, c, f, cand.Name, *level))
 				}
 			}
 		}
@@ -485,9 +503,9 @@ func inferWithin(reps []*inference.Reductions, m framework.Measure, o inference.
 
 // summarise is result k (estimator e, feature f) of candidate c over the
 // repetitions, with feature f's truth in each.
-func summarise(results [][][]inference.Result, truths [][]float64, k, c, f int, name string) coverageRow {
+func summarise(results [][][]inference.Result, truths [][]float64, k, c, f int, name string, level float64) coverageRow {
 	var vis, ses []float64
-	var cover, reject int
+	var cover, reject, incoherent int
 	first := results[0][c][k]
 	known := !math.IsNaN(truths[0][f])
 	var truthSum float64
@@ -503,6 +521,9 @@ func summarise(results [][][]inference.Result, truths [][]float64, k, c, f int, 
 		if res.PValue < 0.05 {
 			reject++
 		}
+		if !coherent(res, level) {
+			incoherent++
+		}
 	}
 	reps := float64(len(results))
 	mean := stat.Mean(vis, nil)
@@ -511,7 +532,8 @@ func summarise(results [][][]inference.Result, truths [][]float64, k, c, f int, 
 		sd = stat.StdDev(vis, nil)
 	}
 	row := coverageRow{Candidate: name, Estimator: first.Estimator, Feature: first.Feature,
-		MeanVI: mean, SDVI: sd, MeanSE: stat.Mean(ses, nil), Reject05: float64(reject) / reps}
+		MeanVI: mean, SDVI: sd, MeanSE: stat.Mean(ses, nil), Reject05: float64(reject) / reps,
+		Incoherent: float64(incoherent) / reps}
 	if known {
 		truth := truthSum / reps
 		bias, cov := mean-truth, float64(cover)/reps
@@ -553,11 +575,12 @@ func writeCoverageTable(w *bytes.Buffer, r *coverageReport) {
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "candidate\testimator\tcover min\tcover max\tnull p<.05 max\t| power:\t%s\t\n", strings.Join(signals, "\t"))
+	fmt.Fprintf(tw, "candidate\testimator\tincoherent\tcover min\tcover max\tnull p<.05 max\t| power:\t%s\t\n", strings.Join(signals, "\t"))
 	for _, k := range order {
-		lo, hi, nullMax := math.Inf(1), math.Inf(-1), 0.0
+		lo, hi, nullMax, incoherent := math.Inf(1), math.Inf(-1), 0.0, 0.0
 		var power []string
 		for _, row := range byKey[k] {
+			incoherent = math.Max(incoherent, row.Incoherent)
 			if row.Coverage == nil {
 				continue
 			}
@@ -568,7 +591,7 @@ func writeCoverageTable(w *bytes.Buffer, r *coverageReport) {
 				power = append(power, fmt.Sprintf("%.2f", row.Reject05))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%.2f\t|\t%s\t\n", k.cand, k.est, lo, hi, nullMax, strings.Join(power, "\t"))
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t|\t%s\t\n", k.cand, k.est, incoherent, lo, hi, nullMax, strings.Join(power, "\t"))
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
@@ -598,4 +621,11 @@ func floatList(s, flagName string) ([]float64, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// coherent reports whether a result's interval contains its estimate and
+// lies above 0 exactly when its one-sided p-value (of H0: VI <= 0) is
+// below (1 - level)/2.
+func coherent(r inference.Result, level float64) bool {
+	return r.CILow <= r.VI && r.VI <= r.CIHigh && (r.CILow > 0) == (r.PValue < (1-level)/2)
 }

@@ -181,6 +181,11 @@ func TestBenchCoverageSemi(t *testing.T) {
 		t.Fatalf("%d rows, want %d", len(rep.Rows), 5*len(names))
 	}
 	for _, row := range rep.Rows {
+		// vi's default is one procedure: no result's interval and test
+		// disagree.
+		if row.Candidate == "default" && row.Incoherent != 0 {
+			t.Errorf("default, %s: %.2f of the results incoherent", row.Feature, row.Incoherent)
+		}
 		switch row.Feature {
 		case "perm_x1", "z":
 			if row.Truth == nil || row.Coverage == nil || (row.Feature == "perm_x1") != (*row.Truth == 0) {
@@ -206,6 +211,25 @@ func TestBenchCoverageSemi(t *testing.T) {
 		_, stderr, code := vi(t, dir, append([]string{"bench", "coverage"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: want exit 2 naming %q, got %d: %s", c.args, c.want, code, stderr)
+		}
+	}
+}
+
+// TestCoherent: a result is coherent when its interval holds its estimate
+// and lies above 0 exactly when p < (1 - level)/2.
+func TestCoherent(t *testing.T) {
+	for _, c := range []struct {
+		r    inference.Result
+		want bool
+	}{
+		{inference.Result{VI: 1, CILow: 0.5, CIHigh: 1.5, PValue: 0.001}, true},
+		{inference.Result{VI: 1, CILow: -0.5, CIHigh: 2.5, PValue: 0.1}, true},
+		{inference.Result{VI: 1, CILow: -0.5, CIHigh: 2.5, PValue: 0.001}, false}, // the previous default's split interval, paired p
+		{inference.Result{VI: 3, CILow: -0.5, CIHigh: 2.5, PValue: 0.3}, false},   // vi outside its interval
+		{inference.Result{VI: 1, CILow: 0.1, CIHigh: 1.9, PValue: 0.03}, false},
+	} {
+		if got := coherent(c.r, 0.95); got != c.want {
+			t.Errorf("%+v: coherent %v, want %v", c.r, got, c.want)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/internal/linalg"
 )
 
@@ -273,10 +274,8 @@ type jsonReport struct {
 	NTrain  *int   `json:"n_train"`
 	NEval   *int   `json:"n_eval"`
 	Seed    *int64 `json:"seed"`
-	// CrossFit and Paired: every row evaluated once (n_eval is n), and
-	// each result's interval centred on its "interval".
-	CrossFit int  `json:"crossfit"`
-	Paired   bool `json:"paired"`
+	// CrossFit: every row evaluated once (n_eval is n).
+	CrossFit int `json:"crossfit"`
 	Full     *struct {
 		Score   *float64 `json:"score"`
 		Seconds *float64 `json:"seconds"`
@@ -302,17 +301,14 @@ func parseReport(t *testing.T, b []byte) jsonReport {
 		t.Errorf("n_train %d + n_eval %d != n %d", *r.NTrain, *r.NEval, *r.N)
 	}
 	for _, res := range r.Results {
-		iv, hasInterval := res["interval"].(map[string]any)
-		if hasInterval != r.Paired {
-			t.Errorf("result %v: interval %v, report paired %v", res, hasInterval, r.Paired)
-		}
-		if hasInterval {
-			c, _ := iv["vi"].(float64)
-			lo, _ := res["ci_low"].(float64)
-			hi, _ := res["ci_high"].(float64)
-			if _, ok := iv["se"].(float64); !ok || !(lo <= c && c <= hi) {
-				t.Errorf("result %v: interval's centre %v outside [%v, %v] or no se", res, c, lo, hi)
-			}
+		// One procedure's estimate, interval and test: the interval holds
+		// vi and lies above delta (0 here) exactly when p < (1 - level)/2.
+		vi, _ := res["vi"].(float64)
+		lo, _ := res["ci_low"].(float64)
+		hi, _ := res["ci_high"].(float64)
+		p, _ := res["p_value"].(float64)
+		if !(lo <= vi && vi <= hi) || (lo > 0) != (p < (1-inference.DefaultLevel)/2) {
+			t.Errorf("result %v: interval and test disagree", res)
 		}
 		for _, k := range []string{"feature", "estimator", "vi", "se", "ci_low", "ci_high", "seconds"} {
 			if _, ok := res[k]; !ok {
@@ -392,8 +388,8 @@ func TestEstimateFormats(t *testing.T) {
 		t.Errorf("no warning that training ended at the cap: %q", stderr)
 	}
 	// The default: three cross-fits of three folds, predictions averaged,
-	// the paired estimate with the split interval.
-	for _, w := range []string{"measure r2", "backend mlp", "n 60", "n_train 40", "n_eval 60", "crossfit 3  repeats 3 (predictions averaged)", "vi, se, p_value: paired; ci: split", "feature", "ci_high", "lambda", "x3"} {
+	// the debiased paired estimate.
+	for _, w := range []string{"measure r2", "backend mlp", "n 60", "n_train 40", "n_eval 60", "inference plain", "crossfit 3  repeats 3 (predictions averaged)  debiased", "feature", "ci_high", "lambda", "x3"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("table lacks %q:\n%s", w, stdout)
 		}
@@ -404,7 +400,7 @@ func TestEstimateFormats(t *testing.T) {
 		t.Fatalf("csv: exit code %d; stderr:\n%s", code, stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if len(lines) != 4 || lines[0] != "feature,estimator,vi,se,ci_low,ci_high,interval_vi,interval_se,p_value,lambda,seconds" {
+	if len(lines) != 4 || lines[0] != "feature,estimator,vi,se,ci_low,ci_high,p_value,lambda,seconds" {
 		t.Errorf("csv output:\n%s", stdout)
 	}
 }

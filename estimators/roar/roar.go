@@ -41,16 +41,17 @@ const GradStep = 1e-3
 
 // Result is one reduced model's score: the measure's larger-is-better
 // Value on the evaluation split (accuracy as it is; -MSE for mse, as
-// full.score in vi estimate), its standard error sd(IF)/sqrt(n2), and the
-// estimator's wall time.
+// full.score in vi estimate), for a loss measure the loss itself (-Score),
+// its standard error sd(IF)/sqrt(n2), and the estimator's wall time.
 type Result struct {
-	Ordering  string  `json:"ordering"`
-	Fraction  float64 `json:"fraction"`
-	Removed   int     `json:"removed"` // features removed
-	Estimator string  `json:"estimator"`
-	Score     float64 `json:"score"`
-	SE        float64 `json:"se"`
-	Seconds   float64 `json:"seconds"`
+	Ordering  string   `json:"ordering"`
+	Fraction  float64  `json:"fraction"`
+	Removed   int      `json:"removed"` // features removed
+	Estimator string   `json:"estimator"`
+	Score     float64  `json:"score"`
+	Loss      *float64 `json:"loss,omitempty"`
+	SE        float64  `json:"se"`
+	Seconds   float64  `json:"seconds"`
 }
 
 // Report is a ROAR run; its JSON is vi roar's --format json.
@@ -65,8 +66,9 @@ type Report struct {
 	Level    float64 `json:"level"`
 	// Full is the full model's score (nothing removed).
 	Full struct {
-		Score float64 `json:"score"`
-		SE    float64 `json:"se"`
+		Score float64  `json:"score"`
+		Loss  *float64 `json:"loss,omitempty"` // a loss measure's loss, -Score
+		SE    float64  `json:"se"`
 	} `json:"full"`
 	// Orders holds each ordering's feature names, first removed first.
 	Orders  map[string][]string `json:"orders"`
@@ -118,7 +120,7 @@ func Run(ctx context.Context, p *framework.Problem, m framework.Measure, ests []
 	if err != nil {
 		return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), err)
 	}
-	rep.Full.Score, rep.Full.SE = full.Value, seOf(full.Influence)
+	rep.Full.Score, rep.Full.Loss, rep.Full.SE = full.Value, framework.LossOf(m, full.Value), seOf(full.Influence)
 
 	type point struct {
 		ordering string
@@ -155,7 +157,7 @@ func Run(ctx context.Context, p *framework.Problem, m framework.Measure, ests []
 			}
 			secs := red.Seconds[0][e][f]
 			rep.Results = append(rep.Results, Result{Ordering: pt.ordering, Fraction: pt.fraction, Removed: pt.removed,
-				Estimator: est.Name(), Score: s.Value, SE: seOf(s.Influence), Seconds: secs})
+				Estimator: est.Name(), Score: s.Value, Loss: framework.LossOf(m, s.Value), SE: seOf(s.Influence), Seconds: secs})
 			rep.Seconds[est.Name()] += secs
 		}
 	}
