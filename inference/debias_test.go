@@ -14,14 +14,22 @@ import (
 	"github.com/lazyvi/lazyvi/measures"
 )
 
+// crossFit is trainingNoise's design: M repetitions of K folds, the full
+// and reduced models' training noise sf and sr.
+type crossFit struct {
+	M, K   int
+	sf, sr float64
+}
+
 // trainingNoise builds M repetitions of a K-fold cross-fit of the rows y
 // whose full model predicts f_i + u_mi and whose reduced model (one
 // feature) predicts r_i + v_mi in repetition m, u ~ N(0, sf^2) and
 // v ~ N(0, sr^2) independent: networks that agree on f and r up to what
 // each training adds. No baseline: the reduced model is scored against
 // the full one.
-func trainingNoise(rng *rand.Rand, y, f, r []float64, M, K int, sf, sr float64) []*inference.Reductions {
+func trainingNoise(rng *rand.Rand, y, f, r []float64, c crossFit) []*inference.Reductions {
 	n := len(y)
+	M, K, sf, sr := c.M, c.K, c.sf, c.sr
 	feats := []framework.Feature{{Name: "a", Columns: []int{0}}}
 	est := fixed{map[*framework.Problem]*mat.Dense{}}
 	var reps []*inference.Reductions
@@ -77,7 +85,7 @@ func TestInferDebiasRemovesTrainingNoise(t *testing.T) {
 			r[i] = 0.9 * x // a null feature: the full and reduced models agree
 			inf += ((y[i]-r[i])*(y[i]-r[i]) - (y[i]-f[i])*(y[i]-f[i])) / n
 		}
-		reps := trainingNoise(rng, y, f, r, M, K, sf, sr)
+		reps := trainingNoise(rng, y, f, r, crossFit{M, K, sf, sr})
 		ens, err := inference.InferRepeated(reps, m, inference.InferOptions{Inference: inference.Plain, Ensemble: true})
 		if err != nil {
 			t.Fatal(err)
@@ -113,7 +121,7 @@ func TestInferBiasAware(t *testing.T) {
 		y[i] = x + 0.5*rng.NormFloat64()
 		f[i], r[i] = 0.9*x, 0.7*x
 	}
-	reps := trainingNoise(rng, y, f, r, 3, 3, 0.5, 0.3)
+	reps := trainingNoise(rng, y, f, r, crossFit{3, 3, 0.5, 0.3})
 	m := measures.MSE()
 	z := distuv.UnitNormal.Quantile(0.975)
 	for _, debias := range []bool{false, true} {
