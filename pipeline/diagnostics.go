@@ -188,14 +188,18 @@ func fullWarnings(m framework.Measure, f FullResult) []string {
 		if b.Name == InterceptName || b.Gain > b.GainSE {
 			continue
 		}
-		// A loss reads as the loss; the difference is how much better the
-		// full model is (negative: worse).
+		// A loss reads as the loss; the difference says whether the full
+		// model is better or worse, and by how much.
 		full, base := f.Score, b.Score
 		if framework.IsLoss(m) {
 			full, base = -full, -base
 		}
-		ws = append(ws, fmt.Sprintf("the full model does not beat the %s baseline beyond its standard error (%s %.4g vs %.4g, full model better by %.3g, se %.3g): the VIs describe a model no better than %s; consider the %s backend",
-			b.Name, m.Name(), full, base, b.Gain, b.GainSE, b.Name, b.Name))
+		diff := fmt.Sprintf("full model better by %.3g", b.Gain)
+		if b.Gain < 0 {
+			diff = fmt.Sprintf("full model worse by %.3g", -b.Gain)
+		}
+		ws = append(ws, fmt.Sprintf("the full model does not beat the %s baseline beyond its standard error (%s %.4g vs %.4g, %s, se %.3g): the VIs describe a model no better than %s; consider the %s backend",
+			b.Name, m.Name(), full, base, diff, b.GainSE, b.Name, b.Name))
 	}
 	if f.StoppedBy == "cap" {
 		ws = append(ws, fmt.Sprintf("training of the full model ended at the epoch cap (%d epochs), not by early stopping: it may be undertrained; raise its epoch cap", f.Epochs))
