@@ -390,21 +390,9 @@ func TestPValueUniformUnderNull(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	m := measures.MSE()
 	const reps, n = 1000, 200
-	feats := []framework.Feature{{Name: "x4", Columns: []int{0}}}
 	ps := make([]float64, 0, reps)
 	for range reps {
-		x := randVec(rng, n, 1)
-		y, f := make([]float64, n), make([]float64, n)
-		for i := range y {
-			y[i] = x[i] + 0.3*rng.NormFloat64()
-			f[i] = 0.9*x[i] + 0.05
-		}
-		p := fold(y, f)
-		est := fixed{map[*framework.Problem]*mat.Dense{p: mat.NewDense(n, 1, f)}}
-		r, err := pipeline.Reduce(context.Background(), []*framework.Problem{p}, []framework.Estimator{est}, feats, pipeline.ReduceOptions{Workers: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := degenerateNull(t, rng, n)
 		res, err := r.Infer(m, inference.InferOptions{Inference: inference.Split})
 		if err != nil {
 			t.Fatal(err)
@@ -426,21 +414,9 @@ func TestPerturbedPValueUniformUnderNull(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	m := measures.MSE()
 	const reps, n = 1000, 200
-	feats := []framework.Feature{{Name: "x4", Columns: []int{0}}}
 	ps := make([]float64, 0, reps)
 	for r := range reps {
-		x := randVec(rng, n, 1)
-		y, f := make([]float64, n), make([]float64, n)
-		for i := range y {
-			y[i] = x[i] + 0.3*rng.NormFloat64()
-			f[i] = 0.9*x[i] + 0.05
-		}
-		p := fold(y, f)
-		est := fixed{map[*framework.Problem]*mat.Dense{p: mat.NewDense(n, 1, f)}}
-		red, err := pipeline.Reduce(context.Background(), []*framework.Problem{p}, []framework.Estimator{est}, feats, pipeline.ReduceOptions{Workers: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		red := degenerateNull(t, rng, n)
 		res, err := red.Infer(m, inference.InferOptions{Inference: inference.Perturbed, Seed: int64(r)})
 		if err != nil {
 			t.Fatal(err)
@@ -482,4 +458,25 @@ func ksUniform(p []float64) float64 {
 		d = math.Max(d, math.Max(float64(i+1)/n-v, v-float64(i)/n))
 	}
 	return d
+}
+
+// degenerateNull reduces one draw of n rows whose reduced model predicts
+// exactly what the full model does: the degenerate null of the p-value
+// tests.
+func degenerateNull(t *testing.T, rng *rand.Rand, n int) *inference.Reductions {
+	t.Helper()
+	x := randVec(rng, n, 1)
+	y, f := make([]float64, n), make([]float64, n)
+	for i := range y {
+		y[i] = x[i] + 0.3*rng.NormFloat64()
+		f[i] = 0.9*x[i] + 0.05
+	}
+	p := fold(y, f)
+	est := fixed{map[*framework.Problem]*mat.Dense{p: mat.NewDense(n, 1, f)}}
+	feats := []framework.Feature{{Name: "x4", Columns: []int{0}}}
+	r, err := pipeline.Reduce(context.Background(), []*framework.Problem{p}, []framework.Estimator{est}, feats, pipeline.ReduceOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
