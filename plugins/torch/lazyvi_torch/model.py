@@ -215,15 +215,9 @@ class Model:
             try:
                 st = torch.load(io.BytesIO(state), map_location="cpu", weights_only=True)
             except pickle.UnpicklingError as e:
-                # A pickle that names a class or global the tensor-only
-                # unpickler refuses is a crafted state; anything else is not
-                # a state at all.
-                if not any(w in str(e) for w in ("Unsupported class", "Unsupported global")):
+                if not network.names_code(e):
                     raise UsageError("%s: Load: not a saved model state: %s" % (NAME, e))
-                # torch's message advises weights_only=False, which vi never
-                # uses: say what the state holds instead.
-                what = str(e).rsplit("WeightsUnpickler error:", 1)[-1].strip()
-                raise UsageError("%s: Load: refused: the saved state holds more than tensors (%s), which could run code when loaded" % (NAME, what))
+                raise UsageError("%s: Load: refused: the saved state holds more than tensors (%s), which could run code when loaded" % (NAME, network.refusal(e)))
             except Exception as e:
                 raise UsageError("%s: Load: not a saved model state: %s" % (NAME, e))
             if not isinstance(st, dict) or st.get("version") != STATE_VERSION:

@@ -124,6 +124,19 @@ def outputs_blocked(net: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor
     return torch.cat([outputs(net, x[i:i + BLOCK], outs) for i in range(0, x.shape[0], BLOCK)])[:n]
 
 
+def refusal(e: pickle.UnpicklingError) -> str:
+    """What torch's tensor-only unpickler refused, from its error: its
+    message advises weights_only=False, which vi never uses, so vi says
+    what the file holds instead."""
+    return str(e).rsplit("WeightsUnpickler error:", 1)[-1].strip()
+
+
+def names_code(e: pickle.UnpicklingError) -> bool:
+    """Whether the tensor-only unpickler refused a class or global (a pickle
+    that would run code), not bytes that are no pickle at all."""
+    return any(w in str(e) for w in ("Unsupported class", "Unsupported global"))
+
+
 def load_weights(net: nn.Module, path: str) -> nn.Module:
     """Loads the state dict saved at path into net. weights_only: the file is
     unpickled with tensors, containers and numbers only, so that a file
@@ -132,10 +145,7 @@ def load_weights(net: nn.Module, path: str) -> nn.Module:
         state = torch.load(path, map_location="cpu", weights_only=True)
         net.load_state_dict(state)
     except pickle.UnpicklingError as e:
-        # torch's message advises weights_only=False, which vi never uses:
-        # say what the file holds instead.
-        what = str(e).rsplit("WeightsUnpickler error:", 1)[-1].strip()
-        raise UsageError("%s: option weights: %s: refused: the file holds more than tensors (%s), which could run code when loaded; save the state dict (torch.save(model.state_dict(), FILE))" % (NAME, path, what))
+        raise UsageError("%s: option weights: %s: refused: the file holds more than tensors (%s), which could run code when loaded; save the state dict (torch.save(model.state_dict(), FILE))" % (NAME, path, refusal(e)))
     except Exception as e:
         raise UsageError("%s: option weights: %s: %s" % (NAME, path, e))
     return net.to(torch.float64)
