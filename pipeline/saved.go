@@ -155,7 +155,12 @@ func loadSaved(ctx context.Context, cfg Config, spec framework.ModelSpec, fold i
 		framework.Release(full)
 		return nil, framework.Usagef("backend %s cannot load saved models", s.Backend)
 	}
-	if err := p.LoadState(ctx, f.Params); err != nil {
+	state, err := f.State()
+	if err != nil {
+		framework.Release(full)
+		return nil, err
+	}
+	if err := p.LoadState(ctx, state); err != nil {
 		framework.Release(full)
 		return nil, fmt.Errorf("load from %s: %w", s.Source, err)
 	}
