@@ -174,8 +174,8 @@ func TestShapleyModel(t *testing.T) {
 // of vi estimate's default (three repetitions of three folds), and vi
 // estimate --model gives exactly the default run's report (every vi, se,
 // interval and p-value; timings aside), as do its shards merged; a flag
-// that asks for other counts than the file's, --ensemble with a one-split
-// file and a file changed after it was read are refused.
+// that asks for other counts than the file's and --ensemble with a
+// one-split file are refused.
 func TestTrainDefaultModel(t *testing.T) {
 	dir := t.TempDir()
 	run := func(args ...string) string {
