@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -728,6 +729,16 @@ func newBackendSpec(name string, nameSet bool, plugin string) (backendSpec, erro
 		return backendSpec{name: name}, nil
 	}
 	fi, err := os.Stat(plugin)
+	if err != nil && !strings.ContainsRune(plugin, filepath.Separator) {
+		// A bare name that is no file here: an executable on PATH, as a
+		// shell finds it (--plugin lazyvi-torch).
+		found, lookErr := exec.LookPath(plugin)
+		if lookErr != nil {
+			return backendSpec{}, framework.Usagef("--plugin %s: no such file here, and no executable of that name on PATH", plugin)
+		}
+		plugin = found
+		fi, err = os.Stat(plugin)
+	}
 	switch {
 	case err != nil:
 		return backendSpec{}, framework.Usagef("--plugin %s: no such file", plugin)
