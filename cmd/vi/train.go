@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"runtime"
 
 	"github.com/lazyvi/lazyvi"
@@ -116,11 +116,13 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 		return runError(ctx, err)
 	}
 	saved.Protocol = backendplugin.ProtocolVersion
-	var buf bytes.Buffer
-	if err := dataio.WriteModel(&buf, saved); err != nil {
+	var size int64
+	if err := writeAtomic(o.data.out, func(w io.Writer) error {
+		cw := &countingWriter{w: w}
+		err := dataio.WriteModel(cw, saved)
+		size = cw.n
 		return err
-	}
-	if err := writeFileAtomic(o.data.out, buf.Bytes()); err != nil {
+	}); err != nil {
 		return err
 	}
 	what := "1 model"
@@ -136,7 +138,7 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	if h := saved.Folds[0].Options["hidden"]; h != "" {
 		hidden = ", hidden " + h
 	}
-	fmt.Fprintf(a.stderr, "vi: wrote %s (%s: %s%s, seed %d, trained on %s; %d bytes)\n", o.data.out, what, r.backend.name, hidden, o.seed, d.Source, buf.Len())
+	fmt.Fprintf(a.stderr, "vi: wrote %s (%s: %s%s, seed %d, trained on %s; %d bytes)\n", o.data.out, what, r.backend.name, hidden, o.seed, d.Source, size)
 	return nil
 }
 
@@ -161,4 +163,16 @@ func (o *trainOptions) defaultCounts(set map[string]bool) {
 	if opt.Ensemble {
 		o.crossfit, o.repeats = cfg.CrossFit, cfg.Repeats
 	}
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
