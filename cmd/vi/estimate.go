@@ -242,6 +242,9 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if o.crossfit < 0 || o.crossfit == 1 {
 		return framework.Usagef("--crossfit must be 0 (no cross-fitting) or at least 2, got %d", o.crossfit)
 	}
+	if err := o.data.checkLoadedInference(set, o.crossfit, o.repeats, o.ensemble); err != nil {
+		return err
+	}
 	if err := o.defaultInference(set); err != nil {
 		return err
 	}
@@ -423,7 +426,16 @@ func (o *estimateOptions) defaultInference(set map[string]bool) error {
 	if set["ensemble"] && !o.ensemble {
 		return nil
 	}
+	if o.data.opts[pipeline.PretrainedOption] != "" {
+		o.ensemble = false // one loaded network, judged once (InferenceDefaults)
+		return nil
+	}
 	var cfg pipeline.Config
+	if o.data.evalFlagsGiven() {
+		// The rule asks only whether the evaluation rows are given; their
+		// folds are the partition's.
+		cfg.Partition = []int{}
+	}
 	var opt pipeline.EstimateOptions
 	opt.Ensemble = set["ensemble"]
 	if set["train-frac"] {
