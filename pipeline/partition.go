@@ -249,11 +249,11 @@ func checkSavedPartition(s *dataio.SavedModel, cfg Config) error {
 	case got == s.Partition:
 		return nil
 	case s.Partition == "":
-		return &dataio.InputError{File: s.Source, Msg: "the model was trained on a seeded split of its data, not with explicit evaluation rows (Config.Partition)"}
+		return &dataio.InputError{File: s.Source, Msg: "the model was trained on a seeded split of its data, not with explicit evaluation rows (evaluation data or a split column)"}
 	case got == "":
-		return &dataio.InputError{File: s.Source, Msg: "the model was trained with explicit evaluation rows (Config.Partition); give the same"}
+		return &dataio.InputError{File: s.Source, Msg: "the model was trained with explicit evaluation rows (evaluation data or a split column); give the same"}
 	}
-	return &dataio.InputError{File: s.Source, Msg: "the model was trained with other explicit evaluation rows (Config.Partition)"}
+	return &dataio.InputError{File: s.Source, Msg: "the model was trained with other explicit evaluation rows (evaluation data or a split column)"}
 }
 
 // partitionSplit is split for a partition of one fold: the sizes of its
