@@ -166,6 +166,9 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 	}
 	if r.Repeats > 1 {
 		where = fmt.Sprintf("averaged over %d repetitions", r.Repeats)
+		if r.Partition {
+			where += " on the evaluation rows"
+		}
 		if r.CrossFit > 0 {
 			where = fmt.Sprintf("averaged over %d repetitions of %d folds", r.Repeats, r.CrossFit)
 		}
