@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"strings"
 	"sync"
 
 	"github.com/lazyvi/lazyvi/dataio"
@@ -299,7 +298,7 @@ func (sp *setup) checkScoredRows(m framework.Measure, inf inference.Inference) e
 		if inf == inference.Split {
 			half := (len(eval) + 1) / 2
 			sets = [][]int{eval[:half], eval[half:]}
-			where = "a half of " + strings.TrimPrefix(where, "a half of ") + " (split inference)"
+			where = "a half of " + where + " (split inference)"
 		}
 	}
 	outs := 1
