@@ -85,30 +85,39 @@ const (
 // cross-fit are ensembled (each row's out-of-fold predictions averaged
 // over them, Ensemble), with DefaultCrossFit folds and DefaultRepeats
 // repetitions where cfg does not give them (as vi's --ensemble alone, and
-// its default). With a saved model (Config.Saved), the folds, repetitions
-// and train share cfg does not give are the model's, so that the run is
-// the one that trained it (vi train's default: the default inference's).
-// An ensemble whose inference is not chosen (the zero Inference, Split,
-// with neither Debias nor BiasAware) gets the default procedure,
-// EnsembleDefault; pipeline.Run infers the ensemble by split inference as
-// asked.
+// its default). With explicit evaluation rows (Config.Partition) the
+// folds are the partition's (one split: the repetitions train networks
+// with other seeds on the same rows, and their predictions on the
+// evaluation rows are averaged); with a saved model (Config.Saved), the
+// folds, repetitions and train share cfg does not give are the model's,
+// so that the run is the one that trained it (vi train's default: the
+// default inference's); a pre-trained full model (Config.Pretrained) gets
+// no default: one network is judged once. An ensemble whose inference is
+// not chosen (the zero Inference, Split, with neither Debias nor
+// BiasAware) gets the default procedure, EnsembleDefault; pipeline.Run
+// infers the ensemble by split inference as asked.
 func InferenceDefaults(cfg *pipeline.Config, opt *pipeline.EstimateOptions) {
+	if cfg.Pretrained() {
+		return // one loaded network: judged once, on one split
+	}
 	if s := cfg.Saved; s != nil {
-		if cfg.CrossFit == 0 {
+		seeded := s.Partition == "" // else the partition gives the rows and folds
+		if cfg.CrossFit == 0 && seeded {
 			cfg.CrossFit = max(s.CrossFit, 1)
 		}
 		if cfg.Repeats == 0 {
 			cfg.Repeats = s.Repetitions()
 		}
-		if cfg.TrainFrac == 0 && s.CrossFit < 2 {
+		if cfg.TrainFrac == 0 && s.CrossFit < 2 && seeded {
 			cfg.TrainFrac = s.TrainFrac
 		}
 	}
-	if !opt.Ensemble && cfg.TrainFrac == 0 && cfg.Repeats != 1 && cfg.CrossFit != 1 {
+	oneSplit := cfg.TrainFrac != 0 || cfg.CrossFit == 1 && cfg.Partition == nil
+	if !opt.Ensemble && !oneSplit && cfg.Repeats != 1 {
 		opt.Ensemble = true
 	}
 	if opt.Ensemble {
-		if cfg.CrossFit == 0 {
+		if cfg.CrossFit == 0 && cfg.Partition == nil {
 			cfg.CrossFit = DefaultCrossFit
 		}
 		if cfg.Repeats == 0 {

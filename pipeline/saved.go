@@ -13,7 +13,8 @@ import (
 
 // TrainModel trains the full models of a run as Run trains them, every
 // repetition's (Config.Repeats, each seeded with RepeatSeed) split or
-// cross-fitting folds (Config.CrossFit), Workers at a time, and returns
+// cross-fitting folds (Config.CrossFit, or Config.Partition's), Workers
+// at a time, and returns
 // them as a model file's content: a run with Saved set to it gives the
 // numbers of the run that trains. Each repetition's models are saved and
 // released before the next is trained. Every full model must be a
@@ -25,6 +26,11 @@ func TrainModel(ctx context.Context, d *dataio.Dataset, cfg Config, workers int)
 	if cfg.Repeats < 0 {
 		return nil, framework.FieldErrorf("Config.Repeats", "must be at least 1 (0 means 1), got %d", cfg.Repeats)
 	}
+	n, _ := d.X.Dims()
+	cfg, err := withPartition(n, cfg)
+	if err != nil {
+		return nil, err
+	}
 	sp, err := newSetup(d, cfg)
 	if err != nil {
 		return nil, err
@@ -33,7 +39,7 @@ func TrainModel(ctx context.Context, d *dataio.Dataset, cfg Config, workers int)
 		Backend: cfg.BackendName, Options: cfg.Options, Candidates: candidateNames(cfg.Candidates),
 		Task: sp.task.String(), Classes: sp.classes,
 		Target: d.Names[sp.target], Features: slices.Clone(sp.names), Seed: cfg.Seed,
-		Data: dataio.DataFingerprint(d),
+		Data: dataio.DataFingerprint(d), Partition: PartitionSum(cfg.Partition),
 	}
 	if cfg.CrossFit >= 2 {
 		s.CrossFit = cfg.CrossFit

@@ -67,6 +67,19 @@ present, 3 <= K <= 20, each class at least 5 rows), which makes it
 multiclass (predictions are K class probabilities; measures accuracy and
 logloss); --task forces it.
 
+Evaluation rows: --eval-data TEST.csv (the columns of --data) makes every
+model learn from --data's rows only and every score, VI, interval and test
+use TEST's rows only; --split-column COL says it with a column of --data
+instead: train/eval, or fold numbers 1..K, your own cross-fitting folds
+(fold k's rows are evaluated by models trained on the other rows). The
+column is not a feature. The default then repeats the training three
+times with other seeds on the given split and averages the networks'
+predictions (--repeats 1: once). A network loaded with --opt weights= (a
+plugin's pretrained model) must be judged on rows it never saw: without
+--eval-data or --split-column the run is refused, unless
+--trained-elsewhere says that none of --data's rows trained it; it is
+judged once (no --crossfit, --repeats or --ensemble).
+
 VI is positive for a feature that helps: for mse it is the reduced model's MSE
 minus the full model's, in squared units of the response; for accuracy the
 full model's accuracy minus the reduced model's. Lazy and lazy-es compare
@@ -257,6 +270,9 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 			return err
 		}
 	}
+	if err := o.data.checkLoadedInference(set, o.crossfit, o.repeats, o.ensemble); err != nil {
+		return err
+	}
 	if err := o.defaultInference(counts); err != nil {
 		return err
 	}
@@ -431,7 +447,16 @@ func (o *estimateOptions) defaultInference(set map[string]bool) error {
 	if set["ensemble"] && !o.ensemble {
 		return nil
 	}
+	if o.data.opts[pipeline.PretrainedOption] != "" {
+		o.ensemble = false // one loaded network, judged once (InferenceDefaults)
+		return nil
+	}
 	var cfg pipeline.Config
+	if o.data.evalFlagsGiven() {
+		// The rule asks only whether the evaluation rows are given; their
+		// folds are the partition's.
+		cfg.Partition = []int{}
+	}
 	var opt pipeline.EstimateOptions
 	opt.Ensemble = set["ensemble"]
 	if set["train-frac"] {
@@ -452,7 +477,7 @@ func (o *estimateOptions) defaultInference(set map[string]bool) error {
 	switch {
 	case set["train-frac"] && !set["crossfit"]:
 		return framework.Usagef("--ensemble and --train-frac exclude each other (--ensemble cross-fits: every fold is evaluated in turn)")
-	case o.model != "" && (o.crossfit < 2 || o.repeats < 2):
+	case o.model != "" && (o.crossfit < 2 && !o.data.evalFlagsGiven() || o.repeats < 2):
 		return framework.Usagef("--ensemble needs a model file of repeated cross-fits (vi train's default); %s holds %s", o.model, modelCountsString(o.crossfit, o.repeats))
 	}
 	if !set["crossfit"] {

@@ -83,6 +83,9 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	case o.repeats < 1:
 		return framework.Usagef("--repeats must be at least 1, got %d", o.repeats)
 	}
+	if err := o.data.checkLoadedInference(set, o.crossfit, o.repeats, false); err != nil {
+		return err
+	}
 	o.defaultCounts(set)
 	if err := checkOutDir(o.data.out); err != nil {
 		return err
@@ -145,10 +148,19 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 // defaultCounts sets --crossfit and --repeats where the flags leave them to
 // vi estimate's default inference, by the rule vi estimate's flags follow
 // (lazyvi.InferenceDefaults): unless --train-frac, --crossfit 0 or
-// --repeats 1 asks for one split or one repetition, lazyvi.DefaultCrossFit
-// folds and DefaultRepeats repetitions unless given.
+// --repeats 1 asks for one split or one repetition, or the network is
+// loaded (--opt weights=), lazyvi.DefaultCrossFit folds (with evaluation
+// rows given, their own) and DefaultRepeats repetitions unless given.
 func (o *trainOptions) defaultCounts(set map[string]bool) {
+	if o.data.opts[pipeline.PretrainedOption] != "" {
+		return // one loaded network, judged once (InferenceDefaults)
+	}
 	var cfg pipeline.Config
+	if o.data.evalFlagsGiven() {
+		// The rule asks only whether the evaluation rows are given; their
+		// folds are the partition's (TrainModel).
+		cfg.Partition = []int{}
+	}
 	var opt pipeline.EstimateOptions
 	if set["train-frac"] {
 		cfg.TrainFrac = o.trainFrac
