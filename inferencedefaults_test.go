@@ -12,8 +12,9 @@ import (
 // TestInferenceDefaults: the default inference is the debiased ensemble of
 // three cross-fits of three folds unless the settings ask for one split
 // or one repetition; a saved model's folds, repetitions and train share
-// count as given, so that a run from vi train's default file is the
-// default run and one from a one-split file is that split's.
+// count as given (a partition's file keeps the partition's rows and
+// folds), so that a run from vi train's default file is the default run
+// and one from a one-split file is that split's.
 func TestInferenceDefaults(t *testing.T) {
 	for _, c := range []struct {
 		name              string
@@ -31,6 +32,8 @@ func TestInferenceDefaults(t *testing.T) {
 		{"model file of one cross-fit", pipeline.Config{Saved: &dataio.SavedModel{CrossFit: 3}}, 3, 1, 0, false},
 		{"model file of one split", pipeline.Config{Saved: &dataio.SavedModel{TrainFrac: 0.7}}, 1, 1, 0.7, false},
 		{"model file of repeated splits", pipeline.Config{Saved: &dataio.SavedModel{TrainFrac: 0.7, Repeats: 3}}, 1, 3, 0.7, false},
+		{"model file of given evaluation rows", pipeline.Config{Partition: []int{0, 1}, Saved: &dataio.SavedModel{TrainFrac: 0.7, Repeats: 3, Partition: "p"}}, 0, 3, 0, true},
+		{"model file of given evaluation rows, once", pipeline.Config{Partition: []int{0, 1}, Saved: &dataio.SavedModel{TrainFrac: 0.7, Partition: "p"}}, 0, 1, 0, false},
 	} {
 		cfg, opt := c.cfg, pipeline.EstimateOptions{}
 		lazyvi.InferenceDefaults(&cfg, &opt)
