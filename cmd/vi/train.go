@@ -90,7 +90,7 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	if err := checkOutDir(o.data.out); err != nil {
 		return err
 	}
-	if err := checkNotInput([]fileFlag{{"--out", o.data.out}}, []fileFlag{{"--data", o.data.data}}); err != nil {
+	if err := checkNotInput([]fileFlag{{"--out", o.data.out}}, []fileFlag{{"--data", o.data.data}, {"--eval-data", o.data.evalData}}); err != nil {
 		return err
 	}
 	r, d, err := o.data.setup(ctx, a, set, nil)

@@ -79,6 +79,7 @@ func TestTrainModelAndShards(t *testing.T) {
 		{[]string{"estimate", "--data", "hd.csv", "--shard", "2/3", "--shard-count", "3"}, "--shard-count goes with --shard auto"},
 		{[]string{"train", "--data", "hd.csv"}, "--out MODEL is required"},
 		{[]string{"train", "--data", "hd.csv", "--backend", "forest", "--out", "hd.csv"}, "it would be overwritten"},
+		{[]string{"train", "--data", "hd.csv", "--eval-data", "other.csv", "--backend", "forest", "--out", "other.csv"}, "it would be overwritten"},
 		{[]string{"merge", "s1.json", "s3.json"}, "missing shard 2/3: features"},
 		{[]string{"merge", "s1.json", "s2.json", "s2.json", "s3.json"}, "s2.json: overlaps s2.json: both hold shard 2/3"},
 		{[]string{"merge", "s1.json", "s2.json", "trained.json"}, "trained.json: is the report of a whole run"},
