@@ -81,11 +81,11 @@ judged once (no --crossfit, --repeats or --ensemble).
 
 VI is positive for a feature that helps: for mse it is the reduced model's MSE
 minus the full model's, in squared units of the response; for accuracy the
-full model's accuracy minus the reduced model's. Lazy and lazy-es compare
-their reduced model with their own baseline instead, the same refit of the
-full model with no feature removed (once per fold): validation stopping
-leaves the full network short of its training loss's minimum, and what the
-refit adds to any model must not count as importance.
+full model's accuracy minus the reduced model's. Lazy, lazy-es and warm-es
+compare their reduced model with their own baseline instead, the same refit
+of the full model with no feature removed (once per fold): validation
+stopping leaves the full network short of its training loss's minimum, and
+what the refit adds to any model must not count as importance.
 
 Estimators (--estimators, comma-separated, in output order):
   lazy     LazyVI: the full network shifted by a ridge regression on its own
@@ -99,6 +99,10 @@ Estimators (--estimators, comma-separated, in output order):
   lazy-es  the full model trained on a few more optimizer steps (--es-steps,
            default 120) on the data without the feature, from its own
            parameters (backends with warm starts: mlp, cnn).
+  warm-es  Sun and Raskutti's warm start: the full model trained on without
+           the feature, epoch by epoch, until the validation slice its own
+           training held out stops improving (at most --es-epochs, default
+           100; mlp, cnn).
 
 The model comes from a backend (see "vi backends"), run in a subprocess; its
 options are passed with --hidden, --epochs and --opt key=value and keep the
