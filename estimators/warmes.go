@@ -41,8 +41,9 @@ func (WarmES) Describe() string {
 	return "the full network trained on without the feature until held-out train rows stop improving, at most --es-epochs epochs (Sun and Raskutti; mlp, cnn)"
 }
 
-// Needs implements framework.Needer: warm starts.
-func (WarmES) Needs() framework.Capabilities { return framework.Capabilities{WarmStart: true} }
+// Needs implements framework.Needer: warm starts that stop early (WarmStop,
+// which implies WarmStart).
+func (WarmES) Needs() framework.Capabilities { return framework.Capabilities{WarmStop: true} }
 
 // Settings implements framework.Configurer: es-epochs.
 func (e WarmES) Settings() []framework.OptionInfo {

@@ -49,10 +49,9 @@ func AsWarmStarter(m Model) (WarmStarter, bool) {
 }
 
 // AsWarmStopper returns m as a WarmStopper when it is one and, if it is
-// Capable, its Capabilities include WarmStart (a WarmStopper is a
-// WarmStarter's option).
+// Capable, its Capabilities include WarmStart and WarmStop.
 func AsWarmStopper(m Model) (WarmStopper, bool) {
-	return as[WarmStopper](m, func(c Capabilities) bool { return c.WarmStart })
+	return as[WarmStopper](m, func(c Capabilities) bool { return c.WarmStart && c.WarmStop })
 }
 
 // AsPersister returns m as a Persister when it is one and, if it is

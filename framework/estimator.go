@@ -214,6 +214,7 @@ func Fits(e Estimator, have Capabilities) (ok bool, missing []string) {
 		Classification: need.Classification && !have.Classification,
 		Multiclass:     need.Multiclass && !have.Multiclass,
 		WarmStart:      need.WarmStart && !have.WarmStart,
+		WarmStop:       need.WarmStop && !have.WarmStop,
 		Persist:        need.Persist && !have.Persist,
 	}
 	missing = lack.Names()
@@ -222,13 +223,13 @@ func Fits(e Estimator, have Capabilities) (ok bool, missing []string) {
 
 // Names names the capabilities set, in the order of the fields:
 // "gradients", "kernels", "classification", "multiclass", "warm starts",
-// "model files".
+// "early-stopped warm starts", "model files".
 func (c Capabilities) Names() []string {
 	var out []string
 	for _, f := range []struct {
 		on   bool
 		name string
-	}{{c.Gradients, "gradients"}, {c.Kernel, "kernels"}, {c.Classification, "classification"}, {c.Multiclass, "multiclass"}, {c.WarmStart, "warm starts"}, {c.Persist, "model files"}} {
+	}{{c.Gradients, "gradients"}, {c.Kernel, "kernels"}, {c.Classification, "classification"}, {c.Multiclass, "multiclass"}, {c.WarmStart, "warm starts"}, {c.WarmStop, "early-stopped warm starts"}, {c.Persist, "model files"}} {
 		if f.on {
 			out = append(out, f.name)
 		}

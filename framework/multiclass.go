@@ -43,9 +43,9 @@ type WarmStarter interface {
 
 // WarmStopper is the optional interface of a WarmStarter whose warm start
 // can end by early stopping (the warm-es estimator: Sun and Raskutti's
-// warm start from the dropout solution, stopped on held-out rows). It is a
-// WarmStarter's option: found with AsWarmStopper, which asks
-// Capabilities.WarmStart.
+// warm start from the dropout solution, stopped on held-out rows). A
+// backend says its models implement it with Capabilities.WarmStop; find it
+// with AsWarmStopper.
 type WarmStopper interface {
 	WarmStarter
 	// WarmStartStopped returns a new fitted model whose training starts at
