@@ -229,8 +229,7 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 		shard     *ShardInfo
 	)
 	for rep := range M {
-		c := cfg
-		c.Seed = inference.RepeatSeed(cfg.Seed, rep)
+		c := repetitionConfig(cfg, rep)
 		label := ""
 		if M > 1 {
 			label = fmt.Sprintf("repetition %d/%d", rep+1, M)

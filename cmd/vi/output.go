@@ -253,7 +253,16 @@ func num(v float64) string {
 // writeFileAtomic writes data to path so that readers see either the old
 // file or the complete new one: a temporary file in the same directory,
 // synced, then renamed over path. On error path is left as it was.
-func writeFileAtomic(path string, data []byte) (err error) {
+func writeFileAtomic(path string, data []byte) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// writeAtomic is writeFileAtomic of what write writes, streamed to the
+// temporary file (a model file need not be held in memory twice).
+func writeAtomic(path string, write func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -269,7 +278,7 @@ func writeFileAtomic(path string, data []byte) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	if err = write(f); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = f.Chmod(0o644); err != nil {
