@@ -73,6 +73,14 @@ func (p *Problem) Drop(x *mat.Dense, f Feature) *mat.Dense {
 // the evaluation split with the feature dropped.
 type Reduced struct {
 	Pred *mat.Dense // n2 x Outputs() predictions on Drop(XEval, f)
+	// Draws are further predictions of the same shape, for an estimator
+	// whose reduced model is random (permute: other permutations of the
+	// feature's column). The reduced model's score is the mean of the
+	// measure over Pred and the Draws, and each row's influence the mean
+	// of its influences: the per-row terms of the averaged score, so that
+	// the standard error sees the spread the average leaves. Nil for one
+	// prediction.
+	Draws []*mat.Dense
 	// Stats are the estimator's own numbers about this reduction, by name
 	// (lazy: "lambda", the ridge penalty it used). The framework reads
 	// none of them: it keeps them in checkpoints and hands them to the
@@ -85,6 +93,14 @@ type Reduced struct {
 	// keep it, so that the features of a resumed run get the same. Its
 	// values must be finite.
 	Carry []float64
+}
+
+// Predictions returns Pred followed by the Draws.
+func (r Reduced) Predictions() []*mat.Dense {
+	if r.Pred == nil {
+		return nil
+	}
+	return append([]*mat.Dense{r.Pred}, r.Draws...)
 }
 
 // Estimator estimates the reduced model without a feature. The framework
@@ -214,6 +230,7 @@ func Fits(e Estimator, have Capabilities) (ok bool, missing []string) {
 		Classification: need.Classification && !have.Classification,
 		Multiclass:     need.Multiclass && !have.Multiclass,
 		WarmStart:      need.WarmStart && !have.WarmStart,
+		WarmStop:       need.WarmStop && !have.WarmStop,
 		Persist:        need.Persist && !have.Persist,
 	}
 	missing = lack.Names()
@@ -222,13 +239,13 @@ func Fits(e Estimator, have Capabilities) (ok bool, missing []string) {
 
 // Names names the capabilities set, in the order of the fields:
 // "gradients", "kernels", "classification", "multiclass", "warm starts",
-// "model files".
+// "early-stopped warm starts", "model files".
 func (c Capabilities) Names() []string {
 	var out []string
 	for _, f := range []struct {
 		on   bool
 		name string
-	}{{c.Gradients, "gradients"}, {c.Kernel, "kernels"}, {c.Classification, "classification"}, {c.Multiclass, "multiclass"}, {c.WarmStart, "warm starts"}, {c.Persist, "model files"}} {
+	}{{c.Gradients, "gradients"}, {c.Kernel, "kernels"}, {c.Classification, "classification"}, {c.Multiclass, "multiclass"}, {c.WarmStart, "warm starts"}, {c.WarmStop, "early-stopped warm starts"}, {c.Persist, "model files"}} {
 		if f.on {
 			out = append(out, f.name)
 		}

@@ -599,7 +599,35 @@ func scoreReduced(m framework.Measure, p *framework.Problem, red framework.Reduc
 	if hi < 0 {
 		hi = len(p.YEval)
 	}
-	return evalRows(m, p.YEval, red.Pred, lo, hi)
+	if len(red.Draws) == 0 {
+		return evalRows(m, p.YEval, red.Pred, lo, hi)
+	}
+	// The mean of the measure over the draws, and each row's mean
+	// influence: the influence of the mean.
+	var out framework.Score
+	preds := red.Predictions()
+	for _, pred := range preds {
+		s, err := evalRows(m, p.YEval, pred, lo, hi)
+		if err != nil {
+			return framework.Score{}, err
+		}
+		if out.Influence == nil {
+			out.Influence = make([]float64, len(s.Influence))
+		}
+		if len(s.Influence) != len(out.Influence) {
+			return framework.Score{}, fmt.Errorf("a draw's influences have %d rows, the first's %d", len(s.Influence), len(out.Influence))
+		}
+		out.Value += s.Value
+		for i, v := range s.Influence {
+			out.Influence[i] += v
+		}
+	}
+	w := 1 / float64(len(preds))
+	out.Value *= w
+	for i := range out.Influence {
+		out.Influence[i] *= w
+	}
+	return out, nil
 }
 
 // summarize sets the result's Seconds to the total over the folds of all

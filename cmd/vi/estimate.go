@@ -82,11 +82,11 @@ judged once (no --crossfit, --repeats or --ensemble).
 
 VI is positive for a feature that helps: for mse it is the reduced model's MSE
 minus the full model's, in squared units of the response; for accuracy the
-full model's accuracy minus the reduced model's. Lazy and lazy-es compare
-their reduced model with their own baseline instead, the same refit of the
-full model with no feature removed (once per fold): validation stopping
-leaves the full network short of its training loss's minimum, and what the
-refit adds to any model must not count as importance.
+full model's accuracy minus the reduced model's. Lazy, lazy-es and warm-es
+compare their reduced model with their own baseline instead, the same refit
+of the full model with no feature removed (once per fold): validation
+stopping leaves the full network short of its training loss's minimum, and
+what the refit adds to any model must not count as importance.
 
 Estimators (--estimators, comma-separated, in output order):
   lazy     LazyVI: the full network shifted by a ridge regression on its own
@@ -100,6 +100,10 @@ Estimators (--estimators, comma-separated, in output order):
   lazy-es  the full model trained on a few more optimizer steps (--es-steps,
            default 120) on the data without the feature, from its own
            parameters (backends with warm starts: mlp, cnn).
+  warm-es  Sun and Raskutti's warm start: the full model trained on without
+           the feature, epoch by epoch, until the validation slice its own
+           training held out stops improving (at most --es-epochs, default
+           100; mlp, cnn).
 
 The model comes from a backend (see "vi backends"), run in a subprocess; its
 options are passed with --hidden, --epochs and --opt key=value and keep the
@@ -115,7 +119,8 @@ Groups: --groups "climate=sst1,sst2;demog=age,sex" (or --groups-file FILE,
 one "name: col, col" a line) estimates the importance of each group, its
 columns dropped together, under the group's name; the columns in no group
 follow one by one. --groups onehot groups the columns that share a "prefix_"
-(one-hot indicators of one categorical variable).
+(one-hot indicators of one categorical variable). With --image HxW, --groups
+rows, cols or patchRxC makes one group per pixel row, column or RxC patch.
 
 Inference: by default vi cross-fits three folds three times with other seeds
 (nine full models; --crossfit and --repeats change the counts) and averages
@@ -172,7 +177,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 		"workers":    "estimate `N` features at a time",
 	})
 	fs.StringVar(&o.estimators, "estimators", strings.Join(lazyvi.DefaultEstimators(), ","), "comma-separated estimator `names` (see 'vi estimators')")
-	fs.StringVar(&o.groups, "groups", "", "estimate `groups` of columns together: \"name=col,col;name=col,...\", onehot for columns sharing a prefix_, or rows or cols of the --image")
+	fs.StringVar(&o.groups, "groups", "", "estimate `groups` of columns together: \"name=col,col;name=col,...\", onehot for columns sharing a prefix_, or rows, cols or patchRxC (patch2x2) of the --image")
 	fs.StringVar(&o.groupsFile, "groups-file", "", "read groups from `file`, one \"name: col, col\" a line")
 	fs.StringVar(&o.inference, "inference", "auto", "`inference`: split (full and reduced models scored on different halves), plain (both on the same rows: the paired estimate) or perturbed (paired, with seeded noise); auto: plain with --debias on the ensemble, else split")
 	fs.IntVar(&o.crossfit, "crossfit", 0, "cross-fit with `K` folds (0: one train/evaluation split, --train-frac; 3 with --ensemble, the default)")
@@ -318,7 +323,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	}
 
 	// What can be checked with the data before a backend starts.
-	if g := strings.ToLower(strings.TrimSpace(o.groups)); g == "rows" || g == "cols" {
+	if g := strings.ToLower(strings.TrimSpace(o.groups)); isImageGrouping(g) {
 		if groups, err = imageGroups(d, r.target, *o.data.options["image"], g); err != nil {
 			return err
 		}
@@ -498,7 +503,7 @@ func groupFlags(ctx context.Context, spec, file string) ([]dataio.Group, bool, e
 	case g == "":
 	case strings.EqualFold(g, "onehot"):
 		onehot = true
-	case strings.EqualFold(g, "rows"), strings.EqualFold(g, "cols"):
+	case isImageGrouping(g):
 		// imageGroups builds them once the data's columns are known.
 	default:
 		gs, err := dataio.ParseGroups(g)
@@ -517,13 +522,29 @@ func groupFlags(ctx context.Context, spec, file string) ([]dataio.Group, bool, e
 	return groups, onehot, nil
 }
 
-// imageGroups returns one group per pixel row ("row0", ...) or column
-// ("col0", ...) of the HxW image (--image) whose pixels are the data's
-// features in row-major order.
+// isImageGrouping reports whether the --groups value g is one of the
+// groupings of an image's pixels: rows, cols or patchRxC.
+func isImageGrouping(g string) bool {
+	g = strings.ToLower(g)
+	return g == "rows" || g == "cols" || strings.HasPrefix(g, "patch")
+}
+
+// imageGroups returns one group per pixel row ("row0", ...), column
+// ("col0", ...) or RxC patch (by "patchRxC": "p0_0", "p0_1", ..., the
+// patches tiling the image row by row from the top left, those at the
+// right and bottom edges smaller where R or C does not divide the image)
+// of the HxW image (--image) whose pixels are the data's features in
+// row-major order.
 func imageGroups(d *dataio.Dataset, target, image, by string) ([]dataio.Group, error) {
 	var h, w int
 	if _, err := fmt.Sscanf(strings.ToLower(image), "%dx%d", &h, &w); err != nil || h < 1 || w < 1 {
 		return nil, framework.Usagef("--groups %s needs --image HxW (the features are the pixels of an image), got --image %q", by, image)
+	}
+	var ph, pw int
+	if strings.HasPrefix(by, "patch") {
+		if n, err := fmt.Sscanf(by, "patch%dx%d", &ph, &pw); err != nil || n != 2 || ph < 1 || pw < 1 || ph > h || pw > w || by != fmt.Sprintf("patch%dx%d", ph, pw) {
+			return nil, framework.Usagef("--groups %s: want patchRxC with 1 <= R <= %d and 1 <= C <= %d (the --image is %dx%d), e.g. patch2x2", by, h, w, h, w)
+		}
 	}
 	j := len(d.Names) - 1
 	if target != "" {
@@ -541,6 +562,9 @@ func imageGroups(d *dataio.Dataset, target, image, by string) ([]dataio.Group, e
 	if len(feats) != h*w {
 		return nil, framework.Usagef("--groups %s: --image %dx%d has %d pixels but %s has %d features", by, h, w, h*w, d.Source, len(feats))
 	}
+	if ph > 0 {
+		return imagePatches(feats, h, w, ph, pw), nil
+	}
 	outer, inner, name := h, w, "row"
 	if by == "cols" {
 		outer, inner, name = w, h, "col"
@@ -557,6 +581,24 @@ func imageGroups(d *dataio.Dataset, target, image, by string) ([]dataio.Group, e
 		}
 	}
 	return groups, nil
+}
+
+// imagePatches returns the phxpw patches of the hxw image whose pixels are
+// feats in row-major order, as imageGroups names them.
+func imagePatches(feats []string, h, w, ph, pw int) []dataio.Group {
+	var groups []dataio.Group
+	for r := 0; r*ph < h; r++ {
+		for c := 0; c*pw < w; c++ {
+			g := dataio.Group{Name: fmt.Sprintf("p%d_%d", r, c)}
+			for i := r * ph; i < min((r+1)*ph, h); i++ {
+				for j := c * pw; j < min((c+1)*pw, w); j++ {
+					g.Columns = append(g.Columns, feats[i*w+j])
+				}
+			}
+			groups = append(groups, g)
+		}
+	}
+	return groups
 }
 
 func rows(d *dataio.Dataset) int {
