@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -66,6 +67,19 @@ present, 3 <= K <= 20, each class at least 5 rows), which makes it
 multiclass (predictions are K class probabilities; measures accuracy and
 logloss); --task forces it.
 
+Evaluation rows: --eval-data TEST.csv (the columns of --data) makes every
+model learn from --data's rows only and every score, VI, interval and test
+use TEST's rows only; --split-column COL says it with a column of --data
+instead: train/eval, or fold numbers 1..K, your own cross-fitting folds
+(fold k's rows are evaluated by models trained on the other rows). The
+column is not a feature. The default then repeats the training three
+times with other seeds on the given split and averages the networks'
+predictions (--repeats 1: once). A network loaded with --opt weights= (a
+plugin's pretrained model) must be judged on rows it never saw: without
+--eval-data or --split-column the run is refused, unless
+--trained-elsewhere says that none of --data's rows trained it; it is
+judged once (no --crossfit, --repeats or --ensemble).
+
 VI is positive for a feature that helps: for mse it is the reduced model's MSE
 minus the full model's, in squared units of the response; for accuracy the
 full model's accuracy minus the reduced model's. Lazy and lazy-es compare
@@ -121,10 +135,12 @@ agrees with it. docs/inference.md has the study behind this choice.
 model on the others (wide intervals that keep their width for features
 without importance, little power); --inference perturbed adds a small
 seeded noise to every row's paired difference (sd --perturb times the full
-model's influence sd; Dai, Shen and Pan 2022). --train-frac, --crossfit 0,
---repeats 1 or --model (whose models are one seed's) run one split instead,
-a ninth of the cost, with split inference unless --inference says
-otherwise. --ensemble=false with --crossfit K --repeats M averages the M
+model's influence sd; Dai, Shen and Pan 2022). --train-frac, --crossfit 0
+or --repeats 1 run one split instead, a ninth of the cost, with split
+inference unless --inference says otherwise. --model FILE loads the
+networks vi train saved instead of training them; the file's folds,
+repetitions and train share are the run's, which gives exactly the numbers
+of the run that trains them (vi train's default: this default's nine). --ensemble=false with --crossfit K --repeats M averages the M
 repetitions' estimates instead of their predictions, the spread of the M
 estimates added to the standard error.
 Each result has the one-sided p-value of H0: VI <= --delta
@@ -161,14 +177,14 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	fs.StringVar(&o.inference, "inference", "auto", "`inference`: split (full and reduced models scored on different halves), plain (both on the same rows: the paired estimate) or perturbed (paired, with seeded noise); auto: plain with --debias on the ensemble, else split")
 	fs.IntVar(&o.crossfit, "crossfit", 0, "cross-fit with `K` folds (0: one train/evaluation split, --train-frac; 3 with --ensemble, the default)")
 	fs.IntVar(&o.repeats, "repeats", 1, "repeat the split or cross-fit `M` times with other seeds and combine them (1: once; 3 with --ensemble, the default)")
-	fs.BoolVar(&o.ensemble, "ensemble", true, "average each row's out-of-fold predictions (every model's) over the repetitions of the cross-fit and infer once from the averages (--crossfit 3 --repeats 3 unless given); on unless --train-frac, --model, --crossfit 0 or --repeats 1 is given")
+	fs.BoolVar(&o.ensemble, "ensemble", true, "average each row's out-of-fold predictions (every model's) over the repetitions of the cross-fit and infer once from the averages (--crossfit 3 --repeats 3 unless given); on unless --train-frac, --crossfit 0 or --repeats 1 is given (or a --model of one split or one repetition)")
 	fs.BoolVar(&o.debias, "debias", true, "extrapolate the ensemble's paired estimate (plain or perturbed) to infinitely many repetitions, from the difference between the ensemble's estimate and the repetitions' own; on for them unless --debias=false")
 	fs.BoolVar(&o.biasAware, "bias-aware", false, "widen each interval by a bound on the ensemble's remaining bias (the size of --debias's correction) and take the p-value that agrees with it")
 	fs.Float64Var(&o.perturb, "perturb", inference.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd (lazy's and lazy-es's: their baseline's)")
 	fs.Float64Var(&o.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
 	fs.BoolVar(&o.ciTruncate, "ci-truncate", false, "floor the intervals at 0")
-	fs.StringVar(&o.model, "model", "", "use the full model(s) of this model `file` (vi train) instead of training; its backend, options, target, seed and split are the run's")
+	fs.StringVar(&o.model, "model", "", "use the full models of this model `file` (vi train) instead of training; its backend, options, target, seed, split, folds and repetitions are the run's")
 	fs.StringVar(&o.shard, "shard", "", "estimate the `K/N`-th slice of the features (vi merge combines the shards), or auto from a Slurm job array or a Kubernetes Indexed Job")
 	fs.StringVar(&o.plot, "plot", "", "also draw a forest plot of the VIs and their intervals to this `file` (.png, .svg or .pdf)")
 	fs.IntVar(&o.shardCount, "shard-count", 0, "with --shard auto, the number of shards `N` when the scheduler does not say (Kubernetes: the Job's completions)")
@@ -242,7 +258,22 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if o.crossfit < 0 || o.crossfit == 1 {
 		return framework.Usagef("--crossfit must be 0 (no cross-fitting) or at least 2, got %d", o.crossfit)
 	}
-	if err := o.defaultInference(set); err != nil {
+	// A model file's folds, repetitions and train share are the run's, as
+	// if given: its run is the one that trained it.
+	var saved *dataio.SavedModel
+	counts := set
+	if o.model != "" {
+		if saved, err = readModelFile(ctx, o.model); err != nil {
+			return err
+		}
+		if counts, err = o.modelCounts(saved, set); err != nil {
+			return err
+		}
+	}
+	if err := o.data.checkLoadedInference(set, o.crossfit, o.repeats, o.ensemble); err != nil {
+		return err
+	}
+	if err := o.defaultInference(counts); err != nil {
 		return err
 	}
 	if o.crossfit >= 2 && set["train-frac"] {
@@ -276,13 +307,9 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err != nil {
 		return err
 	}
-	var saved *dataio.SavedModel
-	r, d, err := o.data.setup(ctx, a, set, func(r *dataRun) (err error) {
-		if o.model == "" {
+	r, d, err := o.data.setup(ctx, a, set, func(r *dataRun) error {
+		if saved == nil {
 			return nil
-		}
-		if saved, err = readModelFile(ctx, o.model); err != nil {
-			return err
 		}
 		return r.useModel(saved, set)
 	})
@@ -396,15 +423,11 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	return finishCheckpoint(ckpt, r.out, nil)
 }
 
-// checkRepeats checks --repeats and --perturb: at least one repetition,
-// none more with --model (the other repetitions' seeds would need models
-// the file does not hold), and a positive, finite rho.
+// checkRepeats checks --repeats and --perturb: at least one repetition and
+// a positive, finite rho.
 func (o *estimateOptions) checkRepeats() error {
 	if o.repeats < 1 {
 		return framework.Usagef("--repeats must be at least 1, got %d", o.repeats)
-	}
-	if o.repeats > 1 && o.model != "" {
-		return framework.Usagef("--repeats %d and --model exclude each other: the other repetitions train with other seeds and cannot reuse the model file's models (leave out --repeats, or --model to train new models)", o.repeats)
 	}
 	if !(o.perturb > 0) || math.IsInf(o.perturb, 0) {
 		return framework.Usagef("--perturb must be a positive number, got %g", o.perturb)
@@ -414,24 +437,30 @@ func (o *estimateOptions) checkRepeats() error {
 
 // defaultInference sets --ensemble, --crossfit and --repeats where the
 // flags leave them to vi's default inference, by the library's rule
-// (lazyvi.InferenceDefaults) on the settings the flags give: unless a flag
-// asks for one split, one seed or a model file's models (--train-frac,
-// --crossfit 0, --repeats 1, --model), the cross-fit is repeated and its
-// predictions ensembled, lazyvi.DefaultCrossFit folds and DefaultRepeats
-// repetitions unless given. --ensemble=false keeps the counts given.
+// (lazyvi.InferenceDefaults) on the settings the flags give (set; a model
+// file's counts among them, modelCounts): unless a flag asks for one split
+// or one seed (--train-frac, --crossfit 0, --repeats 1), the cross-fit is
+// repeated and its predictions ensembled, lazyvi.DefaultCrossFit folds and
+// DefaultRepeats repetitions unless given. --ensemble=false keeps the
+// counts given.
 func (o *estimateOptions) defaultInference(set map[string]bool) error {
 	if set["ensemble"] && !o.ensemble {
 		return nil
 	}
+	if o.data.opts[pipeline.PretrainedOption] != "" {
+		o.ensemble = false // one loaded network, judged once (InferenceDefaults)
+		return nil
+	}
 	var cfg pipeline.Config
+	if o.data.evalFlagsGiven() {
+		// The rule asks only whether the evaluation rows are given; their
+		// folds are the partition's.
+		cfg.Partition = []int{}
+	}
 	var opt pipeline.EstimateOptions
 	opt.Ensemble = set["ensemble"]
 	if set["train-frac"] {
 		cfg.TrainFrac = o.fit.trainFrac
-	}
-	if o.model != "" {
-		// The rule asks only whether there is one; vi reads it later.
-		cfg.Saved = &dataio.SavedModel{}
 	}
 	if set["crossfit"] {
 		cfg.CrossFit = max(o.crossfit, 1) // --crossfit 0, one split, is the library's CrossFit 1
@@ -448,8 +477,8 @@ func (o *estimateOptions) defaultInference(set map[string]bool) error {
 	switch {
 	case set["train-frac"] && !set["crossfit"]:
 		return framework.Usagef("--ensemble and --train-frac exclude each other (--ensemble cross-fits: every fold is evaluated in turn)")
-	case o.model != "" && !set["repeats"]:
-		return framework.Usagef("--ensemble and --model exclude each other: --ensemble repeats the cross-fit with other seeds, which cannot reuse the model file's models")
+	case o.model != "" && (o.crossfit < 2 && !o.data.evalFlagsGiven() || o.repeats < 2):
+		return framework.Usagef("--ensemble needs a model file of repeated cross-fits (vi train's default); %s holds %s", o.model, modelCountsString(o.crossfit, o.repeats))
 	}
 	if !set["crossfit"] {
 		o.crossfit = cfg.CrossFit
@@ -725,6 +754,16 @@ func newBackendSpec(name string, nameSet bool, plugin string) (backendSpec, erro
 		return backendSpec{name: name}, nil
 	}
 	fi, err := os.Stat(plugin)
+	if err != nil && !strings.ContainsRune(plugin, filepath.Separator) {
+		// A bare name that is no file here: an executable on PATH, as a
+		// shell finds it (--plugin lazyvi-torch).
+		found, lookErr := exec.LookPath(plugin)
+		if lookErr != nil {
+			return backendSpec{}, framework.Usagef("--plugin %s: no such file here, and no executable of that name on PATH", plugin)
+		}
+		plugin = found
+		fi, err = os.Stat(plugin)
+	}
 	switch {
 	case err != nil:
 		return backendSpec{}, framework.Usagef("--plugin %s: no such file", plugin)

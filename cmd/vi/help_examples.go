@@ -6,6 +6,7 @@ package main
 var commandExamples = map[string][]string{
 	"estimate": {
 		"vi estimate --data lin.csv --target y",
+		"vi estimate --data train.csv --eval-data test.csv --estimators lazy,dropout",
 		"vi estimate --data lin.csv --format json --out lin-vi.json --plot lin-vi.png",
 		"vi estimate --data survey.csv --groups onehot --estimators lazy,retrain --adjust holm",
 	},
@@ -21,7 +22,7 @@ var commandExamples = map[string][]string{
 	},
 	"train": {
 		"vi train --data lin.csv --out lin.vimodel",
-		"vi train --data lin.csv --crossfit 3 --out lin-cf.vimodel",
+		"vi train --data lin.csv --repeats 1 --crossfit 0 --out lin-split.vimodel",
 		"vi train --data digits.csv --backend cnn --image 8x8 --out digits.vimodel",
 	},
 	"merge": {

@@ -61,11 +61,9 @@ func TestEstimateInferenceFlags(t *testing.T) {
 		{[]string{"--crossfit", "1"}, "--crossfit"},
 		{[]string{"--crossfit", "3", "--train-frac", "0.5"}, "exclude"},
 		{[]string{"--repeats", "0"}, "--repeats"},
-		{[]string{"--repeats", "2", "--model", "m.vimodel"}, "--repeats 2 and --model exclude each other"},
 		{[]string{"--ensemble", "--crossfit", "0"}, "--ensemble needs cross-fitting"},
 		{[]string{"--ensemble", "--repeats", "1"}, "--ensemble needs cross-fitting"},
 		{[]string{"--ensemble", "--train-frac", "0.5"}, "--ensemble and --train-frac exclude each other"},
-		{[]string{"--ensemble", "--model", "m.vimodel"}, "--ensemble and --model exclude each other"},
 		{[]string{"--repeats", "1", "--debias"}, "--debias and --bias-aware need the ensemble"},
 		{[]string{"--inference", "split", "--bias-aware"}, "--debias and --bias-aware need the ensemble"},
 		{[]string{"--perturb", "-1"}, "--perturb"},
@@ -84,16 +82,19 @@ func TestEstimateInferenceFlags(t *testing.T) {
 // TestEstimateRepeats: the default run cross-fits three folds three times
 // and averages the predictions (--ensemble), with the debiased paired
 // estimate (plain inference, --debias); --train-frac, --crossfit 0,
-// --repeats 1, --model or --ensemble=false ask for the others (--crossfit K
-// or --repeats M alone change the default's counts), --inference split the
+// --repeats 1 or --ensemble=false ask for the others (--crossfit K
+// or --repeats M alone change the default's counts, a --model file's
+// counts as if given), --inference split the
 // ensemble's split inference, --debias=false the ensemble's own paired
 // estimate, and the report says which (perturb its rho, repeats absent for
 // one, debias and bias_aware only when on).
 func TestEstimateRepeats(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "lin.csv"), linearCSV(90))
-	if _, stderr, code := vi(t, dir, "train", "--data", "lin.csv", "--hidden", "8", "--epochs", "5", "--out", "lin.vimodel"); code != 0 {
-		t.Fatalf("train: exit %d: %s", code, stderr)
+	for _, args := range [][]string{{"--out", "lin.vimodel"}, {"--repeats", "1", "--out", "split.vimodel"}, {"--crossfit", "2", "--repeats", "2", "--out", "cf2.vimodel"}} {
+		if _, stderr, code := vi(t, dir, append([]string{"train", "--data", "lin.csv", "--hidden", "8", "--epochs", "5"}, args...)...); code != 0 {
+			t.Fatalf("train %v: exit %d: %s", args, code, stderr)
+		}
 	}
 	var v struct {
 		Inference string  `json:"inference"`
@@ -135,7 +136,11 @@ func TestEstimateRepeats(t *testing.T) {
 		{[]string{"--crossfit", "5"}, "plain", 5, 3, 90, 0, true, true, false},
 		{[]string{"--repeats", "2"}, "plain", 3, 2, 90, 0, true, true, false},
 		{[]string{"--crossfit", "0", "--repeats", "3"}, "split", 0, 3, 30, 0, false, false, false},
-		{[]string{"--model", "lin.vimodel"}, "split", 0, 0, 30, 0, false, false, false},
+		// A model file's counts are the run's, as if given.
+		{[]string{"--model", "lin.vimodel"}, "plain", 3, 3, 90, 0, true, true, false},
+		{[]string{"--model", "lin.vimodel", "--ensemble=false"}, "split", 3, 3, 90, 0, false, false, false},
+		{[]string{"--model", "split.vimodel"}, "split", 0, 0, 30, 0, false, false, false},
+		{[]string{"--model", "cf2.vimodel"}, "plain", 2, 2, 90, 0, true, true, false},
 	} {
 		args := append([]string{"estimate", "--data", "lin.csv", "--estimators", "dropout", "--format", "json"}, fastArgs...)
 		stdout, stderr, code := vi(t, dir, append(args, c.args...)...)

@@ -115,11 +115,7 @@ func TestCraftedModelFile(t *testing.T) {
 	// A genuine model file of the data (its split's standardisation
 	// right), then its backend and options rewritten.
 	cfg := pipeline.Config{Backend: zeroBackend{}, BackendName: "zero", Seed: 1}
-	p, err := pipeline.Prepare(context.Background(), d, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved, err := pipeline.SaveModel(context.Background(), d, cfg, []*framework.Problem{p})
+	saved, err := pipeline.TrainModel(context.Background(), d, cfg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +161,7 @@ func TestCraftedWeights(t *testing.T) {
 	}
 	checkNotRun(t, marker, "writing the .pt")
 	stderr, code := viRun(t, bin, dir, "estimate", "--data", dataCSV, "--plugin", launcher(t), "--plugin-timeout", startTimeout.String(),
-		"--opt", "module="+abs(t, "tanh.py"), "--opt", "weights="+pt, "--estimators", "lazy", "--seed", "1")
+		"--opt", "module="+abs(t, "tanh.py"), "--opt", "weights="+pt, "--trained-elsewhere", "--estimators", "lazy", "--seed", "1")
 	if code != 2 || !strings.Contains(stderr, "option weights: "+pt+": refused: the file holds more than tensors") || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("exit %d, stderr %q; want exit 2 and one line refusing option weights", code, stderr)
 	}
