@@ -1,6 +1,7 @@
 package backendplugin
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"sync"
@@ -8,6 +9,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/lazyvi/lazyvi/internal/pb"
 )
 
 // The plugin protocol's messages are mostly large packed arrays of doubles
@@ -53,6 +56,11 @@ func (protoCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	m, ok := v.(proto.Message)
 	if !ok {
 		return fmt.Errorf("unmarshal: %T is not a proto.Message", v)
+	}
+	if mm, ok := m.(*pb.Matrix); ok {
+		if err := unmarshalMatrix(data, mm); !errors.Is(err, errGenericMatrix) {
+			return err
+		}
 	}
 	if len(data) == 1 {
 		return proto.Unmarshal(data[0].ReadOnlyData(), m)

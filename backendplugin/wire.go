@@ -192,6 +192,13 @@ func fullFromUpper(n int, upper []float64) (*mat.Dense, error) {
 	for i, o := 0, 0; i < n; i++ {
 		o += copy(data[i*n+i:(i+1)*n], upper[o:o+n-i])
 	}
+	mirrorUpper(data, n)
+	return mat.NewDense(n, n, data), nil
+}
+
+// mirrorUpper copies the upper triangle of the n x n row-major data onto
+// its lower one.
+func mirrorUpper(data []float64, n int) {
 	for i0 := 0; i0 < n; i0 += symTile {
 		for j0 := i0; j0 < n; j0 += symTile {
 			for i := i0; i < min(i0+symTile, n); i++ {
@@ -201,7 +208,6 @@ func fullFromUpper(n int, upper []float64) (*mat.Dense, error) {
 			}
 		}
 	}
-	return mat.NewDense(n, n, data), nil
 }
 
 // symFromPB unpacks a symmetric matrix sent as its upper triangle

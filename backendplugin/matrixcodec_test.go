@@ -1,0 +1,121 @@
+package backendplugin
+
+import (
+	"math"
+	"testing"
+
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/lazyvi/lazyvi/internal/pb"
+)
+
+// A Matrix read by protoCodec from its frames unpacks (fromPB) to the same
+// bits as the same bytes read by proto.Unmarshal, whatever the frames'
+// size: upper triangles (returned whole), general matrices, layouts,
+// handles, repeated fields (the last wins), and malformed messages, which
+// fail the same way.
+func TestUnmarshalMatrix(t *testing.T) {
+	sym := func(n int) *pb.Matrix {
+		a := make([]float64, n*n)
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				a[i*n+j] = math.Sin(float64(7*i+j)) * 1e3
+				a[j*n+i] = a[i*n+j]
+			}
+		}
+		return upperPB(a, n, n)
+	}
+	gen := func(r, c int) *pb.Matrix {
+		v := make([]float64, r*c)
+		for i := range v {
+			v[i] = float64(i%31) - 0.25
+		}
+		return &pb.Matrix{Rows: int64(r), Cols: int64(c), Data: rawOf(v)}
+	}
+	withLayout := gen(5, 3)
+	withLayout.Layout = &pb.RowLayout{Phase: 3, Skew: 5}
+	withHandle := gen(2, 2)
+	withHandle.Handle = 9
+	cases := map[string][]byte{}
+	for name, m := range map[string]*pb.Matrix{
+		"sym 1": sym(1), "sym 2": sym(2), "sym 150": sym(150), "general": gen(300, 77),
+		"layout": withLayout, "handle": withHandle, "empty": {Rows: 0, Cols: 3},
+		"upper empty": {Upper: true}, "short upper": {Rows: 3, Cols: 3, Upper: true, Data: rawOf([]float64{1, 2})},
+		"odd bytes": {Rows: 1, Cols: 1, Data: []byte{1, 2, 3}}, "upper not square": {Rows: 3, Cols: 2, Upper: true, Data: make([]byte, 48)},
+	} {
+		b, err := proto.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases[name] = b
+	}
+	// Repeated fields: the upper flag before the data, a second data field.
+	b, _ := proto.Marshal(sym(4))
+	b = protowire.AppendTag(b, 3, protowire.BytesType)
+	cases["data twice"] = protowire.AppendBytes(b, rawOf([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}))
+	b = protowire.AppendTag(nil, 4, protowire.VarintType)
+	b = protowire.AppendVarint(b, 1)
+	m4, _ := proto.Marshal(sym(4))
+	cases["upper first"] = append(b, m4...)
+	b = protowire.AppendTag(append([]byte(nil), m4...), 99, protowire.VarintType)
+	cases["unknown field"] = protowire.AppendVarint(b, 5)
+	cases["truncated"] = m4[:len(m4)-5]
+
+	var c protoCodec
+	for name, wire := range cases {
+		std := new(pb.Matrix)
+		stdErr := proto.Unmarshal(wire, std)
+		var want []float64
+		var wantR, wantC int
+		var fromErr error
+		if stdErr == nil {
+			d, err := fromPB(std)
+			if fromErr = err; err == nil {
+				wantR, wantC = d.Dims()
+				if wantR > 0 {
+					want = d.RawMatrix().Data
+				}
+			}
+		}
+		for _, frame := range []int{1, 7, 64, 1000, len(wire) + 1} {
+			var in mem.BufferSlice
+			for lo := 0; lo < len(wire); lo += frame {
+				in = append(in, mem.SliceBuffer(wire[lo:min(lo+frame, len(wire))]))
+			}
+			got := new(pb.Matrix)
+			err := c.Unmarshal(in, got)
+			if (err == nil) != (stdErr == nil) {
+				t.Fatalf("%s, frames of %d: error %v, proto.Unmarshal's %v", name, frame, err, stdErr)
+			}
+			if err != nil {
+				continue
+			}
+			if std.Upper && std.Rows > 0 && fromErr == nil && got.Upper && name != "unknown field" {
+				t.Fatalf("%s, frames of %d: the triangle was not unpacked as it was read", name, frame)
+			}
+			if got.Handle != std.Handle || !proto.Equal(got.Layout, std.Layout) {
+				t.Fatalf("%s, frames of %d: handle or layout differs", name, frame)
+			}
+			d, err := fromPB(got)
+			if (err == nil) != (fromErr == nil) {
+				t.Fatalf("%s, frames of %d: fromPB error %v, want %v", name, frame, err, fromErr)
+			}
+			if err != nil {
+				continue
+			}
+			if r, cc := d.Dims(); r != wantR || cc != wantC {
+				t.Fatalf("%s, frames of %d: %d x %d, want %d x %d", name, frame, r, cc, wantR, wantC)
+			}
+			if wantR == 0 {
+				continue
+			}
+			for i, v := range d.RawMatrix().Data[:len(want)] {
+				if math.Float64bits(v) != math.Float64bits(want[i]) {
+					t.Fatalf("%s, frames of %d: value %d is %v, want %v", name, frame, i, v, want[i])
+				}
+			}
+		}
+	}
+}
