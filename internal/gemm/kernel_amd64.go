@@ -38,3 +38,10 @@ func configs(l Level) (*config[float64], *config[float32]) {
 	}
 	return nil, nil
 }
+
+// dot4AVX2 sets p[8r+l], for the four rows r of A from a (lda elements
+// apart), to the sum of a_rj x_j over j = l, l+8, ... below n8 (a multiple
+// of 8), by fused multiply-adds in j order (see Dgemv).
+//
+//go:noescape
+func dot4AVX2(a *float64, lda int, x *float64, n8 int, p *[32]float64)

@@ -5,3 +5,7 @@ package gemm
 const haveKernels = false
 
 func configs(Level) (*config[float64], *config[float32]) { return nil, nil }
+
+func dot4AVX2(a *float64, lda int, x *float64, n8 int, p *[32]float64) {
+	panic("gemm: no AVX2 kernels in this build")
+}

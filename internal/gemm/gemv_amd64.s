@@ -1,0 +1,54 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func dot4AVX2(a *float64, lda int, x *float64, n8 int, p *[32]float64)
+// Y0..Y7: row r's partial sums l = 0..3 in Y(2r), l = 4..7 in Y(2r+1).
+TEXT ·dot4AVX2(SB), NOSPLIT, $0-40
+	MOVQ a+0(FP), SI
+	MOVQ lda+8(FP), DX
+	SHLQ $3, DX
+	MOVQ x+16(FP), DI
+	MOVQ n8+24(FP), CX
+	SHLQ $3, CX
+	MOVQ p+32(FP), R8
+	LEAQ (SI)(DX*1), R9
+	LEAQ (R9)(DX*1), R10
+	LEAQ (R10)(DX*1), R11
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	XORQ AX, AX
+
+loop:
+	CMPQ AX, CX
+	JGE  done
+	VMOVUPD (DI)(AX*1), Y8
+	VMOVUPD 32(DI)(AX*1), Y9
+	VFMADD231PD (SI)(AX*1), Y8, Y0
+	VFMADD231PD 32(SI)(AX*1), Y9, Y1
+	VFMADD231PD (R9)(AX*1), Y8, Y2
+	VFMADD231PD 32(R9)(AX*1), Y9, Y3
+	VFMADD231PD (R10)(AX*1), Y8, Y4
+	VFMADD231PD 32(R10)(AX*1), Y9, Y5
+	VFMADD231PD (R11)(AX*1), Y8, Y6
+	VFMADD231PD 32(R11)(AX*1), Y9, Y7
+	ADDQ $64, AX
+	JMP  loop
+
+done:
+	VMOVUPD Y0, 0(R8)
+	VMOVUPD Y1, 32(R8)
+	VMOVUPD Y2, 64(R8)
+	VMOVUPD Y3, 96(R8)
+	VMOVUPD Y4, 128(R8)
+	VMOVUPD Y5, 160(R8)
+	VMOVUPD Y6, 192(R8)
+	VMOVUPD Y7, 224(R8)
+	VZEROUPPER
+	RET
