@@ -155,10 +155,12 @@ func TestPermuteRepeatsAverage(t *testing.T) {
 // row's predictions over them and extrapolating in 1/M (inference's
 // Ensemble and Debias). Averaging permute's reduced predictions over the
 // repetitions would average their different permutations away and read as
-// dropout's beta_1^2 Var(x1) = 2.25; permute declines the ensemble, so the
-// default gives its own estimand, 2 beta_1^2 Var(x1) = 4.5 for x1, and
-// 0 for the null x4. Tolerance: 4 of the reported standard errors plus
-// the least-squares coefficients' error, as TestPermuteClosedForm.
+// dropout's beta_1^2 Var(x1); permute declines the ensemble, so the
+// default gives its own estimand, 2 beta_1^2 Var(x1) for x1 (4.5, here
+// with the data set's own variance of x1, 0.894, which the evaluation
+// rows' permutations see), and 0 for the null x4. Tolerance: 4 of the
+// reported standard errors plus the least-squares coefficients' error, as
+// TestPermuteClosedForm.
 func TestPermuteEnsembleDefault(t *testing.T) {
 	sim, err := simulate.Generate("linear", 1500, closedform.Rho, 7)
 	if err != nil {
@@ -176,7 +178,10 @@ func TestPermuteEnsembleDefault(t *testing.T) {
 		t.Logf("%s: vi %.4f se %.4f [%.4f, %.4f] p %.3g combined %q", r.Feature, r.VI, r.SE, r.CILow, r.CIHigh, r.PValue, r.Combined)
 		res[r.Feature] = r
 	}
-	want := 2 * closedform.Beta[0] * closedform.Beta[0]
+	if sim.Names[0] != "x1" {
+		t.Fatalf("columns %v, want x1 first", sim.Names)
+	}
+	want := 2 * closedform.Beta[0] * closedform.Beta[0] * stat.Variance(mat.Col(nil, 0, sim.X), nil)
 	if r := res["x1"]; math.Abs(r.VI-want) > 4*r.SE+0.05*want {
 		t.Errorf("x1: vi %.4f (se %.4f), want 2 beta_1^2 = %.4f (dropout's would be %.4f)", r.VI, r.SE, want, want/2)
 	}
