@@ -197,6 +197,26 @@ type Summarizer interface {
 	Summarize(stats []map[string]float64) []Field
 }
 
+// Ensembler is the optional interface of an estimator that says whether
+// its reduced predictions may be averaged row by row over models trained
+// on other folds and seeds (inference.InferOptions.Ensemble), the average
+// standing for the ensemble's reduced model. Ensembles returns false for
+// an estimator whose reduced predictions are random draws whose average is
+// another estimand (permute: the average of predictions under different
+// permutations of a column tends to the model at the column's mean, which
+// is dropout's reduced model); its repetitions are then combined by their
+// own estimates. An estimator that is not an Ensembler may be ensembled.
+type Ensembler interface {
+	Ensembles() bool
+}
+
+// Ensembles reports whether e's reduced predictions may be averaged over
+// models (Ensembler): true unless e is an Ensembler that says no.
+func Ensembles(e Estimator) bool {
+	en, ok := e.(Ensembler)
+	return !ok || en.Ensembles()
+}
+
 // Configure applies settings to e when it is a Configurer, keeping only
 // the settings it has; other estimators are returned as they are.
 func Configure(e Estimator, settings map[string]string) (Estimator, error) {

@@ -87,7 +87,8 @@ func TestEstimateInferenceFlags(t *testing.T) {
 // counts as if given), --inference split the
 // ensemble's split inference, --debias=false the ensemble's own paired
 // estimate, and the report says which (perturb its rho, repeats absent for
-// one, debias and bias_aware only when on).
+// one, debias and bias_aware only when on; permute's results, which
+// decline the ensemble, combined "repetitions" where it is on).
 func TestEstimateRepeats(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "lin.csv"), linearCSV(90))
@@ -142,7 +143,7 @@ func TestEstimateRepeats(t *testing.T) {
 		{[]string{"--model", "split.vimodel"}, "split", 0, 0, 30, 0, false, false, false},
 		{[]string{"--model", "cf2.vimodel"}, "plain", 2, 2, 90, 0, true, true, false},
 	} {
-		args := append([]string{"estimate", "--data", "lin.csv", "--estimators", "dropout", "--format", "json"}, fastArgs...)
+		args := append([]string{"estimate", "--data", "lin.csv", "--estimators", "dropout,permute", "--format", "json"}, fastArgs...)
 		stdout, stderr, code := vi(t, dir, append(args, c.args...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
@@ -151,8 +152,8 @@ func TestEstimateRepeats(t *testing.T) {
 		if err := json.Unmarshal([]byte(stdout), &v); err != nil {
 			t.Fatal(err)
 		}
-		if v.Inference != c.inf || v.CrossFit != c.crossfit || v.Repeats != c.repeats || v.NEval != c.n2 || len(v.Results) != 3 {
-			t.Errorf("%v: inference %s crossfit %d repeats %d n_eval %d, %d results; want %s %d %d %d, 3",
+		if v.Inference != c.inf || v.CrossFit != c.crossfit || v.Repeats != c.repeats || v.NEval != c.n2 || len(v.Results) != 6 {
+			t.Errorf("%v: inference %s crossfit %d repeats %d n_eval %d, %d results; want %s %d %d %d, 6",
 				c.args, v.Inference, v.CrossFit, v.Repeats, v.NEval, len(v.Results), c.inf, c.crossfit, c.repeats, c.n2)
 		}
 		if v.Ensemble != c.ensemble || v.Debias != c.debias || v.BiasAware != c.bounds {
@@ -163,7 +164,16 @@ func TestEstimateRepeats(t *testing.T) {
 		}
 		for _, r := range v.Results {
 			if !coherent(r, inference.DefaultLevel) {
-				t.Errorf("%v, %s: vi %g, interval [%g, %g], p %g: interval and test disagree", c.args, r.Feature, r.VI, r.CILow, r.CIHigh, r.PValue)
+				t.Errorf("%v, %s %s: vi %g, interval [%g, %g], p %g: interval and test disagree", c.args, r.Estimator, r.Feature, r.VI, r.CILow, r.CIHigh, r.PValue)
+			}
+			// permute declines the ensemble: its rows are the
+			// repetitions' own estimates, and say so.
+			want := ""
+			if c.ensemble && r.Estimator == "permute" {
+				want = inference.CombinedRepetitions
+			}
+			if r.Combined != want || r.Estimator == "permute" && r.BiasBound != 0 {
+				t.Errorf("%v, %s %s: combined %q bias_bound %g, want %q and none", c.args, r.Estimator, r.Feature, r.Combined, r.BiasBound, want)
 			}
 		}
 	}

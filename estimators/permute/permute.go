@@ -72,6 +72,11 @@ func (e Permute) Configure(settings map[string]string) (framework.Estimator, err
 	return e, nil
 }
 
+// Ensembles implements framework.Ensembler: false. Each repetition of a
+// run permutes the column differently, and the average of the reduced
+// predictions over repetitions would average the permutations away.
+func (Permute) Ensembles() bool { return false }
+
 // Reduce predicts the full model on the evaluation rows with the feature's
 // columns permuted, once per repeat.
 func (e Permute) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {

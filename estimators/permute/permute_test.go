@@ -12,6 +12,7 @@ import (
 	"github.com/lazyvi/lazyvi/backends/linear"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/measures"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
@@ -147,5 +148,49 @@ func TestPermuteRepeatsAverage(t *testing.T) {
 	}
 	if _, err := framework.Configure(permute.Permute{}, map[string]string{"permute-repeats": "0"}); !errors.Is(err, framework.ErrUsage) {
 		t.Errorf("permute-repeats 0: want a usage error, got %v", err)
+	}
+}
+
+// vi's default combines three cross-fits of three folds by averaging each
+// row's predictions over them and extrapolating in 1/M (inference's
+// Ensemble and Debias). Averaging permute's reduced predictions over the
+// repetitions would average their different permutations away and read as
+// dropout's beta_1^2 Var(x1); permute declines the ensemble, so the
+// default gives its own estimand, 2 beta_1^2 Var(x1) for x1 (4.5, here
+// with the data set's own variance of x1, 0.894, which the evaluation
+// rows' permutations see), and 0 for the null x4. Tolerance: 4 of the
+// reported standard errors plus the least-squares coefficients' error, as
+// TestPermuteClosedForm.
+func TestPermuteEnsembleDefault(t *testing.T) {
+	sim, err := simulate.Generate("linear", 1500, closedform.Rho, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
+	cfg := pipeline.Config{Backend: linear.Backend{}, BackendName: "linear", Seed: 7, CrossFit: 3, Repeats: 3}
+	opt := pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain, Ensemble: true, Debias: true}}
+	rep, err := pipeline.Run(context.Background(), d, cfg, measures.MSE(), []framework.Estimator{permute.Permute{Repeats: permute.DefaultRepeats}}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := map[string]inference.Result{}
+	for _, r := range rep.Results {
+		t.Logf("%s: vi %.4f se %.4f [%.4f, %.4f] p %.3g combined %q", r.Feature, r.VI, r.SE, r.CILow, r.CIHigh, r.PValue, r.Combined)
+		res[r.Feature] = r
+	}
+	if sim.Names[0] != "x1" {
+		t.Fatalf("columns %v, want x1 first", sim.Names)
+	}
+	want := 2 * closedform.Beta[0] * closedform.Beta[0] * stat.Variance(mat.Col(nil, 0, sim.X), nil)
+	if r := res["x1"]; math.Abs(r.VI-want) > 4*r.SE+0.05*want {
+		t.Errorf("x1: vi %.4f (se %.4f), want 2 beta_1^2 = %.4f (dropout's would be %.4f)", r.VI, r.SE, want, want/2)
+	}
+	if r := res["x4"]; math.Abs(r.VI) > 4*r.SE+0.01 {
+		t.Errorf("x4: vi %.4f (se %.4f), want 0", r.VI, r.SE)
+	}
+	for _, r := range rep.Results {
+		if r.Combined != inference.CombinedRepetitions {
+			t.Errorf("%s: combined %q, want %q", r.Feature, r.Combined, inference.CombinedRepetitions)
+		}
 	}
 }
