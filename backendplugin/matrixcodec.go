@@ -11,8 +11,8 @@ import (
 )
 
 // A reply that is a Matrix (a kernel, a Jacobian, predictions) is read
-// straight from gRPC's received frames into its values' final memory. The
-// generic path copied a 1000 x 1000 kernel three times on arrival: the
+// straight from gRPC's received frames into its values' final memory.
+// The generic path copies a 1000 x 1000 kernel three times on arrival: the
 // frames into one buffer, that buffer's bytes field into a fresh one
 // (proto.Unmarshal), and the upper triangle into the whole square
 // (fromPB). Here the values are copied once, a triangle into its place in
