@@ -160,7 +160,8 @@ func TestInferBiasAware(t *testing.T) {
 }
 
 // TestInferCoherent: under every inference option that gives one
-// procedure's interval and test (the bias-aware ones included), each
+// procedure's interval and test (the bias-aware and ScoreUpper ones
+// included), each
 // result's interval contains its estimate and lies above delta exactly
 // when its one-sided p-value is below (1 - level)/2, at several levels and
 // deltas, on seeded data where some features matter and some do not.
@@ -177,6 +178,9 @@ func TestInferCoherent(t *testing.T) {
 			{Inference: inference.Plain, Ensemble: true, BiasAware: true},
 			{Inference: inference.Plain, Ensemble: true, Debias: true, BiasAware: true},
 			{Inference: inference.Perturbed, Ensemble: true, Debias: true},
+			{Inference: inference.Plain, ScoreUpper: true},
+			{Inference: inference.Plain, Ensemble: true, Debias: true, ScoreUpper: true},
+			{Inference: inference.Plain, Ensemble: true, Debias: true, BiasAware: true, ScoreUpper: true},
 		} {
 			for _, level := range []float64{0.9, 0.95} {
 				for _, delta := range []float64{-0.05, 0, 0.02} {

@@ -131,10 +131,16 @@ func candidates(rhos []float64, repeats int) []candidate {
 	aware.BiasAware = true
 	both := debiased
 	both.BiasAware = true
+	score := debiased
+	score.ScoreUpper = true
+	bothScore := both
+	bothScore.ScoreUpper = true
 	cs = append(cs,
 		candidate{"ens-debiased", ensembled, debiased},
+		candidate{"ens-debiased-score", ensembled, score},
 		candidate{"ens-plain-aware", ensembled, aware},
-		candidate{"ens-debiased-aware", ensembled, both})
+		candidate{"ens-debiased-aware", ensembled, both},
+		candidate{"ens-debiased-aware-score", ensembled, bothScore})
 	for _, r := range rhos {
 		o := inf(inference.Perturbed, r)
 		o.Debias = true
