@@ -86,7 +86,7 @@ const (
 // over them, Ensemble), with DefaultCrossFit folds and DefaultRepeats
 // repetitions where cfg does not give them (as vi's --ensemble alone, and
 // its default). An ensemble whose inference is not chosen (the zero
-// Inference, Split, with neither Debias nor BiasAware) gets the default
+// Inference, Split, with none of Debias, BiasAware, ScoreUpper) gets the default
 // procedure, EnsembleDefault; pipeline.Run infers the ensemble by split
 // inference as asked.
 func InferenceDefaults(cfg *pipeline.Config, opt *pipeline.EstimateOptions) {
@@ -100,7 +100,7 @@ func InferenceDefaults(cfg *pipeline.Config, opt *pipeline.EstimateOptions) {
 		if cfg.Repeats == 0 {
 			cfg.Repeats = DefaultRepeats
 		}
-		if opt.Inference == inference.Split && !opt.Debias && !opt.BiasAware {
+		if opt.Inference == inference.Split && !opt.Debias && !opt.BiasAware && !opt.ScoreUpper {
 			EnsembleDefault(opt)
 		}
 	}
@@ -110,10 +110,11 @@ func InferenceDefaults(cfg *pipeline.Config, opt *pipeline.EstimateOptions) {
 // ensemble of repeated cross-fits (--inference auto): the paired estimate
 // on the averaged predictions (Plain), extrapolated to infinitely many
 // repetitions (Debias), its standard error with the repetitions' spread,
-// and the interval and p-value of that one estimate (docs/inference.md,
-// "The default").
+// and the interval and p-value of that one estimate, the interval's upper
+// end from the standard error the estimate would have there (ScoreUpper;
+// docs/inference.md, "The default").
 func EnsembleDefault(opt *pipeline.EstimateOptions) {
-	opt.Inference, opt.Debias, opt.BiasAware = inference.Plain, true, false
+	opt.Inference, opt.Debias, opt.BiasAware, opt.ScoreUpper = inference.Plain, true, false, true
 }
 
 // Run trains the full model and estimates the importance of every feature

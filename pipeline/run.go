@@ -172,8 +172,11 @@ type Report struct {
 	// Debias says that the ensembled estimate was extrapolated to
 	// infinitely many repetitions, BiasAware that the intervals and
 	// p-values allow for each result's bias_bound (inference.InferOptions).
-	Debias     bool               `json:"debias,omitempty"`
-	BiasAware  bool               `json:"bias_aware,omitempty"`
+	Debias    bool `json:"debias,omitempty"`
+	BiasAware bool `json:"bias_aware,omitempty"`
+	// ScoreUpper says that each interval's upper end comes from the
+	// standard error the estimate would have there (inference.InferOptions).
+	ScoreUpper bool               `json:"score_upper,omitempty"`
 	Delta      float64            `json:"delta"`
 	Adjust     string             `json:"adjust"`
 	CITruncate bool               `json:"ci_truncate,omitempty"`
@@ -315,7 +318,7 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 	if M > 1 {
 		rep.Repeats, rep.Ensemble = M, opt.Ensemble
 	}
-	rep.Debias, rep.BiasAware = opt.Debias, opt.BiasAware
+	rep.Debias, rep.BiasAware, rep.ScoreUpper = opt.Debias, opt.BiasAware, opt.ScoreUpper
 	rep.Warnings = append(notes, fullWarnings(m, rep.Full)...)
 	return rep, nil
 }

@@ -35,6 +35,7 @@ type estimateOptions struct {
 	ensemble   bool
 	debias     bool
 	biasAware  bool
+	scoreUpper bool
 	delta      float64
 	adjust     string
 	ciTruncate bool
@@ -114,9 +115,13 @@ data's noise, the bias of a paired estimate, shrinks as 1/M in an ensemble
 of M. Its standard error holds the three repetitions' spread (the
 training's variability); vi, se, the interval and p_value all come from
 this one estimate, so the interval holds vi and lies above --delta exactly
-when p_value < (1 - level)/2. --bias-aware widens each interval by the size
-of that correction (a bound on the bias left) and takes the p-value that
-agrees with it. docs/inference.md has the study behind this choice.
+when p_value < (1 - level)/2. With mse or r2 the interval's upper end
+comes from the standard error the estimate would have there, which grows
+with the VI (--score-upper; a network that learns less of a feature on an
+unlucky sample gives both a low estimate and a low se): the lower end and
+the p-value are the symmetric interval's. --bias-aware widens each
+interval by the size of the --debias correction (a bound on the bias left)
+and takes the p-value that agrees with it. docs/inference.md has the study behind this choice.
 --inference split scores the full model on some folds and the reduced
 model on the others (wide intervals that keep their width for features
 without importance, little power); --inference perturbed adds a small
@@ -163,6 +168,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	fs.IntVar(&o.repeats, "repeats", 1, "repeat the split or cross-fit `M` times with other seeds and combine them (1: once; 3 with --ensemble, the default)")
 	fs.BoolVar(&o.ensemble, "ensemble", true, "average each row's out-of-fold predictions (every model's) over the repetitions of the cross-fit and infer once from the averages (--crossfit 3 --repeats 3 unless given); on unless --train-frac, --model, --crossfit 0 or --repeats 1 is given")
 	fs.BoolVar(&o.debias, "debias", true, "extrapolate the ensemble's paired estimate (plain or perturbed) to infinitely many repetitions, from the difference between the ensemble's estimate and the repetitions' own; on for them unless --debias=false")
+	fs.BoolVar(&o.scoreUpper, "score-upper", true, "with the paired estimate (plain or perturbed) and mse or r2, take each interval's upper end from the standard error the estimate would have there (it grows with the VI); on for them unless --score-upper=false, which gives the symmetric interval")
 	fs.BoolVar(&o.biasAware, "bias-aware", false, "widen each interval by a bound on the ensemble's remaining bias (the size of --debias's correction) and take the p-value that agrees with it")
 	fs.Float64Var(&o.perturb, "perturb", inference.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd (lazy's and lazy-es's: their baseline's)")
 	fs.Float64Var(&o.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
@@ -258,6 +264,12 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if !set["debias"] {
 		o.debias = paired
 	}
+	if !set["score-upper"] {
+		o.scoreUpper = method != inference.Split
+	}
+	if o.scoreUpper && method == inference.Split {
+		return framework.Usagef("--score-upper needs the paired estimate (--inference plain or perturbed, or auto on the ensemble)")
+	}
 	if (o.debias || o.biasAware) && !paired {
 		return framework.Usagef("--debias and --bias-aware need the ensemble (--ensemble, the default) with --inference plain or perturbed: they correct the paired estimate of averaged predictions")
 	}
@@ -319,6 +331,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 			Ensemble:   o.ensemble,
 			Debias:     o.debias,
 			BiasAware:  o.biasAware,
+			ScoreUpper: o.scoreUpper,
 			Delta:      o.delta,
 			Adjust:     adjust,
 			CITruncate: o.ciTruncate,

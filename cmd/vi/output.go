@@ -148,6 +148,9 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 				fmt.Fprint(w, "  bias-aware")
 			}
 		}
+		if r.ScoreUpper {
+			fmt.Fprint(w, "  upper ends: score")
+		}
 		fmt.Fprintf(w, "  p_value: H0 VI <= %g", r.Delta)
 		if r.Adjust != "" && r.Adjust != "none" {
 			fmt.Fprintf(w, "  adjust %s", r.Adjust)
