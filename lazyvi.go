@@ -85,16 +85,25 @@ const (
 // cross-fit are ensembled (each row's out-of-fold predictions averaged
 // over them, Ensemble), with DefaultCrossFit folds and DefaultRepeats
 // repetitions where cfg does not give them (as vi's --ensemble alone, and
-// its default). An ensemble whose inference is not chosen (the zero
-// Inference, Split, with none of Debias, BiasAware, ScoreUpper) gets the default
+// its default). With explicit evaluation rows (Config.Partition) the
+// folds are the partition's (one split: the repetitions train networks
+// with other seeds on the same rows, and their predictions on the
+// evaluation rows are averaged); a pre-trained full model
+// (Config.Pretrained) gets no default: one network is judged once. An
+// ensemble whose inference is not chosen (the zero Inference, Split, with
+// none of Debias, BiasAware, ScoreUpper) gets the default
 // procedure, EnsembleDefault; pipeline.Run infers the ensemble by split
 // inference as asked.
 func InferenceDefaults(cfg *pipeline.Config, opt *pipeline.EstimateOptions) {
-	if !opt.Ensemble && cfg.TrainFrac == 0 && cfg.Saved == nil && cfg.Repeats != 1 && cfg.CrossFit != 1 {
+	if cfg.Pretrained() {
+		return // one loaded network: judged once, on one split
+	}
+	oneSplit := cfg.TrainFrac != 0 || cfg.CrossFit == 1 && cfg.Partition == nil
+	if !opt.Ensemble && !oneSplit && cfg.Saved == nil && cfg.Repeats != 1 {
 		opt.Ensemble = true
 	}
 	if opt.Ensemble {
-		if cfg.CrossFit == 0 {
+		if cfg.CrossFit == 0 && cfg.Partition == nil {
 			cfg.CrossFit = DefaultCrossFit
 		}
 		if cfg.Repeats == 0 {

@@ -32,6 +32,30 @@ func LoadCSV(ctx context.Context, path string) (*Dataset, error) {
 // is an *InputError naming source and, where they apply, the row (the header
 // is row 1) and the column; a long bad cell is shown cut short.
 func ReadCSV(r io.Reader, source string) (*Dataset, error) {
+	d, _, err := readCSV(r, source, "")
+	return d, err
+}
+
+// LoadCSVLabels reads a numeric CSV file as LoadCSV does, except for the
+// column named label, whose cells are read as text (trimmed) and returned
+// one per row, in order, instead of being a column of the data set (a
+// split column's train/eval or fold numbers, say). A file without that
+// column is an *InputError naming it.
+func LoadCSVLabels(ctx context.Context, path, label string) (*Dataset, []string, error) {
+	type result struct {
+		d      *Dataset
+		labels []string
+	}
+	res, err := LoadFile(ctx, path, func(r io.Reader, source string) (result, error) {
+		d, labels, err := readCSV(r, source, label)
+		return result{d, labels}, err
+	})
+	return res.d, res.labels, err
+}
+
+// readCSV is ReadCSV, the column named label ("" for none) read as text
+// and returned apart.
+func readCSV(r io.Reader, source, label string) (*Dataset, []string, error) {
 	cr := csv.NewReader(textReader(r))
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
@@ -61,49 +85,67 @@ func ReadCSV(r io.Reader, source string) (*Dataset, error) {
 
 	header, _, err := next()
 	if err == io.EOF {
-		return nil, &InputError{File: source, Msg: "empty file"}
+		return nil, nil, &InputError{File: source, Msg: "empty file"}
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	names := append([]string(nil), header...)
 	if err := checkHeader(source, names); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	lab := -1 // the label column's index
+	if label != "" {
+		d := &Dataset{Source: source, Names: names}
+		if lab, err = d.Column(label); err != nil {
+			return nil, nil, err
+		}
+		if len(names) < 2 {
+			return nil, nil, &InputError{File: source, Column: label, Msg: "the file has no column besides it"}
+		}
 	}
 
 	var data []float64
+	var labels []string
 	for {
 		rec, line, err := next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		where := ""
 		if line != row {
 			where = fmt.Sprintf(" (line %d)", line)
 		}
 		if len(rec) != len(names) {
-			return nil, &InputError{File: source, Row: row,
+			return nil, nil, &InputError{File: source, Row: row,
 				Msg: fmt.Sprintf("expected %d fields (as in the header), got %d%s", len(names), len(rec), where)}
 		}
 		for j, s := range rec {
+			if j == lab {
+				labels = append(labels, s)
+				continue
+			}
 			v, err := ParseNumber(s)
 			if err != nil {
-				return nil, &InputError{File: source, Row: row, Column: names[j], Msg: err.Error() + where, Err: err}
+				return nil, nil, &InputError{File: source, Row: row, Column: names[j], Msg: err.Error() + where, Err: err}
 			}
 			data = append(data, v)
 		}
 	}
 	if len(data) == 0 {
-		return nil, &InputError{File: source, Msg: "header but no data rows"}
+		return nil, nil, &InputError{File: source, Msg: "header but no data rows"}
+	}
+	if lab >= 0 {
+		names = append(names[:lab:lab], names[lab+1:]...)
 	}
 	return &Dataset{
 		Source: source,
 		Names:  names,
 		X:      mat.NewDense(len(data)/len(names), len(names), data),
-	}, nil
+	}, labels, nil
 }
 
 // checkHeader rejects a first row that is all numbers, and empty or

@@ -49,8 +49,12 @@ type SavedModel struct {
 	CrossFit  int     `json:"crossfit,omitempty"`
 	// Data is the fingerprint of the data the model was trained on
 	// (DataFingerprint); a model is used only with the same data.
-	Data  string      `json:"data"`
-	Folds []SavedFold `json:"folds"`
+	Data string `json:"data"`
+	// Partition identifies the explicit evaluation rows the models were
+	// trained with (pipeline.PartitionSum of Config.Partition; "" for the
+	// seeded split or folds); a model is used only with the same.
+	Partition string      `json:"partition,omitempty"`
+	Folds     []SavedFold `json:"folds"`
 
 	// Source is the file's name, for messages (ReadModel sets it).
 	Source string `json:"-"`

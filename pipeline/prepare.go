@@ -31,6 +31,23 @@ type Config struct {
 	// too small for them fails before any model is trained, naming the data.
 	MinTrain int
 
+	// Partition, when set, says which rows train and which evaluate, one
+	// label per row of the data: 0 for a row that only trains, k in 1..K
+	// for a row of evaluation fold k, whose models learn from every row
+	// not in fold k (standardisation statistics included). One fold is an
+	// explicit train/evaluation split (WithEvalData joins a training and
+	// an evaluation file so; SplitPartition reads a split column), K >= 2
+	// a cross-fit the user defines. TrainFrac is then unused, CrossFit
+	// must be 0 or K, and the seed still draws the networks and the order
+	// the rows reach the backend in. Repeats repeat the training with other
+	// seeds on the same rows.
+	Partition []int
+	// TrainedElsewhere says that a pre-trained full model (Options naming
+	// PretrainedOption) was trained on none of the data's rows, so that
+	// Run may judge it on a seeded split of them; without it, a
+	// pre-trained network needs a Partition (its held-out rows).
+	TrainedElsewhere bool
+
 	// CrossFit >= 2 makes Run cross-fit: CrossFit folds, each in turn the
 	// evaluation set of models trained on the others (PrepareFolds);
 	// TrainFrac is then unused. 0 or 1: one train/evaluation split.
@@ -93,11 +110,18 @@ func Prepare(ctx context.Context, d *dataio.Dataset, cfg Config) (*framework.Pro
 	if cfg.Backend == nil {
 		return nil, framework.FieldErrorf("Config.Backend", "is nil: no backend to build the models")
 	}
+	if sp.folds >= 2 {
+		return nil, framework.FieldErrorf("Config.Partition", "has %d evaluation folds: PrepareFolds cross-fits them, Prepare makes one split", sp.folds)
+	}
 	n1, _, err := sp.split()
 	if err != nil {
 		return nil, err
 	}
 	perm := sp.perm()
+	if sp.folds > 0 {
+		train, eval := partitionRows(cfg.Partition, perm, 1)
+		return sp.problem(ctx, train, eval, 0)
+	}
 	return sp.problem(ctx, perm[:n1], perm[n1:], 0)
 }
 
@@ -121,6 +145,9 @@ func foldBounds(n, k int) []int {
 // Config.TrainFrac, or an error when they are too small for the folds.
 func (sp *setup) split() (n1, n2 int, err error) {
 	n, _ := sp.d.X.Dims()
+	if sp.folds > 0 {
+		return sp.partitionSplit()
+	}
 	frac := sp.cfg.TrainFrac
 	if frac == 0 {
 		frac = DefaultTrainFrac
@@ -143,6 +170,9 @@ func (sp *setup) split() (n1, n2 int, err error) {
 func (sp *setup) checkCrossFit(k int) error {
 	if k < 2 {
 		return framework.FieldErrorf("Config.CrossFit", "must be at least 2, got %d", k)
+	}
+	if sp.folds > 0 {
+		return sp.checkPartitionFolds(k)
 	}
 	n, _ := sp.d.X.Dims()
 	if n/k < 2 || n-(n+k-1)/k < sp.minTrain {
@@ -168,20 +198,30 @@ var ErrTooFewSplitRows = errors.New("too few evaluation rows for split inference
 // is at fault. cfg.Backend is not used: a caller may check before it
 // starts a backend. Run calls it first.
 func CheckRun(d *dataio.Dataset, cfg Config, m framework.Measure, opt EstimateOptions) error {
+	if d != nil && d.X != nil {
+		n, _ := d.X.Dims()
+		var err error
+		if cfg, err = withPartition(n, cfg); err != nil {
+			return err
+		}
+	}
 	if cfg.Repeats < 0 {
 		return framework.FieldErrorf("Config.Repeats", "must be at least 1 (0 means 1), got %d", cfg.Repeats)
 	}
 	if cfg.Repeats > 1 && cfg.Saved != nil {
 		return framework.FieldErrorf("Config.Repeats", "must be 1 with a saved model (Config.Saved): the other repetitions train with other seeds and cannot reuse it, got %d", cfg.Repeats)
 	}
-	if opt.Ensemble && (cfg.CrossFit < 2 || cfg.Repeats < 2) {
-		return framework.FieldErrorf("EstimateOptions.Ensemble", "needs cross-fitting (at least 2 folds) repeated at least twice, got %d folds and %d repetitions", cfg.CrossFit, max(cfg.Repeats, 1))
+	if opt.Ensemble && (cfg.CrossFit < 2 && cfg.Partition == nil || cfg.Repeats < 2) {
+		return framework.FieldErrorf("EstimateOptions.Ensemble", "needs cross-fitting (at least 2 folds) or explicit evaluation rows (Config.Partition), repeated at least twice, got %d folds and %d repetitions", cfg.CrossFit, max(cfg.Repeats, 1))
 	}
 	if (opt.Debias || opt.BiasAware) && !opt.Ensemble {
 		return framework.FieldErrorf("EstimateOptions.Debias", "and BiasAware need the ensemble of repeated cross-fits (Ensemble)")
 	}
 	sp, err := newSetup(d, cfg)
 	if err != nil {
+		return err
+	}
+	if err := checkPretrained(d, cfg); err != nil {
 		return err
 	}
 	if cfg.CrossFit >= 2 {
@@ -232,7 +272,13 @@ func (sp *setup) checkScoredRows(m framework.Measure, inf inference.Inference) e
 	perm := sp.perm()
 	var sets [][]int
 	where := "the evaluation split"
-	if k := sp.cfg.CrossFit; k >= 2 {
+	if sp.folds >= 2 {
+		for f := 1; f <= sp.folds; f++ {
+			_, eval := partitionRows(sp.cfg.Partition, perm, f)
+			sets = append(sets, eval)
+		}
+		where = "an evaluation fold of the split column"
+	} else if k := sp.cfg.CrossFit; k >= 2 {
 		b := foldBounds(n, k)
 		for i := 0; i < k; i++ {
 			sets = append(sets, perm[b[i]:b[i+1]])
@@ -244,11 +290,15 @@ func (sp *setup) checkScoredRows(m framework.Measure, inf inference.Inference) e
 			return err
 		}
 		eval := perm[n1:]
+		if sp.folds > 0 {
+			_, eval = partitionRows(sp.cfg.Partition, perm, 1)
+			where = "the evaluation rows"
+		}
 		sets = [][]int{eval}
 		if inf == inference.Split {
 			half := (len(eval) + 1) / 2
 			sets = [][]int{eval[:half], eval[half:]}
-			where = "a half of the evaluation split (split inference)"
+			where = "a half of " + where + " (split inference)"
 		}
 	}
 	outs := 1
@@ -305,9 +355,14 @@ func PrepareFolds(ctx context.Context, d *dataio.Dataset, cfg Config, k, workers
 			errs[i] = ctx.Err()
 			return
 		}
-		eval := perm[bounds[i]:bounds[i+1]]
-		train := make([]int, 0, n-len(eval))
-		train = append(append(train, perm[:bounds[i]]...), perm[bounds[i+1]:]...)
+		var train, eval []int
+		if sp.folds > 0 {
+			train, eval = partitionRows(cfg.Partition, perm, i+1)
+		} else {
+			eval = perm[bounds[i]:bounds[i+1]]
+			train = make([]int, 0, n-len(eval))
+			train = append(append(train, perm[:bounds[i]]...), perm[bounds[i+1]:]...)
+		}
 		probs[i], errs[i] = sp.problem(ctx, train, eval, i)
 		if errs[i] != nil {
 			errs[i] = fmt.Errorf("fold %d: %w", i+1, errs[i])
@@ -358,6 +413,7 @@ type setup struct {
 	names    []string
 	featCols []int
 	minTrain int
+	folds    int // the folds of Config.Partition; 0 without one
 }
 
 func newSetup(d *dataio.Dataset, cfg Config) (*setup, error) {
@@ -397,7 +453,14 @@ func newSetup(d *dataio.Dataset, cfg Config) (*setup, error) {
 		}
 		classes = k
 	}
-	sp := &setup{d: d, cfg: cfg, task: task, classes: classes, target: target, minTrain: max(cfg.MinTrain, MinTrainRows)}
+	folds, err := partitionFolds(len(y), cfg)
+	if err != nil {
+		return nil, err
+	}
+	if folds >= 2 {
+		cfg.CrossFit = folds
+	}
+	sp := &setup{d: d, cfg: cfg, task: task, classes: classes, target: target, minTrain: max(cfg.MinTrain, MinTrainRows), folds: folds}
 	for j := 0; j < cols; j++ {
 		if j != target {
 			sp.names = append(sp.names, d.Names[j])
@@ -409,6 +472,9 @@ func newSetup(d *dataio.Dataset, cfg Config) (*setup, error) {
 		// models is given none of the file's.
 		if cfg.Backend != nil && !cfg.Backend.Capabilities().Persist {
 			return nil, framework.Usagef("backend %s cannot load saved models", cfg.Saved.Backend)
+		}
+		if err := checkSavedPartition(cfg.Saved, cfg); err != nil {
+			return nil, err
 		}
 		if err := checkSaved(cfg.Saved, d, cfg); err != nil {
 			return nil, err

@@ -161,9 +161,11 @@ type Report struct {
 	// Inference is "perturbed", "split" or "plain" (Perturb its rho);
 	// CrossFit the number of cross-fitting folds (absent for one
 	// train/evaluation split, where n_train and n_eval are the split's
-	// sizes; with cross-fitting every row is evaluated once, n_eval is n
-	// and n_train the first fold's train size); Repeats the number of
-	// repetitions combined (absent for one).
+	// sizes, explicit evaluation rows included; with cross-fitting n_eval
+	// is the rows the folds evaluate, each once: n for the seeded folds,
+	// the fold numbers' rows of Config.Partition; n_train is the first
+	// fold's train size); Repeats the number of repetitions combined
+	// (absent for one).
 	Inference string  `json:"inference"`
 	Perturb   float64 `json:"perturb,omitempty"`
 	CrossFit  int     `json:"crossfit,omitempty"`
@@ -174,6 +176,13 @@ type Report struct {
 	// p-values allow for each result's bias_bound (inference.InferOptions).
 	Debias    bool `json:"debias,omitempty"`
 	BiasAware bool `json:"bias_aware,omitempty"`
+	// Partition says that explicit evaluation rows (Config.Partition)
+	// judged the models, and no seeded split; TrainedElsewhere that the
+	// full model is a pre-trained network judged on a seeded split of the
+	// data on the caller's word (Config.TrainedElsewhere) that none of its
+	// rows trained it.
+	Partition        bool `json:"partition,omitempty"`
+	TrainedElsewhere bool `json:"trained_elsewhere,omitempty"`
 	// ScoreUpper says that each interval's upper end comes from the
 	// standard error the estimate would have there (inference.InferOptions).
 	ScoreUpper bool               `json:"score_upper,omitempty"`
@@ -200,11 +209,16 @@ type Report struct {
 // name in the registry: package lazyvi's Run, or a blank import of
 // lazyvi/measures, registers them.
 func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure, ests []framework.Estimator, opt EstimateOptions) (*Report, error) {
-	M := max(cfg.Repeats, 1)
 	cfg.MinTrain = max(cfg.MinTrain, MinTrainFor(ests))
 	if err := CheckRun(d, cfg, m, opt); err != nil {
 		return nil, err
 	}
+	n, _ := d.X.Dims()
+	cfg, err := withPartition(n, cfg)
+	if err != nil {
+		return nil, err
+	}
+	M := max(cfg.Repeats, 1)
 	var (
 		reds      []*inference.Reductions
 		feats     []framework.Feature
@@ -312,13 +326,19 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 		}
 	}
 	if len(reds[0].Folds) > 1 {
-		rep.CrossFit = len(reds[0].Folds)
-		rep.NEval = rep.N
+		// Every fold's evaluation rows, each evaluated once: every row
+		// of a seeded cross-fit, the fold numbers' rows of a partition.
+		rep.CrossFit, rep.NEval = len(reds[0].Folds), 0
+		for _, p := range reds[0].Folds {
+			rep.NEval += len(p.EvalRows)
+		}
 	}
 	if M > 1 {
 		rep.Repeats, rep.Ensemble = M, opt.Ensemble
 	}
 	rep.Debias, rep.BiasAware, rep.ScoreUpper = opt.Debias, opt.BiasAware, opt.ScoreUpper
+	rep.Partition = cfg.Partition != nil
+	rep.TrainedElsewhere = cfg.TrainedElsewhere && cfg.Pretrained() && cfg.Partition == nil
 	rep.Warnings = append(notes, fullWarnings(m, rep.Full)...)
 	return rep, nil
 }

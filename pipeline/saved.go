@@ -26,7 +26,7 @@ func SaveModel(ctx context.Context, d *dataio.Dataset, cfg Config, probs []*fram
 		Backend: cfg.BackendName, Options: cfg.Options, Candidates: candidateNames(cfg.Candidates),
 		Task: p0.Task.String(), Classes: p0.Classes,
 		Target: d.Names[sp.target], Features: slices.Clone(p0.FeatureNames), Seed: cfg.Seed,
-		Data: dataio.DataFingerprint(d),
+		Data: dataio.DataFingerprint(d), Partition: PartitionSum(cfg.Partition),
 	}
 	if len(probs) > 1 {
 		s.CrossFit = len(probs)

@@ -51,6 +51,8 @@ const dataSubsampleSeedPerturb = 0x0da7a5e1
 func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 	dataPath := fs.String("data", "", "CSV `file` with a header row (required)")
 	target := fs.String("target", "", "response `column` (default: the last column)")
+	evalData := fs.String("eval-data", "", dataUsage["eval-data"])
+	splitColumn := fs.String("split-column", "", dataUsage["split-column"])
 	nFeatures := fs.Int("features", 0, "time the first `K` features only (0: all)")
 	rows := fs.Int("rows", 0, "use a seeded subsample of `N` rows (0: all)")
 	backend := fs.String("backend", "mlp", "built-in backend of the model (mlp, cnn, linear, forest)")
@@ -101,14 +103,21 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		if ests, err = configure(ests, settings); err != nil {
 			return err
 		}
-		d, err := dataio.LoadCSV(ctx, *dataPath)
+		ef := dataFlags{data: *dataPath, evalData: *evalData, splitColumn: *splitColumn, target: *target}
+		if err := ef.checkEval(); err != nil {
+			return err
+		}
+		d, part, err := loadEvalData(ctx, *dataPath, *evalData, *splitColumn, *target)
 		if err != nil {
 			return err
+		}
+		if foldsOf(part) >= 2 {
+			return framework.Usagef("--split-column %s has fold numbers; vi bench data uses one train/evaluation split: mark the rows train or eval", *splitColumn)
 		}
 		if _, err := d.Column(*target); *target != "" && err != nil {
 			return err
 		}
-		d = subsampleRows(d, *rows, *seed)
+		d, part = subsampleRows(d, part, *rows, *seed)
 		prog := a.newProgress(progressAuto, "bench data")
 		defer prog.close()
 		be, closeBackend, err := spec.openLogged(ctx, a.stderr, prog)
@@ -133,7 +142,7 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 			name = "" // the report's default
 		}
 		prog.setStatus("bench data: training the full model")
-		run, vis, err := timeEstimators(ctx, benchInput{data: d, target: *target, backend: name}, benchRun{be: be, opts: opts, ests: ests, workers: *workers, nFeatures: *nFeatures, seed: *seed, prog: prog})
+		run, vis, err := timeEstimators(ctx, benchInput{data: d, partition: part, target: *target, backend: name}, benchRun{be: be, opts: opts, ests: ests, workers: *workers, nFeatures: *nFeatures, seed: *seed, prog: prog})
 		if err != nil {
 			return err
 		}
@@ -161,22 +170,27 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 }
 
 // subsampleRows returns n rows of d drawn without replacement by a seeded
-// permutation, in their order in the file (d itself when n is 0 or not
-// below its rows).
-func subsampleRows(d *dataio.Dataset, n int, seed int64) *dataio.Dataset {
+// permutation, in their order in the file, with their labels of the
+// partition part (nil: none); d and part themselves when n is 0 or not
+// below its rows.
+func subsampleRows(d *dataio.Dataset, part []int, n int, seed int64) (*dataio.Dataset, []int) {
 	r, c := d.X.Dims()
 	if n == 0 || n >= r {
-		return d
+		return d, part
 	}
 	pick := rand.New(rand.NewPCG(uint64(seed), dataSubsampleSeedPerturb)).Perm(r)[:n]
 	slices.Sort(pick)
 	x := mat.NewDense(n, c, nil)
+	var sub []int
 	for i, row := range pick {
 		x.SetRow(i, d.X.RawRowView(row))
+		if part != nil {
+			sub = append(sub, part[row])
+		}
 	}
 	out := *d
 	out.X = x
-	return &out
+	return &out, sub
 }
 
 // agree compares vi with the reference ref (same features, same order).

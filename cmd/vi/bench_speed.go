@@ -254,6 +254,7 @@ func speedOnce(ctx context.Context, sim *simulate.Data, r benchRun) (speedRun, e
 // and the true VI of its columns when known.
 type benchInput struct {
 	data            *dataio.Dataset
+	partition       []int // explicit evaluation rows (pipeline.Config.Partition); nil: the seeded split
 	target, measure string
 	truth           []float64
 	backend         string // the backend's name for the report and the problem ("": mlp)
@@ -282,7 +283,7 @@ func timeEstimators(ctx context.Context, in benchInput, r benchRun) (speedRun, m
 	if name == "" {
 		name = "mlp"
 	}
-	p, err := pipeline.Prepare(ctx, in.data, pipeline.Config{Target: in.target, Backend: be, BackendName: name, Options: opts, Seed: seed})
+	p, err := pipeline.Prepare(ctx, in.data, pipeline.Config{Target: in.target, Backend: be, BackendName: name, Options: opts, Seed: seed, Partition: in.partition})
 	if err != nil {
 		return speedRun{}, nil, err
 	}

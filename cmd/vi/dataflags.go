@@ -24,6 +24,8 @@ type dataFlags struct {
 	cmd string // the command's name, for "see 'vi help CMD'"
 
 	data, target, task, measure string
+	evalData, splitColumn       string // --eval-data, --split-column
+	trainedElsewhere            bool   // --trained-elsewhere
 	backend, plugin             string
 	pluginTimeout               time.Duration
 	options                     map[string]*string // backend options with a flag of their own (hidden, epochs, image)
@@ -35,20 +37,23 @@ type dataFlags struct {
 // dataUsage is the help text of each shared flag, unless the command gives
 // its own to newDataFlags.
 var dataUsage = map[string]string{
-	"data":           "CSV `file` with a header row, - for standard input (default: the built-in diabetes data)",
-	"target":         "response `column` (default: the last column)",
-	"task":           "force the `task`: regression, binary or multiclass",
-	"measure":        "predictiveness measure `name` (default: mse for regression, accuracy for binary)",
-	"backend":        "model backend `name` (see 'vi backends')",
-	"plugin":         "run the backend from this external plugin `executable`",
-	"plugin-timeout": "give up on a backend process that has not completed the plugin handshake after this `duration`",
-	"hidden":         "backend option hidden: hidden layer `widths`",
-	"epochs":         "backend option epochs: maximum training `epochs`",
-	"image":          "backend option image: the features are the pixels of an `HxW` image (cnn)",
-	"opt":            "backend option `key=value` (repeatable; see 'vi backends')",
-	"format":         "output `format`: table, csv or json",
-	"out":            "write the output to `file` (atomically) instead of stdout",
-	"progress":       progressUsage,
+	"data":              "CSV `file` with a header row, - for standard input (default: the built-in diabetes data)",
+	"target":            "response `column` (default: the last column)",
+	"eval-data":         "CSV `file` of evaluation rows, with --data's columns: every model learns from --data only, every score and VI is on these rows only",
+	"split-column":      "`column` of --data saying which rows evaluate: train/eval (one split) or fold numbers 1..K (your own cross-fitting folds); not a feature",
+	"trained-elsewhere": "the network loaded with --opt weights= was trained on none of --data's rows: judge it on a seeded split of them",
+	"task":              "force the `task`: regression, binary or multiclass",
+	"measure":           "predictiveness measure `name` (default: mse for regression, accuracy for binary)",
+	"backend":           "model backend `name` (see 'vi backends')",
+	"plugin":            "run the backend from this external plugin `executable`",
+	"plugin-timeout":    "give up on a backend process that has not completed the plugin handshake after this `duration`",
+	"hidden":            "backend option hidden: hidden layer `widths`",
+	"epochs":            "backend option epochs: maximum training `epochs`",
+	"image":             "backend option image: the features are the pixels of an `HxW` image (cnn)",
+	"opt":               "backend option `key=value` (repeatable; see 'vi backends')",
+	"format":            "output `format`: table, csv or json",
+	"out":               "write the output to `file` (atomically) instead of stdout",
+	"progress":          progressUsage,
 }
 
 // newDataFlags registers the shared flags on cmd's flag set: options names
@@ -60,6 +65,9 @@ func newDataFlags(cmd *Command, options []string, usage map[string]string) *data
 	fs := &cmd.Flag
 	fs.StringVar(&f.data, "data", "", help("data"))
 	fs.StringVar(&f.target, "target", "", help("target"))
+	fs.StringVar(&f.evalData, "eval-data", "", help("eval-data"))
+	fs.StringVar(&f.splitColumn, "split-column", "", help("split-column"))
+	fs.BoolVar(&f.trainedElsewhere, "trained-elsewhere", false, help("trained-elsewhere"))
 	fs.StringVar(&f.task, "task", "", help("task"))
 	fs.StringVar(&f.measure, "measure", "", help("measure"))
 	fs.StringVar(&f.backend, "backend", lazyvi.DefaultBackend, help("backend"))
@@ -122,6 +130,9 @@ func (f *dataFlags) checkOutput(more ...string) error {
 type dataRun struct {
 	app               *app
 	cmd, data, target string
+	evalData, split   string // --eval-data, --split-column
+	trainedElsewhere  bool   // --trained-elsewhere
+	partition         []int  // the rows' train/evaluation labels (pipeline.Config.Partition); nil: a seeded split
 	format, out       string
 	progressMode      progressMode
 	task              *framework.Task   // nil: inferred from the response
@@ -135,7 +146,11 @@ type dataRun struct {
 // the flags given, see givenFlags) and checks the backend flags, for a run
 // in a.
 func (f *dataFlags) check(a *app, set map[string]bool) (*dataRun, error) {
-	r := &dataRun{app: a, cmd: f.cmd, data: f.data, target: f.target, format: f.format, out: f.out}
+	r := &dataRun{app: a, cmd: f.cmd, data: f.data, target: f.target, format: f.format, out: f.out,
+		evalData: f.evalData, split: f.splitColumn, trainedElsewhere: f.trainedElsewhere}
+	if err := f.checkEval(); err != nil {
+		return nil, err
+	}
 	mode, err := parseProgress(f.progress)
 	if err != nil {
 		return nil, err
@@ -196,7 +211,7 @@ func (r *dataRun) load(ctx context.Context) (*dataio.Dataset, error) {
 		}
 		fmt.Fprintf(r.app.stderr, "vi: no --data given: using the built-in diabetes data (%d rows, response %q); see 'vi help %s'\n",
 			rows(d), d.Names[len(d.Names)-1], r.cmd)
-	} else if d, err = dataio.LoadCSV(ctx, r.data); err != nil {
+	} else if d, r.partition, err = loadEvalData(ctx, r.data, r.evalData, r.split, r.target); err != nil {
 		return nil, runError(ctx, err)
 	}
 	if err := checkMeasureFits(d, r.target, r.task, r.measure); err != nil {
@@ -234,7 +249,8 @@ func (r *dataRun) checkBackend(be framework.Backend, d *dataio.Dataset, ests []f
 
 // config is the run's pipeline.Config as far as the shared flags say.
 func (r *dataRun) config(be framework.Backend) pipeline.Config {
-	cfg := pipeline.Config{Target: r.target, Task: r.task, BackendName: r.backend.name, Backend: be, Options: r.opts}
+	cfg := pipeline.Config{Target: r.target, Task: r.task, BackendName: r.backend.name, Backend: be, Options: r.opts,
+		Partition: r.partition, TrainedElsewhere: r.trainedElsewhere}
 	r.fullModelConfig(&cfg)
 	return cfg
 }
@@ -271,7 +287,7 @@ func runError(ctx context.Context, err error) error {
 // outs its output files besides --out (and --out's checkpoint OUT.partial).
 // Paths "" and "-" and outputs that do not exist yet are skipped.
 func (f *dataFlags) checkNotInput(outs []fileFlag, ins ...fileFlag) error {
-	ins = append([]fileFlag{{"--data", f.data}}, ins...)
+	ins = append([]fileFlag{{"--data", f.data}, {"--eval-data", f.evalData}}, ins...)
 	if f.out != "" {
 		outs = append([]fileFlag{{"--out", f.out}, {"--out's checkpoint", f.out + ".partial"}}, outs...)
 	}

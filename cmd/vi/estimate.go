@@ -67,6 +67,19 @@ present, 3 <= K <= 20, each class at least 5 rows), which makes it
 multiclass (predictions are K class probabilities; measures accuracy and
 logloss); --task forces it.
 
+Evaluation rows: --eval-data TEST.csv (the columns of --data) makes every
+model learn from --data's rows only and every score, VI, interval and test
+use TEST's rows only; --split-column COL says it with a column of --data
+instead: train/eval, or fold numbers 1..K, your own cross-fitting folds
+(fold k's rows are evaluated by models trained on the other rows). The
+column is not a feature. The default then repeats the training three
+times with other seeds on the given split and averages the networks'
+predictions (--repeats 1: once). A network loaded with --opt weights= (a
+plugin's pretrained model) must be judged on rows it never saw: without
+--eval-data or --split-column the run is refused, unless
+--trained-elsewhere says that none of --data's rows trained it; it is
+judged once (no --crossfit, --repeats or --ensemble).
+
 VI is positive for a feature that helps: for mse it is the reduced model's MSE
 minus the full model's, in squared units of the response; for accuracy the
 full model's accuracy minus the reduced model's. Lazy and lazy-es compare
@@ -247,6 +260,9 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	}
 	if o.crossfit < 0 || o.crossfit == 1 {
 		return framework.Usagef("--crossfit must be 0 (no cross-fitting) or at least 2, got %d", o.crossfit)
+	}
+	if err := o.data.checkLoadedInference(set, o.crossfit, o.repeats, o.ensemble); err != nil {
+		return err
 	}
 	if err := o.defaultInference(set); err != nil {
 		return err
@@ -436,7 +452,16 @@ func (o *estimateOptions) defaultInference(set map[string]bool) error {
 	if set["ensemble"] && !o.ensemble {
 		return nil
 	}
+	if o.data.opts[pipeline.PretrainedOption] != "" {
+		o.ensemble = false // one loaded network, judged once (InferenceDefaults)
+		return nil
+	}
 	var cfg pipeline.Config
+	if o.data.evalFlagsGiven() {
+		// The rule asks only whether the evaluation rows are given; their
+		// folds are the partition's.
+		cfg.Partition = []int{}
+	}
 	var opt pipeline.EstimateOptions
 	opt.Ensemble = set["ensemble"]
 	if set["train-frac"] {

@@ -6,6 +6,7 @@ package main
 var commandExamples = map[string][]string{
 	"estimate": {
 		"vi estimate --data lin.csv --target y",
+		"vi estimate --data train.csv --eval-data test.csv --estimators lazy,dropout",
 		"vi estimate --data lin.csv --format json --out lin-vi.json --plot lin-vi.png",
 		"vi estimate --data survey.csv --groups onehot --estimators lazy,retrain --adjust holm",
 	},

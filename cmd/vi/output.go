@@ -161,11 +161,17 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 		fmt.Fprintln(w)
 	}
 	where := "on the evaluation split"
+	if r.Partition {
+		where = "on the evaluation rows"
+	}
 	if r.CrossFit > 0 {
 		where = fmt.Sprintf("averaged over the %d folds", r.CrossFit)
 	}
 	if r.Repeats > 1 {
 		where = fmt.Sprintf("averaged over %d repetitions", r.Repeats)
+		if r.Partition {
+			where += " on the evaluation rows"
+		}
 		if r.CrossFit > 0 {
 			where = fmt.Sprintf("averaged over %d repetitions of %d folds", r.Repeats, r.CrossFit)
 		}
@@ -176,6 +182,9 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 	}
 	fmt.Fprintf(w, "full model: %s %s %s (%s in %.2fs)\n",
 		r.Measure, num(framework.Readable(r.Measure, r.Full.Score)), where, how, r.Full.Seconds)
+	if m := evaluationMeaning(r); m != "" {
+		fmt.Fprintln(w, m)
+	}
 	writeFullDiagnostics(w, r)
 	fmt.Fprintln(w)
 	// Numbers align right; feature and estimator are padded to a common
@@ -358,3 +367,17 @@ func checkFinite(where string, vals ...namedValue) error {
 // emit writes the bytes to path atomically, saying so on stderr, or to
 // stdout when path is "".
 func (a *app) emit(path string, buf *bytes.Buffer) error { return a.emitAs(path, "", buf) }
+
+// evaluationMeaning says, for the table's header, which rows judged a
+// loaded network and so what its VIs mean; "" for a network trained here.
+func evaluationMeaning(r *pipeline.Report) string {
+	switch {
+	case !r.Full.Loaded:
+		return ""
+	case r.Partition:
+		return fmt.Sprintf("loaded network judged on %d evaluation rows held out from its training rows: each VI is what the network loses on rows it never saw without the feature (the reduced models learn from the %d training rows)", r.NEval, r.NTrain)
+	case r.TrainedElsewhere:
+		return fmt.Sprintf("loaded network trained elsewhere (--trained-elsewhere): each VI is what it loses without the feature on a seeded evaluation split of %d rows of this data, valid only if none of these rows trained it (if they did, null features look important)", r.NEval)
+	}
+	return fmt.Sprintf("loaded network judged on a seeded split of %d rows that may include its training rows", r.NEval)
+}

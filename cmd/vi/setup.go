@@ -31,6 +31,9 @@ func (f *dataFlags) setup(ctx context.Context, a *app, set map[string]bool, mode
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := r.checkLoaded(); err != nil {
+		return nil, nil, err
+	}
 	return r, d, nil
 }
 
@@ -40,6 +43,12 @@ func (f *dataFlags) setup(ctx context.Context, a *app, set map[string]bool, mode
 func (f *fitFlags) splitConfig(r *dataRun, saved *dataio.SavedModel, set map[string]bool, ests []framework.Estimator) (pipeline.Config, error) {
 	cfg := r.config(nil)
 	f.config(&cfg)
+	if foldsOf(r.partition) >= 2 {
+		return cfg, framework.Usagef("--split-column %s has fold numbers; vi %s uses one train/evaluation split: mark the rows train or eval", r.split, r.cmd)
+	}
+	if set["train-frac"] && r.partition != nil {
+		return cfg, framework.Usagef("--train-frac and --%s exclude each other: the evaluation rows are given", evalFlagName(r.evalData))
+	}
 	if err := f.useSplitModel(&cfg, saved, set); err != nil {
 		return cfg, err
 	}

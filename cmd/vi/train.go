@@ -75,6 +75,9 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	case o.crossfit >= 2 && set["train-frac"]:
 		return framework.Usagef("--train-frac and --crossfit exclude each other (cross-fitting evaluates every fold in turn)")
 	}
+	if err := o.data.checkLoadedInference(set, o.crossfit, 1, false); err != nil {
+		return err
+	}
 	if err := checkOutDir(o.data.out); err != nil {
 		return err
 	}
@@ -101,9 +104,12 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	r.training(prog, d)
 	cfg := r.config(be)
 	cfg.TrainFrac, cfg.Seed, cfg.CrossFit = o.trainFrac, o.seed, o.crossfit
+	if k := foldsOf(r.partition); k >= 2 {
+		cfg.CrossFit = k // a split column's folds
+	}
 	var probs []*framework.Problem
-	if o.crossfit >= 2 {
-		probs, err = pipeline.PrepareFolds(ctx, d, cfg, o.crossfit, o.workers)
+	if cfg.CrossFit >= 2 {
+		probs, err = pipeline.PrepareFolds(ctx, d, cfg, cfg.CrossFit, o.workers)
 	} else {
 		var p *framework.Problem
 		p, err = pipeline.Prepare(ctx, d, cfg)

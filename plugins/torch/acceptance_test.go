@@ -45,7 +45,12 @@ func linear(t testing.TB, n int, seed int64) (*dataio.Dataset, []float64) {
 // run estimates every feature of d with ests on the backend b.
 func run(t *testing.T, b framework.Backend, d *dataio.Dataset, opts map[string]string, ests ...framework.Estimator) map[[2]string]inference.Result {
 	t.Helper()
-	cfg := pipeline.Config{Backend: b, BackendName: "lazyvi-torch", Seed: 1, Options: opts}
+	return runConfig(t, d, pipeline.Config{Backend: b, BackendName: "lazyvi-torch", Seed: 1, Options: opts}, ests...)
+}
+
+// runConfig estimates every feature of d with ests as cfg says.
+func runConfig(t *testing.T, d *dataio.Dataset, cfg pipeline.Config, ests ...framework.Estimator) map[[2]string]inference.Result {
+	t.Helper()
 	rep, err := pipeline.Run(context.Background(), d, cfg, measures.MSE(), ests, pipeline.EstimateOptions{})
 	if err != nil {
 		t.Fatal(err)

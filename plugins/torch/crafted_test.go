@@ -165,7 +165,7 @@ func TestCraftedWeights(t *testing.T) {
 	}
 	checkNotRun(t, marker, "writing the .pt")
 	stderr, code := viRun(t, bin, dir, "estimate", "--data", dataCSV, "--plugin", launcher(t), "--plugin-timeout", startTimeout.String(),
-		"--opt", "module="+abs(t, "tanh.py"), "--opt", "weights="+pt, "--estimators", "lazy", "--seed", "1")
+		"--opt", "module="+abs(t, "tanh.py"), "--opt", "weights="+pt, "--trained-elsewhere", "--estimators", "lazy", "--seed", "1")
 	if code != 2 || !strings.Contains(stderr, "option weights: "+pt+": refused: the file holds more than tensors") || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("exit %d, stderr %q; want exit 2 and one line refusing option weights", code, stderr)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/lazyvi/lazyvi/estimators"
 	"github.com/lazyvi/lazyvi/estimators/lazy"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // A network trained outside lazyvi (testdata/train_state_dict.py, a user's
@@ -107,7 +108,9 @@ func TestWeights(t *testing.T) {
 		t.Errorf("the reduced model predicts %d of 40 rows as the loaded network does: not trained from build?", same)
 	}
 
-	res := run(t, b, d, opts, lazy.Estimator{}, estimators.Dropout{})
+	// Trained on another sample: judged on a seeded split of d.
+	cfg := pipeline.Config{Backend: b, BackendName: "lazyvi-torch", Seed: 1, Options: opts, TrainedElsewhere: true}
+	res := runConfig(t, d, cfg, lazy.Estimator{}, estimators.Dropout{})
 	checkTruth(t, res, "lazy", truth)
 	checkDropoutBiased(t, res, truth)
 }

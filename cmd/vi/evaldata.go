@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"slices"
+
+	"github.com/lazyvi/lazyvi/dataio"
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
+)
+
+// Explicit evaluation rows: --eval-data TEST.csv (the models learn from
+// --data's rows only, every score is on TEST's) or --split-column COL
+// (train/eval, or fold numbers 1..K for the user's own cross-fitting), and
+// --trained-elsewhere, the user's word that a loaded network (--opt
+// weights=) never saw --data's rows.
+
+// checkEval checks the evaluation flags against each other and --data.
+func (f *dataFlags) checkEval() error {
+	switch {
+	case f.evalData != "" && f.splitColumn != "":
+		return framework.Usagef("--eval-data and --split-column exclude each other (each says which rows evaluate)")
+	case (f.evalData != "" || f.splitColumn != "") && f.data == "":
+		return framework.Usagef("--eval-data and --split-column need --data (the rows the models learn from)")
+	case f.evalData == dataio.Stdin && f.data == dataio.Stdin:
+		return framework.Usagef("--data - and --eval-data - cannot both read standard input")
+	case f.splitColumn != "" && f.splitColumn == f.target:
+		return framework.Usagef("--split-column %s is the --target: the split column says which rows evaluate, the response is another column", f.splitColumn)
+	}
+	return nil
+}
+
+// evalFlagsGiven says whether the flags give explicit evaluation rows.
+func (f *dataFlags) evalFlagsGiven() bool { return f.evalData != "" || f.splitColumn != "" }
+
+// loadEvalData reads the data of a run: path alone (nil partition), path
+// with the evaluation rows of evalPath joined after its own
+// (pipeline.WithEvalData), or path with its split column read as the
+// partition and dropped (pipeline.SplitPartition). target ("": the last
+// column) is the response, whose range each file is checked for on its
+// own, so that a bad cell is named in its own file.
+func loadEvalData(ctx context.Context, path, evalPath, split, target string) (*dataio.Dataset, []int, error) {
+	switch {
+	case split != "":
+		d, labels, err := dataio.LoadCSVLabels(ctx, path, split)
+		if err != nil {
+			return nil, nil, err
+		}
+		part, err := pipeline.SplitPartition(d.Source, split, labels)
+		if err != nil {
+			return nil, nil, err
+		}
+		return d, part, nil
+	case evalPath != "":
+		train, err := dataio.LoadCSV(ctx, path)
+		if err != nil {
+			return nil, nil, err
+		}
+		eval, err := dataio.LoadCSV(ctx, evalPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, d := range []*dataio.Dataset{train, eval} {
+			j := len(d.Names) - 1
+			if target != "" {
+				if j = slices.Index(d.Names, target); j < 0 {
+					break // the join or the run names the missing column
+				}
+			}
+			if err := d.CheckScale(j); err != nil {
+				return nil, nil, err
+			}
+		}
+		return pipeline.WithEvalData(train, eval)
+	}
+	d, err := dataio.LoadCSV(ctx, path)
+	return d, nil, err
+}
+
+// checkLoaded refuses what a network loaded with --opt weights= cannot be
+// used for, in terms of the flags: judged without rows held out from its
+// training (unless --trained-elsewhere), or cross-fitted by a split
+// column's fold numbers; and --trained-elsewhere without such a network.
+func (r *dataRun) checkLoaded() error {
+	loaded := r.opts[pipeline.PretrainedOption] != ""
+	switch {
+	case r.trainedElsewhere && !loaded:
+		return framework.Usagef("--trained-elsewhere says where a loaded network (--opt %s=FILE) was trained; this run trains its own full model", pipeline.PretrainedOption)
+	case loaded && r.partition == nil && !r.trainedElsewhere:
+		return framework.Usagef("--opt %s= loads a network whose training rows vi does not know: judged on rows it may have been trained on, a network that fitted their noise makes null features look important; give rows it never saw with --eval-data FILE or --split-column COL, or --trained-elsewhere if none of --data's rows trained it", pipeline.PretrainedOption)
+	case loaded && foldsOf(r.partition) >= 2:
+		return framework.Usagef("--split-column %s has fold numbers, but one loaded network (--opt %s=) cannot be cross-fitted (it was not trained on each fold's other rows): mark its rows train or eval", r.split, pipeline.PretrainedOption)
+	}
+	return nil
+}
+
+// checkLoadedInference refuses, for vi estimate and vi train, the
+// cross-fitting and repetitions that a loaded network (--opt weights=)
+// cannot have, and the flags that choose a split besides explicit
+// evaluation rows; crossfit and repeats are the flags' values, set the
+// flags given, ensemble whether --ensemble is on.
+func (f *dataFlags) checkLoadedInference(set map[string]bool, crossfit, repeats int, ensemble bool) error {
+	w := pipeline.PretrainedOption
+	switch loaded := f.opts[w] != ""; {
+	case f.evalFlagsGiven() && set["crossfit"]:
+		return framework.Usagef("--crossfit and --%s exclude each other: the evaluation rows are given (fold numbers in a --split-column make your own cross-fitting folds)", f.evalFlag())
+	case f.evalFlagsGiven() && set["train-frac"]:
+		return framework.Usagef("--train-frac and --%s exclude each other: the evaluation rows are given", f.evalFlag())
+	case loaded && crossfit >= 2:
+		return framework.Usagef("--crossfit %d and --opt %s= exclude each other: one loaded network cannot be cross-fitted (it was not trained on each fold's other rows)", crossfit, w)
+	case loaded && repeats > 1:
+		return framework.Usagef("--repeats %d and --opt %s= exclude each other: every repetition would judge the same loaded network", repeats, w)
+	case loaded && set["ensemble"] && ensemble:
+		return framework.Usagef("--ensemble and --opt %s= exclude each other: the ensemble averages the predictions of networks trained with other seeds, and one loaded network is judged once", w)
+	}
+	return nil
+}
+
+// evalFlag names the evaluation flag given.
+func (f *dataFlags) evalFlag() string { return evalFlagName(f.evalData) }
+
+// evalFlagName names the evaluation flag of a run whose --eval-data is
+// evalData: eval-data when given, else split-column.
+func evalFlagName(evalData string) string {
+	if evalData != "" {
+		return "eval-data"
+	}
+	return "split-column"
+}
+
+// foldsOf returns the evaluation folds of a partition: 1 for one
+// explicit split, K for a split column's fold numbers, 0 for none.
+func foldsOf(part []int) int {
+	if len(part) == 0 {
+		return 0
+	}
+	return slices.Max(part)
+}
