@@ -221,6 +221,13 @@ type InferOptions struct {
 	// within B, 1 - Phi((VI - B - delta)/se), so that the interval excludes
 	// delta from below exactly when p < (1 - level)/2.
 	BiasAware bool
+	// DirectedBias, with BiasAware, widens only the side of the interval
+	// the extrapolation came from: the lower end where it moved the
+	// estimate down (the ensemble's estimate was biased up, and what is
+	// left of its bias is taken to be up too), the upper end where it moved
+	// it up. The p-value allows for the bound only where the lower end
+	// does, so that interval and test still agree.
+	DirectedBias bool
 	// ScoreUpper, with Plain or Perturbed inference and a measure whose
 	// paired estimate's variance grows with the VI
 	// (framework.SignalVariance: mse, r2), takes the interval's upper end
@@ -252,6 +259,9 @@ func (o InferOptions) Check() error {
 	}
 	if !(o.Perturb >= 0) || math.IsInf(o.Perturb, 0) {
 		return framework.FieldErrorf("InferOptions.Perturb", "must be a finite number >= 0, got %g", o.Perturb)
+	}
+	if o.DirectedBias && !o.BiasAware {
+		return framework.FieldErrorf("InferOptions.DirectedBias", "directs BiasAware's bound: it needs BiasAware")
 	}
 	if o.ScoreUpper && o.Inference == Split {
 		return framework.FieldErrorf("InferOptions.ScoreUpper", "needs the paired estimate (Plain or Perturbed inference), not split")
@@ -382,7 +392,7 @@ func InferRepeated(reps []*Reductions, m framework.Measure, opt InferOptions) ([
 	// corr[e*nf+f] is the extrapolated estimate (Debias), bound[e*nf+f] the
 	// bias bound (BiasAware); both need the ensemble.
 	var corr []viSE
-	var bound []float64
+	var bound []float64 // VI_inf - VI_ens
 	if (opt.Debias || opt.BiasAware) && ens == nil {
 		return nil, framework.FieldErrorf("InferOptions.Debias", "and BiasAware need the ensemble (Ensemble) of two or more repetitions")
 	}
@@ -424,12 +434,18 @@ func InferRepeated(reps []*Reductions, m framework.Measure, opt InferOptions) ([
 			}
 			v2 += varOf(vis) / M
 			se := math.Sqrt(v2)
-			b := 0.0
+			b, lo, hi := 0.0, 0.0, 0.0 // the bound, and how far it moves each end
 			if bound != nil && opt.BiasAware {
-				b = bound[e*nf+f]
+				b = math.Abs(bound[e*nf+f])
+				lo, hi = b, b
+				if opt.DirectedBias && bound[e*nf+f] > 0 {
+					lo = 0
+				} else if opt.DirectedBias {
+					hi = 0
+				}
 			}
 			res := Result{Feature: feat.Name, Estimator: es.Name(), VI: vi, SE: se,
-				CILow: vi - b - z*se, CIHigh: vi + b + scoreUpper(z, se, c), PValue: OneSidedPValue(vi-b, se, opt.Delta)}
+				CILow: vi - lo - z*se, CIHigh: vi + hi + scoreUpper(z, se, c), PValue: OneSidedPValue(vi-lo, se, opt.Delta)}
 			if b > 0 {
 				res.BiasBound = b
 			}

@@ -135,12 +135,15 @@ func candidates(rhos []float64, repeats int) []candidate {
 	score.ScoreUpper = true
 	bothScore := both
 	bothScore.ScoreUpper = true
+	directed := bothScore
+	directed.DirectedBias = true
 	cs = append(cs,
 		candidate{"ens-debiased", ensembled, debiased},
 		candidate{"ens-debiased-score", ensembled, score},
 		candidate{"ens-plain-aware", ensembled, aware},
 		candidate{"ens-debiased-aware", ensembled, both},
-		candidate{"ens-debiased-aware-score", ensembled, bothScore})
+		candidate{"ens-debiased-aware-score", ensembled, bothScore},
+		candidate{"ens-debiased-directed-score", ensembled, directed})
 	for _, r := range rhos {
 		o := inf(inference.Perturbed, r)
 		o.Debias = true
