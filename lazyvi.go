@@ -119,11 +119,13 @@ func InferenceDefaults(cfg *pipeline.Config, opt *pipeline.EstimateOptions) {
 // ensemble of repeated cross-fits (--inference auto): the paired estimate
 // on the averaged predictions (Plain), extrapolated to infinitely many
 // repetitions (Debias), its standard error with the repetitions' spread,
-// and the interval and p-value of that one estimate, the interval's upper
-// end from the standard error the estimate would have there (ScoreUpper;
-// docs/inference.md, "The default").
+// and the interval and p-value of that one estimate: the interval widened
+// by the extrapolation's size on the side it came from (BiasAware,
+// DirectedBias), its upper end from the standard error the estimate would
+// have there (ScoreUpper; docs/inference.md, "The default").
 func EnsembleDefault(opt *pipeline.EstimateOptions) {
-	opt.Inference, opt.Debias, opt.BiasAware, opt.ScoreUpper = inference.Plain, true, false, true
+	opt.Inference, opt.Debias, opt.ScoreUpper = inference.Plain, true, true
+	opt.BiasAware, opt.DirectedBias = true, true
 }
 
 // Run trains the full model and estimates the importance of every feature

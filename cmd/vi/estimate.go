@@ -35,6 +35,7 @@ type estimateOptions struct {
 	ensemble   bool
 	debias     bool
 	biasAware  bool
+	twoSided   bool
 	scoreUpper bool
 	delta      float64
 	adjust     string
@@ -132,9 +133,11 @@ when p_value < (1 - level)/2. With mse or r2 the interval's upper end
 comes from the standard error the estimate would have there, which grows
 with the VI (--score-upper; a network that learns less of a feature on an
 unlucky sample gives both a low estimate and a low se): the lower end and
-the p-value are the symmetric interval's. --bias-aware widens each
-interval by the size of the --debias correction (a bound on the bias left)
-and takes the p-value that agrees with it. docs/inference.md has the study behind this choice.
+the p-value are the symmetric interval's. Each interval is also widened by
+the size of the --debias correction (a bound on the bias left) on the side
+the correction came from: the lower end, and with it the p-value, where the
+correction moved the estimate down; the upper end where it moved it up
+(--bias-aware, on with --debias; --bias-two-sided widens both ends). docs/inference.md has the study behind this choice.
 --inference split scores the full model on some folds and the reduced
 model on the others (wide intervals that keep their width for features
 without importance, little power); --inference perturbed adds a small
@@ -182,7 +185,8 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	fs.BoolVar(&o.ensemble, "ensemble", true, "average each row's out-of-fold predictions (every model's) over the repetitions of the cross-fit and infer once from the averages (--crossfit 3 --repeats 3 unless given); on unless --train-frac, --model, --crossfit 0 or --repeats 1 is given")
 	fs.BoolVar(&o.debias, "debias", true, "extrapolate the ensemble's paired estimate (plain or perturbed) to infinitely many repetitions, from the difference between the ensemble's estimate and the repetitions' own; on for them unless --debias=false")
 	fs.BoolVar(&o.scoreUpper, "score-upper", true, "with the paired estimate (plain or perturbed) and mse or r2, take each interval's upper end from the standard error the estimate would have there (it grows with the VI); on for them unless --score-upper=false, which gives the symmetric interval")
-	fs.BoolVar(&o.biasAware, "bias-aware", false, "widen each interval by a bound on the ensemble's remaining bias (the size of --debias's correction) and take the p-value that agrees with it")
+	fs.BoolVar(&o.biasAware, "bias-aware", true, "widen each interval by a bound on the ensemble's remaining bias (the size of --debias's correction), on the side the correction came from, and take the p-value that agrees with it; on with --debias unless --bias-aware=false")
+	fs.BoolVar(&o.twoSided, "bias-two-sided", false, "with --bias-aware, widen both ends of each interval by the bound")
 	fs.Float64Var(&o.perturb, "perturb", inference.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd (lazy's and lazy-es's: their baseline's)")
 	fs.Float64Var(&o.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
@@ -280,6 +284,12 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if !set["debias"] {
 		o.debias = paired
 	}
+	if !set["bias-aware"] {
+		o.biasAware = o.debias
+	}
+	if o.twoSided && !o.biasAware {
+		return framework.Usagef("--bias-two-sided goes with --bias-aware")
+	}
 	if !set["score-upper"] {
 		o.scoreUpper = method != inference.Split
 	}
@@ -341,16 +351,17 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	}
 	eopt := pipeline.EstimateOptions{
 		InferOptions: inference.InferOptions{
-			Inference:  method,
-			Level:      o.fit.level,
-			Perturb:    o.perturb,
-			Ensemble:   o.ensemble,
-			Debias:     o.debias,
-			BiasAware:  o.biasAware,
-			ScoreUpper: o.scoreUpper,
-			Delta:      o.delta,
-			Adjust:     adjust,
-			CITruncate: o.ciTruncate,
+			Inference:    method,
+			Level:        o.fit.level,
+			Perturb:      o.perturb,
+			Ensemble:     o.ensemble,
+			Debias:       o.debias,
+			BiasAware:    o.biasAware,
+			DirectedBias: o.biasAware && !o.twoSided,
+			ScoreUpper:   o.scoreUpper,
+			Delta:        o.delta,
+			Adjust:       adjust,
+			CITruncate:   o.ciTruncate,
 		},
 		Workers:  o.fit.workers,
 		Progress: nil, // set once the progress bar exists

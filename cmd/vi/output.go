@@ -146,6 +146,9 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 			}
 			if r.BiasAware {
 				fmt.Fprint(w, "  bias-aware")
+				if r.BiasDirected {
+					fmt.Fprint(w, " (directed)")
+				}
 			}
 		}
 		if r.ScoreUpper {
