@@ -80,26 +80,40 @@ const (
 )
 
 // InferenceDefaults adds to cfg and opt vi estimate's default inference,
-// by the rule vi's flags follow: unless cfg asks for one split (TrainFrac,
-// a saved model, Repeats 1 or CrossFit 1), the repetitions of the
+// by the rule vi's flags follow: unless cfg asks for one split or one
+// repetition (TrainFrac, Repeats 1 or CrossFit 1), the repetitions of the
 // cross-fit are ensembled (each row's out-of-fold predictions averaged
 // over them, Ensemble), with DefaultCrossFit folds and DefaultRepeats
 // repetitions where cfg does not give them (as vi's --ensemble alone, and
 // its default). With explicit evaluation rows (Config.Partition) the
 // folds are the partition's (one split: the repetitions train networks
 // with other seeds on the same rows, and their predictions on the
-// evaluation rows are averaged); a pre-trained full model
-// (Config.Pretrained) gets no default: one network is judged once. An
-// ensemble whose inference is not chosen (the zero Inference, Split, with
-// none of Debias, BiasAware, ScoreUpper) gets the default
-// procedure, EnsembleDefault; pipeline.Run infers the ensemble by split
-// inference as asked.
+// evaluation rows are averaged); with a saved model (Config.Saved), the
+// folds, repetitions and train share cfg does not give are the model's,
+// so that the run is the one that trained it (vi train's default: the
+// default inference's); a pre-trained full model (Config.Pretrained) gets
+// no default: one network is judged once. An ensemble whose inference is
+// not chosen (the zero Inference, Split, with none of Debias, BiasAware,
+// ScoreUpper) gets the default procedure, EnsembleDefault; pipeline.Run
+// infers the ensemble by split inference as asked.
 func InferenceDefaults(cfg *pipeline.Config, opt *pipeline.EstimateOptions) {
 	if cfg.Pretrained() {
 		return // one loaded network: judged once, on one split
 	}
+	if s := cfg.Saved; s != nil {
+		seeded := s.Partition == "" // else the partition gives the rows and folds
+		if cfg.CrossFit == 0 && seeded {
+			cfg.CrossFit = max(s.CrossFit, 1)
+		}
+		if cfg.Repeats == 0 {
+			cfg.Repeats = s.Repetitions()
+		}
+		if cfg.TrainFrac == 0 && s.CrossFit < 2 && seeded {
+			cfg.TrainFrac = s.TrainFrac
+		}
+	}
 	oneSplit := cfg.TrainFrac != 0 || cfg.CrossFit == 1 && cfg.Partition == nil
-	if !opt.Ensemble && !oneSplit && cfg.Saved == nil && cfg.Repeats != 1 {
+	if !opt.Ensemble && !oneSplit && cfg.Repeats != 1 {
 		opt.Ensemble = true
 	}
 	if opt.Ensemble {
@@ -137,8 +151,8 @@ func EnsembleDefault(opt *pipeline.EstimateOptions) {
 // nil ests are DefaultEstimators; a nil
 // measure is the task's default (framework.DefaultMeasure: mse for
 // regression, accuracy for classification). The inference is vi's default
-// (InferenceDefaults): without CrossFit, Repeats, TrainFrac or a saved model,
-// three cross-fits of three folds with the predictions averaged and the
+// (InferenceDefaults): without CrossFit, Repeats or TrainFrac (or a saved
+// model's), three cross-fits of three folds with the predictions averaged and the
 // debiased paired estimate (EnsembleDefault). Other zero fields of cfg and
 // opt take the framework's defaults (DefaultLevel, split inference), and
 // the estimators' zero settings theirs (lazy.Estimator's Folds:

@@ -42,7 +42,7 @@
 //	backend "mlp": New: unknown option "hiden"
 //	backend "mlp": Fit: plugin process exited: signal: killed
 //	backend "mlp": Predict: plugin not responding (no answer to health checks for 30s)
-//	backend "./old-plugin": start: incompatible plugin: the plugin speaks backend protocol version 2, this lazyvi speaks version 1; rebuild ...
+//	backend "./old-plugin": start: incompatible plugin: the plugin speaks backend protocol version 3, this lazyvi speaks version 2; rebuild ...
 //
 // A backend error wrapping framework.ErrUsage still matches it on lazyvi's
 // side (it travels as gRPC InvalidArgument), and the context errors travel

@@ -28,6 +28,15 @@ const defaultKeptBytes = 64 << 20
 // minKeptElems: smaller matrices are cheaper to send than to hash.
 const minKeptElems = 4096
 
+// maxHandleAge is how many pins of any handle a handle may go unpinned
+// before the client drops it whatever the budget: lazy's dense path sends
+// each feature's rows, pins them a few dozen times while it reduces that
+// feature and never again, and keeping them until the budget is full only
+// makes both processes' heaps, and the memory they fault in, grow. A
+// matrix in use is pinned far more often (a Krylov solve's rows twice a
+// step); one dropped too early is only sent again.
+const maxHandleAge = 512
+
 // keptMatrices is the server's store of matrices by handle, safe for
 // concurrent RPCs. The stored matrices alias the data of the requests that
 // brought them; backends must not modify their inputs (in process they get
@@ -124,9 +133,10 @@ type handle struct {
 	id     uint64
 	key    string
 	size   int64
-	stored bool // a call that carried the data under id has succeeded
-	pins   int  // calls in flight using id
-	gone   bool // dropped from the table; released once unpinned
+	last   uint64 // the table's pins when last pinned
+	stored bool   // a call that carried the data under id has succeeded
+	pins   int    // calls in flight using id
+	gone   bool   // dropped from the table; released once unpinned
 	elem   *list.Element
 }
 
@@ -141,6 +151,7 @@ type handleTable struct {
 	byKey   map[string]*handle
 	order   *list.List // of *handle, most recent first
 	release []uint64   // handles to release with the next Release
+	pins    uint64     // pins so far, the clock of maxHandleAge
 	// pending: the bytes of the matrices under release; they are released
 	// once they reach a quarter of the budget, so that a caller sending
 	// new matrices all the time (each call's rows new) pays one Release
@@ -154,12 +165,16 @@ func newHandleTable(budget int64) *handleTable {
 
 // pin returns the handle of the matrix with content key and size bytes, a
 // new one if there is none (nil when the matrix alone exceeds the
-// budget), marked in use until unpin.
+// budget), marked in use until unpin. Making a new handle drops the
+// least recently pinned ones past the budget, and those pinned last more
+// than maxHandleAge pins ago.
 func (t *handleTable) pin(key string, size int64) *handle {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.pins++
 	if h, ok := t.byKey[key]; ok {
 		h.pins++
+		h.last = t.pins
 		t.order.MoveToFront(h.elem)
 		return h
 	}
@@ -167,11 +182,11 @@ func (t *handleTable) pin(key string, size int64) *handle {
 		return nil
 	}
 	t.next++
-	h := &handle{id: t.next, key: key, size: size, pins: 1}
+	h := &handle{id: t.next, key: key, size: size, pins: 1, last: t.pins}
 	h.elem = t.order.PushFront(h)
 	t.byKey[key] = h
 	t.used += size
-	for t.used > t.budget {
+	for t.used > t.budget || t.pins-t.order.Back().Value.(*handle).last > maxHandleAge {
 		t.drop(t.order.Back().Value.(*handle))
 	}
 	return h

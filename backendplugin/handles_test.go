@@ -404,6 +404,33 @@ func TestHandleTable(t *testing.T) {
 	}
 }
 
+// TestHandleTableAge: making a handle drops those not pinned for more than
+// maxHandleAge pins, within the budget; one pinned within them stays.
+func TestHandleTableAge(t *testing.T) {
+	tb := newHandleTable(1 << 20)
+	old := tb.pin("old", 4)
+	tb.unpin(old, true)
+	recent := tb.pin("recent", 4)
+	tb.unpin(recent, true)
+	busy := tb.pin("busy", 4)
+	for range maxHandleAge {
+		tb.unpin(tb.pin("busy", 4), true)
+	}
+	tb.unpin(tb.pin("recent", 4), true)
+	tb.unpin(busy, true)
+	if got := tb.pin("new", 4); got == nil {
+		t.Fatal("no handle for a matrix within the budget")
+	}
+	for key, kept := range map[string]bool{"old": false, "recent": true, "busy": true, "new": true} {
+		if _, ok := tb.byKey[key]; ok != kept {
+			t.Errorf("handle %q kept: %v, want %v", key, ok, kept)
+		}
+	}
+	if !old.gone {
+		t.Error("the old handle is not marked gone")
+	}
+}
+
 func TestMatrixKey(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
 	x := randDense(rng, 64, 64)

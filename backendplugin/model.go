@@ -346,6 +346,20 @@ func (m *model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps 
 	return nm, nil
 }
 
+// WarmStartStopped implements framework.WarmStopper: the new model lives
+// in the plugin process next to the receiver.
+func (m *model) WarmStartStopped(ctx context.Context, x mat.Matrix, y []float64, maxEpochs int, seed int64) (framework.Model, error) {
+	f, err := m.fitted(ctx, "WarmStartStopped", func(ctx context.Context) (*pb.Fitted, error) {
+		return m.c.rpc.WarmStartStopped(ctx, &pb.WarmStartStoppedRequest{ModelId: m.id, X: requestPB(x), Y: vec(y), MaxEpochs: int64(maxEpochs), Seed: seed})
+	})
+	if err != nil {
+		return nil, err
+	}
+	nm := &model{r: m.r, c: m.c, id: f.ModelId}
+	nm.setFitted(f)
+	return nm, nil
+}
+
 // SaveState implements framework.Persister: the state as the plugin's
 // model encodes it.
 func (m *model) SaveState(ctx context.Context) ([]byte, error) {
@@ -380,6 +394,7 @@ var (
 	_ framework.Grammer      = (*model)(nil)
 	_ framework.ShiftBatcher = (*model)(nil)
 	_ framework.WarmStarter  = (*model)(nil)
+	_ framework.WarmStopper  = (*model)(nil)
 
 	_ framework.JacobianMultiplier = (*model)(nil)
 	_ framework.SinglePrecisioner  = (*model)(nil)

@@ -18,7 +18,7 @@ import (
 // this package. A plugin and lazyvi must speak the same version; go-plugin
 // negotiates it in the handshake and Open refuses a plugin that offers only
 // other versions.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // Handshake is the go-plugin handshake shared by lazyvi and its backend
 // plugins. The magic cookie is not a security measure: it makes a plugin

@@ -42,13 +42,13 @@ func newRemote(ctx context.Context, name string, cc grpc.ClientConnInterface, o 
 func capsToPB(c framework.Capabilities) *pb.Capabilities {
 	return &pb.Capabilities{Gradients: c.Gradients, Kernel: c.Kernel, Classification: c.Classification,
 		Multiclass: c.Multiclass, WarmStart: c.WarmStart, Persist: c.Persist, MatrixFree: c.MatrixFree,
-		SinglePrecision: c.SinglePrecision, SingleKernel: c.SingleKernel}
+		SinglePrecision: c.SinglePrecision, SingleKernel: c.SingleKernel, WarmStop: c.WarmStop}
 }
 
 func capsFromPB(c *pb.Capabilities) framework.Capabilities {
 	return framework.Capabilities{Gradients: c.GetGradients(), Kernel: c.GetKernel(), Classification: c.GetClassification(),
 		Multiclass: c.GetMulticlass(), WarmStart: c.GetWarmStart(), Persist: c.GetPersist(), MatrixFree: c.GetMatrixFree(),
-		SinglePrecision: c.GetSinglePrecision(), SingleKernel: c.GetSingleKernel()}
+		SinglePrecision: c.GetSinglePrecision(), SingleKernel: c.GetSingleKernel(), WarmStop: c.GetWarmStop()}
 }
 
 func (r *remote) Capabilities() framework.Capabilities { return r.caps }

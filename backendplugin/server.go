@@ -80,6 +80,8 @@ func modelAs[M any](s *server, id uint64) (M, error) {
 		what = "kernels"
 	case *framework.WarmStarter:
 		what = "warm starts"
+	case *framework.WarmStopper:
+		what = "early-stopped warm starts"
 	case *framework.Persister:
 		what = "saving and loading"
 	}
@@ -168,10 +170,11 @@ func (s *server) add(m framework.Model) (uint64, error) {
 	_, isG := framework.AsGradienter(m)
 	_, isK := framework.AsKerneler(m)
 	_, isW := framework.AsWarmStarter(m)
+	_, isWS := framework.AsWarmStopper(m)
 	_, isJ := framework.AsJacobianMultiplier(m)
 	_, isS := framework.AsSinglePrecisioner(m)
 	_, isSK := framework.AsSingleKerneler(m)
-	if s.caps.Gradients && !isG || s.caps.Kernel && !isK || s.caps.WarmStart && !isW || s.caps.MatrixFree && !isJ || s.caps.SinglePrecision && !isS || s.caps.SingleKernel && !isSK {
+	if s.caps.Gradients && !isG || s.caps.Kernel && !isK || s.caps.WarmStart && !isW || s.caps.WarmStop && !isWS || s.caps.MatrixFree && !isJ || s.caps.SinglePrecision && !isS || s.caps.SingleKernel && !isSK {
 		_ = framework.Release(m)
 		return 0, status.Errorf(codes.Internal,
 			"backend declares %v but its model type %T does not implement all of it", s.caps, m)
@@ -368,6 +371,24 @@ func (s *server) WarmStart(ctx context.Context, req *pb.WarmStartRequest) (*pb.F
 			return nil, err
 		}
 		nm, err := w.WarmStart(ctx, x, y, int(req.Steps), req.Seed)
+		if err != nil {
+			return nil, toStatus(err)
+		}
+		id, err := s.add(nm)
+		if err != nil {
+			return nil, err
+		}
+		return fittedPB(id, nm), nil
+	})
+}
+
+func (s *server) WarmStartStopped(ctx context.Context, req *pb.WarmStartStoppedRequest) (*pb.Fitted, error) {
+	return onModel(s, "WarmStartStopped", req.ModelId, "x", req.X, func(w framework.WarmStopper, x *mat.Dense) (*pb.Fitted, error) {
+		y, err := vecArg("y", req.Y)
+		if err != nil {
+			return nil, err
+		}
+		nm, err := w.WarmStartStopped(ctx, x, y, int(req.MaxEpochs), req.Seed)
 		if err != nil {
 			return nil, toStatus(err)
 		}

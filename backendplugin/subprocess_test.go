@@ -29,8 +29,8 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	case "linear":
 		Serve(newLinear())
-	case "v2":
-		serve(newLinear(), 2)
+	case "v3":
+		serve(newLinear(), 3)
 	case "bench":
 		Serve(benchBackend{})
 	case "lazybench":
@@ -225,9 +225,9 @@ func TestSubprocessProtocolMismatch(t *testing.T) {
 		t.Skip("starts plugin processes")
 	}
 	var stderr bytes.Buffer
-	_, err := Open(context.Background(), "./old-plugin", pluginCmd("v2"), WithStderr(&stderr))
-	want := `backend "./old-plugin": start: incompatible plugin: the plugin speaks backend protocol version 2, ` +
-		`this lazyvi speaks version 1; rebuild the plugin against this lazyvi's backendplugin package`
+	_, err := Open(context.Background(), "./old-plugin", pluginCmd("v3"), WithStderr(&stderr))
+	want := `backend "./old-plugin": start: incompatible plugin: the plugin speaks backend protocol version 3, ` +
+		`this lazyvi speaks version 2; rebuild the plugin against this lazyvi's backendplugin package`
 	if err == nil || err.Error() != want || !errors.Is(err, ErrIncompatible) {
 		t.Fatalf("want %q, got %v", want, err)
 	}

@@ -42,8 +42,9 @@ const maxCheckpointHeader = 4096
 // version starts afresh. Version 2 keeps a reduction's Stats generically
 // (version 1 had lazy's lambda and no_update); version 3 its Carry too (a
 // version 2 file's baselines have none, and the features resumed from
-// them would be solved otherwise than a fresh run's).
-const checkpointVersion = 3
+// them would be solved otherwise than a fresh run's); version 4 its Draws
+// (permute's other permutations).
+const checkpointVersion = 4
 
 type checkpointHeader struct {
 	Version     int    `json:"lazyvi_checkpoint"`
@@ -61,6 +62,8 @@ type checkpointEntry struct {
 	Pred  []float64         `json:"pred"`
 	// Carry is Reduced.Carry (a baseline's, for its reductions).
 	Carry []float64 `json:"carry,omitempty"`
+	// Draws are Reduced.Draws, each rows x cols, row-major.
+	Draws [][]float64 `json:"draws,omitempty"`
 }
 
 // OpenCheckpoint opens (or creates) the checkpoint file at path for a run
@@ -157,6 +160,12 @@ func (c *FileCheckpoint) Load(key string) (framework.Reduced, float64, bool) {
 		return framework.Reduced{}, 0, false
 	}
 	r := framework.Reduced{Pred: mat.NewDense(e.Rows, e.Cols, append([]float64(nil), e.Pred...)), Carry: e.Carry}
+	for _, d := range e.Draws {
+		if len(d) != e.Rows*e.Cols {
+			return framework.Reduced{}, 0, false // not written by Save: fit afresh
+		}
+		r.Draws = append(r.Draws, mat.NewDense(e.Rows, e.Cols, append([]float64(nil), d...)))
+	}
 	for k, s := range e.Stats {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil {
@@ -173,11 +182,9 @@ func (c *FileCheckpoint) Load(key string) (framework.Reduced, float64, bool) {
 // Save appends a finished reduction and syncs the file.
 func (c *FileCheckpoint) Save(key string, r framework.Reduced, seconds float64) error {
 	rows, cols := r.Pred.Dims()
-	e := checkpointEntry{Key: key, Seconds: seconds, Rows: rows, Cols: cols, Pred: make([]float64, 0, rows*cols), Carry: r.Carry}
-	for i := 0; i < rows; i++ {
-		for j := 0; j < cols; j++ {
-			e.Pred = append(e.Pred, r.Pred.At(i, j))
-		}
+	e := checkpointEntry{Key: key, Seconds: seconds, Rows: rows, Cols: cols, Pred: rowMajor(r.Pred), Carry: r.Carry}
+	for _, d := range r.Draws {
+		e.Draws = append(e.Draws, rowMajor(d))
 	}
 	for k, v := range r.Stats {
 		if e.Stats == nil {
@@ -218,4 +225,16 @@ func (c *FileCheckpoint) Remove() error {
 		return err
 	}
 	return nil
+}
+
+// rowMajor returns the entries of m row by row.
+func rowMajor(m *mat.Dense) []float64 {
+	rows, cols := m.Dims()
+	out := make([]float64, 0, rows*cols)
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			out = append(out, m.At(i, j))
+		}
+	}
+	return out
 }

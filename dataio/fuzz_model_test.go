@@ -17,6 +17,18 @@ func withSum(body []byte) []byte {
 	return append(bytes.Clone(body), "sha256 "+hex.EncodeToString(sum[:])+"\n"...)
 }
 
+// bytesSource is a model file in memory, read again by State.
+type bytesSource []byte
+
+func (b bytesSource) name() string { return "m.vimodel" }
+
+func (b bytesSource) readAt(off int64, n int) ([]byte, error) {
+	if off < 0 || off+int64(n) > int64(len(b)) {
+		return nil, &InputError{File: "m.vimodel", Msg: "model file changed since it was read (it is shorter)"}
+	}
+	return bytes.Clone(b[off : off+int64(n)]), nil
+}
+
 func FuzzReadModel(f *testing.F) {
 	var good bytes.Buffer
 	WriteModel(&good, savedExample())
@@ -24,7 +36,12 @@ func FuzzReadModel(f *testing.F) {
 	one.CrossFit, one.Folds = 0, one.Folds[:1]
 	var single bytes.Buffer
 	WriteModel(&single, one)
-	for _, b := range [][]byte{good.Bytes(), single.Bytes(), good.Bytes()[:40], []byte(modelMagic), nil, []byte("a,b\n1,2\n")} {
+	reps := savedExample()
+	reps.Repeats = 2
+	reps.Folds = append(reps.Folds, savedExample().Folds...)
+	var repeated bytes.Buffer
+	WriteModel(&repeated, reps)
+	for _, b := range [][]byte{good.Bytes(), single.Bytes(), repeated.Bytes(), good.Bytes()[:40], []byte(modelMagic), nil, []byte("a,b\n1,2\n")} {
 		f.Add(b)
 		if len(b) > modelSumLen {
 			f.Add(b[:len(b)-modelSumLen]) // the body, which the target completes
@@ -45,6 +62,25 @@ func FuzzReadModel(f *testing.F) {
 			}
 			if !reflect.DeepEqual(m, m1) {
 				t.Fatal("one byte a read gives another model")
+			}
+			// Read with the parameters left in the file, the same
+			// model, each fold's State its parameters.
+			lazy, err := readModel(bytes.NewReader(file), source, bytesSource(file))
+			if err != nil {
+				t.Fatalf("read with the parameters left in the file: %v", err)
+			}
+			if lazy.Repetitions()*lazy.PerRepeat() != len(lazy.Folds) {
+				t.Fatalf("%d models for %d repetitions of %d", len(lazy.Folds), lazy.Repetitions(), lazy.PerRepeat())
+			}
+			for i := range lazy.Folds {
+				b, err := lazy.Folds[i].State()
+				if err != nil || !bytes.Equal(b, m.Folds[i].Params) {
+					t.Fatalf("fold %d: state %q, %v; read whole %q", i+1, b, err, m.Folds[i].Params)
+				}
+				lazy.Folds[i].Params, lazy.Folds[i].src, lazy.Folds[i].off = b, nil, 0
+			}
+			if !reflect.DeepEqual(m, lazy) {
+				t.Fatal("read with the parameters left in the file gives another model")
 			}
 			// Written again, it reads back the same.
 			var buf bytes.Buffer

@@ -12,21 +12,23 @@ import (
 	"hash"
 	"io"
 	"math"
+	"os"
 
 	"github.com/lazyvi/lazyvi/framework"
 )
 
 // ModelFileFormat is the version of the model file layout that WriteModel
 // writes and ReadModel reads.
-const ModelFileFormat = 1
+const ModelFileFormat = 2
 
 // modelMagic opens every model file.
 const modelMagic = "lazyvi-model\n"
 
-// A SavedModel is a trained full model (one per cross-fitting fold) with
-// everything needed to use it again on the same data exactly as the run
-// that trained it would have: the backend and its options, the split, the
-// seed, the data's fingerprint, the standardisation and the parameters.
+// A SavedModel is the trained full models of a run (one per cross-fitting
+// fold and repetition) with everything needed to use them again on the
+// same data exactly as the run that trained them would have: the backend
+// and its options, the split, the seed, the repetitions, the data's
+// fingerprint, the standardisation and the parameters.
 type SavedModel struct {
 	Format int `json:"format"`
 	// Protocol is the backend plugin protocol version of the lazyvi that
@@ -44,9 +46,14 @@ type SavedModel struct {
 	Features   []string          `json:"features"`
 	Seed       int64             `json:"seed"`
 	// TrainFrac is the train share of a single split; CrossFit the number
-	// of cross-fitting folds (then Folds holds one model per fold).
+	// of cross-fitting folds (then each repetition has one model per fold).
 	TrainFrac float64 `json:"train_frac,omitempty"`
 	CrossFit  int     `json:"crossfit,omitempty"`
+	// Repeats is the number of repetitions of the split or the cross-fit,
+	// each with its own seed (pipeline.Config.Repeats; absent for one).
+	// Folds holds the repetitions in turn: the first repetition's models
+	// (PerRepeat of them), then the second's, and so on.
+	Repeats int `json:"repeats,omitempty"`
 	// Data is the fingerprint of the data the model was trained on
 	// (DataFingerprint); a model is used only with the same data.
 	Data string `json:"data"`
@@ -76,17 +83,79 @@ type SavedFold struct {
 	Chosen     string                     `json:"chosen,omitempty"`
 	Candidates []framework.CandidateScore `json:"candidates,omitempty"`
 	Selection  string                     `json:"selection,omitempty"`
-	Params     []byte                     `json:"-"`
-	Size       int                        `json:"params_bytes"`
+	// Params are the parameters, as WriteModel writes them and ReadModel
+	// reads them; LoadModel leaves them in the file (nil) until State
+	// reads them. Size and Sum are their length and SHA-256 (hex), which
+	// WriteModel sets.
+	Params []byte `json:"-"`
+	Size   int    `json:"params_bytes"`
+	Sum    string `json:"params_sha256"`
+
+	// src and off say where in the file the parameters are when they
+	// were left there.
+	src paramSource
+	off int64
+}
+
+// State returns the fold's parameters: Params, or, when the file was read
+// without them (LoadModel), its Size bytes read again from the file and
+// checked against Sum, so that a file changed since it was read is
+// refused. Only one fold's parameters are then in memory at a time.
+func (f *SavedFold) State() ([]byte, error) {
+	if f.src == nil {
+		return f.Params, nil
+	}
+	b, err := f.src.readAt(f.off, f.Size)
+	if err != nil {
+		return nil, err
+	}
+	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != f.Sum {
+		return nil, &InputError{File: f.src.name(), Msg: "model file changed since it was read (a model's parameters differ)"}
+	}
+	return b, nil
+}
+
+// A paramSource reads a model file's bytes again: n bytes from offset off.
+type paramSource interface {
+	readAt(off int64, n int) ([]byte, error)
+	name() string
+}
+
+// pathSource reads the file at its path again.
+type pathSource string
+
+func (p pathSource) name() string { return string(p) }
+
+func (p pathSource) readAt(off int64, n int) ([]byte, error) {
+	f, err := os.Open(string(p))
+	if err != nil {
+		return nil, &InputError{File: string(p), Msg: "cannot open again to read a model's parameters: " + unwrapPathError(err).Error()}
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, off); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, &InputError{File: string(p), Msg: "model file changed since it was read (it is shorter)"}
+		}
+		return nil, fmt.Errorf("read model file %s: %w", p, err)
+	}
+	return b, nil
 }
 
 // WriteModel writes m: the magic line, the header (JSON, one line), each
-// fold's parameters as raw bytes, and a last line "sha256 HEX" over all
-// that precedes it.
+// fold's parameters (State) as raw bytes, and a last line "sha256 HEX"
+// over all that precedes it.
 func WriteModel(w io.Writer, m *SavedModel) error {
 	m.Format = ModelFileFormat
+	params := make([][]byte, len(m.Folds))
 	for i := range m.Folds {
-		m.Folds[i].Size = len(m.Folds[i].Params)
+		f := &m.Folds[i]
+		b, err := f.State()
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		params[i], f.Size, f.Sum = b, len(b), hex.EncodeToString(sum[:])
 	}
 	head, err := json.Marshal(m)
 	if err != nil {
@@ -99,8 +168,8 @@ func WriteModel(w io.Writer, m *SavedModel) error {
 	binary.LittleEndian.PutUint64(n[:], uint64(len(head)))
 	bw.Write(n[:])
 	bw.Write(head)
-	for _, f := range m.Folds {
-		bw.Write(f.Params)
+	for _, b := range params {
+		bw.Write(b)
 	}
 	if err := bw.Flush(); err != nil {
 		return err
@@ -123,6 +192,12 @@ const modelSumLen = len("sha256 ") + 64 + 1
 // allow: a large file that is no model file (/dev/zero) is refused after
 // its first bytes, and what is read is never more than the file holds.
 func ReadModel(r io.Reader, name string) (*SavedModel, error) {
+	return readModel(r, name, nil)
+}
+
+// readModel is ReadModel; with src set, the parameters are checked as
+// they stream by but left in the file, for State to read again from src.
+func readModel(r io.Reader, name string, src paramSource) (*SavedModel, error) {
 	bad := func(format string, args ...any) error {
 		return &InputError{File: name, Msg: fmt.Sprintf(format, args...)}
 	}
@@ -167,7 +242,7 @@ func ReadModel(r io.Reader, name string) (*SavedModel, error) {
 	dec := json.NewDecoder(bytes.NewReader(head))
 	dec.DisallowUnknownFields()
 	headErr := dec.Decode(&m)
-	total, sizesOK := paramsSize(m.Folds)
+	_, sizesOK := paramsSize(m.Folds)
 	if headErr != nil || m.Format != ModelFileFormat || !sizesOK {
 		// A header of another format, or a damaged one: the checksum
 		// says which, over the rest of the file as it streams by.
@@ -187,17 +262,31 @@ func ReadModel(r io.Reader, name string) (*SavedModel, error) {
 		}
 		return nil, bad("model file header declares parameter sizes that do not add up")
 	}
-	params, err := read(total)
-	if err != nil {
-		return nil, err
-	}
-	if uint64(len(params)) < total {
-		return nil, bad("model file is damaged or was modified (truncated in its parameters)")
-	}
+	// Each fold's parameters, hashed as they stream by: kept in memory,
+	// or (src) only their place in the file.
+	off := int64(len(modelMagic) + 8 + len(head))
+	sums := make([]string, len(m.Folds))
 	for i := range m.Folds {
-		sz := m.Folds[i].Size
-		m.Folds[i].Params = params[:sz:sz]
-		params = params[sz:]
+		f := &m.Folds[i]
+		fh := sha256.New()
+		var got int64
+		if src == nil {
+			b, err := read(uint64(f.Size))
+			if err != nil {
+				return nil, err
+			}
+			fh.Write(b)
+			f.Params, got = b, int64(len(b))
+		} else {
+			if got, err = io.Copy(io.MultiWriter(h, fh), io.LimitReader(r, int64(f.Size))); err != nil {
+				return nil, fmt.Errorf("read model file %s: %w", name, err)
+			}
+			f.src, f.off = src, off
+		}
+		if got < int64(f.Size) {
+			return nil, bad("model file is damaged or was modified (truncated in its parameters)")
+		}
+		sums[i], off = hex.EncodeToString(fh.Sum(nil)), off+got
 	}
 	tail, err := io.ReadAll(io.LimitReader(r, int64(modelSumLen)+1))
 	if err != nil {
@@ -209,16 +298,43 @@ func ReadModel(r io.Reader, name string) (*SavedModel, error) {
 	h.Write(tail)
 	h.Sum(m.FileSum[:0])
 	m.Source = name
-	if len(m.Folds) == 0 || (m.CrossFit >= 2 && len(m.Folds) != m.CrossFit) || (m.CrossFit < 2 && len(m.Folds) != 1) {
-		return nil, bad("model file holds %d models for crossfit %d", len(m.Folds), m.CrossFit)
+	for i, f := range m.Folds {
+		if f.Sum != sums[i] {
+			return nil, bad("model file header declares another checksum of model %d's parameters than they have", i+1)
+		}
+	}
+	if k, reps := m.PerRepeat(), m.Repetitions(); m.CrossFit < 0 || m.Repeats < 0 || len(m.Folds) == 0 || len(m.Folds)%k != 0 || len(m.Folds)/k != reps {
+		return nil, bad("model file holds %d models for crossfit %d and %d repetitions", len(m.Folds), m.CrossFit, m.Repeats)
 	}
 	return &m, nil
 }
 
+// PerRepeat is the number of models of one repetition: CrossFit's folds,
+// or one for a single split.
+func (m *SavedModel) PerRepeat() int {
+	if m.CrossFit >= 2 {
+		return m.CrossFit
+	}
+	return 1
+}
+
+// Repetitions is the number of repetitions the file holds (Repeats; one
+// when absent).
+func (m *SavedModel) Repetitions() int {
+	return max(m.Repeats, 1)
+}
+
 // LoadModel reads the model file at path (ReadModel), returning as soon as
-// ctx is done even while the file blocks (a FIFO without a writer).
+// ctx is done even while the file blocks (a FIFO without a writer). The
+// parameters of a regular file are checked but left in it: each fold's
+// State reads its own again when it is used, so that a run holds one
+// model's parameters at a time, not every repetition's.
 func LoadModel(ctx context.Context, path string) (*SavedModel, error) {
-	return LoadFile(ctx, path, ReadModel)
+	read := ReadModel
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && path != Stdin {
+		read = func(r io.Reader, name string) (*SavedModel, error) { return readModel(r, name, pathSource(path)) }
+	}
+	return LoadFile(ctx, path, read)
 }
 
 // paramsSize returns the folds' parameter sizes added up, and whether each

@@ -84,7 +84,7 @@ func TestReadModelReadsOnlyWhatItDeclares(t *testing.T) {
 
 	// A file of another format that streams long before its valid
 	// checksum: told as another format, not read into memory whole.
-	other := bytes.Replace(good.Bytes()[:headerEnd], []byte(`"format":1`), []byte(`"format":9`), 1)
+	other := bytes.Replace(good.Bytes()[:headerEnd], []byte(`"format":2`), []byte(`"format":9`), 1)
 	body := append(other, bytes.Repeat([]byte{7}, 1<<20)...)
 	sum := sha256.Sum256(body)
 	file := append(body, "sha256 "+hex.EncodeToString(sum[:])+"\n"...)

@@ -1,9 +1,9 @@
 package framework
 
 // Capability checks. A model's optional interfaces (Gradienter, Kerneler,
-// Grammer, ShiftBatcher, WarmStarter, JacobianMultiplier,
-// SinglePrecisioner, SingleKerneler) are found with the As functions below, never with a
-// bare type assertion: a model may have every method and say with its
+// Grammer, ShiftBatcher, WarmStarter, WarmStopper, JacobianMultiplier,
+// SinglePrecisioner, SingleKerneler) are found with the As functions
+// below, never with a bare type assertion: a model may have every method and say with its
 // Capabilities which ones work, as the plugin transport's remote model
 // does (one type for every backend, whatever it can do). This is
 // net/http.ResponseController's way with a ResponseWriter's optional
@@ -46,6 +46,12 @@ func AsKerneler(m Model) (Kerneler, bool) {
 // Capable, its Capabilities include WarmStart.
 func AsWarmStarter(m Model) (WarmStarter, bool) {
 	return as[WarmStarter](m, func(c Capabilities) bool { return c.WarmStart })
+}
+
+// AsWarmStopper returns m as a WarmStopper when it is one and, if it is
+// Capable, its Capabilities include WarmStart and WarmStop.
+func AsWarmStopper(m Model) (WarmStopper, bool) {
+	return as[WarmStopper](m, func(c Capabilities) bool { return c.WarmStart && c.WarmStop })
 }
 
 // AsPersister returns m as a Persister when it is one and, if it is

@@ -73,6 +73,14 @@ func (p *Problem) Drop(x *mat.Dense, f Feature) *mat.Dense {
 // the evaluation split with the feature dropped.
 type Reduced struct {
 	Pred *mat.Dense // n2 x Outputs() predictions on Drop(XEval, f)
+	// Draws are further predictions of the same shape, for an estimator
+	// whose reduced model is random (permute: other permutations of the
+	// feature's column). The reduced model's score is the mean of the
+	// measure over Pred and the Draws, and each row's influence the mean
+	// of its influences: the per-row terms of the averaged score, so that
+	// the standard error sees the spread the average leaves. Nil for one
+	// prediction.
+	Draws []*mat.Dense
 	// Stats are the estimator's own numbers about this reduction, by name
 	// (lazy: "lambda", the ridge penalty it used). The framework reads
 	// none of them: it keeps them in checkpoints and hands them to the
@@ -85,6 +93,14 @@ type Reduced struct {
 	// keep it, so that the features of a resumed run get the same. Its
 	// values must be finite.
 	Carry []float64
+}
+
+// Predictions returns Pred followed by the Draws.
+func (r Reduced) Predictions() []*mat.Dense {
+	if r.Pred == nil {
+		return nil
+	}
+	return append([]*mat.Dense{r.Pred}, r.Draws...)
 }
 
 // Estimator estimates the reduced model without a feature. The framework
@@ -181,6 +197,26 @@ type Summarizer interface {
 	Summarize(stats []map[string]float64) []Field
 }
 
+// Ensembler is the optional interface of an estimator that says whether
+// its reduced predictions may be averaged row by row over models trained
+// on other folds and seeds (inference.InferOptions.Ensemble), the average
+// standing for the ensemble's reduced model. Ensembles returns false for
+// an estimator whose reduced predictions are random draws whose average is
+// another estimand (permute: the average of predictions under different
+// permutations of a column tends to the model at the column's mean, which
+// is dropout's reduced model); its repetitions are then combined by their
+// own estimates. An estimator that is not an Ensembler may be ensembled.
+type Ensembler interface {
+	Ensembles() bool
+}
+
+// Ensembles reports whether e's reduced predictions may be averaged over
+// models (Ensembler): true unless e is an Ensembler that says no.
+func Ensembles(e Estimator) bool {
+	en, ok := e.(Ensembler)
+	return !ok || en.Ensembles()
+}
+
 // Configure applies settings to e when it is a Configurer, keeping only
 // the settings it has; other estimators are returned as they are.
 func Configure(e Estimator, settings map[string]string) (Estimator, error) {
@@ -214,6 +250,7 @@ func Fits(e Estimator, have Capabilities) (ok bool, missing []string) {
 		Classification: need.Classification && !have.Classification,
 		Multiclass:     need.Multiclass && !have.Multiclass,
 		WarmStart:      need.WarmStart && !have.WarmStart,
+		WarmStop:       need.WarmStop && !have.WarmStop,
 		Persist:        need.Persist && !have.Persist,
 	}
 	missing = lack.Names()
@@ -222,13 +259,13 @@ func Fits(e Estimator, have Capabilities) (ok bool, missing []string) {
 
 // Names names the capabilities set, in the order of the fields:
 // "gradients", "kernels", "classification", "multiclass", "warm starts",
-// "model files".
+// "early-stopped warm starts", "model files".
 func (c Capabilities) Names() []string {
 	var out []string
 	for _, f := range []struct {
 		on   bool
 		name string
-	}{{c.Gradients, "gradients"}, {c.Kernel, "kernels"}, {c.Classification, "classification"}, {c.Multiclass, "multiclass"}, {c.WarmStart, "warm starts"}, {c.Persist, "model files"}} {
+	}{{c.Gradients, "gradients"}, {c.Kernel, "kernels"}, {c.Classification, "classification"}, {c.Multiclass, "multiclass"}, {c.WarmStart, "warm starts"}, {c.WarmStop, "early-stopped warm starts"}, {c.Persist, "model files"}} {
 		if f.on {
 			out = append(out, f.name)
 		}

@@ -304,6 +304,9 @@ type Capabilities struct {
 	// WarmStart: models can resume training from another model's fitted
 	// parameters (what early-stopping estimators such as lazy-es need).
 	WarmStart bool
+	// WarmStop: models' warm starts can also end by early stopping
+	// (WarmStopper; what warm-es needs). It implies WarmStart.
+	WarmStop bool
 	// Persist: fitted models save their state and load it into a new
 	// model of the same spec (Persister; vi train's model files).
 	Persist bool

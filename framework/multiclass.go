@@ -41,6 +41,28 @@ type WarmStarter interface {
 	WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps int, seed int64) (Model, error)
 }
 
+// WarmStopper is the optional interface of a WarmStarter whose warm start
+// can end by early stopping (the warm-es estimator: Sun and Raskutti's
+// warm start from the dropout solution, stopped on held-out rows). A
+// backend says its models implement it with Capabilities.WarmStop; find it
+// with AsWarmStopper.
+type WarmStopper interface {
+	WarmStarter
+	// WarmStartStopped returns a new fitted model whose training starts at
+	// this model's fitted parameters and runs epoch by epoch on the rows
+	// of x with responses y, holding out the validation slice that Fit
+	// holds out of as many rows (the same rows: they depend on the row
+	// count and the model's seed, not on x), at most maxEpochs epochs and
+	// stopping as Fit stops (the loss on the slice not improving for the
+	// patience of the model's spec). The new model keeps the parameters
+	// of the epoch with the lowest loss on the slice, the starting ones if
+	// none improves on them; its FitReport says how many epochs ran.
+	// Minibatches are drawn with a generator seeded by seed. The receiver
+	// is unchanged and may be used concurrently; release the result with
+	// Release.
+	WarmStartStopped(ctx context.Context, x mat.Matrix, y []float64, maxEpochs int, seed int64) (Model, error)
+}
+
 // Persister is a model that can save what Fit learned and load it back: a
 // model made by the same backend from the same ModelSpec, loaded with the
 // state a fitted model saved, predicts (and, with gradients, differentiates)

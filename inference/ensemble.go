@@ -59,14 +59,20 @@ func average(reps []*Reductions, rows []int) (*Reductions, error) {
 	y := make([]float64, n)
 	full := mat.NewDense(n, outs, nil)
 	base := make([]*mat.Dense, ne)
-	reduced := make([][]*mat.Dense, ne)
+	// reduced[e][f][d]: draw d of the reduced predictions (Pred, then the
+	// Draws), averaged draw by draw; every reduction has as many draws as
+	// the first's.
+	reduced := make([][][]*mat.Dense, ne)
 	hasBase := make([]bool, ne)
 	for e := range reduced {
 		base[e] = mat.NewDense(n, outs, nil)
 		hasBase[e] = true
-		reduced[e] = make([]*mat.Dense, nf)
+		reduced[e] = make([][]*mat.Dense, nf)
 		for f := range reduced[e] {
-			reduced[e][f] = mat.NewDense(n, outs, nil)
+			draws := 1 + len(r0.Reduced[0][e][f].Draws)
+			for range draws {
+				reduced[e][f] = append(reduced[e][f], mat.NewDense(n, outs, nil))
+			}
 		}
 	}
 	w := 1 / float64(len(reps))
@@ -103,11 +109,16 @@ func average(reps []*Reductions, rows []int) (*Reductions, error) {
 						addRow(base[e], at, r.Base[k][e].Pred, i, w)
 					}
 					for f := range nf {
-						pred := r.Reduced[k][e][f].Pred
-						if pred == nil {
+						preds := r.Reduced[k][e][f].Predictions()
+						if preds == nil {
 							return nil, fmt.Errorf("ensemble: repetition %d, fold %d lacks the reduction of feature %s (skipped for split inference)", m+1, k+1, r.Features[f].Name)
 						}
-						addRow(reduced[e][f], at, pred, i, w)
+						if len(preds) != len(reduced[e][f]) {
+							return nil, fmt.Errorf("ensemble: repetition %d, fold %d has %d draws of feature %s, the first %d", m+1, k+1, len(preds), r.Features[f].Name, len(reduced[e][f]))
+						}
+						for d, pred := range preds {
+							addRow(reduced[e][f][d], at, pred, i, w)
+						}
 					}
 				}
 			}
@@ -124,7 +135,7 @@ func average(reps []*Reductions, rows []int) (*Reductions, error) {
 	for e := range ne {
 		out.Reduced[0][e] = make([]framework.Reduced, nf)
 		for f := range nf {
-			out.Reduced[0][e][f] = framework.Reduced{Pred: reduced[e][f]}
+			out.Reduced[0][e][f] = framework.Reduced{Pred: reduced[e][f][0], Draws: reduced[e][f][1:]}
 		}
 		if hasBase[e] {
 			out.Base[0][e] = framework.Reduced{Pred: base[e]}
@@ -142,9 +153,7 @@ func sameColumns(outs int, full *mat.Dense, r *Reductions, k int) error {
 			preds = append(preds, r.Base[k][e].Pred)
 		}
 		for _, red := range r.Reduced[k][e] {
-			if red.Pred != nil {
-				preds = append(preds, red.Pred)
-			}
+			preds = append(preds, red.Predictions()...)
 		}
 	}
 	for _, p := range preds {

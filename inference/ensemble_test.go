@@ -190,3 +190,67 @@ func TestInferEnsembleRejects(t *testing.T) {
 		}
 	}
 }
+
+// unensembled is fixed declining the ensemble (framework.Ensembler), as
+// permute does.
+type unensembled struct{ fixed }
+
+func (unensembled) Ensembles() bool { return false }
+
+// declined returns the repetitions with their estimator declining the
+// ensemble, the reductions shared.
+func declined(reps []*inference.Reductions) []*inference.Reductions {
+	out := make([]*inference.Reductions, len(reps))
+	for i, r := range reps {
+		c := *r
+		c.Estimators = []framework.Estimator{unensembled{r.Estimators[0].(fixed)}}
+		out[i] = &c
+	}
+	return out
+}
+
+// TestInferEnsembleDeclined: an estimator that declines the ensemble
+// (framework.Ensembles false) gets, under every ensembled option (debiased
+// and bias-aware included), the results of the same repetitions without
+// the ensemble (the mean of their own estimates, the spread added), with
+// Combined saying so; those differ from the ensemble's, which its rows
+// would otherwise have.
+func TestInferEnsembleDeclined(t *testing.T) {
+	feats := []framework.Feature{{Name: "a", Columns: []int{0}}, {Name: "b", Columns: []int{0}}}
+	reps, _, _, _, _, _, _, _ := ensembleReps(rand.New(rand.NewPCG(3, 4)), 60, 3, 3, feats)
+	dec := declined(reps)
+	m := measures.MSE()
+	for _, o := range []inference.InferOptions{
+		{Inference: inference.Split, Ensemble: true},
+		{Inference: inference.Plain, Ensemble: true, Debias: true},
+		{Inference: inference.Plain, Ensemble: true, Debias: true, BiasAware: true},
+		{Inference: inference.Perturbed, Ensemble: true, Debias: true},
+	} {
+		plain := o
+		plain.Ensemble, plain.Debias, plain.BiasAware = false, false, false
+		want, err := inference.InferRepeated(reps, m, plain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ens, err := inference.InferRepeated(reps, m, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := inference.InferRepeated(dec, m, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, g := range got {
+			w := want[i]
+			if g.VI != w.VI || g.SE != w.SE || g.CILow != w.CILow || g.CIHigh != w.CIHigh || g.PValue != w.PValue || g.BiasBound != 0 {
+				t.Errorf("%+v, %s: got %+v, want the unensembled %+v", o, g.Feature, g, w)
+			}
+			if g.Combined != inference.CombinedRepetitions || ens[i].Combined != "" {
+				t.Errorf("%+v, %s: combined %q (the ensembled estimator's %q), want %q", o, g.Feature, g.Combined, ens[i].Combined, inference.CombinedRepetitions)
+			}
+			if g.VI == ens[i].VI {
+				t.Errorf("%+v, %s: vi %g is the ensemble's: the check cannot tell them apart", o, g.Feature, g.VI)
+			}
+		}
+	}
+}

@@ -203,8 +203,11 @@ type InferOptions struct {
 	// Ensemble makes InferRepeated average each row's out-of-fold
 	// predictions over the repetitions of a cross-fit (every model's:
 	// full, baselines, reduced) and infer once from the averages, instead
-	// of averaging the repetitions' estimates. With one repetition (Infer)
-	// there is nothing to average and it changes nothing.
+	// of averaging the repetitions' estimates. An estimator whose reduced
+	// predictions may not be averaged over models (framework.Ensembler:
+	// permute) keeps the repetitions' estimates (Result.Combined). With one
+	// repetition (Infer) there is nothing to average and it changes
+	// nothing.
 	Ensemble bool
 	// Debias, with Ensemble and two or more repetitions of a cross-fit and
 	// Plain or Perturbed inference, extrapolates the ensembled estimate to
@@ -325,7 +328,12 @@ func RepeatSeed(seed int64, rep int) int64 {
 // estimate and the first term come instead from inference on the
 // repetitions' averaged out-of-fold predictions (see average), and VI_m
 // in the second term is repetition m's estimate with the ensemble's
-// layout of the rows (the same halves for split inference). One
+// layout of the rows (the same halves for split inference). An estimator
+// that declines the ensemble (framework.Ensembles false: permute, whose
+// repetitions permute differently, so that averaging their reduced
+// predictions averages the permutations away) is combined from the
+// repetitions' own estimates as without opt.Ensemble, neither debiased
+// nor bias-aware, and its results say so (Result.Combined). One
 // repetition is Infer. The repetitions must have the same estimators and
 // features.
 func InferRepeated(reps []*Reductions, m framework.Measure, opt InferOptions) ([]Result, error) {
@@ -361,6 +369,9 @@ func InferRepeated(reps []*Reductions, m framework.Measure, opt InferOptions) ([
 		}
 		est[i], bases[i] = e, b
 	}
+	// own[m] is repetition m's estimate on its own layout, kept for the
+	// estimators that decline the ensemble; est[m] is replaced below.
+	own := slices.Clone(est)
 	// ens[e*nf+f] is the estimate from the repetitions' averaged
 	// predictions (Ensemble). The spread term then comes from each
 	// repetition's estimate on the ensemble's layout (its rows in the same
@@ -407,35 +418,46 @@ func InferRepeated(reps []*Reductions, m framework.Measure, opt InferOptions) ([
 	vis := make([]float64, len(reps))
 	for e, es := range r0.Estimators {
 		first := len(results)
+		// pooled: this estimator's results come from the ensemble; one
+		// that declines it is combined from own, as without it.
+		pooled := ens != nil && framework.Ensembles(es)
+		per := est
+		if ens != nil && !pooled {
+			per = own
+		}
 		c := 0.0
 		if opt.ScoreUpper {
+			from := avg
+			if !pooled {
+				from = nil
+			}
 			var err error
-			if c, err = growth(reps, avg, m, e); err != nil {
+			if c, err = growth(reps, from, m, e); err != nil {
 				return nil, fmt.Errorf("estimator %s: %w", es.Name(), err)
 			}
 		}
 		for f, feat := range r0.Features {
 			var vi, v2 float64
 			for i := range reps {
-				vis[i] = est[i][e*nf+f].vi
+				vis[i] = per[i][e*nf+f].vi
 				vi += vis[i]
-				v2 += est[i][e*nf+f].se * est[i][e*nf+f].se
+				v2 += per[i][e*nf+f].se * per[i][e*nf+f].se
 			}
 			M := float64(len(reps))
 			vi, v2 = vi/M, v2/M
-			if ens != nil {
+			if pooled {
 				// The averaged predictions' estimate; the spread of the
 				// repetitions' own estimates still stands for the
 				// variability of the training below.
 				vi, v2 = ens[e*nf+f].vi, ens[e*nf+f].se*ens[e*nf+f].se
-			}
-			if corr != nil && opt.Debias {
-				vi, v2 = corr[e*nf+f].vi, corr[e*nf+f].se*corr[e*nf+f].se
+				if corr != nil && opt.Debias {
+					vi, v2 = corr[e*nf+f].vi, corr[e*nf+f].se*corr[e*nf+f].se
+				}
 			}
 			v2 += varOf(vis) / M
 			se := math.Sqrt(v2)
 			b, lo, hi := 0.0, 0.0, 0.0 // the bound, and how far it moves each end
-			if bound != nil && opt.BiasAware {
+			if pooled && bound != nil && opt.BiasAware {
 				b = math.Abs(bound[e*nf+f])
 				lo, hi = b, b
 				if opt.DirectedBias && bound[e*nf+f] > 0 {
@@ -448,6 +470,9 @@ func InferRepeated(reps []*Reductions, m framework.Measure, opt InferOptions) ([
 				CILow: vi - lo - z*se, CIHigh: vi + hi + scoreUpper(z, se, c), PValue: OneSidedPValue(vi-lo, se, opt.Delta)}
 			if b > 0 {
 				res.BiasBound = b
+			}
+			if ens != nil && !pooled {
+				res.Combined = CombinedRepetitions
 			}
 			if opt.CITruncate {
 				res.CILow, res.CIHigh = math.Max(0, res.CILow), math.Max(0, res.CIHigh)
@@ -644,7 +669,35 @@ func scoreReduced(m framework.Measure, p *framework.Problem, red framework.Reduc
 	if hi < 0 {
 		hi = len(p.YEval)
 	}
-	return evalRows(m, p.YEval, red.Pred, lo, hi)
+	if len(red.Draws) == 0 {
+		return evalRows(m, p.YEval, red.Pred, lo, hi)
+	}
+	// The mean of the measure over the draws, and each row's mean
+	// influence: the influence of the mean.
+	var out framework.Score
+	preds := red.Predictions()
+	for _, pred := range preds {
+		s, err := evalRows(m, p.YEval, pred, lo, hi)
+		if err != nil {
+			return framework.Score{}, err
+		}
+		if out.Influence == nil {
+			out.Influence = make([]float64, len(s.Influence))
+		}
+		if len(s.Influence) != len(out.Influence) {
+			return framework.Score{}, fmt.Errorf("a draw's influences have %d rows, the first's %d", len(s.Influence), len(out.Influence))
+		}
+		out.Value += s.Value
+		for i, v := range s.Influence {
+			out.Influence[i] += v
+		}
+	}
+	w := 1 / float64(len(preds))
+	out.Value *= w
+	for i := range out.Influence {
+		out.Influence[i] *= w
+	}
+	return out, nil
 }
 
 // summarize sets the result's Seconds to the total over the folds of all

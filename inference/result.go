@@ -29,13 +29,24 @@ type Result struct {
 	// the bound on the estimate's bias that the interval's half-width and
 	// the p-value allow for.
 	BiasBound float64 `json:"bias_bound,omitempty"`
-	Seconds   float64 `json:"seconds"`
+	// Combined says how the repetitions were combined where it is not as
+	// the run says: CombinedRepetitions where the run ensembled them
+	// (InferOptions.Ensemble) but the estimator declines it
+	// (framework.Ensembler); empty otherwise.
+	Combined string  `json:"combined,omitempty"`
+	Seconds  float64 `json:"seconds"`
 	// Extra are the estimator's own fields (its Summarize), written after
 	// the common ones: lazy's "lambda", the ridge penalty it used (null
 	// with "no_update": true when it kept the full model, i.e. fell back
 	// to dropout).
 	Extra []framework.Field `json:"-"`
 }
+
+// CombinedRepetitions is Result.Combined of an estimator that declines a
+// run's ensemble: its VI is the mean of the repetitions' own estimates,
+// its squared standard error the mean of theirs plus their spread
+// var_m(VI_m)/M, and it is neither debiased nor bias-aware.
+const CombinedRepetitions = "repetitions"
 
 // MarshalJSON writes the common fields, then Extra in its order.
 func (r Result) MarshalJSON() ([]byte, error) {

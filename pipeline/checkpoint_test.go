@@ -107,7 +107,7 @@ func TestCheckpointResumes(t *testing.T) {
 
 // A reduction's Carry (a baseline's, for the features that start from it)
 // comes back from the file bit for bit, and a reduction without one
-// without one.
+// without one; Draws (permute's further permutations) come back too.
 func TestCheckpointKeepsCarry(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.partial")
 	carry := []float64{3, math.Pi, -1e-300, 0.1 + 0.2, math.MaxFloat64, math.SmallestNonzeroFloat64}
@@ -122,14 +122,18 @@ func TestCheckpointKeepsCarry(t *testing.T) {
 	if err := c.Save("x1", framework.Reduced{Pred: pred}, 1); err != nil {
 		t.Fatal(err)
 	}
+	draws := []*mat.Dense{mat.NewDense(2, 1, []float64{3, 4}), mat.NewDense(2, 1, []float64{5, math.Pi})}
+	if err := c.Save("x2", framework.Reduced{Pred: pred, Draws: draws}, 1); err != nil {
+		t.Fatal(err)
+	}
 	c.Close()
 	c, n, err := dataio.OpenCheckpoint(path, "A")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if n != 2 {
-		t.Fatalf("%d reductions kept, want 2", n)
+	if n != 3 {
+		t.Fatalf("%d reductions kept, want 3", n)
 	}
 	r, _, ok := c.Load("base")
 	if !ok || len(r.Carry) != len(carry) {
@@ -140,8 +144,12 @@ func TestCheckpointKeepsCarry(t *testing.T) {
 			t.Errorf("carry[%d] = %v, want %v", i, r.Carry[i], v)
 		}
 	}
-	if r, _, ok := c.Load("x1"); !ok || r.Carry != nil {
-		t.Errorf("feature: loaded %v, carry %v, want none", ok, r.Carry)
+	if r, _, ok := c.Load("x1"); !ok || r.Carry != nil || r.Draws != nil {
+		t.Errorf("feature: loaded %v, carry %v, draws %v, want none", ok, r.Carry, r.Draws)
+	}
+	r, _, ok = c.Load("x2")
+	if !ok || len(r.Draws) != 2 || !mat.Equal(r.Draws[0], draws[0]) || !mat.Equal(r.Draws[1], draws[1]) || !mat.Equal(r.Pred, pred) {
+		t.Errorf("draws: loaded %v, %v", ok, r.Draws)
 	}
 }
 

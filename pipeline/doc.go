@@ -3,5 +3,5 @@
 // the estimators' reductions on workers with checkpoints (Reduce), infers
 // from them (Estimate) and assembles the report with the full model's
 // diagnostics (Run, Report). Model files of trained full models
-// (SaveModel) and the shards of a run (Shard, MergeReports) are its too.
+// (TrainModel) and the shards of a run (Shard, MergeReports) are its too.
 package pipeline

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -235,12 +236,7 @@ func TestSavedPartition(t *testing.T) {
 	_, _, d, part := evalData(t)
 	fits := 0
 	cfg := pipeline.Config{Backend: savingBackend{&fits}, BackendName: "saving", Seed: 3, Partition: part}
-	p, err := pipeline.Prepare(ctx, d, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved, err := pipeline.SaveModel(ctx, d, cfg, []*framework.Problem{p})
-	p.Close()
+	saved, err := pipeline.TrainModel(ctx, d, cfg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,5 +260,45 @@ func TestSavedPartition(t *testing.T) {
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), "m.vimodel: the model was "+c.want)) {
 			t.Errorf("partition %v: %v, want %q", c.part != nil, err, c.want)
 		}
+	}
+}
+
+// TestSavedPartitionRepeated: a model file of the default's repetitions on
+// given evaluation rows gives the ensembled run that trains them, bit for
+// bit, and trains nothing.
+func TestSavedPartitionRepeated(t *testing.T) {
+	ctx := context.Background()
+	_, _, d, part := evalData(t)
+	fits := 0
+	cfg := pipeline.Config{Backend: savingBackend{&fits}, BackendName: "saving", Seed: 3, Partition: part, Repeats: 3}
+	saved, err := pipeline.TrainModel(ctx, d, cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved.Repetitions() != 3 || saved.PerRepeat() != 1 || fits != 3 {
+		t.Fatalf("%d repetitions of %d models saved, %d fitted; want 3 of 1", saved.Repetitions(), saved.PerRepeat(), fits)
+	}
+	ests := []framework.Estimator{shift{0.5}}
+	opt := pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain, Ensemble: true, Debias: true}, Workers: 2}
+	want, err := pipeline.Run(ctx, d, cfg, measures.MSE(), ests, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fits = 0
+	use := cfg
+	use.Saved = saved
+	got, err := pipeline.Run(ctx, d, use, measures.MSE(), ests, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fits != 0 {
+		t.Errorf("the run from the model file fitted %d models", fits)
+	}
+	want.Full.Seconds, got.Full.Seconds = 0, 0
+	for i := range want.Results {
+		want.Results[i].Seconds, got.Results[i].Seconds = 0, 0
+	}
+	if !reflect.DeepEqual(want, got) {
+		t.Errorf("the run from the model file differs:\n got %+v\nwant %+v", got, want)
 	}
 }

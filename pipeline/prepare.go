@@ -54,18 +54,19 @@ type Config struct {
 	CrossFit int
 	// Repeats >= 2 makes Run repeat the split or the cross-fit with that
 	// many seeds (RepeatSeed) and combine them (InferRepeated); 0 or 1: once.
-	// It cannot be combined with Saved, whose models are one seed's.
+	// With Saved, it must be the saved models' repetitions.
 	Repeats int
 	// Groups and OneHot choose the features Run estimates (see
 	// ResolveFeatures); none means one feature per column.
 	Groups []dataio.Group
 	OneHot bool
 
-	// Saved, when set, holds the full models of a model file (vi train):
-	// Prepare and PrepareFolds load them instead of training (and choosing
-	// among Candidates), after checking that they were trained on this data
-	// with these settings (Saved.Check), so that the run gives exactly the
-	// numbers of the run that trained them.
+	// Saved, when set, holds the full models of a model file (vi train,
+	// TrainModel): Prepare and PrepareFolds load them instead of training
+	// (and choosing among Candidates), Run each repetition's in its turn,
+	// after checking that they were trained on this data with these
+	// settings, so that the run gives exactly the numbers of the run that
+	// trained them.
 	Saved *dataio.SavedModel
 
 	// Candidates, when given, are option settings that Prepare trains the
@@ -193,7 +194,7 @@ var ErrTooFewSplitRows = errors.New("too few evaluation rows for split inference
 // the evaluation rows that split inference needs, the groups against the
 // columns, the measure (nil: the task's default) against the task and
 // against the evaluation rows it will score (checkScoredRows), the level,
-// delta and perturbation, and the repetitions (none with a saved model).
+// delta and perturbation, and the repetitions (a saved model's).
 // Its errors are usage errors, *InputErrors where the data
 // is at fault. cfg.Backend is not used: a caller may check before it
 // starts a backend. Run calls it first.
@@ -207,9 +208,6 @@ func CheckRun(d *dataio.Dataset, cfg Config, m framework.Measure, opt EstimateOp
 	}
 	if cfg.Repeats < 0 {
 		return framework.FieldErrorf("Config.Repeats", "must be at least 1 (0 means 1), got %d", cfg.Repeats)
-	}
-	if cfg.Repeats > 1 && cfg.Saved != nil {
-		return framework.FieldErrorf("Config.Repeats", "must be 1 with a saved model (Config.Saved): the other repetitions train with other seeds and cannot reuse it, got %d", cfg.Repeats)
 	}
 	if opt.Ensemble && (cfg.CrossFit < 2 && cfg.Partition == nil || cfg.Repeats < 2) {
 		return framework.FieldErrorf("EstimateOptions.Ensemble", "needs cross-fitting (at least 2 folds) or explicit evaluation rows (Config.Partition), repeated at least twice, got %d folds and %d repetitions", cfg.CrossFit, max(cfg.Repeats, 1))

@@ -232,10 +232,25 @@ func (j reduction) run(ctx context.Context) (red framework.Reduced, secs float64
 		return framework.Reduced{}, secs, fmt.Errorf("no reduced predictions")
 	}
 	n2, _ := p.XEval.Dims()
-	if r, c := red.Pred.Dims(); r != n2 || c != p.Outputs() {
-		return framework.Reduced{}, secs, fmt.Errorf("reduced predictions are %d x %d, want %d x %d", r, c, n2, p.Outputs())
+	for _, pred := range red.Predictions() {
+		if pred == nil {
+			return framework.Reduced{}, secs, fmt.Errorf("a draw of the reduced predictions is missing")
+		}
+		if r, c := pred.Dims(); r != n2 || c != p.Outputs() {
+			return framework.Reduced{}, secs, fmt.Errorf("reduced predictions are %d x %d, want %d x %d", r, c, n2, p.Outputs())
+		}
 	}
 	return red, secs, nil
+}
+
+// shaped reports whether every prediction of red is rows x cols.
+func shaped(red framework.Reduced, rows, cols int) bool {
+	for _, pred := range red.Predictions() {
+		if r, c := pred.Dims(); r != rows || c != cols {
+			return false
+		}
+	}
+	return red.Pred != nil
 }
 
 // checkpointed is run through the checkpoint c: a reduction saved by an
@@ -246,10 +261,8 @@ func (j reduction) checkpointed(ctx context.Context, c Checkpoint, key string) (
 	}
 	p := j.p
 	n2, _ := p.XEval.Dims()
-	if red, secs, ok := c.Load(key); ok {
-		if r, k := red.Pred.Dims(); r == n2 && k == p.Outputs() {
-			return red, secs, nil
-		}
+	if red, secs, ok := c.Load(key); ok && shaped(red, n2, p.Outputs()) {
+		return red, secs, nil
 	}
 	red, secs, err := j.run(ctx)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/measures"
@@ -16,7 +15,7 @@ import (
 // repetition's own models and says so in the report; perturbed inference's
 // shards of the features merge into exactly the whole run's results (the
 // noise is keyed by the feature's name, not its position in the shard);
-// repetitions are refused with a saved model, and a negative count always.
+// a negative count of repetitions is refused.
 func TestRunRepeatedPerturbed(t *testing.T) {
 	ctx := context.Background()
 	d := dataset(120, 5)
@@ -71,17 +70,11 @@ func TestRunRepeatedPerturbed(t *testing.T) {
 		}
 	}
 
-	for _, c := range []struct {
-		name    string
-		repeats int
-		saved   *dataio.SavedModel
-	}{{"with a saved model", 2, &dataio.SavedModel{Source: "m.vimodel"}}, {"negative", -1, nil}} {
-		bad := cfg
-		bad.Repeats, bad.Saved = c.repeats, c.saved
-		_, err := pipeline.Run(ctx, d, bad, measures.MSE(), ests, opt)
-		var fe *framework.FieldError
-		if !errors.As(err, &fe) || fe.Field != "Config.Repeats" || !errors.Is(err, framework.ErrUsage) {
-			t.Errorf("repeats %d %s: err %v, want a usage error on Config.Repeats", c.repeats, c.name, err)
-		}
+	bad := cfg
+	bad.Repeats = -1
+	_, err = pipeline.Run(ctx, d, bad, measures.MSE(), ests, opt)
+	var fe *framework.FieldError
+	if !errors.As(err, &fe) || fe.Field != "Config.Repeats" || !errors.Is(err, framework.ErrUsage) {
+		t.Errorf("repeats -1: err %v, want a usage error on Config.Repeats", err)
 	}
 }

@@ -170,10 +170,14 @@ type Report struct {
 	Perturb   float64 `json:"perturb,omitempty"`
 	CrossFit  int     `json:"crossfit,omitempty"`
 	Repeats   int     `json:"repeats,omitempty"`
-	Ensemble  bool    `json:"ensemble,omitempty"`
+	// Ensemble says that each row's predictions were averaged over the
+	// repetitions, except for the results whose combined says otherwise
+	// (an estimator that declines the ensemble: inference.Result.Combined).
+	Ensemble bool `json:"ensemble,omitempty"`
 	// Debias says that the ensembled estimate was extrapolated to
 	// infinitely many repetitions, BiasAware that the intervals and
-	// p-values allow for each result's bias_bound (inference.InferOptions).
+	// p-values allow for each result's bias_bound (inference.InferOptions);
+	// neither applies to a result whose combined is "repetitions".
 	Debias    bool `json:"debias,omitempty"`
 	BiasAware bool `json:"bias_aware,omitempty"`
 	// Partition says that explicit evaluation rows (Config.Partition)
@@ -235,8 +239,7 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 		shard     *ShardInfo
 	)
 	for rep := range M {
-		c := cfg
-		c.Seed = inference.RepeatSeed(cfg.Seed, rep)
+		c := repetitionConfig(cfg, rep)
 		label := ""
 		if M > 1 {
 			label = fmt.Sprintf("repetition %d/%d", rep+1, M)

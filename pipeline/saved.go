@@ -8,47 +8,100 @@ import (
 
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
 )
 
-// SaveModel returns the model file of a run's full models: probs are what
-// Prepare (one) or PrepareFolds (Config.CrossFit) returned for d and cfg.
-// Every full model must be a Persister (Capabilities.Persist).
-func SaveModel(ctx context.Context, d *dataio.Dataset, cfg Config, probs []*framework.Problem) (*dataio.SavedModel, error) {
-	if len(probs) == 0 {
-		return nil, fmt.Errorf("save model: no problem")
+// TrainModel trains the full models of a run as Run trains them, every
+// repetition's (Config.Repeats, each seeded with RepeatSeed) split or
+// cross-fitting folds (Config.CrossFit, or Config.Partition's), Workers
+// at a time, and returns
+// them as a model file's content: a run with Saved set to it gives the
+// numbers of the run that trains. Each repetition's models are saved and
+// released before the next is trained. Every full model must be a
+// Persister (Capabilities.Persist).
+func TrainModel(ctx context.Context, d *dataio.Dataset, cfg Config, workers int) (*dataio.SavedModel, error) {
+	if cfg.Saved != nil {
+		return nil, framework.FieldErrorf("Config.Saved", "is set: TrainModel trains the models a model file holds")
+	}
+	if cfg.Repeats < 0 {
+		return nil, framework.FieldErrorf("Config.Repeats", "must be at least 1 (0 means 1), got %d", cfg.Repeats)
+	}
+	n, _ := d.X.Dims()
+	cfg, err := withPartition(n, cfg)
+	if err != nil {
+		return nil, err
 	}
 	sp, err := newSetup(d, cfg)
 	if err != nil {
 		return nil, err
 	}
-	p0 := probs[0]
 	s := &dataio.SavedModel{
 		Backend: cfg.BackendName, Options: cfg.Options, Candidates: candidateNames(cfg.Candidates),
-		Task: p0.Task.String(), Classes: p0.Classes,
-		Target: d.Names[sp.target], Features: slices.Clone(p0.FeatureNames), Seed: cfg.Seed,
+		Task: sp.task.String(), Classes: sp.classes,
+		Target: d.Names[sp.target], Features: slices.Clone(sp.names), Seed: cfg.Seed,
 		Data: dataio.DataFingerprint(d), Partition: PartitionSum(cfg.Partition),
 	}
-	if len(probs) > 1 {
-		s.CrossFit = len(probs)
+	if cfg.CrossFit >= 2 {
+		s.CrossFit = cfg.CrossFit
 	} else {
 		s.TrainFrac = trainFrac(cfg)
 	}
-	for k, p := range probs {
+	M := max(cfg.Repeats, 1)
+	if M > 1 {
+		s.Repeats = M
+	}
+	for rep := range M {
+		folds, err := prepareRun(ctx, d, repetitionConfig(cfg, rep), workers)
+		if err == nil {
+			err = saveFolds(ctx, s, folds)
+			for _, p := range folds {
+				p.Close()
+			}
+		}
+		if err != nil {
+			if M > 1 {
+				err = fmt.Errorf("repetition %d/%d: %w", rep+1, M, err)
+			}
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// saveFolds appends the full models of one repetition's folds to s.
+func saveFolds(ctx context.Context, s *dataio.SavedModel, folds []*framework.Problem) error {
+	for k, p := range folds {
 		ps, ok := framework.AsPersister(p.Full)
 		if !ok {
-			return nil, framework.Usagef("backend %s cannot save its models (no model files)", cfg.BackendName)
+			return framework.Usagef("backend %s cannot save its models (no model files)", s.Backend)
 		}
 		state, err := ps.SaveState(ctx)
 		if err != nil {
-			if len(probs) > 1 {
-				return nil, fmt.Errorf("save full model, fold %d: %w", k+1, err)
+			if len(folds) > 1 {
+				return fmt.Errorf("save full model, fold %d: %w", k+1, err)
 			}
-			return nil, fmt.Errorf("save full model: %w", err)
+			return fmt.Errorf("save full model: %w", err)
 		}
 		s.Folds = append(s.Folds, dataio.SavedFold{Mean: p.Means, SD: p.SDs, Options: p.Spec.Options,
 			Chosen: p.Chosen, Candidates: p.Candidates, Selection: p.Selection, Params: state})
 	}
-	return s, nil
+	return nil
+}
+
+// repetitionConfig is cfg for repetition rep of Run (0-based): one
+// repetition, seeded with RepeatSeed, and with Saved, that repetition's
+// saved models.
+func repetitionConfig(cfg Config, rep int) Config {
+	c := cfg
+	c.Seed, c.Repeats = inference.RepeatSeed(cfg.Seed, rep), 1
+	if s := cfg.Saved; s != nil {
+		r := *s
+		k := s.PerRepeat()
+		r.Seed, r.Repeats = c.Seed, 0
+		r.Folds = s.Folds[min(rep*k, len(s.Folds)):min((rep+1)*k, len(s.Folds))]
+		c.Saved = &r
+	}
+	return c
 }
 
 func candidateNames(cs []Candidate) []string {
@@ -68,8 +121,8 @@ func trainFrac(cfg Config) float64 {
 }
 
 // checkSaved reports whether the saved models s fit a run on d with cfg: the same
-// data (bit for bit), backend, options, seed, split, target, features and
-// task. Its errors are input errors naming the model file and the Config
+// data (bit for bit), backend, options, seed, split, repetitions, target,
+// features and task. Its errors are input errors naming the model file and the Config
 // field that differs.
 func checkSaved(s *dataio.SavedModel, d *dataio.Dataset, cfg Config) error {
 	bad := func(format string, args ...any) error {
@@ -96,6 +149,9 @@ func checkSaved(s *dataio.SavedModel, d *dataio.Dataset, cfg Config) error {
 	}
 	if cf != s.CrossFit {
 		return bad("the model was trained for crossfit %d, not %d (Config.CrossFit)", s.CrossFit, cf)
+	}
+	if reps := max(cfg.Repeats, 1); reps != s.Repetitions() {
+		return bad("the model holds %d repetitions, not %d (Config.Repeats)", s.Repetitions(), reps)
 	}
 	if cf == 0 && trainFrac(cfg) != s.TrainFrac {
 		return bad("the model was trained on a train share of %g, not %g (Config.TrainFrac)", s.TrainFrac, trainFrac(cfg))
@@ -155,7 +211,12 @@ func loadSaved(ctx context.Context, cfg Config, spec framework.ModelSpec, fold i
 		framework.Release(full)
 		return nil, framework.Usagef("backend %s cannot load saved models", s.Backend)
 	}
-	if err := p.LoadState(ctx, f.Params); err != nil {
+	state, err := f.State()
+	if err != nil {
+		framework.Release(full)
+		return nil, err
+	}
+	if err := p.LoadState(ctx, state); err != nil {
 		framework.Release(full)
 		return nil, fmt.Errorf("load from %s: %w", s.Source, err)
 	}

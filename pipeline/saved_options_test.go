@@ -44,11 +44,7 @@ func TestSavedModelOptionsChecked(t *testing.T) {
 	var made []map[string]string
 	be := specBackend{Backend: savingBackend{&fits}, persist: true, made: &made}
 	cfg := pipeline.Config{Backend: be, BackendName: "saving", Seed: 3, Options: map[string]string{"k": "v"}}
-	p, err := pipeline.Prepare(ctx, d, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved, err := pipeline.SaveModel(ctx, d, cfg, []*framework.Problem{p})
+	saved, err := pipeline.TrainModel(ctx, d, cfg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,31 +44,30 @@ func (m *savingModel) LoadState(_ context.Context, b []byte) error {
 	return nil
 }
 
-// TestSavedModelRun: a run from a saved model (written and read back as a
+// TestSavedModelRun: a run from saved models (written and read back as a
 // model file) trains nothing and gives the report of the run that trained
-// it, single split and cross-fitted; a model used with other data or
-// settings is an input error naming the file and the setting.
+// them, single split and cross-fitted, once and repeated (with the
+// default's ensemble and debiased paired estimate too); models used with
+// other data or settings are an input error naming the file and the
+// setting.
 func TestSavedModelRun(t *testing.T) {
 	ctx := context.Background()
 	d := dataset(200, 5)
-	for _, crossfit := range []int{0, 3} {
+	split := pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Split}, Workers: 2}
+	ensemble := pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain, Ensemble: true, Debias: true}, Workers: 2}
+	for _, c := range []struct {
+		crossfit, repeats int
+		opt               pipeline.EstimateOptions
+	}{{0, 1, split}, {3, 1, split}, {0, 2, split}, {3, 3, split}, {3, 3, ensemble}} {
+		crossfit, repeats := c.crossfit, c.repeats
 		fits := 0
-		cfg := pipeline.Config{Backend: savingBackend{&fits}, BackendName: "saving", Seed: 3, CrossFit: crossfit}
-		var probs []*framework.Problem
-		var err error
-		if crossfit > 0 {
-			probs, err = pipeline.PrepareFolds(ctx, d, cfg, crossfit, 1)
-		} else {
-			var p *framework.Problem
-			p, err = pipeline.Prepare(ctx, d, cfg)
-			probs = []*framework.Problem{p}
-		}
+		cfg := pipeline.Config{Backend: savingBackend{&fits}, BackendName: "saving", Seed: 3, CrossFit: crossfit, Repeats: repeats}
+		saved, err := pipeline.TrainModel(ctx, d, cfg, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		saved, err := pipeline.SaveModel(ctx, d, cfg, probs)
-		if err != nil {
-			t.Fatal(err)
+		if len(saved.Folds) != max(crossfit, 1)*repeats || fits != len(saved.Folds) {
+			t.Fatalf("crossfit %d repeats %d: %d models saved, %d fitted", crossfit, repeats, len(saved.Folds), fits)
 		}
 		var buf bytes.Buffer
 		if err := dataio.WriteModel(&buf, saved); err != nil {
@@ -79,7 +78,7 @@ func TestSavedModelRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		ests := []framework.Estimator{shift{0.5}}
-		opt := pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Split}, Workers: 2}
+		opt := c.opt
 		fits = 0
 		want, err := pipeline.Run(ctx, d, cfg, measures.MSE(), ests, opt)
 		if err != nil {
@@ -94,7 +93,7 @@ func TestSavedModelRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		if fits != 0 || trained == 0 {
-			t.Errorf("crossfit %d: the run from the model file fitted %d models (the training run %d), want none", crossfit, fits, trained)
+			t.Errorf("crossfit %d repeats %d: the run from the model file fitted %d models (the training run %d), want none", crossfit, repeats, fits, trained)
 		}
 		want.Full.Seconds, got.Full.Seconds = 0, 0
 		for i := range want.Results {
@@ -103,7 +102,7 @@ func TestSavedModelRun(t *testing.T) {
 		wj, _ := json.Marshal(want)
 		gj, _ := json.Marshal(got)
 		if !bytes.Equal(wj, gj) {
-			t.Errorf("crossfit %d: the run from the model file differs:\n got %s\nwant %s", crossfit, gj, wj)
+			t.Errorf("crossfit %d repeats %d: the run from the model file differs:\n got %s\nwant %s", crossfit, repeats, gj, wj)
 		}
 
 		other := dataset(200, 6)
@@ -118,21 +117,21 @@ func TestSavedModelRun(t *testing.T) {
 			{"backend", d, func(c *pipeline.Config) { c.BackendName = "mlp" }, "Config.BackendName"},
 			{"options", d, func(c *pipeline.Config) { c.Options = map[string]string{"k": "v"} }, "Config.Options"},
 			{"crossfit", d, func(c *pipeline.Config) { c.CrossFit = 5 - crossfit }, "Config.CrossFit"},
+			{"repeats", d, func(c *pipeline.Config) { c.Repeats = repeats%2 + 1 }, "Config.Repeats"},
 			{"target", d, func(c *pipeline.Config) { c.Target = "b" }, "Config.Target"},
 		} {
 			bad := withModel
 			c.edit(&bad)
 			_, err := pipeline.Run(ctx, c.d, bad, measures.MSE(), ests, opt)
 			if err == nil || !errors.Is(err, framework.ErrUsage) || !strings.HasPrefix(err.Error(), "m.vimodel: ") || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("crossfit %d, other %s: err %v, want an input error on m.vimodel with %q", crossfit, c.name, err, c.want)
+				t.Errorf("crossfit %d repeats %d, other %s: err %v, want an input error on m.vimodel with %q", crossfit, repeats, c.name, err, c.want)
 			}
 		}
 	}
 	if crossfit := 0; crossfit == 0 {
 		fits := 0
 		cfg := pipeline.Config{Backend: savingBackend{&fits}, BackendName: "saving", Seed: 3, TrainFrac: 0.5}
-		p, _ := pipeline.Prepare(ctx, d, cfg)
-		saved, _ := pipeline.SaveModel(ctx, d, cfg, []*framework.Problem{p})
+		saved, _ := pipeline.TrainModel(ctx, d, cfg, 1)
 		saved.Source = "m.vimodel"
 		cfg.TrainFrac = 0.6
 		cfg.Saved = saved
@@ -142,16 +141,12 @@ func TestSavedModelRun(t *testing.T) {
 	}
 }
 
-// TestSaveModelNeedsPersist: a backend without Persist cannot save.
-func TestSaveModelNeedsPersist(t *testing.T) {
+// TestTrainModelNeedsPersist: a backend without Persist cannot save.
+func TestTrainModelNeedsPersist(t *testing.T) {
 	ctx := context.Background()
 	d := dataset(100, 1)
 	cfg := pipeline.Config{Backend: meanBackend{}, BackendName: "mean", Seed: 1}
-	p, err := pipeline.Prepare(ctx, d, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pipeline.SaveModel(ctx, d, cfg, []*framework.Problem{p}); err == nil || !errors.Is(err, framework.ErrUsage) || !strings.Contains(err.Error(), "cannot save") {
+	if _, err := pipeline.TrainModel(ctx, d, cfg, 1); err == nil || !errors.Is(err, framework.ErrUsage) || !strings.Contains(err.Error(), "cannot save") {
 		t.Errorf("err %v, want a usage error saying the backend cannot save", err)
 	}
 }

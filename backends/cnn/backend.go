@@ -17,7 +17,7 @@ var _ framework.Backend = Backend{}
 // Capabilities reports gradients, binary and multiclass classification,
 // warm starts and matrix-free Jacobian products (no structured kernel).
 func (Backend) Capabilities() framework.Capabilities {
-	return framework.Capabilities{Gradients: true, Classification: true, Multiclass: true, WarmStart: true, Persist: true, MatrixFree: true}
+	return framework.Capabilities{Gradients: true, Classification: true, Multiclass: true, WarmStart: true, WarmStop: true, Persist: true, MatrixFree: true}
 }
 
 // Options lists the recognised ModelSpec.Options keys with their defaults.

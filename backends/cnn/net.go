@@ -49,7 +49,7 @@ type Model struct {
 
 var (
 	_ framework.Gradienter  = (*Model)(nil)
-	_ framework.WarmStarter = (*Model)(nil)
+	_ framework.WarmStopper = (*Model)(nil)
 )
 
 // NewModel returns an untrained model for spec.

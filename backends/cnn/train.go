@@ -64,6 +64,38 @@ func (md *Model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps
 	return &nm, nil
 }
 
+// WarmStartStopped implements framework.WarmStopper: a new model starting
+// at this model's parameters (keeping its response scaling) that trains as
+// Fit trains (Adam at the lr option, resuming from the second moments Fit
+// ended with; minibatches reshuffled every pass by a generator seeded with
+// seed) on the rows of x less the validation slice Fit holds out of as many
+// rows, for at most maxEpochs epochs, stopping on the slice's loss with the
+// patience and tol options and keeping the parameters of the best epoch
+// (the starting ones if none is better).
+func (md *Model) WarmStartStopped(ctx context.Context, x mat.Matrix, y []float64, maxEpochs int, seed int64) (framework.Model, error) {
+	xg, target, err := md.head.WarmArgs(ctx, md.trained.Fitted, x, md.inputs, y)
+	if err != nil {
+		return nil, err
+	}
+	nm := *md
+	nm.trained = nn.Trained{}
+	nm.memo = new(nn.Memo[*passes])
+	sp := nn.SplitValid(xg, target, md.cfg.train.Valid, md.seed)
+	theta := append([]float64(nil), md.trained.Theta...)
+	tr := nm.newTrainer(sp.X, sp.Target, theta)
+	if md.trained.Adam != nil {
+		tr.Resume(md.trained.Adam)
+	}
+	mx, mt := sp.Monitored()
+	cfg := md.cfg.train
+	cfg.Epochs = maxEpochs
+	res, err := tr.Fit(ctx, nn.NewRNG(seed, nn.WarmStream(pcgStream)), cfg, func() float64 { return nm.fullLoss(theta, mx, mt) })
+	if err := nm.trained.Finish(res, err, tr, sp.ValidX.Rows); err != nil {
+		return nil, err
+	}
+	return &nm, nil
+}
+
 // initParams draws PyTorch's default initialisation: uniform on
 // ±1/sqrt(fan_in), fan_in = k*k for the convolution.
 func (md *Model) initParams(rng *rand.Rand) []float64 {

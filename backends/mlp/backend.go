@@ -19,7 +19,7 @@ var _ framework.Backend = Backend{}
 // multiclass classification, warm starts and matrix-free Jacobian products
 // (with a single-precision form), and a single-precision kernel.
 func (Backend) Capabilities() framework.Capabilities {
-	return framework.Capabilities{Gradients: true, Kernel: true, Classification: true, Multiclass: true, WarmStart: true, Persist: true, MatrixFree: true, SinglePrecision: true, SingleKernel: true}
+	return framework.Capabilities{Gradients: true, Kernel: true, Classification: true, Multiclass: true, WarmStart: true, WarmStop: true, Persist: true, MatrixFree: true, SinglePrecision: true, SingleKernel: true}
 }
 
 // Options lists the recognised ModelSpec.Options keys with their defaults.

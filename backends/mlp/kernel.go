@@ -24,11 +24,18 @@ func (md *Model) Jacobian(ctx context.Context, x mat.Matrix) (*mat.Dense, error)
 	if deltas == nil {
 		deltas = md.multiDeltas(a)
 	}
-	rep := a.rowsPer()
-	n := xg.Rows * rep // n*K rows for multiclass
+	n := xg.Rows * a.rowsPer() // n*K rows for multiclass
 	jac := make([]float64, n*md.m)
-	for i := 0; i < n; i++ {
-		row := jac[i*md.m : (i+1)*md.m]
+	md.jacobianRows(a, deltas, 0, n, jac)
+	return mat.NewDense(n, md.m, jac), nil
+}
+
+// jacobianRows writes rows i0..i1 of the Jacobian whose signals are a and
+// deltas into dst, row by row (M values each).
+func (md *Model) jacobianRows(a *activations, deltas []blas64.General, i0, i1 int, dst []float64) {
+	rep := a.rowsPer()
+	for i := i0; i < i1; i++ {
+		row := dst[(i-i0)*md.m : (i-i0+1)*md.m]
 		for l, ly := range md.layers {
 			s := i / rep * a.acts[l].Stride
 			act := a.acts[l].Data[s : s+ly.in]
@@ -42,7 +49,54 @@ func (md *Model) Jacobian(ctx context.Context, x mat.Matrix) (*mat.Dense, error)
 			copy(row[ly.b:ly.b+ly.out], d)
 		}
 	}
-	return mat.NewDense(n, md.m, jac), nil
+}
+
+// gramChunkRows is the number of the Jacobian's rows Gram forms at a time:
+// a chunk of them (gramChunkRows x M) stays in cache while it is added to
+// G, where the whole Jacobian (n x M) would be written to memory and read
+// back.
+const gramChunkRows = 256
+
+// Gram implements framework.Grammer: G = Phi(x)^T Phi(x) and b = Phi(x)^T
+// e, the Jacobian formed gramChunkRows rows at a time and added to G by a
+// symmetric rank-k update (blas64.Syrk, beta 1 after the first chunk) and
+// to b by a product (blas64.Gemv). Each entry's sum runs over the rows in
+// order, as one update and one product of the whole Jacobian would
+// (framework.JacobianGram), without its n x M values.
+func (md *Model) Gram(ctx context.Context, x mat.Matrix, e []float64) (*mat.SymDense, []float64, error) {
+	if err := md.ready(ctx); err != nil {
+		return nil, nil, err
+	}
+	xg, err := md.input(x)
+	if err != nil {
+		return nil, nil, err
+	}
+	a, deltas := md.signalsOf(xg)
+	if deltas == nil {
+		deltas = md.multiDeltas(a)
+	}
+	n, m := xg.Rows*a.rowsPer(), md.m
+	if len(e) != n {
+		return nil, nil, fmt.Errorf("mlp: Gram: len(e) = %d, want %d (the Jacobian's rows)", len(e), n)
+	}
+	g := blas64.Symmetric{N: m, Stride: m, Data: make([]float64, m*m), Uplo: blas.Upper}
+	b := make([]float64, m)
+	buf := make([]float64, min(gramChunkRows, n)*m)
+	for i0 := 0; i0 < n; i0 += gramChunkRows {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, fmt.Errorf("mlp: Gram: %w", err)
+		}
+		i1 := min(i0+gramChunkRows, n)
+		md.jacobianRows(a, deltas, i0, i1, buf)
+		chunk := blas64.General{Rows: i1 - i0, Cols: m, Stride: m, Data: buf[:(i1-i0)*m]}
+		beta := 1.0
+		if i0 == 0 {
+			beta = 0
+		}
+		blas64.Syrk(blas.Trans, 1, chunk, beta, g)
+		blas64.Gemv(blas.Trans, 1, chunk, blas64.Vector{N: i1 - i0, Inc: 1, Data: e[i0:i1]}, beta, blas64.Vector{N: m, Inc: 1, Data: b})
+	}
+	return mat.NewSymDense(m, g.Data), b, nil
 }
 
 // JacobianTVec returns Phi(x)^T a without forming Phi: per layer,

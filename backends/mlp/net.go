@@ -40,7 +40,7 @@ type Model struct {
 var (
 	_ framework.Gradienter  = (*Model)(nil)
 	_ framework.Kerneler    = (*Model)(nil)
-	_ framework.WarmStarter = (*Model)(nil)
+	_ framework.WarmStopper = (*Model)(nil)
 	_ framework.FitReporter = (*Model)(nil)
 )
 

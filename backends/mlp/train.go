@@ -68,6 +68,41 @@ func (md *Model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps
 	return nm, nil
 }
 
+// WarmStartStopped implements framework.WarmStopper: a new model that
+// starts at this model's fitted parameters (keeping its response scaling)
+// and trains as Fit trains (Adam at the lr option, resuming from the
+// second moments Fit ended with; minibatches reshuffled every pass with a
+// generator seeded by seed) on the rows of x less the validation slice
+// Fit holds out of as many rows, for at most maxEpochs epochs, stopping on
+// the slice's loss with the patience and tol options and keeping the
+// parameters of the best epoch (the starting ones if none is better).
+func (md *Model) WarmStartStopped(ctx context.Context, x mat.Matrix, y []float64, maxEpochs int, seed int64) (framework.Model, error) {
+	xg, target, err := md.head.WarmArgs(ctx, md.trained.Fitted, x, md.inputs, y)
+	if err != nil {
+		return nil, err
+	}
+	nm := &Model{head: md.head, inputs: md.inputs, seed: md.seed, cfg: md.cfg, layers: md.layers, m: md.m}
+	sp := nn.SplitValid(xg, target, md.cfg.train.Valid, md.seed)
+	theta := append([]float64(nil), md.trained.Theta...)
+	batch := nn.BatchRows(md.cfg.train.Batch, sp.X.Rows)
+	nt := nm.newNet(batch, theta)
+	tr := nn.NewTrainer(&nm.head, nt, sp.X, sp.Target, theta, batch, md.cfg.train.LR)
+	if md.trained.Adam != nil {
+		tr.Resume(md.trained.Adam)
+	}
+	mx, mt := sp.Monitored()
+	amon := newActivations(md.layers, mx.Rows)
+	cfg := md.cfg.train
+	cfg.Epochs = maxEpochs
+	res, err := tr.Fit(ctx, nn.NewRNG(seed, nn.WarmStream(pcgStream)), cfg, func() float64 {
+		return nm.head.Loss(forward(md.layers, nt.ps, mx, amon), mt)
+	})
+	if err := nm.trained.Finish(res, err, tr, sp.ValidX.Rows); err != nil {
+		return nil, err
+	}
+	return nm, nil
+}
+
 // net is the network's minibatch forward and backward pass for nn.Trainer,
 // on the parameters theta (and their transposed copies in ps).
 type net struct {

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/lazyvi/lazyvi"
@@ -34,6 +36,11 @@ type dataFlags struct {
 	progress                    string // --progress
 }
 
+// pluginTimeoutEnv names the environment variable that sets
+// --plugin-timeout when it is not given (a duration: 2m, 90s), e.g. for
+// every job of a batch script on a loaded cluster.
+const pluginTimeoutEnv = "LAZYVI_PLUGIN_TIMEOUT"
+
 // dataUsage is the help text of each shared flag, unless the command gives
 // its own to newDataFlags.
 var dataUsage = map[string]string{
@@ -45,8 +52,8 @@ var dataUsage = map[string]string{
 	"task":              "force the `task`: regression, binary or multiclass",
 	"measure":           "predictiveness measure `name` (default: mse for regression, accuracy for binary)",
 	"backend":           "model backend `name` (see 'vi backends')",
-	"plugin":            "run the backend from this external plugin `executable`",
-	"plugin-timeout":    "give up on a backend process that has not completed the plugin handshake after this `duration`",
+	"plugin":            "run the backend from this external plugin `executable`: a path, or a name on PATH",
+	"plugin-timeout":    "give up on a backend process that has not completed the plugin handshake after this `duration` ($LAZYVI_PLUGIN_TIMEOUT when not given)",
 	"hidden":            "backend option hidden: hidden layer `widths`",
 	"epochs":            "backend option epochs: maximum training `epochs`",
 	"image":             "backend option image: the features are the pixels of an `HxW` image (cnn)",
@@ -189,6 +196,11 @@ func (f *dataFlags) check(a *app, set map[string]bool) (*dataRun, error) {
 	}
 	if f.pluginTimeout <= 0 {
 		return nil, framework.Usagef("--plugin-timeout must be positive, got %v", f.pluginTimeout)
+	}
+	if v := os.Getenv(pluginTimeoutEnv); v != "" && !set["plugin-timeout"] {
+		if f.pluginTimeout, err = time.ParseDuration(strings.TrimSpace(v)); err != nil || f.pluginTimeout <= 0 {
+			return nil, framework.Usagef("$%s must be a positive duration such as 2m or 90s, got %q", pluginTimeoutEnv, v)
+		}
 	}
 	bk.startTimeout = f.pluginTimeout
 	r.backend = bk

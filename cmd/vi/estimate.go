@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -83,11 +84,11 @@ judged once (no --crossfit, --repeats or --ensemble).
 
 VI is positive for a feature that helps: for mse it is the reduced model's MSE
 minus the full model's, in squared units of the response; for accuracy the
-full model's accuracy minus the reduced model's. Lazy and lazy-es compare
-their reduced model with their own baseline instead, the same refit of the
-full model with no feature removed (once per fold): validation stopping
-leaves the full network short of its training loss's minimum, and what the
-refit adds to any model must not count as importance.
+full model's accuracy minus the reduced model's. Lazy, lazy-es and warm-es
+compare their reduced model with their own baseline instead, the same refit
+of the full model with no feature removed (once per fold): validation
+stopping leaves the full network short of its training loss's minimum, and
+what the refit adds to any model must not count as importance.
 
 Estimators (--estimators, comma-separated, in output order):
   lazy     LazyVI: the full network shifted by a ridge regression on its own
@@ -101,6 +102,10 @@ Estimators (--estimators, comma-separated, in output order):
   lazy-es  the full model trained on a few more optimizer steps (--es-steps,
            default 120) on the data without the feature, from its own
            parameters (backends with warm starts: mlp, cnn).
+  warm-es  Sun and Raskutti's warm start: the full model trained on without
+           the feature, epoch by epoch, until the validation slice its own
+           training held out stops improving (at most --es-epochs, default
+           100; mlp, cnn).
 
 The model comes from a backend (see "vi backends"), run in a subprocess; its
 options are passed with --hidden, --epochs and --opt key=value and keep the
@@ -116,7 +121,8 @@ Groups: --groups "climate=sst1,sst2;demog=age,sex" (or --groups-file FILE,
 one "name: col, col" a line) estimates the importance of each group, its
 columns dropped together, under the group's name; the columns in no group
 follow one by one. --groups onehot groups the columns that share a "prefix_"
-(one-hot indicators of one categorical variable).
+(one-hot indicators of one categorical variable). With --image HxW, --groups
+rows, cols or patchRxC makes one group per pixel row, column or RxC patch.
 
 Inference: by default vi cross-fits three folds three times with other seeds
 (nine full models; --crossfit and --repeats change the counts) and averages
@@ -142,10 +148,12 @@ correction moved the estimate down; the upper end where it moved it up
 model on the others (wide intervals that keep their width for features
 without importance, little power); --inference perturbed adds a small
 seeded noise to every row's paired difference (sd --perturb times the full
-model's influence sd; Dai, Shen and Pan 2022). --train-frac, --crossfit 0,
---repeats 1 or --model (whose models are one seed's) run one split instead,
-a ninth of the cost, with split inference unless --inference says
-otherwise. --ensemble=false with --crossfit K --repeats M averages the M
+model's influence sd; Dai, Shen and Pan 2022). --train-frac, --crossfit 0
+or --repeats 1 run one split instead, a ninth of the cost, with split
+inference unless --inference says otherwise. --model FILE loads the
+networks vi train saved instead of training them; the file's folds,
+repetitions and train share are the run's, which gives exactly the numbers
+of the run that trains them (vi train's default: this default's nine). --ensemble=false with --crossfit K --repeats M averages the M
 repetitions' estimates instead of their predictions, the spread of the M
 estimates added to the standard error.
 Each result has the one-sided p-value of H0: VI <= --delta
@@ -177,12 +185,12 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 		"workers":    "estimate `N` features at a time",
 	})
 	fs.StringVar(&o.estimators, "estimators", strings.Join(lazyvi.DefaultEstimators(), ","), "comma-separated estimator `names` (see 'vi estimators')")
-	fs.StringVar(&o.groups, "groups", "", "estimate `groups` of columns together: \"name=col,col;name=col,...\", onehot for columns sharing a prefix_, or rows or cols of the --image")
+	fs.StringVar(&o.groups, "groups", "", "estimate `groups` of columns together: \"name=col,col;name=col,...\", onehot for columns sharing a prefix_, or rows, cols or patchRxC (patch2x2) of the --image")
 	fs.StringVar(&o.groupsFile, "groups-file", "", "read groups from `file`, one \"name: col, col\" a line")
 	fs.StringVar(&o.inference, "inference", "auto", "`inference`: split (full and reduced models scored on different halves), plain (both on the same rows: the paired estimate) or perturbed (paired, with seeded noise); auto: plain with --debias on the ensemble, else split")
 	fs.IntVar(&o.crossfit, "crossfit", 0, "cross-fit with `K` folds (0: one train/evaluation split, --train-frac; 3 with --ensemble, the default)")
 	fs.IntVar(&o.repeats, "repeats", 1, "repeat the split or cross-fit `M` times with other seeds and combine them (1: once; 3 with --ensemble, the default)")
-	fs.BoolVar(&o.ensemble, "ensemble", true, "average each row's out-of-fold predictions (every model's) over the repetitions of the cross-fit and infer once from the averages (--crossfit 3 --repeats 3 unless given); on unless --train-frac, --model, --crossfit 0 or --repeats 1 is given")
+	fs.BoolVar(&o.ensemble, "ensemble", true, "average each row's out-of-fold predictions (every model's; permute's estimates instead) over the repetitions of the cross-fit and infer once from the averages (--crossfit 3 --repeats 3 unless given); on unless --train-frac, --crossfit 0 or --repeats 1 is given (or a --model of one split or one repetition)")
 	fs.BoolVar(&o.debias, "debias", true, "extrapolate the ensemble's paired estimate (plain or perturbed) to infinitely many repetitions, from the difference between the ensemble's estimate and the repetitions' own; on for them unless --debias=false")
 	fs.BoolVar(&o.scoreUpper, "score-upper", true, "with the paired estimate (plain or perturbed) and mse or r2, take each interval's upper end from the standard error the estimate would have there (it grows with the VI); on for them unless --score-upper=false, which gives the symmetric interval")
 	fs.BoolVar(&o.biasAware, "bias-aware", true, "widen each interval by a bound on the ensemble's remaining bias (the size of --debias's correction), on the side the correction came from, and take the p-value that agrees with it; on with --debias unless --bias-aware=false")
@@ -191,7 +199,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	fs.Float64Var(&o.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
 	fs.BoolVar(&o.ciTruncate, "ci-truncate", false, "floor the intervals at 0")
-	fs.StringVar(&o.model, "model", "", "use the full model(s) of this model `file` (vi train) instead of training; its backend, options, target, seed and split are the run's")
+	fs.StringVar(&o.model, "model", "", "use the full models of this model `file` (vi train) instead of training; its backend, options, target, seed, split, folds and repetitions are the run's")
 	fs.StringVar(&o.shard, "shard", "", "estimate the `K/N`-th slice of the features (vi merge combines the shards), or auto from a Slurm job array or a Kubernetes Indexed Job")
 	fs.StringVar(&o.plot, "plot", "", "also draw a forest plot of the VIs and their intervals to this `file` (.png, .svg or .pdf)")
 	fs.IntVar(&o.shardCount, "shard-count", 0, "with --shard auto, the number of shards `N` when the scheduler does not say (Kubernetes: the Job's completions)")
@@ -265,10 +273,22 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if o.crossfit < 0 || o.crossfit == 1 {
 		return framework.Usagef("--crossfit must be 0 (no cross-fitting) or at least 2, got %d", o.crossfit)
 	}
+	// A model file's folds, repetitions and train share are the run's, as
+	// if given: its run is the one that trained it.
+	var saved *dataio.SavedModel
+	counts := set
+	if o.model != "" {
+		if saved, err = readModelFile(ctx, o.model); err != nil {
+			return err
+		}
+		if counts, err = o.modelCounts(saved, set); err != nil {
+			return err
+		}
+	}
 	if err := o.data.checkLoadedInference(set, o.crossfit, o.repeats, o.ensemble); err != nil {
 		return err
 	}
-	if err := o.defaultInference(set); err != nil {
+	if err := o.defaultInference(counts); err != nil {
 		return err
 	}
 	if o.crossfit >= 2 && set["train-frac"] {
@@ -314,13 +334,9 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err != nil {
 		return err
 	}
-	var saved *dataio.SavedModel
-	r, d, err := o.data.setup(ctx, a, set, func(r *dataRun) (err error) {
-		if o.model == "" {
+	r, d, err := o.data.setup(ctx, a, set, func(r *dataRun) error {
+		if saved == nil {
 			return nil
-		}
-		if saved, err = readModelFile(ctx, o.model); err != nil {
-			return err
 		}
 		return r.useModel(saved, set)
 	})
@@ -329,7 +345,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	}
 
 	// What can be checked with the data before a backend starts.
-	if g := strings.ToLower(strings.TrimSpace(o.groups)); g == "rows" || g == "cols" {
+	if g := strings.ToLower(strings.TrimSpace(o.groups)); isImageGrouping(g) {
 		if groups, err = imageGroups(d, r.target, *o.data.options["image"], g); err != nil {
 			return err
 		}
@@ -436,15 +452,11 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	return finishCheckpoint(ckpt, r.out, nil)
 }
 
-// checkRepeats checks --repeats and --perturb: at least one repetition,
-// none more with --model (the other repetitions' seeds would need models
-// the file does not hold), and a positive, finite rho.
+// checkRepeats checks --repeats and --perturb: at least one repetition and
+// a positive, finite rho.
 func (o *estimateOptions) checkRepeats() error {
 	if o.repeats < 1 {
 		return framework.Usagef("--repeats must be at least 1, got %d", o.repeats)
-	}
-	if o.repeats > 1 && o.model != "" {
-		return framework.Usagef("--repeats %d and --model exclude each other: the other repetitions train with other seeds and cannot reuse the model file's models (leave out --repeats, or --model to train new models)", o.repeats)
 	}
 	if !(o.perturb > 0) || math.IsInf(o.perturb, 0) {
 		return framework.Usagef("--perturb must be a positive number, got %g", o.perturb)
@@ -454,11 +466,12 @@ func (o *estimateOptions) checkRepeats() error {
 
 // defaultInference sets --ensemble, --crossfit and --repeats where the
 // flags leave them to vi's default inference, by the library's rule
-// (lazyvi.InferenceDefaults) on the settings the flags give: unless a flag
-// asks for one split, one seed or a model file's models (--train-frac,
-// --crossfit 0, --repeats 1, --model), the cross-fit is repeated and its
-// predictions ensembled, lazyvi.DefaultCrossFit folds and DefaultRepeats
-// repetitions unless given. --ensemble=false keeps the counts given.
+// (lazyvi.InferenceDefaults) on the settings the flags give (set; a model
+// file's counts among them, modelCounts): unless a flag asks for one split
+// or one seed (--train-frac, --crossfit 0, --repeats 1), the cross-fit is
+// repeated and its predictions ensembled, lazyvi.DefaultCrossFit folds and
+// DefaultRepeats repetitions unless given. --ensemble=false keeps the
+// counts given.
 func (o *estimateOptions) defaultInference(set map[string]bool) error {
 	if set["ensemble"] && !o.ensemble {
 		return nil
@@ -478,10 +491,6 @@ func (o *estimateOptions) defaultInference(set map[string]bool) error {
 	if set["train-frac"] {
 		cfg.TrainFrac = o.fit.trainFrac
 	}
-	if o.model != "" {
-		// The rule asks only whether there is one; vi reads it later.
-		cfg.Saved = &dataio.SavedModel{}
-	}
 	if set["crossfit"] {
 		cfg.CrossFit = max(o.crossfit, 1) // --crossfit 0, one split, is the library's CrossFit 1
 	}
@@ -497,8 +506,8 @@ func (o *estimateOptions) defaultInference(set map[string]bool) error {
 	switch {
 	case set["train-frac"] && !set["crossfit"]:
 		return framework.Usagef("--ensemble and --train-frac exclude each other (--ensemble cross-fits: every fold is evaluated in turn)")
-	case o.model != "" && !set["repeats"]:
-		return framework.Usagef("--ensemble and --model exclude each other: --ensemble repeats the cross-fit with other seeds, which cannot reuse the model file's models")
+	case o.model != "" && (o.crossfit < 2 && !o.data.evalFlagsGiven() || o.repeats < 2):
+		return framework.Usagef("--ensemble needs a model file of repeated cross-fits (vi train's default); %s holds %s", o.model, modelCountsString(o.crossfit, o.repeats))
 	}
 	if !set["crossfit"] {
 		o.crossfit = cfg.CrossFit
@@ -518,7 +527,7 @@ func groupFlags(ctx context.Context, spec, file string) ([]dataio.Group, bool, e
 	case g == "":
 	case strings.EqualFold(g, "onehot"):
 		onehot = true
-	case strings.EqualFold(g, "rows"), strings.EqualFold(g, "cols"):
+	case isImageGrouping(g):
 		// imageGroups builds them once the data's columns are known.
 	default:
 		gs, err := dataio.ParseGroups(g)
@@ -537,13 +546,29 @@ func groupFlags(ctx context.Context, spec, file string) ([]dataio.Group, bool, e
 	return groups, onehot, nil
 }
 
-// imageGroups returns one group per pixel row ("row0", ...) or column
-// ("col0", ...) of the HxW image (--image) whose pixels are the data's
-// features in row-major order.
+// isImageGrouping reports whether the --groups value g is one of the
+// groupings of an image's pixels: rows, cols or patchRxC.
+func isImageGrouping(g string) bool {
+	g = strings.ToLower(g)
+	return g == "rows" || g == "cols" || strings.HasPrefix(g, "patch")
+}
+
+// imageGroups returns one group per pixel row ("row0", ...), column
+// ("col0", ...) or RxC patch (by "patchRxC": "p0_0", "p0_1", ..., the
+// patches tiling the image row by row from the top left, those at the
+// right and bottom edges smaller where R or C does not divide the image)
+// of the HxW image (--image) whose pixels are the data's features in
+// row-major order.
 func imageGroups(d *dataio.Dataset, target, image, by string) ([]dataio.Group, error) {
 	var h, w int
 	if _, err := fmt.Sscanf(strings.ToLower(image), "%dx%d", &h, &w); err != nil || h < 1 || w < 1 {
 		return nil, framework.Usagef("--groups %s needs --image HxW (the features are the pixels of an image), got --image %q", by, image)
+	}
+	var ph, pw int
+	if strings.HasPrefix(by, "patch") {
+		if n, err := fmt.Sscanf(by, "patch%dx%d", &ph, &pw); err != nil || n != 2 || ph < 1 || pw < 1 || ph > h || pw > w || by != fmt.Sprintf("patch%dx%d", ph, pw) {
+			return nil, framework.Usagef("--groups %s: want patchRxC with 1 <= R <= %d and 1 <= C <= %d (the --image is %dx%d), e.g. patch2x2", by, h, w, h, w)
+		}
 	}
 	j := len(d.Names) - 1
 	if target != "" {
@@ -561,6 +586,9 @@ func imageGroups(d *dataio.Dataset, target, image, by string) ([]dataio.Group, e
 	if len(feats) != h*w {
 		return nil, framework.Usagef("--groups %s: --image %dx%d has %d pixels but %s has %d features", by, h, w, h*w, d.Source, len(feats))
 	}
+	if ph > 0 {
+		return imagePatches(feats, h, w, ph, pw), nil
+	}
 	outer, inner, name := h, w, "row"
 	if by == "cols" {
 		outer, inner, name = w, h, "col"
@@ -577,6 +605,24 @@ func imageGroups(d *dataio.Dataset, target, image, by string) ([]dataio.Group, e
 		}
 	}
 	return groups, nil
+}
+
+// imagePatches returns the phxpw patches of the hxw image whose pixels are
+// feats in row-major order, as imageGroups names them.
+func imagePatches(feats []string, h, w, ph, pw int) []dataio.Group {
+	var groups []dataio.Group
+	for r := 0; r*ph < h; r++ {
+		for c := 0; c*pw < w; c++ {
+			g := dataio.Group{Name: fmt.Sprintf("p%d_%d", r, c)}
+			for i := r * ph; i < min((r+1)*ph, h); i++ {
+				for j := c * pw; j < min((c+1)*pw, w); j++ {
+					g.Columns = append(g.Columns, feats[i*w+j])
+				}
+			}
+			groups = append(groups, g)
+		}
+	}
+	return groups
 }
 
 func rows(d *dataio.Dataset) int {
@@ -774,6 +820,16 @@ func newBackendSpec(name string, nameSet bool, plugin string) (backendSpec, erro
 		return backendSpec{name: name}, nil
 	}
 	fi, err := os.Stat(plugin)
+	if err != nil && !strings.ContainsRune(plugin, filepath.Separator) {
+		// A bare name that is no file here: an executable on PATH, as a
+		// shell finds it (--plugin lazyvi-torch).
+		found, lookErr := exec.LookPath(plugin)
+		if lookErr != nil {
+			return backendSpec{}, framework.Usagef("--plugin %s: no such file here, and no executable of that name on PATH", plugin)
+		}
+		plugin = found
+		fi, err = os.Stat(plugin)
+	}
 	switch {
 	case err != nil:
 		return backendSpec{}, framework.Usagef("--plugin %s: no such file", plugin)

@@ -232,15 +232,21 @@ func TestEvalDataErrors(t *testing.T) {
 }
 
 // TestTrainEvalData: vi train with --eval-data records the evaluation
-// rows in the model file; vi estimate --model uses it with the same
-// --eval-data and refuses it without.
+// rows in the model file, with the default's three repetitions on them;
+// vi estimate --model uses it with the same --eval-data, giving exactly
+// the report of the run that trains, and refuses it without.
 func TestTrainEvalData(t *testing.T) {
 	dir := evalFiles(t)
 	model := []string{"--hidden", "8", "--epochs", "30"}
 	viOK(t, dir, append([]string{"train", "--data", "tr.csv", "--eval-data", "te.csv", "--out", "m.vimodel"}, model...)...)
-	r := readEvalReport(t, viOK(t, dir, "estimate", "--data", "tr.csv", "--eval-data", "te.csv", "--model", "m.vimodel", "--estimators", "dropout", "--format", "json"))
+	est := append([]string{"estimate", "--data", "tr.csv", "--eval-data", "te.csv", "--estimators", "dropout", "--format", "json"}, model...)
+	loaded := viOK(t, dir, append(est, "--model", "m.vimodel")...)
+	r := readEvalReport(t, loaded)
 	if r.NTrain != 300 || r.NEval != 150 {
 		t.Errorf("n_train %d, n_eval %d; want 300, 150", r.NTrain, r.NEval)
+	}
+	if trained := viOK(t, dir, est...); stripSeconds([]byte(loaded)) != stripSeconds([]byte(trained)) || !strings.Contains(trained, `"repeats": 3`) {
+		t.Errorf("estimate --model differs from the run that trains, or is not the default's 3 repetitions:\n%s\n---\n%s", loaded, trained)
 	}
 	_, stderr, code := vi(t, dir, "estimate", "--data", "tr.csv", "--model", "m.vimodel", "--estimators", "dropout")
 	if code != 2 || !strings.Contains(stderr, "m.vimodel: the model was trained with explicit evaluation rows") {

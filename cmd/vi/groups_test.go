@@ -21,6 +21,9 @@ func TestImageGroups(t *testing.T) {
 	}{
 		{"rows", "2x3", "[{row0 [p00 p01 p02]} {row1 [p10 p11 p12]}]"},
 		{"cols", "2x3", "[{col0 [p00 p10]} {col1 [p01 p11]} {col2 [p02 p12]}]"},
+		{"patch2x2", "2x3", "[{p0_0 [p00 p01 p10 p11]} {p0_1 [p02 p12]}]"},
+		{"patch1x3", "2x3", "[{p0_0 [p00 p01 p02]} {p1_0 [p10 p11 p12]}]"},
+		{"patch1x1", "2x3", "[{p0_0 [p00]} {p0_1 [p01]} {p0_2 [p02]} {p1_0 [p10]} {p1_1 [p11]} {p1_2 [p12]}]"},
 	} {
 		gs, err := imageGroups(d, "", tc.image, tc.by)
 		if err != nil {
@@ -30,11 +33,15 @@ func TestImageGroups(t *testing.T) {
 			t.Errorf("Case %d: want %s, got %s", i, tc.want, got)
 		}
 	}
-	for i, tc := range []struct{ image, want string }{
-		{"", "needs --image HxW"},
-		{"3x3", "has 9 pixels but img.csv has 6 features"},
+	for i, tc := range []struct{ by, image, want string }{
+		{"rows", "", "needs --image HxW"},
+		{"rows", "3x3", "has 9 pixels but img.csv has 6 features"},
+		{"patch3x1", "2x3", "want patchRxC with 1 <= R <= 2 and 1 <= C <= 3"},
+		{"patch0x1", "2x3", "want patchRxC"},
+		{"patch2x2x", "2x3", "want patchRxC"},
+		{"patches", "2x3", "want patchRxC"},
 	} {
-		_, err := imageGroups(d, "", tc.image, "rows")
+		_, err := imageGroups(d, "", tc.image, tc.by)
 		if !errors.Is(err, framework.ErrUsage) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Case %d: want a usage error containing %q, got %v", i, tc.want, err)
 		}

@@ -22,7 +22,7 @@ var commandExamples = map[string][]string{
 	},
 	"train": {
 		"vi train --data lin.csv --out lin.vimodel",
-		"vi train --data lin.csv --crossfit 3 --out lin-cf.vimodel",
+		"vi train --data lin.csv --repeats 1 --crossfit 0 --out lin-split.vimodel",
 		"vi train --data digits.csv --backend cnn --image 8x8 --out digits.vimodel",
 	},
 	"merge": {

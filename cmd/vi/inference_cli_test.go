@@ -61,11 +61,9 @@ func TestEstimateInferenceFlags(t *testing.T) {
 		{[]string{"--crossfit", "1"}, "--crossfit"},
 		{[]string{"--crossfit", "3", "--train-frac", "0.5"}, "exclude"},
 		{[]string{"--repeats", "0"}, "--repeats"},
-		{[]string{"--repeats", "2", "--model", "m.vimodel"}, "--repeats 2 and --model exclude each other"},
 		{[]string{"--ensemble", "--crossfit", "0"}, "--ensemble needs cross-fitting"},
 		{[]string{"--ensemble", "--repeats", "1"}, "--ensemble needs cross-fitting"},
 		{[]string{"--ensemble", "--train-frac", "0.5"}, "--ensemble and --train-frac exclude each other"},
-		{[]string{"--ensemble", "--model", "m.vimodel"}, "--ensemble and --model exclude each other"},
 		{[]string{"--repeats", "1", "--debias"}, "--debias and --bias-aware need the ensemble"},
 		{[]string{"--inference", "split", "--bias-aware"}, "--debias and --bias-aware need the ensemble"},
 		{[]string{"--perturb", "-1"}, "--perturb"},
@@ -84,16 +82,20 @@ func TestEstimateInferenceFlags(t *testing.T) {
 // TestEstimateRepeats: the default run cross-fits three folds three times
 // and averages the predictions (--ensemble), with the debiased paired
 // estimate (plain inference, --debias); --train-frac, --crossfit 0,
-// --repeats 1, --model or --ensemble=false ask for the others (--crossfit K
-// or --repeats M alone change the default's counts), --inference split the
+// --repeats 1 or --ensemble=false ask for the others (--crossfit K
+// or --repeats M alone change the default's counts, a --model file's
+// counts as if given), --inference split the
 // ensemble's split inference, --debias=false the ensemble's own paired
 // estimate, and the report says which (perturb its rho, repeats absent for
-// one, debias and bias_aware only when on).
+// one, debias and bias_aware only when on; permute's results, which
+// decline the ensemble, combined "repetitions" where it is on).
 func TestEstimateRepeats(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "lin.csv"), linearCSV(90))
-	if _, stderr, code := vi(t, dir, "train", "--data", "lin.csv", "--hidden", "8", "--epochs", "5", "--out", "lin.vimodel"); code != 0 {
-		t.Fatalf("train: exit %d: %s", code, stderr)
+	for _, args := range [][]string{{"--out", "lin.vimodel"}, {"--repeats", "1", "--out", "split.vimodel"}, {"--crossfit", "2", "--repeats", "2", "--out", "cf2.vimodel"}} {
+		if _, stderr, code := vi(t, dir, append([]string{"train", "--data", "lin.csv", "--hidden", "8", "--epochs", "5"}, args...)...); code != 0 {
+			t.Fatalf("train %v: exit %d: %s", args, code, stderr)
+		}
 	}
 	var v struct {
 		Inference string  `json:"inference"`
@@ -136,9 +138,13 @@ func TestEstimateRepeats(t *testing.T) {
 		{[]string{"--crossfit", "5"}, "plain", 5, 3, 90, 0, true, true, true},
 		{[]string{"--repeats", "2"}, "plain", 3, 2, 90, 0, true, true, true},
 		{[]string{"--crossfit", "0", "--repeats", "3"}, "split", 0, 3, 30, 0, false, false, false},
-		{[]string{"--model", "lin.vimodel"}, "split", 0, 0, 30, 0, false, false, false},
+		// A model file's counts are the run's, as if given.
+		{[]string{"--model", "lin.vimodel"}, "plain", 3, 3, 90, 0, true, true, true},
+		{[]string{"--model", "lin.vimodel", "--ensemble=false"}, "split", 3, 3, 90, 0, false, false, false},
+		{[]string{"--model", "split.vimodel"}, "split", 0, 0, 30, 0, false, false, false},
+		{[]string{"--model", "cf2.vimodel"}, "plain", 2, 2, 90, 0, true, true, true},
 	} {
-		args := append([]string{"estimate", "--data", "lin.csv", "--estimators", "dropout", "--format", "json"}, fastArgs...)
+		args := append([]string{"estimate", "--data", "lin.csv", "--estimators", "dropout,permute", "--format", "json"}, fastArgs...)
 		stdout, stderr, code := vi(t, dir, append(args, c.args...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
@@ -147,8 +153,8 @@ func TestEstimateRepeats(t *testing.T) {
 		if err := json.Unmarshal([]byte(stdout), &v); err != nil {
 			t.Fatal(err)
 		}
-		if v.Inference != c.inf || v.CrossFit != c.crossfit || v.Repeats != c.repeats || v.NEval != c.n2 || len(v.Results) != 3 {
-			t.Errorf("%v: inference %s crossfit %d repeats %d n_eval %d, %d results; want %s %d %d %d, 3",
+		if v.Inference != c.inf || v.CrossFit != c.crossfit || v.Repeats != c.repeats || v.NEval != c.n2 || len(v.Results) != 6 {
+			t.Errorf("%v: inference %s crossfit %d repeats %d n_eval %d, %d results; want %s %d %d %d, 6",
 				c.args, v.Inference, v.CrossFit, v.Repeats, v.NEval, len(v.Results), c.inf, c.crossfit, c.repeats, c.n2)
 		}
 		if v.Ensemble != c.ensemble || v.Debias != c.debias || v.BiasAware != c.bounds {
@@ -159,7 +165,16 @@ func TestEstimateRepeats(t *testing.T) {
 		}
 		for _, r := range v.Results {
 			if !coherent(r, inference.DefaultLevel) {
-				t.Errorf("%v, %s: vi %g, interval [%g, %g], p %g: interval and test disagree", c.args, r.Feature, r.VI, r.CILow, r.CIHigh, r.PValue)
+				t.Errorf("%v, %s %s: vi %g, interval [%g, %g], p %g: interval and test disagree", c.args, r.Estimator, r.Feature, r.VI, r.CILow, r.CIHigh, r.PValue)
+			}
+			// permute declines the ensemble: its rows are the
+			// repetitions' own estimates, and say so.
+			want := ""
+			if c.ensemble && r.Estimator == "permute" {
+				want = inference.CombinedRepetitions
+			}
+			if r.Combined != want || r.Estimator == "permute" && r.BiasBound != 0 {
+				t.Errorf("%v, %s %s: combined %q bias_bound %g, want %q and none", c.args, r.Estimator, r.Feature, r.Combined, r.BiasBound, want)
 			}
 		}
 	}

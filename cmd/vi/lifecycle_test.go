@@ -123,3 +123,27 @@ func TestInterruptDuringStart(t *testing.T) {
 	}
 	waitGone(t, child, "vi was interrupted")
 }
+
+// TestPluginOnPath: --plugin with a bare name that is no file here runs
+// the executable of that name on PATH; $LAZYVI_PLUGIN_TIMEOUT sets the
+// handshake's timeout when --plugin-timeout is not given (and must be a
+// positive duration); a name on neither is refused naming both.
+func TestPluginOnPath(t *testing.T) {
+	dir := t.TempDir()
+	bin := t.TempDir()
+	plugin := silentPlugin(t, bin)
+	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(40))
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("LAZYVI_PLUGIN_TIMEOUT", "2s")
+	_, stderr, code := vi(t, dir, "estimate", "--data", "data.csv", "--plugin", "silent-plugin")
+	if code != 1 || !strings.Contains(stderr, "--plugin "+plugin+`: backend "silent-plugin": start:`) || !strings.Contains(stderr, "no handshake within 2s") {
+		t.Errorf("a plugin on PATH, timeout from the environment: exit %d, stderr %q", code, stderr)
+	}
+	t.Setenv("LAZYVI_PLUGIN_TIMEOUT", "soon")
+	if _, stderr, code := vi(t, dir, "estimate", "--data", "data.csv", "--plugin", "silent-plugin"); code != 2 || !strings.Contains(stderr, `$LAZYVI_PLUGIN_TIMEOUT must be a positive duration such as 2m or 90s, got "soon"`) {
+		t.Errorf("a bad $LAZYVI_PLUGIN_TIMEOUT: exit %d, stderr %q", code, stderr)
+	}
+	if _, stderr, code := vi(t, dir, "estimate", "--data", "data.csv", "--plugin", "no-such-plugin-anywhere"); code != 2 || !strings.Contains(stderr, "--plugin no-such-plugin-anywhere: no such file here, and no executable of that name on PATH") {
+		t.Errorf("a name on neither: exit %d, stderr %q", code, stderr)
+	}
+}

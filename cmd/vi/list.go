@@ -127,6 +127,9 @@ func capabilityList(c framework.Capabilities) string {
 	if c.WarmStart {
 		out = append(out, "warm start"+neededBy(framework.Capabilities{WarmStart: true}))
 	}
+	if c.WarmStop {
+		out = append(out, "early-stopped warm start"+neededBy(framework.Capabilities{WarmStop: true}))
+	}
 	return strings.Join(out, ", ")
 }
 

@@ -12,7 +12,7 @@
 //	estimate    estimate variable importance from a CSV file
 //	shapley     estimate Shapley values of feature importance
 //	roar        evaluate importance orderings by removing features and retraining (ROAR)
-//	train       train the full model once and save it to a model file
+//	train       train the full models once and save them to a model file
 //	merge       combine the shards of a run (vi estimate --shard) into its report
 //	simulate    write a simulated data set and its true importances
 //	bench       benchmark the estimators on named cases

@@ -36,9 +36,7 @@ func readModelFile(ctx context.Context, path string) (*dataio.SavedModel, error)
 // given with other values than the model was trained with. A plugin's
 // options are never taken from the file: they must be given.
 func (r *dataRun) useModel(m *dataio.SavedModel, set map[string]bool) error {
-	conflict := func(flag, given, saved string) error {
-		return framework.Usagef("--%s %s differs from the model's %s (%s); leave --%s out to use the model's", flag, given, saved, m.Source, flag)
-	}
+	conflict := func(flag, given, saved string) error { return modelConflict(m, flag, given, saved) }
 	switch {
 	case r.backend.plugin != "":
 		// An external plugin: the user names the executable; its name in
@@ -81,13 +79,51 @@ func (r *dataRun) useModel(m *dataio.SavedModel, set map[string]bool) error {
 	return nil
 }
 
+// modelConflict is the error of a flag given with another value than the
+// model file m's.
+func modelConflict(m *dataio.SavedModel, flag, given, saved string) error {
+	return framework.Usagef("--%s %s differs from the model's %s (%s); leave --%s out to use the model's", flag, given, saved, m.Source, flag)
+}
+
+// modelCounts sets --crossfit, --repeats and --train-frac to the model
+// file m's where they were not given (set), and refuses them given with
+// other values. It returns set with --crossfit and --repeats added, for
+// defaultInference: the model's counts decide the inference as the same
+// flags given would.
+func (o *estimateOptions) modelCounts(m *dataio.SavedModel, set map[string]bool) (map[string]bool, error) {
+	if set["crossfit"] && o.crossfit != m.CrossFit {
+		return nil, modelConflict(m, "crossfit", strconv.Itoa(o.crossfit), strconv.Itoa(m.CrossFit))
+	}
+	if set["repeats"] && o.repeats != m.Repetitions() {
+		return nil, modelConflict(m, "repeats", strconv.Itoa(o.repeats), strconv.Itoa(m.Repetitions()))
+	}
+	if m.CrossFit == 0 && set["train-frac"] && o.fit.trainFrac != m.TrainFrac {
+		return nil, modelConflict(m, "train-frac", strconv.FormatFloat(o.fit.trainFrac, 'g', -1, 64), strconv.FormatFloat(m.TrainFrac, 'g', -1, 64))
+	}
+	o.crossfit, o.repeats = m.CrossFit, m.Repetitions()
+	counts := maps.Clone(set)
+	counts["crossfit"], counts["repeats"] = true, true
+	return counts, nil
+}
+
+// modelCountsString says what a model file of crossfit folds (0: one
+// split) and repeats repetitions holds.
+func modelCountsString(crossfit, repeats int) string {
+	what := "one train/evaluation split's model"
+	if crossfit >= 2 {
+		what = fmt.Sprintf("%d cross-fitting folds' models", crossfit)
+	}
+	if repeats > 1 {
+		return fmt.Sprintf("%d repetitions of %s", repeats, what)
+	}
+	return what
+}
+
 // useModel sets the split and the seed of cfg, and the cross-fitting folds
 // in *crossfit, to the model's where their flags were not given (set), and
 // refuses flags given with other values; then cfg uses the saved model.
 func (f *fitFlags) useModel(cfg *pipeline.Config, crossfit *int, m *dataio.SavedModel, set map[string]bool) error {
-	conflict := func(flag, given, saved string) error {
-		return framework.Usagef("--%s %s differs from the model's %s (%s); leave --%s out to use the model's", flag, given, saved, m.Source, flag)
-	}
+	conflict := func(flag, given, saved string) error { return modelConflict(m, flag, given, saved) }
 	if !set["seed"] {
 		cfg.Seed = m.Seed
 	} else if cfg.Seed != m.Seed {
@@ -111,11 +147,11 @@ func (f *fitFlags) useModel(cfg *pipeline.Config, crossfit *int, m *dataio.Saved
 
 // splitModelUsage is --model's help for the commands that use one
 // train/evaluation split (shapley, roar).
-const splitModelUsage = "use the full model of this model `file` (vi train, without --crossfit) instead of training; its backend, options, target, seed and split are the run's"
+const splitModelUsage = "use the full model of this model `file` (vi train --repeats 1 --crossfit 0) instead of training; its backend, options, target, seed and split are the run's"
 
 // splitModel reads --model for a command that uses one train/evaluation
 // split (shapley, roar) and makes the run use it (useModel); nil without
-// --model. A model trained with --crossfit is refused.
+// --model. A model file of cross-fits or of several repetitions is refused.
 func (r *dataRun) splitModel(ctx context.Context, path string, set map[string]bool) (*dataio.SavedModel, error) {
 	if path == "" {
 		return nil, nil
@@ -124,8 +160,8 @@ func (r *dataRun) splitModel(ctx context.Context, path string, set map[string]bo
 	if err != nil {
 		return nil, err
 	}
-	if m.CrossFit != 0 {
-		return nil, framework.Usagef("--model %s holds %d cross-fitting models; vi %s uses one train/evaluation split (train the model without --crossfit)", path, m.CrossFit, r.cmd)
+	if m.CrossFit != 0 || m.Repetitions() > 1 {
+		return nil, framework.Usagef("--model %s holds %s; vi %s uses one train/evaluation split's (train it with --repeats 1 --crossfit 0)", path, modelCountsString(m.CrossFit, m.Repetitions()), r.cmd)
 	}
 	return m, r.useModel(m, set)
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/lazyvi/lazyvi/framework"
@@ -162,6 +163,9 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 			fmt.Fprint(w, "  intervals floored at 0")
 		}
 		fmt.Fprintln(w)
+		if l := unensembledLine(r); l != "" {
+			fmt.Fprintln(w, l)
+		}
 	}
 	where := "on the evaluation split"
 	if r.Partition {
@@ -259,7 +263,16 @@ func num(v float64) string {
 // writeFileAtomic writes data to path so that readers see either the old
 // file or the complete new one: a temporary file in the same directory,
 // synced, then renamed over path. On error path is left as it was.
-func writeFileAtomic(path string, data []byte) (err error) {
+func writeFileAtomic(path string, data []byte) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// writeAtomic is writeFileAtomic of what write writes, streamed to the
+// temporary file (a model file need not be held in memory twice).
+func writeAtomic(path string, write func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -275,7 +288,7 @@ func writeFileAtomic(path string, data []byte) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	if err = write(f); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = f.Chmod(0o644); err != nil {
@@ -370,6 +383,29 @@ func checkFinite(where string, vals ...namedValue) error {
 // emit writes the bytes to path atomically, saying so on stderr, or to
 // stdout when path is "".
 func (a *app) emit(path string, buf *bytes.Buffer) error { return a.emitAs(path, "", buf) }
+
+// unensembledLine says, for the table's header, which estimators declined
+// the run's ensemble (inference.CombinedRepetitions) and what their rows
+// are instead; "" when none did.
+func unensembledLine(r *pipeline.Report) string {
+	var names []string
+	for _, res := range r.Results {
+		if res.Combined == inference.CombinedRepetitions && !slices.Contains(names, res.Estimator) {
+			names = append(names, res.Estimator)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	not := "not averaged over models"
+	if r.Debias {
+		not += ", not debiased"
+	}
+	if r.BiasAware {
+		not += ", no bias bound"
+	}
+	return fmt.Sprintf("%s: the mean of the repetitions' own estimates (random reduced predictions: %s)", strings.Join(names, ", "), not)
+}
 
 // evaluationMeaning says, for the table's header, which rows judged a
 // loaded network and so what its VIs mean; "" for a network trained here.

@@ -81,6 +81,35 @@ func TestWriteTable(t *testing.T) {
 	}
 }
 
+// TestWriteTableUnensembled: the header of an ensembled, debiased run
+// says which estimators' rows are the repetitions' own estimates instead
+// (Result.Combined), and says nothing where none are.
+func TestWriteTableUnensembled(t *testing.T) {
+	r := sampleReport()
+	r.Inference, r.CrossFit, r.Repeats, r.Ensemble, r.Debias = "plain", 3, 3, true, true
+	var b bytes.Buffer
+	if err := writeReport(&b, r, "table"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "own estimates") {
+		t.Errorf("no estimator declined the ensemble, yet the header says one did:\n%s", b.String())
+	}
+	r.Results = append(r.Results,
+		inference.Result{Feature: "x1", Estimator: "permute", VI: 2, SE: 0.1, CILow: 1.8, CIHigh: 2.2, Combined: inference.CombinedRepetitions},
+		inference.Result{Feature: "longer_name", Estimator: "permute", SE: 0.1, CILow: -0.2, CIHigh: 0.2, PValue: 0.5, Combined: inference.CombinedRepetitions})
+	b.Reset()
+	if err := writeReport(&b, r, "table"); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if !strings.Contains(lines[1], "repeats 3 (predictions averaged)  debiased") {
+		t.Errorf("inference line: %q", lines[1])
+	}
+	if want := "permute: the mean of the repetitions' own estimates (random reduced predictions: not averaged over models, not debiased)"; lines[2] != want {
+		t.Errorf("line 3: %q, want %q", lines[2], want)
+	}
+}
+
 func TestWriteFileAtomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.txt")

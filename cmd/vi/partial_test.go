@@ -28,7 +28,7 @@ func TestOutPartialNotACheckpoint(t *testing.T) {
 			t.Errorf("notes.partial %q: notes written", content)
 		}
 	}
-	writeFile(t, filepath.Join(dir, "notes.partial"), `{"lazyvi_checkpoint":3,"fingerprint":"another run"}`+"\n")
+	writeFile(t, filepath.Join(dir, "notes.partial"), `{"lazyvi_checkpoint":4,"fingerprint":"another run"}`+"\n")
 	_, stderr, code := vi(t, dir, append(args, "--out", "notes")...)
 	if code != 0 || !strings.Contains(stderr, "vi: notes.partial is a checkpoint of another run") {
 		t.Errorf("another run's checkpoint: exit %d, stderr %q", code, stderr)

@@ -27,12 +27,14 @@ type roarOptions struct {
 	estimators string
 	plot       string
 	model      string // a model file of vi train
+	groups     string
+	groupsFile string
 }
 
 func newROARCommand() *Command {
 	var o roarOptions
 	cmd := &Command{
-		UsageLine: "roar [--data FILE] [--ordering grad|random] [--fractions LIST] [--estimators LIST] [--plot FILE] [flags]",
+		UsageLine: "roar [--data FILE] [--ordering grad|random] [--fractions LIST] [--groups GROUPS] [--estimators LIST] [--plot FILE] [flags]",
 		Short:     "evaluate importance orderings by removing features and retraining (ROAR)",
 		Long: `Roar trains the full model once, orders the features (--ordering grad: by
 the full model's mean absolute input gradient over the train split, largest
@@ -44,12 +46,19 @@ dropout,retrain,lazy-es): retrain is ROAR proper (Hooker et al. 2019),
 dropout keeps the full model, lazy-es continues the full model for
 --es-steps optimizer steps (default 120) on the reduced data.
 
+Groups: --groups (or --groups-file) as in 'vi estimate' makes the units
+groups of columns instead of features: the orderings order the groups (grad:
+by the sum of their columns' gradients) and a fraction t removes the first
+round(t g) of the g groups, the columns in no group counting as groups of
+one. With --image HxW, --groups patch2x2 removes 2x2 patches of pixels (rows,
+cols and any RxC patch likewise), as ROAR on images does.
+
 The score is the measure's larger-is-better value (accuracy; -mse for mse)
 with its standard error sd(IF)/sqrt(n_eval); seconds is the estimator's wall
 time for the reduced model, and the header sums them per estimator.
 
 --format json writes {measure, results: [{ordering, fraction, estimator,
-score, se, seconds}], ...}; --plot FILE.png, .svg or .pdf draws the measure
+removed, removed_columns, score, se, seconds}], ...}; --plot FILE.png, .svg or .pdf draws the measure
 (a loss as itself, lower being better) against the fraction removed, one
 line per estimator and ordering, with --level intervals as bars.
 
@@ -69,6 +78,8 @@ backend).`,
 	fs.StringVar(&o.estimators, "estimators", "dropout,retrain,lazy-es", "comma-separated estimator `names`")
 	fs.StringVar(&o.plot, "plot", "", "also draw the curves to this `file` (.png, .svg or .pdf)")
 	fs.StringVar(&o.model, "model", "", splitModelUsage)
+	fs.StringVar(&o.groups, "groups", "", "remove `groups` of columns together: \"name=col,col;name=col,...\", onehot, or rows, cols or patchRxC of the --image")
+	fs.StringVar(&o.groupsFile, "groups-file", "", "read groups from `file`, one \"name: col, col\" a line")
 	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(ctx, a, cmd, args) }
 	return cmd
 }
@@ -88,7 +99,14 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	if err := o.fit.check(); err != nil {
 		return err
 	}
-	if err := o.data.checkNotInput([]fileFlag{{"--plot", o.plot}}, fileFlag{"--model", o.model}); err != nil {
+	if err := o.data.checkNotInput([]fileFlag{{"--plot", o.plot}}, fileFlag{"--model", o.model}, fileFlag{"--groups-file", o.groupsFile}); err != nil {
+		return err
+	}
+	if o.data.data == dataio.Stdin && o.groupsFile == dataio.Stdin {
+		return framework.Usagef("--data - and --groups-file - cannot both read standard input")
+	}
+	groups, onehot, err := groupFlags(ctx, o.groups, o.groupsFile)
+	if err != nil {
 		return err
 	}
 	orderings, err := parseOrderings(o.ordering)
@@ -115,6 +133,12 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	if err != nil {
 		return err
 	}
+	if g := strings.ToLower(strings.TrimSpace(o.groups)); isImageGrouping(g) {
+		if groups, err = imageGroups(d, r.target, *o.data.options["image"], g); err != nil {
+			return err
+		}
+	}
+	cfg.Groups, cfg.OneHot = groups, onehot
 	// Every check that needs no model, before the backend starts.
 	if err := pipeline.CheckRun(d, cfg, r.measure, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Level: o.fit.level}}); err != nil {
 		return err
@@ -139,9 +163,15 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 			return err
 		}
 	}
+	var units []framework.Feature
+	if len(groups) > 0 || onehot {
+		if units, err = dataio.ResolveFeatures(p.FeatureNames, r.targetName(d), groups, onehot); err != nil {
+			return err
+		}
+	}
 	prog.setStatus("ordering the features")
 	rep, err := roar.Run(ctx, p, measure, ests, roar.Options{Orderings: orderings, Fractions: fractions,
-		Workers: o.fit.workers, Level: o.fit.level, Progress: prog.update})
+		Workers: o.fit.workers, Level: o.fit.level, Progress: prog.update, Groups: units})
 	prog.clear()
 	if err != nil {
 		return runError(ctx, err)
@@ -226,6 +256,10 @@ func writeROAR(w io.Writer, rep *roar.Report, format string, ests []string) erro
 		if loss {
 			head = slices.Insert(head, 5, "loss")
 		}
+		grouped := rep.Groups > 0
+		if grouped {
+			head = slices.Insert(head, 3, "removed_columns")
+		}
 		if err := cw.Write(head); err != nil {
 			return err
 		}
@@ -236,6 +270,9 @@ func writeROAR(w io.Writer, rep *roar.Report, format string, ests []string) erro
 			if loss {
 				rec = slices.Insert(rec, 5, full(-r.Score))
 			}
+			if grouped {
+				rec = slices.Insert(rec, 3, strconv.Itoa(r.Columns))
+			}
 			if err := cw.Write(rec); err != nil {
 				return err
 			}
@@ -243,8 +280,12 @@ func writeROAR(w io.Writer, rep *roar.Report, format string, ests []string) erro
 		cw.Flush()
 		return cw.Error()
 	}
-	fmt.Fprintf(w, "measure %s  task %s  backend %s  n_train %d  n_eval %d  features %d  seed %d\n",
-		rep.Measure, rep.Task, rep.Backend, rep.NTrain, rep.NEval, rep.Features, rep.Seed)
+	groups := ""
+	if rep.Groups > 0 {
+		groups = fmt.Sprintf("  groups %d", rep.Groups)
+	}
+	fmt.Fprintf(w, "measure %s  task %s  backend %s  n_train %d  n_eval %d  features %d%s  seed %d\n",
+		rep.Measure, rep.Task, rep.Backend, rep.NTrain, rep.NEval, rep.Features, groups, rep.Seed)
 	shown := func(score float64) float64 { return framework.Readable(rep.Measure, score) }
 	fmt.Fprintf(w, "full model: %s %s (se %s)\n", rep.Measure, num(shown(rep.Full.Score)), num(rep.Full.SE))
 	var secs []string

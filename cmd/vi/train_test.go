@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,9 +18,10 @@ func stripSeconds(b []byte) string {
 }
 
 // TestTrainModelAndShards: on a 100-feature data set, vi estimate --model
-// gives the report of the run that trains (timings aside), and vi merge of
-// three shards, given in any order, the report of the single run; both
-// with lazy, dropout, retrain and lazy-es and adjusted p-values.
+// of a one-split model (vi train --repeats 1) gives the report of the run
+// that trains (timings aside), and vi merge of three shards, given in any
+// order, the report of the single run; both with lazy, dropout, retrain
+// and lazy-es and adjusted p-values.
 func TestTrainModelAndShards(t *testing.T) {
 	dir := t.TempDir()
 	run := func(args ...string) string {
@@ -35,7 +37,7 @@ func TestTrainModelAndShards(t *testing.T) {
 		return b
 	}
 	run("simulate", "--setting", "highdim", "--n", "150", "--seed", "3", "--out", "hd.csv")
-	run("train", "--data", "hd.csv", "--target", "y", "--hidden", "20", "--seed", "3", "--out", "hd.vimodel")
+	run("train", "--data", "hd.csv", "--target", "y", "--hidden", "20", "--seed", "3", "--repeats", "1", "--out", "hd.vimodel")
 	common := []string{"--data", "hd.csv", "--target", "y", "--hidden", "20", "--seed", "3", "--estimators", "lazy,dropout,retrain,lazy-es",
 		"--lambda", "10", "--es-steps", "20", "--adjust", "bh", "--format", "json", "--repeats", "1"}
 	run(append([]string{"estimate", "--out", "trained.json"}, common...)...)
@@ -77,6 +79,7 @@ func TestTrainModelAndShards(t *testing.T) {
 		{[]string{"estimate", "--data", "hd.csv", "--shard", "2/3", "--shard-count", "3"}, "--shard-count goes with --shard auto"},
 		{[]string{"train", "--data", "hd.csv"}, "--out MODEL is required"},
 		{[]string{"train", "--data", "hd.csv", "--backend", "forest", "--out", "hd.csv"}, "it would be overwritten"},
+		{[]string{"train", "--data", "hd.csv", "--eval-data", "other.csv", "--backend", "forest", "--out", "other.csv"}, "it would be overwritten"},
 		{[]string{"merge", "s1.json", "s3.json"}, "missing shard 2/3: features"},
 		{[]string{"merge", "s1.json", "s2.json", "s2.json", "s3.json"}, "s2.json: overlaps s2.json: both hold shard 2/3"},
 		{[]string{"merge", "s1.json", "s2.json", "trained.json"}, "trained.json: is the report of a whole run"},
@@ -114,8 +117,8 @@ func TestShardAutoSlurm(t *testing.T) {
 }
 
 // TestShapleyModel: vi shapley --model and vi roar --model give the
-// results of the runs that train, timings aside; a cross-fitted model and
-// a conflicting flag are refused.
+// results of the runs that train, timings aside; a cross-fitted or
+// repeated model and a conflicting flag are refused.
 func TestShapleyModel(t *testing.T) {
 	dir := t.TempDir()
 	run := func(args ...string) {
@@ -125,8 +128,9 @@ func TestShapleyModel(t *testing.T) {
 		}
 	}
 	run("simulate", "--setting", "linear", "--n", "300", "--seed", "2", "--out", "lin.csv")
-	run("train", "--data", "lin.csv", "--hidden", "10", "--seed", "2", "--out", "lin.vimodel")
-	run("train", "--data", "lin.csv", "--hidden", "10", "--seed", "2", "--crossfit", "3", "--out", "cf.vimodel")
+	run("train", "--data", "lin.csv", "--hidden", "10", "--seed", "2", "--repeats", "1", "--out", "lin.vimodel")
+	run("train", "--data", "lin.csv", "--hidden", "10", "--seed", "2", "--crossfit", "3", "--repeats", "1", "--out", "cf.vimodel")
+	run("train", "--data", "lin.csv", "--hidden", "10", "--seed", "2", "--crossfit", "0", "--repeats", "2", "--out", "reps.vimodel")
 	common := []string{"--data", "lin.csv", "--hidden", "10", "--seed", "2", "--reduced", "lazy,dropout", "--lambda", "10", "--format", "json"}
 	run(append([]string{"shapley", "--out", "trained.json"}, common...)...)
 	run(append([]string{"shapley", "--model", "lin.vimodel", "--out", "model.json"}, common...)...)
@@ -141,8 +145,10 @@ func TestShapleyModel(t *testing.T) {
 	if stripSeconds(a) != stripSeconds(b) {
 		t.Fatalf("shapley --model differs from the run that trains:\n%s\n---\n%s", b, a)
 	}
-	if _, stderr, code := vi(t, dir, "shapley", "--data", "lin.csv", "--model", "cf.vimodel"); code != 2 || !strings.Contains(stderr, "cross-fitting models") {
-		t.Errorf("shapley with a cross-fitted model: exit %d, stderr %q", code, stderr)
+	for model, want := range map[string]string{"cf.vimodel": "holds 3 cross-fitting folds' models", "reps.vimodel": "holds 2 repetitions of one train/evaluation split's model"} {
+		if _, stderr, code := vi(t, dir, "shapley", "--data", "lin.csv", "--model", model); code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("shapley with %s: exit %d, stderr %q", model, code, stderr)
+		}
 	}
 
 	// vi roar --model: the same evaluation as the run that trains.
@@ -162,5 +168,66 @@ func TestShapleyModel(t *testing.T) {
 	}
 	if _, stderr, code := vi(t, dir, "roar", "--data", "lin.csv", "--model", "lin.vimodel", "--seed", "3"); code != 2 || !strings.Contains(stderr, "--seed 3 differs from the model's 2") {
 		t.Errorf("roar --model with another --seed: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestTrainDefaultModel: vi train without counts saves the nine networks
+// of vi estimate's default (three repetitions of three folds), and vi
+// estimate --model gives exactly the default run's report (every vi, se,
+// interval and p-value; timings aside), as do its shards merged; a flag
+// that asks for other counts than the file's and --ensemble with a
+// one-split file are refused.
+func TestTrainDefaultModel(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) string {
+		t.Helper()
+		return viOK(t, dir, args...)
+	}
+	read := func(name string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return stripSeconds(b)
+	}
+	writeFile(t, filepath.Join(dir, "lin.csv"), linearCSV(120))
+	fit := []string{"--data", "lin.csv", "--seed", "5", "--epochs", "5", "--hidden", "8", "--workers", "2"}
+	_, stderr, code := vi(t, dir, append([]string{"train", "--out", "lin.vimodel"}, fit...)...)
+	if code != 0 || !strings.Contains(stderr, "9 models: 3 repetitions of 3 folds") {
+		t.Fatalf("vi train: exit %d: %s", code, stderr)
+	}
+	est := append([]string{"estimate", "--format", "json", "--estimators", "lazy,dropout,retrain", "--adjust", "holm", "--folds", "3"}, fit...)
+	run(append(est, "--out", "trained.json")...)
+	run(append(est, "--model", "lin.vimodel", "--out", "model.json")...)
+	want := read("trained.json")
+	if !strings.Contains(want, `"repeats": 3`) || !strings.Contains(want, `"crossfit": 3`) || !strings.Contains(want, `"debias": true`) {
+		t.Fatalf("the default run is not the debiased ensemble of 3 x 3:\n%s", want)
+	}
+	if got := read("model.json"); got != want {
+		t.Fatalf("estimate --model differs from the default run that trains:\n%s\n---\n%s", got, want)
+	}
+	for k, shard := range []string{"1/2", "2/2"} {
+		run(append(est, "--model", "lin.vimodel", "--shard", shard, "--out", fmt.Sprintf("s%d.json", k+1))...)
+	}
+	run("merge", "--out", "merged.json", "s2.json", "s1.json")
+	if got := read("merged.json"); got != want {
+		t.Fatalf("the merged shards of --model differ from the default run:\n%s\n---\n%s", got, want)
+	}
+
+	run(append([]string{"train", "--out", "split.vimodel", "--repeats", "1"}, fit...)...)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--model", "lin.vimodel", "--repeats", "2"}, "--repeats 2 differs from the model's 3"},
+		{[]string{"--model", "lin.vimodel", "--crossfit", "0"}, "--crossfit 0 differs from the model's 3"},
+		{[]string{"--model", "split.vimodel", "--train-frac", "0.5"}, "--train-frac 0.5 differs from the model's 0.6666666666666666"},
+		{[]string{"--model", "split.vimodel", "--ensemble"}, "--ensemble needs a model file of repeated cross-fits (vi train's default); split.vimodel holds one train/evaluation split's model"},
+	} {
+		_, stderr, code := vi(t, dir, append(append([]string{"estimate"}, fit...), c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 with %q", c.args, code, stderr, c.want)
+		}
 	}
 }

@@ -1,12 +1,19 @@
 package cpi_test
 
 import (
+	"context"
 	"math"
 	"testing"
 
+	"github.com/lazyvi/lazyvi/backends/linear"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators/cpi"
 	"github.com/lazyvi/lazyvi/estimators/internal/closedform"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/pipeline"
+	"github.com/lazyvi/lazyvi/simulate"
 )
 
 // On the linear setting with rho 0.9 and a least-squares full model,
@@ -74,5 +81,38 @@ func TestCPISettings(t *testing.T) {
 	}
 	if _, err := framework.Configure(cpi.CPI{}, map[string]string{"cpi-draws": "0"}); err == nil {
 		t.Error("cpi-draws 0 accepted")
+	}
+}
+
+// cpi takes vi's default ensemble: its reduced model is an average of the
+// full model over conditional draws by design, and averaging it over the
+// repetitions' models adds draws of the same law. With one draw per
+// repetition the ensemble of M = 3 averages 3 (bias 1 + 1/3 against one
+// repetition's 1 + 1), and the debiased estimate, extrapolated in 1/M,
+// removes the draws' variance altogether: x1's conditional importance
+// beta_1^2 (1 - rho^2) = 0.4275 by default, twice it with --ensemble=false.
+// Tolerances: 4 standard errors plus the least-squares coefficients' error.
+func TestCPIEnsembleDefault(t *testing.T) {
+	sim, err := simulate.Generate("linear", 1500, closedform.Rho, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
+	cfg := pipeline.Config{Backend: linear.Backend{}, BackendName: "linear", Seed: 7, CrossFit: 3, Repeats: 3}
+	want := closedform.Beta[0] * closedform.Beta[0] * (1 - closedform.Rho*closedform.Rho)
+	for _, c := range []struct {
+		ensemble bool
+		want     float64
+	}{{true, want}, {false, 2 * want}} {
+		opt := pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain, Ensemble: c.ensemble, Debias: c.ensemble}}
+		rep, err := pipeline.Run(context.Background(), d, cfg, measures.MSE(), []framework.Estimator{cpi.CPI{Draws: 1}}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rep.Results[0]
+		t.Logf("ensemble %v: %s vi %.4f se %.4f", c.ensemble, r.Feature, r.VI, r.SE)
+		if r.Feature != "x1" || r.Combined != "" || math.Abs(r.VI-c.want) > 4*r.SE+0.05*c.want {
+			t.Errorf("ensemble %v: %s vi %.4f (se %.4f) combined %q, want x1 %.4f from the ensemble's rows", c.ensemble, r.Feature, r.VI, r.SE, r.Combined, c.want)
+		}
 	}
 }

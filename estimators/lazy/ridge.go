@@ -19,21 +19,6 @@ import (
 // penalty; the search scores such a candidate as unusable.
 var errSingular = errors.New("singular ridge system")
 
-// outside returns the rows of x other than lo..hi, as one new matrix.
-func outside(x *mat.Dense, lo, hi int) *mat.Dense {
-	n, c := x.Dims()
-	out := mat.NewDense(n-(hi-lo), c, nil)
-	raw, src := out.RawMatrix(), x.RawMatrix()
-	for i, o := 0, 0; i < n; i++ {
-		if i >= lo && i < hi {
-			continue
-		}
-		copy(raw.Data[o*raw.Stride:o*raw.Stride+c], src.Data[i*src.Stride:i*src.Stride+c])
-		o++
-	}
-	return out
-}
-
 // ridge is the lazy ridge problem on one feature's dropped train split, in
 // dual or primal form, with its rows in fold order.
 type ridge interface {
@@ -165,11 +150,7 @@ type dual struct {
 	m     int
 	k     int // outputs: rows per sample
 	// single: K is the model's single-precision kernel, and a fold's
-	// shifts ask for Phi_T^T a in single precision as Phi^T a over all
-	// the rows x, a zero on the fold's (the same vector: a model's
-	// signals of x, which the kernel computed, then serve every fold,
-	// where the rows T = outside x's would need theirs computed per
-	// fold, which costs more than the product).
+	// shifts ask for Phi_T^T a in single precision.
 	single bool
 }
 
@@ -220,10 +201,6 @@ func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 	// K_TT is K without the fold's rows and columns: used in place, no copy.
 	et := append(append([]float64(nil), d.e[:lo]...), d.e[hi:]...)
 	kr := newKrylov(holeOp{k: d.kfull, lo: lo, hi: hi}, et)
-	var xT *mat.Dense
-	if d.j == nil && !d.single {
-		xT = outside(d.x, lo/d.k, hi/d.k)
-	}
 	return func(ctx context.Context, alphas []float64) ([]*framework.Shift, error) {
 		before := kr.flops
 		as, usable, err := kr.solveMany(ctx, alphas)
@@ -242,13 +219,19 @@ func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 			case !usable[c]:
 			case d.j != nil:
 				shifts[c] = &framework.Shift{X: xH, DTheta: dthetas.RawRowView(c)}
-			case d.single:
+			default:
+				// Phi_T^T a as Phi^T a over all the rows x with a zero on
+				// the fold's: the same vector (the zeros add exact zeros
+				// to sums in the same order), while the model's signals
+				// of x, which the kernel computed and which a plugin
+				// holds under one handle, serve every fold and
+				// candidate, where the rows T would be one
+				// more input per fold, sent and passed through the
+				// network.
 				a := make([]float64, len(d.e))
 				copy(a, as.RawRowView(c)[:lo])
 				copy(a[hi:], as.RawRowView(c)[lo:])
-				shifts[c] = &framework.Shift{X: xH, XTrain: d.x, A: a, Single: true}
-			default:
-				shifts[c] = &framework.Shift{X: xH, XTrain: xT, A: as.RawRowView(c)}
+				shifts[c] = &framework.Shift{X: xH, XTrain: d.x, A: a, Single: d.single}
 			}
 		}
 		return shifts, nil

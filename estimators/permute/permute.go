@@ -16,41 +16,87 @@ package permute
 import (
 	"context"
 	"fmt"
+	"strconv"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/estimators/internal/resample"
 	"github.com/lazyvi/lazyvi/framework"
-	"gonum.org/v1/gonum/mat"
 )
 
-func init() { framework.RegisterEstimator(Permute{}) }
+func init() { framework.RegisterEstimator(Permute{Repeats: DefaultRepeats}) }
 
-// Permute is marginal permutation importance. Each reduction draws one
-// permutation of the evaluation rows from a stream keyed by the run's seed
-// and the feature's name; a group's columns are permuted jointly (the same
-// rows for all of them). scikit-learn averages the loss over n_repeats
-// permutations; here each repetition of the run (vi's --repeats, which
-// reseeds) draws its own, and the framework averages the importances, so
-// that the standard error counts the permutations' spread too.
-type Permute struct{}
+// DefaultRepeats is the number of permutations averaged per feature as
+// registered (vi's --permute-repeats default), scikit-learn's n_repeats.
+const DefaultRepeats = 5
+
+// Permute is marginal permutation importance. Each reduction draws Repeats
+// permutations of the evaluation rows (at least one) from a stream keyed
+// by the run's seed and the feature's name, so that a feature draws the
+// same whatever the workers and the other features; a group's columns are
+// permuted jointly (the same rows for all of them). As scikit-learn's
+// n_repeats, the reduced model's score is the mean of the measure over the
+// permutations (framework.Reduced.Draws), and each row's influence the mean
+// of its influences, so that the interval is that of the averaged
+// importance: averaging shrinks the permutations' own spread by Repeats.
+type Permute struct {
+	Repeats int
+}
 
 // Name returns "permute".
 func (Permute) Name() string { return "permute" }
 
 // Describe implements framework.Describer.
 func (Permute) Describe() string {
-	return "the full model with the feature's column shuffled among the evaluation rows (marginal permutation importance; biased up for correlated features)"
+	return "the full model with the feature's column shuffled among the evaluation rows, --permute-repeats times (marginal permutation importance; biased up for correlated features)"
 }
 
-// Reduce predicts the full model on the evaluation rows with the feature's
-// columns permuted.
-func (Permute) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
-	n, _ := p.XEval.Dims()
-	perm := resample.Stream(p.Seed, f.Name, "permute").Perm(n)
-	x := mat.DenseCopyOf(p.XEval)
-	resample.PermuteInto(x, f.Columns, resample.Columns(p.XEval, f.Columns), perm)
-	pred, err := p.Full.Predict(ctx, x)
-	if err != nil {
-		return framework.Reduced{}, fmt.Errorf("permute: predict: %w", err)
+// Settings implements framework.Configurer: permute-repeats.
+func (e Permute) Settings() []framework.OptionInfo {
+	return []framework.OptionInfo{{Name: "permute-repeats", Default: strconv.Itoa(e.Repeats),
+		Usage: "permute: `permutations` of each feature's column whose scores are averaged"}}
+}
+
+// Configure implements framework.Configurer.
+func (e Permute) Configure(settings map[string]string) (framework.Estimator, error) {
+	for k, v := range settings {
+		if k != "permute-repeats" {
+			return nil, framework.Usagef("%s is not a setting of estimator permute (settings: permute-repeats)", k)
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return nil, framework.Usagef("permute-repeats must be >= 1, got %s", v)
+		}
+		e.Repeats = n
 	}
-	return framework.Reduced{Pred: pred}, nil
+	return e, nil
+}
+
+// Ensembles implements framework.Ensembler: false. Each repetition of a
+// run permutes the column differently, and the average of the reduced
+// predictions over repetitions would average the permutations away.
+func (Permute) Ensembles() bool { return false }
+
+// Reduce predicts the full model on the evaluation rows with the feature's
+// columns permuted, once per repeat.
+func (e Permute) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
+	n, _ := p.XEval.Dims()
+	rng := resample.Stream(p.Seed, f.Name, "permute")
+	cols := resample.Columns(p.XEval, f.Columns)
+	var red framework.Reduced
+	for r := range max(e.Repeats, 1) {
+		// A fresh copy each time: a model may keep what it was given.
+		x := mat.DenseCopyOf(p.XEval)
+		resample.PermuteInto(x, f.Columns, cols, rng.Perm(n))
+		pred, err := p.Full.Predict(ctx, x)
+		if err != nil {
+			return framework.Reduced{}, fmt.Errorf("permute: predict: %w", err)
+		}
+		if r == 0 {
+			red.Pred = pred
+		} else {
+			red.Draws = append(red.Draws, pred)
+		}
+	}
+	return red, nil
 }

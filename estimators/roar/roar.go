@@ -1,7 +1,9 @@
 // Package roar evaluates importance orderings by ROAR, RemOve And Retrain
 // (Hooker, Erhan, Kindermans, Kim 2019; section 6.2 of the LazyVI paper):
 // for each fraction t of the features, the first round(t p) features of an
-// ordering are removed (replaced by their train mean, as Problem.Drop does)
+// ordering are removed (replaced by their train mean, as Problem.Drop does;
+// with Options.Groups, the units are groups of columns, patches of an
+// image's pixels say, and the first round(t g) groups are removed)
 // and the reduced model's measure is reported under each estimator of the
 // reduced model: retrain (the ROAR reference), dropout (no retraining) and
 // lazy-es or lazy (cheap substitutes for retraining).
@@ -9,7 +11,8 @@
 // Orderings: "grad", the features by decreasing mean absolute input
 // gradient of the full model over the train split (central differences of
 // Predict, step GradStep in standardised units, summed over the outputs for
-// multiclass), and "random", a permutation seeded by the run's seed.
+// multiclass; a group's is the sum over its columns), and "random", a
+// permutation seeded by the run's seed.
 package roar
 
 import (
@@ -46,7 +49,8 @@ const GradStep = 1e-3
 type Result struct {
 	Ordering  string   `json:"ordering"`
 	Fraction  float64  `json:"fraction"`
-	Removed   int      `json:"removed"` // features removed
+	Removed   int      `json:"removed"`         // features (or groups) removed
+	Columns   int      `json:"removed_columns"` // columns removed
 	Estimator string   `json:"estimator"`
 	Score     float64  `json:"score"`
 	Loss      *float64 `json:"loss,omitempty"`
@@ -56,21 +60,25 @@ type Result struct {
 
 // Report is a ROAR run; its JSON is vi roar's --format json.
 type Report struct {
-	Measure  string  `json:"measure"`
-	Backend  string  `json:"backend"`
-	Task     string  `json:"task"`
-	NTrain   int     `json:"n_train"`
-	NEval    int     `json:"n_eval"`
-	Features int     `json:"features"`
-	Seed     int64   `json:"seed"`
-	Level    float64 `json:"level"`
+	Measure  string `json:"measure"`
+	Backend  string `json:"backend"`
+	Task     string `json:"task"`
+	NTrain   int    `json:"n_train"`
+	NEval    int    `json:"n_eval"`
+	Features int    `json:"features"`
+	// Groups is the number of groups the orderings order (Options.Groups),
+	// 0 when they order the features.
+	Groups int     `json:"groups,omitempty"`
+	Seed   int64   `json:"seed"`
+	Level  float64 `json:"level"`
 	// Full is the full model's score (nothing removed).
 	Full struct {
 		Score float64  `json:"score"`
 		Loss  *float64 `json:"loss,omitempty"` // a loss measure's loss, -Score
 		SE    float64  `json:"se"`
 	} `json:"full"`
-	// Orders holds each ordering's feature names, first removed first.
+	// Orders holds each ordering's feature (or group) names, first removed
+	// first.
 	Orders  map[string][]string `json:"orders"`
 	Results []Result            `json:"results"`
 	// Seconds is each estimator's total wall time over the curve(s).
@@ -83,7 +91,10 @@ type Options struct {
 	Fractions []float64 // default: DefaultFractions
 	Workers   int       // concurrent reductions; 0: all CPUs
 	Level     float64   // for the report (plots draw level intervals); 0: inference.DefaultLevel
-	Progress  func(done, total int)
+	// Groups are the units the orderings order and remove, each a group
+	// of columns (dataio.ResolveFeatures); nil: every feature alone.
+	Groups   []framework.Feature
+	Progress func(done, total int)
 }
 
 // Run computes the ROAR curves on p, whose full model is trained.
@@ -107,8 +118,24 @@ func Run(ctx context.Context, p *framework.Problem, m framework.Measure, ests []
 	if len(ests) == 0 {
 		return nil, framework.Usagef("roar: no estimators")
 	}
-	_, np := p.XTrain.Dims()
-	n1, _ := p.XTrain.Dims()
+	n1, np := p.XTrain.Dims()
+	units := opt.Groups
+	if units == nil {
+		units = p.Features()
+	}
+	if len(units) == 0 {
+		return nil, framework.Usagef("roar: no features to remove")
+	}
+	for _, u := range units {
+		if len(u.Columns) == 0 {
+			return nil, framework.Usagef("roar: group %q has no columns", u.Name)
+		}
+		for _, j := range u.Columns {
+			if j < 0 || j >= np {
+				return nil, framework.Usagef("roar: group %q has column %d, not one of the %d features", u.Name, j, np)
+			}
+		}
+	}
 	n2, _ := p.XEval.Dims()
 	level := opt.Level
 	if level == 0 {
@@ -121,28 +148,34 @@ func Run(ctx context.Context, p *framework.Problem, m framework.Measure, ests []
 		return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), err)
 	}
 	rep.Full.Score, rep.Full.Loss, rep.Full.SE = full.Value, framework.LossOf(m, full.Value), seOf(full.Influence)
+	if opt.Groups != nil {
+		rep.Groups = len(units)
+	}
 
 	type point struct {
 		ordering string
 		fraction float64
 		removed  int
+		columns  int
 	}
 	var feats []framework.Feature
 	var points []point
 	for _, o := range orderings {
-		order, err := Order(ctx, p, o)
+		order, err := OrderGroups(ctx, p, o, units)
 		if err != nil {
 			return nil, err
 		}
 		names := make([]string, len(order))
-		for i, j := range order {
-			names[i] = p.FeatureNames[j]
+		for i, u := range order {
+			names[i] = units[u].Name
 		}
 		rep.Orders[o] = names
+		g := len(units)
 		for _, t := range fractions {
-			k := min(max(int(math.Round(t*float64(np))), 1), np)
-			feats = append(feats, framework.Feature{Name: fmt.Sprintf("%s@%g", o, t), Columns: slices.Clone(order[:k])})
-			points = append(points, point{o, t, k})
+			k := min(max(int(math.Round(t*float64(g))), 1), g)
+			cols := columnsOf(units, order[:k])
+			feats = append(feats, framework.Feature{Name: fmt.Sprintf("%s@%g", o, t), Columns: cols})
+			points = append(points, point{o, t, k, len(cols)})
 		}
 	}
 	red, err := pipeline.Reduce(ctx, []*framework.Problem{p}, ests, feats, pipeline.ReduceOptions{Workers: opt.Workers, Progress: opt.Progress})
@@ -156,12 +189,23 @@ func Run(ctx context.Context, p *framework.Problem, m framework.Measure, ests []
 				return nil, fmt.Errorf("estimator %s, %s fraction %g: measure %s: %w", est.Name(), pt.ordering, pt.fraction, m.Name(), err)
 			}
 			secs := red.Seconds[0][e][f]
-			rep.Results = append(rep.Results, Result{Ordering: pt.ordering, Fraction: pt.fraction, Removed: pt.removed,
+			rep.Results = append(rep.Results, Result{Ordering: pt.ordering, Fraction: pt.fraction, Removed: pt.removed, Columns: pt.columns,
 				Estimator: est.Name(), Score: s.Value, Loss: framework.LossOf(m, s.Value), SE: seOf(s.Influence), Seconds: secs})
 			rep.Seconds[est.Name()] += secs
 		}
 	}
 	return rep, nil
+}
+
+// columnsOf returns the columns of the units picked, each once, in
+// increasing order (groups may share columns).
+func columnsOf(units []framework.Feature, picked []int) []int {
+	var cols []int
+	for _, u := range picked {
+		cols = append(cols, units[u].Columns...)
+	}
+	slices.Sort(cols)
+	return slices.Compact(cols)
 }
 
 func seOf(inf []float64) float64 {
@@ -174,20 +218,31 @@ func seOf(inf []float64) float64 {
 // Order returns the feature indices in the ordering's order, the first to
 // be removed first.
 func Order(ctx context.Context, p *framework.Problem, ordering string) ([]int, error) {
-	_, np := p.XTrain.Dims()
+	return OrderGroups(ctx, p, ordering, p.Features())
+}
+
+// OrderGroups returns the indices of units (groups of columns) in the
+// ordering's order, the first to be removed first: by decreasing sum of
+// their columns' mean absolute input gradients (grad), or a permutation
+// seeded by the run's seed (random).
+func OrderGroups(ctx context.Context, p *framework.Problem, ordering string, units []framework.Feature) ([]int, error) {
 	switch strings.ToLower(ordering) {
 	case "random":
-		return rand.New(rand.NewPCG(uint64(p.Seed), 0x70a7)).Perm(np), nil
+		return rand.New(rand.NewPCG(uint64(p.Seed), 0x70a7)).Perm(len(units)), nil
 	case "grad":
 		g, err := InputGradients(ctx, p.Full, p.XTrain)
 		if err != nil {
 			return nil, fmt.Errorf("grad ordering: %w", err)
 		}
-		order := make([]int, np)
-		for j := range order {
-			order[j] = j
+		score := make([]float64, len(units))
+		order := make([]int, len(units))
+		for u, f := range units {
+			order[u] = u
+			for _, j := range f.Columns {
+				score[u] += g[j]
+			}
 		}
-		sort.SliceStable(order, func(a, b int) bool { return g[order[a]] > g[order[b]] })
+		sort.SliceStable(order, func(a, b int) bool { return score[order[a]] > score[order[b]] })
 		return order, nil
 	}
 	return nil, framework.Usagef("unknown ordering %q (want %s)", ordering, strings.Join(Orderings, " or "))

@@ -107,3 +107,71 @@ func sameSet(a, b []string) bool {
 	slices.Sort(b)
 	return slices.Equal(a, b)
 }
+
+// ROAR over groups of columns: the grad ordering ranks the groups by their
+// columns' summed input gradients ({x1, x2} carries most of the signal,
+// then x3, the null group none), a fraction removes round(t g) groups, and
+// the report counts the groups and the columns removed. Removing {x1, x2}
+// leaves retrain at most the share of the variance x3 explains: 1 of
+// Var(1.5 x1 + 1.2 x2) + 1 + noise 0.1 = 6.59 at rho 0.5, R² 0.152, far
+// below the full model's.
+func TestROARGroups(t *testing.T) {
+	sim, err := simulate.Generate("linear", 900, 0.5, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
+	ctx := context.Background()
+	p, err := pipeline.Prepare(ctx, d, pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	gs, err := dataio.ParseGroups("null=x4,x5,x6;sig=x1,x2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	units, err := dataio.ResolveFeatures(p.FeatureNames, "", gs, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := roar.Run(ctx, p, measures.R2(), []framework.Estimator{estimators.Retrain{}},
+		roar.Options{Orderings: []string{"grad", "random"}, Fractions: []float64{0.34, 1}, Groups: units})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Orders["grad"]; !slices.Equal(got, []string{"sig", "x3", "null"}) {
+		t.Errorf("grad ordering of the groups %v, want sig, x3, null", got)
+	}
+	if rep.Groups != 3 || len(rep.Orders["random"]) != 3 {
+		t.Errorf("report: %d groups, random ordering %v; want 3 groups", rep.Groups, rep.Orders["random"])
+	}
+	for _, r := range rep.Results {
+		t.Logf("%-7s %.2f removed %d (%d columns) R² %.4f se %.4f", r.Ordering, r.Fraction, r.Removed, r.Columns, r.Score, r.SE)
+		if r.Fraction == 1 && (r.Removed != 3 || r.Columns != 6) {
+			t.Errorf("%s at 1: removed %d groups, %d columns; want 3 and 6", r.Ordering, r.Removed, r.Columns)
+		}
+		if r.Ordering == "grad" && r.Fraction == 0.34 {
+			if r.Removed != 1 || r.Columns != 2 {
+				t.Errorf("grad at 0.34: removed %d groups, %d columns; want 1 and 2", r.Removed, r.Columns)
+			}
+			if r.Score > 1/6.59+4*r.SE || rep.Full.Score-r.Score < 10*r.SE {
+				t.Errorf("retrain without x1, x2: R² %.4f (se %.4f), want at most %.3f and far below the full model's %.4f", r.Score, r.SE, 1/6.59, rep.Full.Score)
+			}
+		}
+	}
+
+	// Groups may share columns: removing both removes each column once.
+	overlap := []framework.Feature{{Name: "a", Columns: []int{0, 1}}, {Name: "b", Columns: []int{1, 2}}}
+	rep, err = roar.Run(ctx, p, measures.R2(), []framework.Estimator{estimators.Dropout{}}, roar.Options{Orderings: []string{"random"}, Fractions: []float64{1}, Groups: overlap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Results[0]; r.Removed != 2 || r.Columns != 3 {
+		t.Errorf("overlapping groups: removed %d groups, %d columns; want 2 and 3", r.Removed, r.Columns)
+	}
+	bad := []framework.Feature{{Name: "a", Columns: []int{6}}}
+	if _, err := roar.Run(ctx, p, measures.R2(), []framework.Estimator{estimators.Dropout{}}, roar.Options{Groups: bad}); err == nil {
+		t.Error("a group with column 6 of 6 features: want an error")
+	}
+}

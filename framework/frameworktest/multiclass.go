@@ -26,6 +26,10 @@ const mcClasses = 3
 //     returns a fitted model with the capabilities' interfaces, moves the
 //     predictions, leaves the receiver unchanged and is deterministic in its
 //     seed; for every task the backend supports.
+//   - WarmStop: the fitted model is a framework.WarmStopper;
+//     WarmStartStopped returns a fitted model that ran between 1 and the
+//     epochs allowed (its FitReport), is deterministic in its seed and
+//     leaves the receiver unchanged.
 func runMulticlass(t tb, b framework.Backend, c *config) {
 	caps := b.Capabilities()
 	if !caps.Multiclass {
@@ -52,6 +56,9 @@ func runWarmStart(t tb, b framework.Backend, c *config, tasks []framework.Task) 
 	}
 	for _, task := range tasks {
 		t.run("WarmStart/"+task.String(), func(t tb) { checkWarmStart(t, b, c, task) })
+		if b.Capabilities().WarmStop {
+			t.run("WarmStop/"+task.String(), func(t tb) { checkWarmStop(t, b, c, task) })
+		}
 	}
 }
 
@@ -272,5 +279,50 @@ func checkWarmStart(t tb, b framework.Backend, c *config, task framework.Task) {
 	}
 	if !mat.Equal(before, after) {
 		t.Errorf("WarmStart changed the receiver's predictions (by up to %.3g)", maxAbsDiff(before, after))
+	}
+}
+
+func checkWarmStop(t tb, b framework.Backend, c *config, task framework.Task) {
+	m, x, y := fittedTask(t, b, c, task)
+	ws, ok := framework.AsWarmStopper(m)
+	if !ok {
+		t.Fatalf("Capabilities say WarmStop, but the model (%T) is not a framework.WarmStopper", m)
+	}
+	ctx := context.Background()
+	before, err := m.Predict(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const maxEpochs = 4
+	stopped := func(seed int64) *mat.Dense {
+		t.Helper()
+		w, err := ws.WarmStartStopped(ctx, x, y, maxEpochs, seed)
+		if err != nil {
+			t.Fatalf("WarmStartStopped: %v", err)
+		}
+		defer framework.Release(w)
+		if e := framework.FitReportOf(w).Epochs; e < 1 || e > maxEpochs {
+			t.Errorf("WarmStartStopped with at most %d epochs ran %d", maxEpochs, e)
+		}
+		p, err := w.Predict(ctx, x)
+		if err != nil {
+			t.Fatalf("Predict of the warm-stopped model: %v", err)
+		}
+		if task == framework.Multiclass {
+			checkClassProbs(t, "warm-stopped Predict", p, c.n)
+		} else {
+			checkPredictions(t, "warm-stopped Predict", p, c.n, task)
+		}
+		return p
+	}
+	if p1, p2 := stopped(7), stopped(7); !mat.Equal(p1, p2) {
+		t.Errorf("two warm stops with seed 7 differ by up to %.3g", maxAbsDiff(p1, p2))
+	}
+	after, err := m.Predict(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(before, after) {
+		t.Errorf("WarmStartStopped changed the receiver's predictions (by up to %.3g)", maxAbsDiff(before, after))
 	}
 }

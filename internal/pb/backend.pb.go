@@ -2,7 +2,7 @@
 // github.com/lazyvi/lazyvi/backendplugin) calls a backend served by a plugin
 // process over gRPC, behind go-plugin's handshake.
 //
-// Versioning. This is version 1. The go-plugin handshake carries the
+// Versioning. This is version 2. The go-plugin handshake carries the
 // version (backendplugin.ProtocolVersion), and a client and a plugin must
 // speak the same one. Any change that an existing peer would misread (a
 // field's meaning, number or type, a removed message or RPC, a new
@@ -359,8 +359,11 @@ type Capabilities struct {
 	MatrixFree      bool                   `protobuf:"varint,7,opt,name=matrix_free,json=matrixFree,proto3" json:"matrix_free,omitempty"`
 	SinglePrecision bool                   `protobuf:"varint,8,opt,name=single_precision,json=singlePrecision,proto3" json:"single_precision,omitempty"`
 	SingleKernel    bool                   `protobuf:"varint,9,opt,name=single_kernel,json=singleKernel,proto3" json:"single_kernel,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// warm_stop: models answer WarmStartStopped (a warm start ended by
+	// early stopping; needs warm_start).
+	WarmStop      bool `protobuf:"varint,10,opt,name=warm_stop,json=warmStop,proto3" json:"warm_stop,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Capabilities) Reset() {
@@ -452,6 +455,13 @@ func (x *Capabilities) GetSinglePrecision() bool {
 func (x *Capabilities) GetSingleKernel() bool {
 	if x != nil {
 		return x.SingleKernel
+	}
+	return false
+}
+
+func (x *Capabilities) GetWarmStop() bool {
+	if x != nil {
+		return x.WarmStop
 	}
 	return false
 }
@@ -865,7 +875,7 @@ func (x *FitReport) GetArchitecture() string {
 }
 
 // Fitted is the answer of every call that leaves a fitted model: Fit,
-// WarmStart (the new model), Load.
+// WarmStart and WarmStartStopped (the new model), Load.
 type Fitted struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	ModelId uint64                 `protobuf:"varint,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
@@ -1067,6 +1077,87 @@ func (x *WarmStartRequest) GetSeed() int64 {
 	return 0
 }
 
+// WarmStartStoppedRequest continues the fitted model model_id on (x, y)
+// epoch by epoch, holding out the validation slice its Fit holds out of as
+// many rows and stopping as Fit stops, at most max_epochs epochs, with
+// minibatches seeded by seed; the answer names the new model, at the best
+// epoch's parameters, and its report says how many epochs ran.
+type WarmStartStoppedRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ModelId       uint64                 `protobuf:"varint,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
+	X             *Matrix                `protobuf:"bytes,2,opt,name=x,proto3" json:"x,omitempty"`
+	Y             *Vector                `protobuf:"bytes,3,opt,name=y,proto3" json:"y,omitempty"`
+	MaxEpochs     int64                  `protobuf:"varint,4,opt,name=max_epochs,json=maxEpochs,proto3" json:"max_epochs,omitempty"`
+	Seed          int64                  `protobuf:"varint,5,opt,name=seed,proto3" json:"seed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WarmStartStoppedRequest) Reset() {
+	*x = WarmStartStoppedRequest{}
+	mi := &file_backend_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WarmStartStoppedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WarmStartStoppedRequest) ProtoMessage() {}
+
+func (x *WarmStartStoppedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_backend_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WarmStartStoppedRequest.ProtoReflect.Descriptor instead.
+func (*WarmStartStoppedRequest) Descriptor() ([]byte, []int) {
+	return file_backend_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *WarmStartStoppedRequest) GetModelId() uint64 {
+	if x != nil {
+		return x.ModelId
+	}
+	return 0
+}
+
+func (x *WarmStartStoppedRequest) GetX() *Matrix {
+	if x != nil {
+		return x.X
+	}
+	return nil
+}
+
+func (x *WarmStartStoppedRequest) GetY() *Vector {
+	if x != nil {
+		return x.Y
+	}
+	return nil
+}
+
+func (x *WarmStartStoppedRequest) GetMaxEpochs() int64 {
+	if x != nil {
+		return x.MaxEpochs
+	}
+	return 0
+}
+
+func (x *WarmStartStoppedRequest) GetSeed() int64 {
+	if x != nil {
+		return x.Seed
+	}
+	return 0
+}
+
 // ModelState is a fitted model's state as its backend encodes it: Save's
 // answer, Load's request (into the unfitted model model_id).
 type ModelState struct {
@@ -1079,7 +1170,7 @@ type ModelState struct {
 
 func (x *ModelState) Reset() {
 	*x = ModelState{}
-	mi := &file_backend_proto_msgTypes[15]
+	mi := &file_backend_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1091,7 +1182,7 @@ func (x *ModelState) String() string {
 func (*ModelState) ProtoMessage() {}
 
 func (x *ModelState) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[15]
+	mi := &file_backend_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1104,7 +1195,7 @@ func (x *ModelState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModelState.ProtoReflect.Descriptor instead.
 func (*ModelState) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{15}
+	return file_backend_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ModelState) GetModelId() uint64 {
@@ -1132,7 +1223,7 @@ type ReleaseRequest struct {
 
 func (x *ReleaseRequest) Reset() {
 	*x = ReleaseRequest{}
-	mi := &file_backend_proto_msgTypes[16]
+	mi := &file_backend_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1144,7 +1235,7 @@ func (x *ReleaseRequest) String() string {
 func (*ReleaseRequest) ProtoMessage() {}
 
 func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[16]
+	mi := &file_backend_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1157,7 +1248,7 @@ func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseRequest.ProtoReflect.Descriptor instead.
 func (*ReleaseRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{16}
+	return file_backend_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ReleaseRequest) GetModelIds() []uint64 {
@@ -1182,7 +1273,7 @@ type ReleaseResponse struct {
 
 func (x *ReleaseResponse) Reset() {
 	*x = ReleaseResponse{}
-	mi := &file_backend_proto_msgTypes[17]
+	mi := &file_backend_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1194,7 +1285,7 @@ func (x *ReleaseResponse) String() string {
 func (*ReleaseResponse) ProtoMessage() {}
 
 func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[17]
+	mi := &file_backend_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1207,7 +1298,7 @@ func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseResponse.ProtoReflect.Descriptor instead.
 func (*ReleaseResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{17}
+	return file_backend_proto_rawDescGZIP(), []int{18}
 }
 
 // PredictRequest asks for predictions on x. prepared: the model may keep
@@ -1224,7 +1315,7 @@ type PredictRequest struct {
 
 func (x *PredictRequest) Reset() {
 	*x = PredictRequest{}
-	mi := &file_backend_proto_msgTypes[18]
+	mi := &file_backend_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1236,7 +1327,7 @@ func (x *PredictRequest) String() string {
 func (*PredictRequest) ProtoMessage() {}
 
 func (x *PredictRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[18]
+	mi := &file_backend_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1249,7 +1340,7 @@ func (x *PredictRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictRequest.ProtoReflect.Descriptor instead.
 func (*PredictRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{18}
+	return file_backend_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *PredictRequest) GetModelId() uint64 {
@@ -1283,7 +1374,7 @@ type JacobianRequest struct {
 
 func (x *JacobianRequest) Reset() {
 	*x = JacobianRequest{}
-	mi := &file_backend_proto_msgTypes[19]
+	mi := &file_backend_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1295,7 +1386,7 @@ func (x *JacobianRequest) String() string {
 func (*JacobianRequest) ProtoMessage() {}
 
 func (x *JacobianRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[19]
+	mi := &file_backend_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1308,7 +1399,7 @@ func (x *JacobianRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JacobianRequest.ProtoReflect.Descriptor instead.
 func (*JacobianRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{19}
+	return file_backend_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *JacobianRequest) GetModelId() uint64 {
@@ -1341,7 +1432,7 @@ type JacobianProductRequest struct {
 
 func (x *JacobianProductRequest) Reset() {
 	*x = JacobianProductRequest{}
-	mi := &file_backend_proto_msgTypes[20]
+	mi := &file_backend_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1353,7 +1444,7 @@ func (x *JacobianProductRequest) String() string {
 func (*JacobianProductRequest) ProtoMessage() {}
 
 func (x *JacobianProductRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[20]
+	mi := &file_backend_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1366,7 +1457,7 @@ func (x *JacobianProductRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JacobianProductRequest.ProtoReflect.Descriptor instead.
 func (*JacobianProductRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{20}
+	return file_backend_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *JacobianProductRequest) GetModelId() uint64 {
@@ -1418,7 +1509,7 @@ type JacobianTVecRequest struct {
 
 func (x *JacobianTVecRequest) Reset() {
 	*x = JacobianTVecRequest{}
-	mi := &file_backend_proto_msgTypes[21]
+	mi := &file_backend_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1430,7 +1521,7 @@ func (x *JacobianTVecRequest) String() string {
 func (*JacobianTVecRequest) ProtoMessage() {}
 
 func (x *JacobianTVecRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[21]
+	mi := &file_backend_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1443,7 +1534,7 @@ func (x *JacobianTVecRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JacobianTVecRequest.ProtoReflect.Descriptor instead.
 func (*JacobianTVecRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{21}
+	return file_backend_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *JacobianTVecRequest) GetModelId() uint64 {
@@ -1490,7 +1581,7 @@ type KernelRequest struct {
 
 func (x *KernelRequest) Reset() {
 	*x = KernelRequest{}
-	mi := &file_backend_proto_msgTypes[22]
+	mi := &file_backend_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1502,7 +1593,7 @@ func (x *KernelRequest) String() string {
 func (*KernelRequest) ProtoMessage() {}
 
 func (x *KernelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[22]
+	mi := &file_backend_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1515,7 +1606,7 @@ func (x *KernelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KernelRequest.ProtoReflect.Descriptor instead.
 func (*KernelRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{22}
+	return file_backend_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *KernelRequest) GetModelId() uint64 {
@@ -1567,7 +1658,7 @@ type Shift struct {
 
 func (x *Shift) Reset() {
 	*x = Shift{}
-	mi := &file_backend_proto_msgTypes[23]
+	mi := &file_backend_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1579,7 +1670,7 @@ func (x *Shift) String() string {
 func (*Shift) ProtoMessage() {}
 
 func (x *Shift) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[23]
+	mi := &file_backend_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1592,7 +1683,7 @@ func (x *Shift) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Shift.ProtoReflect.Descriptor instead.
 func (*Shift) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{23}
+	return file_backend_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Shift) GetX() *Matrix {
@@ -1636,7 +1727,7 @@ type PredictShiftsRequest struct {
 
 func (x *PredictShiftsRequest) Reset() {
 	*x = PredictShiftsRequest{}
-	mi := &file_backend_proto_msgTypes[24]
+	mi := &file_backend_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1648,7 +1739,7 @@ func (x *PredictShiftsRequest) String() string {
 func (*PredictShiftsRequest) ProtoMessage() {}
 
 func (x *PredictShiftsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[24]
+	mi := &file_backend_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1661,7 +1752,7 @@ func (x *PredictShiftsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictShiftsRequest.ProtoReflect.Descriptor instead.
 func (*PredictShiftsRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{24}
+	return file_backend_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *PredictShiftsRequest) GetModelId() uint64 {
@@ -1694,7 +1785,7 @@ type PredictShiftsResponse struct {
 
 func (x *PredictShiftsResponse) Reset() {
 	*x = PredictShiftsResponse{}
-	mi := &file_backend_proto_msgTypes[25]
+	mi := &file_backend_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1706,7 +1797,7 @@ func (x *PredictShiftsResponse) String() string {
 func (*PredictShiftsResponse) ProtoMessage() {}
 
 func (x *PredictShiftsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[25]
+	mi := &file_backend_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1719,7 +1810,7 @@ func (x *PredictShiftsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PredictShiftsResponse.ProtoReflect.Descriptor instead.
 func (*PredictShiftsResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{25}
+	return file_backend_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *PredictShiftsResponse) GetPreds() []*Matrix {
@@ -1742,7 +1833,7 @@ type GramRequest struct {
 
 func (x *GramRequest) Reset() {
 	*x = GramRequest{}
-	mi := &file_backend_proto_msgTypes[26]
+	mi := &file_backend_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1754,7 +1845,7 @@ func (x *GramRequest) String() string {
 func (*GramRequest) ProtoMessage() {}
 
 func (x *GramRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[26]
+	mi := &file_backend_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1767,7 +1858,7 @@ func (x *GramRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GramRequest.ProtoReflect.Descriptor instead.
 func (*GramRequest) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{26}
+	return file_backend_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GramRequest) GetModelId() uint64 {
@@ -1802,7 +1893,7 @@ type GramResponse struct {
 
 func (x *GramResponse) Reset() {
 	*x = GramResponse{}
-	mi := &file_backend_proto_msgTypes[27]
+	mi := &file_backend_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1814,7 +1905,7 @@ func (x *GramResponse) String() string {
 func (*GramResponse) ProtoMessage() {}
 
 func (x *GramResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_backend_proto_msgTypes[27]
+	mi := &file_backend_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1827,7 +1918,7 @@ func (x *GramResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GramResponse.ProtoReflect.Descriptor instead.
 func (*GramResponse) Descriptor() ([]byte, []int) {
-	return file_backend_proto_rawDescGZIP(), []int{27}
+	return file_backend_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *GramResponse) GetG() *Matrix {
@@ -1862,7 +1953,7 @@ const file_backend_proto_rawDesc = "" +
 	"\x06Vector\x12\x12\n" +
 	"\x04data\x18\x01 \x01(\fR\x04data\"I\n" +
 	"\vCallOptions\x12:\n" +
-	"\tprecision\x18\x01 \x01(\x0e2\x1c.lazyvi.backend.v1.PrecisionR\tprecision\"\xb6\x02\n" +
+	"\tprecision\x18\x01 \x01(\x0e2\x1c.lazyvi.backend.v1.PrecisionR\tprecision\"\xd3\x02\n" +
 	"\fCapabilities\x12\x1c\n" +
 	"\tgradients\x18\x01 \x01(\bR\tgradients\x12\x16\n" +
 	"\x06kernel\x18\x02 \x01(\bR\x06kernel\x12&\n" +
@@ -1876,7 +1967,9 @@ const file_backend_proto_rawDesc = "" +
 	"\vmatrix_free\x18\a \x01(\bR\n" +
 	"matrixFree\x12)\n" +
 	"\x10single_precision\x18\b \x01(\bR\x0fsinglePrecision\x12#\n" +
-	"\rsingle_kernel\x18\t \x01(\bR\fsingleKernel\"[\n" +
+	"\rsingle_kernel\x18\t \x01(\bR\fsingleKernel\x12\x1b\n" +
+	"\twarm_stop\x18\n" +
+	" \x01(\bR\bwarmStop\"[\n" +
 	"\n" +
 	"OptionInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12#\n" +
@@ -1927,6 +2020,13 @@ const file_backend_proto_rawDesc = "" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
 	"\x01y\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01y\x12\x14\n" +
 	"\x05steps\x18\x04 \x01(\x03R\x05steps\x12\x12\n" +
+	"\x04seed\x18\x05 \x01(\x03R\x04seed\"\xb9\x01\n" +
+	"\x17WarmStartStoppedRequest\x12\x19\n" +
+	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
+	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v1.MatrixR\x01x\x12'\n" +
+	"\x01y\x18\x03 \x01(\v2\x19.lazyvi.backend.v1.VectorR\x01y\x12\x1d\n" +
+	"\n" +
+	"max_epochs\x18\x04 \x01(\x03R\tmaxEpochs\x12\x12\n" +
 	"\x04seed\x18\x05 \x01(\x03R\x04seed\"=\n" +
 	"\n" +
 	"ModelState\x12\x19\n" +
@@ -1983,12 +2083,13 @@ const file_backend_proto_rawDesc = "" +
 	"\n" +
 	"\x06DOUBLE\x10\x00\x12\n" +
 	"\n" +
-	"\x06SINGLE\x10\x012\xc5\b\n" +
+	"\x06SINGLE\x10\x012\xa0\t\n" +
 	"\aBackend\x12S\n" +
 	"\bDescribe\x12\".lazyvi.backend.v1.DescribeRequest\x1a#.lazyvi.backend.v1.DescribeResponse\x12K\n" +
 	"\bNewModel\x12\".lazyvi.backend.v1.NewModelRequest\x1a\x1b.lazyvi.backend.v1.ModelRef\x12?\n" +
 	"\x03Fit\x12\x1d.lazyvi.backend.v1.FitRequest\x1a\x19.lazyvi.backend.v1.Fitted\x12K\n" +
-	"\tWarmStart\x12#.lazyvi.backend.v1.WarmStartRequest\x1a\x19.lazyvi.backend.v1.Fitted\x12B\n" +
+	"\tWarmStart\x12#.lazyvi.backend.v1.WarmStartRequest\x1a\x19.lazyvi.backend.v1.Fitted\x12Y\n" +
+	"\x10WarmStartStopped\x12*.lazyvi.backend.v1.WarmStartStoppedRequest\x1a\x19.lazyvi.backend.v1.Fitted\x12B\n" +
 	"\x04Save\x12\x1b.lazyvi.backend.v1.ModelRef\x1a\x1d.lazyvi.backend.v1.ModelState\x12@\n" +
 	"\x04Load\x12\x1d.lazyvi.backend.v1.ModelState\x1a\x19.lazyvi.backend.v1.Fitted\x12P\n" +
 	"\aRelease\x12!.lazyvi.backend.v1.ReleaseRequest\x1a\".lazyvi.backend.v1.ReleaseResponse\x12G\n" +
@@ -2013,106 +2114,111 @@ func file_backend_proto_rawDescGZIP() []byte {
 }
 
 var file_backend_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_backend_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_backend_proto_goTypes = []any{
-	(Precision)(0),                 // 0: lazyvi.backend.v1.Precision
-	(*Matrix)(nil),                 // 1: lazyvi.backend.v1.Matrix
-	(*RowLayout)(nil),              // 2: lazyvi.backend.v1.RowLayout
-	(*Vector)(nil),                 // 3: lazyvi.backend.v1.Vector
-	(*CallOptions)(nil),            // 4: lazyvi.backend.v1.CallOptions
-	(*Capabilities)(nil),           // 5: lazyvi.backend.v1.Capabilities
-	(*OptionInfo)(nil),             // 6: lazyvi.backend.v1.OptionInfo
-	(*DescribeRequest)(nil),        // 7: lazyvi.backend.v1.DescribeRequest
-	(*DescribeResponse)(nil),       // 8: lazyvi.backend.v1.DescribeResponse
-	(*Pretrained)(nil),             // 9: lazyvi.backend.v1.Pretrained
-	(*NewModelRequest)(nil),        // 10: lazyvi.backend.v1.NewModelRequest
-	(*ModelRef)(nil),               // 11: lazyvi.backend.v1.ModelRef
-	(*FitReport)(nil),              // 12: lazyvi.backend.v1.FitReport
-	(*Fitted)(nil),                 // 13: lazyvi.backend.v1.Fitted
-	(*FitRequest)(nil),             // 14: lazyvi.backend.v1.FitRequest
-	(*WarmStartRequest)(nil),       // 15: lazyvi.backend.v1.WarmStartRequest
-	(*ModelState)(nil),             // 16: lazyvi.backend.v1.ModelState
-	(*ReleaseRequest)(nil),         // 17: lazyvi.backend.v1.ReleaseRequest
-	(*ReleaseResponse)(nil),        // 18: lazyvi.backend.v1.ReleaseResponse
-	(*PredictRequest)(nil),         // 19: lazyvi.backend.v1.PredictRequest
-	(*JacobianRequest)(nil),        // 20: lazyvi.backend.v1.JacobianRequest
-	(*JacobianProductRequest)(nil), // 21: lazyvi.backend.v1.JacobianProductRequest
-	(*JacobianTVecRequest)(nil),    // 22: lazyvi.backend.v1.JacobianTVecRequest
-	(*KernelRequest)(nil),          // 23: lazyvi.backend.v1.KernelRequest
-	(*Shift)(nil),                  // 24: lazyvi.backend.v1.Shift
-	(*PredictShiftsRequest)(nil),   // 25: lazyvi.backend.v1.PredictShiftsRequest
-	(*PredictShiftsResponse)(nil),  // 26: lazyvi.backend.v1.PredictShiftsResponse
-	(*GramRequest)(nil),            // 27: lazyvi.backend.v1.GramRequest
-	(*GramResponse)(nil),           // 28: lazyvi.backend.v1.GramResponse
-	nil,                            // 29: lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	(Precision)(0),                  // 0: lazyvi.backend.v1.Precision
+	(*Matrix)(nil),                  // 1: lazyvi.backend.v1.Matrix
+	(*RowLayout)(nil),               // 2: lazyvi.backend.v1.RowLayout
+	(*Vector)(nil),                  // 3: lazyvi.backend.v1.Vector
+	(*CallOptions)(nil),             // 4: lazyvi.backend.v1.CallOptions
+	(*Capabilities)(nil),            // 5: lazyvi.backend.v1.Capabilities
+	(*OptionInfo)(nil),              // 6: lazyvi.backend.v1.OptionInfo
+	(*DescribeRequest)(nil),         // 7: lazyvi.backend.v1.DescribeRequest
+	(*DescribeResponse)(nil),        // 8: lazyvi.backend.v1.DescribeResponse
+	(*Pretrained)(nil),              // 9: lazyvi.backend.v1.Pretrained
+	(*NewModelRequest)(nil),         // 10: lazyvi.backend.v1.NewModelRequest
+	(*ModelRef)(nil),                // 11: lazyvi.backend.v1.ModelRef
+	(*FitReport)(nil),               // 12: lazyvi.backend.v1.FitReport
+	(*Fitted)(nil),                  // 13: lazyvi.backend.v1.Fitted
+	(*FitRequest)(nil),              // 14: lazyvi.backend.v1.FitRequest
+	(*WarmStartRequest)(nil),        // 15: lazyvi.backend.v1.WarmStartRequest
+	(*WarmStartStoppedRequest)(nil), // 16: lazyvi.backend.v1.WarmStartStoppedRequest
+	(*ModelState)(nil),              // 17: lazyvi.backend.v1.ModelState
+	(*ReleaseRequest)(nil),          // 18: lazyvi.backend.v1.ReleaseRequest
+	(*ReleaseResponse)(nil),         // 19: lazyvi.backend.v1.ReleaseResponse
+	(*PredictRequest)(nil),          // 20: lazyvi.backend.v1.PredictRequest
+	(*JacobianRequest)(nil),         // 21: lazyvi.backend.v1.JacobianRequest
+	(*JacobianProductRequest)(nil),  // 22: lazyvi.backend.v1.JacobianProductRequest
+	(*JacobianTVecRequest)(nil),     // 23: lazyvi.backend.v1.JacobianTVecRequest
+	(*KernelRequest)(nil),           // 24: lazyvi.backend.v1.KernelRequest
+	(*Shift)(nil),                   // 25: lazyvi.backend.v1.Shift
+	(*PredictShiftsRequest)(nil),    // 26: lazyvi.backend.v1.PredictShiftsRequest
+	(*PredictShiftsResponse)(nil),   // 27: lazyvi.backend.v1.PredictShiftsResponse
+	(*GramRequest)(nil),             // 28: lazyvi.backend.v1.GramRequest
+	(*GramResponse)(nil),            // 29: lazyvi.backend.v1.GramResponse
+	nil,                             // 30: lazyvi.backend.v1.NewModelRequest.OptionsEntry
 }
 var file_backend_proto_depIdxs = []int32{
 	2,  // 0: lazyvi.backend.v1.Matrix.layout:type_name -> lazyvi.backend.v1.RowLayout
 	0,  // 1: lazyvi.backend.v1.CallOptions.precision:type_name -> lazyvi.backend.v1.Precision
 	5,  // 2: lazyvi.backend.v1.DescribeResponse.capabilities:type_name -> lazyvi.backend.v1.Capabilities
 	6,  // 3: lazyvi.backend.v1.DescribeResponse.options:type_name -> lazyvi.backend.v1.OptionInfo
-	29, // 4: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
+	30, // 4: lazyvi.backend.v1.NewModelRequest.options:type_name -> lazyvi.backend.v1.NewModelRequest.OptionsEntry
 	9,  // 5: lazyvi.backend.v1.NewModelRequest.pretrained:type_name -> lazyvi.backend.v1.Pretrained
 	12, // 6: lazyvi.backend.v1.Fitted.report:type_name -> lazyvi.backend.v1.FitReport
 	1,  // 7: lazyvi.backend.v1.FitRequest.x:type_name -> lazyvi.backend.v1.Matrix
 	3,  // 8: lazyvi.backend.v1.FitRequest.y:type_name -> lazyvi.backend.v1.Vector
 	1,  // 9: lazyvi.backend.v1.WarmStartRequest.x:type_name -> lazyvi.backend.v1.Matrix
 	3,  // 10: lazyvi.backend.v1.WarmStartRequest.y:type_name -> lazyvi.backend.v1.Vector
-	1,  // 11: lazyvi.backend.v1.PredictRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 12: lazyvi.backend.v1.JacobianRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 13: lazyvi.backend.v1.JacobianProductRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 14: lazyvi.backend.v1.JacobianProductRequest.v:type_name -> lazyvi.backend.v1.Matrix
-	4,  // 15: lazyvi.backend.v1.JacobianProductRequest.options:type_name -> lazyvi.backend.v1.CallOptions
-	1,  // 16: lazyvi.backend.v1.JacobianTVecRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	3,  // 17: lazyvi.backend.v1.JacobianTVecRequest.a:type_name -> lazyvi.backend.v1.Vector
-	4,  // 18: lazyvi.backend.v1.JacobianTVecRequest.options:type_name -> lazyvi.backend.v1.CallOptions
-	1,  // 19: lazyvi.backend.v1.KernelRequest.x1:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 20: lazyvi.backend.v1.KernelRequest.x2:type_name -> lazyvi.backend.v1.Matrix
-	4,  // 21: lazyvi.backend.v1.KernelRequest.options:type_name -> lazyvi.backend.v1.CallOptions
-	1,  // 22: lazyvi.backend.v1.Shift.x:type_name -> lazyvi.backend.v1.Matrix
-	3,  // 23: lazyvi.backend.v1.Shift.dtheta:type_name -> lazyvi.backend.v1.Vector
-	1,  // 24: lazyvi.backend.v1.Shift.x_train:type_name -> lazyvi.backend.v1.Matrix
-	3,  // 25: lazyvi.backend.v1.Shift.a:type_name -> lazyvi.backend.v1.Vector
-	24, // 26: lazyvi.backend.v1.PredictShiftsRequest.shifts:type_name -> lazyvi.backend.v1.Shift
-	4,  // 27: lazyvi.backend.v1.PredictShiftsRequest.options:type_name -> lazyvi.backend.v1.CallOptions
-	1,  // 28: lazyvi.backend.v1.PredictShiftsResponse.preds:type_name -> lazyvi.backend.v1.Matrix
-	1,  // 29: lazyvi.backend.v1.GramRequest.x:type_name -> lazyvi.backend.v1.Matrix
-	3,  // 30: lazyvi.backend.v1.GramRequest.e:type_name -> lazyvi.backend.v1.Vector
-	1,  // 31: lazyvi.backend.v1.GramResponse.g:type_name -> lazyvi.backend.v1.Matrix
-	3,  // 32: lazyvi.backend.v1.GramResponse.b:type_name -> lazyvi.backend.v1.Vector
-	7,  // 33: lazyvi.backend.v1.Backend.Describe:input_type -> lazyvi.backend.v1.DescribeRequest
-	10, // 34: lazyvi.backend.v1.Backend.NewModel:input_type -> lazyvi.backend.v1.NewModelRequest
-	14, // 35: lazyvi.backend.v1.Backend.Fit:input_type -> lazyvi.backend.v1.FitRequest
-	15, // 36: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
-	11, // 37: lazyvi.backend.v1.Backend.Save:input_type -> lazyvi.backend.v1.ModelRef
-	16, // 38: lazyvi.backend.v1.Backend.Load:input_type -> lazyvi.backend.v1.ModelState
-	17, // 39: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ReleaseRequest
-	19, // 40: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.PredictRequest
-	20, // 41: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.JacobianRequest
-	21, // 42: lazyvi.backend.v1.Backend.JacobianProduct:input_type -> lazyvi.backend.v1.JacobianProductRequest
-	22, // 43: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
-	23, // 44: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
-	25, // 45: lazyvi.backend.v1.Backend.PredictShifts:input_type -> lazyvi.backend.v1.PredictShiftsRequest
-	27, // 46: lazyvi.backend.v1.Backend.Gram:input_type -> lazyvi.backend.v1.GramRequest
-	8,  // 47: lazyvi.backend.v1.Backend.Describe:output_type -> lazyvi.backend.v1.DescribeResponse
-	11, // 48: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
-	13, // 49: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.Fitted
-	13, // 50: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.Fitted
-	16, // 51: lazyvi.backend.v1.Backend.Save:output_type -> lazyvi.backend.v1.ModelState
-	13, // 52: lazyvi.backend.v1.Backend.Load:output_type -> lazyvi.backend.v1.Fitted
-	18, // 53: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.ReleaseResponse
-	1,  // 54: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
-	1,  // 55: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
-	1,  // 56: lazyvi.backend.v1.Backend.JacobianProduct:output_type -> lazyvi.backend.v1.Matrix
-	3,  // 57: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
-	1,  // 58: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
-	26, // 59: lazyvi.backend.v1.Backend.PredictShifts:output_type -> lazyvi.backend.v1.PredictShiftsResponse
-	28, // 60: lazyvi.backend.v1.Backend.Gram:output_type -> lazyvi.backend.v1.GramResponse
-	47, // [47:61] is the sub-list for method output_type
-	33, // [33:47] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	1,  // 11: lazyvi.backend.v1.WarmStartStoppedRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	3,  // 12: lazyvi.backend.v1.WarmStartStoppedRequest.y:type_name -> lazyvi.backend.v1.Vector
+	1,  // 13: lazyvi.backend.v1.PredictRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	1,  // 14: lazyvi.backend.v1.JacobianRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	1,  // 15: lazyvi.backend.v1.JacobianProductRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	1,  // 16: lazyvi.backend.v1.JacobianProductRequest.v:type_name -> lazyvi.backend.v1.Matrix
+	4,  // 17: lazyvi.backend.v1.JacobianProductRequest.options:type_name -> lazyvi.backend.v1.CallOptions
+	1,  // 18: lazyvi.backend.v1.JacobianTVecRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	3,  // 19: lazyvi.backend.v1.JacobianTVecRequest.a:type_name -> lazyvi.backend.v1.Vector
+	4,  // 20: lazyvi.backend.v1.JacobianTVecRequest.options:type_name -> lazyvi.backend.v1.CallOptions
+	1,  // 21: lazyvi.backend.v1.KernelRequest.x1:type_name -> lazyvi.backend.v1.Matrix
+	1,  // 22: lazyvi.backend.v1.KernelRequest.x2:type_name -> lazyvi.backend.v1.Matrix
+	4,  // 23: lazyvi.backend.v1.KernelRequest.options:type_name -> lazyvi.backend.v1.CallOptions
+	1,  // 24: lazyvi.backend.v1.Shift.x:type_name -> lazyvi.backend.v1.Matrix
+	3,  // 25: lazyvi.backend.v1.Shift.dtheta:type_name -> lazyvi.backend.v1.Vector
+	1,  // 26: lazyvi.backend.v1.Shift.x_train:type_name -> lazyvi.backend.v1.Matrix
+	3,  // 27: lazyvi.backend.v1.Shift.a:type_name -> lazyvi.backend.v1.Vector
+	25, // 28: lazyvi.backend.v1.PredictShiftsRequest.shifts:type_name -> lazyvi.backend.v1.Shift
+	4,  // 29: lazyvi.backend.v1.PredictShiftsRequest.options:type_name -> lazyvi.backend.v1.CallOptions
+	1,  // 30: lazyvi.backend.v1.PredictShiftsResponse.preds:type_name -> lazyvi.backend.v1.Matrix
+	1,  // 31: lazyvi.backend.v1.GramRequest.x:type_name -> lazyvi.backend.v1.Matrix
+	3,  // 32: lazyvi.backend.v1.GramRequest.e:type_name -> lazyvi.backend.v1.Vector
+	1,  // 33: lazyvi.backend.v1.GramResponse.g:type_name -> lazyvi.backend.v1.Matrix
+	3,  // 34: lazyvi.backend.v1.GramResponse.b:type_name -> lazyvi.backend.v1.Vector
+	7,  // 35: lazyvi.backend.v1.Backend.Describe:input_type -> lazyvi.backend.v1.DescribeRequest
+	10, // 36: lazyvi.backend.v1.Backend.NewModel:input_type -> lazyvi.backend.v1.NewModelRequest
+	14, // 37: lazyvi.backend.v1.Backend.Fit:input_type -> lazyvi.backend.v1.FitRequest
+	15, // 38: lazyvi.backend.v1.Backend.WarmStart:input_type -> lazyvi.backend.v1.WarmStartRequest
+	16, // 39: lazyvi.backend.v1.Backend.WarmStartStopped:input_type -> lazyvi.backend.v1.WarmStartStoppedRequest
+	11, // 40: lazyvi.backend.v1.Backend.Save:input_type -> lazyvi.backend.v1.ModelRef
+	17, // 41: lazyvi.backend.v1.Backend.Load:input_type -> lazyvi.backend.v1.ModelState
+	18, // 42: lazyvi.backend.v1.Backend.Release:input_type -> lazyvi.backend.v1.ReleaseRequest
+	20, // 43: lazyvi.backend.v1.Backend.Predict:input_type -> lazyvi.backend.v1.PredictRequest
+	21, // 44: lazyvi.backend.v1.Backend.Jacobian:input_type -> lazyvi.backend.v1.JacobianRequest
+	22, // 45: lazyvi.backend.v1.Backend.JacobianProduct:input_type -> lazyvi.backend.v1.JacobianProductRequest
+	23, // 46: lazyvi.backend.v1.Backend.JacobianTVec:input_type -> lazyvi.backend.v1.JacobianTVecRequest
+	24, // 47: lazyvi.backend.v1.Backend.Kernel:input_type -> lazyvi.backend.v1.KernelRequest
+	26, // 48: lazyvi.backend.v1.Backend.PredictShifts:input_type -> lazyvi.backend.v1.PredictShiftsRequest
+	28, // 49: lazyvi.backend.v1.Backend.Gram:input_type -> lazyvi.backend.v1.GramRequest
+	8,  // 50: lazyvi.backend.v1.Backend.Describe:output_type -> lazyvi.backend.v1.DescribeResponse
+	11, // 51: lazyvi.backend.v1.Backend.NewModel:output_type -> lazyvi.backend.v1.ModelRef
+	13, // 52: lazyvi.backend.v1.Backend.Fit:output_type -> lazyvi.backend.v1.Fitted
+	13, // 53: lazyvi.backend.v1.Backend.WarmStart:output_type -> lazyvi.backend.v1.Fitted
+	13, // 54: lazyvi.backend.v1.Backend.WarmStartStopped:output_type -> lazyvi.backend.v1.Fitted
+	17, // 55: lazyvi.backend.v1.Backend.Save:output_type -> lazyvi.backend.v1.ModelState
+	13, // 56: lazyvi.backend.v1.Backend.Load:output_type -> lazyvi.backend.v1.Fitted
+	19, // 57: lazyvi.backend.v1.Backend.Release:output_type -> lazyvi.backend.v1.ReleaseResponse
+	1,  // 58: lazyvi.backend.v1.Backend.Predict:output_type -> lazyvi.backend.v1.Matrix
+	1,  // 59: lazyvi.backend.v1.Backend.Jacobian:output_type -> lazyvi.backend.v1.Matrix
+	1,  // 60: lazyvi.backend.v1.Backend.JacobianProduct:output_type -> lazyvi.backend.v1.Matrix
+	3,  // 61: lazyvi.backend.v1.Backend.JacobianTVec:output_type -> lazyvi.backend.v1.Vector
+	1,  // 62: lazyvi.backend.v1.Backend.Kernel:output_type -> lazyvi.backend.v1.Matrix
+	27, // 63: lazyvi.backend.v1.Backend.PredictShifts:output_type -> lazyvi.backend.v1.PredictShiftsResponse
+	29, // 64: lazyvi.backend.v1.Backend.Gram:output_type -> lazyvi.backend.v1.GramResponse
+	50, // [50:65] is the sub-list for method output_type
+	35, // [35:50] is the sub-list for method input_type
+	35, // [35:35] is the sub-list for extension type_name
+	35, // [35:35] is the sub-list for extension extendee
+	0,  // [0:35] is the sub-list for field type_name
 }
 
 func init() { file_backend_proto_init() }
@@ -2126,7 +2232,7 @@ func file_backend_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_backend_proto_rawDesc), len(file_backend_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   29,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

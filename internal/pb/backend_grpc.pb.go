@@ -2,7 +2,7 @@
 // github.com/lazyvi/lazyvi/backendplugin) calls a backend served by a plugin
 // process over gRPC, behind go-plugin's handshake.
 //
-// Versioning. This is version 1. The go-plugin handshake carries the
+// Versioning. This is version 2. The go-plugin handshake carries the
 // version (backendplugin.ProtocolVersion), and a client and a plugin must
 // speak the same one. Any change that an existing peer would misread (a
 // field's meaning, number or type, a removed message or RPC, a new
@@ -30,20 +30,21 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Backend_Describe_FullMethodName        = "/lazyvi.backend.v1.Backend/Describe"
-	Backend_NewModel_FullMethodName        = "/lazyvi.backend.v1.Backend/NewModel"
-	Backend_Fit_FullMethodName             = "/lazyvi.backend.v1.Backend/Fit"
-	Backend_WarmStart_FullMethodName       = "/lazyvi.backend.v1.Backend/WarmStart"
-	Backend_Save_FullMethodName            = "/lazyvi.backend.v1.Backend/Save"
-	Backend_Load_FullMethodName            = "/lazyvi.backend.v1.Backend/Load"
-	Backend_Release_FullMethodName         = "/lazyvi.backend.v1.Backend/Release"
-	Backend_Predict_FullMethodName         = "/lazyvi.backend.v1.Backend/Predict"
-	Backend_Jacobian_FullMethodName        = "/lazyvi.backend.v1.Backend/Jacobian"
-	Backend_JacobianProduct_FullMethodName = "/lazyvi.backend.v1.Backend/JacobianProduct"
-	Backend_JacobianTVec_FullMethodName    = "/lazyvi.backend.v1.Backend/JacobianTVec"
-	Backend_Kernel_FullMethodName          = "/lazyvi.backend.v1.Backend/Kernel"
-	Backend_PredictShifts_FullMethodName   = "/lazyvi.backend.v1.Backend/PredictShifts"
-	Backend_Gram_FullMethodName            = "/lazyvi.backend.v1.Backend/Gram"
+	Backend_Describe_FullMethodName         = "/lazyvi.backend.v1.Backend/Describe"
+	Backend_NewModel_FullMethodName         = "/lazyvi.backend.v1.Backend/NewModel"
+	Backend_Fit_FullMethodName              = "/lazyvi.backend.v1.Backend/Fit"
+	Backend_WarmStart_FullMethodName        = "/lazyvi.backend.v1.Backend/WarmStart"
+	Backend_WarmStartStopped_FullMethodName = "/lazyvi.backend.v1.Backend/WarmStartStopped"
+	Backend_Save_FullMethodName             = "/lazyvi.backend.v1.Backend/Save"
+	Backend_Load_FullMethodName             = "/lazyvi.backend.v1.Backend/Load"
+	Backend_Release_FullMethodName          = "/lazyvi.backend.v1.Backend/Release"
+	Backend_Predict_FullMethodName          = "/lazyvi.backend.v1.Backend/Predict"
+	Backend_Jacobian_FullMethodName         = "/lazyvi.backend.v1.Backend/Jacobian"
+	Backend_JacobianProduct_FullMethodName  = "/lazyvi.backend.v1.Backend/JacobianProduct"
+	Backend_JacobianTVec_FullMethodName     = "/lazyvi.backend.v1.Backend/JacobianTVec"
+	Backend_Kernel_FullMethodName           = "/lazyvi.backend.v1.Backend/Kernel"
+	Backend_PredictShifts_FullMethodName    = "/lazyvi.backend.v1.Backend/PredictShifts"
+	Backend_Gram_FullMethodName             = "/lazyvi.backend.v1.Backend/Gram"
 )
 
 // BackendClient is the client API for Backend service.
@@ -54,6 +55,7 @@ type BackendClient interface {
 	NewModel(ctx context.Context, in *NewModelRequest, opts ...grpc.CallOption) (*ModelRef, error)
 	Fit(ctx context.Context, in *FitRequest, opts ...grpc.CallOption) (*Fitted, error)
 	WarmStart(ctx context.Context, in *WarmStartRequest, opts ...grpc.CallOption) (*Fitted, error)
+	WarmStartStopped(ctx context.Context, in *WarmStartStoppedRequest, opts ...grpc.CallOption) (*Fitted, error)
 	Save(ctx context.Context, in *ModelRef, opts ...grpc.CallOption) (*ModelState, error)
 	Load(ctx context.Context, in *ModelState, opts ...grpc.CallOption) (*Fitted, error)
 	Release(ctx context.Context, in *ReleaseRequest, opts ...grpc.CallOption) (*ReleaseResponse, error)
@@ -108,6 +110,16 @@ func (c *backendClient) WarmStart(ctx context.Context, in *WarmStartRequest, opt
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Fitted)
 	err := c.cc.Invoke(ctx, Backend_WarmStart_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *backendClient) WarmStartStopped(ctx context.Context, in *WarmStartStoppedRequest, opts ...grpc.CallOption) (*Fitted, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Fitted)
+	err := c.cc.Invoke(ctx, Backend_WarmStartStopped_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -222,6 +234,7 @@ type BackendServer interface {
 	NewModel(context.Context, *NewModelRequest) (*ModelRef, error)
 	Fit(context.Context, *FitRequest) (*Fitted, error)
 	WarmStart(context.Context, *WarmStartRequest) (*Fitted, error)
+	WarmStartStopped(context.Context, *WarmStartStoppedRequest) (*Fitted, error)
 	Save(context.Context, *ModelRef) (*ModelState, error)
 	Load(context.Context, *ModelState) (*Fitted, error)
 	Release(context.Context, *ReleaseRequest) (*ReleaseResponse, error)
@@ -253,6 +266,9 @@ func (UnimplementedBackendServer) Fit(context.Context, *FitRequest) (*Fitted, er
 }
 func (UnimplementedBackendServer) WarmStart(context.Context, *WarmStartRequest) (*Fitted, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method WarmStart not implemented")
+}
+func (UnimplementedBackendServer) WarmStartStopped(context.Context, *WarmStartStoppedRequest) (*Fitted, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method WarmStartStopped not implemented")
 }
 func (UnimplementedBackendServer) Save(context.Context, *ModelRef) (*ModelState, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Save not implemented")
@@ -373,6 +389,24 @@ func _Backend_WarmStart_Handler(srv interface{}, ctx context.Context, dec func(i
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(BackendServer).WarmStart(ctx, req.(*WarmStartRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Backend_WarmStartStopped_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(WarmStartStoppedRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BackendServer).WarmStartStopped(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Backend_WarmStartStopped_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BackendServer).WarmStartStopped(ctx, req.(*WarmStartStoppedRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -579,6 +613,10 @@ var Backend_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "WarmStart",
 			Handler:    _Backend_WarmStart_Handler,
+		},
+		{
+			MethodName: "WarmStartStopped",
+			Handler:    _Backend_WarmStartStopped_Handler,
 		},
 		{
 			MethodName: "Save",

@@ -115,11 +115,7 @@ func TestCraftedModelFile(t *testing.T) {
 	// A genuine model file of the data (its split's standardisation
 	// right), then its backend and options rewritten.
 	cfg := pipeline.Config{Backend: zeroBackend{}, BackendName: "zero", Seed: 1}
-	p, err := pipeline.Prepare(context.Background(), d, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved, err := pipeline.SaveModel(context.Background(), d, cfg, []*framework.Problem{p})
+	saved, err := pipeline.TrainModel(context.Background(), d, cfg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

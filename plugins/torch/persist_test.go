@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-// TestTrainThenModel: vi train with the plugin writes its network to a
-// model file (the plugin's Save), and vi estimate --model loads it (Load)
-// and gives the numbers of the run that trains, bit for bit.
+// TestTrainThenModel: vi train with the plugin writes the nine networks of
+// vi estimate's default (three repetitions of three folds) to a model file
+// (the plugin's Save), and vi estimate --model loads them (Load) and gives
+// the numbers of the default run that trains, bit for bit.
 func TestTrainThenModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains networks in Python")
@@ -28,7 +29,7 @@ func TestTrainThenModel(t *testing.T) {
 	}
 	results := func(extra ...string) any {
 		t.Helper()
-		args := append(append([]string{"estimate", "--repeats", "1", "--estimators", "lazy,dropout", "--format", "json", "--workers", "2"}, common...), extra...)
+		args := append(append([]string{"estimate", "--estimators", "lazy,dropout", "--format", "json", "--workers", "2"}, common...), extra...)
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = dir
 		out, err := cmd.Output()
@@ -36,17 +37,21 @@ func TestTrainThenModel(t *testing.T) {
 			t.Fatalf("vi %v: %v", args, err)
 		}
 		var rep struct {
-			Results []struct {
+			CrossFit int `json:"crossfit"`
+			Repeats  int `json:"repeats"`
+			Results  []struct {
 				Feature, Estimator string
 				VI, SE             float64
+				CILow              float64 `json:"ci_low"`
+				CIHigh             float64 `json:"ci_high"`
 				PValue             float64 `json:"p_value"`
 			}
 		}
 		if err := json.Unmarshal(out, &rep); err != nil {
 			t.Fatal(err)
 		}
-		if len(rep.Results) != 12 {
-			t.Fatalf("%d results, want 12", len(rep.Results))
+		if len(rep.Results) != 12 || rep.CrossFit != 3 || rep.Repeats != 3 {
+			t.Fatalf("%d results of %d repetitions of %d folds, want 12 of 3 x 3", len(rep.Results), rep.Repeats, rep.CrossFit)
 		}
 		return rep.Results
 	}

@@ -23,7 +23,8 @@ import (
 // share: a backend process serving several models (the folds of a
 // cross-fit, each a network with its Memo) keeps the most recently used
 // entries of all of them, the inputs its workers are on now, not a budget's
-// worth of stale inputs per model. The zero value is empty and ready; a
+// worth of stale inputs per model; an input unused for memoMaxAge uses of
+// any entry is dropped within the budget too. The zero value is empty and ready; a
 // model clears it when its parameters change.
 //
 // Values computes an input's values once however many goroutines ask for
@@ -346,9 +347,19 @@ type memoPool struct {
 
 var pool memoPool
 
+// memoMaxAge is how many uses of any Memo's entries (memoClock's ticks)
+// an entry may go unused before the pool drops it whatever the budget: an
+// input that many uses behind is one the workers have left (a feature's
+// rows, once its reduction is done), and keeping it until the budget is
+// full only makes the process's heap, and the memory it must fault in,
+// grow. An input in use is used far more often: a Krylov solve's rows
+// twice a step, a fold's rows once per candidate penalty.
+const memoMaxAge = 256
+
 // add enters m, which has just stored or grown an entry, and evicts the
 // least recently used entries of all Memos while together they hold more
-// than MemoBudget; m's lock must not be held.
+// than MemoBudget or the least recently used is more than memoMaxAge uses
+// old; m's lock must not be held.
 func (p *memoPool) add(m pooled) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -356,6 +367,7 @@ func (p *memoPool) add(m pooled) {
 		p.memos = map[pooled]struct{}{}
 	}
 	p.memos[m] = struct{}{}
+	now := memoClock.Load()
 	for {
 		total := 0
 		var victim pooled
@@ -371,7 +383,7 @@ func (p *memoPool) add(m pooled) {
 				victim, when = q, t
 			}
 		}
-		if total <= MemoBudget {
+		if victim == nil || (total <= MemoBudget && now-when <= memoMaxAge) {
 			return
 		}
 		victim.dropOldest()

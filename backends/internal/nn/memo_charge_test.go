@@ -112,3 +112,35 @@ func TestMemoPoolShared(t *testing.T) {
 		t.Error("a Memo without entries is still in the pool")
 	}
 }
+
+// TestMemoMaxAge: a store drops the entries that went unused for more than
+// memoMaxAge uses of any entry, within the budget; an entry used within
+// them stays.
+func TestMemoMaxAge(t *testing.T) {
+	var m Memo[int]
+	in := func(v float64) blas64.General {
+		return blas64.General{Rows: 1, Cols: 2, Stride: 2, Data: []float64{v, v}}
+	}
+	use := func(v float64) {
+		t.Helper()
+		if _, err := m.Values(in(v), func(blas64.General) (int, int, error) { return int(v), 40, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	use(1) // left behind
+	use(2) // used again below, within the window
+	for range memoMaxAge {
+		use(3)
+	}
+	use(2)
+	use(4) // a store: input 1 is memoMaxAge + 2 uses old
+	for _, c := range []struct {
+		v    float64
+		kept bool
+	}{{1, false}, {2, true}, {3, true}, {4, true}} {
+		if _, _, ok := m.get(in(c.v)); ok != c.kept {
+			t.Errorf("input %g kept: %v, want %v", c.v, ok, c.kept)
+		}
+	}
+	m.Clear()
+}

@@ -41,7 +41,7 @@ from .pb import grpc_controller_pb2, grpc_controller_pb2_grpc, grpc_stdio_pb2_gr
 # The handshake of lazyvi's backendplugin.Handshake.
 COOKIE_KEY = "LAZYVI_BACKEND_PLUGIN"
 COOKIE_VALUE = "d9c1c5c2-0f4e-4d55-9a3e-lazyvi-backend"
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 # What the models can do (the protocol's Capabilities).
 CAPABILITIES = dict(gradients=True, kernel=True, classification=True, multiclass=True,

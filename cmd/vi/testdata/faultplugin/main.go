@@ -145,6 +145,15 @@ func (m model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps i
 	return model{w.(*mlp.Model), m.f}, nil
 }
 
+func (m model) WarmStartStopped(ctx context.Context, x mat.Matrix, y []float64, maxEpochs int, seed int64) (framework.Model, error) {
+	m.f.enter("WarmStartStopped")
+	w, err := m.m.WarmStartStopped(ctx, x, y, maxEpochs, seed)
+	if err != nil {
+		return nil, err
+	}
+	return model{w.(*mlp.Model), m.f}, nil
+}
+
 func (m model) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
 	m.f.enter("JacobianMul")
 	return m.m.JacobianMul(ctx, x, v)
@@ -210,7 +219,7 @@ func (m model) LoadState(ctx context.Context, state []byte) error {
 // The interfaces of *mlp.Model that the plugin server looks for.
 var (
 	_ framework.Kerneler           = model{}
-	_ framework.WarmStarter        = model{}
+	_ framework.WarmStopper        = model{}
 	_ framework.FitReporter        = model{}
 	_ framework.JacobianMultiplier = model{}
 	_ framework.SinglePrecisioner  = model{}

@@ -34,6 +34,11 @@ class BackendStub(object):
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.WarmStartRequest.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Fitted.FromString,
         )
+    self.WarmStartStopped = channel.unary_unary(
+        '/lazyvi.backend.v1.Backend/WarmStartStopped',
+        request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.WarmStartStoppedRequest.SerializeToString,
+        response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Fitted.FromString,
+        )
     self.Save = channel.unary_unary(
         '/lazyvi.backend.v1.Backend/Save',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelRef.SerializeToString,
@@ -112,6 +117,13 @@ class BackendServicer(object):
     raise NotImplementedError('Method not implemented!')
 
   def WarmStart(self, request, context):
+    # missing associated documentation comment in .proto file
+    pass
+    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+    context.set_details('Method not implemented!')
+    raise NotImplementedError('Method not implemented!')
+
+  def WarmStartStopped(self, request, context):
     # missing associated documentation comment in .proto file
     pass
     context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -209,6 +221,11 @@ def add_BackendServicer_to_server(servicer, server):
       'WarmStart': grpc.unary_unary_rpc_method_handler(
           servicer.WarmStart,
           request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.WarmStartRequest.FromString,
+          response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Fitted.SerializeToString,
+      ),
+      'WarmStartStopped': grpc.unary_unary_rpc_method_handler(
+          servicer.WarmStartStopped,
+          request_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.WarmStartStoppedRequest.FromString,
           response_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.Fitted.SerializeToString,
       ),
       'Save': grpc.unary_unary_rpc_method_handler(
