@@ -93,8 +93,8 @@ const (
 // so that the run is the one that trained it (vi train's default: the
 // default inference's); a pre-trained full model (Config.Pretrained) gets
 // no default: one network is judged once. An ensemble whose inference is
-// not chosen (the zero Inference, Split, with neither Debias nor
-// BiasAware) gets the default procedure, EnsembleDefault; pipeline.Run
+// not chosen (the zero Inference, Split, with none of Debias, BiasAware,
+// ScoreUpper) gets the default procedure, EnsembleDefault; pipeline.Run
 // infers the ensemble by split inference as asked.
 func InferenceDefaults(cfg *pipeline.Config, opt *pipeline.EstimateOptions) {
 	if cfg.Pretrained() {
@@ -123,7 +123,7 @@ func InferenceDefaults(cfg *pipeline.Config, opt *pipeline.EstimateOptions) {
 		if cfg.Repeats == 0 {
 			cfg.Repeats = DefaultRepeats
 		}
-		if opt.Inference == inference.Split && !opt.Debias && !opt.BiasAware {
+		if opt.Inference == inference.Split && !opt.Debias && !opt.BiasAware && !opt.ScoreUpper {
 			EnsembleDefault(opt)
 		}
 	}
@@ -133,10 +133,13 @@ func InferenceDefaults(cfg *pipeline.Config, opt *pipeline.EstimateOptions) {
 // ensemble of repeated cross-fits (--inference auto): the paired estimate
 // on the averaged predictions (Plain), extrapolated to infinitely many
 // repetitions (Debias), its standard error with the repetitions' spread,
-// and the interval and p-value of that one estimate (docs/inference.md,
-// "The default").
+// and the interval and p-value of that one estimate: the interval widened
+// by the extrapolation's size on the side it came from (BiasAware,
+// DirectedBias), its upper end from the standard error the estimate would
+// have there (ScoreUpper; docs/inference.md, "The default").
 func EnsembleDefault(opt *pipeline.EstimateOptions) {
-	opt.Inference, opt.Debias, opt.BiasAware = inference.Plain, true, false
+	opt.Inference, opt.Debias, opt.ScoreUpper = inference.Plain, true, true
+	opt.BiasAware, opt.DirectedBias = true, true
 }
 
 // Run trains the full model and estimates the importance of every feature

@@ -76,3 +76,18 @@ func DefaultMeasure(t Task) string {
 	}
 	return "mse"
 }
+
+// SignalVariance is implemented by a measure whose paired estimate (a
+// reduced model's loss minus the full model's on the same rows) has a
+// variance that grows with the importance it estimates. For squared error
+// the rows' differences are (f - g)(2(y - f) + (f - g)), whose variance is
+// about 4 sigma^2 E[(f - g)^2] + Var((f - g)^2), sigma^2 the full model's
+// error: a feature whose VI is larger by t has differences whose variance
+// is larger by about 4 sigma^2 t.
+type SignalVariance interface {
+	Measure
+	// SignalVariance is that growth, the variance of one row's paired
+	// difference per unit of VI, for the full model's predictions pred
+	// (n x 1) of y.
+	SignalVariance(y []float64, pred mat.Matrix) (float64, error)
+}

@@ -11,8 +11,9 @@ import (
 
 // extrapolate is the ensembled paired estimate of every estimator (outer)
 // and feature (inner) extrapolated to infinitely many repetitions
-// (InferOptions.Debias), and the size of that extrapolation, the bias
-// bound of InferOptions.BiasAware.
+// (InferOptions.Debias), and that extrapolation, VI_inf - VI_ens: its size
+// is the bias bound of InferOptions.BiasAware, its sign the side
+// InferOptions.DirectedBias widens.
 //
 // The loss of an average of M networks' predictions, each trained on other
 // folds and seeds, exceeds that of the average of infinitely many by the
@@ -66,7 +67,7 @@ func extrapolate(reps []*Reductions, m framework.Measure, opt InferOptions) ([]v
 			d[j] = (M*eIF[k][j] - oneIF[k][j]) / (M - 1)
 		}
 		out[k] = viSE{vi, math.Sqrt(varOf(d) / float64(len(d)))}
-		bound[k] = math.Abs(vi - eVI[k])
+		bound[k] = vi - eVI[k]
 	}
 	return out, bound, nil
 }

@@ -160,7 +160,8 @@ func TestInferBiasAware(t *testing.T) {
 }
 
 // TestInferCoherent: under every inference option that gives one
-// procedure's interval and test (the bias-aware ones included), each
+// procedure's interval and test (the bias-aware and ScoreUpper ones
+// included), each
 // result's interval contains its estimate and lies above delta exactly
 // when its one-sided p-value is below (1 - level)/2, at several levels and
 // deltas, on seeded data where some features matter and some do not, for
@@ -181,6 +182,10 @@ func TestInferCoherent(t *testing.T) {
 			{Inference: inference.Plain, Ensemble: true, BiasAware: true},
 			{Inference: inference.Plain, Ensemble: true, Debias: true, BiasAware: true},
 			{Inference: inference.Perturbed, Ensemble: true, Debias: true},
+			{Inference: inference.Plain, ScoreUpper: true},
+			{Inference: inference.Plain, Ensemble: true, Debias: true, ScoreUpper: true},
+			{Inference: inference.Plain, Ensemble: true, Debias: true, BiasAware: true, ScoreUpper: true},
+			{Inference: inference.Plain, Ensemble: true, Debias: true, BiasAware: true, DirectedBias: true, ScoreUpper: true},
 		} {
 			for _, level := range []float64{0.9, 0.95} {
 				for _, delta := range []float64{-0.05, 0, 0.02} {
@@ -225,5 +230,61 @@ func TestInferDebiasNeedsEnsemble(t *testing.T) {
 		if _, err := inference.InferRepeated(c.reps, m, c.opt); err == nil {
 			t.Errorf("%+v with %d repetitions: no error", c.opt, len(c.reps))
 		}
+	}
+}
+
+// TestInferDirectedBias: with DirectedBias the bias bound B = |VI_debiased
+// - VI_ens| widens only the side the extrapolation came from: the lower
+// end (and the p-value) where it moved the estimate down, the upper end
+// where it moved it up. Two designs give the two signs: full networks
+// that disagree more than the reduced ones (a VI biased down by the
+// ensemble, moved up) and the reverse.
+func TestInferDirectedBias(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	n := 150
+	y, f, r := make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range y {
+		x := rng.NormFloat64()
+		y[i] = x + 0.5*rng.NormFloat64()
+		f[i], r[i] = 0.9*x, 0.7*x
+	}
+	m := measures.MSE()
+	z := distuv.UnitNormal.Quantile(0.975)
+	for _, c := range []struct {
+		sf, sr float64
+		up     bool // the extrapolation moves the estimate up
+	}{{0.6, 0.2, true}, {0.2, 0.6, false}} {
+		reps := trainingNoise(rng, y, f, r, crossFit{3, 3, c.sf, c.sr})
+		opt := inference.InferOptions{Inference: inference.Plain, Ensemble: true, Delta: 0.01}
+		ens, err := inference.InferRepeated(reps, m, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.Debias, opt.BiasAware = true, true
+		aware, err := inference.InferRepeated(reps, m, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.DirectedBias = true
+		got, err := inference.InferRepeated(reps, m, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, g := aware[0], got[0]
+		b := g.VI - ens[0].VI
+		if up := b > 0; up != c.up || g.VI != a.VI || g.SE != a.SE || g.BiasBound != a.BiasBound || math.Abs(b) != a.BiasBound {
+			t.Fatalf("sf %g sr %g: moved by %g (want up %v), vi %g se %g bound %g, want the bias-aware %g %g %g", c.sf, c.sr, b, c.up, g.VI, g.SE, g.BiasBound, a.VI, a.SE, a.BiasBound)
+		}
+		sym := z * g.SE
+		wantLo, wantHi, wantP := g.VI-sym, g.VI+a.BiasBound+sym, distuv.UnitNormal.Survival((g.VI-0.01)/g.SE)
+		if !c.up {
+			wantLo, wantHi, wantP = g.VI-a.BiasBound-sym, g.VI+sym, a.PValue
+		}
+		if math.Abs(g.CILow-wantLo) > 1e-12 || math.Abs(g.CIHigh-wantHi) > 1e-12 || math.Abs(g.PValue-wantP) > 1e-15 {
+			t.Errorf("sf %g sr %g: [%g, %g] p %g, want [%g, %g] p %g", c.sf, c.sr, g.CILow, g.CIHigh, g.PValue, wantLo, wantHi, wantP)
+		}
+	}
+	if err := (inference.InferOptions{Inference: inference.Plain, DirectedBias: true}).Check(); err == nil {
+		t.Error("DirectedBias without BiasAware: no error")
 	}
 }

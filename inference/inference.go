@@ -224,6 +224,30 @@ type InferOptions struct {
 	// within B, 1 - Phi((VI - B - delta)/se), so that the interval excludes
 	// delta from below exactly when p < (1 - level)/2.
 	BiasAware bool
+	// DirectedBias, with BiasAware, widens only the side of the interval
+	// the extrapolation came from: the lower end where it moved the
+	// estimate down (the ensemble's estimate was biased up, and what is
+	// left of its bias is taken to be up too), the upper end where it moved
+	// it up. The p-value allows for the bound only where the lower end
+	// does, so that interval and test still agree.
+	DirectedBias bool
+	// ScoreUpper, with Plain or Perturbed inference and a measure whose
+	// paired estimate's variance grows with the VI
+	// (framework.SignalVariance: mse, r2), takes the interval's upper end
+	// from the standard error the estimate would have there: the largest
+	// v that a test at the interval's level does not reject when the
+	// variance is se^2 + c (v - VI), c that growth per unit of VI (for
+	// mse, 4 sigma^2/n, sigma^2 the full model's error). The lower end
+	// and the p-value stay those of se, so that the interval still
+	// excludes delta from below exactly when p < (1 - level)/2.
+	//
+	// A network fitted to a sample in which a feature happens to relate
+	// less to the response learns a smaller effect, and both the estimate
+	// and its standard error come out small: the symmetric interval's
+	// upper end then falls short of the truth far more often than its
+	// lower end exceeds it. With other measures the interval is
+	// symmetric.
+	ScoreUpper bool
 }
 
 // Check reports a level outside (0, 1) (0 means 0.95), a delta that is
@@ -238,6 +262,12 @@ func (o InferOptions) Check() error {
 	}
 	if !(o.Perturb >= 0) || math.IsInf(o.Perturb, 0) {
 		return framework.FieldErrorf("InferOptions.Perturb", "must be a finite number >= 0, got %g", o.Perturb)
+	}
+	if o.DirectedBias && !o.BiasAware {
+		return framework.FieldErrorf("InferOptions.DirectedBias", "directs BiasAware's bound: it needs BiasAware")
+	}
+	if o.ScoreUpper && o.Inference == Split {
+		return framework.FieldErrorf("InferOptions.ScoreUpper", "needs the paired estimate (Plain or Perturbed inference), not split")
 	}
 	if (o.Debias || o.BiasAware) && o.Inference == Split {
 		return framework.FieldErrorf("InferOptions.Debias", "and BiasAware need the paired estimate (Plain or Perturbed inference), not split")
@@ -349,12 +379,14 @@ func InferRepeated(reps []*Reductions, m framework.Measure, opt InferOptions) ([
 	// perturbed), so that it holds the variability of the training and
 	// not that of each repetition's own split.
 	var ens []viSE
+	var avg *Reductions // the ensemble's averaged predictions
 	if opt.Ensemble && len(reps) > 1 {
 		rows := ensembleRows(reps[0])
 		r, err := average(reps, rows)
 		if err != nil {
 			return nil, err
 		}
+		avg = r
 		if ens, _, err = r.estimates(m, opt); err != nil {
 			return nil, fmt.Errorf("ensemble: %w", err)
 		}
@@ -371,7 +403,7 @@ func InferRepeated(reps []*Reductions, m framework.Measure, opt InferOptions) ([
 	// corr[e*nf+f] is the extrapolated estimate (Debias), bound[e*nf+f] the
 	// bias bound (BiasAware); both need the ensemble.
 	var corr []viSE
-	var bound []float64
+	var bound []float64 // VI_inf - VI_ens
 	if (opt.Debias || opt.BiasAware) && ens == nil {
 		return nil, framework.FieldErrorf("InferOptions.Debias", "and BiasAware need the ensemble (Ensemble) of two or more repetitions")
 	}
@@ -393,6 +425,17 @@ func InferRepeated(reps []*Reductions, m framework.Measure, opt InferOptions) ([
 		if ens != nil && !pooled {
 			per = own
 		}
+		c := 0.0
+		if opt.ScoreUpper {
+			from := avg
+			if !pooled {
+				from = nil
+			}
+			var err error
+			if c, err = growth(reps, from, m, e); err != nil {
+				return nil, fmt.Errorf("estimator %s: %w", es.Name(), err)
+			}
+		}
 		for f, feat := range r0.Features {
 			var vi, v2 float64
 			for i := range reps {
@@ -413,12 +456,18 @@ func InferRepeated(reps []*Reductions, m framework.Measure, opt InferOptions) ([
 			}
 			v2 += varOf(vis) / M
 			se := math.Sqrt(v2)
-			b := 0.0
+			b, lo, hi := 0.0, 0.0, 0.0 // the bound, and how far it moves each end
 			if pooled && bound != nil && opt.BiasAware {
-				b = bound[e*nf+f]
+				b = math.Abs(bound[e*nf+f])
+				lo, hi = b, b
+				if opt.DirectedBias && bound[e*nf+f] > 0 {
+					lo = 0
+				} else if opt.DirectedBias {
+					hi = 0
+				}
 			}
 			res := Result{Feature: feat.Name, Estimator: es.Name(), VI: vi, SE: se,
-				CILow: vi - b - z*se, CIHigh: vi + b + z*se, PValue: OneSidedPValue(vi-b, se, opt.Delta)}
+				CILow: vi - lo - z*se, CIHigh: vi + hi + scoreUpper(z, se, c), PValue: OneSidedPValue(vi-lo, se, opt.Delta)}
 			if b > 0 {
 				res.BiasBound = b
 			}

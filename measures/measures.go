@@ -63,6 +63,22 @@ func (m mse) Evaluate(y []float64, pred mat.Matrix) (framework.Score, error) {
 	return lossScore(loss), nil
 }
 
+// SignalVariance is 4 mean((y_i - f_i)^2): the variance of a row's
+// paired difference grows by 4 sigma^2 per unit of VI
+// (framework.SignalVariance).
+func (m mse) SignalVariance(y []float64, pred mat.Matrix) (float64, error) {
+	f, err := column(m.Name(), y, pred)
+	if err != nil {
+		return 0, err
+	}
+	s := 0.0
+	for i := range y {
+		r := y[i] - f[i]
+		s += r * r
+	}
+	return 4 * s / float64(len(y)), nil
+}
+
 type r2 struct{}
 
 func (r2) Name() string                   { return "r2" }
@@ -100,6 +116,26 @@ func (m r2) Evaluate(y []float64, pred mat.Matrix) (framework.Score, error) {
 		inf[i] = -((res[i]-mse)/vr - mse*(sq[i]-vr)/(vr*vr))
 	}
 	return framework.Score{Value: 1 - mse/vr, Influence: inf}, nil
+}
+
+// SignalVariance is 4 MSE/Var(y): mse's growth, 4 MSE per unit of mse's
+// VI, in R²'s units, where a VI is mse's over Var(y) and a variance mse's
+// over Var(y)^2 (framework.SignalVariance).
+func (m r2) SignalVariance(y []float64, pred mat.Matrix) (float64, error) {
+	g, err := mse{}.SignalVariance(y, pred)
+	if err != nil {
+		return 0, fmt.Errorf("measure %s: %w", m.Name(), err)
+	}
+	ybar := mean(y)
+	vr := 0.0
+	for _, v := range y {
+		vr += (v - ybar) * (v - ybar)
+	}
+	vr /= float64(len(y))
+	if vr == 0 || math.IsNaN(vr) {
+		return 0, framework.Usagef("measure r2: the response is constant (variance 0) on the %d samples; r2 is undefined", len(y))
+	}
+	return g / vr, nil
 }
 
 type accuracy struct{}

@@ -266,3 +266,59 @@ func TestLosses(t *testing.T) {
 		}
 	}
 }
+
+// TestSignalVariance: mse's growth of the paired variance per unit of VI
+// is 4 mean((y - f)^2), r2's that over Var(y) (divisor n), computed here
+// by hand; and for y = f + e, a reduced model f - s h (h, e standard
+// normal, VI s^2) has paired differences 2 s h e + s^2 h^2 whose variance,
+// 4 s^2 + 2 s^4, grows from s = 0 by 4 (= 4 Var(e)) per unit of VI: the
+// closed form the growth stands for, checked on a seeded sample within
+// four standard errors.
+func TestSignalVariance(t *testing.T) {
+	y := []float64{1, 2, 4, 7}
+	f := mat.NewDense(4, 1, []float64{1.5, 2, 3, 7.5})
+	want := 4 * (0.25 + 0 + 1 + 0.25) / 4
+	got, err := MSE().(framework.SignalVariance).SignalVariance(y, f)
+	if err != nil || math.Abs(got-want) > 1e-12 {
+		t.Errorf("mse: %v, %v; want %v", got, err, want)
+	}
+	vy := (2.5*2.5 + 1.5*1.5 + 0.5*0.5 + 3.5*3.5) / 4
+	got, err = R2().(framework.SignalVariance).SignalVariance(y, f)
+	if err != nil || math.Abs(got-want/vy) > 1e-12 {
+		t.Errorf("r2: %v, %v; want %v", got, err, want/vy)
+	}
+	if _, ok := Accuracy().(framework.SignalVariance); ok {
+		t.Error("accuracy says how its variance grows")
+	}
+
+	rng := rand.New(rand.NewPCG(31, 32))
+	const n, s = 200000, 0.1
+	yy, full, red := make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range yy {
+		e, h := rng.NormFloat64(), rng.NormFloat64()
+		yy[i], full[i], red[i] = e, 0, s*h
+	}
+	fs, err := MSE().Evaluate(yy, mat.NewDense(n, 1, full))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := MSE().Evaluate(yy, mat.NewDense(n, 1, red))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := make([]float64, n)
+	for i := range d {
+		d[i] = fs.Influence[i] - rs.Influence[i]
+	}
+	g, err := MSE().(framework.SignalVariance).SignalVariance(yy, mat.NewDense(n, 1, full))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Var(d) at VI s^2 against g s^2 + 2 s^4; Var(d)'s standard error
+	// from d's fourth moment, sqrt((E d^4 - Var^2)/n), about
+	// sqrt((144 - 16)/n) s^2 for d near 2 s h e.
+	v := stat.Variance(d, nil)
+	if tol := 4 * math.Sqrt(128.0/n) * s * s; math.Abs(v-(g*s*s+2*s*s*s*s)) > tol {
+		t.Errorf("Var(d) %g at VI %g, want growth %g times VI plus %g, +- %g", v, s*s, g, 2*s*s*s*s, tol)
+	}
+}

@@ -185,13 +185,19 @@ type Report struct {
 	// full model is a pre-trained network judged on a seeded split of the
 	// data on the caller's word (Config.TrainedElsewhere) that none of its
 	// rows trained it.
-	Partition        bool               `json:"partition,omitempty"`
-	TrainedElsewhere bool               `json:"trained_elsewhere,omitempty"`
-	Delta            float64            `json:"delta"`
-	Adjust           string             `json:"adjust"`
-	CITruncate       bool               `json:"ci_truncate,omitempty"`
-	Full             FullResult         `json:"full"`
-	Results          []inference.Result `json:"results"`
+	Partition        bool `json:"partition,omitempty"`
+	TrainedElsewhere bool `json:"trained_elsewhere,omitempty"`
+	// ScoreUpper says that each interval's upper end comes from the
+	// standard error the estimate would have there (inference.InferOptions).
+	ScoreUpper bool `json:"score_upper,omitempty"`
+	// BiasDirected says that each interval is widened by its bias_bound
+	// only on the side the extrapolation came from.
+	BiasDirected bool               `json:"bias_directed,omitempty"`
+	Delta        float64            `json:"delta"`
+	Adjust       string             `json:"adjust"`
+	CITruncate   bool               `json:"ci_truncate,omitempty"`
+	Full         FullResult         `json:"full"`
+	Results      []inference.Result `json:"results"`
 	// Warnings say when the full model is poor (see fullWarnings) and
 	// which comparison baselines were left out and why; vi prints them on
 	// stderr.
@@ -336,7 +342,8 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 	if M > 1 {
 		rep.Repeats, rep.Ensemble = M, opt.Ensemble
 	}
-	rep.Debias, rep.BiasAware = opt.Debias, opt.BiasAware
+	rep.Debias, rep.BiasAware, rep.ScoreUpper = opt.Debias, opt.BiasAware, opt.ScoreUpper
+	rep.BiasDirected = opt.BiasAware && opt.DirectedBias
 	rep.Partition = cfg.Partition != nil
 	rep.TrainedElsewhere = cfg.TrainedElsewhere && cfg.Pretrained() && cfg.Partition == nil
 	rep.Warnings = append(notes, fullWarnings(m, rep.Full)...)

@@ -36,6 +36,8 @@ type estimateOptions struct {
 	ensemble   bool
 	debias     bool
 	biasAware  bool
+	twoSided   bool
+	scoreUpper bool
 	delta      float64
 	adjust     string
 	ciTruncate bool
@@ -133,9 +135,15 @@ data's noise, the bias of a paired estimate, shrinks as 1/M in an ensemble
 of M. Its standard error holds the three repetitions' spread (the
 training's variability); vi, se, the interval and p_value all come from
 this one estimate, so the interval holds vi and lies above --delta exactly
-when p_value < (1 - level)/2. --bias-aware widens each interval by the size
-of that correction (a bound on the bias left) and takes the p-value that
-agrees with it. docs/inference.md has the study behind this choice.
+when p_value < (1 - level)/2. With mse or r2 the interval's upper end
+comes from the standard error the estimate would have there, which grows
+with the VI (--score-upper; a network that learns less of a feature on an
+unlucky sample gives both a low estimate and a low se): the lower end and
+the p-value are the symmetric interval's. Each interval is also widened by
+the size of the --debias correction (a bound on the bias left) on the side
+the correction came from: the lower end, and with it the p-value, where the
+correction moved the estimate down; the upper end where it moved it up
+(--bias-aware, on with --debias; --bias-two-sided widens both ends). docs/inference.md has the study behind this choice.
 --inference split scores the full model on some folds and the reduced
 model on the others (wide intervals that keep their width for features
 without importance, little power); --inference perturbed adds a small
@@ -184,7 +192,9 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	fs.IntVar(&o.repeats, "repeats", 1, "repeat the split or cross-fit `M` times with other seeds and combine them (1: once; 3 with --ensemble, the default)")
 	fs.BoolVar(&o.ensemble, "ensemble", true, "average each row's out-of-fold predictions (every model's; permute's estimates instead) over the repetitions of the cross-fit and infer once from the averages (--crossfit 3 --repeats 3 unless given); on unless --train-frac, --crossfit 0 or --repeats 1 is given (or a --model of one split or one repetition)")
 	fs.BoolVar(&o.debias, "debias", true, "extrapolate the ensemble's paired estimate (plain or perturbed) to infinitely many repetitions, from the difference between the ensemble's estimate and the repetitions' own; on for them unless --debias=false")
-	fs.BoolVar(&o.biasAware, "bias-aware", false, "widen each interval by a bound on the ensemble's remaining bias (the size of --debias's correction) and take the p-value that agrees with it")
+	fs.BoolVar(&o.scoreUpper, "score-upper", true, "with the paired estimate (plain or perturbed) and mse or r2, take each interval's upper end from the standard error the estimate would have there (it grows with the VI); on for them unless --score-upper=false, which gives the symmetric interval")
+	fs.BoolVar(&o.biasAware, "bias-aware", true, "widen each interval by a bound on the ensemble's remaining bias (the size of --debias's correction), on the side the correction came from, and take the p-value that agrees with it; on with --debias unless --bias-aware=false")
+	fs.BoolVar(&o.twoSided, "bias-two-sided", false, "with --bias-aware, widen both ends of each interval by the bound")
 	fs.Float64Var(&o.perturb, "perturb", inference.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd (lazy's and lazy-es's: their baseline's)")
 	fs.Float64Var(&o.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
@@ -294,6 +304,18 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if !set["debias"] {
 		o.debias = paired
 	}
+	if !set["bias-aware"] {
+		o.biasAware = o.debias
+	}
+	if o.twoSided && !o.biasAware {
+		return framework.Usagef("--bias-two-sided goes with --bias-aware")
+	}
+	if !set["score-upper"] {
+		o.scoreUpper = method != inference.Split
+	}
+	if o.scoreUpper && method == inference.Split {
+		return framework.Usagef("--score-upper needs the paired estimate (--inference plain or perturbed, or auto on the ensemble)")
+	}
 	if (o.debias || o.biasAware) && !paired {
 		return framework.Usagef("--debias and --bias-aware need the ensemble (--ensemble, the default) with --inference plain or perturbed: they correct the paired estimate of averaged predictions")
 	}
@@ -345,15 +367,17 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	}
 	eopt := pipeline.EstimateOptions{
 		InferOptions: inference.InferOptions{
-			Inference:  method,
-			Level:      o.fit.level,
-			Perturb:    o.perturb,
-			Ensemble:   o.ensemble,
-			Debias:     o.debias,
-			BiasAware:  o.biasAware,
-			Delta:      o.delta,
-			Adjust:     adjust,
-			CITruncate: o.ciTruncate,
+			Inference:    method,
+			Level:        o.fit.level,
+			Perturb:      o.perturb,
+			Ensemble:     o.ensemble,
+			Debias:       o.debias,
+			BiasAware:    o.biasAware,
+			DirectedBias: o.biasAware && !o.twoSided,
+			ScoreUpper:   o.scoreUpper,
+			Delta:        o.delta,
+			Adjust:       adjust,
+			CITruncate:   o.ciTruncate,
 		},
 		Workers:  o.fit.workers,
 		Progress: nil, // set once the progress bar exists

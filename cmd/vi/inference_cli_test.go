@@ -115,33 +115,34 @@ func TestEstimateRepeats(t *testing.T) {
 		rho                      float64
 		ensemble, debias, bounds bool
 	}{
-		{nil, "plain", 3, 3, 90, 0, true, true, false},
+		{nil, "plain", 3, 3, 90, 0, true, true, true},
 		{[]string{"--inference", "split"}, "split", 3, 3, 90, 0, true, false, false},
 		{[]string{"--debias=false"}, "plain", 3, 3, 90, 0, true, false, false},
-		{[]string{"--bias-aware"}, "plain", 3, 3, 90, 0, true, true, true},
+		{[]string{"--bias-aware=false"}, "plain", 3, 3, 90, 0, true, true, false},
+		{[]string{"--bias-two-sided"}, "plain", 3, 3, 90, 0, true, true, true},
 		{[]string{"--repeats", "1"}, "split", 0, 0, 30, 0, false, false, false},
 		{[]string{"--crossfit", "0"}, "split", 0, 0, 30, 0, false, false, false},
 		{[]string{"--ensemble=false"}, "split", 0, 0, 30, 0, false, false, false},
 		{[]string{"--ensemble=false", "--crossfit", "3", "--repeats", "3"}, "split", 3, 3, 90, 0, false, false, false},
-		{[]string{"--inference", "perturbed", "--crossfit", "3", "--repeats", "3"}, "perturbed", 3, 3, 90, inference.DefaultPerturb, true, true, false},
+		{[]string{"--inference", "perturbed", "--crossfit", "3", "--repeats", "3"}, "perturbed", 3, 3, 90, inference.DefaultPerturb, true, true, true},
 		{[]string{"--inference", "perturbed", "--crossfit", "3", "--perturb", "2", "--debias=false"}, "perturbed", 3, 3, 90, 2, true, false, false},
 		{[]string{"--inference", "perturbed", "--crossfit", "3", "--perturb", "2", "--repeats", "1"}, "perturbed", 3, 0, 90, 2, false, false, false},
 		{[]string{"--train-frac", "0.5", "--repeats", "2"}, "split", 0, 2, 45, 0, false, false, false},
-		{[]string{"--crossfit", "3", "--repeats", "2", "--ensemble"}, "plain", 3, 2, 90, 0, true, true, false},
-		{[]string{"--inference", "plain", "--crossfit", "2", "--repeats", "3", "--ensemble"}, "plain", 2, 3, 90, 0, true, true, false},
+		{[]string{"--crossfit", "3", "--repeats", "2", "--ensemble"}, "plain", 3, 2, 90, 0, true, true, true},
+		{[]string{"--inference", "plain", "--crossfit", "2", "--repeats", "3", "--ensemble"}, "plain", 2, 3, 90, 0, true, true, true},
 		{[]string{"--inference", "plain", "--repeats", "1"}, "plain", 0, 0, 30, 0, false, false, false},
 		// A flag that asks for other counts keeps the default's
 		// ensemble; one that asks for one split or a model file's models
 		// leaves it.
 		{[]string{"--train-frac", "0.5"}, "split", 0, 0, 45, 0, false, false, false},
-		{[]string{"--crossfit", "5"}, "plain", 5, 3, 90, 0, true, true, false},
-		{[]string{"--repeats", "2"}, "plain", 3, 2, 90, 0, true, true, false},
+		{[]string{"--crossfit", "5"}, "plain", 5, 3, 90, 0, true, true, true},
+		{[]string{"--repeats", "2"}, "plain", 3, 2, 90, 0, true, true, true},
 		{[]string{"--crossfit", "0", "--repeats", "3"}, "split", 0, 3, 30, 0, false, false, false},
 		// A model file's counts are the run's, as if given.
-		{[]string{"--model", "lin.vimodel"}, "plain", 3, 3, 90, 0, true, true, false},
+		{[]string{"--model", "lin.vimodel"}, "plain", 3, 3, 90, 0, true, true, true},
 		{[]string{"--model", "lin.vimodel", "--ensemble=false"}, "split", 3, 3, 90, 0, false, false, false},
 		{[]string{"--model", "split.vimodel"}, "split", 0, 0, 30, 0, false, false, false},
-		{[]string{"--model", "cf2.vimodel"}, "plain", 2, 2, 90, 0, true, true, false},
+		{[]string{"--model", "cf2.vimodel"}, "plain", 2, 2, 90, 0, true, true, true},
 	} {
 		args := append([]string{"estimate", "--data", "lin.csv", "--estimators", "dropout,permute", "--format", "json"}, fastArgs...)
 		stdout, stderr, code := vi(t, dir, append(args, c.args...)...)
@@ -210,7 +211,7 @@ func TestDefaultShardsMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "feature,estimator,vi,se,ci_low,ci_high,p_value,p_adjusted,lambda,seconds"
+	want := "feature,estimator,vi,se,ci_low,ci_high,bias_bound,p_value,p_adjusted,lambda,seconds"
 	if len(rows) != 7 || strings.Join(rows[0], ",") != want {
 		t.Fatalf("merged csv: %d rows, header %v; want 7 and %s", len(rows), rows[0], want)
 	}
@@ -219,7 +220,7 @@ func TestDefaultShardsMerge(t *testing.T) {
 		if res.PAdjusted == nil {
 			t.Fatalf("%s %s: no adjusted p-value in an adjusted run", res.Feature, res.Estimator)
 		}
-		for j, v := range []float64{res.VI, res.SE, res.CILow, res.CIHigh, res.PValue, *res.PAdjusted} {
+		for j, v := range []float64{res.VI, res.SE, res.CILow, res.CIHigh, res.BiasBound, res.PValue, *res.PAdjusted} {
 			if got, err := strconv.ParseFloat(row[j+2], 64); err != nil || got != v {
 				t.Errorf("%s %s: csv column %s is %q, want %v", res.Feature, res.Estimator, rows[0][j+2], row[j+2], v)
 			}

@@ -147,7 +147,13 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 			}
 			if r.BiasAware {
 				fmt.Fprint(w, "  bias-aware")
+				if r.BiasDirected {
+					fmt.Fprint(w, " (directed)")
+				}
 			}
+		}
+		if r.ScoreUpper {
+			fmt.Fprint(w, "  upper ends: score")
 		}
 		fmt.Fprintf(w, "  p_value: H0 VI <= %g", r.Delta)
 		if r.Adjust != "" && r.Adjust != "none" {

@@ -117,7 +117,7 @@ func candidates(rhos []float64, repeats int) []candidate {
 	lazyvi.EnsembleDefault(&def)
 	cs = append(cs,
 		// vi estimate's default.
-		candidate{"default", ensembled, inference.InferOptions{Inference: def.Inference, Debias: def.Debias, BiasAware: def.BiasAware, Perturb: rhos[0]}},
+		candidate{"default", ensembled, inference.InferOptions{Inference: def.Inference, Debias: def.Debias, BiasAware: def.BiasAware, DirectedBias: def.DirectedBias, ScoreUpper: def.ScoreUpper, Perturb: rhos[0]}},
 		candidate{"rep-split", repeated, inf(inference.Split, 0)},
 		candidate{"rep-plain", repeated, inf(inference.Plain, 0)},
 		candidate{"ens-split", ensembled, inf(inference.Split, 0)},
@@ -131,10 +131,19 @@ func candidates(rhos []float64, repeats int) []candidate {
 	aware.BiasAware = true
 	both := debiased
 	both.BiasAware = true
+	score := debiased
+	score.ScoreUpper = true
+	bothScore := both
+	bothScore.ScoreUpper = true
+	directed := bothScore
+	directed.DirectedBias = true
 	cs = append(cs,
 		candidate{"ens-debiased", ensembled, debiased},
+		candidate{"ens-debiased-score", ensembled, score},
 		candidate{"ens-plain-aware", ensembled, aware},
-		candidate{"ens-debiased-aware", ensembled, both})
+		candidate{"ens-debiased-aware", ensembled, both},
+		candidate{"ens-debiased-aware-score", ensembled, bothScore},
+		candidate{"ens-debiased-directed-score", ensembled, directed})
 	for _, r := range rhos {
 		o := inf(inference.Perturbed, r)
 		o.Debias = true

@@ -400,7 +400,7 @@ func TestEstimateFormats(t *testing.T) {
 		t.Fatalf("csv: exit code %d; stderr:\n%s", code, stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if len(lines) != 4 || lines[0] != "feature,estimator,vi,se,ci_low,ci_high,p_value,lambda,seconds" {
+	if len(lines) != 4 || lines[0] != "feature,estimator,vi,se,ci_low,ci_high,bias_bound,p_value,lambda,seconds" {
 		t.Errorf("csv output:\n%s", stdout)
 	}
 }
