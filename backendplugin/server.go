@@ -200,6 +200,19 @@ func (s *server) Fit(ctx context.Context, req *pb.FitRequest) (*pb.Fitted, error
 	})
 }
 
+// addFitted registers a model that a warm start returned (err its error)
+// and reports it as fitted.
+func (s *server) addFitted(m framework.Model, err error) (*pb.Fitted, error) {
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	id, err := s.add(m)
+	if err != nil {
+		return nil, err
+	}
+	return fittedPB(id, m), nil
+}
+
 // fittedPB is what a fitted model says of itself.
 func fittedPB(id uint64, m framework.Model) *pb.Fitted {
 	out := &pb.Fitted{ModelId: id}
@@ -370,15 +383,7 @@ func (s *server) WarmStart(ctx context.Context, req *pb.WarmStartRequest) (*pb.F
 		if err != nil {
 			return nil, err
 		}
-		nm, err := w.WarmStart(ctx, x, y, int(req.Steps), req.Seed)
-		if err != nil {
-			return nil, toStatus(err)
-		}
-		id, err := s.add(nm)
-		if err != nil {
-			return nil, err
-		}
-		return fittedPB(id, nm), nil
+		return s.addFitted(w.WarmStart(ctx, x, y, int(req.Steps), req.Seed))
 	})
 }
 
@@ -388,15 +393,7 @@ func (s *server) WarmStartStopped(ctx context.Context, req *pb.WarmStartStoppedR
 		if err != nil {
 			return nil, err
 		}
-		nm, err := w.WarmStartStopped(ctx, x, y, int(req.MaxEpochs), req.Seed)
-		if err != nil {
-			return nil, toStatus(err)
-		}
-		id, err := s.add(nm)
-		if err != nil {
-			return nil, err
-		}
-		return fittedPB(id, nm), nil
+		return s.addFitted(w.WarmStartStopped(ctx, x, y, int(req.MaxEpochs), req.Seed))
 	})
 }
 

@@ -9,13 +9,11 @@ import (
 
 	"github.com/lazyvi/lazyvi/backends/linear"
 	"github.com/lazyvi/lazyvi/backends/mlp"
-	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/measures"
 	"github.com/lazyvi/lazyvi/pipeline"
-	"github.com/lazyvi/lazyvi/simulate"
 )
 
 // The paper's linear setting with rho = 0.9: dropout reports about
@@ -23,18 +21,8 @@ import (
 // warm-started training on the data without x1 moves the network to the
 // reduced optimum, so lazy-es lands near retrain, far below dropout.
 func TestLazyESNearRetrain(t *testing.T) {
-	sim, err := simulate.Generate("linear", 1500, 0.9, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
-	cfg := pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 3}
 	ctx := context.Background()
-	p, err := pipeline.Prepare(ctx, d, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := simProblem(t, "linear", 1500, 0.9, 3, mlp.Backend{}, "mlp")
 	f := framework.Feature{Name: "x1", Columns: []int{0}}
 	ests := []framework.Estimator{estimators.LazyES{Steps: 150}, estimators.Retrain{}, estimators.Dropout{}}
 	res, err := pipeline.Estimate(ctx, p, measures.MSE(), ests, []framework.Feature{f}, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}})
@@ -81,17 +69,8 @@ func TestLazyESNearRetrain(t *testing.T) {
 }
 
 func TestLazyESNeedsWarmStart(t *testing.T) {
-	sim, err := simulate.Generate("linear", 200, 0.5, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
-	p, err := pipeline.Prepare(context.Background(), d, pipeline.Config{Backend: linear.Backend{}, BackendName: "linear", Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	_, err = estimators.LazyES{}.Reduce(context.Background(), p, p.Features()[0])
+	p := simProblem(t, "linear", 200, 0.5, 1, linear.Backend{}, "linear")
+	_, err := estimators.LazyES{}.Reduce(context.Background(), p, p.Features()[0])
 	if !errors.Is(err, framework.ErrUsage) {
 		t.Errorf("lazy-es on a backend without warm starts: want a usage error, got %v", err)
 	}

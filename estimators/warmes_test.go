@@ -10,13 +10,11 @@ import (
 
 	"github.com/lazyvi/lazyvi/backends/linear"
 	"github.com/lazyvi/lazyvi/backends/mlp"
-	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/measures"
 	"github.com/lazyvi/lazyvi/pipeline"
-	"github.com/lazyvi/lazyvi/simulate"
 )
 
 // The paper's linear setting with rho = 0.9: the conditional importance of
@@ -27,17 +25,8 @@ import (
 // its standard errors plus 10% of it), far below dropout, stopping before
 // its cap; x4, of no importance, stays within 4 standard errors of 0.
 func TestWarmESClosedForm(t *testing.T) {
-	sim, err := simulate.Generate("linear", 1500, 0.9, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
 	ctx := context.Background()
-	p, err := pipeline.Prepare(ctx, d, pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := simProblem(t, "linear", 1500, 0.9, 3, mlp.Backend{}, "mlp")
 	x1 := framework.Feature{Name: "x1", Columns: []int{0}}
 	x4 := framework.Feature{Name: "x4", Columns: []int{3}}
 	e := estimators.WarmES{MaxEpochs: estimators.DefaultWarmESEpochs}
@@ -97,17 +86,8 @@ func TestWarmESClosedForm(t *testing.T) {
 }
 
 func TestWarmESNeedsWarmStop(t *testing.T) {
-	sim, err := simulate.Generate("linear", 200, 0.5, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
-	p, err := pipeline.Prepare(context.Background(), d, pipeline.Config{Backend: linear.Backend{}, BackendName: "linear", Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	_, err = estimators.WarmES{MaxEpochs: 5}.Reduce(context.Background(), p, p.Features()[0])
+	p := simProblem(t, "linear", 200, 0.5, 1, linear.Backend{}, "linear")
+	_, err := estimators.WarmES{MaxEpochs: 5}.Reduce(context.Background(), p, p.Features()[0])
 	if !errors.Is(err, framework.ErrUsage) {
 		t.Errorf("warm-es on a backend without warm starts: want a usage error, got %v", err)
 	}

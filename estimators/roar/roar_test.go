@@ -22,17 +22,8 @@ import (
 // features first, so at half the features removed retrain has lost nearly
 // all of the R², while the random ordering has lost less.
 func TestSmallROAR(t *testing.T) {
-	sim, err := simulate.Generate("linear", 900, 0.5, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
 	ctx := context.Background()
-	p, err := pipeline.Prepare(ctx, d, pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := linearProblem(t)
 	ests := []framework.Estimator{estimators.Dropout{}, estimators.Retrain{}, estimators.LazyES{Steps: 100}}
 	rep, err := roar.Run(ctx, p, measures.R2(), ests, roar.Options{Orderings: []string{"grad", "random"}, Fractions: []float64{0.5, 1}})
 	if err != nil {
@@ -116,17 +107,8 @@ func sameSet(a, b []string) bool {
 // Var(1.5 x1 + 1.2 x2) + 1 + noise 0.1 = 6.59 at rho 0.5, R² 0.152, far
 // below the full model's.
 func TestROARGroups(t *testing.T) {
-	sim, err := simulate.Generate("linear", 900, 0.5, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
 	ctx := context.Background()
-	p, err := pipeline.Prepare(ctx, d, pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := linearProblem(t)
 	gs, err := dataio.ParseGroups("null=x4,x5,x6;sig=x1,x2")
 	if err != nil {
 		t.Fatal(err)
@@ -174,4 +156,21 @@ func TestROARGroups(t *testing.T) {
 	if _, err := roar.Run(ctx, p, measures.R2(), []framework.Estimator{estimators.Dropout{}}, roar.Options{Groups: bad}); err == nil {
 		t.Error("a group with column 6 of 6 features: want an error")
 	}
+}
+
+// linearProblem is the paper's linear setting (900 rows, rho 0.5, seed 2)
+// prepared on the mlp; it is closed when the test ends.
+func linearProblem(t *testing.T) *framework.Problem {
+	t.Helper()
+	sim, err := simulate.Generate("linear", 900, 0.5, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
+	p, err := pipeline.Prepare(context.Background(), d, pipeline.Config{Backend: mlp.Backend{}, BackendName: "mlp", Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
 }
