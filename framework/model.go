@@ -283,7 +283,8 @@ func predictShift(ctx context.Context, g Gradienter, s Shift) (*mat.Dense, error
 // estimator's primal side (M < n) needs only through them. The plugin
 // transport's client implements it for every backend with gradients (the
 // plugin forms G and b next to the model, so only M(M+1)/2 + M values
-// cross instead of n M).
+// cross instead of n M). G and b are the caller's, to keep or overwrite
+// (the lazy estimator forms its folds' systems in their storage).
 type Grammer interface {
 	Gram(ctx context.Context, x mat.Matrix, e []float64) (g *mat.SymDense, b []float64, err error)
 }

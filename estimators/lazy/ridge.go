@@ -255,15 +255,19 @@ type primal struct {
 	blocks []primalBlock
 }
 
-// primalBlock is the part of G and Phi^T e from samples lo..hi.
+// primalBlock is a fold's training system: G - G_fold and b - b_fold,
+// G_fold and b_fold the part of G and Phi^T e from samples lo..hi. The
+// system is computed in the storage the backend gave G_fold in, with both
+// triangles (for the Krylov solver's Gemv), once G is summed.
 type primalBlock struct {
 	lo, hi int
-	g      *mat.SymDense
+	g      blas64.General
 	b      []float64
 }
 
 // newPrimal forms G and Phi^T e of p's rows and residuals, by fold blocks
-// when bounds (in samples) are given.
+// when bounds (in samples) are given, and then each fold's training
+// system.
 func (p *problem) newPrimal(ctx context.Context, bounds []int) (*primal, error) {
 	g, x, e, k := p.g, p.x, p.e, p.k
 	samples, cols := x.Dims()
@@ -272,6 +276,7 @@ func (p *problem) newPrimal(ctx context.Context, bounds []int) (*primal, error) 
 	if len(bounds) < 2 {
 		bounds = []int{0, samples}
 	}
+	var parts []blas64.Symmetric
 	for f := 0; f+1 < len(bounds); f++ {
 		lo, hi := bounds[f], bounds[f+1]
 		bg, bb, err := framework.GramOf(ctx, g, x.Slice(lo, hi, 0, cols), e[lo*k:hi*k])
@@ -283,10 +288,25 @@ func (p *problem) newPrimal(ctx context.Context, bounds []int) (*primal, error) 
 		}
 		pm.g.AddSym(pm.g, bg)
 		floats.Add(pm.b, bb)
-		pm.blocks = append(pm.blocks, primalBlock{lo: lo, hi: hi, g: bg, b: bb})
+		parts = append(parts, bg.RawSymmetric())
+		pm.blocks = append(pm.blocks, primalBlock{lo: lo, hi: hi, b: bb})
 	}
 	if len(pm.blocks) == 1 {
 		pm.blocks = nil // no folds: only the totals are used
+	}
+	// Each fold's G - G_fold over G_fold's upper triangle, row by row,
+	// then mirrored; b - b_fold over b_fold.
+	tot := pm.g.RawSymmetric()
+	for i := range pm.blocks {
+		blk := &pm.blocks[i]
+		part := parts[i]
+		for r := 0; r < m; r++ {
+			t := tot.Data[r*tot.Stride+r : r*tot.Stride+m]
+			floats.SubTo(part.Data[r*part.Stride+r:r*part.Stride+m], t, part.Data[r*part.Stride+r:r*part.Stride+m])
+		}
+		blk.g = blas64.General{Rows: m, Cols: m, Stride: part.Stride, Data: part.Data}
+		mirrorUpper(blk.g)
+		floats.SubTo(blk.b, pm.b, blk.b)
 	}
 	return pm, nil
 }
@@ -312,19 +332,7 @@ func (p *primal) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 	if i < 0 {
 		return nil, fmt.Errorf("no fold of samples %d..%d among the blocks the Gram was formed by", lo, hi)
 	}
-	// G - G_fold and b - b_fold, with both triangles for the Krylov solver.
-	m := p.g.SymmetricDim()
-	gt := blas64.General{Rows: m, Cols: m, Stride: m, Data: make([]float64, m*m)}
-	tot, blk := p.g.RawSymmetric(), p.blocks[i].g.RawSymmetric()
-	for r := 0; r < m; r++ {
-		for c := r; c < m; c++ {
-			v := tot.Data[r*tot.Stride+c] - blk.Data[r*blk.Stride+c]
-			gt.Data[r*m+c], gt.Data[c*m+r] = v, v
-		}
-	}
-	bt := make([]float64, m)
-	floats.SubTo(bt, p.b, p.blocks[i].b)
-	kr := newKrylov(fullOp{gt}, bt)
+	kr := newKrylov(fullOp{p.blocks[i].g}, p.blocks[i].b)
 	return func(ctx context.Context, alphas []float64) ([]*framework.Shift, error) {
 		before := kr.flops
 		dthetas, usable, err := kr.solveMany(ctx, alphas)
@@ -393,6 +401,26 @@ func symmetrize(k *mat.Dense) blas64.General {
 		}
 	}
 	return raw
+}
+
+// symTile is the side of the square tiles in which mirrorUpper visits a
+// matrix and its transpose together: 64 x 64 float64s are 32 KiB a tile,
+// so both stay in cache while the transposed one is written across its
+// rows.
+const symTile = 64
+
+// mirrorUpper copies the upper triangle of the square a onto its lower one.
+func mirrorUpper(a blas64.General) {
+	n := a.Rows
+	for i0 := 0; i0 < n; i0 += symTile {
+		for j0 := i0; j0 < n; j0 += symTile {
+			for i := i0; i < min(i0+symTile, n); i++ {
+				for j := max(j0, i+1); j < min(j0+symTile, n); j++ {
+					a.Data[j*a.Stride+i] = a.Data[i*a.Stride+j]
+				}
+			}
+		}
+	}
 }
 
 // lapackImpl is the LAPACK the lazy solver calls (see internal/linalg).
