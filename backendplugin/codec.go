@@ -53,12 +53,18 @@ func (protoCodec) Marshal(v any) (mem.BufferSlice, error) {
 }
 
 func (protoCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	if mi, ok := v.(*matrixInto); ok {
+		if err := unmarshalMatrix(data, mi.m, mi.dst); !errors.Is(err, errGenericMatrix) {
+			return err
+		}
+		v = mi.m
+	}
 	m, ok := v.(proto.Message)
 	if !ok {
 		return fmt.Errorf("unmarshal: %T is not a proto.Message", v)
 	}
 	if mm, ok := m.(*pb.Matrix); ok {
-		if err := unmarshalMatrix(data, mm); !errors.Is(err, errGenericMatrix) {
+		if err := unmarshalMatrix(data, mm, nil); !errors.Is(err, errGenericMatrix) {
 			return err
 		}
 	}

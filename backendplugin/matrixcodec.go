@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/lazyvi/lazyvi/internal/linalg"
 	"github.com/lazyvi/lazyvi/internal/pb"
 )
 
@@ -18,6 +19,13 @@ import (
 // (fromPB). Here the values are copied once, a triangle into its place in
 // the square, whose other half is then mirrored; the message then holds
 // the whole square (Upper false), which fromPB reads in place.
+
+// matrixInto is a Matrix reply to be read into dst's memory where it
+// holds the values (a client's KernelInto): the codec recognises it.
+type matrixInto struct {
+	m   *pb.Matrix
+	dst []float64
+}
 
 // errGenericMatrix: the message has a field this reader does not decode
 // (an unknown one, a malformed tag); the generic unmarshal then reads it
@@ -90,10 +98,11 @@ func (f *frames) varint() (uint64, bool) {
 	return 0, false
 }
 
-// unmarshalMatrix decodes a Matrix message from its frames (see above), or
+// unmarshalMatrix decodes a Matrix message from its frames (see above),
+// its values into dst's memory when it holds them (nil: fresh memory), or
 // returns errGenericMatrix for the caller to fall back on proto.Unmarshal.
 // Protobuf's last-one-wins rule holds for every field.
-func unmarshalMatrix(data mem.BufferSlice, m *pb.Matrix) error {
+func unmarshalMatrix(data mem.BufferSlice, m *pb.Matrix, dst []float64) error {
 	if !littleEndian {
 		return errGenericMatrix
 	}
@@ -154,28 +163,35 @@ func unmarshalMatrix(data mem.BufferSlice, m *pb.Matrix) error {
 	proto.Reset(m)
 	m.Rows, m.Cols, m.Upper, m.Handle, m.Layout = rows, cols, upper, handle, layout
 	if dataAt != nil {
-		m.Data = readValues(dataAt, dataLen, m)
+		m.Data = readValues(dataAt, dataLen, m, dst)
 	}
 	return nil
 }
 
 // readValues reads the data field's n bytes from f: into the whole n x n
 // square when the message is a well-formed upper triangle (which m then
-// no longer is), else into a fresh buffer that starts on 8 bytes, so that
-// fromPB reads the values in place.
-func readValues(f *frames, n uint64, m *pb.Matrix) []byte {
+// no longer is), else into a buffer that starts on 8 bytes, so that fromPB
+// reads the values in place: dst's memory when its capacity holds them,
+// else fresh memory.
+func readValues(f *frames, n uint64, m *pb.Matrix, dst []float64) []byte {
+	floats := func(k int) []float64 {
+		if cap(dst) >= k {
+			return dst[:k]
+		}
+		return make([]float64, k)
+	}
 	if r := m.Rows; m.Upper && r > 0 && r == m.Cols && n == uint64(8*(r*(r+1)/2)) {
 		k := int(r)
-		full := make([]float64, k*k)
+		full := floats(k * k)
 		for i := 0; i < k; i++ {
 			f.read(rawOf(full[i*k+i : (i+1)*k]))
 		}
-		mirrorUpper(full, k)
+		linalg.MirrorUpper(full, k, k)
 		m.Upper = false
 		return rawOf(full)
 	}
 	if n%8 == 0 {
-		b := rawOf(make([]float64, n/8))
+		b := rawOf(floats(int(n / 8)))
 		f.read(b)
 		return b
 	}

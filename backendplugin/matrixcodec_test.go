@@ -80,42 +80,71 @@ func TestUnmarshalMatrix(t *testing.T) {
 			}
 		}
 		for _, frame := range []int{1, 7, 64, 1000, len(wire) + 1} {
-			var in mem.BufferSlice
-			for lo := 0; lo < len(wire); lo += frame {
-				in = append(in, mem.SliceBuffer(wire[lo:min(lo+frame, len(wire))]))
-			}
-			got := new(pb.Matrix)
-			err := c.Unmarshal(in, got)
-			if (err == nil) != (stdErr == nil) {
-				t.Fatalf("%s, frames of %d: error %v, proto.Unmarshal's %v", name, frame, err, stdErr)
-			}
-			if err != nil {
-				continue
-			}
-			if std.Upper && std.Rows > 0 && fromErr == nil && got.Upper && name != "unknown field" {
-				t.Fatalf("%s, frames of %d: the triangle was not unpacked as it was read", name, frame)
-			}
-			if got.Handle != std.Handle || !proto.Equal(got.Layout, std.Layout) {
-				t.Fatalf("%s, frames of %d: handle or layout differs", name, frame)
-			}
-			d, err := fromPB(got)
-			if (err == nil) != (fromErr == nil) {
-				t.Fatalf("%s, frames of %d: fromPB error %v, want %v", name, frame, err, fromErr)
-			}
-			if err != nil {
-				continue
-			}
-			if r, cc := d.Dims(); r != wantR || cc != wantC {
-				t.Fatalf("%s, frames of %d: %d x %d, want %d x %d", name, frame, r, cc, wantR, wantC)
-			}
-			if wantR == 0 {
-				continue
-			}
-			for i, v := range d.RawMatrix().Data[:len(want)] {
-				if math.Float64bits(v) != math.Float64bits(want[i]) {
-					t.Fatalf("%s, frames of %d: value %d is %v, want %v", name, frame, i, v, want[i])
-				}
+			// into: none (a plain Matrix reply), a destination too small,
+			// and one that holds the values, full of NaNs.
+			for _, into := range []int{-1, 1, 300 * 300} {
+				checkUnmarshalMatrix(t, c, name, wire, frame, into, std, stdErr, fromErr, want, wantR, wantC)
 			}
 		}
+	}
+}
+
+// checkUnmarshalMatrix decodes wire in frames of frame bytes, into a
+// destination of into values (-1: none), and checks the result against
+// proto.Unmarshal's std (error stdErr) unpacked by fromPB (error fromErr,
+// values want, wantR x wantC).
+func checkUnmarshalMatrix(t *testing.T, c protoCodec, name string, wire []byte, frame, into int, std *pb.Matrix, stdErr, fromErr error, want []float64, wantR, wantC int) {
+	t.Helper()
+	var in mem.BufferSlice
+	for lo := 0; lo < len(wire); lo += frame {
+		in = append(in, mem.SliceBuffer(wire[lo:min(lo+frame, len(wire))]))
+	}
+	got := new(pb.Matrix)
+	var dst []float64
+	var v any = got
+	if into >= 0 {
+		dst = make([]float64, into)
+		for i := range dst {
+			dst[i] = math.NaN()
+		}
+		v = &matrixInto{m: got, dst: dst}
+	}
+	err := c.Unmarshal(in, v)
+	if (err == nil) != (stdErr == nil) {
+		t.Fatalf("%s, frames of %d: error %v, proto.Unmarshal's %v", name, frame, err, stdErr)
+	}
+	if err != nil {
+		return
+	}
+	if std.Upper && std.Rows > 0 && fromErr == nil && got.Upper && name != "unknown field" {
+		t.Fatalf("%s, frames of %d: the triangle was not unpacked as it was read", name, frame)
+	}
+	if got.Handle != std.Handle || !proto.Equal(got.Layout, std.Layout) {
+		t.Fatalf("%s, frames of %d: handle or layout differs", name, frame)
+	}
+	d, err := fromPB(got)
+	if (err == nil) != (fromErr == nil) {
+		t.Fatalf("%s, frames of %d: fromPB error %v, want %v", name, frame, err, fromErr)
+	}
+	if err != nil {
+		return
+	}
+	if r, cc := d.Dims(); r != wantR || cc != wantC {
+		t.Fatalf("%s, frames of %d: %d x %d, want %d x %d", name, frame, r, cc, wantR, wantC)
+	}
+	if wantR == 0 {
+		return
+	}
+	for i, v := range d.RawMatrix().Data[:len(want)] {
+		if math.Float64bits(v) != math.Float64bits(want[i]) {
+			t.Fatalf("%s, frames of %d, into %d: value %d is %v, want %v", name, frame, into, i, v, want[i])
+		}
+	}
+	fits := wantR*wantC <= into && got.Layout == nil && name != "unknown field"
+	if into <= 0 {
+		return
+	}
+	if aliased := &d.RawMatrix().Data[0] == &dst[0]; aliased != fits {
+		t.Fatalf("%s, frames of %d: in the destination of %d values %v, want %v", name, frame, into, aliased, fits)
 	}
 }

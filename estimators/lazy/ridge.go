@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/linalg"
+	"github.com/lazyvi/lazyvi/internal/scratch"
 )
 
 // errSingular marks a ridge system that cannot be solved at a candidate
@@ -99,7 +101,7 @@ func (p *problem) newRidge(ctx context.Context, bounds []int, single bool) (ridg
 	}
 	if kern, ok := framework.KernelerOf(g, single); ok {
 		var err error
-		if km, err = kern.Kernel(ctx, x, nil); err != nil {
+		if km, err = framework.KernelInto(ctx, kern, x, nil, kernelBuffers.Get(n*n)); err != nil {
 			return nil, fmt.Errorf("kernel: %w", err)
 		}
 		if r, c := km.Dims(); r != n || c != n {
@@ -152,6 +154,27 @@ type dual struct {
 	// single: K is the model's single-precision kernel, and a fold's
 	// shifts ask for Phi_T^T a in single precision.
 	single bool
+}
+
+// kernelBuffers keeps the memory of the dense dual path's kernels between
+// reductions: a feature's n1 x n1 kernel (14 MB at n1 = 1333) is written
+// into a finished one's (framework.KernelInto, released), not into fresh
+// memory.
+var kernelBuffers = scratch.New(2 * time.Second)
+
+// release gives the kernel's memory back for the next reduction's; the
+// problem must not be used after.
+func (d *dual) release() {
+	kernelBuffers.Put(d.kfull.Data)
+	d.kfull, d.kmat = blas64.General{}, nil
+}
+
+// releaseRidge releases rp's memory where it is a kernel (see
+// dual.release).
+func releaseRidge(rp ridge) {
+	if d, ok := rp.(*dual); ok {
+		d.release()
+	}
 }
 
 func (d *dual) meanDiag() float64 {
@@ -305,7 +328,7 @@ func (p *problem) newPrimal(ctx context.Context, bounds []int) (*primal, error) 
 			floats.SubTo(part.Data[r*part.Stride+r:r*part.Stride+m], t, part.Data[r*part.Stride+r:r*part.Stride+m])
 		}
 		blk.g = blas64.General{Rows: m, Cols: m, Stride: part.Stride, Data: part.Data}
-		mirrorUpper(blk.g)
+		linalg.MirrorUpper(blk.g.Data, m, blk.g.Stride)
 		floats.SubTo(blk.b, pm.b, blk.b)
 	}
 	return pm, nil
@@ -401,26 +424,6 @@ func symmetrize(k *mat.Dense) blas64.General {
 		}
 	}
 	return raw
-}
-
-// symTile is the side of the square tiles in which mirrorUpper visits a
-// matrix and its transpose together: 64 x 64 float64s are 32 KiB a tile,
-// so both stay in cache while the transposed one is written across its
-// rows.
-const symTile = 64
-
-// mirrorUpper copies the upper triangle of the square a onto its lower one.
-func mirrorUpper(a blas64.General) {
-	n := a.Rows
-	for i0 := 0; i0 < n; i0 += symTile {
-		for j0 := i0; j0 < n; j0 += symTile {
-			for i := i0; i < min(i0+symTile, n); i++ {
-				for j := max(j0, i+1); j < min(j0+symTile, n); j++ {
-					a.Data[j*a.Stride+i] = a.Data[i*a.Stride+j]
-				}
-			}
-		}
-	}
 }
 
 // lapackImpl is the LAPACK the lazy solver calls (see internal/linalg).

@@ -159,6 +159,7 @@ func (p *problem) solveScaled(ctx context.Context, alpha float64, start []float6
 		if err != nil {
 			return shift, nil, err
 		}
+		defer releaseRidge(rp)
 		stop := framework.StagesFrom(ctx).Start(stageSolve)
 		if shift, err = rp.solveAll(ctx, alpha); err != nil {
 			return shift, nil, err
@@ -235,6 +236,7 @@ func (p *problem) subsampleAlpha(ctx context.Context, near float64) (float64, er
 	if err != nil {
 		return 0, err
 	}
+	defer releaseRidge(rp)
 	alpha, err := sub.chooseAlpha(ctx, rp, bounds, p.est.cfg.tol(), near*(float64(ns)/float64(n1)))
 	if err != nil {
 		return 0, err
