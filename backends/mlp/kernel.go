@@ -3,6 +3,7 @@ package mlp
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -10,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/internal/linalg"
+	"github.com/lazyvi/lazyvi/internal/scratch"
 )
 
 // Jacobian returns the n x M matrix of per-sample gradients of the
@@ -117,9 +119,19 @@ func (md *Model) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([
 	}
 	acts, deltas := md.signalsOf(xg)
 	out := make([]float64, md.m)
-	md.jacobianTVec(acts, deltas, a, out, nil, false)
+	width := 0
+	for _, d := range deltas {
+		width = max(width, d.Cols)
+	}
+	scratch := tvecScratch.Get(n * width)
+	tvecScratch.Put(md.jacobianTVec(acts, deltas, a, out, scratch, false))
 	return out, nil
 }
+
+// tvecScratch keeps JacobianTVec's scratch (a layer's signals scaled by
+// the vector: 1 MB at 1333 rows of width 100) between calls, which the
+// lazy estimator's penalty search makes several of a candidate.
+var tvecScratch = scratch.New(2 * time.Second)
 
 // kernelBlockRows is the number of rows of K computed per block: the
 // temporaries are two kernelBlockRows x n2 matrices instead of n1 x n2.
