@@ -715,7 +715,7 @@ func TestSearchNear(t *testing.T) {
 							// the start, the first three points alone (their
 							// parabola's vertex is the start); else the walk
 							// and two of Brent's steps, which stops where a
-							// parabolic step is within tol/2.
+							// parabolic step is within tol/4.
 							want = 3
 							if off != 0 {
 								want = 3 + int(math.Ceil(math.Abs(off)/nearStep)) + 2

@@ -409,7 +409,7 @@ type point struct{ t, f float64 }
 // Derivatives, 1973, ch. 5): a parabolic step through the three best points
 // when it falls inside the bracket and shrinks the step, else a
 // golden-section step into the larger part, to an absolute tolerance of tol
-// in t. With early it also stops where a parabolic step is within tol/2 of
+// in t. With early it also stops where a parabolic step is within tol/4 of
 // the best point (the parabola through the three best points puts the
 // minimum there), instead of evaluating a point tol away to confirm it:
 // for a feature's search from the baseline's penalty (searchNear), whose
@@ -451,11 +451,11 @@ func brent(f func(float64) (float64, error), lo, hi, x0 point, tol float64, earl
 			if math.Abs(p) < math.Abs(0.5*q*e) && p > q*(a-x) && p < q*(b-x) {
 				e, d = d, p/q
 				parabolic = true
-				if early && math.Abs(d) <= 0.5*tol1 {
+				if early && math.Abs(d) <= 0.25*tol1 {
 					// The parabola through the three best points has
-					// its minimum within half the tolerance of the best:
-					// done, where Brent's rule would evaluate a point
-					// tol1 away to confirm it.
+					// its minimum within a quarter of the tolerance of
+					// the best: done, where Brent's rule would evaluate
+					// a point tol1 away to confirm it.
 					return nil
 				}
 				if u := x + d; u-a < tol2 || b-u < tol2 {
