@@ -59,11 +59,18 @@ func (protoCodec) Unmarshal(data mem.BufferSlice, v any) error {
 		}
 		v = mi.m
 	}
+	if gr, ok := v.(*gramReply); ok {
+		if err := unmarshalGram(data, gr); !errors.Is(err, errGenericMatrix) {
+			return err
+		}
+		gr.g, v = nil, gr.r
+	}
 	m, ok := v.(proto.Message)
 	if !ok {
 		return fmt.Errorf("unmarshal: %T is not a proto.Message", v)
 	}
-	if mm, ok := m.(*pb.Matrix); ok {
+	switch mm := m.(type) {
+	case *pb.Matrix:
 		if err := unmarshalMatrix(data, mm, nil); !errors.Is(err, errGenericMatrix) {
 			return err
 		}

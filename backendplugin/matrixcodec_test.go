@@ -2,6 +2,7 @@ package backendplugin
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"google.golang.org/grpc/mem"
@@ -146,5 +147,103 @@ func checkUnmarshalMatrix(t *testing.T, c protoCodec, name string, wire []byte, 
 	}
 	if aliased := &d.RawMatrix().Data[0] == &dst[0]; aliased != fits {
 		t.Fatalf("%s, frames of %d: in the destination of %d values %v, want %v", name, frame, into, aliased, fits)
+	}
+}
+
+// A GramResponse read by protoCodec from its frames gives what
+// proto.Unmarshal's does through symFromPB and vecOf, to the bit, whatever
+// the frames' size: G's triangle read into its place in a square, b, and
+// malformed or unusual messages (no b, G not a triangle, a short
+// triangle, G twice, an unknown field, truncated), which fail the same way
+// or go to the generic unmarshal.
+func TestUnmarshalGram(t *testing.T) {
+	sym := func(n int) *pb.Matrix {
+		a := make([]float64, n*n)
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				a[i*n+j] = math.Cos(float64(3*i+j)) * 1e2
+				a[j*n+i] = a[i*n+j]
+			}
+		}
+		return upperPB(a, n, n)
+	}
+	b := func(n int) *pb.Vector {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(i) - 0.5
+		}
+		return vec(v)
+	}
+	cases := map[string][]byte{}
+	for name, r := range map[string]*pb.GramResponse{
+		"n 1": {G: sym(1), B: b(1)}, "n 2": {G: sym(2), B: b(2)}, "n 120": {G: sym(120), B: b(120)},
+		"no b": {G: sym(5)}, "no g": {B: b(3)}, "general g": {G: &pb.Matrix{Rows: 2, Cols: 2, Data: rawOf([]float64{1, 2, 3, 4})}, B: b(2)},
+		"short triangle": {G: &pb.Matrix{Rows: 3, Cols: 3, Upper: true, Data: rawOf([]float64{1, 2})}, B: b(3)},
+	} {
+		w, err := proto.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases[name] = w
+	}
+	one, _ := proto.Marshal(&pb.GramResponse{G: sym(4), B: b(4)})
+	g4, _ := proto.Marshal(&pb.GramResponse{G: sym(4)})
+	cases["g twice"] = append(append([]byte(nil), one...), g4...)
+	cases["unknown field"] = protowire.AppendVarint(protowire.AppendTag(append([]byte(nil), one...), 9, protowire.VarintType), 3)
+	cases["truncated"] = one[:len(one)-3]
+
+	var c protoCodec
+	for name, wire := range cases {
+		std := new(pb.GramResponse)
+		stdErr := proto.Unmarshal(wire, std)
+		for _, frame := range []int{1, 5, 64, len(wire) + 1} {
+			var in mem.BufferSlice
+			for lo := 0; lo < len(wire); lo += frame {
+				in = append(in, mem.SliceBuffer(wire[lo:min(lo+frame, len(wire))]))
+			}
+			reply := &gramReply{r: new(pb.GramResponse)}
+			err := c.Unmarshal(in, reply)
+			if (err == nil) != (stdErr == nil) {
+				t.Fatalf("%s, frames of %d: error %v, proto.Unmarshal's %v", name, frame, err, stdErr)
+			}
+			if err != nil {
+				continue
+			}
+			if strings.HasPrefix(name, "n ") && reply.g == nil {
+				t.Fatalf("%s, frames of %d: G's triangle was not read into its square", name, frame)
+			}
+			wantG, wantErr := symFromPB(std.G)
+			g := reply.g
+			var gErr error
+			if g == nil {
+				g, gErr = symFromPB(reply.r.G)
+			}
+			if (gErr == nil) != (wantErr == nil) {
+				t.Fatalf("%s, frames of %d: G's error %v, want %v", name, frame, gErr, wantErr)
+			}
+			if gErr == nil {
+				n := wantG.SymmetricDim()
+				if g.SymmetricDim() != n {
+					t.Fatalf("%s, frames of %d: G is %d x %d, want %d x %d", name, frame, g.SymmetricDim(), g.SymmetricDim(), n, n)
+				}
+				for i := 0; i < n; i++ {
+					for j := i; j < n; j++ {
+						if math.Float64bits(g.At(i, j)) != math.Float64bits(wantG.At(i, j)) {
+							t.Fatalf("%s, frames of %d: G(%d, %d) is %v, want %v", name, frame, i, j, g.At(i, j), wantG.At(i, j))
+						}
+					}
+				}
+			}
+			gotB, bErr := vecOf(reply.r.B)
+			wantB, wantBErr := vecOf(std.B)
+			if (bErr == nil) != (wantBErr == nil) || len(gotB) != len(wantB) {
+				t.Fatalf("%s, frames of %d: b %v (error %v), want %v (%v)", name, frame, gotB, bErr, wantB, wantBErr)
+			}
+			for i := range wantB {
+				if math.Float64bits(gotB[i]) != math.Float64bits(wantB[i]) {
+					t.Fatalf("%s, frames of %d: b[%d] is %v, want %v", name, frame, i, gotB[i], wantB[i])
+				}
+			}
+		}
 	}
 }

@@ -165,17 +165,23 @@ func (m *model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []float
 // Gram implements framework.Grammer: G's upper triangle and b in one round
 // trip.
 func (m *model) Gram(ctx context.Context, x mat.Matrix, e []float64) (*mat.SymDense, []float64, error) {
-	out, err := call(ctx, m, "Gram", []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*pb.GramResponse, error) {
-		return m.c.rpc.Gram(ctx, &pb.GramRequest{ModelId: m.id, X: ms[0], E: vec(e)})
+	out, err := call(ctx, m, "Gram", []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*gramReply, error) {
+		reply := &gramReply{r: new(pb.GramResponse)}
+		// The codec named here, whatever the connection's default, is the
+		// one that knows gramReply.
+		err := m.c.cc.Invoke(ctx, pb.Backend_Gram_FullMethodName, &pb.GramRequest{ModelId: m.id, X: ms[0], E: vec(e)}, reply, clientCodecOptions()...)
+		return reply, err
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := symFromPB(out.G)
-	if err != nil {
-		return nil, nil, &Error{Backend: m.c.name, Op: "Gram", Err: err}
+	g := out.g
+	if g == nil {
+		if g, err = symFromPB(out.r.G); err != nil {
+			return nil, nil, &Error{Backend: m.c.name, Op: "Gram", Err: err}
+		}
 	}
-	b, err := vecOf(out.B)
+	b, err := vecOf(out.r.B)
 	if err != nil {
 		return nil, nil, &Error{Backend: m.c.name, Op: "Gram", Err: err}
 	}

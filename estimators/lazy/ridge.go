@@ -309,7 +309,7 @@ func (p *problem) newPrimal(ctx context.Context, bounds []int) (*primal, error) 
 		if bg.SymmetricDim() != m || len(bb) != m {
 			return nil, fmt.Errorf("gram: backend returned %d x %d and %d values for %d parameters", bg.SymmetricDim(), bg.SymmetricDim(), len(bb), m)
 		}
-		pm.g.AddSym(pm.g, bg)
+		addUpper(pm.g.RawSymmetric(), bg.RawSymmetric())
 		floats.Add(pm.b, bb)
 		parts = append(parts, bg.RawSymmetric())
 		pm.blocks = append(pm.blocks, primalBlock{lo: lo, hi: hi, b: bb})
@@ -371,6 +371,14 @@ func (p *primal) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 		}
 		return shifts, nil
 	}, nil
+}
+
+// addUpper adds the upper triangle of b to a's, row by row (gonum's
+// SymDense.AddSym goes element by element).
+func addUpper(a, b blas64.Symmetric) {
+	for r := 0; r < a.N; r++ {
+		floats.Add(a.Data[r*a.Stride+r:r*a.Stride+a.N], b.Data[r*b.Stride+r:r*b.Stride+b.N])
+	}
 }
 
 // choleskySolve solves (A + alpha I) x = r. A system that is positive
