@@ -18,16 +18,7 @@ import (
 // handles, repeated fields (the last wins), and malformed messages, which
 // fail the same way.
 func TestUnmarshalMatrix(t *testing.T) {
-	sym := func(n int) *pb.Matrix {
-		a := make([]float64, n*n)
-		for i := 0; i < n; i++ {
-			for j := i; j < n; j++ {
-				a[i*n+j] = math.Sin(float64(7*i+j)) * 1e3
-				a[j*n+i] = a[i*n+j]
-			}
-		}
-		return upperPB(a, n, n)
-	}
+	sym := func(n int) *pb.Matrix { return symPB(n, func(i, j int) float64 { return math.Sin(float64(7*i+j)) * 1e3 }) }
 	gen := func(r, c int) *pb.Matrix {
 		v := make([]float64, r*c)
 		for i := range v {
@@ -157,16 +148,7 @@ func checkUnmarshalMatrix(t *testing.T, c protoCodec, name string, wire []byte, 
 // triangle, G twice, an unknown field, truncated), which fail the same way
 // or go to the generic unmarshal.
 func TestUnmarshalGram(t *testing.T) {
-	sym := func(n int) *pb.Matrix {
-		a := make([]float64, n*n)
-		for i := 0; i < n; i++ {
-			for j := i; j < n; j++ {
-				a[i*n+j] = math.Cos(float64(3*i+j)) * 1e2
-				a[j*n+i] = a[i*n+j]
-			}
-		}
-		return upperPB(a, n, n)
-	}
+	sym := func(n int) *pb.Matrix { return symPB(n, func(i, j int) float64 { return math.Cos(float64(3*i+j)) * 1e2 }) }
 	b := func(n int) *pb.Vector {
 		v := make([]float64, n)
 		for i := range v {
@@ -246,4 +228,17 @@ func TestUnmarshalGram(t *testing.T) {
 			}
 		}
 	}
+}
+
+// symPB is the upper triangle of the symmetric n x n matrix whose entry
+// (i, j), i <= j, is f(i, j), as a server sends it.
+func symPB(n int, f func(i, j int) float64) *pb.Matrix {
+	a := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			a[i*n+j] = f(i, j)
+			a[j*n+i] = a[i*n+j]
+		}
+	}
+	return upperPB(a, n, n)
 }
