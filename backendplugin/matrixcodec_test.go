@@ -18,7 +18,9 @@ import (
 // handles, repeated fields (the last wins), and malformed messages, which
 // fail the same way.
 func TestUnmarshalMatrix(t *testing.T) {
-	sym := func(n int) *pb.Matrix { return symPB(n, func(i, j int) float64 { return math.Sin(float64(7*i+j)) * 1e3 }) }
+	sym := func(n int) *pb.Matrix {
+		return symPB(n, func(i, j int) float64 { return math.Sin(float64(7*i+j)) * 1e3 })
+	}
 	gen := func(r, c int) *pb.Matrix {
 		v := make([]float64, r*c)
 		for i := range v {
@@ -148,7 +150,9 @@ func checkUnmarshalMatrix(t *testing.T, c protoCodec, name string, wire []byte, 
 // triangle, G twice, an unknown field, truncated), which fail the same way
 // or go to the generic unmarshal.
 func TestUnmarshalGram(t *testing.T) {
-	sym := func(n int) *pb.Matrix { return symPB(n, func(i, j int) float64 { return math.Cos(float64(3*i+j)) * 1e2 }) }
+	sym := func(n int) *pb.Matrix {
+		return symPB(n, func(i, j int) float64 { return math.Cos(float64(3*i+j)) * 1e2 })
+	}
 	b := func(n int) *pb.Vector {
 		v := make([]float64, n)
 		for i := range v {
