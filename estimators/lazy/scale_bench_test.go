@@ -103,20 +103,28 @@ func BenchmarkScaleProduct(b *testing.B) {
 	scaleGet(b)
 	c := &scaleCase
 	n1, m := len(c.e), c.g.NumParams()
-	jm, _ := framework.AsJacobianMultiplier(c.g)
-	op := &jacobianOp{ctx: context.Background(), jm: jm, x: c.x, n: n1, m: m}
-	v, err := op.mul(c.e, true) // Phi^T e: a vector of the parameters
-	if err != nil {
-		b.Fatal(err)
-	}
-	dst := make([]float64, m)
-	b.ResetTimer()
-	for b.Loop() {
-		if err := op.mulVec(dst, v); err != nil {
-			b.Fatal(err)
+	for _, single := range []bool{false, true} {
+		name := "double"
+		if single {
+			name = "single"
 		}
+		b.Run(name, func(b *testing.B) {
+			jm, _ := framework.MultiplierOf(c.g, single)
+			op := &jacobianOp{ctx: context.Background(), jm: jm, x: c.x, n: n1, m: m}
+			v, err := op.mul(c.e, true) // Phi^T e: a vector of the parameters
+			if err != nil {
+				b.Fatal(err)
+			}
+			dst := make([]float64, m)
+			b.ResetTimer()
+			for b.Loop() {
+				if err := op.mulVec(dst, v); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(4*float64(n1)*float64(m)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
 	}
-	b.ReportMetric(4*float64(n1)*float64(m)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
 func BenchmarkScaleSearch(b *testing.B) {
