@@ -3,6 +3,7 @@ package mlp
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
@@ -204,18 +205,24 @@ func (md *Model) SinglePrecision() framework.JacobianMultiplier { return single{
 type single struct{ md *Model }
 
 // scratch32 keeps the single-precision products' temporaries between
-// calls.
-var scratch32 sync.Pool
+// calls, a pool for each power of two of their sizes: the solves' steps
+// take the same sizes again, and a buffer drawn fresh from the operating
+// system costs, in page faults, about what a product does.
+var scratch32 [48]sync.Pool
 
-// getScratch32 returns a buffer of n float32s (not zeroed) from scratch32.
+// getScratch32 returns a buffer of n float32s (not zeroed) from
+// scratch32; putScratch32 gives it back.
 func getScratch32(n int) *[]float32 {
-	if v, ok := scratch32.Get().(*[]float32); ok && cap(*v) >= n {
+	c := bits.Len(uint(n))
+	if v, ok := scratch32[c].Get().(*[]float32); ok {
 		*v = (*v)[:n]
 		return v
 	}
-	s := make([]float32, n)
+	s := make([]float32, n, 1<<c)
 	return &s
 }
+
+func putScratch32(v *[]float32) { scratch32[bits.Len(uint(cap(*v))-1)].Put(v) }
 
 // JacobianMul returns Phi(x) V in single precision.
 func (s single) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
@@ -233,8 +240,8 @@ func (s single) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*m
 	col := make([]float64, md.m)
 	acc := make([]float64, n)
 	tb, wb := getScratch32(n*md.maxWidth()), getScratch32(md.maxWeights())
-	defer scratch32.Put(tb)
-	defer scratch32.Put(wb)
+	defer putScratch32(tb)
+	defer putScratch32(wb)
 	for c := 0; c < p; c++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("mlp: JacobianMul: %w", err)
@@ -296,8 +303,8 @@ func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*
 	g := make([]float64, md.m)
 	db := make([]float64, md.maxWidth())
 	sb, wb := getScratch32(n*md.maxWidth()), getScratch32(md.maxWeights())
-	defer scratch32.Put(sb)
-	defer scratch32.Put(wb)
+	defer putScratch32(sb)
+	defer putScratch32(wb)
 	for c := 0; c < p; c++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("mlp: JacobianTMul: %w", err)
