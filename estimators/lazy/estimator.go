@@ -275,7 +275,11 @@ func (lz Estimator) reduce(ctx context.Context, fp *framework.Problem, f framewo
 	} else {
 		order = allRows(n1)
 	}
-	p := &problem{est: lz, g: g, x: rowsOf(dropped, order), k: k, seed: fp.Seed, stats: map[string]float64{}}
+	x := dropped // the rows in their order: Drop's copy is the problem's own
+	if bounds != nil {
+		x = rowsOf(dropped, order)
+	}
+	p := &problem{est: lz, g: g, x: x, k: k, seed: fp.Seed, stats: map[string]float64{}}
 	stop := framework.StagesFrom(ctx).Start(stageResiduals)
 	if err := p.residuals(ctx, fp.YTrain, order, f, scaled); err != nil {
 		return framework.Reduced{}, err
