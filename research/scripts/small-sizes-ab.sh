@@ -1,5 +1,5 @@
 #!/bin/bash
-# usage: ab.sh N cmd-args... ; alternates ./vi-base and ./vi-new, prints cpu (user+sys) and faults
+# usage: small-sizes-ab.sh N cmd-args... ; alternates ./vi-base and ./vi-new, prints cpu (user+sys) and faults
 n=$1; shift
 for i in $(seq $n); do
   for b in base new; do

@@ -1,5 +1,5 @@
 #!/bin/bash
-# usage: abw.sh N bench-args... ; alternates ./vi-base and ./vi-new on a vi bench, prints lazy's (and retrain's) s/feature
+# usage: small-sizes-abw.sh N bench-args... ; alternates ./vi-base and ./vi-new on a vi bench, prints lazy's (and retrain's) s/feature
 n=$1; shift
 for i in $(seq $n); do
   for b in base new; do
