@@ -38,10 +38,12 @@ func (b *forgetting) New(ctx context.Context, spec framework.ModelSpec) (framewo
 	return forgettingModel{linModel: m.(*linModel), b: b}, nil
 }
 
-// TestForgetReleases: a remote model's Forget releases the matrix's handle
-// at once, and the server, releasing the matrix it kept, has its models
-// forget it (a network's memo then drops the signals of those rows); a
-// matrix the client kept no handle for is no call at all.
+// TestForgetReleases: a remote model's Forget releases the handle of the
+// matrix sent from the storage it is given at once (not that of another
+// matrix of the same values), and the server, releasing the matrix it
+// kept, has its models forget it (a network's memo then drops the signals
+// of those rows); a matrix the client kept no handle for is no call at
+// all.
 func TestForgetReleases(t *testing.T) {
 	b := &forgetting{linear: newLinear()}
 	srv := newServer(b)
@@ -62,6 +64,10 @@ func TestForgetReleases(t *testing.T) {
 	}
 	b.mu.Unlock()
 	framework.Forget(m, mat.DenseCopyOf(x)) // the same values, another matrix
+	if srv.kept.len() != 1 {
+		t.Fatalf("Forget of a copy released the matrix sent from x")
+	}
+	framework.Forget(m, x)
 	if srv.kept.len() != 0 {
 		t.Errorf("the server keeps %d matrices after Forget, want none", srv.kept.len())
 	}

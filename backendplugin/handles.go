@@ -265,19 +265,14 @@ func (t *handleTable) setSource(h *handle, s span) {
 	t.mu.Unlock()
 }
 
-// dropFor drops the handles of the matrices with the given content keys and
-// of those last pinned from within the given spans (views of the matrices
-// their caller is done with: framework.Forgetter), and returns the handles
-// to release now: those and the ones waiting for the quarter. A handle in
-// use by a call in flight is released once that call is done.
-func (t *handleTable) dropFor(keys []string, spans []span) []uint64 {
+// dropWithin drops the handles of the matrices last pinned from within the
+// given spans (the matrices their caller is done with, and their views:
+// framework.Forgetter) and returns the handles to release now: those and
+// the ones waiting for the quarter. A handle in use by a call in flight is
+// released once that call is done.
+func (t *handleTable) dropWithin(spans []span) []uint64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, k := range keys {
-		if h, ok := t.byKey[k]; ok {
-			t.drop(h)
-		}
-	}
 	for e := t.order.Front(); e != nil; {
 		h, next := e.Value.(*handle), e.Next()
 		if slices.ContainsFunc(spans, h.src.within) {

@@ -114,21 +114,17 @@ func (m *model) predict(ctx context.Context, op string, x mat.Matrix, prepared b
 }
 
 // Forget implements framework.Forgetter: the client drops the handles of
-// the matrices xs (by their values) and of their views (by where the
-// matrices it sent lay) and releases them at once, and the plugin's
-// server, releasing a kept matrix, tells its models that are Forgetters
-// to forget it too (a network's memo drops its signals). Matrices the
-// client kept no handle for (too small, or dropped already) need nothing.
+// the matrices it sent from the storage of xs (each of them, and its views)
+// and releases them at once, and the plugin's server, releasing a kept
+// matrix, tells its models that are Forgetters to forget it too (a
+// network's memo drops its signals). Matrices the client kept no handle
+// for (too small, or dropped already) need nothing.
 func (m *model) Forget(xs ...mat.Matrix) {
-	var keys []string
-	spans := make([]span, 0, len(xs))
-	for _, x := range xs {
-		if p := requestPB(x); p != nil && len(p.Data) >= 8*minKeptElems {
-			keys = append(keys, matrixKey(p))
-		}
-		spans = append(spans, spanOf(x))
+	spans := make([]span, len(xs))
+	for i, x := range xs {
+		spans[i] = spanOf(x)
 	}
-	m.c.release(m.c.handles.dropFor(keys, spans))
+	m.c.release(m.c.handles.dropWithin(spans))
 }
 
 // Close releases the model in the plugin process; framework.Release calls
