@@ -336,6 +336,7 @@ func (p *problem) reduceDense(ctx context.Context, bounds []int, xev mat.Matrix,
 	if err != nil {
 		return framework.Reduced{}, err
 	}
+	defer releaseRidge(rp)
 	alpha := p.est.Lambda
 	if alpha <= 0 {
 		near, err := baselinePenalty(base)

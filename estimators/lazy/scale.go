@@ -159,6 +159,7 @@ func (p *problem) solveScaled(ctx context.Context, alpha float64, start []float6
 		if err != nil {
 			return shift, nil, err
 		}
+		defer releaseRidge(rp)
 		stop := framework.StagesFrom(ctx).Start(stageSolve)
 		if shift, err = rp.solveAll(ctx, alpha); err != nil {
 			return shift, nil, err
@@ -237,6 +238,7 @@ func (p *problem) subsampleAlpha(ctx context.Context, base func() (framework.Red
 	if err != nil {
 		return 0, err
 	}
+	defer releaseRidge(rp)
 	near, err := baselinePenalty(base) // +Inf: the baseline chose no update
 	if err != nil {
 		return 0, err
