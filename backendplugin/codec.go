@@ -53,12 +53,25 @@ func (protoCodec) Marshal(v any) (mem.BufferSlice, error) {
 }
 
 func (protoCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	if mi, ok := v.(*matrixInto); ok {
+		if err := unmarshalMatrix(data, mi.m, mi.dst); !errors.Is(err, errGenericMatrix) {
+			return err
+		}
+		v = mi.m
+	}
+	if gr, ok := v.(*gramReply); ok {
+		if err := unmarshalGram(data, gr); !errors.Is(err, errGenericMatrix) {
+			return err
+		}
+		gr.g, v = nil, gr.r
+	}
 	m, ok := v.(proto.Message)
 	if !ok {
 		return fmt.Errorf("unmarshal: %T is not a proto.Message", v)
 	}
-	if mm, ok := m.(*pb.Matrix); ok {
-		if err := unmarshalMatrix(data, mm); !errors.Is(err, errGenericMatrix) {
+	switch mm := m.(type) {
+	case *pb.Matrix:
+		if err := unmarshalMatrix(data, mm, nil); !errors.Is(err, errGenericMatrix) {
 			return err
 		}
 	}

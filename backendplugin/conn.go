@@ -26,6 +26,7 @@ import (
 // models (model) make every call through it.
 type conn struct {
 	name   string // the backend's, for errors
+	cc     grpc.ClientConnInterface
 	rpc    pb.BackendClient
 	health grpc_health_v1.HealthClient
 	// handles: the matrices the plugin keeps for this client.
@@ -49,6 +50,7 @@ type conn struct {
 func newConn(name string, cc grpc.ClientConnInterface, o *options, exited func() error, kill func()) *conn {
 	c := &conn{
 		name:        name,
+		cc:          cc,
 		health:      grpc_health_v1.NewHealthClient(cc),
 		hangTimeout: o.hangTimeout,
 		exited:      exited,

@@ -152,6 +152,23 @@ func checkRoundTrip(t *testing.T, b framework.Backend) {
 	want.Reset()
 	want.Mul(x2, x2.T())
 	mustEqual(t, "Kernel(x, nil)", kk, &want, 1e-12)
+	// KernelInto: the same bits as Kernel, in the destination's memory
+	// when it holds them (here NaNs before the call), in fresh memory when
+	// it is too small.
+	for _, size := range []int{7*7 - 1, 7 * 7} {
+		dst := make([]float64, size)
+		for i := range dst {
+			dst[i] = math.NaN()
+		}
+		ki, err := framework.KernelInto(ctx, k, x2, nil, dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustEqual(t, "KernelInto(x, nil)", ki, kk, 0)
+		if in := &ki.RawMatrix().Data[0] == &dst[0]; in != (size == 7*7) {
+			t.Fatalf("KernelInto: in a destination of %d values for 49: %v", size, in)
+		}
+	}
 	// A Kernel x2 given as a nil *mat.Dense is nil too.
 	kk, err = k.Kernel(ctx, x2, (*mat.Dense)(nil))
 	if err != nil {

@@ -179,17 +179,23 @@ func (m *model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []float
 // Gram implements framework.Grammer: G's upper triangle and b in one round
 // trip.
 func (m *model) Gram(ctx context.Context, x mat.Matrix, e []float64) (*mat.SymDense, []float64, error) {
-	out, err := call(ctx, m, "Gram", []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*pb.GramResponse, error) {
-		return m.c.rpc.Gram(ctx, &pb.GramRequest{ModelId: m.id, X: ms[0], E: vec(e)})
+	out, err := call(ctx, m, "Gram", []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*gramReply, error) {
+		reply := &gramReply{r: new(pb.GramResponse)}
+		// The codec named here, whatever the connection's default, is the
+		// one that knows gramReply.
+		err := m.c.cc.Invoke(ctx, pb.Backend_Gram_FullMethodName, &pb.GramRequest{ModelId: m.id, X: ms[0], E: vec(e)}, reply, clientCodecOptions()...)
+		return reply, err
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := symFromPB(out.G)
-	if err != nil {
-		return nil, nil, &Error{Backend: m.c.name, Op: "Gram", Err: err}
+	g := out.g
+	if g == nil {
+		if g, err = symFromPB(out.r.G); err != nil {
+			return nil, nil, &Error{Backend: m.c.name, Op: "Gram", Err: err}
+		}
 	}
-	b, err := vecOf(out.B)
+	b, err := vecOf(out.r.B)
 	if err != nil {
 		return nil, nil, &Error{Backend: m.c.name, Op: "Gram", Err: err}
 	}
@@ -272,9 +278,29 @@ func (m *model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, erro
 	return m.kernel(ctx, x1, x2, false)
 }
 
+// KernelInto implements framework.KernelIntoer: the reply's values are
+// read from gRPC's frames straight into dst when it holds them.
+func (m *model) KernelInto(ctx context.Context, x1, x2 mat.Matrix, dst []float64) (*mat.Dense, error) {
+	return m.kernelInto(ctx, x1, x2, false, dst)
+}
+
 func (m *model) kernel(ctx context.Context, x1, x2 mat.Matrix, single bool) (*mat.Dense, error) {
+	return m.kernelInto(ctx, x1, x2, single, nil)
+}
+
+func (m *model) kernelInto(ctx context.Context, x1, x2 mat.Matrix, single bool, dst []float64) (*mat.Dense, error) {
 	return m.matrix(ctx, "Kernel", []mat.Matrix{x1, x2}, func(ctx context.Context, ms []*pb.Matrix) (*pb.Matrix, error) {
-		return m.c.rpc.Kernel(ctx, &pb.KernelRequest{ModelId: m.id, X1: ms[0], X2: ms[1], AllowUpper: x2 == nil, Options: callOptions(single)})
+		req := &pb.KernelRequest{ModelId: m.id, X1: ms[0], X2: ms[1], AllowUpper: x2 == nil, Options: callOptions(single)}
+		if dst == nil {
+			return m.c.rpc.Kernel(ctx, req)
+		}
+		out := new(pb.Matrix)
+		// The codec named here, whatever the connection's default, is the
+		// one that knows matrixInto.
+		if err := m.c.cc.Invoke(ctx, pb.Backend_Kernel_FullMethodName, req, &matrixInto{m: out, dst: dst}, clientCodecOptions()...); err != nil {
+			return nil, err
+		}
+		return out, nil
 	})
 }
 
@@ -306,6 +332,11 @@ type singleKernelModel struct{ m *model }
 
 func (s singleKernelModel) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, error) {
 	return s.m.kernel(ctx, x1, x2, true)
+}
+
+// KernelInto implements framework.KernelIntoer (see model.KernelInto).
+func (s singleKernelModel) KernelInto(ctx context.Context, x1, x2 mat.Matrix, dst []float64) (*mat.Dense, error) {
+	return s.m.kernelInto(ctx, x1, x2, true, dst)
 }
 
 func (s singleKernelModel) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([]float64, error) {

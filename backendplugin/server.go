@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 	"google.golang.org/grpc/codes"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/pb"
+	"github.com/lazyvi/lazyvi/internal/scratch"
 )
 
 // server serves one framework.Backend in the plugin process. Models live in
@@ -32,10 +34,15 @@ type server struct {
 	// kept holds the request matrices sent under a handle (see the Matrix
 	// message in backend.proto) until the client releases them.
 	kept *keptMatrices
+	// kernels keeps the memory of symmetric kernels sent as their upper
+	// triangle (copied out), for the next Kernel call's
+	// (framework.KernelInto).
+	kernels *scratch.List
 }
 
 func newServer(b framework.Backend) *server {
-	return &server{b: b, caps: b.Capabilities(), models: make(map[uint64]framework.Model), kept: newKeptMatrices()}
+	return &server{b: b, caps: b.Capabilities(), models: make(map[uint64]framework.Model), kept: newKeptMatrices(),
+		kernels: scratch.New(2 * time.Second)}
 }
 
 // guard turns a panic in the backend into an Internal error, so that one
@@ -252,14 +259,22 @@ func (s *server) Kernel(ctx context.Context, req *pb.KernelRequest) (*pb.Matrix,
 			}
 			x2 = d
 		}
-		out, err := singleKernelOf(k, single(req.Options)).Kernel(ctx, x1, x2)
+		var dst []float64
+		if x2 == nil && req.AllowUpper {
+			n, _ := x1.Dims()
+			dst = s.kernels.Get(n * n)
+		}
+		out, err := framework.KernelInto(ctx, singleKernelOf(k, single(req.Options)), x1, x2, dst)
 		// Halved only when exactly symmetric: a kernel that is symmetric
 		// up to rounding (a general matrix product, say) travels whole,
-		// so the client gets the model's bits either way.
+		// so the client gets the model's bits either way. The triangle is
+		// a copy: the kernel's memory serves the next call.
 		if err == nil && x2 == nil && req.AllowUpper && exactlySymmetric(out) {
 			n, _ := out.Dims()
 			raw := out.RawMatrix()
-			return upperPB(raw.Data, raw.Stride, n), nil
+			resp := upperPB(raw.Data, raw.Stride, n)
+			s.kernels.Put(raw.Data)
+			return resp, nil
 		}
 		return matrixResp(out, err)
 	})

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/linalg"
 	"github.com/lazyvi/lazyvi/internal/pb"
 )
 
@@ -192,22 +193,8 @@ func fullFromUpper(n int, upper []float64) (*mat.Dense, error) {
 	for i, o := 0, 0; i < n; i++ {
 		o += copy(data[i*n+i:(i+1)*n], upper[o:o+n-i])
 	}
-	mirrorUpper(data, n)
+	linalg.MirrorUpper(data, n, n)
 	return mat.NewDense(n, n, data), nil
-}
-
-// mirrorUpper copies the upper triangle of the n x n row-major data onto
-// its lower one.
-func mirrorUpper(data []float64, n int) {
-	for i0 := 0; i0 < n; i0 += symTile {
-		for j0 := i0; j0 < n; j0 += symTile {
-			for i := i0; i < min(i0+symTile, n); i++ {
-				for j := max(j0, i+1); j < min(j0+symTile, n); j++ {
-					data[j*n+i] = data[i*n+j]
-				}
-			}
-		}
-	}
 }
 
 // symFromPB unpacks a symmetric matrix sent as its upper triangle

@@ -153,6 +153,26 @@ type SinglePrecisioner interface {
 	SinglePrecision() JacobianMultiplier
 }
 
+// KernelIntoer is an optional interface of a Kerneler whose kernel can be
+// written into storage the caller keeps across calls (the lazy estimator
+// reuses one kernel's memory for the next feature's, where fresh memory
+// costs a page fault every 4 KiB).
+type KernelIntoer interface {
+	// KernelInto is Kernel(ctx, x1, x2) with the result in dst's memory
+	// when dst's capacity holds it (its values before the call do not
+	// matter), else in fresh memory.
+	KernelInto(ctx context.Context, x1, x2 mat.Matrix, dst []float64) (*mat.Dense, error)
+}
+
+// KernelInto is k's KernelInto when k is a KernelIntoer, else k's Kernel
+// (the result then in fresh memory).
+func KernelInto(ctx context.Context, k Kerneler, x1, x2 mat.Matrix, dst []float64) (*mat.Dense, error) {
+	if ki, ok := k.(KernelIntoer); ok {
+		return ki.KernelInto(ctx, x1, x2, dst)
+	}
+	return k.Kernel(ctx, x1, x2)
+}
+
 // SingleKerneler is the optional interface of a Kerneler whose kernel and
 // transposed product have a faster single-precision form, for the lazy
 // estimator's penalty search at scale (the dense cross-validation on a
@@ -283,7 +303,8 @@ func predictShift(ctx context.Context, g Gradienter, s Shift) (*mat.Dense, error
 // estimator's primal side (M < n) needs only through them. The plugin
 // transport's client implements it for every backend with gradients (the
 // plugin forms G and b next to the model, so only M(M+1)/2 + M values
-// cross instead of n M).
+// cross instead of n M). G and b are the caller's, to keep or overwrite
+// (the lazy estimator forms its folds' systems in their storage).
 type Grammer interface {
 	Gram(ctx context.Context, x mat.Matrix, e []float64) (g *mat.SymDense, b []float64, err error)
 }

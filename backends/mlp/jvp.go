@@ -3,6 +3,8 @@ package mlp
 import (
 	"context"
 	"fmt"
+	"math/bits"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -193,12 +195,34 @@ var _ framework.SinglePrecisioner = (*Model)(nil)
 func (md *Model) SinglePrecision() framework.JacobianMultiplier { return single{md} }
 
 // single is the model's single-precision products (SinglePrecision). In
-// Phi v, a layer's T = A_l W_v^T + 1 b_v^T is a float32 product (inputs
-// rounded to float32, sums of the layer's in terms accumulated in float32)
-// and its rows' dots with Delta_l are summed in float64; in Phi^T u,
-// Delta_l's rows are scaled by u in float32 and dW = (Delta_l^T diag(u))
-// A_l is a float32 product over the n rows (db summed in float64).
+// Phi v, a layer's T = A_l W_v^T is a float32 product (inputs rounded to
+// float32, sums of the layer's in terms accumulated in float32) and its
+// rows' dots with Delta_l, the bias b_v added to T's entries, are summed
+// in float64; in Phi^T u, Delta_l's rows are scaled by u in float32 and
+// dW = (diag(u) Delta_l)^T A_l is a float32 product over the n rows (db
+// summed in float64). Their scratch comes from a pool (scratch32), so that
+// the solves' steps do not allocate the n x width temporaries each time.
 type single struct{ md *Model }
+
+// scratch32 keeps the single-precision products' temporaries between
+// calls, a pool for each power of two of their sizes: the solves' steps
+// take the same sizes again, and a buffer drawn fresh from the operating
+// system costs, in page faults, about what a product does.
+var scratch32 [48]sync.Pool
+
+// getScratch32 returns a buffer of n float32s (not zeroed) from
+// scratch32; putScratch32 gives it back.
+func getScratch32(n int) *[]float32 {
+	c := bits.Len(uint(n))
+	if v, ok := scratch32[c].Get().(*[]float32); ok {
+		*v = (*v)[:n]
+		return v
+	}
+	s := make([]float32, n, 1<<c)
+	return &s
+}
+
+func putScratch32(v *[]float32) { scratch32[bits.Len(uint(cap(*v))-1)].Put(v) }
 
 // JacobianMul returns Phi(x) V in single precision.
 func (s single) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
@@ -215,7 +239,9 @@ func (s single) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*m
 	out := mat.NewDense(n, p, nil)
 	col := make([]float64, md.m)
 	acc := make([]float64, n)
-	var t, w []float32
+	tb, wb := getScratch32(n*md.maxWidth()), getScratch32(md.maxWeights())
+	defer putScratch32(tb)
+	defer putScratch32(wb)
 	for c := 0; c < p; c++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("mlp: JacobianMul: %w", err)
@@ -223,39 +249,41 @@ func (s single) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*m
 		mat.Col(col, c, v)
 		clear(acc)
 		for l, ly := range md.layers {
-			if cap(t) < n*ly.out {
-				t = make([]float32, n*ly.out)
-			}
-			if cap(w) < ly.out*ly.in {
-				w = make([]float32, ly.out*ly.in)
-			}
-			wg := blas32.General{Rows: ly.out, Cols: ly.in, Stride: ly.in, Data: w[:ly.out*ly.in]}
+			wg := blas32.General{Rows: ly.out, Cols: ly.in, Stride: ly.in, Data: (*wb)[:ly.out*ly.in]}
 			for k, x := range ly.weights(col).Data {
 				wg.Data[k] = float32(x)
 			}
-			// T = A_l W^T + 1 b^T (n x out), then row i's dot with Delta_l[i].
-			tg := blas32.General{Rows: n, Cols: ly.out, Stride: ly.out, Data: t[:n*ly.out]}
-			b := tg.Data[:ly.out]
-			for o, x := range ly.bias(col) {
-				b[o] = float32(x)
-			}
-			for i := 1; i < n; i++ {
-				copy(tg.Data[i*ly.out:(i+1)*ly.out], b)
-			}
-			blas32.Gemm(blas.NoTrans, blas.Trans, 1, sg.acts[l], wg, 1, tg)
-			d := sg.deltas[l]
-			for i := range acc {
-				sum := 0.0
-				trow := tg.Data[i*ly.out : (i+1)*ly.out]
-				for o, dv := range d.Data[i*d.Stride : i*d.Stride+ly.out] {
-					sum += float64(dv) * float64(trow[o])
-				}
-				acc[i] += sum
-			}
+			// T = A_l W^T (n x out), then row i's dot with Delta_l[i]
+			// of T's row plus b.
+			tg := blas32.General{Rows: n, Cols: ly.out, Stride: ly.out, Data: (*tb)[:n*ly.out]}
+			blas32.Gemm(blas.NoTrans, blas.Trans, 1, sg.acts[l], wg, 0, tg)
+			addRowDots(acc, sg.deltas[l], tg, ly.bias(col))
 		}
 		out.SetCol(c, acc)
 	}
 	return out, nil
+}
+
+// addRowDots adds to acc[i] the dot of d's row i with t's row i plus b,
+// summed in float64.
+func addRowDots(acc []float64, d, t blas32.General, b []float64) {
+	w := t.Cols
+	for i := range acc {
+		drow := d.Data[i*d.Stride : i*d.Stride+w]
+		trow := t.Data[i*t.Stride : i*t.Stride+w]
+		var s0, s1, s2, s3 float64
+		o := 0
+		for ; o+4 <= w; o += 4 {
+			s0 += float64(drow[o]) * (float64(trow[o]) + b[o])
+			s1 += float64(drow[o+1]) * (float64(trow[o+1]) + b[o+1])
+			s2 += float64(drow[o+2]) * (float64(trow[o+2]) + b[o+2])
+			s3 += float64(drow[o+3]) * (float64(trow[o+3]) + b[o+3])
+		}
+		for ; o < w; o++ {
+			s0 += float64(drow[o]) * (float64(trow[o]) + b[o])
+		}
+		acc[i] += (s0 + s1) + (s2 + s3)
+	}
 }
 
 // JacobianTMul returns Phi(x)^T U in single precision.
@@ -273,7 +301,10 @@ func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*
 	out := mat.NewDense(md.m, p, nil)
 	a := make([]float32, n)
 	g := make([]float64, md.m)
-	var dt, w []float32
+	db := make([]float64, md.maxWidth())
+	sb, wb := getScratch32(n*md.maxWidth()), getScratch32(md.maxWeights())
+	defer putScratch32(sb)
+	defer putScratch32(wb)
 	for c := 0; c < p; c++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("mlp: JacobianTMul: %w", err)
@@ -282,37 +313,55 @@ func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*
 			a[i] = float32(u.At(i, c))
 		}
 		for l, ly := range md.layers {
-			// Delta_l^T diag(a), out x n, then dW = it times A_l
-			// (NoTrans x NoTrans: see jacobianTVec).
-			if cap(dt) < n*ly.out {
-				dt = make([]float32, n*ly.out)
-			}
-			if cap(w) < ly.out*ly.in {
-				w = make([]float32, ly.out*ly.in)
-			}
-			d := sg.deltas[l]
-			dg := blas32.General{Rows: ly.out, Cols: n, Stride: n, Data: dt[:n*ly.out]}
-			for i, ai := range a {
-				for o, v := range d.Data[i*d.Stride : i*d.Stride+ly.out] {
-					dg.Data[o*n+i] = v * ai
-				}
-			}
-			wg := blas32.General{Rows: ly.out, Cols: ly.in, Stride: ly.in, Data: w[:ly.out*ly.in]}
-			blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, dg, sg.acts[l], 0, wg)
+			// diag(a) Delta_l (n x out) and its column sums, db; then
+			// dW = its transpose times A_l.
+			dg := blas32.General{Rows: n, Cols: ly.out, Stride: ly.out, Data: (*sb)[:n*ly.out]}
+			b := db[:ly.out]
+			scaleRows(dg, sg.deltas[l], a, b)
+			wg := blas32.General{Rows: ly.out, Cols: ly.in, Stride: ly.in, Data: (*wb)[:ly.out*ly.in]}
+			blas32.Gemm(blas.Trans, blas.NoTrans, 1, dg, sg.acts[l], 0, wg)
 			for k, x := range wg.Data {
 				g[ly.w+k] = float64(x)
 			}
-			for o := 0; o < ly.out; o++ {
-				sum := 0.0
-				for _, x := range dg.Data[o*n : (o+1)*n] {
-					sum += float64(x)
-				}
-				g[ly.b+o] = sum
-			}
+			copy(g[ly.b:ly.b+ly.out], b)
 		}
 		out.SetCol(c, g)
 	}
 	return out, nil
+}
+
+// scaleRows writes d's row i times a[i] into dst's row i and their column
+// sums, in float64, into sums.
+func scaleRows(dst, d blas32.General, a []float32, sums []float64) {
+	w := d.Cols
+	clear(sums)
+	for i, ai := range a {
+		src := d.Data[i*d.Stride : i*d.Stride+w]
+		row := dst.Data[i*dst.Stride : i*dst.Stride+w]
+		for o, v := range src {
+			x := v * ai
+			row[o] = x
+			sums[o] += float64(x)
+		}
+	}
+}
+
+// maxWidth is the widest layer's outputs; maxWeights the most weights of
+// a layer.
+func (md *Model) maxWidth() int {
+	w := 0
+	for _, ly := range md.layers {
+		w = max(w, ly.out)
+	}
+	return w
+}
+
+func (md *Model) maxWeights() int {
+	w := 0
+	for _, ly := range md.layers {
+		w = max(w, ly.out*ly.in)
+	}
+	return w
 }
 
 var _ framework.SingleKerneler = (*Model)(nil)

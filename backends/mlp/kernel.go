@@ -3,11 +3,15 @@ package mlp
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/internal/linalg"
+	"github.com/lazyvi/lazyvi/internal/scratch"
 )
 
 // Jacobian returns the n x M matrix of per-sample gradients of the
@@ -115,9 +119,19 @@ func (md *Model) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([
 	}
 	acts, deltas := md.signalsOf(xg)
 	out := make([]float64, md.m)
-	md.jacobianTVec(acts, deltas, a, out, nil, false)
+	width := 0
+	for _, d := range deltas {
+		width = max(width, d.Cols)
+	}
+	scratch := tvecScratch.Get(n * width)
+	tvecScratch.Put(md.jacobianTVec(acts, deltas, a, out, scratch, false))
 	return out, nil
 }
+
+// tvecScratch keeps JacobianTVec's scratch (a layer's signals scaled by
+// the vector: 1 MB at 1333 rows of width 100) between calls, which the
+// lazy estimator's penalty search makes several of a candidate.
+var tvecScratch = scratch.New(2 * time.Second)
 
 // kernelBlockRows is the number of rows of K computed per block: the
 // temporaries are two kernelBlockRows x n2 matrices instead of n1 x n2.
@@ -138,11 +152,23 @@ func (md *Model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, err
 	return md.kernel(ctx, x1, x2, false)
 }
 
+// KernelInto implements framework.KernelIntoer: Kernel, in dst's memory
+// when it holds the result.
+func (md *Model) KernelInto(ctx context.Context, x1, x2 mat.Matrix, dst []float64) (*mat.Dense, error) {
+	return md.kernelInto(ctx, x1, x2, false, dst)
+}
+
 // kernel is Kernel; with single (singleKernel's), for a model of one
 // output, the Grams of the layers' signals are blas32 products of their
 // float32 copies (the memo's, singleOf) and their elementwise products
 // are summed into K in float64.
 func (md *Model) kernel(ctx context.Context, x1, x2 mat.Matrix, single bool) (*mat.Dense, error) {
+	return md.kernelInto(ctx, x1, x2, single, nil)
+}
+
+// kernelInto is kernel, in dst's memory when it holds the result (which is
+// then cleared first: the same sums from zero).
+func (md *Model) kernelInto(ctx context.Context, x1, x2 mat.Matrix, single bool, dst []float64) (*mat.Dense, error) {
 	if err := md.ready(ctx); err != nil {
 		return nil, err
 	}
@@ -189,7 +215,13 @@ func (md *Model) kernel(ctx context.Context, x1, x2 mat.Matrix, single bool) (*m
 		a2t = append(a2t, transpose(rowsOf(a2.acts[l], s2)))
 		d2t = append(d2t, transpose(d2[l]))
 	}
-	k := make([]float64, n1*n2)
+	var k []float64
+	if cap(dst) >= n1*n2 {
+		k = dst[:n1*n2]
+		clear(k)
+	} else {
+		k = make([]float64, n1*n2)
+	}
 	bs := min(kernelBlockRows, n1)
 	var ga, gd []float64
 	var ga32, gd32 []float32
@@ -254,11 +286,7 @@ func (md *Model) kernel(ctx context.Context, x1, x2 mat.Matrix, single bool) (*m
 		}
 	}
 	if sym {
-		for i := 0; i < n1; i++ {
-			for j := i + 1; j < n1; j++ {
-				k[j*n1+i] = k[i*n1+j]
-			}
-		}
+		linalg.MirrorUpper(k, n1, n1)
 	}
 	return mat.NewDense(n1, n2, k), nil
 }

@@ -275,8 +275,12 @@ func (lz Estimator) reduce(ctx context.Context, fp *framework.Problem, f framewo
 	} else {
 		order = allRows(n1)
 	}
+	x := dropped // the rows in their order: Drop's copy is the problem's own
+	if bounds != nil {
+		x = rowsOf(dropped, order)
+	}
 	xev := fp.Drop(fp.XEval, f)
-	p := &problem{est: lz, g: g, x: rowsOf(dropped, order), k: k, seed: fp.Seed, stats: map[string]float64{}, sent: new(inputs)}
+	p := &problem{est: lz, g: g, x: x, k: k, seed: fp.Seed, stats: map[string]float64{}, sent: new(inputs)}
 	p.sent.add(p.x)
 	p.sent.add(xev)
 	// The model keeps what it computed from these rows (a network's
@@ -340,6 +344,7 @@ func (p *problem) reduceDense(ctx context.Context, bounds []int, xev mat.Matrix,
 	if err != nil {
 		return framework.Reduced{}, err
 	}
+	defer releaseRidge(rp)
 	alpha := p.est.Lambda
 	if alpha <= 0 {
 		near, err := baselinePenalty(base)

@@ -710,6 +710,17 @@ func TestSearchNear(t *testing.T) {
 						if math.Abs(off) <= nearStep {
 							want = 9 // the grid walk's searchLogAlpha takes 10-18
 						}
+						if c.name == "smooth" {
+							// A smooth curve's parabolas find its minimum: at
+							// the start, the first three points alone (their
+							// parabola's vertex is the start); else the walk
+							// and two of Brent's steps, which stops where a
+							// parabolic step is within tol/4.
+							want = 3
+							if off != 0 {
+								want = 3 + int(math.Ceil(math.Abs(off)/nearStep)) + 2
+							}
+						}
 						if calls > want {
 							t.Errorf("%s, tol %g, minimum %v, start %+v from it: %d evaluations, want at most %d", c.name, tol, min, off, calls, want)
 						}
@@ -763,9 +774,91 @@ func TestSearchNear(t *testing.T) {
 	}
 }
 
+// searchNear does not refine where the error is flat around its best
+// point (a rise below flatNear to both neighbours): a curve 1% deep over
+// ten decades, started at its minimum, takes the first three points; one
+// deep enough to resolve, more.
+func TestSearchNearFlat(t *testing.T) {
+	for _, c := range []struct {
+		depth  float64
+		refine bool
+	}{{0.01, false}, {10, true}} {
+		calls := 0
+		f := func(ts []float64) ([]float64, error) {
+			vs := make([]float64, len(ts))
+			for i, tt := range ts {
+				calls++
+				d := (tt - 0.1) / 5 // the minimum 0.1 from the start, off the vertex rule's reach
+				vs[i] = 1 + c.depth*(d*d)
+			}
+			return vs, nil
+		}
+		best, _, err := searchNear(f, math.Inf(1), 0, searchTol, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if refined := calls > 3; refined != c.refine {
+			t.Errorf("depth %g: %d evaluations (best %v), want refinement %v", c.depth, calls, best, c.refine)
+		}
+	}
+}
+
 // dipPastOvershoot is a held-out error curve whose best point near the
 // grid's top (4.5, 0.95 against no update's 1) is followed, going down, by
 // an overshoot (1.5 at t = 2) and then a deeper dip (0.4 at t = 0).
 func dipPastOvershoot(t float64) float64 {
 	return 1 - 0.05*math.Exp(-(t-4.5)*(t-4.5)) + 0.5*math.Exp(-(t-2)*(t-2)/0.5) - 0.6*math.Exp(-t*t/0.2)
+}
+
+// A dense dual reduction gives its kernel's memory back when done
+// (kernelBuffers), and the next reduction, whose kernel is written into it
+// (framework.KernelInto where the model has it, as rfIntoModel does),
+// gives the same numbers as one in fresh memory.
+func TestLazyKernelMemoryReused(t *testing.T) {
+	r := newRF(4, 150, 3)
+	f := framework.Feature{Name: "x1", Columns: []int{0}}
+	fresh := problemFor(t, rfKernelModel{r}, 100, 40, 4, 11)
+	want, err := Estimator{Folds: 4}.Reduce(context.Background(), fresh, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	into := &rfIntoModel{rfKernelModel: rfKernelModel{r}}
+	p := problemFor(t, into, 100, 40, 4, 11)
+	for i := range 2 {
+		got, err := Estimator{Folds: 4}.Reduce(context.Background(), p, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kernelBuffers.Len() == 0 {
+			t.Fatalf("reduction %d: the kernel's memory was not given back", i+1)
+		}
+		if !mat.Equal(got.Pred, want.Pred) || got.Stats[statLambda] != want.Stats[statLambda] {
+			t.Fatalf("reduction %d: lambda %v, want %v; predictions differ: %v", i+1, got.Stats[statLambda], want.Stats[statLambda], !mat.Equal(got.Pred, want.Pred))
+		}
+	}
+	if into.reused == 0 {
+		t.Fatal("no kernel was written into a reused buffer")
+	}
+}
+
+// rfIntoModel is a Kerneler with KernelInto, counting the calls whose
+// destination held the kernel.
+type rfIntoModel struct {
+	rfKernelModel
+	reused int
+}
+
+func (m *rfIntoModel) KernelInto(ctx context.Context, x1, x2 mat.Matrix, dst []float64) (*mat.Dense, error) {
+	k, err := m.Kernel(ctx, x1, x2)
+	if err != nil {
+		return nil, err
+	}
+	r, c := k.Dims()
+	if cap(dst) < r*c {
+		return k, nil
+	}
+	m.reused++
+	out := mat.NewDense(r, c, dst[:r*c])
+	out.Copy(k)
+	return out, nil
 }

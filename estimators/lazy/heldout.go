@@ -190,5 +190,6 @@ func (p *problem) kernelScale(ctx context.Context) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer releaseRidge(rp)
 	return rp.meanDiag(), nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/linalg"
+	"github.com/lazyvi/lazyvi/internal/scratch"
 )
 
 // errSingular marks a ridge system that cannot be solved at a candidate
@@ -99,7 +101,7 @@ func (p *problem) newRidge(ctx context.Context, bounds []int, single bool) (ridg
 	}
 	if kern, ok := framework.KernelerOf(g, single); ok {
 		var err error
-		if km, err = kern.Kernel(ctx, x, nil); err != nil {
+		if km, err = framework.KernelInto(ctx, kern, x, nil, kernelBuffers.Get(n*n)); err != nil {
 			return nil, fmt.Errorf("kernel: %w", err)
 		}
 		if r, c := km.Dims(); r != n || c != n {
@@ -152,6 +154,27 @@ type dual struct {
 	// single: K is the model's single-precision kernel, and a fold's
 	// shifts ask for Phi_T^T a in single precision.
 	single bool
+}
+
+// kernelBuffers keeps the memory of the dense dual path's kernels between
+// reductions: a feature's n1 x n1 kernel (14 MB at n1 = 1333) is written
+// into a finished one's (framework.KernelInto, released), not into fresh
+// memory.
+var kernelBuffers = scratch.New(2 * time.Second)
+
+// release gives the kernel's memory back for the next reduction's; the
+// problem must not be used after.
+func (d *dual) release() {
+	kernelBuffers.Put(d.kfull.Data)
+	d.kfull, d.kmat = blas64.General{}, nil
+}
+
+// releaseRidge releases rp's memory where it is a kernel (see
+// dual.release).
+func releaseRidge(rp ridge) {
+	if d, ok := rp.(*dual); ok {
+		d.release()
+	}
 }
 
 func (d *dual) meanDiag() float64 {
@@ -255,15 +278,19 @@ type primal struct {
 	blocks []primalBlock
 }
 
-// primalBlock is the part of G and Phi^T e from samples lo..hi.
+// primalBlock is a fold's training system: G - G_fold and b - b_fold,
+// G_fold and b_fold the part of G and Phi^T e from samples lo..hi. The
+// system is computed in the storage the backend gave G_fold in, with both
+// triangles (for the Krylov solver's Gemv), once G is summed.
 type primalBlock struct {
 	lo, hi int
-	g      *mat.SymDense
+	g      blas64.General
 	b      []float64
 }
 
 // newPrimal forms G and Phi^T e of p's rows and residuals, by fold blocks
-// when bounds (in samples) are given.
+// when bounds (in samples) are given, and then each fold's training
+// system.
 func (p *problem) newPrimal(ctx context.Context, bounds []int) (*primal, error) {
 	g, x, e, k := p.g, p.x, p.e, p.k
 	samples, cols := x.Dims()
@@ -272,6 +299,7 @@ func (p *problem) newPrimal(ctx context.Context, bounds []int) (*primal, error) 
 	if len(bounds) < 2 {
 		bounds = []int{0, samples}
 	}
+	var parts []blas64.Symmetric
 	for f := 0; f+1 < len(bounds); f++ {
 		lo, hi := bounds[f], bounds[f+1]
 		bg, bb, err := framework.GramOf(ctx, g, x.Slice(lo, hi, 0, cols), e[lo*k:hi*k])
@@ -281,12 +309,27 @@ func (p *problem) newPrimal(ctx context.Context, bounds []int) (*primal, error) 
 		if bg.SymmetricDim() != m || len(bb) != m {
 			return nil, fmt.Errorf("gram: backend returned %d x %d and %d values for %d parameters", bg.SymmetricDim(), bg.SymmetricDim(), len(bb), m)
 		}
-		pm.g.AddSym(pm.g, bg)
+		addUpper(pm.g.RawSymmetric(), bg.RawSymmetric())
 		floats.Add(pm.b, bb)
-		pm.blocks = append(pm.blocks, primalBlock{lo: lo, hi: hi, g: bg, b: bb})
+		parts = append(parts, bg.RawSymmetric())
+		pm.blocks = append(pm.blocks, primalBlock{lo: lo, hi: hi, b: bb})
 	}
 	if len(pm.blocks) == 1 {
 		pm.blocks = nil // no folds: only the totals are used
+	}
+	// Each fold's G - G_fold over G_fold's upper triangle, row by row,
+	// then mirrored; b - b_fold over b_fold.
+	tot := pm.g.RawSymmetric()
+	for i := range pm.blocks {
+		blk := &pm.blocks[i]
+		part := parts[i]
+		for r := 0; r < m; r++ {
+			t := tot.Data[r*tot.Stride+r : r*tot.Stride+m]
+			floats.SubTo(part.Data[r*part.Stride+r:r*part.Stride+m], t, part.Data[r*part.Stride+r:r*part.Stride+m])
+		}
+		blk.g = blas64.General{Rows: m, Cols: m, Stride: part.Stride, Data: part.Data}
+		linalg.MirrorUpper(blk.g.Data, m, blk.g.Stride)
+		floats.SubTo(blk.b, pm.b, blk.b)
 	}
 	return pm, nil
 }
@@ -312,19 +355,7 @@ func (p *primal) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 	if i < 0 {
 		return nil, fmt.Errorf("no fold of samples %d..%d among the blocks the Gram was formed by", lo, hi)
 	}
-	// G - G_fold and b - b_fold, with both triangles for the Krylov solver.
-	m := p.g.SymmetricDim()
-	gt := blas64.General{Rows: m, Cols: m, Stride: m, Data: make([]float64, m*m)}
-	tot, blk := p.g.RawSymmetric(), p.blocks[i].g.RawSymmetric()
-	for r := 0; r < m; r++ {
-		for c := r; c < m; c++ {
-			v := tot.Data[r*tot.Stride+c] - blk.Data[r*blk.Stride+c]
-			gt.Data[r*m+c], gt.Data[c*m+r] = v, v
-		}
-	}
-	bt := make([]float64, m)
-	floats.SubTo(bt, p.b, p.blocks[i].b)
-	kr := newKrylov(fullOp{gt}, bt)
+	kr := newKrylov(fullOp{p.blocks[i].g}, p.blocks[i].b)
 	return func(ctx context.Context, alphas []float64) ([]*framework.Shift, error) {
 		before := kr.flops
 		dthetas, usable, err := kr.solveMany(ctx, alphas)
@@ -340,6 +371,14 @@ func (p *primal) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 		}
 		return shifts, nil
 	}, nil
+}
+
+// addUpper adds the upper triangle of b to a's, row by row (gonum's
+// SymDense.AddSym goes element by element).
+func addUpper(a, b blas64.Symmetric) {
+	for r := 0; r < a.N; r++ {
+		floats.Add(a.Data[r*a.Stride+r:r*a.Stride+a.N], b.Data[r*b.Stride+r:r*b.Stride+b.N])
+	}
 }
 
 // choleskySolve solves (A + alpha I) x = r. A system that is positive

@@ -123,13 +123,13 @@ func (p *problem) scaledAlpha(ctx context.Context, base func() (framework.Reduce
 	if alpha = p.est.Lambda; alpha > 0 {
 		return alpha, nil, nil
 	}
-	near, err := baselinePenalty(base) // +Inf: the baseline chose no update
-	if err != nil {
-		return 0, nil, err
-	}
 	n1 := p.samples()
 	_, multiplier := framework.AsJacobianMultiplier(p.g)
 	if p.est.cfg.heldOut(n1, p.k) && (multiplier || 8*float64(n1*p.k)*float64(p.g.NumParams()) <= p.est.memory()) {
+		near, err := baselinePenalty(base) // +Inf: the baseline chose no update
+		if err != nil {
+			return 0, nil, err
+		}
 		var steps int
 		var flops float64
 		stop := framework.StagesFrom(ctx).Start(stageSearch)
@@ -140,7 +140,7 @@ func (p *problem) scaledAlpha(ctx context.Context, base func() (framework.Reduce
 		p.stats[statSteps], p.stats[statFlops] = float64(steps), flops
 		return alpha, start, nil
 	}
-	alpha, err = p.subsampleAlpha(ctx, near)
+	alpha, err = p.subsampleAlpha(ctx, base)
 	return alpha, nil, err
 }
 
@@ -159,6 +159,7 @@ func (p *problem) solveScaled(ctx context.Context, alpha float64, start []float6
 		if err != nil {
 			return shift, nil, err
 		}
+		defer releaseRidge(rp)
 		stop := framework.StagesFrom(ctx).Start(stageSolve)
 		if shift, err = rp.solveAll(ctx, alpha); err != nil {
 			return shift, nil, err
@@ -208,16 +209,18 @@ func (p *problem) solveScaled(ctx context.Context, alpha float64, start []float6
 // rescales it to all of them; stats gains statSubsample, the subsample's
 // rows.
 //
-// With near > 0 (a penalty for all the rows, the baseline's) the search
-// starts from it rescaled to the subsample (searchNear; +Inf, no update,
-// stays +Inf: the top of the grid, nearStart).
+// With base (the baseline, whose penalty is one for all the rows) the
+// search starts from its penalty rescaled to the subsample (searchNear;
+// +Inf, no update, stays +Inf: the top of the grid, nearStart). The
+// subsample's kernel comes first, so that a feature that runs beside its
+// baseline waits for it only once its own kernel is formed.
 //
 // Unless DoublePrecision, the cross-validation runs on the model's
 // single-precision kernel and its folds' Phi_T^T a in single precision
 // when it has them (framework.SingleKerneler; newRidge): faster kernels,
 // and the folds' signals not computed again
 // (research/2026-11-27-single-precision-search.md).
-func (p *problem) subsampleAlpha(ctx context.Context, near float64) (float64, error) {
+func (p *problem) subsampleAlpha(ctx context.Context, base func() (framework.Reduced, error)) (float64, error) {
 	n1 := p.samples()
 	ns := p.est.cfg.subsampleSize(n1, p.k)
 	rows := rand.New(rand.NewPCG(uint64(p.seed), subsampleSeedPerturb)).Perm(n1)[:ns]
@@ -232,6 +235,11 @@ func (p *problem) subsampleAlpha(ctx context.Context, near float64) (float64, er
 	bounds = append(bounds, ns)
 	sub := p.subset(order)
 	rp, err := sub.newRidge(ctx, bounds, p.single())
+	if err != nil {
+		return 0, err
+	}
+	defer releaseRidge(rp)
+	near, err := baselinePenalty(base) // +Inf: the baseline chose no update
 	if err != nil {
 		return 0, err
 	}

@@ -103,20 +103,28 @@ func BenchmarkScaleProduct(b *testing.B) {
 	scaleGet(b)
 	c := &scaleCase
 	n1, m := len(c.e), c.g.NumParams()
-	jm, _ := framework.AsJacobianMultiplier(c.g)
-	op := &jacobianOp{ctx: context.Background(), jm: jm, x: c.x, n: n1, m: m}
-	v, err := op.mul(c.e, true) // Phi^T e: a vector of the parameters
-	if err != nil {
-		b.Fatal(err)
-	}
-	dst := make([]float64, m)
-	b.ResetTimer()
-	for b.Loop() {
-		if err := op.mulVec(dst, v); err != nil {
-			b.Fatal(err)
+	for _, single := range []bool{false, true} {
+		name := "double"
+		if single {
+			name = "single"
 		}
+		b.Run(name, func(b *testing.B) {
+			jm, _ := framework.MultiplierOf(c.g, single)
+			op := &jacobianOp{ctx: context.Background(), jm: jm, x: c.x, n: n1, m: m}
+			v, err := op.mul(c.e, true) // Phi^T e: a vector of the parameters
+			if err != nil {
+				b.Fatal(err)
+			}
+			dst := make([]float64, m)
+			b.ResetTimer()
+			for b.Loop() {
+				if err := op.mulVec(dst, v); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(4*float64(n1)*float64(m)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
 	}
-	b.ReportMetric(4*float64(n1)*float64(m)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
 func BenchmarkScaleSearch(b *testing.B) {
@@ -125,7 +133,7 @@ func BenchmarkScaleSearch(b *testing.B) {
 	var alpha float64
 	for b.Loop() {
 		var err error
-		if alpha, err = testProblem(Estimator{}, c.g, c.x, c.t, c.e, c.seed).subsampleAlpha(context.Background(), 0); err != nil {
+		if alpha, err = testProblem(Estimator{}, c.g, c.x, c.t, c.e, c.seed).subsampleAlpha(context.Background(), nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -135,7 +143,7 @@ func BenchmarkScaleSearch(b *testing.B) {
 func BenchmarkScaleSolve(b *testing.B) {
 	scaleGet(b)
 	c := &scaleCase
-	alpha, err := testProblem(Estimator{}, c.g, c.x, c.t, c.e, c.seed).subsampleAlpha(context.Background(), 0)
+	alpha, err := testProblem(Estimator{}, c.g, c.x, c.t, c.e, c.seed).subsampleAlpha(context.Background(), nil)
 	if err != nil || math.IsInf(alpha, 1) {
 		b.Fatalf("alpha %v, %v", alpha, err)
 	}
@@ -217,7 +225,7 @@ func BenchmarkScaleTolerance(b *testing.B) {
 					}
 				} else {
 					var err error
-					if alpha, err = testProblem(Estimator{}, c.g, x, c.t, e, c.seed).subsampleAlpha(ctx, 0); err != nil {
+					if alpha, err = testProblem(Estimator{}, c.g, x, c.t, e, c.seed).subsampleAlpha(ctx, nil); err != nil {
 						b.Fatal(err)
 					}
 					if ref, _, _, _, err = doubleProblem(c.g, x, e).solveMatrixFree(ctx, alpha, 1e-10, nil); err != nil {
@@ -280,7 +288,7 @@ func BenchmarkScaleSearchVariants(b *testing.B) {
 				tol         float64
 			}{{1000, 3, 0.05}, {1000, 3, 0.15}, {1000, 3, 0.25}, {500, 3, 0.05}, {1000, 2, 0.05}} {
 				start := time.Now()
-				alpha, err := testProblem(Estimator{Folds: v.folds, cfg: config{subsampleRows: v.rows, subsampleTol: v.tol}}, c.g, x, c.t, e, c.seed).subsampleAlpha(ctx, 0)
+				alpha, err := testProblem(Estimator{Folds: v.folds, cfg: config{subsampleRows: v.rows, subsampleTol: v.tol}}, c.g, x, c.t, e, c.seed).subsampleAlpha(ctx, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -34,7 +34,7 @@ func BenchmarkScalePrecond(b *testing.B) {
 	m := c.g.NumParams()
 	for b.Loop() {
 		xb, eb := c.residuals(b, framework.Feature{Name: "(baseline)"})
-		alphaB, err := testProblem(Estimator{}, c.g, xb, c.t, eb, c.seed).subsampleAlpha(ctx, 0)
+		alphaB, err := testProblem(Estimator{}, c.g, xb, c.t, eb, c.seed).subsampleAlpha(ctx, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

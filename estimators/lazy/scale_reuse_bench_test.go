@@ -48,7 +48,7 @@ func baselineReuse(ctx context.Context, b *testing.B, c *scaleProblem) {
 	{ // the baseline's search at the default tolerance
 		xb, eb := c.residuals(b, framework.Feature{Name: "(baseline)"})
 		start := time.Now()
-		alphaB, err := testProblem(Estimator{}, c.g, xb, c.t, eb, c.seed).subsampleAlpha(ctx, 0)
+		alphaB, err := testProblem(Estimator{}, c.g, xb, c.t, eb, c.seed).subsampleAlpha(ctx, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -63,9 +63,11 @@ func baselineReuse(ctx context.Context, b *testing.B, c *scaleProblem) {
 				near bool
 				tol  float64
 			}{{"fine", false, searchTol}, {"own", false, 0.15}, {"near", true, 0.15}, {"near10", true, 0.10}} {
-				near := 0.0
+				var near func() (framework.Reduced, error)
 				if v.near {
-					near = alphaB
+					near = func() (framework.Reduced, error) {
+						return framework.Reduced{Stats: map[string]float64{statLambda: alphaB}}, nil
+					}
 				}
 				start := time.Now()
 				alpha, err := testProblem(Estimator{cfg: config{subsampleTol: v.tol}}, c.g, x, c.t, e, c.seed).subsampleAlpha(ctx, near)

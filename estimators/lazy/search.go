@@ -227,7 +227,7 @@ func searchLogAlpha(f func(ts []float64) ([]float64, error), fInf, tol, flat flo
 	if best+gridStep > widenHi {
 		return best, bestErr, nil
 	}
-	if err := refine(eval, seen, best-gridStep, best+gridStep, best, bestErr, tol); err != nil {
+	if err := refine(eval, seen, best-gridStep, best+gridStep, best, bestErr, tol, false); err != nil {
 		return 0, 0, err
 	}
 	return best, bestErr, nil
@@ -236,6 +236,11 @@ func searchLogAlpha(f func(ts []float64) ([]float64, error), fInf, tol, flat flo
 // nearStep is the bracket searchNear starts with around a known penalty,
 // in decades.
 const nearStep = 0.5
+
+// flatNear is the relative rise of the cross-validated error, from the
+// best point to the worse of its neighbours nearStep away, below which
+// searchNear does not refine.
+const flatNear = 2e-3
 
 // nearStart is where searchNear starts for the baseline's penalty near, in
 // decades of the unit scale (mean diag K): at near itself when it is
@@ -315,6 +320,14 @@ func searchNear(f func(ts []float64) ([]float64, error), fInf, t0, tol float64, 
 	if err != nil {
 		return 0, 0, err
 	}
+	if best == at(0) && vertexWithin(seen[at(-1)], seen[at(0)], seen[at(1)], nearStep, tol/2) {
+		// The parabola through the three points has its minimum within
+		// half the refinement's tolerance of t0, the baseline's refined
+		// minimum: the feature's curve is the baseline's there, up to
+		// what the refinement (whose first step is that parabola's)
+		// would resolve.
+		return best, bestErr, nil
+	}
 	for !math.IsInf(bestErr, 1) {
 		switch {
 		case best == at(lo) && at(lo-1) >= widenLo:
@@ -344,6 +357,12 @@ func searchNear(f func(ts []float64) ([]float64, error), fInf, t0, tol float64, 
 	for bi < hi && at(bi) != best {
 		bi++
 	}
+	if fl, fr := seen[at(bi-1)], seen[at(bi+1)]; math.Max(fl, fr)-bestErr <= flatNear*bestErr {
+		// Flat around the best point: every penalty in the bracket
+		// predicts the held-out folds as well to within flatNear, far
+		// below what the cross-validated error can tell apart.
+		return best, bestErr, nil
+	}
 	one := func(t float64) (float64, error) {
 		if v, ok := seen[t]; ok {
 			return v, nil
@@ -353,10 +372,18 @@ func searchNear(f func(ts []float64) ([]float64, error), fInf, t0, tol float64, 
 		}
 		return seen[t], nil
 	}
-	if err := refine(one, seen, at(bi-1), at(bi+1), best, bestErr, tol); err != nil {
+	if err := refine(one, seen, at(bi-1), at(bi+1), best, bestErr, tol, true); err != nil {
 		return 0, 0, err
 	}
 	return best, bestErr, nil
+}
+
+// vertexWithin reports whether the parabola through (-h, fl), (0, f0) and
+// (h, fr), with f0 below both ends, has its minimum within tol of 0 (a
+// parabola flat to rounding: anywhere, so yes).
+func vertexWithin(fl, f0, fr, h, tol float64) bool {
+	curv := fl - 2*f0 + fr // > 0
+	return h*math.Abs(fl-fr) <= 2*tol*curv
 }
 
 // refine is the last step of both searches: Brent's method (brent) in the
@@ -365,8 +392,8 @@ func searchNear(f func(ts []float64) ([]float64, error), fInf, t0, tol float64, 
 // seen) or whose error is infinite is replaced by best, so that the bracket
 // is the side that was evaluated; with neither side, best is not refined.
 // eval evaluates f at one point, reusing seen, and keeps track of the best
-// point itself.
-func refine(eval func(float64) (float64, error), seen map[float64]float64, a, c, best, bestErr, tol float64) error {
+// point itself; early is brent's.
+func refine(eval func(float64) (float64, error), seen map[float64]float64, a, c, best, bestErr, tol float64, early bool) error {
 	fa, okA := seen[a]
 	fc, okC := seen[c]
 	okA = okA && !math.IsInf(fa, 0)
@@ -380,7 +407,7 @@ func refine(eval func(float64) (float64, error), seen map[float64]float64, a, c,
 	default:
 		return nil
 	}
-	return brent(eval, point{a, fa}, point{c, fc}, point{best, bestErr}, tol)
+	return brent(eval, point{a, fa}, point{c, fc}, point{best, bestErr}, tol, early)
 }
 
 // point is a value t and the function's value f there (f may be unknown,
@@ -393,8 +420,13 @@ type point struct{ t, f float64 }
 // Derivatives, 1973, ch. 5): a parabolic step through the three best points
 // when it falls inside the bracket and shrinks the step, else a
 // golden-section step into the larger part, to an absolute tolerance of tol
-// in t. f keeps track of the best point itself.
-func brent(f func(float64) (float64, error), lo, hi, x0 point, tol float64) error {
+// in t. With early it also stops where a parabolic step is within tol/4 of
+// the best point (the parabola through the three best points puts the
+// minimum there), instead of evaluating a point tol away to confirm it:
+// for a feature's search from the baseline's penalty (searchNear), whose
+// curve near that penalty is smooth, at one or two evaluations fewer. f
+// keeps track of the best point itself.
+func brent(f func(float64) (float64, error), lo, hi, x0 point, tol float64, early bool) error {
 	const cgold = 0.3819660112501051 // (3 - sqrt 5) / 2
 	a, b, x, fx, fa, fb := lo.t, hi.t, x0.t, x0.f, lo.f, hi.f
 	// w and v: the second best and the previous w; start them at the
@@ -430,6 +462,13 @@ func brent(f func(float64) (float64, error), lo, hi, x0 point, tol float64) erro
 			if math.Abs(p) < math.Abs(0.5*q*e) && p > q*(a-x) && p < q*(b-x) {
 				e, d = d, p/q
 				parabolic = true
+				if early && math.Abs(d) <= 0.25*tol1 {
+					// The parabola through the three best points has
+					// its minimum within a quarter of the tolerance of
+					// the best: done, where Brent's rule would evaluate
+					// a point tol1 away to confirm it.
+					return nil
+				}
 				if u := x + d; u-a < tol2 || b-u < tol2 {
 					d = math.Copysign(tol1, xm-x)
 				}

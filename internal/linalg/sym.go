@@ -53,11 +53,27 @@ func Gram(a *mat.Dense) *mat.Dense {
 		dst := blas64.General{Rows: i1 - i0, Cols: n - i0, Stride: or.Stride, Data: or.Data[i0*or.Stride+i0:]}
 		blas64.Gemm(blas.NoTrans, blas.Trans, 1, rows, cols, 0, dst)
 	}
-	// Mirror the upper triangle into the lower.
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			or.Data[j*or.Stride+i] = or.Data[i*or.Stride+j]
+	MirrorUpper(or.Data, n, or.Stride)
+	return out
+}
+
+// symTile is the side of the square tiles in which MirrorUpper visits a
+// matrix and its transpose together: 64 x 64 float64s are 32 KiB a tile,
+// so both stay in cache while the transposed one is written across its
+// rows (element by element, a 1000 x 1000 matrix's transpose costs a cache
+// line a value).
+const symTile = 64
+
+// MirrorUpper copies the upper triangle of the n x n row-major matrix in
+// data (rows stride apart) onto its lower one.
+func MirrorUpper(data []float64, n, stride int) {
+	for i0 := 0; i0 < n; i0 += symTile {
+		for j0 := i0; j0 < n; j0 += symTile {
+			for i := i0; i < min(i0+symTile, n); i++ {
+				for j := max(j0, i+1); j < min(j0+symTile, n); j++ {
+					data[j*stride+i] = data[i*stride+j]
+				}
+			}
 		}
 	}
-	return out
 }

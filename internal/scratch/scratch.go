@@ -1,0 +1,92 @@
+// Package scratch keeps large float64 buffers for reuse between the calls
+// that need them one after another, such as the lazy estimator's kernels of
+// successive features: memory a process writes for the first time costs a
+// page fault every 4 KiB (expensive in virtual machines) and the garbage
+// collector a cycle, where memory already written does not.
+package scratch
+
+import (
+	"runtime"
+	"sync"
+	"time"
+)
+
+// List is a bounded list of free buffers. It holds at most one buffer per
+// processor (GOMAXPROCS), and lets them all go when none has been asked
+// for in its idle time, so that the memory is not kept past the work that
+// uses it. Its zero value is not usable: see New.
+type List struct {
+	idle time.Duration
+
+	mu    sync.Mutex
+	free  [][]float64
+	timer *time.Timer
+	used  bool // a buffer was asked for since the timer last fired
+}
+
+// New returns an empty List whose buffers go after idle without a Get.
+func New(idle time.Duration) *List { return &List{idle: idle} }
+
+// Get returns a free buffer of n values (its capacity at most twice that:
+// a larger one stays for a larger need), whose values are whatever its
+// last user left, or nil when there is none.
+func (l *List) Get(n int) []float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.used = true
+	best := -1
+	for i, b := range l.free {
+		if cap(b) >= n && cap(b) <= 2*n && (best < 0 || cap(b) < cap(l.free[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	b := l.free[best]
+	l.free = append(l.free[:best], l.free[best+1:]...)
+	return b[:n]
+}
+
+// Put gives b back for a later Get; its caller must not use it after.
+// Beyond one buffer per processor, the smallest goes.
+func (l *List) Put(b []float64) {
+	if cap(b) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.free = append(l.free, b[:0])
+	if limit := runtime.GOMAXPROCS(0); len(l.free) > limit {
+		small := 0
+		for i, f := range l.free {
+			if cap(f) < cap(l.free[small]) {
+				small = i
+			}
+		}
+		l.free = append(l.free[:small], l.free[small+1:]...)
+	}
+	if l.timer == nil {
+		l.timer = time.AfterFunc(l.idle, l.expire)
+	}
+}
+
+// expire lets the buffers go when none was asked for since it last ran,
+// else looks again after another idle period.
+func (l *List) expire() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.used {
+		l.used = false
+		l.timer.Reset(l.idle)
+		return
+	}
+	l.free, l.timer = nil, nil
+}
+
+// Len is the number of free buffers.
+func (l *List) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.free)
+}

@@ -1,0 +1,49 @@
+package scratch
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+// A buffer put back is handed out again for a need it fits (not one less
+// than half its size), at most GOMAXPROCS are kept (the smallest go
+// first), and all go after the idle time without a Get.
+func TestList(t *testing.T) {
+	l := New(50 * time.Millisecond)
+	if b := l.Get(10); b != nil {
+		t.Fatalf("empty list: got a buffer of %d", len(b))
+	}
+	b := make([]float64, 100)
+	l.Put(b)
+	if got := l.Get(200); got != nil {
+		t.Fatalf("a buffer of 100 for 200 values")
+	}
+	if got := l.Get(40); got != nil {
+		t.Fatalf("a buffer of 100 for 40 values (more than twice the need)")
+	}
+	got := l.Get(60)
+	if len(got) != 60 || &got[0] != &b[0] {
+		t.Fatalf("Get(60) = %d values, not the buffer put back", len(got))
+	}
+	if l.Len() != 0 {
+		t.Fatalf("the buffer handed out is still listed")
+	}
+	procs := runtime.GOMAXPROCS(0)
+	for i := range procs + 2 {
+		l.Put(make([]float64, 10+i))
+	}
+	if l.Len() != procs {
+		t.Fatalf("%d buffers kept, want GOMAXPROCS = %d", l.Len(), procs)
+	}
+	if got := l.Get(10); got != nil && cap(got) < 12 {
+		t.Fatalf("a buffer of %d kept where the smallest should have gone", cap(got))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for l.Len() > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if l.Len() != 0 {
+		t.Fatalf("%d buffers kept after the idle time", l.Len())
+	}
+}
