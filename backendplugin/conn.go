@@ -247,6 +247,7 @@ func (c *conn) withArgs(xs []mat.Matrix, call func(ms []*pb.Matrix) error) error
 			continue
 		}
 		hs[i] = h
+		c.handles.setSource(h, spanOf(x))
 		if c.handles.isStored(h) {
 			ms[i] = &pb.Matrix{Rows: m.Rows, Cols: m.Cols, Handle: h.id}
 		} else {
@@ -266,8 +267,11 @@ func (c *conn) withArgs(xs []mat.Matrix, call func(ms []*pb.Matrix) error) error
 // dropped, waiting at most releaseGrace (or the hang timeout, if shorter).
 // A failure is ignored: the plugin then keeps some matrices longer, and a
 // failed connection fails the next call anyway.
-func (c *conn) flushReleases() {
-	hs := c.handles.takeReleased()
+func (c *conn) flushReleases() { c.release(c.handles.takeReleased()) }
+
+// release tells the plugin to release the kept matrices hs, as
+// flushReleases does.
+func (c *conn) release(hs []uint64) {
 	if len(hs) == 0 {
 		return
 	}

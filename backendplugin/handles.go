@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"encoding/binary"
 	"hash/maphash"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -78,12 +79,18 @@ func (k *keptMatrices) resolve(name string, m *pb.Matrix) (*mat.Dense, error) {
 	return d, nil
 }
 
-func (k *keptMatrices) release(handles []uint64) {
+// release drops the matrices kept under handles and returns them.
+func (k *keptMatrices) release(handles []uint64) []mat.Matrix {
+	var out []mat.Matrix
 	k.mu.Lock()
 	for _, h := range handles {
-		delete(k.m, h)
+		if d, ok := k.m[h]; ok {
+			out = append(out, d)
+			delete(k.m, h)
+		}
 	}
 	k.mu.Unlock()
+	return out
 }
 
 func (k *keptMatrices) len() int {
@@ -138,7 +145,31 @@ type handle struct {
 	pins   int    // calls in flight using id
 	gone   bool   // dropped from the table; released once unpinned
 	elem   *list.Element
+	// src is where the matrix last pinned under h lies in the caller's
+	// memory, so that Forget of a matrix finds the handles of its views.
+	src span
 }
+
+// span is the addresses a matrix's values lie within; a view of it
+// (mat.Dense.Slice) lies within its span.
+type span struct{ lo, hi uintptr }
+
+// spanOf is x's span; the zero span for a matrix without raw storage.
+func spanOf(x mat.Matrix) span {
+	rm, ok := x.(mat.RawMatrixer)
+	if !ok {
+		return span{}
+	}
+	g := rm.RawMatrix()
+	if g.Rows == 0 || g.Cols == 0 || len(g.Data) == 0 {
+		return span{}
+	}
+	lo := uintptr(unsafe.Pointer(&g.Data[0]))
+	return span{lo, lo + uintptr(8*((g.Rows-1)*g.Stride+g.Cols))}
+}
+
+// within reports whether s lies within t (s not empty).
+func (s span) within(t span) bool { return s.lo != 0 && s.lo >= t.lo && s.hi <= t.hi }
 
 // handleTable is the client's handles by content key, least recently used
 // first out, bounded by the bytes of their matrices. A handle in use by a
@@ -225,6 +256,33 @@ func (t *handleTable) forget() {
 	for t.order.Len() > 0 {
 		t.drop(t.order.Back().Value.(*handle))
 	}
+}
+
+// setSource records where the matrix just pinned under h lies.
+func (t *handleTable) setSource(h *handle, s span) {
+	t.mu.Lock()
+	h.src = s
+	t.mu.Unlock()
+}
+
+// dropWithin drops the handles of the matrices last pinned from within the
+// given spans (the matrices their caller is done with, and their views:
+// framework.Forgetter) and returns the handles to release now: those and
+// the ones waiting for the quarter. A handle in use by a call in flight is
+// released once that call is done.
+func (t *handleTable) dropWithin(spans []span) []uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for e := t.order.Front(); e != nil; {
+		h, next := e.Value.(*handle), e.Next()
+		if slices.ContainsFunc(spans, h.src.within) {
+			t.drop(h)
+		}
+		e = next
+	}
+	out := t.release
+	t.release, t.pending = nil, 0
+	return out
 }
 
 // takeReleased returns the handles to release, once their matrices hold a

@@ -113,6 +113,20 @@ func (m *model) predict(ctx context.Context, op string, x mat.Matrix, prepared b
 	})
 }
 
+// Forget implements framework.Forgetter: the client drops the handles of
+// the matrices it sent from the storage of xs (each of them, and its views)
+// and releases them at once, and the plugin's server, releasing a kept
+// matrix, tells its models that are Forgetters to forget it too (a
+// network's memo drops its signals). Matrices the client kept no handle
+// for (too small, or dropped already) need nothing.
+func (m *model) Forget(xs ...mat.Matrix) {
+	spans := make([]span, len(xs))
+	for i, x := range xs {
+		spans[i] = spanOf(x)
+	}
+	m.c.release(m.c.handles.dropWithin(spans))
+}
+
 // Close releases the model in the plugin process; framework.Release calls
 // it. Closing twice, or after the plugin process is gone, returns nil. A
 // plugin that does not answer within releaseGrace (or the hang timeout,

@@ -432,10 +432,25 @@ func (s *server) Load(ctx context.Context, req *pb.ModelState) (*pb.Fitted, erro
 }
 
 // Release frees the models and kept matrices named; the first error of a
-// model's release is returned after all are freed.
+// model's release is returned after all are freed. The served models that
+// are framework.Forgetters forget the released matrices: the client keeps
+// them no longer, so it is done with them, and what a model computed from
+// them (a network's signals) goes with them.
 func (s *server) Release(_ context.Context, req *pb.ReleaseRequest) (_ *pb.ReleaseResponse, err error) {
 	defer guard("Release", &err)
-	s.kept.release(req.MatrixHandles)
+	if xs := s.kept.release(req.MatrixHandles); len(xs) > 0 {
+		s.mu.RLock()
+		var fs []framework.Forgetter
+		for _, m := range s.models {
+			if f, ok := m.(framework.Forgetter); ok {
+				fs = append(fs, f)
+			}
+		}
+		s.mu.RUnlock()
+		for _, f := range fs {
+			f.Forget(xs...)
+		}
+	}
 	var first error
 	for _, id := range req.ModelIds {
 		s.mu.Lock()

@@ -23,9 +23,13 @@ import (
 type FileCheckpoint struct {
 	path string
 
-	mu   sync.Mutex
-	f    *os.File
+	mu sync.Mutex
+	f  *os.File
+	// done holds the reductions read from the file, for Load; keys names
+	// every reduction the file holds, those saved since included (whose
+	// predictions the run has, so they are not kept twice).
 	done map[string]checkpointEntry
+	keys map[string]struct{}
 	// stale is the format version of the file found at path when it was
 	// another than checkpointVersion (its entries dropped), 0 otherwise.
 	stale int
@@ -72,7 +76,7 @@ type checkpointEntry struct {
 // short by a crash, are dropped: the file is rewritten (atomically) with
 // what is kept before new entries are appended.
 func OpenCheckpoint(path, fingerprint string) (*FileCheckpoint, int, error) {
-	c := &FileCheckpoint{path: path, done: map[string]checkpointEntry{}}
+	c := &FileCheckpoint{path: path, done: map[string]checkpointEntry{}, keys: map[string]struct{}{}}
 	var kept []checkpointEntry
 	if f, err := os.Open(path); err == nil {
 		// Only a lazyvi checkpoint, told by its first line (read no
@@ -98,6 +102,7 @@ func OpenCheckpoint(path, fingerprint string) (*FileCheckpoint, int, error) {
 					break // cut short: keep what came before
 				}
 				c.done[e.Key] = e
+				c.keys[e.Key] = struct{}{}
 				kept = append(kept, e)
 			}
 		}
@@ -204,7 +209,7 @@ func (c *FileCheckpoint) Save(key string, r framework.Reduced, seconds float64) 
 	if err := c.f.Sync(); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", c.path, err)
 	}
-	c.done[key] = e
+	c.keys[key] = struct{}{}
 	return nil
 }
 
@@ -212,7 +217,7 @@ func (c *FileCheckpoint) Save(key string, r framework.Reduced, seconds float64) 
 func (c *FileCheckpoint) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.done)
+	return len(c.keys)
 }
 
 // Close closes the file and keeps it, for a later run to resume from.

@@ -25,6 +25,9 @@ func (Dropout) Describe() string {
 func (Dropout) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
 	stop := framework.StagesFrom(ctx).Start("predict")
 	xev := p.Drop(p.XEval, f)
+	// The rows are this reduction's own: what the model or its transport
+	// keeps of them can go once predicted.
+	defer framework.Forget(p.Full, xev)
 	pred, err := p.Full.Predict(ctx, xev)
 	if err != nil {
 		return framework.Reduced{}, fmt.Errorf("predict: %w", err)

@@ -40,6 +40,9 @@ func (Retrain) Reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 	stop(3 * float64(framework.FitReportOf(m).Epochs) * passFlops(m, xtr))
 	stop = stages.Start("predict")
 	xev := p.Drop(p.XEval, f)
+	// The rows are this reduction's own: what the transport keeps of them
+	// can go once predicted.
+	defer framework.Forget(m, xev)
 	pred, err := m.Predict(ctx, xev)
 	if err != nil {
 		return framework.Reduced{}, fmt.Errorf("predict: %w", err)

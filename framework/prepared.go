@@ -19,3 +19,36 @@ import (
 type PreparedPredictor interface {
 	PredictPrepared(ctx context.Context, x mat.Matrix) (*mat.Dense, error)
 }
+
+// Forgetter is the optional interface of a model that keeps what it
+// computed from its inputs beyond the call (a network's signals on recent
+// inputs, which its Jacobian products and kernels on the same rows share;
+// the plugin transport's request matrices, which it need not send again).
+// Forget tells it that the caller is done with the inputs xs: what it
+// keeps of them goes now, instead of when a budget needs the room, so that
+// a long run keeps what its reductions in flight use and not the inputs of
+// those already done. It changes no answer: a later call on the same
+// values computes what it needs again. It is best effort and returns no
+// error (a remote model that cannot be told keeps them longer).
+type Forgetter interface {
+	Forget(xs ...mat.Matrix)
+}
+
+// Forget tells m that the caller is done with the inputs xs when m is a
+// Forgetter (the lazy estimator, once a reduction is done, of its rows);
+// nil matrices are skipped.
+func Forget(m Model, xs ...mat.Matrix) {
+	f, ok := m.(Forgetter)
+	if !ok {
+		return
+	}
+	keep := make([]mat.Matrix, 0, len(xs))
+	for _, x := range xs {
+		if x != nil {
+			keep = append(keep, x)
+		}
+	}
+	if len(keep) > 0 {
+		f.Forget(keep...)
+	}
+}

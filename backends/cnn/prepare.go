@@ -9,7 +9,14 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 )
 
-var _ framework.PreparedPredictor = (*Model)(nil)
+var (
+	_ framework.PreparedPredictor = (*Model)(nil)
+	_ framework.Forgetter         = (*Model)(nil)
+)
+
+// Forget implements framework.Forgetter: the memo drops the passes of xs
+// now, the caller being done with them.
+func (md *Model) Forget(xs ...mat.Matrix) { md.memo.ForgetAll(xs) }
 
 // PredictPrepared returns Predict(x) from x's forward passes at the fitted
 // parameters, kept in the memo for the Jacobian products on x that follow

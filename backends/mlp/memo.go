@@ -5,6 +5,9 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 // signalsEntry is what the model's memo (nn.Memo) keeps of an input: its
@@ -26,6 +29,12 @@ type signals32 struct {
 	acts   []blas32.General
 	deltas []blas32.General
 }
+
+var _ framework.Forgetter = (*Model)(nil)
+
+// Forget implements framework.Forgetter: the memo drops the signals of xs
+// (and their float32 copies) now, the caller being done with them.
+func (md *Model) Forget(xs ...mat.Matrix) { md.memo.ForgetAll(xs) }
 
 // signalsOf returns signals(x) from the memo, computing and storing them
 // when they are not there. The result is shared: callers must not write it.

@@ -87,6 +87,9 @@ func serveBackend(args []string) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(backendMemoryLimit)
 	}
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(backendGCPercent)
+	}
 	backendplugin.Serve(b)
 	return nil
 }
@@ -100,6 +103,16 @@ func serveBackend(args []string) error {
 // Its cost is small: the heap is mostly pointer-free arrays, which the
 // collector does not scan.
 const backendMemoryLimit = 768 << 20
+
+// backendGCPercent is a built-in backend's GOGC unless GOGC sets one: the
+// heap may grow to three times what is live before the collector runs,
+// instead of twice. What the process keeps is small (the memo's signals of
+// the reductions in flight: the estimators forget their rows once done),
+// and what it allocates per call is large (a kernel's n x n, a pass's
+// activations), so that at the default the collector ran three times as
+// often as the live heap needs, and the runtime returned pages to the
+// system only to fault them in again at the next call.
+const backendGCPercent = 200
 
 // notifyContext returns a context cancelled on SIGINT or SIGTERM, so that a
 // run stops its workers and its backend subprocess before exiting. A

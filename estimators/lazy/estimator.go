@@ -279,16 +279,24 @@ func (lz Estimator) reduce(ctx context.Context, fp *framework.Problem, f framewo
 	if bounds != nil {
 		x = rowsOf(dropped, order)
 	}
-	p := &problem{est: lz, g: g, x: x, k: k, seed: fp.Seed, stats: map[string]float64{}}
+	xev := fp.Drop(fp.XEval, f)
+	p := &problem{est: lz, g: g, x: x, k: k, seed: fp.Seed, stats: map[string]float64{}, sent: new(inputs)}
+	p.sent.add(p.x)
+	p.sent.add(xev)
+	// The model keeps what it computed from these rows (a network's
+	// signals, the plugin transport's copies) for the calls that reuse
+	// them; once the reduction is done none will, and the run's other
+	// reductions need the room.
+	defer p.sent.forget(g)
 	stop := framework.StagesFrom(ctx).Start(stageResiduals)
 	if err := p.residuals(ctx, fp.YTrain, order, f, scaled); err != nil {
 		return framework.Reduced{}, err
 	}
 	stop(passFlops(n1, g.NumParams()))
 	if scaled {
-		return p.reduceScaled(ctx, fp.Drop(fp.XEval, f), baseline, carry)
+		return p.reduceScaled(ctx, xev, baseline, carry)
 	}
-	return p.reduceDense(ctx, bounds, fp.Drop(fp.XEval, f), baseline)
+	return p.reduceDense(ctx, bounds, xev, baseline)
 }
 
 // residuals sets the problem's targets from the train responses y of its

@@ -774,6 +774,35 @@ func TestSearchNear(t *testing.T) {
 	}
 }
 
+// searchNear does not refine where the error is flat around its best
+// point (a rise below flatNear to both neighbours): a curve 1% deep over
+// ten decades, started at its minimum, takes the first three points; one
+// deep enough to resolve, more.
+func TestSearchNearFlat(t *testing.T) {
+	for _, c := range []struct {
+		depth  float64
+		refine bool
+	}{{0.01, false}, {10, true}} {
+		calls := 0
+		f := func(ts []float64) ([]float64, error) {
+			vs := make([]float64, len(ts))
+			for i, tt := range ts {
+				calls++
+				d := (tt - 0.1) / 5 // the minimum 0.1 from the start, off the vertex rule's reach
+				vs[i] = 1 + c.depth*(d*d)
+			}
+			return vs, nil
+		}
+		best, _, err := searchNear(f, math.Inf(1), 0, searchTol, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if refined := calls > 3; refined != c.refine {
+			t.Errorf("depth %g: %d evaluations (best %v), want refinement %v", c.depth, calls, best, c.refine)
+		}
+	}
+}
+
 // dipPastOvershoot is a held-out error curve whose best point near the
 // grid's top (4.5, 0.95 against no update's 1) is followed, going down, by
 // an overshoot (1.5 at t = 2) and then a deeper dip (0.4 at t = 0).

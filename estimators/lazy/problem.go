@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -25,6 +26,9 @@ type problem struct {
 	k       int
 	seed    int64
 	stats   map[string]float64
+	// sent, shared with its subsets, collects the row matrices the
+	// reduction gives the model, which it forgets once done.
+	sent *inputs
 }
 
 // subset is the problem on the given rows of x, in that order, with the
@@ -32,7 +36,37 @@ type problem struct {
 func (p *problem) subset(rows []int) *problem {
 	q := *p
 	q.x, q.targets, q.e = rowsOf(p.x, rows), stackRows(p.targets, rows, p.k), stackRows(p.e, rows, p.k)
+	q.sent.add(q.x)
 	return &q
+}
+
+// inputs are the matrices a reduction gives its model (its train rows, the
+// subsets its search and held-out rows take, its evaluation rows), safe
+// for concurrent use; a nil *inputs ignores what it is given. Each is the
+// reduction's own copy, so forgetting them once it is done
+// (framework.Forget) drops what the model keeps of that reduction alone:
+// a network's signals of those rows, the plugin transport's copies.
+type inputs struct {
+	mu sync.Mutex
+	xs []mat.Matrix
+}
+
+func (in *inputs) add(x mat.Matrix) {
+	if in == nil {
+		return
+	}
+	in.mu.Lock()
+	in.xs = append(in.xs, x)
+	in.mu.Unlock()
+}
+
+// forget tells g that the reduction is done with its inputs.
+func (in *inputs) forget(g framework.Model) {
+	in.mu.Lock()
+	xs := in.xs
+	in.xs = nil
+	in.mu.Unlock()
+	framework.Forget(g, xs...)
 }
 
 // samples is the number of rows of x.

@@ -237,6 +237,11 @@ func searchLogAlpha(f func(ts []float64) ([]float64, error), fInf, tol, flat flo
 // in decades.
 const nearStep = 0.5
 
+// flatNear is the relative rise of the cross-validated error, from the
+// best point to the worse of its neighbours nearStep away, below which
+// searchNear does not refine.
+const flatNear = 2e-3
+
 // nearStart is where searchNear starts for the baseline's penalty near, in
 // decades of the unit scale (mean diag K): at near itself when it is
 // finite, and at the top of the grid when the baseline chose no update
@@ -351,6 +356,12 @@ func searchNear(f func(ts []float64) ([]float64, error), fInf, t0, tol float64, 
 	bi := lo
 	for bi < hi && at(bi) != best {
 		bi++
+	}
+	if fl, fr := seen[at(bi-1)], seen[at(bi+1)]; math.Max(fl, fr)-bestErr <= flatNear*bestErr {
+		// Flat around the best point: every penalty in the bracket
+		// predicts the held-out folds as well to within flatNear, far
+		// below what the cross-validated error can tell apart.
+		return best, bestErr, nil
 	}
 	one := func(t float64) (float64, error) {
 		if v, ok := seen[t]; ok {

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"hash/maphash"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
 
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Lazy estimators call a network's Jacobian products many times on the
@@ -313,6 +315,62 @@ func (m *Memo[V]) dropOldest() int {
 	// A new slice, so the evicted entry is not kept reachable.
 	m.entries = append([]*memoEntry[V](nil), m.entries[1:]...)
 	return size
+}
+
+// Forget drops the entries of x and of the matrices that share its storage
+// (its views, as mat.Dense.Slice makes them: a cross-validation's folds of
+// a reduction's rows), found by where their inputs came from, and x's
+// entry by its values wherever it came from: its caller is done with them
+// (framework.Forgetter), so their values go now instead of when the budget
+// or memoMaxAge needs the room. Values that callers hold stay theirs; a
+// later Values on the same input computes them again, the same values. A
+// computation in flight still stores its values, to be dropped like any
+// entry. (An entry of an input long gone whose memory x now occupies is
+// dropped too: no one can pass that input again, only its values, which
+// are computed again.)
+func (m *Memo[V]) Forget(x blas64.General) {
+	if x.Rows == 0 || x.Cols == 0 {
+		return
+	}
+	lo := addrOf(x)
+	hi := lo + uintptr(8*((x.Rows-1)*x.Stride+x.Cols))
+	m.mu.Lock()
+	self := false
+	m.entries = slices.DeleteFunc(m.entries, func(e *memoEntry[V]) bool {
+		if e.src < lo || e.src >= hi {
+			return false
+		}
+		self = self || (e.src == lo && sameInput(e.x, x))
+		m.bytes -= e.size
+		return true
+	})
+	empty := len(m.entries) == 0
+	m.mu.Unlock()
+	if self || empty {
+		return
+	}
+	hash := hashOf(x) // outside the lock, as get hashes
+	m.mu.Lock()
+	if i := slices.IndexFunc(m.entries, func(e *memoEntry[V]) bool { return e.hash == hash && sameInput(e.x, x) }); i >= 0 {
+		m.bytes -= m.entries[i].size
+		m.entries = slices.Delete(m.entries, i, i+1)
+	}
+	m.mu.Unlock()
+}
+
+// ForgetAll is Forget of each of xs (a framework.Forgetter's inputs): a
+// matrix without raw storage is read as Input reads it.
+func (m *Memo[V]) ForgetAll(xs []mat.Matrix) {
+	for _, x := range xs {
+		if x == nil {
+			continue
+		}
+		if rm, ok := x.(mat.RawMatrixer); ok {
+			m.Forget(rm.RawMatrix())
+		} else {
+			m.Forget(mat.DenseCopyOf(x).RawMatrix())
+		}
+	}
 }
 
 // Clear forgets everything (the parameters changed). A computation that

@@ -174,3 +174,46 @@ func TestMemoValuesCleared(t *testing.T) {
 		t.Errorf("stored after both: %d (%d entries), want the new computation's 2 alone", got, m.Len())
 	}
 }
+
+// TestMemoForget: Forget drops the entry of the input it is given, found
+// by content from another matrix as from the same one, and no other; its
+// bytes leave the memo's count, and the next Values computes again.
+func TestMemoForget(t *testing.T) {
+	var m Memo[int]
+	a, b := memoInput(), blas64.General{Rows: 1, Cols: 3, Stride: 3, Data: []float64{5, 6, 7}}
+	for _, x := range []blas64.General{a, b} {
+		if _, err := m.Values(x, func(xc blas64.General) (int, int, error) { return xc.Rows, 100, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Forget(blas64.General{Rows: 2, Cols: 2, Stride: 3, Data: []float64{1, 2, 0, 3, 4}}) // a's values, strided
+	if m.Len() != 1 || m.Bytes() != 100 {
+		t.Fatalf("after forgetting a: %d entries of %d bytes, want b's alone (100 bytes)", m.Len(), m.Bytes())
+	}
+	m.Forget(a) // not there any more
+	m.Forget(blas64.General{Rows: 1, Cols: 3, Stride: 3, Data: []float64{5, 6, 8}})
+	if m.Len() != 1 {
+		t.Fatalf("forgetting other values dropped b's entry")
+	}
+	m.Forget(b)
+	if m.Len() != 0 || m.Bytes() != 0 {
+		t.Fatalf("after forgetting both: %d entries of %d bytes", m.Len(), m.Bytes())
+	}
+	computed := false
+	if _, err := m.Values(a, func(blas64.General) (int, int, error) { computed = true; return 2, 100, nil }); err != nil || !computed {
+		t.Errorf("Values after Forget: computed %v, err %v; want a new computation", computed, err)
+	}
+
+	// The views of a matrix (its rows' folds) go with it; other inputs stay.
+	rows := blas64.General{Rows: 4, Cols: 2, Stride: 2, Data: []float64{1, 2, 3, 4, 5, 6, 7, 8}}
+	fold := blas64.General{Rows: 2, Cols: 2, Stride: 2, Data: rows.Data[4:]}
+	for _, x := range []blas64.General{rows, fold} {
+		if _, err := m.Values(x, func(xc blas64.General) (int, int, error) { return xc.Rows, 100, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Forget(rows)
+	if m.Len() != 1 || m.Bytes() != 100 {
+		t.Errorf("after forgetting the rows: %d entries of %d bytes, want a's alone", m.Len(), m.Bytes())
+	}
+}
