@@ -104,7 +104,12 @@ func (j job[T]) runParallel(workers, rowItems, scratchLen int) {
 				j.packB(i*packChunk, min(panels, (i+1)*packChunk))
 			})
 			parallel(workers, rowItems*colItems, func(w, i int) {
-				j.item(*scratch[w], i/colItems, i%colItems)
+				ri := i / colItems
+				if j.part == lower {
+					// The longest rows first, as upper has them.
+					ri = rowItems - 1 - ri
+				}
+				j.item(*scratch[w], ri, i%colItems)
 			})
 		}
 	}
@@ -121,11 +126,34 @@ type matrix[T float] struct {
 }
 
 // product is C = alpha op(A) op(B) + beta C with op(A) m x k, op(B) k x n
-// and C m x n.
+// and C m x n, on all of C or, where part says, on one triangle of it.
 type product[T float] struct {
 	m, n, k     int
 	alpha, beta T
 	a, b, c     matrix[T]
+	part        part
+}
+
+// part is the part of C that a product computes, leaving the rest as it
+// is.
+type part int
+
+const (
+	whole part = iota // all of C
+	upper             // c_ij with j >= i
+	lower             // c_ij with j <= i
+)
+
+// span returns the columns col+lo..col+hi-1 of row i that part holds
+// among col..col+cols-1 (lo == hi where none).
+func (pt part) span(i, col, cols int) (lo, hi int) {
+	switch pt {
+	case upper:
+		return min(max(i-col, 0), cols), cols
+	case lower:
+		return 0, min(max(i-col+1, 0), cols)
+	}
+	return 0, cols
 }
 
 // job is one product in progress: its arguments, its blocking and the
@@ -187,7 +215,7 @@ func (j *job[T]) bPanel(q int) (*T, int) {
 
 // item computes the work item of row block ri and column part cj: it packs
 // that block's A into buf and runs the micro-kernel over its tiles, B
-// panel by B panel.
+// panel by B panel, skipping those outside the product's part.
 func (j *job[T]) item(buf []T, ri, cj int) {
 	cf, kb, mode, c, ldc := j.cf, j.kb, j.mode, j.c.data, j.c.stride
 	mr, nr := cf.mr, cf.nr
@@ -203,20 +231,32 @@ func (j *job[T]) item(buf []T, ri, cj int) {
 		for ip := 0; ip < mb; ip += mr {
 			rows := min(mr, mb-ip)
 			ap := &abuf[ip*kb]
-			ci := (i0+ip)*ldc + col
-			if rows == mr && cols == nr {
+			row := i0 + ip
+			ci := row*ldc + col
+			// The part's columns in the tile's first and last rows: a
+			// part's spans change monotonically down the rows.
+			lo0, hi0 := j.part.span(row, col, cols)
+			lo1, hi1 := j.part.span(row+rows-1, col, cols)
+			if lo0 == hi0 && lo1 == hi1 {
+				continue
+			}
+			if rows == mr && cols == nr && lo0 == 0 && lo1 == 0 && hi0 == nr && hi1 == nr {
 				cf.kern(kb, ap, bp, &c[ci], ldb, ldc, j.beta, mode)
 				continue
 			}
-			// An edge tile runs on a full one in scratch.
+			// An edge tile, or one across a triangle's diagonal, runs on a
+			// full one in scratch; each element's arithmetic is its own, so
+			// what the scratch holds outside the part changes nothing.
 			if mode != modeZero {
 				for r := range rows {
-					copy(tile[r*nr:r*nr+cols], c[ci+r*ldc:])
+					lo, hi := j.part.span(row+r, col, cols)
+					copy(tile[r*nr+lo:r*nr+hi], c[ci+r*ldc+lo:])
 				}
 			}
 			cf.kern(kb, ap, bp, &tile[0], ldb, nr, j.beta, mode)
 			for r := range rows {
-				copy(c[ci+r*ldc:ci+r*ldc+cols], tile[r*nr:])
+				lo, hi := j.part.span(row+r, col, cols)
+				copy(c[ci+r*ldc+lo:ci+r*ldc+hi], tile[r*nr+lo:])
 			}
 		}
 	}

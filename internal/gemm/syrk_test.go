@@ -22,7 +22,7 @@ func TestSyrkBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, l := range levels {
 		withLevel(t, l, func() {
-			for _, s := range [][2]int{{40, 30}, {syrkBlock + 37, 50}, {2*syrkBlock + 5, 9}} {
+			for _, s := range [][2]int{{40, 30}, {70, 300}, {165, 50}, {2*192 + 5, 9}, {200, 520}} {
 				n, k := s[0], s[1]
 				for _, tA := range transposes {
 					for _, ul := range []blas.Uplo{blas.Upper, blas.Lower} {
