@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -13,21 +14,25 @@ import (
 // and both transpositions, against the scalar fused multiply-add reference
 // of the product S S^T (the package's order, so to the bit) on the
 // triangle, with the other triangle left as it was: sizes below and beyond
-// a block row, alpha and beta as TestBitsMatchScalarFMA takes them.
+// one row item, kc steps and a goroutine's share, at GOMAXPROCS 1 to 3,
+// alpha and beta as TestBitsMatchScalarFMA takes them.
 func TestSyrkBits(t *testing.T) {
 	levels := fastLevels()
 	if len(levels) == 0 {
 		t.Skip("no AVX2+FMA on this CPU or build")
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, l := range levels {
 		withLevel(t, l, func() {
-			for _, s := range [][2]int{{40, 30}, {70, 300}, {165, 50}, {2*192 + 5, 9}, {200, 520}} {
+			for i, s := range [][2]int{{40, 30}, {70, 300}, {165, 50}, {2*192 + 5, 9}, {200, 520}} {
 				n, k := s[0], s[1]
+				procs := 1 + (i+int(l))%3
+				runtime.GOMAXPROCS(procs)
 				for _, tA := range transposes {
 					for _, ul := range []blas.Uplo{blas.Upper, blas.Lower} {
 						for _, ab := range [][2]float64{{1, 0}, {0.3, -0.7}, {0, 0.5}} {
-							name := fmt.Sprintf("%v/%dx%d/%c/%c/alpha=%g,beta=%g", l, n, k, tA, ul, ab[0], ab[1])
+							name := fmt.Sprintf("%v/%dx%d/%c/%c/alpha=%g,beta=%g/GOMAXPROCS=%d", l, n, k, tA, ul, ab[0], ab[1], procs)
 							tB := blas.Trans
 							if tA != blas.NoTrans {
 								tB = blas.NoTrans
