@@ -123,8 +123,8 @@ func (md *Model) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([
 	for _, d := range deltas {
 		width = max(width, d.Cols)
 	}
-	scratch := tvecScratch.Get(n * width)
-	tvecScratch.Put(md.jacobianTVec(acts, deltas, a, out, scratch, false))
+	buf := tvecScratch.Get(n * width)
+	tvecScratch.Put(md.jacobianTVec(acts, deltas, a, out, buf, false))
 	return out, nil
 }
 

@@ -862,3 +862,23 @@ func (m *rfIntoModel) KernelInto(ctx context.Context, x1, x2 mat.Matrix, dst []f
 	out.Copy(k)
 	return out, nil
 }
+
+// vertexWithin: a symmetric parabola's vertex is at 0, a skewed one's
+// beyond a small tolerance, and an unusable end (infinite error) makes no
+// parabola.
+func TestVertexWithin(t *testing.T) {
+	for _, c := range []struct {
+		fl, f0, fr, tol float64
+		want            bool
+	}{
+		{2, 1, 2, 0.01, true},
+		{2, 1, 3, 0.01, false}, // vertex at -h/6
+		{2, 1, 3, 0.2, true},
+		{math.Inf(1), 1, 2, 0.2, false},
+		{2, 1, math.Inf(1), 0.2, false},
+	} {
+		if got := vertexWithin(c.fl, c.f0, c.fr, 0.5, c.tol); got != c.want {
+			t.Errorf("vertexWithin(%v, %v, %v, 0.5, %v) = %v, want %v", c.fl, c.f0, c.fr, c.tol, got, c.want)
+		}
+	}
+}

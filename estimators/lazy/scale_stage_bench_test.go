@@ -1,3 +1,5 @@
+//go:build unix
+
 package lazy
 
 import (
@@ -14,8 +16,12 @@ import (
 // BenchmarkScaleStages is vi bench highdim --n 10000 --width 200:100
 // --features 4 --estimators lazy in process (no plugin transport): the
 // baseline and x1..x4 as pipeline.Reduce schedules them, at 1 and 2
-// workers, with each step's seconds (summed over the workers) and counted
-// GFLOP/s. Its numbers less vi bench's are the transport's cost.
+// workers, on a fresh copy of the model each time: the wall time, the
+// process's CPU seconds and minor page faults (the first round's, in a
+// process whose heap has not grown yet, show what touching fresh memory
+// costs), each step's seconds (summed over the workers) and counted
+// GFLOP/s, and each reduction's seconds and stats. Its numbers less vi
+// bench's are the transport's cost.
 //
 //	go test -run X -bench ScaleStages -benchtime 3x ./estimators/lazy
 func BenchmarkScaleStages(b *testing.B) {
@@ -40,16 +46,20 @@ func BenchmarkScaleStages(b *testing.B) {
 			q.Full = m
 			var stages framework.Stages
 			var ru0, ru1 syscall.Rusage
-			syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+			if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru0); err != nil {
+				b.Fatal(err)
+			}
 			start := time.Now()
 			r, err := pipeline.Reduce(framework.WithStages(ctx, &stages), []*framework.Problem{&q}, []framework.Estimator{Estimator{}}, feats, pipeline.ReduceOptions{Workers: workers, EstimatorBaselines: true})
 			if err != nil {
 				b.Fatal(err)
 			}
 			wall := time.Since(start).Seconds()
-			syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
-			fmt.Printf("minflt %d, cpu %.2f s\n", ru1.Minflt-ru0.Minflt, time.Duration(ru1.Utime.Nano()+ru1.Stime.Nano()-ru0.Utime.Nano()-ru0.Stime.Nano()).Seconds())
-			line := fmt.Sprintf("workers %d: %.3f s (%.3f s a feature);", workers, wall, wall/float64(len(feats)))
+			if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru1); err != nil {
+				b.Fatal(err)
+			}
+			cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano()).Seconds()
+			line := fmt.Sprintf("workers %d: %.3f s (%.3f s a feature), %.2f CPU s, %d minor faults;", workers, wall, wall/float64(len(feats)), cpu, ru1.Minflt-ru0.Minflt)
 			for _, t := range stages.Totals() {
 				line += fmt.Sprintf(" %s %.3f s", t.Name, t.Seconds)
 				if t.Flops > 0 {
@@ -57,9 +67,9 @@ func BenchmarkScaleStages(b *testing.B) {
 				}
 			}
 			fmt.Println(line)
-			reds := append([]framework.Reduced{r.Base[0][0]}, r.Reduced[0][0]...)
-			for i, red := range reds {
-				fmt.Printf("  %d: %.3f s %v\n", i, append([]float64{r.BaseSeconds[0][0]}, r.Seconds[0][0]...)[i], red.Stats)
+			fmt.Printf("  baseline: %.3f s %v\n", r.BaseSeconds[0][0], r.Base[0][0].Stats)
+			for i, red := range r.Reduced[0][0] {
+				fmt.Printf("  %s: %.3f s %v\n", feats[i].Name, r.Seconds[0][0][i], red.Stats)
 			}
 		}
 	}

@@ -357,7 +357,9 @@ func searchNear(f func(ts []float64) ([]float64, error), fInf, t0, tol float64, 
 	for bi < hi && at(bi) != best {
 		bi++
 	}
-	if fl, fr := seen[at(bi-1)], seen[at(bi+1)]; math.Max(fl, fr)-bestErr <= flatNear*bestErr {
+	fl, okL := seen[at(bi-1)]
+	fr, okR := seen[at(bi+1)]
+	if okL && okR && math.Max(fl, fr)-bestErr <= flatNear*bestErr {
 		// Flat around the best point: every penalty in the bracket
 		// predicts the held-out folds as well to within flatNear, far
 		// below what the cross-validated error can tell apart.
@@ -380,8 +382,12 @@ func searchNear(f func(ts []float64) ([]float64, error), fInf, t0, tol float64, 
 
 // vertexWithin reports whether the parabola through (-h, fl), (0, f0) and
 // (h, fr), with f0 below both ends, has its minimum within tol of 0 (a
-// parabola flat to rounding: anywhere, so yes).
+// parabola flat to rounding: anywhere, so yes); an end that is not finite
+// (an unusable penalty) makes no parabola.
 func vertexWithin(fl, f0, fr, h, tol float64) bool {
+	if math.IsInf(fl, 0) || math.IsInf(fr, 0) {
+		return false
+	}
 	curv := fl - 2*f0 + fr // > 0
 	return h*math.Abs(fl-fr) <= 2*tol*curv
 }
