@@ -95,9 +95,9 @@ func serveBackend(args []string) error {
 }
 
 // backendMemoryLimit is the soft memory limit of a built-in backend's
-// process (runtime/debug.SetMemoryLimit) unless GOMEMLIMIT sets one: three
-// times the networks' memo budget (256 MiB, shared by the models it
-// serves), so that the garbage collector runs before the heap of a long
+// process (runtime/debug.SetMemoryLimit) unless GOMEMLIMIT sets one: one
+// and a half times the networks' memo budget (512 MiB, shared by the models
+// it serves), so that the garbage collector runs before the heap of a long
 // lazy run, mostly freed float64 buffers, doubles the memory it holds
 // (GOGC's default lets it), without bounding a larger problem's live heap.
 // Its cost is small: the heap is mostly pointer-free arrays, which the

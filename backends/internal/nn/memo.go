@@ -70,17 +70,17 @@ type memoEntry[V any] struct {
 	src uintptr
 }
 
-// MemoBudget bounds the memory all of a process's Memos keep together (256
-// MiB: at the paper's high-dimensional setting an mlp entry is ~1.2 MB; a
-// fold of 10,000 rows of a width-50 network ~16 MB; lazy's matrix-free
-// solve needs one entry per worker of all the train rows, 43 MB at 6667
-// rows of a (200, 100) network on 100 inputs, 128 MB at 20,000: two
-// workers' entries at that size fit, where 64 MiB thrashed with two
-// workers at 6667 rows and could not hold the larger one at all). The
-// workers reduce one feature at a time each, whichever fold's model it
-// is, so that what they use at once does not grow with the number of
-// models a backend serves.
-var MemoBudget = 256 << 20
+// MemoBudget bounds the memory all of a process's Memos keep together (512
+// MiB). Lazy's matrix-free solve needs one entry per worker of all the
+// train rows, held while that worker's reduction runs and forgotten when it
+// ends: 43 MB at 6667 rows of a (200, 100) network on 100 inputs, 168 MB
+// at 20,000 rows (its float64 and float32 signals). Two workers' entries
+// at the larger size fit; with 256 MiB they evicted each other and every
+// product recomputed its signals. An mlp entry at the paper's
+// high-dimensional setting is about 1.2 MB. The workers reduce one feature
+// at a time each, whichever fold's model it is, so that what they use at
+// once does not grow with the number of models a backend serves.
+var MemoBudget = 512 << 20
 
 var memoSeed = maphash.MakeSeed()
 
