@@ -18,6 +18,8 @@ import math
 import random
 import sys
 
+if len(sys.argv) > 3 or any(a.startswith("-") for a in sys.argv[1:]):
+    sys.exit(__doc__)
 out = sys.argv[1] if len(sys.argv) > 1 else "reg40.csv"
 random.seed(int(sys.argv[2]) if len(sys.argv) > 2 else 40)
 n, p = 4000, 40
