@@ -27,11 +27,8 @@ func BenchmarkScaleVsRetrain(b *testing.B) {
 	c.get(b)
 	ctx := context.Background()
 	cpu := func() float64 {
-		var ru syscall.Rusage
-		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-			b.Fatal(err)
-		}
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+		s, _ := processCPU(b)
+		return s
 	}
 	for b.Loop() {
 		var sumL, sumR float64
@@ -78,28 +75,10 @@ func BenchmarkScaleRunVsRetrain(b *testing.B) {
 	c := &scaleTrained
 	c.get(b)
 	ctx := context.Background()
-	state, err := c.p.Full.(framework.Persister).SaveState(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	fresh := func() *framework.Problem {
-		m, err := c.p.Backend.New(ctx, c.p.Spec)
-		if err == nil {
-			err = m.(framework.Persister).LoadState(ctx, state)
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		q := *c.p
-		q.Full = m
-		return &q
-	}
+	fresh := c.freshCopies(ctx, b)
 	cpu := func() float64 {
-		var ru syscall.Rusage
-		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-			b.Fatal(err)
-		}
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+		s, _ := processCPU(b)
+		return s
 	}
 	feats := c.p.Features()[:4]
 	ests := []framework.Estimator{Estimator{}, lazyNoBaseline{}, estimators.Retrain{}}
@@ -121,5 +100,37 @@ func BenchmarkScaleRunVsRetrain(b *testing.B) {
 			fmt.Printf("workers %d: lazy %.2f s (%.2f CPU s), lazy without the baseline's penalty %.2f s (%.2f CPU s), retrain %.2f s (%.2f CPU s): retrain / lazy %.2f wall, %.2f CPU (without: %.2f, %.2f)\n",
 				workers, wall[0], secs[0], wall[1], secs[1], wall[2], secs[2], wall[2]/wall[0], secs[2]/secs[0], wall[2]/wall[1], secs[2]/secs[1])
 		}
+	}
+}
+
+// processCPU is this process's user and system seconds, every thread, and
+// its minor page faults so far.
+func processCPU(b *testing.B) (seconds float64, minorFaults int64) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds(), ru.Minflt
+}
+
+// freshCopies returns a function giving c's problem with a fresh copy of
+// its full model each call (the same parameters), so that no run finds
+// signals another one memoised.
+func (c *scaleProblem) freshCopies(ctx context.Context, b *testing.B) func() *framework.Problem {
+	state, err := c.p.Full.(framework.Persister).SaveState(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return func() *framework.Problem {
+		m, err := c.p.Backend.New(ctx, c.p.Spec)
+		if err == nil {
+			err = m.(framework.Persister).LoadState(ctx, state)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		q := *c.p
+		q.Full = m
+		return &q
 	}
 }

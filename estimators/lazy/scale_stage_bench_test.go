@@ -5,7 +5,6 @@ package lazy
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
@@ -28,38 +27,21 @@ func BenchmarkScaleStages(b *testing.B) {
 	c := &scaleTrained
 	c.get(b)
 	ctx := context.Background()
-	state, err := c.p.Full.(framework.Persister).SaveState(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
+	fresh := c.freshCopies(ctx, b)
 	feats := c.p.Features()[:4]
 	for b.Loop() {
 		for _, workers := range []int{1, 2} {
-			m, err := c.p.Backend.New(ctx, c.p.Spec)
-			if err == nil {
-				err = m.(framework.Persister).LoadState(ctx, state)
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			q := *c.p
-			q.Full = m
+			q := fresh()
 			var stages framework.Stages
-			var ru0, ru1 syscall.Rusage
-			if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru0); err != nil {
-				b.Fatal(err)
-			}
+			cpu0, faults0 := processCPU(b)
 			start := time.Now()
-			r, err := pipeline.Reduce(framework.WithStages(ctx, &stages), []*framework.Problem{&q}, []framework.Estimator{Estimator{}}, feats, pipeline.ReduceOptions{Workers: workers, EstimatorBaselines: true})
+			r, err := pipeline.Reduce(framework.WithStages(ctx, &stages), []*framework.Problem{q}, []framework.Estimator{Estimator{}}, feats, pipeline.ReduceOptions{Workers: workers, EstimatorBaselines: true})
 			if err != nil {
 				b.Fatal(err)
 			}
 			wall := time.Since(start).Seconds()
-			if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru1); err != nil {
-				b.Fatal(err)
-			}
-			cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano()).Seconds()
-			line := fmt.Sprintf("workers %d: %.3f s (%.3f s a feature), %.2f CPU s, %d minor faults;", workers, wall, wall/float64(len(feats)), cpu, ru1.Minflt-ru0.Minflt)
+			cpu1, faults1 := processCPU(b)
+			line := fmt.Sprintf("workers %d: %.3f s (%.3f s a feature), %.2f CPU s, %d minor faults;", workers, wall, wall/float64(len(feats)), cpu1-cpu0, faults1-faults0)
 			for _, t := range stages.Totals() {
 				line += fmt.Sprintf(" %s %.3f s", t.Name, t.Seconds)
 				if t.Flops > 0 {
