@@ -17,12 +17,9 @@ func Full(a *mat.SymDense) *mat.Dense {
 	d := mat.NewDense(n, n, nil)
 	out := d.RawMatrix()
 	for i := 0; i < n; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
-		copy(out.Data[i*n+i:(i+1)*n], row[i:])
-		for j := i + 1; j < n; j++ {
-			out.Data[j*n+i] = row[j]
-		}
+		copy(out.Data[i*n+i:(i+1)*n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
 	}
+	MirrorUpper(out.Data, n, n)
 	return d
 }
 
