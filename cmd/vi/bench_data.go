@@ -57,6 +57,7 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 	rows := fs.Int("rows", 0, "use a seeded subsample of `N` rows (0: all)")
 	backend := fs.String("backend", "mlp", "built-in backend of the model (mlp, cnn, linear, forest)")
 	plugin := fs.String("plugin", "", "backend plugin `executable` (a PyTorch model: the lazyvi-torch command of plugins/torch), instead of --backend")
+	process := fs.Bool("backend-process", false, dataUsage["backend-process"])
 	hidden := fs.String("hidden", "50", "hidden widths of the MLP, comma-separated (the cnn's dense width when given)")
 	image := fs.String("image", "", "the features are the pixels of an `HxW` image, row-major (backend cnn)")
 	epochs := fs.Int("epochs", 0, "the model's maximum training `epochs` (0: the backend's default)")
@@ -89,6 +90,7 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		if err != nil {
 			return err
 		}
+		spec.process = *process
 		ests, err := lookupEstimators(*estList)
 		if err != nil {
 			return err

@@ -133,6 +133,7 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 	// Scale: time the first K features only; lazy's memory bound.
 	nFeatures := fs.Int("features", 0, "time the first `K` features only (0: all)")
 	lazyMem := fs.Int("lazy-mem", 0, "lazy's memory bound per worker in `MiB` (0: its default, 1024)")
+	process := fs.Bool("backend-process", false, dataUsage["backend-process"])
 	lazyPrecision := fs.String("lazy-precision", "single", "`precision` of lazy's work at scale (the matrix-free solves' Jacobian products, the penalty search's kernels): single (where the backend has it, faster) or double")
 	return func(ctx context.Context, a *app) error {
 		plotFormat := ""
@@ -186,7 +187,7 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 		}
 		prog := a.newProgress(progressAuto, "bench "+setting)
 		defer prog.close()
-		be, closeBackend, err := backendSpec{name: "mlp"}.openLogged(ctx, a.stderr, prog)
+		be, closeBackend, err := backendSpec{name: "mlp", process: *process}.openLogged(ctx, a.stderr, prog)
 		if err != nil {
 			return err
 		}

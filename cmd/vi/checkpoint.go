@@ -82,7 +82,7 @@ func newRunID(cmd *Command, d *dataio.Dataset, model *dataio.SavedModel) *runID 
 // shape the output or the schedule. A checkpoint from a run with another
 // fingerprint is not reused.
 func (id *runID) checkpoint() string {
-	return id.fingerprint("workers", "out", "format", "plot", "plugin-timeout", "level", "delta", "adjust", "ci-truncate")
+	return id.fingerprint("workers", "out", "format", "plot", "plugin-timeout", "backend-process", "level", "delta", "adjust", "ci-truncate")
 }
 
 // merge identifies what every result of a run depends on, for the shards
@@ -90,7 +90,7 @@ func (id *runID) checkpoint() string {
 // and every flag given except those that only shape the output or the
 // schedule, or say which shard this is.
 func (id *runID) merge() string {
-	return id.fingerprint("workers", "out", "format", "plot", "plugin-timeout", "shard", "shard-count")
+	return id.fingerprint("workers", "out", "format", "plot", "plugin-timeout", "backend-process", "shard", "shard-count")
 }
 
 // fingerprint hashes the command's name, the data's fingerprint, the

@@ -29,6 +29,7 @@ type dataFlags struct {
 	evalData, splitColumn       string // --eval-data, --split-column
 	trainedElsewhere            bool   // --trained-elsewhere
 	backend, plugin             string
+	backendProcess              bool // --backend-process
 	pluginTimeout               time.Duration
 	options                     map[string]*string // backend options with a flag of their own (hidden, epochs, image)
 	opts                        optionsFlag        // --opt key=value
@@ -53,6 +54,7 @@ var dataUsage = map[string]string{
 	"measure":           "predictiveness measure `name` (default: mse for regression, accuracy for binary)",
 	"backend":           "model backend `name` (see 'vi backends')",
 	"plugin":            "run the backend from this external plugin `executable`: a path, or a name on PATH",
+	"backend-process":   "serve a built-in backend from a subprocess over the plugin protocol, as a --plugin one is served, instead of in vi's own process (slower: each call's data crosses between the processes)",
 	"plugin-timeout":    "give up on a backend process that has not completed the plugin handshake after this `duration` ($LAZYVI_PLUGIN_TIMEOUT when not given)",
 	"hidden":            "backend option hidden: hidden layer `widths`",
 	"epochs":            "backend option epochs: maximum training `epochs`",
@@ -79,6 +81,7 @@ func newDataFlags(cmd *Command, options []string, usage map[string]string) *data
 	fs.StringVar(&f.measure, "measure", "", help("measure"))
 	fs.StringVar(&f.backend, "backend", lazyvi.DefaultBackend, help("backend"))
 	fs.StringVar(&f.plugin, "plugin", "", help("plugin"))
+	fs.BoolVar(&f.backendProcess, "backend-process", false, help("backend-process"))
 	fs.DurationVar(&f.pluginTimeout, "plugin-timeout", backendplugin.DefaultStartTimeout, help("plugin-timeout"))
 	for _, name := range options {
 		f.options[name] = fs.String(name, "", help(name))
@@ -202,7 +205,7 @@ func (f *dataFlags) check(a *app, set map[string]bool) (*dataRun, error) {
 			return nil, framework.Usagef("$%s must be a positive duration such as 2m or 90s, got %q", pluginTimeoutEnv, v)
 		}
 	}
-	bk.startTimeout = f.pluginTimeout
+	bk.startTimeout, bk.process = f.pluginTimeout, f.backendProcess
 	r.backend = bk
 	if r.autoHidden, err = hiddenAuto(r.opts, bk); err != nil {
 		return nil, err

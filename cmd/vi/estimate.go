@@ -107,10 +107,10 @@ Estimators (--estimators, comma-separated, in output order):
            training held out stops improving (at most --es-epochs, default
            100; mlp, cnn).
 
-The model comes from a backend (see "vi backends"), run in a subprocess; its
-options are passed with --hidden, --epochs and --opt key=value and keep the
-backend's defaults when not set. --plugin PATH runs an external backend
-executable instead. For the mlp, --hidden auto (the default) trains a few
+The model comes from a backend (see "vi backends"), a built-in one run in vi's
+own process; its options are passed with --hidden, --epochs and --opt
+key=value and keep the backend's defaults when not set. --plugin PATH runs an
+external backend executable instead, in a subprocess. For the mlp, --hidden auto (the default) trains a few
 architectures and keeps the one its validation slice scores best; the header
 (and "full" in JSON) says which, how training ended, R2, and how the full
 model compares with intercept-only and linear baselines on the same rows,
@@ -390,7 +390,8 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		return err
 	}
 
-	// The backend, in a subprocess.
+	// The backend: a built-in one in this process, a plugin in a
+	// subprocess.
 	prog := r.progress(strings.Join(estimatorNames(ests), "/"))
 	defer prog.close()
 	be, closeBackend, err := r.open(ctx, prog)
@@ -805,6 +806,10 @@ func fittingEstimators(name string, caps framework.Capabilities, ests []framewor
 type backendSpec struct {
 	name   string // for messages and the report
 	plugin string // external executable; "" for a built-in backend
+	// process serves a built-in backend from a subprocess, as a plugin
+	// is served (--backend-process); without it a built-in backend runs
+	// in vi's own process.
+	process bool
 	// startTimeout bounds the plugin handshake (--plugin-timeout); 0:
 	// backendplugin's default.
 	startTimeout time.Duration

@@ -34,8 +34,8 @@ func waitGone(t *testing.T, pid int, after string) {
 }
 
 // TestBackendDiesWithVi: vi killed with SIGKILL (no chance to stop its
-// backend) takes the backend process with it: a built-in backend (vi
-// re-executed) and an external plugin that knows nothing of vi (a shell
+// backend) takes the backend process with it: a built-in backend served
+// from a subprocess (vi re-executed, --backend-process) and an external plugin that knows nothing of vi (a shell
 // script, here one that never answers).
 func TestBackendDiesWithVi(t *testing.T) {
 	if runtime.GOOS != "linux" {
@@ -48,7 +48,7 @@ func TestBackendDiesWithVi(t *testing.T) {
 		args   []string
 		marker string // in the backend process's command line
 	}{
-		{"built-in", []string{"estimate", "--format", "json"}, serveBackendArg},
+		{"built-in", []string{"estimate", "--backend-process", "--format", "json"}, serveBackendArg},
 		{"--plugin", []string{"estimate", "--plugin", silentPlugin(t, dir), "--plugin-timeout", "5m"}, "sleep"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -22,9 +22,10 @@ options they take. Options are set on "vi estimate" with --opt key=value (and,
 for the common ones, --hidden and --epochs); an option not set keeps the
 backend's default.
 
-Built-in backends run in a subprocess (vi re-executes itself); an external
-backend is any executable serving the same plugin protocol, named with
-"vi estimate --plugin PATH".
+Built-in backends run in vi's own process (with --backend-process, in a
+subprocess: vi re-executes itself to serve one over the plugin protocol); an
+external backend is any executable serving that protocol, named with
+"vi estimate --plugin PATH", and runs in a subprocess.
 
   mlp     ReLU multilayer perceptron (the network whose importances lazy
           estimates)

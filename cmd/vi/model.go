@@ -51,6 +51,7 @@ func (r *dataRun) useModel(m *dataio.SavedModel, set map[string]bool) error {
 		if err != nil {
 			return &dataio.InputError{File: m.Source, Msg: fmt.Sprintf("the model's backend %q is not built into vi: give its executable with --plugin and --backend %s", m.Backend, m.Backend)}
 		}
+		bk.process, bk.startTimeout = r.backend.process, r.backend.startTimeout
 		r.backend = bk
 	}
 	switch {

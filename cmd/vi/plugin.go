@@ -18,13 +18,19 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 )
 
-// open starts the backend's subprocess and returns the backend it serves
-// and a function that stops the subprocess. A built-in backend is served by
-// this very executable, re-executed with the hidden serveBackendArg.
+// open returns the backend and a function that releases it. A built-in
+// backend runs in vi's own process (openInProcess) unless s.process asks
+// for a subprocess; an external plugin, and a built-in backend with
+// s.process, is served by a subprocess (a built-in one by this very
+// executable, re-executed with the hidden serveBackendArg), and releasing
+// it stops the subprocess.
 //
 // The backend process's stderr reaches vi's stderr through log, which drops
 // go-plugin's own report of the process's exit (vi's error says it).
 func (s backendSpec) open(ctx context.Context, log io.Writer) (framework.Backend, func() error, error) {
+	if s.plugin == "" && !s.process {
+		return s.openInProcess()
+	}
 	var cmd *exec.Cmd
 	if s.plugin != "" {
 		cmd = exec.Command(s.plugin)
@@ -55,6 +61,30 @@ func (s backendSpec) open(ctx context.Context, log io.Writer) (framework.Backend
 		return nil, nil, err // names the backend and the step
 	}
 	return c.Backend(), c.Close, nil
+}
+
+// openInProcess returns the registered built-in backend s.name, run in
+// vi's own process: its models' kernels, products and predictions are
+// calls on memory lazy reads in place, where a subprocess sends each one
+// through the plugin protocol and faults the copies' fresh memory in on
+// both sides, a cost fixed per call that at a few thousand rows is most of
+// lazy's (research/2026-11-27e-backend-in-process.md). While it is open,
+// the collector runs at backendGCPercent unless GOGC is set; releasing it
+// restores the setting.
+func (s backendSpec) openInProcess() (framework.Backend, func() error, error) {
+	be, err := framework.LookupBackend(s.name)
+	if err != nil {
+		return nil, nil, err
+	}
+	restore := func() {}
+	if os.Getenv("GOGC") == "" {
+		prev := debug.SetGCPercent(backendGCPercent)
+		restore = func() { debug.SetGCPercent(prev) }
+	}
+	return be, func() error {
+		restore()
+		return nil
+	}, nil
 }
 
 // openLogged is open with the backend process's stderr passed on to stderr

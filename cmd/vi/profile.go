@@ -19,8 +19,9 @@ import (
 //	                    peak memory goes; inspect with go tool pprof
 //	                    -sample_index=inuse_space.
 //
-// A built-in backend's process (vi re-executes itself to serve it) writes
-// its own profiles, to the same names with ".backend" appended.
+// A built-in backend served from a subprocess (--backend-process: vi
+// re-executes itself to serve it) writes its own profiles, to the same
+// names with ".backend" appended; one in vi's own process is in vi's.
 const (
 	cpuProfileEnv = "VI_CPUPROFILE"
 	memProfileEnv = "VI_MEMPROFILE"

@@ -221,7 +221,7 @@ func waitFor(t *testing.T, b interface{ String() string }, want string) {
 // stdout holds the JSON alone.
 func TestProgressInLog(t *testing.T) {
 	t.Setenv(progressEnv, "")
-	shortInterval(t, 50*time.Millisecond)
+	shortInterval(t, time.Millisecond)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(200))
 	t.Chdir(dir)

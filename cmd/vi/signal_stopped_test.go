@@ -33,7 +33,7 @@ func TestInterruptStoppedBackend(t *testing.T) {
 		{"two interrupts", 2, 10 * time.Second, "vi: interrupted again: exiting without cleanup\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd, stderr := startVi(t, dir, "estimate", "--data", "hd.csv", "--format", "json", "--out", filepath.Join(dir, "out.json"))
+			cmd, stderr := startVi(t, dir, "estimate", "--data", "hd.csv", "--backend-process", "--format", "json", "--out", filepath.Join(dir, "out.json"))
 			child := waitChild(t, cmd.Process.Pid)
 			time.Sleep(1500 * time.Millisecond) // let the full model exist and train
 			if err := syscall.Kill(child, syscall.SIGSTOP); err != nil {

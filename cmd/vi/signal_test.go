@@ -45,7 +45,7 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, tc.name+".json")
 			// Whatever happens below, leave no vi or backend running.
-			cmd, stderr := startVi(t, dir, "estimate", "--data", "hd.csv", "--format", "json", "--out", out)
+			cmd, stderr := startVi(t, dir, "estimate", "--data", "hd.csv", "--backend-process", "--format", "json", "--out", out)
 			child := waitChild(t, cmd.Process.Pid)
 			time.Sleep(300 * time.Millisecond) // let the full model's training start
 			backend, _ := os.FindProcess(child)
@@ -127,4 +127,39 @@ func alive(pid int) bool {
 		return s[i+2] != 'Z' && s[i+2] != 'X'
 	}
 	return syscall.Kill(pid, 0) == nil
+}
+
+// TestInterruptInProcess: an interrupt ends a run whose built-in backend
+// runs in vi's own process (the default) with exit code 1, one line, and
+// no output file.
+func TestInterruptInProcess(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, stderr, code := viExec(t, dir, "simulate", "--setting", "highdim", "--n", "3000", "--out", "hd.csv"); code != 0 {
+		t.Fatalf("simulate: %s", stderr)
+	}
+	out := filepath.Join(dir, "out.json")
+	cmd, stderr := startVi(t, dir, "estimate", "--data", "hd.csv", "--format", "json", "--out", out)
+	time.Sleep(1500 * time.Millisecond) // let the full model's training start
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case <-waited:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-waited
+		t.Fatalf("vi still running 30 s after SIGINT; stderr:\n%s", stderr.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("exit code %d, want 1; stderr:\n%s", code, stderr.String())
+	}
+	if msg := stderr.String(); msg != "vi: interrupted\n" {
+		t.Errorf("stderr %q, want \"vi: interrupted\\n\"", msg)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("output file written")
+	}
 }

@@ -19,9 +19,10 @@ import (
 )
 
 // The tests run vi in this process (vi below), so that each runs its
-// commands through run as main does, with its own streams. The backends
-// still run in a subprocess: this test binary, re-executed with
-// serveBackendArg, serves them as vi does (TestMain). The tests that must
+// commands through run as main does, with its own streams. A built-in
+// backend runs in this process too, as in vi, and with --backend-process in
+// a subprocess: this test binary, re-executed with serveBackendArg, serves
+// it as vi does (TestMain). The tests that must
 // signal vi itself, or run an external plugin, build binaries (viBinary,
 // pluginBinary).
 func TestMain(m *testing.M) {
