@@ -131,7 +131,17 @@ func selectFull(ctx context.Context, be framework.Backend, spec framework.ModelS
 	return sel, nil
 }
 
-func fitOne(ctx context.Context, be framework.Backend, spec framework.ModelSpec, x *mat.Dense, y []float64) (framework.Model, error) {
+// fitOne makes a model of spec on be and fits it to x and y.
+func fitOne(ctx context.Context, be framework.Backend, spec framework.ModelSpec, x *mat.Dense, y []float64) (_ framework.Model, err error) {
+	// A backend that panics (a bug in it, or in the numerics under it)
+	// must not take the process down with it: a backend in the caller's
+	// own process (vi's built-in ones) shares its fate. The panic becomes
+	// this fit's error, as a reduction's does (reduction.run).
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error (panic): %v", r)
+		}
+	}()
 	m, err := be.New(ctx, spec)
 	if err != nil {
 		return nil, err

@@ -54,7 +54,7 @@ var dataUsage = map[string]string{
 	"measure":           "predictiveness measure `name` (default: mse for regression, accuracy for binary)",
 	"backend":           "model backend `name` (see 'vi backends')",
 	"plugin":            "run the backend from this external plugin `executable`: a path, or a name on PATH",
-	"backend-process":   "serve a built-in backend from a subprocess over the plugin protocol, as a --plugin one is served, instead of in vi's own process (slower: each call's data crosses between the processes)",
+	"backend-process":   "serve a built-in backend from a subprocess over the plugin protocol, as a --plugin one always is, instead of in vi's own process (slower: each call's data crosses between the processes)",
 	"plugin-timeout":    "give up on a backend process that has not completed the plugin handshake after this `duration` ($LAZYVI_PLUGIN_TIMEOUT when not given)",
 	"hidden":            "backend option hidden: hidden layer `widths`",
 	"epochs":            "backend option epochs: maximum training `epochs`",
@@ -240,7 +240,8 @@ func (r *dataRun) progress(label string) *progress {
 	return r.app.newProgress(r.progressMode, label)
 }
 
-// open starts the backend's subprocess, saying so on prog; see
+// open starts the backend (a plugin's or --backend-process's subprocess,
+// or a built-in one in this process), saying so on prog; see
 // backendSpec.openLogged. Closing reports a failure as "backend NAME:
 // close: ...".
 func (r *dataRun) open(ctx context.Context, prog *progress) (framework.Backend, func() error, error) {

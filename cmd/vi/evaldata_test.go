@@ -234,7 +234,8 @@ func TestEvalDataErrors(t *testing.T) {
 // TestTrainEvalData: vi train with --eval-data records the evaluation
 // rows in the model file, with the default's three repetitions on them;
 // vi estimate --model uses it with the same --eval-data, giving exactly
-// the report of the run that trains, and refuses it without.
+// the report of the run that trains, the same with the backend served from
+// a subprocess (--backend-process), and refuses it without.
 func TestTrainEvalData(t *testing.T) {
 	dir := evalFiles(t)
 	model := []string{"--hidden", "8", "--epochs", "30"}
@@ -247,6 +248,13 @@ func TestTrainEvalData(t *testing.T) {
 	}
 	if trained := viOK(t, dir, est...); stripSeconds([]byte(loaded)) != stripSeconds([]byte(trained)) || !strings.Contains(trained, `"repeats": 3`) {
 		t.Errorf("estimate --model differs from the run that trains, or is not the default's 3 repetitions:\n%s\n---\n%s", loaded, trained)
+	}
+	// The loaded model's backend served from a subprocess gives the same
+	// report, lazy's kernels and products crossing the plugin protocol.
+	lazyEst := append([]string{"estimate", "--data", "tr.csv", "--eval-data", "te.csv", "--model", "m.vimodel", "--estimators", "lazy", "--format", "json"}, model...)
+	inProcess := viOK(t, dir, lazyEst...)
+	if served := viOK(t, dir, append(lazyEst, "--backend-process")...); stripSeconds([]byte(served)) != stripSeconds([]byte(inProcess)) {
+		t.Errorf("estimate --model --backend-process differs from the run in process:\n%s\n---\n%s", served, inProcess)
 	}
 	_, stderr, code := vi(t, dir, "estimate", "--data", "tr.csv", "--model", "m.vimodel", "--estimators", "dropout")
 	if code != 2 || !strings.Contains(stderr, "m.vimodel: the model was trained with explicit evaluation rows") {

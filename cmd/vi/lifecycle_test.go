@@ -35,8 +35,9 @@ func waitGone(t *testing.T, pid int, after string) {
 
 // TestBackendDiesWithVi: vi killed with SIGKILL (no chance to stop its
 // backend) takes the backend process with it: a built-in backend served
-// from a subprocess (vi re-executed, --backend-process) and an external plugin that knows nothing of vi (a shell
-// script, here one that never answers).
+// from a subprocess (vi re-executed, --backend-process) and an external
+// plugin that knows nothing of vi (a shell script, here one that never
+// answers).
 func TestBackendDiesWithVi(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("finds the backend process through /proc")

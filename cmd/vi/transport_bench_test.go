@@ -16,7 +16,7 @@ import (
 
 // BenchmarkLazyTransport times lazy per feature with the MLP in this process
 // and behind the plugin transport (the vi binary serving "mlp" in a
-// subprocess, as `vi estimate` runs it). The models are identical (same seed,
+// subprocess, as `vi estimate --backend-process` runs it). The models are identical (same seed,
 // same data), so the difference of the two ns/op is the transport's cost and
 // (plugin - inprocess) / plugin its share of a lazy run.
 func BenchmarkLazyTransport(b *testing.B) {

@@ -441,7 +441,7 @@ func TestOutUnchangedOnError(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "out.csv"), "old")
 	for _, extra := range [][]string{
 		{"--target", "nope"},     // fails in Prepare, after the backend started
-		{"--opt", "epochs=zero"}, // fails in the backend process
+		{"--opt", "epochs=zero"}, // fails in the backend
 		{"--estimators", "lazy", "--data", "missing.csv"},
 	} {
 		args := append([]string{"estimate", "--data", "data.csv", "--format", "csv", "--out", "out.csv"}, fastArgs...)

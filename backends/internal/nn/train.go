@@ -85,11 +85,21 @@ func (tr *Trainer) Resume(a *Adam) { tr.opt = a.Resumed() }
 // EpochSteps is the number of minibatches in one pass over the rows.
 func (tr *Trainer) EpochSteps() int { return (tr.x.Rows + tr.batch - 1) / tr.batch }
 
+// runCheckEvery is how many Adam steps Run takes between looks at its
+// context: an interrupt stops a long epoch (many rows, a convolutional
+// network) within a few minibatches, not at the epoch's end.
+const runCheckEvery = 8
+
 // Run takes k Adam steps, reshuffling the rows with rng at the start of
-// every pass.
-func (tr *Trainer) Run(rng *rand.Rand, k int) {
+// every pass; it stops early, with ctx's error, when ctx is done.
+func (tr *Trainer) Run(ctx context.Context, rng *rand.Rand, k int) error {
 	n, p, outs := tr.x.Rows, tr.x.Cols, tr.head.Outs
-	for ; k > 0; k-- {
+	for t := 0; t < k; t++ {
+		if t%runCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		if tr.pos == 0 {
 			rng.Shuffle(n, func(i, j int) { tr.perm[i], tr.perm[j] = tr.perm[j], tr.perm[i] })
 		}
@@ -110,6 +120,7 @@ func (tr *Trainer) Run(rng *rand.Rand, k int) {
 		tr.opt.Step(tr.theta, tr.grad)
 		tr.net.Update()
 	}
+	return nil
 }
 
 // Why Fit ended training (FitResult.StoppedBy).
@@ -142,7 +153,9 @@ func (tr *Trainer) Fit(ctx context.Context, rng *rand.Rand, cfg Training, loss f
 		if err := ctx.Err(); err != nil {
 			return FitResult{Losses: res.Losses}, fmt.Errorf("%s: Fit interrupted after %d epochs: %w", tr.head.Name, epoch, err)
 		}
-		tr.Run(rng, tr.EpochSteps())
+		if err := tr.Run(ctx, rng, tr.EpochSteps()); err != nil {
+			return FitResult{Losses: res.Losses}, fmt.Errorf("%s: Fit interrupted after %d epochs: %w", tr.head.Name, epoch, err)
+		}
 		l := loss()
 		res.Losses = append(res.Losses, l)
 		if math.IsNaN(l) {
@@ -180,7 +193,9 @@ func (tr *Trainer) Continue(ctx context.Context, rng *rand.Rand, steps int) erro
 			return fmt.Errorf("%s: WarmStart interrupted after %d steps: %w", tr.head.Name, t, err)
 		}
 		tr.opt.lr = lr * WarmRate(t, steps)
-		tr.Run(rng, 1)
+		if err := tr.Run(ctx, rng, 1); err != nil {
+			return fmt.Errorf("%s: WarmStart interrupted after %d steps: %w", tr.head.Name, t, err)
+		}
 	}
 	return nil
 }

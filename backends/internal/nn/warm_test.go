@@ -2,6 +2,7 @@ package nn
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 
@@ -56,5 +57,40 @@ func TestContinueSchedule(t *testing.T) {
 	}
 	if tr.opt.lr != lr {
 		t.Errorf("learning rate after Continue: %g, want %g", tr.opt.lr, lr)
+	}
+}
+
+// countdownCtx is a context whose Err is nil for its first left calls and
+// context.Canceled from then on.
+type countdownCtx struct {
+	context.Context
+	left int
+}
+
+func (c *countdownCtx) Err() error {
+	if c.left--; c.left < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestRunStopsWithinAnEpoch: Run looks at its context every runCheckEvery
+// steps, not only between epochs: cancelled after its third look, it
+// stops after 3 runCheckEvery of the 1000 steps asked (each of a constant
+// gradient's steps moves the parameter by the learning rate, up to
+// AdamEps), with the context's error.
+func TestRunStopsWithinAnEpoch(t *testing.T) {
+	head := &Head{Name: "test", Task: framework.Regression, Outs: 1, Sd: 1}
+	x, y := rowsData(10, 1)
+	const lr = 0.01
+	theta := []float64{0}
+	tr := NewTrainer(head, constNet{}, x, y, theta, 4, lr)
+	err := tr.Run(&countdownCtx{Context: context.Background(), left: 3}, NewRNG(1, 2), 1000)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: want context.Canceled, got %v", err)
+	}
+	want := -lr * 3 * runCheckEvery
+	if math.Abs(theta[0]-want) > 2*AdamEps*math.Abs(want) {
+		t.Errorf("parameter after the interrupted Run: %g, want %g (%d steps)", theta[0], want, 3*runCheckEvery)
 	}
 }
