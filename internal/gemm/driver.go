@@ -30,8 +30,12 @@ const (
 )
 
 // parallelWork is the smallest m*n*k that the product splits across
-// goroutines: below it, starting them costs more than they save.
-const parallelWork = 1 << 18
+// goroutines: below it, starting and joining them costs more than they
+// save. The minibatch products of training (a batch of rows by a layer's
+// widths) lie below it: vi trains or reduces a model per core, and their
+// split only makes the goroutines of concurrent models contend for the
+// same cores.
+const parallelWork = 1 << 22
 
 // gemm computes C = alpha op(A) op(B) + beta C on cf's micro-kernel, with
 // arguments already checked. Every element of C takes the same arithmetic

@@ -285,8 +285,11 @@ func TestWorkersDoNotChangeBits(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, l := range levels {
 		f64, f32 := configs(l)
-		for _, s := range [][3]int{{700, 90, 40}, {40, 500, 300}, {130, 70, 530}} {
+		for _, s := range [][3]int{{700, 90, 80}, {40, 500, 300}, {130, 70, 530}} {
 			m, n, k := s[0], s[1], s[2]
+			if m*n*k < parallelWork {
+				t.Fatalf("%dx%dx%d is below parallelWork: the product would not be split", m, n, k)
+			}
 			for _, tA := range transposes {
 				for _, tB := range transposes {
 					o64 := newOperands[float64](rng, tA, tB, m, n, k)

@@ -25,7 +25,10 @@ func TestSyrkBits(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, l := range levels {
 		withLevel(t, l, func() {
-			for i, s := range [][2]int{{40, 30}, {70, 300}, {165, 50}, {2*192 + 5, 9}, {200, 520}} {
+			// The last two are at least parallelWork (n*n*k) and take
+			// consecutive GOMAXPROCS, so that one of them is split on
+			// every level.
+			for i, s := range [][2]int{{40, 30}, {70, 300}, {165, 50}, {2*192 + 5, 9}, {200, 520}, {300, 60}} {
 				n, k := s[0], s[1]
 				procs := 1 + (i+int(l))%3
 				runtime.GOMAXPROCS(procs)
