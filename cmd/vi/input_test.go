@@ -204,17 +204,11 @@ func TestInterruptWhileReading(t *testing.T) {
 				if err := cmd.Process.Signal(tc.sig); err != nil {
 					t.Fatal(err)
 				}
-				waited := make(chan error, 1)
-				go func() { waited <- cmd.Wait() }()
-				select {
-				case <-waited:
-				case <-time.After(20 * time.Second):
-					cmd.Process.Kill()
-					<-waited
-					pw.Close()
+				exited := waitExit(cmd, 20*time.Second)
+				pw.Close()
+				if !exited {
 					t.Fatalf("vi still running 20 s after %v; stderr: %q", tc.sig, stderr.String())
 				}
-				pw.Close()
 				if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 					continue // too early: vi did not handle signals yet
 				}

@@ -76,11 +76,7 @@ func (s backendSpec) openInProcess() (framework.Backend, func() error, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	restore := func() {}
-	if os.Getenv("GOGC") == "" {
-		prev := debug.SetGCPercent(backendGCPercent)
-		restore = func() { debug.SetGCPercent(prev) }
-	}
+	restore := useBackendGC()
 	return be, func() error {
 		restore()
 		return nil
@@ -117,9 +113,7 @@ func serveBackend(args []string) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(backendMemoryLimit)
 	}
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(backendGCPercent)
-	}
+	useBackendGC()
 	backendplugin.Serve(b)
 	return nil
 }
@@ -144,10 +138,20 @@ const backendMemoryLimit = 768 << 20
 // system only to fault them in again at the next call.
 const backendGCPercent = 200
 
+// useBackendGC sets the collector to backendGCPercent unless GOGC is set,
+// and returns the function that restores the previous setting.
+func useBackendGC() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	prev := debug.SetGCPercent(backendGCPercent)
+	return func() { debug.SetGCPercent(prev) }
+}
+
 // notifyContext returns a context cancelled on SIGINT or SIGTERM, so that a
-// run stops its workers and its backend subprocess before exiting. A
+// run stops its workers and any backend subprocess before exiting. A
 // second signal while that cleanup runs ends the process at once (exit
-// code 1, saying so on stderr): the backend subprocess dies with vi.
+// code 1, saying so on stderr): a backend subprocess dies with vi.
 func notifyContext(stderr io.Writer) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 2)

@@ -50,13 +50,7 @@ func TestInterruptStoppedBackend(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			waited := make(chan error, 1)
-			go func() { waited <- cmd.Wait() }()
-			select {
-			case <-waited:
-			case <-time.After(60 * time.Second):
-				_ = cmd.Process.Kill()
-				<-waited
+			if !waitExit(cmd, 60*time.Second) {
 				t.Fatalf("vi still running 60 s after the interrupt; stderr %q", stderr.String())
 			}
 			took := time.Since(start)

@@ -52,19 +52,10 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 			if err := tc.act(cmd.Process, backend); err != nil {
 				t.Fatal(err)
 			}
-			// vi must exit promptly; a run that does not is a failure, not
-			// a test binary stuck until its global timeout.
-			waited := make(chan error, 1)
-			go func() { waited <- cmd.Wait() }()
-			var err error
-			select {
-			case err = <-waited:
-			case <-time.After(90 * time.Second):
-				_ = cmd.Process.Kill()
-				<-waited
+			if !waitExit(cmd, 90*time.Second) {
 				t.Fatalf("vi still running 90 s after the %s (backend %d alive: %t); stderr:\n%s", tc.name, child, alive(child), stderr.String())
 			}
-			if code := cmd.ProcessState.ExitCode(); err == nil || code != 1 {
+			if code := cmd.ProcessState.ExitCode(); code != 1 {
 				t.Errorf("exit code %d, want 1; stderr:\n%s", code, stderr.String())
 			}
 			msg := stderr.String()
@@ -144,13 +135,7 @@ func TestInterruptInProcess(t *testing.T) {
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	select {
-	case <-waited:
-	case <-time.After(30 * time.Second):
-		_ = cmd.Process.Kill()
-		<-waited
+	if !waitExit(cmd, 30*time.Second) {
 		t.Fatalf("vi still running 30 s after SIGINT; stderr:\n%s", stderr.String())
 	}
 	if code := cmd.ProcessState.ExitCode(); code != 1 {

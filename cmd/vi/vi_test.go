@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/internal/linalg"
@@ -126,6 +127,23 @@ func startVi(t *testing.T, dir string, args ...string) (*exec.Cmd, *bytes.Buffer
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	return cmd, &stderr
+}
+
+// waitExit waits up to within for cmd, started, to exit and reports
+// whether it did; a cmd still running then is killed and reaped, so that a
+// vi that hangs fails its test instead of holding the test binary until
+// its global timeout.
+func waitExit(cmd *exec.Cmd, within time.Duration) bool {
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case <-waited:
+		return true
+	case <-time.After(within):
+		_ = cmd.Process.Kill()
+		<-waited
+		return false
+	}
 }
 
 // viExec runs the vi binary in dir and returns its stdout, stderr and exit

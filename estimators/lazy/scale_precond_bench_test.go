@@ -16,7 +16,7 @@ import (
 	"github.com/lazyvi/lazyvi/pipeline"
 )
 
-// BenchmarkScalePrecond is the third session's experiment (lazy now
+// BenchmarkScalePrecond is the experiment behind the preconditioner (lazy
 // preconditions by the baseline's own basis, at each feature's penalty,
 // where the rules of precond.go allow: BenchmarkScalePrecondRun): CG
 // on features' normal equations (Phi^T Phi + alpha I) w = Phi^T e at the

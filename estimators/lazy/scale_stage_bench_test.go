@@ -13,14 +13,14 @@ import (
 )
 
 // BenchmarkScaleStages is vi bench highdim --n 10000 --width 200:100
-// --features 4 --estimators lazy in process (no plugin transport): the
+// --features 4 --estimators lazy in process, as vi runs it: the
 // baseline and x1..x4 as pipeline.Reduce schedules them, at 1 and 2
 // workers, on a fresh copy of the model each time: the wall time, the
 // process's CPU seconds and minor page faults (the first round's, in a
 // process whose heap has not grown yet, show what touching fresh memory
 // costs), each step's seconds (summed over the workers) and counted
-// GFLOP/s, and each reduction's seconds and stats. Its numbers less vi
-// bench's are the transport's cost.
+// GFLOP/s, and each reduction's seconds and stats. vi bench
+// --backend-process's numbers less these are the plugin transport's cost.
 //
 //	go test -run X -bench ScaleStages -benchtime 3x ./estimators/lazy
 func BenchmarkScaleStages(b *testing.B) {

@@ -46,7 +46,12 @@ const parallelWork = 1 << 22
 func gemm[T float](cf *config[T], p *product[T]) {
 	m, n, k := p.m, p.n, p.k
 	if p.alpha == 0 || k == 0 {
-		scale(m, n, p.beta, p.c.data, p.c.stride)
+		// C = beta C on the product's part (a's and b's data may be
+		// empty where k is 0).
+		for i := range m {
+			lo, hi := p.part.span(i, 0, n)
+			scale(1, hi-lo, p.beta, p.c.data[i*p.c.stride+lo:], p.c.stride)
+		}
 		return
 	}
 	j := job[T]{cf: cf, product: *p}

@@ -65,14 +65,6 @@ func syrk[T float](cf *config[T], ul blas.Uplo, trans bool, n, k int, alpha T, a
 	if ul == blas.Lower {
 		pt = lower
 	}
-	if k == 0 || alpha == 0 {
-		// C = beta C on the triangle (a.data may be empty where k is 0).
-		for i := range n {
-			lo, hi := pt.span(i, 0, n)
-			scale(1, hi-lo, beta, c.data[i*c.stride+lo:], c.stride)
-		}
-		return
-	}
 	// S as op(A) of the product is A's rows, or its columns where trans;
 	// S^T as op(B) the same storage read the other way.
 	p := product[T]{m: n, n: n, k: k, alpha: alpha, beta: beta, c: c, part: pt,
