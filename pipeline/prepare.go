@@ -346,6 +346,7 @@ func PrepareFolds(ctx context.Context, d *dataio.Dataset, cfg Config, k, workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
+	workers = min(workers, k) // at most one fold a worker
 	probs := make([]*framework.Problem, k)
 	errs := make([]error, k)
 	fold := func(i int) {

@@ -23,7 +23,7 @@ type Model struct {
 	fitted bool
 	mu, sd []float64 // input standardisation
 	theta  []float64 // intercept, then slopes on the standardised inputs
-	cov    []float64 // (p+1) x (p+1) covariance of theta; NaN for aliased
+	cov    []float64 // (p+1) x (p+1) covariance of theta; NaN for aliased; nil when p+1 > n
 	alias  []bool
 	rank   int
 	sigma2 float64 // residual variance (regression); 1 for binary
@@ -66,7 +66,9 @@ type Coefficients struct {
 	Intercept, InterceptSE float64
 	Slopes, SlopeSE        []float64
 	// Aliased marks input columns that are linear combinations of earlier
-	// ones (or constant): slope 0, standard error NaN.
+	// ones (or constant): slope 0, standard error NaN. With more
+	// parameters than training rows (p+1 > n) no covariance is formed and
+	// every standard error is NaN.
 	Aliased []bool
 	Rank    int     // numerical rank of the design (intercept included)
 	Sigma2  float64 // residual variance estimate (regression); 1 for binary
@@ -91,13 +93,20 @@ func (md *Model) Coefficients() (Coefficients, error) {
 	for k := 0; k < p; k++ {
 		c.Slopes[k] = md.theta[k+1] / md.sd[k]
 		c.Aliased[k] = md.alias[k+1]
-		c.SlopeSE[k] = math.Sqrt(md.cov[(k+1)*q+k+1]) / md.sd[k]
+		c.SlopeSE[k] = math.NaN()
+		if md.cov != nil {
+			c.SlopeSE[k] = math.Sqrt(md.cov[(k+1)*q+k+1]) / md.sd[k]
+		}
 		if c.Aliased[k] {
 			c.SlopeSE[k] = math.NaN()
 			continue
 		}
 		c.Intercept -= md.mu[k] * c.Slopes[k]
 		a[k+1] = -md.mu[k] / md.sd[k]
+	}
+	if md.cov == nil {
+		c.InterceptSE = math.NaN()
+		return c, nil
 	}
 	v := 0.0
 	for i := 0; i < q; i++ {
@@ -212,7 +221,7 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	if md.task == framework.Binary {
 		err = md.fitLogistic(ctx, xg, y)
 	} else {
-		md.fitOLS(xg, y)
+		err = md.fitOLS(xg, y)
 	}
 	if err != nil {
 		return err
@@ -240,16 +249,16 @@ func (md *Model) augmented(z blas64.General, b []float64) (blas64.General, []flo
 	return a, bb
 }
 
-func (md *Model) fitOLS(xg blas64.General, y []float64) {
+func (md *Model) fitOLS(xg blas64.General, y []float64) error {
 	n, q := xg.Rows, md.inputs+1
+	if wide(n, q) {
+		return md.fitOLSWide(xg, y)
+	}
 	// solveLS overwrites the design and the response.
 	a, b := md.augmented(md.design(xg, nil), append([]float64(nil), y...))
 	s := solveLS(a, b)
 	md.theta, md.alias, md.rank = s.theta, s.aliased, s.rank
-	rss := 0.0
-	for i, f := range md.eta(xg, md.theta) {
-		rss += (y[i] - f) * (y[i] - f)
-	}
+	rss := md.rss(xg, y)
 	ainv := s.unscaledCov() // (Z^T Z + ridge D)^-1
 	cov := ainv
 	df := float64(n - s.rank)
@@ -272,12 +281,56 @@ func (md *Model) fitOLS(xg blas64.General, y []float64) {
 		}
 		df = float64(n) - tr
 	}
+	md.setSigma2(rss, df)
+	md.cov = scaleCov(cov, md.sigma2, md.alias)
+	return nil
+}
+
+// fitOLSWide is fitOLS for more parameters than rows: with a ridge
+// penalty in the n-dimensional dual (solveRidgeDual), without one by the
+// pivoted QR of the n x (p+1) design, whose rank is at most n (the other
+// columns aliased). The covariance is not formed: the (p+1)^2 matrix
+// would cost O(p^3) time and O(p^2) memory for standard errors that with
+// fewer rows than parameters the data cannot support; Coefficients
+// reports them as NaN.
+func (md *Model) fitOLSWide(xg blas64.General, y []float64) error {
+	n, q := xg.Rows, md.inputs+1
+	z := md.design(xg, nil)
+	df := 0.0
+	if r := md.cfg.ridge; r > 0 {
+		theta, tr, ok := solveRidgeDual(z, y, r)
+		if !ok {
+			return fmt.Errorf("linear: the ridge system of %d rows and %d inputs is not positive definite", n, md.inputs)
+		}
+		md.theta, md.alias, md.rank = theta, make([]bool, q), q
+		df = float64(n) - tr
+	} else {
+		s := solveLS(z, append([]float64(nil), y...))
+		md.theta, md.alias, md.rank = s.theta, s.aliased, s.rank
+		df = float64(n - s.rank)
+	}
+	md.setSigma2(md.rss(xg, y), df)
+	md.cov = nil
+	return nil
+}
+
+// rss is the residual sum of squares of the fitted theta on x, y.
+func (md *Model) rss(xg blas64.General, y []float64) float64 {
+	rss := 0.0
+	for i, f := range md.eta(xg, md.theta) {
+		rss += (y[i] - f) * (y[i] - f)
+	}
+	return rss
+}
+
+// setSigma2 sets the residual degrees of freedom and variance (NaN
+// without degrees of freedom).
+func (md *Model) setSigma2(rss, df float64) {
 	md.df = df
 	md.sigma2 = math.NaN()
 	if df > 0 {
 		md.sigma2 = rss / df
 	}
-	md.cov = scaleCov(cov, md.sigma2, md.alias)
 }
 
 // scaleCov multiplies cov by s2 in place and sets the entries of aliased
@@ -354,12 +407,10 @@ func (md *Model) fitLogistic(ctx context.Context, xg blas64.General, y []float64
 			// sqrt(w) times the working response eta + (y - p)/w.
 			rhs[i] = sw[i]*eta[i] + (y[i]-pr)/sw[i]
 		}
-		a, b := md.augmented(md.design(xg, sw), rhs)
-		if md.cfg.ridge == 0 {
-			b = append([]float64(nil), rhs...)
+		next, err := md.irlsStep(xg, sw, rhs, &s)
+		if err != nil {
+			return err
 		}
-		s = solveLS(a, b)
-		next := s.theta
 		nd := deviance(next)
 		// Step halving keeps the (convex) objective from rising through
 		// round-off or an overshoot.
@@ -389,8 +440,33 @@ func (md *Model) fitLogistic(ctx context.Context, xg blas64.General, y []float64
 	}
 	md.sigma2 = 1
 	md.df = float64(n - s.rank)
-	md.cov = scaleCov(s.unscaledCov(), 1, md.alias)
+	md.cov = nil // not formed for more parameters than rows (fitOLSWide)
+	if !wide(n, q) {
+		md.cov = scaleCov(s.unscaledCov(), 1, md.alias)
+	}
 	return nil
+}
+
+// irlsStep solves one Newton step of logistic regression, the weighted
+// (penalised) least squares of rhs on the design scaled by sw, into s; for
+// more parameters than rows with a ridge penalty in the n-dimensional
+// dual (solveRidgeDual, every column kept: rank p+1).
+func (md *Model) irlsStep(xg blas64.General, sw, rhs []float64, s *lsq) ([]float64, error) {
+	n, q := xg.Rows, md.inputs+1
+	if wide(n, q) && md.cfg.ridge > 0 {
+		theta, _, ok := solveRidgeDual(md.design(xg, sw), rhs, md.cfg.ridge)
+		if !ok {
+			return nil, fmt.Errorf("linear: the weighted ridge system of %d rows and %d inputs is not positive definite", n, md.inputs)
+		}
+		*s = lsq{theta: theta, aliased: make([]bool, q), rank: q}
+		return theta, nil
+	}
+	a, b := md.augmented(md.design(xg, sw), rhs)
+	if md.cfg.ridge == 0 {
+		b = append([]float64(nil), rhs...)
+	}
+	*s = solveLS(a, b)
+	return s.theta, nil
 }
 
 // eta returns the linear predictor at theta for the rows of x.
