@@ -94,17 +94,16 @@ func solveLS(a blas64.General, b []float64) lsq {
 func (s lsq) unscaledCov() []float64 {
 	q := len(s.theta)
 	r := s.rank
-	// (R^-1 R^-T)[k,l] = sum_t rinv[k,t] rinv[l,t], t >= max(k,l).
+	// R^-1 R^-T in pivoted order (one matrix product), then scattered.
+	rr := blas64.General{Rows: r, Cols: r, Stride: max(r, 1), Data: make([]float64, r*r)}
+	if r > 0 {
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1, s.rinv, s.rinv, 0, rr)
+	}
 	cov := make([]float64, q*q)
 	for k := 0; k < r; k++ {
-		for l := k; l < r; l++ {
-			sum := 0.0
-			for t := l; t < r; t++ {
-				sum += s.rinv.Data[k*s.rinv.Stride+t] * s.rinv.Data[l*s.rinv.Stride+t]
-			}
-			i, j := s.piv[k], s.piv[l]
-			cov[i*q+j] = sum
-			cov[j*q+i] = sum
+		i := s.piv[k]
+		for l := 0; l < r; l++ {
+			cov[i*q+s.piv[l]] = rr.Data[k*rr.Stride+l]
 		}
 	}
 	return cov

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -265,19 +266,14 @@ func (md *Model) fitOLS(xg blas64.General, y []float64) error {
 	if r := md.cfg.ridge; r > 0 {
 		// Sandwich A^-1 Z^T Z A^-1 = A^-1 - r A^-1 D A^-1, and
 		// trace(H) = q - r trace(D A^-1).
-		cov = make([]float64, q*q)
+		// The product is one matrix multiply: A^-1's columns 1..q-1
+		// times their transpose (A^-1 is symmetric).
+		cov = append([]float64(nil), ainv...)
+		cols := blas64.General{Rows: q, Cols: q - 1, Stride: q, Data: ainv[1:]}
+		blas64.Gemm(blas.NoTrans, blas.Trans, -r, cols, cols, 1, blas64.General{Rows: q, Cols: q, Stride: q, Data: cov})
 		tr := float64(q)
-		for i := 0; i < q; i++ {
-			if i > 0 {
-				tr -= r * ainv[i*q+i]
-			}
-			for j := 0; j < q; j++ {
-				v := ainv[i*q+j]
-				for k := 1; k < q; k++ {
-					v -= r * ainv[i*q+k] * ainv[k*q+j]
-				}
-				cov[i*q+j] = v
-			}
+		for i := 1; i < q; i++ {
+			tr -= r * ainv[i*q+i]
 		}
 		df = float64(n) - tr
 	}
