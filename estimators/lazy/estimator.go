@@ -115,6 +115,9 @@ type Estimator struct {
 // accuracy.
 const DefaultFolds = 3
 
+// maxFolds bounds Estimator.Folds.
+const maxFolds = 100
+
 // Name returns "lazy".
 func (Estimator) Name() string { return "lazy" }
 
@@ -142,9 +145,9 @@ func (e Estimator) Configure(settings map[string]string) (framework.Estimator, e
 	for k, v := range settings {
 		switch k {
 		case "folds":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 2 {
-				return nil, framework.Usagef("folds must be at least 2, got %s", v)
+			n, err := framework.ParseCount("folds", v, 2, maxFolds, "each fold of the penalty search needs rows of its own")
+			if err != nil {
+				return nil, err
 			}
 			e.Folds = n
 		case "lambda":
