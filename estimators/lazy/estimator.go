@@ -230,12 +230,14 @@ const statLambda = "lambda"
 // and without the baseline that improvement would count as importance of
 // every feature.
 func (lz Estimator) Baseline(ctx context.Context, p *framework.Problem) (framework.Reduced, error) {
-	return lz.reduce(ctx, p, framework.Feature{Name: "(baseline)"}, nil, true)
+	red, err := lz.reduce(ctx, p, framework.Feature{Name: "(baseline)"}, nil, true)
+	return red, explainSingular(p, err)
 }
 
 // Reduce fits the lazy reduced model for feature f.
 func (lz Estimator) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
-	return lz.reduce(ctx, p, f, nil, false)
+	red, err := lz.reduce(ctx, p, f, nil, false)
+	return red, explainSingular(p, err)
 }
 
 // ReduceFrom implements framework.BaselineReducer: Reduce, where the
@@ -244,7 +246,8 @@ func (lz Estimator) Reduce(ctx context.Context, p *framework.Problem, f framewor
 // grid when the baseline chose no update (nearStart, searchNear: about 5
 // candidates instead of 8-11).
 func (lz Estimator) ReduceFrom(ctx context.Context, p *framework.Problem, f framework.Feature, base func() (framework.Reduced, error)) (framework.Reduced, error) {
-	return lz.reduce(ctx, p, f, base, false)
+	red, err := lz.reduce(ctx, p, f, base, false)
+	return red, explainSingular(p, err)
 }
 
 // reduce is Reduce; baseline, when not nil, returns the baseline (see
