@@ -453,6 +453,11 @@ func newSetup(d *dataio.Dataset, cfg Config) (*setup, error) {
 	if isConstant(y) {
 		return nil, &dataio.InputError{File: d.Source, Column: d.Names[target], Msg: fmt.Sprintf("the response is constant (%g in every row)", y[0])}
 	}
+	if cfg.Task == nil {
+		if err := checkEvalLabels(d, target, y, cfg.Partition); err != nil {
+			return nil, err
+		}
+	}
 	task := InferTask(y)
 	if cfg.Task != nil {
 		task = *cfg.Task
