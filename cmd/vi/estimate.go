@@ -394,7 +394,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	// The backend: a built-in one in this process, a plugin in a
 	// subprocess.
 	prog := r.progress(strings.Join(estimatorNames(ests), "/"))
-	defer prog.close()
+	defer prog.Close()
 	be, closeBackend, err := r.open(ctx, prog)
 	if err != nil {
 		return err
@@ -409,14 +409,14 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		return err
 	}
 	if note != "" {
-		prog.clear()
+		prog.Clear()
 		fmt.Fprintln(a.stderr, note)
-		prog.setLabel(strings.Join(estimatorNames(ests), "/"))
+		prog.SetLabel(strings.Join(estimatorNames(ests), "/"))
 	}
 
 	r.training(prog, d)
 	cfg.Backend = be
-	eopt.Progress = prog.update // a nil *progress draws nothing
+	eopt.Progress = prog.Update // a nil *progress.Meter draws nothing
 	// With --out, finished reductions are kept in OUT.partial as they
 	// come, so that the same command resumes after a crash or an interrupt.
 	ckpt, err := openCheckpoint(a, id, r.out, prog)
@@ -431,7 +431,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		eopt.Progress = newForecast(a.stderr, prog, o.repeats).update
 	}
 	rep, err := pipeline.Run(ctx, d, cfg, r.measure, ests, eopt)
-	prog.clear()
+	prog.Clear()
 	if err != nil {
 		return finishCheckpoint(ckpt, r.out, runError(ctx, err))
 	}

@@ -19,6 +19,10 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/lazyvi/lazyvi/framework"
+
+	"github.com/lazyvi/lazyvi/internal/progress"
+
+	"github.com/lazyvi/lazyvi/internal/atomicfile"
 )
 
 func newExperimentCommand() *Command {
@@ -64,7 +68,7 @@ type expEnv struct {
 	reps    int
 	seed    int64
 	workers int
-	prog    *progress
+	prog    *progress.Meter
 }
 
 // expOutput is what an experiment computed: its table (the CSV), the
@@ -164,14 +168,14 @@ func runExperiment(ctx context.Context, a *app, args []string) error {
 
 // runOneExperiment runs e and writes its files into dir.
 func runOneExperiment(ctx context.Context, a *app, e *experiment, x *expEnv, dir string) error {
-	x.prog = a.newProgress(progressAuto, "experiment "+e.Name)
-	defer x.prog.close()
+	x.prog = progress.New(a.stderr, progress.Auto, "experiment "+e.Name)
+	defer x.prog.Close()
 	start := time.Now()
 	res, err := e.Run(x)
 	if err != nil {
 		return fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
-	x.prog.clear()
+	x.prog.Clear()
 	secs := time.Since(start).Seconds()
 	cmd := fmt.Sprintf("vi experiment %s --reps %d --seed %d", e.Name, x.reps, x.seed)
 	if err := writeExperiment(dir, e, res, cmd, secs); err != nil {
@@ -204,7 +208,7 @@ func writeExperiment(dir string, e *experiment, res *expOutput, cmd string, secs
 	if err := cw.Error(); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(base+".csv", buf.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(base+".csv", buf.Bytes()); err != nil {
 		return err
 	}
 	for _, format := range []string{"svg", "png"} {
@@ -212,7 +216,7 @@ func writeExperiment(dir string, e *experiment, res *expOutput, cmd string, secs
 		if err := drawPanels(&img, res.Plots, format); err != nil {
 			return err
 		}
-		if err := writeFileAtomic(base+"."+format, img.Bytes()); err != nil {
+		if err := atomicfile.WriteFile(base+"."+format, img.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -229,5 +233,5 @@ func writeExperiment(dir string, e *experiment, res *expOutput, cmd string, secs
 			fmt.Fprintf(&md, "- %s\n", n)
 		}
 	}
-	return writeFileAtomic(base+".md", []byte(md.String()))
+	return atomicfile.WriteFile(base+".md", []byte(md.String()))
 }

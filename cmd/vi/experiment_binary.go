@@ -40,7 +40,7 @@ func runBinary(x *expEnv) (*expOutput, error) {
 	truth := simulate.BinaryTruth()
 	for rep := 0; rep < x.reps; rep++ {
 		seed := x.seed + int64(rep)
-		x.prog.setStatus(fmt.Sprintf("binary: repetition %d/%d", rep+1, x.reps))
+		x.prog.SetStatus(fmt.Sprintf("binary: repetition %d/%d", rep+1, x.reps))
 		sim, err := simulate.Binary(1000, seed)
 		if err != nil {
 			return nil, err

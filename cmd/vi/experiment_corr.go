@@ -47,7 +47,7 @@ func runCorr(x *expEnv) (*expOutput, error) {
 	for k, rho := range corrRhos {
 		for rep := 0; rep < x.reps; rep++ {
 			seed := x.seed + int64(rep)
-			x.prog.setStatus(fmt.Sprintf("corr: rho %.1f, repetition %d/%d", rho, rep+1, x.reps))
+			x.prog.SetStatus(fmt.Sprintf("corr: rho %.1f, repetition %d/%d", rho, rep+1, x.reps))
 			sim, err := simulate.Linear(corrN, rho, seed)
 			if err != nil {
 				return nil, err

@@ -68,7 +68,7 @@ func runHighdim(x *expEnv) (*expOutput, error) {
 	}
 	for rep := 0; rep < x.reps; rep++ {
 		seed := x.seed + int64(rep)
-		x.prog.setStatus(fmt.Sprintf("highdim: repetition %d/%d", rep+1, x.reps))
+		x.prog.SetStatus(fmt.Sprintf("highdim: repetition %d/%d", rep+1, x.reps))
 		sim, err := simulate.HighDim(1000, seed)
 		if err != nil {
 			return nil, err

@@ -52,7 +52,7 @@ func runTimeError(x *expEnv) (*expOutput, error) {
 	cover := map[string][]float64{} // est -> 0/1 per important feature and rep
 	for rep := 0; rep < x.reps; rep++ {
 		seed := x.seed + int64(rep)
-		x.prog.setStatus(fmt.Sprintf("time-error: repetition %d/%d", rep+1, x.reps))
+		x.prog.SetStatus(fmt.Sprintf("time-error: repetition %d/%d", rep+1, x.reps))
 		sim, err := simulate.Linear(timeErrorN, timeErrorRho, seed)
 		if err != nil {
 			return nil, err

@@ -34,7 +34,7 @@ func runNTKTrace(x *expEnv) (*expOutput, error) {
 	for k, n := range ntkSizes {
 		for rep := 0; rep < x.reps; rep++ {
 			seed := x.seed + int64(rep)
-			x.prog.setStatus(fmt.Sprintf("ntk-trace: n %d, repetition %d/%d", n, rep+1, x.reps))
+			x.prog.SetStatus(fmt.Sprintf("ntk-trace: n %d, repetition %d/%d", n, rep+1, x.reps))
 			sim, err := simulate.Linear(n, timeErrorRho, seed)
 			if err != nil {
 				return nil, err

@@ -58,7 +58,7 @@ func runROARImages(x *expEnv) (*expOutput, error) {
 	secs := map[string][]float64{}
 	for rep := 0; rep < x.reps; rep++ {
 		seed := x.seed + int64(rep)
-		x.prog.setStatus(fmt.Sprintf("roar-images: repetition %d/%d", rep+1, x.reps))
+		x.prog.SetStatus(fmt.Sprintf("roar-images: repetition %d/%d", rep+1, x.reps))
 		p, err := pipeline.Prepare(x.ctx, d, pipeline.Config{Backend: cnn.Backend{}, BackendName: "cnn", Options: map[string]string{"image": "8x8"}, Seed: seed})
 		if err != nil {
 			return nil, err

@@ -50,7 +50,7 @@ func runShapley(x *expEnv) (*expOutput, error) {
 	}
 	for rep := 0; rep < x.reps; rep++ {
 		seed := x.seed + int64(rep)
-		x.prog.setStatus(fmt.Sprintf("shapley: repetition %d/%d", rep+1, x.reps))
+		x.prog.SetStatus(fmt.Sprintf("shapley: repetition %d/%d", rep+1, x.reps))
 		sim, err := simulate.Logistic(750, simulate.LogisticRho, seed)
 		if err != nil {
 			return nil, err

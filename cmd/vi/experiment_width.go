@@ -43,7 +43,7 @@ func runWidth(x *expEnv) (*expOutput, error) {
 	for k, w := range widthWidths {
 		for rep := 0; rep < x.reps; rep++ {
 			seed := x.seed + int64(rep)
-			x.prog.setStatus(fmt.Sprintf("width: %d, repetition %d/%d", w, rep+1, x.reps))
+			x.prog.SetStatus(fmt.Sprintf("width: %d, repetition %d/%d", w, rep+1, x.reps))
 			sim, err := simulate.Linear(widthN, timeErrorRho, seed)
 			if err != nil {
 				return nil, err

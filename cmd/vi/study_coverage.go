@@ -21,6 +21,8 @@ import (
 	"github.com/lazyvi/lazyvi/simulate"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/lazyvi/lazyvi/internal/progress"
 )
 
 // coverageBench is the study case of vi bench: it repeats a setting with a
@@ -238,8 +240,8 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		for i := range cands {
 			cands[i].Opt.Level = *level
 		}
-		prog := a.newProgress(progressAuto, "bench coverage")
-		defer prog.close()
+		prog := progress.New(a.stderr, progress.Auto, "bench coverage")
+		defer prog.Close()
 		start := time.Now()
 
 		// results[r][c] are repetition r's results under candidate c.
@@ -269,7 +271,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 					} else {
 						results[r], truths[r], measure = res, tr, ms
 						done++
-						prog.update(done, *reps)
+						prog.Update(done, *reps)
 					}
 					mu.Unlock()
 				}
@@ -285,7 +287,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		}
 		close(jobs)
 		wg.Wait()
-		prog.clear()
+		prog.Clear()
 		if firstErr != nil {
 			return firstErr
 		}
