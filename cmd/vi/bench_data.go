@@ -17,7 +17,6 @@ import (
 
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
-
 	"github.com/lazyvi/lazyvi/internal/progress"
 )
 

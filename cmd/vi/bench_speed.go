@@ -18,10 +18,9 @@ import (
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/internal/progress"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
-
-	"github.com/lazyvi/lazyvi/internal/progress"
 )
 
 // The speed cases time every estimator on one of the paper's simulated

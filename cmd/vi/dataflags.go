@@ -15,9 +15,8 @@ import (
 	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/pipeline"
-
 	"github.com/lazyvi/lazyvi/internal/progress"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // dataFlags are the flags that vi estimate, shapley and roar share: the data

@@ -589,7 +589,7 @@ func imageGroups(d *dataio.Dataset, target, image, by string) ([]dataio.Group, e
 		return nil, framework.Usagef("--groups %s: --image %dx%d has %d pixels but %s has %d features", by, h, w, h*w, d.Source, len(feats))
 	}
 	if ph > 0 {
-		return imagePatches(feats, h, w, ph, pw), nil
+		return dataio.ImagePatches(feats, h, w, ph, pw), nil
 	}
 	outer, inner, name := h, w, "row"
 	if by == "cols" {
@@ -607,24 +607,6 @@ func imageGroups(d *dataio.Dataset, target, image, by string) ([]dataio.Group, e
 		}
 	}
 	return groups, nil
-}
-
-// imagePatches returns the phxpw patches of the hxw image whose pixels are
-// feats in row-major order, as imageGroups names them.
-func imagePatches(feats []string, h, w, ph, pw int) []dataio.Group {
-	var groups []dataio.Group
-	for r := 0; r*ph < h; r++ {
-		for c := 0; c*pw < w; c++ {
-			g := dataio.Group{Name: fmt.Sprintf("p%d_%d", r, c)}
-			for i := r * ph; i < min((r+1)*ph, h); i++ {
-				for j := c * pw; j < min((c+1)*pw, w); j++ {
-					g.Columns = append(g.Columns, feats[i*w+j])
-				}
-			}
-			groups = append(groups, g)
-		}
-	}
-	return groups
 }
 
 func rows(d *dataio.Dataset) int {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/framework"
-
 	"github.com/lazyvi/lazyvi/internal/progress"
 )
 

@@ -5,9 +5,8 @@ import (
 
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/pipeline"
-
 	"github.com/lazyvi/lazyvi/internal/progress"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // The prelude that estimate, roar, shapley and train share once their own

@@ -8,9 +8,8 @@ import (
 	"strings"
 
 	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/simulate"
-
 	"github.com/lazyvi/lazyvi/internal/atomicfile"
+	"github.com/lazyvi/lazyvi/simulate"
 )
 
 // simulateOptions are the flags of vi simulate.

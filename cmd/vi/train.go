@@ -10,9 +10,8 @@ import (
 	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/pipeline"
-
 	"github.com/lazyvi/lazyvi/internal/atomicfile"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // trainOptions are the flags of vi train.

@@ -17,7 +17,6 @@ import (
 
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/internal/linalg"
-
 	"github.com/lazyvi/lazyvi/internal/progress"
 )
 
