@@ -150,7 +150,7 @@ func EnsembleDefault(opt *pipeline.EstimateOptions) {
 // the linear baseline is scored beside the full model (FullModelDefaults);
 // nil ests are DefaultEstimators; a nil
 // measure is the task's default (framework.DefaultMeasure: mse for
-// regression, accuracy for classification). The inference is vi's default
+// regression, logloss for classification). The inference is vi's default
 // (InferenceDefaults): without CrossFit, Repeats or TrainFrac (or a saved
 // model's), three cross-fits of three folds with the predictions averaged and the
 // debiased paired estimate (EnsembleDefault). Other zero fields of cfg and

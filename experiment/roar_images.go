@@ -9,9 +9,9 @@ import (
 	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/backends/cnn"
 	"github.com/lazyvi/lazyvi/dataio"
-	"github.com/lazyvi/lazyvi/estimators/roar"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/pipeline"
+	"github.com/lazyvi/lazyvi/workflows/roar"
 )
 
 func init() {

@@ -12,10 +12,10 @@ import (
 	"text/tabwriter"
 
 	"github.com/lazyvi/lazyvi/dataio"
-	"github.com/lazyvi/lazyvi/estimators/shapley"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/pipeline"
+	"github.com/lazyvi/lazyvi/workflows/shapley"
 )
 
 // shapleyOptions are the flags of vi shapley.

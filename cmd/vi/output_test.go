@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lazyvi/lazyvi/estimators/roar"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/internal/atomicfile"
 	"github.com/lazyvi/lazyvi/pipeline"
+	"github.com/lazyvi/lazyvi/workflows/roar"
 )
 
 func TestNum(t *testing.T) {

@@ -13,11 +13,11 @@ import (
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
 	"github.com/lazyvi/lazyvi/estimators/lazy"
-	"github.com/lazyvi/lazyvi/estimators/shapley"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/measures"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
+	"github.com/lazyvi/lazyvi/workflows/shapley"
 )
 
 // BenchmarkAppendix is the LazyVI paper's appendix experiment on Shapley

@@ -10,11 +10,11 @@ import (
 	"github.com/lazyvi/lazyvi/backends/mlp"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators"
-	"github.com/lazyvi/lazyvi/estimators/roar"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/measures"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
+	"github.com/lazyvi/lazyvi/workflows/roar"
 )
 
 // A small ROAR run on the paper's linear setting (y = 1.5 x1 + 1.2 x2 + x3

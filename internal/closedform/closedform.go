@@ -1,11 +1,11 @@
-// Package closedform runs an estimator on the paper's linear setting with
-// a least-squares full model, whose importances the permutation
-// estimators' tests know in closed form.
+// Package closedform is a test fixture: it runs an estimator on the
+// paper's linear setting with a least-squares full model, whose
+// importances the permutation estimators' tests know in closed form. Only
+// tests import it.
 package closedform
 
 import (
 	"context"
-	"testing"
 
 	"github.com/lazyvi/lazyvi/backends/linear"
 	"github.com/lazyvi/lazyvi/dataio"
@@ -27,27 +27,25 @@ const Rho = 0.9
 // estimators' closed forms for a correct model apply), plain Wald
 // inference and mse; groups, when given, are the features instead
 // (dataio.ParseGroups' form). It returns the results by feature.
-func Linear(t testing.TB, e framework.Estimator, n int, seed int64, groups string) map[string]inference.Result {
-	t.Helper()
+func Linear(ctx context.Context, e framework.Estimator, n int, seed int64, groups string) (map[string]inference.Result, error) {
 	sim, err := simulate.Generate("linear", n, Rho, seed)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
 	cfg := pipeline.Config{Backend: linear.Backend{}, BackendName: "linear", Seed: seed}
 	if groups != "" {
 		if cfg.Groups, err = dataio.ParseGroups(groups); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 	}
-	rep, err := pipeline.Run(context.Background(), d, cfg, measures.MSE(), []framework.Estimator{e}, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}})
+	rep, err := pipeline.Run(ctx, d, cfg, measures.MSE(), []framework.Estimator{e}, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	out := map[string]inference.Result{}
 	for _, r := range rep.Results {
-		t.Logf("%s %s: vi %.4f se %.4f", r.Estimator, r.Feature, r.VI, r.SE)
 		out[r.Feature] = r
 	}
-	return out
+	return out, nil
 }

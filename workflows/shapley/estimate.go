@@ -16,28 +16,20 @@ import (
 	"github.com/lazyvi/lazyvi/pipeline"
 )
 
-// Result is one feature's Shapley value by one estimator, with the fields
-// of inference.Result that apply (VI is the Shapley value, SE its standard
-// error) plus the two parts of the variance, SE^2 = SEInfluence^2 +
-// SESampling^2. Seconds is the estimator's wall time over all subsets
-// divided by p; Lambda is lazy's fixed penalty (nil when chosen per subset by
-// cross-validation, and for other estimators).
+// Result is one feature's Shapley value by one estimator: an
+// inference.Result (VI is the Shapley value, SE its standard error, PValue
+// the one-sided p-value of H0: psi <= 0 against psi > 0, PAdjusted it
+// adjusted over the estimator's features; Seconds is the estimator's wall
+// time over all subsets divided by p) plus the two parts of the variance,
+// SE^2 = SEInfluence^2 + SESampling^2, and Lambda, lazy's fixed penalty (nil
+// when chosen per subset by cross-validation, and for other estimators).
+// Its JSON form is the inference.Result's followed by "se_influence",
+// "se_sampling" and, when set, "lambda".
 type Result struct {
-	Feature   string  `json:"feature"`
-	Estimator string  `json:"estimator"`
-	VI        float64 `json:"vi"`
-	SE        float64 `json:"se"`
-	CILow     float64 `json:"ci_low"`
-	CIHigh    float64 `json:"ci_high"`
-	// PValue is the one-sided p-value of H0: psi <= 0 against psi > 0;
-	// PAdjusted is it adjusted over the estimator's features (holm or bh),
-	// nil without an adjustment.
-	PValue      float64  `json:"p_value"`
-	PAdjusted   *float64 `json:"p_adjusted,omitempty"`
-	Seconds     float64  `json:"seconds"`
-	SEInfluence float64  `json:"se_influence"`
-	SESampling  float64  `json:"se_sampling"`
-	Lambda      *float64 `json:"lambda,omitempty"`
+	inference.Result
+	SEInfluence float64
+	SESampling  float64
+	Lambda      *float64
 }
 
 // Options tune Estimate.
@@ -151,8 +143,8 @@ func Estimate(ctx context.Context, prob *framework.Problem, m framework.Measure,
 		se := math.Hypot(o.seIF[j], o.seS[j])
 		v := o.fit.Psi[j]
 		ps[j] = inference.OneSidedPValue(v, se, 0)
-		r := Result{Feature: feats[j].Name, Estimator: est.Estimator, VI: v, SE: se,
-			CILow: v - z*se, CIHigh: v + z*se, PValue: ps[j], Seconds: est.Seconds / float64(p),
+		r := Result{Result: inference.Result{Feature: feats[j].Name, Estimator: est.Estimator, VI: v, SE: se,
+			CILow: v - z*se, CIHigh: v + z*se, PValue: ps[j], Seconds: est.Seconds / float64(p)},
 			SEInfluence: o.seIF[j], SESampling: o.seS[j]}
 		if fp, ok := red.(fixedPenalty); ok {
 			if l, ok := fp.FixedPenalty(); ok {
