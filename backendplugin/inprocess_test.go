@@ -17,7 +17,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/internal/pb"
+	pb "github.com/lazyvi/lazyvi/proto/lazyvi/backend/v2"
 )
 
 // inProcess serves b over an in-memory gRPC connection with the same server
