@@ -106,6 +106,13 @@ type FullResult struct {
 
 	// R2 is the full model's R² on the evaluation rows (regression only).
 	R2 *float64 `json:"r2,omitempty"`
+	// Accuracy (classification) is the full model's share of evaluation
+	// rows whose most probable class is the response, AUC (binary) its
+	// area under the ROC curve, averaged as Score is: what a reader of a
+	// logloss also wants to know. Absent where the measures "accuracy"
+	// and "auc" are not registered.
+	Accuracy *float64 `json:"accuracy,omitempty"`
+	AUC      *float64 `json:"auc,omitempty"`
 	// Epochs and StoppedBy ("patience" or "cap") say how training ended,
 	// for backends that report it (FitReporter; the first fold's when
 	// cross-fitting).
@@ -212,7 +219,7 @@ type Report struct {
 // Config.Groups) with every estimator; with Config.Repeats it does so once
 // per repetition, each seeded with RepeatSeed, and combines them
 // (InferRepeated). A nil measure means the task's default (DefaultMeasure:
-// mse for regression, accuracy for binary and multiclass), looked up by
+// mse for regression, logloss for binary and multiclass), looked up by
 // name in the registry: package lazyvi's Run, or a blank import of
 // lazyvi/measures, registers them.
 func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure, ests []framework.Estimator, opt EstimateOptions) (*Report, error) {
@@ -237,6 +244,7 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 		notes     []string // why a baseline was left out
 		r2        *float64
 		shard     *ShardInfo
+		class     classScores
 	)
 	for rep := range M {
 		c := repetitionConfig(cfg, rep)
@@ -299,6 +307,7 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 				}
 				score += fs.Value
 				scores++
+				class.add(q)
 			}
 			return red, nil
 		}()
@@ -322,6 +331,7 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 		Results: res,
 		Shard:   shard,
 	}
+	rep.Full.Accuracy, rep.Full.AUC = class.means()
 	rep.Full.Epochs, rep.Full.StoppedBy = first.FitReport.Epochs, first.FitReport.StoppedBy
 	rep.Full.Architecture, rep.Full.Loaded = first.FitReport.Architecture, first.FitReport.Loaded
 	rep.Full.Hidden, rep.Full.Candidates, rep.Full.Selection = first.Chosen, first.Candidates, first.Selection

@@ -51,7 +51,7 @@ var dataUsage = map[string]string{
 	"split-column":      "`column` of --data saying which rows evaluate: train/eval (one split) or fold numbers 1..K (your own cross-fitting folds); not a feature",
 	"trained-elsewhere": "the network loaded with --opt weights= was trained on none of --data's rows: judge it on a seeded split of them",
 	"task":              "force the `task`: regression, binary or multiclass",
-	"measure":           "predictiveness measure `name` (default: mse for regression, accuracy for binary)",
+	"measure":           "predictiveness measure `name` (default: mse for regression, logloss for binary and multiclass; accuracy and auc are reported beside it)",
 	"backend":           "model backend `name` (see 'vi backends')",
 	"plugin":            "run the backend from this external plugin `executable`: a path, or a name on PATH",
 	"backend-process":   "serve a built-in backend from a subprocess over the plugin protocol, as a --plugin one always is, instead of in vi's own process (slower: each call's data crosses between the processes)",

@@ -50,8 +50,9 @@ func newMeasuresCommand() *Command {
 		UsageLine: "measures",
 		Short:     "list the predictiveness measures",
 		Long: `Measures lists the predictiveness measures that --measure accepts and the tasks
-each applies to. The default is mse for a real-valued response and accuracy for
-a 0/1 response.`,
+each applies to. The default is mse for a real-valued response and logloss (a proper
+scoring rule) for a 0/1 or class-label response; the header and the JSON
+report give the full model's accuracy, and AUC for a 0/1 response, beside it.`,
 	}, listMeasures)
 }
 

@@ -159,7 +159,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	defer p.Close()
 	measure := r.measure
 	if measure == nil {
-		if measure, err = framework.LookupMeasure(framework.DefaultMeasure(p.Task)); err != nil {
+		if measure, err = framework.LookupMeasure(roarDefaultMeasure(p.Task)); err != nil {
 			return err
 		}
 	}
@@ -299,4 +299,15 @@ func writeROAR(w io.Writer, rep *roar.Report, format string, ests []string) erro
 		fmt.Fprintf(tw, "%s\t%g\t%d\t%s\t%s\t%s\t%.2f\t\n", r.Ordering, r.Fraction, r.Removed, r.Estimator, num(shown(r.Score)), num(r.SE), r.Seconds)
 	}
 	return tw.Flush()
+}
+
+// roarDefaultMeasure is vi roar's measure without --measure: accuracy for
+// classification, the measure of the ROAR benchmark (Hooker et al.), whose
+// curves read as the share of rows a model still gets right; mse for
+// regression.
+func roarDefaultMeasure(t framework.Task) string {
+	if t == framework.Binary || t == framework.Multiclass {
+		return "accuracy"
+	}
+	return framework.DefaultMeasure(t)
 }
