@@ -155,7 +155,11 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 		if r.ScoreUpper {
 			fmt.Fprint(w, "  upper ends: score")
 		}
-		fmt.Fprintf(w, "  p_value: H0 VI <= %g", r.Delta)
+		if r.Test == inference.TestCovariance.String() {
+			fmt.Fprint(w, "  p_value: covariance test of H0 VI = 0")
+		} else {
+			fmt.Fprintf(w, "  p_value: H0 VI <= %g", r.Delta)
+		}
 		if r.Adjust != "" && r.Adjust != "none" {
 			fmt.Fprintf(w, "  adjust %s", r.Adjust)
 		}
