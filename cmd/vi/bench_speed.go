@@ -121,7 +121,7 @@ func speedSteps(totals []framework.StageTotal) (steps []speedStep, gflops float6
 func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Context, *app) error {
 	ns := fs.String("n", strconv.Itoa(defaultN), "number of rows; a comma-separated list sweeps sizes")
 	widths := fs.String("width", "50", "hidden widths of the MLP; a comma-separated list of `layers` separated by ':' sweeps them (\"50,100:50\")")
-	rho := fs.Float64("rho", defaultRho(setting), "Corr(x1, x2) (linear and highdim)")
+	rho := fs.Float64("rho", simulate.DefaultRho(setting), "Corr(x1, x2) (linear and highdim)")
 	estList := fs.String("estimators", "lazy,dropout,retrain", "comma-separated estimators to time")
 	workers := fs.Int("workers", runtime.NumCPU(), "features estimated concurrently")
 	folds := fs.Int("folds", 0, "lazy's cross-validation folds (0: the framework's default)")

@@ -19,6 +19,7 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/pipeline"
+	"github.com/lazyvi/lazyvi/plot"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -452,7 +453,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err := writeReport(&buf, rep, r.format); err != nil {
 		return err
 	}
-	if err := a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return estimatePlot(rep, r.targetName(d)).write(w, plotFormat) }); err != nil {
+	if err := a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Forest(rep, r.targetName(d)).Write(w, plotFormat) }); err != nil {
 		return err
 	}
 	if err := r.emit(&buf); err != nil {
