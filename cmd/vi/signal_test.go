@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -45,9 +46,8 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, tc.name+".json")
 			// Whatever happens below, leave no vi or backend running.
-			cmd, stderr := startVi(t, dir, "estimate", "--data", "hd.csv", "--backend-process", "--format", "json", "--out", out)
+			cmd, stderr := startViTraining(t, dir, "estimate", "--data", "hd.csv", "--backend-process", "--format", "json", "--out", out)
 			child := waitChild(t, cmd.Process.Pid)
-			time.Sleep(300 * time.Millisecond) // let the full model's training start
 			backend, _ := os.FindProcess(child)
 			if err := tc.act(cmd.Process, backend); err != nil {
 				t.Fatal(err)
@@ -58,7 +58,7 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != 1 {
 				t.Errorf("exit code %d, want 1; stderr:\n%s", code, stderr.String())
 			}
-			msg := stderr.String()
+			msg := afterBar(stderr.String())
 			if !strings.HasPrefix(msg, "vi: ") || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, tc.want) {
 				t.Errorf("stderr %q: want one line \"vi: ...\" mentioning %q", msg, tc.want)
 			}
@@ -70,6 +70,33 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startViTraining starts vi with args and a progress bar on stderr (drawn
+// whatever stderr is), and returns once the bar says that the full model
+// is training. afterBar(stderr.String()) is what vi wrote after it.
+func startViTraining(t *testing.T, dir string, args ...string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(viBinary(t), append(args, "--progress", "bar")...)
+	cmd.Dir = dir
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	waitFor(t, stderr, "training the full model")
+	return cmd, stderr
+}
+
+// afterBar is s after the last clearing of the progress bar's line: the
+// lines vi wrote once the bar was gone.
+func afterBar(s string) string {
+	const clear = "\r\033[K"
+	if i := strings.LastIndex(s, clear); i >= 0 {
+		return s[i+len(clear):]
+	}
+	return s
 }
 
 // waitChild returns the pid of the first child process of pid once it runs
@@ -130,8 +157,7 @@ func TestInterruptInProcess(t *testing.T) {
 		t.Fatalf("simulate: %s", stderr)
 	}
 	out := filepath.Join(dir, "out.json")
-	cmd, stderr := startVi(t, dir, "estimate", "--data", "hd.csv", "--format", "json", "--out", out)
-	time.Sleep(1500 * time.Millisecond) // let the full model's training start
+	cmd, stderr := startViTraining(t, dir, "estimate", "--data", "hd.csv", "--format", "json", "--out", out)
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +167,7 @@ func TestInterruptInProcess(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 1 {
 		t.Errorf("exit code %d, want 1; stderr:\n%s", code, stderr.String())
 	}
-	if msg := stderr.String(); msg != "vi: interrupted\n" {
+	if msg := afterBar(stderr.String()); msg != "vi: interrupted\n" {
 		t.Errorf("stderr %q, want \"vi: interrupted\\n\"", msg)
 	}
 	if _, err := os.Stat(out); err == nil {
