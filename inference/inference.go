@@ -248,6 +248,10 @@ type InferOptions struct {
 	// lower end exceeds it. With other measures the interval is
 	// symmetric.
 	ScoreUpper bool
+	// Test is where the p-values come from: the estimate's own Wald test
+	// (TestEstimate, the zero value) or the covariance test
+	// (TestCovariance, where it applies: TestFor).
+	Test Test
 }
 
 // Check reports a level outside (0, 1) (0 means 0.95), a delta that is
@@ -509,6 +513,19 @@ func (c *combination) results(e int) ([]Result, error) {
 			res.Extra = append(res.Extra, framework.Field{Key: "baseline_score", Value: b})
 		}
 		results = append(results, res)
+	}
+	if TestFor(opt, c.m) == TestCovariance {
+		from := c.avg
+		if !pooled {
+			from = nil
+		}
+		ps, err := covarianceP(c.reps, from, c.m.(framework.Directional), e)
+		if err != nil {
+			return nil, fmt.Errorf("estimator %s: %w", es.Name(), err)
+		}
+		for f, p := range ps {
+			results[f].PValue = p
+		}
 	}
 	if opt.Adjust != AdjustNone {
 		ps := make([]float64, nf)

@@ -199,12 +199,16 @@ type Report struct {
 	ScoreUpper bool `json:"score_upper,omitempty"`
 	// BiasDirected says that each interval is widened by its bias_bound
 	// only on the side the extrapolation came from.
-	BiasDirected bool               `json:"bias_directed,omitempty"`
-	Delta        float64            `json:"delta"`
-	Adjust       string             `json:"adjust"`
-	CITruncate   bool               `json:"ci_truncate,omitempty"`
-	Full         FullResult         `json:"full"`
-	Results      []inference.Result `json:"results"`
+	BiasDirected bool `json:"bias_directed,omitempty"`
+	// Test is "covariance" where the p-values come from the covariance
+	// test (inference.TestCovariance; inference.TestFor), empty where they
+	// are the estimate's own.
+	Test       string             `json:"test,omitempty"`
+	Delta      float64            `json:"delta"`
+	Adjust     string             `json:"adjust"`
+	CITruncate bool               `json:"ci_truncate,omitempty"`
+	Full       FullResult         `json:"full"`
+	Results    []inference.Result `json:"results"`
 	// Warnings say when the full model is poor (see fullWarnings) and
 	// which comparison baselines were left out and why; vi prints them on
 	// stderr.
@@ -384,6 +388,9 @@ func (s *runState) report() (*Report, error) {
 	}
 	rep.Debias, rep.BiasAware, rep.ScoreUpper = opt.Debias, opt.BiasAware, opt.ScoreUpper
 	rep.BiasDirected = opt.BiasAware && opt.DirectedBias
+	if inference.TestFor(opt.InferOptions, m) == inference.TestCovariance {
+		rep.Test = inference.TestCovariance.String()
+	}
 	rep.Partition = cfg.Partition != nil
 	rep.TrainedElsewhere = cfg.TrainedElsewhere && cfg.Pretrained() && cfg.Partition == nil
 	rep.Warnings = append(s.notes, fullWarnings(m, rep.Full)...)

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -87,6 +88,37 @@ func startViTraining(t *testing.T, dir string, args ...string) (*exec.Cmd, *sync
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	waitFor(t, stderr, "training the full model")
 	return cmd, stderr
+}
+
+// syncBuffer is a bytes.Buffer that vi's output may be written to while a
+// test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// waitFor waits until b holds want, for at most 30 s.
+func waitFor(t *testing.T, b *syncBuffer, want string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(b.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q in %q", want, b.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // afterBar is s after the last clearing of the progress bar's line: the

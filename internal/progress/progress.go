@@ -1,4 +1,6 @@
-package main
+// Package progress shows a long run's progress on a terminal or in a log:
+// a bar redrawn in place, or a plain line every Interval.
+package progress
 
 import (
 	"fmt"
@@ -14,48 +16,48 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 )
 
-// progressMode is where and how a long run shows its progress on stderr
+// Mode is where and how a long run shows its progress on stderr
 // (--progress).
-type progressMode int
+type Mode int
 
 const (
-	// progressAuto: a bar when stderr is a terminal, whatever stdout and
+	// Auto: a bar when stderr is a terminal, whatever stdout and
 	// --format are; plain lines when stderr is a file or a pipe (a log,
 	// a Slurm job's output); nothing when it is neither.
-	progressAuto progressMode = iota
-	// progressBar redraws one line in place (carriage returns).
-	progressBar
-	// progressLines writes a plain line every progressInterval.
-	progressLines
-	// progressOff shows nothing.
-	progressOff
+	Auto Mode = iota
+	// Bar redraws one line in place (carriage returns).
+	Bar
+	// Lines writes a plain line every Interval.
+	Lines
+	// Off shows nothing.
+	Off
 )
 
-// progressUsage is the help of --progress.
-const progressUsage = "show progress on stderr: `mode` auto (a bar on a terminal, a plain line every 30 s in a log, or what $LAZYVI_PROGRESS says), bar, lines or off"
+// Usage is the help of --progress.
+const Usage = "show progress on stderr: `mode` auto (a bar on a terminal, a plain line every 30 s in a log, or what $LAZYVI_PROGRESS says), bar, lines or off"
 
-// progressEnv names the environment variable that sets what auto means
+// EnvVar names the environment variable that sets what auto means
 // (auto, bar, lines or off), e.g. off for every job of a batch script.
-const progressEnv = "LAZYVI_PROGRESS"
+const EnvVar = "LAZYVI_PROGRESS"
 
-// parseProgress reads --progress.
-func parseProgress(s string) (progressMode, error) {
+// ParseMode reads --progress.
+func ParseMode(s string) (Mode, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "auto", "":
-		return progressAuto, nil
+		return Auto, nil
 	case "bar":
-		return progressBar, nil
+		return Bar, nil
 	case "lines":
-		return progressLines, nil
+		return Lines, nil
 	case "off":
-		return progressOff, nil
+		return Off, nil
 	}
 	return 0, framework.Usagef("unknown --progress %q (want auto, bar, lines or off)", s)
 }
 
-// progressInterval is the time between two plain progress lines; tests
-// shorten it.
-var progressInterval = 30 * time.Second
+// Interval is the time between two plain progress lines (tests shorten
+// it).
+var Interval = 30 * time.Second
 
 // The ETA's smoothing: a new estimate moves the shown ETA by
 // 1 - exp(-dt/tau) of the difference, dt the time since the last one, so
@@ -70,19 +72,19 @@ const (
 	etaWarmup = 20
 )
 
-// progress shows a long run's progress on stderr, as a bar redrawn in
+// Meter shows a long run's progress on stderr, as a bar redrawn in
 // place on a terminal:
 //
 //	lazy/dropout/retrain 12/30 [=====>    ] 40% 1m02s eta 1m30s
 //
-// or, in a log, as a plain line every progressInterval:
+// or, in a log, as a plain line every Interval:
 //
 //	vi: lazy/dropout/retrain 12/30 (40%), 1m02s elapsed, eta 1m30s
 //
 // Between counts it shows a status (starting the backend, training the
 // full model). A nil *progress shows nothing, so callers need not check;
-// close stops it.
-type progress struct {
+// Close stops it.
+type Meter struct {
 	w     io.Writer
 	label string
 	lines bool // plain lines, not a bar
@@ -104,42 +106,43 @@ type progress struct {
 	stop     chan struct{}
 }
 
-// newProgress returns the progress of a run labelled label, shown as mode
-// says, or nil when it shows nothing.
-func (a *app) newProgress(mode progressMode, label string) *progress {
-	f, isFile := a.stderr.(*os.File)
-	if mode == progressAuto {
-		if m, err := parseProgress(os.Getenv(progressEnv)); err == nil {
+// New returns the progress of a run labelled label, shown on w as mode
+// says, or nil when it shows nothing. Auto looks at $LAZYVI_PROGRESS, then
+// at w: a bar on a terminal, lines on a file, nothing on anything else.
+func New(w io.Writer, mode Mode, label string) *Meter {
+	f, isFile := w.(*os.File)
+	if mode == Auto {
+		if m, err := ParseMode(os.Getenv(EnvVar)); err == nil {
 			mode = m
 		}
 	}
-	if mode == progressAuto {
+	if mode == Auto {
 		switch {
 		case isFile && term.IsTerminal(int(f.Fd())):
-			mode = progressBar
+			mode = Bar
 		case isFile:
-			mode = progressLines
+			mode = Lines
 		default:
-			mode = progressOff
+			mode = Off
 		}
 	}
-	if mode == progressOff {
+	if mode == Off {
 		return nil
 	}
-	p := &progress{w: a.stderr, label: label, lines: mode == progressLines, width: 30, now: time.Now}
+	p := &Meter{w: w, label: label, lines: mode == Lines, width: 30, now: time.Now}
 	p.start = p.now()
 	p.lastLine = p.start
 	p.stop = make(chan struct{})
 	tick := time.Second // the bar's clock and countdown move
 	if p.lines {
-		tick = progressInterval
+		tick = Interval
 	}
 	go p.run(tick)
 	return p
 }
 
 // run redraws the bar, or writes a line, every tick until close.
-func (p *progress) run(tick time.Duration) {
+func (p *Meter) run(tick time.Duration) {
 	t := time.NewTicker(tick)
 	defer t.Stop()
 	for {
@@ -158,9 +161,9 @@ func (p *progress) run(tick time.Duration) {
 	}
 }
 
-// setStatus shows a message in place of the count (e.g. while the full
+// SetStatus shows a message in place of the count (e.g. while the full
 // model trains).
-func (p *progress) setStatus(msg string) {
+func (p *Meter) SetStatus(msg string) {
 	if p == nil {
 		return
 	}
@@ -173,9 +176,9 @@ func (p *progress) setStatus(msg string) {
 	}
 }
 
-// update is an EstimateOptions.Progress callback; it may be called
+// Update is an EstimateOptions.Progress callback; it may be called
 // concurrently. Bar redraws are limited to ten a second, except the last.
-func (p *progress) update(done, total int) {
+func (p *Meter) Update(done, total int) {
 	if p == nil || total <= 0 {
 		return
 	}
@@ -202,7 +205,7 @@ func (p *progress) update(done, total int) {
 // setETA folds the latest count into the ETA: the remaining units at the
 // average rate since the counting began, blended into the shown ETA (which
 // counts down between counts) by the time that passed (etaTauMin).
-func (p *progress) setETA(now time.Time) {
+func (p *Meter) setETA(now time.Time) {
 	if p.done <= 0 || p.done*etaWarmup < p.total {
 		return
 	}
@@ -223,18 +226,18 @@ func (p *progress) setETA(now time.Time) {
 }
 
 // shownETA is the ETA as of now: the last one, counted down.
-func (p *progress) shownETA(now time.Time) string {
+func (p *Meter) shownETA(now time.Time) string {
 	if p.etaAt.IsZero() {
 		return "?"
 	}
-	return fmtDuration(max(p.eta-now.Sub(p.etaAt), 0))
+	return formatDuration(max(p.eta-now.Sub(p.etaAt), 0))
 }
 
 // draw redraws the bar (the caller holds mu).
-func (p *progress) draw() {
+func (p *Meter) draw() {
 	now := p.now()
 	p.last = now
-	elapsed := fmtDuration(now.Sub(p.start))
+	elapsed := formatDuration(now.Sub(p.start))
 	if p.total <= 0 {
 		if p.status != "" {
 			fmt.Fprintf(p.w, "\r\033[K%s %s", p.status, elapsed)
@@ -253,10 +256,10 @@ func (p *progress) draw() {
 }
 
 // writeLine writes a plain progress line (the caller holds mu).
-func (p *progress) writeLine() {
+func (p *Meter) writeLine() {
 	now := p.now()
 	p.lastLine = now
-	elapsed := fmtDuration(now.Sub(p.start))
+	elapsed := formatDuration(now.Sub(p.start))
 	switch {
 	case p.total > 0:
 		fmt.Fprintf(p.w, "vi: %s %d/%d (%.0f%%), %s elapsed, eta %s\n", p.label, p.done, p.total,
@@ -268,9 +271,9 @@ func (p *progress) writeLine() {
 	}
 }
 
-// setLabel changes what the bar and the lines call the work (e.g. once
+// SetLabel changes what the bar and the lines call the work (e.g. once
 // the estimators that the backend cannot run are dropped).
-func (p *progress) setLabel(label string) {
+func (p *Meter) SetLabel(label string) {
 	if p == nil {
 		return
 	}
@@ -279,9 +282,9 @@ func (p *progress) setLabel(label string) {
 	p.label = label
 }
 
-// clear erases the bar, so that other output can follow; the next count
+// Clear erases the bar, so that other output can follow; the next count
 // or status draws it again.
-func (p *progress) clear() {
+func (p *Meter) Clear() {
 	if p == nil {
 		return
 	}
@@ -294,12 +297,12 @@ func (p *progress) clear() {
 	}
 }
 
-// close erases the bar and stops the progress for good.
-func (p *progress) close() {
+// Close erases the bar and stops the progress for good.
+func (p *Meter) Close() {
 	if p == nil {
 		return
 	}
-	p.clear()
+	p.Clear()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stop != nil {
@@ -308,8 +311,8 @@ func (p *progress) close() {
 	}
 }
 
-// fmtDuration writes d to the second: 45s, 3m07s, 1h02m03s.
-func fmtDuration(d time.Duration) string {
+// formatDuration writes d to the second: 45s, 3m07s, 1h02m03s.
+func formatDuration(d time.Duration) string {
 	s := int(d.Round(time.Second) / time.Second)
 	switch {
 	case s < 60:

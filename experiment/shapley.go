@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"fmt"
@@ -13,14 +13,14 @@ import (
 )
 
 func init() {
-	addExperiment(&experiment{
+	register(&Experiment{
 		Name:  "shapley",
 		Short: "Appendix table and figure: Shapley values by lazy and by retrain, and their time",
 		Claim: "on the logistic setting (p = 100, beta = (5, 4, 3, 2, 1, 0, ...), Corr(X1, X2) = 0.75, n 750: 500 train, 250 test; " +
 			"a width-128 network; 20 data sets), lazy's Shapley values are close to retrain's for the important features and vary less " +
 			"for the null ones; one data set took retrain 272.75 s (sd 10.8) and lazy 50.27 s (sd 1.6), over 5 times faster.",
 		Reps: 20,
-		Run:  runShapley,
+		run:  runShapley,
 	})
 }
 
@@ -35,14 +35,14 @@ func shapleyPlayers() []dataio.Group {
 	return []dataio.Group{g}
 }
 
-func runShapley(x *expEnv) (*expOutput, error) {
+func runShapley(x *env) (*Result, error) {
 	names := []string{"retrain", "lazy"}
 	reds, err := lookupAll(names...)
 	if err != nil {
 		return nil, err
 	}
 	players := []string{"x1", "x2", "x3", "x4", "x5", "x6-x100"}
-	out := &expOutput{Header: []string{"rep", "estimator", "player", "shapley", "se", "seconds_total"}}
+	out := &Result{Header: []string{"rep", "estimator", "player", "shapley", "se", "seconds_total"}}
 	vals := make([][][]float64, len(names)) // [estimator][player][rep]
 	secs := make([][]float64, len(names))
 	for i := range names {
@@ -50,7 +50,7 @@ func runShapley(x *expEnv) (*expOutput, error) {
 	}
 	for rep := 0; rep < x.reps; rep++ {
 		seed := x.seed + int64(rep)
-		x.prog.setStatus(fmt.Sprintf("shapley: repetition %d/%d", rep+1, x.reps))
+		x.status(fmt.Sprintf("shapley: repetition %d/%d", rep+1, x.reps))
 		sim, err := simulate.Logistic(750, simulate.LogisticRho, seed)
 		if err != nil {
 			return nil, err

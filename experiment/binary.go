@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"fmt"
@@ -12,25 +12,25 @@ import (
 )
 
 func init() {
-	addExperiment(&experiment{
+	register(&Experiment{
 		Name:  "binary",
 		Short: "Fig. williamson: coverage and bias of lazy and retrain, probit setting, accuracy",
 		Claim: "on Williamson et al.'s probit setting (x ~ N(0, I_4), beta = (2.5, 3.5, 0, 0), accuracy; true VI (0.136, 0.236, 0, 0)), " +
 			"over 100 data sets of n = 1000, LazyVI's and retrain's 95% intervals reach the nominal coverage with low bias; " +
 			"LazyVI took 0.6 s on average, retrain 7.5 s.",
 		Reps: 100,
-		Run:  runBinary,
+		run:  runBinary,
 	})
 }
 
-func runBinary(x *expEnv) (*expOutput, error) {
+func runBinary(x *env) (*Result, error) {
 	names := []string{"lazy", "retrain", "cpi"}
 	ests, err := lookupAll(names...)
 	if err != nil {
 		return nil, err
 	}
 	feats := []string{"x1", "x2", "x3", "x4"}
-	out := &expOutput{Header: []string{"rep", "estimator", "feature", "vi", "se", "ci_low", "ci_high", "seconds", "truth", "covers"}}
+	out := &Result{Header: []string{"rep", "estimator", "feature", "vi", "se", "ci_low", "ci_high", "seconds", "truth", "covers"}}
 	cover := make([][]float64, len(names))
 	bias := make([][]float64, len(names))
 	secs := make([][]float64, len(names))
@@ -40,7 +40,7 @@ func runBinary(x *expEnv) (*expOutput, error) {
 	truth := simulate.BinaryTruth()
 	for rep := 0; rep < x.reps; rep++ {
 		seed := x.seed + int64(rep)
-		x.prog.setStatus(fmt.Sprintf("binary: repetition %d/%d", rep+1, x.reps))
+		x.status(fmt.Sprintf("binary: repetition %d/%d", rep+1, x.reps))
 		sim, err := simulate.Binary(1000, seed)
 		if err != nil {
 			return nil, err

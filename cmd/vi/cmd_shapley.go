@@ -182,7 +182,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	}
 
 	prog := r.progress("shapley-" + strings.Join(estimatorNames(reds), "/"))
-	defer prog.close()
+	defer prog.Close()
 	be, closeBackend, err := r.start(ctx, prog, d, reds)
 	if err != nil {
 		return err
@@ -191,7 +191,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	cfg.Backend = be
 	ropt := shapley.RunOptions{
 		Exact: o.exact, Stop: stop,
-		Options: shapley.Options{Workers: o.fit.workers, Level: o.fit.level, Progress: prog.update, Adjust: adjust},
+		Options: shapley.Options{Workers: o.fit.workers, Level: o.fit.level, Progress: prog.Update, Adjust: adjust},
 	}
 	ckpt, err := openCheckpoint(a, newRunID(cmd, d, saved), r.out, prog)
 	if err != nil {
@@ -201,7 +201,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 		ropt.Checkpoint = ckpt
 	}
 	rep, err := shapley.Run(ctx, d, cfg, r.measure, reds, ropt)
-	prog.clear()
+	prog.Clear()
 	if err == nil {
 		err = shapleyFinite(rep)
 	}

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"fmt"
@@ -14,14 +14,14 @@ import (
 )
 
 func init() {
-	addExperiment(&experiment{
+	register(&Experiment{
 		Name:  "time-error",
 		Short: "Fig. time_error: the full linear experiment, time against error by group of variables",
 		Claim: "on the linear setting, LazyVI and retrain are accurate for the important correlated variables {X1, X2}, " +
 			"the important uncorrelated X3 and the null {X4, X5, X6}, LazyVI much faster; dropout is the fastest but far off for " +
 			"{X1, X2}; LazyVI's and retrain's 95% intervals cover the important variables' VI (10 repetitions).",
 		Reps: 10,
-		Run:  runTimeError,
+		run:  runTimeError,
 	})
 }
 
@@ -40,19 +40,19 @@ var linearGroups = []struct {
 	{"null (x4, x5, x6)", "x4..x6", []string{"x4", "x5", "x6"}},
 }
 
-func runTimeError(x *expEnv) (*expOutput, error) {
+func runTimeError(x *env) (*Result, error) {
 	names := []string{"lazy", "dropout", "retrain", "cpi", "permute"}
 	ests, err := lookupAll(names...)
 	if err != nil {
 		return nil, err
 	}
-	out := &expOutput{Header: []string{"rep", "estimator", "feature", "vi", "se", "ci_low", "ci_high", "seconds", "truth", "retrain_vi", "error_vs_retrain", "covers_truth"}}
+	out := &Result{Header: []string{"rep", "estimator", "feature", "vi", "se", "ci_low", "ci_high", "seconds", "truth", "retrain_vi", "error_vs_retrain", "covers_truth"}}
 	type key struct{ est, group string }
 	pts := map[key]plotter.XYs{}
 	cover := map[string][]float64{} // est -> 0/1 per important feature and rep
 	for rep := 0; rep < x.reps; rep++ {
 		seed := x.seed + int64(rep)
-		x.prog.setStatus(fmt.Sprintf("time-error: repetition %d/%d", rep+1, x.reps))
+		x.status(fmt.Sprintf("time-error: repetition %d/%d", rep+1, x.reps))
 		sim, err := simulate.Linear(timeErrorN, timeErrorRho, seed)
 		if err != nil {
 			return nil, err

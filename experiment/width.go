@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"fmt"
@@ -12,13 +12,13 @@ import (
 )
 
 func init() {
-	addExperiment(&experiment{
+	register(&Experiment{
 		Name:  "width",
 		Short: "Fig. wide: lazy's coverage and time against the network's width",
 		Claim: "on the linear setting, the coverage of LazyVI's 95% intervals for the important variables rises with the " +
 			"hidden layer's width (50 repetitions), and LazyVI's time rises with it too, staying well below retrain's.",
 		Reps: 50,
-		Run:  runWidth,
+		run:  runWidth,
 	})
 }
 
@@ -27,13 +27,13 @@ var widthWidths = []int{8, 16, 32, 64, 128}
 
 const widthN = 1000
 
-func runWidth(x *expEnv) (*expOutput, error) {
+func runWidth(x *env) (*Result, error) {
 	ests, err := lookupAll("lazy", "retrain")
 	if err != nil {
 		return nil, err
 	}
 	feats := []string{"x1", "x2", "x3"}
-	out := &expOutput{Header: []string{"rep", "width", "estimator", "feature", "vi", "ci_low", "ci_high", "truth", "covers", "seconds"}}
+	out := &Result{Header: []string{"rep", "width", "estimator", "feature", "vi", "ci_low", "ci_high", "truth", "covers", "seconds"}}
 	names := []string{"lazy", "retrain"}
 	cover := make([][]float64, len(names))
 	secs := make([][]float64, len(names))
@@ -43,7 +43,7 @@ func runWidth(x *expEnv) (*expOutput, error) {
 	for k, w := range widthWidths {
 		for rep := 0; rep < x.reps; rep++ {
 			seed := x.seed + int64(rep)
-			x.prog.setStatus(fmt.Sprintf("width: %d, repetition %d/%d", w, rep+1, x.reps))
+			x.status(fmt.Sprintf("width: %d, repetition %d/%d", w, rep+1, x.reps))
 			sim, err := simulate.Linear(widthN, timeErrorRho, seed)
 			if err != nil {
 				return nil, err

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"image/color"

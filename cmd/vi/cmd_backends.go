@@ -1,11 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"runtime"
-	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 
@@ -33,48 +30,6 @@ external backend is any executable serving that protocol, named with
           linear model is its own linearisation, so lazy on it equals retrain
   forest  random forest of CART trees; no gradients: dropout and retrain only`,
 	}, listBackends)
-}
-
-// newEstimatorsCommand makes "vi estimators", which lists the estimators.
-func newEstimatorsCommand() *Command {
-	return listCommand(&Command{
-		UsageLine: "estimators",
-		Short:     "list the estimators",
-		Long:      `Estimators lists the variable importance estimators that --estimators accepts.`,
-	}, listEstimators)
-}
-
-// newMeasuresCommand makes "vi measures", which lists the predictiveness measures.
-func newMeasuresCommand() *Command {
-	return listCommand(&Command{
-		UsageLine: "measures",
-		Short:     "list the predictiveness measures",
-		Long: `Measures lists the predictiveness measures that --measure accepts and the tasks
-each applies to. The default is mse for a real-valued response and logloss (a proper
-scoring rule) for a 0/1 or class-label response; the header and the JSON
-report give the full model's accuracy, and AUC for a 0/1 response, beside it.`,
-	}, listMeasures)
-}
-
-// newVersionCommand makes "vi version", which prints the version.
-func newVersionCommand() *Command {
-	return listCommand(&Command{
-		UsageLine: "version",
-		Short:     "print the version",
-		Long:      `Version prints vi's module version and the Go toolchain that built it.`,
-	}, printVersion)
-}
-
-// listCommand makes c a command that takes no arguments and writes list to
-// stdout.
-func listCommand(c *Command, list func(w io.Writer) error) *Command {
-	c.Run = func(_ context.Context, a *app, args []string) error {
-		if err := noArgs(c, args); err != nil {
-			return err
-		}
-		return list(a.stdout)
-	}
-	return c
 }
 
 func listBackends(w io.Writer) error {
@@ -169,88 +124,4 @@ func supportedEstimators(c framework.Capabilities) string {
 		}
 	}
 	return strings.Join(out, ", ")
-}
-
-func listEstimators(w io.Writer) error {
-	names := framework.Estimators()
-	if len(names) == 0 {
-		fmt.Fprintln(w, "no estimators registered")
-		return nil
-	}
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	for _, name := range names {
-		e, err := framework.LookupEstimator(name)
-		if err != nil {
-			return err
-		}
-		doc := ""
-		if d, ok := e.(framework.Describer); ok {
-			doc = d.Describe()
-		}
-		fmt.Fprintf(tw, "%s\t%s\n", name, doc)
-	}
-	return tw.Flush()
-}
-
-func listMeasures(w io.Writer) error {
-	names := framework.Measures()
-	if len(names) == 0 {
-		fmt.Fprintln(w, "no measures registered")
-		return nil
-	}
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	for _, name := range names {
-		m, err := framework.LookupMeasure(name)
-		if err != nil {
-			return err
-		}
-		var tasks []string
-		for _, t := range []framework.Task{framework.Regression, framework.Binary, framework.Multiclass} {
-			if m.Supports(t) {
-				task := t.String()
-				if framework.DefaultMeasure(t) == name {
-					task += " (default)"
-				}
-				tasks = append(tasks, task)
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\n", name, strings.Join(tasks, ", "))
-	}
-	return tw.Flush()
-}
-
-func printVersion(w io.Writer) error {
-	fmt.Fprintf(w, "vi %s %s %s/%s\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	return nil
-}
-
-// version returns the main module's version and, when the build recorded
-// it, the VCS revision.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
-	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	var rev, modified string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				modified = "+dirty"
-			}
-		}
-	}
-	if rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		v += " " + rev + modified
-	}
-	return v
 }

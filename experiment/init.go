@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"context"
@@ -16,13 +16,13 @@ import (
 )
 
 func init() {
-	addExperiment(&experiment{
+	register(&Experiment{
 		Name:  "init",
 		Short: "Fig. lazy_init: lazy from the full model's parameters against lazy from a random initialisation",
 		Claim: "on the linear setting, LazyVI linearised around the full model's parameters is accurate for x1, x2 and x3, " +
 			"while LazyVI linearised around a random initialisation is much less accurate and more variable (10 repetitions).",
 		Reps: 10,
-		Run:  runInit,
+		run:  runInit,
 	})
 }
 
@@ -73,21 +73,21 @@ func (r randomInitLazy) Baseline(ctx context.Context, p *framework.Problem) (fra
 	return lazy.Estimator{}.Baseline(ctx, q)
 }
 
-func runInit(x *expEnv) (*expOutput, error) {
+func runInit(x *env) (*Result, error) {
 	ests, err := lookupAll("dropout", "lazy")
 	if err != nil {
 		return nil, err
 	}
 	ests = append(ests, randomInitLazy{})
 	feats := []string{"x1", "x2", "x3"}
-	out := &expOutput{Header: []string{"rep", "estimator", "feature", "vi", "truth", "truth_minus_vi"}}
+	out := &Result{Header: []string{"rep", "estimator", "feature", "vi", "truth", "truth_minus_vi"}}
 	errs := map[string]map[string][]float64{}
 	for _, e := range ests {
 		errs[e.Name()] = map[string][]float64{}
 	}
 	for rep := 0; rep < x.reps; rep++ {
 		seed := x.seed + int64(rep)
-		x.prog.setStatus(fmt.Sprintf("init: repetition %d/%d", rep+1, x.reps))
+		x.status(fmt.Sprintf("init: repetition %d/%d", rep+1, x.reps))
 		sim, err := simulate.Linear(timeErrorN, timeErrorRho, seed)
 		if err != nil {
 			return nil, err

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"fmt"
@@ -18,14 +18,14 @@ import (
 )
 
 func init() {
-	addExperiment(&experiment{
+	register(&Experiment{
 		Name:  "highdim",
 		Short: "Fig. highd: error of X1's VI against retrain and time, p = 100",
 		Claim: "on the high-dimensional setting (n 1000, p 100, ReLU network truth, Corr(X1, X2) = 0.5), " +
 			"over 10 data sets, LazyVI is the most accurate of the non-retrain methods for X1's VI, " +
 			"measured as (VI - VI_retrain) / VI_retrain, ahead of dropout and of retraining OLS and a random forest, and much faster than retrain.",
 		Reps: 10,
-		Run:  runHighdim,
+		run:  runHighdim,
 	})
 }
 
@@ -33,7 +33,7 @@ func init() {
 // important pair, an independent important feature and a null one.
 var highdimFeatures = []string{"x1", "x2", "x3", "x6"}
 
-func runHighdim(x *expEnv) (*expOutput, error) {
+func runHighdim(x *env) (*Result, error) {
 	ests, err := lookupAll("lazy", "lazy-es", "dropout", "cpi", "permute")
 	if err != nil {
 		return nil, err
@@ -41,7 +41,7 @@ func runHighdim(x *expEnv) (*expOutput, error) {
 	second := reseededRetrain{Offset: 1000}
 	mlpEsts := append([]framework.Estimator{lookupRetrain(), second}, ests...)
 	type key struct{ est, feature string }
-	out := &expOutput{Header: []string{"rep", "estimator", "feature", "vi", "se", "seconds", "retrain_vi", "error", "normalized_error", "truth", "error_vs_truth"}}
+	out := &Result{Header: []string{"rep", "estimator", "feature", "vi", "se", "seconds", "retrain_vi", "error", "normalized_error", "truth", "error_vs_truth"}}
 	truth := simulate.HighDimTruth(0.5)
 	truthOf := func(feature string) float64 {
 		j, _ := strconv.Atoi(feature[1:])
@@ -68,7 +68,7 @@ func runHighdim(x *expEnv) (*expOutput, error) {
 	}
 	for rep := 0; rep < x.reps; rep++ {
 		seed := x.seed + int64(rep)
-		x.prog.setStatus(fmt.Sprintf("highdim: repetition %d/%d", rep+1, x.reps))
+		x.status(fmt.Sprintf("highdim: repetition %d/%d", rep+1, x.reps))
 		sim, err := simulate.HighDim(1000, seed)
 		if err != nil {
 			return nil, err

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"fmt"
@@ -14,27 +14,27 @@ import (
 )
 
 func init() {
-	addExperiment(&experiment{
+	register(&Experiment{
 		Name:  "ntk-trace",
 		Short: "Fig. trace_div: the trace of the NTK on the test rows against their number (Assumption kernel bound (b))",
 		Claim: "the trace of the neural tangent kernel at the full model's parameters, on the test rows with X1 dropped, " +
 			"grows linearly with the number of test rows (5 repetitions per size), as the kernel-bound assumption requires.",
 		Reps: 5,
-		Run:  runNTKTrace,
+		run:  runNTKTrace,
 	})
 }
 
 // ntkSizes are the data sizes ntk-trace trains at.
 var ntkSizes = []int{250, 500, 1000, 2000, 4000}
 
-func runNTKTrace(x *expEnv) (*expOutput, error) {
-	out := &expOutput{Header: []string{"rep", "n", "test_rows", "trace", "trace_per_row"}}
+func runNTKTrace(x *env) (*Result, error) {
+	out := &Result{Header: []string{"rep", "n", "test_rows", "trace", "trace_per_row"}}
 	perRow := make([][]float64, len(ntkSizes))
 	var pts plotter.XYs
 	for k, n := range ntkSizes {
 		for rep := 0; rep < x.reps; rep++ {
 			seed := x.seed + int64(rep)
-			x.prog.setStatus(fmt.Sprintf("ntk-trace: n %d, repetition %d/%d", n, rep+1, x.reps))
+			x.status(fmt.Sprintf("ntk-trace: n %d, repetition %d/%d", n, rep+1, x.reps))
 			sim, err := simulate.Linear(n, timeErrorRho, seed)
 			if err != nil {
 				return nil, err
@@ -82,7 +82,7 @@ func runNTKTrace(x *expEnv) (*expOutput, error) {
 
 // ntkTrace is the trace of the NTK Phi Phi^T on p's evaluation rows with
 // x1 dropped: the sum of the per-row squared gradient norms.
-func ntkTrace(x *expEnv, p *framework.Problem) (float64, error) {
+func ntkTrace(x *env, p *framework.Problem) (float64, error) {
 	g, ok := framework.AsGradienter(p.Full)
 	if !ok {
 		return 0, fmt.Errorf("the backend has no gradients")

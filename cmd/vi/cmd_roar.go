@@ -145,7 +145,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	}
 
 	prog := r.progress("roar " + strings.Join(estimatorNames(ests), "/"))
-	defer prog.close()
+	defer prog.Close()
 	be, closeBackend, err := r.start(ctx, prog, d, ests)
 	if err != nil {
 		return err
@@ -169,10 +169,10 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 			return err
 		}
 	}
-	prog.setStatus("ordering the features")
+	prog.SetStatus("ordering the features")
 	rep, err := roar.Run(ctx, p, measure, ests, roar.Options{Orderings: orderings, Fractions: fractions,
-		Workers: o.fit.workers, Level: o.fit.level, Progress: prog.update, Groups: units})
-	prog.clear()
+		Workers: o.fit.workers, Level: o.fit.level, Progress: prog.Update, Groups: units})
+	prog.Clear()
 	if err != nil {
 		return runError(ctx, err)
 	}

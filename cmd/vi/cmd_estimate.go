@@ -39,6 +39,7 @@ type estimateOptions struct {
 	twoSided   bool
 	scoreUpper bool
 	delta      float64
+	test       string
 	adjust     string
 	ciTruncate bool
 	// A model file of vi train, and the shard of the features to estimate.
@@ -198,6 +199,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	fs.BoolVar(&o.twoSided, "bias-two-sided", false, "with --bias-aware, widen both ends of each interval by the bound")
 	fs.Float64Var(&o.perturb, "perturb", inference.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd (lazy's and lazy-es's: their baseline's)")
 	fs.Float64Var(&o.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
+	fs.StringVar(&o.test, "test", "estimate", "where p_value comes from: `test` estimate (the VI estimate's own test, which agrees with its interval) or covariance (of H0 VI = 0, by the covariance between the reduced model's residual and the full model's correction of it: more power; with the paired estimate and mse, r2 or logloss, and --delta 0, else estimate)")
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
 	fs.BoolVar(&o.ciTruncate, "ci-truncate", false, "floor the intervals at 0")
 	fs.StringVar(&o.model, "model", "", "use the full models of this model `file` (vi train) instead of training; its backend, options, target, seed, split, folds and repetitions are the run's")
@@ -265,6 +267,10 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		}
 	}
 	adjust, err := inference.ParseAdjust(o.adjust)
+	if err != nil {
+		return err
+	}
+	test, err := inference.ParseTest(o.test)
 	if err != nil {
 		return err
 	}
@@ -377,6 +383,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 			DirectedBias: o.biasAware && !o.twoSided,
 			ScoreUpper:   o.scoreUpper,
 			Delta:        o.delta,
+			Test:         test,
 			Adjust:       adjust,
 			CITruncate:   o.ciTruncate,
 		},
@@ -394,7 +401,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	// The backend: a built-in one in this process, a plugin in a
 	// subprocess.
 	prog := r.progress(strings.Join(estimatorNames(ests), "/"))
-	defer prog.close()
+	defer prog.Close()
 	be, closeBackend, err := r.open(ctx, prog)
 	if err != nil {
 		return err
@@ -409,14 +416,14 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		return err
 	}
 	if note != "" {
-		prog.clear()
+		prog.Clear()
 		fmt.Fprintln(a.stderr, note)
-		prog.setLabel(strings.Join(estimatorNames(ests), "/"))
+		prog.SetLabel(strings.Join(estimatorNames(ests), "/"))
 	}
 
 	r.training(prog, d)
 	cfg.Backend = be
-	eopt.Progress = prog.update // a nil *progress draws nothing
+	eopt.Progress = prog.Update // a nil *progress.Meter draws nothing
 	// With --out, finished reductions are kept in OUT.partial as they
 	// come, so that the same command resumes after a crash or an interrupt.
 	ckpt, err := openCheckpoint(a, id, r.out, prog)
@@ -431,7 +438,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		eopt.Progress = newForecast(a.stderr, prog, o.repeats).update
 	}
 	rep, err := pipeline.Run(ctx, d, cfg, r.measure, ests, eopt)
-	prog.clear()
+	prog.Clear()
 	if err != nil {
 		return finishCheckpoint(ckpt, r.out, runError(ctx, err))
 	}
@@ -589,7 +596,7 @@ func imageGroups(d *dataio.Dataset, target, image, by string) ([]dataio.Group, e
 		return nil, framework.Usagef("--groups %s: --image %dx%d has %d pixels but %s has %d features", by, h, w, h*w, d.Source, len(feats))
 	}
 	if ph > 0 {
-		return imagePatches(feats, h, w, ph, pw), nil
+		return dataio.ImagePatches(feats, h, w, ph, pw), nil
 	}
 	outer, inner, name := h, w, "row"
 	if by == "cols" {
@@ -607,24 +614,6 @@ func imageGroups(d *dataio.Dataset, target, image, by string) ([]dataio.Group, e
 		}
 	}
 	return groups, nil
-}
-
-// imagePatches returns the phxpw patches of the hxw image whose pixels are
-// feats in row-major order, as imageGroups names them.
-func imagePatches(feats []string, h, w, ph, pw int) []dataio.Group {
-	var groups []dataio.Group
-	for r := 0; r*ph < h; r++ {
-		for c := 0; c*pw < w; c++ {
-			g := dataio.Group{Name: fmt.Sprintf("p%d_%d", r, c)}
-			for i := r * ph; i < min((r+1)*ph, h); i++ {
-				for j := c * pw; j < min((c+1)*pw, w); j++ {
-					g.Columns = append(g.Columns, feats[i*w+j])
-				}
-			}
-			groups = append(groups, g)
-		}
-	}
-	return groups
 }
 
 func rows(d *dataio.Dataset) int {

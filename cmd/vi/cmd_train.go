@@ -10,6 +10,7 @@ import (
 	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/atomicfile"
 	"github.com/lazyvi/lazyvi/pipeline"
 )
 
@@ -98,7 +99,7 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 		return err
 	}
 	prog := r.progress("train")
-	defer prog.close()
+	defer prog.Close()
 	be, closeBackend, err := r.open(ctx, prog)
 	if err != nil {
 		return err
@@ -114,13 +115,13 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	cfg := r.config(be)
 	cfg.TrainFrac, cfg.Seed, cfg.CrossFit, cfg.Repeats = o.trainFrac, o.seed, o.crossfit, o.repeats
 	saved, err := pipeline.TrainModel(ctx, d, cfg, o.workers)
-	prog.clear()
+	prog.Clear()
 	if err != nil {
 		return runError(ctx, err)
 	}
 	saved.Protocol = backendplugin.ProtocolVersion
 	var size int64
-	if err := writeAtomic(o.data.out, func(w io.Writer) error {
+	if err := atomicfile.Write(o.data.out, func(w io.Writer) error {
 		cw := &countingWriter{w: w}
 		err := dataio.WriteModel(cw, saved)
 		size = cw.n

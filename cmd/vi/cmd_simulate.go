@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/atomicfile"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -106,10 +107,10 @@ func (o *simulateOptions) run(a *app, cmd *Command, args []string) error {
 	// The data first: if it cannot be written, an earlier run's pair of
 	// files is left as it was; if the truth then fails, the error says so.
 	truthPath := truthPath(o.out)
-	if err := writeFileAtomic(o.out, data.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(o.out, data.Bytes()); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(truthPath, pretty.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(truthPath, pretty.Bytes()); err != nil {
 		return fmt.Errorf("%w (the data was written to %s; its truth was not)", err, o.out)
 	}
 	n, p := d.X.Dims()

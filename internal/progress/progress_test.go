@@ -1,10 +1,8 @@
-package main
+package progress
 
 import (
 	"bytes"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,23 +14,23 @@ type fakeClock struct{ t time.Time }
 
 func (c *fakeClock) now() time.Time      { return c.t }
 func (c *fakeClock) add(d time.Duration) { c.t = c.t.Add(d) }
-func newTestProgress(w *bytes.Buffer, c *fakeClock, lines bool) *progress {
-	return &progress{w: w, label: "lazy/dropout", width: 10, lines: lines, now: c.now, start: c.t}
+func newTestProgress(w *bytes.Buffer, c *fakeClock, lines bool) *Meter {
+	return &Meter{w: w, label: "lazy/dropout", width: 10, lines: lines, now: c.now, start: c.t}
 }
 
 func TestProgressBar(t *testing.T) {
 	var b bytes.Buffer
 	c := &fakeClock{t: time.Unix(1000, 0)}
 	p := newTestProgress(&b, c, false)
-	p.setStatus("training the full model")
+	p.SetStatus("training the full model")
 	c.add(5 * time.Second)
-	p.update(0, 10)
+	p.Update(0, 10)
 	c.add(4 * time.Second)
-	p.update(4, 10)
-	p.update(5, 10) // within 100ms of the last draw: skipped
+	p.Update(4, 10)
+	p.Update(5, 10) // within 100ms of the last draw: skipped
 	c.add(6 * time.Second)
-	p.update(10, 10)
-	p.clear()
+	p.Update(10, 10)
+	p.Clear()
 	out := b.String()
 	for _, w := range []string{"\r\033[Ktraining the full model 0s", "lazy/dropout 4/10 [====>     ]  40% 9s eta 6s", "10/10 [==========] 100% 15s eta 0s", "\r\033[K"} {
 		if !strings.Contains(out, w) {
@@ -42,11 +40,11 @@ func TestProgressBar(t *testing.T) {
 	if strings.Contains(out, "5/10") {
 		t.Errorf("progress redrew within 100ms: %q", out)
 	}
-	var nilp *progress
-	nilp.update(1, 2) // must not panic
-	nilp.setStatus("x")
-	nilp.clear()
-	nilp.close()
+	var nilp *Meter
+	nilp.Update(1, 2) // must not panic
+	nilp.SetStatus("x")
+	nilp.Clear()
+	nilp.Close()
 }
 
 // TestProgressETARepeats: vi estimate's default run in miniature, three
@@ -73,7 +71,7 @@ func TestProgressETARepeats(t *testing.T) {
 		}
 	}
 	total := 225
-	p.update(0, total)
+	p.Update(0, total)
 	start, done := c.t, 0
 	for i, cost := range costs {
 		if cost < 0 {
@@ -82,7 +80,7 @@ func TestProgressETARepeats(t *testing.T) {
 		}
 		c.add(cost)
 		done++
-		p.update(done, total)
+		p.Update(done, total)
 		if done*20 < total {
 			if got := p.shownETA(c.t); got != "?" {
 				t.Fatalf("ETA after %d of %d units: %s, want ?", done, total, got)
@@ -109,7 +107,7 @@ func TestProgressETA(t *testing.T) {
 	var b bytes.Buffer
 	c := &fakeClock{t: time.Unix(1000, 0)}
 	p := newTestProgress(&b, c, true)
-	p.update(0, 30)
+	p.Update(0, 30)
 	costs := make([]time.Duration, 0, 30)
 	for range 10 {
 		costs = append(costs, 2*time.Second)
@@ -123,7 +121,7 @@ func TestProgressETA(t *testing.T) {
 	var before time.Duration
 	for i, cost := range costs {
 		c.add(cost)
-		p.update(i+1, 30)
+		p.Update(i+1, 30)
 		if i == 9 {
 			before = p.eta
 		}
@@ -163,45 +161,44 @@ func (s *syncBuffer) String() string {
 
 // shortInterval makes plain progress lines come every d for the test.
 func shortInterval(t *testing.T, d time.Duration) {
-	old := progressInterval
-	progressInterval = d
-	t.Cleanup(func() { progressInterval = old })
+	old := Interval
+	Interval = d
+	t.Cleanup(func() { Interval = old })
 }
 
 func TestProgressLines(t *testing.T) {
-	t.Setenv(progressEnv, "")
+	t.Setenv(EnvVar, "")
 	shortInterval(t, 20*time.Millisecond)
 	var b syncBuffer
-	a := &app{stderr: &b}
-	p := a.newProgress(progressLines, "lazy")
-	p.setStatus("training the full model")
+	p := New(&b, Lines, "lazy")
+	p.SetStatus("training the full model")
 	waitFor(t, &b, "vi: lazy: training the full model, 0s elapsed\n")
-	p.update(0, 10)
-	p.update(3, 10)
+	p.Update(0, 10)
+	p.Update(3, 10)
 	waitFor(t, &b, "vi: lazy 3/10 (30%), 0s elapsed, eta 0s\n")
-	p.clear()
-	p.close()
+	p.Clear()
+	p.Close()
 	if out := b.String(); strings.Contains(out, "\r") || strings.Contains(out, "\033") {
 		t.Errorf("plain lines hold a carriage return or an escape: %q", out)
 	}
 	// Modes: off and a writer that is not a file (auto) show nothing.
-	if a.newProgress(progressOff, "x") != nil || a.newProgress(progressAuto, "x") != nil {
+	if New(&b, Off, "x") != nil || New(&b, Auto, "x") != nil {
 		t.Error("off, or auto on a writer that is not a file: want no progress")
 	}
-	for s, want := range map[string]progressMode{"auto": progressAuto, "bar": progressBar, "LINES": progressLines, "off": progressOff} {
-		if got, err := parseProgress(s); err != nil || got != want {
-			t.Errorf("parseProgress(%q) = %v, %v", s, got, err)
+	for s, want := range map[string]Mode{"auto": Auto, "bar": Bar, "LINES": Lines, "off": Off} {
+		if got, err := ParseMode(s); err != nil || got != want {
+			t.Errorf("ParseMode(%q) = %v, %v", s, got, err)
 		}
 	}
-	if _, err := parseProgress("verbose"); err == nil {
-		t.Error("parseProgress(verbose): want an error")
+	if _, err := ParseMode("verbose"); err == nil {
+		t.Error("ParseMode(verbose): want an error")
 	}
 	// $LAZYVI_PROGRESS says what auto means.
-	t.Setenv(progressEnv, "lines")
-	if p := a.newProgress(progressAuto, "x"); p == nil || !p.lines {
-		t.Errorf("auto with %s=lines: want plain lines, got %+v", progressEnv, p)
+	t.Setenv(EnvVar, "lines")
+	if p := New(&b, Auto, "x"); p == nil || !p.lines {
+		t.Errorf("auto with %s=lines: want plain lines, got %+v", EnvVar, p)
 	} else {
-		p.close()
+		p.Close()
 	}
 }
 
@@ -213,41 +210,5 @@ func waitFor(t *testing.T, b interface{ String() string }, want string) {
 			t.Fatalf("no %q in %q", want, b.String())
 		}
 		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-// TestProgressInLog: vi estimate with stderr a file (a log, a Slurm job's
-// output) and --format json: plain progress lines, no carriage returns;
-// stdout holds the JSON alone.
-func TestProgressInLog(t *testing.T) {
-	t.Setenv(progressEnv, "")
-	shortInterval(t, time.Millisecond)
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "data.csv"), linearCSV(200))
-	t.Chdir(dir)
-	stderr, err := os.Create(filepath.Join(dir, "stderr.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stderr.Close()
-	var stdout bytes.Buffer
-	args := append([]string{"estimate", "--data", "data.csv", "--estimators", "dropout,retrain", "--format", "json"}, fastArgs...)
-	if code := run(args, strings.NewReader(""), &stdout, stderr); code != 0 {
-		b, _ := os.ReadFile(stderr.Name())
-		t.Fatalf("exit %d: %s", code, b)
-	}
-	b, err := os.ReadFile(stderr.Name())
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := string(b)
-	if !strings.Contains(log, "vi: dropout/retrain ") || !strings.Contains(log, " elapsed, eta ") {
-		t.Errorf("no plain progress line in the log:\n%s", log)
-	}
-	if strings.Contains(log, "\r") || strings.Contains(log, "\033") {
-		t.Errorf("the log holds a carriage return or an escape:\n%q", log)
-	}
-	if !strings.HasPrefix(stdout.String(), "{") || strings.Contains(stdout.String(), "elapsed") {
-		t.Errorf("stdout is not the JSON alone:\n%s", stdout.String())
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"context"
@@ -48,7 +48,7 @@ func (r expResults) get(est, feature string) inference.Result {
 }
 
 // estimate trains the run's full model and runs its estimators.
-func (x *expEnv) estimate(run expRun) (expResults, error) {
+func (x *env) estimate(run expRun) (expResults, error) {
 	d := &dataio.Dataset{Source: run.sim.Setting, Names: run.sim.Names, X: run.sim.X}
 	m, err := framework.LookupMeasure(run.sim.Measure)
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"fmt"
@@ -13,13 +13,13 @@ import (
 )
 
 func init() {
-	addExperiment(&experiment{
+	register(&Experiment{
 		Name:  "corr",
 		Short: "Fig. corr: dropout minus lazy against rho, with Prop. 3.1's line",
 		Claim: "on the linear setting (y = 1.5 x1 + 1.2 x2 + x3 + noise, Corr(x1, x2) = rho), the gap between dropout's and LazyVI's " +
 			"estimates for X1 and X2 follows the analytic gap beta_j^2 rho^2 of Proposition 3.1 as rho grows (10 repetitions).",
 		Reps: 10,
-		Run:  runCorr,
+		run:  runCorr,
 	})
 }
 
@@ -28,14 +28,14 @@ var corrRhos = []float64{0, 0.2, 0.4, 0.6, 0.8, 0.9}
 
 const corrN = 2000
 
-func runCorr(x *expEnv) (*expOutput, error) {
+func runCorr(x *env) (*Result, error) {
 	ests, err := lookupAll("dropout", "lazy", "cpi")
 	if err != nil {
 		return nil, err
 	}
 	feats := []string{"x1", "x2"}
 	beta := map[string]float64{"x1": 1.5, "x2": 1.2}
-	out := &expOutput{Header: []string{"rep", "rho", "feature", "dropout", "lazy", "cpi", "truth", "dropout_minus_lazy", "dropout_minus_cpi", "theory_gap"}}
+	out := &Result{Header: []string{"rep", "rho", "feature", "dropout", "lazy", "cpi", "truth", "dropout_minus_lazy", "dropout_minus_cpi", "theory_gap"}}
 	// gaps[est][feature][k]: dropout minus est at corrRhos[k], over the reps.
 	gaps := map[string]map[string][][]float64{}
 	for _, e := range []string{"lazy", "cpi"} {
@@ -47,7 +47,7 @@ func runCorr(x *expEnv) (*expOutput, error) {
 	for k, rho := range corrRhos {
 		for rep := 0; rep < x.reps; rep++ {
 			seed := x.seed + int64(rep)
-			x.prog.setStatus(fmt.Sprintf("corr: rho %.1f, repetition %d/%d", rho, rep+1, x.reps))
+			x.status(fmt.Sprintf("corr: rho %.1f, repetition %d/%d", rho, rep+1, x.reps))
 			sim, err := simulate.Linear(corrN, rho, seed)
 			if err != nil {
 				return nil, err

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	addExperiment(&experiment{
+	register(&Experiment{
 		Name:  "roar-images",
 		Short: "Fig. cli_roar: ROAR curves on an image set, 2x2 patches of pixels removed, lazy-es against retrain and dropout, gradient and random orderings",
 		Claim: "on summer sea-surface temperature images (220 grid cells, a (100, 50) network, 5 runs), removing 10% to 99% of the " +
@@ -23,7 +23,7 @@ func init() {
 			"(ROAR) in about half the time (1.8 s against 3.2 s), whatever the ordering, while dropout vastly overstates the loss even " +
 			"after few removals.",
 		Reps: 5,
-		Run:  runROARImages,
+		run:  runROARImages,
 	})
 }
 
@@ -34,7 +34,7 @@ var roarFractions = []float64{0.1, 0.25, 0.5, 0.75, 0.9}
 // removes together, as ROAR on images does.
 const roarPatch = 2
 
-func runROARImages(x *expEnv) (*expOutput, error) {
+func runROARImages(x *env) (*Result, error) {
 	names := []string{"retrain", "lazy-es", "dropout"}
 	ests, err := lookupAll(names...)
 	if err != nil {
@@ -49,7 +49,7 @@ func runROARImages(x *expEnv) (*expOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &expOutput{Header: []string{"rep", "ordering", "fraction", "estimator", "accuracy", "se", "seconds"}}
+	out := &Result{Header: []string{"rep", "ordering", "fraction", "estimator", "accuracy", "se", "seconds"}}
 	type key struct {
 		ordering, est string
 		k             int
@@ -58,12 +58,12 @@ func runROARImages(x *expEnv) (*expOutput, error) {
 	secs := map[string][]float64{}
 	for rep := 0; rep < x.reps; rep++ {
 		seed := x.seed + int64(rep)
-		x.prog.setStatus(fmt.Sprintf("roar-images: repetition %d/%d", rep+1, x.reps))
+		x.status(fmt.Sprintf("roar-images: repetition %d/%d", rep+1, x.reps))
 		p, err := pipeline.Prepare(x.ctx, d, pipeline.Config{Backend: cnn.Backend{}, BackendName: "cnn", Options: map[string]string{"image": "8x8"}, Seed: seed})
 		if err != nil {
 			return nil, err
 		}
-		units, err := dataio.ResolveFeatures(p.FeatureNames, "", imagePatches(p.FeatureNames, 8, 8, roarPatch, roarPatch), false)
+		units, err := dataio.ResolveFeatures(p.FeatureNames, "", dataio.ImagePatches(p.FeatureNames, 8, 8, roarPatch, roarPatch), false)
 		if err != nil {
 			p.Close()
 			return nil, err
