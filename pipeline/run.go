@@ -9,6 +9,7 @@ import (
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
+	"gonum.org/v1/gonum/mat"
 )
 
 // EstimateOptions tune Estimate and Run. The zero value is what vi estimate
@@ -131,6 +132,10 @@ type FullResult struct {
 	// Selection says why the choice among the candidates was not made by
 	// the validation loss, when it was not.
 	Selection string `json:"selection,omitempty"`
+	// Choice says how the full model's kind was chosen against
+	// Config.Rivals (the model file's choice with Config.Saved); absent
+	// without rivals.
+	Choice *framework.ModelChoice `json:"model_choice,omitempty"`
 	// Baselines are the intercept-only model and Config.Baselines on the
 	// same evaluation rows.
 	Baselines []BaselineScore `json:"baselines,omitempty"`
@@ -245,20 +250,27 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 		r2        *float64
 		shard     *ShardInfo
 		class     classScores
+		choice    *framework.ModelChoice
+		known     map[string][]*mat.Dense // baselines' predictions that model choice made
 	)
+	if cfg.Saved != nil {
+		choice = cfg.Saved.Choice
+	}
 	for rep := range M {
-		c := repetitionConfig(cfg, rep)
 		label := ""
 		if M > 1 {
 			label = fmt.Sprintf("repetition %d/%d", rep+1, M)
 		}
 		start := time.Now()
-		folds, err := prepareRun(ctx, d, c, opt.Workers)
+		folds, kc, err := prepareRepetition(ctx, d, &cfg, rep, opt.Workers)
 		if err != nil {
 			if label != "" {
 				err = fmt.Errorf("%s: %w", label, err)
 			}
 			return nil, err
+		}
+		if kc != nil {
+			choice, known, notes = kc.choice, kc.preds, append(notes, kc.notes...)
 		}
 		fullSecs += time.Since(start).Seconds()
 		red, err := func() (*inference.Reductions, error) {
@@ -296,9 +308,11 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 			}
 			if rep == 0 {
 				// The diagnostics of the full model: the first repetition's.
-				if baselines, r2, notes, err = diagnose(ctx, folds, m, cfg.Baselines); err != nil {
+				var left []string
+				if baselines, r2, left, err = diagnose(ctx, folds, m, cfg.Baselines, known); err != nil {
 					return nil, err
 				}
+				notes = append(notes, left...)
 			}
 			for _, q := range folds {
 				fs, err := m.Evaluate(q.YEval, q.FullEval)
@@ -332,9 +346,40 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 		Shard:   shard,
 	}
 	rep.Full.Accuracy, rep.Full.AUC = class.means()
+	rep.Full.Choice = choice
 	rep.Full.Epochs, rep.Full.StoppedBy = first.FitReport.Epochs, first.FitReport.StoppedBy
 	rep.Full.Architecture, rep.Full.Loaded = first.FitReport.Architecture, first.FitReport.Loaded
 	rep.Full.Hidden, rep.Full.Candidates, rep.Full.Selection = first.Chosen, first.Candidates, first.Selection
+	rep.describeRun(cfg, opt, reds)
+	rep.Warnings = append(notes, fullWarnings(m, rep.Full)...)
+	return rep, nil
+}
+
+// prepareRun's folds of repetition rep of cfg; in the first, the full
+// model's kind is chosen against cfg.Rivals (chooseKind; nil kindChoice
+// without rivals), and cfg becomes the chosen kind's for the later
+// repetitions.
+func prepareRepetition(ctx context.Context, d *dataio.Dataset, cfg *Config, rep, workers int) ([]*framework.Problem, *kindChoice, error) {
+	c := repetitionConfig(*cfg, rep)
+	folds, err := prepareRun(ctx, d, c, workers)
+	if err != nil || rep > 0 || len(cfg.Rivals) == 0 || cfg.Saved != nil || cfg.Pretrained() {
+		return folds, nil, err
+	}
+	kc, err := chooseKind(ctx, d, c, folds, workers)
+	if err != nil {
+		closeAll(folds)
+		return nil, nil, err
+	}
+	if kc.rival != nil {
+		*cfg = cfg.asRival(*kc.rival)
+	}
+	return kc.folds, kc, nil
+}
+
+// describeRun sets what the report says of how the run went: the
+// inference's settings, the folds and repetitions (reds, one per
+// repetition) and the evaluation rows.
+func (rep *Report) describeRun(cfg Config, opt EstimateOptions, reds []*inference.Reductions) {
 	if opt.Inference == inference.Perturbed {
 		rep.Perturb = opt.Perturb
 		if rep.Perturb == 0 {
@@ -349,15 +394,13 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 			rep.NEval += len(p.EvalRows)
 		}
 	}
-	if M > 1 {
+	if M := len(reds); M > 1 {
 		rep.Repeats, rep.Ensemble = M, opt.Ensemble
 	}
 	rep.Debias, rep.BiasAware, rep.ScoreUpper = opt.Debias, opt.BiasAware, opt.ScoreUpper
 	rep.BiasDirected = opt.BiasAware && opt.DirectedBias
 	rep.Partition = cfg.Partition != nil
 	rep.TrainedElsewhere = cfg.TrainedElsewhere && cfg.Pretrained() && cfg.Partition == nil
-	rep.Warnings = append(notes, fullWarnings(m, rep.Full)...)
-	return rep, nil
 }
 
 // prepareRun is PrepareFolds with Config.CrossFit >= 2 folds, else
