@@ -67,7 +67,7 @@ func TestDefaultChoosesKind(t *testing.T) {
 		{"interaction", choiceData(600, 5, 8, interaction), "mlp", 5},
 	} {
 		cfg := pipeline.Config{Seed: 11, CrossFit: 3, Repeats: 1}
-		rep, err := lazyvi.Run(context.Background(), c.d, cfg, nil, []framework.Estimator{estimators.Dropout{}}, pipeline.EstimateOptions{})
+		rep, err := lazyvi.Run(context.Background(), c.d, lazyvi.Options{Config: cfg, Estimators: []framework.Estimator{estimators.Dropout{}}})
 		if err != nil {
 			t.Fatal(err)
 		}

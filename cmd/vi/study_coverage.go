@@ -17,6 +17,7 @@ import (
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/internal/progress"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 	"gonum.org/v1/gonum/stat"
@@ -117,7 +118,10 @@ func candidates(rhos []float64, repeats int) []candidate {
 	lazyvi.EnsembleDefault(&def)
 	cs = append(cs,
 		// vi estimate's default.
-		candidate{"default", ensembled, inference.InferOptions{Inference: def.Inference, Debias: def.Debias, BiasAware: def.BiasAware, DirectedBias: def.DirectedBias, ScoreUpper: def.ScoreUpper, Perturb: rhos[0]}},
+		candidate{"default", ensembled, inference.InferOptions{Inference: def.Inference, Debias: def.Debias, BiasAware: def.BiasAware, DirectedBias: def.DirectedBias, ScoreUpper: def.ScoreUpper, Test: def.Test, Perturb: rhos[0]}},
+		// The default's estimate and interval with the p-values of the
+		// covariance test (the estimate's own where it does not apply).
+		candidate{"default-covariance", ensembled, inference.InferOptions{Inference: def.Inference, Debias: def.Debias, BiasAware: def.BiasAware, DirectedBias: def.DirectedBias, ScoreUpper: def.ScoreUpper, Test: inference.TestCovariance, Perturb: rhos[0]}},
 		candidate{"rep-split", repeated, inf(inference.Split, 0)},
 		candidate{"rep-plain", repeated, inf(inference.Plain, 0)},
 		candidate{"ens-split", ensembled, inf(inference.Split, 0)},
@@ -238,8 +242,8 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		for i := range cands {
 			cands[i].Opt.Level = *level
 		}
-		prog := a.newProgress(progressAuto, "bench coverage")
-		defer prog.close()
+		prog := progress.New(a.stderr, progress.Auto, "bench coverage")
+		defer prog.Close()
 		start := time.Now()
 
 		// results[r][c] are repetition r's results under candidate c.
@@ -269,7 +273,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 					} else {
 						results[r], truths[r], measure = res, tr, ms
 						done++
-						prog.update(done, *reps)
+						prog.Update(done, *reps)
 					}
 					mu.Unlock()
 				}
@@ -285,7 +289,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		}
 		close(jobs)
 		wg.Wait()
-		prog.clear()
+		prog.Clear()
 		if firstErr != nil {
 			return firstErr
 		}
