@@ -60,8 +60,11 @@ type SavedModel struct {
 	// Partition identifies the explicit evaluation rows the models were
 	// trained with (pipeline.PartitionSum of Config.Partition; "" for the
 	// seeded split or folds); a model is used only with the same.
-	Partition string      `json:"partition,omitempty"`
-	Folds     []SavedFold `json:"folds"`
+	Partition string `json:"partition,omitempty"`
+	// Choice says how the models' kind was chosen against other kinds
+	// (pipeline.Config.Rivals): Backend and Options are the chosen kind's.
+	Choice *framework.ModelChoice `json:"model_choice,omitempty"`
+	Folds  []SavedFold            `json:"folds"`
 
 	// Source is the file's name, for messages (ReadModel sets it).
 	Source string `json:"-"`

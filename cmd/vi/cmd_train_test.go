@@ -183,14 +183,7 @@ func TestTrainDefaultModel(t *testing.T) {
 		t.Helper()
 		return viOK(t, dir, args...)
 	}
-	read := func(name string) string {
-		t.Helper()
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return stripSeconds(b)
-	}
+	read := func(name string) string { return readStripped(t, dir, name) }
 	writeFile(t, filepath.Join(dir, "lin.csv"), linearCSV(120))
 	fit := []string{"--data", "lin.csv", "--seed", "5", "--epochs", "5", "--hidden", "8", "--workers", "2"}
 	_, stderr, code := vi(t, dir, append([]string{"train", "--out", "lin.vimodel"}, fit...)...)
@@ -230,4 +223,39 @@ func TestTrainDefaultModel(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 with %q", c.args, code, stderr, c.want)
 		}
 	}
+}
+
+// TestTrainChosenKind: where the default chooses the linear model over the
+// network (linear data), vi train saves the linear models and the choice,
+// and vi estimate --model gives exactly the report of the default run that
+// trains (the model choice included; timings aside).
+func TestTrainChosenKind(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "lin.csv"), linearCSV(300))
+	common := []string{"--data", "lin.csv", "--seed", "5", "--workers", "2"}
+	_, stderr, code := vi(t, dir, append([]string{"train", "--out", "lin.vimodel", "--epochs", "5"}, common...)...)
+	if code != 0 || !strings.Contains(stderr, "linear (chosen over mlp by cross-validated mse)") {
+		t.Fatalf("vi train: exit %d: %s", code, stderr)
+	}
+	est := append([]string{"estimate", "--format", "json"}, common...)
+	viOK(t, dir, append(est, "--epochs", "5", "--out", "trained.json")...)
+	viOK(t, dir, append(est, "--model", "lin.vimodel", "--out", "model.json")...)
+	read := func(name string) string { return readStripped(t, dir, name) }
+	want := read("trained.json")
+	if !strings.Contains(want, `"backend": "linear"`) || !strings.Contains(want, `"chosen": "linear"`) {
+		t.Fatalf("the default run on linear data did not choose the linear model:\n%s", want)
+	}
+	if got := read("model.json"); got != want {
+		t.Fatalf("estimate --model differs from the default run that trains:\n%s\n---\n%s", got, want)
+	}
+}
+
+// readStripped reads the report dir/name without its timings (stripSeconds).
+func readStripped(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stripSeconds(b)
 }
