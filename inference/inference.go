@@ -490,7 +490,7 @@ func InferRepeated(reps []*Reductions, m framework.Measure, opt InferOptions) ([
 			}
 			results = append(results, res)
 		}
-		if TestFor(opt, m) == TestCovariance {
+		if TestFor(opt, m) == TestCovariance && framework.IsConditionalMean(es) {
 			from := avg
 			if !pooled {
 				from = nil
@@ -500,7 +500,7 @@ func InferRepeated(reps []*Reductions, m framework.Measure, opt InferOptions) ([
 				return nil, fmt.Errorf("estimator %s: %w", es.Name(), err)
 			}
 			for f, p := range ps {
-				results[first+f].PValue = p
+				results[first+f].PValue, results[first+f].Test = p, TestCovariance.String()
 			}
 		}
 		if opt.Adjust != AdjustNone {
