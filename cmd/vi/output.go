@@ -156,10 +156,9 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 		if r.ScoreUpper {
 			fmt.Fprint(w, "  upper ends: score")
 		}
-		if r.Test == inference.TestCovariance.String() {
-			fmt.Fprint(w, "  p_value: covariance test of H0 VI = 0")
-		} else {
-			fmt.Fprintf(w, "  p_value: H0 VI <= %g", r.Delta)
+		fmt.Fprintf(w, "  p_value: H0 VI <= %g", r.Delta)
+		if by := covarianceTested(r.Results); len(by) > 0 {
+			fmt.Fprintf(w, " (%s: covariance test)", strings.Join(by, ", "))
 		}
 		if r.Adjust != "" && r.Adjust != "none" {
 			fmt.Fprintf(w, "  adjust %s", r.Adjust)
@@ -389,4 +388,16 @@ func checkPlot(path, out string) (string, error) {
 		return "", framework.Usagef("--plot %s: want a .png, .svg or .pdf file", path)
 	}
 	return format, nil
+}
+
+// covarianceTested are the estimators whose p-values come from the
+// covariance test (inference.TestCovariance), in the results' order.
+func covarianceTested(res []inference.Result) []string {
+	var out []string
+	for _, r := range res {
+		if r.Test == inference.TestCovariance.String() && !slices.Contains(out, r.Estimator) {
+			out = append(out, r.Estimator)
+		}
+	}
+	return out
 }
