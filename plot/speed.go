@@ -1,38 +1,36 @@
-package main
+package plot
 
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"gonum.org/v1/plot"
+	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/bench"
 )
 
-// speedPlotFormat checks a --plot path of vi bench and returns its format.
-func speedPlotFormat(path string) (string, error) {
-	f := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
-	if f != "png" && f != "svg" {
-		return "", framework.Usagef("--plot %s: want a .png or .svg file", path)
-	}
-	return f, nil
-}
-
-// writeSpeedPlot draws the speed runs: seconds per feature against the
+// Speed is the figure of timing runs (vi bench): seconds per feature against the
 // error (one point per estimator and size: the cost-accuracy trade-off) and,
 // for a sweep, seconds per feature against the swept size (n, or the run's
 // index for a width sweep), one line per estimator (and width, when both
 // were swept).
-func writeSpeedPlot(w io.Writer, runs []speedRun, format string) error {
+func Speed(runs []bench.Report) Figure {
+	return Figure{func(w io.Writer, format string) error { return writeSpeed(w, runs, format) }}
+}
+
+func writeSpeed(w io.Writer, runs []bench.Report, format string) error {
+	if len(runs) == 0 {
+		return fmt.Errorf("plot: no runs to draw")
+	}
 	var ests []string
 	for _, run := range runs {
 		for _, r := range run.Results {
@@ -41,11 +39,11 @@ func writeSpeedPlot(w io.Writer, runs []speedRun, format string) error {
 			}
 		}
 	}
-	scatter := plot.New()
+	scatter := gplot.New()
 	scatter.Title.Text = fmt.Sprintf("vi bench %s: cost and error", runs[0].Case)
 	scatter.X.Label.Text = "seconds per feature"
-	scatter.X.Scale = plot.LogScale{}
-	scatter.X.Tick.Marker = plot.LogTicks{}
+	scatter.X.Scale = gplot.LogScale{}
+	scatter.X.Tick.Marker = gplot.LogTicks{}
 	scatter.Y.Label.Text = "mean |VI - " + errorRef(runs) + "|"
 	scatter.Add(plotter.NewGrid())
 	scatter.Legend.Top = true
@@ -71,9 +69,9 @@ func writeSpeedPlot(w io.Writer, runs []speedRun, format string) error {
 		scatter.Add(sc)
 		scatter.Legend.Add(e, sc)
 	}
-	plots := []*plot.Plot{scatter}
+	plots := []*gplot.Plot{scatter}
 	if len(runs) > 1 {
-		size := plot.New()
+		size := gplot.New()
 		size.Title.Text = "cost against size"
 		size.Y.Label.Text = "seconds per feature"
 		byN := runs[0].N != runs[len(runs)-1].N
@@ -139,12 +137,15 @@ func writeSpeedPlot(w io.Writer, runs []speedRun, format string) error {
 	case "svg":
 		s := vgsvg.New(width, height)
 		c, wt = draw.New(s), s
+	case "pdf":
+		p := vgpdf.New(width, height)
+		c, wt = draw.New(p), p
 	default:
 		img := vgimg.New(width, height)
 		c, wt = draw.New(img), vgimg.PngCanvas{Canvas: img}
 	}
 	tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Inch / 4, PadTop: vg.Inch / 8, PadBottom: vg.Inch / 8, PadLeft: vg.Inch / 8, PadRight: vg.Inch / 8}
-	canvases := plot.Align([][]*plot.Plot{plots}, tiles, c)
+	canvases := gplot.Align([][]*gplot.Plot{plots}, tiles, c)
 	for i, p := range plots {
 		p.Draw(canvases[0][i])
 	}
@@ -152,7 +153,7 @@ func writeSpeedPlot(w io.Writer, runs []speedRun, format string) error {
 	return err
 }
 
-func errorRef(runs []speedRun) string {
+func errorRef(runs []bench.Report) string {
 	for _, run := range runs {
 		for _, r := range run.Results {
 			if r.ErrorAgainst != "" {
@@ -163,7 +164,7 @@ func errorRef(runs []speedRun) string {
 	return "reference"
 }
 
-func widths(runs []speedRun) string {
+func widths(runs []bench.Report) string {
 	ws := make([]string, len(runs))
 	for i, r := range runs {
 		ws[i] = r.Width
