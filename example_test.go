@@ -42,7 +42,7 @@ func ExampleRun() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	rep, err := lazyvi.Run(context.Background(), d, pipeline.Config{Seed: 1}, nil, nil, pipeline.EstimateOptions{})
+	rep, err := lazyvi.Run(context.Background(), d, lazyvi.Options{Config: pipeline.Config{Seed: 1}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func Example_plugin() {
 		log.Fatal(err)
 	}
 	cfg := pipeline.Config{Backend: be, BackendName: "linear", Seed: 1}
-	rep, err := lazyvi.Run(context.Background(), d, cfg, nil, nil, pipeline.EstimateOptions{})
+	rep, err := lazyvi.Run(context.Background(), d, lazyvi.Options{Config: cfg})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestRunDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := lazyvi.Run(context.Background(), d, pipeline.Config{Seed: 1}, nil, []framework.Estimator{dropout}, pipeline.EstimateOptions{})
+	rep, err := lazyvi.Run(context.Background(), d, lazyvi.Options{Config: pipeline.Config{Seed: 1}, Estimators: []framework.Estimator{dropout}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestRunDefaults(t *testing.T) {
 		{"Repeats 1", pipeline.Config{Seed: 1, Repeats: 1}, 0},
 		{"CrossFit 3, Repeats 1", pipeline.Config{Seed: 1, CrossFit: 3, Repeats: 1}, 3},
 	} {
-		rep, err := lazyvi.Run(context.Background(), d, c.cfg, nil, []framework.Estimator{dropout}, pipeline.EstimateOptions{})
+		rep, err := lazyvi.Run(context.Background(), d, lazyvi.Options{Config: c.cfg, Estimators: []framework.Estimator{dropout}})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -197,7 +197,7 @@ func TestRunDefaults(t *testing.T) {
 		{"CrossFit 2", pipeline.Config{Seed: 1, CrossFit: 2}, 2, lazyvi.DefaultRepeats},
 		{"Repeats 2", pipeline.Config{Seed: 1, Repeats: 2}, lazyvi.DefaultCrossFit, 2},
 	} {
-		rep, err := lazyvi.Run(context.Background(), d, c.cfg, nil, []framework.Estimator{dropout}, pipeline.EstimateOptions{})
+		rep, err := lazyvi.Run(context.Background(), d, lazyvi.Options{Config: c.cfg, Estimators: []framework.Estimator{dropout}})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

@@ -68,11 +68,15 @@ func LossOf(m Measure, score float64) *float64 {
 }
 
 // DefaultMeasure names the default measure of a task: mse for regression,
-// accuracy for binary and multiclass classification. pipeline.Run looks it up in
-// the measure registry when it is given no measure.
+// logloss for binary and multiclass classification. Both are proper
+// scoring rules: every row's predicted value or probabilities count, so a
+// feature that moves the probabilities shows in its VI, where under
+// accuracy only the rows whose predicted class flips do (docs/inference.md
+// has the study). pipeline.Run looks it up in the measure registry when it
+// is given no measure.
 func DefaultMeasure(t Task) string {
 	if t == Binary || t == Multiclass {
-		return "accuracy"
+		return "logloss"
 	}
 	return "mse"
 }

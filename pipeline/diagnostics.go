@@ -206,3 +206,46 @@ func fullWarnings(m framework.Measure, f FullResult) []string {
 	}
 	return ws
 }
+
+// classScores sums a classifier's accuracy and (binary) AUC over the folds
+// of a run, where the measures are registered.
+type classScores struct {
+	acc, auc   float64
+	nAcc, nAUC int
+}
+
+// add scores fold p's full model; a measure that is not registered, or
+// that cannot score the fold (auc on one class), is left out.
+func (c *classScores) add(p *framework.Problem) {
+	if p.Task == framework.Regression {
+		return
+	}
+	if m, err := framework.LookupMeasure("accuracy"); err == nil {
+		if s, err := m.Evaluate(p.YEval, p.FullEval); err == nil {
+			c.acc += s.Value
+			c.nAcc++
+		}
+	}
+	if p.Task != framework.Binary {
+		return
+	}
+	if m, err := framework.LookupMeasure("auc"); err == nil {
+		if s, err := m.Evaluate(p.YEval, p.FullEval); err == nil {
+			c.auc += s.Value
+			c.nAUC++
+		}
+	}
+}
+
+// means returns the averages, nil where nothing was scored.
+func (c *classScores) means() (acc, auc *float64) {
+	if c.nAcc > 0 {
+		a := c.acc / float64(c.nAcc)
+		acc = &a
+	}
+	if c.nAUC > 0 {
+		a := c.auc / float64(c.nAUC)
+		auc = &a
+	}
+	return acc, auc
+}

@@ -61,3 +61,48 @@ func FuzzReadShardReport(f *testing.F) {
 		}
 	})
 }
+
+// FuzzShardCounts: a shard report edited to any index and count (and a
+// run of any number of features) merges with the other shards of its run
+// into a report, or is refused with a usage error; never a panic, never
+// a loop or an allocation the size of the count. Bounds of any shard of
+// any number of items stay within them, and consecutive shards meet.
+func FuzzShardCounts(f *testing.F) {
+	f.Add(1, 3, uint8(5), 10)
+	f.Add(int(2e18), int(2e18), uint8(5), 5)
+	f.Add(-1, 3, uint8(5), -4)
+	f.Add(1<<62, 1<<62+1, uint8(0), 1<<62)
+	f.Fuzz(func(t *testing.T, index, count int, features uint8, n int) {
+		s := Shard{Index: index, Count: count}
+		lo, hi := s.Bounds(n)
+		if lo < 0 || hi < lo || hi > max(n, 0) {
+			t.Fatalf("%+v.Bounds(%d) = [%d, %d)", s, n, lo, hi)
+		}
+		if !s.Whole() && index >= 0 && index < count-1 && n >= 0 {
+			if next, _ := (Shard{Index: index + 1, Count: count}).Bounds(n); next != hi {
+				t.Fatalf("%+v.Bounds(%d) ends at %d, the next shard starts at %d", s, n, hi, next)
+			}
+		}
+		feats := make([]string, int(features)%16+1)
+		for i := range feats {
+			feats[i] = string(rune('a' + i))
+		}
+		reports := shardReports(wholeReport(feats, inference.AdjustHolm), feats, min(3, len(feats)))
+		if len(reports) < 2 {
+			return
+		}
+		r := *reports[0].Report
+		r.Shard = &ShardInfo{Shard: s, Features: feats, Run: "fp"}
+		reports[0].Report = &r
+		b, err := json.Marshal(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadShardReport(bytes.NewReader(b), "s1.json"); err != nil && !errors.Is(err, framework.ErrUsage) {
+			t.Fatalf("read: %T %v is not a usage error", err, err)
+		}
+		if _, err := MergeReports(reports); err != nil && !errors.Is(err, framework.ErrUsage) {
+			t.Fatalf("merge: %T %v is not a usage error", err, err)
+		}
+	})
+}

@@ -135,11 +135,7 @@ func MergeReports(reports []NamedReport) (*Report, error) {
 		}
 	}
 	if len(shardsMissing) > 0 {
-		what := "features " + strings.Join(missing, ", ")
-		if len(missing) == 0 {
-			what = "no features (more shards than features)"
-		}
-		return nil, framework.Usagef("merge: missing shard %s: %s", strings.Join(shardsMissing, ", "), what)
+		return nil, framework.Usagef("merge: missing shard %s: features %s", strings.Join(shardsMissing, ", "), strings.Join(missing, ", "))
 	}
 
 	out := *first.Report

@@ -97,6 +97,9 @@ func SplitPartition(source, column string, values []string) ([]int, error) {
 			if err != nil || k < 1 {
 				return nil, bad(i, fmt.Sprintf("%s is not a split: want train or eval, or a fold number 1, 2, ...", dataio.Quote(s)))
 			}
+			if k > len(values) {
+				return nil, bad(i, fmt.Sprintf("fold number %s is more than the file's %d rows: fold numbers run 1..K, each on at least one row", s, len(values)))
+			}
 			if evals > 0 {
 				return nil, bad(i, fmt.Sprintf("fold number %d after eval rows: the split column holds train/eval or fold numbers 1..K, not both", k))
 			}
@@ -124,6 +127,11 @@ func checkLabels(part []int) error {
 	k := slices.Max(part)
 	if k < 1 {
 		return fmt.Errorf("no evaluation rows (every row is %s)", SplitTrain)
+	}
+	// Every fold 1..K holds a row, so K above the rows is an error, found
+	// before the counts are allocated.
+	if k > len(part) {
+		return fmt.Errorf("fold number %d is more than the %d rows: fold numbers run 1..K, each on at least one row", k, len(part))
 	}
 	count := make([]int, k+1)
 	for i, v := range part {

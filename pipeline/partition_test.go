@@ -167,6 +167,11 @@ func TestSplitPartition(t *testing.T) {
 		{[]string{"eval", "eval"}, 0, "no training rows"},
 		{[]string{"train", "train"}, 0, "no evaluation rows"},
 		{[]string{"1", "1", "train"}, 0, "every fold number is 1"},
+		// A fold number beyond the rows cannot have every fold present:
+		// refused at its row, before anything of its size is allocated.
+		{[]string{"1", "1000000000000", "train"}, 3, "fold number 1000000000000 is more than the file's 3 rows"},
+		{[]string{"1", "2", "9223372036854775807"}, 4, "is more than the file's 3 rows"},
+		{[]string{"1", "9223372036854775808"}, 3, "is not a split"},
 	}
 	for _, c := range bad {
 		_, err := pipeline.SplitPartition("d.csv", "split", c.values)
@@ -209,6 +214,7 @@ func TestEvalDataErrors(t *testing.T) {
 		{"labels for other rows", pipeline.Config{Partition: part[:10]}, "Config.Partition has 10 labels for 400 rows"},
 		{"a crossfit besides", pipeline.Config{Partition: part, CrossFit: 3}, "Config.CrossFit must be 0 or 1"},
 		{"a negative label", pipeline.Config{Partition: append([]int{-1}, part[1:]...)}, "row 1 has label -1"},
+		{"a huge label", pipeline.Config{Partition: append([]int{math.MaxInt}, part[1:]...)}, "fold number 9223372036854775807 is more than the 400 rows"},
 		{"pretrained, no evaluation rows", pipeline.Config{Options: weights}, "training rows are unknown"},
 		{"pretrained, repeated", pipeline.Config{Options: weights, Partition: part, Repeats: 2}, "Config.Repeats must be 1 with a pre-trained network"},
 		{"pretrained, cross-fitted", pipeline.Config{Options: weights, Partition: five}, "one network cannot be cross-fitted"},

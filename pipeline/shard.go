@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"math/bits"
 )
 
 // A Shard is one of Count slices of a run's work (its features, or
@@ -28,10 +29,23 @@ func (s Shard) String() string {
 }
 
 // Bounds returns the half-open range [lo, hi) of the shard's slice of n
-// items.
+// items. The products Index*n are taken in 128 bits, so that no count
+// overflows; a shard whose Index is outside 0..Count-1 (or n < 0) has an
+// empty range.
 func (s Shard) Bounds(n int) (lo, hi int) {
 	if s.Whole() {
-		return 0, n
+		return 0, max(n, 0)
 	}
-	return s.Index * n / s.Count, (s.Index + 1) * n / s.Count
+	if s.Index < 0 || s.Index >= s.Count || n <= 0 {
+		return 0, 0
+	}
+	return mulDiv(s.Index, n, s.Count), mulDiv(s.Index+1, n, s.Count)
+}
+
+// mulDiv returns a*b/c for 0 <= a <= c and b >= 0, c > 0, without
+// overflow: the product is 128 bits and the quotient at most b.
+func mulDiv(a, b, c int) int {
+	h, l := bits.Mul64(uint64(a), uint64(b))
+	q, _ := bits.Div64(h, l, uint64(c))
+	return int(q)
 }

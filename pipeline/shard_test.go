@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -27,6 +28,36 @@ func TestShardBounds(t *testing.T) {
 			if next != n || maxSz-minSz > 1 {
 				t.Fatalf("n %d, %d shards: end %d, sizes %d..%d", n, count, next, minSz, maxSz)
 			}
+		}
+	}
+}
+
+// TestShardBoundsHuge: the slices of any count cover the items once each, in
+// order, without overflow however large the count and the items; an
+// index outside the count has no items.
+func TestShardBoundsHuge(t *testing.T) {
+	for _, c := range []struct{ count, n int }{{3, 10}, {7, 7}, {2, math.MaxInt}, {math.MaxInt, math.MaxInt}, {1 << 62, 5}, {2e18, 2e18 + 3}} {
+		for _, k := range []int{0, 1, c.count / 2, c.count - 2, c.count - 1} {
+			if k < 0 {
+				continue
+			}
+			lo, hi := Shard{Index: k, Count: c.count}.Bounds(c.n)
+			if lo < 0 || hi < lo || hi > c.n {
+				t.Errorf("shard %d of %d, %d items: [%d, %d) is outside [0, %d]", k, c.count, c.n, lo, hi, c.n)
+			}
+			if k == c.count-1 && hi != c.n {
+				t.Errorf("last shard of %d, %d items: ends at %d", c.count, c.n, hi)
+			}
+			if k+1 < c.count {
+				if next, _ := (Shard{Index: k + 1, Count: c.count}).Bounds(c.n); next != hi {
+					t.Errorf("shard %d of %d, %d items, ends at %d; the next starts at %d", k, c.count, c.n, hi, next)
+				}
+			}
+		}
+	}
+	for _, s := range []Shard{{Index: -1, Count: 3}, {Index: 3, Count: 3}, {Index: math.MaxInt, Count: 5}} {
+		if lo, hi := s.Bounds(10); lo != hi {
+			t.Errorf("%+v: [%d, %d), want an empty range", s, lo, hi)
 		}
 	}
 }

@@ -75,6 +75,10 @@ func checkShardReport(nr NamedReport) error {
 	if s.Index < 0 || s.Index >= s.Count {
 		return bad("shard.index %d is out of range for shard.count %d (want 1 to %d)", s.Index+1, s.Count, s.Count)
 	}
+	// vi estimate --shard makes at most one shard per feature.
+	if s.Count > len(s.Features) {
+		return bad("shard.count %d is more than the run's %d features: a run has at most one shard per feature", s.Count, len(s.Features))
+	}
 	for i, r := range nr.Report.Results {
 		what := ""
 		switch {

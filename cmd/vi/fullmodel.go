@@ -89,6 +89,12 @@ func writeFullDiagnostics(w io.Writer, r *pipeline.Report) {
 	if r.Full.R2 != nil {
 		parts = append(parts, "R2 "+num(*r.Full.R2))
 	}
+	if r.Full.Accuracy != nil && r.Measure != "accuracy" {
+		parts = append(parts, "accuracy "+num(*r.Full.Accuracy))
+	}
+	if r.Full.AUC != nil && r.Measure != "auc" {
+		parts = append(parts, "AUC "+num(*r.Full.AUC))
+	}
 	if len(parts) > 0 {
 		fmt.Fprintf(w, "full model: %s\n", strings.Join(parts, "; "))
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/lazyvi/lazyvi/dataio"
-	"github.com/lazyvi/lazyvi/estimators/shapley"
 	"github.com/lazyvi/lazyvi/pipeline"
+	"github.com/lazyvi/lazyvi/workflows/shapley"
 )
 
 // measureWords say in words what a measure's values are, for axis labels:

@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/lazyvi/lazyvi/estimators/roar"
+	"github.com/lazyvi/lazyvi/workflows/roar"
 )
 
 // roarCurves is the plot of a vi roar report: the measure on the

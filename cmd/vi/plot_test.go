@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lazyvi/lazyvi/estimators/roar"
-	"github.com/lazyvi/lazyvi/estimators/shapley"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/pipeline"
+	"github.com/lazyvi/lazyvi/workflows/roar"
+	"github.com/lazyvi/lazyvi/workflows/shapley"
 )
 
 // plotCase is a plot drawn from a report of testdata/plots (real runs:

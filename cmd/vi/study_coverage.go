@@ -17,6 +17,7 @@ import (
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/internal/progress"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 	"gonum.org/v1/gonum/stat"
@@ -241,8 +242,8 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		for i := range cands {
 			cands[i].Opt.Level = *level
 		}
-		prog := a.newProgress(progressAuto, "bench coverage")
-		defer prog.close()
+		prog := progress.New(a.stderr, progress.Auto, "bench coverage")
+		defer prog.Close()
 		start := time.Now()
 
 		// results[r][c] are repetition r's results under candidate c.
@@ -272,7 +273,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 					} else {
 						results[r], truths[r], measure = res, tr, ms
 						done++
-						prog.update(done, *reps)
+						prog.Update(done, *reps)
 					}
 					mu.Unlock()
 				}
@@ -288,7 +289,7 @@ func coverageCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		}
 		close(jobs)
 		wg.Wait()
-		prog.clear()
+		prog.Clear()
 		if firstErr != nil {
 			return firstErr
 		}
