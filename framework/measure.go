@@ -68,11 +68,15 @@ func LossOf(m Measure, score float64) *float64 {
 }
 
 // DefaultMeasure names the default measure of a task: mse for regression,
-// accuracy for binary and multiclass classification. pipeline.Run looks it up in
-// the measure registry when it is given no measure.
+// logloss for binary and multiclass classification. Both are proper
+// scoring rules: every row's predicted value or probabilities count, so a
+// feature that moves the probabilities shows in its VI, where under
+// accuracy only the rows whose predicted class flips do (docs/inference.md
+// has the study). pipeline.Run looks it up in the measure registry when it
+// is given no measure.
 func DefaultMeasure(t Task) string {
 	if t == Binary || t == Multiclass {
-		return "accuracy"
+		return "logloss"
 	}
 	return "mse"
 }
@@ -90,4 +94,16 @@ type SignalVariance interface {
 	// difference per unit of VI, for the full model's predictions pred
 	// (n x 1) of y.
 	SignalVariance(y []float64, pred mat.Matrix) (float64, error)
+}
+
+// Directional is implemented by a measure whose per-row score is smooth in
+// the predictions: the derivative of each row's score along the line from
+// one model's predictions to another's is what the covariance test
+// (inference.TestCovariance) averages.
+type Directional interface {
+	Measure
+	// Directional returns, for each row i, d/dt s_i(at + t (toward - at))
+	// at t = 0, s_i the row's score (larger is better), for predictions at
+	// and toward (n x outputs, as Model.Predict returns) of y.
+	Directional(y []float64, at, toward mat.Matrix) ([]float64, error)
 }

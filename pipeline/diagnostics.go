@@ -49,19 +49,24 @@ func supportsTask(c framework.Capabilities, t framework.Task) bool {
 }
 
 // diagnose scores the intercept-only model and the baselines that fit the
-// task on every fold, beside the full model, and returns them with the
+// task on every fold (those in known by the predictions given there, one
+// per fold), beside the full model, and returns them with the
 // full model's R² (regression) averaged over the folds. A baseline that
 // cannot be fitted or cannot predict on some fold is left out with a note
 // saying why (the baselines are a diagnostic: the run's importances do not
 // depend on them, and they are scored after the reductions, whose work a
 // failing baseline must not throw away); a cancelled context is an error.
-func diagnose(ctx context.Context, folds []*framework.Problem, m framework.Measure, baselines []Baseline) ([]BaselineScore, *float64, []string, error) {
+func diagnose(ctx context.Context, folds []*framework.Problem, m framework.Measure, baselines []Baseline, known map[string][]*mat.Dense) ([]BaselineScore, *float64, []string, error) {
 	fits := []Baseline{{Name: InterceptName}}
 	// preds[i][k] are baseline i's predictions on fold k (nil: intercept).
 	preds := [][]*mat.Dense{nil}
 	var notes []string
 	for _, b := range baselines {
 		if !supportsTask(b.Backend.Capabilities(), folds[0].Task) {
+			continue
+		}
+		if ps, ok := known[b.Name]; ok {
+			fits, preds = append(fits, b), append(preds, ps)
 			continue
 		}
 		ps := make([]*mat.Dense, len(folds))
@@ -205,4 +210,47 @@ func fullWarnings(m framework.Measure, f FullResult) []string {
 		ws = append(ws, fmt.Sprintf("training of the full model ended at the epoch cap (%d epochs), not by early stopping: it may be undertrained; raise its epoch cap", f.Epochs))
 	}
 	return ws
+}
+
+// classScores sums a classifier's accuracy and (binary) AUC over the folds
+// of a run, where the measures are registered.
+type classScores struct {
+	acc, auc   float64
+	nAcc, nAUC int
+}
+
+// add scores fold p's full model; a measure that is not registered, or
+// that cannot score the fold (auc on one class), is left out.
+func (c *classScores) add(p *framework.Problem) {
+	if p.Task == framework.Regression {
+		return
+	}
+	if m, err := framework.LookupMeasure("accuracy"); err == nil {
+		if s, err := m.Evaluate(p.YEval, p.FullEval); err == nil {
+			c.acc += s.Value
+			c.nAcc++
+		}
+	}
+	if p.Task != framework.Binary {
+		return
+	}
+	if m, err := framework.LookupMeasure("auc"); err == nil {
+		if s, err := m.Evaluate(p.YEval, p.FullEval); err == nil {
+			c.auc += s.Value
+			c.nAUC++
+		}
+	}
+}
+
+// means returns the averages, nil where nothing was scored.
+func (c *classScores) means() (acc, auc *float64) {
+	if c.nAcc > 0 {
+		a := c.acc / float64(c.nAcc)
+		acc = &a
+	}
+	if c.nAUC > 0 {
+		a := c.auc / float64(c.nAUC)
+		auc = &a
+	}
+	return acc, auc
 }

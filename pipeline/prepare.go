@@ -77,6 +77,16 @@ type Config struct {
 	// Baselines are scored beside the full model by Run (see Report.Full).
 	Candidates []Candidate
 	Baselines  []Baseline
+	// Rivals are models of other kinds (vi: a linear model with a
+	// cross-validated ridge) that the full model is chosen against:
+	// Run and TrainModel fit each on the first repetition's folds and keep
+	// the backend's model only where its out-of-fold loss (the task's
+	// default measure) beats every rival's by more than the standard error
+	// of the difference; otherwise the best rival becomes the full model
+	// of every repetition, and its backend and options the run's
+	// (Report.Full.Choice says which and why). Not with Saved or a
+	// pre-trained full model.
+	Rivals []Baseline
 }
 
 // MinTrainRows is the fewest rows Prepare and PrepareFolds leave for
@@ -527,6 +537,7 @@ func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*fra
 	} else {
 		if sel, err = selectFull(ctx, cfg.Backend, pretrainedSpec(spec), cfg.Candidates, xtr, ytr); err == nil {
 			sel.spec = othersSpec(sel.spec)
+			sel.spec.Options = withTuned(sel.spec.Options, sel.model)
 		}
 	}
 	if err != nil {

@@ -17,7 +17,6 @@ package plugintest
 
 import (
 	"context"
-	"testing"
 
 	"google.golang.org/grpc/test/bufconn"
 
@@ -31,15 +30,16 @@ import (
 // (frameworktest.TestEquivalent: capabilities, options, bit-identical
 // predictions) and passes the conformance kit (frameworktest.TestBackend)
 // with every capability it declares.
-func TestBackend(t *testing.T, b framework.Backend, opts ...frameworktest.Option) {
+// t is a *testing.T, or any frameworktest.TB.
+func TestBackend[T frameworktest.TB[T]](t T, b framework.Backend, opts ...frameworktest.Option) {
 	t.Helper()
 	remote, stop, err := Serve("plugintest", b)
 	if err != nil {
 		t.Fatalf("serve the backend over the plugin transport: %v", err)
 	}
 	t.Cleanup(stop)
-	t.Run("Equivalent", func(t *testing.T) { frameworktest.TestEquivalent(t, b, remote, opts...) })
-	t.Run("Conformance", func(t *testing.T) { frameworktest.TestBackend(t, remote, opts...) })
+	t.Run("Equivalent", func(t T) { frameworktest.TestEquivalent(t, b, remote, opts...) })
+	t.Run("Conformance", func(t T) { frameworktest.TestBackend(t, remote, opts...) })
 }
 
 // Serve serves b in this process over an in-memory connection with the

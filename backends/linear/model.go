@@ -19,6 +19,7 @@ type Model struct {
 	task   framework.Task
 	inputs int
 	cfg    config
+	seed   int64 // seeds the folds of the ridge search (option ridge auto)
 
 	// Set by Fit, read-only afterwards.
 	fitted bool
@@ -50,7 +51,7 @@ func NewModel(spec framework.ModelSpec) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Model{task: spec.Task, inputs: spec.Inputs, cfg: cfg}, nil
+	return &Model{task: spec.Task, inputs: spec.Inputs, cfg: cfg, seed: spec.Seed}, nil
 }
 
 // NumParams returns p + 1: the intercept and one slope per input.
@@ -183,7 +184,7 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	if err != nil {
 		return err
 	}
-	n, p := xg.Rows, md.inputs
+	n := xg.Rows
 	if len(y) != n {
 		return fmt.Errorf("linear: Fit: %d rows but %d responses", n, len(y))
 	}
@@ -198,6 +199,22 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("linear: %w", err)
 	}
+	if md.cfg.auto {
+		if md.cfg.ridge, err = md.tuneRidge(ctx, xg, y); err != nil {
+			return err
+		}
+	}
+	if err := md.fitRows(ctx, xg, y); err != nil {
+		return err
+	}
+	md.fitted = true
+	return nil
+}
+
+// fitRows standardises the inputs and estimates theta on the rows of xg
+// with the configured penalty.
+func (md *Model) fitRows(ctx context.Context, xg blas64.General, y []float64) error {
+	n, p := xg.Rows, md.inputs
 	md.mu, md.sd = make([]float64, p), make([]float64, p)
 	for k := 0; k < p; k++ {
 		var s float64
@@ -220,15 +237,9 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 		md.mu[k], md.sd[k] = mean, sd
 	}
 	if md.task == framework.Binary {
-		err = md.fitLogistic(ctx, xg, y)
-	} else {
-		err = md.fitOLS(xg, y)
+		return md.fitLogistic(ctx, xg, y)
 	}
-	if err != nil {
-		return err
-	}
-	md.fitted = true
-	return nil
+	return md.fitOLS(xg, y)
 }
 
 // augmented returns [z; sqrt(ridge) D] and [b; 0] when ridge > 0, else z

@@ -12,16 +12,17 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/dataio"
-	"github.com/lazyvi/lazyvi/estimators/roar"
-	"github.com/lazyvi/lazyvi/estimators/shapley"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/workflows/roar"
+	"github.com/lazyvi/lazyvi/workflows/shapley"
 )
 
 // TestNonFiniteReportsAreErrors: a Shapley or ROAR report with a NaN or
 // infinite number is an error naming where it is (exit code 1), not a
 // report, and no resume is offered for it.
 func TestNonFiniteReportsAreErrors(t *testing.T) {
-	shp := &shapley.Report{Results: []shapley.Result{{Feature: "x1", Estimator: "shapley-lazy", VI: 1, SE: 0.1}, {Feature: "x2", Estimator: "shapley-lazy", VI: 1, SE: math.Inf(1)}}}
+	shp := &shapley.Report{Results: []shapley.Result{{Result: inference.Result{Feature: "x1", Estimator: "shapley-lazy", VI: 1, SE: 0.1}}, {Result: inference.Result{Feature: "x2", Estimator: "shapley-lazy", VI: 1, SE: math.Inf(1)}}}}
 	err := shapleyFinite(shp)
 	if !errors.Is(err, framework.ErrNonFinite) || errors.Is(err, framework.ErrUsage) || !strings.Contains(err.Error(), "estimator shapley-lazy, feature x2: the standard error is +Inf") {
 		t.Errorf("shapley: got %v", err)

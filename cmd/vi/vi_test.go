@@ -17,6 +17,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/internal/linalg"
+	"github.com/lazyvi/lazyvi/internal/progress"
 )
 
 // The tests run vi in this process (vi below), so that each runs its
@@ -33,7 +34,7 @@ func TestMain(m *testing.M) {
 	// No progress lines from the vi binaries the tests run with stderr a
 	// pipe: the tests that count stderr's lines would see them in a run
 	// of over 30 s. The progress tests set it back.
-	os.Setenv(progressEnv, "off")
+	os.Setenv(progress.EnvVar, "off")
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
@@ -296,8 +297,10 @@ type jsonReport struct {
 	// CrossFit: every row evaluated once (n_eval is n).
 	CrossFit int `json:"crossfit"`
 	Full     *struct {
-		Score   *float64 `json:"score"`
-		Seconds *float64 `json:"seconds"`
+		Score    *float64 `json:"score"`
+		Seconds  *float64 `json:"seconds"`
+		Accuracy *float64 `json:"accuracy"`
+		AUC      *float64 `json:"auc"`
 	} `json:"full"`
 	Results []map[string]any `json:"results"`
 }
@@ -424,8 +427,9 @@ func TestEstimateFormats(t *testing.T) {
 	}
 }
 
-// TestEstimateBinaryPlugin runs a 0/1 response (accuracy by default) on the
-// external plugin named with --plugin.
+// TestEstimateBinaryPlugin runs a 0/1 response (logloss by default, with
+// the full model's accuracy and AUC beside it) on the external plugin named
+// with --plugin.
 func TestEstimateBinaryPlugin(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(3, 3))
@@ -446,8 +450,12 @@ func TestEstimateBinaryPlugin(t *testing.T) {
 		t.Fatalf("exit code %d; stderr:\n%s", code, stderr)
 	}
 	r := parseReport(t, []byte(stdout))
-	if r.Measure != "accuracy" || r.Backend != "mlpplugin" || len(r.Results) != 6 {
-		t.Errorf("measure %q backend %q %d results, want accuracy mlpplugin 6", r.Measure, r.Backend, len(r.Results))
+	if r.Measure != "logloss" || r.Backend != "mlpplugin" || len(r.Results) != 6 {
+		t.Errorf("measure %q backend %q %d results, want logloss mlpplugin 6", r.Measure, r.Backend, len(r.Results))
+	}
+	// Five epochs train little: the numbers need only be there.
+	if a, u := r.Full.Accuracy, r.Full.AUC; a == nil || u == nil || !(*a >= 0 && *a <= 1 && *u >= 0 && *u <= 1) {
+		t.Errorf("full model's accuracy %v, AUC %v: want both in [0, 1]", a, u)
 	}
 }
 

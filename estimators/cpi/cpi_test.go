@@ -8,9 +8,9 @@ import (
 	"github.com/lazyvi/lazyvi/backends/linear"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/estimators/cpi"
-	"github.com/lazyvi/lazyvi/estimators/internal/closedform"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/internal/closedform"
 	"github.com/lazyvi/lazyvi/measures"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
@@ -26,7 +26,7 @@ import (
 func TestCPIClosedForm(t *testing.T) {
 	e := cpi.CPI{Draws: cpi.DefaultDraws}
 	bias := 1 + 1/float64(e.Draws)
-	res := closedform.Linear(t, e, 3000, 1, "")
+	res := linearResults(t, e, 3000, 1, "")
 	c := 1 - closedform.Rho*closedform.Rho
 	for j, f := range []string{"x1", "x2", "x3"} {
 		b := closedform.Beta[j]
@@ -47,7 +47,7 @@ func TestCPIClosedForm(t *testing.T) {
 		}
 	}
 
-	g := closedform.Linear(t, e, 3000, 1, "g=x1,x2")
+	g := linearResults(t, e, 3000, 1, "g=x1,x2")
 	want := (1.5*1.5 + 1.2*1.2 + 2*1.5*1.2*closedform.Rho) * bias
 	if r := g["g"]; math.Abs(r.VI-want) > 4*r.SE+0.05*want {
 		t.Errorf("group x1,x2: vi %.4f (se %.4f), want %.4f", r.VI, r.SE, want)
@@ -58,7 +58,7 @@ func TestCPIClosedForm(t *testing.T) {
 // sample and so estimates twice the conditional importance (for x3,
 // independent of the others: 2 beta_3^2 = 2).
 func TestCPIOneDrawIsTwice(t *testing.T) {
-	res := closedform.Linear(t, cpi.CPI{Draws: 1}, 3000, 2, "")
+	res := linearResults(t, cpi.CPI{Draws: 1}, 3000, 2, "")
 	for j, f := range []string{"x1", "x3"} {
 		b := closedform.Beta[j*2]
 		want := 2 * b * b
@@ -115,4 +115,17 @@ func TestCPIEnsembleDefault(t *testing.T) {
 			t.Errorf("ensemble %v: %s vi %.4f (se %.4f) combined %q, want x1 %.4f from the ensemble's rows", c.ensemble, r.Feature, r.VI, r.SE, r.Combined, c.want)
 		}
 	}
+}
+
+// linearResults is closedform.Linear's results by feature, logged.
+func linearResults(t *testing.T, e framework.Estimator, n int, seed int64, groups string) map[string]inference.Result {
+	t.Helper()
+	res, err := closedform.Linear(context.Background(), e, n, seed, groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		t.Logf("%s %s: vi %.4f se %.4f", r.Estimator, r.Feature, r.VI, r.SE)
+	}
+	return res
 }

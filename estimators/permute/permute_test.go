@@ -19,8 +19,8 @@ import (
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 
-	"github.com/lazyvi/lazyvi/estimators/internal/closedform"
 	"github.com/lazyvi/lazyvi/estimators/permute"
+	"github.com/lazyvi/lazyvi/internal/closedform"
 )
 
 // On the linear setting with rho 0.9 and a least-squares full model,
@@ -31,7 +31,7 @@ import (
 // 2 1.5 1.2 rho). Tolerances: 4 standard errors, plus the least-squares
 // coefficients' own error (about 0.05 of a coefficient's square at n 3000).
 func TestPermuteClosedForm(t *testing.T) {
-	res := closedform.Linear(t, permute.Permute{Repeats: permute.DefaultRepeats}, 3000, 1, "")
+	res := linearResults(t, permute.Permute{Repeats: permute.DefaultRepeats}, 3000, 1, "")
 	for j, f := range []string{"x1", "x2", "x3"} {
 		b := closedform.Beta[j]
 		want := 2 * b * b
@@ -49,7 +49,7 @@ func TestPermuteClosedForm(t *testing.T) {
 		}
 	}
 
-	g := closedform.Linear(t, permute.Permute{Repeats: permute.DefaultRepeats}, 3000, 1, "g=x1,x2")
+	g := linearResults(t, permute.Permute{Repeats: permute.DefaultRepeats}, 3000, 1, "g=x1,x2")
 	want := 2 * (1.5*1.5 + 1.2*1.2 + 2*1.5*1.2*closedform.Rho)
 	r, ok := g["g"]
 	if !ok {
@@ -62,8 +62,8 @@ func TestPermuteClosedForm(t *testing.T) {
 
 // The same seed gives the same numbers; another seed another permutation.
 func TestPermuteSeeded(t *testing.T) {
-	a := closedform.Linear(t, permute.Permute{Repeats: 3}, 500, 3, "")
-	b := closedform.Linear(t, permute.Permute{Repeats: 3}, 500, 3, "")
+	a := linearResults(t, permute.Permute{Repeats: 3}, 500, 3, "")
+	b := linearResults(t, permute.Permute{Repeats: 3}, 500, 3, "")
 	for f, r := range a {
 		if b[f].VI != r.VI || b[f].SE != r.SE {
 			t.Errorf("%s: seed 3 gave %v then %v", f, r.VI, b[f].VI)
@@ -206,4 +206,17 @@ func TestPermuteEnsembleDefault(t *testing.T) {
 			t.Errorf("%s: combined %q, want %q", r.Feature, r.Combined, inference.CombinedRepetitions)
 		}
 	}
+}
+
+// linearResults is closedform.Linear's results by feature, logged.
+func linearResults(t *testing.T, e framework.Estimator, n int, seed int64, groups string) map[string]inference.Result {
+	t.Helper()
+	res, err := closedform.Linear(context.Background(), e, n, seed, groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		t.Logf("%s %s: vi %.4f se %.4f", r.Estimator, r.Feature, r.VI, r.SE)
+	}
+	return res
 }

@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"testing"
 
 	"github.com/lazyvi/lazyvi/framework"
 )
 
-// tb is what the checks use of a test: *testing.T's reports, cleanups and
-// subtests. TestBackend runs them on a *testing.T (testingT), Check on a
-// recorder.
+// tb is what the checks use of a test: a test's reports, cleanups and
+// subtests. TestBackend runs them on its TB (testT), Check on a recorder.
 type tb interface {
 	Helper()
 	Error(args ...any)
@@ -24,11 +22,25 @@ type tb interface {
 	run(name string, f func(t tb)) bool
 }
 
-// testingT is a *testing.T as a tb.
-type testingT struct{ *testing.T }
+// TB is what TestBackend and TestEquivalent need of a test, T being the
+// type its subtests get: *testing.T is a TB[*testing.T], so a test passes
+// its t as it is. The kit names no type of package testing, so that a
+// program may link it (Check) without linking the test framework.
+type TB[T any] interface {
+	Helper()
+	Error(args ...any)
+	Errorf(format string, args ...any)
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Cleanup(f func())
+	Run(name string, f func(t T)) bool
+}
 
-func (t testingT) run(name string, f func(t tb)) bool {
-	return t.T.Run(name, func(t *testing.T) { f(testingT{t}) })
+// testT is a TB as a tb.
+type testT[T TB[T]] struct{ TB[T] }
+
+func (t testT[T]) run(name string, f func(t tb)) bool {
+	return t.TB.Run(name, func(s T) { f(testT[T]{s}) })
 }
 
 // Check runs the conformance checks of TestBackend on b outside a test (in

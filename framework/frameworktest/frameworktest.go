@@ -59,7 +59,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
-	"testing"
 
 	"github.com/lazyvi/lazyvi/framework"
 	"gonum.org/v1/gonum/mat"
@@ -98,11 +97,12 @@ func WithoutSkillCheck() Option { return func(c *config) { c.noSkill = true } }
 // WithSeed sets the seed of the data and the models (default 1).
 func WithSeed(seed int64) Option { return func(c *config) { c.seed = seed } }
 
-// TestBackend runs the conformance checks on b, each a subtest of t. See
-// the package documentation for what they are.
-func TestBackend(t *testing.T, b framework.Backend, opts ...Option) {
+// TestBackend runs the conformance checks on b, each a subtest of t (a
+// *testing.T, or any TB). See the package documentation for what they
+// are.
+func TestBackend[T TB[T]](t T, b framework.Backend, opts ...Option) {
 	t.Helper()
-	checkBackend(testingT{t}, b, opts)
+	checkBackend(testT[T]{t}, b, opts)
 }
 
 // checkBackend runs the checks of TestBackend and Check.
@@ -130,9 +130,9 @@ func newConfig(t tb, opts []Option) *config {
 // and data, and an unknown option refused with an error wrapping
 // framework.ErrUsage. The options (WithOptions, WithSize, WithSeed) apply
 // as for TestBackend.
-func TestEquivalent(t *testing.T, want, got framework.Backend, opts ...Option) {
+func TestEquivalent[T TB[T]](t T, want, got framework.Backend, opts ...Option) {
 	t.Helper()
-	tt := testingT{t}
+	tt := testT[T]{t}
 	checkEquivalent(tt, want, got, newConfig(tt, opts))
 }
 
