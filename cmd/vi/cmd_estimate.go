@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi"
+	"github.com/lazyvi/lazyvi/backends/cnn"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
@@ -244,7 +245,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	set := givenFlags(cmd)
 
 	// Everything that can be checked without the data or the backend.
-	if err := o.data.checkOutput(o.plot); err != nil {
+	if err := o.data.checkOutput(fileFlag{"--plot", o.plot}); err != nil {
 		return err
 	}
 	plotFormat, err := checkPlot(o.plot, o.data.out)
@@ -454,13 +455,14 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err := writeReport(&buf, rep, r.format); err != nil {
 		return err
 	}
-	if err := a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Forest(rep, r.targetName(d)).Write(w, plotFormat) }); err != nil {
-		return err
-	}
+	// The report first: a plot that fails cannot cost the results.
 	if err := r.emit(&buf); err != nil {
 		return err
 	}
-	return finishCheckpoint(ckpt, r.out, nil)
+	if err := finishCheckpoint(ckpt, r.out, nil); err != nil {
+		return err
+	}
+	return a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Forest(rep, r.targetName(d)).Write(w, plotFormat) })
 }
 
 // checkRepeats checks --repeats and --perturb: at least one repetition and
@@ -571,9 +573,9 @@ func isImageGrouping(g string) bool {
 // of the HxW image (--image) whose pixels are the data's features in
 // row-major order.
 func imageGroups(d *dataio.Dataset, target, image, by string) ([]dataio.Group, error) {
-	var h, w int
-	if _, err := fmt.Sscanf(strings.ToLower(image), "%dx%d", &h, &w); err != nil || h < 1 || w < 1 {
-		return nil, framework.Usagef("--groups %s needs --image HxW (the features are the pixels of an image), got --image %q", by, image)
+	h, w, err := cnn.ParseImage(image) // H*W bounded, without overflow
+	if image == "" || err != nil {
+		return nil, framework.Usagef("--groups %s needs --image HxW (the features are the pixels of an image, at most %d), got --image %q", by, cnn.MaxPixels, image)
 	}
 	var ph, pw int
 	if strings.HasPrefix(by, "patch") {
