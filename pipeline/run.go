@@ -278,7 +278,7 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 				if target == "" && len(d.Names) > 0 {
 					target = d.Names[len(d.Names)-1]
 				}
-				if feats, err = dataio.ResolveFeatures(first.FeatureNames, target, cfg.Groups, cfg.OneHot); err != nil {
+				if feats, err = dataio.ResolveUnits(first.FeatureNames, d.Units(), target, cfg.Groups, cfg.OneHot); err != nil {
 					return nil, err
 				}
 				if opt.Shard.Count > len(feats) {
