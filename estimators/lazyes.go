@@ -14,10 +14,9 @@ func init() { framework.RegisterEstimator(LazyES{Steps: DefaultESSteps}) }
 // --es-steps default): 120 minibatches of the backend's batch size, the
 // learning rate rising linearly to 4 times the backend's lr over the first
 // 30 steps and falling linearly to zero (the backends' warm-start schedule,
-// nn.WarmRate), Adam resuming from the full model's second moments. On vi
-// roar's digits benchmark that stays within a few accuracy points of
-// retrain at a fraction of its time; fewer steps are faster and worse, more
-// are slower and closer (research/2026-11-23-full-model-defaults.md).
+// nn.WarmRate), Adam resuming from the full model's second moments: close
+// to retrain at a fraction of its time; fewer steps are faster and
+// further from it, more are slower and closer.
 const DefaultESSteps = 120
 
 // LazyES is LazyVI with early stopping (the paper's Discussion, section

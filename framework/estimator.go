@@ -222,6 +222,25 @@ func Ensembles(e Estimator) bool {
 	return !ok || en.Ensembles()
 }
 
+// ConditionalMean is the optional interface of an estimator whose reduced
+// model is the full model averaged over the feature's conditional law
+// given the other features, g(x_-j) = E[f(x) | x_-j] (cpi). Then
+// E[f - g | x_-j] = 0 whatever the full model learned, and where the
+// response does not depend on the feature, y - g is a function of x_-j
+// plus noise: their covariance is 0, which the covariance test
+// (inference.TestCovariance) rests on. A reduced model refitted without
+// the feature (lazy, retrain) has no such property: its errors and the
+// full model's can covary under the null.
+type ConditionalMean interface {
+	ConditionalMean() bool
+}
+
+// IsConditionalMean reports whether e is a ConditionalMean that says so.
+func IsConditionalMean(e Estimator) bool {
+	c, ok := e.(ConditionalMean)
+	return ok && c.ConditionalMean()
+}
+
 // Configure applies settings to e when it is a Configurer, keeping only
 // the settings it has; other estimators are returned as they are.
 func Configure(e Estimator, settings map[string]string) (Estimator, error) {

@@ -296,6 +296,9 @@ func (sp *setup) checkPartitionFolds(k int) error {
 		if count[f] < 2 || n-count[f] < sp.minTrain {
 			return &dataio.InputError{File: sp.d.Source, Msg: fmt.Sprintf("fold %d has %d evaluation rows (need at least 2) and leaves %d for training (need at least %d)", f, count[f], n-count[f], sp.minTrain)}
 		}
+		if err := sp.checkWide(n - count[f]); err != nil {
+			return err
+		}
 	}
 	return nil
 }

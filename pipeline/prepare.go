@@ -77,6 +77,16 @@ type Config struct {
 	// Baselines are scored beside the full model by Run (see Report.Full).
 	Candidates []Candidate
 	Baselines  []Baseline
+	// Rivals are models of other kinds (vi: a linear model with a
+	// cross-validated ridge) that the full model is chosen against:
+	// Run and TrainModel fit each on the first repetition's folds and keep
+	// the backend's model only where its out-of-fold loss (the task's
+	// default measure) beats every rival's by more than the standard error
+	// of the difference; otherwise the best rival becomes the full model
+	// of every repetition, and its backend and options the run's
+	// (Report.Full.Choice says which and why). Not with Saved or a
+	// pre-trained full model.
+	Rivals []Baseline
 }
 
 // MinTrainRows is the fewest rows Prepare and PrepareFolds leave for
@@ -147,7 +157,10 @@ func foldBounds(n, k int) []int {
 func (sp *setup) split() (n1, n2 int, err error) {
 	n, _ := sp.d.X.Dims()
 	if sp.folds > 0 {
-		return sp.partitionSplit()
+		if n1, n2, err = sp.partitionSplit(); err != nil {
+			return 0, 0, err
+		}
+		return n1, n2, sp.checkWide(n1)
 	}
 	frac := sp.cfg.TrainFrac
 	if frac == 0 {
@@ -162,7 +175,20 @@ func (sp *setup) split() (n1, n2 int, err error) {
 		return 0, 0, &dataio.InputError{File: sp.d.Source, Msg: fmt.Sprintf("%d rows are too few: a %.2f train split of %d rows leaves %d for training (need at least %d) and %d for evaluation (need at least 2)",
 			n, frac, n, n1, sp.minTrain, n2)}
 	}
-	return n1, n2, nil
+	return n1, n2, sp.checkWide(n1)
+}
+
+// checkWide refuses a model of at least as many feature columns as its n1
+// training rows: any p >= n1 columns (centred) span the n1 rows, so every
+// feature is a linear combination of the others there and no reduced
+// model, retrained or linearised, loses anything by dropping it; every
+// importance would be noise, after a run whose time grows with the
+// features (20 rows of 20000 features: hours).
+func (sp *setup) checkWide(n1 int) error {
+	if p := len(sp.featCols); p >= n1 {
+		return &dataio.InputError{File: sp.d.Source, Msg: fmt.Sprintf("%d features and %d training rows: with at least as many features as training rows each feature is a linear combination of the others on those rows, so no importance can be estimated; give more rows than features, or fewer features", p, n1)}
+	}
+	return nil
 }
 
 // checkCrossFit reports k cross-fitting folds that are too many for the
@@ -180,7 +206,7 @@ func (sp *setup) checkCrossFit(k int) error {
 		return &dataio.InputError{File: sp.d.Source, Msg: fmt.Sprintf("%d rows are too few for %d cross-fitting folds (each fold needs 2 rows, each train set %d)",
 			n, k, sp.minTrain)}
 	}
-	return nil
+	return sp.checkWide(n - (n+k-1)/k)
 }
 
 // ErrTooFewSplitRows marks the input error of CheckRun for a train/evaluation
@@ -346,6 +372,7 @@ func PrepareFolds(ctx context.Context, d *dataio.Dataset, cfg Config, k, workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
+	workers = min(workers, k) // at most one fold a worker
 	probs := make([]*framework.Problem, k)
 	errs := make([]error, k)
 	fold := func(i int) {
@@ -521,6 +548,7 @@ func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*fra
 	} else {
 		if sel, err = selectFull(ctx, cfg.Backend, pretrainedSpec(spec), cfg.Candidates, xtr, ytr); err == nil {
 			sel.spec = othersSpec(sel.spec)
+			sel.spec.Options = withTuned(sel.spec.Options, sel.model)
 		}
 	}
 	if err != nil {

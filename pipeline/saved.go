@@ -55,7 +55,12 @@ func TrainModel(ctx context.Context, d *dataio.Dataset, cfg Config, workers int)
 		s.Repeats = M
 	}
 	for rep := range M {
-		folds, err := prepareRun(ctx, d, repetitionConfig(cfg, rep), workers)
+		folds, kc, err := prepareRepetition(ctx, d, &cfg, rep, workers)
+		if kc != nil {
+			// The file is of the chosen kind, and says why.
+			s.Backend, s.Options, s.Candidates = cfg.BackendName, cfg.Options, candidateNames(cfg.Candidates)
+			s.Choice = kc.choice
+		}
 		if err == nil {
 			err = saveFolds(ctx, s, folds)
 			for _, p := range folds {
@@ -208,8 +213,13 @@ func loadSaved(ctx context.Context, cfg Config, spec framework.ModelSpec, fold i
 	if err != nil {
 		return nil, &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("fold %d: %v", fold+1, err)}
 	}
-	if !maps.Equal(opts, f.Options) {
-		return nil, &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("fold %d was trained with backend options %v, not the run's %v", fold+1, f.Options, opts)}
+	// A model tunes the values of options the run gives (framework.Tuner):
+	// other keys are refused before any model is made.
+	mismatch := func(run map[string]string) error {
+		return &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("fold %d was trained with backend options %v, not the run's %v", fold+1, f.Options, run)}
+	}
+	if !slices.Equal(slices.Sorted(maps.Keys(opts)), slices.Sorted(maps.Keys(f.Options))) {
+		return nil, mismatch(opts)
 	}
 	spec.Options = opts
 	full, err := be.New(ctx, spec)
@@ -229,6 +239,12 @@ func loadSaved(ctx context.Context, cfg Config, spec framework.ModelSpec, fold i
 	if err := p.LoadState(ctx, state); err != nil {
 		framework.Release(full)
 		return nil, fmt.Errorf("load from %s: %w", s.Source, err)
+	}
+	// The fold's options are the run's with what the model tuned (its
+	// state says) laid over them, as training recorded them.
+	if spec.Options = withTuned(opts, full); !maps.Equal(spec.Options, f.Options) {
+		framework.Release(full)
+		return nil, mismatch(spec.Options)
 	}
 	return &selection{model: full, spec: spec, chosen: f.Chosen, scores: f.Candidates, note: f.Selection}, nil
 }
@@ -272,4 +288,14 @@ func checkSavedPrepare(s *dataio.SavedModel, d *dataio.Dataset) error {
 		return &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("the model was trained on data prepared with %s, not %s", s.Prepare, got)}
 	}
 	return nil
+}
+
+// withTuned is opts with the options model m tuned (framework.Tuner) laid
+// over them: the options that refit m's kind without its search.
+func withTuned(opts map[string]string, m framework.Model) map[string]string {
+	t := framework.TunedOptions(m)
+	if len(t) == 0 {
+		return opts
+	}
+	return mergeOptions(opts, t)
 }

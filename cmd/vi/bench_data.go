@@ -17,6 +17,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/progress"
 )
 
 // vi bench data times every estimator on the user's own data (or a seeded
@@ -120,8 +121,8 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 			return err
 		}
 		d, part = subsampleRows(d, part, *rows, *seed)
-		prog := a.newProgress(progressAuto, "bench data")
-		defer prog.close()
+		prog := progress.New(a.stderr, progress.Auto, "bench data")
+		defer prog.Close()
 		be, closeBackend, err := spec.openLogged(ctx, a.stderr, prog)
 		if err != nil {
 			return err
@@ -143,12 +144,12 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		if name == "mlp" && spec.plugin == "" {
 			name = "" // the report's default
 		}
-		prog.setStatus("bench data: training the full model")
+		prog.SetStatus("bench data: training the full model")
 		run, vis, err := timeEstimators(ctx, benchInput{data: d, partition: part, target: *target, backend: name}, benchRun{be: be, opts: opts, ests: ests, workers: *workers, nFeatures: *nFeatures, seed: *seed, prog: prog})
 		if err != nil {
 			return err
 		}
-		prog.clear()
+		prog.Clear()
 		run.Case = "data"
 		rep := dataRunReport{speedRun: run, Source: d.Source, Target: *target}
 		if rep.Target == "" {

@@ -18,6 +18,7 @@ import (
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/internal/progress"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
@@ -120,7 +121,7 @@ func speedSteps(totals []framework.StageTotal) (steps []speedStep, gflops float6
 func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Context, *app) error {
 	ns := fs.String("n", strconv.Itoa(defaultN), "number of rows; a comma-separated list sweeps sizes")
 	widths := fs.String("width", "50", "hidden widths of the MLP; a comma-separated list of `layers` separated by ':' sweeps them (\"50,100:50\")")
-	rho := fs.Float64("rho", defaultRho(setting), "Corr(x1, x2) (linear and highdim)")
+	rho := fs.Float64("rho", simulate.DefaultRho(setting), "Corr(x1, x2) (linear and highdim)")
 	estList := fs.String("estimators", "lazy,dropout,retrain", "comma-separated estimators to time")
 	workers := fs.Int("workers", runtime.NumCPU(), "features estimated concurrently")
 	folds := fs.Int("folds", 0, "lazy's cross-validation folds (0: the framework's default)")
@@ -185,8 +186,8 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 		if *epochs < 0 {
 			return framework.Usagef("--epochs must be at least 0, got %d", *epochs)
 		}
-		prog := a.newProgress(progressAuto, "bench "+setting)
-		defer prog.close()
+		prog := progress.New(a.stderr, progress.Auto, "bench "+setting)
+		defer prog.Close()
 		be, closeBackend, err := backendSpec{name: "mlp", process: *process}.openLogged(ctx, a.stderr, prog)
 		if err != nil {
 			return err
@@ -201,7 +202,7 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 				if err != nil {
 					return err
 				}
-				prog.setStatus(fmt.Sprintf("bench %s: n %d, width %s: training the full model", setting, n, hidden))
+				prog.SetStatus(fmt.Sprintf("bench %s: n %d, width %s: training the full model", setting, n, hidden))
 				opts := map[string]string{"hidden": hidden}
 				if *epochs > 0 {
 					opts["epochs"] = strconv.Itoa(*epochs)
@@ -213,7 +214,7 @@ func speedCase(fs *flag.FlagSet, setting string, defaultN int) func(context.Cont
 				runs = append(runs, r)
 			}
 		}
-		prog.clear()
+		prog.Clear()
 		var buf bytes.Buffer
 		if *format == "json" {
 			var v any = runs
@@ -270,7 +271,7 @@ type benchRun struct {
 	ests               []framework.Estimator
 	workers, nFeatures int
 	seed               int64
-	prog               *progress
+	prog               *progress.Meter
 }
 
 // timeEstimators trains the full model on in once and times each
@@ -314,7 +315,7 @@ func timeEstimators(ctx context.Context, in benchInput, r benchRun) (speedRun, m
 	for _, e := range ests {
 		start := time.Now()
 		var stages framework.Stages
-		res, err := pipeline.Estimate(framework.WithStages(ctx, &stages), p, m, []framework.Estimator{e}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: workers, Progress: prog.update})
+		res, err := pipeline.Estimate(framework.WithStages(ctx, &stages), p, m, []framework.Estimator{e}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: workers, Progress: prog.Update})
 		if err != nil {
 			return speedRun{}, nil, err
 		}

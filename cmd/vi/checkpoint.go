@@ -10,13 +10,14 @@ import (
 
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/progress"
 )
 
 // openCheckpoint opens OUT.partial, where a run writing to out keeps its
 // finished reduced models so that the same command resumes after an
 // interrupt or a crash (its fingerprint is id.checkpoint()); nil when the
 // run writes to stdout.
-func openCheckpoint(a *app, id *runID, out string, prog *progress) (*dataio.FileCheckpoint, error) {
+func openCheckpoint(a *app, id *runID, out string, prog *progress.Meter) (*dataio.FileCheckpoint, error) {
 	if out == "" {
 		return nil, nil
 	}
@@ -25,15 +26,15 @@ func openCheckpoint(a *app, id *runID, out string, prog *progress) (*dataio.File
 		return nil, err
 	}
 	if v := c.StaleVersion(); v != 0 {
-		prog.clear()
+		prog.Clear()
 		fmt.Fprintf(a.stderr, "vi: %s is a checkpoint of another vi's format (version %d): its reduced models are not reused, the run starts afresh\n", out+".partial", v)
 	}
 	if c.OtherRun() {
-		prog.clear()
+		prog.Clear()
 		fmt.Fprintf(a.stderr, "vi: %s is a checkpoint of another run (other data, model or flags): its reduced models are not reused, the run starts afresh\n", out+".partial")
 	}
 	if n > 0 {
-		prog.clear()
+		prog.Clear()
 		fmt.Fprintf(a.stderr, "vi: resuming from %s: %d reduced models already done\n", out+".partial", n)
 	}
 	return c, nil
@@ -82,7 +83,7 @@ func newRunID(cmd *Command, d *dataio.Dataset, model *dataio.SavedModel) *runID 
 // shape the output or the schedule. A checkpoint from a run with another
 // fingerprint is not reused.
 func (id *runID) checkpoint() string {
-	return id.fingerprint("workers", "out", "format", "plot", "plugin-timeout", "backend-process", "level", "delta", "adjust", "ci-truncate")
+	return id.fingerprint("workers", "out", "format", "plot", "plugin-timeout", "backend-process", "level", "delta", "test", "adjust", "ci-truncate")
 }
 
 // merge identifies what every result of a run depends on, for the shards

@@ -15,6 +15,7 @@ import (
 	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/progress"
 	"github.com/lazyvi/lazyvi/pipeline"
 )
 
@@ -62,7 +63,7 @@ var dataUsage = map[string]string{
 	"opt":               "backend option `key=value` (repeatable; see 'vi backends')",
 	"format":            "output `format`: table, csv or json",
 	"out":               "write the output to `file` (atomically) instead of stdout",
-	"progress":          progressUsage,
+	"progress":          progress.Usage,
 }
 
 // newDataFlags registers the shared flags on cmd's flag set: options names
@@ -144,7 +145,7 @@ type dataRun struct {
 	trainedElsewhere  bool   // --trained-elsewhere
 	partition         []int  // the rows' train/evaluation labels (pipeline.Config.Partition); nil: a seeded split
 	format, out       string
-	progressMode      progressMode
+	progressMode      progress.Mode
 	task              *framework.Task   // nil: inferred from the response
 	measure           framework.Measure // nil: the task's default
 	opts              map[string]string // the backend options the user set
@@ -161,7 +162,7 @@ func (f *dataFlags) check(a *app, set map[string]bool) (*dataRun, error) {
 	if err := f.checkEval(); err != nil {
 		return nil, err
 	}
-	mode, err := parseProgress(f.progress)
+	mode, err := progress.ParseMode(f.progress)
 	if err != nil {
 		return nil, err
 	}
@@ -236,16 +237,16 @@ func (r *dataRun) load(ctx context.Context) (*dataio.Dataset, error) {
 }
 
 // progress returns the run's progress on stderr (--progress).
-func (r *dataRun) progress(label string) *progress {
-	return r.app.newProgress(r.progressMode, label)
+func (r *dataRun) progress(label string) *progress.Meter {
+	return progress.New(r.app.stderr, r.progressMode, label)
 }
 
 // open starts the backend (a plugin's or --backend-process's subprocess,
 // or a built-in one in this process), saying so on prog; see
 // backendSpec.openLogged. Closing reports a failure as "backend NAME:
 // close: ...".
-func (r *dataRun) open(ctx context.Context, prog *progress) (framework.Backend, func() error, error) {
-	prog.setStatus(fmt.Sprintf("starting backend %s", r.backend.name))
+func (r *dataRun) open(ctx context.Context, prog *progress.Meter) (framework.Backend, func() error, error) {
+	prog.SetStatus(fmt.Sprintf("starting backend %s", r.backend.name))
 	be, closeBackend, err := r.backend.openLogged(ctx, r.app.stderr, prog)
 	if err != nil {
 		return nil, nil, runError(ctx, err) // "interrupted" during the start too
@@ -272,8 +273,8 @@ func (r *dataRun) config(be framework.Backend) pipeline.Config {
 }
 
 // training says on prog that the full model is training.
-func (r *dataRun) training(prog *progress, d *dataio.Dataset) {
-	prog.setStatus(fmt.Sprintf("training the full model (%s, %d rows)", r.backend.name, rows(d)))
+func (r *dataRun) training(prog *progress.Meter, d *dataio.Dataset) {
+	prog.SetStatus(fmt.Sprintf("training the full model (%s, %d rows)", r.backend.name, rows(d)))
 }
 
 // emit writes the output to --out or stdout.
@@ -308,4 +309,13 @@ func (f *dataFlags) checkNotInput(outs []fileFlag, ins ...fileFlag) error {
 		outs = append([]fileFlag{{"--out", f.out}, {"--out's checkpoint", f.out + ".partial"}}, outs...)
 	}
 	return checkNotInput(outs, ins)
+}
+
+// targetName is the name of the run's response: --target, or the last
+// column of d.
+func (r *dataRun) targetName(d *dataio.Dataset) string {
+	if r.target != "" || len(d.Names) == 0 {
+		return r.target
+	}
+	return d.Names[len(d.Names)-1]
 }

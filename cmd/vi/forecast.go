@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/lazyvi/lazyvi/internal/progress"
 )
 
 // forecastLong is the forecast run time from which vi estimate says how
@@ -27,7 +29,7 @@ const (
 // every update on to prog.
 type forecast struct {
 	w       io.Writer
-	prog    *progress
+	prog    *progress.Meter
 	repeats int
 	start   time.Time // the run's start, before the first training
 
@@ -36,16 +38,16 @@ type forecast struct {
 	said    bool
 }
 
-func newForecast(w io.Writer, prog *progress, repeats int) *forecast {
+func newForecast(w io.Writer, prog *progress.Meter, repeats int) *forecast {
 	return &forecast{w: w, prog: prog, repeats: max(repeats, 1), start: time.Now()}
 }
 
 // update is an EstimateOptions.Progress callback, counting over all
 // repetitions (done of total).
 func (f *forecast) update(done, total int) {
-	f.prog.update(done, total)
+	f.prog.Update(done, total)
 	if msg := f.observe(done, total, time.Now()); msg != "" {
-		f.prog.clear()
+		f.prog.Clear()
 		fmt.Fprint(f.w, msg)
 	}
 }

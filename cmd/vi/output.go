@@ -17,6 +17,7 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/pipeline"
+	"github.com/lazyvi/lazyvi/plot"
 )
 
 // Output formats of vi estimate.
@@ -156,6 +157,9 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 			fmt.Fprint(w, "  upper ends: score")
 		}
 		fmt.Fprintf(w, "  p_value: H0 VI <= %g", r.Delta)
+		if by := covarianceTested(r.Results); len(by) > 0 {
+			fmt.Fprintf(w, " (%s: covariance test)", strings.Join(by, ", "))
+		}
 		if r.Adjust != "" && r.Adjust != "none" {
 			fmt.Fprintf(w, "  adjust %s", r.Adjust)
 		}
@@ -258,57 +262,6 @@ func num(v float64) string {
 		return strconv.FormatFloat(v, 'f', digits, 64)
 	}
 	return strconv.FormatFloat(v, 'e', 3, 64)
-}
-
-// writeFileAtomic writes data to path so that readers see either the old
-// file or the complete new one: a temporary file in the same directory,
-// synced, then renamed over path. On error path is left as it was.
-func writeFileAtomic(path string, data []byte) error {
-	return writeAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-}
-
-// writeAtomic is writeFileAtomic of what write writes, streamed to the
-// temporary file (a model file need not be held in memory twice).
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err = write(f); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	// Make the rename durable; not every platform can sync a directory.
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
 }
 
 // checkOutDir reports a usage error when path's directory does not exist,
@@ -419,4 +372,32 @@ func evaluationMeaning(r *pipeline.Report) string {
 		return fmt.Sprintf("loaded network trained elsewhere (--trained-elsewhere): each VI is what it loses without the feature on a seeded evaluation split of %d rows of this data, valid only if none of these rows trained it (if they did, null features look important)", r.NEval)
 	}
 	return fmt.Sprintf("loaded network judged on a seeded split of %d rows that may include its training rows", r.NEval)
+}
+
+// checkPlot checks --plot: its format, from the extension, and that it is
+// not --out. It returns the format ("" without --plot).
+func checkPlot(path, out string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	if path == out {
+		return "", framework.Usagef("--plot and --out name the same file %s", path)
+	}
+	format, err := plot.Format(path)
+	if err != nil {
+		return "", framework.Usagef("--plot %s: want a .png, .svg or .pdf file", path)
+	}
+	return format, nil
+}
+
+// covarianceTested are the estimators whose p-values come from the
+// covariance test (inference.TestCovariance), in the results' order.
+func covarianceTested(res []inference.Result) []string {
+	var out []string
+	for _, r := range res {
+		if r.Test == inference.TestCovariance.String() && !slices.Contains(out, r.Estimator) {
+			out = append(out, r.Estimator)
+		}
+	}
+	return out
 }

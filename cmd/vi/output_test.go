@@ -10,6 +10,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/internal/atomicfile"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/workflows/roar"
 )
@@ -114,7 +115,7 @@ func TestWriteFileAtomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.txt")
 	for _, content := range []string{"first", "second"} {
-		if err := writeFileAtomic(path, []byte(content)); err != nil {
+		if err := atomicfile.WriteFile(path, []byte(content)); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(path)
@@ -134,7 +135,7 @@ func TestWriteFileAtomic(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(sub, "keep"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeFileAtomic(sub, []byte("x")); err == nil {
+	if err := atomicfile.WriteFile(sub, []byte("x")); err == nil {
 		t.Error("writing over a non-empty directory succeeded")
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 2 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/progress"
 )
 
 // open returns the backend and a function that releases it. A built-in
@@ -86,8 +87,8 @@ func (s backendSpec) openInProcess() (framework.Backend, func() error, error) {
 // openLogged is open with the backend process's stderr passed on to stderr
 // through a pluginLog that clears prog ahead of each line. Its close function
 // stops the process, then writes the log's incomplete last line.
-func (s backendSpec) openLogged(ctx context.Context, stderr io.Writer, prog *progress) (framework.Backend, func() error, error) {
-	plog := &pluginLog{w: stderr, before: prog.clear}
+func (s backendSpec) openLogged(ctx context.Context, stderr io.Writer, prog *progress.Meter) (framework.Backend, func() error, error) {
+	plog := &pluginLog{w: stderr, before: prog.Clear}
 	be, closeBackend, err := s.open(ctx, plog)
 	if err != nil {
 		plog.Flush()

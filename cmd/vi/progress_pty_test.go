@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/lazyvi/lazyvi/internal/progress"
 )
 
 // openPTY opens a pseudo-terminal: its controller and the terminal end.
@@ -44,7 +46,7 @@ func openPTY(t *testing.T) (ctl, tty *os.File) {
 // drawn on the terminal, whatever --format is, and the file holds the
 // report alone.
 func TestProgressOnTerminal(t *testing.T) {
-	t.Setenv(progressEnv, "")
+	t.Setenv(progress.EnvVar, "")
 	for _, format := range []string{"table", "json"} {
 		t.Run(format, func(t *testing.T) {
 			dir := t.TempDir()

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/progress"
 	"github.com/lazyvi/lazyvi/pipeline"
 )
 
@@ -59,7 +60,7 @@ func (f *fitFlags) splitConfig(r *dataRun, saved *dataio.SavedModel, set map[str
 // start opens the backend under the progress bar prog, checks that its
 // models fit d and run ests, and announces the training; closeBackend
 // stops the backend.
-func (r *dataRun) start(ctx context.Context, prog *progress, d *dataio.Dataset, ests []framework.Estimator) (be framework.Backend, closeBackend func() error, err error) {
+func (r *dataRun) start(ctx context.Context, prog *progress.Meter, d *dataio.Dataset, ests []framework.Estimator) (be framework.Backend, closeBackend func() error, err error) {
 	be, closeBackend, err = r.open(ctx, prog)
 	if err != nil {
 		return nil, nil, err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/internal/linalg"
+	"github.com/lazyvi/lazyvi/internal/progress"
 )
 
 // The tests run vi in this process (vi below), so that each runs its
@@ -33,7 +34,7 @@ func TestMain(m *testing.M) {
 	// No progress lines from the vi binaries the tests run with stderr a
 	// pipe: the tests that count stderr's lines would see them in a run
 	// of over 30 s. The progress tests set it back.
-	os.Setenv(progressEnv, "off")
+	os.Setenv(progress.EnvVar, "off")
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

@@ -5,15 +5,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/lazyvi/lazyvi/internal/atomicfile"
 )
 
-// writeAnnounced writes data to path atomically (writeFileAtomic) and
+// writeAnnounced writes data to path atomically (atomicfile.WriteFile) and
 // says on stderr what it wrote: "vi: wrote PATH (WHAT)", "replaced" when
 // a file was there before, so that no earlier output is overwritten
 // silently. what may be "".
 func (a *app) writeAnnounced(path, what string, data []byte) error {
 	_, statErr := os.Stat(path)
-	if err := writeFileAtomic(path, data); err != nil {
+	if err := atomicfile.WriteFile(path, data); err != nil {
 		return err
 	}
 	verb := "wrote"

@@ -52,6 +52,11 @@ type CPI struct {
 // Name returns "cpi".
 func (CPI) Name() string { return "cpi" }
 
+// ConditionalMean reports true: the reduced model averages the full model
+// over conditional samples of the feature, an estimate of E[f(x) | x_-j]
+// (framework.ConditionalMean), so the covariance test applies.
+func (CPI) ConditionalMean() bool { return true }
+
 // Describe implements framework.Describer.
 func (CPI) Describe() string {
 	return "the full model averaged over conditional samples of the feature given the others (Sobol-CPI, linear sampler; no refit)"

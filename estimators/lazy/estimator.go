@@ -98,9 +98,6 @@ type Estimator struct {
 	// (framework.SingleKerneler), which it uses otherwise (newRidge). The
 	// dense path's search at the paper's sizes, the dense solves and the
 	// predictions are in float64 either way.
-	// research/2026-11-27-single-precision-products.md and
-	// research/2026-11-27-single-precision-search.md have the
-	// measurements.
 	DoublePrecision bool
 
 	// cfg holds the constants that the package's benchmarks vary; the

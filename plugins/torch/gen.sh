@@ -1,6 +1,6 @@
 #!/bin/sh
 # Regenerates the committed gRPC code in lazyvi_torch/pb from
-# ../../internal/pb/backend.proto (lazyvi's backend protocol) and proto/
+# ../../proto/lazyvi/backend/v2/backend.proto (lazyvi's backend protocol) and proto/
 # (go-plugin's stdio and controller services, gRPC's health service): the
 # messages with protoc (Debian's protobuf-compiler, 3.21.12, whose code runs
 # on protobuf 3.20 and every later runtime, upb included), the services with
@@ -15,7 +15,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/lazyvi_torch/pb"
-cp "$here/../../internal/pb/backend.proto" "$here"/proto/*.proto "$tmp/lazyvi_torch/pb/"
+cp "$here/../../proto/lazyvi/backend/v2/backend.proto" "$here"/proto/*.proto "$tmp/lazyvi_torch/pb/"
 cd "$tmp"
 # google/protobuf/empty.proto (grpc_stdio.proto's import) from grpc-tools.
 wkt="$(/usr/bin/python3 -c 'import grpc_tools, os; print(os.path.join(os.path.dirname(grpc_tools.__file__), "_proto"))')"

@@ -1,9 +1,9 @@
 """Matrices and vectors of the backend protocol as tensors.
 
 Matrix.data and Vector.data hold raw IEEE 754 little-endian float64s, row
-by row (see internal/pb/backend.proto): numpy reads them with frombuffer and
-a tensor's bytes are its numpy array's tobytes, so no Python loop ever runs
-over the values.
+by row (see proto/lazyvi/backend/v2/backend.proto): numpy reads them with
+frombuffer and a tensor's bytes are its numpy array's tobytes, so no Python
+loop ever runs over the values.
 """
 
 import numpy as np

@@ -1,6 +1,6 @@
 """The plugin process: go-plugin's handshake and services, and the Backend
-service of lazyvi.backend.v1 (internal/pb/backend.proto) on the models of
-model.py.
+service of lazyvi.backend.v2 (proto/lazyvi/backend/v2/backend.proto) on
+the models of model.py.
 
 go-plugin (github.com/hashicorp/go-plugin, docs/guide-plugin-write-non-go.md)
 asks a plugin in another language to
@@ -38,10 +38,24 @@ from .pb import backend_pb2 as pb
 from .pb import backend_pb2_grpc
 from .pb import grpc_controller_pb2, grpc_controller_pb2_grpc, grpc_stdio_pb2_grpc, health_pb2, health_pb2_grpc
 
+
+def protocol_version(package: str) -> int:
+    """N of a proto package name lazyvi.backend.vN (N > 0); a ValueError
+    otherwise."""
+    prefix = "lazyvi.backend.v"
+    v = package[len(prefix):] if package.startswith(prefix) else ""
+    if not v.isdigit() or int(v) <= 0:
+        raise ValueError("proto package %r: want lazyvi.backend.vN" % package)
+    return int(v)
+
+
 # The handshake of lazyvi's backendplugin.Handshake.
 COOKIE_KEY = "LAZYVI_BACKEND_PLUGIN"
 COOKIE_VALUE = "d9c1c5c2-0f4e-4d55-9a3e-lazyvi-backend"
-PROTOCOL_VERSION = 2
+# The protocol's version: N of the proto package lazyvi.backend.vN that the
+# code in pb was generated from, as lazyvi reads it
+# (backendplugin.ProtocolVersion).
+PROTOCOL_VERSION = protocol_version(pb.DESCRIPTOR.package)
 
 # What the models can do (the protocol's Capabilities).
 CAPABILITIES = dict(gradients=True, kernel=True, classification=True, multiclass=True,

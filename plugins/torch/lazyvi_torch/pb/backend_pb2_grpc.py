@@ -15,77 +15,77 @@ class BackendStub(object):
       channel: A grpc.Channel.
     """
     self.Describe = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/Describe',
+        '/lazyvi.backend.v2.Backend/Describe',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.DescribeRequest.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.DescribeResponse.FromString,
         )
     self.NewModel = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/NewModel',
+        '/lazyvi.backend.v2.Backend/NewModel',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.NewModelRequest.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelRef.FromString,
         )
     self.Fit = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/Fit',
+        '/lazyvi.backend.v2.Backend/Fit',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.FitRequest.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Fitted.FromString,
         )
     self.WarmStart = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/WarmStart',
+        '/lazyvi.backend.v2.Backend/WarmStart',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.WarmStartRequest.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Fitted.FromString,
         )
     self.WarmStartStopped = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/WarmStartStopped',
+        '/lazyvi.backend.v2.Backend/WarmStartStopped',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.WarmStartStoppedRequest.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Fitted.FromString,
         )
     self.Save = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/Save',
+        '/lazyvi.backend.v2.Backend/Save',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelRef.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelState.FromString,
         )
     self.Load = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/Load',
+        '/lazyvi.backend.v2.Backend/Load',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ModelState.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Fitted.FromString,
         )
     self.Release = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/Release',
+        '/lazyvi.backend.v2.Backend/Release',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.ReleaseRequest.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.ReleaseResponse.FromString,
         )
     self.Predict = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/Predict',
+        '/lazyvi.backend.v2.Backend/Predict',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.PredictRequest.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.FromString,
         )
     self.Jacobian = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/Jacobian',
+        '/lazyvi.backend.v2.Backend/Jacobian',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.JacobianRequest.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.FromString,
         )
     self.JacobianProduct = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/JacobianProduct',
+        '/lazyvi.backend.v2.Backend/JacobianProduct',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.JacobianProductRequest.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.FromString,
         )
     self.JacobianTVec = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/JacobianTVec',
+        '/lazyvi.backend.v2.Backend/JacobianTVec',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.JacobianTVecRequest.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Vector.FromString,
         )
     self.Kernel = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/Kernel',
+        '/lazyvi.backend.v2.Backend/Kernel',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.KernelRequest.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.Matrix.FromString,
         )
     self.PredictShifts = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/PredictShifts',
+        '/lazyvi.backend.v2.Backend/PredictShifts',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.PredictShiftsRequest.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.PredictShiftsResponse.FromString,
         )
     self.Gram = channel.unary_unary(
-        '/lazyvi.backend.v1.Backend/Gram',
+        '/lazyvi.backend.v2.Backend/Gram',
         request_serializer=lazyvi__torch_dot_pb_dot_backend__pb2.GramRequest.SerializeToString,
         response_deserializer=lazyvi__torch_dot_pb_dot_backend__pb2.GramResponse.FromString,
         )
@@ -280,5 +280,5 @@ def add_BackendServicer_to_server(servicer, server):
       ),
   }
   generic_handler = grpc.method_handlers_generic_handler(
-      'lazyvi.backend.v1.Backend', rpc_method_handlers)
+      'lazyvi.backend.v2.Backend', rpc_method_handlers)
   server.add_generic_rpc_handlers((generic_handler,))

@@ -1,0 +1,314 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/lazyvi/lazyvi/dataio"
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
+	"github.com/lazyvi/lazyvi/plot"
+	"github.com/lazyvi/lazyvi/workflows/roar"
+)
+
+// roarOptions are the flags of vi roar.
+type roarOptions struct {
+	data       *dataFlags
+	fit        *fitFlags
+	ordering   string
+	fractions  string
+	estimators string
+	plot       string
+	model      string // a model file of vi train
+	groups     string
+	groupsFile string
+}
+
+func newROARCommand() *Command {
+	var o roarOptions
+	cmd := &Command{
+		UsageLine: "roar [--data FILE] [--ordering grad|random] [--fractions LIST] [--groups GROUPS] [--estimators LIST] [--plot FILE] [flags]",
+		Short:     "evaluate importance orderings by removing features and retraining (ROAR)",
+		Long: `Roar trains the full model once, orders the features (--ordering grad: by
+the full model's mean absolute input gradient over the train split, largest
+first; random: a seeded permutation; both: grad,random), and for each
+fraction t of --fractions removes the first round(t p) features of the
+ordering (replaced by their train mean) and scores the reduced model on the
+evaluation split under each estimator (--estimators, default
+dropout,retrain,lazy-es): retrain is ROAR proper (Hooker et al. 2019),
+dropout keeps the full model, lazy-es continues the full model for
+--es-steps optimizer steps (default 120) on the reduced data.
+
+Groups: --groups (or --groups-file) as in 'vi estimate' makes the units
+groups of columns instead of features: the orderings order the groups (grad:
+by the sum of their columns' gradients) and a fraction t removes the first
+round(t g) of the g groups, the columns in no group counting as groups of
+one. With --image HxW, --groups patch2x2 removes 2x2 patches of pixels (rows,
+cols and any RxC patch likewise), as ROAR on images does.
+
+The score is the measure's larger-is-better value (accuracy; -mse for mse)
+with its standard error sd(IF)/sqrt(n_eval); seconds is the estimator's wall
+time for the reduced model, and the header sums them per estimator.
+
+--format json writes {measure, results: [{ordering, fraction, estimator,
+removed, removed_columns, score, se, seconds}], ...}; --plot FILE.png, .svg or .pdf draws the measure
+(a loss as itself, lower being better) against the fraction removed, one
+line per estimator and ordering, with --level intervals as bars.
+
+Data, backend, task and options as in 'vi estimate' (--image HxW for the cnn
+backend).`,
+	}
+	fs := &cmd.Flag
+	o.data = newDataFlags(cmd, []string{"hidden", "epochs", "image"}, map[string]string{
+		"measure": "predictiveness measure `name` (default: mse for regression, accuracy for classification)",
+	})
+	o.fit = newFitFlags(fs, map[string]string{
+		"level": "`level` of the plot's interval bands",
+		"seed":  "random `seed` of the split, the training and the random ordering",
+	})
+	fs.StringVar(&o.ordering, "ordering", "grad", "comma-separated `orderings`: grad, random")
+	fs.StringVar(&o.fractions, "fractions", ".1,.25,.5,.75,.9,.99", "comma-separated `fractions` of features to remove")
+	fs.StringVar(&o.estimators, "estimators", "dropout,retrain,lazy-es", "comma-separated estimator `names`")
+	fs.StringVar(&o.plot, "plot", "", "also draw the curves to this `file` (.png, .svg or .pdf)")
+	fs.StringVar(&o.model, "model", "", splitModelUsage)
+	fs.StringVar(&o.groups, "groups", "", "remove `groups` of columns together: \"name=col,col;name=col,...\", onehot, or rows, cols or patchRxC of the --image")
+	fs.StringVar(&o.groupsFile, "groups-file", "", "read groups from `file`, one \"name: col, col\" a line")
+	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(ctx, a, cmd, args) }
+	return cmd
+}
+
+func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []string) (err error) {
+	if err := noArgs(cmd, args); err != nil {
+		return err
+	}
+	set := givenFlags(cmd)
+	if err := o.data.checkOutput(o.plot); err != nil {
+		return err
+	}
+	plotFormat, err := checkPlot(o.plot, o.data.out)
+	if err != nil {
+		return err
+	}
+	if err := o.fit.check(); err != nil {
+		return err
+	}
+	if err := o.data.checkNotInput([]fileFlag{{"--plot", o.plot}}, fileFlag{"--model", o.model}, fileFlag{"--groups-file", o.groupsFile}); err != nil {
+		return err
+	}
+	if o.data.data == dataio.Stdin && o.groupsFile == dataio.Stdin {
+		return framework.Usagef("--data - and --groups-file - cannot both read standard input")
+	}
+	groups, onehot, err := groupFlags(ctx, o.groups, o.groupsFile)
+	if err != nil {
+		return err
+	}
+	orderings, err := parseOrderings(o.ordering)
+	if err != nil {
+		return err
+	}
+	fractions, err := parseFractions(o.fractions)
+	if err != nil {
+		return err
+	}
+	ests, err := o.fit.estimators(o.estimators)
+	if err != nil {
+		return err
+	}
+	var saved *dataio.SavedModel
+	r, d, err := o.data.setup(ctx, a, set, func(r *dataRun) (err error) {
+		saved, err = r.splitModel(ctx, o.model, set)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	cfg, err := o.fit.splitConfig(r, saved, set, ests)
+	if err != nil {
+		return err
+	}
+	if g := strings.ToLower(strings.TrimSpace(o.groups)); isImageGrouping(g) {
+		if groups, err = imageGroups(d, r.target, *o.data.options["image"], g); err != nil {
+			return err
+		}
+	}
+	cfg.Groups, cfg.OneHot = groups, onehot
+	// Every check that needs no model, before the backend starts.
+	if err := pipeline.CheckRun(d, cfg, r.measure, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Level: o.fit.level}}); err != nil {
+		return err
+	}
+
+	prog := r.progress("roar " + strings.Join(estimatorNames(ests), "/"))
+	defer prog.Close()
+	be, closeBackend, err := r.start(ctx, prog, d, ests)
+	if err != nil {
+		return err
+	}
+	defer keepErr(&err, closeBackend)
+	cfg.Backend = be
+	p, err := pipeline.Prepare(ctx, d, cfg)
+	if err != nil {
+		return runError(ctx, err)
+	}
+	defer p.Close()
+	measure := r.measure
+	if measure == nil {
+		if measure, err = framework.LookupMeasure(roarDefaultMeasure(p.Task)); err != nil {
+			return err
+		}
+	}
+	var units []framework.Feature
+	if len(groups) > 0 || onehot {
+		if units, err = dataio.ResolveUnits(p.FeatureNames, d.Units(), r.targetName(d), groups, onehot); err != nil {
+			return err
+		}
+	}
+	prog.SetStatus("ordering the features")
+	rep, err := roar.Run(ctx, p, measure, ests, roar.Options{Orderings: orderings, Fractions: fractions,
+		Workers: o.fit.workers, Level: o.fit.level, Progress: prog.Update, Groups: units})
+	prog.Clear()
+	if err != nil {
+		return runError(ctx, err)
+	}
+	if err := roarFinite(rep); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := writeROAR(&buf, rep, r.format, estimatorNames(ests)); err != nil {
+		return err
+	}
+	if err := a.writePlot(o.plot, "plot", func(w io.Writer) error { return plot.ROAR(rep, r.targetName(d)).Write(w, plotFormat) }); err != nil {
+		return err
+	}
+	return r.emit(&buf)
+}
+
+// roarFinite reports a score or standard error that is not finite.
+func roarFinite(rep *roar.Report) error {
+	if err := checkFinite("the full model", namedValue{"the score", rep.Full.Score}, namedValue{"the standard error", rep.Full.SE}); err != nil {
+		return err
+	}
+	for _, r := range rep.Results {
+		if err := checkFinite(fmt.Sprintf("estimator %s, ordering %s, fraction %g", r.Estimator, r.Ordering, r.Fraction),
+			namedValue{"the score", r.Score}, namedValue{"the standard error", r.SE}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func parseOrderings(s string) ([]string, error) {
+	var out []string
+	for _, o := range strings.Split(s, ",") {
+		o = strings.ToLower(strings.TrimSpace(o))
+		if o == "" {
+			continue
+		}
+		if !slices.Contains(roar.Orderings, o) {
+			return nil, framework.Usagef("unknown --ordering %q (want %s)", o, strings.Join(roar.Orderings, ", "))
+		}
+		if slices.Contains(out, o) {
+			return nil, framework.Usagef("--ordering: %q given twice", o)
+		}
+		out = append(out, o)
+	}
+	if len(out) == 0 {
+		return nil, framework.Usagef("--ordering is empty (want %s)", strings.Join(roar.Orderings, ", "))
+	}
+	return out, nil
+}
+
+func parseFractions(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(v > 0 && v <= 1) {
+			return nil, framework.Usagef("--fractions: %q is not a fraction in (0, 1]", f)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, framework.Usagef("--fractions is empty")
+	}
+	return out, nil
+}
+
+func writeROAR(w io.Writer, rep *roar.Report, format string, ests []string) error {
+	switch format {
+	case "json":
+		return writeJSON(w, rep)
+	case "csv":
+		cw := csv.NewWriter(w)
+		// score is larger-is-better, as in JSON; a loss measure adds the
+		// loss itself.
+		loss := framework.IsLossNamed(rep.Measure)
+		head := []string{"ordering", "fraction", "removed", "estimator", "score", "se", "seconds"}
+		if loss {
+			head = slices.Insert(head, 5, "loss")
+		}
+		grouped := rep.Groups > 0
+		if grouped {
+			head = slices.Insert(head, 3, "removed_columns")
+		}
+		if err := cw.Write(head); err != nil {
+			return err
+		}
+		full := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+		for _, r := range rep.Results {
+			rec := []string{r.Ordering, full(r.Fraction), strconv.Itoa(r.Removed), r.Estimator,
+				full(r.Score), full(r.SE), strconv.FormatFloat(r.Seconds, 'f', 3, 64)}
+			if loss {
+				rec = slices.Insert(rec, 5, full(-r.Score))
+			}
+			if grouped {
+				rec = slices.Insert(rec, 3, strconv.Itoa(r.Columns))
+			}
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	groups := ""
+	if rep.Groups > 0 {
+		groups = fmt.Sprintf("  groups %d", rep.Groups)
+	}
+	fmt.Fprintf(w, "measure %s  task %s  backend %s  n_train %d  n_eval %d  features %d%s  seed %d\n",
+		rep.Measure, rep.Task, rep.Backend, rep.NTrain, rep.NEval, rep.Features, groups, rep.Seed)
+	shown := func(score float64) float64 { return framework.Readable(rep.Measure, score) }
+	fmt.Fprintf(w, "full model: %s %s (se %s)\n", rep.Measure, num(shown(rep.Full.Score)), num(rep.Full.SE))
+	var secs []string
+	for _, e := range ests {
+		secs = append(secs, fmt.Sprintf("%s %.2fs", e, rep.Seconds[e]))
+	}
+	fmt.Fprintf(w, "wall time over the curve: %s\n\n", strings.Join(secs, ", "))
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "ordering\tfraction\tremoved\testimator\t%s\tse\tseconds\t\n", rep.Measure)
+	for _, r := range rep.Results {
+		fmt.Fprintf(tw, "%s\t%g\t%d\t%s\t%s\t%s\t%.2f\t\n", r.Ordering, r.Fraction, r.Removed, r.Estimator, num(shown(r.Score)), num(r.SE), r.Seconds)
+	}
+	return tw.Flush()
+}
+
+// roarDefaultMeasure is vi roar's measure without --measure: accuracy for
+// classification, the measure of the ROAR benchmark (Hooker et al.), whose
+// curves read as the share of rows a model still gets right; mse for
+// regression.
+func roarDefaultMeasure(t framework.Task) string {
+	if t == framework.Binary || t == framework.Multiclass {
+		return "accuracy"
+	}
+	return framework.DefaultMeasure(t)
+}
