@@ -269,7 +269,7 @@ func CheckRun(d *dataio.Dataset, cfg Config, m framework.Measure, opt EstimateOp
 					n, inference.MinSplitRows, n2)}
 		}
 	}
-	if _, err := dataio.ResolveFeatures(sp.names, d.Names[sp.target], cfg.Groups, cfg.OneHot); err != nil {
+	if _, err := dataio.ResolveUnits(sp.names, d.Units(), d.Names[sp.target], cfg.Groups, cfg.OneHot); err != nil {
 		return err
 	}
 	if m == nil {
@@ -442,6 +442,9 @@ type setup struct {
 	featCols []int
 	minTrain int
 	folds    int // the folds of Config.Partition; 0 without one
+	// hasMissing says that the data has cells to impute (NaN features of
+	// an encoded data set).
+	hasMissing bool
 }
 
 func newSetup(d *dataio.Dataset, cfg Config) (*setup, error) {
@@ -500,6 +503,11 @@ func newSetup(d *dataio.Dataset, cfg Config) (*setup, error) {
 			sp.featCols = append(sp.featCols, j)
 		}
 	}
+	if d.Encoding != nil {
+		for _, c := range d.Encoding.Columns {
+			sp.hasMissing = sp.hasMissing || c.Missing != ""
+		}
+	}
 	if cfg.Saved != nil {
 		// Before any model is made: a backend that cannot load saved
 		// models is given none of the file's.
@@ -525,15 +533,26 @@ func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*fra
 	cfg := sp.cfg
 	xtr, ytr := rowsOf(sp.d.X, train, sp.featCols, sp.target)
 	xev, yev := rowsOf(sp.d.X, eval, sp.featCols, sp.target)
+	// An encoded data set's missing cells and unseen categories, fitted on
+	// the train rows only.
+	fill, err := sp.d.Encoding.FitFill(sp.d.Source, sp.names, xtr)
+	if err != nil {
+		return nil, err
+	}
+	fill.Apply(xtr)
+	fill.Apply(xev)
+	var fillValues []float64
+	if fill != nil && sp.hasMissing {
+		fillValues = fill.Values
+	}
 	means, sds := standardise(xtr, xev)
 
 	spec := framework.ModelSpec{Task: sp.task, Inputs: len(sp.featCols), Seed: cfg.Seed, Options: cfg.Options, Classes: sp.classes}
 	var sel *selection
-	var err error
 	if cfg.Saved != nil {
 		// The saved state is the full model's, loaded into a model built
 		// as the others are: a pretrained network's weights are in it.
-		sel, err = loadSaved(ctx, cfg, othersSpec(spec), fold, means, sds)
+		sel, err = loadSaved(ctx, cfg, othersSpec(spec), fold, fitted{means, sds, fillValues})
 	} else {
 		if sel, err = selectFull(ctx, cfg.Backend, pretrainedSpec(spec), cfg.Candidates, xtr, ytr); err == nil {
 			sel.spec = othersSpec(sel.spec)
@@ -547,7 +566,7 @@ func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*fra
 	p := &framework.Problem{
 		Task: sp.task, BackendName: cfg.BackendName, Backend: cfg.Backend, Spec: sel.spec,
 		FeatureNames: sp.names, XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev, EvalRows: append([]int(nil), eval...),
-		Full: full, Seed: cfg.Seed, Classes: sp.classes, Means: means, SDs: sds,
+		Full: full, Seed: cfg.Seed, Classes: sp.classes, Means: means, SDs: sds, Fill: fillValues,
 		Chosen: sel.chosen, Candidates: sel.scores, Selection: sel.note, FitReport: framework.FitReportOf(full),
 	}
 	if p.FullEval, err = full.Predict(ctx, xev); err != nil {

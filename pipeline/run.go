@@ -350,7 +350,7 @@ func (s *runState) resolve(first *framework.Problem) error {
 	if target == "" && len(s.d.Names) > 0 {
 		target = s.d.Names[len(s.d.Names)-1]
 	}
-	if s.feats, err = dataio.ResolveFeatures(first.FeatureNames, target, s.cfg.Groups, s.cfg.OneHot); err != nil {
+	if s.feats, err = dataio.ResolveUnits(first.FeatureNames, s.d.Units(), target, s.cfg.Groups, s.cfg.OneHot); err != nil {
 		return err
 	}
 	if s.opt.Shard.Count > len(s.feats) {
