@@ -205,9 +205,9 @@ type Report struct {
 	// BiasDirected says that each interval is widened by its bias_bound
 	// only on the side the extrapolation came from.
 	BiasDirected bool `json:"bias_directed,omitempty"`
-	// Test is "covariance" where the p-values come from the covariance
-	// test (inference.TestCovariance; inference.TestFor), empty where they
-	// are the estimate's own.
+	// Test is "covariance" where some results' p-values come from the
+	// covariance test (inference.TestCovariance; each result's Test says
+	// which), empty where all are the estimate's own.
 	Test       string             `json:"test,omitempty"`
 	Delta      float64            `json:"delta"`
 	Adjust     string             `json:"adjust"`
@@ -350,7 +350,7 @@ func (s *runState) resolve(first *framework.Problem) error {
 	if target == "" && len(s.d.Names) > 0 {
 		target = s.d.Names[len(s.d.Names)-1]
 	}
-	if s.feats, err = dataio.ResolveFeatures(first.FeatureNames, target, s.cfg.Groups, s.cfg.OneHot); err != nil {
+	if s.feats, err = dataio.ResolveUnits(first.FeatureNames, s.d.Units(), target, s.cfg.Groups, s.cfg.OneHot); err != nil {
 		return err
 	}
 	if s.opt.Shard.Count > len(s.feats) {
@@ -403,8 +403,10 @@ func (s *runState) report() (*Report, error) {
 	}
 	rep.Debias, rep.BiasAware, rep.ScoreUpper = opt.Debias, opt.BiasAware, opt.ScoreUpper
 	rep.BiasDirected = opt.BiasAware && opt.DirectedBias
-	if inference.TestFor(opt.InferOptions, m) == inference.TestCovariance {
-		rep.Test = inference.TestCovariance.String()
+	for _, r := range res {
+		if r.Test != "" {
+			rep.Test = r.Test
+		}
 	}
 	rep.Partition = cfg.Partition != nil
 	rep.TrainedElsewhere = cfg.TrainedElsewhere && cfg.Pretrained() && cfg.Partition == nil

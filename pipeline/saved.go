@@ -41,6 +41,10 @@ func TrainModel(ctx context.Context, d *dataio.Dataset, cfg Config, workers int)
 		Target: d.Names[sp.target], Features: slices.Clone(sp.names), Seed: cfg.Seed,
 		Data: dataio.DataFingerprint(d), Partition: PartitionSum(cfg.Partition),
 	}
+	if d.Encoding != nil {
+		opts := d.Encoding.Options
+		s.Prepare = &opts
+	}
 	if cfg.CrossFit >= 2 {
 		s.CrossFit = cfg.CrossFit
 	} else {
@@ -87,7 +91,7 @@ func saveFolds(ctx context.Context, s *dataio.SavedModel, folds []*framework.Pro
 			}
 			return fmt.Errorf("save full model: %w", err)
 		}
-		s.Folds = append(s.Folds, dataio.SavedFold{Mean: p.Means, SD: p.SDs, Options: p.Spec.Options,
+		s.Folds = append(s.Folds, dataio.SavedFold{Mean: p.Means, SD: p.SDs, Fill: p.Fill, Options: p.Spec.Options,
 			Chosen: p.Chosen, Candidates: p.Candidates, Selection: p.Selection, Params: state})
 	}
 	return nil
@@ -132,6 +136,9 @@ func trainFrac(cfg Config) float64 {
 func checkSaved(s *dataio.SavedModel, d *dataio.Dataset, cfg Config) error {
 	bad := func(format string, args ...any) error {
 		return &dataio.InputError{File: s.Source, Msg: fmt.Sprintf(format, args...)}
+	}
+	if err := checkSavedPrepare(s, d); err != nil {
+		return err
 	}
 	if got := dataio.DataFingerprint(d); got != s.Data {
 		return bad("the model was trained on other data than %s (the data's fingerprint differs: other rows, values or column names)", d.Source)
@@ -187,14 +194,17 @@ func checkSavedSetup(s *dataio.SavedModel, sp *setup) error {
 // options the run's (spec's with the chosen one of cfg.Candidates laid
 // over them): a new model of spec with those options, loaded with its
 // state, and the choice among the candidates as the training run made it.
-func loadSaved(ctx context.Context, cfg Config, spec framework.ModelSpec, fold int, means, sds []float64) (*selection, error) {
+func loadSaved(ctx context.Context, cfg Config, spec framework.ModelSpec, fold int, fit fitted) (*selection, error) {
 	s, be, cands := cfg.Saved, cfg.Backend, cfg.Candidates
 	if fold >= len(s.Folds) {
 		return nil, &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("the model file holds %d models, the run needs fold %d", len(s.Folds), fold+1)}
 	}
 	f := s.Folds[fold]
-	if !slices.Equal(f.Mean, means) || !slices.Equal(f.SD, sds) {
+	if !slices.Equal(f.Mean, fit.means) || !slices.Equal(f.SD, fit.sds) {
 		return nil, &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("the standardisation of fold %d differs from the model's (other split?)", fold+1)}
+	}
+	if !slices.Equal(f.Fill, fit.fill) {
+		return nil, &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("the imputation of fold %d's missing cells differs from the model's (other split or data?)", fold+1)}
 	}
 	// The fold's options are the run's (spec's, the caller's), laid over
 	// with its chosen candidate's: a model file's options never reach a
@@ -239,6 +249,12 @@ func loadSaved(ctx context.Context, cfg Config, spec framework.ModelSpec, fold i
 	return &selection{model: full, spec: spec, chosen: f.Chosen, scores: f.Candidates, note: f.Selection}, nil
 }
 
+// fitted is what a fold's train rows fitted before its full model: the
+// standardisation and the imputation of missing cells (nil without).
+type fitted struct {
+	means, sds, fill []float64
+}
+
 // foldOptions returns the options of the full model that chose the
 // candidate named chosen among cands ("" without candidates): base with
 // the candidate's options laid over them.
@@ -255,6 +271,23 @@ func foldOptions(base map[string]string, cands []Candidate, chosen string) (map[
 		}
 	}
 	return nil, fmt.Errorf("chose candidate %q, not one of the run's %v", chosen, candidateNames(cands))
+}
+
+// checkSavedPrepare reports data prepared otherwise than the saved
+// model's (SavedModel.Prepare): other column selection, categorical
+// columns or missing-value policy.
+func checkSavedPrepare(s *dataio.SavedModel, d *dataio.Dataset) error {
+	var got *dataio.PrepareOptions
+	if d.Encoding != nil {
+		got = &d.Encoding.Options
+	}
+	if s.Prepare == nil && got == nil {
+		return nil
+	}
+	if s.Prepare == nil || got == nil || !s.Prepare.Equal(*got) {
+		return &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("the model was trained on data prepared with %s, not %s", s.Prepare, got)}
+	}
+	return nil
 }
 
 // withTuned is opts with the options model m tuned (framework.Tuner) laid

@@ -14,12 +14,14 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/pipeline"
-	"gonum.org/v1/gonum/mat"
+	"github.com/lazyvi/lazyvi/plot"
 )
 
 // estimateOptions are the flags of vi estimate.
@@ -203,7 +205,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	fs.BoolVar(&o.twoSided, "bias-two-sided", false, "with --bias-aware, widen both ends of each interval by the bound")
 	fs.Float64Var(&o.perturb, "perturb", inference.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd (lazy's and lazy-es's: their baseline's)")
 	fs.Float64Var(&o.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
-	fs.StringVar(&o.test, "test", "estimate", "where p_value comes from: `test` estimate (the VI estimate's own test, which agrees with its interval) or covariance (of H0 VI = 0, by the covariance between the reduced model's residual and the full model's correction of it: more power; with the paired estimate and mse, r2 or logloss, and --delta 0, else estimate)")
+	fs.StringVar(&o.test, "test", "estimate", "where p_value comes from: `test` estimate (the VI estimate's own test, which agrees with its interval) or covariance (for cpi, whose reduced model is the full model's conditional mean: a test of H0 VI = 0 by the covariance between the reduced model's residual and the full model's departure from it, with more power; with the paired estimate, mse, r2 or logloss and --delta 0; other estimators keep estimate)")
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
 	fs.BoolVar(&o.ciTruncate, "ci-truncate", false, "floor the intervals at 0")
 	fs.StringVar(&o.model, "model", "", "use the full models of this model `file` (vi train) instead of training; its backend, options, target, seed, split, folds and repetitions are the run's")
@@ -456,7 +458,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err := writeReport(&buf, rep, r.format); err != nil {
 		return err
 	}
-	if err := a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return estimatePlot(rep, r.targetName(d)).write(w, plotFormat) }); err != nil {
+	if err := a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Forest(rep, r.targetName(d)).Write(w, plotFormat) }); err != nil {
 		return err
 	}
 	if err := r.emit(&buf); err != nil {
@@ -800,6 +802,9 @@ func fittingEstimators(name string, caps framework.Capabilities, ests []framewor
 type backendSpec struct {
 	name   string // for messages and the report
 	plugin string // external executable; "" for a built-in backend
+	// attach is the handshake line of a backend a running process serves
+	// (--plugin-attach); "" to start or run one.
+	attach string
 	// process serves a built-in backend from a subprocess, as a plugin
 	// is served (--backend-process); without it a built-in backend runs
 	// in vi's own process.
@@ -807,6 +812,25 @@ type backendSpec struct {
 	// startTimeout bounds the plugin handshake (--plugin-timeout); 0:
 	// backendplugin's default.
 	startTimeout time.Duration
+}
+
+// external reports whether the backend is not one built into vi: a
+// plugin's, or an attached one.
+func (s backendSpec) external() bool { return s.plugin != "" || s.attach != "" }
+
+// attachSpec is the backendSpec of --plugin-attach line: named by --backend
+// when given (set), else "plugin"; it excludes --plugin and
+// --backend-process, which say how to start a backend.
+func attachSpec(line, name string, set map[string]bool) (backendSpec, error) {
+	for _, f := range []string{"plugin", "backend-process"} {
+		if set[f] {
+			return backendSpec{}, framework.Usagef("--plugin-attach and --%s exclude each other (--plugin-attach uses a backend that is already served)", f)
+		}
+	}
+	if !set["backend"] {
+		name = "plugin"
+	}
+	return backendSpec{name: name, attach: strings.TrimSpace(line)}, nil
 }
 
 // newBackendSpec checks the backend flags: a built-in name must be
