@@ -116,11 +116,15 @@ own process; its options are passed with --hidden, --epochs and --opt
 key=value and keep the backend's defaults when not set. --plugin PATH runs an
 external backend executable instead, in a subprocess. For the mlp, --hidden
 auto (the default) trains a few architectures and keeps the one its
-validation slice scores best; the header (and "full" in JSON) says which,
-how training ended, R2, and how the full model compares with intercept-only
-and linear baselines on the same rows, with a warning on stderr when it is
-no better than the linear one or training hit the epoch cap
-(docs/defaults.md).
+validation slice scores best, and then keeps the network only where its
+cross-validated loss beats a linear model's (least squares or logistic
+regression, its ridge cross-validated) by more than the standard error of
+the difference: otherwise the linear model is the full model ("model
+choice:" in the header says which and why). The header (and "full" in JSON)
+says which model, how training ended, R2 (accuracy and AUC for a 0/1
+response), and how the full model compares with intercept-only and linear
+baselines on the same rows, with a warning on stderr when it is no better
+than the linear one or training hit the epoch cap (docs/defaults.md).
 
 Groups: --groups "climate=sst1,sst2;demog=age,sex" (or --groups-file FILE,
 one "name: col, col" a line) estimates the importance of each group, its
