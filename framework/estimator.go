@@ -39,6 +39,11 @@ type Problem struct {
 	// Means and SDs standardised the features: XTrain and XEval are
 	// (x - Means[j]) / SDs[j] column by column, train-split statistics.
 	Means, SDs []float64
+	// Fill holds, for data with missing cells, the value each feature's
+	// missing cells took before standardising, fitted on the train split
+	// (a mean, or 1 for the indicator of a categorical column's most
+	// frequent category); nil for data without missing cells.
+	Fill []float64
 
 	// Classes is K for a Multiclass problem (YTrain and YEval hold labels
 	// 0..K-1), 0 otherwise; Spec.Classes is the same.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/pipeline"
+	"github.com/lazyvi/lazyvi/study/coverage"
 )
 
 func TestWriteAdjusted(t *testing.T) {
@@ -164,7 +165,7 @@ func TestEstimateRepeats(t *testing.T) {
 			t.Errorf("%v: perturb %v, want %v", c.args, v.Perturb, c.rho)
 		}
 		for _, r := range v.Results {
-			if !coherent(r, inference.DefaultLevel) {
+			if !coverage.Coherent(r, inference.DefaultLevel) {
 				t.Errorf("%v, %s %s: vi %g, interval [%g, %g], p %g: interval and test disagree", c.args, r.Estimator, r.Feature, r.VI, r.CILow, r.CIHigh, r.PValue)
 			}
 			// permute declines the ensemble: its rows are the
