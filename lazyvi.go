@@ -49,27 +49,39 @@ func DefaultEstimators() []string { return []string{"lazy", "dropout", "retrain"
 // says how they were chosen).
 func AutoHidden() []string { return []string{"50", "100", "100,50", "200,100"} }
 
-// LinearBaselineRidge is the ridge penalty of the default linear baseline:
-// small beside the standardised features' sums of squares (n), so that the
-// baseline is least squares or logistic regression in all but name, and
-// positive, so that logistic regression has a finite optimum where the
-// classes are separable (breast_cancer.csv's are, on 379 train rows).
-const LinearBaselineRidge = "0.01"
+// LinearBaselineRidge is the ridge penalty of the default linear model,
+// the baseline and the rival: chosen by cross-validation on each fold's
+// training rows (the linear backend's ridge auto), so that the linear
+// model is as good as a linear model gets there, and positive, so that
+// logistic regression has a finite optimum where the classes are
+// separable (breast_cancer.csv's are, on 379 train rows).
+const LinearBaselineRidge = linear.RidgeAuto
+
+// LinearModel is the default linear model of FullModelDefaults: the linear
+// backend in this process, ridge LinearBaselineRidge.
+func LinearModel() pipeline.Baseline {
+	return pipeline.Baseline{Name: "linear", Backend: linear.Backend{}, Options: map[string]string{"ridge": LinearBaselineRidge}}
+}
 
 // FullModelDefaults adds to cfg what vi adds by default to choose and judge
 // the full model of a backend named name: with autoHidden (the mlp without
-// hidden widths), one Candidate per AutoHidden architecture; and, unless
-// cfg has Baselines or the backend is linear itself, the linear baseline
-// (in this process, ridge LinearBaselineRidge), scored beside the full
-// model.
+// hidden widths), one Candidate per AutoHidden architecture and the linear
+// model (LinearModel) as a rival, which becomes the full model where the
+// network does not beat it by more than the standard error of the
+// difference in cross-validated loss (pipeline.Config.Rivals); and,
+// unless cfg has Baselines or the backend is linear itself, the linear
+// model as a baseline, scored beside the full model.
 func FullModelDefaults(cfg *pipeline.Config, name string, autoHidden bool) {
 	if autoHidden && len(cfg.Candidates) == 0 {
 		for _, h := range AutoHidden() {
 			cfg.Candidates = append(cfg.Candidates, pipeline.Candidate{Name: h, Options: map[string]string{"hidden": h}})
 		}
 	}
+	if autoHidden && cfg.Rivals == nil {
+		cfg.Rivals = []pipeline.Baseline{LinearModel()}
+	}
 	if cfg.Baselines == nil && name != "linear" {
-		cfg.Baselines = []pipeline.Baseline{{Name: "linear", Backend: linear.Backend{}, Options: map[string]string{"ridge": LinearBaselineRidge}}}
+		cfg.Baselines = []pipeline.Baseline{LinearModel()}
 	}
 }
 
@@ -153,7 +165,11 @@ type Options struct {
 	//   - Backend nil: the mlp backend (BackendName DefaultBackend), in this
 	//     process, its architecture chosen among AutoHidden on a validation
 	//     slice unless Options sets "hidden" (or Candidates are given).
-	//   - Baselines nil: the linear baseline, scored beside the full model
+	//   - Rivals nil (with the architecture chosen): the linear model,
+	//     which is the full model where the network does not beat it by
+	//     more than the standard error of the difference in
+	//     cross-validated loss (FullModelDefaults).
+	//   - Baselines nil: the linear model, scored beside the full model
 	//     (FullModelDefaults), unless the backend is linear.
 	//   - CrossFit, Repeats and TrainFrac 0: DefaultRepeats cross-fits of
 	//     DefaultCrossFit folds, each row's predictions averaged over them

@@ -352,6 +352,9 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestCancelReachesServer: cancelling the context of a Fit the server is
+// running fails the call with a wrapped context.Canceled and cancels the
+// server's Fit too.
 func TestCancelReachesServer(t *testing.T) {
 	b := newLinear()
 	r := inProcess(t, "linear", b)
@@ -362,7 +365,13 @@ func TestCancelReachesServer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() { errc <- m.Fit(ctx, mat.NewDense(1, 2, nil), []float64{0}) }()
-	time.Sleep(50 * time.Millisecond)
+	select { // the server's Fit is running: cancel it there
+	case <-b.blocking:
+	case err := <-errc:
+		t.Fatalf("Fit returned before it blocked: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the plugin's Fit never started")
+	}
 	cancel()
 	err = <-errc
 	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), `backend "linear": Fit: `) {

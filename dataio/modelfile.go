@@ -60,8 +60,15 @@ type SavedModel struct {
 	// Partition identifies the explicit evaluation rows the models were
 	// trained with (pipeline.PartitionSum of Config.Partition; "" for the
 	// seeded split or folds); a model is used only with the same.
-	Partition string      `json:"partition,omitempty"`
-	Folds     []SavedFold `json:"folds"`
+	Partition string `json:"partition,omitempty"`
+	// Choice says how the models' kind was chosen against other kinds
+	// (pipeline.Config.Rivals): Backend and Options are the chosen kind's.
+	Choice *framework.ModelChoice `json:"model_choice,omitempty"`
+	// Prepare says how the data was prepared from its file (Table.Prepare:
+	// columns, categorical columns, missing values); nil for a table of
+	// numbers used as it is.
+	Prepare *PrepareOptions `json:"prepare,omitempty"`
+	Folds   []SavedFold     `json:"folds"`
 
 	// Source is the file's name, for messages (ReadModel sets it).
 	Source string `json:"-"`
@@ -77,6 +84,9 @@ type SavedModel struct {
 type SavedFold struct {
 	Mean []float64 `json:"mean"`
 	SD   []float64 `json:"sd"`
+	// Fill is the imputation of missing cells that the fold's train rows
+	// fitted (Problem.Fill); absent for data without missing cells.
+	Fill []float64 `json:"fill,omitempty"`
 	// Options are the full model's (Problem.Spec.Options): Config.Options
 	// with the chosen candidate's laid over them.
 	Options    map[string]string          `json:"options,omitempty"`

@@ -97,17 +97,13 @@ type SignalVariance interface {
 }
 
 // Directional is implemented by a measure whose per-row score is smooth in
-// the predictions: the derivative of each row's score along a path from
+// the predictions: the derivative of each row's score along the line from
 // one model's predictions to another's is what the covariance test
-// (inference.TestCovariance) averages. The path is the measure's natural
-// one: a straight line for squared error, a line in the logits (log
-// probabilities) for log-loss, where the derivative is the GLM score
-// (y - p) times the logits' difference.
+// (inference.TestCovariance) averages.
 type Directional interface {
 	Measure
 	// Directional returns, for each row i, d/dt s_i(at + t (toward - at))
-	// at t = 0, s_i the row's score (larger is better; along the
-	// measure's path for log-loss), for predictions at and toward (n x
-	// outputs, as Model.Predict returns) of y.
+	// at t = 0, s_i the row's score (larger is better), for predictions at
+	// and toward (n x outputs, as Model.Predict returns) of y.
 	Directional(y []float64, at, toward mat.Matrix) ([]float64, error)
 }

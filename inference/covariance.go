@@ -20,27 +20,32 @@ const (
 	TestEstimate Test = iota
 	// TestCovariance tests H0: VI = 0 (the response does not depend on the
 	// feature given the others) by the covariance between the reduced
-	// model's residual and the full model's correction of it, a
+	// model's residual and the full model's departure from it, a
 	// generalised covariance measure (Shah and Peters 2020; Zheng and
 	// Raskutti 2025's GCM-type importance): each row's derivative of its
-	// score along the path from the reduced model's predictions g to the
+	// score along the line from the reduced model's predictions g to the
 	// full model's f (framework.Directional; for squared error
-	// t_i = 2 (y_i - g_i)(f_i - g_i)), T = mean(t) and se^2 = var(t)/n,
-	// p = 1 - Phi(T/se), on the same rows and models as the paired
-	// estimate (the ensemble's averaged predictions by default).
+	// t_i = 2 (y_i - g_i)(f_i - g_i)), T = mean(t), se^2 = var(t)/n plus
+	// the repetitions' spread, p = 1 - Phi(T/se), on the same rows and
+	// models as the paired estimate (the ensemble's averaged predictions
+	// by default).
 	//
-	// Where the feature does not matter, g is the regression on the other
-	// features and y - g has mean 0 given them, whatever f - g is: T is
-	// centred at 0 up to the product of the two models' errors, and its
-	// standard error does not vanish faster than T's spread, so the test
-	// keeps its size without the paired estimate's negative drift
-	// (-mean((f - g)^2) for squared error). Where the feature matters,
-	// T estimates about the VI with the variance of the noise's part
-	// alone, about a quarter of the paired estimate's (4 sigma^2 VI/n
-	// against sigma^2 VI/n for squared error), which is the power it
-	// gains. It tests VI = 0 only: with a delta other than 0, a measure
-	// that is not framework.Directional (accuracy, AUC) or split
-	// inference, results keep the estimate's test (TestFor says which).
+	// It applies to an estimator whose reduced model is the full model's
+	// mean given the other features (framework.ConditionalMean: cpi).
+	// Under H0 the truth f* and g are functions of x_-j and
+	// E[f - g | x_-j] = 0 whatever f learned, so E[t] = 0: the test has
+	// its size where the conditional sampler is right, without the paired
+	// estimate's negative drift under the null (-mean((f - g)^2) for
+	// squared error). Where the feature matters, T estimates about the VI
+	// with the variance of the noise's part alone, about a quarter of the
+	// paired estimate's (sigma^2 VI/n against 4 sigma^2 VI/n for squared
+	// error), which is the power it gains. A reduced model refitted
+	// without the feature (lazy, retrain) has no such property: its errors
+	// and f - g covary under the null, and the test would not keep its
+	// size, so those keep the estimate's test. It tests VI = 0 only: with
+	// a delta other than 0, a measure that is not framework.Directional
+	// (accuracy, AUC) or split inference, results keep the estimate's test
+	// (TestFor; Result.Test says which test each p-value comes from).
 	TestCovariance
 )
 
@@ -69,7 +74,10 @@ func ParseTest(s string) (Test, error) {
 // TestFor is the test that the options' p-values come from with measure m:
 // TestCovariance where it is asked for and applies (delta 0, a
 // framework.Directional measure, the paired estimate of Plain inference),
-// else TestEstimate.
+// else TestEstimate. It applies to the results of an estimator whose
+// reduced model is a conditional mean of the full model
+// (framework.ConditionalMean: cpi); the others keep the estimate's test,
+// and each result says which (Result.Test).
 func TestFor(opt InferOptions, m framework.Measure) Test {
 	if opt.Test != TestCovariance || opt.Delta != 0 || opt.Inference != Plain {
 		return TestEstimate

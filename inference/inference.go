@@ -514,7 +514,7 @@ func (c *combination) results(e int) ([]Result, error) {
 		}
 		results = append(results, res)
 	}
-	if TestFor(opt, c.m) == TestCovariance {
+	if TestFor(opt, c.m) == TestCovariance && framework.IsConditionalMean(es) {
 		from := c.avg
 		if !pooled {
 			from = nil
@@ -524,7 +524,7 @@ func (c *combination) results(e int) ([]Result, error) {
 			return nil, fmt.Errorf("estimator %s: %w", es.Name(), err)
 		}
 		for f, p := range ps {
-			results[f].PValue = p
+			results[f].PValue, results[f].Test = p, TestCovariance.String()
 		}
 	}
 	if opt.Adjust != AdjustNone {

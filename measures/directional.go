@@ -2,7 +2,6 @@ package measures
 
 import (
 	"fmt"
-	"math"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -43,10 +42,9 @@ func (m r2) Directional(y []float64, at, toward mat.Matrix) ([]float64, error) {
 }
 
 // Directional is the derivative of a row's log-likelihood along the line
-// from a's logits to b's (probabilities clipped as Evaluate clips them):
-// (y_i - a_i)(logit b_i - logit a_i) for a binary response, and
-// delta_{y_i} - sum_k a_ik delta_k with delta_k = log b_ik - log a_ik for
-// K classes (the softmax of the log probabilities moved along delta).
+// from a's probabilities to b's (clipped as Evaluate clips them):
+// (y_i - a_i)(b_i - a_i)/(a_i (1 - a_i)) for a binary response, and
+// (b_iy - a_iy)/a_iy for K classes, y the row's class.
 func (m logloss) Directional(y []float64, at, toward mat.Matrix) ([]float64, error) {
 	d := make([]float64, len(y))
 	if isMulti(at) {
@@ -62,12 +60,8 @@ func (m logloss) Directional(y []float64, at, toward mat.Matrix) ([]float64, err
 			return nil, fmt.Errorf("measure %s: predictions of %d and %d classes", m.Name(), len(a[0]), len(b[0]))
 		}
 		for i, row := range a {
-			var mean float64
-			for k, ak := range row {
-				mean += clip(ak) * (math.Log(clip(b[i][k])) - math.Log(clip(ak)))
-			}
 			c := int(y[i])
-			d[i] = math.Log(clip(b[i][c])) - math.Log(clip(row[c])) - mean
+			d[i] = (clip(b[i][c]) - clip(row[c])) / clip(row[c])
 		}
 		return d, nil
 	}
@@ -80,7 +74,8 @@ func (m logloss) Directional(y []float64, at, toward mat.Matrix) ([]float64, err
 		return nil, err
 	}
 	for i := range d {
-		d[i] = (y[i] - clip(a[i])) * (logit(clip(b[i])) - logit(clip(a[i])))
+		p := clip(a[i])
+		d[i] = (y[i] - p) * (clip(b[i]) - p) / (p * (1 - p))
 	}
 	return d, nil
 }
@@ -97,5 +92,3 @@ func twoColumns(name string, y []float64, at, toward mat.Matrix) (a, b []float64
 }
 
 func clip(p float64) float64 { return min(max(p, ProbEps), 1-ProbEps) }
-
-func logit(p float64) float64 { return math.Log(p) - math.Log1p(-p) }

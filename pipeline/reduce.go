@@ -50,6 +50,9 @@ func Reduce(ctx context.Context, folds []*framework.Problem, ests []framework.Es
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
+	// One goroutine per job at most: more workers than jobs would only
+	// wait on the channel, each with its stack.
+	workers = min(workers, len(jobs))
 	if opt.Progress != nil {
 		opt.Progress(0, len(jobs)) // estimation starts: the clock for an ETA
 	}

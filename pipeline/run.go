@@ -9,6 +9,7 @@ import (
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
+	"gonum.org/v1/gonum/mat"
 )
 
 // EstimateOptions tune Estimate and Run. The zero value is what vi estimate
@@ -131,6 +132,10 @@ type FullResult struct {
 	// Selection says why the choice among the candidates was not made by
 	// the validation loss, when it was not.
 	Selection string `json:"selection,omitempty"`
+	// Choice says how the full model's kind was chosen against
+	// Config.Rivals (the model file's choice with Config.Saved); absent
+	// without rivals.
+	Choice *framework.ModelChoice `json:"model_choice,omitempty"`
 	// Baselines are the intercept-only model and Config.Baselines on the
 	// same evaluation rows.
 	Baselines []BaselineScore `json:"baselines,omitempty"`
@@ -200,9 +205,9 @@ type Report struct {
 	// BiasDirected says that each interval is widened by its bias_bound
 	// only on the side the extrapolation came from.
 	BiasDirected bool `json:"bias_directed,omitempty"`
-	// Test is "covariance" where the p-values come from the covariance
-	// test (inference.TestCovariance; inference.TestFor), empty where they
-	// are the estimate's own.
+	// Test is "covariance" where some results' p-values come from the
+	// covariance test (inference.TestCovariance; each result's Test says
+	// which), empty where all are the estimate's own.
 	Test       string             `json:"test,omitempty"`
 	Delta      float64            `json:"delta"`
 	Adjust     string             `json:"adjust"`
@@ -237,6 +242,9 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 		return nil, err
 	}
 	s := &runState{d: d, cfg: cfg, m: m, ests: ests, opt: opt, reps: max(cfg.Repeats, 1)}
+	if cfg.Saved != nil {
+		s.choice = cfg.Saved.Choice
+	}
 	for rep := range s.reps {
 		if err := s.repetition(ctx, rep); err != nil {
 			return nil, err
@@ -265,24 +273,28 @@ type runState struct {
 	r2        *float64
 	shard     *ShardInfo
 	class     classScores
+	choice    *framework.ModelChoice
+	known     map[string][]*mat.Dense // baselines' predictions that the model choice made
 }
 
 // repetition prepares repetition rep's folds, reduces them and adds the
 // full models' scores; the first also resolves the measure and the
 // features and diagnoses the full model.
 func (s *runState) repetition(ctx context.Context, rep int) error {
-	c := repetitionConfig(s.cfg, rep)
 	label := ""
 	if s.reps > 1 {
 		label = fmt.Sprintf("repetition %d/%d", rep+1, s.reps)
 	}
 	start := time.Now()
-	folds, err := prepareRun(ctx, s.d, c, s.opt.Workers)
+	folds, kc, err := prepareRepetition(ctx, s.d, &s.cfg, rep, s.opt.Workers)
 	if err != nil {
 		if label != "" {
 			err = fmt.Errorf("%s: %w", label, err)
 		}
 		return err
+	}
+	if kc != nil {
+		s.choice, s.known, s.notes = kc.choice, kc.preds, append(s.notes, kc.notes...)
 	}
 	s.fullSecs += time.Since(start).Seconds()
 	defer func() {
@@ -305,9 +317,11 @@ func (s *runState) repetition(ctx context.Context, rep int) error {
 	}
 	if rep == 0 {
 		// The diagnostics of the full model: the first repetition's.
-		if s.baselines, s.r2, s.notes, err = diagnose(ctx, folds, s.m, s.cfg.Baselines); err != nil {
+		var left []string
+		if s.baselines, s.r2, left, err = diagnose(ctx, folds, s.m, s.cfg.Baselines, s.known); err != nil {
 			return err
 		}
+		s.notes = append(s.notes, left...)
 	}
 	for _, q := range folds {
 		fs, err := s.m.Evaluate(q.YEval, q.FullEval)
@@ -336,7 +350,7 @@ func (s *runState) resolve(first *framework.Problem) error {
 	if target == "" && len(s.d.Names) > 0 {
 		target = s.d.Names[len(s.d.Names)-1]
 	}
-	if s.feats, err = dataio.ResolveFeatures(first.FeatureNames, target, s.cfg.Groups, s.cfg.OneHot); err != nil {
+	if s.feats, err = dataio.ResolveUnits(first.FeatureNames, s.d.Units(), target, s.cfg.Groups, s.cfg.OneHot); err != nil {
 		return err
 	}
 	if s.opt.Shard.Count > len(s.feats) {
@@ -366,6 +380,7 @@ func (s *runState) report() (*Report, error) {
 		Shard:   s.shard,
 	}
 	rep.Full.Accuracy, rep.Full.AUC = s.class.means()
+	rep.Full.Choice = s.choice
 	rep.Full.Epochs, rep.Full.StoppedBy = first.FitReport.Epochs, first.FitReport.StoppedBy
 	rep.Full.Architecture, rep.Full.Loaded = first.FitReport.Architecture, first.FitReport.Loaded
 	rep.Full.Hidden, rep.Full.Candidates, rep.Full.Selection = first.Chosen, first.Candidates, first.Selection
@@ -388,13 +403,36 @@ func (s *runState) report() (*Report, error) {
 	}
 	rep.Debias, rep.BiasAware, rep.ScoreUpper = opt.Debias, opt.BiasAware, opt.ScoreUpper
 	rep.BiasDirected = opt.BiasAware && opt.DirectedBias
-	if inference.TestFor(opt.InferOptions, m) == inference.TestCovariance {
-		rep.Test = inference.TestCovariance.String()
+	for _, r := range res {
+		if r.Test != "" {
+			rep.Test = r.Test
+		}
 	}
 	rep.Partition = cfg.Partition != nil
 	rep.TrainedElsewhere = cfg.TrainedElsewhere && cfg.Pretrained() && cfg.Partition == nil
 	rep.Warnings = append(s.notes, fullWarnings(m, rep.Full)...)
 	return rep, nil
+}
+
+// prepareRepetition is prepareRun's folds of repetition rep of cfg; in the
+// first, the full model's kind is chosen against cfg.Rivals (chooseKind;
+// nil kindChoice without rivals), and cfg becomes the chosen kind's for the
+// later repetitions.
+func prepareRepetition(ctx context.Context, d *dataio.Dataset, cfg *Config, rep, workers int) ([]*framework.Problem, *kindChoice, error) {
+	c := repetitionConfig(*cfg, rep)
+	folds, err := prepareRun(ctx, d, c, workers)
+	if err != nil || rep > 0 || len(cfg.Rivals) == 0 || cfg.Saved != nil || cfg.Pretrained() {
+		return folds, nil, err
+	}
+	kc, err := chooseKind(ctx, d, c, folds, workers)
+	if err != nil {
+		closeAll(folds)
+		return nil, nil, err
+	}
+	if kc.rival != nil {
+		*cfg = cfg.asRival(*kc.rival)
+	}
+	return kc.folds, kc, nil
 }
 
 // prepareRun is PrepareFolds with Config.CrossFit >= 2 folds, else

@@ -51,6 +51,19 @@ var settings = []string{"binary", "friedman1", "highdim", "interaction", "linear
 // Settings returns the names Generate accepts, sorted.
 func Settings() []string { return append([]string(nil), settings...) }
 
+// DefaultRho is the Corr(x1, x2) a setting is simulated with when none is
+// chosen: 0.5 for linear and highdim, LogisticRho for logistic, 0 for the
+// settings of independent features (binary, friedman1, interaction).
+func DefaultRho(setting string) float64 {
+	switch setting {
+	case "binary", "friedman1", "interaction":
+		return 0
+	case "logistic":
+		return LogisticRho
+	}
+	return 0.5
+}
+
 // Generate returns the named setting's data set of n samples. rho is
 // Corr(x1, x2) for linear, highdim and logistic (the paper uses 0.5 for
 // highdim and LogisticRho for logistic, its Shapley experiment);

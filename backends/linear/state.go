@@ -48,12 +48,21 @@ func (md *Model) LoadState(_ context.Context, b []byte) error {
 		what      string
 		got, want int
 	}{{"input means", len(s.Mu), p}, {"input scales", len(s.SD), p}, {"coefficients", len(s.Theta), p + 1},
-		{"covariances", len(s.Cov), (p + 1) * (p + 1)}, {"alias flags", len(s.Alias), p + 1}} {
+		{"alias flags", len(s.Alias), p + 1}} {
 		if err := state.CheckLen("linear", c.what, c.got, c.want); err != nil {
 			return err
 		}
 	}
+	// A fit with more parameters than rows has no covariance (fitOLSWide).
+	if len(s.Cov) != 0 {
+		if err := state.CheckLen("linear", "covariances", len(s.Cov), (p+1)*(p+1)); err != nil {
+			return err
+		}
+	}
 	md.mu, md.sd, md.theta, md.cov, md.alias = s.Mu, s.SD, s.Theta, s.Cov, s.Alias
+	if len(s.Cov) == 0 {
+		md.cov = nil
+	}
 	md.rank, md.sigma2, md.df, md.iter = s.Rank, s.Sigma2, s.DF, s.Iter
 	if md.cfg.auto {
 		// The penalty the training run chose; a fixed one is the

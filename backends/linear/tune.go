@@ -113,7 +113,7 @@ func (md *Model) TunedOptions() map[string]string {
 }
 
 // FitReport implements framework.FitReporter: the model's kind and penalty
-// in Architecture ("logistic regression, ridge 3.2 (cross-validated)").
+// in Architecture ("logistic regression, cross-validated ridge 3.2").
 func (md *Model) FitReport() framework.FitReport {
 	kind := "least squares"
 	if md.task == framework.Binary {
@@ -121,9 +121,9 @@ func (md *Model) FitReport() framework.FitReport {
 	}
 	how := ""
 	if md.cfg.auto {
-		how = " (cross-validated)"
+		how = "cross-validated "
 	}
-	return framework.FitReport{Architecture: fmt.Sprintf("%s, ridge %.3g%s", kind, md.cfg.ridge, how)}
+	return framework.FitReport{Architecture: fmt.Sprintf("%s, %sridge %.3g", kind, how, md.cfg.ridge)}
 }
 
 var (

@@ -14,12 +14,14 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/pipeline"
-	"gonum.org/v1/gonum/mat"
+	"github.com/lazyvi/lazyvi/plot"
 )
 
 // estimateOptions are the flags of vi estimate.
@@ -199,7 +201,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	fs.BoolVar(&o.twoSided, "bias-two-sided", false, "with --bias-aware, widen both ends of each interval by the bound")
 	fs.Float64Var(&o.perturb, "perturb", inference.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd (lazy's and lazy-es's: their baseline's)")
 	fs.Float64Var(&o.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
-	fs.StringVar(&o.test, "test", "estimate", "where p_value comes from: `test` estimate (the VI estimate's own test, which agrees with its interval) or covariance (of H0 VI = 0, by the covariance between the reduced model's residual and the full model's correction of it: more power; with the paired estimate and mse, r2 or logloss, and --delta 0, else estimate)")
+	fs.StringVar(&o.test, "test", "estimate", "where p_value comes from: `test` estimate (the VI estimate's own test, which agrees with its interval) or covariance (for cpi, whose reduced model is the full model's conditional mean: a test of H0 VI = 0 by the covariance between the reduced model's residual and the full model's departure from it, with more power; with the paired estimate, mse, r2 or logloss and --delta 0; other estimators keep estimate)")
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
 	fs.BoolVar(&o.ciTruncate, "ci-truncate", false, "floor the intervals at 0")
 	fs.StringVar(&o.model, "model", "", "use the full models of this model `file` (vi train) instead of training; its backend, options, target, seed, split, folds and repetitions are the run's")
@@ -452,7 +454,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err := writeReport(&buf, rep, r.format); err != nil {
 		return err
 	}
-	if err := a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return estimatePlot(rep, r.targetName(d)).write(w, plotFormat) }); err != nil {
+	if err := a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Forest(rep, r.targetName(d)).Write(w, plotFormat) }); err != nil {
 		return err
 	}
 	if err := r.emit(&buf); err != nil {

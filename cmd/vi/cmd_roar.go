@@ -15,6 +15,7 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/pipeline"
+	"github.com/lazyvi/lazyvi/plot"
 	"github.com/lazyvi/lazyvi/workflows/roar"
 )
 
@@ -165,7 +166,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	}
 	var units []framework.Feature
 	if len(groups) > 0 || onehot {
-		if units, err = dataio.ResolveFeatures(p.FeatureNames, r.targetName(d), groups, onehot); err != nil {
+		if units, err = dataio.ResolveUnits(p.FeatureNames, d.Units(), r.targetName(d), groups, onehot); err != nil {
 			return err
 		}
 	}
@@ -183,7 +184,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	if err := writeROAR(&buf, rep, r.format, estimatorNames(ests)); err != nil {
 		return err
 	}
-	if err := a.writePlot(o.plot, "plot", func(w io.Writer) error { return roarPlot(rep, r.targetName(d)).write(w, plotFormat) }); err != nil {
+	if err := a.writePlot(o.plot, "plot", func(w io.Writer) error { return plot.ROAR(rep, r.targetName(d)).Write(w, plotFormat) }); err != nil {
 		return err
 	}
 	return r.emit(&buf)

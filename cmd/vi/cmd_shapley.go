@@ -15,6 +15,7 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/pipeline"
+	"github.com/lazyvi/lazyvi/plot"
 	"github.com/lazyvi/lazyvi/workflows/shapley"
 )
 
@@ -213,7 +214,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err := writeShapley(&buf, rep, r.format, fixedPenalty(reds)); err != nil {
 		return err
 	}
-	if err := a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return shapleyPlot(rep, r.targetName(d)).write(w, plotFormat) }); err != nil {
+	if err := a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Shapley(rep, r.targetName(d)).Write(w, plotFormat) }); err != nil {
 		return err
 	}
 	if err := r.emit(&buf); err != nil {

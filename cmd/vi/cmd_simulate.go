@@ -61,17 +61,6 @@ Example:
 	return cmd
 }
 
-// defaultRho is Corr(x1, x2) when --rho is not given.
-func defaultRho(setting string) float64 {
-	switch setting {
-	case "binary", "friedman1", "interaction":
-		return 0
-	case "logistic":
-		return simulate.LogisticRho
-	}
-	return 0.5
-}
-
 func (o *simulateOptions) run(a *app, cmd *Command, args []string) error {
 	if err := noArgs(cmd, args); err != nil {
 		return err
@@ -82,7 +71,7 @@ func (o *simulateOptions) run(a *app, cmd *Command, args []string) error {
 	if err := checkOutDir(o.out); err != nil {
 		return err
 	}
-	rho := defaultRho(o.setting)
+	rho := simulate.DefaultRho(o.setting)
 	if givenFlags(cmd)["rho"] {
 		rho = o.rho
 	}

@@ -317,3 +317,12 @@ func (f *dataFlags) checkNotInput(outs []fileFlag, ins ...fileFlag) error {
 	}
 	return checkNotInput(outs, ins)
 }
+
+// targetName is the name of the run's response: --target, or the last
+// column of d.
+func (r *dataRun) targetName(d *dataio.Dataset) string {
+	if r.target != "" || len(d.Names) == 0 {
+		return r.target
+	}
+	return d.Names[len(d.Names)-1]
+}

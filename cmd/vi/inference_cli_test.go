@@ -11,6 +11,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/pipeline"
+	"github.com/lazyvi/lazyvi/study/coverage"
 )
 
 func TestWriteAdjusted(t *testing.T) {
@@ -164,7 +165,7 @@ func TestEstimateRepeats(t *testing.T) {
 			t.Errorf("%v: perturb %v, want %v", c.args, v.Perturb, c.rho)
 		}
 		for _, r := range v.Results {
-			if !coherent(r, inference.DefaultLevel) {
+			if !coverage.Coherent(r, inference.DefaultLevel) {
 				t.Errorf("%v, %s %s: vi %g, interval [%g, %g], p %g: interval and test disagree", c.args, r.Estimator, r.Feature, r.VI, r.CILow, r.CIHigh, r.PValue)
 			}
 			// permute declines the ensemble: its rows are the
@@ -228,11 +229,12 @@ func TestDefaultShardsMerge(t *testing.T) {
 	}
 }
 
-// TestEstimateTest: --test covariance takes p_value from the covariance
-// test and says so ("test": "covariance", and in the table's header),
-// leaving vi, se and the interval as the estimate's; with --delta or split
-// inference the p-values stay the estimate's and the report names no
-// test.
+// TestEstimateTest: --test covariance takes cpi's p_value from the
+// covariance test and says so ("test": "covariance" in the report and in
+// the result, and in the table's header), leaving vi, se and the interval
+// as the estimate's; dropout's reduced model keeps the
+// estimate's test, as every result does with --delta or split inference
+// (and the report then names no test).
 func TestEstimateTest(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "lin.csv"), linearCSV(90))
@@ -243,7 +245,7 @@ func TestEstimateTest(t *testing.T) {
 	run := func(args ...string) report {
 		t.Helper()
 		var r report
-		out := viOK(t, dir, append(append([]string{"estimate", "--data", "lin.csv", "--estimators", "lazy,dropout", "--format", "json"}, fastArgs...), args...)...)
+		out := viOK(t, dir, append(append([]string{"estimate", "--data", "lin.csv", "--estimators", "cpi,dropout", "--format", "json"}, fastArgs...), args...)...)
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatal(err)
 		}
@@ -268,14 +270,21 @@ func TestEstimateTest(t *testing.T) {
 			if g.VI != e.VI || g.SE != e.SE || g.CILow != e.CILow || g.CIHigh != e.CIHigh {
 				t.Errorf("%v, %s %s: the covariance test changed the estimate or interval: %+v, %+v", c.args, e.Estimator, e.Feature, g, e)
 			}
+			want := ""
+			if e.Estimator == "cpi" {
+				want = c.test
+			}
+			if e.Test != "" || g.Test != want || e.Estimator != "cpi" && g.PValue != e.PValue {
+				t.Errorf("%v, %s %s: test %q p %v, want %q (the estimate's p %v)", c.args, e.Estimator, e.Feature, g.Test, g.PValue, want, e.PValue)
+			}
 			differ = differ || g.PValue != e.PValue
 		}
 		if differ != (c.test != "") {
 			t.Errorf("%v: p-values differ %v, want %v", c.args, differ, c.test != "")
 		}
 	}
-	table := viOK(t, dir, append([]string{"estimate", "--data", "lin.csv", "--estimators", "lazy", "--test", "covariance"}, fastArgs...)...)
-	if !strings.Contains(table, "p_value: covariance test of H0 VI = 0") {
+	table := viOK(t, dir, append([]string{"estimate", "--data", "lin.csv", "--estimators", "cpi", "--test", "covariance"}, fastArgs...)...)
+	if !strings.Contains(table, "p_value: H0 VI <= 0 (cpi: covariance test)") {
 		t.Errorf("table header does not name the covariance test:\n%s", table)
 	}
 	if _, stderr, code := vi(t, dir, "estimate", "--test", "bogus"); code != 2 || !strings.Contains(stderr, "estimate or covariance") {

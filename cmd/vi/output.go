@@ -17,6 +17,7 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/pipeline"
+	"github.com/lazyvi/lazyvi/plot"
 )
 
 // Output formats of vi estimate.
@@ -155,10 +156,9 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 		if r.ScoreUpper {
 			fmt.Fprint(w, "  upper ends: score")
 		}
-		if r.Test == inference.TestCovariance.String() {
-			fmt.Fprint(w, "  p_value: covariance test of H0 VI = 0")
-		} else {
-			fmt.Fprintf(w, "  p_value: H0 VI <= %g", r.Delta)
+		fmt.Fprintf(w, "  p_value: H0 VI <= %g", r.Delta)
+		if by := covarianceTested(r.Results); len(by) > 0 {
+			fmt.Fprintf(w, " (%s: covariance test)", strings.Join(by, ", "))
 		}
 		if r.Adjust != "" && r.Adjust != "none" {
 			fmt.Fprintf(w, "  adjust %s", r.Adjust)
@@ -372,4 +372,32 @@ func evaluationMeaning(r *pipeline.Report) string {
 		return fmt.Sprintf("loaded network trained elsewhere (--trained-elsewhere): each VI is what it loses without the feature on a seeded evaluation split of %d rows of this data, valid only if none of these rows trained it (if they did, null features look important)", r.NEval)
 	}
 	return fmt.Sprintf("loaded network judged on a seeded split of %d rows that may include its training rows", r.NEval)
+}
+
+// checkPlot checks --plot: its format, from the extension, and that it is
+// not --out. It returns the format ("" without --plot).
+func checkPlot(path, out string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	if path == out {
+		return "", framework.Usagef("--plot and --out name the same file %s", path)
+	}
+	format, err := plot.Format(path)
+	if err != nil {
+		return "", framework.Usagef("--plot %s: want a .png, .svg or .pdf file", path)
+	}
+	return format, nil
+}
+
+// covarianceTested are the estimators whose p-values come from the
+// covariance test (inference.TestCovariance), in the results' order.
+func covarianceTested(res []inference.Result) []string {
+	var out []string
+	for _, r := range res {
+		if r.Test == inference.TestCovariance.String() && !slices.Contains(out, r.Estimator) {
+			out = append(out, r.Estimator)
+		}
+	}
+	return out
 }

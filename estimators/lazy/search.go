@@ -279,9 +279,8 @@ const flatNear = 2e-3
 // ruinous one. The grid's walk would see past the bump with its point 4
 // decades below the top, which for Krylov candidates is the costliest;
 // where the baseline chooses no update, the features' penalties are
-// typically at or above the top too, and starting there takes a search a
-// small fraction of the grid walk's Krylov steps
-// (research/2026-11-27-lazy-cnn.md).
+// typically at or above the top too, and starting there spares the search
+// the grid walk's costliest Krylov steps.
 func nearStart(near, scale float64) (t0 float64, ok bool) {
 	switch {
 	case math.IsInf(near, 1):

@@ -24,7 +24,8 @@ import (
 	"github.com/lazyvi/lazyvi/internal/pyfind"
 )
 
-// startTimeout bounds the plugin's start-up (importing torch takes 2-5 s).
+// startTimeout bounds the plugin's start-up (importing torch takes
+// seconds, more on a loaded machine).
 const startTimeout = 60 * time.Second
 
 var (
@@ -155,7 +156,7 @@ func readSources() {
 }
 
 // shared is one plugin process for the tests that need no environment of
-// their own (models are independent, and a start-up costs 2-15 s), closed
+// their own (models are independent, and a start-up costs seconds), closed
 // by TestMain.
 var shared struct {
 	mu sync.Mutex

@@ -91,6 +91,7 @@ def text_lines(lines):
         line = re.sub(r"\b[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)? ?(s|ms|µs|us|ns|min|h)\b", "<T>", line)
         line = re.sub(r"\b[0-9]+m[0-9]+(\.[0-9]+)?s\b", "<T>", line)
         line = re.sub(r"[0-9.]+x (faster|slower)", r"<R>x \1", line)
+        line = re.sub(r"seconds( [0-9.]+)+", "seconds <T>", line)
         if "GFLOP" in line:
             line = re.sub(r"[0-9.]+ GFLOP/s", "<F> GFLOP/s", line)
             line = re.sub(r"[0-9]+%", "<P>%", line)
@@ -122,6 +123,11 @@ record_files() {
 		echo "--- file $f"
 		case "$f" in
 		*.png | *.pdf | *.vimodel) echo "(binary, $(wc -c <"$f" | awk '{print ($1 > 0) ? "non-empty" : "empty"}'))" ;;
+		# The experiments' and benchmarks' figures plot seconds.
+		*.svg) case "$name" in
+			*experiment* | *bench*) echo "(svg, $(wc -c <"$f" | awk '{print ($1 > 0) ? "non-empty" : "empty"}'))" ;;
+			*) mask <"$f" | head -400 ;;
+			esac ;;
 		*) mask <"$f" | head -400 ;;
 		esac
 	done >>"$OUT/$name"

@@ -1,4 +1,4 @@
-package main
+package coverage
 
 import (
 	"fmt"
@@ -6,10 +6,11 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/lazyvi/lazyvi/dataio"
-	"github.com/lazyvi/lazyvi/framework"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/lazyvi/lazyvi/dataio"
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 // semiSynthetic is real data with two planted columns of known importance
@@ -49,10 +50,10 @@ const (
 // noisy copy's correlation (0: none).
 func newSemiSynthetic(d *dataio.Dataset, target string, signal, copyCorr float64) (*semiSynthetic, error) {
 	if !(signal > 0) || math.IsInf(signal, 0) {
-		return nil, framework.Usagef("bench coverage: --signal must be a positive share of the response's variance, got %g", signal)
+		return nil, framework.Usagef("coverage: the signal must be a positive share of the response's variance, got %g", signal)
 	}
 	if !(copyCorr >= 0 && copyCorr < 1) {
-		return nil, framework.Usagef("bench coverage: --copy must be a correlation in [0, 1), got %g", copyCorr)
+		return nil, framework.Usagef("coverage: the copy's correlation must be in [0, 1), got %g", copyCorr)
 	}
 	_, cols := d.X.Dims()
 	if cols < 2 {

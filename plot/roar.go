@@ -1,4 +1,4 @@
-package main
+package plot
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"sort"
 
 	"gonum.org/v1/gonum/stat/distuv"
-	"gonum.org/v1/plot"
+	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -63,7 +63,7 @@ func (rc roarCurves) write(w io.Writer, format string) error {
 	p.Add(grid)
 	z := distuv.UnitNormal.Quantile(0.5 + rep.Level/2)
 	leg := newStyledLegend()
-	var lines []plot.Plotter
+	var lines []gplot.Plotter
 	for e, est := range ests {
 		st := styleOf(e)
 		dx := (float64(e) - float64(len(ests)-1)/2) * roarDodge
@@ -114,7 +114,7 @@ func (rc roarCurves) write(w io.Writer, format string) error {
 	if words.loss {
 		p.Y.Min = 0 // a loss is at least 0: the curve's rise at its scale
 	}
-	p.X.Tick.Marker = plot.ConstantTicks{{Value: 0, Label: "0"}, {Value: 0.25, Label: "0.25"},
+	p.X.Tick.Marker = gplot.ConstantTicks{{Value: 0, Label: "0"}, {Value: 0.25, Label: "0.25"},
 		{Value: 0.5, Label: "0.5"}, {Value: 0.75, Label: "0.75"}, {Value: 1, Label: "1"}}
 	return writeStyledPlot(w, p, &leg, 10*vg.Inch, 6*vg.Inch, format)
 }

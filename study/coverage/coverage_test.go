@@ -1,20 +1,17 @@
-package main
+package coverage
 
 import (
-	"context"
-	"encoding/json"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/lazyvi/lazyvi/dataio"
-	"github.com/lazyvi/lazyvi/inference"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/lazyvi/lazyvi/dataio"
+	"github.com/lazyvi/lazyvi/inference"
 )
 
 // TestSemiSyntheticDraw: a draw keeps the base features, adds a permuted
@@ -118,103 +115,6 @@ func TestSemiSyntheticCopy(t *testing.T) {
 	}
 }
 
-// --copy through coverageDraw: the report carries it (the JSON and the
-// header: the run can be told from one without the copy), the draw has a
-// copy_ column of truth 0 before the response, and the simulated settings
-// refuse it.
-func TestCoverageDrawCopy(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "lin.csv")
-	if err := os.WriteFile(path, []byte(linearCSV(120)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	n, rho := 0, math.NaN()
-	draw, rep, err := coverageDraw(context.Background(), drawFlags{setting: "semi", data: path, signal: 0.05, copyCorr: 0.9, n: &n, rho: &rho})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Copy != 0.9 {
-		t.Errorf("report copy %v, want 0.9", rep.Copy)
-	}
-	d, truth, _, err := draw(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if name := d.Names[len(d.Names)-2]; !strings.HasPrefix(name, semiCopyPrefix) || truth[len(truth)-1] != 0 {
-		t.Errorf("names %v, truth %v: want a copy_ column of truth 0 before the response", d.Names, truth)
-	}
-	n, rho = 0, math.NaN()
-	if _, _, err := coverageDraw(context.Background(), drawFlags{setting: "linear", signal: 0.05, copyCorr: 0.9, n: &n, rho: &rho}); err == nil {
-		t.Error("--copy with --setting linear: want a usage error")
-	}
-}
-
-// TestBenchCoverageSemi runs the semi-synthetic study for one repetition
-// with a tiny network and checks the JSON contract: every candidate, the
-// planted features with their truth, the real ones without.
-func TestBenchCoverageSemi(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "lin.csv"), []byte(linearCSV(120)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	stdout, stderr, code := vi(t, dir, "bench", "coverage", "--setting", "semi", "--data", "lin.csv", "--reps", "1",
-		"--crossfit", "2", "--repeats", "2", "--hidden", "4", "--folds", "2", "--format", "json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var rep coverageReport
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-		t.Fatalf("%v\n%s", err, stdout)
-	}
-	if rep.Setting != "semi" || rep.N != 120 || rep.Measure != "mse" || rep.CrossFit != 2 || rep.Repeats != 2 {
-		t.Errorf("header: %+v", rep)
-	}
-	names := make([]string, len(candidates([]float64{inference.DefaultPerturb}, 2)))
-	for i, c := range candidates([]float64{inference.DefaultPerturb}, 2) {
-		names[i] = c.Name
-	}
-	if !slices.Equal(rep.Candidates, names) {
-		t.Errorf("candidates %v, want %v", rep.Candidates, names)
-	}
-	// 5 features (x1..x3, perm_x1, z) per candidate, lazy only.
-	if len(rep.Rows) != 5*len(names) {
-		t.Fatalf("%d rows, want %d", len(rep.Rows), 5*len(names))
-	}
-	for _, row := range rep.Rows {
-		// vi's default is one procedure: no result's interval and test
-		// disagree.
-		if row.Candidate == "default" && row.Incoherent != 0 {
-			t.Errorf("default, %s: %.2f of the results incoherent", row.Feature, row.Incoherent)
-		}
-		switch row.Feature {
-		case "perm_x1", "z":
-			if row.Truth == nil || row.Coverage == nil || (row.Feature == "perm_x1") != (*row.Truth == 0) {
-				t.Errorf("%s %s: truth %v coverage %v", row.Candidate, row.Feature, row.Truth, row.Coverage)
-			}
-		default:
-			if row.Truth != nil || row.Coverage != nil {
-				t.Errorf("%s %s: a real feature has no known truth", row.Candidate, row.Feature)
-			}
-		}
-	}
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--setting", "bogus"}, "--setting"},
-		{[]string{"--setting", "semi", "--n", "100"}, "--n"},
-		{[]string{"--setting", "linear", "--data", "lin.csv"}, "--data"},
-		{[]string{"--perturb", "0"}, "--perturb"},
-		{[]string{"--crossfit", "1"}, "--crossfit"},
-		{[]string{"--setting", "semi", "--data", "missing.csv"}, "missing.csv"},
-	} {
-		_, stderr, code := vi(t, dir, append([]string{"bench", "coverage"}, c.args...)...)
-		if code != 2 || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: want exit 2 naming %q, got %d: %s", c.args, c.want, code, stderr)
-		}
-	}
-}
-
 // TestCoherent: a result is coherent when its interval holds its estimate
 // and lies above 0 exactly when p < (1 - level)/2.
 func TestCoherent(t *testing.T) {
@@ -228,8 +128,39 @@ func TestCoherent(t *testing.T) {
 		{inference.Result{VI: 3, CILow: -0.5, CIHigh: 2.5, PValue: 0.3}, false},   // vi outside its interval
 		{inference.Result{VI: 1, CILow: 0.1, CIHigh: 1.9, PValue: 0.03}, false},
 	} {
-		if got := coherent(c.r, 0.95); got != c.want {
+		if got := Coherent(c.r, 0.95); got != c.want {
 			t.Errorf("%+v: coherent %v, want %v", c.r, got, c.want)
 		}
+	}
+}
+
+// The copy through newDraw: the report carries it (the JSON and the
+// header: the run can be told from one without the copy), and the draw
+// has a copy_ column of truth 0 before the response.
+func TestDrawCopy(t *testing.T) {
+	n := 120
+	x := mat.NewDense(n, 3, nil)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range n {
+		a, c := rng.NormFloat64(), rng.NormFloat64()
+		x.SetRow(i, []float64{a, c, a + c + rng.NormFloat64()})
+	}
+	data := &dataio.Dataset{Source: "lin.csv", Names: []string{"x1", "x2", "y"}, X: x}
+	draw, rep, err := newDraw(Config{Setting: "semi", Data: data, Signal: 0.05, Copy: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Copy != 0.9 || rep.N != n {
+		t.Errorf("report copy %v, n %d; want 0.9 and %d", rep.Copy, rep.N, n)
+	}
+	d, truth, _, err := draw(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name := d.Names[len(d.Names)-2]; !strings.HasPrefix(name, semiCopyPrefix) || truth[len(truth)-1] != 0 {
+		t.Errorf("names %v, truth %v: want a copy_ column of truth 0 before the response", d.Names, truth)
+	}
+	if _, _, err := newDraw(Config{Setting: "bogus"}); err == nil {
+		t.Error("setting bogus: want a usage error")
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package plot
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sort"
 
-	"gonum.org/v1/plot"
+	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -105,9 +105,9 @@ func (f forestPlot) write(w io.Writer, format string) error {
 			leg.Add(note)
 		}
 	}
-	ticks := make(plot.ConstantTicks, n)
+	ticks := make(gplot.ConstantTicks, n)
 	for i, feat := range feats {
-		ticks[i] = plot.Tick{Value: float64(n - 1 - i), Label: feat}
+		ticks[i] = gplot.Tick{Value: float64(n - 1 - i), Label: feat}
 	}
 	p.Y.Tick.Marker = ticks
 	p.Y.Tick.Length = 0
@@ -145,8 +145,8 @@ func (s *intervalSeries) glyph() draw.GlyphStyle {
 	return draw.GlyphStyle{Color: s.style.color, Shape: s.style.shape, Radius: vg.Points(markerRadius)}
 }
 
-// Plot implements plot.Plotter.
-func (s *intervalSeries) Plot(c draw.Canvas, p *plot.Plot) {
+// Plot implements gplot.Plotter.
+func (s *intervalSeries) Plot(c draw.Canvas, p *gplot.Plot) {
 	trX, trY := p.Transforms(&c)
 	ls, capH := s.line(), vg.Points(7)
 	for i, pt := range s.points {
@@ -163,7 +163,7 @@ func (s *intervalSeries) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// DataRange implements plot.DataRanger: every finite value and end.
+// DataRange implements gplot.DataRanger: every finite value and end.
 func (s *intervalSeries) DataRange() (xmin, xmax, ymin, ymax float64) {
 	xmin, xmax = math.Inf(1), math.Inf(-1)
 	ymin, ymax = math.Inf(1), math.Inf(-1)
@@ -178,22 +178,22 @@ func (s *intervalSeries) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return xmin, xmax, ymin, ymax
 }
 
-// GlyphBoxes implements plot.GlyphBoxer, so that no marker is clipped.
-func (s *intervalSeries) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+// GlyphBoxes implements gplot.GlyphBoxer, so that no marker is clipped.
+func (s *intervalSeries) GlyphBoxes(p *gplot.Plot) []gplot.GlyphBox {
 	r := vg.Points(markerRadius + intervalWidth)
 	box := vg.Rectangle{Min: vg.Point{X: -r, Y: -r}, Max: vg.Point{X: r, Y: r}}
-	var out []plot.GlyphBox
+	var out []gplot.GlyphBox
 	for i, pt := range s.points {
 		for _, v := range []float64{pt.Value, pt.Low, pt.High} {
 			if finite(v) {
-				out = append(out, plot.GlyphBox{X: p.X.Norm(v), Y: p.Y.Norm(s.ys[i]), Rectangle: box})
+				out = append(out, gplot.GlyphBox{X: p.X.Norm(v), Y: p.Y.Norm(s.ys[i]), Rectangle: box})
 			}
 		}
 	}
 	return out
 }
 
-// Thumbnail implements plot.Thumbnailer: the interval and the marker.
+// Thumbnail implements gplot.Thumbnailer: the interval and the marker.
 func (s *intervalSeries) Thumbnail(c *draw.Canvas) {
 	y := c.Center().Y
 	c.StrokeLine2(s.line(), c.Min.X, y, c.Max.X, y)
@@ -204,8 +204,8 @@ func (s *intervalSeries) Thumbnail(c *draw.Canvas) {
 // y = 0, 1, ..., rows-1, so that the eye follows a row across.
 type rowBands struct{ rows int }
 
-// Plot implements plot.Plotter.
-func (b rowBands) Plot(c draw.Canvas, p *plot.Plot) {
+// Plot implements gplot.Plotter.
+func (b rowBands) Plot(c draw.Canvas, p *gplot.Plot) {
 	_, trY := p.Transforms(&c)
 	c.SetColor(zebraFill)
 	for y := b.rows - 1; y >= 0; y -= 2 {
@@ -224,14 +224,14 @@ func (b rowBands) Plot(c draw.Canvas, p *plot.Plot) {
 // the x range.
 type zeroLine struct{}
 
-// Plot implements plot.Plotter.
-func (zeroLine) Plot(c draw.Canvas, p *plot.Plot) {
+// Plot implements gplot.Plotter.
+func (zeroLine) Plot(c draw.Canvas, p *gplot.Plot) {
 	trX, _ := p.Transforms(&c)
 	x := trX(0)
 	c.StrokeLine2(draw.LineStyle{Color: zeroColor, Width: vg.Points(1.5)}, x, c.Min.Y, x, c.Max.Y)
 }
 
-// DataRange implements plot.DataRanger: x = 0 only.
+// DataRange implements gplot.DataRanger: x = 0 only.
 func (zeroLine) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return 0, 0, math.Inf(1), math.Inf(-1)
 }

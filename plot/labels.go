@@ -1,11 +1,10 @@
-package main
+package plot
 
 import (
 	"fmt"
 	"math"
 	"strings"
 
-	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/workflows/shapley"
 )
@@ -63,15 +62,6 @@ func (m measureWords) unitsFor(target string) string {
 		return m.units
 	}
 	return fmt.Sprintf(m.units, target)
-}
-
-// targetName is the name of the run's response: --target, or the last
-// column of d.
-func (r *dataRun) targetName(d *dataio.Dataset) string {
-	if r.target != "" || len(d.Names) == 0 {
-		return r.target
-	}
-	return d.Names[len(d.Names)-1]
 }
 
 // viAxis labels the VI axis: VI is how much worse the measure gets

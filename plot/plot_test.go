@@ -1,4 +1,4 @@
-package main
+package plot
 
 import (
 	"bytes"
@@ -54,10 +54,10 @@ func plotCases(t *testing.T) []plotCase {
 		}
 	}
 	return []plotCase{
-		{"estimate", func(w *bytes.Buffer, f string) error { return estimatePlot(&est, "y").write(w, f) }},
-		{"shapley", func(w *bytes.Buffer, f string) error { return shapleyPlot(&sh, "y").write(w, f) }},
-		{"roar", func(w *bytes.Buffer, f string) error { return roarPlot(&ro, "y").write(w, f) }},
-		{"wide", func(w *bytes.Buffer, f string) error { return estimatePlot(&wide, "label").write(w, f) }},
+		{"estimate", func(w *bytes.Buffer, f string) error { return Forest(&est, "y").Write(w, f) }},
+		{"shapley", func(w *bytes.Buffer, f string) error { return Shapley(&sh, "y").Write(w, f) }},
+		{"roar", func(w *bytes.Buffer, f string) error { return ROAR(&ro, "y").Write(w, f) }},
+		{"wide", func(w *bytes.Buffer, f string) error { return Forest(&wide, "label").Write(w, f) }},
 	}
 }
 
@@ -69,7 +69,7 @@ func plotCases(t *testing.T) []plotCase {
 func TestPlots(t *testing.T) {
 	dir := os.Getenv("LAZYVI_PLOT_DIR")
 	for _, tc := range plotCases(t) {
-		for _, format := range plotFormats {
+		for _, format := range Formats {
 			var buf bytes.Buffer
 			if err := tc.draw(&buf, format); err != nil {
 				t.Fatalf("%s %s: %v", tc.name, format, err)

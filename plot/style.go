@@ -1,4 +1,4 @@
-package main
+package plot
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/plot"
+	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -21,7 +21,7 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 )
 
-// The plots of vi estimate, shapley and roar share one style, chosen to be
+// The figures of estimate, Shapley and ROAR reports share one style, chosen to be
 // read projected on a wall or printed in grey: sans-serif text of at least
 // 12 pt at the image's natural size, the Okabe-Ito colours (distinct to
 // the three common kinds of colour blindness) each paired with its own
@@ -40,28 +40,18 @@ const (
 	plotMargin = vg.Length(0.3 * vg.Inch)
 )
 
-// plotFormats are the file formats of --plot, by extension.
-var plotFormats = []string{"png", "svg", "pdf"}
+// Formats are the file formats a figure is written in, named by their
+// file extensions.
+var Formats = []string{"png", "svg", "pdf"}
 
-// plotFormat checks a --plot path and returns its format.
-func plotFormat(path string) (string, error) {
+// Format returns the format of a figure file, from its extension: png, svg
+// or pdf.
+func Format(path string) (string, error) {
 	f := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
-	if !slices.Contains(plotFormats, f) {
-		return "", framework.Usagef("--plot %s: want a .png, .svg or .pdf file", path)
+	if !slices.Contains(Formats, f) {
+		return "", framework.Usagef("%s: want a .png, .svg or .pdf file", path)
 	}
 	return f, nil
-}
-
-// checkPlot checks --plot: its format, from the extension, and that it is
-// not --out. It returns the format ("" without --plot).
-func checkPlot(plot, out string) (string, error) {
-	if plot == "" {
-		return "", nil
-	}
-	if plot == out {
-		return "", framework.Usagef("--plot and --out name the same file %s", plot)
-	}
-	return plotFormat(plot)
 }
 
 // seriesStyle is how one series (an estimator) is drawn.
@@ -94,12 +84,12 @@ var (
 )
 
 // newStyledPlot returns a plot with the shared fonts and sizes.
-func newStyledPlot(title, xLabel, yLabel string) *plot.Plot {
-	p := plot.New()
+func newStyledPlot(title, xLabel, yLabel string) *gplot.Plot {
+	p := gplot.New()
 	p.Title.Text = title
 	p.Title.TextStyle.Font = font.From(plotFont, plotTitleSize)
 	p.Title.Padding = vg.Points(8)
-	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+	for _, ax := range []*gplot.Axis{&p.X, &p.Y} {
 		ax.Label.TextStyle.Font = font.From(plotFont, plotLabelSize)
 		ax.Tick.Label.Font = font.From(plotFont, plotTickSize)
 		ax.Label.Padding = vg.Points(6)
@@ -110,8 +100,8 @@ func newStyledPlot(title, xLabel, yLabel string) *plot.Plot {
 
 // newStyledLegend returns a legend with the shared font, for drawing
 // beside a plot (writeStyledPlot) rather than over its data.
-func newStyledLegend() plot.Legend {
-	l := plot.NewLegend()
+func newStyledLegend() gplot.Legend {
+	l := gplot.NewLegend()
 	l.TextStyle.Font = font.From(plotFont, plotLegendSize)
 	l.Top, l.Left = true, true
 	l.ThumbnailWidth = vg.Points(28)
@@ -122,7 +112,7 @@ func newStyledLegend() plot.Legend {
 // writeStyledPlot draws p, with leg in a column of its own to the right of
 // it (none when leg has no entries), on a width x height canvas inside
 // plotMargin, and writes it to w in format (png, svg or pdf).
-func writeStyledPlot(w io.Writer, p *plot.Plot, leg *plot.Legend, width, height vg.Length, format string) error {
+func writeStyledPlot(w io.Writer, p *gplot.Plot, leg *gplot.Legend, width, height vg.Length, format string) error {
 	var c vg.CanvasWriterTo
 	switch format {
 	case "png":
@@ -155,15 +145,15 @@ func writeStyledPlot(w io.Writer, p *plot.Plot, leg *plot.Legend, width, height 
 	return err
 }
 
-// niceTicks is a plot.Ticker with about n labelled ticks at round steps
+// niceTicks is a gplot.Ticker with about n labelled ticks at round steps
 // (1, 2, 2.5 or 5 times a power of ten), more than gonum's default gives,
 // so that a value can be read off the axis.
 type niceTicks struct{ n int }
 
-// Ticks implements plot.Ticker.
-func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
+// Ticks implements gplot.Ticker.
+func (t niceTicks) Ticks(lo, hi float64) []gplot.Tick {
 	if !(hi > lo) || math.IsInf(hi-lo, 0) {
-		return []plot.Tick{{Value: lo, Label: tickLabel(lo, 0)}}
+		return []gplot.Tick{{Value: lo, Label: tickLabel(lo, 0)}}
 	}
 	raw := (hi - lo) / float64(max(t.n, 2))
 	mag := math.Pow(10, math.Floor(math.Log10(raw)))
@@ -174,10 +164,10 @@ func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
 			break
 		}
 	}
-	var out []plot.Tick
+	var out []gplot.Tick
 	for i := math.Ceil(lo / step); i*step <= hi+step*1e-9; i++ {
 		v := i * step
-		out = append(out, plot.Tick{Value: v, Label: tickLabel(v, step)})
+		out = append(out, gplot.Tick{Value: v, Label: tickLabel(v, step)})
 	}
 	return out
 }
