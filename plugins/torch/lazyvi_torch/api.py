@@ -278,5 +278,10 @@ def importance(model: torch.nn.Module, X, y, X_eval=None, y_eval=None, *,
         cmd += list(args)
         with lazyvi_plugin.Server(LiveBackend(served_network(model, x), fit)) as server:
             cmd[cmd.index("--backend"):cmd.index("--backend")] = ["--plugin-attach", server.handshake]
-            report = _run_vi(cmd)
+            try:
+                report = _run_vi(cmd)
+            except ValueError as e:
+                if X_eval is None and "--eval-data" in str(e):
+                    raise ValueError("%s (here: pass X_eval= and y_eval=, or trained_elsewhere=True)" % e) from None
+                raise
     return _table(report)
