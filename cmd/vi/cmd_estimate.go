@@ -113,13 +113,15 @@ Estimators (--estimators, comma-separated, in output order):
 The model comes from a backend (see "vi backends"), a built-in one run in vi's
 own process; its options are passed with --hidden, --epochs and --opt
 key=value and keep the backend's defaults when not set. --plugin PATH runs an
-external backend executable instead, in a subprocess. For the mlp, --hidden
-auto (the default) trains a few architectures and keeps the one its
-validation slice scores best; the header (and "full" in JSON) says which,
-how training ended, R2, and how the full model compares with intercept-only
-and linear baselines on the same rows, with a warning on stderr when it is
-no better than the linear one or training hit the epoch cap
-(docs/defaults.md).
+external backend executable instead, in a subprocess; --plugin-attach LINE
+uses one that a running process already serves (as lazyvi_torch.importance
+serves a network in a Python session's memory; docs/python.md). For the
+mlp, --hidden auto (the default) trains a few architectures and keeps the
+one its validation slice scores best; the header (and "full" in JSON) says
+which, how training ended, R2, and how the full model compares with
+intercept-only and linear baselines on the same rows, with a warning on
+stderr when it is no better than the linear one or training hit the epoch
+cap (docs/defaults.md).
 
 Groups: --groups "climate=sst1,sst2;demog=age,sex" (or --groups-file FILE,
 one "name: col, col" a line) estimates the importance of each group, its
