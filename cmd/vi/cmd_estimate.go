@@ -114,10 +114,12 @@ Estimators (--estimators, comma-separated, in output order):
 The model comes from a backend (see "vi backends"), a built-in one run in vi's
 own process; its options are passed with --hidden, --epochs and --opt
 key=value and keep the backend's defaults when not set. --plugin PATH runs an
-external backend executable instead, in a subprocess. For the mlp, --hidden
-auto (the default) trains a few architectures and keeps the one its
-validation slice scores best, and then keeps the network only where its
-cross-validated loss beats a linear model's (least squares or logistic
+external backend executable instead, in a subprocess; --plugin-attach LINE
+uses one that a running process already serves (as lazyvi_torch.importance
+serves a network in a Python session's memory; docs/python.md). For the
+mlp, --hidden auto (the default) trains a few architectures and keeps the
+one its validation slice scores best, and then keeps the network only where
+its cross-validated loss beats a linear model's (least squares or logistic
 regression, its ridge cross-validated) by more than the standard error of
 the difference: otherwise the linear model is the full model ("model
 choice:" in the header says which and why). The header (and "full" in JSON)
