@@ -182,7 +182,7 @@ type Options struct {
 	// The other fields take pipeline.Config's defaults, which are vi's.
 	Config pipeline.Config
 	// Measure judges the models; nil is the task's default
-	// (framework.DefaultMeasure: mse for regression, logloss for
+	// (framework.Task.DefaultMeasure: mse for regression, logloss for
 	// classification).
 	Measure framework.Measure
 	// Estimators are the reduced-model estimators, in report order; nil is

@@ -30,8 +30,8 @@
 // The backend's Capabilities and Options are fetched once by Open. New
 // creates the model in the plugin process; the returned client model, one
 // type for every backend, has the methods of every optional interface and
-// is framework.Capable: framework.AsGradienter, AsKerneler, AsWarmStarter
-// (and AsGrammer, AsShiftBatcher) find them as far as the backend's
+// is framework.Capable: framework.As finds its Gradienter, Kerneler,
+// WarmStarter (GramBuilder, ShiftBatcher, ...) as far as the backend's
 // capabilities go. framework.Release frees the plugin's model.
 // Methods may be called concurrently, on different models and on the same
 // one; the plugin runs the calls concurrently too.
@@ -77,11 +77,11 @@
 // Work next to the model. Besides the framework's interfaces, the plugin
 // serves what lazy needs in bulk, so that only small answers cross: Gram
 // (G = Phi^T Phi as its upper triangle and Phi^T e, from the model's
-// framework.Grammer or its Jacobian), PredictShifts (shifted predictions in
+// framework.GramBuilder or its Jacobian), PredictShifts (shifted predictions in
 // a batch, the dual form theta + Phi(x)^T a formed in the plugin), Jacobian
 // products (from the model's framework.JacobianMultiplier or its Jacobian),
 // and symmetric kernels as their upper triangle. The client's models
-// implement framework.Grammer, framework.ShiftBatcher and
+// implement framework.GramBuilder, framework.ShiftBatcher and
 // framework.PreparedPredictor whatever the backend.
 //
 // Single precision. A backend's SinglePrecision and SingleKernel

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
 	pb "github.com/lazyvi/lazyvi/proto/lazyvi/backend/v2"
 )
 
@@ -184,7 +185,7 @@ func checkKernelRoundTrip(t *testing.T, k framework.Kerneler, x, x2 *mat.Dense, 
 		for i := range dst {
 			dst[i] = math.NaN()
 		}
-		ki, err := framework.KernelInto(ctx, k, x2, nil, dst)
+		ki, err := jacobian.KernelInto(ctx, k, x2, nil, dst)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -286,8 +287,8 @@ func TestClientCapabilities(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, isG := framework.AsGradienter(m)
-		_, isK := framework.AsKerneler(m)
+		_, isG := framework.As[framework.Gradienter](m)
+		_, isK := framework.As[framework.Kerneler](m)
 		_, isC := m.(interface{ Close() error })
 		if isG != c.grad || isK != c.kernel || !isC {
 			t.Errorf("Case %d: want Gradienter=%t Kerneler=%t Closer=true, got %t %t %t (%T)",

@@ -86,7 +86,7 @@ func benchLazyCall(b *testing.B, backend framework.Backend, kind string) {
 		b.Fatal(err)
 	}
 	defer framework.Release(m)
-	jm, _ := framework.AsJacobianMultiplier(m)
+	jm, _ := framework.As[framework.JacobianMultiplier](m)
 	rng := rand.New(rand.NewPCG(15, 16))
 	x := randDense(rng, lbRows, lbInputs)
 	v, u := randDense(rng, lbParams, 1), randDense(rng, lbRows, 1)

@@ -14,7 +14,7 @@ import (
 
 // model is a framework.Model living in the plugin process. It has the
 // methods of every optional interface and is framework.Capable: its
-// backend's capabilities say which of them work (framework.AsGradienter
+// backend's capabilities say which of them work (framework.As[Gradienter]
 // and its kin consult them). A method the plugin's model does not have
 // fails with the plugin's answer (Unimplemented).
 type model struct {
@@ -176,7 +176,7 @@ func (m *model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []float
 	return out[0], nil
 }
 
-// Gram implements framework.Grammer: G's upper triangle and b in one round
+// Gram implements framework.GramBuilder: G's upper triangle and b in one round
 // trip.
 func (m *model) Gram(ctx context.Context, x mat.Matrix, e []float64) (*mat.SymDense, []float64, error) {
 	out, err := call(ctx, m, "Gram", []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*gramReply, error) {
@@ -278,7 +278,7 @@ func (m *model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, erro
 	return m.kernel(ctx, x1, x2, false)
 }
 
-// KernelInto implements framework.KernelIntoer: the reply's values are
+// KernelInto implements framework.InPlaceKerneler: the reply's values are
 // read from gRPC's frames straight into dst when it holds them.
 func (m *model) KernelInto(ctx context.Context, x1, x2 mat.Matrix, dst []float64) (*mat.Dense, error) {
 	return m.kernelInto(ctx, x1, x2, false, dst)
@@ -334,7 +334,7 @@ func (s singleKernelModel) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.
 	return s.m.kernel(ctx, x1, x2, true)
 }
 
-// KernelInto implements framework.KernelIntoer (see model.KernelInto).
+// KernelInto implements framework.InPlaceKerneler (see model.KernelInto).
 func (s singleKernelModel) KernelInto(ctx context.Context, x1, x2 mat.Matrix, dst []float64) (*mat.Dense, error) {
 	return s.m.kernelInto(ctx, x1, x2, true, dst)
 }
@@ -436,7 +436,7 @@ var (
 	_ framework.Capable      = (*model)(nil)
 	_ framework.Gradienter   = (*model)(nil)
 	_ framework.Kerneler     = (*model)(nil)
-	_ framework.Grammer      = (*model)(nil)
+	_ framework.GramBuilder  = (*model)(nil)
 	_ framework.ShiftBatcher = (*model)(nil)
 	_ framework.WarmStarter  = (*model)(nil)
 	_ framework.WarmStopper  = (*model)(nil)

@@ -11,9 +11,10 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
 )
 
-// Jacobian products over the transport are framework.JacobianProducts in
+// Jacobian products over the transport are jacobian.Products in
 // process, bit for bit, for a batch of vectors, one round trip each (the
 // plugin forms them from the Jacobian of a model without its own).
 func TestJacobianProducts(t *testing.T) {
@@ -25,11 +26,11 @@ func TestJacobianProducts(t *testing.T) {
 		return m, randDense(rng, 400, p), randDense(rng, p, 3), randDense(rng, 400, 3)
 	}
 	m, x, v, u := inputs(newLinear())
-	wantV, err := framework.JacobianProducts(ctx, m.(framework.Gradienter), x, v, false)
+	wantV, err := jacobian.Products(ctx, m.(framework.Gradienter), x, v, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantU, err := framework.JacobianProducts(ctx, m.(framework.Gradienter), x, u, true)
+	wantU, err := jacobian.Products(ctx, m.(framework.Gradienter), x, u, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,8 +43,8 @@ func TestJacobianProducts(t *testing.T) {
 		if !ok {
 			t.Fatal("the remote model has no Jacobian products")
 		}
-		if _, ok := framework.AsJacobianMultiplier(m); ok {
-			t.Error("AsJacobianMultiplier: the fake backend does not declare MatrixFree")
+		if _, ok := framework.As[framework.JacobianMultiplier](m); ok {
+			t.Error("As[JacobianMultiplier]: the fake backend does not declare MatrixFree")
 		}
 		log.names = nil
 		gotV, err := jm.JacobianMul(ctx, x, v)
@@ -87,11 +88,11 @@ func (b singleBackend) New(ctx context.Context, spec framework.ModelSpec) (frame
 type singleModelFake struct{ *linModel }
 
 func (m singleModelFake) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
-	return framework.JacobianProducts(ctx, m.linModel, x, v, false)
+	return jacobian.Products(ctx, m.linModel, x, v, false)
 }
 
 func (m singleModelFake) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*mat.Dense, error) {
-	return framework.JacobianProducts(ctx, m.linModel, x, u, true)
+	return jacobian.Products(ctx, m.linModel, x, u, true)
 }
 
 func (m singleModelFake) SinglePrecision() framework.JacobianMultiplier { return roundedFake{m} }
@@ -125,7 +126,7 @@ func TestSinglePrecisionProducts(t *testing.T) {
 		return m, randDense(rng, 400, p), randDense(rng, p, 3), randDense(rng, 400, 3)
 	}
 	m, x, v, u := inputs(singleBackend{newLinear()})
-	local, ok := framework.AsSinglePrecisioner(m)
+	local, ok := framework.As[framework.SinglePrecisioner](m)
 	if !ok {
 		t.Fatal("the fake model is not a SinglePrecisioner")
 	}
@@ -148,14 +149,14 @@ func TestSinglePrecisionProducts(t *testing.T) {
 	{
 		r := inProcess(t, "single", singleBackend{newLinear()})
 		m, _, _, _ := inputs(r)
-		jm, ok := framework.AsJacobianMultiplier(m)
+		jm, ok := framework.As[framework.JacobianMultiplier](m)
 		if !ok {
 			t.Fatal("the remote model has no Jacobian products")
 		}
 		if got := products(jm); !mat.Equal(got[0], wantDouble[0]) || !mat.Equal(got[1], wantDouble[1]) {
 			t.Errorf("the double products differ from the in-process ones")
 		}
-		sp, ok := framework.AsSinglePrecisioner(m)
+		sp, ok := framework.As[framework.SinglePrecisioner](m)
 		if !ok {
 			t.Fatal("the remote model is not a SinglePrecisioner")
 		}

@@ -59,7 +59,7 @@ func (r *remote) Options() []framework.OptionInfo {
 
 // New creates the model in the plugin process. The client model has every
 // method of the framework's optional interfaces and is framework.Capable:
-// find them with framework.AsGradienter and its kin, which consult the
+// find them with framework.As[Gradienter] and its kin, which consult the
 // backend's capabilities. Release it with framework.Release.
 func (r *remote) New(ctx context.Context, spec framework.ModelSpec) (framework.Model, error) {
 	req := &pb.NewModelRequest{

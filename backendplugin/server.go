@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
 	"github.com/lazyvi/lazyvi/internal/scratch"
 	pb "github.com/lazyvi/lazyvi/proto/lazyvi/backend/v2"
 )
@@ -36,7 +37,7 @@ type server struct {
 	kept *keptMatrices
 	// kernels keeps the memory of symmetric kernels sent as their upper
 	// triangle (copied out), for the next Kernel call's
-	// (framework.KernelInto).
+	// (jacobian.KernelInto).
 	kernels *scratch.List
 }
 
@@ -174,13 +175,13 @@ func (s *server) NewModel(ctx context.Context, req *pb.NewModelRequest) (ref *pb
 
 // add checks that m implements what the capabilities promise and keeps it.
 func (s *server) add(m framework.Model) (uint64, error) {
-	_, isG := framework.AsGradienter(m)
-	_, isK := framework.AsKerneler(m)
-	_, isW := framework.AsWarmStarter(m)
-	_, isWS := framework.AsWarmStopper(m)
-	_, isJ := framework.AsJacobianMultiplier(m)
-	_, isS := framework.AsSinglePrecisioner(m)
-	_, isSK := framework.AsSingleKerneler(m)
+	_, isG := framework.As[framework.Gradienter](m)
+	_, isK := framework.As[framework.Kerneler](m)
+	_, isW := framework.As[framework.WarmStarter](m)
+	_, isWS := framework.As[framework.WarmStopper](m)
+	_, isJ := framework.As[framework.JacobianMultiplier](m)
+	_, isS := framework.As[framework.SinglePrecisioner](m)
+	_, isSK := framework.As[framework.SingleKerneler](m)
 	if s.caps.Gradients && !isG || s.caps.Kernel && !isK || s.caps.WarmStart && !isW || s.caps.WarmStop && !isWS || s.caps.MatrixFree && !isJ || s.caps.SinglePrecision && !isS || s.caps.SingleKernel && !isSK {
 		_ = framework.Release(m)
 		return 0, status.Errorf(codes.Internal,
@@ -236,7 +237,7 @@ func fittedPB(id uint64, m framework.Model) *pb.Fitted {
 
 func (s *server) Predict(ctx context.Context, req *pb.PredictRequest) (*pb.Matrix, error) {
 	return onModel(s, "Predict", req.ModelId, "x", req.X, func(m framework.Model, x *mat.Dense) (*pb.Matrix, error) {
-		if pp, ok := framework.AsPreparedPredictor(m); ok && req.Prepared {
+		if pp, ok := framework.As[framework.PreparedPredictor](m); ok && req.Prepared {
 			return matrixResp(pp.PredictPrepared(ctx, x))
 		}
 		return matrixResp(m.Predict(ctx, x))
@@ -264,7 +265,7 @@ func (s *server) Kernel(ctx context.Context, req *pb.KernelRequest) (*pb.Matrix,
 			n, _ := x1.Dims()
 			dst = s.kernels.Get(n * n)
 		}
-		out, err := framework.KernelInto(ctx, singleKernelOf(k, single(req.Options)), x1, x2, dst)
+		out, err := jacobian.KernelInto(ctx, singleKernelOf(k, single(req.Options)), x1, x2, dst)
 		// Halved only when exactly symmetric: a kernel that is symmetric
 		// up to rounding (a general matrix product, say) travels whole,
 		// so the client gets the model's bits either way. The triangle is
@@ -295,10 +296,10 @@ func (s *server) JacobianTVec(ctx context.Context, req *pb.JacobianTVecRequest) 
 }
 
 // singleKernelOf is k, or with single its single-precision form when k is
-// a model that has one (framework.KernelerOf).
+// a model that has one (jacobian.KernelerOf).
 func singleKernelOf(k framework.Kerneler, single bool) framework.Kerneler {
 	if m, ok := k.(framework.Model); ok && single {
-		if sk, ok := framework.KernelerOf(m, true); ok {
+		if sk, ok := jacobian.KernelerOf(m, true); ok {
 			return sk
 		}
 	}
@@ -306,7 +307,7 @@ func singleKernelOf(k framework.Kerneler, single bool) framework.Kerneler {
 }
 
 // PredictShifts serves models with gradients: every shift by
-// framework.PredictShifts (the model's own batching when it has one, else
+// jacobian.PredictShifts (the model's own batching when it has one, else
 // concurrent calls), here in the plugin process.
 func (s *server) PredictShifts(ctx context.Context, req *pb.PredictShiftsRequest) (*pb.PredictShiftsResponse, error) {
 	return onModel(s, "PredictShifts", req.ModelId, "", nil, func(g framework.Gradienter, _ *mat.Dense) (*pb.PredictShiftsResponse, error) {
@@ -317,7 +318,7 @@ func (s *server) PredictShifts(ctx context.Context, req *pb.PredictShiftsRequest
 				return nil, err
 			}
 		}
-		preds, err := framework.PredictShifts(ctx, g, shifts)
+		preds, err := jacobian.PredictShifts(ctx, g, shifts)
 		if err != nil {
 			return nil, toStatus(err)
 		}
@@ -350,7 +351,7 @@ func (s *server) shift(i int, sh *pb.Shift, single bool) (framework.Shift, error
 	return out, nil
 }
 
-// Gram serves models with gradients: by their own framework.Grammer when
+// Gram serves models with gradients: by their own framework.GramBuilder when
 // they have one, else from their Jacobian, here in the plugin process.
 func (s *server) Gram(ctx context.Context, req *pb.GramRequest) (*pb.GramResponse, error) {
 	return onModel(s, "Gram", req.ModelId, "x", req.X, func(g framework.Gradienter, x *mat.Dense) (*pb.GramResponse, error) {
@@ -358,7 +359,7 @@ func (s *server) Gram(ctx context.Context, req *pb.GramRequest) (*pb.GramRespons
 		if err != nil {
 			return nil, err
 		}
-		gram, b, err := framework.GramOf(ctx, g, x, e)
+		gram, b, err := jacobian.Gram(ctx, g, x, e)
 		if err != nil {
 			return nil, toStatus(err)
 		}
@@ -381,14 +382,14 @@ func (s *server) JacobianProduct(ctx context.Context, req *pb.JacobianProductReq
 		if err != nil {
 			return nil, err
 		}
-		jm, ok := framework.MultiplierOf(g, single(req.Options))
+		jm, ok := jacobian.MultiplierOf(g, single(req.Options))
 		switch {
 		case ok && req.Transpose:
 			return matrixResp(jm.JacobianTMul(ctx, x, v))
 		case ok:
 			return matrixResp(jm.JacobianMul(ctx, x, v))
 		}
-		return matrixResp(framework.JacobianProducts(ctx, g, x, v, req.Transpose))
+		return matrixResp(jacobian.Products(ctx, g, x, v, req.Transpose))
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
 	pb "github.com/lazyvi/lazyvi/proto/lazyvi/backend/v2"
 )
 
@@ -47,7 +48,7 @@ func TestPredictShifts(t *testing.T) {
 		}
 	}
 	m, shifts := inputs(newLinear())
-	want, err := framework.PredictShiftsEach(ctx, m.(framework.Gradienter), shifts)
+	want, err := jacobian.PredictShiftsEach(ctx, m.(framework.Gradienter), shifts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestPredictShifts(t *testing.T) {
 		log := &methodLog{}
 		r := inProcessServer(t, "linear", newServer(newLinear()), []grpc.ServerOption{grpc.UnaryInterceptor(log.intercept)})
 		m, shifts := inputs(r)
-		b, ok := framework.AsShiftBatcher(m)
+		b, ok := framework.As[framework.ShiftBatcher](m)
 		if !ok {
 			t.Fatal("the remote model is not a ShiftBatcher")
 		}
@@ -78,7 +79,7 @@ func TestPredictShifts(t *testing.T) {
 	}
 }
 
-// Gram over the transport is framework.GramOf in process (the Jacobian's
+// Gram over the transport is jacobian.Gram in process (the Jacobian's
 // Gram and product), bit for bit, in one round trip.
 func TestGram(t *testing.T) {
 	const p = 30
@@ -89,7 +90,7 @@ func TestGram(t *testing.T) {
 		return m, randDense(rng, 500, p), randVec(rng, 500)
 	}
 	m, x, e := inputs(newLinear())
-	wantG, wantB, err := framework.GramOf(ctx, m.(framework.Gradienter), x, e)
+	wantG, wantB, err := jacobian.Gram(ctx, m.(framework.Gradienter), x, e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,9 +99,9 @@ func TestGram(t *testing.T) {
 		log := &methodLog{}
 		r := inProcessServer(t, "linear", newServer(newLinear()), []grpc.ServerOption{grpc.UnaryInterceptor(log.intercept)})
 		m, x, e := inputs(r)
-		gr, ok := framework.AsGrammer(m)
+		gr, ok := framework.As[framework.GramBuilder](m)
 		if !ok {
-			t.Fatal("the remote model is not a Grammer")
+			t.Fatal("the remote model is not a GramBuilder")
 		}
 		log.names = nil
 		g, b, err := gr.Gram(ctx, x, e)

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
 )
 
 // singleKernelBackend is the fake linear backend with a single-precision
@@ -77,7 +78,7 @@ func TestSingleKernel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		preds, err := framework.PredictShifts(ctx, g, shifts)
+		preds, err := jacobian.PredictShifts(ctx, g, shifts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +88,7 @@ func TestSingleKernel(t *testing.T) {
 		return mat.Equal(got.k, want.k) && floats.Equal(got.g, want.g) && mat.Equal(got.preds[0], want.preds[0])
 	}
 	m, x, a, shifts := inputs(singleKernelBackend{newLinear()})
-	sk, ok := framework.AsSingleKerneler(m)
+	sk, ok := framework.As[framework.SingleKerneler](m)
 	if !ok {
 		t.Fatal("the fake model is not a SingleKerneler")
 	}
@@ -105,18 +106,18 @@ func TestSingleKernel(t *testing.T) {
 	if got := ask(rk, rg, x, a, double); !same(got, wantDouble) {
 		t.Errorf("the double kernel, product or shifted prediction differs from the in-process one")
 	}
-	rsk, ok := framework.AsSingleKerneler(rm)
+	rsk, ok := framework.As[framework.SingleKerneler](rm)
 	if !ok {
 		t.Fatal("the remote model is not a SingleKerneler")
 	}
-	k, ok := framework.KernelerOf(rm, true)
+	k, ok := jacobian.KernelerOf(rm, true)
 	if !ok || k != rsk.SingleKernel() {
 		t.Fatal("KernelerOf(single) is not the remote model's SingleKernel")
 	}
 	if got := ask(k, rg, x, a, shifts); !same(got, wantSingle) {
 		t.Errorf("the single-precision kernel, product or shifted prediction is not the in-process one")
 	}
-	mixed, err := framework.PredictShifts(ctx, rg, []framework.Shift{shifts[0], double[0], shifts[0]})
+	mixed, err := jacobian.PredictShifts(ctx, rg, []framework.Shift{shifts[0], double[0], shifts[0]})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,7 @@
 // paper's simulated settings and on a user's data.
 package bench
 
-import (
-	"github.com/lazyvi/lazyvi/framework"
-)
+import "github.com/lazyvi/lazyvi/internal/timing"
 
 // Report is one timing run: a data set of N rows and P features, the full
 // model's training time, and a Result per estimator (vi bench --format
@@ -48,7 +46,7 @@ type Result struct {
 	KrylovSteps int     `json:"krylov_steps,omitempty"`
 	Flops       float64 `json:"flops,omitempty"`
 	GFlopsRate  float64 `json:"gflop_per_s,omitempty"`
-	// Steps is where the estimator's time went (framework.Stages): each
+	// Steps is where the estimator's time went (timing.Stages): each
 	// step's seconds summed over the workers, its share of all the
 	// steps' seconds, its counted flops and their rate; StepsGFlops is
 	// the rate of all the counted flops over the seconds of the steps
@@ -67,7 +65,7 @@ type Step struct {
 }
 
 // stepsOf summarises the stages of an estimator's reductions.
-func stepsOf(totals []framework.StageTotal) (steps []Step, gflops float64) {
+func stepsOf(totals []timing.StageTotal) (steps []Step, gflops float64) {
 	var secs, counted, countedSecs float64
 	for _, t := range totals {
 		secs += t.Seconds

@@ -10,6 +10,7 @@ import (
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/internal/timing"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
@@ -76,7 +77,7 @@ func Time(ctx context.Context, in Input, r Options) (Report, map[string][]float6
 	}
 	measure := in.Measure
 	if measure == "" {
-		measure = framework.DefaultMeasure(p.Task)
+		measure = p.Task.DefaultMeasure()
 	}
 	m, err := framework.LookupMeasure(measure)
 	if err != nil {
@@ -93,8 +94,8 @@ func Time(ctx context.Context, in Input, r Options) (Report, map[string][]float6
 	vis := map[string][]float64{}
 	for _, e := range ests {
 		start := time.Now()
-		var stages framework.Stages
-		res, err := pipeline.Estimate(framework.WithStages(ctx, &stages), p, m, []framework.Estimator{e}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: workers, Progress: r.Progress})
+		var stages timing.Stages
+		res, err := pipeline.Estimate(timing.With(ctx, &stages), p, m, []framework.Estimator{e}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: workers, Progress: r.Progress})
 		if err != nil {
 			return Report{}, nil, err
 		}

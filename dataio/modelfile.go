@@ -63,7 +63,7 @@ type SavedModel struct {
 	Partition string `json:"partition,omitempty"`
 	// Choice says how the models' kind was chosen against other kinds
 	// (pipeline.Config.Rivals): Backend and Options are the chosen kind's.
-	Choice *framework.ModelChoice `json:"model_choice,omitempty"`
+	Choice *ModelChoice `json:"model_choice,omitempty"`
 	// Prepare says how the data was prepared from its file (Table.Prepare:
 	// columns, categorical columns, missing values); nil for a table of
 	// numbers used as it is.

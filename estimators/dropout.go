@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/timing"
 )
 
 // Dropout evaluates the full model on the evaluation split with the feature
@@ -23,7 +24,7 @@ func (Dropout) Describe() string {
 
 // Reduce predicts the full model on the dropped evaluation data.
 func (Dropout) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
-	stop := framework.StagesFrom(ctx).Start("predict")
+	stop := timing.From(ctx).Start("predict")
 	xev := p.Drop(p.XEval, f)
 	// The rows are this reduction's own: what the model or its transport
 	// keeps of them can go once predicted.

@@ -82,7 +82,7 @@ func (e LazyES) Baseline(ctx context.Context, p *framework.Problem) (framework.R
 
 // Reduce continues the full model on the dropped train split.
 func (e LazyES) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
-	w, ok := framework.AsWarmStarter(p.Full)
+	w, ok := framework.As[framework.WarmStarter](p.Full)
 	if !ok {
 		return framework.Reduced{}, framework.Usagef("estimator lazy-es needs a backend with warm starts; backend %q has none (use dropout or retrain)", p.BackendName)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/timing"
 )
 
 // Retrain trains a new model with the full model's spec (architecture,
@@ -29,7 +30,7 @@ func (Retrain) Reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 		return framework.Reduced{}, fmt.Errorf("new model: %w", err)
 	}
 	defer framework.Release(m)
-	stages := framework.StagesFrom(ctx)
+	stages := timing.From(ctx)
 	stop := stages.Start("train")
 	xtr := p.Drop(p.XTrain, f)
 	if err := m.Fit(ctx, xtr, p.YTrain); err != nil {

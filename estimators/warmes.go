@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/timing"
 )
 
 func init() { framework.RegisterEstimator(WarmES{MaxEpochs: DefaultWarmESEpochs}) }
@@ -83,11 +84,11 @@ const statEpochs = "epochs"
 // Reduce continues the full model on the dropped train split until the
 // held-out rows stop improving.
 func (e WarmES) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
-	w, ok := framework.AsWarmStopper(p.Full)
+	w, ok := framework.As[framework.WarmStopper](p.Full)
 	if !ok {
 		return framework.Reduced{}, framework.Usagef("estimator warm-es needs a backend whose warm starts stop early; backend %q has none (use lazy-es, dropout or retrain)", p.BackendName)
 	}
-	stages := framework.StagesFrom(ctx)
+	stages := timing.From(ctx)
 	stop := stages.Start("train")
 	xtr := p.Drop(p.XTrain, f)
 	m, err := w.WarmStartStopped(ctx, xtr, p.YTrain, max(e.MaxEpochs, 1), p.Seed)

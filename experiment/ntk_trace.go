@@ -83,7 +83,7 @@ func runNTKTrace(x *env) (*Result, error) {
 // ntkTrace is the trace of the NTK Phi Phi^T on p's evaluation rows with
 // x1 dropped: the sum of the per-row squared gradient norms.
 func ntkTrace(x *env, p *framework.Problem) (float64, error) {
-	g, ok := framework.AsGradienter(p.Full)
+	g, ok := framework.As[framework.Gradienter](p.Full)
 	if !ok {
 		return 0, fmt.Errorf("the backend has no gradients")
 	}

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
 )
 
 // every has the methods of every optional interface; capable says with
@@ -45,11 +46,11 @@ func (c capable) Capabilities() framework.Capabilities { return c.caps }
 
 func TestAsConsultsCapabilities(t *testing.T) {
 	as := func(m framework.Model) [5]bool {
-		_, g := framework.AsGradienter(m)
-		_, k := framework.AsKerneler(m)
-		_, w := framework.AsWarmStarter(m)
-		_, gr := framework.AsGrammer(m)
-		_, b := framework.AsShiftBatcher(m)
+		_, g := framework.As[framework.Gradienter](m)
+		_, k := framework.As[framework.Kerneler](m)
+		_, w := framework.As[framework.WarmStarter](m)
+		_, gr := framework.As[framework.GramBuilder](m)
+		_, b := framework.As[framework.ShiftBatcher](m)
 		return [5]bool{g, k, w, gr, b}
 	}
 	for _, tc := range []struct {
@@ -62,7 +63,7 @@ func TestAsConsultsCapabilities(t *testing.T) {
 		{capable{caps: framework.Capabilities{Kernel: true, WarmStart: true}}, [5]bool{false, true, true, false, false}},
 	} {
 		if got := as(tc.m); got != tc.want {
-			t.Errorf("%T %+v: Gradienter, Kerneler, WarmStarter, Grammer, ShiftBatcher = %v, want %v", tc.m, tc.m, got, tc.want)
+			t.Errorf("%T %+v: Gradienter, Kerneler, WarmStarter, GramBuilder, ShiftBatcher = %v, want %v", tc.m, tc.m, got, tc.want)
 		}
 	}
 }
@@ -77,7 +78,7 @@ func (withProducts) JacobianTMul(context.Context, mat.Matrix, *mat.Dense) (*mat.
 	return nil, nil
 }
 
-// AsJacobianMultiplier needs MatrixFree with Gradients from a Capable
+// As[JacobianMultiplier] needs MatrixFree with Gradients from a Capable
 // model, and the methods from any.
 func TestAsJacobianMultiplier(t *testing.T) {
 	for _, tc := range []struct {
@@ -90,8 +91,8 @@ func TestAsJacobianMultiplier(t *testing.T) {
 		{withProducts{capable{caps: framework.Capabilities{MatrixFree: true}}}, false},
 		{withProducts{capable{caps: framework.Capabilities{Gradients: true, MatrixFree: true}}}, true},
 	} {
-		if _, got := framework.AsJacobianMultiplier(tc.m); got != tc.want {
-			t.Errorf("%T %+v: AsJacobianMultiplier = %v, want %v", tc.m, tc.m, got, tc.want)
+		if _, got := framework.As[framework.JacobianMultiplier](tc.m); got != tc.want {
+			t.Errorf("%T %+v: As[JacobianMultiplier] = %v, want %v", tc.m, tc.m, got, tc.want)
 		}
 	}
 }
@@ -101,7 +102,7 @@ type withSingle struct{ withProducts }
 
 func (s withSingle) SinglePrecision() framework.JacobianMultiplier { return s.withProducts }
 
-// AsSinglePrecisioner needs SinglePrecision with MatrixFree and Gradients
+// As[SinglePrecisioner] needs SinglePrecision with MatrixFree and Gradients
 // from a Capable model, and the method from any.
 func TestAsSinglePrecisioner(t *testing.T) {
 	all := framework.Capabilities{Gradients: true, MatrixFree: true, SinglePrecision: true}
@@ -114,8 +115,8 @@ func TestAsSinglePrecisioner(t *testing.T) {
 		{withSingle{withProducts{capable{caps: framework.Capabilities{Gradients: true, SinglePrecision: true}}}}, false},
 		{withSingle{withProducts{capable{caps: all}}}, true},
 	} {
-		if _, got := framework.AsSinglePrecisioner(tc.m); got != tc.want {
-			t.Errorf("%T %+v: AsSinglePrecisioner = %v, want %v", tc.m, tc.m, got, tc.want)
+		if _, got := framework.As[framework.SinglePrecisioner](tc.m); got != tc.want {
+			t.Errorf("%T %+v: As[SinglePrecisioner] = %v, want %v", tc.m, tc.m, got, tc.want)
 		}
 	}
 }
@@ -136,12 +137,12 @@ func TestMultiplierOf(t *testing.T) {
 		{double, true, double},
 		{double, false, double},
 	} {
-		got, ok := framework.MultiplierOf(tc.m, tc.single)
+		got, ok := jacobian.MultiplierOf(tc.m, tc.single)
 		if !ok || got != tc.want {
 			t.Errorf("%T, single %v: MultiplierOf = %T %v, want %T", tc.m, tc.single, got, ok, tc.want)
 		}
 	}
-	if _, ok := framework.MultiplierOf(capable{caps: all}, true); ok {
+	if _, ok := jacobian.MultiplierOf(capable{caps: all}, true); ok {
 		t.Error("MultiplierOf: a model without products has none")
 	}
 }
@@ -154,7 +155,7 @@ type singleKernelView struct{ every }
 
 func (withSingleKernel) SingleKernel() framework.Kerneler { return singleKernelView{} }
 
-// AsSingleKerneler needs SingleKernel with Kernel and Gradients from a
+// As[SingleKerneler] needs SingleKernel with Kernel and Gradients from a
 // Capable model, and the method from any; KernelerOf gives the
 // single-precision view only when asked for and offered, the model's own
 // kernel otherwise, and none without one.
@@ -170,8 +171,8 @@ func TestKernelerOf(t *testing.T) {
 		{withSingleKernel{capable{caps: framework.Capabilities{Kernel: true, SingleKernel: true}}}, false},
 		{withSingleKernel{capable{caps: all}}, true},
 	} {
-		if _, got := framework.AsSingleKerneler(tc.m); got != tc.want {
-			t.Errorf("%T %+v: AsSingleKerneler = %v, want %v", tc.m, tc.m, got, tc.want)
+		if _, got := framework.As[framework.SingleKerneler](tc.m); got != tc.want {
+			t.Errorf("%T %+v: As[SingleKerneler] = %v, want %v", tc.m, tc.m, got, tc.want)
 		}
 	}
 	single := withSingleKernel{capable{caps: all}}
@@ -186,12 +187,12 @@ func TestKernelerOf(t *testing.T) {
 		{double, true, double},
 		{double, false, double},
 	} {
-		got, ok := framework.KernelerOf(tc.m, tc.single)
+		got, ok := jacobian.KernelerOf(tc.m, tc.single)
 		if !ok || got != tc.want {
 			t.Errorf("%T, single %v: KernelerOf = %T %v, want %T", tc.m, tc.single, got, ok, tc.want)
 		}
 	}
-	if _, ok := framework.KernelerOf(capable{caps: framework.Capabilities{Gradients: true, SingleKernel: true}}, true); ok {
+	if _, ok := jacobian.KernelerOf(capable{caps: framework.Capabilities{Gradients: true, SingleKernel: true}}, true); ok {
 		t.Error("KernelerOf: a model without Kernel has none")
 	}
 }

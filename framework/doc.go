@@ -3,6 +3,10 @@
 // interface and the Problem they share (Estimator, Problem, Reduced), the
 // predictiveness measures (Measure), the registries by name for backends,
 // estimators and measures, and the usage errors (ErrUsage, FieldError).
+// A model's optional interfaces, each named for what the model can do
+// (Kerneler, GramBuilder, InPlaceKerneler, WarmStarter, ...), are found
+// with As; package framework/jacobian reaches a model's Jacobian products,
+// Grams, kernels and shifted predictions through whichever of them it has.
 // Running an estimation is package pipeline's job, turning reduced models
 // into intervals package inference's, and reading and writing data package
 // dataio's.

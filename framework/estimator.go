@@ -215,13 +215,6 @@ type Ensembler interface {
 	Ensembles() bool
 }
 
-// Ensembles reports whether e's reduced predictions may be averaged over
-// models (Ensembler): true unless e is an Ensembler that says no.
-func Ensembles(e Estimator) bool {
-	en, ok := e.(Ensembler)
-	return !ok || en.Ensembles()
-}
-
 // ConditionalMean is the optional interface of an estimator whose reduced
 // model is the full model averaged over the feature's conditional law
 // given the other features, g(x_-j) = E[f(x) | x_-j] (cpi). Then
@@ -233,12 +226,6 @@ func Ensembles(e Estimator) bool {
 // full model's can covary under the null.
 type ConditionalMean interface {
 	ConditionalMean() bool
-}
-
-// IsConditionalMean reports whether e is a ConditionalMean that says so.
-func IsConditionalMean(e Estimator) bool {
-	c, ok := e.(ConditionalMean)
-	return ok && c.ConditionalMean()
 }
 
 // Configure applies settings to e when it is a Configurer, keeping only
@@ -260,9 +247,9 @@ func Configure(e Estimator, settings map[string]string) (Estimator, error) {
 	return c.Configure(own)
 }
 
-// Fits reports whether e runs on a backend with the capabilities have, and
-// if not, what it lacks (CapabilityNames of the missing ones).
-func Fits(e Estimator, have Capabilities) (ok bool, missing []string) {
+// Runs reports whether e runs on a backend with the capabilities have, and
+// if not, what it lacks (Names of the missing ones).
+func (have Capabilities) Runs(e Estimator) (ok bool, missing []string) {
 	n, isNeeder := e.(Needer)
 	if !isNeeder {
 		return true, nil

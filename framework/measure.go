@@ -36,59 +36,38 @@ type Loss interface {
 	IsLoss() bool
 }
 
-// IsLoss reports whether m is a Loss.
-func IsLoss(m Measure) bool {
-	l, ok := m.(Loss)
-	return ok && l.IsLoss()
-}
-
-// IsLossNamed reports whether the registered measure named is a Loss.
-func IsLossNamed(name string) bool {
-	m, err := LookupMeasure(name)
-	return err == nil && IsLoss(m)
-}
-
-// Readable is a score as a person reads it under the named measure: the
-// loss (-score) for a Loss, the score itself otherwise.
-func Readable(measure string, score float64) float64 {
-	if IsLossNamed(measure) {
-		return -score
-	}
-	return score
-}
-
 // LossOf is the loss of a score under m (-score), nil when m is not a
 // Loss: what reports write beside a score.
 func LossOf(m Measure, score float64) *float64 {
-	if !IsLoss(m) {
+	if l, ok := m.(Loss); !ok || !l.IsLoss() {
 		return nil
 	}
 	l := -score
 	return &l
 }
 
-// DefaultMeasure names the default measure of a task: mse for regression,
+// DefaultMeasure names the default measure of the task: mse for regression,
 // logloss for binary and multiclass classification. Both are proper
 // scoring rules: every row's predicted value or probabilities count, so a
 // feature that moves the probabilities shows in its VI, where under
 // accuracy only the rows whose predicted class flips do (docs/inference.md
 // has the study). pipeline.Run looks it up in the measure registry when it
 // is given no measure.
-func DefaultMeasure(t Task) string {
+func (t Task) DefaultMeasure() string {
 	if t == Binary || t == Multiclass {
 		return "logloss"
 	}
 	return "mse"
 }
 
-// SignalVariance is implemented by a measure whose paired estimate (a
+// SignalVarianceReporter is implemented by a measure whose paired estimate (a
 // reduced model's loss minus the full model's on the same rows) has a
 // variance that grows with the importance it estimates. For squared error
 // the rows' differences are (f - g)(2(y - f) + (f - g)), whose variance is
 // about 4 sigma^2 E[(f - g)^2] + Var((f - g)^2), sigma^2 the full model's
 // error: a feature whose VI is larger by t has differences whose variance
 // is larger by about 4 sigma^2 t.
-type SignalVariance interface {
+type SignalVarianceReporter interface {
 	Measure
 	// SignalVariance is that growth, the variance of one row's paired
 	// difference per unit of VI, for the full model's predictions pred

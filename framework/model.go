@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -153,24 +152,15 @@ type SinglePrecisioner interface {
 	SinglePrecision() JacobianMultiplier
 }
 
-// KernelIntoer is an optional interface of a Kerneler whose kernel can be
+// InPlaceKerneler is an optional interface of a Kerneler whose kernel can be
 // written into storage the caller keeps across calls (the lazy estimator
 // reuses one kernel's memory for the next feature's, where fresh memory
 // costs a page fault every 4 KiB).
-type KernelIntoer interface {
+type InPlaceKerneler interface {
 	// KernelInto is Kernel(ctx, x1, x2) with the result in dst's memory
 	// when dst's capacity holds it (its values before the call do not
 	// matter), else in fresh memory.
 	KernelInto(ctx context.Context, x1, x2 mat.Matrix, dst []float64) (*mat.Dense, error)
-}
-
-// KernelInto is k's KernelInto when k is a KernelIntoer, else k's Kernel
-// (the result then in fresh memory).
-func KernelInto(ctx context.Context, k Kerneler, x1, x2 mat.Matrix, dst []float64) (*mat.Dense, error) {
-	if ki, ok := k.(KernelIntoer); ok {
-		return ki.KernelInto(ctx, x1, x2, dst)
-	}
-	return k.Kernel(ctx, x1, x2)
 }
 
 // SingleKerneler is the optional interface of a Kerneler whose kernel and
@@ -190,28 +180,6 @@ func KernelInto(ctx context.Context, k Kerneler, x1, x2 mat.Matrix, dst []float6
 // (lazy-precision single); the dense path at the paper's sizes never does.
 type SingleKerneler interface {
 	SingleKernel() Kerneler
-}
-
-// JacobianProducts is JacobianMul (trans false) or JacobianTMul (trans
-// true) from the Jacobian, whatever g implements: the fallback a backend
-// with a small Jacobian may serve as its JacobianMultiplier.
-func JacobianProducts(ctx context.Context, g Gradienter, x mat.Matrix, v *mat.Dense, trans bool) (*mat.Dense, error) {
-	j, err := g.Jacobian(ctx, x)
-	if err != nil {
-		return nil, fmt.Errorf("jacobian: %w", err)
-	}
-	r, m := j.Dims()
-	vr, vc := v.Dims()
-	want, op := m, mat.Matrix(j)
-	if trans {
-		want, op = r, j.T()
-	}
-	if vr != want {
-		return nil, fmt.Errorf("jacobian product: %d x %d vectors for a %d x %d Jacobian (transposed: %v)", vr, vc, r, m, trans)
-	}
-	var out mat.Dense
-	out.Mul(op, v)
-	return &out, nil
 }
 
 // Shift is one prediction of a Gradienter at shifted parameters: on X at
@@ -241,62 +209,7 @@ type ShiftBatcher interface {
 	PredictShifts(ctx context.Context, shifts []Shift) ([]*mat.Dense, error)
 }
 
-// PredictShifts returns the predictions of every shift on g: by its
-// ShiftBatcher when it has one, else by concurrent PredictShifted calls
-// (after JacobianTVec for a dual-form shift).
-func PredictShifts(ctx context.Context, g Gradienter, shifts []Shift) ([]*mat.Dense, error) {
-	if b, ok := AsShiftBatcher(g); ok {
-		return b.PredictShifts(ctx, shifts)
-	}
-	return PredictShiftsEach(ctx, g, shifts)
-}
-
-// PredictShiftsEach is PredictShifts one call per shift (concurrently),
-// whatever g implements: the fallback a ShiftBatcher may use itself.
-func PredictShiftsEach(ctx context.Context, g Gradienter, shifts []Shift) ([]*mat.Dense, error) {
-	out := make([]*mat.Dense, len(shifts))
-	errs := make([]error, len(shifts))
-	var wg sync.WaitGroup
-	for i, s := range shifts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if r := recover(); r != nil {
-					errs[i] = fmt.Errorf("shift %d: panic: %v", i, r)
-				}
-			}()
-			out[i], errs[i] = predictShift(ctx, g, s)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-func predictShift(ctx context.Context, g Gradienter, s Shift) (*mat.Dense, error) {
-	dtheta := s.DTheta
-	if s.XTrain != nil {
-		k, ok := KernelerOf(g, s.Single)
-		if !ok {
-			return nil, Usagef("a dual-form shift needs a model with kernels")
-		}
-		var err error
-		if dtheta, err = k.JacobianTVec(ctx, s.XTrain, s.A); err != nil {
-			return nil, fmt.Errorf("jacobian-vector product: %w", err)
-		}
-		if len(dtheta) != g.NumParams() {
-			return nil, fmt.Errorf("jacobian-vector product: %d values for %d parameters", len(dtheta), g.NumParams())
-		}
-	}
-	return g.PredictShifted(ctx, s.X, dtheta)
-}
-
-// Grammer is an optional interface of Gradienter models: the primal
+// GramBuilder is an optional interface of Gradienter models: the primal
 // counterpart of Kerneler. Gram returns G = Phi(x)^T Phi(x) (M x M) and
 // b = Phi(x)^T e (len(e) == the Jacobian's rows: K per sample for
 // Multiclass) without handing over the n x M Jacobian, which the lazy
@@ -305,14 +218,14 @@ func predictShift(ctx context.Context, g Gradienter, s Shift) (*mat.Dense, error
 // plugin forms G and b next to the model, so only M(M+1)/2 + M values
 // cross instead of n M). G and b are the caller's, to keep or overwrite
 // (the lazy estimator forms its folds' systems in their storage).
-type Grammer interface {
+type GramBuilder interface {
 	Gram(ctx context.Context, x mat.Matrix, e []float64) (g *mat.SymDense, b []float64, err error)
 }
 
 // Capabilities says what the models of a backend can do. Every backend
 // does regression; the fields say what it does beyond that. Estimators and
 // the CLI read them before any model is trained (an estimator's Needs), and
-// the As functions (AsGradienter, ...) read a Capable model's before
+// the As functions (As[Gradienter], ...) read a Capable model's before
 // asserting an optional interface: the plugin transport's remote model has
 // every method and works as far as its backend's capabilities say.
 type Capabilities struct {
@@ -367,33 +280,4 @@ func Release(m Model) error {
 		return c.Close()
 	}
 	return nil
-}
-
-// GramOf returns what Grammer.Gram returns, for any Gradienter: from the
-// model's own Gram when it is a Grammer, else from its Jacobian
-// (JacobianGram).
-func GramOf(ctx context.Context, g Gradienter, x mat.Matrix, e []float64) (*mat.SymDense, []float64, error) {
-	if gr, ok := AsGrammer(g); ok {
-		return gr.Gram(ctx, x, e)
-	}
-	return JacobianGram(ctx, g, x, e)
-}
-
-// JacobianGram is GramOf from the Jacobian (a symmetric rank-k update and a
-// product), whatever g implements: the fallback a Grammer may use itself.
-// The Jacobian must have len(e) rows.
-func JacobianGram(ctx context.Context, g Gradienter, x mat.Matrix, e []float64) (*mat.SymDense, []float64, error) {
-	j, err := g.Jacobian(ctx, x)
-	if err != nil {
-		return nil, nil, fmt.Errorf("jacobian: %w", err)
-	}
-	r, m := j.Dims()
-	if r != len(e) || m != g.NumParams() {
-		return nil, nil, fmt.Errorf("jacobian: %d x %d for %d residuals and %d parameters", r, m, len(e), g.NumParams())
-	}
-	gram := new(mat.SymDense)
-	gram.SymOuterK(1, j.T())
-	b := make([]float64, m)
-	mat.NewVecDense(m, b).MulVec(j.T(), mat.NewVecDense(r, e))
-	return gram, b, nil
 }

@@ -11,11 +11,11 @@ import (
 
 // Outputs is the number of prediction columns of the problem's models: K
 // for Multiclass, 1 otherwise.
-func (p *Problem) Outputs() int { return OutputsOf(p.Task, p.Classes) }
+func (p *Problem) Outputs() int { return p.Task.Outputs(p.Classes) }
 
-// OutputsOf is the number of prediction columns of a task: classes for
-// Multiclass, 1 otherwise.
-func OutputsOf(t Task, classes int) int {
+// Outputs is the number of prediction columns of a model of the task:
+// classes for Multiclass, 1 otherwise.
+func (t Task) Outputs(classes int) int {
 	if t == Multiclass {
 		return classes
 	}
@@ -45,7 +45,7 @@ type WarmStarter interface {
 // can end by early stopping (the warm-es estimator: Sun and Raskutti's
 // warm start from the dropout solution, stopped on held-out rows). A
 // backend says its models implement it with Capabilities.WarmStop; find it
-// with AsWarmStopper.
+// with As[WarmStopper].
 type WarmStopper interface {
 	WarmStarter
 	// WarmStartStopped returns a new fitted model whose training starts at

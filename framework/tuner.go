@@ -10,11 +10,3 @@ package framework
 type Tuner interface {
 	TunedOptions() map[string]string
 }
-
-// TunedOptions returns m's TunedOptions, nil when m is not a Tuner.
-func TunedOptions(m Model) map[string]string {
-	if t, ok := m.(Tuner); ok {
-		return t.TunedOptions()
-	}
-	return nil
-}

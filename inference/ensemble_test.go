@@ -210,11 +210,11 @@ func declined(reps []*inference.Reductions) []*inference.Reductions {
 }
 
 // TestInferEnsembleDeclined: an estimator that declines the ensemble
-// (framework.Ensembles false) gets, under every ensembled option (debiased
-// and bias-aware included), the results of the same repetitions without
-// the ensemble (the mean of their own estimates, the spread added), with
-// Combined saying so; those differ from the ensemble's, which its rows
-// would otherwise have.
+// (a framework.Ensembler whose Ensembles is false) gets, under every
+// ensembled option (debiased and bias-aware included), the results of the
+// same repetitions without the ensemble (the mean of their own estimates,
+// the spread added), with Combined saying so; those differ from the
+// ensemble's, which its rows would otherwise have.
 func TestInferEnsembleDeclined(t *testing.T) {
 	feats := []framework.Feature{{Name: "a", Columns: []int{0}}, {Name: "b", Columns: []int{0}}}
 	reps, _, _, _, _, _, _, _ := ensembleReps(rand.New(rand.NewPCG(3, 4)), 60, 3, 3, feats)

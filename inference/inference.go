@@ -9,10 +9,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/lazyvi/lazyvi/framework"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 // Inference says how the full and reduced models' scores on the evaluation
@@ -233,7 +234,7 @@ type InferOptions struct {
 	DirectedBias bool
 	// ScoreUpper, with Plain or Perturbed inference and a measure whose
 	// paired estimate's variance grows with the VI
-	// (framework.SignalVariance: mse, r2), takes the interval's upper end
+	// (framework.SignalVarianceReporter: mse, r2), takes the interval's upper end
 	// from the standard error the estimate would have there: the largest
 	// v that a test at the interval's level does not reject when the
 	// variance is se^2 + c (v - VI), c that growth per unit of VI (for
@@ -333,7 +334,7 @@ func RepeatSeed(seed int64, rep int) int64 {
 // repetitions' averaged out-of-fold predictions (see average), and VI_m
 // in the second term is repetition m's estimate with the ensemble's
 // layout of the rows (the same halves for split inference). An estimator
-// that declines the ensemble (framework.Ensembles false: permute, whose
+// that declines the ensemble (framework.Ensembler: permute, whose
 // repetitions permute differently, so that averaging their reduced
 // predictions averages the permutations away) is combined from the
 // repetitions' own estimates as without opt.Ensemble, neither debiased
@@ -466,7 +467,8 @@ func (c *combination) results(e int) ([]Result, error) {
 	es := r0.Estimators[e]
 	// pooled: this estimator's results come from the ensemble; one that
 	// declines it is combined from own, as without it.
-	pooled := c.ens != nil && framework.Ensembles(es)
+	en, isEnsembler := es.(framework.Ensembler)
+	pooled := c.ens != nil && (!isEnsembler || en.Ensembles())
 	per := c.est
 	if c.ens != nil && !pooled {
 		per = c.own
@@ -514,7 +516,7 @@ func (c *combination) results(e int) ([]Result, error) {
 		}
 		results = append(results, res)
 	}
-	if TestFor(opt, c.m) == TestCovariance && framework.IsConditionalMean(es) {
+	if cm, ok := es.(framework.ConditionalMean); ok && cm.ConditionalMean() && TestFor(opt, c.m) == TestCovariance {
 		from := c.avg
 		if !pooled {
 			from = nil

@@ -25,14 +25,14 @@ func scoreUpper(z, se, c float64) float64 {
 }
 
 // growth is the growth c of the paired estimate's variance per unit of VI
-// for estimator e (framework.SignalVariance over the rows of one
+// for estimator e (framework.SignalVarianceReporter over the rows of one
 // repetition, divided by their number), 0 for a measure that does not
 // say. With an ensemble (avg, its averaged predictions) it is the
 // ensemble's; otherwise the mean over the repetitions of their folds'
 // growth, each weighted by its rows. The full model is the estimator's
 // baseline where it has one, as for the estimate.
 func growth(reps []*Reductions, avg *Reductions, m framework.Measure, e int) (float64, error) {
-	sv, ok := m.(framework.SignalVariance)
+	sv, ok := m.(framework.SignalVarianceReporter)
 	if !ok {
 		return 0, nil
 	}

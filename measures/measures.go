@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/lazyvi/lazyvi/framework"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 func init() {
@@ -65,7 +66,7 @@ func (m mse) Evaluate(y []float64, pred mat.Matrix) (framework.Score, error) {
 
 // SignalVariance is 4 mean((y_i - f_i)^2): the variance of a row's
 // paired difference grows by 4 sigma^2 per unit of VI
-// (framework.SignalVariance).
+// (framework.SignalVarianceReporter).
 func (m mse) SignalVariance(y []float64, pred mat.Matrix) (float64, error) {
 	f, err := column(m.Name(), y, pred)
 	if err != nil {
@@ -120,7 +121,7 @@ func (m r2) Evaluate(y []float64, pred mat.Matrix) (framework.Score, error) {
 
 // SignalVariance is 4 MSE/Var(y): mse's growth, 4 MSE per unit of mse's
 // VI, in R²'s units, where a VI is mse's over Var(y) and a variance mse's
-// over Var(y)^2 (framework.SignalVariance).
+// over Var(y)^2 (framework.SignalVarianceReporter).
 func (m r2) SignalVariance(y []float64, pred mat.Matrix) (float64, error) {
 	g, err := mse{}.SignalVariance(y, pred)
 	if err != nil {

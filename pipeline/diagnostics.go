@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/lazyvi/lazyvi/framework"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 // Baseline is a reference model that Run scores beside the full model, on
@@ -196,7 +197,7 @@ func fullWarnings(m framework.Measure, f FullResult) []string {
 		// A loss reads as the loss; the difference says whether the full
 		// model is better or worse, and by how much.
 		full, base := f.Score, b.Score
-		if framework.IsLoss(m) {
+		if framework.LossOf(m, 0) != nil {
 			full, base = -full, -base
 		}
 		diff := fmt.Sprintf("full model better by %.3g", b.Gain)

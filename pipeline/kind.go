@@ -7,9 +7,10 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
-	"gonum.org/v1/gonum/mat"
 )
 
 // kindChoice is what chooseKind found: the folds of the chosen kind, the
@@ -18,7 +19,7 @@ import (
 type kindChoice struct {
 	folds  []*framework.Problem
 	rival  *Baseline // the rival chosen; nil when the backend's model is kept
-	choice *framework.ModelChoice
+	choice *dataio.ModelChoice
 	preds  map[string][]*mat.Dense
 	notes  []string
 }
@@ -45,7 +46,7 @@ func (cfg Config) asRival(b Baseline) Config {
 func chooseKind(ctx context.Context, d *dataio.Dataset, cfg Config, folds []*framework.Problem, workers int) (*kindChoice, error) {
 	kc := &kindChoice{folds: folds, preds: map[string][]*mat.Dense{}}
 	task := folds[0].Task
-	m, err := framework.LookupMeasure(framework.DefaultMeasure(task))
+	m, err := framework.LookupMeasure(task.DefaultMeasure())
 	if err != nil {
 		return kc, nil
 	}
@@ -53,7 +54,7 @@ func chooseKind(ctx context.Context, d *dataio.Dataset, cfg Config, folds []*fra
 	for k, p := range folds {
 		own[k] = p.FullEval
 	}
-	choice := &framework.ModelChoice{Chosen: cfg.BackendName, Measure: m.Name()}
+	choice := &dataio.ModelChoice{Chosen: cfg.BackendName, Measure: m.Name()}
 	var ownScore float64
 	best, bestScore := -1, math.Inf(-1)
 	var rivals [][]*framework.Problem
@@ -83,8 +84,8 @@ func chooseKind(ctx context.Context, d *dataio.Dataset, cfg Config, folds []*fra
 		if slices.ContainsFunc(cfg.Baselines, func(x Baseline) bool { return x.Name == b.Name && maps.Equal(x.Options, b.Options) }) {
 			kc.preds[b.Name] = preds // the baseline is this model: diagnose need not fit it again
 		}
-		choice.Kinds = append(choice.Kinds, framework.KindScore{Name: b.Name, Model: describeModel(rf[0]),
-			Loss: framework.Readable(m.Name(), g.scoreB), Diff: g.gain, DiffSE: g.se})
+		choice.Kinds = append(choice.Kinds, dataio.KindScore{Name: b.Name, Model: describeModel(rf[0]),
+			Loss: lossOrScore(m, g.scoreB), Diff: g.gain, DiffSE: g.se})
 		if !(g.gain > g.se) && g.scoreB > bestScore {
 			best, bestScore = len(rivals), g.scoreB
 		}
@@ -93,8 +94,8 @@ func chooseKind(ctx context.Context, d *dataio.Dataset, cfg Config, folds []*fra
 	if len(rivals) == 0 {
 		return kc, nil
 	}
-	ownKind := framework.KindScore{Name: cfg.BackendName, Model: describeModel(folds[0]), Loss: framework.Readable(m.Name(), ownScore)}
-	choice.Kinds = append([]framework.KindScore{ownKind}, choice.Kinds...)
+	ownKind := dataio.KindScore{Name: cfg.BackendName, Model: describeModel(folds[0]), Loss: lossOrScore(m, ownScore)}
+	choice.Kinds = append([]dataio.KindScore{ownKind}, choice.Kinds...)
 	kc.choice = choice
 	if best < 0 {
 		choice.Reason = fmt.Sprintf("%s beats %s by more than the standard error of the difference", cfg.BackendName, rivalNames(choice.Kinds[1:]))
@@ -120,7 +121,7 @@ func chooseKind(ctx context.Context, d *dataio.Dataset, cfg Config, folds []*fra
 }
 
 // rivalNames joins the kinds' names: "linear", "linear and forest".
-func rivalNames(ks []framework.KindScore) string {
+func rivalNames(ks []dataio.KindScore) string {
 	s := ""
 	for i, k := range ks {
 		switch {
@@ -186,4 +187,13 @@ func pairedGain(m framework.Measure, folds []*framework.Problem, a, b []*mat.Den
 	}
 	g.se = math.Sqrt(g.se)
 	return g, nil
+}
+
+// lossOrScore is score as a person reads it under m: the loss (-score) for
+// a framework.Loss, the score itself otherwise.
+func lossOrScore(m framework.Measure, score float64) float64 {
+	if l := framework.LossOf(m, score); l != nil {
+		return *l
+	}
+	return score
 }

@@ -9,11 +9,12 @@ import (
 	"runtime"
 	"sync"
 
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
-	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/stat"
 )
 
 // Config describes how to set up a Problem from a Dataset.
@@ -274,7 +275,7 @@ func CheckRun(d *dataio.Dataset, cfg Config, m framework.Measure, opt EstimateOp
 	}
 	if m == nil {
 		var err error
-		if m, err = framework.LookupMeasure(framework.DefaultMeasure(sp.task)); err != nil {
+		if m, err = framework.LookupMeasure(sp.task.DefaultMeasure()); err != nil {
 			return opt.infer(cfg.Seed).Check() // no measures registered: nothing to check them with
 		}
 	}

@@ -6,10 +6,11 @@ import (
 	"math"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
-	"gonum.org/v1/gonum/mat"
 )
 
 // EstimateOptions tune Estimate and Run. The zero value is what vi estimate
@@ -135,7 +136,7 @@ type FullResult struct {
 	// Choice says how the full model's kind was chosen against
 	// Config.Rivals (the model file's choice with Config.Saved); absent
 	// without rivals.
-	Choice *framework.ModelChoice `json:"model_choice,omitempty"`
+	Choice *dataio.ModelChoice `json:"model_choice,omitempty"`
 	// Baselines are the intercept-only model and Config.Baselines on the
 	// same evaluation rows.
 	Baselines []BaselineScore `json:"baselines,omitempty"`
@@ -273,7 +274,7 @@ type runState struct {
 	r2        *float64
 	shard     *ShardInfo
 	class     classScores
-	choice    *framework.ModelChoice
+	choice    *dataio.ModelChoice
 	known     map[string][]*mat.Dense // baselines' predictions that the model choice made
 }
 
@@ -342,7 +343,7 @@ func (s *runState) resolve(first *framework.Problem) error {
 	s.first = first
 	var err error
 	if s.m == nil {
-		if s.m, err = framework.LookupMeasure(framework.DefaultMeasure(first.Task)); err != nil {
+		if s.m, err = framework.LookupMeasure(first.Task.DefaultMeasure()); err != nil {
 			return fmt.Errorf("no measure given, and the default: %w (pass one, or import package lazyvi or lazyvi/measures, which register them)", err)
 		}
 	}

@@ -80,7 +80,7 @@ func TrainModel(ctx context.Context, d *dataio.Dataset, cfg Config, workers int)
 // saveFolds appends the full models of one repetition's folds to s.
 func saveFolds(ctx context.Context, s *dataio.SavedModel, folds []*framework.Problem) error {
 	for k, p := range folds {
-		ps, ok := framework.AsPersister(p.Full)
+		ps, ok := framework.As[framework.Persister](p.Full)
 		if !ok {
 			return framework.Usagef("backend %s cannot save its models (no model files)", s.Backend)
 		}
@@ -226,7 +226,7 @@ func loadSaved(ctx context.Context, cfg Config, spec framework.ModelSpec, fold i
 	if err != nil {
 		return nil, err
 	}
-	p, ok := framework.AsPersister(full)
+	p, ok := framework.As[framework.Persister](full)
 	if !ok {
 		framework.Release(full)
 		return nil, framework.Usagef("backend %s cannot load saved models", s.Backend)
@@ -293,7 +293,10 @@ func checkSavedPrepare(s *dataio.SavedModel, d *dataio.Dataset) error {
 // withTuned is opts with the options model m tuned (framework.Tuner) laid
 // over them: the options that refit m's kind without its search.
 func withTuned(opts map[string]string, m framework.Model) map[string]string {
-	t := framework.TunedOptions(m)
+	var t map[string]string
+	if tn, ok := framework.As[framework.Tuner](m); ok {
+		t = tn.TunedOptions()
+	}
 	if len(t) == 0 {
 		return opts
 	}

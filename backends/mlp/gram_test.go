@@ -8,10 +8,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
 )
 
 // TestGram checks the model's Gram, formed a chunk of the Jacobian's rows
-// at a time, against framework.JacobianGram's from the whole Jacobian (rows
+// at a time, against jacobian.GramFromJacobian's from the whole Jacobian (rows
 // past several chunks, not a multiple of one; a multiclass model's K rows a
 // sample): to the bit where the products sum in one fixed order
 // (exactProducts: each entry is the same sum over the rows in the same
@@ -30,14 +31,14 @@ func TestGram(t *testing.T) {
 			for i := range e {
 				e[i] = rng.NormFloat64()
 			}
-			if _, ok := framework.AsGrammer(md); !ok {
-				t.Fatal("the model is not a Grammer")
+			if _, ok := framework.As[framework.GramBuilder](md); !ok {
+				t.Fatal("the model is not a GramBuilder")
 			}
 			g, b, err := md.Gram(ctx, x, e)
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantG, wantB, err := framework.JacobianGram(ctx, md, x, e)
+			wantG, wantB, err := jacobian.GramFromJacobian(ctx, md, x, e)
 			if err != nil {
 				t.Fatal(err)
 			}

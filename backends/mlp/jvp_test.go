@@ -77,7 +77,7 @@ func TestSinglePrecisionProducts(t *testing.T) {
 		for _, hidden := range []string{"8", "6,5,3", "40,20"} {
 			t.Run(task.String()+"/"+hidden, func(t *testing.T) {
 				md, x := smallProblem(t, task, hidden, 120)
-				sp, ok := framework.AsSinglePrecisioner(md)
+				sp, ok := framework.As[framework.SinglePrecisioner](md)
 				if !ok {
 					t.Fatal("the model is not a SinglePrecisioner")
 				}

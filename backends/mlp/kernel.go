@@ -61,12 +61,12 @@ func (md *Model) jacobianRows(a *activations, deltas []blas64.General, i0, i1 in
 // back.
 const gramChunkRows = 256
 
-// Gram implements framework.Grammer: G = Phi(x)^T Phi(x) and b = Phi(x)^T
+// Gram implements framework.GramBuilder: G = Phi(x)^T Phi(x) and b = Phi(x)^T
 // e, the Jacobian formed gramChunkRows rows at a time and added to G by a
 // symmetric rank-k update (blas64.Syrk, beta 1 after the first chunk) and
 // to b by a product (blas64.Gemv). Each entry's sum runs over the rows in
 // order, as one update and one product of the whole Jacobian would
-// (framework.JacobianGram), without its n x M values.
+// (jacobian.GramFromJacobian), without its n x M values.
 func (md *Model) Gram(ctx context.Context, x mat.Matrix, e []float64) (*mat.SymDense, []float64, error) {
 	if err := md.ready(ctx); err != nil {
 		return nil, nil, err
@@ -152,7 +152,7 @@ func (md *Model) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense, err
 	return md.kernel(ctx, x1, x2, false)
 }
 
-// KernelInto implements framework.KernelIntoer: Kernel, in dst's memory
+// KernelInto implements framework.InPlaceKerneler: Kernel, in dst's memory
 // when it holds the result.
 func (md *Model) KernelInto(ctx context.Context, x1, x2 mat.Matrix, dst []float64) (*mat.Dense, error) {
 	return md.kernelInto(ctx, x1, x2, false, dst)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
 )
 
 // KernelInto gives Kernel's bits, in the destination's memory when it
@@ -29,9 +30,9 @@ func TestKernelInto(t *testing.T) {
 					for i := range dst {
 						dst[i] = math.NaN()
 					}
-					k, err := framework.KernelInto(ctx, md, x, nil, dst)
+					k, err := jacobian.KernelInto(ctx, md, x, nil, dst)
 					if other {
-						k, err = framework.KernelInto(ctx, md, x, x2, dst)
+						k, err = jacobian.KernelInto(ctx, md, x, x2, dst)
 					}
 					if err != nil {
 						t.Fatal(err)

@@ -417,7 +417,7 @@ func TestRegistered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := framework.AsKerneler(m); !ok {
+	if _, ok := framework.As[framework.Kerneler](m); !ok {
 		t.Errorf("model is not a Kerneler")
 	}
 }

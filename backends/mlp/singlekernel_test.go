@@ -33,7 +33,7 @@ func TestSingleKernel(t *testing.T) {
 		for _, hidden := range []string{"8", "6,5,3", "40,20"} {
 			t.Run(task.String()+"/"+hidden, func(t *testing.T) {
 				md, x := smallProblem(t, task, hidden, 120)
-				sk, ok := framework.AsSingleKerneler(md)
+				sk, ok := framework.As[framework.SingleKerneler](md)
 				if !ok {
 					t.Fatal("the model is not a SingleKerneler")
 				}

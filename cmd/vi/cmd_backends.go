@@ -99,10 +99,10 @@ func neededBy(c framework.Capabilities) string {
 		if err != nil {
 			continue
 		}
-		if ok, _ := framework.Fits(e, framework.Capabilities{}); ok {
+		if ok, _ := (framework.Capabilities{}).Runs(e); ok {
 			continue // needs nothing
 		}
-		if ok, _ := framework.Fits(e, c); ok {
+		if ok, _ := c.Runs(e); ok {
 			out = append(out, name)
 		}
 	}
@@ -118,7 +118,7 @@ func supportedEstimators(c framework.Capabilities) string {
 	var out []string
 	for _, name := range framework.Estimators() {
 		if e, err := framework.LookupEstimator(name); err == nil {
-			if ok, _ := framework.Fits(e, c); ok {
+			if ok, _ := c.Runs(e); ok {
 				out = append(out, name)
 			}
 		}

@@ -743,7 +743,7 @@ func checkBackend(name string, b framework.Backend, d *dataio.Dataset, target st
 		var fit []string
 		for _, name := range framework.Estimators() {
 			if e, err := framework.LookupEstimator(name); err == nil {
-				if ok, _ := framework.Fits(e, caps); ok {
+				if ok, _ := caps.Runs(e); ok {
 					fit = append(fit, name)
 				}
 			}

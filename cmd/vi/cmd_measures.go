@@ -37,7 +37,7 @@ func listMeasures(w io.Writer) error {
 		for _, t := range []framework.Task{framework.Regression, framework.Binary, framework.Multiclass} {
 			if m.Supports(t) {
 				task := t.String()
-				if framework.DefaultMeasure(t) == name {
+				if t.DefaultMeasure() == name {
 					task += " (default)"
 				}
 				tasks = append(tasks, task)

@@ -253,7 +253,7 @@ func writeROAR(w io.Writer, rep *roar.Report, format string, ests []string) erro
 		cw := csv.NewWriter(w)
 		// score is larger-is-better, as in JSON; a loss measure adds the
 		// loss itself.
-		loss := framework.IsLossNamed(rep.Measure)
+		loss := isLossNamed(rep.Measure)
 		head := []string{"ordering", "fraction", "removed", "estimator", "score", "se", "seconds"}
 		if loss {
 			head = slices.Insert(head, 5, "loss")
@@ -288,7 +288,7 @@ func writeROAR(w io.Writer, rep *roar.Report, format string, ests []string) erro
 	}
 	fmt.Fprintf(w, "measure %s  task %s  backend %s  n_train %d  n_eval %d  features %d%s  seed %d\n",
 		rep.Measure, rep.Task, rep.Backend, rep.NTrain, rep.NEval, rep.Features, groups, rep.Seed)
-	shown := func(score float64) float64 { return framework.Readable(rep.Measure, score) }
+	shown := func(score float64) float64 { return readable(rep.Measure, score) }
 	fmt.Fprintf(w, "full model: %s %s (se %s)\n", rep.Measure, num(shown(rep.Full.Score)), num(rep.Full.SE))
 	var secs []string
 	for _, e := range ests {
@@ -311,5 +311,5 @@ func roarDefaultMeasure(t framework.Task) string {
 	if t == framework.Binary || t == framework.Multiclass {
 		return "accuracy"
 	}
-	return framework.DefaultMeasure(t)
+	return t.DefaultMeasure()
 }

@@ -292,7 +292,7 @@ func writeShapleyTable(w io.Writer, rep *shapley.Report, lambda float64) error {
 		except = " except where a line below says"
 	}
 	fmt.Fprintf(w, "full model: %s %s (trained in %.2fs); intercept-only: %s; the values sum to the difference %s%s\n",
-		rep.Measure, num(framework.Readable(rep.Measure, rep.Full.Score)), rep.Full.Seconds, num(framework.Readable(rep.Measure, rep.Empty.Score)), num(rep.Full.Score-rep.Empty.Score), except)
+		rep.Measure, num(readable(rep.Measure, rep.Full.Score)), rep.Full.Seconds, num(readable(rep.Measure, rep.Empty.Score)), num(rep.Full.Score-rep.Empty.Score), except)
 	si := rep.Subsets
 	switch {
 	case si.Exact:

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lazyvi/lazyvi"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/pipeline"
 )
@@ -110,7 +111,7 @@ func writeFullDiagnostics(w io.Writer, r *pipeline.Report) {
 			if b.Gain < 0 {
 				than = "worse"
 			}
-			bs[i] = fmt.Sprintf("%s %s (full model %s by %s, se %s)", b.Name, num(framework.Readable(r.Measure, b.Score)), than, num(math.Abs(b.Gain)), num(b.GainSE))
+			bs[i] = fmt.Sprintf("%s %s (full model %s by %s, se %s)", b.Name, num(readable(r.Measure, b.Score)), than, num(math.Abs(b.Gain)), num(b.GainSE))
 		}
 		fmt.Fprintf(w, "baselines: %s %s\n", r.Measure, strings.Join(bs, ", "))
 	}
@@ -131,7 +132,7 @@ func choiceLine(r *pipeline.Report) string {
 	if c == nil || len(c.Kinds) < 2 {
 		return ""
 	}
-	name := func(k framework.KindScore) string {
+	name := func(k dataio.KindScore) string {
 		if k.Model == "" {
 			return k.Name
 		}
@@ -155,7 +156,7 @@ func choiceLine(r *pipeline.Report) string {
 
 // kindModel is a kind's model as the header names it: the mlp's chosen
 // architecture as its hidden widths.
-func kindModel(k framework.KindScore, c *framework.ModelChoice) string {
+func kindModel(k dataio.KindScore, c *dataio.ModelChoice) string {
 	if k.Name == autoHiddenBackend && k.Name == c.Kinds[0].Name && !strings.Contains(k.Model, " ") {
 		return "hidden " + k.Model
 	}

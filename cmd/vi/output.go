@@ -193,7 +193,7 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 		how = "loaded"
 	}
 	fmt.Fprintf(w, "full model: %s %s %s (%s in %.2fs)\n",
-		r.Measure, num(framework.Readable(r.Measure, r.Full.Score)), where, how, r.Full.Seconds)
+		r.Measure, num(readable(r.Measure, r.Full.Score)), where, how, r.Full.Seconds)
 	if m := evaluationMeaning(r); m != "" {
 		fmt.Fprintln(w, m)
 	}
@@ -395,4 +395,20 @@ func covarianceTested(res []inference.Result) []string {
 		}
 	}
 	return out
+}
+
+// isLossNamed reports whether the registered measure named is a
+// framework.Loss.
+func isLossNamed(name string) bool {
+	m, err := framework.LookupMeasure(name)
+	return err == nil && framework.LossOf(m, 0) != nil
+}
+
+// readable is a score as a person reads it under the named measure: the
+// loss (-score) for a framework.Loss, the score itself otherwise.
+func readable(measure string, score float64) float64 {
+	if isLossNamed(measure) {
+		return -score
+	}
+	return score
 }

@@ -107,7 +107,7 @@ func (v *settingValue) Set(s string) error { *v = settingValue(strings.TrimSpace
 func fitsList(ests []framework.Estimator, caps framework.Capabilities) (fit []framework.Estimator, lacking map[string][]string) {
 	lacking = map[string][]string{}
 	for _, e := range ests {
-		if ok, missing := framework.Fits(e, caps); ok {
+		if ok, missing := caps.Runs(e); ok {
 			fit = append(fit, e)
 		} else {
 			lacking[e.Name()] = missing

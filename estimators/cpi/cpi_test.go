@@ -139,7 +139,9 @@ func TestCPIConditionalMean(t *testing.T) {
 		draws int
 		want  bool
 	}{{cpi.DefaultDraws, true}, {cpi.MinConditionalDraws, true}, {cpi.MinConditionalDraws - 1, false}, {1, false}} {
-		if got := framework.IsConditionalMean(cpi.CPI{Draws: c.draws}); got != c.want {
+		var e framework.Estimator = cpi.CPI{Draws: c.draws}
+		cm, ok := e.(framework.ConditionalMean)
+		if got := ok && cm.ConditionalMean(); got != c.want {
 			t.Errorf("draws %d: conditional mean %v, want %v", c.draws, got, c.want)
 		}
 	}

@@ -52,7 +52,7 @@ func benchDigitsLazy(b *testing.B, cfg pipeline.Config, lo, hi int) {
 		b.Fatal(err)
 	}
 	defer p.Close()
-	m, err := framework.LookupMeasure(framework.DefaultMeasure(p.Task))
+	m, err := framework.LookupMeasure(p.Task.DefaultMeasure())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/timing"
 )
 
 // Estimator is LazyVI (Algorithm 1 of Gao, Stevens, Willett, Raskutti). At
@@ -37,10 +38,10 @@ import (
 // Dual or primal, whichever side is smaller: with n1 <= M it works with the
 // NTK Gram K = Phi Phi^T (from the backend's Kerneler when it has one,
 // without the Jacobian) and dtheta = Phi^T (K + alpha I)^-1 e; with M < n1 it
-// forms G = Phi^T Phi and Phi^T e once, by fold blocks (framework.GramOf:
+// forms G = Phi^T Phi and Phi^T e once, by fold blocks (jacobian.Gram:
 // the backend's Gram, or its Jacobian's), and solves
 // (G + alpha I) dtheta = Phi^T e. Predictions at shifted parameters go to
-// the backend in batches (framework.PredictShifts), in the dual form
+// the backend in batches (jacobian.PredictShifts), in the dual form
 // theta_f + Phi^T a when it has kernels, so that behind the plugin
 // transport neither the Jacobian nor the M-vectors cross.
 //
@@ -251,7 +252,7 @@ func (lz Estimator) ReduceFrom(ctx context.Context, p *framework.Problem, f fram
 // ReduceFrom); carry is set for the baseline itself, whose Reduced then
 // carries what its features start from (reduceScaled).
 func (lz Estimator) reduce(ctx context.Context, fp *framework.Problem, f framework.Feature, baseline func() (framework.Reduced, error), carry bool) (framework.Reduced, error) {
-	g, ok := framework.AsGradienter(fp.Full)
+	g, ok := framework.As[framework.Gradienter](fp.Full)
 	if !ok {
 		return framework.Reduced{}, framework.Usagef("estimator lazy needs a backend with gradients; backend %q has none (use dropout or retrain)", fp.BackendName)
 	}
@@ -291,7 +292,7 @@ func (lz Estimator) reduce(ctx context.Context, fp *framework.Problem, f framewo
 	// them; once the reduction is done none will, and the run's other
 	// reductions need the room.
 	defer p.sent.forget(g)
-	stop := framework.StagesFrom(ctx).Start(stageResiduals)
+	stop := timing.From(ctx).Start(stageResiduals)
 	if err := p.residuals(ctx, fp.YTrain, order, f, scaled); err != nil {
 		return framework.Reduced{}, err
 	}
@@ -318,7 +319,7 @@ func (p *problem) residuals(ctx context.Context, y []float64, order []int, f fra
 		}
 	}
 	predict := p.g.Predict
-	if pp, ok := framework.AsPreparedPredictor(p.g); ok && prepared {
+	if pp, ok := framework.As[framework.PreparedPredictor](p.g); ok && prepared {
 		predict = pp.PredictPrepared
 	}
 	base, err := predict(ctx, p.x)
@@ -363,7 +364,7 @@ func (p *problem) reduceDense(ctx context.Context, bounds []int, xev mat.Matrix,
 	if math.IsInf(alpha, 1) {
 		return p.predictFull(ctx, xev)
 	}
-	stop := framework.StagesFrom(ctx).Start(stageSolve)
+	stop := timing.From(ctx).Start(stageSolve)
 	shift, err := rp.solveAll(ctx, alpha)
 	if err != nil {
 		return framework.Reduced{}, err
@@ -397,7 +398,7 @@ func baselinePenalty(base func() (framework.Reduced, error)) (float64, error) {
 // model's predictions on the evaluation rows xev, with the problem's
 // stats.
 func (p *problem) predictFull(ctx context.Context, xev mat.Matrix) (framework.Reduced, error) {
-	stop := framework.StagesFrom(ctx).Start(stagePredict)
+	stop := timing.From(ctx).Start(stagePredict)
 	pred, err := p.g.Predict(ctx, xev)
 	if err != nil {
 		return framework.Reduced{}, fmt.Errorf("predict evaluation split: %w", err)

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
 )
 
 // rfModel is a random-features model h(x) = phi(x) . theta with
@@ -227,7 +228,7 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 	for _, tc := range []struct {
 		m      int
 		kernel string
-	}{{15, "none"}, {15, "Grammer"}, {120, "none"}, {120, "Kerneler"}, {120, "ShiftBatcher"}} {
+	}{{15, "none"}, {15, "GramBuilder"}, {120, "none"}, {120, "Kerneler"}, {120, "ShiftBatcher"}} {
 		m := tc.m
 		r := newRF(3, m, 5)
 		var model framework.Gradienter = r
@@ -238,7 +239,7 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 			model = rfKernelModel{r}
 		case "ShiftBatcher":
 			model = ds
-		case "Grammer":
+		case "GramBuilder":
 			model = gr
 		}
 		p := problemFor(t, model, 90, 10, 3, 6)
@@ -277,7 +278,7 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 			}
 			batch = append(batch, *sh)
 		}
-		preds, err := framework.PredictShifts(ctx, model, batch)
+		preds, err := jacobian.PredictShifts(ctx, model, batch)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,8 +297,8 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 		if tc.kernel == "ShiftBatcher" && ds.calls != 1 {
 			t.Errorf("ShiftBatcher: %d batches, want 1", ds.calls)
 		}
-		if tc.kernel == "Grammer" && (gr.grams != 3 || gr.jacobians != 0) {
-			t.Errorf("Grammer: %d Grams and %d Jacobians, want one Gram per fold block and no Jacobian", gr.grams, gr.jacobians)
+		if tc.kernel == "GramBuilder" && (gr.grams != 3 || gr.jacobians != 0) {
+			t.Errorf("GramBuilder: %d Grams and %d Jacobians, want one Gram per fold block and no Jacobian", gr.grams, gr.jacobians)
 		}
 	}
 }
@@ -370,7 +371,7 @@ type rfBatchModel struct {
 
 func (r *rfBatchModel) PredictShifts(ctx context.Context, shifts []framework.Shift) ([]*mat.Dense, error) {
 	r.calls++
-	return framework.PredictShiftsEach(ctx, r.rfKernelModel, shifts)
+	return jacobian.PredictShiftsEach(ctx, r.rfKernelModel, shifts)
 }
 
 // With the CV search on a correlated design, lazy must move the model: the
@@ -837,7 +838,7 @@ func dipPastOvershoot(t float64) float64 {
 
 // A dense dual reduction gives its kernel's memory back when done
 // (kernelBuffers), and the next reduction, whose kernel is written into it
-// (framework.KernelInto where the model has it, as rfIntoModel does),
+// (jacobian.KernelInto where the model has it, as rfIntoModel does),
 // gives the same numbers as one in fresh memory.
 func TestLazyKernelMemoryReused(t *testing.T) {
 	r := newRF(4, 150, 3)

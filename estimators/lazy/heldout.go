@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
+	"github.com/lazyvi/lazyvi/internal/timing"
 )
 
 // The penalty at full size, on a held-out share of the train rows, for
@@ -129,7 +131,7 @@ func (p *problem) heldOutAlpha(ctx context.Context, near float64) (alpha float64
 		if len(shifts) == 0 {
 			return out, nil
 		}
-		preds, err := framework.PredictShifts(ctx, g, shifts)
+		preds, err := jacobian.PredictShifts(ctx, g, shifts)
 		if err == nil && len(preds) != len(shifts) {
 			err = fmt.Errorf("%d predictions for %d shifts", len(preds), len(shifts))
 		}
@@ -183,7 +185,7 @@ func (p *problem) kernelScale(ctx context.Context) (float64, error) {
 	slices.Sort(rows)
 	// Part of the search's step (heldOutAlpha's caller times it): not
 	// timed again as a kernel.
-	rp, err := p.subset(rows).newRidge(framework.WithStages(ctx, nil), nil, false)
+	rp, err := p.subset(rows).newRidge(timing.With(ctx, nil), nil, false)
 	if err != nil {
 		return 0, err
 	}

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/timing"
 )
 
 // krylovTol is the normwise backward error at which a shifted solution is
@@ -426,10 +426,10 @@ func shiftedSolve(ctx context.Context, op operator, a *mat.SymDense, sigma float
 	n := a.SymmetricDim()
 	kr := newKrylov(op, r)
 	x, ok, err := kr.solveWithin(ctx, sigma, n/6)
-	framework.StagesFrom(ctx).Add(stageSolve, 0, kr.flops)
+	timing.From(ctx).Add(stageSolve, 0, kr.flops)
 	if err != nil || ok {
 		return x, err
 	}
-	framework.StagesFrom(ctx).Add(stageSolve, 0, float64(n)*float64(n)*float64(n)/3)
+	timing.From(ctx).Add(stageSolve, 0, float64(n)*float64(n)*float64(n)/3)
 	return choleskySolve(a, sigma, r)
 }

@@ -116,11 +116,11 @@ func TestLazyMulticlassKernel(t *testing.T) {
 	// 100 train rows x 3 outputs against 515 parameters: the dual (kernel)
 	// form, as on digits.csv.
 	p := prepareMulti(t, multiData(150, 5), "64")
-	g, ok := framework.AsGradienter(p.Full)
+	g, ok := framework.As[framework.Gradienter](p.Full)
 	if !ok {
 		t.Fatal("the mlp is not a Gradienter")
 	}
-	kern, ok := framework.AsKerneler(p.Full)
+	kern, ok := framework.As[framework.Kerneler](p.Full)
 	if !ok {
 		t.Fatal("the mlp is not a Kerneler")
 	}
@@ -129,7 +129,7 @@ func TestLazyMulticlassKernel(t *testing.T) {
 	pk.Full = countedKernel{g, kern, &calls}
 	q := *p
 	q.Full = gradientsOnly{g}
-	if _, ok := framework.AsKerneler(q.Full); ok {
+	if _, ok := framework.As[framework.Kerneler](q.Full); ok {
 		t.Fatal("gradientsOnly still shows a Kerneler")
 	}
 	for _, f := range p.Features() {

@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
+	"github.com/lazyvi/lazyvi/internal/timing"
 )
 
 // problem is one reduction's ridge problem: the full model's gradients g,
@@ -83,9 +85,9 @@ func (p *problem) single() bool { return !p.est.DoublePrecision }
 // evaluation rows xev at the shifted parameters, with the problem's stats.
 func (p *problem) predictReduced(ctx context.Context, shift *framework.Shift, xev mat.Matrix) (framework.Reduced, error) {
 	shift.X = xev
-	stop := framework.StagesFrom(ctx).Start(stagePredict)
+	stop := timing.From(ctx).Start(stagePredict)
 	defer func() { stop(shiftFlops(shift, p.g.NumParams())) }()
-	preds, err := framework.PredictShifts(ctx, p.g, []framework.Shift{*shift})
+	preds, err := jacobian.PredictShifts(ctx, p.g, []framework.Shift{*shift})
 	if err == nil && len(preds) != 1 {
 		err = fmt.Errorf("%d predictions for one shift", len(preds))
 	}

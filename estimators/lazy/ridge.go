@@ -13,8 +13,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
 	"github.com/lazyvi/lazyvi/internal/linalg"
 	"github.com/lazyvi/lazyvi/internal/scratch"
+	"github.com/lazyvi/lazyvi/internal/timing"
 )
 
 // errSingular marks a ridge system that cannot be solved at a candidate
@@ -94,7 +96,7 @@ const (
 // the fold boundaries in rows of x (fold f is rows bounds[f]..bounds[f+1])
 // when the penalty is cross-validated, nil when it is fixed. With single,
 // in the dual form, it is on the model's single-precision kernel when it
-// has one (framework.KernelerOf), whose folds' shifts then ask for the
+// has one (jacobian.KernelerOf), whose folds' shifts then ask for the
 // single-precision Phi_T^T a too; the subsample search at scale uses it
 // (lazy-precision single), while the dense path's penalty and every update
 // stay on the double-precision kernel.
@@ -115,7 +117,7 @@ func (p *problem) newRidge(ctx context.Context, bounds []int, single bool) (ridg
 		return nil, framework.Usagef("lazy would need a %d x %d ridge system and a %d x %d Jacobian per feature (%d train rows x %d outputs, %d parameters): too large; use lazy-es or a smaller network",
 			d, d, n, m, samples, k, m)
 	}
-	stop := framework.StagesFrom(ctx).Start(stageKernel)
+	stop := timing.From(ctx).Start(stageKernel)
 	if n > m {
 		pm, err := p.newPrimal(ctx, bounds)
 		stop(float64(n) * float64(m) * float64(m))
@@ -127,12 +129,12 @@ func (p *problem) newRidge(ctx context.Context, bounds []int, single bool) (ridg
 	// that is not (n k) x (n k) (a backend whose Kernel is per sample)
 	// falls back to the Jacobian.
 	var km *mat.Dense
-	if _, ok := framework.AsSingleKerneler(g); !ok {
+	if _, ok := framework.As[framework.SingleKerneler](g); !ok {
 		single = false
 	}
-	if kern, ok := framework.KernelerOf(g, single); ok {
+	if kern, ok := jacobian.KernelerOf(g, single); ok {
 		var err error
-		if km, err = framework.KernelInto(ctx, kern, x, nil, kernelBuffers.Get(n*n)); err != nil {
+		if km, err = jacobian.KernelInto(ctx, kern, x, nil, kernelBuffers.Get(n*n)); err != nil {
 			return nil, fmt.Errorf("kernel: %w", err)
 		}
 		if r, c := km.Dims(); r != n || c != n {
@@ -189,7 +191,7 @@ type dual struct {
 
 // kernelBuffers keeps the memory of the dense dual path's kernels between
 // reductions: a feature's n1 x n1 kernel (14 MB at n1 = 1333) is written
-// into a finished one's (framework.KernelInto, released), not into fresh
+// into a finished one's (jacobian.KernelInto, released), not into fresh
 // memory.
 var kernelBuffers = scratch.New(2 * time.Second)
 
@@ -258,14 +260,14 @@ func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 	return func(ctx context.Context, alphas []float64) ([]*framework.Shift, error) {
 		before := kr.flops
 		as, usable, err := kr.solveMany(ctx, alphas)
-		framework.StagesFrom(ctx).Add(stageSearch, 0, kr.flops-before)
+		timing.From(ctx).Add(stageSearch, 0, kr.flops-before)
 		if err != nil {
 			return nil, err
 		}
 		var dthetas *mat.Dense
 		if d.j != nil {
 			dthetas = d.phiTMany(lo, hi, as)
-			framework.StagesFrom(ctx).Add(stageSearch, 0, float64(len(alphas))*passFlops(len(et), d.m))
+			timing.From(ctx).Add(stageSearch, 0, float64(len(alphas))*passFlops(len(et), d.m))
 		}
 		shifts := make([]*framework.Shift, len(alphas))
 		for c := range alphas {
@@ -294,7 +296,7 @@ func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 
 // primal solves in the M x M parameter space: (G + alpha I) dtheta = Phi^T e.
 // G and Phi^T e are sums over the folds' row blocks, each block's part
-// formed once by framework.GramOf (the backend's Gram when it has one, so
+// formed once by jacobian.Gram (the backend's Gram when it has one, so
 // that a plugin sends M(M+1)/2 values instead of the block's Jacobian;
 // else a symmetric rank-k update of the Jacobian: n1 M^2 flops in all), so
 // that a fold's training Gram is a subtraction rather than another rank-k
@@ -333,7 +335,7 @@ func (p *problem) newPrimal(ctx context.Context, bounds []int) (*primal, error) 
 	var parts []blas64.Symmetric
 	for f := 0; f+1 < len(bounds); f++ {
 		lo, hi := bounds[f], bounds[f+1]
-		bg, bb, err := framework.GramOf(ctx, g, x.Slice(lo, hi, 0, cols), e[lo*k:hi*k])
+		bg, bb, err := jacobian.Gram(ctx, g, x.Slice(lo, hi, 0, cols), e[lo*k:hi*k])
 		if err != nil {
 			return nil, fmt.Errorf("gram: %w", err)
 		}
@@ -390,7 +392,7 @@ func (p *primal) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 	return func(ctx context.Context, alphas []float64) ([]*framework.Shift, error) {
 		before := kr.flops
 		dthetas, usable, err := kr.solveMany(ctx, alphas)
-		framework.StagesFrom(ctx).Add(stageSearch, 0, kr.flops-before)
+		timing.From(ctx).Add(stageSearch, 0, kr.flops-before)
 		if err != nil {
 			return nil, err
 		}

@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
+	"github.com/lazyvi/lazyvi/internal/timing"
 )
 
 // Lazy at scale: where the full-size dense cross-validation does not fit
@@ -122,7 +124,7 @@ func (p *problem) scaledAlpha(ctx context.Context, base func() (framework.Reduce
 		return alpha, nil, nil
 	}
 	n1 := p.samples()
-	_, multiplier := framework.AsJacobianMultiplier(p.g)
+	_, multiplier := framework.As[framework.JacobianMultiplier](p.g)
 	if p.est.cfg.heldOut(n1, p.k) && (multiplier || 8*float64(n1*p.k)*float64(p.g.NumParams()) <= p.est.memory()) {
 		near, err := baselinePenalty(base) // +Inf: the baseline chose no update
 		if err != nil {
@@ -130,7 +132,7 @@ func (p *problem) scaledAlpha(ctx context.Context, base func() (framework.Reduce
 		}
 		var steps int
 		var flops float64
-		stop := framework.StagesFrom(ctx).Start(stageSearch)
+		stop := timing.From(ctx).Start(stageSearch)
 		if alpha, start, steps, flops, err = p.heldOutAlpha(ctx, near); err != nil {
 			return 0, nil, err
 		}
@@ -150,15 +152,15 @@ func (p *problem) scaledAlpha(ctx context.Context, base func() (framework.Reduce
 func (p *problem) solveScaled(ctx context.Context, alpha float64, start []float64, base func() (framework.Reduced, error), carry bool) (shift framework.Shift, carried []float64, err error) {
 	g, stats := p.g, p.stats
 	n, m := len(p.e), g.NumParams()
-	_, kernel := framework.AsKerneler(g)
-	_, multiplier := framework.AsJacobianMultiplier(g)
+	_, kernel := framework.As[framework.Kerneler](g)
+	_, multiplier := framework.As[framework.JacobianMultiplier](g)
 	if chooseMethod(n, p.k, m, kernel, multiplier, p.est.memory()) == methodDense {
 		rp, err := p.newRidge(ctx, nil, false)
 		if err != nil {
 			return shift, nil, err
 		}
 		defer releaseRidge(rp)
-		stop := framework.StagesFrom(ctx).Start(stageSolve)
+		stop := timing.From(ctx).Start(stageSolve)
 		if shift, err = rp.solveAll(ctx, alpha); err != nil {
 			return shift, nil, err
 		}
@@ -179,7 +181,7 @@ func (p *problem) solveScaled(ctx context.Context, alpha float64, start []float6
 	var dtheta []float64
 	var steps int
 	var flops float64
-	stop := framework.StagesFrom(ctx).Start(stageSolve)
+	stop := timing.From(ctx).Start(stageSolve)
 	if pre != nil {
 		var pcgSteps int
 		dtheta, steps, pcgSteps, flops, err = p.precondSolve(ctx, alpha, energyTol, pre)
@@ -453,7 +455,7 @@ func (p *problem) krylov(ctx context.Context) (*krylov, *jacobianOp, error) {
 func (p *problem) jacobianOp(ctx context.Context) (*jacobianOp, error) {
 	g, x, n := p.g, p.x, len(p.e)
 	m := g.NumParams()
-	jm, ok := framework.MultiplierOf(g, p.single())
+	jm, ok := jacobian.MultiplierOf(g, p.single())
 	if !ok {
 		j, err := g.Jacobian(ctx, x)
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/lazyvi/lazyvi/backends/mlp"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
@@ -109,7 +110,7 @@ func BenchmarkScaleProduct(b *testing.B) {
 			name = "single"
 		}
 		b.Run(name, func(b *testing.B) {
-			jm, _ := framework.MultiplierOf(c.g, single)
+			jm, _ := jacobian.MultiplierOf(c.g, single)
 			op := &jacobianOp{ctx: context.Background(), jm: jm, x: c.x, n: n1, m: m}
 			v, err := op.mul(c.e, true) // Phi^T e: a vector of the parameters
 			if err != nil {
@@ -218,7 +219,7 @@ func BenchmarkScaleTolerance(b *testing.B) {
 						b.Fatal(err)
 					}
 					if ref = sh.DTheta; ref == nil {
-						kern, _ := framework.AsKerneler(c.g)
+						kern, _ := framework.As[framework.Kerneler](c.g)
 						if ref, err = kern.JacobianTVec(ctx, sh.XTrain, sh.A); err != nil {
 							b.Fatal(err)
 						}

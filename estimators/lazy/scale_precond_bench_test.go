@@ -30,7 +30,7 @@ func BenchmarkScalePrecond(b *testing.B) {
 	c := &scaleTrained
 	c.get(b)
 	ctx := context.Background()
-	jm, _ := framework.AsJacobianMultiplier(c.g)
+	jm, _ := framework.As[framework.JacobianMultiplier](c.g)
 	m := c.g.NumParams()
 	for b.Loop() {
 		xb, eb := c.residuals(b, framework.Feature{Name: "(baseline)"})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/timing"
 	"github.com/lazyvi/lazyvi/pipeline"
 )
 
@@ -32,10 +33,10 @@ func BenchmarkScaleStages(b *testing.B) {
 	for b.Loop() {
 		for _, workers := range []int{1, 2} {
 			q := fresh()
-			var stages framework.Stages
+			var stages timing.Stages
 			cpu0, faults0 := processCPU(b)
 			start := time.Now()
-			r, err := pipeline.Reduce(framework.WithStages(ctx, &stages), []*framework.Problem{q}, []framework.Estimator{Estimator{}}, feats, pipeline.ReduceOptions{Workers: workers, EstimatorBaselines: true})
+			r, err := pipeline.Reduce(timing.With(ctx, &stages), []*framework.Problem{q}, []framework.Estimator{Estimator{}}, feats, pipeline.ReduceOptions{Workers: workers, EstimatorBaselines: true})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
+	"github.com/lazyvi/lazyvi/internal/timing"
 )
 
 // Search bounds, in decades relative to mean diag K: the grid, how far it
@@ -32,7 +34,7 @@ const (
 // grid for near +Inf, a baseline that chose no update (nearStart).
 func (p *problem) chooseAlpha(ctx context.Context, rp ridge, bounds []int, tol, near float64) (float64, error) {
 	n := len(p.e)
-	stages := framework.StagesFrom(ctx)
+	stages := timing.From(ctx)
 	defer stages.Start(stageSearch)(0)
 	cv := &crossValidation{g: p.g, folds: make([]cvFold, len(bounds)-1), n: n, k: p.k, stages: stages}
 	noUpdate := floats.Dot(p.e, p.e) / float64(n)
@@ -79,7 +81,7 @@ type crossValidation struct {
 	folds  []cvFold
 	scale  float64
 	n, k   int
-	stages *framework.Stages
+	stages *timing.Stages
 }
 
 // errors returns the cross-validated mean squared error at each t =
@@ -143,7 +145,7 @@ func (cv *crossValidation) predict(ctx context.Context, alphas []float64) ([][]*
 	var got []*mat.Dense
 	if len(batch) > 0 {
 		var err error
-		if got, err = framework.PredictShifts(ctx, cv.g, batch); err != nil {
+		if got, err = jacobian.PredictShifts(ctx, cv.g, batch); err != nil {
 			return nil, fmt.Errorf("cross-validation predict: %w", err)
 		}
 	}

@@ -1,7 +1,7 @@
 package lazy
 
 // The steps of a reduction that lazy reports to the run's
-// framework.Stages (vi bench's table of where the time goes), with the
+// timing.Stages (vi bench's table of where the time goes), with the
 // flops it counts for them.
 const (
 	// stageResiduals: the full model's predictions on the train rows,

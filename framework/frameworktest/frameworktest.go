@@ -60,8 +60,9 @@ import (
 	"math/rand/v2"
 	"sync"
 
-	"github.com/lazyvi/lazyvi/framework"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 type config struct {
@@ -388,7 +389,7 @@ func checkConcurrent(t tb, b framework.Backend, c *config) {
 
 func checkGradients(t tb, b framework.Backend, c *config, task framework.Task) {
 	m, x, _ := fitted(t, b, c, task)
-	g, ok := framework.AsGradienter(m)
+	g, ok := framework.As[framework.Gradienter](m)
 	if !ok {
 		t.Fatalf("Capabilities say Gradients, but the model (%T) is not a framework.Gradienter", m)
 	}
@@ -493,11 +494,11 @@ func checkJacobianByDifferences(t tb, c *config, g framework.Gradienter, at jaco
 
 func checkKernel(t tb, b framework.Backend, c *config, task framework.Task) {
 	m, x, _ := fitted(t, b, c, task)
-	kr, ok := framework.AsKerneler(m)
+	kr, ok := framework.As[framework.Kerneler](m)
 	if !ok {
 		t.Fatalf("Capabilities say Kernel, but the model (%T) is not a framework.Kerneler", m)
 	}
-	g, ok := framework.AsGradienter(m)
+	g, ok := framework.As[framework.Gradienter](m)
 	if !ok {
 		t.Fatalf("Capabilities say Kernel, but the model (%T) is not a framework.Gradienter", m)
 	}
@@ -530,7 +531,7 @@ func checkKernel(t tb, b framework.Backend, c *config, task framework.Task) {
 // the largest element of |J1| |J2|^T, |J1| |J1|^T and |J1|^T |a|, as the
 // single-precision products (checkSingle).
 func checkSingleKernel(t tb, m framework.Model, g framework.Gradienter, x1, x2 *mat.Dense, j1 *mat.Dense, a []float64) {
-	sk, ok := framework.AsSingleKerneler(m)
+	sk, ok := framework.As[framework.SingleKerneler](m)
 	if !ok {
 		t.Fatalf("Capabilities say SingleKernel, but the model (%T) is not a framework.SingleKerneler", m)
 	}
@@ -565,11 +566,11 @@ func checkSingleKernel(t tb, m framework.Model, g framework.Gradienter, x1, x2 *
 
 func checkMatrixFree(t tb, b framework.Backend, c *config, task framework.Task) {
 	m, x, _ := fittedTask(t, b, c, task)
-	jm, ok := framework.AsJacobianMultiplier(m)
+	jm, ok := framework.As[framework.JacobianMultiplier](m)
 	if !ok {
 		t.Fatalf("Capabilities say MatrixFree, but the model (%T) is not a framework.JacobianMultiplier", m)
 	}
-	g, ok := framework.AsGradienter(m)
+	g, ok := framework.As[framework.Gradienter](m)
 	if !ok {
 		t.Fatalf("Capabilities say MatrixFree, but the model (%T) is not a framework.Gradienter", m)
 	}
@@ -580,7 +581,7 @@ func checkMatrixFree(t tb, b framework.Backend, c *config, task framework.Task) 
 		t.Fatalf("Jacobian: %v", err)
 	}
 	rows, params := j.Dims()
-	if pp, ok := framework.AsPreparedPredictor(m); ok {
+	if pp, ok := framework.As[framework.PreparedPredictor](m); ok {
 		// Prepared before the products below, which are then checked on
 		// what it kept.
 		checkPrepared(t, m, pp, x1)
@@ -614,7 +615,7 @@ func checkMatrixFree(t tb, b framework.Backend, c *config, task framework.Task) 
 // checkSingle: the model's single-precision products are J V and J^T U to
 // 1e-4 of the largest element of |J| |V| and |J|^T |U|.
 func checkSingle(t tb, m framework.Model, x *mat.Dense, j, v, u *mat.Dense) {
-	sp, ok := framework.AsSinglePrecisioner(m)
+	sp, ok := framework.As[framework.SinglePrecisioner](m)
 	if !ok {
 		t.Fatalf("Capabilities say SinglePrecision, but the model (%T) is not a framework.SinglePrecisioner", m)
 	}

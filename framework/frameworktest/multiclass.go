@@ -184,7 +184,7 @@ func flat(p *mat.Dense) []float64 {
 
 func checkGradientsMulti(t tb, b framework.Backend, c *config) {
 	m, x, _ := fittedTask(t, b, c, framework.Multiclass)
-	g, ok := framework.AsGradienter(m)
+	g, ok := framework.As[framework.Gradienter](m)
 	if !ok {
 		t.Fatalf("Capabilities say Gradients, but the model (%T) is not a framework.Gradienter", m)
 	}
@@ -230,7 +230,7 @@ func checkKernelMulti(t tb, b framework.Backend, c *config) {
 
 func checkWarmStart(t tb, b framework.Backend, c *config, task framework.Task) {
 	m, x, y := fittedTask(t, b, c, task)
-	ws, ok := framework.AsWarmStarter(m)
+	ws, ok := framework.As[framework.WarmStarter](m)
 	if !ok {
 		t.Fatalf("Capabilities say WarmStart, but the model (%T) is not a framework.WarmStarter", m)
 	}
@@ -247,10 +247,10 @@ func checkWarmStart(t tb, b framework.Backend, c *config, task framework.Task) {
 		}
 		defer framework.Release(w)
 		caps := b.Capabilities()
-		if _, ok := framework.AsGradienter(w); caps.Gradients && !ok {
+		if _, ok := framework.As[framework.Gradienter](w); caps.Gradients && !ok {
 			t.Errorf("the warm-started model (%T) is not a framework.Gradienter", w)
 		}
-		if _, ok := framework.AsWarmStarter(w); !ok {
+		if _, ok := framework.As[framework.WarmStarter](w); !ok {
 			t.Errorf("the warm-started model (%T) is not a framework.WarmStarter", w)
 		}
 		p, err := w.Predict(ctx, x)
@@ -284,7 +284,7 @@ func checkWarmStart(t tb, b framework.Backend, c *config, task framework.Task) {
 
 func checkWarmStop(t tb, b framework.Backend, c *config, task framework.Task) {
 	m, x, y := fittedTask(t, b, c, task)
-	ws, ok := framework.AsWarmStopper(m)
+	ws, ok := framework.As[framework.WarmStopper](m)
 	if !ok {
 		t.Fatalf("Capabilities say WarmStop, but the model (%T) is not a framework.WarmStopper", m)
 	}

@@ -26,7 +26,7 @@ func runPersist(t tb, b framework.Backend, c *config, tasks []framework.Task) {
 func checkPersist(t tb, b framework.Backend, c *config, task framework.Task) {
 	ctx := context.Background()
 	m, x, _ := fitted(t, b, c, task)
-	p, ok := framework.AsPersister(m)
+	p, ok := framework.As[framework.Persister](m)
 	if !ok {
 		t.Fatalf("Capabilities.Persist, but the %s model is no framework.Persister", task)
 	}
@@ -41,7 +41,7 @@ func checkPersist(t tb, b framework.Backend, c *config, task framework.Task) {
 			t.Fatalf("New: %v", err)
 		}
 		t.Cleanup(func() { _ = framework.Release(nm) })
-		np, ok := framework.AsPersister(nm)
+		np, ok := framework.As[framework.Persister](nm)
 		if !ok {
 			t.Fatalf("a new %s model is no framework.Persister", task)
 		}
@@ -65,8 +65,8 @@ func checkPersist(t tb, b framework.Backend, c *config, task framework.Task) {
 	if a, b := framework.FitReportOf(m), framework.FitReportOf(loaded); a != b {
 		t.Errorf("the loaded model reports its training as %+v, the saved one %+v", b, a)
 	}
-	if g, ok := framework.AsGradienter(m); ok {
-		lg, ok := framework.AsGradienter(loaded)
+	if g, ok := framework.As[framework.Gradienter](m); ok {
+		lg, ok := framework.As[framework.Gradienter](loaded)
 		if !ok || lg.NumParams() != g.NumParams() {
 			t.Fatalf("the loaded model has no gradients or another number of parameters")
 		}
@@ -108,7 +108,7 @@ func checkPersist(t tb, b framework.Backend, c *config, task framework.Task) {
 		return
 	}
 	defer framework.Release(om)
-	if op, ok := framework.AsPersister(om); !ok {
+	if op, ok := framework.As[framework.Persister](om); !ok {
 		t.Errorf("a new %s model is no framework.Persister", task)
 	} else if err := op.LoadState(ctx, state); err == nil || !errors.Is(err, framework.ErrUsage) {
 		t.Errorf("LoadState into a model with %d inputs of a state of %d: err %v, want a usage error", other.Inputs, c.p, err)

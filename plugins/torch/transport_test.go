@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
 )
 
 // What lazy asks of a plugin beyond the conformance kit: Gram, shift
@@ -61,12 +62,12 @@ func checkAdditions(t *testing.T, b framework.Backend, task framework.Task) {
 	if err := m.Fit(ctx, x, y); err != nil {
 		t.Fatal(err)
 	}
-	g, ok := framework.AsGradienter(m)
+	g, ok := framework.As[framework.Gradienter](m)
 	if !ok {
 		t.Fatalf("the model (%T) has no gradients", m)
 	}
 	M := g.NumParams()
-	k := framework.OutputsOf(task, spec.Classes)
+	k := task.Outputs(spec.Classes)
 	x2, _ := data(900, 5, 2, task)
 
 	// Predict twice on each of two matrices (the second call of each a
@@ -97,7 +98,7 @@ func checkAdditions(t *testing.T, b framework.Backend, task framework.Task) {
 	for i := range e {
 		e[i] = rng.NormFloat64()
 	}
-	gram, bv, err := framework.GramOf(ctx, g, x, e)
+	gram, bv, err := jacobian.Gram(ctx, g, x, e)
 	if err != nil {
 		t.Fatalf("Gram: %v", err)
 	}
@@ -120,8 +121,8 @@ func checkJacobianProducts(t *testing.T, b framework.Backend, m framework.Model,
 	t.Helper()
 	ctx := context.Background()
 	rows, M := jac.Dims()
-	if _, ok := framework.AsJacobianMultiplier(m); ok != b.Capabilities().MatrixFree {
-		t.Errorf("AsJacobianMultiplier %v with MatrixFree %v", ok, b.Capabilities().MatrixFree)
+	if _, ok := framework.As[framework.JacobianMultiplier](m); ok != b.Capabilities().MatrixFree {
+		t.Errorf("As[JacobianMultiplier] %v with MatrixFree %v", ok, b.Capabilities().MatrixFree)
 	}
 	jm, ok := m.(framework.JacobianMultiplier)
 	if !ok {
@@ -169,11 +170,11 @@ func checkShiftBatches(t *testing.T, m framework.Model, g framework.Gradienter, 
 		a[i] = 0.001 * rng.NormFloat64()
 	}
 	shifts := []framework.Shift{{X: x2, DTheta: dtheta}, {X: x2, XTrain: xt, A: a}, {X: x, DTheta: dtheta}}
-	preds, err := framework.PredictShifts(ctx, g, shifts)
+	preds, err := jacobian.PredictShifts(ctx, g, shifts)
 	if err != nil {
 		t.Fatalf("PredictShifts: %v", err)
 	}
-	kr, ok := framework.AsKerneler(m)
+	kr, ok := framework.As[framework.Kerneler](m)
 	if !ok {
 		t.Fatalf("the model (%T) has no kernels", m)
 	}

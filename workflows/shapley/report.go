@@ -111,7 +111,7 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg pipeline.Config, m framewor
 	defer prob.Close()
 	fullSecs := time.Since(start).Seconds()
 	if m == nil {
-		if m, err = framework.LookupMeasure(framework.DefaultMeasure(prob.Task)); err != nil {
+		if m, err = framework.LookupMeasure(prob.Task.DefaultMeasure()); err != nil {
 			return nil, err
 		}
 	}

@@ -32,7 +32,7 @@ import (
 // Values computes an input's values once however many goroutines ask for
 // them at the same time: the lazy estimator's cross-validation asks for a
 // fold's predictions at several penalties concurrently
-// (framework.PredictShiftsEach), each of which needs the fold's signals,
+// (jacobian.PredictShiftsEach), each of which needs the fold's signals,
 // and without Values each of them would compute them.
 type Memo[V any] struct {
 	mu      sync.Mutex

@@ -1,4 +1,7 @@
-package framework
+// Package timing totals the wall time and flops of the named steps of a
+// run's reductions, for benchmark reports (vi bench): an estimator says
+// where its time goes through the Stages its context carries.
+package timing
 
 import (
 	"context"
@@ -7,11 +10,11 @@ import (
 )
 
 // Stages collects the wall time and the counted flops of the named steps
-// of the reductions run with a context that carries it (WithStages), over
+// of the reductions run with a context that carries it (With), over
 // all workers: an estimator says where its time goes by calling
-// StagesFrom(ctx).Start for each step (lazy: its kernel, penalty search,
+// From(ctx).Start for each step (lazy: its kernel, penalty search,
 // solve and predictions; retrain: training and prediction). The names are
-// the estimator's own; the framework reads none of them. vi bench reports
+// the estimator's own; nothing but the report reads them. vi bench reports
 // each step's share of an estimator's time and its rate. A nil *Stages
 // records nothing, so estimators need not check. It is safe for
 // concurrent use.
@@ -31,13 +34,13 @@ type StageTotal struct {
 
 type stagesKey struct{}
 
-// WithStages returns ctx carrying s.
-func WithStages(ctx context.Context, s *Stages) context.Context {
+// With returns ctx carrying s.
+func With(ctx context.Context, s *Stages) context.Context {
 	return context.WithValue(ctx, stagesKey{}, s)
 }
 
-// StagesFrom returns the Stages ctx carries, or nil.
-func StagesFrom(ctx context.Context) *Stages {
+// From returns the Stages ctx carries, or nil.
+func From(ctx context.Context) *Stages {
 	s, _ := ctx.Value(stagesKey{}).(*Stages)
 	return s
 }

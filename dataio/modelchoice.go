@@ -1,9 +1,9 @@
-package framework
+package dataio
 
 // ModelChoice says how the kind of the full model was chosen: the
 // backend's model against models of other kinds (a linear model, say),
 // each fitted on the same cross-fitting folds and scored by the same
-// loss on the same held-out rows (pipeline.Config.Rivals).
+// loss on the same held-out rows (pipeline.Config.Rivals); a model file keeps the choice its models were trained under.
 type ModelChoice struct {
 	// Chosen is the name of the kind chosen: the backend's or a rival's.
 	Chosen string `json:"chosen"`

@@ -1,4 +1,4 @@
-package framework
+package timing
 
 import (
 	"context"
@@ -11,18 +11,18 @@ import (
 // without Stages (or with a nil one) records nothing without failing.
 func TestStages(t *testing.T) {
 	var s Stages
-	ctx := WithStages(context.Background(), &s)
+	ctx := With(context.Background(), &s)
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			StagesFrom(ctx).Start("kernel")(100)
-			StagesFrom(ctx).Add("search", 0.5, 10)
+			From(ctx).Start("kernel")(100)
+			From(ctx).Add("search", 0.5, 10)
 		}()
 	}
 	wg.Wait()
-	StagesFrom(ctx).Add("kernel", 1, 0)
+	From(ctx).Add("kernel", 1, 0)
 	got := s.Totals()
 	if len(got) != 2 || got[0].Name != "kernel" || got[1].Name != "search" {
 		t.Fatalf("steps %+v, want kernel then search", got)
@@ -30,8 +30,8 @@ func TestStages(t *testing.T) {
 	if got[0].Flops != 400 || got[0].Seconds < 1 || got[1].Flops != 40 || got[1].Seconds != 2 {
 		t.Errorf("totals %+v: want kernel 400 flops and at least 1 s, search 40 flops and 2 s", got)
 	}
-	StagesFrom(context.Background()).Start("x")(1)
-	StagesFrom(WithStages(context.Background(), nil)).Add("x", 1, 1)
+	From(context.Background()).Start("x")(1)
+	From(With(context.Background(), nil)).Add("x", 1, 1)
 	if (*Stages)(nil).Totals() != nil {
 		t.Error("a nil Stages has totals")
 	}
