@@ -149,7 +149,20 @@ func (md *Model) FitReport() framework.FitReport {
 	return framework.FitReport{Architecture: fmt.Sprintf("%s, %sridge %.3g", kind, how, md.cfg.ridge)}
 }
 
+// RefitPenalty implements framework.RefitPenalizer for least squares: the
+// ridge penalty of the fit (at least 1e-10 (p + 1), a vanishing one for
+// plain OLS), on the gradient features (1, z) that are the fit's own
+// design. Logistic regression's refit is no ridge regression on its
+// gradient features: ok is false.
+func (md *Model) RefitPenalty() (float64, bool) {
+	if md.task != framework.Regression {
+		return 0, false
+	}
+	return max(md.cfg.ridge, 1e-10*float64(md.inputs+1)), true
+}
+
 var (
-	_ framework.Tuner       = (*Model)(nil)
-	_ framework.FitReporter = (*Model)(nil)
+	_ framework.Tuner          = (*Model)(nil)
+	_ framework.FitReporter    = (*Model)(nil)
+	_ framework.RefitPenalizer = (*Model)(nil)
 )
