@@ -17,6 +17,7 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/progress"
 	"github.com/lazyvi/lazyvi/pipeline"
+	"github.com/lazyvi/lazyvi/report"
 )
 
 // dataFlags are the flags that vi estimate, shapley and roar share: the data
@@ -124,7 +125,7 @@ func givenFlags(cmd *Command) map[string]bool {
 // checkOutput checks --format, and that the directories of --out and of
 // the command's other output files (more; "" for none) exist.
 func (f *dataFlags) checkOutput(more ...string) error {
-	if !slices.Contains(formats, f.format) {
+	if !slices.Contains(report.Formats, f.format) {
 		return framework.Usagef("unknown --format %q (want table, csv or json)", f.format)
 	}
 	for _, path := range append([]string{f.out}, more...) {

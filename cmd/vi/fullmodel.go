@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/lazyvi/lazyvi"
@@ -57,60 +56,6 @@ func fullHidden(rep *pipeline.Report, be framework.Backend, opts map[string]stri
 		}
 	}
 	return ""
-}
-
-// writeFullDiagnostics writes the table header's lines on the full model:
-// its architecture and training, its R², and the baselines.
-func writeFullDiagnostics(w io.Writer, r *pipeline.Report) {
-	var parts []string
-	if f := r.Full; f.Hidden != "" {
-		h := "hidden " + f.Hidden
-		switch {
-		case f.Selection != "":
-			h += " (auto: " + f.Selection + ")"
-		case len(f.Candidates) > 1:
-			names := make([]string, len(f.Candidates))
-			for i, c := range f.Candidates {
-				names[i] = c.Name
-			}
-			h += " (auto, of " + strings.Join(names, " | ") + ")"
-		}
-		parts = append(parts, h)
-	}
-	if r.Full.Architecture != "" {
-		parts = append(parts, "network "+r.Full.Architecture)
-	}
-	if r.Full.Loaded {
-		parts = append(parts, "loaded, not trained")
-	}
-	if r.Full.StoppedBy != "" {
-		parts = append(parts, fmt.Sprintf("%d epochs, stopped by %s", r.Full.Epochs, r.Full.StoppedBy))
-	}
-	if r.Full.R2 != nil {
-		parts = append(parts, "R2 "+num(*r.Full.R2))
-	}
-	if r.Full.Accuracy != nil && r.Measure != "accuracy" {
-		parts = append(parts, "accuracy "+num(*r.Full.Accuracy))
-	}
-	if r.Full.AUC != nil && r.Measure != "auc" {
-		parts = append(parts, "AUC "+num(*r.Full.AUC))
-	}
-	if len(parts) > 0 {
-		fmt.Fprintf(w, "full model: %s\n", strings.Join(parts, "; "))
-	}
-	if len(r.Full.Baselines) > 0 {
-		bs := make([]string, len(r.Full.Baselines))
-		for i, b := range r.Full.Baselines {
-			// Gain is the full model's score minus the baseline's: the
-			// baseline's loss minus the full model's for a loss.
-			than := "better"
-			if b.Gain < 0 {
-				than = "worse"
-			}
-			bs[i] = fmt.Sprintf("%s %s (full model %s by %s, se %s)", b.Name, num(framework.Readable(r.Measure, b.Score)), than, num(math.Abs(b.Gain)), num(b.GainSE))
-		}
-		fmt.Fprintf(w, "baselines: %s %s\n", r.Measure, strings.Join(bs, ", "))
-	}
 }
 
 // printWarnings writes the report's warnings to stderr.

@@ -9,10 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/framework"
@@ -237,4 +239,55 @@ func containsAny(b []byte, subs []string) bool {
 		}
 	}
 	return false
+}
+
+// backendSpec says which backend to run and how.
+type backendSpec struct {
+	name   string // for messages and the report
+	plugin string // external executable; "" for a built-in backend
+	// process serves a built-in backend from a subprocess, as a plugin
+	// is served (--backend-process); without it a built-in backend runs
+	// in vi's own process.
+	process bool
+	// startTimeout bounds the plugin handshake (--plugin-timeout); 0:
+	// backendplugin's default.
+	startTimeout time.Duration
+}
+
+// newBackendSpec checks the backend flags: a built-in name must be
+// registered, a plugin must exist and be executable.
+func newBackendSpec(name string, nameSet bool, plugin string) (backendSpec, error) {
+	if plugin == "" {
+		if _, err := framework.LookupBackend(name); err != nil {
+			return backendSpec{}, err
+		}
+		return backendSpec{name: name}, nil
+	}
+	fi, err := os.Stat(plugin)
+	if err != nil && !strings.ContainsRune(plugin, filepath.Separator) {
+		// A bare name that is no file here: an executable on PATH, as a
+		// shell finds it (--plugin lazyvi-torch).
+		found, lookErr := exec.LookPath(plugin)
+		if lookErr != nil {
+			return backendSpec{}, framework.Usagef("--plugin %s: no such file here, and no executable of that name on PATH", plugin)
+		}
+		plugin = found
+		fi, err = os.Stat(plugin)
+	}
+	switch {
+	case err != nil:
+		return backendSpec{}, framework.Usagef("--plugin %s: no such file", plugin)
+	case fi.IsDir():
+		return backendSpec{}, framework.Usagef("--plugin %s: is a directory, want an executable", plugin)
+	case fi.Mode()&0o111 == 0:
+		return backendSpec{}, framework.Usagef("--plugin %s: not executable", plugin)
+	}
+	if !nameSet {
+		name = filepath.Base(plugin)
+	}
+	abs, err := filepath.Abs(plugin)
+	if err != nil {
+		return backendSpec{}, err
+	}
+	return backendSpec{name: name, plugin: abs}, nil
 }
