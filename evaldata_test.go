@@ -63,7 +63,7 @@ func TestRunEvalData(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := pipeline.Config{Seed: 1, Partition: part, Options: map[string]string{"hidden": "20"}}
-	rep, err := lazyvi.Run(context.Background(), joined, cfg, nil, []framework.Estimator{dropout}, pipeline.EstimateOptions{})
+	rep, err := lazyvi.Run(context.Background(), joined, lazyvi.Options{Config: cfg, Estimators: []framework.Estimator{dropout}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func ExampleRun() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	rep, err := lazyvi.Run(context.Background(), d, pipeline.Config{Seed: 1}, nil, nil, pipeline.EstimateOptions{})
+	rep, err := lazyvi.Run(context.Background(), d, lazyvi.Options{Config: pipeline.Config{Seed: 1}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func ExampleRun() {
 	// Output:
 	// mse, plain inference, debiased true, 3 repetitions of 3 folds, 442 evaluation rows
 	// lazy     bmi, s5
-	// dropout  bmi, s5
+	// dropout  s5, bmi
 	// retrain  bmi, bp
 }
 
@@ -81,7 +81,7 @@ func Example_plugin() {
 		log.Fatal(err)
 	}
 	cfg := pipeline.Config{Backend: be, BackendName: "linear", Seed: 1}
-	rep, err := lazyvi.Run(context.Background(), d, cfg, nil, nil, pipeline.EstimateOptions{})
+	rep, err := lazyvi.Run(context.Background(), d, lazyvi.Options{Config: cfg})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -120,8 +120,8 @@ func top(results []inference.Result, estimator string, n int) []string {
 // DefaultRepeats times with the predictions averaged, the debiased paired
 // estimate (EnsembleDefault) at level 0.95, the task's measure, the mlp's
 // architecture chosen among AutoHidden (on the diabetes data's 59
-// validation rows, too few to choose by, the first), the intercept-only and
-// linear baselines. A train share or one repetition asks for one split or
+// validation rows, too few to choose by, the first) and compared with the
+// linear model, which wins, the intercept-only baseline. A train share or one repetition asks for one split or
 // one cross-fit instead, with split inference (vi estimate --train-frac,
 // --repeats 1). Every result's interval holds its estimate and lies above
 // 0 exactly when its p-value is below 0.025.
@@ -134,25 +134,26 @@ func TestRunDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := lazyvi.Run(context.Background(), d, pipeline.Config{Seed: 1}, nil, []framework.Estimator{dropout}, pipeline.EstimateOptions{})
+	rep, err := lazyvi.Run(context.Background(), d, lazyvi.Options{Config: pipeline.Config{Seed: 1}, Estimators: []framework.Estimator{dropout}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Inference != "plain" || rep.Level != 0.95 || rep.Measure != "mse" || rep.Backend != lazyvi.DefaultBackend {
-		t.Errorf("inference %q level %g measure %q backend %q; want plain, 0.95, mse, %s", rep.Inference, rep.Level, rep.Measure, rep.Backend, lazyvi.DefaultBackend)
+	// The network (3078) does not beat the linear model (3102) by more than
+	// the standard error of the difference (81): the linear model is the
+	// full model, and the only baseline left is the intercept.
+	if rep.Inference != "plain" || rep.Level != 0.95 || rep.Measure != "mse" || rep.Backend != "linear" {
+		t.Errorf("inference %q level %g measure %q backend %q; want plain, 0.95, mse, linear", rep.Inference, rep.Level, rep.Measure, rep.Backend)
 	}
-	var cands, bases []string
-	for _, c := range rep.Full.Candidates {
-		cands = append(cands, c.Name)
+	ch := rep.Full.Choice
+	if ch == nil || ch.Chosen != "linear" || len(ch.Kinds) != 2 || ch.Kinds[0].Name != lazyvi.DefaultBackend || ch.Kinds[0].Model != lazyvi.AutoHidden()[0] {
+		t.Errorf("model choice %+v; want linear over %s (%s, the first of lazyvi.AutoHidden(), for too few validation rows)", ch, lazyvi.DefaultBackend, lazyvi.AutoHidden()[0])
 	}
+	var bases []string
 	for _, b := range rep.Full.Baselines {
 		bases = append(bases, b.Name)
 	}
-	if first := lazyvi.AutoHidden()[0]; strings.Join(cands, " ") != first || rep.Full.Hidden != first || !strings.Contains(rep.Full.Selection, "too few") {
-		t.Errorf("candidates %q, hidden %q, selection %q; want the first of lazyvi.AutoHidden(), %s, for too few rows", cands, rep.Full.Hidden, rep.Full.Selection, first)
-	}
-	if strings.Join(bases, " ") != "intercept linear" {
-		t.Errorf("baselines %q, want intercept and linear", bases)
+	if strings.Join(bases, " ") != "intercept" {
+		t.Errorf("baselines %q, want the intercept only", bases)
 	}
 	if rep.CrossFit != lazyvi.DefaultCrossFit || rep.Repeats != lazyvi.DefaultRepeats || !rep.Ensemble || !rep.Debias || rep.NEval != rep.N {
 		t.Errorf("crossfit %d repeats %d ensemble %v debias %v n_eval %d of %d; want %d, %d, averaged, debiased, every row",
@@ -179,7 +180,7 @@ func TestRunDefaults(t *testing.T) {
 		{"Repeats 1", pipeline.Config{Seed: 1, Repeats: 1}, 0},
 		{"CrossFit 3, Repeats 1", pipeline.Config{Seed: 1, CrossFit: 3, Repeats: 1}, 3},
 	} {
-		rep, err := lazyvi.Run(context.Background(), d, c.cfg, nil, []framework.Estimator{dropout}, pipeline.EstimateOptions{})
+		rep, err := lazyvi.Run(context.Background(), d, lazyvi.Options{Config: c.cfg, Estimators: []framework.Estimator{dropout}})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -197,7 +198,7 @@ func TestRunDefaults(t *testing.T) {
 		{"CrossFit 2", pipeline.Config{Seed: 1, CrossFit: 2}, 2, lazyvi.DefaultRepeats},
 		{"Repeats 2", pipeline.Config{Seed: 1, Repeats: 2}, lazyvi.DefaultCrossFit, 2},
 	} {
-		rep, err := lazyvi.Run(context.Background(), d, c.cfg, nil, []framework.Estimator{dropout}, pipeline.EstimateOptions{})
+		rep, err := lazyvi.Run(context.Background(), d, lazyvi.Options{Config: c.cfg, Estimators: []framework.Estimator{dropout}})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

@@ -4,18 +4,19 @@
 //
 //	d, err := dataio.LoadCSV(ctx, "data.csv")
 //	...
-//	rep, err := lazyvi.Run(ctx, d, pipeline.Config{Target: "y"}, nil, nil, pipeline.EstimateOptions{})
+//	rep, err := lazyvi.Run(ctx, d, lazyvi.Options{Config: pipeline.Config{Target: "y"}})
 //	...
 //	for _, r := range rep.Results {
 //		fmt.Println(r.Feature, r.Estimator, r.VI, r.SE)
 //	}
 //
 // Importing this package registers the built-in estimators (lazy, dropout,
-// retrain, lazy-es, permute, cpi), measures (mse, r2, accuracy, logloss, auc) and the mlp
-// backend, so that the framework finds them by name: no blank imports are
-// needed. The parts themselves live in framework (the interfaces, Prepare,
-// Estimate, Run), estimators, estimators/lazy, measures, backends/... and
-// backendplugin.
+// retrain, lazy-es, permute, cpi), measures (mse, r2, accuracy, logloss,
+// auc) and the mlp backend, so that the framework finds them by name: no
+// blank imports are needed. The parts themselves live in framework (the
+// interfaces and registries), pipeline (Prepare, Estimate and the Run this
+// one calls), inference, dataio, estimators and estimators/..., measures,
+// backends/..., backendplugin, and workflows/shapley and workflows/roar.
 package lazyvi
 
 import (
@@ -48,27 +49,39 @@ func DefaultEstimators() []string { return []string{"lazy", "dropout", "retrain"
 // says how they were chosen).
 func AutoHidden() []string { return []string{"50", "100", "100,50", "200,100"} }
 
-// LinearBaselineRidge is the ridge penalty of the default linear baseline:
-// small beside the standardised features' sums of squares (n), so that the
-// baseline is least squares or logistic regression in all but name, and
-// positive, so that logistic regression has a finite optimum where the
-// classes are separable (breast_cancer.csv's are, on 379 train rows).
-const LinearBaselineRidge = "0.01"
+// LinearBaselineRidge is the ridge penalty of the default linear model,
+// the baseline and the rival: chosen by cross-validation on each fold's
+// training rows (the linear backend's ridge auto), so that the linear
+// model is as good as a linear model gets there, and positive, so that
+// logistic regression has a finite optimum where the classes are
+// separable (breast_cancer.csv's are, on 379 train rows).
+const LinearBaselineRidge = linear.RidgeAuto
+
+// LinearModel is the default linear model of FullModelDefaults: the linear
+// backend in this process, ridge LinearBaselineRidge.
+func LinearModel() pipeline.Baseline {
+	return pipeline.Baseline{Name: "linear", Backend: linear.Backend{}, Options: map[string]string{"ridge": LinearBaselineRidge}}
+}
 
 // FullModelDefaults adds to cfg what vi adds by default to choose and judge
 // the full model of a backend named name: with autoHidden (the mlp without
-// hidden widths), one Candidate per AutoHidden architecture; and, unless
-// cfg has Baselines or the backend is linear itself, the linear baseline
-// (in this process, ridge LinearBaselineRidge), scored beside the full
-// model.
+// hidden widths), one Candidate per AutoHidden architecture and the linear
+// model (LinearModel) as a rival, which becomes the full model where the
+// network does not beat it by more than the standard error of the
+// difference in cross-validated loss (pipeline.Config.Rivals); and,
+// unless cfg has Baselines or the backend is linear itself, the linear
+// model as a baseline, scored beside the full model.
 func FullModelDefaults(cfg *pipeline.Config, name string, autoHidden bool) {
 	if autoHidden && len(cfg.Candidates) == 0 {
 		for _, h := range AutoHidden() {
 			cfg.Candidates = append(cfg.Candidates, pipeline.Candidate{Name: h, Options: map[string]string{"hidden": h}})
 		}
 	}
+	if autoHidden && cfg.Rivals == nil {
+		cfg.Rivals = []pipeline.Baseline{LinearModel()}
+	}
 	if cfg.Baselines == nil && name != "linear" {
-		cfg.Baselines = []pipeline.Baseline{{Name: "linear", Backend: linear.Backend{}, Options: map[string]string{"ridge": LinearBaselineRidge}}}
+		cfg.Baselines = []pipeline.Baseline{LinearModel()}
 	}
 }
 
@@ -142,23 +155,50 @@ func EnsembleDefault(opt *pipeline.EstimateOptions) {
 	opt.BiasAware, opt.DirectedBias = true, true
 }
 
+// Options are what Run is asked: every zero field takes vi estimate's
+// default, as documented on it.
+type Options struct {
+	// Config is the run: the target, the backend and its options, the
+	// splits, groups and seed (see pipeline.Config). Zero fields take vi
+	// estimate's defaults:
+	//   - Target "": the data's last column.
+	//   - Backend nil: the mlp backend (BackendName DefaultBackend), in this
+	//     process, its architecture chosen among AutoHidden on a validation
+	//     slice unless Options sets "hidden" (or Candidates are given).
+	//   - Rivals nil (with the architecture chosen): the linear model,
+	//     which is the full model where the network does not beat it by
+	//     more than the standard error of the difference in
+	//     cross-validated loss (FullModelDefaults).
+	//   - Baselines nil: the linear model, scored beside the full model
+	//     (FullModelDefaults), unless the backend is linear.
+	//   - CrossFit, Repeats and TrainFrac 0: DefaultRepeats cross-fits of
+	//     DefaultCrossFit folds, each row's predictions averaged over them
+	//     (InferenceDefaults; a saved model's, with Saved).
+	//   - Seed 0: seed 0, as given (vi's --seed is 1 by default).
+	// The other fields take pipeline.Config's defaults, which are vi's.
+	Config pipeline.Config
+	// Measure judges the models; nil is the task's default
+	// (framework.DefaultMeasure: mse for regression, logloss for
+	// classification).
+	Measure framework.Measure
+	// Estimators are the reduced-model estimators, in report order; nil is
+	// DefaultEstimators (lazy, dropout, retrain), each with its zero
+	// settings (lazy.Estimator's Folds: lazy.DefaultFolds), which are vi's.
+	Estimators []framework.Estimator
+	// Estimate tunes the estimation and its inference. The zero value is
+	// vi's default inference: for the default ensemble, the debiased paired
+	// estimate on the averaged predictions with a bias-aware interval
+	// (EnsembleDefault); for one split or one cross-fit, split inference.
+	// Level 0 is inference.DefaultLevel (0.95), Workers 0 is
+	// runtime.NumCPU().
+	Estimate pipeline.EstimateOptions
+}
+
 // Run trains the full model and estimates the importance of every feature
-// (or group, Config.Groups) of d with every estimator: pipeline.Run with
-// vi estimate's defaults for what it is not given. A nil Config.Backend is
-// the mlp backend, in this process, its architecture chosen among
-// AutoHidden unless Config.Options sets "hidden" (or Candidates are given);
-// the linear baseline is scored beside the full model (FullModelDefaults);
-// nil ests are DefaultEstimators; a nil
-// measure is the task's default (framework.DefaultMeasure: mse for
-// regression, logloss for classification). The inference is vi's default
-// (InferenceDefaults): without CrossFit, Repeats or TrainFrac (or a saved
-// model's), three cross-fits of three folds with the predictions averaged and the
-// debiased paired estimate (EnsembleDefault). Other zero fields of cfg and
-// opt take the framework's defaults (DefaultLevel, split inference), and
-// the estimators' zero settings theirs (lazy.Estimator's Folds:
-// lazy.DefaultFolds), which are vi's; Config.Seed is used as given
-// (vi's --seed is 1 by default).
-func Run(ctx context.Context, d *dataio.Dataset, cfg pipeline.Config, m framework.Measure, ests []framework.Estimator, opt pipeline.EstimateOptions) (*pipeline.Report, error) {
+// (or group, Config.Groups) of d with every estimator: pipeline.Run with vi
+// estimate's defaults for what opt does not give (see Options).
+func Run(ctx context.Context, d *dataio.Dataset, opt Options) (*pipeline.Report, error) {
+	cfg, ests, est := opt.Config, opt.Estimators, opt.Estimate
 	autoHidden := false
 	if cfg.Backend == nil {
 		cfg.Backend = mlp.Backend{}
@@ -178,7 +218,7 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg pipeline.Config, m framewor
 		}
 	}
 	FullModelDefaults(&cfg, cfg.BackendName, autoHidden)
-	InferenceDefaults(&cfg, &opt)
+	InferenceDefaults(&cfg, &est)
 	if ests == nil {
 		for _, name := range DefaultEstimators() {
 			e, err := framework.LookupEstimator(name)
@@ -188,5 +228,5 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg pipeline.Config, m framewor
 			ests = append(ests, e)
 		}
 	}
-	return pipeline.Run(ctx, d, cfg, m, ests, opt)
+	return pipeline.Run(ctx, d, cfg, opt.Measure, ests, est)
 }

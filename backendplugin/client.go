@@ -24,10 +24,10 @@ import (
 const DefaultHangTimeout = 30 * time.Second
 
 // DefaultStartTimeout is how long Open waits for a plugin's handshake when
-// neither WithStartTimeout nor a deadline of its context says: well beyond
-// what the PyTorch plugin takes to import torch on a heavily loaded
-// machine (up to 15 s measured, several plugins starting at once); a
-// plugin that never answers is given up on after this.
+// neither WithStartTimeout nor a deadline of its context says: long
+// enough for a plugin that imports a large runtime (the PyTorch plugin
+// imports torch) on a heavily loaded machine with several plugins starting
+// at once; a plugin that never answers is given up on after this.
 const DefaultStartTimeout = 60 * time.Second
 
 // closeGrace is how long Close waits for a graceful exit before SIGKILL, if

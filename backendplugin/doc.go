@@ -49,11 +49,11 @@
 // likewise; a context's cancellation reaches the plugin's model methods. A
 // watchdog pings the plugin while calls are in flight; see WithHangTimeout.
 //
-// The protocol (internal/pb/backend.proto) is versioned by
-// ProtocolVersion, which go-plugin negotiates in the handshake: a plugin
-// and lazyvi speak the same version or do not talk. It carries matrices and
-// vectors as raw little-endian float64 bytes, which each side reads in
-// place.
+// The protocol (proto/lazyvi/backend/v2/backend.proto, whose README says
+// when its version changes) is versioned by ProtocolVersion, which
+// go-plugin negotiates in the handshake: a plugin and lazyvi speak the same
+// version or do not talk. It carries matrices and vectors as raw
+// little-endian float64 bytes, which each side reads in place.
 //
 // Same bits as in process. A request matrix also carries where its rows lie
 // within 64-byte lines (Matrix.layout), and the plugin unpacks it with its

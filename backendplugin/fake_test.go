@@ -14,13 +14,15 @@ import (
 
 // linear is a fake backend for the tests: y = x.w, whose gradients and
 // kernels have closed forms (Jacobian = x, Kernel = x1 x2^T, Phi^T a = x^T a).
-// Options: "block" = "fit" makes Fit wait for its context (it writes
-// blockMarker to stderr first and signals cancelled when the context ends);
+// Options: "block" = "fit" makes Fit wait for its context (it signals
+// blocking, and in a plugin process writes blockMarker to stderr, first, and
+// signals cancelled when the context ends);
 // "panic" = "predict" makes Predict panic. Capabilities are configurable to
 // build Model-only and Gradienter-only backends.
 type linear struct {
 	grad, kernel bool
 	cancelled    chan struct{} // receives once per Fit that saw its context end
+	blocking     chan struct{} // receives once per Fit that waits for its context (when not nil)
 
 	mu       sync.Mutex
 	released int
@@ -29,7 +31,7 @@ type linear struct {
 const blockMarker = "FAKE-FIT-BLOCKING"
 
 func newLinear() *linear {
-	return &linear{grad: true, kernel: true, cancelled: make(chan struct{}, 16)}
+	return &linear{grad: true, kernel: true, cancelled: make(chan struct{}, 16), blocking: make(chan struct{}, 16)}
 }
 
 func (b *linear) Capabilities() framework.Capabilities {
@@ -108,6 +110,9 @@ func (m *linModel) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	if m.block == "fit" {
 		if os.Getenv(serveEnv) != "" { // in the plugin process: tell the test
 			fmt.Fprintln(os.Stderr, blockMarker)
+		}
+		if m.b.blocking != nil {
+			m.b.blocking <- struct{}{}
 		}
 		<-ctx.Done()
 		m.b.cancelled <- struct{}{}

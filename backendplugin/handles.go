@@ -12,14 +12,14 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/lazyvi/lazyvi/internal/pb"
+	pb "github.com/lazyvi/lazyvi/proto/lazyvi/backend/v2"
 )
 
-// Matrix handles (see the Matrix message in internal/pb/backend.proto): the
-// client names a request matrix it may send again by a handle, sends its
-// data once under that handle, then the handle alone, and releases the
-// handle when it stops keeping the matrix; the server keeps what it is sent
-// under a handle until then.
+// Matrix handles (see the Matrix message in
+// proto/lazyvi/backend/v2/backend.proto): the client names a request matrix
+// it may send again by a handle, sends its data once under that handle, then
+// the handle alone, and releases the handle when it stops keeping the
+// matrix; the server keeps what it is sent under a handle until then.
 
 // defaultKeptBytes bounds the bytes of the matrices the client keeps
 // handles for (and so the server's kept matrices): lazy's working set is a

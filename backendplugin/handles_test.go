@@ -15,7 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/internal/pb"
+	pb "github.com/lazyvi/lazyvi/proto/lazyvi/backend/v2"
 )
 
 // sentMatrix is one request matrix as the server received it.
@@ -60,7 +60,7 @@ func (l *wireLog) intercept(ctx context.Context, req any, info *grpc.UnaryServer
 	l.mu.Lock()
 	for _, m := range ms {
 		if m != nil {
-			l.sent = append(l.sent, sentMatrix{info.FullMethod[len("/lazyvi.backend.v1.Backend/"):], m.Handle != 0, len(m.Data) / 8})
+			l.sent = append(l.sent, sentMatrix{info.FullMethod[len("/"+pb.Backend_ServiceDesc.ServiceName+"/"):], m.Handle != 0, len(m.Data) / 8})
 		}
 	}
 	l.mu.Unlock()

@@ -17,7 +17,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/internal/pb"
+	pb "github.com/lazyvi/lazyvi/proto/lazyvi/backend/v2"
 )
 
 // inProcess serves b over an in-memory gRPC connection with the same server
@@ -145,11 +145,35 @@ func checkRoundTrip(t *testing.T, b framework.Backend) {
 	}
 	mustEqual(t, "PredictShifted", ps, &want, 1e-9)
 
+	checkKernelRoundTrip(t, k, x, x2, rng)
+
+	if !mat.Equal(x, xCopy) {
+		t.Fatal("input x was modified")
+	}
+	if err := framework.Release(m); err != nil {
+		t.Fatalf("Release: %v", err)
+	}
+	if err := framework.Release(m); err != nil {
+		t.Fatalf("second Release: %v", err)
+	}
+	_, err = m.Predict(ctx, x2)
+	if err == nil || !strings.Contains(err.Error(), "Predict: no model") {
+		t.Fatalf("Predict after Release: want a no-model error, got %v", err)
+	}
+}
+
+// checkKernelRoundTrip checks the kernel RPCs of k, a linear model fitted
+// on x (p columns), on the rows x2 (7 of them): Kernel, KernelInto and
+// JacobianTVec against their closed forms.
+func checkKernelRoundTrip(t *testing.T, k framework.Kerneler, x, x2 *mat.Dense, rng *rand.Rand) {
+	t.Helper()
+	ctx := context.Background()
+	_, p := x.Dims()
 	kk, err := k.Kernel(ctx, x2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want.Reset()
+	var want mat.Dense
 	want.Mul(x2, x2.T())
 	mustEqual(t, "Kernel(x, nil)", kk, &want, 1e-12)
 	// KernelInto: the same bits as Kernel, in the destination's memory
@@ -192,20 +216,6 @@ func checkRoundTrip(t *testing.T, b framework.Backend) {
 	var wv mat.VecDense
 	wv.MulVec(x2.T(), mat.NewVecDense(7, a))
 	mustEqual(t, "JacobianTVec", mat.NewVecDense(p, v), &wv, 1e-12)
-
-	if !mat.Equal(x, xCopy) {
-		t.Fatal("input x was modified")
-	}
-	if err := framework.Release(m); err != nil {
-		t.Fatalf("Release: %v", err)
-	}
-	if err := framework.Release(m); err != nil {
-		t.Fatalf("second Release: %v", err)
-	}
-	_, err = m.Predict(ctx, x2)
-	if err == nil || !strings.Contains(err.Error(), "Predict: no model") {
-		t.Fatalf("Predict after Release: want a no-model error, got %v", err)
-	}
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -342,6 +352,9 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestCancelReachesServer: cancelling the context of a Fit the server is
+// running fails the call with a wrapped context.Canceled and cancels the
+// server's Fit too.
 func TestCancelReachesServer(t *testing.T) {
 	b := newLinear()
 	r := inProcess(t, "linear", b)
@@ -352,7 +365,13 @@ func TestCancelReachesServer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() { errc <- m.Fit(ctx, mat.NewDense(1, 2, nil), []float64{0}) }()
-	time.Sleep(50 * time.Millisecond)
+	select { // the server's Fit is running: cancel it there
+	case <-b.blocking:
+	case err := <-errc:
+		t.Fatalf("Fit returned before it blocked: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the plugin's Fit never started")
+	}
 	cancel()
 	err = <-errc
 	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), `backend "linear": Fit: `) {

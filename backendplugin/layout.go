@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lazyvi/lazyvi/internal/pb"
+	pb "github.com/lazyvi/lazyvi/proto/lazyvi/backend/v2"
 )
 
 // The transport must not change the arithmetic: a model behind the plugin

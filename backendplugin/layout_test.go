@@ -11,7 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/internal/pb"
+	pb "github.com/lazyvi/lazyvi/proto/lazyvi/backend/v2"
 )
 
 // phases is a backend whose model predicts, for each row of x, where the

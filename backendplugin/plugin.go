@@ -11,20 +11,21 @@ import (
 	"google.golang.org/grpc/experimental"
 
 	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/internal/pb"
+	pb "github.com/lazyvi/lazyvi/proto/lazyvi/backend/v2"
 )
 
 // ProtocolVersion is the version of the backend plugin protocol spoken by
-// this package. A plugin and lazyvi must speak the same version; go-plugin
-// negotiates it in the handshake and Open refuses a plugin that offers only
-// other versions.
-const ProtocolVersion = 2
+// this package, that of proto/lazyvi/backend/v2/backend.proto (its package
+// lazyvi.backend.vN names it). A plugin and lazyvi must speak the same
+// version; go-plugin negotiates it in the handshake and Open refuses a
+// plugin that offers only other versions.
+var ProtocolVersion = pb.Version()
 
 // Handshake is the go-plugin handshake shared by lazyvi and its backend
 // plugins. The magic cookie is not a security measure: it makes a plugin
 // binary run by hand say that it is a plugin instead of hanging.
 var Handshake = plugin.HandshakeConfig{
-	ProtocolVersion:  ProtocolVersion,
+	ProtocolVersion:  uint(ProtocolVersion),
 	MagicCookieKey:   "LAZYVI_BACKEND_PLUGIN",
 	MagicCookieValue: "d9c1c5c2-0f4e-4d55-9a3e-lazyvi-backend",
 }

@@ -7,7 +7,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/internal/pb"
+	pb "github.com/lazyvi/lazyvi/proto/lazyvi/backend/v2"
 )
 
 // remote is the framework.Backend on lazyvi's side of a plugin: what the

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/internal/pb"
+	pb "github.com/lazyvi/lazyvi/proto/lazyvi/backend/v2"
 )
 
 // methodLog records the RPCs a server receives.

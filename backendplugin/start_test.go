@@ -52,13 +52,22 @@ func TestWatchParent(t *testing.T) {
 		t.Errorf("gone after %d checks, want 4 (the parent changed at the 4th)", n)
 	}
 
+	// The parent stays: after 20 checks, gone has not been called.
 	stop := make(chan struct{})
 	done := make(chan struct{})
+	checked := make(chan struct{})
+	n := 0
+	stays := func() int {
+		if n++; n == 20 {
+			close(checked)
+		}
+		return 42
+	}
 	go func() {
-		watchParent(42, func() int { return 42 }, time.Millisecond, stop, func() { t.Error("gone called while the parent is there") })
+		watchParent(42, stays, time.Millisecond, stop, func() { t.Error("gone called while the parent is there") })
 		close(done)
 	}()
-	time.Sleep(20 * time.Millisecond)
+	<-checked
 	close(stop)
 	<-done
 }

@@ -53,45 +53,86 @@ func LoadCSVLabels(ctx context.Context, path, label string) (*Dataset, []string,
 	return res.d, res.labels, err
 }
 
-// readCSV is ReadCSV, the column named label ("" for none) read as text
-// and returned apart.
-func readCSV(r io.Reader, source, label string) (*Dataset, []string, error) {
+// csvRecords reads a CSV file's records one at a time: fields may be
+// quoted and are trimmed of spaces, blank lines are skipped, a leading
+// UTF-8 byte order mark is dropped, and lines may end in \n, \r\n or \r
+// alone.
+type csvRecords struct {
+	cr     *csv.Reader
+	source string
+	row    int // records read so far; the header is row 1
+}
+
+func newCSVRecords(r io.Reader, source string) *csvRecords {
 	cr := csv.NewReader(textReader(r))
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = true
+	return &csvRecords{cr: cr, source: source}
+}
 
-	row := 0 // records read so far; the header is row 1
-	// next returns the next record, trimmed, and its file line.
-	next := func() ([]string, int, error) {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return nil, 0, err
-		}
-		row++
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, 0, &InputError{File: source, Row: row, Msg: fmt.Sprintf("line %d: %v", pe.Line, pe.Err)}
-			}
-			return nil, 0, &InputError{File: source, Row: row, Msg: "read error: " + err.Error()}
-		}
-		line, _ := cr.FieldPos(0)
-		for i := range rec {
-			rec[i] = trimField(rec[i])
-		}
-		return rec, line, nil
-	}
-
-	header, _, err := next()
+// next returns the next record, trimmed, and its file line; io.EOF after
+// the last.
+func (c *csvRecords) next() ([]string, int, error) {
+	rec, err := c.cr.Read()
 	if err == io.EOF {
-		return nil, nil, &InputError{File: source, Msg: "empty file"}
+		return nil, 0, err
+	}
+	c.row++
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return nil, 0, &InputError{File: c.source, Row: c.row, Msg: fmt.Sprintf("line %d: %v", pe.Line, pe.Err)}
+		}
+		return nil, 0, &InputError{File: c.source, Row: c.row, Msg: "read error: " + err.Error()}
+	}
+	line, _ := c.cr.FieldPos(0)
+	for i := range rec {
+		rec[i] = trimField(rec[i])
+	}
+	return rec, line, nil
+}
+
+// header reads the header row and checks it (checkHeader).
+func (c *csvRecords) header() ([]string, error) {
+	header, _, err := c.next()
+	if err == io.EOF {
+		return nil, &InputError{File: c.source, Msg: "empty file"}
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	names := append([]string(nil), header...)
-	if err := checkHeader(source, names); err != nil {
+	if err := checkHeader(c.source, names); err != nil {
+		return nil, err
+	}
+	return names, nil
+}
+
+// record reads the next data row, checking that it has n fields; io.EOF
+// after the last. where is " (line L)" when the record's line is not its
+// row, for messages.
+func (c *csvRecords) record(n int) (rec []string, where string, err error) {
+	rec, line, err := c.next()
+	if err != nil {
+		return nil, "", err
+	}
+	if line != c.row {
+		where = fmt.Sprintf(" (line %d)", line)
+	}
+	if len(rec) != n {
+		return nil, "", &InputError{File: c.source, Row: c.row,
+			Msg: fmt.Sprintf("expected %d fields (as in the header), got %d%s", n, len(rec), where)}
+	}
+	return rec, where, nil
+}
+
+// readCSV is ReadCSV, the column named label ("" for none) read as text
+// and returned apart.
+func readCSV(r io.Reader, source, label string) (*Dataset, []string, error) {
+	recs := newCSVRecords(r, source)
+	names, err := recs.header()
+	if err != nil {
 		return nil, nil, err
 	}
 	lab := -1 // the label column's index
@@ -108,20 +149,12 @@ func readCSV(r io.Reader, source, label string) (*Dataset, []string, error) {
 	var data []float64
 	var labels []string
 	for {
-		rec, line, err := next()
+		rec, where, err := recs.record(len(names))
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, nil, err
-		}
-		where := ""
-		if line != row {
-			where = fmt.Sprintf(" (line %d)", line)
-		}
-		if len(rec) != len(names) {
-			return nil, nil, &InputError{File: source, Row: row,
-				Msg: fmt.Sprintf("expected %d fields (as in the header), got %d%s", len(names), len(rec), where)}
 		}
 		for j, s := range rec {
 			if j == lab {
@@ -130,7 +163,7 @@ func readCSV(r io.Reader, source, label string) (*Dataset, []string, error) {
 			}
 			v, err := ParseNumber(s)
 			if err != nil {
-				return nil, nil, &InputError{File: source, Row: row, Column: names[j], Msg: err.Error() + where, Err: err}
+				return nil, nil, &InputError{File: source, Row: recs.row, Column: names[j], Msg: err.Error() + where, Err: err}
 			}
 			data = append(data, v)
 		}

@@ -13,6 +13,34 @@ type Dataset struct {
 	Source string
 	Names  []string
 	X      *mat.Dense // rows x len(Names)
+	// Parts, for a data set joined from several files (training and
+	// evaluation data), say which file each row came from: part k holds
+	// the rows from Parts[k].Start up to the next part's Start, the file's
+	// rows in order. Nil: every row is Source's.
+	Parts []Part
+	// Encoding, when set, says how the columns came from a file's
+	// (Table.Prepare): one-hot indicators of categorical columns,
+	// missingness indicators, and NaN in the cells to impute. Nil for a
+	// table of numbers read as it is (ReadCSV).
+	Encoding *Encoding
+}
+
+// A Part is one file's block of the rows of a joined Dataset.
+type Part struct {
+	Source string
+	Start  int
+}
+
+// Locate returns the file that row i (0-based) of d came from and its row
+// there, counted as InputError counts them (the header is row 1).
+func (d *Dataset) Locate(i int) (source string, row int) {
+	source, start := d.Source, 0
+	for _, p := range d.Parts {
+		if i >= p.Start {
+			source, start = p.Source, p.Start
+		}
+	}
+	return source, i - start + 2
 }
 
 // CheckScale reports, as an *InputError naming the row and the column, the
@@ -34,7 +62,8 @@ type Dataset struct {
 // its squared errors to 0 from about 1e-162: an R2 of -Inf), a feature's
 // below minFeatureSpread (its squares, in its standard deviation). A
 // column that does not vary at all is left to the checks that refuse a
-// constant response and ignore a constant feature.
+// constant response and ignore a constant feature. The NaN cells of an
+// encoded data set's features are cells to impute, not bad cells.
 func (d *Dataset) CheckScale(target int) error {
 	n, cols := d.X.Dims()
 	featLimit := math.Sqrt(math.MaxFloat64 / (4 * float64(n)))
@@ -46,6 +75,9 @@ func (d *Dataset) CheckScale(target int) error {
 		}
 		for i := 0; i < n; i++ {
 			v := d.X.At(i, j)
+			if math.IsNaN(v) && d.Encoding != nil && j != target {
+				continue // a cell to impute (Encoding)
+			}
 			switch {
 			case math.IsNaN(v) || math.IsInf(v, 0):
 				return &InputError{File: d.Source, Row: i + 2, Column: d.Names[j], Msg: fmt.Sprintf("%g is not a finite number", v)}
@@ -76,32 +108,38 @@ var (
 )
 
 // spreadOf returns the largest absolute deviation of column j of x from its
-// mean.
+// mean, over the cells that are not NaN.
 func spreadOf(x *mat.Dense, j int) float64 {
 	n, _ := x.Dims()
-	mean := 0.0
+	mean, count := 0.0, 0
 	for i := 0; i < n; i++ {
-		mean += x.At(i, j) / float64(n)
+		if v := x.At(i, j); !math.IsNaN(v) {
+			mean += v
+			count++
+		}
 	}
+	if count == 0 {
+		return 0
+	}
+	mean /= float64(count)
 	spread := 0.0
 	for i := 0; i < n; i++ {
-		spread = math.Max(spread, math.Abs(x.At(i, j)-mean))
+		if v := x.At(i, j); !math.IsNaN(v) {
+			spread = math.Max(spread, math.Abs(v-mean))
+		}
 	}
 	return spread
 }
 
 // Column returns the index of the named column. An unknown name is an
 // *InputError naming the data set's source and the column, with the
-// available names when there are few.
+// available names when there are few and the nearest when it looks
+// mistyped.
 func (d *Dataset) Column(name string) (int, error) {
 	for j, s := range d.Names {
 		if s == name {
 			return j, nil
 		}
 	}
-	msg := fmt.Sprintf("no such column (the file has %d columns)", len(d.Names))
-	if len(d.Names) <= 20 {
-		msg = "no such column (have " + listNames(d.Names) + ")"
-	}
-	return -1, &InputError{File: d.Source, Column: name, Msg: msg}
+	return -1, &InputError{File: d.Source, Column: name, Msg: noSuchColumn(name, d.Names)}
 }

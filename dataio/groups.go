@@ -171,64 +171,119 @@ func prefixes(name string) []string {
 // per column, as Problem.Features does. Unknown columns, the response
 // (target, "" if unknown) and names that collide are usage errors.
 func ResolveFeatures(names []string, target string, groups []Group, onehot bool) ([]framework.Feature, error) {
+	return ResolveUnits(names, nil, target, groups, onehot)
+}
+
+// ResolveUnits is ResolveFeatures over units, named sets of the columns
+// names that act as one column (an encoded data set's, Dataset.Units: a
+// categorical column's indicators, a column and its missingness
+// indicator): groups name units, and a column in no unit is a unit of its
+// own. Nil units make it ResolveFeatures.
+func ResolveUnits(names []string, units []Group, target string, groups []Group, onehot bool) ([]framework.Feature, error) {
 	index := make(map[string]int, len(names))
 	for j, n := range names {
 		index[n] = j
 	}
+	unitNames, unitCols, err := resolveUnitColumns(names, index, units)
+	if err != nil {
+		return nil, err
+	}
+	unitIndex := make(map[string]int, len(unitNames))
+	for u, n := range unitNames {
+		unitIndex[n] = u
+	}
 	var out []framework.Feature
 	used := map[string]bool{} // result names
-	grouped := map[int]bool{} // columns in some group
-	add := func(name string, cols []int) error {
+	grouped := map[int]bool{} // units in some group
+	add := func(name string, us []int) error {
 		if used[name] {
 			return framework.Usagef("groups: the name %s is used twice (a group and a column or two groups; rename the group)", Quote(name))
 		}
 		used[name] = true
+		var cols []int
+		for _, u := range us {
+			cols = append(cols, unitCols[u]...)
+		}
 		out = append(out, framework.Feature{Name: name, Columns: cols})
 		return nil
 	}
 	for _, g := range groups {
-		cols := make([]int, 0, len(g.Columns))
+		us := make([]int, 0, len(g.Columns))
 		for _, c := range g.Columns {
-			j, ok := index[c]
+			u, ok := unitIndex[c]
 			if !ok {
 				if c == target && target != "" {
 					return nil, framework.Usagef("group %s: column %s is the response", Quote(g.Name), Quote(c))
 				}
-				return nil, framework.Usagef("group %s: no column %s%s", Quote(g.Name), Quote(c), haveNames(names))
+				return nil, framework.Usagef("group %s: no column %s%s", Quote(g.Name), Quote(c), haveNames(unitNames))
 			}
-			cols = append(cols, j)
-			grouped[j] = true
+			us = append(us, u)
+			grouped[u] = true
 		}
-		if err := add(g.Name, cols); err != nil {
+		if err := add(g.Name, us); err != nil {
 			return nil, err
 		}
 	}
 	if onehot {
 		var rest []string
-		for j, n := range names {
-			if !grouped[j] {
+		for u, n := range unitNames {
+			if !grouped[u] {
 				rest = append(rest, n)
 			}
 		}
 		for _, g := range OneHotGroups(rest) {
-			cols := make([]int, len(g.Columns))
+			us := make([]int, len(g.Columns))
 			for k, c := range g.Columns {
-				cols[k] = index[c]
-				grouped[cols[k]] = true
+				us[k] = unitIndex[c]
+				grouped[us[k]] = true
 			}
-			if err := add(g.Name, cols); err != nil {
+			if err := add(g.Name, us); err != nil {
 				return nil, err
 			}
 		}
 	}
-	for j, n := range names {
-		if !grouped[j] {
-			if err := add(n, []int{j}); err != nil {
+	for u, n := range unitNames {
+		if !grouped[u] {
+			if err := add(n, []int{u}); err != nil {
 				return nil, err
 			}
 		}
 	}
 	return out, nil
+}
+
+// resolveUnitColumns returns the units' names and columns (indices into
+// names) in the order of their first columns, every column in no unit a
+// unit of its own.
+func resolveUnitColumns(names []string, index map[string]int, units []Group) ([]string, [][]int, error) {
+	unitOf := make([]int, len(names))
+	for j := range unitOf {
+		unitOf[j] = -1
+	}
+	cols := make([][]int, len(units))
+	for u, g := range units {
+		for _, c := range g.Columns {
+			j, ok := index[c]
+			if !ok {
+				return nil, nil, fmt.Errorf("unit %s: no column %s", Quote(g.Name), Quote(c))
+			}
+			unitOf[j] = u
+			cols[u] = append(cols[u], j)
+		}
+	}
+	var outNames []string
+	var outCols [][]int
+	done := make([]bool, len(units))
+	for j, n := range names {
+		switch u := unitOf[j]; {
+		case u < 0:
+			outNames, outCols = append(outNames, n), append(outCols, []int{j})
+		case !done[u]:
+			done[u] = true
+			outNames, outCols = append(outNames, units[u].Name), append(outCols, cols[u])
+		}
+	}
+	return outNames, outCols, nil
 }
 
 func haveNames(names []string) string {

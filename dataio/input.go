@@ -61,13 +61,9 @@ func openAndRead[T any](ctx context.Context, path, source string, read func(io.R
 	if path == Stdin {
 		return read(ctxReader{ctx, os.Stdin}, source)
 	}
-	f, err := os.Open(path)
+	f, err := openInput(path)
 	if err != nil {
-		msg := "cannot open: " + unwrapPathError(err).Error()
-		if errors.Is(err, fs.ErrNotExist) {
-			msg = "no such file"
-		}
-		return zero, &InputError{File: path, Msg: msg}
+		return zero, err
 	}
 	defer f.Close()
 	if ctx.Err() != nil { // cancelled while the open blocked
@@ -76,6 +72,19 @@ func openAndRead[T any](ctx context.Context, path, source string, read func(io.R
 	stop := context.AfterFunc(ctx, func() { f.Close() }) // ends a pending read on a pipe or FIFO
 	defer stop()
 	return read(ctxReader{ctx, f}, source)
+}
+
+// openInput opens an input file; a failure is an *InputError naming it.
+func openInput(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		msg := "cannot open: " + unwrapPathError(err).Error()
+		if errors.Is(err, fs.ErrNotExist) {
+			msg = "no such file"
+		}
+		return nil, &InputError{File: path, Msg: msg}
+	}
+	return f, nil
 }
 
 func unwrapPathError(err error) error {

@@ -60,8 +60,15 @@ type SavedModel struct {
 	// Partition identifies the explicit evaluation rows the models were
 	// trained with (pipeline.PartitionSum of Config.Partition; "" for the
 	// seeded split or folds); a model is used only with the same.
-	Partition string      `json:"partition,omitempty"`
-	Folds     []SavedFold `json:"folds"`
+	Partition string `json:"partition,omitempty"`
+	// Choice says how the models' kind was chosen against other kinds
+	// (pipeline.Config.Rivals): Backend and Options are the chosen kind's.
+	Choice *framework.ModelChoice `json:"model_choice,omitempty"`
+	// Prepare says how the data was prepared from its file (Table.Prepare:
+	// columns, categorical columns, missing values); nil for a table of
+	// numbers used as it is.
+	Prepare *PrepareOptions `json:"prepare,omitempty"`
+	Folds   []SavedFold     `json:"folds"`
 
 	// Source is the file's name, for messages (ReadModel sets it).
 	Source string `json:"-"`
@@ -77,6 +84,9 @@ type SavedModel struct {
 type SavedFold struct {
 	Mean []float64 `json:"mean"`
 	SD   []float64 `json:"sd"`
+	// Fill is the imputation of missing cells that the fold's train rows
+	// fitted (Problem.Fill); absent for data without missing cells.
+	Fill []float64 `json:"fill,omitempty"`
 	// Options are the full model's (Problem.Spec.Options): Config.Options
 	// with the chosen candidate's laid over them.
 	Options    map[string]string          `json:"options,omitempty"`
@@ -198,115 +208,146 @@ func ReadModel(r io.Reader, name string) (*SavedModel, error) {
 // readModel is ReadModel; with src set, the parameters are checked as
 // they stream by but left in the file, for State to read again from src.
 func readModel(r io.Reader, name string, src paramSource) (*SavedModel, error) {
-	bad := func(format string, args ...any) error {
-		return &InputError{File: name, Msg: fmt.Sprintf(format, args...)}
-	}
-	damaged := func() error { return bad("model file is damaged or was modified (checksum mismatch)") }
-	h := sha256.New()
-	// read reads n bytes (growing its buffer as they come, so that a
-	// damaged size costs no memory the file does not fill) into the hash.
-	read := func(n uint64) ([]byte, error) {
-		b, err := io.ReadAll(io.LimitReader(r, int64(n)))
-		if err != nil {
-			return nil, fmt.Errorf("read model file %s: %w", name, err)
-		}
-		h.Write(b)
-		return b, nil
-	}
-	magic, err := read(uint64(len(modelMagic)))
+	mr := &modelReader{r: r, name: name, h: sha256.New()}
+	m, head, err := mr.header()
 	if err != nil {
 		return nil, err
+	}
+	sums, err := mr.params(m, int64(len(modelMagic)+8+len(head)), src)
+	if err != nil {
+		return nil, err
+	}
+	tail, err := io.ReadAll(io.LimitReader(r, int64(modelSumLen)+1))
+	if err != nil {
+		return nil, fmt.Errorf("read model file %s: %w", name, err)
+	}
+	if string(tail) != "sha256 "+hex.EncodeToString(mr.h.Sum(nil))+"\n" {
+		return nil, mr.damaged()
+	}
+	mr.h.Write(tail)
+	mr.h.Sum(m.FileSum[:0])
+	m.Source = name
+	for i, f := range m.Folds {
+		if f.Sum != sums[i] {
+			return nil, mr.bad("model file header declares another checksum of model %d's parameters than they have", i+1)
+		}
+	}
+	if k, reps := m.PerRepeat(), m.Repetitions(); m.CrossFit < 0 || m.Repeats < 0 || len(m.Folds) == 0 || len(m.Folds)%k != 0 || len(m.Folds)/k != reps {
+		return nil, mr.bad("model file holds %d models for crossfit %d and %d repetitions", len(m.Folds), m.CrossFit, m.Repeats)
+	}
+	return m, nil
+}
+
+// modelReader reads a model file named name from r, hashing what it reads
+// into h.
+type modelReader struct {
+	r    io.Reader
+	name string
+	h    hash.Hash
+}
+
+func (mr *modelReader) bad(format string, args ...any) error {
+	return &InputError{File: mr.name, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (mr *modelReader) damaged() error {
+	return mr.bad("model file is damaged or was modified (checksum mismatch)")
+}
+
+// read reads n bytes (growing its buffer as they come, so that a damaged
+// size costs no memory the file does not fill) into the hash.
+func (mr *modelReader) read(n uint64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(mr.r, int64(n)))
+	if err != nil {
+		return nil, fmt.Errorf("read model file %s: %w", mr.name, err)
+	}
+	mr.h.Write(b)
+	return b, nil
+}
+
+// header reads the magic, the header's size and the header, and returns
+// the model it describes and the header's bytes. A header of another
+// format, or a damaged one, is told apart by the checksum over the rest
+// of the file.
+func (mr *modelReader) header() (*SavedModel, []byte, error) {
+	magic, err := mr.read(uint64(len(modelMagic)))
+	if err != nil {
+		return nil, nil, err
 	}
 	if string(magic) != modelMagic {
-		return nil, bad("not a lazyvi model file (written by vi train)")
+		return nil, nil, mr.bad("not a lazyvi model file (written by vi train)")
 	}
-	size, err := read(8)
+	size, err := mr.read(8)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(size) < 8 {
-		return nil, bad("model file is truncated")
+		return nil, nil, mr.bad("model file is truncated")
 	}
 	hl := binary.LittleEndian.Uint64(size)
 	if hl > maxModelHeader {
-		return nil, bad("model file header is damaged (it declares %d bytes)", hl)
+		return nil, nil, mr.bad("model file header is damaged (it declares %d bytes)", hl)
 	}
-	head, err := read(hl)
+	head, err := mr.read(hl)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if uint64(len(head)) < hl {
-		return nil, bad("model file is damaged or was modified (truncated in its header)")
+		return nil, nil, mr.bad("model file is damaged or was modified (truncated in its header)")
 	}
 	var m SavedModel
 	dec := json.NewDecoder(bytes.NewReader(head))
 	dec.DisallowUnknownFields()
 	headErr := dec.Decode(&m)
-	_, sizesOK := paramsSize(m.Folds)
-	if headErr != nil || m.Format != ModelFileFormat || !sizesOK {
-		// A header of another format, or a damaged one: the checksum
-		// says which, over the rest of the file as it streams by.
-		if ok, err := restMatchesSum(r, h); err != nil {
-			return nil, fmt.Errorf("read model file %s: %w", name, err)
-		} else if !ok {
-			return nil, damaged()
-		}
-		var probe struct {
-			Format int `json:"format"`
-		}
-		if json.Unmarshal(head, &probe) == nil && probe.Format != ModelFileFormat {
-			return nil, bad("model file format %d; this lazyvi reads format %d (train the model again with this vi)", probe.Format, ModelFileFormat)
-		}
-		if headErr != nil {
-			return nil, bad("model file header: %v", headErr)
-		}
-		return nil, bad("model file header declares parameter sizes that do not add up")
+	if _, sizesOK := paramsSize(m.Folds); headErr == nil && m.Format == ModelFileFormat && sizesOK {
+		return &m, head, nil
 	}
-	// Each fold's parameters, hashed as they stream by: kept in memory,
-	// or (src) only their place in the file.
-	off := int64(len(modelMagic) + 8 + len(head))
+	if ok, err := restMatchesSum(mr.r, mr.h); err != nil {
+		return nil, nil, fmt.Errorf("read model file %s: %w", mr.name, err)
+	} else if !ok {
+		return nil, nil, mr.damaged()
+	}
+	var probe struct {
+		Format int `json:"format"`
+	}
+	if json.Unmarshal(head, &probe) == nil && probe.Format != ModelFileFormat {
+		return nil, nil, mr.bad("model file format %d; this lazyvi reads format %d (train the model again with this vi)", probe.Format, ModelFileFormat)
+	}
+	if headErr != nil {
+		return nil, nil, mr.bad("model file header: %v", headErr)
+	}
+	return nil, nil, mr.bad("model file header declares parameter sizes that do not add up")
+}
+
+// params reads each fold's parameters, the first at offset off in the
+// file, hashed as they stream by: kept in memory, or (src) only their
+// place in the file. It returns each fold's checksum.
+func (mr *modelReader) params(m *SavedModel, off int64, src paramSource) ([]string, error) {
 	sums := make([]string, len(m.Folds))
 	for i := range m.Folds {
 		f := &m.Folds[i]
 		fh := sha256.New()
 		var got int64
 		if src == nil {
-			b, err := read(uint64(f.Size))
+			b, err := mr.read(uint64(f.Size))
 			if err != nil {
 				return nil, err
 			}
 			fh.Write(b)
 			f.Params, got = b, int64(len(b))
 		} else {
-			if got, err = io.Copy(io.MultiWriter(h, fh), io.LimitReader(r, int64(f.Size))); err != nil {
-				return nil, fmt.Errorf("read model file %s: %w", name, err)
+			var err error
+			if got, err = io.Copy(io.MultiWriter(mr.h, fh), io.LimitReader(mr.r, int64(f.Size))); err != nil {
+				return nil, fmt.Errorf("read model file %s: %w", mr.name, err)
 			}
 			f.src, f.off = src, off
 		}
 		if got < int64(f.Size) {
-			return nil, bad("model file is damaged or was modified (truncated in its parameters)")
+			return nil, mr.bad("model file is damaged or was modified (truncated in its parameters)")
 		}
 		sums[i], off = hex.EncodeToString(fh.Sum(nil)), off+got
 	}
-	tail, err := io.ReadAll(io.LimitReader(r, int64(modelSumLen)+1))
-	if err != nil {
-		return nil, fmt.Errorf("read model file %s: %w", name, err)
-	}
-	if string(tail) != "sha256 "+hex.EncodeToString(h.Sum(nil))+"\n" {
-		return nil, damaged()
-	}
-	h.Write(tail)
-	h.Sum(m.FileSum[:0])
-	m.Source = name
-	for i, f := range m.Folds {
-		if f.Sum != sums[i] {
-			return nil, bad("model file header declares another checksum of model %d's parameters than they have", i+1)
-		}
-	}
-	if k, reps := m.PerRepeat(), m.Repetitions(); m.CrossFit < 0 || m.Repeats < 0 || len(m.Folds) == 0 || len(m.Folds)%k != 0 || len(m.Folds)/k != reps {
-		return nil, bad("model file holds %d models for crossfit %d and %d repetitions", len(m.Folds), m.CrossFit, m.Repeats)
-	}
-	return &m, nil
+	return sums, nil
 }
 
 // PerRepeat is the number of models of one repetition: CrossFit's folds,

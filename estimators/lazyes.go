@@ -14,11 +14,14 @@ func init() { framework.RegisterEstimator(LazyES{Steps: DefaultESSteps}) }
 // --es-steps default): 120 minibatches of the backend's batch size, the
 // learning rate rising linearly to 4 times the backend's lr over the first
 // 30 steps and falling linearly to zero (the backends' warm-start schedule,
-// nn.WarmRate), Adam resuming from the full model's second moments. On vi
-// roar's digits benchmark that stays within a few accuracy points of
-// retrain at a fraction of its time; fewer steps are faster and worse, more
-// are slower and closer (research/2026-11-23-full-model-defaults.md).
+// nn.WarmRate), Adam resuming from the full model's second moments: close
+// to retrain at a fraction of its time; fewer steps are faster and
+// further from it, more are slower and closer.
 const DefaultESSteps = 120
+
+// maxESSteps bounds LazyES.Steps (vi's --es-steps): a million minibatch
+// steps per feature is already far past early stopping.
+const maxESSteps = 1_000_000
 
 // LazyES is LazyVI with early stopping (the paper's Discussion, section
 // 7.1): the reduced model starts at the full model's parameters theta_f and
@@ -60,9 +63,9 @@ func (e LazyES) Configure(settings map[string]string) (framework.Estimator, erro
 		if k != "es-steps" {
 			return nil, framework.Usagef("%s is not a setting of estimator lazy-es (settings: es-steps)", k)
 		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return nil, framework.Usagef("es-steps must be >= 0 (0: one epoch), got %s", v)
+		n, err := framework.ParseCount("es-steps", v, 0, maxESSteps, "0 is one epoch")
+		if err != nil {
+			return nil, err
 		}
 		e.Steps = n
 	}

@@ -39,6 +39,11 @@ type Problem struct {
 	// Means and SDs standardised the features: XTrain and XEval are
 	// (x - Means[j]) / SDs[j] column by column, train-split statistics.
 	Means, SDs []float64
+	// Fill holds, for data with missing cells, the value each feature's
+	// missing cells took before standardising, fitted on the train split
+	// (a mean, or 1 for the indicator of a categorical column's most
+	// frequent category); nil for data without missing cells.
+	Fill []float64
 
 	// Classes is K for a Multiclass problem (YTrain and YEval hold labels
 	// 0..K-1), 0 otherwise; Spec.Classes is the same.
@@ -215,6 +220,25 @@ type Ensembler interface {
 func Ensembles(e Estimator) bool {
 	en, ok := e.(Ensembler)
 	return !ok || en.Ensembles()
+}
+
+// ConditionalMean is the optional interface of an estimator whose reduced
+// model is the full model averaged over the feature's conditional law
+// given the other features, g(x_-j) = E[f(x) | x_-j] (cpi). Then
+// E[f - g | x_-j] = 0 whatever the full model learned, and where the
+// response does not depend on the feature, y - g is a function of x_-j
+// plus noise: their covariance is 0, which the covariance test
+// (inference.TestCovariance) rests on. A reduced model refitted without
+// the feature (lazy, retrain) has no such property: its errors and the
+// full model's can covary under the null.
+type ConditionalMean interface {
+	ConditionalMean() bool
+}
+
+// IsConditionalMean reports whether e is a ConditionalMean that says so.
+func IsConditionalMean(e Estimator) bool {
+	c, ok := e.(ConditionalMean)
+	return ok && c.ConditionalMean()
 }
 
 // Configure applies settings to e when it is a Configurer, keeping only

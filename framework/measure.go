@@ -95,3 +95,15 @@ type SignalVariance interface {
 	// (n x 1) of y.
 	SignalVariance(y []float64, pred mat.Matrix) (float64, error)
 }
+
+// Directional is implemented by a measure whose per-row score is smooth in
+// the predictions: the derivative of each row's score along the line from
+// one model's predictions to another's is what the covariance test
+// (inference.TestCovariance) averages.
+type Directional interface {
+	Measure
+	// Directional returns, for each row i, d/dt s_i(at + t (toward - at))
+	// at t = 0, s_i the row's score (larger is better), for predictions at
+	// and toward (n x outputs, as Model.Predict returns) of y.
+	Directional(y []float64, at, toward mat.Matrix) ([]float64, error)
+}

@@ -12,10 +12,9 @@ import (
 // returns exactly Predict(x), and keeps what the model's Jacobian products
 // on x need, so that the products on x that follow do not run that pass
 // again. The lazy estimator at scale predicts the train rows for their
-// residuals and then multiplies by their Jacobian: for an MLP the
-// residuals' forward pass was a second copy of the products' (0.54 of
-// about 5 GFLOP a feature on vi bench highdim n 10000, (200, 100), before
-// the Krylov steps).
+// residuals and then multiplies by their Jacobian: without it, a network
+// runs the same forward pass twice, a large share of a feature's work
+// before its Krylov steps.
 type PreparedPredictor interface {
 	PredictPrepared(ctx context.Context, x mat.Matrix) (*mat.Dense, error)
 }

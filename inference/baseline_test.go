@@ -44,20 +44,7 @@ func TestInferBaseline(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	m := measures.MSE()
 	feats := []framework.Feature{{Name: "x", Columns: []int{0}}, {Name: "same", Columns: []int{0}}}
-	type data struct {
-		p         *framework.Problem
-		red, base []float64
-	}
-	mk := func(n int) data {
-		y := randVec(rng, n, 1)
-		full, red, base := make([]float64, n), make([]float64, n), make([]float64, n)
-		for i := range y {
-			full[i] = 0.6*y[i] + 0.3*rng.NormFloat64()
-			base[i] = 0.8*y[i] + 0.1*rng.NormFloat64() // the procedure improves the full model
-			red[i] = 0.5*y[i] + 0.3*rng.NormFloat64()
-		}
-		return data{fold(y, full), red, base}
-	}
+	mk := func(n int) baselineData { return newBaselineData(rng, n) }
 	mse := func(l []float64) float64 { return stat.Mean(l, nil) }
 	vr := func(l []float64) float64 { return stat.Variance(l, nil) }
 	sub := func(a, b []float64) []float64 {
@@ -67,35 +54,10 @@ func TestInferBaseline(t *testing.T) {
 		}
 		return d
 	}
-	build := func(ds []data) (baselined, []*framework.Problem) {
-		est := baselined{fixed: fixed{map[*framework.Problem]*mat.Dense{}}, base: map[*framework.Problem]*mat.Dense{}, calls: new(int)}
-		var ps []*framework.Problem
-		for _, d := range ds {
-			est.pred[d.p] = mat.NewDense(len(d.red), 1, d.red)
-			est.base[d.p] = mat.NewDense(len(d.base), 1, d.base)
-			ps = append(ps, d.p)
-		}
-		return est, ps
-	}
-	check := func(name string, got inference.Result, vi, se float64) {
-		t.Helper()
-		if !scalar.EqualWithinAbsOrRel(got.VI, vi, 1e-12, 1e-12) || !scalar.EqualWithinAbsOrRel(got.SE, se, 1e-12, 1e-12) {
-			t.Errorf("%s: vi %v se %v, want %v %v", name, got.VI, got.SE, vi, se)
-		}
-	}
-	// checkBase: the result reports the baseline's score (mse's value is
-	// -MSE), or none.
-	checkBase := func(name string, got inference.Result, want float64, has bool) {
-		t.Helper()
-		v, ok := got.Get("baseline_score")
-		if ok != has || (has && !scalar.EqualWithinAbsOrRel(v.(float64), want, 1e-12, 1e-12)) {
-			t.Errorf("%s: baseline_score %v (present %v), want %v (present %v)", name, v, ok, want, has)
-		}
-	}
 
 	// One fold of 21 rows.
 	d := mk(21)
-	est, ps := build([]data{d})
+	est, ps := buildBaselined([]baselineData{d})
 	r, err := pipeline.Reduce(context.Background(), ps, []framework.Estimator{est}, feats[:1], pipeline.ReduceOptions{Workers: 2, EstimatorBaselines: true})
 	if err != nil {
 		t.Fatal(err)
@@ -108,14 +70,14 @@ func TestInferBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("plain", res[0], mse(lr)-mse(lb), math.Sqrt(vr(sub(lr, lb))/21))
-	checkBase("plain", res[0], -mse(lb), true)
+	checkVISE(t, "plain", res[0], mse(lr)-mse(lb), math.Sqrt(vr(sub(lr, lb))/21))
+	checkBaselineScore(t, "plain", res[0], -mse(lb), true)
 	res, err = r.Infer(m, inference.InferOptions{Inference: inference.Split})
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("split", res[0], mse(lr[11:])-mse(lb[:11]), math.Sqrt(vr(lb[:11])/11+vr(lr[11:])/10))
-	checkBase("split", res[0], -mse(lb[:11]), true)
+	checkVISE(t, "split", res[0], mse(lr[11:])-mse(lb[:11]), math.Sqrt(vr(lb[:11])/11+vr(lr[11:])/10))
+	checkBaselineScore(t, "split", res[0], -mse(lb[:11]), true)
 
 	// Without the option: scored against the full model.
 	r0, err := pipeline.Reduce(context.Background(), ps, []framework.Estimator{est}, feats[:1], pipeline.ReduceOptions{Workers: 1})
@@ -126,8 +88,8 @@ func TestInferBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("plain without baselines", res[0], mse(lr)-mse(lf), math.Sqrt(vr(sub(lr, lf))/21))
-	checkBase("plain without baselines", res[0], 0, false)
+	checkVISE(t, "plain without baselines", res[0], mse(lr)-mse(lf), math.Sqrt(vr(sub(lr, lf))/21))
+	checkBaselineScore(t, "plain without baselines", res[0], 0, false)
 
 	// A reduced model equal to the baseline: VI 0 and se 0 exactly.
 	eq := baselined{fixed: fixed{map[*framework.Problem]*mat.Dense{d.p: mat.NewDense(21, 1, d.base)}}, base: est.base, calls: new(int)}
@@ -146,8 +108,8 @@ func TestInferBaseline(t *testing.T) {
 	// Three folds, split: the baselines of the folds that score the full
 	// model (1 and 3) only; VI = mean over them of the baseline's score
 	// minus fold 2's reduced score.
-	ds := []data{mk(8), mk(9), mk(7)}
-	est, ps = build(ds)
+	ds := []baselineData{mk(8), mk(9), mk(7)}
+	est, ps = buildBaselined(ds)
 	r, err = pipeline.Reduce(context.Background(), ps, []framework.Estimator{est}, feats[:1], pipeline.ReduceOptions{Workers: 1, EstimatorBaselines: true, SplitOnly: true})
 	if err != nil {
 		t.Fatal(err)
@@ -161,9 +123,60 @@ func TestInferBaseline(t *testing.T) {
 	}
 	b0, b2 := sqErr(ds[0].p.YEval, ds[0].base), sqErr(ds[2].p.YEval, ds[2].base)
 	r1l := sqErr(ds[1].p.YEval, ds[1].red)
-	check("cross-fitted split", res[0], mse(r1l)-(mse(b0)+mse(b2))/2,
+	checkVISE(t, "cross-fitted split", res[0], mse(r1l)-(mse(b0)+mse(b2))/2,
 		math.Sqrt((vr(b0)+vr(b2))/2/float64(len(b0)+len(b2))+vr(r1l)/float64(len(r1l))))
-	checkBase("cross-fitted split", res[0], -(mse(b0)+mse(b2))/2, true)
+	checkBaselineScore(t, "cross-fitted split", res[0], -(mse(b0)+mse(b2))/2, true)
+}
+
+// baselineData is a fold with a reduced model's and a baseline's
+// predictions on its evaluation rows.
+type baselineData struct {
+	p         *framework.Problem
+	red, base []float64
+}
+
+// newBaselineData draws a fold of n rows whose baseline improves on its
+// full model.
+func newBaselineData(rng *rand.Rand, n int) baselineData {
+	y := randVec(rng, n, 1)
+	full, red, base := make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range y {
+		full[i] = 0.6*y[i] + 0.3*rng.NormFloat64()
+		base[i] = 0.8*y[i] + 0.1*rng.NormFloat64() // the procedure improves the full model
+		red[i] = 0.5*y[i] + 0.3*rng.NormFloat64()
+	}
+	return baselineData{fold(y, full), red, base}
+}
+
+// buildBaselined is the estimator that gives the folds' reduced and
+// baseline predictions, and the folds.
+func buildBaselined(ds []baselineData) (baselined, []*framework.Problem) {
+	est := baselined{fixed: fixed{map[*framework.Problem]*mat.Dense{}}, base: map[*framework.Problem]*mat.Dense{}, calls: new(int)}
+	var ps []*framework.Problem
+	for _, d := range ds {
+		est.pred[d.p] = mat.NewDense(len(d.red), 1, d.red)
+		est.base[d.p] = mat.NewDense(len(d.base), 1, d.base)
+		ps = append(ps, d.p)
+	}
+	return est, ps
+}
+
+// checkVISE checks a result's VI and SE to 1e-12.
+func checkVISE(t *testing.T, name string, got inference.Result, vi, se float64) {
+	t.Helper()
+	if !scalar.EqualWithinAbsOrRel(got.VI, vi, 1e-12, 1e-12) || !scalar.EqualWithinAbsOrRel(got.SE, se, 1e-12, 1e-12) {
+		t.Errorf("%s: vi %v se %v, want %v %v", name, got.VI, got.SE, vi, se)
+	}
+}
+
+// checkBaselineScore: the result reports the baseline's score (mse's
+// value is -MSE), or none.
+func checkBaselineScore(t *testing.T, name string, got inference.Result, want float64, has bool) {
+	t.Helper()
+	v, ok := got.Get("baseline_score")
+	if ok != has || (has && !scalar.EqualWithinAbsOrRel(v.(float64), want, 1e-12, 1e-12)) {
+		t.Errorf("%s: baseline_score %v (present %v), want %v (present %v)", name, v, ok, want, has)
+	}
 }
 
 // fromBaseline is a BaselineReducer whose reductions say what they started

@@ -248,6 +248,10 @@ type InferOptions struct {
 	// lower end exceeds it. With other measures the interval is
 	// symmetric.
 	ScoreUpper bool
+	// Test is where the p-values come from: the estimate's own Wald test
+	// (TestEstimate, the zero value) or the covariance test
+	// (TestCovariance, where it applies: TestFor).
+	Test Test
 }
 
 // Check reports a level outside (0, 1) (0 means 0.95), a delta that is
@@ -350,153 +354,219 @@ func InferRepeated(reps []*Reductions, m framework.Measure, opt InferOptions) ([
 	if opt.Perturb == 0 {
 		opt.Perturb = DefaultPerturb
 	}
+	c := &combination{reps: reps, m: m, opt: opt, z: distuv.UnitNormal.Quantile(0.5 + level/2)}
+	if err := c.estimate(); err != nil {
+		return nil, err
+	}
 	r0 := reps[0]
+	results := make([]Result, 0, len(r0.Estimators)*len(r0.Features))
+	for e := range r0.Estimators {
+		res, err := c.results(e)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, res...)
+	}
+	return results, nil
+}
+
+// combination is InferRepeated's work: the repetitions' estimates, and
+// the ensemble's where it applies, combined estimator by estimator.
+type combination struct {
+	reps []*Reductions
+	m    framework.Measure
+	opt  InferOptions
+	z    float64 // the interval's normal quantile
+
+	// est[m][e*nf+f] is repetition m's estimate (on the ensemble's layout
+	// with an ensemble); own[m] the same on its own layout, kept for the
+	// estimators that decline the ensemble; bases[m][e] its estimator's
+	// baseline score (NaN without one).
+	est, own [][]viSE
+	bases    [][]float64
+	// ens[e*nf+f] is the estimate from the repetitions' averaged
+	// predictions (Ensemble), avg those predictions; corr the extrapolated
+	// estimate (Debias) and bound the bias bound VI_inf - VI_ens
+	// (BiasAware). All nil without an ensemble.
+	ens   []viSE
+	avg   *Reductions
+	corr  []viSE
+	bound []float64
+}
+
+// estimate fills every estimate but the combined ones.
+func (c *combination) estimate() error {
+	reps, r0 := c.reps, c.reps[0]
 	ne, nf := len(r0.Estimators), len(r0.Features)
-	// est[m][e*nf+f] is repetition m's estimate; bases[m][e] its
-	// estimator's baseline score (NaN without one).
-	est := make([][]viSE, len(reps))
-	bases := make([][]float64, len(reps))
+	c.est = make([][]viSE, len(reps))
+	c.bases = make([][]float64, len(reps))
 	for i, r := range reps {
 		if len(r.Estimators) != ne || len(r.Features) != nf {
-			return nil, fmt.Errorf("infer: repetition %d has %d estimators and %d features, the first %d and %d", i+1, len(r.Estimators), len(r.Features), ne, nf)
+			return fmt.Errorf("infer: repetition %d has %d estimators and %d features, the first %d and %d", i+1, len(r.Estimators), len(r.Features), ne, nf)
 		}
-		e, b, err := r.estimates(m, opt)
+		e, b, err := r.estimates(c.m, c.opt)
 		if err != nil {
 			if len(reps) > 1 {
 				err = fmt.Errorf("repetition %d: %w", i+1, err)
 			}
-			return nil, err
+			return err
 		}
-		est[i], bases[i] = e, b
+		c.est[i], c.bases[i] = e, b
 	}
-	// own[m] is repetition m's estimate on its own layout, kept for the
-	// estimators that decline the ensemble; est[m] is replaced below.
-	own := slices.Clone(est)
-	// ens[e*nf+f] is the estimate from the repetitions' averaged
-	// predictions (Ensemble). The spread term then comes from each
-	// repetition's estimate on the ensemble's layout (its rows in the same
-	// order: the same halves for split inference, the same noise for
-	// perturbed), so that it holds the variability of the training and
-	// not that of each repetition's own split.
-	var ens []viSE
-	var avg *Reductions // the ensemble's averaged predictions
-	if opt.Ensemble && len(reps) > 1 {
-		rows := ensembleRows(reps[0])
-		r, err := average(reps, rows)
-		if err != nil {
-			return nil, err
-		}
-		avg = r
-		if ens, _, err = r.estimates(m, opt); err != nil {
-			return nil, fmt.Errorf("ensemble: %w", err)
-		}
-		for i, rep := range reps {
-			one, err := average([]*Reductions{rep}, rows)
-			if err != nil {
-				return nil, err
-			}
-			if est[i], _, err = one.estimates(m, opt); err != nil {
-				return nil, fmt.Errorf("ensemble, repetition %d: %w", i+1, err)
-			}
+	c.own = slices.Clone(c.est)
+	if c.opt.Ensemble && len(reps) > 1 {
+		if err := c.ensemble(); err != nil {
+			return err
 		}
 	}
-	// corr[e*nf+f] is the extrapolated estimate (Debias), bound[e*nf+f] the
-	// bias bound (BiasAware); both need the ensemble.
-	var corr []viSE
-	var bound []float64 // VI_inf - VI_ens
-	if (opt.Debias || opt.BiasAware) && ens == nil {
-		return nil, framework.FieldErrorf("InferOptions.Debias", "and BiasAware need the ensemble (Ensemble) of two or more repetitions")
+	if (c.opt.Debias || c.opt.BiasAware) && c.ens == nil {
+		return framework.FieldErrorf("InferOptions.Debias", "and BiasAware need the ensemble (Ensemble) of two or more repetitions")
 	}
-	if ens != nil && (opt.Debias || opt.BiasAware) {
+	if c.ens != nil && (c.opt.Debias || c.opt.BiasAware) {
 		var err error
-		if corr, bound, err = extrapolate(reps, m, opt); err != nil {
-			return nil, err
+		if c.corr, c.bound, err = extrapolate(reps, c.m, c.opt); err != nil {
+			return err
 		}
 	}
-	z := distuv.UnitNormal.Quantile(0.5 + level/2)
-	results := make([]Result, 0, ne*nf)
-	vis := make([]float64, len(reps))
-	for e, es := range r0.Estimators {
-		first := len(results)
-		// pooled: this estimator's results come from the ensemble; one
-		// that declines it is combined from own, as without it.
-		pooled := ens != nil && framework.Ensembles(es)
-		per := est
-		if ens != nil && !pooled {
-			per = own
+	return nil
+}
+
+// ensemble estimates from the repetitions' averaged predictions. The
+// spread term then comes from each repetition's estimate on the
+// ensemble's layout (its rows in the same order: the same halves for split
+// inference, the same noise for perturbed), so that it holds the
+// variability of the training and not that of each repetition's own split:
+// est is replaced by those.
+func (c *combination) ensemble() error {
+	rows := ensembleRows(c.reps[0])
+	r, err := average(c.reps, rows)
+	if err != nil {
+		return err
+	}
+	c.avg = r
+	if c.ens, _, err = r.estimates(c.m, c.opt); err != nil {
+		return fmt.Errorf("ensemble: %w", err)
+	}
+	for i, rep := range c.reps {
+		one, err := average([]*Reductions{rep}, rows)
+		if err != nil {
+			return err
 		}
-		c := 0.0
-		if opt.ScoreUpper {
-			from := avg
-			if !pooled {
-				from = nil
-			}
-			var err error
-			if c, err = growth(reps, from, m, e); err != nil {
-				return nil, fmt.Errorf("estimator %s: %w", es.Name(), err)
+		if c.est[i], _, err = one.estimates(c.m, c.opt); err != nil {
+			return fmt.Errorf("ensemble, repetition %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// results are estimator e's results, one per feature, with their
+// p-values adjusted as one family.
+func (c *combination) results(e int) ([]Result, error) {
+	r0, opt := c.reps[0], c.opt
+	es := r0.Estimators[e]
+	// pooled: this estimator's results come from the ensemble; one that
+	// declines it is combined from own, as without it.
+	pooled := c.ens != nil && framework.Ensembles(es)
+	per := c.est
+	if c.ens != nil && !pooled {
+		per = c.own
+	}
+	growthC := 0.0
+	if opt.ScoreUpper {
+		from := c.avg
+		if !pooled {
+			from = nil
+		}
+		var err error
+		if growthC, err = growth(c.reps, from, c.m, e); err != nil {
+			return nil, fmt.Errorf("estimator %s: %w", es.Name(), err)
+		}
+	}
+	nf := len(r0.Features)
+	results := make([]Result, 0, nf)
+	vis := make([]float64, len(c.reps))
+	for f, feat := range r0.Features {
+		var vi, v2 float64
+		for i := range c.reps {
+			vis[i] = per[i][e*nf+f].vi
+			vi += vis[i]
+			v2 += per[i][e*nf+f].se * per[i][e*nf+f].se
+		}
+		M := float64(len(c.reps))
+		vi, v2 = vi/M, v2/M
+		if pooled {
+			// The averaged predictions' estimate; the spread of the
+			// repetitions' own estimates still stands for the
+			// variability of the training below.
+			vi, v2 = c.ens[e*nf+f].vi, c.ens[e*nf+f].se*c.ens[e*nf+f].se
+			if c.corr != nil && opt.Debias {
+				vi, v2 = c.corr[e*nf+f].vi, c.corr[e*nf+f].se*c.corr[e*nf+f].se
 			}
 		}
-		for f, feat := range r0.Features {
-			var vi, v2 float64
-			for i := range reps {
-				vis[i] = per[i][e*nf+f].vi
-				vi += vis[i]
-				v2 += per[i][e*nf+f].se * per[i][e*nf+f].se
-			}
-			M := float64(len(reps))
-			vi, v2 = vi/M, v2/M
-			if pooled {
-				// The averaged predictions' estimate; the spread of the
-				// repetitions' own estimates still stands for the
-				// variability of the training below.
-				vi, v2 = ens[e*nf+f].vi, ens[e*nf+f].se*ens[e*nf+f].se
-				if corr != nil && opt.Debias {
-					vi, v2 = corr[e*nf+f].vi, corr[e*nf+f].se*corr[e*nf+f].se
-				}
-			}
-			v2 += varOf(vis) / M
-			se := math.Sqrt(v2)
-			b, lo, hi := 0.0, 0.0, 0.0 // the bound, and how far it moves each end
-			if pooled && bound != nil && opt.BiasAware {
-				b = math.Abs(bound[e*nf+f])
-				lo, hi = b, b
-				if opt.DirectedBias && bound[e*nf+f] > 0 {
-					lo = 0
-				} else if opt.DirectedBias {
-					hi = 0
-				}
-			}
-			res := Result{Feature: feat.Name, Estimator: es.Name(), VI: vi, SE: se,
-				CILow: vi - lo - z*se, CIHigh: vi + hi + scoreUpper(z, se, c), PValue: OneSidedPValue(vi-lo, se, opt.Delta)}
-			if b > 0 {
-				res.BiasBound = b
-			}
-			if ens != nil && !pooled {
-				res.Combined = CombinedRepetitions
-			}
-			if opt.CITruncate {
-				res.CILow, res.CIHigh = math.Max(0, res.CILow), math.Max(0, res.CIHigh)
-			}
-			if err := res.checkFinite(); err != nil {
-				return nil, fmt.Errorf("estimator %s, feature %s: %w", es.Name(), feat.Name, err)
-			}
-			summarize(&res, reps, e, f)
-			if b := meanOver(bases, e); !math.IsNaN(b) {
-				res.Extra = append(res.Extra, framework.Field{Key: "baseline_score", Value: b})
-			}
-			results = append(results, res)
+		v2 += varOf(vis) / M
+		res := c.result(feat.Name, es.Name(), vi, math.Sqrt(v2), growthC, pooled, e*nf+f)
+		if err := res.checkFinite(); err != nil {
+			return nil, fmt.Errorf("estimator %s, feature %s: %w", es.Name(), feat.Name, err)
 		}
-		if opt.Adjust != AdjustNone {
-			ps := make([]float64, nf)
-			for i := range ps {
-				ps[i] = results[first+i].PValue
-			}
-			for i, a := range AdjustPValues(ps, opt.Adjust) {
-				results[first+i].PAdjusted = &a
-			}
+		summarize(&res, c.reps, e, f)
+		if b := meanOver(c.bases, e); !math.IsNaN(b) {
+			res.Extra = append(res.Extra, framework.Field{Key: "baseline_score", Value: b})
+		}
+		results = append(results, res)
+	}
+	if TestFor(opt, c.m) == TestCovariance && framework.IsConditionalMean(es) {
+		from := c.avg
+		if !pooled {
+			from = nil
+		}
+		ps, err := covarianceP(c.reps, from, c.m.(framework.Directional), e)
+		if err != nil {
+			return nil, fmt.Errorf("estimator %s: %w", es.Name(), err)
+		}
+		for f, p := range ps {
+			results[f].PValue, results[f].Test = p, TestCovariance.String()
+		}
+	}
+	if opt.Adjust != AdjustNone {
+		ps := make([]float64, nf)
+		for i := range ps {
+			ps[i] = results[i].PValue
+		}
+		for i, a := range AdjustPValues(ps, opt.Adjust) {
+			results[i].PAdjusted = &a
 		}
 	}
 	return results, nil
+}
+
+// result is the result of estimate vi with standard error se: its
+// interval (widened by the bias bound of index i where the estimator is
+// pooled and the run bias-aware, its upper end by the score-upper growth
+// growthC) and p-value.
+func (c *combination) result(feature, estimator string, vi, se, growthC float64, pooled bool, i int) Result {
+	opt := c.opt
+	b, lo, hi := 0.0, 0.0, 0.0 // the bound, and how far it moves each end
+	if pooled && c.bound != nil && opt.BiasAware {
+		b = math.Abs(c.bound[i])
+		lo, hi = b, b
+		if opt.DirectedBias && c.bound[i] > 0 {
+			lo = 0
+		} else if opt.DirectedBias {
+			hi = 0
+		}
+	}
+	res := Result{Feature: feature, Estimator: estimator, VI: vi, SE: se,
+		CILow: vi - lo - c.z*se, CIHigh: vi + hi + scoreUpper(c.z, se, growthC), PValue: OneSidedPValue(vi-lo, se, opt.Delta)}
+	if b > 0 {
+		res.BiasBound = b
+	}
+	if c.ens != nil && !pooled {
+		res.Combined = CombinedRepetitions
+	}
+	if opt.CITruncate {
+		res.CILow, res.CIHigh = math.Max(0, res.CILow), math.Max(0, res.CIHigh)
+	}
+	return res
 }
 
 // viSE is one estimate and its standard error.

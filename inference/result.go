@@ -22,6 +22,9 @@ type Result struct {
 	// PValue is the one-sided p-value of H0: VI <= delta (the run's
 	// delta, default 0) against VI > delta.
 	PValue float64 `json:"p_value"`
+	// Test is "covariance" where PValue comes from the covariance test
+	// (TestCovariance), empty where it is the estimate's own test.
+	Test string `json:"test,omitempty"`
 	// PAdjusted is PValue adjusted for the estimator's features as one
 	// family (holm or bh); nil without an adjustment.
 	PAdjusted *float64 `json:"p_adjusted,omitempty"`

@@ -109,7 +109,7 @@ func (m r2) Evaluate(y []float64, pred mat.Matrix) (framework.Score, error) {
 	mse /= n
 	vr /= n
 	if vr == 0 || math.IsNaN(vr) {
-		return framework.Score{}, framework.Usagef("measure r2: the response is constant (variance 0) on the %d samples; r2 is undefined", len(y))
+		return framework.Score{}, usageConstant(m.Name(), len(y))
 	}
 	inf := make([]float64, len(y))
 	for i := range y {
@@ -126,6 +126,16 @@ func (m r2) SignalVariance(y []float64, pred mat.Matrix) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("measure %s: %w", m.Name(), err)
 	}
+	vr, err := responseVariance(m.Name(), y)
+	if err != nil {
+		return 0, err
+	}
+	return g / vr, nil
+}
+
+// responseVariance is the variance of y with divisor n, r2's denominator;
+// a constant response is an error.
+func responseVariance(name string, y []float64) (float64, error) {
 	ybar := mean(y)
 	vr := 0.0
 	for _, v := range y {
@@ -133,9 +143,9 @@ func (m r2) SignalVariance(y []float64, pred mat.Matrix) (float64, error) {
 	}
 	vr /= float64(len(y))
 	if vr == 0 || math.IsNaN(vr) {
-		return 0, framework.Usagef("measure r2: the response is constant (variance 0) on the %d samples; r2 is undefined", len(y))
+		return 0, usageConstant(name, len(y))
 	}
-	return g / vr, nil
+	return vr, nil
 }
 
 type accuracy struct{}
@@ -216,6 +226,11 @@ func (m logloss) Evaluate(y []float64, pred mat.Matrix) (framework.Score, error)
 		}
 	}
 	return lossScore(loss), nil
+}
+
+// usageConstant is r2's error for a constant response of n samples.
+func usageConstant(name string, n int) error {
+	return framework.Usagef("measure %s: the response is constant (variance 0) on the %d samples; r2 is undefined", name, n)
 }
 
 // lossScore is the Score of Value = -mean(loss).

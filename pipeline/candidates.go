@@ -31,9 +31,8 @@ const SelectTol = 0.01
 // rows is about sqrt(2/n) (18% on 60 rows, 9% on 250), and each
 // candidate's reported loss is the lowest of its epochs on those same
 // rows, so on a small slice the largest network, whose loss curve
-// fluctuates most, tends to win by chance: on the diabetes data with a
-// planted signal (59 validation rows) (200,100) scored 17% below (50) on
-// the slice and 20% above it on the evaluation rows. Below MinSelectRows
+// fluctuates most, tends to win by chance, scoring best on the slice and
+// worse than a small one on the evaluation rows. Below MinSelectRows
 // the first (cheapest) candidate is kept, and the others are not trained.
 const MinSelectRows = 200
 

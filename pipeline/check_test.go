@@ -3,7 +3,10 @@ package pipeline_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -133,6 +136,11 @@ func TestCheckRunBeforeAnyFit(t *testing.T) {
 		{rare, pipeline.Config{CrossFit: 3}, measures.AUC(), pipeline.EstimateOptions{}, `test.csv, column "y": a cross-fitting fold (20 rows, seed 0): measure auc`},
 		{dataset(50, 1), pipeline.Config{}, nil, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Level: 1.5}}, "Level must be in (0, 1)"},
 		{dataset(50, 1), pipeline.Config{}, nil, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Delta: math.NaN()}}, "Delta must be a finite number"},
+		// At least as many features as training rows: no importance can
+		// be told apart, whatever the split.
+		{wideData(20, 30), pipeline.Config{}, nil, pipeline.EstimateOptions{}, "test.csv: 30 features and 13 training rows: with at least as many features as training rows"},
+		{wideData(40, 20), pipeline.Config{CrossFit: 2}, nil, pipeline.EstimateOptions{}, "test.csv: 20 features and 20 training rows"},
+		{wideData(40, 20), pipeline.Config{Partition: append(make([]int, 20), slices.Repeat([]int{1}, 20)...)}, nil, pipeline.EstimateOptions{}, "test.csv: 20 features and 20 training rows"},
 	} {
 		if err := pipeline.CheckRun(tc.d, tc.cfg, tc.m, tc.opt); err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, framework.ErrUsage) {
 			t.Errorf("Case %d: CheckRun: want a usage error containing %q, got %v", i, tc.want, err)
@@ -151,6 +159,24 @@ func TestCheckRunBeforeAnyFit(t *testing.T) {
 	if err := pipeline.CheckRun(dataset(12, 1), pipeline.Config{}, nil, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Split}}); err != nil {
 		t.Errorf("12 rows, split inference: %v", err)
 	}
+}
+
+// wideData is n rows of p standard normal features and a response y.
+func wideData(n, p int) *dataio.Dataset {
+	rng := rand.New(rand.NewPCG(uint64(n), uint64(p)))
+	x := mat.NewDense(n, p+1, nil)
+	names := make([]string, p+1)
+	for j := range p {
+		names[j] = fmt.Sprintf("x%d", j)
+	}
+	names[p] = "y"
+	for i := 0; i < n; i++ {
+		for j := 0; j < p; j++ {
+			x.Set(i, j, rng.NormFloat64())
+		}
+		x.Set(i, p, x.At(i, 0)+rng.NormFloat64())
+	}
+	return &dataio.Dataset{Source: "test.csv", Names: names, X: x}
 }
 
 // TestNonFiniteResultIsAnError: a VI or standard error that overflows is

@@ -49,19 +49,24 @@ func supportsTask(c framework.Capabilities, t framework.Task) bool {
 }
 
 // diagnose scores the intercept-only model and the baselines that fit the
-// task on every fold, beside the full model, and returns them with the
+// task on every fold (those in known by the predictions given there, one
+// per fold), beside the full model, and returns them with the
 // full model's R² (regression) averaged over the folds. A baseline that
 // cannot be fitted or cannot predict on some fold is left out with a note
 // saying why (the baselines are a diagnostic: the run's importances do not
 // depend on them, and they are scored after the reductions, whose work a
 // failing baseline must not throw away); a cancelled context is an error.
-func diagnose(ctx context.Context, folds []*framework.Problem, m framework.Measure, baselines []Baseline) ([]BaselineScore, *float64, []string, error) {
+func diagnose(ctx context.Context, folds []*framework.Problem, m framework.Measure, baselines []Baseline, known map[string][]*mat.Dense) ([]BaselineScore, *float64, []string, error) {
 	fits := []Baseline{{Name: InterceptName}}
 	// preds[i][k] are baseline i's predictions on fold k (nil: intercept).
 	preds := [][]*mat.Dense{nil}
 	var notes []string
 	for _, b := range baselines {
 		if !supportsTask(b.Backend.Capabilities(), folds[0].Task) {
+			continue
+		}
+		if ps, ok := known[b.Name]; ok {
+			fits, preds = append(fits, b), append(preds, ps)
 			continue
 		}
 		ps := make([]*mat.Dense, len(folds))

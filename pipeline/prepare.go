@@ -77,11 +77,24 @@ type Config struct {
 	// Baselines are scored beside the full model by Run (see Report.Full).
 	Candidates []Candidate
 	Baselines  []Baseline
+	// Rivals are models of other kinds (vi: a linear model with a
+	// cross-validated ridge) that the full model is chosen against:
+	// Run and TrainModel fit each on the first repetition's folds and keep
+	// the backend's model only where its out-of-fold loss (the task's
+	// default measure) beats every rival's by more than the standard error
+	// of the difference; otherwise the best rival becomes the full model
+	// of every repetition, and its backend and options the run's
+	// (Report.Full.Choice says which and why). Not with Saved or a
+	// pre-trained full model.
+	Rivals []Baseline
 }
 
 // MinTrainRows is the fewest rows Prepare and PrepareFolds leave for
 // training, whatever Config.MinTrain says.
 const MinTrainRows = 6
+
+// MaxRepeats bounds Config.Repeats.
+const MaxRepeats = 1000
 
 // TrainRower is the optional interface of an estimator that needs more
 // train rows than MinTrainRows (lazy: two per cross-validation fold).
@@ -147,7 +160,10 @@ func foldBounds(n, k int) []int {
 func (sp *setup) split() (n1, n2 int, err error) {
 	n, _ := sp.d.X.Dims()
 	if sp.folds > 0 {
-		return sp.partitionSplit()
+		if n1, n2, err = sp.partitionSplit(); err != nil {
+			return 0, 0, err
+		}
+		return n1, n2, sp.checkWide(n1)
 	}
 	frac := sp.cfg.TrainFrac
 	if frac == 0 {
@@ -162,7 +178,20 @@ func (sp *setup) split() (n1, n2 int, err error) {
 		return 0, 0, &dataio.InputError{File: sp.d.Source, Msg: fmt.Sprintf("%d rows are too few: a %.2f train split of %d rows leaves %d for training (need at least %d) and %d for evaluation (need at least 2)",
 			n, frac, n, n1, sp.minTrain, n2)}
 	}
-	return n1, n2, nil
+	return n1, n2, sp.checkWide(n1)
+}
+
+// checkWide refuses a model of at least as many feature columns as its n1
+// training rows: any p >= n1 columns (centred) span the n1 rows, so every
+// feature is a linear combination of the others there and no reduced
+// model, retrained or linearised, loses anything by dropping it; every
+// importance would be noise, after a run whose time grows with the
+// features (20 rows of 20000 features: hours).
+func (sp *setup) checkWide(n1 int) error {
+	if p := len(sp.featCols); p >= n1 {
+		return &dataio.InputError{File: sp.d.Source, Msg: fmt.Sprintf("%d features and %d training rows: with at least as many features as training rows each feature is a linear combination of the others on those rows, so no importance can be estimated; give more rows than features, or fewer features", p, n1)}
+	}
+	return nil
 }
 
 // checkCrossFit reports k cross-fitting folds that are too many for the
@@ -180,7 +209,7 @@ func (sp *setup) checkCrossFit(k int) error {
 		return &dataio.InputError{File: sp.d.Source, Msg: fmt.Sprintf("%d rows are too few for %d cross-fitting folds (each fold needs 2 rows, each train set %d)",
 			n, k, sp.minTrain)}
 	}
-	return nil
+	return sp.checkWide(n - (n+k-1)/k)
 }
 
 // ErrTooFewSplitRows marks the input error of CheckRun for a train/evaluation
@@ -206,8 +235,8 @@ func CheckRun(d *dataio.Dataset, cfg Config, m framework.Measure, opt EstimateOp
 			return err
 		}
 	}
-	if cfg.Repeats < 0 {
-		return framework.FieldErrorf("Config.Repeats", "must be at least 1 (0 means 1), got %d", cfg.Repeats)
+	if cfg.Repeats < 0 || cfg.Repeats > MaxRepeats {
+		return framework.FieldErrorf("Config.Repeats", "must be from 1 to %d (0 means 1; each repetition trains its own models, and the combined standard error gains little past a few dozen), got %d", MaxRepeats, cfg.Repeats)
 	}
 	if opt.Ensemble && (cfg.CrossFit < 2 && cfg.Partition == nil || cfg.Repeats < 2) {
 		return framework.FieldErrorf("EstimateOptions.Ensemble", "needs cross-fitting (at least 2 folds) or explicit evaluation rows (Config.Partition), repeated at least twice, got %d folds and %d repetitions", cfg.CrossFit, max(cfg.Repeats, 1))
@@ -240,7 +269,7 @@ func CheckRun(d *dataio.Dataset, cfg Config, m framework.Measure, opt EstimateOp
 					n, inference.MinSplitRows, n2)}
 		}
 	}
-	if _, err := dataio.ResolveFeatures(sp.names, d.Names[sp.target], cfg.Groups, cfg.OneHot); err != nil {
+	if _, err := dataio.ResolveUnits(sp.names, d.Units(), d.Names[sp.target], cfg.Groups, cfg.OneHot); err != nil {
 		return err
 	}
 	if m == nil {
@@ -346,6 +375,7 @@ func PrepareFolds(ctx context.Context, d *dataio.Dataset, cfg Config, k, workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
+	workers = min(workers, k) // at most one fold a worker
 	probs := make([]*framework.Problem, k)
 	errs := make([]error, k)
 	fold := func(i int) {
@@ -412,6 +442,9 @@ type setup struct {
 	featCols []int
 	minTrain int
 	folds    int // the folds of Config.Partition; 0 without one
+	// hasMissing says that the data has cells to impute (NaN features of
+	// an encoded data set).
+	hasMissing bool
 }
 
 func newSetup(d *dataio.Dataset, cfg Config) (*setup, error) {
@@ -435,6 +468,11 @@ func newSetup(d *dataio.Dataset, cfg Config) (*setup, error) {
 	y := mat.Col(nil, target, d.X)
 	if isConstant(y) {
 		return nil, &dataio.InputError{File: d.Source, Column: d.Names[target], Msg: fmt.Sprintf("the response is constant (%g in every row)", y[0])}
+	}
+	if cfg.Task == nil {
+		if err := checkEvalLabels(d, target, y, cfg.Partition); err != nil {
+			return nil, err
+		}
 	}
 	task := InferTask(y)
 	if cfg.Task != nil {
@@ -465,6 +503,11 @@ func newSetup(d *dataio.Dataset, cfg Config) (*setup, error) {
 			sp.featCols = append(sp.featCols, j)
 		}
 	}
+	if d.Encoding != nil {
+		for _, c := range d.Encoding.Columns {
+			sp.hasMissing = sp.hasMissing || c.Missing != ""
+		}
+	}
 	if cfg.Saved != nil {
 		// Before any model is made: a backend that cannot load saved
 		// models is given none of the file's.
@@ -490,18 +533,30 @@ func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*fra
 	cfg := sp.cfg
 	xtr, ytr := rowsOf(sp.d.X, train, sp.featCols, sp.target)
 	xev, yev := rowsOf(sp.d.X, eval, sp.featCols, sp.target)
+	// An encoded data set's missing cells and unseen categories, fitted on
+	// the train rows only.
+	fill, err := sp.d.Encoding.FitFill(sp.d.Source, sp.names, xtr)
+	if err != nil {
+		return nil, err
+	}
+	fill.Apply(xtr)
+	fill.Apply(xev)
+	var fillValues []float64
+	if fill != nil && sp.hasMissing {
+		fillValues = fill.Values
+	}
 	means, sds := standardise(xtr, xev)
 
 	spec := framework.ModelSpec{Task: sp.task, Inputs: len(sp.featCols), Seed: cfg.Seed, Options: cfg.Options, Classes: sp.classes}
 	var sel *selection
-	var err error
 	if cfg.Saved != nil {
 		// The saved state is the full model's, loaded into a model built
 		// as the others are: a pretrained network's weights are in it.
-		sel, err = loadSaved(ctx, cfg, othersSpec(spec), fold, means, sds)
+		sel, err = loadSaved(ctx, cfg, othersSpec(spec), fold, fitted{means, sds, fillValues})
 	} else {
 		if sel, err = selectFull(ctx, cfg.Backend, pretrainedSpec(spec), cfg.Candidates, xtr, ytr); err == nil {
 			sel.spec = othersSpec(sel.spec)
+			sel.spec.Options = withTuned(sel.spec.Options, sel.model)
 		}
 	}
 	if err != nil {
@@ -511,7 +566,7 @@ func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*fra
 	p := &framework.Problem{
 		Task: sp.task, BackendName: cfg.BackendName, Backend: cfg.Backend, Spec: sel.spec,
 		FeatureNames: sp.names, XTrain: xtr, XEval: xev, YTrain: ytr, YEval: yev, EvalRows: append([]int(nil), eval...),
-		Full: full, Seed: cfg.Seed, Classes: sp.classes, Means: means, SDs: sds,
+		Full: full, Seed: cfg.Seed, Classes: sp.classes, Means: means, SDs: sds, Fill: fillValues,
 		Chosen: sel.chosen, Candidates: sel.scores, Selection: sel.note, FitReport: framework.FitReportOf(full),
 	}
 	if p.FullEval, err = full.Predict(ctx, xev); err != nil {
@@ -522,7 +577,28 @@ func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*fra
 		framework.Release(full)
 		return nil, fmt.Errorf("full model, predict evaluation split: backend returned %d x %d predictions for %d rows, want %d x %d", r, c, len(eval), len(eval), p.Outputs())
 	}
+	if err := sp.checkFinite(p.FullEval, eval); err != nil {
+		framework.Release(full)
+		return nil, err
+	}
 	return p, nil
+}
+
+// checkFinite refuses full-model predictions that are NaN or infinite,
+// naming the first one's row in its file, before any reduction or score
+// is built on them.
+func (sp *setup) checkFinite(pred *mat.Dense, rows []int) error {
+	r, c := pred.Dims()
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			if v := pred.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				file, row := sp.d.Locate(rows[i])
+				return fmt.Errorf("full model: its prediction for row %d of %s is %v: %w: the network computes NaN or Inf on that row (in a module's forward pass, or with weights that diverged in training: a smaller learning rate may help)",
+					row, file, v, framework.ErrNonFinite)
+			}
+		}
+	}
+	return nil
 }
 
 func isConstant(y []float64) bool {

@@ -44,117 +44,40 @@ func Reduce(ctx context.Context, folds []*framework.Problem, ests []framework.Es
 	if len(folds) == 0 {
 		return nil, fmt.Errorf("reduce: no problem")
 	}
-	r := &inference.Reductions{Folds: folds, Estimators: ests, Features: feats,
-		Reduced: make([][][]framework.Reduced, len(folds)), Seconds: make([][][]float64, len(folds)),
-		Base: make([][]framework.Reduced, len(folds)), BaseSeconds: make([][]float64, len(folds))}
-	// A job with f == baselineJob is estimator e's baseline on fold k.
-	const baselineJob = -1
-	type job struct{ k, e, f int }
-	var jobs []job
-	for k := range folds {
-		r.Reduced[k] = make([][]framework.Reduced, len(ests))
-		r.Seconds[k] = make([][]float64, len(ests))
-		r.Base[k] = make([]framework.Reduced, len(ests))
-		r.BaseSeconds[k] = make([]float64, len(ests))
-		for e := range ests {
-			r.Reduced[k][e] = make([]framework.Reduced, len(feats))
-			r.Seconds[k][e] = make([]float64, len(feats))
-		}
-	}
-	// Order: estimator (its baselines first), feature, fold, so that
-	// progress and the first error follow the output's order, and a
-	// worker takes a fold's baseline before any of the features that
-	// start from it (BaselineReducer), which wait for it where they
-	// need it.
-	baseDone := make([][]chan struct{}, len(folds))
-	for k := range folds {
-		baseDone[k] = make([]chan struct{}, len(ests))
-	}
-	for e, est := range ests {
-		if _, ok := est.(framework.Baseliner); ok && opt.EstimatorBaselines {
-			for k := range folds {
-				if !opt.SplitOnly || len(folds) == 1 || inference.FoldScoresFull(k) {
-					jobs = append(jobs, job{k, e, baselineJob})
-					baseDone[k][e] = make(chan struct{})
-				}
-			}
-		}
-		for f := range feats {
-			for k := range folds {
-				if opt.SplitOnly && len(folds) > 1 && inference.FoldScoresFull(k) {
-					continue
-				}
-				jobs = append(jobs, job{k, e, f})
-			}
-		}
-	}
+	rd := newReducer(folds, ests, feats, opt)
+	jobs := rd.plan()
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
+	// One goroutine per job at most: more workers than jobs would only
+	// wait on the channel, each with its stack.
+	workers = min(workers, len(jobs))
 	if opt.Progress != nil {
 		opt.Progress(0, len(jobs)) // estimation starts: the clock for an ETA
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ch := make(chan job)
+	ch := make(chan reduceJob)
 	var (
 		mu       sync.Mutex
 		firstErr error
 		done     int
 		wg       sync.WaitGroup
 	)
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-			cancel()
-		}
-		mu.Unlock()
-	}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range ch {
-				e := ests[j.e]
-				var f framework.Feature
-				what := "the baseline"
-				if j.f != baselineJob {
-					f = feats[j.f]
-					what = "feature " + f.Name
-				}
-				key := fmt.Sprintf("fold %d/%d, estimator %s, %s", j.k+1, len(folds), e.Name(), what)
-				if opt.Label != "" {
-					key = opt.Label + ", " + key
-				}
-				var from func() (framework.Reduced, error)
-				if _, ok := e.(framework.BaselineReducer); ok && j.f != baselineJob && baseDone[j.k][j.e] != nil {
-					from = func() (framework.Reduced, error) {
-						select {
-						case <-baseDone[j.k][j.e]:
-							return r.Base[j.k][j.e], nil
-						case <-ctx.Done():
-							return framework.Reduced{}, fmt.Errorf("waiting for the baseline: %w", ctx.Err())
-						}
+				if err := rd.do(ctx, j); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+						cancel()
 					}
-				}
-				red, secs, err := reduction{p: folds[j.k], e: e, f: f, baseline: j.f == baselineJob, from: from}.checkpointed(ctx, opt.Checkpoint, key)
-				if err != nil {
-					if len(folds) > 1 {
-						err = fmt.Errorf("fold %d: %w", j.k+1, err)
-					}
-					if opt.Label != "" {
-						err = fmt.Errorf("%s: %w", opt.Label, err)
-					}
-					fail(fmt.Errorf("estimator %s, %s: %w", e.Name(), what, err))
+					mu.Unlock()
 					continue
-				}
-				if j.f == baselineJob {
-					r.Base[j.k][j.e], r.BaseSeconds[j.k][j.e] = red, secs
-					close(baseDone[j.k][j.e])
-				} else {
-					r.Reduced[j.k][j.e][j.f], r.Seconds[j.k][j.e][j.f] = red, secs
 				}
 				mu.Lock()
 				done++
@@ -182,7 +105,117 @@ feed:
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return r, nil
+	return rd.r, nil
+}
+
+// baselineJob, as a reduceJob's f, makes it estimator e's baseline on fold
+// k.
+const baselineJob = -1
+
+// reduceJob is one reduction of Reduce: fold k, estimator e, feature f (or
+// baselineJob).
+type reduceJob struct{ k, e, f int }
+
+// reducer is Reduce's state: the reductions it fills, and a channel per
+// fold and estimator closed when that baseline is done.
+type reducer struct {
+	folds    []*framework.Problem
+	ests     []framework.Estimator
+	feats    []framework.Feature
+	opt      ReduceOptions
+	r        *inference.Reductions
+	baseDone [][]chan struct{}
+}
+
+func newReducer(folds []*framework.Problem, ests []framework.Estimator, feats []framework.Feature, opt ReduceOptions) *reducer {
+	r := &inference.Reductions{Folds: folds, Estimators: ests, Features: feats,
+		Reduced: make([][][]framework.Reduced, len(folds)), Seconds: make([][][]float64, len(folds)),
+		Base: make([][]framework.Reduced, len(folds)), BaseSeconds: make([][]float64, len(folds))}
+	baseDone := make([][]chan struct{}, len(folds))
+	for k := range folds {
+		r.Reduced[k] = make([][]framework.Reduced, len(ests))
+		r.Seconds[k] = make([][]float64, len(ests))
+		r.Base[k] = make([]framework.Reduced, len(ests))
+		r.BaseSeconds[k] = make([]float64, len(ests))
+		for e := range ests {
+			r.Reduced[k][e] = make([]framework.Reduced, len(feats))
+			r.Seconds[k][e] = make([]float64, len(feats))
+		}
+		baseDone[k] = make([]chan struct{}, len(ests))
+	}
+	return &reducer{folds: folds, ests: ests, feats: feats, opt: opt, r: r, baseDone: baseDone}
+}
+
+// plan lists the jobs in the order estimator (its baselines first),
+// feature, fold, so that progress and the first error follow the output's
+// order, and a worker takes a fold's baseline before any of the features
+// that start from it (BaselineReducer), which wait for it where they need
+// it.
+func (rd *reducer) plan() []reduceJob {
+	var jobs []reduceJob
+	opt, nk := rd.opt, len(rd.folds)
+	for e, est := range rd.ests {
+		if _, ok := est.(framework.Baseliner); ok && opt.EstimatorBaselines {
+			for k := range nk {
+				if !opt.SplitOnly || nk == 1 || inference.FoldScoresFull(k) {
+					jobs = append(jobs, reduceJob{k, e, baselineJob})
+					rd.baseDone[k][e] = make(chan struct{})
+				}
+			}
+		}
+		for f := range rd.feats {
+			for k := range nk {
+				if opt.SplitOnly && nk > 1 && inference.FoldScoresFull(k) {
+					continue
+				}
+				jobs = append(jobs, reduceJob{k, e, f})
+			}
+		}
+	}
+	return jobs
+}
+
+// do runs job j and keeps its reduction; its error names the job.
+func (rd *reducer) do(ctx context.Context, j reduceJob) error {
+	e, opt := rd.ests[j.e], rd.opt
+	var f framework.Feature
+	what := "the baseline"
+	if j.f != baselineJob {
+		f = rd.feats[j.f]
+		what = "feature " + f.Name
+	}
+	key := fmt.Sprintf("fold %d/%d, estimator %s, %s", j.k+1, len(rd.folds), e.Name(), what)
+	if opt.Label != "" {
+		key = opt.Label + ", " + key
+	}
+	var from func() (framework.Reduced, error)
+	if _, ok := e.(framework.BaselineReducer); ok && j.f != baselineJob && rd.baseDone[j.k][j.e] != nil {
+		from = func() (framework.Reduced, error) {
+			select {
+			case <-rd.baseDone[j.k][j.e]:
+				return rd.r.Base[j.k][j.e], nil
+			case <-ctx.Done():
+				return framework.Reduced{}, fmt.Errorf("waiting for the baseline: %w", ctx.Err())
+			}
+		}
+	}
+	red, secs, err := reduction{p: rd.folds[j.k], e: e, f: f, baseline: j.f == baselineJob, from: from}.checkpointed(ctx, opt.Checkpoint, key)
+	if err != nil {
+		if len(rd.folds) > 1 {
+			err = fmt.Errorf("fold %d: %w", j.k+1, err)
+		}
+		if opt.Label != "" {
+			err = fmt.Errorf("%s: %w", opt.Label, err)
+		}
+		return fmt.Errorf("estimator %s, %s: %w", e.Name(), what, err)
+	}
+	if j.f == baselineJob {
+		rd.r.Base[j.k][j.e], rd.r.BaseSeconds[j.k][j.e] = red, secs
+		close(rd.baseDone[j.k][j.e])
+	} else {
+		rd.r.Reduced[j.k][j.e][j.f], rd.r.Seconds[j.k][j.e][j.f] = red, secs
+	}
+	return nil
 }
 
 // reduction is one job of Reduce: estimator e's reduction of feature f on

@@ -9,6 +9,7 @@ import (
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
+	"gonum.org/v1/gonum/mat"
 )
 
 // EstimateOptions tune Estimate and Run. The zero value is what vi estimate
@@ -131,6 +132,10 @@ type FullResult struct {
 	// Selection says why the choice among the candidates was not made by
 	// the validation loss, when it was not.
 	Selection string `json:"selection,omitempty"`
+	// Choice says how the full model's kind was chosen against
+	// Config.Rivals (the model file's choice with Config.Saved); absent
+	// without rivals.
+	Choice *framework.ModelChoice `json:"model_choice,omitempty"`
 	// Baselines are the intercept-only model and Config.Baselines on the
 	// same evaluation rows.
 	Baselines []BaselineScore `json:"baselines,omitempty"`
@@ -199,12 +204,16 @@ type Report struct {
 	ScoreUpper bool `json:"score_upper,omitempty"`
 	// BiasDirected says that each interval is widened by its bias_bound
 	// only on the side the extrapolation came from.
-	BiasDirected bool               `json:"bias_directed,omitempty"`
-	Delta        float64            `json:"delta"`
-	Adjust       string             `json:"adjust"`
-	CITruncate   bool               `json:"ci_truncate,omitempty"`
-	Full         FullResult         `json:"full"`
-	Results      []inference.Result `json:"results"`
+	BiasDirected bool `json:"bias_directed,omitempty"`
+	// Test is "covariance" where some results' p-values come from the
+	// covariance test (inference.TestCovariance; each result's Test says
+	// which), empty where all are the estimate's own.
+	Test       string             `json:"test,omitempty"`
+	Delta      float64            `json:"delta"`
+	Adjust     string             `json:"adjust"`
+	CITruncate bool               `json:"ci_truncate,omitempty"`
+	Full       FullResult         `json:"full"`
+	Results    []inference.Result `json:"results"`
 	// Warnings say when the full model is poor (see fullWarnings) and
 	// which comparison baselines were left out and why; vi prints them on
 	// stderr.
@@ -232,106 +241,146 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 	if err != nil {
 		return nil, err
 	}
-	M := max(cfg.Repeats, 1)
-	var (
-		reds      []*inference.Reductions
-		feats     []framework.Feature
-		first     *framework.Problem
-		fullSecs  float64
-		score     float64
-		scores    int
-		baselines []BaselineScore
-		notes     []string // why a baseline was left out
-		r2        *float64
-		shard     *ShardInfo
-		class     classScores
-	)
-	for rep := range M {
-		c := repetitionConfig(cfg, rep)
-		label := ""
-		if M > 1 {
-			label = fmt.Sprintf("repetition %d/%d", rep+1, M)
-		}
-		start := time.Now()
-		folds, err := prepareRun(ctx, d, c, opt.Workers)
-		if err != nil {
-			if label != "" {
-				err = fmt.Errorf("%s: %w", label, err)
-			}
-			return nil, err
-		}
-		fullSecs += time.Since(start).Seconds()
-		red, err := func() (*inference.Reductions, error) {
-			defer func() {
-				for _, p := range folds {
-					p.Close()
-				}
-			}()
-			if rep == 0 {
-				first = folds[0]
-				if m == nil {
-					if m, err = framework.LookupMeasure(framework.DefaultMeasure(first.Task)); err != nil {
-						return nil, fmt.Errorf("no measure given, and the default: %w (pass one, or import package lazyvi or lazyvi/measures, which register them)", err)
-					}
-				}
-				target := cfg.Target
-				if target == "" && len(d.Names) > 0 {
-					target = d.Names[len(d.Names)-1]
-				}
-				if feats, err = dataio.ResolveFeatures(first.FeatureNames, target, cfg.Groups, cfg.OneHot); err != nil {
-					return nil, err
-				}
-				if opt.Shard.Count > len(feats) {
-					return nil, framework.FieldErrorf("EstimateOptions.Shard", "%s: the run has %d features; use at most %d shards", opt.Shard, len(feats), len(feats))
-				}
-				feats, shard = opt.Shard.Slice(feats, opt.RunID)
-			}
-			o := opt
-			if opt.Progress != nil && M > 1 {
-				o.Progress = func(done, total int) { opt.Progress(rep*total+done, M*total) }
-			}
-			red, err := reduceFolds(ctx, folds, m, ests, feats, o, label)
-			if err != nil {
-				return nil, err
-			}
-			if rep == 0 {
-				// The diagnostics of the full model: the first repetition's.
-				if baselines, r2, notes, err = diagnose(ctx, folds, m, cfg.Baselines); err != nil {
-					return nil, err
-				}
-			}
-			for _, q := range folds {
-				fs, err := m.Evaluate(q.YEval, q.FullEval)
-				if err != nil {
-					return nil, err
-				}
-				score += fs.Value
-				scores++
-				class.add(q)
-			}
-			return red, nil
-		}()
-		if err != nil {
-			return nil, err
-		}
-		reds = append(reds, red)
+	s := &runState{d: d, cfg: cfg, m: m, ests: ests, opt: opt, reps: max(cfg.Repeats, 1)}
+	if cfg.Saved != nil {
+		s.choice = cfg.Saved.Choice
 	}
-	res, err := inference.InferRepeated(reds, m, opt.infer(cfg.Seed))
+	for rep := range s.reps {
+		if err := s.repetition(ctx, rep); err != nil {
+			return nil, err
+		}
+	}
+	return s.report()
+}
+
+// runState is what Run gathers over the repetitions.
+type runState struct {
+	d    *dataio.Dataset
+	cfg  Config
+	m    framework.Measure // nil until the first repetition knows the task
+	ests []framework.Estimator
+	opt  EstimateOptions
+	reps int
+
+	reds      []*inference.Reductions
+	feats     []framework.Feature
+	first     *framework.Problem
+	fullSecs  float64
+	score     float64 // the full model's measure, summed over scores folds
+	scores    int
+	baselines []BaselineScore
+	notes     []string // why a baseline was left out
+	r2        *float64
+	shard     *ShardInfo
+	class     classScores
+	choice    *framework.ModelChoice
+	known     map[string][]*mat.Dense // baselines' predictions that the model choice made
+}
+
+// repetition prepares repetition rep's folds, reduces them and adds the
+// full models' scores; the first also resolves the measure and the
+// features and diagnoses the full model.
+func (s *runState) repetition(ctx context.Context, rep int) error {
+	label := ""
+	if s.reps > 1 {
+		label = fmt.Sprintf("repetition %d/%d", rep+1, s.reps)
+	}
+	start := time.Now()
+	folds, kc, err := prepareRepetition(ctx, s.d, &s.cfg, rep, s.opt.Workers)
+	if err != nil {
+		if label != "" {
+			err = fmt.Errorf("%s: %w", label, err)
+		}
+		return err
+	}
+	if kc != nil {
+		s.choice, s.known, s.notes = kc.choice, kc.preds, append(s.notes, kc.notes...)
+	}
+	s.fullSecs += time.Since(start).Seconds()
+	defer func() {
+		for _, p := range folds {
+			p.Close()
+		}
+	}()
+	if rep == 0 {
+		if err := s.resolve(folds[0]); err != nil {
+			return err
+		}
+	}
+	o := s.opt
+	if s.opt.Progress != nil && s.reps > 1 {
+		o.Progress = func(done, total int) { s.opt.Progress(rep*total+done, s.reps*total) }
+	}
+	red, err := reduceFolds(ctx, folds, s.m, s.ests, s.feats, o, label)
+	if err != nil {
+		return err
+	}
+	if rep == 0 {
+		// The diagnostics of the full model: the first repetition's.
+		var left []string
+		if s.baselines, s.r2, left, err = diagnose(ctx, folds, s.m, s.cfg.Baselines, s.known); err != nil {
+			return err
+		}
+		s.notes = append(s.notes, left...)
+	}
+	for _, q := range folds {
+		fs, err := s.m.Evaluate(q.YEval, q.FullEval)
+		if err != nil {
+			return err
+		}
+		s.score += fs.Value
+		s.scores++
+		s.class.add(q)
+	}
+	s.reds = append(s.reds, red)
+	return nil
+}
+
+// resolve sets, from the first repetition's first fold, the measure where
+// none was given, the features (the run's shard of them).
+func (s *runState) resolve(first *framework.Problem) error {
+	s.first = first
+	var err error
+	if s.m == nil {
+		if s.m, err = framework.LookupMeasure(framework.DefaultMeasure(first.Task)); err != nil {
+			return fmt.Errorf("no measure given, and the default: %w (pass one, or import package lazyvi or lazyvi/measures, which register them)", err)
+		}
+	}
+	target := s.cfg.Target
+	if target == "" && len(s.d.Names) > 0 {
+		target = s.d.Names[len(s.d.Names)-1]
+	}
+	if s.feats, err = dataio.ResolveUnits(first.FeatureNames, s.d.Units(), target, s.cfg.Groups, s.cfg.OneHot); err != nil {
+		return err
+	}
+	if s.opt.Shard.Count > len(s.feats) {
+		return framework.FieldErrorf("EstimateOptions.Shard", "%s: the run has %d features; use at most %d shards", s.opt.Shard, len(s.feats), len(s.feats))
+	}
+	s.feats, s.shard = s.opt.Shard.Slice(s.feats, s.opt.RunID)
+	return nil
+}
+
+// report infers from the repetitions' reductions and assembles the
+// report.
+func (s *runState) report() (*Report, error) {
+	opt, cfg, m, first := s.opt, s.cfg, s.m, s.first
+	res, err := inference.InferRepeated(s.reds, m, opt.infer(cfg.Seed))
 	if err != nil {
 		return nil, err
 	}
-	score /= float64(scores)
+	score := s.score / float64(s.scores)
 	if math.IsNaN(score) || math.IsInf(score, 0) {
 		return nil, fmt.Errorf("measure %s of the full model: %w", m.Name(), inference.CheckScore(framework.Score{Value: score}))
 	}
 	rep := &Report{
 		RunInfo:   RunInfoOf(first, m, opt.Level),
 		Inference: opt.Inference.String(), Delta: opt.Delta, Adjust: opt.Adjust.String(), CITruncate: opt.CITruncate,
-		Full:    FullResult{Score: score, Loss: framework.LossOf(m, score), Seconds: fullSecs, Baselines: baselines, R2: r2},
+		Full:    FullResult{Score: score, Loss: framework.LossOf(m, score), Seconds: s.fullSecs, Baselines: s.baselines, R2: s.r2},
 		Results: res,
-		Shard:   shard,
+		Shard:   s.shard,
 	}
-	rep.Full.Accuracy, rep.Full.AUC = class.means()
+	rep.Full.Accuracy, rep.Full.AUC = s.class.means()
+	rep.Full.Choice = s.choice
 	rep.Full.Epochs, rep.Full.StoppedBy = first.FitReport.Epochs, first.FitReport.StoppedBy
 	rep.Full.Architecture, rep.Full.Loaded = first.FitReport.Architecture, first.FitReport.Loaded
 	rep.Full.Hidden, rep.Full.Candidates, rep.Full.Selection = first.Chosen, first.Candidates, first.Selection
@@ -341,23 +390,49 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 			rep.Perturb = inference.DefaultPerturb
 		}
 	}
-	if len(reds[0].Folds) > 1 {
+	if folds := s.reds[0].Folds; len(folds) > 1 {
 		// Every fold's evaluation rows, each evaluated once: every row
 		// of a seeded cross-fit, the fold numbers' rows of a partition.
-		rep.CrossFit, rep.NEval = len(reds[0].Folds), 0
-		for _, p := range reds[0].Folds {
+		rep.CrossFit, rep.NEval = len(folds), 0
+		for _, p := range folds {
 			rep.NEval += len(p.EvalRows)
 		}
 	}
-	if M > 1 {
-		rep.Repeats, rep.Ensemble = M, opt.Ensemble
+	if s.reps > 1 {
+		rep.Repeats, rep.Ensemble = s.reps, opt.Ensemble
 	}
 	rep.Debias, rep.BiasAware, rep.ScoreUpper = opt.Debias, opt.BiasAware, opt.ScoreUpper
 	rep.BiasDirected = opt.BiasAware && opt.DirectedBias
+	for _, r := range res {
+		if r.Test != "" {
+			rep.Test = r.Test
+		}
+	}
 	rep.Partition = cfg.Partition != nil
 	rep.TrainedElsewhere = cfg.TrainedElsewhere && cfg.Pretrained() && cfg.Partition == nil
-	rep.Warnings = append(notes, fullWarnings(m, rep.Full)...)
+	rep.Warnings = append(s.notes, fullWarnings(m, rep.Full)...)
 	return rep, nil
+}
+
+// prepareRepetition is prepareRun's folds of repetition rep of cfg; in the
+// first, the full model's kind is chosen against cfg.Rivals (chooseKind;
+// nil kindChoice without rivals), and cfg becomes the chosen kind's for the
+// later repetitions.
+func prepareRepetition(ctx context.Context, d *dataio.Dataset, cfg *Config, rep, workers int) ([]*framework.Problem, *kindChoice, error) {
+	c := repetitionConfig(*cfg, rep)
+	folds, err := prepareRun(ctx, d, c, workers)
+	if err != nil || rep > 0 || len(cfg.Rivals) == 0 || cfg.Saved != nil || cfg.Pretrained() {
+		return folds, nil, err
+	}
+	kc, err := chooseKind(ctx, d, c, folds, workers)
+	if err != nil {
+		closeAll(folds)
+		return nil, nil, err
+	}
+	if kc.rival != nil {
+		*cfg = cfg.asRival(*kc.rival)
+	}
+	return kc.folds, kc, nil
 }
 
 // prepareRun is PrepareFolds with Config.CrossFit >= 2 folds, else

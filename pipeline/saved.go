@@ -41,6 +41,10 @@ func TrainModel(ctx context.Context, d *dataio.Dataset, cfg Config, workers int)
 		Target: d.Names[sp.target], Features: slices.Clone(sp.names), Seed: cfg.Seed,
 		Data: dataio.DataFingerprint(d), Partition: PartitionSum(cfg.Partition),
 	}
+	if d.Encoding != nil {
+		opts := d.Encoding.Options
+		s.Prepare = &opts
+	}
 	if cfg.CrossFit >= 2 {
 		s.CrossFit = cfg.CrossFit
 	} else {
@@ -51,7 +55,12 @@ func TrainModel(ctx context.Context, d *dataio.Dataset, cfg Config, workers int)
 		s.Repeats = M
 	}
 	for rep := range M {
-		folds, err := prepareRun(ctx, d, repetitionConfig(cfg, rep), workers)
+		folds, kc, err := prepareRepetition(ctx, d, &cfg, rep, workers)
+		if kc != nil {
+			// The file is of the chosen kind, and says why.
+			s.Backend, s.Options, s.Candidates = cfg.BackendName, cfg.Options, candidateNames(cfg.Candidates)
+			s.Choice = kc.choice
+		}
 		if err == nil {
 			err = saveFolds(ctx, s, folds)
 			for _, p := range folds {
@@ -82,7 +91,7 @@ func saveFolds(ctx context.Context, s *dataio.SavedModel, folds []*framework.Pro
 			}
 			return fmt.Errorf("save full model: %w", err)
 		}
-		s.Folds = append(s.Folds, dataio.SavedFold{Mean: p.Means, SD: p.SDs, Options: p.Spec.Options,
+		s.Folds = append(s.Folds, dataio.SavedFold{Mean: p.Means, SD: p.SDs, Fill: p.Fill, Options: p.Spec.Options,
 			Chosen: p.Chosen, Candidates: p.Candidates, Selection: p.Selection, Params: state})
 	}
 	return nil
@@ -127,6 +136,9 @@ func trainFrac(cfg Config) float64 {
 func checkSaved(s *dataio.SavedModel, d *dataio.Dataset, cfg Config) error {
 	bad := func(format string, args ...any) error {
 		return &dataio.InputError{File: s.Source, Msg: fmt.Sprintf(format, args...)}
+	}
+	if err := checkSavedPrepare(s, d); err != nil {
+		return err
 	}
 	if got := dataio.DataFingerprint(d); got != s.Data {
 		return bad("the model was trained on other data than %s (the data's fingerprint differs: other rows, values or column names)", d.Source)
@@ -182,14 +194,17 @@ func checkSavedSetup(s *dataio.SavedModel, sp *setup) error {
 // options the run's (spec's with the chosen one of cfg.Candidates laid
 // over them): a new model of spec with those options, loaded with its
 // state, and the choice among the candidates as the training run made it.
-func loadSaved(ctx context.Context, cfg Config, spec framework.ModelSpec, fold int, means, sds []float64) (*selection, error) {
+func loadSaved(ctx context.Context, cfg Config, spec framework.ModelSpec, fold int, fit fitted) (*selection, error) {
 	s, be, cands := cfg.Saved, cfg.Backend, cfg.Candidates
 	if fold >= len(s.Folds) {
 		return nil, &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("the model file holds %d models, the run needs fold %d", len(s.Folds), fold+1)}
 	}
 	f := s.Folds[fold]
-	if !slices.Equal(f.Mean, means) || !slices.Equal(f.SD, sds) {
+	if !slices.Equal(f.Mean, fit.means) || !slices.Equal(f.SD, fit.sds) {
 		return nil, &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("the standardisation of fold %d differs from the model's (other split?)", fold+1)}
+	}
+	if !slices.Equal(f.Fill, fit.fill) {
+		return nil, &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("the imputation of fold %d's missing cells differs from the model's (other split or data?)", fold+1)}
 	}
 	// The fold's options are the run's (spec's, the caller's), laid over
 	// with its chosen candidate's: a model file's options never reach a
@@ -198,8 +213,13 @@ func loadSaved(ctx context.Context, cfg Config, spec framework.ModelSpec, fold i
 	if err != nil {
 		return nil, &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("fold %d: %v", fold+1, err)}
 	}
-	if !maps.Equal(opts, f.Options) {
-		return nil, &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("fold %d was trained with backend options %v, not the run's %v", fold+1, f.Options, opts)}
+	// A model tunes the values of options the run gives (framework.Tuner):
+	// other keys are refused before any model is made.
+	mismatch := func(run map[string]string) error {
+		return &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("fold %d was trained with backend options %v, not the run's %v", fold+1, f.Options, run)}
+	}
+	if !slices.Equal(slices.Sorted(maps.Keys(opts)), slices.Sorted(maps.Keys(f.Options))) {
+		return nil, mismatch(opts)
 	}
 	spec.Options = opts
 	full, err := be.New(ctx, spec)
@@ -220,7 +240,19 @@ func loadSaved(ctx context.Context, cfg Config, spec framework.ModelSpec, fold i
 		framework.Release(full)
 		return nil, fmt.Errorf("load from %s: %w", s.Source, err)
 	}
+	// The fold's options are the run's with what the model tuned (its
+	// state says) laid over them, as training recorded them.
+	if spec.Options = withTuned(opts, full); !maps.Equal(spec.Options, f.Options) {
+		framework.Release(full)
+		return nil, mismatch(spec.Options)
+	}
 	return &selection{model: full, spec: spec, chosen: f.Chosen, scores: f.Candidates, note: f.Selection}, nil
+}
+
+// fitted is what a fold's train rows fitted before its full model: the
+// standardisation and the imputation of missing cells (nil without).
+type fitted struct {
+	means, sds, fill []float64
 }
 
 // foldOptions returns the options of the full model that chose the
@@ -239,4 +271,31 @@ func foldOptions(base map[string]string, cands []Candidate, chosen string) (map[
 		}
 	}
 	return nil, fmt.Errorf("chose candidate %q, not one of the run's %v", chosen, candidateNames(cands))
+}
+
+// checkSavedPrepare reports data prepared otherwise than the saved
+// model's (SavedModel.Prepare): other column selection, categorical
+// columns or missing-value policy.
+func checkSavedPrepare(s *dataio.SavedModel, d *dataio.Dataset) error {
+	var got *dataio.PrepareOptions
+	if d.Encoding != nil {
+		got = &d.Encoding.Options
+	}
+	if s.Prepare == nil && got == nil {
+		return nil
+	}
+	if s.Prepare == nil || got == nil || !s.Prepare.Equal(*got) {
+		return &dataio.InputError{File: s.Source, Msg: fmt.Sprintf("the model was trained on data prepared with %s, not %s", s.Prepare, got)}
+	}
+	return nil
+}
+
+// withTuned is opts with the options model m tuned (framework.Tuner) laid
+// over them: the options that refit m's kind without its search.
+func withTuned(opts map[string]string, m framework.Model) map[string]string {
+	t := framework.TunedOptions(m)
+	if len(t) == 0 {
+		return opts
+	}
+	return mergeOptions(opts, t)
 }

@@ -157,6 +157,9 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 			fmt.Fprint(w, "  upper ends: score")
 		}
 		fmt.Fprintf(w, "  p_value: H0 VI <= %g", r.Delta)
+		if by := covarianceTested(r.Results); len(by) > 0 {
+			fmt.Fprintf(w, " (%s: covariance test)", strings.Join(by, ", "))
+		}
 		if r.Adjust != "" && r.Adjust != "none" {
 			fmt.Fprintf(w, "  adjust %s", r.Adjust)
 		}
@@ -317,7 +320,7 @@ func writeFullDiagnostics(w io.Writer, r *pipeline.Report) {
 		parts = append(parts, h)
 	}
 	if r.Full.Architecture != "" {
-		parts = append(parts, "network "+r.Full.Architecture)
+		parts = append(parts, r.Full.Architecture)
 	}
 	if r.Full.Loaded {
 		parts = append(parts, "loaded, not trained")
@@ -337,6 +340,9 @@ func writeFullDiagnostics(w io.Writer, r *pipeline.Report) {
 	if len(parts) > 0 {
 		fmt.Fprintf(w, "full model: %s\n", strings.Join(parts, "; "))
 	}
+	if l := choiceLine(r); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	if len(r.Full.Baselines) > 0 {
 		bs := make([]string, len(r.Full.Baselines))
 		for i, b := range r.Full.Baselines {
@@ -350,4 +356,59 @@ func writeFullDiagnostics(w io.Writer, r *pipeline.Report) {
 		}
 		fmt.Fprintf(w, "baselines: %s %s\n", r.Measure, strings.Join(bs, ", "))
 	}
+}
+
+// choiceLine says how the full model's kind was chosen: the chosen kind's
+// cross-validated loss, the others' with the standard error of their
+// difference from the backend's model, and why; "" without a choice.
+func choiceLine(r *pipeline.Report) string {
+	c := r.Full.Choice
+	if c == nil || len(c.Kinds) < 2 {
+		return ""
+	}
+	name := func(k framework.KindScore) string {
+		if k.Model == "" {
+			return k.Name
+		}
+		return k.Name + " (" + kindModel(k, c) + ")"
+	}
+	var chosen string
+	var others []string
+	for _, k := range c.Kinds {
+		if k.Name == c.Chosen {
+			chosen = name(k) + " with cross-validated " + c.Measure + " " + num(k.Loss)
+			continue
+		}
+		others = append(others, name(k)+" "+num(k.Loss))
+	}
+	var ses []string
+	for _, k := range c.Kinds[1:] {
+		ses = append(ses, num(k.DiffSE))
+	}
+	return fmt.Sprintf("model choice: %s vs %s, se of the difference %s: %s", chosen, strings.Join(others, ", "), strings.Join(ses, ", "), c.Reason)
+}
+
+// autoHiddenBackend is the backend whose architecture --hidden auto
+// chooses (and the header names by its hidden widths).
+const autoHiddenBackend = "mlp"
+
+// kindModel is a kind's model as the header names it: the mlp's chosen
+// architecture as its hidden widths.
+func kindModel(k framework.KindScore, c *framework.ModelChoice) string {
+	if k.Name == autoHiddenBackend && k.Name == c.Kinds[0].Name && !strings.Contains(k.Model, " ") {
+		return "hidden " + k.Model
+	}
+	return k.Model
+}
+
+// covarianceTested are the estimators whose p-values come from the
+// covariance test (inference.TestCovariance), in the results' order.
+func covarianceTested(res []inference.Result) []string {
+	var out []string
+	for _, r := range res {
+		if r.Test == inference.TestCovariance.String() && !slices.Contains(out, r.Estimator) {
+			out = append(out, r.Estimator)
+		}
+	}
+	return out
 }

@@ -41,8 +41,8 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 // quarter of the steps, then a linear fall to zero), and Adam resumes from
 // the second-moment estimates Fit ended with (nn.Adam.Resumed): a fresh
 // state's first steps move every parameter by about the learning rate.
-// Both brought lazy-es's 120 default steps within 3 accuracy points of
-// retrain on the digits (docs/defaults.md). The last parameters are kept.
+// Both let lazy-es's few default steps come close to retraining (see
+// docs/defaults.md). The last parameters are kept.
 func (md *Model) WarmStart(ctx context.Context, x mat.Matrix, y []float64, steps int, seed int64) (framework.Model, error) {
 	xg, target, err := md.head.WarmArgs(ctx, md.trained.Fitted, x, md.inputs, y)
 	if err != nil {

@@ -35,7 +35,7 @@ const (
 
 var optionInfo = []framework.OptionInfo{
 	{Name: "ridge", Default: "0",
-		Usage: "L2 penalty on the slopes of the standardised inputs (not the intercept), unnormalised like sklearn's Ridge(alpha); 0 is plain OLS / logistic regression"},
+		Usage: "L2 penalty on the slopes of the standardised inputs (not the intercept), unnormalised like sklearn's Ridge(alpha); 0 is plain OLS / logistic regression; auto chooses it by 5-fold cross-validation on the training rows among n 10^k, k from -4 to 0"},
 	{Name: "maxiter", Default: strconv.Itoa(DefaultMaxIter),
 		Usage: "maximum Newton (IRLS) iterations of logistic regression"},
 }
@@ -52,6 +52,7 @@ func (Backend) New(_ context.Context, spec framework.ModelSpec) (framework.Model
 
 type config struct {
 	ridge   float64
+	auto    bool // ridge is chosen by cross-validation at Fit (option ridge auto)
 	maxIter int
 }
 
@@ -66,9 +67,13 @@ func parseOptions(opts map[string]string) (config, error) {
 		v := strings.TrimSpace(opts[k])
 		switch k {
 		case "ridge":
+			if strings.EqualFold(v, RidgeAuto) {
+				cfg.auto = true
+				continue
+			}
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-				return config{}, framework.Usagef("linear: option ridge: bad value %q (want a finite number >= 0)", v)
+				return config{}, framework.Usagef("linear: option ridge: bad value %q (want a finite number >= 0, or auto)", v)
 			}
 			cfg.ridge = f
 		case "maxiter":

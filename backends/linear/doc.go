@@ -46,6 +46,18 @@
 // of freedom are n - trace(Z A^-1 Z^T). For logistic regression it is the
 // inverse of the (penalised) Fisher information at the estimate.
 //
+// # Wide data
+//
+// With more parameters than training rows (p+1 > n) the fit is solved in
+// the n-dimensional dual: with a ridge penalty the slopes are C^T (C C^T +
+// ridge I)^-1 y_c (C the standardised inputs with the intercept projected
+// out), O(n^2 p) time and O(n p) memory instead of the primal QR's
+// (n+p) x (p+1) matrix; without one the pivoted QR of the n x (p+1) design
+// keeps at most n columns and aliases the others. Logistic regression's
+// Newton steps are solved the same way. No covariance is formed (it would
+// be (p+1)^2 numbers and O(p^3) time, for standard errors that fewer rows
+// than parameters cannot support): Coefficients reports them as NaN.
+//
 // # Gradients
 //
 // A linear model is its own linearisation: the gradient of h with respect to

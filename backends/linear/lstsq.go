@@ -94,18 +94,86 @@ func solveLS(a blas64.General, b []float64) lsq {
 func (s lsq) unscaledCov() []float64 {
 	q := len(s.theta)
 	r := s.rank
-	// (R^-1 R^-T)[k,l] = sum_t rinv[k,t] rinv[l,t], t >= max(k,l).
+	// R^-1 R^-T in pivoted order (one matrix product), then scattered.
+	rr := blas64.General{Rows: r, Cols: r, Stride: max(r, 1), Data: make([]float64, r*r)}
+	if r > 0 {
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1, s.rinv, s.rinv, 0, rr)
+	}
 	cov := make([]float64, q*q)
 	for k := 0; k < r; k++ {
-		for l := k; l < r; l++ {
-			sum := 0.0
-			for t := l; t < r; t++ {
-				sum += s.rinv.Data[k*s.rinv.Stride+t] * s.rinv.Data[l*s.rinv.Stride+t]
-			}
-			i, j := s.piv[k], s.piv[l]
-			cov[i*q+j] = sum
-			cov[j*q+i] = sum
+		i := s.piv[k]
+		for l := 0; l < r; l++ {
+			cov[i*q+s.piv[l]] = rr.Data[k*rr.Stride+l]
 		}
 	}
 	return cov
+}
+
+// wide reports whether a design of m rows and q columns has more columns
+// than rows: its least-squares problem is then solved in the m-dimensional
+// dual (solveRidgeDual) or by a QR of the m x q design, and the q x q
+// covariance, which would dominate the fit's time and memory, is not
+// formed.
+func wide(m, q int) bool { return q > m }
+
+// solveRidgeDual solves min ||a theta - b||^2 + ridge ||theta_{1..q-1}||^2
+// (ridge > 0) for a (m x q) whose column 0 is the unpenalised intercept's,
+// in the m-dimensional dual: with u the intercept column and C the other
+// columns with u projected out, the slopes are C^T (C C^T + ridge I)^-1 b_c
+// (b_c: b with u projected out) and the intercept u.(b - A_1 slopes)/u.u.
+// Time O(m^2 q + m^3), memory O(m q), against the primal's (m+q) x q QR.
+// It also returns the trace of the hat matrix of the fit, 1 + trace(K
+// (K + ridge I)^-1) with K = C C^T, for the residual degrees of freedom.
+func solveRidgeDual(a blas64.General, b []float64, ridge float64) (theta []float64, traceH float64, ok bool) {
+	m, q := a.Rows, a.Cols
+	p := q - 1
+	uu, ub := 0.0, 0.0
+	for i := 0; i < m; i++ {
+		u := a.Data[i*a.Stride]
+		uu += u * u
+		ub += u * b[i]
+	}
+	if !(uu > 0) {
+		return nil, 0, false
+	}
+	// w = A_1^T u / u.u, C = A_1 - u w^T, b_c = b - u (u.b)/u.u.
+	w := make([]float64, p)
+	for i := 0; i < m; i++ {
+		u := a.Data[i*a.Stride] / uu
+		blas64.Axpy(u, blas64.Vector{N: p, Inc: 1, Data: a.Data[i*a.Stride+1 : i*a.Stride+q]}, blas64.Vector{N: p, Inc: 1, Data: w})
+	}
+	c := blas64.General{Rows: m, Cols: p, Stride: max(p, 1), Data: make([]float64, m*p)}
+	bc := make([]float64, m)
+	for i := 0; i < m; i++ {
+		u := a.Data[i*a.Stride]
+		row := c.Data[i*c.Stride : i*c.Stride+p]
+		copy(row, a.Data[i*a.Stride+1:i*a.Stride+q])
+		blas64.Axpy(-u, blas64.Vector{N: p, Inc: 1, Data: w}, blas64.Vector{N: p, Inc: 1, Data: row})
+		bc[i] = b[i] - u*ub/uu
+	}
+	// K + ridge I = C C^T + ridge I, its Cholesky factor, alpha.
+	k := blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: make([]float64, m*m)}
+	blas64.Syrk(blas.NoTrans, 1, c, 0, k)
+	for i := 0; i < m; i++ {
+		k.Data[i*m+i] += ridge
+	}
+	t, ok := lapack64.Potrf(k)
+	if !ok {
+		return nil, 0, false
+	}
+	alpha := blas64.General{Rows: m, Cols: 1, Stride: 1, Data: bc}
+	lapack64.Potrs(t, alpha)
+	theta = make([]float64, q)
+	blas64.Gemv(blas.Trans, 1, c, blas64.Vector{N: m, Inc: 1, Data: alpha.Data}, 0, blas64.Vector{N: p, Inc: 1, Data: theta[1:]})
+	theta[0] = ub/uu - blas64.Dot(blas64.Vector{N: p, Inc: 1, Data: w}, blas64.Vector{N: p, Inc: 1, Data: theta[1:]})
+	// trace(K (K + ridge I)^-1) = m - ridge trace((K + ridge I)^-1).
+	inv, ok := lapack64.Potri(t)
+	if !ok {
+		return nil, 0, false
+	}
+	traceH = 1 + float64(m)
+	for i := 0; i < m; i++ {
+		traceH -= ridge * inv.Data[i*inv.Stride+i]
+	}
+	return theta, traceH, true
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -18,12 +19,13 @@ type Model struct {
 	task   framework.Task
 	inputs int
 	cfg    config
+	seed   int64 // seeds the folds of the ridge search (option ridge auto)
 
 	// Set by Fit, read-only afterwards.
 	fitted bool
 	mu, sd []float64 // input standardisation
 	theta  []float64 // intercept, then slopes on the standardised inputs
-	cov    []float64 // (p+1) x (p+1) covariance of theta; NaN for aliased
+	cov    []float64 // (p+1) x (p+1) covariance of theta; NaN for aliased; nil when p+1 > n
 	alias  []bool
 	rank   int
 	sigma2 float64 // residual variance (regression); 1 for binary
@@ -49,7 +51,7 @@ func NewModel(spec framework.ModelSpec) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Model{task: spec.Task, inputs: spec.Inputs, cfg: cfg}, nil
+	return &Model{task: spec.Task, inputs: spec.Inputs, cfg: cfg, seed: spec.Seed}, nil
 }
 
 // NumParams returns p + 1: the intercept and one slope per input.
@@ -66,7 +68,9 @@ type Coefficients struct {
 	Intercept, InterceptSE float64
 	Slopes, SlopeSE        []float64
 	// Aliased marks input columns that are linear combinations of earlier
-	// ones (or constant): slope 0, standard error NaN.
+	// ones (or constant): slope 0, standard error NaN. With more
+	// parameters than training rows (p+1 > n) no covariance is formed and
+	// every standard error is NaN.
 	Aliased []bool
 	Rank    int     // numerical rank of the design (intercept included)
 	Sigma2  float64 // residual variance estimate (regression); 1 for binary
@@ -91,13 +95,20 @@ func (md *Model) Coefficients() (Coefficients, error) {
 	for k := 0; k < p; k++ {
 		c.Slopes[k] = md.theta[k+1] / md.sd[k]
 		c.Aliased[k] = md.alias[k+1]
-		c.SlopeSE[k] = math.Sqrt(md.cov[(k+1)*q+k+1]) / md.sd[k]
+		c.SlopeSE[k] = math.NaN()
+		if md.cov != nil {
+			c.SlopeSE[k] = math.Sqrt(md.cov[(k+1)*q+k+1]) / md.sd[k]
+		}
 		if c.Aliased[k] {
 			c.SlopeSE[k] = math.NaN()
 			continue
 		}
 		c.Intercept -= md.mu[k] * c.Slopes[k]
 		a[k+1] = -md.mu[k] / md.sd[k]
+	}
+	if md.cov == nil {
+		c.InterceptSE = math.NaN()
+		return c, nil
 	}
 	v := 0.0
 	for i := 0; i < q; i++ {
@@ -173,7 +184,7 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	if err != nil {
 		return err
 	}
-	n, p := xg.Rows, md.inputs
+	n := xg.Rows
 	if len(y) != n {
 		return fmt.Errorf("linear: Fit: %d rows but %d responses", n, len(y))
 	}
@@ -188,6 +199,22 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("linear: %w", err)
 	}
+	if md.cfg.auto {
+		if md.cfg.ridge, err = md.tuneRidge(ctx, xg, y); err != nil {
+			return err
+		}
+	}
+	if err := md.fitRows(ctx, xg, y); err != nil {
+		return err
+	}
+	md.fitted = true
+	return nil
+}
+
+// fitRows standardises the inputs and estimates theta on the rows of xg
+// with the configured penalty.
+func (md *Model) fitRows(ctx context.Context, xg blas64.General, y []float64) error {
+	n, p := xg.Rows, md.inputs
 	md.mu, md.sd = make([]float64, p), make([]float64, p)
 	for k := 0; k < p; k++ {
 		var s float64
@@ -210,15 +237,9 @@ func (md *Model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 		md.mu[k], md.sd[k] = mean, sd
 	}
 	if md.task == framework.Binary {
-		err = md.fitLogistic(ctx, xg, y)
-	} else {
-		md.fitOLS(xg, y)
+		return md.fitLogistic(ctx, xg, y)
 	}
-	if err != nil {
-		return err
-	}
-	md.fitted = true
-	return nil
+	return md.fitOLS(xg, y)
 }
 
 // augmented returns [z; sqrt(ridge) D] and [b; 0] when ridge > 0, else z
@@ -240,44 +261,83 @@ func (md *Model) augmented(z blas64.General, b []float64) (blas64.General, []flo
 	return a, bb
 }
 
-func (md *Model) fitOLS(xg blas64.General, y []float64) {
+func (md *Model) fitOLS(xg blas64.General, y []float64) error {
 	n, q := xg.Rows, md.inputs+1
+	if wide(n, q) {
+		return md.fitOLSWide(xg, y)
+	}
 	// solveLS overwrites the design and the response.
 	a, b := md.augmented(md.design(xg, nil), append([]float64(nil), y...))
 	s := solveLS(a, b)
 	md.theta, md.alias, md.rank = s.theta, s.aliased, s.rank
-	rss := 0.0
-	for i, f := range md.eta(xg, md.theta) {
-		rss += (y[i] - f) * (y[i] - f)
-	}
+	rss := md.rss(xg, y)
 	ainv := s.unscaledCov() // (Z^T Z + ridge D)^-1
 	cov := ainv
 	df := float64(n - s.rank)
 	if r := md.cfg.ridge; r > 0 {
 		// Sandwich A^-1 Z^T Z A^-1 = A^-1 - r A^-1 D A^-1, and
 		// trace(H) = q - r trace(D A^-1).
-		cov = make([]float64, q*q)
+		// The product is one matrix multiply: A^-1's columns 1..q-1
+		// times their transpose (A^-1 is symmetric).
+		cov = append([]float64(nil), ainv...)
+		cols := blas64.General{Rows: q, Cols: q - 1, Stride: q, Data: ainv[1:]}
+		blas64.Gemm(blas.NoTrans, blas.Trans, -r, cols, cols, 1, blas64.General{Rows: q, Cols: q, Stride: q, Data: cov})
 		tr := float64(q)
-		for i := 0; i < q; i++ {
-			if i > 0 {
-				tr -= r * ainv[i*q+i]
-			}
-			for j := 0; j < q; j++ {
-				v := ainv[i*q+j]
-				for k := 1; k < q; k++ {
-					v -= r * ainv[i*q+k] * ainv[k*q+j]
-				}
-				cov[i*q+j] = v
-			}
+		for i := 1; i < q; i++ {
+			tr -= r * ainv[i*q+i]
 		}
 		df = float64(n) - tr
 	}
+	md.setSigma2(rss, df)
+	md.cov = scaleCov(cov, md.sigma2, md.alias)
+	return nil
+}
+
+// fitOLSWide is fitOLS for more parameters than rows: with a ridge
+// penalty in the n-dimensional dual (solveRidgeDual), without one by the
+// pivoted QR of the n x (p+1) design, whose rank is at most n (the other
+// columns aliased). The covariance is not formed: the (p+1)^2 matrix
+// would cost O(p^3) time and O(p^2) memory for standard errors that with
+// fewer rows than parameters the data cannot support; Coefficients
+// reports them as NaN.
+func (md *Model) fitOLSWide(xg blas64.General, y []float64) error {
+	n, q := xg.Rows, md.inputs+1
+	z := md.design(xg, nil)
+	df := 0.0
+	if r := md.cfg.ridge; r > 0 {
+		theta, tr, ok := solveRidgeDual(z, y, r)
+		if !ok {
+			return fmt.Errorf("linear: the ridge system of %d rows and %d inputs is not positive definite", n, md.inputs)
+		}
+		md.theta, md.alias, md.rank = theta, make([]bool, q), q
+		df = float64(n) - tr
+	} else {
+		s := solveLS(z, append([]float64(nil), y...))
+		md.theta, md.alias, md.rank = s.theta, s.aliased, s.rank
+		df = float64(n - s.rank)
+	}
+	md.setSigma2(md.rss(xg, y), df)
+	md.cov = nil
+	return nil
+}
+
+// rss is the residual sum of squares of the fitted theta on x, y.
+func (md *Model) rss(xg blas64.General, y []float64) float64 {
+	rss := 0.0
+	for i, f := range md.eta(xg, md.theta) {
+		rss += (y[i] - f) * (y[i] - f)
+	}
+	return rss
+}
+
+// setSigma2 sets the residual degrees of freedom and variance (NaN
+// without degrees of freedom).
+func (md *Model) setSigma2(rss, df float64) {
 	md.df = df
 	md.sigma2 = math.NaN()
 	if df > 0 {
 		md.sigma2 = rss / df
 	}
-	md.cov = scaleCov(cov, md.sigma2, md.alias)
 }
 
 // scaleCov multiplies cov by s2 in place and sets the entries of aliased
@@ -354,12 +414,10 @@ func (md *Model) fitLogistic(ctx context.Context, xg blas64.General, y []float64
 			// sqrt(w) times the working response eta + (y - p)/w.
 			rhs[i] = sw[i]*eta[i] + (y[i]-pr)/sw[i]
 		}
-		a, b := md.augmented(md.design(xg, sw), rhs)
-		if md.cfg.ridge == 0 {
-			b = append([]float64(nil), rhs...)
+		next, err := md.irlsStep(xg, sw, rhs, &s)
+		if err != nil {
+			return err
 		}
-		s = solveLS(a, b)
-		next := s.theta
 		nd := deviance(next)
 		// Step halving keeps the (convex) objective from rising through
 		// round-off or an overshoot.
@@ -389,8 +447,33 @@ func (md *Model) fitLogistic(ctx context.Context, xg blas64.General, y []float64
 	}
 	md.sigma2 = 1
 	md.df = float64(n - s.rank)
-	md.cov = scaleCov(s.unscaledCov(), 1, md.alias)
+	md.cov = nil // not formed for more parameters than rows (fitOLSWide)
+	if !wide(n, q) {
+		md.cov = scaleCov(s.unscaledCov(), 1, md.alias)
+	}
 	return nil
+}
+
+// irlsStep solves one Newton step of logistic regression, the weighted
+// (penalised) least squares of rhs on the design scaled by sw, into s; for
+// more parameters than rows with a ridge penalty in the n-dimensional
+// dual (solveRidgeDual, every column kept: rank p+1).
+func (md *Model) irlsStep(xg blas64.General, sw, rhs []float64, s *lsq) ([]float64, error) {
+	n, q := xg.Rows, md.inputs+1
+	if wide(n, q) && md.cfg.ridge > 0 {
+		theta, _, ok := solveRidgeDual(md.design(xg, sw), rhs, md.cfg.ridge)
+		if !ok {
+			return nil, fmt.Errorf("linear: the weighted ridge system of %d rows and %d inputs is not positive definite", n, md.inputs)
+		}
+		*s = lsq{theta: theta, aliased: make([]bool, q), rank: q}
+		return theta, nil
+	}
+	a, b := md.augmented(md.design(xg, sw), rhs)
+	if md.cfg.ridge == 0 {
+		b = append([]float64(nil), rhs...)
+	}
+	*s = solveLS(a, b)
+	return s.theta, nil
 }
 
 // eta returns the linear predictor at theta for the rows of x.

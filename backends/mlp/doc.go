@@ -60,12 +60,10 @@
 // the validation loss kept. With valid=0 it watches the full training loss
 // instead.
 //
-// The defaults were chosen on Friedman-1 and an interaction setting
-// (research/2026-11-23-full-model-defaults.md): stopping on the training
-// loss (with patience 3, batch 256, at most 200 epochs) ends training on a
-// plateau of the minibatch noise, or at the cap on the high-dimensional
-// setting, with an evaluation MSE up to 1.8 times that of a network
-// trained until its validation loss stops improving.
+// Early stopping watches a validation slice rather than the training
+// loss because the training loss of minibatch training plateaus on its own
+// noise, or runs to the cap on high-dimensional data, well before the
+// network stops improving on data it has not seen.
 //
 // # Concurrency
 //

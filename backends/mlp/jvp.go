@@ -140,8 +140,7 @@ func (md *Model) productArgs(ctx context.Context, op string, x mat.Matrix, v *ma
 // (out x n) and dW = (Delta^T diag(a)) A is gonum's NoTrans x NoTrans
 // product instead of the Trans x NoTrans one on Delta as it is stored,
 // which gonum's kernels run faster, most on dense operands (on the real
-// signals both skip the ReLU's zeros;
-// research/2026-11-27-single-precision-products.md). The products
+// signals both skip the ReLU's zeros). The products
 // (JacobianTMul) use it; the kernel's JacobianTVec keeps the order its
 // sums had, so that the dense path's numbers stay what they were.
 func (md *Model) jacobianTVec(acts *activations, deltas []blas64.General, a, out, scratch []float64, transposed bool) []float64 {
@@ -189,8 +188,7 @@ var _ framework.SinglePrecisioner = (*Model)(nil)
 // precision (framework.SinglePrecisioner): the same products from float32
 // copies of the memoised signals (converted once per memo entry, their
 // bytes counted in its budget) by blas32.Gemm, faster than JacobianMul's
-// and JacobianTMul's float64 ones
-// (research/2026-11-27-single-precision-products.md). A multiclass model's
+// and JacobianTMul's float64 ones. A multiclass model's
 // products (a forward and a backward pass per vector) stay in float64.
 func (md *Model) SinglePrecision() framework.JacobianMultiplier { return single{md} }
 

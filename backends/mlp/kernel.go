@@ -223,12 +223,12 @@ func (md *Model) kernelInto(ctx context.Context, x1, x2 mat.Matrix, single bool,
 		k = make([]float64, n1*n2)
 	}
 	bs := min(kernelBlockRows, n1)
-	var ga, gd []float64
-	var ga32, gd32 []float32
+	kb := kernelBlocks{layers: len(md.layers), k: k, n2: n2, s2: s2, rep: rep,
+		a1: a1, d1: d1, a2t: a2t, d2t: d2t, f1: f1, a2t32: a2t32, d2t32: d2t32}
 	if single {
-		ga32, gd32 = make([]float32, bs*n2), make([]float32, bs*n2)
+		kb.ga32, kb.gd32 = make([]float32, bs*n2), make([]float32, bs*n2)
 	} else {
-		ga, gd = make([]float64, (bs/rep+2)*s2), make([]float64, bs*n2)
+		kb.ga, kb.gd = make([]float64, (bs/rep+2)*s2), make([]float64, bs*n2)
 	}
 	for i0 := 0; i0 < n1; i0 += bs {
 		if err := ctx.Err(); err != nil {
@@ -239,56 +239,88 @@ func (md *Model) kernelInto(ctx context.Context, x1, x2 mat.Matrix, single bool,
 		if sym {
 			j0 = i0 // upper trapezoid: columns from the block's diagonal on
 		}
-		cols := n2 - j0
 		if single {
-			gA := blas32.General{Rows: rows, Cols: cols, Stride: cols, Data: ga32[:rows*cols]}
-			gD := blas32.General{Rows: rows, Cols: cols, Stride: cols, Data: gd32[:rows*cols]}
-			for l := range md.layers {
-				blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, sub32(f1.acts[l], i0, rows), colsOf32(a2t32[l], j0), 0, gA)
-				blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, sub32(f1.deltas[l], i0, rows), colsOf32(d2t32[l], j0), 0, gD)
-				for r := 0; r < rows; r++ {
-					kr := k[(i0+r)*n2+j0 : (i0+r+1)*n2]
-					ar, dr := gA.Data[r*cols:(r+1)*cols], gD.Data[r*cols:(r+1)*cols]
-					for c := range kr {
-						kr[c] += float64(dr[c]) * (float64(ar[c]) + 1)
-					}
-				}
-			}
-			continue
-		}
-		// The samples of the block's rows and columns, for the Grams of
-		// the activations.
-		r0, c0 := i0/rep, j0/rep
-		srows, scols := (i0+rows-1)/rep+1-r0, s2-c0
-		gA := blas64.General{Rows: srows, Cols: scols, Stride: scols, Data: ga[:srows*scols]}
-		gD := blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: gd[:rows*cols]}
-		for l := range md.layers {
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, sub(a1.acts[l], r0, srows), colsOf(a2t[l], c0), 0, gA)
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, sub(d1[l], i0, rows), colsOf(d2t[l], j0), 0, gD)
-			for r := 0; r < rows; r++ {
-				kr := k[(i0+r)*n2+j0 : (i0+r+1)*n2]
-				ar := gA.Data[((i0+r)/rep-r0)*scols : ((i0+r)/rep-r0+1)*scols]
-				dr := gD.Data[r*cols : (r+1)*cols]
-				if rep == 1 {
-					for c := range kr {
-						kr[c] += dr[c] * (ar[c] + 1)
-					}
-					continue
-				}
-				// Column c is sample (j0 + c) / rep's.
-				for c, t := 0, 0; c < cols; t++ {
-					av := ar[t] + 1
-					for end := min((c0+t+1)*rep-j0, cols); c < end; c++ {
-						kr[c] += dr[c] * av
-					}
-				}
-			}
+			kb.add32(i0, j0, rows)
+		} else {
+			kb.add64(i0, j0, rows)
 		}
 	}
 	if sym {
 		linalg.MirrorUpper(k, n1, n1)
 	}
 	return mat.NewDense(n1, n2, k), nil
+}
+
+// kernelBlocks sums a kernel K (n1 x n2, row-major in k) block of rows
+// by block of rows: for each layer, the Gram of the activations (plus one,
+// for the bias) times the Gram of the deltas, elementwise. The left-hand
+// signals are a1 and d1 (f1 in single precision), the right-hand ones
+// transposed (a2t, d2t; a2t32, d2t32); ga, gd (ga32, gd32) hold a block's
+// Grams. With rep outputs a sample, K has rep rows a sample and the
+// activations' Grams are of the s2 samples.
+type kernelBlocks struct {
+	layers       int
+	k            []float64
+	n2, s2, rep  int
+	a1           *activations
+	d1, a2t, d2t []blas64.General
+	ga, gd       []float64
+	f1           *signals32
+	a2t32, d2t32 []blas32.General
+	ga32, gd32   []float32
+}
+
+// add32 adds the block of rows [i0, i0+rows) and columns [j0, n2), from
+// float32 Grams summed into float64 (one output: rep is 1).
+func (kb *kernelBlocks) add32(i0, j0, rows int) {
+	cols := kb.n2 - j0
+	gA := blas32.General{Rows: rows, Cols: cols, Stride: cols, Data: kb.ga32[:rows*cols]}
+	gD := blas32.General{Rows: rows, Cols: cols, Stride: cols, Data: kb.gd32[:rows*cols]}
+	for l := range kb.layers {
+		blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, sub32(kb.f1.acts[l], i0, rows), colsOf32(kb.a2t32[l], j0), 0, gA)
+		blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, sub32(kb.f1.deltas[l], i0, rows), colsOf32(kb.d2t32[l], j0), 0, gD)
+		for r := 0; r < rows; r++ {
+			kr := kb.k[(i0+r)*kb.n2+j0 : (i0+r+1)*kb.n2]
+			ar, dr := gA.Data[r*cols:(r+1)*cols], gD.Data[r*cols:(r+1)*cols]
+			for c := range kr {
+				kr[c] += float64(dr[c]) * (float64(ar[c]) + 1)
+			}
+		}
+	}
+}
+
+// add64 adds the block of rows [i0, i0+rows) and columns [j0, n2) in
+// float64.
+func (kb *kernelBlocks) add64(i0, j0, rows int) {
+	rep, n2, cols := kb.rep, kb.n2, kb.n2-j0
+	// The samples of the block's rows and columns, for the Grams of the
+	// activations.
+	r0, c0 := i0/rep, j0/rep
+	srows, scols := (i0+rows-1)/rep+1-r0, kb.s2-c0
+	gA := blas64.General{Rows: srows, Cols: scols, Stride: scols, Data: kb.ga[:srows*scols]}
+	gD := blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: kb.gd[:rows*cols]}
+	for l := range kb.layers {
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, sub(kb.a1.acts[l], r0, srows), colsOf(kb.a2t[l], c0), 0, gA)
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, sub(kb.d1[l], i0, rows), colsOf(kb.d2t[l], j0), 0, gD)
+		for r := 0; r < rows; r++ {
+			kr := kb.k[(i0+r)*n2+j0 : (i0+r+1)*n2]
+			ar := gA.Data[((i0+r)/rep-r0)*scols : ((i0+r)/rep-r0+1)*scols]
+			dr := gD.Data[r*cols : (r+1)*cols]
+			if rep == 1 {
+				for c := range kr {
+					kr[c] += dr[c] * (ar[c] + 1)
+				}
+				continue
+			}
+			// Column c is sample (j0 + c) / rep's.
+			for c, t := 0, 0; c < cols; t++ {
+				av := ar[t] + 1
+				for end := min((c0+t+1)*rep-j0, cols); c < end; c++ {
+					kr[c] += dr[c] * av
+				}
+			}
+		}
+	}
 }
 
 // sub returns rows [i0, i0+rows) of g.

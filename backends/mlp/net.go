@@ -154,8 +154,8 @@ func newActivations(layers []layer, rows int) *activations {
 // params is a parameter vector with, for the layers that are wider than
 // their input, a transposed copy of the weights (in x out). The products
 // below are then arranged so that gonum's inner loops (axpy or dot) run
-// along the longer of in and out, which for a narrow input layer (p = 6,
-// width 50) is several times faster than the other orientation.
+// along the longer of in and out, which for a narrow input layer is
+// several times faster than the other orientation.
 type params struct {
 	theta []float64
 	wt    []blas64.General // wt[l].Data is nil unless layers[l].transposed()

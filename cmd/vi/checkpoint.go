@@ -83,7 +83,7 @@ func newRunID(cmd *Command, d *dataio.Dataset, model *dataio.SavedModel) *runID 
 // shape the output or the schedule. A checkpoint from a run with another
 // fingerprint is not reused.
 func (id *runID) checkpoint() string {
-	return id.fingerprint("workers", "out", "format", "plot", "plugin-timeout", "backend-process", "level", "delta", "adjust", "ci-truncate")
+	return id.fingerprint("workers", "out", "format", "plot", "plugin-timeout", "backend-process", "level", "delta", "test", "adjust", "ci-truncate")
 }
 
 // merge identifies what every result of a run depends on, for the shards

@@ -143,7 +143,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	}
 	var units []framework.Feature
 	if len(groups) > 0 || onehot {
-		if units, err = dataio.ResolveFeatures(p.FeatureNames, r.targetName(d), groups, onehot); err != nil {
+		if units, err = dataio.ResolveUnits(p.FeatureNames, d.Units(), r.targetName(d), groups, onehot); err != nil {
 			return err
 		}
 	}

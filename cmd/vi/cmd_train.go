@@ -142,7 +142,11 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	if h := saved.Folds[0].Options["hidden"]; h != "" {
 		hidden = ", hidden " + h
 	}
-	fmt.Fprintf(a.stderr, "vi: wrote %s (%s: %s%s, seed %d, trained on %s; %d bytes)\n", o.data.out, what, r.backend.name, hidden, o.seed, d.Source, size)
+	kind := saved.Backend
+	if c := saved.Choice; c != nil && c.Chosen != r.backend.name {
+		kind += fmt.Sprintf(" (chosen over %s by cross-validated %s)", r.backend.name, c.Measure)
+	}
+	fmt.Fprintf(a.stderr, "vi: wrote %s (%s: %s%s, seed %d, trained on %s; %d bytes)\n", o.data.out, what, kind, hidden, o.seed, d.Source, size)
 	return nil
 }
 

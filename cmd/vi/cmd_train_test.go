@@ -17,7 +17,8 @@ func stripSeconds(b []byte) string {
 	return regexp.MustCompile(`"seconds": *\{[^}]*\}`).ReplaceAllString(s, `"seconds": {}`)
 }
 
-// TestTrainModelAndShards: on a 100-feature data set, vi estimate --model
+// TestTrainModelAndShards: on a 100-feature data set (160 rows: more
+// training rows than features), vi estimate --model
 // of a one-split model (vi train --repeats 1) gives the report of the run
 // that trains (timings aside), and vi merge of three shards, given in any
 // order, the report of the single run; both with lazy, dropout, retrain
@@ -36,7 +37,7 @@ func TestTrainModelAndShards(t *testing.T) {
 		}
 		return b
 	}
-	run("simulate", "--setting", "highdim", "--n", "150", "--seed", "3", "--out", "hd.csv")
+	run("simulate", "--setting", "highdim", "--n", "160", "--seed", "3", "--out", "hd.csv")
 	run("train", "--data", "hd.csv", "--target", "y", "--hidden", "20", "--seed", "3", "--repeats", "1", "--out", "hd.vimodel")
 	common := []string{"--data", "hd.csv", "--target", "y", "--hidden", "20", "--seed", "3", "--estimators", "lazy,dropout,retrain,lazy-es",
 		"--lambda", "10", "--es-steps", "20", "--adjust", "bh", "--format", "json", "--repeats", "1"}
@@ -183,14 +184,7 @@ func TestTrainDefaultModel(t *testing.T) {
 		t.Helper()
 		return viOK(t, dir, args...)
 	}
-	read := func(name string) string {
-		t.Helper()
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return stripSeconds(b)
-	}
+	read := func(name string) string { return readStripped(t, dir, name) }
 	writeFile(t, filepath.Join(dir, "lin.csv"), linearCSV(120))
 	fit := []string{"--data", "lin.csv", "--seed", "5", "--epochs", "5", "--hidden", "8", "--workers", "2"}
 	_, stderr, code := vi(t, dir, append([]string{"train", "--out", "lin.vimodel"}, fit...)...)
@@ -230,4 +224,39 @@ func TestTrainDefaultModel(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 with %q", c.args, code, stderr, c.want)
 		}
 	}
+}
+
+// TestTrainChosenKind: where the default chooses the linear model over the
+// network (linear data), vi train saves the linear models and the choice,
+// and vi estimate --model gives exactly the report of the default run that
+// trains (the model choice included; timings aside).
+func TestTrainChosenKind(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "lin.csv"), linearCSV(300))
+	common := []string{"--data", "lin.csv", "--seed", "5", "--workers", "2"}
+	_, stderr, code := vi(t, dir, append([]string{"train", "--out", "lin.vimodel", "--epochs", "5"}, common...)...)
+	if code != 0 || !strings.Contains(stderr, "linear (chosen over mlp by cross-validated mse)") {
+		t.Fatalf("vi train: exit %d: %s", code, stderr)
+	}
+	est := append([]string{"estimate", "--format", "json"}, common...)
+	viOK(t, dir, append(est, "--epochs", "5", "--out", "trained.json")...)
+	viOK(t, dir, append(est, "--model", "lin.vimodel", "--out", "model.json")...)
+	read := func(name string) string { return readStripped(t, dir, name) }
+	want := read("trained.json")
+	if !strings.Contains(want, `"backend": "linear"`) || !strings.Contains(want, `"chosen": "linear"`) {
+		t.Fatalf("the default run on linear data did not choose the linear model:\n%s", want)
+	}
+	if got := read("model.json"); got != want {
+		t.Fatalf("estimate --model differs from the default run that trains:\n%s\n---\n%s", got, want)
+	}
+}
+
+// readStripped reads the report dir/name without its timings (stripSeconds).
+func readStripped(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stripSeconds(b)
 }

@@ -190,3 +190,66 @@ func TestDefaultShardsMerge(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateTest: --test covariance takes cpi's p_value from the
+// covariance test and says so ("test": "covariance" in the report and in
+// the result, and in the table's header), leaving vi, se and the interval
+// as the estimate's; dropout's reduced model keeps the
+// estimate's test, as every result does with --delta or split inference
+// (and the report then names no test).
+func TestEstimateTest(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "lin.csv"), linearCSV(90))
+	type report struct {
+		Test    string `json:"test"`
+		Results []inference.Result
+	}
+	run := func(args ...string) report {
+		t.Helper()
+		var r report
+		out := viOK(t, dir, append(append([]string{"estimate", "--data", "lin.csv", "--estimators", "cpi,dropout", "--format", "json"}, fastArgs...), args...)...)
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for _, c := range []struct {
+		args []string
+		test string
+	}{
+		{nil, "covariance"},
+		{[]string{"--delta", "0.1"}, ""},
+		{[]string{"--inference", "split"}, ""},
+	} {
+		est := run(append([]string{"--test", "estimate"}, c.args...)...)
+		cov := run(append([]string{"--test", "covariance"}, c.args...)...)
+		if est.Test != "" || cov.Test != c.test {
+			t.Errorf("%v: test %q and %q, want \"\" and %q", c.args, est.Test, cov.Test, c.test)
+		}
+		differ := false
+		for i, e := range est.Results {
+			g := cov.Results[i]
+			if g.VI != e.VI || g.SE != e.SE || g.CILow != e.CILow || g.CIHigh != e.CIHigh {
+				t.Errorf("%v, %s %s: the covariance test changed the estimate or interval: %+v, %+v", c.args, e.Estimator, e.Feature, g, e)
+			}
+			want := ""
+			if e.Estimator == "cpi" {
+				want = c.test
+			}
+			if e.Test != "" || g.Test != want || e.Estimator != "cpi" && g.PValue != e.PValue {
+				t.Errorf("%v, %s %s: test %q p %v, want %q (the estimate's p %v)", c.args, e.Estimator, e.Feature, g.Test, g.PValue, want, e.PValue)
+			}
+			differ = differ || g.PValue != e.PValue
+		}
+		if differ != (c.test != "") {
+			t.Errorf("%v: p-values differ %v, want %v", c.args, differ, c.test != "")
+		}
+	}
+	table := viOK(t, dir, append([]string{"estimate", "--data", "lin.csv", "--estimators", "cpi", "--test", "covariance"}, fastArgs...)...)
+	if !strings.Contains(table, "p_value: H0 VI <= 0 (cpi: covariance test)") {
+		t.Errorf("table header does not name the covariance test:\n%s", table)
+	}
+	if _, stderr, code := vi(t, dir, "estimate", "--test", "bogus"); code != 2 || !strings.Contains(stderr, "estimate or covariance") {
+		t.Errorf("--test bogus: exit %d: %s", code, stderr)
+	}
+}

@@ -25,12 +25,15 @@ type inferenceFlags struct {
 	twoSided   bool
 	scoreUpper bool
 	delta      float64
+	test       string
 	adjust     string
 	ciTruncate bool
 
-	// parse's results: --inference auto, or its method; --adjust's.
+	// parse's results: --inference auto, or its method; --test's and
+	// --adjust's.
 	auto       bool
 	method     inference.Inference
+	testKind   inference.Test
 	adjustment inference.Adjust
 }
 
@@ -45,12 +48,13 @@ func (f *inferenceFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.twoSided, "bias-two-sided", false, "with --bias-aware, widen both ends of each interval by the bound")
 	fs.Float64Var(&f.perturb, "perturb", inference.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd (lazy's and lazy-es's: their baseline's)")
 	fs.Float64Var(&f.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
+	fs.StringVar(&f.test, "test", "estimate", "where p_value comes from: `test` estimate (the VI estimate's own test, which agrees with its interval) or covariance (for cpi, whose reduced model is the full model's conditional mean: a test of H0 VI = 0 by the covariance between the reduced model's residual and the full model's departure from it, with more power; with the paired estimate, mse, r2 or logloss and --delta 0; other estimators keep estimate)")
 	fs.StringVar(&f.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
 	fs.BoolVar(&f.ciTruncate, "ci-truncate", false, "floor the intervals at 0")
 }
 
-// parse checks what needs nothing else: --inference, --adjust, --delta
-// and --crossfit.
+// parse checks what needs nothing else: --inference, --adjust, --test,
+// --delta and --crossfit.
 func (f *inferenceFlags) parse() error {
 	f.auto = strings.EqualFold(strings.TrimSpace(f.inference), "auto")
 	f.method = inference.Split
@@ -61,6 +65,9 @@ func (f *inferenceFlags) parse() error {
 		}
 	}
 	if f.adjustment, err = inference.ParseAdjust(f.adjust); err != nil {
+		return err
+	}
+	if f.testKind, err = inference.ParseTest(f.test); err != nil {
 		return err
 	}
 	if math.IsNaN(f.delta) || math.IsInf(f.delta, 0) {
@@ -180,6 +187,7 @@ func (f *inferenceFlags) options(set map[string]bool, level float64) (inference.
 		DirectedBias: f.biasAware && !f.twoSided,
 		ScoreUpper:   f.scoreUpper,
 		Delta:        f.delta,
+		Test:         f.testKind,
 		Adjust:       f.adjustment,
 		CITruncate:   f.ciTruncate,
 	}, nil

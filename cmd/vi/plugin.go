@@ -31,6 +31,9 @@ import (
 // The backend process's stderr reaches vi's stderr through log, which drops
 // go-plugin's own report of the process's exit (vi's error says it).
 func (s backendSpec) open(ctx context.Context, log io.Writer) (framework.Backend, func() error, error) {
+	if s.attach != "" {
+		return s.openAttached(ctx)
+	}
 	if s.plugin == "" && !s.process {
 		return s.openInProcess()
 	}
@@ -64,6 +67,22 @@ func (s backendSpec) open(ctx context.Context, log io.Writer) (framework.Backend
 		return nil, nil, err // names the backend and the step
 	}
 	return c.Backend(), c.Close, nil
+}
+
+// openAttached returns the backend a running process serves (--plugin-attach)
+// and a function that detaches from it; the process goes on serving. A
+// handshake of another protocol version or format is the user's mistake.
+func (s backendSpec) openAttached(ctx context.Context) (framework.Backend, func() error, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.startTimeout)
+	defer cancel()
+	be, stop, err := backendplugin.Attach(ctx, s.name, s.attach)
+	if errors.Is(err, backendplugin.ErrIncompatible) {
+		return nil, nil, usageError{fmt.Errorf("--plugin-attach %s: %w", s.attach, err)}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return be, func() error { stop(); return nil }, nil
 }
 
 // openInProcess returns the registered built-in backend s.name, run in
@@ -245,6 +264,9 @@ func containsAny(b []byte, subs []string) bool {
 type backendSpec struct {
 	name   string // for messages and the report
 	plugin string // external executable; "" for a built-in backend
+	// attach is the handshake line of a backend a running process serves
+	// (--plugin-attach); "" to start or run one.
+	attach string
 	// process serves a built-in backend from a subprocess, as a plugin
 	// is served (--backend-process); without it a built-in backend runs
 	// in vi's own process.
@@ -252,6 +274,25 @@ type backendSpec struct {
 	// startTimeout bounds the plugin handshake (--plugin-timeout); 0:
 	// backendplugin's default.
 	startTimeout time.Duration
+}
+
+// external reports whether the backend is not one built into vi: a
+// plugin's, or an attached one.
+func (s backendSpec) external() bool { return s.plugin != "" || s.attach != "" }
+
+// attachSpec is the backendSpec of --plugin-attach line: named by --backend
+// when given (set), else "plugin"; it excludes --plugin and
+// --backend-process, which say how to start a backend.
+func attachSpec(line, name string, set map[string]bool) (backendSpec, error) {
+	for _, f := range []string{"plugin", "backend-process"} {
+		if set[f] {
+			return backendSpec{}, framework.Usagef("--plugin-attach and --%s exclude each other (--plugin-attach uses a backend that is already served)", f)
+		}
+	}
+	if !set["backend"] {
+		name = "plugin"
+	}
+	return backendSpec{name: name, attach: strings.TrimSpace(line)}, nil
 }
 
 // newBackendSpec checks the backend flags: a built-in name must be

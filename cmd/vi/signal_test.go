@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -45,9 +47,8 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, tc.name+".json")
 			// Whatever happens below, leave no vi or backend running.
-			cmd, stderr := startVi(t, dir, "estimate", "--data", "hd.csv", "--backend-process", "--format", "json", "--out", out)
+			cmd, stderr := startViTraining(t, dir, "estimate", "--data", "hd.csv", "--backend-process", "--format", "json", "--out", out)
 			child := waitChild(t, cmd.Process.Pid)
-			time.Sleep(300 * time.Millisecond) // let the full model's training start
 			backend, _ := os.FindProcess(child)
 			if err := tc.act(cmd.Process, backend); err != nil {
 				t.Fatal(err)
@@ -58,7 +59,7 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != 1 {
 				t.Errorf("exit code %d, want 1; stderr:\n%s", code, stderr.String())
 			}
-			msg := stderr.String()
+			msg := afterBar(stderr.String())
 			if !strings.HasPrefix(msg, "vi: ") || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, tc.want) {
 				t.Errorf("stderr %q: want one line \"vi: ...\" mentioning %q", msg, tc.want)
 			}
@@ -70,6 +71,64 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startViTraining starts vi with args and a progress bar on stderr (drawn
+// whatever stderr is), and returns once the bar says that the full model
+// is training. afterBar(stderr.String()) is what vi wrote after it.
+func startViTraining(t *testing.T, dir string, args ...string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(viBinary(t), append(args, "--progress", "bar")...)
+	cmd.Dir = dir
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	waitFor(t, stderr, "training the full model")
+	return cmd, stderr
+}
+
+// syncBuffer is a bytes.Buffer that vi's output may be written to while a
+// test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// waitFor waits until b holds want, for at most 30 s.
+func waitFor(t *testing.T, b *syncBuffer, want string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(b.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q in %q", want, b.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// afterBar is s after the last clearing of the progress bar's line: the
+// lines vi wrote once the bar was gone.
+func afterBar(s string) string {
+	const clear = "\r\033[K"
+	if i := strings.LastIndex(s, clear); i >= 0 {
+		return s[i+len(clear):]
+	}
+	return s
 }
 
 // waitChild returns the pid of the first child process of pid once it runs
@@ -130,8 +189,7 @@ func TestInterruptInProcess(t *testing.T) {
 		t.Fatalf("simulate: %s", stderr)
 	}
 	out := filepath.Join(dir, "out.json")
-	cmd, stderr := startVi(t, dir, "estimate", "--data", "hd.csv", "--format", "json", "--out", out)
-	time.Sleep(1500 * time.Millisecond) // let the full model's training start
+	cmd, stderr := startViTraining(t, dir, "estimate", "--data", "hd.csv", "--format", "json", "--out", out)
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +199,7 @@ func TestInterruptInProcess(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 1 {
 		t.Errorf("exit code %d, want 1; stderr:\n%s", code, stderr.String())
 	}
-	if msg := stderr.String(); msg != "vi: interrupted\n" {
+	if msg := afterBar(stderr.String()); msg != "vi: interrupted\n" {
 		t.Errorf("stderr %q, want \"vi: interrupted\\n\"", msg)
 	}
 	if _, err := os.Stat(out); err == nil {

@@ -20,23 +20,22 @@ type config struct {
 }
 
 // defaultSubsampleRows is the number of train rows the penalty is chosen
-// on at scale: half as many rows, or two folds instead of three, move the
-// VIs of null features by one to two standard errors
-// (research/2026-11-23-lazy-at-scale-levers.md).
+// on at scale: enough that the penalty chosen moves the VIs of null
+// features by a small fraction of their standard errors, where half as
+// many rows, or two folds instead of three, move them by standard errors.
 const defaultSubsampleRows = 1000
 
 // defaultSubsampleTol is the search's tolerance on the subsample and on
 // held-out rows, in decades of the penalty: coarser than the dense path's
-// searchTol (0.05), since the subsample's own penalty varies by more (0.1
-// decades from 1000 rows to 2000, up to 0.4 to 500) and the CV error is
-// flat near its minimum; the VIs move by a small fraction of their
-// standard errors for a quarter less search (BenchmarkScaleSearchVariants;
-// research/2026-11-23-lazy-at-scale-levers.md).
+// searchTol (0.05), since the subsample's own penalty varies by more from
+// one subsample size to another and the CV error is flat near its minimum:
+// the VIs move by a small fraction of their standard errors, for less
+// search (BenchmarkScaleSearchVariants).
 const defaultSubsampleTol = 0.15
 
 // defaultPrecondWhen: a feature whose penalty is at least half the
 // baseline's solves preconditioned by the baseline's Ritz pairs (see
-// precond.go; research/2026-11-27-lazy-time-breakdown.md).
+// precond.go for why below it they do not pay).
 const defaultPrecondWhen = 0.5
 
 // defaultCarryMaxValues bounds a Carry's Ritz vectors in values: 64 MiB a

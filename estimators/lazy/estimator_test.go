@@ -282,38 +282,11 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 			t.Fatal(err)
 		}
 		xH := x.Slice(lo, hi, 0, 3)
-		phH := r.phi(xH)
 		for c, alpha := range alphas {
 			if preds[c] == nil {
 				t.Fatalf("alpha %g: unusable", alpha)
 			}
-			var g mat.SymDense
-			g.SymOuterK(1, ph.T())
-			b := mat.NewVecDense(m, nil)
-			b.MulVec(ph.T(), mat.NewVecDense(len(et), et))
-			want, err := choleskySolve(&g, alpha, b.RawVector().Data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// The fold solver is iterative with normwise backward error
-			// krylovTol: the relative forward error is at most about
-			// 2 kappa krylovTol, kappa the condition number of the
-			// shifted system (the Gram's nonzero spectrum is the
-			// kernel's).
-			var eig mat.EigenSym
-			if !eig.Factorize(&g, false) {
-				t.Fatal("eigendecomposition failed")
-			}
-			ev := eig.Values(nil)
-			kappa := (ev[len(ev)-1] + alpha) / (math.Max(ev[0], 0) + alpha)
-			// The predictions are the model's at theta_f + dtheta on the
-			// held-out rows, linear in dtheta (phi(x_H) dtheta): their
-			// error is at most ||phi(x_H)||_F times dtheta's.
-			wantPred, err := r.PredictShifted(ctx, xH, want)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tol := (2*kappa*krylovTol+1e-12)*mat.Norm(phH, 2)*floats.Norm(want, 2) + 1e-12
+			wantPred, tol, kappa := directRidgeFit(t, r, ph, et, xH, alpha)
 			var diff mat.Dense
 			diff.Sub(preds[c], wantPred)
 			if d := mat.Norm(&diff, 2); d > tol {
@@ -327,6 +300,42 @@ func TestRidgeFoldMatchesDirectFit(t *testing.T) {
 			t.Errorf("Grammer: %d Grams and %d Jacobians, want one Gram per fold block and no Jacobian", gr.grams, gr.jacobians)
 		}
 	}
+}
+
+// directRidgeFit is the ridge fit with penalty alpha of et on the
+// training rows' features ph, solved directly, as predictions of r on the
+// held-out rows xH, with the tolerance an iterative fold solver's
+// predictions meet and the shifted system's condition number.
+func directRidgeFit(t *testing.T, r *rfModel, ph *mat.Dense, et []float64, xH mat.Matrix, alpha float64) (*mat.Dense, float64, float64) {
+	t.Helper()
+	var g mat.SymDense
+	g.SymOuterK(1, ph.T())
+	m, _ := g.Dims()
+	b := mat.NewVecDense(m, nil)
+	b.MulVec(ph.T(), mat.NewVecDense(len(et), et))
+	want, err := choleskySolve(&g, alpha, b.RawVector().Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fold solver is iterative with normwise backward error krylovTol:
+	// the relative forward error is at most about 2 kappa krylovTol, kappa
+	// the condition number of the shifted system (the Gram's nonzero
+	// spectrum is the kernel's).
+	var eig mat.EigenSym
+	if !eig.Factorize(&g, false) {
+		t.Fatal("eigendecomposition failed")
+	}
+	ev := eig.Values(nil)
+	kappa := (ev[len(ev)-1] + alpha) / (math.Max(ev[0], 0) + alpha)
+	// The predictions are the model's at theta_f + dtheta on the held-out
+	// rows, linear in dtheta (phi(x_H) dtheta): their error is at most
+	// ||phi(x_H)||_F times dtheta's.
+	wantPred, err := r.PredictShifted(context.Background(), xH, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tol := (2*kappa*krylovTol+1e-12)*mat.Norm(r.phi(xH), 2)*floats.Norm(want, 2) + 1e-12
+	return wantPred, tol, kappa
 }
 
 // rfGramModel is rfModel with its own Gram (phi^T phi, phi^T e), counting
@@ -520,6 +529,12 @@ func TestSearchLogAlpha(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSearchLogAlphaEdges: the search's ends: a monotone curve, a dip
+// above the grid, a bump in the flat part before the dip.
+func TestSearchLogAlphaEdges(t *testing.T) {
+	resolution := 2 * searchTol
 	// A flat curve that only rises towards small alpha (the no-update
 	// regime): the best point is at the top of the widened range.
 	best, _, _ := searchLogAlpha(func(ts []float64) ([]float64, error) {
@@ -570,8 +585,14 @@ func TestSearchLogAlpha(t *testing.T) {
 	if math.Abs(best+3) > resolution {
 		t.Errorf("bump before the dip: best %v, want -3", best)
 	}
-	// With flat (the held-out search's): the same bump, 0.1% of the
-	// no-update error, is within the flat part and the dip is still found;
+}
+
+// TestSearchLogAlphaFlat: the held-out search's flat part, and candidates
+// unusable everywhere.
+func TestSearchLogAlphaFlat(t *testing.T) {
+	resolution := 2 * searchTol
+	// With flat (the held-out search's): the same bump as in
+	// TestSearchLogAlphaEdges, 0.1% of the no-update error, is within the flat part and the dip is still found;
 	// a rise to 1.5 times the no-update error below a best top ends the
 	// walk there, without the point below it (0), and with the top no
 	// better than no update, the search returns no update.
@@ -741,6 +762,10 @@ func TestSearchNear(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSearchNearMonotone: searchNear on a curve that only falls.
+func TestSearchNearMonotone(t *testing.T) {
 	// A curve that only falls towards large penalties, no better than no
 	// update (0.5): the walk up stops one step above the bracket, four
 	// evaluations, with an error no better than no update's; with no

@@ -21,10 +21,8 @@ import (
 // (far below the interpolation threshold, stacked rows n K against
 // parameters M, where interpolating is harmless; all the rows near or
 // above it, where a ridgeless fit's variance grows as M / (n - M)) and can
-// pick a penalty that is ruinous on all the rows: on the digits with 10
-// classes, a 300-row subsample chose a penalty that made a pixel that
-// retrain and dropout put at 0 look important
-// (research/2026-11-27-lazy-several-outputs.md).
+// pick a penalty that is ruinous on all the rows, making a feature that
+// retrain and dropout put at 0 look important.
 //
 // So where the output count caps the subsample below min(n1,
 // config.subsampleRows) rows, the penalty is chosen on all the train rows:
@@ -58,10 +56,9 @@ const (
 // exceeds no update's by more than this fraction ends the grid's walk.
 // The grid's next point, 4 decades below the top, is where the Krylov
 // basis is longest, and where the first rise is that far above no update
-// (on the CNN, tens of percent) the error further down is far above it
-// too; a bump before a dip, which the second point is there to see past,
-// is a fraction of a percent (the random-features model of
-// TestHeldOutAlpha; research/2026-11-27-lazy-cnn.md).
+// the error further down is far above it too; a bump before a dip, which
+// the second point is there to see past, is a fraction of a percent (the
+// random-features model of TestHeldOutAlpha).
 const heldOutFlat = 0.05
 
 // scaleRows is the number of seeded stacked rows (samples times outputs)

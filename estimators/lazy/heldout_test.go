@@ -56,12 +56,10 @@ func evalMSE(r *rfModel, p *framework.Problem, f framework.Feature, alpha float6
 // (random features, 1000 train rows against 300 parameters, 200 held
 // out): for each feature, by the grid's walk and from the dense penalty,
 // the exact update at the penalty it finds has an evaluation error within
-// 5% of the dense penalty's (measured: within 1%, one 9% lower) and below
-// no update's; from the top of the grid (nearStart for a baseline that
-// chose no update), in fewer steps than the grid's walk (measured: 1-32
-// against 25-68), within 5% for
-// x1..x3 (measured: within 1%) and no worse than no update for x4, whose
-// dip lies behind a bump.
+// 5% of the dense penalty's (or lower) and below no update's; from the top
+// of the grid (nearStart for a baseline that chose no update), in fewer
+// steps than the grid's walk, within 5% for x1..x3 and no worse than no
+// update for x4, whose dip lies behind a bump.
 func TestHeldOutAlpha(t *testing.T) {
 	r := newRF(4, 300, 5)
 	p := problemFor(t, rfMultiplierModel{r}, 1000, 400, 4, 23)

@@ -65,7 +65,8 @@ func psdWithSpectrum(ev []float64, seed uint64) *mat.SymDense {
 // solution has a normwise backward error of at most krylovTol (checked with
 // the true residual, not the solver's own estimate); large shifts need few
 // steps; a right-hand side in an invariant subspace is solved exactly when
-// the space is exhausted; a zero right-hand side gives zeros.
+// the space is exhausted (TestKrylovExhausted); a zero right-hand side
+// gives zeros (TestKrylovUnusable).
 func TestKrylovSolves(t *testing.T) {
 	ctx := context.Background()
 	const n = 150
@@ -106,7 +107,13 @@ func TestKrylovSolves(t *testing.T) {
 			t.Errorf("the largest shift took %d steps, want few", kr.steps())
 		}
 	}
+}
 
+// TestKrylovExhausted: a Krylov space exhausted (a right-hand side in a
+// rank-5 range, or all of R^n) gives the direct solver's solution.
+func TestKrylovExhausted(t *testing.T) {
+	ctx := context.Background()
+	r := normalVector(150, 2)
 	// Rank 5 and r in its range: the Krylov space is exhausted after 5
 	// steps, and the solution is exact.
 	ev5 := make([]float64, 40)
@@ -150,7 +157,15 @@ func TestKrylovSolves(t *testing.T) {
 			t.Errorf("n = 8: relative difference from Cholesky %.3g", rel)
 		}
 	}
+}
 
+// TestKrylovUnusable: what the solver refuses (NaN in r or A, a singular
+// system without shift), a cancelled context, and a zero right-hand side.
+func TestKrylovUnusable(t *testing.T) {
+	ctx := context.Background()
+	const n = 150
+	a := psdWithSpectrum(decayingSpectrum(n, 10, 0.9), 1)
+	r := normalVector(n, 2)
 	// Not finite: r or A with a NaN is unusable at once, not after n
 	// steps of NaN.
 	rNaN := append([]float64(nil), r...)

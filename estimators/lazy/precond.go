@@ -30,8 +30,7 @@ import (
 // own solve stopped, and a much smaller penalty exposes more of it. After
 // the first step: when the residual's bound (below) is still above
 // precondFit times the decrease achieved, the pairs do not fit, and the
-// plain solve starts from 0 (one step lost). The measurements behind both
-// rules are in research/2026-11-27-lazy-time-breakdown.md.
+// plain solve starts from 0 (one step lost).
 //
 // The stopping rule is a guarantee whatever the preconditioner: A = Phi^T
 // Phi + alpha I >= alpha I, so the energy error of an iterate w,
@@ -52,7 +51,7 @@ const precondMaxSteps = 16
 // baseline's pairs do not fit the feature's operator, and the plain solve
 // starts from 0 (precondSolve). Where preconditioning pays, the ratio after
 // the first step is below 1; where it costs steps, it is several times
-// precondFit or more (research/2026-11-27-lazy-time-breakdown.md).
+// precondFit or more, so that the rule tells the two apart.
 const precondFit = 2.0
 
 // carryMaxPairs bounds the Ritz pairs a baseline carries: the largest

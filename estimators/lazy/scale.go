@@ -33,8 +33,7 @@ import (
 // error is then at most sqrt(energyTol), a tenth, of the update's size,
 // which moves the VIs by a small fraction of their standard errors against
 // the exact solve, in a few steps where a backward error of 1e-6 takes
-// about twice as many (BenchmarkScaleTolerance;
-// research/2026-11-27-lazy-at-scale-design.md).
+// about twice as many (BenchmarkScaleTolerance).
 const energyTol = 1e-2
 
 // subsampleSeedPerturb is the second word of the subsample's PCG seed.
@@ -57,11 +56,10 @@ const (
 // midScale is how many times the subsample's side a cross-validated
 // problem's ridge system may have before lazy takes the scaled path
 // although the dense cross-validation would fit: from twice the subsample
-// (a system side of 2000 for one output) the subsample's search costs a
-// quarter of the dense one's kernel and half of its held-out predictions,
-// and the final solve on all rows a few Krylov steps, while the VIs stay
-// within a small fraction of their standard errors of the dense path's
-// (research/2026-11-27-mid-sizes.md).
+// (a system side of 2000 for one output) the subsample's search forms a
+// fraction of the dense one's kernel and held-out predictions, and the
+// final solve on all rows takes a few Krylov steps, while the VIs stay
+// within a small fraction of their standard errors of the dense path's.
 const midScale = 2
 
 // scaled reports whether the problem of n1 train rows of k outputs each and
@@ -218,8 +216,7 @@ func (p *problem) solveScaled(ctx context.Context, alpha float64, start []float6
 // Unless DoublePrecision, the cross-validation runs on the model's
 // single-precision kernel and its folds' Phi_T^T a in single precision
 // when it has them (framework.SingleKerneler; newRidge): faster kernels,
-// and the folds' signals not computed again
-// (research/2026-11-27-single-precision-search.md).
+// and the folds' signals not computed again.
 func (p *problem) subsampleAlpha(ctx context.Context, base func() (framework.Reduced, error)) (float64, error) {
 	n1 := p.samples()
 	ns := p.est.cfg.subsampleSize(n1, p.k)
@@ -338,8 +335,9 @@ func (h jacobianOnly) JacobianTMul(_ context.Context, _ mat.Matrix, u *mat.Dense
 // w*)||^2 + alpha ||w_k - w*||^2, the train predictions' error is then at
 // most sqrt(tau) of the size of the decrease, about the update's. A start
 // costs a product with Phi more than a start from 0; the held-out search's
-// solution at the chosen penalty, on four fifths of the same rows, saves
-// more steps than that (research/2026-11-27-lazy-cnn.md). The products are
+// solution at the chosen penalty, on four fifths of the same rows, is
+// close to the solution sought and saves more steps than that. The
+// products are
 // the model's single-precision ones unless DoublePrecision (jacobianOp).
 func (p *problem) solveMatrixFree(ctx context.Context, alpha, tau float64, w0 []float64) ([]float64, int, float64, *krylov, error) {
 	op, err := p.jacobianOp(ctx)
@@ -450,9 +448,8 @@ func (p *problem) krylov(ctx context.Context) (*krylov, *jacobianOp, error) {
 // DoublePrecision, and where the model has them
 // (framework.SinglePrecisioner), the products are its single-precision
 // ones: their rounding, relative ~1e-7 of each term, is five orders below
-// what the solves' rule (energyTol) asks for, and the solves take the same
-// steps (BenchmarkScalePrecisionRun;
-// research/2026-11-27-single-precision-products.md).
+// what the solves' rule (energyTol) asks for, so that the solves take the
+// same steps (BenchmarkScalePrecisionRun).
 func (p *problem) jacobianOp(ctx context.Context) (*jacobianOp, error) {
 	g, x, n := p.g, p.x, len(p.e)
 	m := g.NumParams()

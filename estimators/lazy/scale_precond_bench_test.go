@@ -97,32 +97,8 @@ func BenchmarkScalePrecond(b *testing.B) {
 							floats.AddScaled(dst, c*(1/theta[j]-1/alpha), vj)
 						}
 					}
-					w := make([]float64, m)
-					r := append([]float64(nil), rhs...)
-					z := make([]float64, m)
-					minv(z, r)
-					p := append([]float64(nil), z...)
-					rz := floats.Dot(r, z)
-					ap := make([]float64, m)
 					line := fmt.Sprintf("kb %d %s pre %v:", k, f.Name, pre)
-					for it := 1; it <= 8; it++ {
-						apply(ap, p)
-						a := rz / floats.Dot(p, ap)
-						floats.AddScaled(w, a, p)
-						floats.AddScaled(r, -a, ap)
-						minv(z, r)
-						rz2 := floats.Dot(r, z)
-						floats.AddScaledTo(p, z, rz2/rz, p)
-						rz = rz2
-						re := relErr(w)
-						ew := make([]float64, m)
-						apply(ew, w)
-						dec := 2*floats.Dot(rhs, w) - floats.Dot(w, ew)
-						line += fmt.Sprintf(" %d:%.2g(r %.2g)", it, re, floats.Dot(r, r)/alpha/dec)
-						if re < 1e-3 {
-							break
-						}
-					}
+					line += pcgTrace(rhs, alpha, apply, minv, relErr)
 					fmt.Println(line)
 				}
 			}
@@ -137,6 +113,41 @@ func BenchmarkScalePrecond(b *testing.B) {
 			}
 		}
 	}
+}
+
+// pcgTrace runs 8 steps of preconditioned CG (minv the preconditioner)
+// on apply(w) = rhs from 0, alpha the shift, and returns per step the
+// relative energy error relErr(w) and, in parentheses, the bound ||r||^2
+// / alpha / (J(0) - J(w)); it stops below 1e-3.
+func pcgTrace(rhs []float64, alpha float64, apply, minv func(dst, src []float64), relErr func([]float64) float64) string {
+	m := len(rhs)
+	w := make([]float64, m)
+	r := append([]float64(nil), rhs...)
+	z := make([]float64, m)
+	minv(z, r)
+	p := append([]float64(nil), z...)
+	rz := floats.Dot(r, z)
+	ap := make([]float64, m)
+	line := ""
+	for it := 1; it <= 8; it++ {
+		apply(ap, p)
+		a := rz / floats.Dot(p, ap)
+		floats.AddScaled(w, a, p)
+		floats.AddScaled(r, -a, ap)
+		minv(z, r)
+		rz2 := floats.Dot(r, z)
+		floats.AddScaledTo(p, z, rz2/rz, p)
+		rz = rz2
+		re := relErr(w)
+		ew := make([]float64, m)
+		apply(ew, w)
+		dec := 2*floats.Dot(rhs, w) - floats.Dot(w, ew)
+		line += fmt.Sprintf(" %d:%.2g(r %.2g)", it, re, floats.Dot(r, r)/alpha/dec)
+		if re < 1e-3 {
+			break
+		}
+	}
+	return line
 }
 
 // BenchmarkScalePrecondRun is lazy with and without the baseline's Ritz

@@ -31,99 +31,27 @@ const (
 // starts there instead of walking the grid (searchNear), at the top of the
 // grid for near +Inf, a baseline that chose no update (nearStart).
 func (p *problem) chooseAlpha(ctx context.Context, rp ridge, bounds []int, tol, near float64) (float64, error) {
-	g, targets, e, k := p.g, p.targets, p.e, p.k
-	n := len(e)
+	n := len(p.e)
 	stages := framework.StagesFrom(ctx)
 	defer stages.Start(stageSearch)(0)
-	type fold struct {
-		solve foldSolver
-		yHeld []float64 // k per row
-	}
-	fs := make([]fold, len(bounds)-1)
-	noUpdate := floats.Dot(e, e) / float64(n)
-	for f := range fs {
+	cv := &crossValidation{g: p.g, folds: make([]cvFold, len(bounds)-1), n: n, k: p.k, stages: stages}
+	noUpdate := floats.Dot(p.e, p.e) / float64(n)
+	for f := range cv.folds {
 		lo, hi := bounds[f], bounds[f+1]
 		s, err := rp.fold(ctx, lo, hi)
 		if err != nil {
 			return 0, fmt.Errorf("fold %d: %w", f+1, err)
 		}
-		fs[f] = fold{solve: s, yHeld: targets[lo*k : hi*k]}
+		cv.folds[f] = cvFold{solve: s, yHeld: p.targets[lo*p.k : hi*p.k]}
 	}
-	scale := rp.meanDiag()
-	if !(scale > 0) {
+	cv.scale = rp.meanDiag()
+	if !(cv.scale > 0) {
 		return math.Inf(1), nil // no gradient signal: nothing to update
 	}
-	cvErr := func(ts []float64) ([]float64, error) {
-		alphas := make([]float64, len(ts))
-		for i, t := range ts {
-			alphas[i] = scale * math.Pow(10, t)
-		}
-		// Each fold's solver (the Krylov solves, local work) gives its
-		// shifts; all folds' go to the model in one batch (one round trip
-		// behind the plugin transport), and their errors are summed in
-		// fold order.
-		shifts := make([][]*framework.Shift, len(fs))
-		for i, f := range fs {
-			var err error
-			if shifts[i], err = f.solve(ctx, alphas); err != nil {
-				return nil, fmt.Errorf("cross-validation fold %d: %w", i+1, err)
-			}
-		}
-		var batch []framework.Shift
-		for _, fsh := range shifts {
-			for _, sh := range fsh {
-				if sh != nil {
-					batch = append(batch, *sh)
-				}
-			}
-		}
-		for i := range batch {
-			stages.Add(stageSearch, 0, shiftFlops(&batch[i], g.NumParams()))
-		}
-		var got []*mat.Dense
-		if len(batch) > 0 {
-			var err error
-			if got, err = framework.PredictShifts(ctx, g, batch); err != nil {
-				return nil, fmt.Errorf("cross-validation predict: %w", err)
-			}
-		}
-		if len(got) != len(batch) {
-			return nil, fmt.Errorf("cross-validation predict: %d predictions for %d shifts", len(got), len(batch))
-		}
-		preds := make([][]*mat.Dense, len(fs))
-		for i, fsh := range shifts {
-			preds[i] = make([]*mat.Dense, len(alphas))
-			for c, sh := range fsh {
-				if sh != nil {
-					preds[i][c], got = got[0], got[1:]
-				}
-			}
-		}
-		sse := make([]float64, len(ts))
-		for i, f := range fs {
-			for c, pred := range preds[i] {
-				if pred == nil {
-					sse[c] = math.Inf(1)
-					continue
-				}
-				e, err := sqError(pred, f.yHeld, k)
-				if err != nil {
-					return nil, fmt.Errorf("cross-validation predict: %w", err)
-				}
-				sse[c] += e
-			}
-		}
-		for c := range sse {
-			sse[c] /= float64(n)
-			if math.IsNaN(sse[c]) {
-				sse[c] = math.Inf(1)
-			}
-		}
-		return sse, nil
-	}
+	cvErr := func(ts []float64) ([]float64, error) { return cv.errors(ctx, ts) }
 	var best, bestErr float64
 	var err error
-	if t0, ok := nearStart(near, scale); ok {
+	if t0, ok := nearStart(near, cv.scale); ok {
 		best, bestErr, err = searchNear(cvErr, noUpdate, t0, tol, false)
 	} else {
 		best, bestErr, err = searchLogAlpha(cvErr, noUpdate, tol, 0)
@@ -134,7 +62,104 @@ func (p *problem) chooseAlpha(ctx context.Context, rp ridge, bounds []int, tol, 
 	if noUpdate <= bestErr {
 		return math.Inf(1), nil
 	}
-	return scale * math.Pow(10, best), nil
+	return cv.scale * math.Pow(10, best), nil
+}
+
+// cvFold is one cross-validation fold: its solver, and its held-out rows'
+// targets (k per row).
+type cvFold struct {
+	solve foldSolver
+	yHeld []float64
+}
+
+// crossValidation is chooseAlpha's cross-validated error over n rows of k
+// outputs, the penalties in decades relative to scale (mean diag K).
+type crossValidation struct {
+	g      framework.Gradienter
+	folds  []cvFold
+	scale  float64
+	n, k   int
+	stages *framework.Stages
+}
+
+// errors returns the cross-validated mean squared error at each t =
+// log10(alpha / scale): +Inf where a fold's solver gives no update or the
+// error is NaN.
+func (cv *crossValidation) errors(ctx context.Context, ts []float64) ([]float64, error) {
+	alphas := make([]float64, len(ts))
+	for i, t := range ts {
+		alphas[i] = cv.scale * math.Pow(10, t)
+	}
+	preds, err := cv.predict(ctx, alphas)
+	if err != nil {
+		return nil, err
+	}
+	sse := make([]float64, len(ts))
+	for i, f := range cv.folds {
+		for c, pred := range preds[i] {
+			if pred == nil {
+				sse[c] = math.Inf(1)
+				continue
+			}
+			e, err := sqError(pred, f.yHeld, cv.k)
+			if err != nil {
+				return nil, fmt.Errorf("cross-validation predict: %w", err)
+			}
+			sse[c] += e
+		}
+	}
+	for c := range sse {
+		sse[c] /= float64(cv.n)
+		if math.IsNaN(sse[c]) {
+			sse[c] = math.Inf(1)
+		}
+	}
+	return sse, nil
+}
+
+// predict returns preds[f][c], fold f's held-out predictions at alphas[c]
+// (nil where its solver gives no shift). Each fold's solver (the Krylov
+// solves, local work) gives its shifts; all folds' go to the model in one
+// batch (one round trip behind the plugin transport), in fold order.
+func (cv *crossValidation) predict(ctx context.Context, alphas []float64) ([][]*mat.Dense, error) {
+	shifts := make([][]*framework.Shift, len(cv.folds))
+	for i, f := range cv.folds {
+		var err error
+		if shifts[i], err = f.solve(ctx, alphas); err != nil {
+			return nil, fmt.Errorf("cross-validation fold %d: %w", i+1, err)
+		}
+	}
+	var batch []framework.Shift
+	for _, fsh := range shifts {
+		for _, sh := range fsh {
+			if sh != nil {
+				batch = append(batch, *sh)
+			}
+		}
+	}
+	for i := range batch {
+		cv.stages.Add(stageSearch, 0, shiftFlops(&batch[i], cv.g.NumParams()))
+	}
+	var got []*mat.Dense
+	if len(batch) > 0 {
+		var err error
+		if got, err = framework.PredictShifts(ctx, cv.g, batch); err != nil {
+			return nil, fmt.Errorf("cross-validation predict: %w", err)
+		}
+	}
+	if len(got) != len(batch) {
+		return nil, fmt.Errorf("cross-validation predict: %d predictions for %d shifts", len(got), len(batch))
+	}
+	preds := make([][]*mat.Dense, len(cv.folds))
+	for i, fsh := range shifts {
+		preds[i] = make([]*mat.Dense, len(alphas))
+		for c, sh := range fsh {
+			if sh != nil {
+				preds[i][c], got = got[0], got[1:]
+			}
+		}
+	}
+	return preds, nil
 }
 
 // searchLogAlpha minimises f over t = log10(alpha / mean diag K). It walks
@@ -254,9 +279,8 @@ const flatNear = 2e-3
 // ruinous one. The grid's walk would see past the bump with its point 4
 // decades below the top, which for Krylov candidates is the costliest;
 // where the baseline chooses no update, the features' penalties are
-// typically at or above the top too, and starting there takes a search a
-// small fraction of the grid walk's Krylov steps
-// (research/2026-11-27-lazy-cnn.md).
+// typically at or above the top too, and starting there spares the search
+// the grid walk's costliest Krylov steps.
 func nearStart(near, scale float64) (t0 float64, ok bool) {
 	switch {
 	case math.IsInf(near, 1):

@@ -25,10 +25,12 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// Zero fields take vi estimate's defaults: the mlp backend, lazy,
-	// dropout and retrain, the task's measure, the default inference.
-	cfg := pipeline.Config{Target: os.Args[2], Seed: 1}
-	rep, err := lazyvi.Run(ctx, d, cfg, nil, nil, pipeline.EstimateOptions{})
+	// Zero fields take vi estimate's defaults (see lazyvi.Options): the
+	// mlp backend, lazy, dropout and retrain, the task's measure, the
+	// default inference.
+	rep, err := lazyvi.Run(ctx, d, lazyvi.Options{
+		Config: pipeline.Config{Target: os.Args[2], Seed: 1},
+	})
 	if err != nil {
 		log.Fatal(err)
 	}

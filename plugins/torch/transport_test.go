@@ -108,9 +108,18 @@ func checkAdditions(t *testing.T, b framework.Backend, task framework.Task) {
 	closeTo(t, "Gram G", mat.DenseCopyOf(gram), &wantG)
 	closeTo(t, "Gram b", mat.NewDense(M, 1, bv), mat.NewDense(M, 1, wantB.RawVector().Data))
 
-	// Jacobian products against the Jacobian, by the plugin when it is
-	// MatrixFree, else by the client from the Jacobian (the remote model
-	// has the methods whatever its capabilities).
+	checkJacobianProducts(t, b, m, x, jac, rng)
+	checkShiftBatches(t, m, g, x, x2, k, rng)
+}
+
+// checkJacobianProducts checks the remote model's Jacobian products on x
+// against its Jacobian jac, by the plugin when it is MatrixFree, else by the
+// client from the Jacobian (the remote model has the methods whatever its
+// capabilities).
+func checkJacobianProducts(t *testing.T, b framework.Backend, m framework.Model, x, jac *mat.Dense, rng *rand.Rand) {
+	t.Helper()
+	ctx := context.Background()
+	rows, M := jac.Dims()
 	if _, ok := framework.AsJacobianMultiplier(m); ok != b.Capabilities().MatrixFree {
 		t.Errorf("AsJacobianMultiplier %v with MatrixFree %v", ok, b.Capabilities().MatrixFree)
 	}
@@ -142,8 +151,14 @@ func checkAdditions(t *testing.T, b framework.Backend, task framework.Task) {
 	if _, err := jm.JacobianMul(ctx, x, u); err == nil {
 		t.Errorf("JacobianMul of %d-row vectors with %d parameters: no error", rows, M)
 	}
+}
 
-	// Shift batches against one call per shift: primal and dual.
+// checkShiftBatches checks shift batches against one call per shift,
+// primal and dual, on x and x2 (k outputs a row).
+func checkShiftBatches(t *testing.T, m framework.Model, g framework.Gradienter, x, x2 *mat.Dense, k int, rng *rand.Rand) {
+	t.Helper()
+	ctx := context.Background()
+	M := g.NumParams()
 	dtheta := make([]float64, M)
 	for i := range dtheta {
 		dtheta[i] = 0.01 * rng.NormFloat64()

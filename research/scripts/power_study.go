@@ -465,6 +465,9 @@ func summarise(dir string) error {
 	return nil
 }
 
+// inprocFunc is set by power_study_inproc.go when it is built in.
+var inprocFunc func([]string) error
+
 func main() {
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: power_study.go gen|run|summary ...")
@@ -512,6 +515,12 @@ func main() {
 				}
 			}
 		}
+	case "inproc":
+		if inprocFunc == nil {
+			err = fmt.Errorf("inproc needs research/scripts/power_study_inproc.go on the go run line")
+			break
+		}
+		err = inprocFunc(os.Args[2:])
 	case "summary":
 		for _, dir := range os.Args[2:] {
 			if err = summarise(dir); err != nil {

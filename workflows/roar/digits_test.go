@@ -13,15 +13,13 @@ import (
 	"github.com/lazyvi/lazyvi/workflows/roar"
 )
 
-// TestDigitsLazyESDefault is issue 14's target for lazy-es's default on vi
+// TestDigitsLazyESDefault holds lazy-es's default to its target on vi
 // roar's digits benchmark (testdata/digits.csv, a copy of the shared
 // data: cnn, image 8x8, random ordering, seed 1): the registered lazy-es
 // (DefaultESSteps on the backends' warm-start schedule) within 3 accuracy
-// points of retrain at fractions 0.1, 0.5 and 0.75 (it is 0.3, 1.0 and 1.0
-// above; 200 steps at a constant rate were 2.8 below at 0.75, one epoch
-// 3-11 below), and dropout, which does not adapt, more than 10 points below
-// retrain at 0.5 and 0.75 (20 and 26 below). The speed half of the target
-// (5 times faster than retrain) is a timing: docs/defaults.md.
+// points of retrain at fractions 0.1, 0.5 and 0.75, and dropout, which
+// does not adapt, more than 10 points below retrain at 0.5 and 0.75. The
+// speed half of the target is a timing, not a test: docs/defaults.md.
 func TestDigitsLazyESDefault(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a CNN and three retrains (seconds)")

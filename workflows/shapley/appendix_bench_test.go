@@ -25,11 +25,10 @@ import (
 // beta = (5, 4, 3, 2, 1, 0, ...), n = 750 split 500/250, a one-hidden-layer
 // MLP of width 128, lazy's penalty fixed at 50. One iteration estimates the
 // Shapley values with lazy and with retrain reduced models on the same
-// subsets, in the same process, and reports both wall times and their ratio
-// (the paper: 50 s against 273 s, 5.4x). It checks the criteria and
-// logs a table; run it with
+// subsets, in the same process, reports both wall times and their ratio
+// (the paper: 50 s against 273 s, 5.4x) and logs a table; run it with
 //
-//	go test ./estimators/shapley -run '^$' -bench Appendix -benchtime 1x -v
+//	go test ./workflows/shapley -run '^$' -bench Appendix -benchtime 1x -v
 //
 // Environment: LAZYVI_SHAPLEY_SUBSETS (a fixed number of subsets; default
 // 0, sampling until the stopping rule holds), LAZYVI_SHAPLEY_MEASURE (default logloss),
@@ -135,7 +134,7 @@ var _ = measures.R2 // the measures register themselves
 // setting (one goroutine) for each way of fitting it, on subsets drawn from
 // the Shapley kernel: lazy with the appendix's fixed penalty, and retrain.
 //
-//	go test ./estimators/shapley -run '^$' -bench AppendixPerSubset -benchtime 10x
+//	go test ./workflows/shapley -run '^$' -bench AppendixPerSubset -benchtime 10x
 func BenchmarkAppendixPerSubset(b *testing.B) {
 	sim, err := simulate.Logistic(750, simulate.LogisticRho, 1)
 	if err != nil {

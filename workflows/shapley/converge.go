@@ -173,58 +173,23 @@ func converge(ctx context.Context, pl *Plan, score scorer, empty, full framework
 	stop := d.Stop
 	p := d.P
 	budget := stop.budget()
-	o := &outcome{}
-	forecast := len(pl.Subsets)
+	sm := &sampling{pl: pl, score: score, empty: empty, full: full, progress: progress, o: &outcome{}, forecast: len(pl.Subsets)}
+	o := sm.o
 	switch {
 	case !grow:
 	case stop.Subsets > 0:
-		forecast = budget
+		sm.forecast = budget
 	case !d.Exact:
-		forecast = min(budget, len(pl.Subsets)+2*MinPairs(p))
-	}
-	scoreNew := func() error {
-		from := len(o.scores)
-		if from == len(pl.Subsets) {
-			return nil
-		}
-		forecast = max(forecast, len(pl.Subsets))
-		f := forecast
-		prog := func(done, _ int) {
-			if progress != nil {
-				progress(from+done, f)
-			}
-		}
-		s, err := score(ctx, pl.Subsets[from:], prog)
-		if err != nil {
-			return err
-		}
-		o.scores = append(o.scores, s...)
-		return nil
-	}
-	solve := func() error {
-		vals := make([]float64, len(o.scores))
-		for k, s := range o.scores {
-			vals[k] = s.Value
-		}
-		o.game = Game{P: p, Subsets: pl.Subsets, Weights: pl.Weights(), Values: vals, Empty: empty.Value, Full: full.Value}
-		fit, err := Solve(o.game)
-		if err != nil {
-			return err
-		}
-		o.fit = fit
-		o.seIF = influenceSE(fit, o.scores, full, empty)
-		o.seS = PairSamplingSE(o.game, fit, pl.Pairs, d.Mass)
-		o.figure = stop.Rule.Figure(fit.Psi, o.seIF, o.seS)
-		return nil
+		sm.forecast = min(budget, len(pl.Subsets)+2*MinPairs(p))
 	}
 	if progress != nil {
-		progress(0, forecast)
+		progress(0, sm.forecast)
 	}
-	if err := scoreNew(); err != nil {
+	if err := sm.scoreNew(ctx); err != nil {
 		return nil, err
 	}
 	if d.Exact {
-		if err := solve(); err != nil {
+		if err := sm.solve(); err != nil {
 			return nil, err
 		}
 		o.converged = true
@@ -240,7 +205,7 @@ func converge(ctx context.Context, pl *Plan, score scorer, empty, full framework
 		}
 		canDraw := grow && !exhausted && len(pl.Subsets) < budget && len(pl.Pairs) < maxPairs
 		if (stop.Subsets == 0 && len(pl.Pairs) >= check) || !canDraw {
-			switch err := solve(); {
+			switch err := sm.solve(); {
 			case errors.Is(err, ErrNotIdentified) && canDraw:
 			case errors.Is(err, ErrNotIdentified):
 				return nil, framework.Usagef("%w: %d subsets (%d sampled pairs) for %d features; allow more subsets",
@@ -256,23 +221,7 @@ func converge(ctx context.Context, pl *Plan, score scorer, empty, full framework
 					return o, nil
 				}
 				if stop.Subsets == 0 {
-					// The sampling SE falls as 1/sqrt(pairs): N (f/t)^2
-					// pairs in all, two subsets each.
-					n := float64(len(pl.Pairs))
-					need := n * (math.Pow(o.figure/t, 2) - 1) // more pairs
-					if math.IsNaN(need) {
-						need = math.Inf(1)
-					}
-					forecast = budget
-					if 2*need < float64(budget) {
-						forecast = min(budget, len(pl.Subsets)+int(math.Ceil(2*need)))
-					}
-					// Check again half-way to the forecast, after one batch
-					// at least and at most as many pairs as there are.
-					check = len(pl.Pairs) + int(math.Max(BatchPairs, math.Min(need/2, n)))
-					if progress != nil {
-						progress(len(pl.Subsets), forecast)
-					}
+					check = sm.reforecast(t, budget)
 				}
 			}
 		}
@@ -280,8 +229,85 @@ func converge(ctx context.Context, pl *Plan, score scorer, empty, full framework
 			exhausted = true
 			continue
 		}
-		if err := scoreNew(); err != nil {
+		if err := sm.scoreNew(ctx); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// sampling is converge's state: the plan, how its subsets are scored, the
+// outcome so far and the forecast of distinct subsets that progress
+// reports.
+type sampling struct {
+	pl          *Plan
+	score       scorer
+	empty, full framework.Score
+	progress    func(done, total int)
+	o           *outcome
+	forecast    int
+}
+
+// scoreNew scores the plan's subsets not yet scored.
+func (sm *sampling) scoreNew(ctx context.Context) error {
+	pl, o := sm.pl, sm.o
+	from := len(o.scores)
+	if from == len(pl.Subsets) {
+		return nil
+	}
+	sm.forecast = max(sm.forecast, len(pl.Subsets))
+	f := sm.forecast
+	prog := func(done, _ int) {
+		if sm.progress != nil {
+			sm.progress(from+done, f)
+		}
+	}
+	s, err := sm.score(ctx, pl.Subsets[from:], prog)
+	if err != nil {
+		return err
+	}
+	o.scores = append(o.scores, s...)
+	return nil
+}
+
+// solve fits the values to the subsets scored, with both parts of their
+// standard errors and the rule's figure.
+func (sm *sampling) solve() error {
+	pl, o, d := sm.pl, sm.o, sm.pl.Design
+	vals := make([]float64, len(o.scores))
+	for k, s := range o.scores {
+		vals[k] = s.Value
+	}
+	o.game = Game{P: d.P, Subsets: pl.Subsets, Weights: pl.Weights(), Values: vals, Empty: sm.empty.Value, Full: sm.full.Value}
+	fit, err := Solve(o.game)
+	if err != nil {
+		return err
+	}
+	o.fit = fit
+	o.seIF = influenceSE(fit, o.scores, sm.full, sm.empty)
+	o.seS = PairSamplingSE(o.game, fit, pl.Pairs, d.Mass)
+	o.figure = d.Stop.Rule.Figure(fit.Psi, o.seIF, o.seS)
+	return nil
+}
+
+// reforecast updates the forecast from the figure against the threshold
+// t, within the budget, and returns the number of pairs at which to check
+// the rule again. The sampling SE falls as 1/sqrt(pairs): N (f/t)^2 pairs
+// in all, two subsets each.
+func (sm *sampling) reforecast(t float64, budget int) int {
+	pl := sm.pl
+	n := float64(len(pl.Pairs))
+	need := n * (math.Pow(sm.o.figure/t, 2) - 1) // more pairs
+	if math.IsNaN(need) {
+		need = math.Inf(1)
+	}
+	sm.forecast = budget
+	if 2*need < float64(budget) {
+		sm.forecast = min(budget, len(pl.Subsets)+int(math.Ceil(2*need)))
+	}
+	if sm.progress != nil {
+		sm.progress(len(pl.Subsets), sm.forecast)
+	}
+	// Check again half-way to the forecast, after one batch at least and
+	// at most as many pairs as there are.
+	return len(pl.Pairs) + int(math.Max(BatchPairs, math.Min(need/2, n)))
 }

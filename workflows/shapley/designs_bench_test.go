@@ -26,7 +26,7 @@ import (
 // absolute error against the closed-form population values (with its SE
 // over the seeds), the mean SE of the values and the wall time.
 //
-//	go test ./estimators/shapley -run '^$' -bench GaussianDesigns -benchtime 1x -v
+//	go test ./workflows/shapley -run '^$' -bench GaussianDesigns -benchtime 1x -v
 func BenchmarkGaussianDesigns(b *testing.B) {
 	const seeds = 5
 	for range b.N {

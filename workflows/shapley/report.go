@@ -115,7 +115,7 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg pipeline.Config, m framewor
 			return nil, err
 		}
 	}
-	feats, err := dataio.ResolveFeatures(prob.FeatureNames, target(d, cfg), cfg.Groups, cfg.OneHot)
+	feats, err := dataio.ResolveUnits(prob.FeatureNames, d.Units(), target(d, cfg), cfg.Groups, cfg.OneHot)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg pipeline.Config, m framewor
 
 // Players returns the players of a Shapley estimate on d: one per feature
 // column, or the groups of cfg.Groups (and cfg.OneHot) with the columns in
-// no group alone (dataio.ResolveFeatures). Column indices are those of
+// no group alone (dataio.ResolveUnits). Column indices are those of
 // the design matrix, d's columns without the response.
 func Players(d *dataio.Dataset, cfg pipeline.Config) ([]framework.Feature, error) {
 	t := target(d, cfg)
@@ -181,7 +181,7 @@ func Players(d *dataio.Dataset, cfg pipeline.Config) ([]framework.Feature, error
 			names = append(names, n)
 		}
 	}
-	return dataio.ResolveFeatures(names, t, cfg.Groups, cfg.OneHot)
+	return dataio.ResolveUnits(names, d.Units(), t, cfg.Groups, cfg.OneHot)
 }
 
 // target is the response's column name: cfg.Target, or d's last column.

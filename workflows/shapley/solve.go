@@ -70,7 +70,54 @@ func Solve(g Game) (*Fit, error) {
 		return &Fit{Psi: []float64{delta}, Rank: 0, CoefSubset: make([][]float64, len(g.Subsets)),
 			CoefFull: []float64{1}, CoefEmpty: []float64{-1}, B: mat.NewDense(1, 1, nil)}, nil
 	}
-	a := mat.NewSymDense(p, nil)
+	a := normalMatrix(g)
+	bm, rank, err := restrictedPinv(a)
+	if err != nil {
+		return nil, err
+	}
+
+	// I - B A, times 1/p: the coefficient of Delta.
+	var ba mat.Dense
+	ba.Mul(bm, a)
+	cDelta := make([]float64, p)
+	for i := range p {
+		s := 1.0
+		for j := range p {
+			s -= ba.At(i, j)
+		}
+		cDelta[i] = s / float64(p)
+	}
+	f := &Fit{Psi: make([]float64, p), Rank: rank, CoefSubset: make([][]float64, len(g.Subsets)),
+		CoefFull: cDelta, CoefEmpty: make([]float64, p), B: bm}
+	for i := range p {
+		f.Psi[i] = cDelta[i] * delta
+		f.CoefEmpty[i] = -cDelta[i]
+	}
+	for k, s := range g.Subsets {
+		c := make([]float64, p)
+		w := g.Weights[k]
+		for i := range p {
+			for _, j := range s {
+				c[i] += bm.At(i, j) * w
+			}
+		}
+		f.CoefSubset[k] = c
+		d := g.Values[k] - g.Empty
+		for i := range p {
+			f.Psi[i] += c[i] * d
+			f.CoefEmpty[i] -= c[i]
+		}
+	}
+	if rank < p-1 {
+		return f, fmt.Errorf("%w: rank %d of %d (draw more subsets)", ErrNotIdentified, rank, p-1)
+	}
+	return f, nil
+}
+
+// normalMatrix is A = sum_k w_k z_k z_k^T, z_k the indicator of
+// Subsets[k].
+func normalMatrix(g Game) *mat.SymDense {
+	a := mat.NewSymDense(g.P, nil)
 	for k, s := range g.Subsets {
 		w := g.Weights[k]
 		for _, i := range s {
@@ -81,6 +128,14 @@ func Solve(g Game) (*Fit, error) {
 			}
 		}
 	}
+	return a
+}
+
+// restrictedPinv is B = U (U^T A U)^+ U^T (p x p) for the p x p normal
+// matrix a, U nullBasis(p), and the rank of U^T A U: its eigenvalues below
+// 1e-10 times the largest are dropped.
+func restrictedPinv(a *mat.SymDense) (*mat.Dense, int, error) {
+	p := a.SymmetricDim()
 	u := nullBasis(p) // p x (p-1)
 	var ua mat.Dense
 	ua.Mul(u.T(), a)
@@ -94,7 +149,7 @@ func Solve(g Game) (*Fit, error) {
 	}
 	var eig mat.EigenSym
 	if !eig.Factorize(ms, true) {
-		return nil, fmt.Errorf("shapley: eigendecomposition of the normal matrix failed")
+		return nil, 0, fmt.Errorf("shapley: eigendecomposition of the normal matrix failed")
 	}
 	vals := eig.Values(nil)
 	var vecs mat.Dense
@@ -119,44 +174,8 @@ func Solve(g Game) (*Fit, error) {
 	}
 	var bm, tmp mat.Dense
 	tmp.Mul(u, pinv)
-	bm.Mul(&tmp, u.T()) // B, p x p
-
-	// I - B A, times 1/p: the coefficient of Delta.
-	var ba mat.Dense
-	ba.Mul(&bm, a)
-	cDelta := make([]float64, p)
-	for i := range p {
-		s := 1.0
-		for j := range p {
-			s -= ba.At(i, j)
-		}
-		cDelta[i] = s / float64(p)
-	}
-	f := &Fit{Psi: make([]float64, p), Rank: rank, CoefSubset: make([][]float64, len(g.Subsets)),
-		CoefFull: cDelta, CoefEmpty: make([]float64, p), B: &bm}
-	for i := range p {
-		f.Psi[i] = cDelta[i] * delta
-		f.CoefEmpty[i] = -cDelta[i]
-	}
-	for k, s := range g.Subsets {
-		c := make([]float64, p)
-		w := g.Weights[k]
-		for i := range p {
-			for _, j := range s {
-				c[i] += bm.At(i, j) * w
-			}
-		}
-		f.CoefSubset[k] = c
-		d := g.Values[k] - g.Empty
-		for i := range p {
-			f.Psi[i] += c[i] * d
-			f.CoefEmpty[i] -= c[i]
-		}
-	}
-	if rank < p-1 {
-		return f, fmt.Errorf("%w: rank %d of %d (draw more subsets)", ErrNotIdentified, rank, p-1)
-	}
-	return f, nil
+	bm.Mul(&tmp, u.T())
+	return &bm, rank, nil
 }
 
 // nullBasis returns p x (p-1) orthonormal columns orthogonal to the ones

@@ -26,7 +26,7 @@ import (
 // game; the largest RMS sampling error over the values' range; and how
 // often |psi - psi_exact| <= 1.96 se_sampling and |psi - truth| <= 1.96 se.
 //
-//	go test ./estimators/shapley -run '^$' -bench StoppingStudy -benchtime 1x -v
+//	go test ./workflows/shapley -run '^$' -bench StoppingStudy -benchtime 1x -v
 //
 // LAZYVI_SHAPLEY_STUDY_REPS sets the repetitions (default 40).
 func BenchmarkStoppingStudy(b *testing.B) {

@@ -21,9 +21,9 @@ type Training struct {
 }
 
 // DefaultValid is the validation share of every network backend: 20% of
-// the training rows (SplitValid). 15% chooses worse architectures on the
-// interaction setting (research/2026-11-23-full-model-defaults.md): the
-// choice among candidates is only as good as the slice that scores them.
+// the training rows (SplitValid). The slice scores the candidate
+// architectures as well as the epochs, and the choice among candidates is
+// only as good as the slice that scores them: a smaller one chooses worse.
 const DefaultValid = 0.2
 
 // ValidUsage is the help text of the valid option.

@@ -19,8 +19,7 @@ func BiasReLU(z, b []float64) {
 
 // ReLUMask zeroes d where act (a ReLU output, so +0 or positive) is zero,
 // without branches: a ReLU's zeros fall at random, and a branch on them
-// mispredicts about half the time (2.5 times slower on the CNN's conv
-// layer).
+// mispredicts about half the time.
 func ReLUMask(d, act []float64) {
 	act = act[:len(d)]
 	for j, a := range act {

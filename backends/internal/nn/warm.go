@@ -4,12 +4,9 @@ package nn
 // steps, the rate rises linearly to WarmPeak times the lr option in the
 // first WarmRiseDiv-th of the steps, then falls linearly toward zero.
 //
-// The constants come from vi roar's digits benchmark (cnn, random
-// ordering, fractions 0.1 to 0.9, seeds 1-8;
-// research/2026-11-23-full-model-defaults.md): at 120 steps the schedule
-// brings the reduced models within 1.0 accuracy points of retrain on
-// average at fractions 0.5 and 0.75, which a constant rate needs 300 steps
-// for. The rise matters: the resumed second moments (Adam.Resumed) are
+// The schedule lets a warm start of few steps get as close to retraining
+// as a constant rate gets in several times as many. The rise matters: the
+// resumed second moments (Adam.Resumed) are
 // those of the end of Fit, small next to the gradients of the reduced
 // data, so the first steps are the largest; a schedule that starts at its
 // peak (a linear or cosine decay from 1 to 4 times lr) does worse than the

@@ -1,0 +1,119 @@
+package dataio
+
+import (
+	"context"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// The Parquet files of testdata were written by Apache Arrow's Go
+// implementation (testdata/parquetgen), with dictionary-encoded strings,
+// nulls, several row groups, and snappy or zstd pages; mixed.csv holds the
+// same cells. Read by this package's reader, each prepares into the data
+// set the CSV file does, bit for bit.
+func TestParquetFromArrowMatchesCSV(t *testing.T) {
+	ctx := context.Background()
+	csvTable, err := LoadTable(ctx, "testdata/mixed.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := PrepareOptions{Target: "y", Drop: []string{"id"}, Categorical: []string{"zone"}, Missing: MissingImpute}
+	want, err := csvTable.Prepare(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"testdata/mixed_snappy.parquet", "testdata/mixed_zstd.parquet"} {
+		t.Run(file, func(t *testing.T) {
+			checkWrittenBy(t, file, map[string]format.CompressionCodec{"snappy": format.Snappy, "zstd": format.Zstd}[strings.TrimSuffix(strings.TrimPrefix(file, "testdata/mixed_"), ".parquet")])
+			tab, err := LoadTable(ctx, file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tab.Rows != 400 {
+				t.Fatalf("%d rows, want 400", tab.Rows)
+			}
+			region, _ := tab.Column("region")
+			if region.Kind != Text {
+				t.Errorf("region is %s, want text", region.Kind)
+			}
+			if n, _ := region.MissingCount(tab.Rows); n == 0 {
+				t.Error("region has no missing cells; the file has nulls")
+			}
+			got, err := tab.Prepare(opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Names, want.Names) {
+				t.Fatalf("columns %v, want the CSV's %v", got.Names, want.Names)
+			}
+			r, c := want.X.Dims()
+			for i := 0; i < r; i++ {
+				for j := 0; j < c; j++ {
+					a, b := got.X.At(i, j), want.X.At(i, j)
+					if math.Float64bits(a) != math.Float64bits(b) && !(math.IsNaN(a) && math.IsNaN(b)) {
+						t.Fatalf("row %d, column %s: %v, the CSV's %v", i+1, got.Names[j], a, b)
+					}
+				}
+			}
+			if DataFingerprint(got) != DataFingerprint(want) {
+				t.Error("the fingerprints differ")
+			}
+		})
+	}
+}
+
+// checkWrittenBy checks that the test file is what the test says it is:
+// written by Arrow, every column chunk compressed with codec, the region
+// column dictionary-encoded.
+func checkWrittenBy(t *testing.T, path string, codec format.CompressionCodec) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := pf.Metadata()
+	// Arrow's Go writer names itself "parquet-go version 18.x" and, with
+	// pqarrow.WithStoreSchema, stores the Arrow schema beside Parquet's.
+	arrowSchema := slices.ContainsFunc(md.KeyValueMetadata, func(kv format.KeyValue) bool { return kv.Key == "ARROW:schema" })
+	if !strings.HasPrefix(md.CreatedBy, "parquet-go version 18.") || !arrowSchema {
+		t.Errorf("created by %q (Arrow schema stored: %v), want Arrow's writer", md.CreatedBy, arrowSchema)
+	}
+	if len(md.RowGroups) < 2 {
+		t.Errorf("%d row groups, want several", len(md.RowGroups))
+	}
+	for _, rg := range md.RowGroups {
+		for _, cc := range rg.Columns {
+			m := cc.MetaData
+			if m.Codec != codec {
+				t.Errorf("column %v: codec %v, want %v", m.PathInSchema, m.Codec, codec)
+			}
+			if slices.Equal(m.PathInSchema, []string{"region"}) && !slices.Contains(m.Encoding, format.RLEDictionary) && !slices.Contains(m.Encoding, format.PlainDictionary) {
+				t.Errorf("region's encodings %v: not dictionary-encoded", m.Encoding)
+			}
+		}
+	}
+}
+
+func TestParquetRefusesBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/bad.parquet"
+	if err := os.WriteFile(path, []byte("PAR1 not really"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadTable(context.Background(), path)
+	if err == nil || !strings.Contains(err.Error(), "bad.parquet: not a readable Parquet file") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,90 @@
+package pipeline_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/pipeline"
+)
+
+// countBackend is reportBackend counting the models it makes.
+type countBackend struct {
+	reportBackend
+	made *atomic.Int32
+}
+
+func (b countBackend) New(ctx context.Context, spec framework.ModelSpec) (framework.Model, error) {
+	b.made.Add(1)
+	return b.reportBackend.New(ctx, spec)
+}
+
+// TestRunChoosesKind: the backend's model is kept only when its
+// cross-validated loss beats the rival's by more than the standard error
+// of the difference (a tie goes to the rival); the rival chosen is the full
+// model of every repetition and the run's backend, and is no baseline of
+// itself; a rival not chosen is the baseline of the same name without
+// being fitted again.
+func TestRunChoosesKind(t *testing.T) {
+	d := dataset(300, 6)
+	ctx := context.Background()
+	for _, c := range []struct {
+		own, rival, want string
+	}{
+		{"6", "0", "main"}, // the truth's slope on the standardised column is 6
+		{"0", "6", "rival"},
+		{"6", "6", "rival"},
+	} {
+		var ownMade, rivalMade atomic.Int32
+		rb := countBackend{made: &rivalMade}
+		rival := pipeline.Baseline{Name: "rival", Backend: rb, Options: map[string]string{"slope": c.rival}}
+		cfg := pipeline.Config{Backend: countBackend{made: &ownMade}, BackendName: "main", Seed: 3, CrossFit: 3, Repeats: 2,
+			Options: map[string]string{"slope": c.own}, Rivals: []pipeline.Baseline{rival}, Baselines: []pipeline.Baseline{rival}}
+		rep, err := pipeline.Run(ctx, d, cfg, measures.MSE(), []framework.Estimator{shift{0}}, pipeline.EstimateOptions{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := rep.Full.Choice
+		if ch == nil || ch.Chosen != c.want || rep.Backend != c.want || ch.Measure != "mse" || len(ch.Kinds) != 2 {
+			t.Fatalf("slopes %s vs %s: choice %+v, backend %q; want %s", c.own, c.rival, ch, rep.Backend, c.want)
+		}
+		own, riv := ch.Kinds[0], ch.Kinds[1]
+		if own.Name != "main" || riv.Name != "rival" || !scalar.EqualWithinAbs(riv.Diff, riv.Loss-own.Loss, 1e-9) {
+			t.Errorf("slopes %s vs %s: kinds %+v", c.own, c.rival, ch.Kinds)
+		}
+		if kept := riv.Diff > riv.DiffSE; kept != (c.want == "main") {
+			t.Errorf("slopes %s vs %s: difference %g, se %g, but chose %s", c.own, c.rival, riv.Diff, riv.DiffSE, c.want)
+		}
+		// The first repetition fits both kinds on its 3 folds; the
+		// second only the chosen one.
+		wantOwn, wantRival := int32(3), int32(3)
+		names := []string{pipeline.InterceptName, "rival"}
+		if c.want == "main" {
+			wantOwn += 3
+		} else {
+			wantRival += 3
+			names = names[:1]
+		}
+		if ownMade.Load() != wantOwn || rivalMade.Load() != wantRival {
+			t.Errorf("slopes %s vs %s: made %d and %d models, want %d and %d", c.own, c.rival, ownMade.Load(), rivalMade.Load(), wantOwn, wantRival)
+		}
+		if len(rep.Full.Baselines) != len(names) {
+			t.Fatalf("slopes %s vs %s: baselines %+v, want %v", c.own, c.rival, rep.Full.Baselines, names)
+		}
+		for i, b := range rep.Full.Baselines {
+			if b.Name != names[i] {
+				t.Errorf("slopes %s vs %s: baseline %d is %s, want %s", c.own, c.rival, i, b.Name, names[i])
+			}
+		}
+		if c.want == "main" && !scalar.EqualWithinAbs(rep.Full.Baselines[1].Gain, riv.Diff, 1e-9) {
+			t.Errorf("the rival as baseline: gain %g, want the choice's difference %g", rep.Full.Baselines[1].Gain, riv.Diff)
+		}
+		if len(rep.Warnings) != 0 {
+			t.Errorf("slopes %s vs %s: warnings %q", c.own, c.rival, rep.Warnings)
+		}
+	}
+}
