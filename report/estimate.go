@@ -130,47 +130,7 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 	}
 	fmt.Fprintf(w, "measure %s  task %s  backend %s  n %d  n_train %d  n_eval %d  seed %d  level %g\n",
 		r.Measure, r.Task, r.Backend, r.N, r.NTrain, r.NEval, r.Seed, level)
-	if r.Inference != "" {
-		fmt.Fprintf(w, "inference %s", r.Inference)
-		if r.Perturb > 0 {
-			fmt.Fprintf(w, " (rho %g)", r.Perturb)
-		}
-		if r.CrossFit > 0 {
-			fmt.Fprintf(w, "  crossfit %d", r.CrossFit)
-		}
-		if r.Repeats > 1 {
-			fmt.Fprintf(w, "  repeats %d", r.Repeats)
-			if r.Ensemble {
-				fmt.Fprint(w, " (predictions averaged)")
-			}
-			if r.Debias {
-				fmt.Fprint(w, "  debiased")
-			}
-			if r.BiasAware {
-				fmt.Fprint(w, "  bias-aware")
-				if r.BiasDirected {
-					fmt.Fprint(w, " (directed)")
-				}
-			}
-		}
-		if r.ScoreUpper {
-			fmt.Fprint(w, "  upper ends: score")
-		}
-		fmt.Fprintf(w, "  p_value: H0 VI <= %g", r.Delta)
-		if by := covarianceTested(r.Results); len(by) > 0 {
-			fmt.Fprintf(w, " (%s: covariance test)", strings.Join(by, ", "))
-		}
-		if r.Adjust != "" && r.Adjust != "none" {
-			fmt.Fprintf(w, "  adjust %s", r.Adjust)
-		}
-		if r.CITruncate {
-			fmt.Fprint(w, "  intervals floored at 0")
-		}
-		fmt.Fprintln(w)
-		if l := unensembledLine(r); l != "" {
-			fmt.Fprintln(w, l)
-		}
-	}
+	writeInference(w, r)
 	where := "on the evaluation split"
 	if r.Partition {
 		where = "on the evaluation rows"
@@ -225,6 +185,54 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 		fmt.Fprintf(tw, "%s\t%.2f\t\n", l, res.Seconds)
 	}
 	return tw.Flush()
+}
+
+// writeInference writes the table header's line on the inference, and
+// the line on the estimators that declined the ensemble; nothing when the
+// report does not say its inference.
+func writeInference(w io.Writer, r *pipeline.Report) {
+	if r.Inference == "" {
+		return
+	}
+	fmt.Fprintf(w, "inference %s", r.Inference)
+	if r.Perturb > 0 {
+		fmt.Fprintf(w, " (rho %g)", r.Perturb)
+	}
+	if r.CrossFit > 0 {
+		fmt.Fprintf(w, "  crossfit %d", r.CrossFit)
+	}
+	if r.Repeats > 1 {
+		fmt.Fprintf(w, "  repeats %d", r.Repeats)
+		if r.Ensemble {
+			fmt.Fprint(w, " (predictions averaged)")
+		}
+		if r.Debias {
+			fmt.Fprint(w, "  debiased")
+		}
+		if r.BiasAware {
+			fmt.Fprint(w, "  bias-aware")
+			if r.BiasDirected {
+				fmt.Fprint(w, " (directed)")
+			}
+		}
+	}
+	if r.ScoreUpper {
+		fmt.Fprint(w, "  upper ends: score")
+	}
+	fmt.Fprintf(w, "  p_value: H0 VI <= %g", r.Delta)
+	if by := covarianceTested(r.Results); len(by) > 0 {
+		fmt.Fprintf(w, " (%s: covariance test)", strings.Join(by, ", "))
+	}
+	if r.Adjust != "" && r.Adjust != "none" {
+		fmt.Fprintf(w, "  adjust %s", r.Adjust)
+	}
+	if r.CITruncate {
+		fmt.Fprint(w, "  intervals floored at 0")
+	}
+	fmt.Fprintln(w)
+	if l := unensembledLine(r); l != "" {
+		fmt.Fprintln(w, l)
+	}
 }
 
 // pnum formats a p-value for the table: 3 significant digits, "<1e-16"
