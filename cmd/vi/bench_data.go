@@ -12,6 +12,7 @@ import (
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/progress"
+	"github.com/lazyvi/lazyvi/report"
 )
 
 // vi bench data times every estimator on the user's own data (or a seeded
@@ -169,7 +170,7 @@ func (f *benchDataFlags) run(ctx context.Context, a *app) error {
 	}
 	var buf bytes.Buffer
 	if f.format == "json" {
-		if err := writeJSON(&buf, rep); err != nil {
+		if err := report.WriteJSON(&buf, rep); err != nil {
 			return err
 		}
 	} else {

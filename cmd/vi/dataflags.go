@@ -17,6 +17,7 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/progress"
 	"github.com/lazyvi/lazyvi/pipeline"
+	"github.com/lazyvi/lazyvi/report"
 )
 
 // dataFlags are the flags that vi estimate, shapley and roar share: the data
@@ -128,7 +129,7 @@ func givenFlags(cmd *Command) map[string]bool {
 // output files (more; those with path "" are not written) can be
 // written, each named by its flag.
 func (f *dataFlags) checkOutput(more ...fileFlag) error {
-	if !slices.Contains(formats, f.format) {
+	if !slices.Contains(report.Formats, f.format) {
 		return framework.Usagef("unknown --format %q (want table, csv or json)", f.format)
 	}
 	for _, o := range append([]fileFlag{{"--out", f.out}}, more...) {
