@@ -87,13 +87,19 @@ Estimators (--estimators, comma-separated, in output order):
 The model comes from a backend (see "vi backends"), a built-in one run in vi's
 own process; its options are passed with --hidden, --epochs and --opt
 key=value and keep the backend's defaults when not set. --plugin PATH runs an
-external backend executable instead, in a subprocess. For the mlp, --hidden
-auto (the default) trains a few architectures and keeps the one its
-validation slice scores best; the header (and "full" in JSON) says which,
-how training ended, R2, and how the full model compares with intercept-only
-and linear baselines on the same rows, with a warning on stderr when it is
-no better than the linear one or training hit the epoch cap
-(docs/defaults.md).
+external backend executable instead, in a subprocess; --plugin-attach LINE
+uses one that a running process already serves (as lazyvi_torch.importance
+serves a network in a Python session's memory; docs/python.md). For the
+mlp, --hidden auto (the default) trains a few architectures and keeps the
+one its validation slice scores best, and then keeps the network only where
+its cross-validated loss beats a linear model's (least squares or logistic
+regression, its ridge cross-validated) by more than the standard error of
+the difference: otherwise the linear model is the full model ("model
+choice:" in the header says which and why). The header (and "full" in JSON)
+says which model, how training ended, R2 (accuracy and AUC for a 0/1
+response), and how the full model compares with intercept-only and linear
+baselines on the same rows, with a warning on stderr when it is no better
+than the linear one or training hit the epoch cap (docs/defaults.md).
 
 Groups: --groups "climate=sst1,sst2;demog=age,sex" (or --groups-file FILE,
 one "name: col, col" a line) estimates the importance of each group, its
@@ -354,11 +360,12 @@ func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *d
 	if err := report.Write(&buf, rep, r.format); err != nil {
 		return err
 	}
-	if err := a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Forest(rep, r.targetName(d)).Write(w, pf.plotFormat) }); err != nil {
-		return err
-	}
+	// The report first: a plot that fails cannot cost the results.
 	if err := r.emit(&buf); err != nil {
 		return err
 	}
-	return finishCheckpoint(ckpt, r.out, nil)
+	if err := finishCheckpoint(ckpt, r.out, nil); err != nil {
+		return err
+	}
+	return a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Forest(rep, r.targetName(d)).Write(w, pf.plotFormat) })
 }

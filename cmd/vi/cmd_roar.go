@@ -161,10 +161,11 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	if err := report.WriteROAR(&buf, rep, r.format, estimatorNames(ests)); err != nil {
 		return err
 	}
-	if err := a.writePlot(o.plot, "plot", func(w io.Writer) error { return plot.ROAR(rep, r.targetName(d)).Write(w, pf.plotFormat) }); err != nil {
+	// The report first: a plot that fails cannot cost the results.
+	if err := r.emit(&buf); err != nil {
 		return err
 	}
-	return r.emit(&buf)
+	return a.writePlot(o.plot, "plot", func(w io.Writer) error { return plot.ROAR(rep, r.targetName(d)).Write(w, pf.plotFormat) })
 }
 
 // roarFinite reports a score or standard error that is not finite.

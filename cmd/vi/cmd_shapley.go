@@ -193,13 +193,14 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err := report.WriteShapley(&buf, rep, r.format, fixedPenalty(reds)); err != nil {
 		return err
 	}
-	if err := a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Shapley(rep, r.targetName(d)).Write(w, pf.plotFormat) }); err != nil {
-		return err
-	}
+	// The report first: a plot that fails cannot cost the results.
 	if err := r.emit(&buf); err != nil {
 		return err
 	}
-	return finishCheckpoint(ckpt, r.out, nil)
+	if err := finishCheckpoint(ckpt, r.out, nil); err != nil {
+		return err
+	}
+	return a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Shapley(rep, r.targetName(d)).Write(w, pf.plotFormat) })
 }
 
 // shapleyFinite reports a score or a result that is not finite.

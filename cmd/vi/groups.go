@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lazyvi/lazyvi/backends/cnn"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 )
@@ -51,9 +52,9 @@ func isImageGrouping(g string) bool {
 // of the HxW image (--image) whose pixels are the data's features in
 // row-major order.
 func imageGroups(d *dataio.Dataset, target, image, by string) ([]dataio.Group, error) {
-	var h, w int
-	if _, err := fmt.Sscanf(strings.ToLower(image), "%dx%d", &h, &w); err != nil || h < 1 || w < 1 {
-		return nil, framework.Usagef("--groups %s needs --image HxW (the features are the pixels of an image), got --image %q", by, image)
+	h, w, err := cnn.ParseImage(image) // H*W bounded, without overflow
+	if image == "" || err != nil {
+		return nil, framework.Usagef("--groups %s needs --image HxW (the features are the pixels of an image, at most %d), got --image %q", by, cnn.MaxPixels, image)
 	}
 	var ph, pw int
 	if strings.HasPrefix(by, "patch") {

@@ -48,7 +48,7 @@ func (f *inferenceFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.twoSided, "bias-two-sided", false, "with --bias-aware, widen both ends of each interval by the bound")
 	fs.Float64Var(&f.perturb, "perturb", inference.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd (lazy's and lazy-es's: their baseline's)")
 	fs.Float64Var(&f.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
-	fs.StringVar(&f.test, "test", "estimate", "where p_value comes from: `test` estimate (the VI estimate's own test, which agrees with its interval) or covariance (for cpi, whose reduced model is the full model's conditional mean: a test of H0 VI = 0 by the covariance between the reduced model's residual and the full model's departure from it, with more power; with the paired estimate, mse, r2 or logloss and --delta 0; other estimators keep estimate)")
+	fs.StringVar(&f.test, "test", "covariance", "where p_value comes from: `test` estimate (the VI estimate's own test, which agrees with its interval) or covariance (for cpi, whose reduced model is the full model's conditional mean: a test of H0 VI = 0 by the covariance between the reduced model's residual and the full model's departure from it, with more power; with the paired estimate, mse, r2 or logloss and --delta 0; other estimators keep estimate)")
 	fs.StringVar(&f.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
 	fs.BoolVar(&f.ciTruncate, "ci-truncate", false, "floor the intervals at 0")
 }

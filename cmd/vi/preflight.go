@@ -35,7 +35,7 @@ func (f *reportFlags) preflight(ctx context.Context, cmd *Command, args []string
 		return nil, err
 	}
 	pf := &preflight{set: givenFlags(cmd)}
-	if err := data.checkOutput(f.plot); err != nil {
+	if err := data.checkOutput(fileFlag{"--plot", f.plot}); err != nil {
 		return nil, err
 	}
 	var err error
