@@ -114,13 +114,19 @@ Estimators (--estimators, comma-separated, in output order):
 The model comes from a backend (see "vi backends"), a built-in one run in vi's
 own process; its options are passed with --hidden, --epochs and --opt
 key=value and keep the backend's defaults when not set. --plugin PATH runs an
-external backend executable instead, in a subprocess. For the mlp, --hidden
-auto (the default) trains a few architectures and keeps the one its
-validation slice scores best; the header (and "full" in JSON) says which,
-how training ended, R2, and how the full model compares with intercept-only
-and linear baselines on the same rows, with a warning on stderr when it is
-no better than the linear one or training hit the epoch cap
-(docs/defaults.md).
+external backend executable instead, in a subprocess; --plugin-attach LINE
+uses one that a running process already serves (as lazyvi_torch.importance
+serves a network in a Python session's memory; docs/python.md). For the
+mlp, --hidden auto (the default) trains a few architectures and keeps the
+one its validation slice scores best, and then keeps the network only where
+its cross-validated loss beats a linear model's (least squares or logistic
+regression, its ridge cross-validated) by more than the standard error of
+the difference: otherwise the linear model is the full model ("model
+choice:" in the header says which and why). The header (and "full" in JSON)
+says which model, how training ended, R2 (accuracy and AUC for a 0/1
+response), and how the full model compares with intercept-only and linear
+baselines on the same rows, with a warning on stderr when it is no better
+than the linear one or training hit the epoch cap (docs/defaults.md).
 
 Groups: --groups "climate=sst1,sst2;demog=age,sex" (or --groups-file FILE,
 one "name: col, col" a line) estimates the importance of each group, its
@@ -202,7 +208,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	fs.BoolVar(&o.twoSided, "bias-two-sided", false, "with --bias-aware, widen both ends of each interval by the bound")
 	fs.Float64Var(&o.perturb, "perturb", inference.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd (lazy's and lazy-es's: their baseline's)")
 	fs.Float64Var(&o.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
-	fs.StringVar(&o.test, "test", "estimate", "where p_value comes from: `test` estimate (the VI estimate's own test, which agrees with its interval) or covariance (for cpi, whose reduced model is the full model's conditional mean: a test of H0 VI = 0 by the covariance between the reduced model's residual and the full model's departure from it, with more power; with the paired estimate, mse, r2 or logloss and --delta 0; other estimators keep estimate)")
+	fs.StringVar(&o.test, "test", "covariance", "where p_value comes from: `test` estimate (the VI estimate's own test, which agrees with its interval) or covariance (for cpi, whose reduced model is the full model's conditional mean: a test of H0 VI = 0 by the covariance between the reduced model's residual and the full model's departure from it, with more power; with the paired estimate, mse, r2 or logloss and --delta 0; other estimators keep estimate)")
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
 	fs.BoolVar(&o.ciTruncate, "ci-truncate", false, "floor the intervals at 0")
 	fs.StringVar(&o.model, "model", "", "use the full models of this model `file` (vi train) instead of training; its backend, options, target, seed, split, folds and repetitions are the run's")

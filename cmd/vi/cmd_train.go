@@ -31,7 +31,7 @@ func newTrainCommand() *Command {
 		Short:     "train the full models once and save them to a model file",
 		Long: `Train trains the full models of vi estimate with the same flags (the same
 splits, seeds, standardisation, backend and options, --hidden auto's choice
-included) and writes them to a model file: the backend's parameters with
+and the choice against the linear model included) and writes them to a model file: the backend's parameters with
 everything needed to use them again, and a fingerprint of the data. By
 default that is every network of vi estimate's default inference: three
 repetitions (other seeds) of three cross-fitting folds, nine networks.
