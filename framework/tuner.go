@@ -28,7 +28,8 @@ func TunedOptions(m Model) map[string]string {
 // penalty over the rows). Where lazy chooses its own penalty its
 // cross-validation, indifferent between a small update and none for a
 // feature that matters little, may keep the full model's weight on a null
-// feature correlated with others, as dropout does.
+// feature correlated with others, as dropout does. The plugin transport
+// does not carry it.
 type RefitPenalizer interface {
 	RefitPenalty() (penalty float64, ok bool)
 }

@@ -149,16 +149,18 @@ func (md *Model) FitReport() framework.FitReport {
 	return framework.FitReport{Architecture: fmt.Sprintf("%s, %sridge %.3g", kind, how, md.cfg.ridge)}
 }
 
-// RefitPenalty implements framework.RefitPenalizer for least squares: the
-// ridge penalty of the fit (at least 1e-10 (p + 1), a vanishing one for
-// plain OLS), on the gradient features (1, z) that are the fit's own
-// design. Logistic regression's refit is no ridge regression on its
-// gradient features: ok is false.
+// RefitPenalty implements framework.RefitPenalizer for least squares with
+// option ridge auto (vi's default linear model): the penalty the fit chose,
+// on the gradient features (1, z) that are the fit's own design. Logistic
+// regression's refit is no ridge regression on its gradient features, and
+// a fixed penalty keeps lazy's own search, as the plugin transport (which
+// does not carry the method) keeps it for a served linear backend: ok is
+// false.
 func (md *Model) RefitPenalty() (float64, bool) {
-	if md.task != framework.Regression {
+	if md.task != framework.Regression || !md.cfg.auto || !(md.cfg.ridge > 0) {
 		return 0, false
 	}
-	return max(md.cfg.ridge, 1e-10*float64(md.inputs+1)), true
+	return md.cfg.ridge, true
 }
 
 var (
