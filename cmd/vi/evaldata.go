@@ -40,6 +40,12 @@ func (f *dataFlags) evalFlagsGiven() bool { return f.evalData != "" || f.splitCo
 // column) is the response, whose range each file is checked for on its
 // own, so that a bad cell is named in its own file.
 func loadEvalData(ctx context.Context, path, evalPath, split, target string) (*dataio.Dataset, []int, error) {
+	d, part, err := readEvalData(ctx, path, evalPath, split, target)
+	return d, part, inResponse(err, target)
+}
+
+// readEvalData is loadEvalData without the response's mark on errors.
+func readEvalData(ctx context.Context, path, evalPath, split, target string) (*dataio.Dataset, []int, error) {
 	switch {
 	case split != "":
 		d, labels, err := dataio.LoadCSVLabels(ctx, path, split)

@@ -88,6 +88,22 @@ func flagWarnings(ws []string) {
 	}
 }
 
+// responseError marks bad input in the response column (--target), whose
+// hint differs from a feature's.
+type responseError struct{ error }
+
+func (e responseError) Unwrap() error { return e.error }
+
+// inResponse marks err as a responseError when it is an input error in
+// column target.
+func inResponse(err error, target string) error {
+	var ie *dataio.InputError
+	if target != "" && errors.As(err, &ie) && ie.Column == target {
+		return responseError{err}
+	}
+	return err
+}
+
 // inputHint says what to do about bad input that vi could not read: a
 // text column (encode it), a missing value (drop or impute the rows).
 // It returns "" for other errors.
@@ -97,9 +113,12 @@ func inputHint(err error) string {
 	if errors.As(err, &ie) && ie.Column != "" {
 		col = ie.Column
 	}
+	var re responseError
 	switch {
+	case errors.Is(err, dataio.ErrText) && errors.As(err, &re):
+		return fmt.Sprintf("vi reads numbers only: if the response %s is a category, code its classes as numbers 0, 1, 2, ... (0 and 1 for two: a binary task)", col)
 	case errors.Is(err, dataio.ErrText):
-		return fmt.Sprintf("vi reads numbers only: if %s is a category, replace it by 0/1 columns %s_<category>, one per category (e.g. pandas.get_dummies), and add --groups onehot to estimate their importance together (docs/inference.md)", col, col)
+		return fmt.Sprintf("vi reads numbers only: if %s is a category, replace it by 0/1 columns %s_<category>, one per category (e.g. pandas.get_dummies), and add --groups onehot to estimate their importance together (docs/inference.md); if it is the response, code its classes as 0, 1, 2, ... instead", col, col)
 	case errors.Is(err, dataio.ErrMissingValue):
 		return "vi needs a number in every cell: drop the rows with missing values (e.g. pandas dropna) or impute them before vi reads the file"
 	}
