@@ -18,6 +18,17 @@ type Dataset struct {
 	// missingness indicators, and NaN in the cells to impute. Nil for a
 	// table of numbers read as it is (ReadCSV).
 	Encoding *Encoding
+	// locate names row i's file and row in messages (Table.Prepare sets
+	// it); nil: row i+2 of Source, as in a CSV file with a header.
+	locate func(i int) (file string, row int)
+}
+
+// where returns the file and row that messages name for row i.
+func (d *Dataset) where(i int) (string, int) {
+	if d.locate != nil {
+		return d.locate(i)
+	}
+	return d.Source, i + 2
 }
 
 // CheckScale reports, as an *InputError naming the row and the column, the
@@ -55,11 +66,12 @@ func (d *Dataset) CheckScale(target int) error {
 			if math.IsNaN(v) && d.Encoding != nil && j != target {
 				continue // a cell to impute (Encoding)
 			}
+			file, row := d.where(i)
 			switch {
 			case math.IsNaN(v) || math.IsInf(v, 0):
-				return &InputError{File: d.Source, Row: i + 2, Column: d.Names[j], Msg: fmt.Sprintf("%g is not a finite number", v)}
+				return &InputError{File: file, Row: row, Column: d.Names[j], Msg: fmt.Sprintf("%g is not a finite number", v)}
 			case math.Abs(v) >= limit:
-				return &InputError{File: d.Source, Row: i + 2, Column: d.Names[j],
+				return &InputError{File: file, Row: row, Column: d.Names[j],
 					Msg: fmt.Sprintf("%g is too large in magnitude (%s: with %d rows, keep |values| below %.3g); rescale the column", v, why, n, limit)}
 			}
 		}

@@ -110,7 +110,7 @@ func dataCase(fs *flag.FlagSet) func(context.Context, *app) error {
 		if err := ef.checkEval(); err != nil {
 			return err
 		}
-		d, part, err := loadEvalData(ctx, *dataPath, *evalData, *splitColumn, *target)
+		d, part, err := loadEvalData(ctx, *dataPath, *evalData, *splitColumn, dataio.PrepareOptions{Target: *target})
 		if err != nil {
 			return err
 		}
