@@ -13,6 +13,11 @@ type Dataset struct {
 	Source string
 	Names  []string
 	X      *mat.Dense // rows x len(Names)
+	// Parts, for a data set joined from several files (training and
+	// evaluation data), say which file each row came from: part k holds
+	// the rows from Parts[k].Start up to the next part's Start, the file's
+	// rows in order. Nil: every row is Source's.
+	Parts []Part
 	// Encoding, when set, says how the columns came from a file's
 	// (Table.Prepare): one-hot indicators of categorical columns,
 	// missingness indicators, and NaN in the cells to impute. Nil for a
@@ -29,6 +34,24 @@ func (d *Dataset) where(i int) (string, int) {
 		return d.locate(i)
 	}
 	return d.Source, i + 2
+}
+
+// A Part is one file's block of the rows of a joined Dataset.
+type Part struct {
+	Source string
+	Start  int
+}
+
+// Locate returns the file that row i (0-based) of d came from and its row
+// there, counted as InputError counts them (the header is row 1).
+func (d *Dataset) Locate(i int) (source string, row int) {
+	source, start := d.Source, 0
+	for _, p := range d.Parts {
+		if i >= p.Start {
+			source, start = p.Source, p.Start
+		}
+	}
+	return source, i - start + 2
 }
 
 // CheckScale reports, as an *InputError naming the row and the column, the

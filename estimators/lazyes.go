@@ -19,6 +19,10 @@ func init() { framework.RegisterEstimator(LazyES{Steps: DefaultESSteps}) }
 // further from it, more are slower and closer.
 const DefaultESSteps = 120
 
+// maxESSteps bounds LazyES.Steps (vi's --es-steps): a million minibatch
+// steps per feature is already far past early stopping.
+const maxESSteps = 1_000_000
+
 // LazyES is LazyVI with early stopping (the paper's Discussion, section
 // 7.1): the reduced model starts at the full model's parameters theta_f and
 // takes a few optimizer steps on the dropped train split, then is evaluated
@@ -59,9 +63,9 @@ func (e LazyES) Configure(settings map[string]string) (framework.Estimator, erro
 		if k != "es-steps" {
 			return nil, framework.Usagef("%s is not a setting of estimator lazy-es (settings: es-steps)", k)
 		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return nil, framework.Usagef("es-steps must be >= 0 (0: one epoch), got %s", v)
+		n, err := framework.ParseCount("es-steps", v, 0, maxESSteps, "0 is one epoch")
+		if err != nil {
+			return nil, err
 		}
 		e.Steps = n
 	}

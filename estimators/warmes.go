@@ -14,6 +14,9 @@ func init() { framework.RegisterEstimator(WarmES{MaxEpochs: DefaultWarmESEpochs}
 // --es-epochs default), the cap of Sun and Raskutti's code.
 const DefaultWarmESEpochs = 100
 
+// maxWarmESEpochs bounds WarmES.MaxEpochs (vi's --es-epochs).
+const maxWarmESEpochs = 100_000
+
 // WarmES is the warm-start early-stopping variable importance of Sun and
 // Raskutti (AISTATS 2025, arXiv 2412.01120): the reduced model starts at
 // the dropout solution (the full network's parameters, evaluated on the
@@ -57,9 +60,9 @@ func (e WarmES) Configure(settings map[string]string) (framework.Estimator, erro
 		if k != "es-epochs" {
 			return nil, framework.Usagef("%s is not a setting of estimator warm-es (settings: es-epochs)", k)
 		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return nil, framework.Usagef("es-epochs must be >= 1, got %s", v)
+		n, err := framework.ParseCount("es-epochs", v, 1, maxWarmESEpochs, "the held-out rows stop it long before")
+		if err != nil {
+			return nil, err
 		}
 		e.MaxEpochs = n
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,7 +33,8 @@ const (
 // that makes train's rows the train split and eval's the evaluation split:
 // the full model and every reduced model learn from train only, and every
 // score is on eval only. The two must have the same columns, in the same
-// order; a difference is an *InputError naming eval's file and the column.
+// order; a difference is an *InputError naming eval's file and the column,
+// and so are evaluation data with the training data's very rows.
 // The joined data set's Source names both files.
 func WithEvalData(train, eval *dataio.Dataset) (*dataio.Dataset, []int, error) {
 	if train == nil || train.X == nil || eval == nil || eval.X == nil {
@@ -40,6 +42,11 @@ func WithEvalData(train, eval *dataio.Dataset) (*dataio.Dataset, []int, error) {
 	}
 	if err := sameColumns(train, eval); err != nil {
 		return nil, nil, err
+	}
+	// The same rows (the same file, a link to it or a copy) would judge
+	// every model on rows it learnt from: in-sample importances.
+	if mat.Equal(train.X, eval.X) {
+		return nil, nil, &dataio.InputError{File: eval.Source, Msg: fmt.Sprintf("the evaluation data are the training data (%s, the same rows): importances judged on the rows the models learnt from are in-sample; give rows held out from training", train.Source)}
 	}
 	n1, c := train.X.Dims()
 	n2, _ := eval.X.Dims()
@@ -50,7 +57,8 @@ func WithEvalData(train, eval *dataio.Dataset) (*dataio.Dataset, []int, error) {
 	for i := n1; i < n1+n2; i++ {
 		part[i] = 1
 	}
-	d := &dataio.Dataset{Source: train.Source + " and " + eval.Source, Names: slices.Clone(train.Names), X: x}
+	d := &dataio.Dataset{Source: train.Source + " and " + eval.Source, Names: slices.Clone(train.Names), X: x,
+		Parts: []dataio.Part{{Source: train.Source, Start: 0}, {Source: eval.Source, Start: n1}}}
 	return d, part, nil
 }
 
@@ -298,6 +306,45 @@ func (sp *setup) checkPartitionFolds(k int) error {
 		}
 		if err := sp.checkWide(n - count[f]); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// checkEvalLabels refuses, for one explicit evaluation split (labels 0
+// and 1), evaluation rows whose response is not a class of the training
+// rows' when those are class labels (binary 0/1, or multiclass): one
+// stray label (a 2 among 0/1, or 0.5) would otherwise turn the task
+// inferred from all the rows into another (regression), silently. The
+// error names the row's file, its row there and the column.
+func checkEvalLabels(d *dataio.Dataset, target int, y []float64, part []int) error {
+	if part == nil || slices.Max(part) != 1 || len(part) != len(y) {
+		return nil
+	}
+	var train []float64
+	for i, v := range y {
+		if part[i] == 0 {
+			train = append(train, v)
+		}
+	}
+	if len(train) == 0 {
+		return nil
+	}
+	task := InferTask(train)
+	classes := "0 and 1"
+	k := 2
+	switch task {
+	case framework.Regression:
+		return nil
+	case framework.Multiclass:
+		k, _ = NumClasses(train)
+		classes = fmt.Sprintf("0 to %d", k-1)
+	}
+	for i, v := range y {
+		if part[i] == 1 && !(v >= 0 && v < float64(k) && v == math.Trunc(v)) {
+			file, row := d.Locate(i)
+			return &dataio.InputError{File: file, Row: row, Column: d.Names[target],
+				Msg: fmt.Sprintf("response %v is not a class of the training rows (%s, a %s response): evaluation rows need the training rows' labels", v, classes, task)}
 		}
 	}
 	return nil

@@ -308,3 +308,54 @@ func TestSavedPartitionRepeated(t *testing.T) {
 		t.Errorf("the run from the model file differs:\n got %+v\nwant %+v", got, want)
 	}
 }
+
+// TestEvalDataStrayLabel: evaluation data whose response has a label the
+// binary (or multiclass) training rows do not (a 2 among 0/1, or 0.5) is
+// an input error naming the evaluation file, its row and the column,
+// not a silent switch to another task.
+func TestEvalDataStrayLabel(t *testing.T) {
+	binary := func(source string, n, classes int) *dataio.Dataset {
+		x := mat.NewDense(n, 3, nil)
+		for i := 0; i < n; i++ {
+			x.SetRow(i, []float64{float64(i), float64(i % 7), float64(i % classes)})
+		}
+		return &dataio.Dataset{Source: source, Names: []string{"a", "b", "y"}, X: x}
+	}
+	for _, c := range []struct {
+		classes int
+		stray   float64
+		want    string
+	}{
+		{2, 2, `ev.csv: row 7, column "y": response 2 is not a class of the training rows (0 and 1, a binary response)`},
+		{2, 0.5, `ev.csv: row 7, column "y": response 0.5 is not a class`},
+		{3, 3, `ev.csv: row 7, column "y": response 3 is not a class of the training rows (0 to 2, a multiclass response)`},
+	} {
+		ev := binary("ev.csv", 40, c.classes)
+		ev.X.Set(5, 2, c.stray)
+		d, part, err := pipeline.WithEvalData(binary("tr.csv", 60, c.classes), ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = pipeline.CheckRun(d, pipeline.Config{Partition: part}, nil, pipeline.EstimateOptions{})
+		var ie *dataio.InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%d classes, stray %v: %v, want an input error with %q", c.classes, c.stray, err, c.want)
+		}
+	}
+	// The training data again (a link, a copy) is refused: in-sample.
+	same := dataset(60, 1)
+	same.Source = "copy.csv"
+	if _, _, err := pipeline.WithEvalData(dataset(60, 1), same); err == nil || !strings.Contains(err.Error(), "copy.csv: the evaluation data are the training data (test.csv, the same rows)") || !errors.Is(err, framework.ErrUsage) {
+		t.Errorf("the same rows: %v", err)
+	}
+	// A regression response takes any value in its evaluation rows.
+	tr, ev := dataset(60, 1), dataset(30, 2)
+	ev.Source = "ev.csv"
+	d, part, err := pipeline.WithEvalData(tr, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pipeline.CheckRun(d, pipeline.Config{Partition: part}, nil, pipeline.EstimateOptions{}); err != nil {
+		t.Errorf("regression: %v", err)
+	}
+}

@@ -93,6 +93,9 @@ type Config struct {
 // training, whatever Config.MinTrain says.
 const MinTrainRows = 6
 
+// MaxRepeats bounds Config.Repeats.
+const MaxRepeats = 1000
+
 // TrainRower is the optional interface of an estimator that needs more
 // train rows than MinTrainRows (lazy: two per cross-validation fold).
 type TrainRower interface {
@@ -232,8 +235,8 @@ func CheckRun(d *dataio.Dataset, cfg Config, m framework.Measure, opt EstimateOp
 			return err
 		}
 	}
-	if cfg.Repeats < 0 {
-		return framework.FieldErrorf("Config.Repeats", "must be at least 1 (0 means 1), got %d", cfg.Repeats)
+	if cfg.Repeats < 0 || cfg.Repeats > MaxRepeats {
+		return framework.FieldErrorf("Config.Repeats", "must be from 1 to %d (0 means 1; each repetition trains its own models, and the combined standard error gains little past a few dozen), got %d", MaxRepeats, cfg.Repeats)
 	}
 	if opt.Ensemble && (cfg.CrossFit < 2 && cfg.Partition == nil || cfg.Repeats < 2) {
 		return framework.FieldErrorf("EstimateOptions.Ensemble", "needs cross-fitting (at least 2 folds) or explicit evaluation rows (Config.Partition), repeated at least twice, got %d folds and %d repetitions", cfg.CrossFit, max(cfg.Repeats, 1))
@@ -466,6 +469,11 @@ func newSetup(d *dataio.Dataset, cfg Config) (*setup, error) {
 	if isConstant(y) {
 		return nil, &dataio.InputError{File: d.Source, Column: d.Names[target], Msg: fmt.Sprintf("the response is constant (%g in every row)", y[0])}
 	}
+	if cfg.Task == nil {
+		if err := checkEvalLabels(d, target, y, cfg.Partition); err != nil {
+			return nil, err
+		}
+	}
 	task := InferTask(y)
 	if cfg.Task != nil {
 		task = *cfg.Task
@@ -569,7 +577,28 @@ func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*fra
 		framework.Release(full)
 		return nil, fmt.Errorf("full model, predict evaluation split: backend returned %d x %d predictions for %d rows, want %d x %d", r, c, len(eval), len(eval), p.Outputs())
 	}
+	if err := sp.checkFinite(p.FullEval, eval); err != nil {
+		framework.Release(full)
+		return nil, err
+	}
 	return p, nil
+}
+
+// checkFinite refuses full-model predictions that are NaN or infinite,
+// naming the first one's row in its file, before any reduction or score
+// is built on them.
+func (sp *setup) checkFinite(pred *mat.Dense, rows []int) error {
+	r, c := pred.Dims()
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			if v := pred.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				file, row := sp.d.Locate(rows[i])
+				return fmt.Errorf("full model: its prediction for row %d of %s is %v: %w: the network computes NaN or Inf on that row (in a module's forward pass, or with weights that diverged in training: a smaller learning rate may help)",
+					row, file, v, framework.ErrNonFinite)
+			}
+		}
+	}
+	return nil
 }
 
 func isConstant(y []float64) bool {

@@ -70,11 +70,13 @@ func TestRunRepeatedPerturbed(t *testing.T) {
 		}
 	}
 
-	bad := cfg
-	bad.Repeats = -1
-	_, err = pipeline.Run(ctx, d, bad, measures.MSE(), ests, opt)
-	var fe *framework.FieldError
-	if !errors.As(err, &fe) || fe.Field != "Config.Repeats" || !errors.Is(err, framework.ErrUsage) {
-		t.Errorf("repeats -1: err %v, want a usage error on Config.Repeats", err)
+	for _, r := range []int{-1, pipeline.MaxRepeats + 1, 1e9} {
+		bad := cfg
+		bad.Repeats = r
+		_, err = pipeline.Run(ctx, d, bad, measures.MSE(), ests, opt)
+		var fe *framework.FieldError
+		if !errors.As(err, &fe) || fe.Field != "Config.Repeats" || !errors.Is(err, framework.ErrUsage) {
+			t.Errorf("repeats %d: err %v, want a usage error on Config.Repeats", r, err)
+		}
 	}
 }

@@ -68,11 +68,20 @@ func ParseImage(v string) (h, w int, err error) {
 		h, err1 := strconv.Atoi(strings.TrimSpace(a))
 		w, err2 := strconv.Atoi(strings.TrimSpace(b))
 		if err1 == nil && err2 == nil && h > 0 && w > 0 {
+			// Each pixel is a column of the data: H*W, taken without
+			// overflow, is bounded as the columns are.
+			if h > MaxPixels/w {
+				return 0, 0, framework.Usagef("cnn: option image: %q has more than %d pixels (each pixel is a column of the data)", v, MaxPixels)
+			}
 			return h, w, nil
 		}
 	}
 	return 0, 0, framework.Usagef("cnn: option image: bad shape %q (want HxW such as 8x8)", v)
 }
+
+// MaxPixels bounds an image's H*W (ParseImage): 2^24 pixels, a 4096x4096
+// image, far more columns than a data set of rows of them holds.
+const MaxPixels = 1 << 24
 
 func parseOptions(opts map[string]string) (config, error) {
 	cfg := defaultConfig()

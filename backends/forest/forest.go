@@ -9,8 +9,12 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/sysmem"
 )
 
 // Config sets up a forest. The zero value of a field means its default.
@@ -85,6 +89,28 @@ func (c Config) check() error {
 	return nil
 }
 
+// treeBytes bounds the memory of one tree grown on n rows: at most
+// n/MinLeaf leaves (each holding MinLeaf rows of the bootstrap sample), so
+// twice as many nodes, each leaf's class shares, and the bootstrap
+// membership bits. In float64, so that no count overflows it.
+func treeBytes(cfg Config, n int) float64 {
+	leaves := math.Ceil(float64(n) / float64(max(cfg.MinLeaf, 1)))
+	return 2*leaves*float64(unsafe.Sizeof(node{})) + 8*leaves*float64(cfg.Classes) + 8*math.Ceil(float64(n)/64)
+}
+
+// checkMemory refuses, as a usage error before anything is allocated, a
+// forest whose trees may need more memory than the machine has: an
+// absurd count of trees is the user's mistake, not an out-of-memory
+// crash.
+func checkMemory(cfg Config, n int) error {
+	need, have := float64(cfg.Trees)*treeBytes(cfg, n), float64(sysmem.Total())
+	if need <= have {
+		return nil
+	}
+	return framework.Usagef("forest: option trees: %d trees on %d rows may need up to %.3g GB, more than this machine's %.3g GB of memory; use fewer trees (or a larger min_leaf)",
+		cfg.Trees, n, need/1e9, have/1e9)
+}
+
 // Forest is a fitted random forest. It is read-only and safe for
 // concurrent use.
 type Forest struct {
@@ -124,6 +150,9 @@ func Fit(ctx context.Context, x mat.Matrix, y []float64, cfg Config) (*Forest, e
 		return nil, fmt.Errorf("forest: %d rows but %d responses", n, len(y))
 	}
 	cfg = cfg.withDefaults(p)
+	if err := checkMemory(cfg, n); err != nil {
+		return nil, err
+	}
 	d := &data{n: n, p: p, cols: make([][]float64, p), classes: cfg.Classes}
 	for k := range d.cols {
 		d.cols[k] = make([]float64, n)

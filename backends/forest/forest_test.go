@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -284,4 +285,21 @@ func BenchmarkFit(b *testing.B) {
 func sameOOB(a, b OOB) bool {
 	eq := func(u, v float64) bool { return u == v || (math.IsNaN(u) && math.IsNaN(v)) }
 	return a.N == b.N && eq(a.MSE, b.MSE) && eq(a.R2, b.R2) && eq(a.ErrorRate, b.ErrorRate) && eq(a.LogLoss, b.LogLoss)
+}
+
+// TestTooManyTrees: a count of trees whose forest cannot fit in the
+// machine's memory is a usage error before any of it is allocated (1e9
+// trees on 300 rows crashed out of memory).
+func TestTooManyTrees(t *testing.T) {
+	x := mat.NewDense(300, 2, nil)
+	y := make([]float64, 300)
+	for i := range y {
+		x.Set(i, 0, float64(i))
+		x.Set(i, 1, float64(i%7))
+		y[i] = float64(i % 3)
+	}
+	_, err := Fit(context.Background(), x, y, Config{Trees: 1e9})
+	if !errors.Is(err, framework.ErrUsage) || !strings.Contains(err.Error(), "1000000000 trees on 300 rows may need up to") {
+		t.Errorf("1e9 trees: %v, want a usage error on the trees' memory", err)
+	}
 }

@@ -14,13 +14,14 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/plot"
-	"gonum.org/v1/gonum/mat"
 )
 
 // estimateOptions are the flags of vi estimate.
@@ -797,6 +798,9 @@ func fittingEstimators(name string, caps framework.Capabilities, ests []framewor
 type backendSpec struct {
 	name   string // for messages and the report
 	plugin string // external executable; "" for a built-in backend
+	// attach is the handshake line of a backend a running process serves
+	// (--plugin-attach); "" to start or run one.
+	attach string
 	// process serves a built-in backend from a subprocess, as a plugin
 	// is served (--backend-process); without it a built-in backend runs
 	// in vi's own process.
@@ -804,6 +808,25 @@ type backendSpec struct {
 	// startTimeout bounds the plugin handshake (--plugin-timeout); 0:
 	// backendplugin's default.
 	startTimeout time.Duration
+}
+
+// external reports whether the backend is not one built into vi: a
+// plugin's, or an attached one.
+func (s backendSpec) external() bool { return s.plugin != "" || s.attach != "" }
+
+// attachSpec is the backendSpec of --plugin-attach line: named by --backend
+// when given (set), else "plugin"; it excludes --plugin and
+// --backend-process, which say how to start a backend.
+func attachSpec(line, name string, set map[string]bool) (backendSpec, error) {
+	for _, f := range []string{"plugin", "backend-process"} {
+		if set[f] {
+			return backendSpec{}, framework.Usagef("--plugin-attach and --%s exclude each other (--plugin-attach uses a backend that is already served)", f)
+		}
+	}
+	if !set["backend"] {
+		name = "plugin"
+	}
+	return backendSpec{name: name, attach: strings.TrimSpace(line)}, nil
 }
 
 // newBackendSpec checks the backend flags: a built-in name must be

@@ -17,7 +17,8 @@ func stripSeconds(b []byte) string {
 	return regexp.MustCompile(`"seconds": *\{[^}]*\}`).ReplaceAllString(s, `"seconds": {}`)
 }
 
-// TestTrainModelAndShards: on a 100-feature data set, vi estimate --model
+// TestTrainModelAndShards: on a 100-feature data set (160 rows: more
+// training rows than features), vi estimate --model
 // of a one-split model (vi train --repeats 1) gives the report of the run
 // that trains (timings aside), and vi merge of three shards, given in any
 // order, the report of the single run; both with lazy, dropout, retrain
@@ -36,7 +37,7 @@ func TestTrainModelAndShards(t *testing.T) {
 		}
 		return b
 	}
-	run("simulate", "--setting", "highdim", "--n", "150", "--seed", "3", "--out", "hd.csv")
+	run("simulate", "--setting", "highdim", "--n", "160", "--seed", "3", "--out", "hd.csv")
 	run("train", "--data", "hd.csv", "--target", "y", "--hidden", "20", "--seed", "3", "--repeats", "1", "--out", "hd.vimodel")
 	common := []string{"--data", "hd.csv", "--target", "y", "--hidden", "20", "--seed", "3", "--estimators", "lazy,dropout,retrain,lazy-es",
 		"--lambda", "10", "--es-steps", "20", "--adjust", "bh", "--format", "json", "--repeats", "1"}

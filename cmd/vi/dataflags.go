@@ -32,7 +32,8 @@ type dataFlags struct {
 	missing                     string // --missing
 	trainedElsewhere            bool   // --trained-elsewhere
 	backend, plugin             string
-	backendProcess              bool // --backend-process
+	pluginAttach                string // --plugin-attach
+	backendProcess              bool   // --backend-process
 	pluginTimeout               time.Duration
 	options                     map[string]*string // backend options with a flag of their own (hidden, epochs, image)
 	opts                        optionsFlag        // --opt key=value
@@ -61,6 +62,7 @@ var dataUsage = map[string]string{
 	"measure":           "predictiveness measure `name` (default: mse for regression, logloss for binary and multiclass; accuracy and auc are reported beside it)",
 	"backend":           "model backend `name` (see 'vi backends')",
 	"plugin":            "run the backend from this external plugin `executable`: a path, or a name on PATH",
+	"plugin-attach":     "use the backend a running process already serves (a Python session's, see docs/python.md), named by the `line` its plugin server prints, CORE|APP|NETWORK|ADDR|grpc, instead of starting one; --backend names it in the report",
 	"backend-process":   "serve a built-in backend from a subprocess over the plugin protocol, as a --plugin one always is, instead of in vi's own process (slower: each call's data crosses between the processes)",
 	"plugin-timeout":    "give up on a backend process that has not completed the plugin handshake after this `duration` ($LAZYVI_PLUGIN_TIMEOUT when not given)",
 	"hidden":            "backend option hidden: hidden layer `widths`",
@@ -92,6 +94,7 @@ func newDataFlags(cmd *Command, options []string, usage map[string]string) *data
 	fs.StringVar(&f.measure, "measure", "", help("measure"))
 	fs.StringVar(&f.backend, "backend", lazyvi.DefaultBackend, help("backend"))
 	fs.StringVar(&f.plugin, "plugin", "", help("plugin"))
+	fs.StringVar(&f.pluginAttach, "plugin-attach", "", help("plugin-attach"))
 	fs.BoolVar(&f.backendProcess, "backend-process", false, help("backend-process"))
 	fs.DurationVar(&f.pluginTimeout, "plugin-timeout", backendplugin.DefaultStartTimeout, help("plugin-timeout"))
 	for _, name := range options {
@@ -212,7 +215,11 @@ func (f *dataFlags) check(a *app, set map[string]bool) (*dataRun, error) {
 		}
 		r.opts[name] = *v
 	}
-	bk, err := newBackendSpec(f.backend, set["backend"], f.plugin)
+	newSpec := func() (backendSpec, error) { return newBackendSpec(f.backend, set["backend"], f.plugin) }
+	if f.pluginAttach != "" {
+		newSpec = func() (backendSpec, error) { return attachSpec(f.pluginAttach, f.backend, set) }
+	}
+	bk, err := newSpec()
 	if err != nil {
 		return nil, err
 	}

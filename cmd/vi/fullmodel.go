@@ -19,7 +19,7 @@ const autoHiddenBackend = "mlp"
 // then removed (each candidate sets its own).
 func hiddenAuto(opts map[string]string, bk backendSpec) (bool, error) {
 	v, set := opts["hidden"]
-	builtinMLP := bk.plugin == "" && bk.name == autoHiddenBackend
+	builtinMLP := !bk.external() && bk.name == autoHiddenBackend
 	if !set {
 		return builtinMLP, nil
 	}

@@ -40,7 +40,7 @@ func readModelFile(ctx context.Context, path string) (*dataio.SavedModel, error)
 func (r *dataRun) useModel(m *dataio.SavedModel, set map[string]bool) error {
 	conflict := func(flag, given, saved string) error { return modelConflict(m, flag, given, saved) }
 	switch {
-	case r.backend.plugin != "":
+	case r.backend.external():
 		// An external plugin: the user names the executable; its name in
 		// the report must be the model's.
 		if r.backend.name != m.Backend {
@@ -57,7 +57,7 @@ func (r *dataRun) useModel(m *dataio.SavedModel, set map[string]bool) error {
 		r.backend = bk
 	}
 	switch {
-	case len(r.opts) == 0 && len(m.Options) > 0 && r.backend.plugin != "":
+	case len(r.opts) == 0 && len(m.Options) > 0 && r.backend.external():
 		// A plugin's options may name files or code (a module to import,
 		// weights to unpickle); the model file's checksum proves its
 		// integrity, not its origin, so they come from the command line.

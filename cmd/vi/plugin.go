@@ -29,6 +29,9 @@ import (
 // The backend process's stderr reaches vi's stderr through log, which drops
 // go-plugin's own report of the process's exit (vi's error says it).
 func (s backendSpec) open(ctx context.Context, log io.Writer) (framework.Backend, func() error, error) {
+	if s.attach != "" {
+		return s.openAttached(ctx)
+	}
 	if s.plugin == "" && !s.process {
 		return s.openInProcess()
 	}
@@ -62,6 +65,22 @@ func (s backendSpec) open(ctx context.Context, log io.Writer) (framework.Backend
 		return nil, nil, err // names the backend and the step
 	}
 	return c.Backend(), c.Close, nil
+}
+
+// openAttached returns the backend a running process serves (--plugin-attach)
+// and a function that detaches from it; the process goes on serving. A
+// handshake of another protocol version or format is the user's mistake.
+func (s backendSpec) openAttached(ctx context.Context) (framework.Backend, func() error, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.startTimeout)
+	defer cancel()
+	be, stop, err := backendplugin.Attach(ctx, s.name, s.attach)
+	if errors.Is(err, backendplugin.ErrIncompatible) {
+		return nil, nil, usageError{fmt.Errorf("--plugin-attach %s: %w", s.attach, err)}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return be, func() error { stop(); return nil }, nil
 }
 
 // openInProcess returns the registered built-in backend s.name, run in

@@ -112,6 +112,9 @@ type Estimator struct {
 // accuracy.
 const DefaultFolds = 3
 
+// maxFolds bounds Estimator.Folds.
+const maxFolds = 100
+
 // Name returns "lazy".
 func (Estimator) Name() string { return "lazy" }
 
@@ -139,9 +142,9 @@ func (e Estimator) Configure(settings map[string]string) (framework.Estimator, e
 	for k, v := range settings {
 		switch k {
 		case "folds":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 2 {
-				return nil, framework.Usagef("folds must be at least 2, got %s", v)
+			n, err := framework.ParseCount("folds", v, 2, maxFolds, "each fold of the penalty search needs rows of its own")
+			if err != nil {
+				return nil, err
 			}
 			e.Folds = n
 		case "lambda":
@@ -224,12 +227,14 @@ const statLambda = "lambda"
 // and without the baseline that improvement would count as importance of
 // every feature.
 func (lz Estimator) Baseline(ctx context.Context, p *framework.Problem) (framework.Reduced, error) {
-	return lz.reduce(ctx, p, framework.Feature{Name: "(baseline)"}, nil, true)
+	red, err := lz.reduce(ctx, p, framework.Feature{Name: "(baseline)"}, nil, true)
+	return red, explainSingular(p, err)
 }
 
 // Reduce fits the lazy reduced model for feature f.
 func (lz Estimator) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
-	return lz.reduce(ctx, p, f, nil, false)
+	red, err := lz.reduce(ctx, p, f, nil, false)
+	return red, explainSingular(p, err)
 }
 
 // ReduceFrom implements framework.BaselineReducer: Reduce, where the
@@ -238,7 +243,8 @@ func (lz Estimator) Reduce(ctx context.Context, p *framework.Problem, f framewor
 // grid when the baseline chose no update (nearStart, searchNear: about 5
 // candidates instead of 8-11).
 func (lz Estimator) ReduceFrom(ctx context.Context, p *framework.Problem, f framework.Feature, base func() (framework.Reduced, error)) (framework.Reduced, error) {
-	return lz.reduce(ctx, p, f, base, false)
+	red, err := lz.reduce(ctx, p, f, base, false)
+	return red, explainSingular(p, err)
 }
 
 // reduce is Reduce; baseline, when not nil, returns the baseline (see

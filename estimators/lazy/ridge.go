@@ -21,6 +21,37 @@ import (
 // penalty; the search scores such a candidate as unusable.
 var errSingular = errors.New("singular ridge system")
 
+// rareShare is the share of the training rows below which a binary
+// response's rarer class explains a singular ridge system.
+const rareShare = 0.05
+
+// explainSingular adds to a singular ridge system of a binary problem
+// whose rarer class is rare its cause and the remedies: a network that
+// predicts probabilities near 0 or 1 everywhere has gradients, scaled by
+// p(1-p), near zero, and the kernel of the gradient features vanishes
+// with them. Other errors pass unchanged.
+func explainSingular(p *framework.Problem, err error) error {
+	if err == nil || !errors.Is(err, errSingular) || p.Task != framework.Binary {
+		return err
+	}
+	ones := 0
+	for _, v := range p.YTrain {
+		if v == 1 {
+			ones++
+		}
+	}
+	n := len(p.YTrain)
+	rare, class := min(ones, n-ones), 1
+	if n-ones < ones {
+		class = 0
+	}
+	if float64(rare) >= rareShare*float64(n) {
+		return err
+	}
+	return framework.Usagef("%w: the response has %d of %d training rows of class %d, so the full model's probabilities sit near 0 or 1, where its gradients (scaled by p(1-p)) and their kernel vanish; give more rows of class %d, fix the penalty (--lambda, e.g. 1), or use the dropout or retrain estimator",
+		err, rare, n, class, class)
+}
+
 // ridge is the lazy ridge problem on one feature's dropped train split, in
 // dual or primal form, with its rows in fold order.
 type ridge interface {

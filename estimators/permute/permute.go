@@ -30,6 +30,14 @@ func init() { framework.RegisterEstimator(Permute{Repeats: DefaultRepeats}) }
 // registered (vi's --permute-repeats default), scikit-learn's n_repeats.
 const DefaultRepeats = 5
 
+// MaxRepeats bounds Permute.Repeats: each permutation's predictions are
+// kept until inference scores them.
+const MaxRepeats = 1000
+
+// maxDrawBytes bounds the predictions one reduction keeps (Repeats x the
+// evaluation rows x the outputs): 256 MiB.
+const maxDrawBytes = 256 << 20
+
 // Permute is marginal permutation importance. Each reduction draws Repeats
 // permutations of the evaluation rows (at least one) from a stream keyed
 // by the run's seed and the feature's name, so that a feature draws the
@@ -63,9 +71,9 @@ func (e Permute) Configure(settings map[string]string) (framework.Estimator, err
 		if k != "permute-repeats" {
 			return nil, framework.Usagef("%s is not a setting of estimator permute (settings: permute-repeats)", k)
 		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return nil, framework.Usagef("permute-repeats must be >= 1, got %s", v)
+		n, err := framework.ParseCount("permute-repeats", v, 1, MaxRepeats, "the average of more permutations moves by far less than its standard error")
+		if err != nil {
+			return nil, err
 		}
 		e.Repeats = n
 	}
@@ -81,10 +89,19 @@ func (Permute) Ensembles() bool { return false }
 // columns permuted, once per repeat.
 func (e Permute) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
 	n, _ := p.XEval.Dims()
+	repeats := max(e.Repeats, 1)
+	// The draws are kept for inference: refuse what cannot be kept.
+	if need := float64(repeats) * float64(n) * float64(p.Outputs()) * 8; repeats > MaxRepeats || need > maxDrawBytes {
+		return framework.Reduced{}, framework.Usagef("permute: %d permutations of %d evaluation rows keep %.3g MB of predictions per feature (at most %d permutations and %d MB); use fewer --permute-repeats",
+			repeats, n, need/1e6, MaxRepeats, maxDrawBytes>>20)
+	}
 	rng := resample.Stream(p.Seed, f.Name, "permute")
 	cols := resample.Columns(p.XEval, f.Columns)
 	var red framework.Reduced
-	for r := range max(e.Repeats, 1) {
+	for r := range repeats {
+		if err := ctx.Err(); err != nil {
+			return framework.Reduced{}, err
+		}
 		// A fresh copy each time: a model may keep what it was given.
 		x := mat.DenseCopyOf(p.XEval)
 		resample.PermuteInto(x, f.Columns, cols, rng.Perm(n))

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -146,8 +148,19 @@ func TestPermuteRepeatsAverage(t *testing.T) {
 	if err != nil || e.(permute.Permute).Repeats != 7 {
 		t.Errorf("permute-repeats 7: got %v, %v", e, err)
 	}
-	if _, err := framework.Configure(permute.Permute{}, map[string]string{"permute-repeats": "0"}); !errors.Is(err, framework.ErrUsage) {
-		t.Errorf("permute-repeats 0: want a usage error, got %v", err)
+	// Counts a run cannot mean are usage errors that say why: 1e9 is
+	// not "< 1", and a billion permutations' predictions cannot be kept.
+	for v, want := range map[string]string{"0": "permute-repeats 0 is out of range: want 1 to 1000",
+		"1e9": `permute-repeats must be a whole number from 1 to 1000, got "1e9"`, "1000000000": "permute-repeats 1000000000 is out of range: want 1 to 1000"} {
+		if _, err := framework.Configure(permute.Permute{}, map[string]string{"permute-repeats": v}); !errors.Is(err, framework.ErrUsage) || !strings.Contains(err.Error(), want) {
+			t.Errorf("permute-repeats %s: %v, want a usage error with %q", v, err, want)
+		}
+	}
+	// Set directly, the reduction refuses before its first permutation.
+	start := time.Now()
+	_, err = permute.Permute{Repeats: 1e9}.Reduce(ctx, p, x1)
+	if !errors.Is(err, framework.ErrUsage) || !strings.Contains(err.Error(), "1000000000 permutations of") || time.Since(start) > time.Second {
+		t.Errorf("Repeats 1e9: %v after %v, want a usage error at once", err, time.Since(start))
 	}
 }
 

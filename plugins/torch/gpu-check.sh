@@ -57,7 +57,7 @@ mkdir "$tmp/bin"
 printf '#!/bin/sh\nexec %s -m lazyvi_torch "$@"\n' "$py" >"$tmp/bin/lazyvi-torch"
 chmod +x "$tmp/bin/lazyvi-torch"
 PATH="$tmp/bin:$PATH"
-PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}"
+PYTHONPATH="$here:$here/../python${PYTHONPATH:+:$PYTHONPATH}"
 export PATH PYTHONPATH
 
 status=0

@@ -2,6 +2,7 @@ package torch_test
 
 import (
 	"bufio"
+	"fmt"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -35,7 +36,7 @@ func TestExitsWithParent(t *testing.T) {
 		if p, ok := strings.CutPrefix(l, "pid "); ok {
 			pid, _ = strconv.Atoi(p)
 		}
-		if strings.HasPrefix(l, "1|1|tcp|127.0.0.1:") {
+		if strings.HasPrefix(l, fmt.Sprintf("1|%d|tcp|127.0.0.1:", backendplugin.ProtocolVersion)) {
 			break
 		}
 	}

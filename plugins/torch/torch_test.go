@@ -15,13 +15,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/pyfind"
 )
 
 // startTimeout bounds the plugin's start-up (importing torch takes
@@ -30,25 +30,20 @@ const startTimeout = 60 * time.Second
 
 var (
 	pythonOnce sync.Once
+	pythonBin  string
 	pythonErr  error
 )
 
 // requirePython skips (fails under CI=true) when no python the tests
-// would use has the packages the plugin needs.
+// would use (pyfind.Candidates) has the packages the plugin needs.
 func requirePython(t testing.TB) {
 	t.Helper()
 	pythonOnce.Do(func() {
 		readSources()
-		var errs []string
-		for _, py := range pythons() {
-			out, err := exec.Command(py, "-c", "import torch, functorch, grpc, google.protobuf, numpy").CombinedOutput()
-			if err == nil {
-				pythonErr = nil
-				return
-			}
-			errs = append(errs, py+": "+lastLine(string(out), err))
+		var err error
+		if pythonBin, err = pyfind.Find("torch, functorch, grpc, google.protobuf, numpy"); err != nil {
+			pythonErr = &missingPython{err.Error()}
 		}
-		pythonErr = &missingPython{strings.Join(errs, "; ")}
 	})
 	if pythonErr == nil {
 		return
@@ -62,52 +57,31 @@ func (e *missingPython) Error() string {
 	return "lazyvi-torch needs python3 with torch, functorch, grpcio, protobuf and numpy (Debian: apt-get install python3-torch python3-grpcio python3-protobuf): " + e.why
 }
 
-// pythons are the interpreters the tests try, in this order: python3 on
-// PATH, then $LAZYVI_TORCH_PYTHON or Debian's /usr/bin/python3 (where
-// apt-get installs torch when the first python3 is a pyenv one, say).
-func pythons() []string {
-	out := []string{}
-	if p, err := exec.LookPath("python3"); err == nil {
-		out = append(out, p)
-	}
-	if p := os.Getenv("LAZYVI_TORCH_PYTHON"); p != "" {
-		return append(out, p)
-	}
-	return append(out, "/usr/bin/python3")
-}
-
 // python returns the first interpreter with the packages, for the tests'
 // own scripts.
 func python(t testing.TB) string {
 	t.Helper()
 	requirePython(t)
-	for _, py := range pythons() {
-		if exec.Command(py, "-c", "import torch").Run() == nil {
-			return py
-		}
-	}
-	t.Fatal("no python with torch")
-	return ""
+	return pythonBin
 }
 
-func lastLine(out string, err error) string {
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if l := lines[len(lines)-1]; l != "" {
-		return l
-	}
-	return err.Error()
-}
-
-// pluginEnv is the environment under which `python3 -m lazyvi_torch` runs
-// this directory's plugin, installed or not: the directory first on
-// PYTHONPATH.
-func pluginEnv(t testing.TB) []string {
+// pythonPath is the PYTHONPATH under which `python3 -m lazyvi_torch` runs
+// this directory's plugin, installed or not: the directory, then the
+// plugin kit's (../python).
+func pythonPath(t testing.TB) string {
 	t.Helper()
 	dir, err := filepath.Abs(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return append(os.Environ(), "PYTHONPATH="+dir)
+	return dir + string(filepath.ListSeparator) + filepath.Join(filepath.Dir(dir), "python")
+}
+
+// pluginEnv is the environment under which `python3 -m lazyvi_torch` runs
+// this directory's plugin: pythonPath's.
+func pluginEnv(t testing.TB) []string {
+	t.Helper()
+	return append(os.Environ(), "PYTHONPATH="+pythonPath(t))
 }
 
 // pluginCmd is the command that runs the plugin: python3 -m lazyvi_torch
@@ -126,12 +100,8 @@ func pluginCmd(t testing.TB) *exec.Cmd {
 func launcher(t testing.TB) string {
 	t.Helper()
 	cmd := pluginCmd(t)
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(t.TempDir(), "lazyvi-torch")
-	script := fmt.Sprintf("#!/bin/sh\nPYTHONPATH=%q exec %q -m lazyvi_torch \"$@\"\n", dir, cmd.Path)
+	script := fmt.Sprintf("#!/bin/sh\nPYTHONPATH=%q exec %q -m lazyvi_torch \"$@\"\n", pythonPath(t), cmd.Path)
 	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +145,7 @@ func open(t testing.TB, env ...string) framework.Backend {
 // these tests when one changes (the plugin process reads them, out of the
 // cache's sight).
 func readSources() {
-	for _, dir := range []string{".", "lazyvi_torch", "lazyvi_torch/pb", "tests", "testdata"} {
+	for _, dir := range []string{".", "lazyvi_torch", "tests", "testdata", "../python/lazyvi_plugin", "../python/lazyvi_plugin/pb"} {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			if !e.IsDir() {

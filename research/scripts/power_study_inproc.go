@@ -207,7 +207,7 @@ func inprocOne(dir string, s setting, seed uint64, ests []framework.Estimator, w
 		}
 		var rep *pipeline.Report
 		if vname == "default" {
-			rep, err = lazyvi.Run(ctx, data, cfg, m, ests, opt)
+			rep, err = lazyvi.Run(ctx, data, lazyvi.Options{Config: cfg, Measure: m, Estimators: ests, Estimate: opt})
 		} else {
 			// As vi estimate with the variant's flags: pipeline.Run on the
 			// library's full-model defaults (lazyvi.Run would take an

@@ -7,10 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lazyvi/lazyvi/dataio"
-	"github.com/lazyvi/lazyvi/inference"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/lazyvi/lazyvi/dataio"
+	"github.com/lazyvi/lazyvi/inference"
 )
 
 // TestSemiSyntheticDraw: a draw keeps the base features, adds a permuted

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/pipeline"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // fitter fits one repetition's models and infers every candidate.

@@ -6,10 +6,11 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/lazyvi/lazyvi/dataio"
-	"github.com/lazyvi/lazyvi/framework"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/lazyvi/lazyvi/dataio"
+	"github.com/lazyvi/lazyvi/framework"
 )
 
 // semiSynthetic is real data with two planted columns of known importance

@@ -7,8 +7,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/lazyvi/lazyvi/inference"
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/lazyvi/lazyvi/inference"
 )
 
 // summarise is result k (estimator e, feature f) of candidate c over the

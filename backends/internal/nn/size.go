@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/sysmem"
 )
 
 // trainCopies is how many float64 values a network holds per parameter
@@ -53,9 +54,9 @@ func CheckSize(name, what string, s Size, batch int) error {
 		name, what, s.Params, need/1e9, float64(have)/1e9)
 }
 
-// fallbackMemory is the memory CheckSize allows where the machine's is not
-// known: 1 TiB.
-const fallbackMemory = 1 << 40
+// MachineMemory returns the machine's physical memory in bytes (1 TiB
+// where the system does not say).
+func MachineMemory() uint64 { return sysmem.Total() }
 
 // JoinWidths writes widths as the hidden option takes them: "100,50".
 func JoinWidths(widths []int) string {

@@ -25,10 +25,12 @@ import io
 import pickle
 import sys
 import threading
-from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 import torch
+
+import lazyvi_plugin
+from lazyvi_plugin import FitReport as Report
 
 from . import network, options
 from .errors import ModelError, UsageError
@@ -95,16 +97,6 @@ def _generator(seed):
 STATE_VERSION = 1
 
 
-@dataclass
-class Report:
-    """What a fitted model says of its training (the protocol's FitReport)."""
-
-    epochs: int = 0
-    stopped_by: str = ""
-    loaded: bool = False
-    architecture: str = ""
-
-
 def describe(net: torch.nn.Module) -> str:
     """The network in a few words: its leaf modules and its parameter
     count ("Linear(in_features=4, out_features=50, bias=True), ReLU(),
@@ -118,7 +110,7 @@ def describe(net: torch.nn.Module) -> str:
     return "%s; %d parameters" % (text, count)
 
 
-class Model:
+class Model(lazyvi_plugin.Model):
     def __init__(self, spec_task: int, inputs: int, seed: int, classes: int, cfg: "options.Config",
                  user: Optional["network.UserFile"], pretrained: bool = False) -> None:
         self.head = Head(spec_task, inputs, classes)
@@ -322,16 +314,6 @@ class Model:
         self._input(x)
         with torch.no_grad(), self._functional() as f:
             return self._out(self._predict(f, self._shifted(self._on(dtheta)), self._on(x)))
-
-    def predict_shifts(self, shifts: List[Tuple]) -> List[torch.Tensor]:
-        """Predictions for (x, dtheta, x_train, a) tuples; dtheta None with
-        x_train and a means J(x_train)^T a."""
-        out = []
-        for x, dtheta, x_train, a in shifts:
-            if x_train is not None:
-                dtheta = self.jacobian_tvec(x_train, a)
-            out.append(self.predict_shifted(x, dtheta))
-        return out
 
     # --- gradients -----------------------------------------------------
 

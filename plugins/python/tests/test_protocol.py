@@ -1,4 +1,4 @@
-"""The protocol version: the plugin's is the one the .proto declares (its
+"""The protocol version: the kit's is the one the .proto declares (its
 package lazyvi.backend.vN), so that code generated from an older .proto
 cannot go unnoticed; lazyvi's Go side checks its own the same way."""
 
@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from lazyvi_torch import server
-from lazyvi_torch.pb import backend_pb2 as pb
+from lazyvi_plugin import server
+from lazyvi_plugin.pb import backend_pb2 as pb
 
 PROTO = pathlib.Path(__file__).resolve().parents[3] / "proto" / "lazyvi" / "backend"
 
@@ -20,7 +20,7 @@ def test_version_is_the_protos():
     assert m, "%s: no line package lazyvi.backend.vN;" % protos[0]
     want = int(m.group(1))
     assert protos[0].parent.name == "v%d" % want
-    assert pb.DESCRIPTOR.package == "lazyvi.backend.v%d" % want, "regenerate with plugins/torch/gen.sh"
+    assert pb.DESCRIPTOR.package == "lazyvi.backend.v%d" % want, "regenerate with plugins/python/gen.sh"
     assert server.PROTOCOL_VERSION == want
 
 

@@ -2,7 +2,7 @@
 import grpc
 
 from google.protobuf import empty_pb2 as google_dot_protobuf_dot_empty__pb2
-from lazyvi_torch.pb import grpc_stdio_pb2 as lazyvi__torch_dot_pb_dot_grpc__stdio__pb2
+from lazyvi_plugin.pb import grpc_stdio_pb2 as lazyvi__plugin_dot_pb_dot_grpc__stdio__pb2
 
 
 class GRPCStdioStub(object):
@@ -20,7 +20,7 @@ class GRPCStdioStub(object):
     self.StreamStdio = channel.unary_stream(
         '/plugin.GRPCStdio/StreamStdio',
         request_serializer=google_dot_protobuf_dot_empty__pb2.Empty.SerializeToString,
-        response_deserializer=lazyvi__torch_dot_pb_dot_grpc__stdio__pb2.StdioData.FromString,
+        response_deserializer=lazyvi__plugin_dot_pb_dot_grpc__stdio__pb2.StdioData.FromString,
         )
 
 
@@ -47,7 +47,7 @@ def add_GRPCStdioServicer_to_server(servicer, server):
       'StreamStdio': grpc.unary_stream_rpc_method_handler(
           servicer.StreamStdio,
           request_deserializer=google_dot_protobuf_dot_empty__pb2.Empty.FromString,
-          response_serializer=lazyvi__torch_dot_pb_dot_grpc__stdio__pb2.StdioData.SerializeToString,
+          response_serializer=lazyvi__plugin_dot_pb_dot_grpc__stdio__pb2.StdioData.SerializeToString,
       ),
   }
   generic_handler = grpc.method_handlers_generic_handler(
