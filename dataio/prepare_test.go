@@ -227,3 +227,20 @@ func TestJoinTables(t *testing.T) {
 		t.Fatalf("%v, %v", d, err)
 	}
 }
+
+// A missing response is never imputed: impute refuses it, drop leaves
+// its row out.
+func TestPrepareMissingResponse(t *testing.T) {
+	const text = "a,y\n1,2\n2,\n3,4\n"
+	_, err := readTable(t, text).Prepare(PrepareOptions{Missing: MissingImpute})
+	if err == nil || !strings.Contains(err.Error(), `the response has missing cells: "y" 1 (row 3)`) {
+		t.Fatalf("err = %v", err)
+	}
+	d, err := readTable(t, text).Prepare(PrepareOptions{Missing: MissingDrop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mat.Col(nil, 1, d.X); !slices.Equal(got, []float64{2, 4}) {
+		t.Errorf("responses %v, want 2 4", got)
+	}
+}

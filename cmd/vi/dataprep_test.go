@@ -185,3 +185,23 @@ func TestMistypedFlagSuggestion(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }
+
+// vi roar removes the file's columns, an encoded column's indicators
+// together: at most 4 units (x1, noise, region, zone) of 12 columns.
+func TestRoarRemovesFileColumns(t *testing.T) {
+	dir := t.TempDir()
+	yourDataCSV(t, filepath.Join(dir, "f.csv"))
+	out := viOK(t, dir, "roar", "--data", "f.csv", "--target", "y", "--missing", "impute", "--drop", "id",
+		"--categorical", "zone", "--backend", "linear", "--estimators", "lazy", "--format", "csv")
+	most := 0
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		var removed int
+		if _, err := fmt.Sscanf(strings.Split(line, ",")[2], "%d", &removed); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		most = max(most, removed)
+	}
+	if most != 4 {
+		t.Errorf("at most %d units removed, want the 4 columns of the file:\n%s", most, out)
+	}
+}
