@@ -89,3 +89,53 @@ func TestDefaultChoosesKind(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultRealData: on the built-in diabetes data and breast_cancer.csv
+// the default's full model is not worse than the linear model beyond the
+// standard error of the difference (the linear model is chosen on both),
+// and no warning says it is; on diabetes lazy finds bmi and s5 (p < 0.05),
+// as the README's first command shows; on breast_cancer the report has
+// the full model's accuracy and AUC beside its logloss.
+func TestDefaultRealData(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains networks")
+	}
+	diabetes, err := lazyvi.Diabetes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancer, err := dataio.LoadCSV(context.Background(), "testdata/breast_cancer.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lz, err := framework.LookupEstimator("lazy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []*dataio.Dataset{diabetes, cancer} {
+		rep, err := lazyvi.Run(context.Background(), d, lazyvi.Options{Config: pipeline.Config{Seed: 1}, Estimators: []framework.Estimator{lz}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := rep.Full.Choice
+		if ch == nil || len(ch.Kinds) != 2 {
+			t.Fatalf("%s: model choice %+v, want the network against the linear model", d.Source, ch)
+		}
+		k := ch.Kinds[1]
+		t.Logf("%s: %s chosen: %s %s %.4g, linear %.4g (se %.3g)", d.Source, ch.Chosen, ch.Measure, ch.Kinds[0].Name, ch.Kinds[0].Loss, k.Loss, k.DiffSE)
+		if ch.Chosen != "linear" && !(k.Diff > k.DiffSE) || len(rep.Warnings) != 0 {
+			t.Errorf("%s: chose %s with the linear model's loss %.4g above the network's by %.3g (se %.3g); warnings %q", d.Source, ch.Chosen, k.Loss, k.Diff, k.DiffSE, rep.Warnings)
+		}
+		if d == cancer && (rep.Measure != "logloss" || rep.Full.Accuracy == nil || rep.Full.AUC == nil || *rep.Full.AUC < 0.95) {
+			t.Errorf("%s: measure %s, accuracy %v, AUC %v; want logloss with both, AUC above 0.95", d.Source, rep.Measure, rep.Full.Accuracy, rep.Full.AUC)
+		}
+		if d != diabetes {
+			continue
+		}
+		for _, r := range rep.Results {
+			if (r.Feature == "bmi" || r.Feature == "s5") && !(r.PValue < 0.05) {
+				t.Errorf("diabetes: %s's lazy p-value %.3g, want below 0.05", r.Feature, r.PValue)
+			}
+		}
+	}
+}

@@ -28,14 +28,6 @@ type Dataset struct {
 	locate func(i int) (file string, row int)
 }
 
-// where returns the file and row that messages name for row i.
-func (d *Dataset) where(i int) (string, int) {
-	if d.locate != nil {
-		return d.locate(i)
-	}
-	return d.Source, i + 2
-}
-
 // A Part is one file's block of the rows of a joined Dataset.
 type Part struct {
 	Source string
@@ -43,8 +35,13 @@ type Part struct {
 }
 
 // Locate returns the file that row i (0-based) of d came from and its row
-// there, counted as InputError counts them (the header is row 1).
+// there, counted as InputError counts them (the header is row 1; a
+// Parquet file's first row is 1), rows that Table.Prepare left out
+// counted.
 func (d *Dataset) Locate(i int) (source string, row int) {
+	if d.locate != nil {
+		return d.locate(i)
+	}
 	source, start := d.Source, 0
 	for _, p := range d.Parts {
 		if i >= p.Start {
@@ -89,7 +86,7 @@ func (d *Dataset) CheckScale(target int) error {
 			if math.IsNaN(v) && d.Encoding != nil && j != target {
 				continue // a cell to impute (Encoding)
 			}
-			file, row := d.where(i)
+			file, row := d.Locate(i)
 			switch {
 			case math.IsNaN(v) || math.IsInf(v, 0):
 				return &InputError{File: file, Row: row, Column: d.Names[j], Msg: fmt.Sprintf("%g is not a finite number", v)}

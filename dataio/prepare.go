@@ -430,7 +430,7 @@ func (t *Table) encode(opt PrepareOptions, keep, cat []bool, target int, rows []
 			f(i, row, r)
 		}
 	}
-	d := &Dataset{Source: t.Source, Names: names, X: x, Encoding: enc,
+	d := &Dataset{Source: t.Source, Names: names, X: x, Encoding: enc, Parts: t.keptParts(rows),
 		locate: func(i int) (string, int) { return t.locate(rows[i]) }}
 	if enc.plain() && len(rows) == t.Rows {
 		d.Encoding = nil // a table of numbers, as ReadCSV reads it
@@ -503,8 +503,24 @@ func (t *Table) textResponse(c *TableColumn) error {
 		if c.Codes[i] >= 0 {
 			file, row := t.locate(i)
 			return &InputError{File: file, Row: row, Column: c.Name, Err: ErrText,
-				Msg: cellMessage(c.Levels[c.Codes[i]]) + "; the response is text: code its classes as numbers (0/1 for a binary response, 0..K-1 for K classes)"}
+				Msg: cellMessage(c.Levels[c.Codes[i]]) + "; the response must be numbers (a category's classes coded 0, 1, 2, ...)"}
 		}
 	}
 	return &InputError{File: t.Source, Column: c.Name, Msg: "the response has no number"}
+}
+
+// keptParts returns the data set's Parts for a table joined from several
+// files, given the rows kept (0-based, increasing); nil for one file.
+func (t *Table) keptParts(rows []int) []Part {
+	if len(t.parts) < 2 {
+		return nil
+	}
+	var out []Part
+	start := 0 // the part's first table row
+	for _, p := range t.parts {
+		k, _ := slices.BinarySearch(rows, start)
+		out = append(out, Part{Source: p.source, Start: k})
+		start += p.rows
+	}
+	return out
 }

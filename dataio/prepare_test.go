@@ -203,7 +203,7 @@ func TestPrepareRefusesIdentifiers(t *testing.T) {
 
 func TestPrepareTextResponse(t *testing.T) {
 	_, err := readTable(t, "a,y\n1,yes\n2,no\n").Prepare(PrepareOptions{})
-	if err == nil || !strings.Contains(err.Error(), "the response is text") {
+	if err == nil || !strings.Contains(err.Error(), `d.csv: row 2, column "y": not a number: "yes"; the response must be numbers`) {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -103,7 +103,10 @@ func chooseKind(ctx context.Context, d *dataio.Dataset, cfg Config, folds []*fra
 	}
 	r := choice.Kinds[best+1]
 	choice.Chosen = r.Name
-	choice.Reason = fmt.Sprintf("%s does not beat %s by more than the standard error of the difference", cfg.BackendName, r.Name)
+	choice.Reason = fmt.Sprintf("%s does not beat %s by more than the standard error of the difference: the simpler model is kept", cfg.BackendName, r.Name)
+	if r.Diff < 0 {
+		choice.Reason = fmt.Sprintf("%s's loss is lower than %s's", r.Name, cfg.BackendName)
+	}
 	for i, b := range cfg.Rivals {
 		if b.Name == r.Name {
 			kc.rival = &cfg.Rivals[i]

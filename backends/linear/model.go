@@ -19,7 +19,8 @@ type Model struct {
 	task   framework.Task
 	inputs int
 	cfg    config
-	seed   int64 // seeds the folds of the ridge search (option ridge auto)
+	seed   int64     // seeds the folds of the ridge search (option ridge auto)
+	start  []float64 // logistic regression's starting theta, when set (the ridge search's warm start)
 
 	// Set by Fit, read-only afterwards.
 	fitted bool
@@ -380,6 +381,9 @@ func (md *Model) fitLogistic(ctx context.Context, xg blas64.General, y []float64
 	ybar /= float64(n)
 	ybar = math.Min(math.Max(ybar, 1e-6), 1-1e-6)
 	theta[0] = math.Log(ybar / (1 - ybar))
+	if len(md.start) == q {
+		copy(theta, md.start) // a warm start (the ridge search's previous penalty)
+	}
 	eta := make([]float64, n)
 	deviance := func(th []float64) float64 {
 		d := 0.0

@@ -74,7 +74,7 @@ func (f *coverageFlags) config(ctx context.Context) (coverage.Config, error) {
 		return c, framework.Usagef("bench coverage: unknown --format %q (want table or json)", f.format)
 	}
 	if f.out != "" {
-		if err := checkOutDir(f.out); err != nil {
+		if err := checkOutDir("--out", f.out); err != nil {
 			return c, err
 		}
 	}

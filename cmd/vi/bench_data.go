@@ -71,7 +71,7 @@ func (f *benchDataFlags) check(set map[string]bool) (backendSpec, []framework.Es
 		return backendSpec{}, nil, framework.Usagef("--workers must be at least 1, got %d", f.workers)
 	}
 	if f.out != "" {
-		if err := checkOutDir(f.out); err != nil {
+		if err := checkOutDir("--out", f.out); err != nil {
 			return backendSpec{}, nil, err
 		}
 	}

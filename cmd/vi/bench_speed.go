@@ -76,7 +76,7 @@ func (f *speedFlags) check() (plotFormat string, sizes []int, ests []framework.E
 		if plotFormat, err = speedPlotFormat(f.plotPath); err != nil {
 			return "", nil, nil, err
 		}
-		if err := checkOutDir(f.plotPath); err != nil {
+		if err := checkOutDir("--plot", f.plotPath); err != nil {
 			return "", nil, nil, err
 		}
 	}
@@ -84,7 +84,7 @@ func (f *speedFlags) check() (plotFormat string, sizes []int, ests []framework.E
 		return "", nil, nil, framework.Usagef("bench %s: unknown --format %q (want table or json)", f.setting, f.format)
 	}
 	if f.out != "" {
-		if err := checkOutDir(f.out); err != nil {
+		if err := checkOutDir("--out", f.out); err != nil {
 			return "", nil, nil, err
 		}
 	}

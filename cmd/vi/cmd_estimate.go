@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi"
+	"github.com/lazyvi/lazyvi/backends/cnn"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
@@ -113,13 +114,19 @@ Estimators (--estimators, comma-separated, in output order):
 The model comes from a backend (see "vi backends"), a built-in one run in vi's
 own process; its options are passed with --hidden, --epochs and --opt
 key=value and keep the backend's defaults when not set. --plugin PATH runs an
-external backend executable instead, in a subprocess. For the mlp, --hidden
-auto (the default) trains a few architectures and keeps the one its
-validation slice scores best; the header (and "full" in JSON) says which,
-how training ended, R2, and how the full model compares with intercept-only
-and linear baselines on the same rows, with a warning on stderr when it is
-no better than the linear one or training hit the epoch cap
-(docs/defaults.md).
+external backend executable instead, in a subprocess; --plugin-attach LINE
+uses one that a running process already serves (as lazyvi_torch.importance
+serves a network in a Python session's memory; docs/python.md). For the
+mlp, --hidden auto (the default) trains a few architectures and keeps the
+one its validation slice scores best, and then keeps the network only where
+its cross-validated loss beats a linear model's (least squares or logistic
+regression, its ridge cross-validated) by more than the standard error of
+the difference: otherwise the linear model is the full model ("model
+choice:" in the header says which and why). The header (and "full" in JSON)
+says which model, how training ended, R2 (accuracy and AUC for a 0/1
+response), and how the full model compares with intercept-only and linear
+baselines on the same rows, with a warning on stderr when it is no better
+than the linear one or training hit the epoch cap (docs/defaults.md).
 
 Groups: --groups "climate=sst1,sst2;demog=age,sex" (or --groups-file FILE,
 one "name: col, col" a line) estimates the importance of each group, its
@@ -201,7 +208,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 	fs.BoolVar(&o.twoSided, "bias-two-sided", false, "with --bias-aware, widen both ends of each interval by the bound")
 	fs.Float64Var(&o.perturb, "perturb", inference.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd (lazy's and lazy-es's: their baseline's)")
 	fs.Float64Var(&o.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
-	fs.StringVar(&o.test, "test", "estimate", "where p_value comes from: `test` estimate (the VI estimate's own test, which agrees with its interval) or covariance (for cpi, whose reduced model is the full model's conditional mean: a test of H0 VI = 0 by the covariance between the reduced model's residual and the full model's departure from it, with more power; with the paired estimate, mse, r2 or logloss and --delta 0; other estimators keep estimate)")
+	fs.StringVar(&o.test, "test", "covariance", "where p_value comes from: `test` estimate (the VI estimate's own test, which agrees with its interval) or covariance (for cpi, whose reduced model is the full model's conditional mean: a test of H0 VI = 0 by the covariance between the reduced model's residual and the full model's departure from it, with more power; with the paired estimate, mse, r2 or logloss and --delta 0; other estimators keep estimate)")
 	fs.StringVar(&o.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
 	fs.BoolVar(&o.ciTruncate, "ci-truncate", false, "floor the intervals at 0")
 	fs.StringVar(&o.model, "model", "", "use the full models of this model `file` (vi train) instead of training; its backend, options, target, seed, split, folds and repetitions are the run's")
@@ -244,7 +251,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	set := givenFlags(cmd)
 
 	// Everything that can be checked without the data or the backend.
-	if err := o.data.checkOutput(o.plot); err != nil {
+	if err := o.data.checkOutput(fileFlag{"--plot", o.plot}); err != nil {
 		return err
 	}
 	plotFormat, err := checkPlot(o.plot, o.data.out)
@@ -454,13 +461,14 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err := writeReport(&buf, rep, r.format); err != nil {
 		return err
 	}
-	if err := a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Forest(rep, r.targetName(d)).Write(w, plotFormat) }); err != nil {
-		return err
-	}
+	// The report first: a plot that fails cannot cost the results.
 	if err := r.emit(&buf); err != nil {
 		return err
 	}
-	return finishCheckpoint(ckpt, r.out, nil)
+	if err := finishCheckpoint(ckpt, r.out, nil); err != nil {
+		return err
+	}
+	return a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Forest(rep, r.targetName(d)).Write(w, plotFormat) })
 }
 
 // checkRepeats checks --repeats and --perturb: at least one repetition and
@@ -571,9 +579,9 @@ func isImageGrouping(g string) bool {
 // of the HxW image (--image) whose pixels are the data's features in
 // row-major order.
 func imageGroups(d *dataio.Dataset, target, image, by string) ([]dataio.Group, error) {
-	var h, w int
-	if _, err := fmt.Sscanf(strings.ToLower(image), "%dx%d", &h, &w); err != nil || h < 1 || w < 1 {
-		return nil, framework.Usagef("--groups %s needs --image HxW (the features are the pixels of an image), got --image %q", by, image)
+	h, w, err := cnn.ParseImage(image) // H*W bounded, without overflow
+	if image == "" || err != nil {
+		return nil, framework.Usagef("--groups %s needs --image HxW (the features are the pixels of an image, at most %d), got --image %q", by, cnn.MaxPixels, image)
 	}
 	var ph, pw int
 	if strings.HasPrefix(by, "patch") {

@@ -46,7 +46,7 @@ func (o *mergeOptions) run(ctx context.Context, a *app, args []string) error {
 		return framework.Usagef("merge: name the shards' JSON reports (vi merge shard-*.json)")
 	}
 	if o.out != "" {
-		if err := checkOutDir(o.out); err != nil {
+		if err := checkOutDir("--out", o.out); err != nil {
 			return err
 		}
 		ins := make([]fileFlag, len(args))

@@ -90,7 +90,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 		return err
 	}
 	set := givenFlags(cmd)
-	if err := o.data.checkOutput(o.plot); err != nil {
+	if err := o.data.checkOutput(fileFlag{"--plot", o.plot}); err != nil {
 		return err
 	}
 	plotFormat, err := checkPlot(o.plot, o.data.out)
@@ -186,10 +186,11 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	if err := writeROAR(&buf, rep, r.format, estimatorNames(ests)); err != nil {
 		return err
 	}
-	if err := a.writePlot(o.plot, "plot", func(w io.Writer) error { return plot.ROAR(rep, r.targetName(d)).Write(w, plotFormat) }); err != nil {
+	// The report first: a plot that fails cannot cost the results.
+	if err := r.emit(&buf); err != nil {
 		return err
 	}
-	return r.emit(&buf)
+	return a.writePlot(o.plot, "plot", func(w io.Writer) error { return plot.ROAR(rep, r.targetName(d)).Write(w, plotFormat) })
 }
 
 // roarFinite reports a score or standard error that is not finite.

@@ -115,7 +115,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 		return err
 	}
 	set := givenFlags(cmd)
-	if err := o.data.checkOutput(o.plot); err != nil {
+	if err := o.data.checkOutput(fileFlag{"--plot", o.plot}); err != nil {
 		return err
 	}
 	plotFormat, err := checkPlot(o.plot, o.data.out)
@@ -214,13 +214,14 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err := writeShapley(&buf, rep, r.format, fixedPenalty(reds)); err != nil {
 		return err
 	}
-	if err := a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Shapley(rep, r.targetName(d)).Write(w, plotFormat) }); err != nil {
-		return err
-	}
+	// The report first: a plot that fails cannot cost the results.
 	if err := r.emit(&buf); err != nil {
 		return err
 	}
-	return finishCheckpoint(ckpt, r.out, nil)
+	if err := finishCheckpoint(ckpt, r.out, nil); err != nil {
+		return err
+	}
+	return a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Shapley(rep, r.targetName(d)).Write(w, plotFormat) })
 }
 
 // shapleyFinite reports a score or a result that is not finite.

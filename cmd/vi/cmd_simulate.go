@@ -68,7 +68,7 @@ func (o *simulateOptions) run(a *app, cmd *Command, args []string) error {
 	if o.out == "" {
 		return framework.Usagef("simulate: --out FILE.csv is required")
 	}
-	if err := checkOutDir(o.out); err != nil {
+	if err := checkOutDir("--out", o.out); err != nil {
 		return err
 	}
 	rho := simulate.DefaultRho(o.setting)

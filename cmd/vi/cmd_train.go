@@ -31,7 +31,7 @@ func newTrainCommand() *Command {
 		Short:     "train the full models once and save them to a model file",
 		Long: `Train trains the full models of vi estimate with the same flags (the same
 splits, seeds, standardisation, backend and options, --hidden auto's choice
-included) and writes them to a model file: the backend's parameters with
+and the choice against the linear model included) and writes them to a model file: the backend's parameters with
 everything needed to use them again, and a fingerprint of the data. By
 default that is every network of vi estimate's default inference: three
 repetitions (other seeds) of three cross-fitting folds, nine networks.
@@ -88,7 +88,7 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 		return err
 	}
 	o.defaultCounts(set)
-	if err := checkOutDir(o.data.out); err != nil {
+	if err := checkOutDir("--out", o.data.out); err != nil {
 		return err
 	}
 	if err := checkNotInput([]fileFlag{{"--out", o.data.out}}, []fileFlag{{"--data", o.data.data}, {"--eval-data", o.data.evalData}}); err != nil {
@@ -146,7 +146,11 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	if c := saved.Choice; c != nil && c.Chosen != r.backend.name {
 		kind += fmt.Sprintf(" (chosen over %s by cross-validated %s)", r.backend.name, c.Measure)
 	}
-	fmt.Fprintf(a.stderr, "vi: wrote %s (%s: %s%s, seed %d, trained on %s; %d bytes)\n", o.data.out, what, kind, hidden, o.seed, d.Source, size)
+	trained := d.Source
+	if len(d.Parts) == 2 { // --eval-data: its rows only judge the models
+		trained = fmt.Sprintf("%s (evaluation rows: %s)", d.Parts[0].Source, d.Parts[1].Source)
+	}
+	fmt.Fprintf(a.stderr, "vi: wrote %s (%s: %s%s, seed %d, trained on %s; %d bytes)\n", o.data.out, what, kind, hidden, o.seed, trained, size)
 	return nil
 }
 

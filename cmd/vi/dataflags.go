@@ -134,15 +134,16 @@ func givenFlags(cmd *Command) map[string]bool {
 	return set
 }
 
-// checkOutput checks --format, and that the directories of --out and of
-// the command's other output files (more; "" for none) exist.
-func (f *dataFlags) checkOutput(more ...string) error {
+// checkOutput checks --format, and that --out and the command's other
+// output files (more; those with path "" are not written) can be
+// written, each named by its flag.
+func (f *dataFlags) checkOutput(more ...fileFlag) error {
 	if !slices.Contains(formats, f.format) {
 		return framework.Usagef("unknown --format %q (want table, csv or json)", f.format)
 	}
-	for _, path := range append([]string{f.out}, more...) {
-		if path != "" {
-			if err := checkOutDir(path); err != nil {
+	for _, o := range append([]fileFlag{{"--out", f.out}}, more...) {
+		if o.path != "" {
+			if err := checkOutDir(o.flag, o.path); err != nil {
 				return err
 			}
 		}

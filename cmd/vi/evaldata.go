@@ -39,11 +39,33 @@ func (f *dataFlags) evalFlagsGiven() bool { return f.evalData != "" || f.splitCo
 // joined after its own (dataio.JoinTables, every label 1), or path with
 // its split column read as the partition and left out
 // (pipeline.SplitPartition). The partition has a label for each row kept.
+// An input error in the response column is marked so (inResponse).
 func loadEvalData(ctx context.Context, path, evalPath, split string, prep dataio.PrepareOptions) (*dataio.Dataset, []int, error) {
+	d, part, target, err := readEvalData(ctx, path, evalPath, split, prep)
+	return d, part, inResponse(err, target)
+}
+
+// readEvalData is loadEvalData without the response's mark on errors; it
+// returns the response column's name (prep.Target or the file's last
+// column besides the split column; "" when the file was not read).
+func readEvalData(ctx context.Context, path, evalPath, split string, prep dataio.PrepareOptions) (*dataio.Dataset, []int, string, error) {
 	t, err := dataio.LoadTable(ctx, path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
+	target := prep.Target
+	for j := len(t.Columns) - 1; target == "" && j >= 0; j-- {
+		if name := t.Columns[j].Name; name != split {
+			target = name // the last column besides the split column
+		}
+	}
+	d, part, err := prepareEvalData(ctx, t, evalPath, split, prep)
+	return d, part, target, err
+}
+
+// prepareEvalData prepares table t (see loadEvalData).
+func prepareEvalData(ctx context.Context, t *dataio.Table, evalPath, split string, prep dataio.PrepareOptions) (*dataio.Dataset, []int, error) {
+	var err error
 	var labels []string // each table row's label; nil: no partition
 	switch {
 	case split != "":

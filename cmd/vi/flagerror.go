@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -89,6 +90,22 @@ func flagWarnings(ws []string) {
 	}
 }
 
+// responseError marks bad input in the response column (--target), whose
+// hint differs from a feature's.
+type responseError struct{ error }
+
+func (e responseError) Unwrap() error { return e.error }
+
+// inResponse marks err as a responseError when it is an input error in
+// column target.
+func inResponse(err error, target string) error {
+	var ie *dataio.InputError
+	if target != "" && errors.As(err, &ie) && ie.Column == target {
+		return responseError{err}
+	}
+	return err
+}
+
 // inputHint says what to do about bad input that vi could not read: a
 // text column or a missing value in a file read as numbers only, whose
 // message does not already name the flags that would read it. It returns
@@ -97,7 +114,15 @@ func inputHint(err error) string {
 	if msg := err.Error(); strings.Contains(msg, "--categorical") || strings.Contains(msg, "--missing") {
 		return ""
 	}
+	col := "the column"
+	var ie *dataio.InputError
+	if errors.As(err, &ie) && ie.Column != "" {
+		col = ie.Column
+	}
+	var re responseError
 	switch {
+	case errors.Is(err, dataio.ErrText) && errors.As(err, &re):
+		return fmt.Sprintf("if the response %s is a category, code its classes as numbers 0, 1, 2, ... (0 and 1 for two: a binary task)", col)
 	case errors.Is(err, dataio.ErrText):
 		return "a column of categories is one-hot encoded when most of its cells are words; name an integer-coded or mixed one with --categorical"
 	case errors.Is(err, dataio.ErrMissingValue):

@@ -36,6 +36,9 @@ func TestImageGroups(t *testing.T) {
 	for i, tc := range []struct{ by, image, want string }{
 		{"rows", "", "needs --image HxW"},
 		{"rows", "3x3", "has 9 pixels but img.csv has 6 features"},
+		// H*W overflowed to a small count (64) and matched the columns.
+		{"rows", "4x4611686018427387920", "needs --image HxW (the features are the pixels of an image, at most 16777216)"},
+		{"patch2x2", "4611686018427387920x4", "needs --image HxW"},
 		{"patch3x1", "2x3", "want patchRxC with 1 <= R <= 2 and 1 <= C <= 3"},
 		{"patch0x1", "2x3", "want patchRxC"},
 		{"patch2x2x", "2x3", "want patchRxC"},

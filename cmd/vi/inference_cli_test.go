@@ -229,7 +229,7 @@ func TestDefaultShardsMerge(t *testing.T) {
 	}
 }
 
-// TestEstimateTest: --test covariance takes cpi's p_value from the
+// TestEstimateTest: --test covariance (the default) takes cpi's p_value from the
 // covariance test and says so ("test": "covariance" in the report and in
 // the result, and in the table's header), leaving vi, se and the interval
 // as the estimate's; dropout's reduced model keeps the
@@ -261,6 +261,10 @@ func TestEstimateTest(t *testing.T) {
 	} {
 		est := run(append([]string{"--test", "estimate"}, c.args...)...)
 		cov := run(append([]string{"--test", "covariance"}, c.args...)...)
+		// The covariance test is the default.
+		if def := run(c.args...); def.Test != cov.Test || len(def.Results) != len(cov.Results) || def.Results[0].PValue != cov.Results[0].PValue {
+			t.Errorf("%v: the default's test %q p %v, --test covariance's %q p %v", c.args, def.Test, def.Results[0].PValue, cov.Test, cov.Results[0].PValue)
+		}
 		if est.Test != "" || cov.Test != c.test {
 			t.Errorf("%v: test %q and %q, want \"\" and %q", c.args, est.Test, cov.Test, c.test)
 		}

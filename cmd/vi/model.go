@@ -20,6 +20,9 @@ import (
 // "interrupted" as soon as ctx is done, even while the file blocks (a FIFO
 // without a writer).
 func readModelFile(ctx context.Context, path string) (*dataio.SavedModel, error) {
+	if path == "-" {
+		return nil, &dataio.InputError{File: path, Msg: "a model file is read by its name, not from standard input: give the file vi train wrote"}
+	}
 	if _, err := os.Stat(path); os.IsNotExist(err) {
 		return nil, &dataio.InputError{File: path, Msg: "no such model file"}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/internal/atomicfile"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/plot"
 )
@@ -264,19 +265,13 @@ func num(v float64) string {
 	return strconv.FormatFloat(v, 'e', 3, 64)
 }
 
-// checkOutDir reports a usage error when path's directory does not exist,
-// so that a run does not fail only at its very end.
-func checkOutDir(path string) error {
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return framework.Usagef("--out %s: directory %s does not exist", path, dir)
-	}
-	if !fi.IsDir() {
-		return framework.Usagef("--out %s: %s is not a directory", path, dir)
-	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return framework.Usagef("--out %s: is a directory", path)
+// checkOutDir reports, as a usage error naming flag, an output path that
+// could not be written (atomicfile.CheckWritable: a missing directory, no
+// permission, a directory in its place), so that a run does not fail only
+// at its very end.
+func checkOutDir(flag, path string) error {
+	if err := atomicfile.CheckWritable(path); err != nil {
+		return framework.Usagef("%s %s: %v", flag, path, err)
 	}
 	return nil
 }

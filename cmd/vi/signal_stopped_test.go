@@ -11,9 +11,10 @@ import (
 )
 
 // TestInterruptStoppedBackend: with the backend stopped (SIGSTOP: it
-// answers nothing), an interrupt ends vi within the release grace (5 s),
-// not the 30 s hang timeout per model, and a second interrupt ends it at
-// once; either way with exit code 1 and the backend gone.
+// answers nothing), an interrupt ends vi after stopGrace (4 s), before the
+// release grace (5 s) and not after the 30 s hang timeout per model, and a
+// second interrupt ends it at once; either way with exit code 1 and the
+// backend gone.
 func TestInterruptStoppedBackend(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("finds the backend process through /proc")
@@ -29,7 +30,7 @@ func TestInterruptStoppedBackend(t *testing.T) {
 		within  time.Duration
 		want    string
 	}{
-		{"one interrupt", 1, 15 * time.Second, "vi: interrupted\n"},
+		{"one interrupt", 1, 5 * time.Second, "vi: interrupted: still stopping after 4s: exiting without cleanup\n"},
 		{"two interrupts", 2, 10 * time.Second, "vi: interrupted again: exiting without cleanup\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -55,10 +55,18 @@ type CPI struct {
 // Name returns "cpi".
 func (CPI) Name() string { return "cpi" }
 
-// ConditionalMean reports true: the reduced model averages the full model
-// over conditional samples of the feature, an estimate of E[f(x) | x_-j]
-// (framework.ConditionalMean), so the covariance test applies.
-func (CPI) ConditionalMean() bool { return true }
+// ConditionalMean reports whether the reduced model averages the full
+// model over enough conditional samples of the feature to stand for
+// E[f(x) | x_-j] (framework.ConditionalMean), so that the covariance test
+// applies: at least MinConditionalDraws. The draws' Monte Carlo variance
+// adds Var(f(x) | x_-j)/Draws to the covariance's mean (a null's variance
+// in f is what the network fitted through it, small), and with Draws 1 it
+// would add all of it.
+func (c CPI) ConditionalMean() bool { return c.Draws >= MinConditionalDraws }
+
+// MinConditionalDraws is the fewest draws with which cpi's reduced model
+// counts as the full model's conditional mean (CPI.ConditionalMean).
+const MinConditionalDraws = 10
 
 // Describe implements framework.Describer.
 func (CPI) Describe() string {

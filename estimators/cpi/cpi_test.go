@@ -129,3 +129,18 @@ func linearResults(t *testing.T, e framework.Estimator, n int, seed int64, group
 	}
 	return res
 }
+
+// TestCPIConditionalMean: cpi's reduced model counts as the full model's
+// conditional mean (framework.ConditionalMean, which the covariance test
+// needs) from MinConditionalDraws draws, as the default's 50 are, not with
+// fewer (one draw is one sample of the feature, not its mean).
+func TestCPIConditionalMean(t *testing.T) {
+	for _, c := range []struct {
+		draws int
+		want  bool
+	}{{cpi.DefaultDraws, true}, {cpi.MinConditionalDraws, true}, {cpi.MinConditionalDraws - 1, false}, {1, false}} {
+		if got := framework.IsConditionalMean(cpi.CPI{Draws: c.draws}); got != c.want {
+			t.Errorf("draws %d: conditional mean %v, want %v", c.draws, got, c.want)
+		}
+	}
+}

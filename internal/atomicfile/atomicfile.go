@@ -3,6 +3,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -57,5 +58,37 @@ func Write(path string, write func(io.Writer) error) (err error) {
 		d.Sync()
 		d.Close()
 	}
+	return nil
+}
+
+// CheckWritable reports, before any work that ends in writing path, why
+// Write could not: path's directory missing or not a directory, path
+// itself a directory, or a directory where no file can be created (it
+// creates and removes a temporary file there, as Write would). The
+// errors name the directory or the path, not a flag.
+func CheckWritable(path string) error {
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil && os.IsNotExist(err):
+		return fmt.Errorf("directory %s does not exist", dir)
+	case err != nil:
+		return fmt.Errorf("directory %s: %w", dir, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("is a directory")
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".check*")
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("cannot write in directory %s: %w", dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
 	return nil
 }

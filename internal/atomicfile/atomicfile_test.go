@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -36,5 +37,36 @@ func TestWriteFile(t *testing.T) {
 	}
 	if err := WriteFile(filepath.Join(path+"-missing", "x"), nil); err == nil {
 		t.Error("write into a missing directory: want an error")
+	}
+}
+
+// TestCheckWritable: what would make Write fail at the end of a run is
+// found up front, and leaves nothing behind.
+func TestCheckWritable(t *testing.T) {
+	dir := t.TempDir()
+	if err := CheckWritable(filepath.Join(dir, "out.json")); err != nil {
+		t.Errorf("a writable directory: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("the check left %d files behind", len(ents))
+	}
+	file := filepath.Join(dir, "f")
+	os.WriteFile(file, nil, 0o644)
+	for path, want := range map[string]string{
+		filepath.Join(dir, "none", "x.png"): "directory " + filepath.Join(dir, "none") + " does not exist",
+		filepath.Join(file, "x.png"):        file + " is not a directory",
+		dir:                                 "is a directory",
+		"/proc/x.json":                      "cannot write in directory /proc",
+	} {
+		if err := CheckWritable(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", path, err, want)
+		}
+	}
+	ro := filepath.Join(dir, "ro")
+	os.Mkdir(ro, 0o555)
+	if os.Geteuid() != 0 { // root writes anywhere
+		if err := CheckWritable(filepath.Join(ro, "x")); err == nil || !strings.Contains(err.Error(), "permission denied") {
+			t.Errorf("a read-only directory: %v", err)
+		}
 	}
 }

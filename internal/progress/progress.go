@@ -245,6 +245,13 @@ func (p *Meter) draw() {
 		}
 		return
 	}
+	if p.done >= p.total {
+		// The counted work is done; what follows (a run's baselines and
+		// inference) is not counted: no "100% eta 0s" while it runs.
+		fmt.Fprintf(p.w, "\r\033[K%s %d/%d done, finishing %s", p.label, p.done, p.total, elapsed)
+		p.shown = true
+		return
+	}
 	frac := float64(p.done) / float64(p.total)
 	fill := min(int(frac*float64(p.width)), p.width)
 	bar := strings.Repeat("=", fill)
@@ -261,6 +268,8 @@ func (p *Meter) writeLine() {
 	p.lastLine = now
 	elapsed := formatDuration(now.Sub(p.start))
 	switch {
+	case p.total > 0 && p.done >= p.total:
+		fmt.Fprintf(p.w, "vi: %s %d/%d done, finishing, %s elapsed\n", p.label, p.done, p.total, elapsed)
 	case p.total > 0:
 		fmt.Fprintf(p.w, "vi: %s %d/%d (%.0f%%), %s elapsed, eta %s\n", p.label, p.done, p.total,
 			100*float64(p.done)/float64(p.total), elapsed, p.shownETA(now))

@@ -32,13 +32,18 @@ func TestProgressBar(t *testing.T) {
 	p.Update(10, 10)
 	p.Clear()
 	out := b.String()
-	for _, w := range []string{"\r\033[Ktraining the full model 0s", "lazy/dropout 4/10 [====>     ]  40% 9s eta 6s", "10/10 [==========] 100% 15s eta 0s", "\r\033[K"} {
+	for _, w := range []string{"\r\033[Ktraining the full model 0s", "lazy/dropout 4/10 [====>     ]  40% 9s eta 6s", "lazy/dropout 10/10 done, finishing 15s", "\r\033[K"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("progress output lacks %q: %q", w, out)
 		}
 	}
 	if strings.Contains(out, "5/10") {
 		t.Errorf("progress redrew within 100ms: %q", out)
+	}
+	// The count done, the run goes on (its baselines, its inference):
+	// never "100% ... eta 0s" while it does.
+	if strings.Contains(out, "100%") || strings.Contains(out, "eta 0s") {
+		t.Errorf("the finished count shows as 100%% with an ETA: %q", out)
 	}
 	var nilp *Meter
 	nilp.Update(1, 2) // must not panic
@@ -176,6 +181,8 @@ func TestProgressLines(t *testing.T) {
 	p.Update(0, 10)
 	p.Update(3, 10)
 	waitFor(t, &b, "vi: lazy 3/10 (30%), 0s elapsed, eta 0s\n")
+	p.Update(10, 10)
+	waitFor(t, &b, "vi: lazy 10/10 done, finishing, 0s elapsed\n")
 	p.Clear()
 	p.Close()
 	if out := b.String(); strings.Contains(out, "\r") || strings.Contains(out, "\033") {

@@ -23,6 +23,7 @@
 //	perturbed   --inference perturbed
 //	split       --inference split (the ensembled split)
 //	cov         --test covariance
+//	estimate    --test estimate
 //
 // A variant VARIANT+logloss is VARIANT with --measure logloss, on the
 // binary response only.
@@ -39,6 +40,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/backends/mlp"
@@ -97,6 +99,10 @@ var variants = map[string]func(*pipeline.Config, *pipeline.EstimateOptions){
 		ensembleDefault(c, o)
 		o.Test = inference.TestCovariance
 	},
+	"estimate": func(c *pipeline.Config, o *pipeline.EstimateOptions) {
+		ensembleDefault(c, o)
+		o.Test = inference.TestEstimate
+	},
 	"split": func(c *pipeline.Config, o *pipeline.EstimateOptions) {
 		ensembleDefault(c, o)
 		o.Inference = inference.Split
@@ -146,8 +152,13 @@ func inproc(args []string) error {
 	}
 	for _, seed := range seeds {
 		for _, s := range ss {
+			start := time.Now()
 			if err := inprocOne(*out, s, seed, ests, *workers, vs, *keep); err != nil {
 				fmt.Fprintln(os.Stderr, "power_study:", err)
+				continue
+			}
+			if err := logTime(*out, s, seed, time.Since(start).Seconds()); err != nil {
+				return err
 			}
 		}
 	}
@@ -257,4 +268,19 @@ func inprocOne(dir string, s setting, seed uint64, ests []framework.Estimator, w
 		return os.Rename(kept+".tmp", kept)
 	}
 	return nil
+}
+
+// logTime appends a data set's wall seconds (its fit and every variant) to
+// DIR/times.tsv.
+func logTime(dir string, s setting, seed uint64, secs float64) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "times.tsv"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = fmt.Fprintf(f, "%s\t%d\t%.1f\n", s, seed, secs)
+	return err
 }

@@ -50,9 +50,9 @@ func candidates(rhos []float64, repeats int) []candidate {
 	cs = append(cs,
 		// vi estimate's default.
 		candidate{"default", ensembled, inference.InferOptions{Inference: def.Inference, Debias: def.Debias, BiasAware: def.BiasAware, DirectedBias: def.DirectedBias, ScoreUpper: def.ScoreUpper, Test: def.Test, Perturb: rhos[0]}},
-		// The default's estimate and interval with the p-values of the
-		// covariance test (the estimate's own where it does not apply).
-		candidate{"default-covariance", ensembled, inference.InferOptions{Inference: def.Inference, Debias: def.Debias, BiasAware: def.BiasAware, DirectedBias: def.DirectedBias, ScoreUpper: def.ScoreUpper, Test: inference.TestCovariance, Perturb: rhos[0]}},
+		// The default with every p-value from the estimate's own test
+		// (the covariance test's applies to cpi).
+		candidate{"default-estimate", ensembled, inference.InferOptions{Inference: def.Inference, Debias: def.Debias, BiasAware: def.BiasAware, DirectedBias: def.DirectedBias, ScoreUpper: def.ScoreUpper, Test: inference.TestEstimate, Perturb: rhos[0]}},
 		candidate{"rep-split", repeated, inf(inference.Split, 0)},
 		candidate{"rep-plain", repeated, inf(inference.Plain, 0)},
 		candidate{"ens-split", ensembled, inf(inference.Split, 0)},

@@ -165,7 +165,10 @@ class Model(lazyvi_plugin.Model):
                 # The user's trained network: loaded, not trained. It
                 # predicts the response itself (no standardisation).
                 self.head.targets(y)
-                network.load_weights(net, self.cfg.weights)
+                if self.user is not None and self.user.state is not None:
+                    net.load_state_dict(self.user.state)
+                else:
+                    network.load_weights(net, self.cfg.weights)
                 self.report = Report(loaded=True)
             elif self.user is not None and self.user.fit is not None:
                 self.head.targets(y)

@@ -30,10 +30,12 @@ _user_files = {}
 
 
 class UserFile:
-    """A module= file: its build and, when it defines one, fit."""
+    """A user's network: a module= file's build and, when it defines one,
+    fit; or a network in memory (live.py), whose path says so and whose
+    state is the state dict a pretrained model loads instead of weights=."""
 
-    def __init__(self, path: str, build: Callable, fit: Optional[Callable]) -> None:
-        self.path, self.build, self.fit = path, build, fit
+    def __init__(self, path: str, build: Callable, fit: Optional[Callable], state: Optional[dict] = None) -> None:
+        self.path, self.build, self.fit, self.state = path, build, fit, state
 
 
 def load_user(path: str) -> UserFile:

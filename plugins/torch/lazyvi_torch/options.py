@@ -129,8 +129,14 @@ def _file(k, v):
     if v == "":
         raise UsageError("%s: option %s: empty (want a file name)" % (NAME, k))
     path = os.path.abspath(v)
-    if not os.path.isfile(path):
+    if not os.path.exists(path):
         raise UsageError("%s: option %s: no such file: %s" % (NAME, k, v))
+    if os.path.isdir(path):
+        raise UsageError("%s: option %s: %s is a directory, not a file" % (NAME, k, v))
+    if not os.path.isfile(path):
+        raise UsageError("%s: option %s: %s is not a regular file (a device, a pipe or a socket)" % (NAME, k, v))
+    if not os.access(path, os.R_OK):
+        raise UsageError("%s: option %s: %s cannot be read (permission denied)" % (NAME, k, v))
     return path
 
 

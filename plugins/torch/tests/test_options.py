@@ -53,3 +53,15 @@ def test_module_import_error(tmp_path):
 def test_pretrained_needs_weights():
     with pytest.raises(UsageError, match="weights="):
         model.new_model(0, 3, 1, 0, {}, pretrained=True)
+
+
+def test_file_options_say_what_is_wrong(tmp_path):
+    """A weights= or module= that is a directory or a device is named as
+    such, not as a missing file."""
+    for k in ("weights", "module"):
+        with pytest.raises(UsageError, match="no such file: " + str(tmp_path / "none.pt")):
+            options.parse({k: str(tmp_path / "none.pt")})
+        with pytest.raises(UsageError, match="is a directory, not a file"):
+            options.parse({k: str(tmp_path)})
+        with pytest.raises(UsageError, match="is not a regular file"):
+            options.parse({k: "/dev/zero"})

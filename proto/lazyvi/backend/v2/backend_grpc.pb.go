@@ -4,7 +4,7 @@
 //
 // The version is the last element of the package name, lazyvi.backend.v2,
 // and is written nowhere else: the Go side (backendplugin.ProtocolVersion)
-// and the Python plugin (lazyvi_torch's PROTOCOL_VERSION) read it from the
+// and the Python kit (lazyvi_plugin's PROTOCOL_VERSION) read it from the
 // code generated from this file, and the go-plugin handshake carries it. See
 // README.md beside this file for when it changes.
 
