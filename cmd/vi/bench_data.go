@@ -37,7 +37,7 @@ type benchDataFlags struct {
 }
 
 func (f *benchDataFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.data, "data", "", "CSV `file` with a header row (required)")
+	fs.StringVar(&f.data, "data", "", "CSV or Parquet `file` (CSV with a header row; required)")
 	fs.StringVar(&f.target, "target", "", "response `column` (default: the last column)")
 	fs.StringVar(&f.evalData, "eval-data", "", dataUsage["eval-data"])
 	fs.StringVar(&f.splitColumn, "split-column", "", dataUsage["split-column"])
@@ -103,7 +103,7 @@ func (f *benchDataFlags) load(ctx context.Context) (*dataio.Dataset, []int, erro
 	if err := ef.checkEval(); err != nil {
 		return nil, nil, err
 	}
-	d, part, err := loadEvalData(ctx, f.data, f.evalData, f.splitColumn, f.target)
+	d, part, err := loadEvalData(ctx, f.data, f.evalData, f.splitColumn, dataio.PrepareOptions{Target: f.target})
 	if err != nil {
 		return nil, nil, err
 	}

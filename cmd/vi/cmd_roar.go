@@ -142,7 +142,9 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 		}
 	}
 	var units []framework.Feature
-	if len(groups) > 0 || onehot {
+	if len(groups) > 0 || onehot || d.Encoding != nil {
+		// The file's columns (an encoded column's indicators together)
+		// or the groups are the units.
 		if units, err = dataio.ResolveUnits(p.FeatureNames, d.Units(), r.targetName(d), groups, onehot); err != nil {
 			return err
 		}
