@@ -53,7 +53,7 @@ func ExampleRun() {
 	}
 	// Output:
 	// mse, plain inference, debiased true, 3 repetitions of 3 folds, 442 evaluation rows
-	// lazy     bmi, s5
+	// lazy     bmi, bp
 	// dropout  s5, bmi
 	// retrain  bmi, bp
 }

@@ -23,6 +23,9 @@ type Dataset struct {
 	// missingness indicators, and NaN in the cells to impute. Nil for a
 	// table of numbers read as it is (ReadCSV).
 	Encoding *Encoding
+	// locate names row i's file and row in messages (Table.Prepare sets
+	// it); nil: row i+2 of Source, as in a CSV file with a header.
+	locate func(i int) (file string, row int)
 }
 
 // A Part is one file's block of the rows of a joined Dataset.
@@ -32,8 +35,13 @@ type Part struct {
 }
 
 // Locate returns the file that row i (0-based) of d came from and its row
-// there, counted as InputError counts them (the header is row 1).
+// there, counted as InputError counts them (the header is row 1; a
+// Parquet file's first row is 1), rows that Table.Prepare left out
+// counted.
 func (d *Dataset) Locate(i int) (source string, row int) {
+	if d.locate != nil {
+		return d.locate(i)
+	}
 	source, start := d.Source, 0
 	for _, p := range d.Parts {
 		if i >= p.Start {
@@ -78,11 +86,12 @@ func (d *Dataset) CheckScale(target int) error {
 			if math.IsNaN(v) && d.Encoding != nil && j != target {
 				continue // a cell to impute (Encoding)
 			}
+			file, row := d.Locate(i)
 			switch {
 			case math.IsNaN(v) || math.IsInf(v, 0):
-				return &InputError{File: d.Source, Row: i + 2, Column: d.Names[j], Msg: fmt.Sprintf("%g is not a finite number", v)}
+				return &InputError{File: file, Row: row, Column: d.Names[j], Msg: fmt.Sprintf("%g is not a finite number", v)}
 			case math.Abs(v) >= limit:
-				return &InputError{File: d.Source, Row: i + 2, Column: d.Names[j],
+				return &InputError{File: file, Row: row, Column: d.Names[j],
 					Msg: fmt.Sprintf("%g is too large in magnitude (%s: with %d rows, keep |values| below %.3g); rescale the column", v, why, n, limit)}
 			}
 		}

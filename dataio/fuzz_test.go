@@ -239,3 +239,52 @@ func checkGroups(t *testing.T, gs []Group, nameSep, colSep string) {
 		}
 	}
 }
+
+// FuzzReadTable: any CSV input reads as a table, or fails with an
+// *InputError naming the file; a table prepares with every missing-value
+// policy into a data set of finite numbers (NaN only in imputed feature
+// cells) or fails so; one feature per column of the file.
+func FuzzReadTable(f *testing.F) {
+	addFiles(f, "*.csv")
+	for _, s := range []string{
+		"id,a,c,y\n1,2,p,3\n2,,q,4\n3,5,,6\n4,x,p,1\n",
+		"a,c,y\n1,NA,2\n2,N/A,3\nnull,NaN,1\n", "a,y\n1e400,1\n2,2\n", "c,y\nx,1\ny,\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		const source = "fuzz.csv"
+		tab, err := ReadTable(bytes.NewReader(data), source)
+		if err != nil {
+			checkInputError(t, err, source)
+			return
+		}
+		for _, m := range []MissingPolicy{MissingError, MissingDrop, MissingImpute} {
+			d, err := tab.Prepare(PrepareOptions{Missing: m})
+			if err != nil {
+				var ie *InputError
+				if !errors.As(err, &ie) || ie.File != source || !strings.HasPrefix(err.Error(), source) {
+					t.Fatalf("%s: want an *InputError naming %s, got %T %v", m, source, err, err)
+				}
+				checkOneLine(t, err.Error())
+				continue
+			}
+			r, c := d.X.Dims()
+			if c != len(d.Names) || r == 0 {
+				t.Fatalf("%s: %d x %d data set for %d names", m, r, c, len(d.Names))
+			}
+			units, err := ResolveUnits(d.Names[:c-1], d.Units(), d.Names[c-1], nil, false)
+			if err != nil || len(units) != len(tab.Columns)-1 {
+				t.Fatalf("%s: %d features for %d columns: %v", m, len(units), len(tab.Columns)-1, err)
+			}
+			for i := 0; i < r; i++ {
+				for j := 0; j < c; j++ {
+					v := d.X.At(i, j)
+					if math.IsInf(v, 0) || math.IsNaN(v) && (m != MissingImpute || j == c-1) {
+						t.Fatalf("%s: row %d, column %s: %v", m, i, d.Names[j], v)
+					}
+				}
+			}
+		}
+	})
+}

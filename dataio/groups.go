@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/suggest"
 )
 
 // Group names a set of columns whose importance is measured together: all
@@ -215,7 +216,7 @@ func ResolveUnits(names []string, units []Group, target string, groups []Group, 
 				if c == target && target != "" {
 					return nil, framework.Usagef("group %s: column %s is the response", Quote(g.Name), Quote(c))
 				}
-				return nil, framework.Usagef("group %s: no column %s%s", Quote(g.Name), Quote(c), haveNames(unitNames))
+				return nil, framework.Usagef("group %s: no column %s%s%s", Quote(g.Name), Quote(c), haveNames(unitNames), suggest.DidYouMean(c, unitNames, Quote))
 			}
 			us = append(us, u)
 			grouped[u] = true

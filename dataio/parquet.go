@@ -24,14 +24,14 @@ func isParquet(path string) bool {
 	if strings.HasSuffix(lower, ".parquet") || strings.HasSuffix(lower, ".pq") {
 		return true
 	}
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return false // a FIFO or device: not opened twice (an open may block)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return false // a FIFO or device: not read twice
-	}
 	b := make([]byte, len(parquetMagic))
 	_, err = io.ReadFull(f, b)
 	return err == nil && string(b) == parquetMagic

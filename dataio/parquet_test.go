@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
@@ -115,5 +116,70 @@ func TestParquetRefusesBadFiles(t *testing.T) {
 	_, err := LoadTable(context.Background(), path)
 	if err == nil || !strings.Contains(err.Error(), "bad.parquet: not a readable Parquet file") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A timestamp column is refused, naming it; a string column, a boolean and
+// an optional integer read as text (the empty string missing), 0/1 and
+// numbers (null missing).
+func TestParquetColumnKinds(t *testing.T) {
+	type row struct {
+		When time.Time `parquet:"when"`
+		Y    float64   `parquet:"y"`
+	}
+	write := func(path string, rows []row) {
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := parquet.NewGenericWriter[row](f)
+		if _, err := w.Write(rows); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	dir := t.TempDir()
+	rows := []row{{Y: 1}, {Y: 2}}
+	write(dir+"/t.parquet", rows)
+	_, err := LoadTable(context.Background(), dir+"/t.parquet")
+	if err == nil || !strings.Contains(err.Error(), `column "when": a TIMESTAMP`) {
+		t.Fatalf("err = %v", err)
+	}
+
+	type plain struct {
+		Name  string  `parquet:"name"`
+		Flag  bool    `parquet:"flag"`
+		Count *int64  `parquet:"count,optional"`
+		Y     float64 `parquet:"y"`
+	}
+	three := int64(3)
+	f, err := os.Create(dir + "/p.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[plain](f)
+	if _, err := w.Write([]plain{{"a", true, &three, 1}, {"b", false, nil, 2}, {"", false, &three, 3}}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	f.Close()
+	tab, err := LoadTable(context.Background(), dir+"/p.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, _ := tab.Column("name")
+	flag, _ := tab.Column("flag")
+	count, _ := tab.Column("count")
+	if name.Kind != Text || !name.Missing(2) || name.Missing(0) {
+		t.Errorf("name: %s, missing %v %v; want text, the empty string missing", name.Kind, name.Missing(0), name.Missing(2))
+	}
+	if flag.Kind != Numeric || !slices.Equal(flag.Numbers, []float64{1, 0, 0}) {
+		t.Errorf("flag: %s %v, want numbers 1 0 0", flag.Kind, flag.Numbers)
+	}
+	if count.Kind != Numeric || !count.Missing(1) || count.Numbers[0] != 3 {
+		t.Errorf("count: %s %v, want 3, null, 3", count.Kind, count.Numbers)
 	}
 }

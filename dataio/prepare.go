@@ -116,7 +116,9 @@ const (
 // every column with missing cells (and how many). The categories are
 // those of the rows kept, numbers in increasing order then words in
 // byte order; a category that the training rows of a fit lack gets all
-// its column's indicators 0 (see FitFill).
+// its column's indicators 0 (see FitFill). A table of numbers without
+// missing cells, prepared with the zero options, is the data set ReadCSV
+// reads, without an Encoding.
 func (t *Table) Prepare(opt PrepareOptions) (*Dataset, error) {
 	if t == nil || len(t.Columns) == 0 {
 		return nil, framework.Usagef("no data")
@@ -191,13 +193,20 @@ func noColumn(name string, names []string) string {
 // column with about as many categories as rows (an identifier).
 func (t *Table) checkCells(keep, cat []bool, target int) error {
 	var bad []string
+	var single *InputError // the only bad cell, when there is one
 	for j, c := range t.Columns {
 		switch {
 		case j == target && c.Kind == Text:
-			return &InputError{File: t.Source, Column: c.Name, Msg: "the response is text: code its classes as numbers (0/1 for a binary response, 0..K-1 for K classes)"}
+			return t.textResponse(c)
 		case (keep[j] && !cat[j] || j == target) && c.BadCount > 0:
 			bad = append(bad, fmt.Sprintf("%s: %d %s not a number (%s)", Quote(c.Name), c.BadCount, plural(c.BadCount, "cell is", "cells are"), t.badCells(c.Bad, c.BadCount)))
+			file, row := t.locate(c.Bad[0].Row)
+			single = &InputError{File: file, Row: row, Column: c.Name, Err: ErrText,
+				Msg: c.Bad[0].Msg + "; correct it, or, if the column holds categories, name it categorical (--categorical)"}
 		}
+	}
+	if len(bad) == 1 && single != nil && strings.Contains(bad[0], ": 1 cell is") {
+		return single
 	}
 	if len(bad) > 0 {
 		return &InputError{File: t.Source, Err: ErrText, Msg: fmt.Sprintf("%d %s cells that are not numbers in columns of numbers: %s; correct them, or, for a column of categories, name it categorical (--categorical)",
@@ -212,6 +221,24 @@ func (t *Table) checkCells(keep, cat []bool, target int) error {
 		}
 	}
 	return nil
+}
+
+// rowList names rows (0-based) in a message: "rows 5, 9, 30", or each
+// with its file where they are not all the first file's.
+func (t *Table) rowList(rows []int) string {
+	parts := make([]string, len(rows))
+	plain := true
+	for i, r := range rows {
+		parts[i] = t.where(r)
+		plain = plain && strings.HasPrefix(parts[i], "row ")
+	}
+	if !plain {
+		return strings.Join(parts, ", ")
+	}
+	for i := range parts {
+		parts[i] = strings.TrimPrefix(parts[i], "row ")
+	}
+	return plural(len(rows), "row ", "rows ") + strings.Join(parts, ", ")
 }
 
 // badCells lists the first bad cells: "row 5: not a number: "1,5", ...".
@@ -253,15 +280,11 @@ func (t *Table) keptRows(keep []bool, target int, policy MissingPolicy) ([]int, 
 			continue
 		}
 		total += n
-		rows := make([]string, len(first))
-		for i, r := range first {
-			rows[i] = t.where(r)
-		}
 		more := ""
 		if n > len(first) {
 			more = ", ..."
 		}
-		counts = append(counts, fmt.Sprintf("%s %d (%s%s)", Quote(c.Name), n, strings.Join(rows, ", "), more))
+		counts = append(counts, fmt.Sprintf("%s %d (%s%s)", Quote(c.Name), n, t.rowList(first), more))
 	}
 	switch {
 	case total > 0 && policy == MissingImpute:
@@ -379,7 +402,7 @@ func (t *Table) encode(opt PrepareOptions, keep, cat []bool, target int, rows []
 			})
 		} else {
 			ec.Columns = []string{c.Name}
-			fill = append(fill, func(_, row int, x []float64) { x[at] = c.Numbers[row] })
+			fill = append(fill, func(_, row int, x []float64) { x[at] = c.number(row) })
 		}
 		if nMissing > 0 {
 			ec.Missing = c.Name + ":missing"
@@ -407,7 +430,27 @@ func (t *Table) encode(opt PrepareOptions, keep, cat []bool, target int, rows []
 			f(i, row, r)
 		}
 	}
-	return &Dataset{Source: t.Source, Names: names, X: x, Encoding: enc}, nil
+	d := &Dataset{Source: t.Source, Names: names, X: x, Encoding: enc, Parts: t.keptParts(rows),
+		locate: func(i int) (string, int) { return t.locate(rows[i]) }}
+	if enc.plain() && len(rows) == t.Rows {
+		d.Encoding = nil // a table of numbers, as ReadCSV reads it
+	}
+	return d, nil
+}
+
+// plain reports whether the encoding leaves the file's columns as they
+// are: every column kept, as numbers, with no cell imputed.
+func (e *Encoding) plain() bool {
+	o := e.Options
+	if len(o.Features) > 0 || len(o.Drop) > 0 || len(o.Categorical) > 0 {
+		return false
+	}
+	for _, c := range e.Columns {
+		if c.Categorical() || c.Missing != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // checkEncodedNames reports an indicator column whose name is another
@@ -451,4 +494,33 @@ func (o *PrepareOptions) String() string {
 	m, _ := ParseMissing(string(o.Missing))
 	parts = append(parts, "--missing "+string(m))
 	return strings.Join(parts, " ")
+}
+
+// textResponse is the error for a response column of words, naming its
+// first word.
+func (t *Table) textResponse(c *TableColumn) error {
+	for i := 0; i < t.Rows; i++ {
+		if c.Codes[i] >= 0 {
+			file, row := t.locate(i)
+			return &InputError{File: file, Row: row, Column: c.Name, Err: ErrText,
+				Msg: cellMessage(c.Levels[c.Codes[i]]) + "; the response must be numbers (a category's classes coded 0, 1, 2, ...)"}
+		}
+	}
+	return &InputError{File: t.Source, Column: c.Name, Msg: "the response has no number"}
+}
+
+// keptParts returns the data set's Parts for a table joined from several
+// files, given the rows kept (0-based, increasing); nil for one file.
+func (t *Table) keptParts(rows []int) []Part {
+	if len(t.parts) < 2 {
+		return nil
+	}
+	var out []Part
+	start := 0 // the part's first table row
+	for _, p := range t.parts {
+		k, _ := slices.BinarySearch(rows, start)
+		out = append(out, Part{Source: p.source, Start: k})
+		start += p.rows
+	}
+	return out
 }

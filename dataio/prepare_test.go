@@ -203,7 +203,7 @@ func TestPrepareRefusesIdentifiers(t *testing.T) {
 
 func TestPrepareTextResponse(t *testing.T) {
 	_, err := readTable(t, "a,y\n1,yes\n2,no\n").Prepare(PrepareOptions{})
-	if err == nil || !strings.Contains(err.Error(), "the response is text") {
+	if err == nil || !strings.Contains(err.Error(), `d.csv: row 2, column "y": not a number: "yes"; the response must be numbers`) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -225,5 +225,52 @@ func TestJoinTables(t *testing.T) {
 	d, err := j.Prepare(PrepareOptions{Missing: MissingImpute})
 	if err != nil || !slices.Equal(d.Names, []string{"a", "a:missing", "c=p", "c=q", "c=r", "y"}) {
 		t.Fatalf("%v, %v", d, err)
+	}
+}
+
+// A missing response is never imputed: impute refuses it, drop leaves
+// its row out.
+func TestPrepareMissingResponse(t *testing.T) {
+	const text = "a,y\n1,2\n2,\n3,4\n"
+	_, err := readTable(t, text).Prepare(PrepareOptions{Missing: MissingImpute})
+	if err == nil || !strings.Contains(err.Error(), `the response has missing cells: "y" 1 (row 3)`) {
+		t.Fatalf("err = %v", err)
+	}
+	d, err := readTable(t, text).Prepare(PrepareOptions{Missing: MissingDrop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mat.Col(nil, 1, d.X); !slices.Equal(got, []float64{2, 4}) {
+		t.Errorf("responses %v, want 2 4", got)
+	}
+}
+
+// A joined table's data set says which file each row came from, the rows
+// --missing drop left out counted.
+func TestPreparedJoinLocatesRows(t *testing.T) {
+	train := readTable(t, "a,y\n1,2\n,3\n4,5\n")
+	eval, err := ReadTable(strings.NewReader("a,y\n,1\n7,8\n"), "e.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := JoinTables(train, eval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := j.Prepare(PrepareOptions{Missing: MissingDrop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Part{{"d.csv", 0}, {"e.csv", 2}}; !slices.Equal(d.Parts, want) {
+		t.Errorf("parts %v, want %v", d.Parts, want)
+	}
+	if f, r := d.Locate(1); f != "d.csv" || r != 4 {
+		t.Errorf("row 1 is %s row %d, want d.csv row 4", f, r)
+	}
+	if f, r := d.Locate(2); f != "e.csv" || r != 3 {
+		t.Errorf("row 2 is %s row %d, want e.csv row 3", f, r)
+	}
+	if _, err := JoinTables(train, readTable(t, "a,y\n1,2\n,3\n4,5\n")); err == nil || !strings.Contains(err.Error(), "the evaluation data are the training data") {
+		t.Errorf("same cells: %v", err)
 	}
 }

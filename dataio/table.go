@@ -1,6 +1,7 @@
 package dataio
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -31,19 +32,23 @@ type tablePart struct {
 // where names row i (0-based) of the table in messages: "row N", or "FILE
 // row N" for a row of a joined table's second file.
 func (t *Table) where(i int) string {
-	if len(t.parts) == 0 {
-		return fmt.Sprintf("row %d", i+2)
+	file, row := t.locate(i)
+	if len(t.parts) > 1 && file != t.parts[0].source {
+		return fmt.Sprintf("%s row %d", file, row)
 	}
-	for k, p := range t.parts {
-		if i < p.rows || k == len(t.parts)-1 {
-			if k == 0 {
-				return fmt.Sprintf("row %d", i+p.firstRow)
-			}
-			return fmt.Sprintf("%s row %d", p.source, i+p.firstRow)
+	return fmt.Sprintf("row %d", row)
+}
+
+// locate returns the file and the row number in it of row i (0-based).
+func (t *Table) locate(i int) (string, int) {
+	parts := t.partsOrOne()
+	for k, p := range parts {
+		if i < p.rows || k == len(parts)-1 {
+			return p.source, i + p.firstRow
 		}
 		i -= p.rows
 	}
-	return ""
+	return t.Source, i + 2
 }
 
 // ColumnKind is what a column of a Table holds.
@@ -113,6 +118,14 @@ func (c *TableColumn) MissingCount(rows int) (n int, first []int) {
 		}
 	}
 	return n, first
+}
+
+// number returns row i's number, NaN where the cell is not one.
+func (c *TableColumn) number(i int) float64 {
+	if c.Numbers == nil {
+		return math.NaN()
+	}
+	return c.Numbers[i]
 }
 
 // Category returns row i's category name: its word, or its number written
@@ -219,24 +232,38 @@ func minusOnes(n int) []int32 {
 }
 
 // table returns the table built, each column's kind decided by its cells:
-// Text when it has words and at least as many words as numbers, else
-// Numeric (its words then its bad cells, see TableColumn.Bad).
+// Text when more of them are words (text that starts with a letter, other
+// than Inf, NaN or a hexadecimal number) than numbers and malformed
+// numbers ("1,5", "1_000", "1e400") together, else Numeric, its cells
+// that are not numbers then its bad cells (TableColumn.Bad).
 func (b *tableBuilder) table(source string, firstRow int, bad func(j, i int) string) *Table {
 	for j, c := range b.cols {
-		words, numbers := 0, 0
+		words, others := 0, 0
 		for i := 0; i < b.rows; i++ {
 			switch {
 			case c.Codes != nil && c.Codes[i] >= 0:
-				words++
+				if isWord(c.Levels[c.Codes[i]]) {
+					words++
+				} else {
+					others++
+				}
 			case c.Numbers != nil && !math.IsNaN(c.Numbers[i]):
-				numbers++
+				others++
 			}
 		}
-		if words > 0 && words >= numbers {
+		if words > others {
 			c.Kind = Text
 			continue
 		}
-		c.BadCount = words
+		c.BadCount = 0
+		if c.Codes != nil {
+			for _, code := range c.Codes {
+				if code >= 0 {
+					c.BadCount++
+				}
+			}
+		}
+		words = c.BadCount
 		for i := 0; i < b.rows && len(c.Bad) < maxBadCells && words > 0; i++ {
 			if c.Codes[i] >= 0 {
 				c.Bad = append(c.Bad, BadCell{Row: i, Msg: bad(j, i)})
@@ -249,4 +276,10 @@ func (b *tableBuilder) table(source string, firstRow int, bad func(j, i int) str
 // String describes the table's shape, for messages.
 func (t *Table) String() string {
 	return fmt.Sprintf("%s (%d rows, %d columns)", t.Source, t.Rows, len(t.Columns))
+}
+
+// isWord reports whether a cell that is not a number is a word (a
+// category's name) rather than a malformed number.
+func isWord(s string) bool {
+	return errors.Is(notDecimal(s), ErrText)
 }

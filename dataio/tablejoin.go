@@ -10,7 +10,8 @@ import (
 // table whose columns are train's: eval must have the same columns, in
 // the same order. A column is Text when it is in either file; messages
 // name eval's rows by its file. The caller knows which rows are whose
-// (train's come first).
+// (train's come first). Evaluation data with the training data's very
+// cells are refused.
 func JoinTables(train, eval *Table) (*Table, error) {
 	for j, c := range train.Columns {
 		if j >= len(eval.Columns) {
@@ -23,12 +24,36 @@ func JoinTables(train, eval *Table) (*Table, error) {
 	if len(eval.Columns) > len(train.Columns) {
 		return nil, &InputError{File: eval.Source, Column: eval.Columns[len(train.Columns)].Name, Msg: fmt.Sprintf("not a column of %s: the evaluation data needs the same columns, in the same order", train.Source)}
 	}
+	// The same rows (the same file, a link to it or a copy) would judge
+	// every model on rows it learnt from: in-sample importances.
+	if sameCells(train, eval) {
+		return nil, &InputError{File: eval.Source, Msg: fmt.Sprintf("the evaluation data are the training data (%s, the same rows): importances judged on the rows the models learnt from are in-sample; give rows held out from training", train.Source)}
+	}
 	out := &Table{Source: train.Source + " and " + eval.Source, Rows: train.Rows + eval.Rows,
 		parts: append(slices.Clone(train.partsOrOne()), eval.partsOrOne()...)}
 	for j, a := range train.Columns {
 		out.Columns = append(out.Columns, joinColumns(a, eval.Columns[j], train.Rows, eval.Rows))
 	}
 	return out, nil
+}
+
+// sameCells reports whether a and b hold the same cells (their columns
+// are known to be the same).
+func sameCells(a, b *Table) bool {
+	if a.Rows != b.Rows {
+		return false
+	}
+	for j, ca := range a.Columns {
+		cb := b.Columns[j]
+		for i := 0; i < a.Rows; i++ {
+			sa, oka := ca.Category(i)
+			sb, okb := cb.Category(i)
+			if oka != okb || sa != sb {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // partsOrOne is the table's parts, or one part of all its rows.

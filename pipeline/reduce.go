@@ -38,8 +38,16 @@ type ReduceOptions struct {
 	EstimatorBaselines bool
 }
 
+// MaxWorkers bounds ReduceOptions.Workers (and EstimateOptions.Workers):
+// 8 per CPU, at least 64. Reductions beyond it do not finish sooner, even
+// with a backend in another process or machine that waits on its answers,
+// but each holds its kernel and signals in memory, and thousands of
+// runnable goroutines delay everything else, a signal's handling included
+// (each waits its turn for a CPU).
+func MaxWorkers() int { return max(64, 8*runtime.NumCPU()) }
+
 // Reduce runs every estimator on every feature of every fold, Workers at a
-// time.
+// time (at most one per job, and MaxWorkers).
 func Reduce(ctx context.Context, folds []*framework.Problem, ests []framework.Estimator, feats []framework.Feature, opt ReduceOptions) (*inference.Reductions, error) {
 	if len(folds) == 0 {
 		return nil, fmt.Errorf("reduce: no problem")
@@ -50,9 +58,9 @@ func Reduce(ctx context.Context, folds []*framework.Problem, ests []framework.Es
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	// One goroutine per job at most: more workers than jobs would only
-	// wait on the channel, each with its stack.
-	workers = min(workers, len(jobs))
+	// One goroutine per job at most (more would only wait on the
+	// channel, each with its stack), and MaxWorkers.
+	workers = min(workers, len(jobs), MaxWorkers())
 	if opt.Progress != nil {
 		opt.Progress(0, len(jobs)) // estimation starts: the clock for an ETA
 	}

@@ -307,6 +307,9 @@ func (s *runState) repetition(ctx context.Context, rep int) error {
 		if err := s.resolve(folds[0]); err != nil {
 			return err
 		}
+		if note := unseenNote(s.d, folds); note != "" {
+			s.notes = append(s.notes, note)
+		}
 	}
 	o := s.opt
 	if s.opt.Progress != nil && s.reps > 1 {

@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -26,7 +27,8 @@ func (g goroutinePeak) Reduce(ctx context.Context, p *framework.Problem, f frame
 }
 
 // TestReduceWorkersCapped: a worker count far above the jobs starts no
-// more goroutines than there are jobs (--workers 1000000 took 5 GB).
+// more goroutines than there are jobs (--workers 1000000 took 5 GB), nor
+// more than MaxWorkers when the jobs are many.
 func TestReduceWorkersCapped(t *testing.T) {
 	ctx := context.Background()
 	p, err := pipeline.Prepare(ctx, dataset(100, 3), pipeline.Config{Backend: meanBackend{}, Seed: 1})
@@ -44,5 +46,30 @@ func TestReduceWorkersCapped(t *testing.T) {
 	}
 	if peak > before+len(feats)+5 {
 		t.Errorf("%d goroutines while reducing 2 features with 50000 workers (%d before); want at most one a job", peak, before)
+	}
+}
+
+// TestReduceWorkersMax: with more jobs than MaxWorkers, at most MaxWorkers
+// reductions run at once.
+func TestReduceWorkersMax(t *testing.T) {
+	ctx := context.Background()
+	p, err := pipeline.Prepare(ctx, dataset(100, 3), pipeline.Config{Backend: meanBackend{}, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var feats []framework.Feature
+	for i := range 3 * pipeline.MaxWorkers() {
+		feats = append(feats, framework.Feature{Name: fmt.Sprint(i), Columns: []int{i % 3}})
+	}
+	var mu sync.Mutex
+	peak := 0
+	before := runtime.NumGoroutine()
+	_, err = pipeline.Reduce(ctx, []*framework.Problem{p}, []framework.Estimator{goroutinePeak{shift{0.5}, &mu, &peak}}, feats, pipeline.ReduceOptions{Workers: 1e6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if peak > before+pipeline.MaxWorkers()+5 {
+		t.Errorf("%d goroutines while reducing %d features with 1e6 workers (%d before); want at most MaxWorkers %d", peak, len(feats), before, pipeline.MaxWorkers())
 	}
 }

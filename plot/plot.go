@@ -1,7 +1,8 @@
 // Package plot draws the figures of lazyvi's reports: a forest plot of an
 // estimate report (each feature's VI and interval per estimator), of a
-// Shapley report, and the curves of a ROAR report, in one style that reads
-// projected on a wall or printed in grey, as PNG, SVG or PDF.
+// Shapley report, the curves of a ROAR report, in one style that reads
+// projected on a wall or printed in grey, and the cost and error of timing
+// runs (package bench), as PNG, SVG or PDF.
 //
 //	err := plot.Forest(report, "y").Save("vi.png")
 //

@@ -28,7 +28,7 @@ func LogisticBeta() []float64 {
 // beta = LogisticBeta(). Truth is nil (the population Shapley values of
 // accuracy have no closed form); the measure is accuracy.
 func Logistic(n int, rho float64, seed int64) (*Data, error) {
-	if err := check(n, rho); err != nil {
+	if err := check(n, LogisticP, rho); err != nil {
 		return nil, err
 	}
 	const p = LogisticP

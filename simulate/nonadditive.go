@@ -18,7 +18,7 @@ const Friedman1P = 10
 // y = 10 sin(pi x1 x2) + 20 (x3 - 0.5)² + 10 x4 + 5 x5 + eps, eps ~ N(0, 1).
 // Truth is Friedman1Truth.
 func Friedman1(n int, seed int64) (*Data, error) {
-	if err := check(n, 0); err != nil {
+	if err := check(n, Friedman1P, 0); err != nil {
 		return nil, err
 	}
 	x := independentRows(n, Friedman1P, seed, (*rand.Rand).Float64, 1, func(x []float64) float64 {
@@ -74,7 +74,7 @@ const InteractionP = 8
 // is E (2 x1 x2)² = 4; so the MSE VIs are (4, 4, 2.25, 2.25, 1, 0, 0, 0),
 // and no additive model fits more than x5's share of the variance.
 func Interaction(n int, seed int64) (*Data, error) {
-	if err := check(n, 0); err != nil {
+	if err := check(n, InteractionP, 0); err != nil {
 		return nil, err
 	}
 	x := independentRows(n, InteractionP, seed, (*rand.Rand).NormFloat64, math.Sqrt(NoiseVar), func(x []float64) float64 {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/sysmem"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -98,9 +99,15 @@ func Generate(setting string, n int, rho float64, seed int64) (*Data, error) {
 
 func newRand(seed int64) *rand.Rand { return rand.New(rand.NewPCG(uint64(seed), streamConst)) }
 
-func check(n int, rho float64) error {
+// check refuses a count of samples that is not positive or whose n x
+// (p+1) matrix would not fit in the machine's memory (before it is
+// allocated), and a rho that is no correlation.
+func check(n, p int, rho float64) error {
 	if n < 1 {
 		return framework.Usagef("the number of samples must be positive, not %d", n)
+	}
+	if need, have := 8*float64(n)*float64(p+1), float64(sysmem.Total()); need > have {
+		return framework.Usagef("%d samples of %d columns take %.3g GB, more than this machine's %.3g GB of memory", n, p+1, need/1e9, have/1e9)
 	}
 	if !(rho >= -1 && rho <= 1) {
 		return framework.Usagef("rho must be a correlation in [-1, 1], not %v", rho)
@@ -134,7 +141,7 @@ func correlated(rng *rand.Rand, row []float64, rho float64) {
 // E[y | x_-1] = 1.5 rho x2 + 1.2 x2 + x3, whose extra error is
 // 1.5² Var(x1 | x2) = 1.5²(1-rho²).
 func Linear(n int, rho float64, seed int64) (*Data, error) {
-	if err := check(n, rho); err != nil {
+	if err := check(n, 6, rho); err != nil {
 		return nil, err
 	}
 	const p = 6
@@ -165,7 +172,7 @@ var binaryBeta = []float64{2.5, 3.5, 0, 0}
 // 3.5 x2)). Truth is the accuracy VI of the Bayes classifiers, in closed form
 // (see BinaryTruth): about (0.136, 0.236, 0, 0).
 func Binary(n int, seed int64) (*Data, error) {
-	if err := check(n, 0); err != nil {
+	if err := check(n, len(binaryBeta), 0); err != nil {
 		return nil, err
 	}
 	p := len(binaryBeta)
@@ -215,7 +222,7 @@ func BinaryTruth() []float64 {
 func HighDim(n int, seed int64) (*Data, error) { return highDim(n, 0.5, seed) }
 
 func highDim(n int, rho float64, seed int64) (*Data, error) {
-	if err := check(n, rho); err != nil {
+	if err := check(n, HighDimP, rho); err != nil {
 		return nil, err
 	}
 	const p, m = HighDimP, HighDimHidden

@@ -345,3 +345,16 @@ func TestTruthJSON(t *testing.T) {
 		t.Errorf("binary: got %s", js)
 	}
 }
+
+// TestTooManySamples: a count of samples whose matrix cannot fit in the
+// machine's memory is a usage error before it is allocated (n 1e12 ran
+// the runtime out of memory), in every setting.
+func TestTooManySamples(t *testing.T) {
+	for _, s := range []string{"linear", "binary", "highdim", "logistic", "friedman1", "interaction"} {
+		rho := 0.0
+		_, err := Generate(s, 1e12, rho, 1)
+		if !errors.Is(err, framework.ErrUsage) || !strings.Contains(err.Error(), "1000000000000 samples of") {
+			t.Errorf("%s, n 1e12: %v, want a usage error on the samples' memory", s, err)
+		}
+	}
+}

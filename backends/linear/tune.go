@@ -149,7 +149,22 @@ func (md *Model) FitReport() framework.FitReport {
 	return framework.FitReport{Architecture: fmt.Sprintf("%s, %sridge %.3g", kind, how, md.cfg.ridge)}
 }
 
+// RefitPenalty implements framework.RefitPenalizer for least squares with
+// option ridge auto (vi's default linear model): the penalty the fit chose,
+// on the gradient features (1, z) that are the fit's own design. Logistic
+// regression's refit is no ridge regression on its gradient features, and
+// a fixed penalty keeps lazy's own search, as the plugin transport (which
+// does not carry the method) keeps it for a served linear backend: ok is
+// false.
+func (md *Model) RefitPenalty() (float64, bool) {
+	if md.task != framework.Regression || !md.cfg.auto || !(md.cfg.ridge > 0) {
+		return 0, false
+	}
+	return md.cfg.ridge, true
+}
+
 var (
-	_ framework.Tuner       = (*Model)(nil)
-	_ framework.FitReporter = (*Model)(nil)
+	_ framework.Tuner          = (*Model)(nil)
+	_ framework.FitReporter    = (*Model)(nil)
+	_ framework.RefitPenalizer = (*Model)(nil)
 )

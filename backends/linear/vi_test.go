@@ -68,6 +68,42 @@ func TestLazyIsRetrainForOLS(t *testing.T) {
 	}
 }
 
+// TestLazyTakesRefitPenalty: lazy without a fixed penalty on least squares
+// with a cross-validated ridge takes the model's penalty (RefitPenalty)
+// instead of searching one, and its reduced model is retrain's (the ridge
+// refit) up to the penalty's pull towards the full model's parameters, of
+// the order of the penalty over the rows: on the paper's linear setting
+// (n 3000, x1 and x2 correlated at 0.9, three nulls) within 1e-3 of the
+// response's sd, where the cross-validated penalty of the search left the
+// correlated features' predictions far from retrain's.
+func TestLazyTakesRefitPenalty(t *testing.T) {
+	sim, err := simulate.Linear(3000, 0.9, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &dataio.Dataset{Source: "linear", Names: sim.Names, X: sim.X}
+	p, err := pipeline.Prepare(context.Background(), d, pipeline.Config{Backend: linear.Backend{}, BackendName: "linear", Seed: 12,
+		Options: map[string]string{"ridge": linear.RidgeAuto}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ridge, ok := p.Full.(framework.RefitPenalizer).RefitPenalty()
+	if !ok || !(ridge > 0) {
+		t.Fatalf("refit penalty %g, %v", ridge, ok)
+	}
+	yScale := stat.StdDev(p.YEval, nil)
+	for _, f := range p.Features() {
+		lz := reduce(t, lazy.Estimator{}, p, f)
+		rt := reduce(t, estimators.Retrain{}, p, f)
+		diff := maxAbsDiff(lz.Pred, rt.Pred)
+		t.Logf("feature %s: lambda %.3g (the model's ridge %.3g), lazy and retrain differ by %.3g", f.Name, lz.Stats["lambda"], ridge, diff)
+		if lz.Stats["lambda"] != ridge || diff > 1e-3*yScale {
+			t.Errorf("feature %s: lambda %g, want the model's ridge %g; predictions %.3g from retrain's (response sd %.3g)", f.Name, lz.Stats["lambda"], ridge, diff, yScale)
+		}
+	}
+}
+
 func maxAbsDiff(a, b mat.Matrix) float64 {
 	r, _ := a.Dims()
 	d := 0.0

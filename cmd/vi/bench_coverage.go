@@ -14,6 +14,7 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/internal/progress"
+	"github.com/lazyvi/lazyvi/report"
 	"github.com/lazyvi/lazyvi/study/coverage"
 )
 
@@ -157,7 +158,7 @@ func (f *coverageFlags) run(ctx context.Context, a *app) error {
 	prog.Clear()
 	var buf bytes.Buffer
 	if f.format == "json" {
-		if err := writeJSON(&buf, rep); err != nil {
+		if err := report.WriteJSON(&buf, rep); err != nil {
 			return err
 		}
 	} else {

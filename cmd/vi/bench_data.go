@@ -12,6 +12,7 @@ import (
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/progress"
+	"github.com/lazyvi/lazyvi/report"
 )
 
 // vi bench data times every estimator on the user's own data (or a seeded
@@ -36,7 +37,7 @@ type benchDataFlags struct {
 }
 
 func (f *benchDataFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.data, "data", "", "CSV `file` with a header row (required)")
+	fs.StringVar(&f.data, "data", "", "CSV or Parquet `file` (CSV with a header row; required)")
 	fs.StringVar(&f.target, "target", "", "response `column` (default: the last column)")
 	fs.StringVar(&f.evalData, "eval-data", "", dataUsage["eval-data"])
 	fs.StringVar(&f.splitColumn, "split-column", "", dataUsage["split-column"])
@@ -102,7 +103,7 @@ func (f *benchDataFlags) load(ctx context.Context) (*dataio.Dataset, []int, erro
 	if err := ef.checkEval(); err != nil {
 		return nil, nil, err
 	}
-	d, part, err := loadEvalData(ctx, f.data, f.evalData, f.splitColumn, f.target)
+	d, part, err := loadEvalData(ctx, f.data, f.evalData, f.splitColumn, dataio.PrepareOptions{Target: f.target})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -169,7 +170,7 @@ func (f *benchDataFlags) run(ctx context.Context, a *app) error {
 	}
 	var buf bytes.Buffer
 	if f.format == "json" {
-		if err := writeJSON(&buf, rep); err != nil {
+		if err := report.WriteJSON(&buf, rep); err != nil {
 			return err
 		}
 	} else {

@@ -15,6 +15,7 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/progress"
 	"github.com/lazyvi/lazyvi/plot"
+	"github.com/lazyvi/lazyvi/report"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
@@ -158,7 +159,7 @@ func (f *speedFlags) run(ctx context.Context, a *app) error {
 		if len(runs) == 1 {
 			v = runs[0]
 		}
-		if err := writeJSON(&buf, v); err != nil {
+		if err := report.WriteJSON(&buf, v); err != nil {
 			return err
 		}
 	} else {

@@ -33,7 +33,7 @@ type benchCase struct {
 }
 
 // benchCases are vi bench's cases in the order it lists them: the study
-// harness of the inference options (coverage, in study_coverage*.go), then
+// harness of the inference options (coverage, study/coverage), then
 // the user-facing cases, the user's data and the paper's settings.
 var benchCases = append([]*benchCase{coverageBench, dataBench}, speedBenches...)
 

@@ -5,24 +5,16 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
-	"time"
-
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi"
-	"github.com/lazyvi/lazyvi/backends/cnn"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/plot"
+	"github.com/lazyvi/lazyvi/report"
 )
 
 // estimateOptions are the flags of vi estimate.
@@ -30,34 +22,15 @@ type estimateOptions struct {
 	data       *dataFlags
 	fit        *fitFlags
 	estimators string
-	groups     string
-	groupsFile string
-	inference  string
-	crossfit   int
-	repeats    int
-	perturb    float64
-	ensemble   bool
-	debias     bool
-	biasAware  bool
-	twoSided   bool
-	scoreUpper bool
-	delta      float64
-	test       string
-	adjust     string
-	ciTruncate bool
-	// A model file of vi train, and the shard of the features to estimate.
-	model      string
+	reportFlags
+	inferenceFlags
+	// The shard of the features to estimate.
 	shard      string
 	shardCount int
-	plot       string // --plot: the forest plot's file
 }
 
-func newEstimateCommand() *Command {
-	var o estimateOptions
-	cmd := &Command{
-		UsageLine: "estimate [--data FILE] [--target COL] [--estimators LIST] [--measure NAME] [flags]",
-		Short:     "estimate variable importance from a CSV file",
-		Long: `Estimate trains the full model, then estimates each feature's variable
+// estimateLong is vi help estimate's text.
+const estimateLong = `Estimate trains the full model, then estimates each feature's variable
 importance (VI) with each estimator, with a standard error, a confidence
 interval and a p-value, on rows the models were not trained on. By default
 every row is evaluated by models trained without it: three folds, each in
@@ -180,7 +153,14 @@ important at the top, each estimator's VI and interval.
 Progress goes to stderr (--progress): a bar when stderr is a terminal, whatever
 stdout and --format are; a plain line every 30 s when it is a file or a pipe.
 
-Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
+Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`
+
+func newEstimateCommand() *Command {
+	var o estimateOptions
+	cmd := &Command{
+		UsageLine: "estimate [--data FILE] [--target COL] [--estimators LIST] [--measure NAME] [flags]",
+		Short:     "estimate variable importance from a CSV file",
+		Long:      estimateLong,
 	}
 
 	fs := &cmd.Flag
@@ -195,22 +175,10 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 anything else.`,
 		"train-frac": "`share` of rows in the train split; the rest is for evaluation",
 		"workers":    "estimate `N` features at a time",
 	})
+	o.inferenceFlags.register(fs)
 	fs.StringVar(&o.estimators, "estimators", strings.Join(lazyvi.DefaultEstimators(), ","), "comma-separated estimator `names` (see 'vi estimators')")
 	fs.StringVar(&o.groups, "groups", "", "estimate `groups` of columns together: \"name=col,col;name=col,...\", onehot for columns sharing a prefix_, or rows, cols or patchRxC (patch2x2) of the --image")
 	fs.StringVar(&o.groupsFile, "groups-file", "", "read groups from `file`, one \"name: col, col\" a line")
-	fs.StringVar(&o.inference, "inference", "auto", "`inference`: split (full and reduced models scored on different halves), plain (both on the same rows: the paired estimate) or perturbed (paired, with seeded noise); auto: plain with --debias on the ensemble, else split")
-	fs.IntVar(&o.crossfit, "crossfit", 0, "cross-fit with `K` folds (0: one train/evaluation split, --train-frac; 3 with --ensemble, the default)")
-	fs.IntVar(&o.repeats, "repeats", 1, "repeat the split or cross-fit `M` times with other seeds and combine them (1: once; 3 with --ensemble, the default)")
-	fs.BoolVar(&o.ensemble, "ensemble", true, "average each row's out-of-fold predictions (every model's; permute's estimates instead) over the repetitions of the cross-fit and infer once from the averages (--crossfit 3 --repeats 3 unless given); on unless --train-frac, --crossfit 0 or --repeats 1 is given (or a --model of one split or one repetition)")
-	fs.BoolVar(&o.debias, "debias", true, "extrapolate the ensemble's paired estimate (plain or perturbed) to infinitely many repetitions, from the difference between the ensemble's estimate and the repetitions' own; on for them unless --debias=false")
-	fs.BoolVar(&o.scoreUpper, "score-upper", true, "with the paired estimate (plain or perturbed) and mse or r2, take each interval's upper end from the standard error the estimate would have there (it grows with the VI); on for them unless --score-upper=false, which gives the symmetric interval")
-	fs.BoolVar(&o.biasAware, "bias-aware", true, "widen each interval by a bound on the ensemble's remaining bias (the size of --debias's correction), on the side the correction came from, and take the p-value that agrees with it; on with --debias unless --bias-aware=false")
-	fs.BoolVar(&o.twoSided, "bias-two-sided", false, "with --bias-aware, widen both ends of each interval by the bound")
-	fs.Float64Var(&o.perturb, "perturb", inference.DefaultPerturb, "perturbed inference: the noise's sd `rho` in units of the full model's influence sd (lazy's and lazy-es's: their baseline's)")
-	fs.Float64Var(&o.delta, "delta", 0, "p_value tests H0: VI <= `delta`")
-	fs.StringVar(&o.test, "test", "covariance", "where p_value comes from: `test` estimate (the VI estimate's own test, which agrees with its interval) or covariance (for cpi, whose reduced model is the full model's conditional mean: a test of H0 VI = 0 by the covariance between the reduced model's residual and the full model's departure from it, with more power; with the paired estimate, mse, r2 or logloss and --delta 0; other estimators keep estimate)")
-	fs.StringVar(&o.adjust, "adjust", "none", "adjust each estimator's p-values: `method` holm, bh or none")
-	fs.BoolVar(&o.ciTruncate, "ci-truncate", false, "floor the intervals at 0")
 	fs.StringVar(&o.model, "model", "", "use the full models of this model `file` (vi train) instead of training; its backend, options, target, seed, split, folds and repetitions are the run's")
 	fs.StringVar(&o.shard, "shard", "", "estimate the `K/N`-th slice of the features (vi merge combines the shards), or auto from a Slurm job array or a Kubernetes Indexed Job")
 	fs.StringVar(&o.plot, "plot", "", "also draw a forest plot of the VIs and their intervals to this `file` (.png, .svg or .pdf)")
@@ -245,49 +213,13 @@ func (o optionsFlag) Set(s string) error {
 }
 
 func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []string) (err error) {
-	if err := noArgs(cmd, args); err != nil {
-		return err
-	}
-	set := givenFlags(cmd)
-
-	// Everything that can be checked without the data or the backend.
-	if err := o.data.checkOutput(fileFlag{"--plot", o.plot}); err != nil {
-		return err
-	}
-	plotFormat, err := checkPlot(o.plot, o.data.out)
+	pf, err := o.preflight(ctx, cmd, args, o.data, o.fit)
 	if err != nil {
 		return err
 	}
-	if err := o.data.checkNotInput([]fileFlag{{"--plot", o.plot}}, fileFlag{"--groups-file", o.groupsFile}, fileFlag{"--model", o.model}); err != nil {
+	set := pf.set
+	if err := o.parse(); err != nil {
 		return err
-	}
-	if o.data.data == dataio.Stdin && o.groupsFile == dataio.Stdin {
-		return framework.Usagef("--data - and --groups-file - cannot both read standard input")
-	}
-	if err := o.fit.check(); err != nil {
-		return err
-	}
-	autoInference := strings.EqualFold(strings.TrimSpace(o.inference), "auto")
-	method := inference.Split
-	if !autoInference {
-		var err error
-		if method, err = inference.ParseInference(o.inference); err != nil {
-			return err
-		}
-	}
-	adjust, err := inference.ParseAdjust(o.adjust)
-	if err != nil {
-		return err
-	}
-	test, err := inference.ParseTest(o.test)
-	if err != nil {
-		return err
-	}
-	if math.IsNaN(o.delta) || math.IsInf(o.delta, 0) {
-		return framework.Usagef("--delta must be a finite number, got %g", o.delta)
-	}
-	if o.crossfit < 0 || o.crossfit == 1 {
-		return framework.Usagef("--crossfit must be 0 (no cross-fitting) or at least 2, got %d", o.crossfit)
 	}
 	// A model file's folds, repetitions and train share are the run's, as
 	// if given: its run is the one that trained it.
@@ -304,38 +236,11 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err := o.data.checkLoadedInference(set, o.crossfit, o.repeats, o.ensemble); err != nil {
 		return err
 	}
-	if err := o.defaultInference(counts); err != nil {
+	setting := inferenceSetting{evalGiven: o.data.evalFlagsGiven(), pretrained: o.data.opts[pipeline.PretrainedOption] != "", trainFrac: o.fit.trainFrac, model: o.model}
+	if err := o.defaults(counts, setting); err != nil {
 		return err
 	}
-	if o.crossfit >= 2 && set["train-frac"] {
-		return framework.Usagef("--train-frac and --crossfit exclude each other (cross-fitting evaluates every fold in turn)")
-	}
-	if err := o.checkRepeats(); err != nil {
-		return err
-	}
-	if autoInference && o.ensemble {
-		method = inference.Plain // lazyvi.EnsembleDefault's
-	}
-	paired := o.ensemble && method != inference.Split
-	if !set["debias"] {
-		o.debias = paired
-	}
-	if !set["bias-aware"] {
-		o.biasAware = o.debias
-	}
-	if o.twoSided && !o.biasAware {
-		return framework.Usagef("--bias-two-sided goes with --bias-aware")
-	}
-	if !set["score-upper"] {
-		o.scoreUpper = method != inference.Split
-	}
-	if o.scoreUpper && method == inference.Split {
-		return framework.Usagef("--score-upper needs the paired estimate (--inference plain or perturbed, or auto on the ensemble)")
-	}
-	if (o.debias || o.biasAware) && !paired {
-		return framework.Usagef("--debias and --bias-aware need the ensemble (--ensemble, the default) with --inference plain or perturbed: they correct the paired estimate of averaged predictions")
-	}
-	groups, onehot, err := groupFlags(ctx, o.groups, o.groupsFile)
+	iopt, err := o.options(set, o.fit.level)
 	if err != nil {
 		return err
 	}
@@ -359,56 +264,50 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err != nil {
 		return err
 	}
+	cfg, err := o.config(r, d, saved, pf, ests)
+	if err != nil {
+		return err
+	}
+	id := newRunID(cmd, d, saved)
+	eopt := pipeline.EstimateOptions{InferOptions: iopt, Workers: o.fit.workers, Shard: shard, RunID: id.merge()}
+	// Every check that needs no model, before the backend starts.
+	if err := pipeline.CheckRun(d, cfg, r.measure, eopt); err != nil {
+		return err
+	}
+	return o.estimate(ctx, a, r, d, cfg, eopt, ests, id, pf)
+}
 
-	// What can be checked with the data before a backend starts.
+// config is the run's configuration: the data's, the fit's, the model
+// file's, the cross-fit, the repetitions and the groups.
+func (o *estimateOptions) config(r *dataRun, d *dataio.Dataset, saved *dataio.SavedModel, pf *preflight, ests []framework.Estimator) (pipeline.Config, error) {
+	groups := pf.groups
 	if g := strings.ToLower(strings.TrimSpace(o.groups)); isImageGrouping(g) {
+		var err error
 		if groups, err = imageGroups(d, r.target, *o.data.options["image"], g); err != nil {
-			return err
+			return pipeline.Config{}, err
 		}
 	}
 	cfg := r.config(nil)
 	o.fit.config(&cfg)
 	crossfit := o.crossfit
 	if saved != nil {
-		if err := o.fit.useModel(&cfg, &crossfit, saved, set); err != nil {
-			return err
+		if err := o.fit.useModel(&cfg, &crossfit, saved, pf.set); err != nil {
+			return pipeline.Config{}, err
 		}
 	}
-	cfg.CrossFit, cfg.Repeats, cfg.Groups, cfg.OneHot = crossfit, o.repeats, groups, onehot
-	id := newRunID(cmd, d, saved)
-	if set["estimators"] {
+	cfg.CrossFit, cfg.Repeats, cfg.Groups, cfg.OneHot = crossfit, o.repeats, groups, pf.onehot
+	if pf.set["estimators"] {
 		// Without it the backend may drop some (fittingEstimators); Run
 		// checks again, before any fit, with those that run.
 		cfg.MinTrain = pipeline.MinTrainFor(ests)
 	}
-	eopt := pipeline.EstimateOptions{
-		InferOptions: inference.InferOptions{
-			Inference:    method,
-			Level:        o.fit.level,
-			Perturb:      o.perturb,
-			Ensemble:     o.ensemble,
-			Debias:       o.debias,
-			BiasAware:    o.biasAware,
-			DirectedBias: o.biasAware && !o.twoSided,
-			ScoreUpper:   o.scoreUpper,
-			Delta:        o.delta,
-			Test:         test,
-			Adjust:       adjust,
-			CITruncate:   o.ciTruncate,
-		},
-		Workers:  o.fit.workers,
-		Progress: nil, // set once the progress bar exists
+	return cfg, nil
+}
 
-		Shard: shard,
-		RunID: id.merge(),
-	}
-	// Every check that needs no model, before the backend starts.
-	if err := pipeline.CheckRun(d, cfg, r.measure, eopt); err != nil {
-		return err
-	}
-
-	// The backend: a built-in one in this process, a plugin in a
-	// subprocess.
+// estimate starts the backend (a built-in one in this process, a plugin
+// in a subprocess), runs the estimators and writes the report and the
+// figure.
+func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *dataio.Dataset, cfg pipeline.Config, eopt pipeline.EstimateOptions, ests []framework.Estimator, id *runID, pf *preflight) (err error) {
 	prog := r.progress(strings.Join(estimatorNames(ests), "/"))
 	defer prog.Close()
 	be, closeBackend, err := r.open(ctx, prog)
@@ -417,7 +316,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	}
 	defer keepErr(&err, closeBackend)
 	var note string
-	if !set["estimators"] {
+	if !pf.set["estimators"] {
 		// The default list, without what the backend cannot run.
 		ests, note = fittingEstimators(r.backend.name, be.Capabilities(), ests)
 	}
@@ -458,7 +357,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	printWarnings(a.stderr, rep)
 
 	var buf bytes.Buffer
-	if err := writeReport(&buf, rep, r.format); err != nil {
+	if err := report.Write(&buf, rep, r.format); err != nil {
 		return err
 	}
 	// The report first: a plot that fails cannot cost the results.
@@ -468,409 +367,5 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err := finishCheckpoint(ckpt, r.out, nil); err != nil {
 		return err
 	}
-	return a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Forest(rep, r.targetName(d)).Write(w, plotFormat) })
-}
-
-// checkRepeats checks --repeats and --perturb: at least one repetition and
-// a positive, finite rho.
-func (o *estimateOptions) checkRepeats() error {
-	if o.repeats < 1 {
-		return framework.Usagef("--repeats must be at least 1, got %d", o.repeats)
-	}
-	if !(o.perturb > 0) || math.IsInf(o.perturb, 0) {
-		return framework.Usagef("--perturb must be a positive number, got %g", o.perturb)
-	}
-	return nil
-}
-
-// defaultInference sets --ensemble, --crossfit and --repeats where the
-// flags leave them to vi's default inference, by the library's rule
-// (lazyvi.InferenceDefaults) on the settings the flags give (set; a model
-// file's counts among them, modelCounts): unless a flag asks for one split
-// or one seed (--train-frac, --crossfit 0, --repeats 1), the cross-fit is
-// repeated and its predictions ensembled, lazyvi.DefaultCrossFit folds and
-// DefaultRepeats repetitions unless given. --ensemble=false keeps the
-// counts given.
-func (o *estimateOptions) defaultInference(set map[string]bool) error {
-	if set["ensemble"] && !o.ensemble {
-		return nil
-	}
-	if o.data.opts[pipeline.PretrainedOption] != "" {
-		o.ensemble = false // one loaded network, judged once (InferenceDefaults)
-		return nil
-	}
-	var cfg pipeline.Config
-	if o.data.evalFlagsGiven() {
-		// The rule asks only whether the evaluation rows are given; their
-		// folds are the partition's.
-		cfg.Partition = []int{}
-	}
-	var opt pipeline.EstimateOptions
-	opt.Ensemble = set["ensemble"]
-	if set["train-frac"] {
-		cfg.TrainFrac = o.fit.trainFrac
-	}
-	if set["crossfit"] {
-		cfg.CrossFit = max(o.crossfit, 1) // --crossfit 0, one split, is the library's CrossFit 1
-	}
-	if set["repeats"] {
-		cfg.Repeats = o.repeats
-	}
-	lazyvi.InferenceDefaults(&cfg, &opt)
-	if o.ensemble = opt.Ensemble; !o.ensemble {
-		return nil
-	}
-	// --ensemble alone is the setting vi bench coverage studies. What
-	// excludes it says so in terms of the flags given.
-	switch {
-	case set["train-frac"] && !set["crossfit"]:
-		return framework.Usagef("--ensemble and --train-frac exclude each other (--ensemble cross-fits: every fold is evaluated in turn)")
-	case o.model != "" && (o.crossfit < 2 && !o.data.evalFlagsGiven() || o.repeats < 2):
-		return framework.Usagef("--ensemble needs a model file of repeated cross-fits (vi train's default); %s holds %s", o.model, modelCountsString(o.crossfit, o.repeats))
-	}
-	if !set["crossfit"] {
-		o.crossfit = cfg.CrossFit
-	}
-	if !set["repeats"] {
-		o.repeats = cfg.Repeats
-	}
-	return nil
-}
-
-// groupFlags reads --groups and --groups-file ("-": standard input):
-// explicit groups, and whether to group one-hot columns.
-func groupFlags(ctx context.Context, spec, file string) ([]dataio.Group, bool, error) {
-	var groups []dataio.Group
-	onehot := false
-	switch g := strings.TrimSpace(spec); {
-	case g == "":
-	case strings.EqualFold(g, "onehot"):
-		onehot = true
-	case isImageGrouping(g):
-		// imageGroups builds them once the data's columns are known.
-	default:
-		gs, err := dataio.ParseGroups(g)
-		if err != nil {
-			return nil, false, framework.Usagef("--groups: %w", err)
-		}
-		groups = gs
-	}
-	if file != "" {
-		gs, err := dataio.LoadGroups(ctx, file)
-		if err != nil {
-			return nil, false, runError(ctx, err)
-		}
-		groups = append(groups, gs...)
-	}
-	return groups, onehot, nil
-}
-
-// isImageGrouping reports whether the --groups value g is one of the
-// groupings of an image's pixels: rows, cols or patchRxC.
-func isImageGrouping(g string) bool {
-	g = strings.ToLower(g)
-	return g == "rows" || g == "cols" || strings.HasPrefix(g, "patch")
-}
-
-// imageGroups returns one group per pixel row ("row0", ...), column
-// ("col0", ...) or RxC patch (by "patchRxC": "p0_0", "p0_1", ..., the
-// patches tiling the image row by row from the top left, those at the
-// right and bottom edges smaller where R or C does not divide the image)
-// of the HxW image (--image) whose pixels are the data's features in
-// row-major order.
-func imageGroups(d *dataio.Dataset, target, image, by string) ([]dataio.Group, error) {
-	h, w, err := cnn.ParseImage(image) // H*W bounded, without overflow
-	if image == "" || err != nil {
-		return nil, framework.Usagef("--groups %s needs --image HxW (the features are the pixels of an image, at most %d), got --image %q", by, cnn.MaxPixels, image)
-	}
-	var ph, pw int
-	if strings.HasPrefix(by, "patch") {
-		if n, err := fmt.Sscanf(by, "patch%dx%d", &ph, &pw); err != nil || n != 2 || ph < 1 || pw < 1 || ph > h || pw > w || by != fmt.Sprintf("patch%dx%d", ph, pw) {
-			return nil, framework.Usagef("--groups %s: want patchRxC with 1 <= R <= %d and 1 <= C <= %d (the --image is %dx%d), e.g. patch2x2", by, h, w, h, w)
-		}
-	}
-	j := len(d.Names) - 1
-	if target != "" {
-		var err error
-		if j, err = d.Column(target); err != nil {
-			return nil, err
-		}
-	}
-	var feats []string
-	for k, n := range d.Names {
-		if k != j {
-			feats = append(feats, n)
-		}
-	}
-	if len(feats) != h*w {
-		return nil, framework.Usagef("--groups %s: --image %dx%d has %d pixels but %s has %d features", by, h, w, h*w, d.Source, len(feats))
-	}
-	if ph > 0 {
-		return dataio.ImagePatches(feats, h, w, ph, pw), nil
-	}
-	outer, inner, name := h, w, "row"
-	if by == "cols" {
-		outer, inner, name = w, h, "col"
-	}
-	groups := make([]dataio.Group, outer)
-	for a := 0; a < outer; a++ {
-		groups[a].Name = fmt.Sprintf("%s%d", name, a)
-		for b := 0; b < inner; b++ {
-			pix := a*w + b // row a, column b
-			if by == "cols" {
-				pix = b*w + a // row b, column a
-			}
-			groups[a].Columns = append(groups[a].Columns, feats[pix])
-		}
-	}
-	return groups, nil
-}
-
-func rows(d *dataio.Dataset) int {
-	r, _ := d.X.Dims()
-	return r
-}
-
-// lookupEstimators resolves a comma-separated list of estimator names.
-func lookupEstimators(list string) ([]framework.Estimator, error) {
-	var out []framework.Estimator
-	seen := map[string]bool{}
-	for _, name := range strings.Split(list, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		if seen[name] {
-			return nil, framework.Usagef("--estimators: %q given twice", name)
-		}
-		seen[name] = true
-		e, err := framework.LookupEstimator(name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	if len(out) == 0 {
-		return nil, framework.Usagef("--estimators is empty (registered: %s)", strings.Join(framework.Estimators(), ", "))
-	}
-	return out, nil
-}
-
-func estimatorNames(ests []framework.Estimator) []string {
-	out := make([]string, len(ests))
-	for i, e := range ests {
-		out[i] = e.Name()
-	}
-	return out
-}
-
-// checkMeasureFits reports, before any model is trained, a measure that
-// does not fit the response's task. An unknown target is left to Prepare.
-func checkMeasureFits(d *dataio.Dataset, target string, task *framework.Task, m framework.Measure) error {
-	t, col, ok := responseTask(d, target, task)
-	if !ok || m == nil || m.Supports(t) {
-		return nil
-	}
-	var fit []string
-	for _, name := range framework.Measures() {
-		if mm, err := framework.LookupMeasure(name); err == nil && mm.Supports(t) {
-			fit = append(fit, name)
-		}
-	}
-	kind := "real-valued"
-	switch t {
-	case framework.Binary:
-		kind = "0/1"
-	case framework.Multiclass:
-		kind = "class-label"
-	}
-	return &dataio.InputError{File: d.Source, Column: col,
-		Msg: fmt.Sprintf("measure %s does not fit the %s response (task %s; measures for it: %s)",
-			m.Name(), kind, t, strings.Join(fit, ", "))}
-}
-
-// responseTask returns the task of the response column (forced or
-// inferred) and its name; ok is false when the target is not in d.
-func responseTask(d *dataio.Dataset, target string, task *framework.Task) (framework.Task, string, bool) {
-	j := len(d.Names) - 1
-	if target != "" {
-		var err error
-		if j, err = d.Column(target); err != nil {
-			return 0, "", false
-		}
-	}
-	if task != nil {
-		return *task, d.Names[j], true
-	}
-	return pipeline.InferTask(mat.Col(nil, j, d.X)), d.Names[j], true
-}
-
-// checkBackend reports usage errors that the backend's description reveals
-// before the full model is trained: unknown options, a binary response for a
-// backend without classification, lazy without gradients.
-func checkBackend(name string, b framework.Backend, d *dataio.Dataset, target string, task *framework.Task, ests []framework.Estimator, opts map[string]string) error {
-	if known := b.Options(); len(known) > 0 {
-		var names []string
-		for _, o := range known {
-			names = append(names, o.Name)
-		}
-		keys := make([]string, 0, len(opts))
-		for k := range opts {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if !slices.Contains(names, k) {
-				return framework.Usagef("backend %s has no option %q (options: %s; see 'vi backends')", name, k, strings.Join(names, ", "))
-			}
-		}
-	}
-	caps := b.Capabilities()
-	if t, _, ok := responseTask(d, target, task); ok && t == framework.Binary && !caps.Classification {
-		return framework.Usagef("backend %s does not do binary classification (the response of %s is 0/1; --task regression treats it as a number)", name, d.Source)
-	}
-	if t, _, ok := responseTask(d, target, task); ok && t == framework.Multiclass && !caps.Multiclass {
-		return framework.Usagef("backend %s does not do multiclass classification (the response of %s is class labels 0..K-1; --task regression treats it as a number)", name, d.Source)
-	}
-	_, lacking := fitsList(ests, caps)
-	if len(lacking) > 0 {
-		var need []string
-		for _, e := range ests {
-			if lacking[e.Name()] != nil {
-				need = append(need, e.Name())
-			}
-		}
-		var fit []string
-		for _, name := range framework.Estimators() {
-			if e, err := framework.LookupEstimator(name); err == nil {
-				if ok, _ := caps.Runs(e); ok {
-					fit = append(fit, name)
-				}
-			}
-		}
-		verb := "needs"
-		if len(need) > 1 {
-			verb = "need"
-		}
-		return framework.Usagef("estimator %s %s a backend with %s; backend %s has none (it supports --estimators %s; see 'vi backends')",
-			strings.Join(need, ", "), verb, lackingWhat(need, lacking), name, strings.Join(fit, ","))
-	}
-	return nil
-}
-
-// lackingWhat says what the estimators need lack: "gradients" when they all
-// lack the same, else "gradients (lazy) or warm starts (lazy-es)".
-func lackingWhat(need []string, lacking map[string][]string) string {
-	var whats []string
-	by := map[string][]string{}
-	for _, e := range need {
-		w := strings.Join(lacking[e], " and ")
-		if by[w] == nil {
-			whats = append(whats, w)
-		}
-		by[w] = append(by[w], e)
-	}
-	if len(whats) == 1 {
-		return whats[0]
-	}
-	parts := make([]string, len(whats))
-	for i, w := range whats {
-		parts[i] = fmt.Sprintf("%s (%s)", w, strings.Join(by[w], ", "))
-	}
-	return strings.Join(parts, " or ")
-}
-
-// fittingEstimators drops from the default estimators those that the
-// backend cannot run, and returns a note saying so.
-func fittingEstimators(name string, caps framework.Capabilities, ests []framework.Estimator) ([]framework.Estimator, string) {
-	out, lacking := fitsList(ests, caps)
-	if len(lacking) == 0 || len(out) == 0 {
-		return ests, ""
-	}
-	var dropped, what []string
-	for _, e := range ests {
-		for _, w := range lacking[e.Name()] {
-			if !slices.Contains(what, w) {
-				what = append(what, w)
-			}
-		}
-		if lacking[e.Name()] != nil {
-			dropped = append(dropped, e.Name())
-		}
-	}
-	return out, fmt.Sprintf("vi: backend %s has no %s: estimating with %s (not %s)",
-		name, strings.Join(what, " or "), strings.Join(estimatorNames(out), ", "), strings.Join(dropped, ", "))
-}
-
-// backendSpec says which backend to run and how.
-type backendSpec struct {
-	name   string // for messages and the report
-	plugin string // external executable; "" for a built-in backend
-	// attach is the handshake line of a backend a running process serves
-	// (--plugin-attach); "" to start or run one.
-	attach string
-	// process serves a built-in backend from a subprocess, as a plugin
-	// is served (--backend-process); without it a built-in backend runs
-	// in vi's own process.
-	process bool
-	// startTimeout bounds the plugin handshake (--plugin-timeout); 0:
-	// backendplugin's default.
-	startTimeout time.Duration
-}
-
-// external reports whether the backend is not one built into vi: a
-// plugin's, or an attached one.
-func (s backendSpec) external() bool { return s.plugin != "" || s.attach != "" }
-
-// attachSpec is the backendSpec of --plugin-attach line: named by --backend
-// when given (set), else "plugin"; it excludes --plugin and
-// --backend-process, which say how to start a backend.
-func attachSpec(line, name string, set map[string]bool) (backendSpec, error) {
-	for _, f := range []string{"plugin", "backend-process"} {
-		if set[f] {
-			return backendSpec{}, framework.Usagef("--plugin-attach and --%s exclude each other (--plugin-attach uses a backend that is already served)", f)
-		}
-	}
-	if !set["backend"] {
-		name = "plugin"
-	}
-	return backendSpec{name: name, attach: strings.TrimSpace(line)}, nil
-}
-
-// newBackendSpec checks the backend flags: a built-in name must be
-// registered, a plugin must exist and be executable.
-func newBackendSpec(name string, nameSet bool, plugin string) (backendSpec, error) {
-	if plugin == "" {
-		if _, err := framework.LookupBackend(name); err != nil {
-			return backendSpec{}, err
-		}
-		return backendSpec{name: name}, nil
-	}
-	fi, err := os.Stat(plugin)
-	if err != nil && !strings.ContainsRune(plugin, filepath.Separator) {
-		// A bare name that is no file here: an executable on PATH, as a
-		// shell finds it (--plugin lazyvi-torch).
-		found, lookErr := exec.LookPath(plugin)
-		if lookErr != nil {
-			return backendSpec{}, framework.Usagef("--plugin %s: no such file here, and no executable of that name on PATH", plugin)
-		}
-		plugin = found
-		fi, err = os.Stat(plugin)
-	}
-	switch {
-	case err != nil:
-		return backendSpec{}, framework.Usagef("--plugin %s: no such file", plugin)
-	case fi.IsDir():
-		return backendSpec{}, framework.Usagef("--plugin %s: is a directory, want an executable", plugin)
-	case fi.Mode()&0o111 == 0:
-		return backendSpec{}, framework.Usagef("--plugin %s: not executable", plugin)
-	}
-	if !nameSet {
-		name = filepath.Base(plugin)
-	}
-	abs, err := filepath.Abs(plugin)
-	if err != nil {
-		return backendSpec{}, err
-	}
-	return backendSpec{name: name, plugin: abs}, nil
+	return a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Forest(rep, r.targetName(d)).Write(w, pf.plotFormat) })
 }

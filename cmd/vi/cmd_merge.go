@@ -8,6 +8,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/pipeline"
+	"github.com/lazyvi/lazyvi/report"
 )
 
 // mergeOptions are the flags of vi merge.
@@ -39,7 +40,7 @@ should have held.`,
 }
 
 func (o *mergeOptions) run(ctx context.Context, a *app, args []string) error {
-	if !slices.Contains(formats, o.format) {
+	if !slices.Contains(report.Formats, o.format) {
 		return framework.Usagef("unknown --format %q (want table, csv or json)", o.format)
 	}
 	if len(args) == 0 {
@@ -70,7 +71,7 @@ func (o *mergeOptions) run(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := writeReport(&buf, merged, o.format); err != nil {
+	if err := report.Write(&buf, merged, o.format); err != nil {
 		return err
 	}
 	feats := map[string]bool{}

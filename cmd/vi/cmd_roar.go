@@ -3,19 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/plot"
+	"github.com/lazyvi/lazyvi/report"
 	"github.com/lazyvi/lazyvi/workflows/roar"
 )
 
@@ -26,10 +25,7 @@ type roarOptions struct {
 	ordering   string
 	fractions  string
 	estimators string
-	plot       string
-	model      string // a model file of vi train
-	groups     string
-	groupsFile string
+	reportFlags
 }
 
 func newROARCommand() *Command {
@@ -86,30 +82,11 @@ backend).`,
 }
 
 func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []string) (err error) {
-	if err := noArgs(cmd, args); err != nil {
-		return err
-	}
-	set := givenFlags(cmd)
-	if err := o.data.checkOutput(fileFlag{"--plot", o.plot}); err != nil {
-		return err
-	}
-	plotFormat, err := checkPlot(o.plot, o.data.out)
+	pf, err := o.preflight(ctx, cmd, args, o.data, o.fit)
 	if err != nil {
 		return err
 	}
-	if err := o.fit.check(); err != nil {
-		return err
-	}
-	if err := o.data.checkNotInput([]fileFlag{{"--plot", o.plot}}, fileFlag{"--model", o.model}, fileFlag{"--groups-file", o.groupsFile}); err != nil {
-		return err
-	}
-	if o.data.data == dataio.Stdin && o.groupsFile == dataio.Stdin {
-		return framework.Usagef("--data - and --groups-file - cannot both read standard input")
-	}
-	groups, onehot, err := groupFlags(ctx, o.groups, o.groupsFile)
-	if err != nil {
-		return err
-	}
+	set, groups, onehot := pf.set, pf.groups, pf.onehot
 	orderings, err := parseOrderings(o.ordering)
 	if err != nil {
 		return err
@@ -165,7 +142,9 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 		}
 	}
 	var units []framework.Feature
-	if len(groups) > 0 || onehot {
+	if len(groups) > 0 || onehot || d.Encoding != nil {
+		// The file's columns (an encoded column's indicators together)
+		// or the groups are the units.
 		if units, err = dataio.ResolveUnits(p.FeatureNames, d.Units(), r.targetName(d), groups, onehot); err != nil {
 			return err
 		}
@@ -181,14 +160,14 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 		return err
 	}
 	var buf bytes.Buffer
-	if err := writeROAR(&buf, rep, r.format, estimatorNames(ests)); err != nil {
+	if err := report.WriteROAR(&buf, rep, r.format, estimatorNames(ests)); err != nil {
 		return err
 	}
 	// The report first: a plot that fails cannot cost the results.
 	if err := r.emit(&buf); err != nil {
 		return err
 	}
-	return a.writePlot(o.plot, "plot", func(w io.Writer) error { return plot.ROAR(rep, r.targetName(d)).Write(w, plotFormat) })
+	return a.writePlot(o.plot, "plot", func(w io.Writer) error { return plot.ROAR(rep, r.targetName(d)).Write(w, pf.plotFormat) })
 }
 
 // roarFinite reports a score or standard error that is not finite.
@@ -243,64 +222,6 @@ func parseFractions(s string) ([]float64, error) {
 		return nil, framework.Usagef("--fractions is empty")
 	}
 	return out, nil
-}
-
-func writeROAR(w io.Writer, rep *roar.Report, format string, ests []string) error {
-	switch format {
-	case "json":
-		return writeJSON(w, rep)
-	case "csv":
-		cw := csv.NewWriter(w)
-		// score is larger-is-better, as in JSON; a loss measure adds the
-		// loss itself.
-		loss := isLossNamed(rep.Measure)
-		head := []string{"ordering", "fraction", "removed", "estimator", "score", "se", "seconds"}
-		if loss {
-			head = slices.Insert(head, 5, "loss")
-		}
-		grouped := rep.Groups > 0
-		if grouped {
-			head = slices.Insert(head, 3, "removed_columns")
-		}
-		if err := cw.Write(head); err != nil {
-			return err
-		}
-		full := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-		for _, r := range rep.Results {
-			rec := []string{r.Ordering, full(r.Fraction), strconv.Itoa(r.Removed), r.Estimator,
-				full(r.Score), full(r.SE), strconv.FormatFloat(r.Seconds, 'f', 3, 64)}
-			if loss {
-				rec = slices.Insert(rec, 5, full(-r.Score))
-			}
-			if grouped {
-				rec = slices.Insert(rec, 3, strconv.Itoa(r.Columns))
-			}
-			if err := cw.Write(rec); err != nil {
-				return err
-			}
-		}
-		cw.Flush()
-		return cw.Error()
-	}
-	groups := ""
-	if rep.Groups > 0 {
-		groups = fmt.Sprintf("  groups %d", rep.Groups)
-	}
-	fmt.Fprintf(w, "measure %s  task %s  backend %s  n_train %d  n_eval %d  features %d%s  seed %d\n",
-		rep.Measure, rep.Task, rep.Backend, rep.NTrain, rep.NEval, rep.Features, groups, rep.Seed)
-	shown := func(score float64) float64 { return readable(rep.Measure, score) }
-	fmt.Fprintf(w, "full model: %s %s (se %s)\n", rep.Measure, num(shown(rep.Full.Score)), num(rep.Full.SE))
-	var secs []string
-	for _, e := range ests {
-		secs = append(secs, fmt.Sprintf("%s %.2fs", e, rep.Seconds[e]))
-	}
-	fmt.Fprintf(w, "wall time over the curve: %s\n\n", strings.Join(secs, ", "))
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "ordering\tfraction\tremoved\testimator\t%s\tse\tseconds\t\n", rep.Measure)
-	for _, r := range rep.Results {
-		fmt.Fprintf(tw, "%s\t%g\t%d\t%s\t%s\t%s\t%.2f\t\n", r.Ordering, r.Fraction, r.Removed, r.Estimator, num(shown(r.Score)), num(r.SE), r.Seconds)
-	}
-	return tw.Flush()
 }
 
 // roarDefaultMeasure is vi roar's measure without --measure: accuracy for

@@ -3,19 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"io"
-	"slices"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/plot"
+	"github.com/lazyvi/lazyvi/report"
 	"github.com/lazyvi/lazyvi/workflows/shapley"
 )
 
@@ -25,13 +22,11 @@ type shapleyOptions struct {
 	fit     *fitFlags
 	reduced string
 	exact   bool
-	plot    string
+	reportFlags
 
 	// The sampling, inference and group flags.
 	subsets, maxSubsets int
 	adjust              string
-	groups, groupsFile  string
-	model               string // a model file of vi train
 }
 
 func newShapleyCommand() *Command {
@@ -111,23 +106,11 @@ Example:
 }
 
 func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []string) (err error) {
-	if err := noArgs(cmd, args); err != nil {
-		return err
-	}
-	set := givenFlags(cmd)
-	if err := o.data.checkOutput(fileFlag{"--plot", o.plot}); err != nil {
-		return err
-	}
-	plotFormat, err := checkPlot(o.plot, o.data.out)
+	pf, err := o.preflight(ctx, cmd, args, o.data, o.fit)
 	if err != nil {
 		return err
 	}
-	if err := o.fit.check(); err != nil {
-		return err
-	}
-	if err := o.data.checkNotInput([]fileFlag{{"--plot", o.plot}}, fileFlag{"--model", o.model}); err != nil {
-		return err
-	}
+	set := pf.set
 	switch {
 	case o.subsets < 0:
 		return framework.Usagef("--subsets must be positive (0: stop when the sampling error is negligible), got %d", o.subsets)
@@ -144,10 +127,6 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	}
 	if g := strings.ToLower(strings.TrimSpace(o.groups)); g == "rows" || g == "cols" {
 		return framework.Usagef("--groups %s is for the pixels of an image (vi estimate --image); give the groups by name", g)
-	}
-	groups, onehot, err := groupFlags(ctx, o.groups, o.groupsFile)
-	if err != nil {
-		return err
 	}
 	stop := shapley.Stop{Rule: shapley.DefaultRule, MaxSubsets: o.maxSubsets, Subsets: o.subsets}
 	reds, err := o.fit.estimators(o.reduced)
@@ -166,7 +145,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err != nil {
 		return err
 	}
-	cfg.Groups, cfg.OneHot = groups, onehot
+	cfg.Groups, cfg.OneHot = pf.groups, pf.onehot
 	// Every check that needs no model, before the backend starts.
 	if err := pipeline.CheckRun(d, cfg, r.measure, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Level: o.fit.level}}); err != nil {
 		return err
@@ -211,7 +190,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	}
 
 	var buf bytes.Buffer
-	if err := writeShapley(&buf, rep, r.format, fixedPenalty(reds)); err != nil {
+	if err := report.WriteShapley(&buf, rep, r.format, fixedPenalty(reds)); err != nil {
 		return err
 	}
 	// The report first: a plot that fails cannot cost the results.
@@ -221,7 +200,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err := finishCheckpoint(ckpt, r.out, nil); err != nil {
 		return err
 	}
-	return a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Shapley(rep, r.targetName(d)).Write(w, plotFormat) })
+	return a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Shapley(rep, r.targetName(d)).Write(w, pf.plotFormat) })
 }
 
 // shapleyFinite reports a score or a result that is not finite.
@@ -238,119 +217,6 @@ func shapleyFinite(rep *shapley.Report) error {
 		}
 	}
 	return nil
-}
-
-func writeShapley(w io.Writer, rep *shapley.Report, format string, lambda float64) error {
-	switch format {
-	case "json":
-		return writeJSON(w, rep)
-	case "csv":
-		return writeShapleyCSV(w, rep)
-	}
-	return writeShapleyTable(w, rep, lambda)
-}
-
-var shapleyColumns = []string{"feature", "estimator", "vi", "se", "ci_low", "ci_high", "p_value", "se_influence", "se_sampling", "seconds"}
-
-// shapleyReportColumns are the CSV columns of rep: shapleyColumns, with
-// p_adjusted after p_value when the p-values were adjusted.
-func shapleyReportColumns(rep *shapley.Report) []string {
-	if rep.Adjust == "" || rep.Adjust == "none" {
-		return shapleyColumns
-	}
-	return slices.Concat(shapleyColumns[:7], []string{"p_adjusted"}, shapleyColumns[7:])
-}
-
-func writeShapleyCSV(w io.Writer, rep *shapley.Report) error {
-	cw := csv.NewWriter(w)
-	cols := shapleyReportColumns(rep)
-	if err := cw.Write(cols); err != nil {
-		return err
-	}
-	full := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	for _, r := range rep.Results {
-		rec := []string{r.Feature, r.Estimator, full(r.VI), full(r.SE), full(r.CILow), full(r.CIHigh), full(r.PValue)}
-		if r.PAdjusted != nil {
-			rec = append(rec, full(*r.PAdjusted))
-		}
-		rec = append(rec, full(r.SEInfluence), full(r.SESampling), strconv.FormatFloat(r.Seconds, 'f', 3, 64))
-		if err := cw.Write(rec); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-func writeShapleyTable(w io.Writer, rep *shapley.Report, lambda float64) error {
-	fmt.Fprintf(w, "measure %s  task %s  backend %s  n %d  n_train %d  n_eval %d  seed %d  level %g  adjust %s\n",
-		rep.Measure, rep.Task, rep.Backend, rep.N, rep.NTrain, rep.NEval, rep.Seed, rep.Level, rep.Adjust)
-	// An estimator whose model with all players is its own refit of the
-	// full model (Grand) gives its own sum on its line below.
-	except := ""
-	if slices.ContainsFunc(rep.Estimators, func(s shapley.Summary) bool { return s.Grand != nil }) {
-		except = " except where a line below says"
-	}
-	fmt.Fprintf(w, "full model: %s %s (trained in %.2fs); intercept-only: %s; the values sum to the difference %s%s\n",
-		rep.Measure, num(readable(rep.Measure, rep.Full.Score)), rep.Full.Seconds, num(readable(rep.Measure, rep.Empty.Score)), num(rep.Full.Score-rep.Empty.Score), except)
-	si := rep.Subsets
-	switch {
-	case si.Exact:
-		fmt.Fprintf(w, "subsets: all %d of %d players (exact; no sampling error)\n", si.Enumerated, si.Players)
-	case si.Fixed > 0:
-		fmt.Fprintf(w, "subsets: %d of %d players, sizes %v enumerated (%d), the rest in sampled complement pairs; fixed at %d\n",
-			si.Fixed, si.Players, si.Sizes, si.Enumerated, si.Fixed)
-	default:
-		fmt.Fprintf(w, "subsets: %d players, sizes %v enumerated (%d), the rest in sampled complement pairs until %s <= %g (at most %d)\n",
-			si.Players, si.Sizes, si.Enumerated, si.Rule, si.Threshold, si.MaxSubsets)
-	}
-	for _, s := range rep.Estimators {
-		extra := ""
-		if s.Estimator == "shapley-lazy" {
-			if lambda > 0 {
-				extra = fmt.Sprintf(", lambda %g", lambda)
-			} else {
-				extra = ", lambda by CV per subset"
-			}
-			if s.NoUpdate > 0 {
-				extra += fmt.Sprintf(", %d subsets without update", s.NoUpdate)
-			}
-		}
-		if s.Grand != nil {
-			extra += fmt.Sprintf("; with all players its own refit of the full model scores %s, so its values sum to %s", num(*s.Grand), num(s.Sum))
-		}
-		conv := "exact"
-		if !si.Exact {
-			fig := "inf"
-			if s.Figure != nil {
-				fig = num(*s.Figure)
-			}
-			conv = fmt.Sprintf("%d pairs, converged %v (%s %s)", s.Pairs, s.Converged, si.Rule, fig)
-		}
-		fmt.Fprintf(w, "%s: %.2fs, %d subsets, %s%s\n", s.Estimator, s.Seconds, s.Subsets, conv, extra)
-	}
-	fmt.Fprintln(w)
-	fw, ew := len("feature"), len("estimator")
-	for _, r := range rep.Results {
-		fw = max(fw, len(r.Feature))
-		ew = max(ew, len(r.Estimator))
-	}
-	adj := rep.Adjust != "" && rep.Adjust != "none"
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
-	head := "shapley\tse\tci_low\tci_high\tp_value\t"
-	if adj {
-		head += "p_adj\t"
-	}
-	fmt.Fprintf(tw, "%-*s\t%-*s\t%sse_inf\tse_samp\t\n", fw, "feature", ew, "estimator", head)
-	for _, r := range rep.Results {
-		p := pnum(r.PValue) + "\t"
-		if adj && r.PAdjusted != nil {
-			p += pnum(*r.PAdjusted) + "\t"
-		}
-		fmt.Fprintf(tw, "%-*s\t%-*s\t%s\t%s\t%s\t%s\t%s%s\t%s\t\n", fw, r.Feature, ew, r.Estimator,
-			num(r.VI), num(r.SE), num(r.CILow), num(r.CIHigh), p, num(r.SEInfluence), num(r.SESampling))
-	}
-	return tw.Flush()
 }
 
 // errShapleyMulticlass is the usage error for a multiclass response, which

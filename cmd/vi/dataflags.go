@@ -17,6 +17,7 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/progress"
 	"github.com/lazyvi/lazyvi/pipeline"
+	"github.com/lazyvi/lazyvi/report"
 )
 
 // dataFlags are the flags that vi estimate, shapley and roar share: the data
@@ -28,6 +29,8 @@ type dataFlags struct {
 
 	data, target, task, measure string
 	evalData, splitColumn       string // --eval-data, --split-column
+	features, drop, categorical string // --features, --drop, --categorical: comma-separated
+	missing                     string // --missing
 	trainedElsewhere            bool   // --trained-elsewhere
 	backend, plugin             string
 	pluginAttach                string // --plugin-attach
@@ -47,9 +50,13 @@ const pluginTimeoutEnv = "LAZYVI_PLUGIN_TIMEOUT"
 // dataUsage is the help text of each shared flag, unless the command gives
 // its own to newDataFlags.
 var dataUsage = map[string]string{
-	"data":              "CSV `file` with a header row, - for standard input (default: the built-in diabetes data)",
+	"data":              "CSV or Parquet `file` (CSV with a header row; - for standard input); text columns are categories (default: the built-in diabetes data)",
+	"features":          "feature `columns`, comma-separated names or globs such as x*,age (default: every column but the --target)",
+	"drop":              "leave out these `columns`, comma-separated names or globs (an ID column, say)",
+	"categorical":       "treat these numeric `columns` as categories (integer codes), comma-separated; text columns are categories anyway",
+	"missing":           "what to do with missing cells (empty, NA, NaN, null): error (the default: name every column that has them), drop (the rows), or impute (each training set's mean or most frequent category, with a missingness indicator)",
 	"target":            "response `column` (default: the last column)",
-	"eval-data":         "CSV `file` of evaluation rows, with --data's columns: every model learns from --data only, every score and VI is on these rows only",
+	"eval-data":         "CSV or Parquet `file` of evaluation rows, with --data's columns: every model learns from --data only, every score and VI is on these rows only",
 	"split-column":      "`column` of --data saying which rows evaluate: train/eval (one split) or fold numbers 1..K (your own cross-fitting folds); not a feature",
 	"trained-elsewhere": "the network loaded with --opt weights= was trained on none of --data's rows: judge it on a seeded split of them",
 	"task":              "force the `task`: regression, binary or multiclass",
@@ -77,6 +84,10 @@ func newDataFlags(cmd *Command, options []string, usage map[string]string) *data
 	fs := &cmd.Flag
 	fs.StringVar(&f.data, "data", "", help("data"))
 	fs.StringVar(&f.target, "target", "", help("target"))
+	fs.StringVar(&f.features, "features", "", help("features"))
+	fs.StringVar(&f.drop, "drop", "", help("drop"))
+	fs.StringVar(&f.categorical, "categorical", "", help("categorical"))
+	fs.StringVar(&f.missing, "missing", "error", help("missing"))
 	fs.StringVar(&f.evalData, "eval-data", "", help("eval-data"))
 	fs.StringVar(&f.splitColumn, "split-column", "", help("split-column"))
 	fs.BoolVar(&f.trainedElsewhere, "trained-elsewhere", false, help("trained-elsewhere"))
@@ -128,7 +139,7 @@ func givenFlags(cmd *Command) map[string]bool {
 // output files (more; those with path "" are not written) can be
 // written, each named by its flag.
 func (f *dataFlags) checkOutput(more ...fileFlag) error {
-	if !slices.Contains(formats, f.format) {
+	if !slices.Contains(report.Formats, f.format) {
 		return framework.Usagef("unknown --format %q (want table, csv or json)", f.format)
 	}
 	for _, o := range append([]fileFlag{{"--out", f.out}}, more...) {
@@ -155,6 +166,9 @@ type dataRun struct {
 	opts              map[string]string // the backend options the user set
 	backend           backendSpec
 	autoHidden        bool // --hidden auto: choose the mlp's architecture (fullmodel.go)
+	// prep says how the data file becomes the data set: --features,
+	// --drop, --categorical, --missing (its Target is set at load).
+	prep dataio.PrepareOptions
 }
 
 // check parses --task and --measure, gathers the backend options (set holds
@@ -166,6 +180,11 @@ func (f *dataFlags) check(a *app, set map[string]bool) (*dataRun, error) {
 	if err := f.checkEval(); err != nil {
 		return nil, err
 	}
+	prep, err := f.prepareOptions()
+	if err != nil {
+		return nil, err
+	}
+	r.prep = prep
 	mode, err := progress.ParseMode(f.progress)
 	if err != nil {
 		return nil, err
@@ -235,7 +254,7 @@ func (r *dataRun) load(ctx context.Context) (*dataio.Dataset, error) {
 		}
 		fmt.Fprintf(r.app.stderr, "vi: no --data given: using the built-in diabetes data (%d rows, response %q); see 'vi help %s'\n",
 			rows(d), d.Names[len(d.Names)-1], r.cmd)
-	} else if d, r.partition, err = loadEvalData(ctx, r.data, r.evalData, r.split, r.target); err != nil {
+	} else if d, r.partition, err = loadEvalData(ctx, r.data, r.evalData, r.split, r.prepare()); err != nil {
 		return nil, runError(ctx, err)
 	}
 	if err := checkMeasureFits(d, r.target, r.task, r.measure); err != nil {
@@ -326,4 +345,36 @@ func (r *dataRun) targetName(d *dataio.Dataset) string {
 		return r.target
 	}
 	return d.Names[len(d.Names)-1]
+}
+
+// prepareOptions reads --features, --drop, --categorical and --missing.
+func (f *dataFlags) prepareOptions() (dataio.PrepareOptions, error) {
+	m, err := dataio.ParseMissing(f.missing)
+	if err != nil {
+		return dataio.PrepareOptions{}, framework.Usagef("--missing %s: want error, drop or impute", f.missing)
+	}
+	o := dataio.PrepareOptions{Features: commaList(f.features), Drop: commaList(f.drop), Categorical: commaList(f.categorical), Missing: m}
+	if (len(o.Features) > 0 || len(o.Drop) > 0 || len(o.Categorical) > 0 || m != dataio.MissingError) && f.data == "" {
+		return o, framework.Usagef("--features, --drop, --categorical and --missing need --data (the built-in data has none of these to choose)")
+	}
+	return o, nil
+}
+
+// prepare is the run's preparation of its data file, for its --target.
+func (r *dataRun) prepare() dataio.PrepareOptions {
+	p := r.prep
+	p.Target = r.target
+	return p
+}
+
+// commaList splits a comma-separated flag value into its trimmed, non-empty
+// items (nil for none).
+func commaList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }

@@ -33,54 +33,95 @@ func (f *dataFlags) checkEval() error {
 // evalFlagsGiven says whether the flags give explicit evaluation rows.
 func (f *dataFlags) evalFlagsGiven() bool { return f.evalData != "" || f.splitColumn != "" }
 
-// loadEvalData reads the data of a run: path alone (nil partition), path
-// with the evaluation rows of evalPath joined after its own
-// (pipeline.WithEvalData), or path with its split column read as the
-// partition and dropped (pipeline.SplitPartition). target ("": the last
-// column) is the response, whose range each file is checked for on its
-// own, so that a bad cell is named in its own file.
-func loadEvalData(ctx context.Context, path, evalPath, split, target string) (*dataio.Dataset, []int, error) {
-	d, part, err := readEvalData(ctx, path, evalPath, split, target)
+// loadEvalData reads the data of a run, CSV or Parquet, and prepares it
+// as prep says (dataio.Table.Prepare: columns, categories, missing cells):
+// path alone (nil partition), path with the evaluation rows of evalPath
+// joined after its own (dataio.JoinTables, every label 1), or path with
+// its split column read as the partition and left out
+// (pipeline.SplitPartition). The partition has a label for each row kept.
+// An input error in the response column is marked so (inResponse).
+func loadEvalData(ctx context.Context, path, evalPath, split string, prep dataio.PrepareOptions) (*dataio.Dataset, []int, error) {
+	d, part, target, err := readEvalData(ctx, path, evalPath, split, prep)
 	return d, part, inResponse(err, target)
 }
 
-// readEvalData is loadEvalData without the response's mark on errors.
-func readEvalData(ctx context.Context, path, evalPath, split, target string) (*dataio.Dataset, []int, error) {
+// readEvalData is loadEvalData without the response's mark on errors; it
+// returns the response column's name (prep.Target or the file's last
+// column besides the split column; "" when the file was not read).
+func readEvalData(ctx context.Context, path, evalPath, split string, prep dataio.PrepareOptions) (*dataio.Dataset, []int, string, error) {
+	t, err := dataio.LoadTable(ctx, path)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	target := prep.Target
+	for j := len(t.Columns) - 1; target == "" && j >= 0; j-- {
+		if name := t.Columns[j].Name; name != split {
+			target = name // the last column besides the split column
+		}
+	}
+	d, part, err := prepareEvalData(ctx, t, evalPath, split, prep)
+	return d, part, target, err
+}
+
+// prepareEvalData prepares table t (see loadEvalData).
+func prepareEvalData(ctx context.Context, t *dataio.Table, evalPath, split string, prep dataio.PrepareOptions) (*dataio.Dataset, []int, error) {
+	var err error
+	var labels []string // each table row's label; nil: no partition
 	switch {
 	case split != "":
-		d, labels, err := dataio.LoadCSVLabels(ctx, path, split)
+		var col *dataio.TableColumn
+		if t, col, err = t.Without(split); err != nil {
+			return nil, nil, err
+		}
+		if len(t.Columns) == 0 {
+			return nil, nil, &dataio.InputError{File: t.Source, Column: split, Msg: "the file has no column besides it"}
+		}
+		labels = make([]string, t.Rows)
+		for i := range labels {
+			labels[i], _ = col.Category(i)
+		}
+	case evalPath != "":
+		eval, err := dataio.LoadTable(ctx, evalPath)
 		if err != nil {
 			return nil, nil, err
 		}
-		part, err := pipeline.SplitPartition(d.Source, split, labels)
-		if err != nil {
+		train := t.Rows
+		if t, err = dataio.JoinTables(t, eval); err != nil {
 			return nil, nil, err
+		}
+		labels = make([]string, t.Rows)
+		for i := range labels {
+			labels[i] = "train"
+			if i >= train {
+				labels[i] = "eval"
+			}
+		}
+	}
+	d, err := t.Prepare(prep)
+	if err != nil || labels == nil {
+		return d, nil, err
+	}
+	if d.Encoding != nil {
+		kept := make([]string, len(d.Encoding.Rows))
+		for i, r := range d.Encoding.Rows {
+			kept[i] = labels[r]
+		}
+		labels = kept
+	}
+	if split == "" {
+		part := make([]int, len(labels))
+		for i, l := range labels {
+			if l == "eval" {
+				part[i] = 1
+			}
 		}
 		return d, part, nil
-	case evalPath != "":
-		train, err := dataio.LoadCSV(ctx, path)
-		if err != nil {
-			return nil, nil, err
-		}
-		eval, err := dataio.LoadCSV(ctx, evalPath)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, d := range []*dataio.Dataset{train, eval} {
-			j := len(d.Names) - 1
-			if target != "" {
-				if j = slices.Index(d.Names, target); j < 0 {
-					break // the join or the run names the missing column
-				}
-			}
-			if err := d.CheckScale(j); err != nil {
-				return nil, nil, err
-			}
-		}
-		return pipeline.WithEvalData(train, eval)
 	}
-	d, err := dataio.LoadCSV(ctx, path)
-	return d, nil, err
+	part, err := pipeline.SplitPartition(d.Source, split, labels)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, part, nil
 }
 
 // checkLoaded refuses what a network loaded with --opt weights= cannot be

@@ -2,12 +2,14 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"regexp"
 	"strings"
 
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/suggest"
 	"github.com/lazyvi/lazyvi/pipeline"
 )
 
@@ -105,9 +107,13 @@ func inResponse(err error, target string) error {
 }
 
 // inputHint says what to do about bad input that vi could not read: a
-// text column (encode it), a missing value (drop or impute the rows).
-// It returns "" for other errors.
+// text column or a missing value in a file read as numbers only, whose
+// message does not already name the flags that would read it. It returns
+// "" for other errors.
 func inputHint(err error) string {
+	if msg := err.Error(); strings.Contains(msg, "--categorical") || strings.Contains(msg, "--missing") {
+		return ""
+	}
 	col := "the column"
 	var ie *dataio.InputError
 	if errors.As(err, &ie) && ie.Column != "" {
@@ -116,11 +122,25 @@ func inputHint(err error) string {
 	var re responseError
 	switch {
 	case errors.Is(err, dataio.ErrText) && errors.As(err, &re):
-		return fmt.Sprintf("vi reads numbers only: if the response %s is a category, code its classes as numbers 0, 1, 2, ... (0 and 1 for two: a binary task)", col)
+		return fmt.Sprintf("if the response %s is a category, code its classes as numbers 0, 1, 2, ... (0 and 1 for two: a binary task)", col)
 	case errors.Is(err, dataio.ErrText):
-		return fmt.Sprintf("vi reads numbers only: if %s is a category, replace it by 0/1 columns %s_<category>, one per category (e.g. pandas.get_dummies), and add --groups onehot to estimate their importance together (docs/inference.md); if it is the response, code its classes as 0, 1, 2, ... instead", col, col)
+		return "a column of categories is one-hot encoded when most of its cells are words; name an integer-coded or mixed one with --categorical"
 	case errors.Is(err, dataio.ErrMissingValue):
-		return "vi needs a number in every cell: drop the rows with missing values (e.g. pandas dropna) or impute them before vi reads the file"
+		return "drop the rows with missing cells (--missing drop) or impute them from the training rows (--missing impute)"
 	}
 	return ""
+}
+
+// flagSuggestion is "; did you mean --NAME?" for a parse error of fs that
+// names an undefined flag near one of fs's ("--estimator" for
+// --estimators), else "".
+func flagSuggestion(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	name = strings.TrimLeft(name, "-")
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	return suggest.DidYouMean(name, names, func(s string) string { return "--" + s })
 }

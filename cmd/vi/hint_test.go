@@ -6,18 +6,18 @@ import (
 	"testing"
 )
 
-// TestInputHints: a text column and a missing value are refused with exit
-// code 2 on one line that says what to do.
+// TestInputHints: a word in a column of numbers and a missing value are
+// refused with exit code 2 on one line that says what to do.
 func TestInputHints(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "text.csv"), "a,region,y\n1,north,2\n2,south,3\n")
+	writeFile(t, filepath.Join(dir, "typo.csv"), "a,region,y\n1,north,2\n2,south,3\nx,east,4\n5,west,1\n")
 	writeFile(t, filepath.Join(dir, "empty.csv"), "a,b,y\n1,,2\n2,3,3\n")
 	for _, tc := range []struct {
 		file string
 		want []string
 	}{
-		{"text.csv", []string{`text.csv: row 2, column "region": not a number: "north"`, "region_<category>", "--groups onehot"}},
-		{"empty.csv", []string{`empty.csv: row 2, column "b": empty cell`, "drop the rows with missing values", "impute"}},
+		{"typo.csv", []string{`typo.csv: row 4, column "a": not a number: "x"`, "--categorical"}},
+		{"empty.csv", []string{`empty.csv: 1 missing cell in 1 column: "b" 1 (row 2)`, "--missing drop", "--missing impute"}},
 	} {
 		for _, cmd := range []string{"estimate", "shapley", "train"} {
 			args := []string{cmd, "--data", tc.file}

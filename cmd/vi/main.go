@@ -200,7 +200,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			cmd.Usage(stdout, false)
 			return exitOK
 		}
-		return a.report(framework.Usagef("%s: %v (run 'vi help %s')", cmd.Name(), err, cmd.Name()))
+		return a.report(framework.Usagef("%s: %v%s (run 'vi help %s')", cmd.Name(), err, flagSuggestion(&cmd.Flag, err), cmd.Name()))
 	}
 	ctx, stop := notifyContext(stderr)
 	defer stop()

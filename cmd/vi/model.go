@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/dataio"
@@ -79,6 +81,40 @@ func (r *dataRun) useModel(m *dataio.SavedModel, set map[string]bool) error {
 		r.target = m.Target
 	} else if r.target != m.Target {
 		return conflict("target", r.target, m.Target)
+	}
+	return r.useModelPrepare(m, set)
+}
+
+// useModelPrepare makes the run prepare its data file as the model's was
+// (dataio.SavedModel.Prepare): --features, --drop, --categorical and
+// --missing default to the model's, and given with other values are
+// refused.
+func (r *dataRun) useModelPrepare(m *dataio.SavedModel, set map[string]bool) error {
+	var saved dataio.PrepareOptions
+	if m.Prepare != nil {
+		saved = *m.Prepare
+	}
+	savedMissing, _ := dataio.ParseMissing(string(saved.Missing))
+	for _, f := range []struct {
+		flag        string
+		given, from *[]string
+	}{
+		{"features", &r.prep.Features, &saved.Features},
+		{"drop", &r.prep.Drop, &saved.Drop},
+		{"categorical", &r.prep.Categorical, &saved.Categorical},
+	} {
+		switch {
+		case !set[f.flag]:
+			*f.given = *f.from
+		case !slices.Equal(*f.given, *f.from):
+			return modelConflict(m, f.flag, strings.Join(*f.given, ","), strings.Join(*f.from, ","))
+		}
+	}
+	switch {
+	case !set["missing"]:
+		r.prep.Missing = savedMissing
+	case r.prep.Missing != savedMissing:
+		return modelConflict(m, "missing", string(r.prep.Missing), string(savedMissing))
 	}
 	return nil
 }

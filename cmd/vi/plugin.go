@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -270,4 +271,77 @@ func containsAny(b []byte, subs []string) bool {
 		}
 	}
 	return false
+}
+
+// backendSpec says which backend to run and how.
+type backendSpec struct {
+	name   string // for messages and the report
+	plugin string // external executable; "" for a built-in backend
+	// attach is the handshake line of a backend a running process serves
+	// (--plugin-attach); "" to start or run one.
+	attach string
+	// process serves a built-in backend from a subprocess, as a plugin
+	// is served (--backend-process); without it a built-in backend runs
+	// in vi's own process.
+	process bool
+	// startTimeout bounds the plugin handshake (--plugin-timeout); 0:
+	// backendplugin's default.
+	startTimeout time.Duration
+}
+
+// external reports whether the backend is not one built into vi: a
+// plugin's, or an attached one.
+func (s backendSpec) external() bool { return s.plugin != "" || s.attach != "" }
+
+// attachSpec is the backendSpec of --plugin-attach line: named by --backend
+// when given (set), else "plugin"; it excludes --plugin and
+// --backend-process, which say how to start a backend.
+func attachSpec(line, name string, set map[string]bool) (backendSpec, error) {
+	for _, f := range []string{"plugin", "backend-process"} {
+		if set[f] {
+			return backendSpec{}, framework.Usagef("--plugin-attach and --%s exclude each other (--plugin-attach uses a backend that is already served)", f)
+		}
+	}
+	if !set["backend"] {
+		name = "plugin"
+	}
+	return backendSpec{name: name, attach: strings.TrimSpace(line)}, nil
+}
+
+// newBackendSpec checks the backend flags: a built-in name must be
+// registered, a plugin must exist and be executable.
+func newBackendSpec(name string, nameSet bool, plugin string) (backendSpec, error) {
+	if plugin == "" {
+		if _, err := framework.LookupBackend(name); err != nil {
+			return backendSpec{}, err
+		}
+		return backendSpec{name: name}, nil
+	}
+	fi, err := os.Stat(plugin)
+	if err != nil && !strings.ContainsRune(plugin, filepath.Separator) {
+		// A bare name that is no file here: an executable on PATH, as a
+		// shell finds it (--plugin lazyvi-torch).
+		found, lookErr := exec.LookPath(plugin)
+		if lookErr != nil {
+			return backendSpec{}, framework.Usagef("--plugin %s: no such file here, and no executable of that name on PATH", plugin)
+		}
+		plugin = found
+		fi, err = os.Stat(plugin)
+	}
+	switch {
+	case err != nil:
+		return backendSpec{}, framework.Usagef("--plugin %s: no such file", plugin)
+	case fi.IsDir():
+		return backendSpec{}, framework.Usagef("--plugin %s: is a directory, want an executable", plugin)
+	case fi.Mode()&0o111 == 0:
+		return backendSpec{}, framework.Usagef("--plugin %s: not executable", plugin)
+	}
+	if !nameSet {
+		name = filepath.Base(plugin)
+	}
+	abs, err := filepath.Abs(plugin)
+	if err != nil {
+		return backendSpec{}, err
+	}
+	return backendSpec{name: name, plugin: abs}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -114,4 +115,42 @@ func fitsList(ests []framework.Estimator, caps framework.Capabilities) (fit []fr
 		}
 	}
 	return fit, lacking
+}
+
+func rows(d *dataio.Dataset) int {
+	r, _ := d.X.Dims()
+	return r
+}
+
+// lookupEstimators resolves a comma-separated list of estimator names.
+func lookupEstimators(list string) ([]framework.Estimator, error) {
+	var out []framework.Estimator
+	seen := map[string]bool{}
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if seen[name] {
+			return nil, framework.Usagef("--estimators: %q given twice", name)
+		}
+		seen[name] = true
+		e, err := framework.LookupEstimator(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	if len(out) == 0 {
+		return nil, framework.Usagef("--estimators is empty (registered: %s)", strings.Join(framework.Estimators(), ", "))
+	}
+	return out, nil
+}
+
+func estimatorNames(ests []framework.Estimator) []string {
+	out := make([]string, len(ests))
+	for i, e := range ests {
+		out[i] = e.Name()
+	}
+	return out
 }

@@ -226,7 +226,7 @@ func TestBadInput(t *testing.T) {
 		{name: "no header", csv: ptr("1,2,3\n4,5,6\n7,8,9\n"), want: []string{"data.csv", "row 1", "header"}},
 		{name: "ragged rows", csv: ptr("a,b,y\n1,2,3\n4,5\n6,7,8\n"), want: []string{"data.csv", "row 3", "fields"}},
 		{name: "non-numeric cell", csv: ptr("a,b,y\n1,2,3\n4,five,6\n"), want: []string{"data.csv", "row 3", `column "b"`, "five"}},
-		{name: "NaN cell", csv: ptr("a,b,y\n1,2,3\n4,5,6\nNaN,1,2\n"), want: []string{"data.csv", "row 4", `column "a"`, "NaN"}},
+		{name: "NaN cell (missing)", csv: ptr("a,b,y\n1,2,3\n4,5,6\nNaN,1,2\n"), want: []string{"data.csv", `1 missing cell in 1 column: "a" 1 (row 4)`, "--missing drop"}},
 		{name: "Inf cell", csv: ptr("a,b,y\n1,2,3\n4,5,+Inf\n"), want: []string{"data.csv", "row 3", `column "y"`, "infinite"}},
 		{name: "unknown target", csv: &good, args: []string{"--target", "nope"}, want: []string{"data.csv", `column "nope"`, "no such column"}},
 		{name: "constant response", csv: ptr(constantCSV(30)), want: []string{"data.csv", `column "y"`, "constant"}},

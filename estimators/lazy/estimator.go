@@ -60,7 +60,9 @@ import (
 // then refines by Brent's method around the best grid point.
 // "No update" (alpha = infinity: the full model, i.e. dropout) is a
 // candidate too; when it wins, the reduction's "lambda" stat is +Inf.
-// Lambda > 0 fixes alpha and skips the search.
+// Lambda > 0 fixes alpha and skips the search, as does a model that says
+// which penalty makes the reduction its own refit (framework.RefitPenalizer:
+// least squares).
 //
 // Where the dense cross-validation does not fit (a system side above 3000
 // or its bytes above Memory), or would cost several times a subsample's (a
@@ -255,6 +257,13 @@ func (lz Estimator) reduce(ctx context.Context, fp *framework.Problem, f framewo
 	g, ok := framework.As[framework.Gradienter](fp.Full)
 	if !ok {
 		return framework.Reduced{}, framework.Usagef("estimator lazy needs a backend with gradients; backend %q has none (use dropout or retrain)", fp.BackendName)
+	}
+	if r, ok := fp.Full.(framework.RefitPenalizer); ok && lz.Lambda <= 0 {
+		// The model's refit is a ridge regression on these features:
+		// its penalty, not a search.
+		if l, exact := r.RefitPenalty(); exact && l > 0 {
+			lz.Lambda = l
+		}
 	}
 	dropped := fp.Drop(fp.XTrain, f)
 	n1, _ := dropped.Dims()

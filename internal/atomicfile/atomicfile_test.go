@@ -70,3 +70,36 @@ func TestCheckWritable(t *testing.T) {
 		}
 	}
 }
+
+// Writing over a directory fails and leaves no temporary file.
+func TestWriteFileOverDirectory(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.txt")
+	for _, content := range []string{"first", "second"} {
+		if err := WriteFile(path, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || string(b) != content {
+			t.Errorf("want %q, got %q (%v)", content, b, err)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+	// A failing write (the target is a directory) leaves nothing behind.
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "keep"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(sub, []byte("x")); err == nil {
+		t.Error("writing over a non-empty directory succeeded")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // Config is what the study repeats and how.
@@ -47,6 +48,10 @@ type Config struct {
 	Progress func(done, total int)
 }
 
+// MaxReps bounds Config.Reps: each repetition's results are kept until
+// the study summarises them.
+const MaxReps = 100_000
+
 // Run runs the study.
 func Run(ctx context.Context, c Config) (*Report, error) {
 	if c.Reps < 1 || c.Workers < 1 || c.CrossFit < 2 || c.Repeats < 1 || len(c.Perturb) == 0 || len(c.Estimators) == 0 {
@@ -54,6 +59,12 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	}
 	if !(c.Level > 0 && c.Level < 1) {
 		return nil, framework.Usagef("coverage: the level must be in (0, 1), got %g", c.Level)
+	}
+	if c.Reps > MaxReps {
+		return nil, framework.Usagef("coverage: %d repetitions: at most %d (a coverage's standard error is then below 0.1%%)", c.Reps, MaxReps)
+	}
+	if c.Repeats > pipeline.MaxRepeats {
+		return nil, framework.Usagef("coverage: %d repeats of the cross-fit: at most %d", c.Repeats, pipeline.MaxRepeats)
 	}
 	draw, rep, err := newDraw(c)
 	if err != nil {
@@ -100,7 +111,10 @@ func runReps(ctx context.Context, c Config, fit fitter, draw drawFunc) ([][][]in
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for w := 0; w < c.Workers; w++ {
+	// A goroutine per repetition at most, and no more than the
+	// reductions may run at once (pipeline.MaxWorkers): more would hold
+	// their models in memory and finish no sooner.
+	for w := 0; w < min(c.Workers, c.Reps, pipeline.MaxWorkers()); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

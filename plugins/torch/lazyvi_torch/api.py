@@ -2,8 +2,8 @@
 
 The network is served from this process (lazyvi_plugin.Server, on a thread)
 and vi attaches to it (`vi estimate --plugin-attach`): no module file, no
-saved weights. The rows travel as CSV files in a private temporary
-directory, removed afterwards. vi's progress lines reach sys.stderr as they
+saved weights. The rows travel as CSV text through pipes that vi reads as
+/dev/fd/N: nothing is written to disk. vi's progress lines reach sys.stderr as they
 come and its warnings become Python warnings (VIWarning); its refusals
 (exit 2) are ValueErrors with vi's own message.
 """
@@ -16,10 +16,9 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import warnings
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import torch
@@ -127,12 +126,38 @@ def _finite(x: np.ndarray, name: str, names: Optional[List[str]]) -> None:
         raise ValueError("%s: row %d, %s: %r is not a finite number" % (name, i + 1, col, x[i, j]))
 
 
-def _write_csv(path: str, names: List[str], x: np.ndarray, y: np.ndarray) -> None:
-    """The rows with the response as the last column, every value exact
-    (17 significant digits)."""
-    with open(path, "w", newline="") as f:
-        csv.writer(f).writerow(names)
-        np.savetxt(f, np.column_stack([x, y]), fmt="%.17g", delimiter=",")
+def _write_csv(f, names: List[str], x: np.ndarray, y: np.ndarray) -> None:
+    """The rows to the text file f with the response as the last column,
+    every value exact (17 significant digits)."""
+    csv.writer(f).writerow(names)
+    np.savetxt(f, np.column_stack([x, y]), fmt="%.17g", delimiter=",")
+
+
+class _Feed:
+    """A table vi reads from a pipe (its path /dev/fd/N, N inherited by vi),
+    written by a thread while vi reads, so that the rows never touch the
+    disk."""
+
+    def __init__(self, names: List[str], x: np.ndarray, y: np.ndarray) -> None:
+        self.read, self._write = os.pipe()
+        self.path = "/dev/fd/%d" % self.read
+        self._thread = threading.Thread(target=self._run, args=(names, x, y), daemon=True)
+
+    def _run(self, names, x, y):
+        try:
+            with os.fdopen(self._write, "w", newline="") as f:
+                _write_csv(f, names, x, y)
+        except BrokenPipeError:
+            pass  # vi stopped reading (it failed): its error says why
+
+    def start(self) -> None:
+        """Starts writing, once vi holds the read end, which this process
+        then closes."""
+        os.close(self.read)
+        self._thread.start()
+
+    def join(self) -> None:
+        self._thread.join()
 
 
 def _groups(groups) -> str:
@@ -155,10 +180,15 @@ def _relay(stream, lines: List[str], warned: List[str]) -> None:
             sys.stderr.flush()
 
 
-def _run_vi(cmd: List[str]) -> dict:
-    """Runs vi, relaying its stderr; its JSON report, or ValueError (exit
-    2: vi's refusal) or RuntimeError."""
-    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def _run_vi(cmd: List[str], feeds: Sequence[_Feed]) -> dict:
+    """Runs vi, feeding it the tables of feeds and relaying its stderr; its
+    JSON report, or ValueError (exit 2: vi's refusal) or RuntimeError."""
+    try:
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             pass_fds=[f.read for f in feeds])
+    finally:
+        for f in feeds:
+            f.start()
     lines: List[str] = []
     warned: List[str] = []
     t = threading.Thread(target=_relay, args=(p.stderr, lines, warned), daemon=True)
@@ -172,6 +202,8 @@ def _run_vi(cmd: List[str]) -> dict:
         raise
     finally:
         t.join(5)
+        for f in feeds:
+            f.join()
     for w in warned:
         warnings.warn(w, VIWarning, stacklevel=3)
     if p.returncode != 0:
@@ -252,36 +284,33 @@ def importance(model: torch.nn.Module, X, y, X_eval=None, y_eval=None, *,
     target = label or "y"
     while target in names:
         target += "_"
-    with tempfile.TemporaryDirectory(prefix="lazyvi-") as tmp:
-        train = os.path.join(tmp, "train.csv")
-        _write_csv(train, names + [target], x, yv)
-        cmd = [bin_, "estimate", "--data", train, "--target", target, "--format", "json", "--progress", progress,
-               "--seed", str(seed), "--backend", "lazyvi-torch", "--opt", "weights=" + LIVE]
-        if X_eval is not None:
-            enames, xe = _matrix(X_eval, "X_eval")
-            if xe.shape[1] != x.shape[1] or (enames is not None and enames != names):
-                raise ValueError("X_eval: columns %s, want X's %s" % (enames or xe.shape[1], names))
-            _, ye = _vector(y_eval, "y_eval", xe.shape[0])
-            evalf = os.path.join(tmp, "eval.csv")
-            _write_csv(evalf, names + [target], xe, ye)
-            cmd += ["--eval-data", evalf]
-        if trained_elsewhere:
-            cmd.append("--trained-elsewhere")
-        for flag, v in (("--estimators", estimators if isinstance(estimators, (str, type(None))) else ",".join(estimators)),
-                        ("--groups", None if groups is None else _groups(groups)), ("--measure", measure),
-                        ("--task", task), ("--level", level), ("--test", test), ("--workers", workers),
-                        ("--plot", plot)):
-            if v is not None:
-                cmd += [flag, str(v)]
-        for k, v in (options or {}).items():
-            cmd += ["--opt", "%s=%s" % (k, v)]
-        cmd += list(args)
-        with lazyvi_plugin.Server(LiveBackend(served_network(model, x), fit)) as server:
-            cmd[cmd.index("--backend"):cmd.index("--backend")] = ["--plugin-attach", server.handshake]
-            try:
-                report = _run_vi(cmd)
-            except ValueError as e:
-                if X_eval is None and "--eval-data" in str(e):
-                    raise ValueError("%s (here: pass X_eval= and y_eval=, or trained_elsewhere=True)" % e) from None
-                raise
+    feeds = [_Feed(names + [target], x, yv)]
+    cmd = [bin_, "estimate", "--data", feeds[0].path, "--target", target, "--format", "json", "--progress", progress,
+           "--seed", str(seed), "--backend", "lazyvi-torch", "--opt", "weights=" + LIVE]
+    if X_eval is not None:
+        enames, xe = _matrix(X_eval, "X_eval")
+        if xe.shape[1] != x.shape[1] or (enames is not None and enames != names):
+            raise ValueError("X_eval: columns %s, want X's %s" % (enames or xe.shape[1], names))
+        _, ye = _vector(y_eval, "y_eval", xe.shape[0])
+        feeds.append(_Feed(names + [target], xe, ye))
+        cmd += ["--eval-data", feeds[1].path]
+    if trained_elsewhere:
+        cmd.append("--trained-elsewhere")
+    for flag, v in (("--estimators", estimators if isinstance(estimators, (str, type(None))) else ",".join(estimators)),
+                    ("--groups", None if groups is None else _groups(groups)), ("--measure", measure),
+                    ("--task", task), ("--level", level), ("--test", test), ("--workers", workers),
+                    ("--plot", plot)):
+        if v is not None:
+            cmd += [flag, str(v)]
+    for k, v in (options or {}).items():
+        cmd += ["--opt", "%s=%s" % (k, v)]
+    cmd += list(args)
+    with lazyvi_plugin.Server(LiveBackend(served_network(model, x), fit)) as server:
+        cmd[cmd.index("--backend"):cmd.index("--backend")] = ["--plugin-attach", server.handshake]
+        try:
+            report = _run_vi(cmd, feeds)
+        except ValueError as e:
+            if X_eval is None and "--eval-data" in str(e):
+                raise ValueError("%s (here: pass X_eval= and y_eval=, or trained_elsewhere=True)" % e) from None
+            raise
     return _table(report)
