@@ -231,22 +231,7 @@ func inprocOne(dir string, s setting, seed uint64, ests []framework.Estimator, w
 		if err != nil {
 			return fmt.Errorf("%s seed %d variant %s: %w", s, seed, v, err)
 		}
-		sdir := filepath.Join(dir, v, s.String())
-		if err := os.MkdirAll(sdir, 0o755); err != nil {
-			return err
-		}
-		raw, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		base := filepath.Join(sdir, name)
-		if err := os.WriteFile(base+".truth", []byte(supportNames(d)+"\n"), 0o644); err != nil {
-			return err
-		}
-		if err := os.WriteFile(base+".json.tmp", raw, 0o644); err != nil {
-			return err
-		}
-		if err := os.Rename(base+".json.tmp", base+".json"); err != nil {
+		if err := writeInprocReport(filepath.Join(dir, v, s.String()), name, rep, supportNames(d)); err != nil {
 			return err
 		}
 	}
@@ -283,4 +268,25 @@ func logTime(dir string, s setting, seed uint64, secs float64) error {
 	defer f.Close()
 	_, err = fmt.Fprintf(f, "%s\t%d\t%.1f\n", s, seed, secs)
 	return err
+}
+
+// writeInprocReport writes a variant's report as sdir/name.json (through a
+// temporary file, so that a stopped run leaves no partial report) and its
+// support's names as sdir/name.truth.
+func writeInprocReport(sdir, name string, rep *pipeline.Report, support string) error {
+	if err := os.MkdirAll(sdir, 0o755); err != nil {
+		return err
+	}
+	raw, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	base := filepath.Join(sdir, name)
+	if err := os.WriteFile(base+".truth", []byte(support+"\n"), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(base+".json.tmp", raw, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(base+".json.tmp", base+".json")
 }
