@@ -129,14 +129,20 @@ func (c *TableColumn) number(i int) float64 {
 }
 
 // Category returns row i's category name: its word, or its number written
-// the shortest way that reads back the same ("007" and "7.0" are category
-// "7"); ok is false for a missing cell.
+// the shortest way that reads back the same, a whole number without an
+// exponent ("007" and "7.0" are category "7", 1e12 is "1000000000000");
+// ok is false for a missing cell.
 func (c *TableColumn) Category(i int) (string, bool) {
 	if c.Codes != nil && c.Codes[i] >= 0 {
 		return c.Levels[c.Codes[i]], true
 	}
-	if c.Numbers != nil && !math.IsNaN(c.Numbers[i]) {
-		return strconv.FormatFloat(c.Numbers[i], 'g', -1, 64), true
+	if x := c.Numbers; x != nil && !math.IsNaN(x[i]) {
+		// A whole number reads as written (1000000000000, not 1e+12), so
+		// that a fold number or a code is named as the file has it.
+		if x[i] == math.Trunc(x[i]) && !math.IsInf(x[i], 0) {
+			return strconv.FormatFloat(x[i], 'f', -1, 64), true
+		}
+		return strconv.FormatFloat(x[i], 'g', -1, 64), true
 	}
 	return "", false
 }
