@@ -59,16 +59,7 @@ func TestBackendFaults(t *testing.T) {
 			"--epochs", "20", "--folds", "3", "--workers", "1", "--repeats", "1", "--format", "json", "--out", "out.json"}
 		run := func(env ...string) (string, int) {
 			t.Helper()
-			cmd := exec.Command(viBinary(t), args...)
-			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), env...)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			err := cmd.Run()
-			if _, ok := err.(*exec.ExitError); err != nil && !ok {
-				t.Fatal(err)
-			}
-			return stderr.String(), cmd.ProcessState.ExitCode()
+			return runWithEnv(t, dir, args, env...)
 		}
 
 		// The uninterrupted run, counting the model method calls.
@@ -196,4 +187,20 @@ func reportWithoutTimings(t *testing.T, path string) any {
 	}
 	strip(v)
 	return v
+}
+
+// runWithEnv runs vi with args in dir, env added to the environment: its
+// standard error and exit code.
+func runWithEnv(t *testing.T, dir string, args []string, env ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(viBinary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	return stderr.String(), cmd.ProcessState.ExitCode()
 }
