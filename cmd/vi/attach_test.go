@@ -27,10 +27,7 @@ func TestPluginAttach(t *testing.T) {
 	go func() { _ = s.Serve(lis) }()
 	defer s.Stop()
 	line := fmt.Sprintf("1|%d|unix|%s|grpc", backendplugin.ProtocolVersion, lis.Addr())
-	// --lambda fixed: in process the linear model gives lazy its own
-	// penalty (framework.RefitPenalizer), which the protocol does not
-	// carry, so that lazy would search one through the plugin.
-	args := []string{"estimate", "--data", "lin.csv", "--estimators", "lazy,dropout", "--lambda", "1", "--format", "json", "--progress", "off"}
+	args := []string{"estimate", "--data", "lin.csv", "--estimators", "lazy,dropout", "--format", "json", "--progress", "off"}
 	want := parseReport(t, []byte(viOK(t, dir, append(args, "--backend", "linear")...)))
 	for i := range 2 {
 		got := parseReport(t, []byte(viOK(t, dir, append(args, "--plugin-attach", line, "--backend", "linear")...)))
