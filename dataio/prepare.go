@@ -261,6 +261,27 @@ func plural(n int, one, many string) string {
 	return many
 }
 
+// maxListLen bounds the list of columns in a one-line message about many
+// columns, so that the message stays one readable line.
+const maxListLen = 300
+
+// joinWithin joins items with ", " while the result stays within max
+// bytes (the first item always), and says how many more there are.
+func joinWithin(items []string, max int) string {
+	var b strings.Builder
+	for i, it := range items {
+		if i > 0 && b.Len()+2+len(it) > max {
+			fmt.Fprintf(&b, " and %d more", len(items)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(it)
+	}
+	return b.String()
+}
+
 // keptRows returns the rows the data set keeps (0-based): every row, less
 // with MissingDrop those with a missing cell in a used column. It counts
 // the missing cells of every used column in one pass and reports them all
@@ -289,11 +310,11 @@ func (t *Table) keptRows(keep []bool, target int, policy MissingPolicy) ([]int, 
 	switch {
 	case total > 0 && policy == MissingImpute:
 		return nil, &InputError{File: t.Source, Column: t.Columns[target].Name, Err: ErrMissingValue,
-			Msg: fmt.Sprintf("the response has missing cells: %s; a response is never imputed: remove those rows, or drop every row with a missing cell (--missing drop)", strings.Join(counts, ", "))}
+			Msg: fmt.Sprintf("the response has missing cells: %s; a response is never imputed: remove those rows, or drop every row with a missing cell (--missing drop)", joinWithin(counts, maxListLen))}
 	case total > 0 && policy == MissingError:
 		return nil, &InputError{File: t.Source, Err: ErrMissingValue,
 			Msg: fmt.Sprintf("%d missing %s in %d %s: %s; drop the rows that have them (--missing drop) or impute them from the training rows (--missing impute)",
-				total, plural(total, "cell", "cells"), len(counts), plural(len(counts), "column", "columns"), strings.Join(counts, ", "))}
+				total, plural(total, "cell", "cells"), len(counts), plural(len(counts), "column", "columns"), joinWithin(counts, maxListLen))}
 	}
 	rows := make([]int, 0, t.Rows)
 	for i := 0; i < t.Rows; i++ {
