@@ -11,7 +11,7 @@ import (
 )
 
 // Attach reaches a backend that a running process already serves, instead
-// of starting a plugin process: a Python session serving the network in its
+// of starting a plugin process: a Python process serving the network in its
 // memory (lazyvi_plugin.Server), say. handshake is the line a plugin would
 // print at start-up, "CORE|APP|NETWORK|ADDR|grpc" (go-plugin's format: core
 // version 1, APP this package's ProtocolVersion, NETWORK unix or tcp), so

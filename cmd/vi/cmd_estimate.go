@@ -89,7 +89,7 @@ own process; its options are passed with --hidden, --epochs and --opt
 key=value and keep the backend's defaults when not set. --plugin PATH runs an
 external backend executable instead, in a subprocess; --plugin-attach LINE
 uses one that a running process already serves (as lazyvi_torch.importance
-serves a network in a Python session's memory; docs/python.md). For the
+serves a network in a Python process's memory; docs/python.md). For the
 mlp, --hidden auto (the default) trains a few architectures and keeps the
 one its validation slice scores best, and then keeps the network only where
 its cross-validated loss beats a linear model's (least squares or logistic

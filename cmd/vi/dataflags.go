@@ -63,7 +63,7 @@ var dataUsage = map[string]string{
 	"measure":           "predictiveness measure `name` (default: mse for regression, logloss for binary and multiclass; accuracy and auc are reported beside it)",
 	"backend":           "model backend `name` (see 'vi backends')",
 	"plugin":            "run the backend from this external plugin `executable`: a path, or a name on PATH",
-	"plugin-attach":     "use the backend a running process already serves (a Python session's, see docs/python.md), named by the `line` its plugin server prints, CORE|APP|NETWORK|ADDR|grpc, instead of starting one; --backend names it in the report",
+	"plugin-attach":     "use the backend a running process already serves (a Python process's, see docs/python.md), named by the `line` its plugin server prints, CORE|APP|NETWORK|ADDR|grpc, instead of starting one; --backend names it in the report",
 	"backend-process":   "serve a built-in backend from a subprocess over the plugin protocol, as a --plugin one always is, instead of in vi's own process (slower: each call's data crosses between the processes)",
 	"plugin-timeout":    "give up on a backend process that has not completed the plugin handshake after this `duration` ($LAZYVI_PLUGIN_TIMEOUT when not given)",
 	"hidden":            "backend option hidden: hidden layer `widths`",
