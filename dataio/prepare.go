@@ -210,7 +210,7 @@ func (t *Table) checkCells(keep, cat []bool, target int) error {
 	}
 	if len(bad) > 0 {
 		return &InputError{File: t.Source, Err: ErrText, Msg: fmt.Sprintf("%d %s cells that are not numbers in columns of numbers: %s; correct them, or, for a column of categories, name it categorical (--categorical)",
-			len(bad), plural(len(bad), "column has", "columns have"), strings.Join(bad, "; "))}
+			len(bad), plural(len(bad), "column has", "columns have"), joinWithin(bad, "; ", maxListLen))}
 	}
 	for j, c := range t.Columns {
 		if !cat[j] {
@@ -241,14 +241,15 @@ func (t *Table) rowList(rows []int) string {
 	return plural(len(rows), "row ", "rows ") + strings.Join(parts, ", ")
 }
 
-// badCells lists the first bad cells: "row 5: not a number: "1,5", ...".
+// badCells lists the first bad cells: "row 5: not a number: "1,5", ...",
+// as many as fit in maxCellsLen bytes (the first always).
 func (t *Table) badCells(cells []BadCell, count int) string {
 	parts := make([]string, len(cells))
 	for i, b := range cells {
 		parts[i] = fmt.Sprintf("%s: %s", t.where(b.Row), b.Msg)
 	}
-	s := strings.Join(parts, ", ")
-	if count > len(cells) {
+	s, listed := joinCount(parts, ", ", maxCellsLen)
+	if count > listed {
 		s += ", ..."
 	}
 	return s
@@ -262,24 +263,37 @@ func plural(n int, one, many string) string {
 }
 
 // maxListLen bounds the list of columns in a one-line message about many
-// columns, so that the message stays one readable line.
-const maxListLen = 300
+// columns, and maxCellsLen a column's list of bad cells within it, so that
+// the message stays one readable line.
+const (
+	maxListLen  = 300
+	maxCellsLen = 200
+)
 
-// joinWithin joins items with ", " while the result stays within max
-// bytes (the first item always), and says how many more there are.
-func joinWithin(items []string, max int) string {
+// joinWithin joins items with sep while the result stays within max bytes
+// (the first item always), and says how many more there are.
+func joinWithin(items []string, sep string, max int) string {
+	s, n := joinCount(items, sep, max)
+	if n < len(items) {
+		s += fmt.Sprintf(" and %d more", len(items)-n)
+	}
+	return s
+}
+
+// joinCount joins the first items with sep while the result stays within
+// max bytes (the first item always), and returns how many it joined.
+func joinCount(items []string, sep string, max int) (string, int) {
 	var b strings.Builder
 	for i, it := range items {
-		if i > 0 && b.Len()+2+len(it) > max {
-			fmt.Fprintf(&b, " and %d more", len(items)-i)
-			break
+		if i > 0 && b.Len()+len(sep)+len(it) > max {
+			return b.String(), i
 		}
 		if i > 0 {
-			b.WriteString(", ")
+			b.WriteString(sep)
 		}
 		b.WriteString(it)
 	}
-	return b.String()
+	return b.String(), len(items)
 }
 
 // keptRows returns the rows the data set keeps (0-based): every row, less
@@ -310,11 +324,11 @@ func (t *Table) keptRows(keep []bool, target int, policy MissingPolicy) ([]int, 
 	switch {
 	case total > 0 && policy == MissingImpute:
 		return nil, &InputError{File: t.Source, Column: t.Columns[target].Name, Err: ErrMissingValue,
-			Msg: fmt.Sprintf("the response has missing cells: %s; a response is never imputed: remove those rows, or drop every row with a missing cell (--missing drop)", joinWithin(counts, maxListLen))}
+			Msg: fmt.Sprintf("the response has missing cells: %s; a response is never imputed: remove those rows, or drop every row with a missing cell (--missing drop)", joinWithin(counts, ", ", maxListLen))}
 	case total > 0 && policy == MissingError:
 		return nil, &InputError{File: t.Source, Err: ErrMissingValue,
 			Msg: fmt.Sprintf("%d missing %s in %d %s: %s; drop the rows that have them (--missing drop) or impute them from the training rows (--missing impute)",
-				total, plural(total, "cell", "cells"), len(counts), plural(len(counts), "column", "columns"), joinWithin(counts, maxListLen))}
+				total, plural(total, "cell", "cells"), len(counts), plural(len(counts), "column", "columns"), joinWithin(counts, ", ", maxListLen))}
 	}
 	rows := make([]int, 0, t.Rows)
 	for i := 0; i < t.Rows; i++ {

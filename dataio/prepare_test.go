@@ -1,6 +1,7 @@
 package dataio
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -272,5 +273,35 @@ func TestPreparedJoinLocatesRows(t *testing.T) {
 	}
 	if _, err := JoinTables(train, readTable(t, "a,y\n1,2\n,3\n4,5\n")); err == nil || !strings.Contains(err.Error(), "the evaluation data are the training data") {
 		t.Errorf("same cells: %v", err)
+	}
+}
+
+// TestPrepareBadCellsBounded: bad cells in many columns, with long values
+// and the decimal-separator hint, still make one short line that says how
+// many columns it leaves out.
+func TestPrepareBadCellsBounded(t *testing.T) {
+	const cols = 40
+	var b strings.Builder
+	for j := 0; j < cols; j++ {
+		fmt.Fprintf(&b, "column_with_a_rather_long_name_%02d,", j)
+	}
+	b.WriteString("y\n")
+	long := `"` + strings.Repeat("1,5", 30) + `"`
+	for i := 0; i < 6; i++ {
+		for j := 0; j < cols; j++ {
+			if i%2 == 0 {
+				b.WriteString(long + ",")
+			} else {
+				b.WriteString("1,")
+			}
+		}
+		b.WriteString("3\n")
+	}
+	_, err := readTable(t, b.String()).Prepare(PrepareOptions{})
+	if err == nil {
+		t.Fatal("no error for 40 columns of bad cells")
+	}
+	if s := err.Error(); len(s) > 512 || strings.ContainsAny(s, "\r\n") || !strings.Contains(s, "more;") {
+		t.Fatalf("error is not one short line naming how many more (%d bytes): %s", len(s), s)
 	}
 }
