@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"testing"
 
+	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -19,7 +20,7 @@ func gcPercent() int {
 
 // TestOpenInProcess: a built-in backend opens in this process (the
 // registered backend itself, no subprocess) with the collector at
-// backendGCPercent while it is open and the previous setting restored when
+// backendplugin.BackendGCPercent while it is open and the previous setting restored when
 // it is released; --backend-process serves it from a subprocess instead.
 func TestOpenInProcess(t *testing.T) {
 	t.Setenv("GOGC", "")
@@ -35,8 +36,8 @@ func TestOpenInProcess(t *testing.T) {
 	if reflect.TypeOf(be) != reflect.TypeOf(want) {
 		t.Errorf("built-in backend opened as %T, want the registered %T in this process", be, want)
 	}
-	if got := gcPercent(); got != backendGCPercent {
-		t.Errorf("GOGC while the backend is open: %d, want %d", got, backendGCPercent)
+	if got := gcPercent(); got != backendplugin.BackendGCPercent {
+		t.Errorf("GOGC while the backend is open: %d, want %d", got, backendplugin.BackendGCPercent)
 	}
 	if err := release(); err != nil {
 		t.Fatal(err)

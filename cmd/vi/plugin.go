@@ -1,18 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -21,95 +17,46 @@ import (
 	"github.com/lazyvi/lazyvi/internal/progress"
 )
 
-// open returns the backend and a function that releases it. A built-in
-// backend runs in vi's own process (openInProcess) unless s.process asks
-// for a subprocess; an external plugin, and a built-in backend with
-// s.process, is served by a subprocess (a built-in one by this very
-// executable, re-executed with the hidden serveBackendArg), and releasing
-// it stops the subprocess.
-//
-// The backend process's stderr reaches vi's stderr through log, which drops
-// go-plugin's own report of the process's exit (vi's error says it).
+// open returns the backend and a function that releases it
+// (backendplugin.Launch.Open): a built-in backend runs in vi's own process
+// unless s.process asks for a subprocess, this very executable re-executed
+// with the hidden serveBackendArg. The backend process's stderr reaches
+// vi's stderr through log. Errors name the flags that would fix them.
 func (s backendSpec) open(ctx context.Context, log io.Writer) (framework.Backend, func() error, error) {
-	if s.attach != "" {
-		return s.openAttached(ctx)
-	}
-	if s.plugin == "" && !s.process {
-		return s.openInProcess()
-	}
-	var cmd *exec.Cmd
-	if s.plugin != "" {
-		cmd = exec.Command(s.plugin)
-	} else {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, nil, fmt.Errorf("backend %s: cannot find the vi executable to serve it: %w", s.name, err)
-		}
-		cmd = exec.Command(exe, serveBackendArg, s.name)
-	}
-	c, err := backendplugin.Open(ctx, s.name, cmd, backendplugin.WithStderr(log), backendplugin.WithStartTimeout(s.startTimeout))
-	if errors.Is(err, backendplugin.ErrStartTimeout) {
+	l := backendplugin.Launch{Name: s.name, Plugin: s.plugin, Attach: s.attach, Process: s.process,
+		ServeArgs: []string{serveBackendArg}, StartTimeout: s.startTimeout}
+	be, release, err := l.Open(ctx, log)
+	switch {
+	case err == nil:
+		return be, release, nil
+	case s.attach != "" && errors.Is(err, backendplugin.ErrIncompatible):
+		// A handshake of another protocol version or format.
+		return nil, nil, usageError{fmt.Errorf("--plugin-attach %s: %w", s.attach, err)}
+	case s.attach != "":
+		return nil, nil, err
+	case errors.Is(err, backendplugin.ErrStartTimeout):
 		if s.plugin != "" {
 			err = fmt.Errorf("--plugin %s: %w", s.plugin, err)
 		}
 		return nil, nil, fmt.Errorf("%w (a backend that starts slowly needs a longer --plugin-timeout)", err)
-	}
-	if err != nil {
-		if errors.Is(err, backendplugin.ErrIncompatible) {
-			// The user named an executable that is not a backend plugin;
-			// go-plugin's explanation of why runs to many lines.
-			msg := err.Error()
-			if i := strings.Index(msg, ": Unrecognized remote plugin message"); i >= 0 {
-				msg = msg[:i]
-			}
-			return nil, nil, usageError{fmt.Errorf("--plugin %s: %s", s.plugin, msg)}
+	case errors.Is(err, backendplugin.ErrIncompatible):
+		// The user named an executable that is not a backend plugin;
+		// go-plugin's explanation of why runs to many lines.
+		msg := err.Error()
+		if i := strings.Index(msg, ": Unrecognized remote plugin message"); i >= 0 {
+			msg = msg[:i]
 		}
-		return nil, nil, err // names the backend and the step
+		return nil, nil, usageError{fmt.Errorf("--plugin %s: %s", s.plugin, msg)}
 	}
-	return c.Backend(), c.Close, nil
-}
-
-// openAttached returns the backend a running process serves (--plugin-attach)
-// and a function that detaches from it; the process goes on serving. A
-// handshake of another protocol version or format is the user's mistake.
-func (s backendSpec) openAttached(ctx context.Context) (framework.Backend, func() error, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.startTimeout)
-	defer cancel()
-	be, stop, err := backendplugin.Attach(ctx, s.name, s.attach)
-	if errors.Is(err, backendplugin.ErrIncompatible) {
-		return nil, nil, usageError{fmt.Errorf("--plugin-attach %s: %w", s.attach, err)}
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return be, func() error { stop(); return nil }, nil
-}
-
-// openInProcess returns the registered built-in backend s.name, run in
-// vi's own process: its models' kernels, products and predictions are
-// calls on memory lazy reads in place, where a subprocess sends each one
-// through the plugin protocol and faults the copies' fresh memory in on
-// both sides, a cost fixed per call that at a few thousand rows is most of
-// lazy's (research/2026-11-27e-backend-in-process.md). While it is open,
-// the collector runs at backendGCPercent unless GOGC is set; releasing it
-// restores the setting.
-func (s backendSpec) openInProcess() (framework.Backend, func() error, error) {
-	be, err := framework.LookupBackend(s.name)
-	if err != nil {
-		return nil, nil, err
-	}
-	restore := useBackendGC()
-	return be, func() error {
-		restore()
-		return nil
-	}, nil
+	return nil, nil, err
 }
 
 // openLogged is open with the backend process's stderr passed on to stderr
-// through a pluginLog that clears prog ahead of each line. Its close function
-// stops the process, then writes the log's incomplete last line.
+// through a backendplugin.LogFilter that clears prog ahead of each line.
+// Its close function stops the process, then writes the log's incomplete
+// last line.
 func (s backendSpec) openLogged(ctx context.Context, stderr io.Writer, prog *progress.Meter) (framework.Backend, func() error, error) {
-	plog := &pluginLog{w: stderr, before: prog.Clear}
+	plog := backendplugin.NewLogFilter(stderr, prog.Clear)
 	be, closeBackend, err := s.open(ctx, plog)
 	if err != nil {
 		plog.Flush()
@@ -122,52 +69,13 @@ func (s backendSpec) openLogged(ctx context.Context, stderr io.Writer, prog *pro
 }
 
 // serveBackend serves the registered backend named by args[0] over the
-// plugin protocol; it is what "vi __serve-backend NAME" runs in the
-// subprocess. Nothing may write to stdout before the handshake.
+// plugin protocol (backendplugin.ServeBuiltin); it is what
+// "vi __serve-backend NAME" runs in the subprocess.
 func serveBackend(args []string) error {
 	if len(args) != 1 {
 		return framework.Usagef("%s: want one backend name, got %d arguments", serveBackendArg, len(args))
 	}
-	b, err := framework.LookupBackend(args[0])
-	if err != nil {
-		return err
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(backendMemoryLimit)
-	}
-	useBackendGC()
-	backendplugin.Serve(b)
-	return nil
-}
-
-// backendMemoryLimit is the soft memory limit of a built-in backend's
-// process (runtime/debug.SetMemoryLimit) unless GOMEMLIMIT sets one: one
-// and a half times the networks' memo budget (512 MiB, shared by the models
-// it serves), so that the garbage collector runs before the heap of a long
-// lazy run, mostly freed float64 buffers, doubles the memory it holds
-// (GOGC's default lets it), without bounding a larger problem's live heap.
-// Its cost is small: the heap is mostly pointer-free arrays, which the
-// collector does not scan.
-const backendMemoryLimit = 768 << 20
-
-// backendGCPercent is a built-in backend's GOGC unless GOGC sets one: the
-// heap may grow to three times what is live before the collector runs,
-// instead of twice. What the process keeps is small (the memo's signals of
-// the reductions in flight: the estimators forget their rows once done),
-// and what it allocates per call is large (a kernel's n x n, a pass's
-// activations), so that at the default the collector ran three times as
-// often as the live heap needs, and the runtime returned pages to the
-// system only to fault them in again at the next call.
-const backendGCPercent = 200
-
-// useBackendGC sets the collector to backendGCPercent unless GOGC is set,
-// and returns the function that restores the previous setting.
-func useBackendGC() (restore func()) {
-	if os.Getenv("GOGC") != "" {
-		return func() {}
-	}
-	prev := debug.SetGCPercent(backendGCPercent)
-	return func() { debug.SetGCPercent(prev) }
+	return backendplugin.ServeBuiltin(args[0])
 }
 
 // notifyContext returns a context cancelled on SIGINT or SIGTERM, so that a
@@ -219,60 +127,6 @@ type usageError struct{ err error }
 func (e usageError) Error() string        { return e.err.Error() }
 func (e usageError) Is(target error) bool { return target == framework.ErrUsage }
 
-// pluginLog passes the backend process's stderr on to w line by line,
-// calling before ahead of each line (to clear the progress bar) and dropping
-// the lines that repeat what vi's error message says.
-type pluginLog struct {
-	w      io.Writer
-	before func()
-
-	mu   sync.Mutex
-	part []byte // an incomplete last line
-}
-
-// redundant are substrings of go-plugin's log lines that vi's own error
-// message covers.
-var redundant = []string{"[ERROR] plugin: plugin process exited"}
-
-func (l *pluginLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.part = append(l.part, p...)
-	for {
-		i := bytes.IndexByte(l.part, '\n')
-		if i < 0 {
-			return len(p), nil
-		}
-		line := l.part[:i+1]
-		if !containsAny(line, redundant) {
-			if l.before != nil {
-				l.before()
-			}
-			l.w.Write(line)
-		}
-		l.part = l.part[i+1:]
-	}
-}
-
-// Flush writes an incomplete last line.
-func (l *pluginLog) Flush() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.part) > 0 && !containsAny(l.part, redundant) {
-		l.w.Write(append(l.part, '\n'))
-	}
-	l.part = nil
-}
-
-func containsAny(b []byte, subs []string) bool {
-	for _, s := range subs {
-		if bytes.Contains(b, []byte(s)) {
-			return true
-		}
-	}
-	return false
-}
-
 // backendSpec says which backend to run and how.
 type backendSpec struct {
 	name   string // for messages and the report
@@ -317,31 +171,12 @@ func newBackendSpec(name string, nameSet bool, plugin string) (backendSpec, erro
 		}
 		return backendSpec{name: name}, nil
 	}
-	fi, err := os.Stat(plugin)
-	if err != nil && !strings.ContainsRune(plugin, filepath.Separator) {
-		// A bare name that is no file here: an executable on PATH, as a
-		// shell finds it (--plugin lazyvi-torch).
-		found, lookErr := exec.LookPath(plugin)
-		if lookErr != nil {
-			return backendSpec{}, framework.Usagef("--plugin %s: no such file here, and no executable of that name on PATH", plugin)
-		}
-		plugin = found
-		fi, err = os.Stat(plugin)
-	}
-	switch {
-	case err != nil:
-		return backendSpec{}, framework.Usagef("--plugin %s: no such file", plugin)
-	case fi.IsDir():
-		return backendSpec{}, framework.Usagef("--plugin %s: is a directory, want an executable", plugin)
-	case fi.Mode()&0o111 == 0:
-		return backendSpec{}, framework.Usagef("--plugin %s: not executable", plugin)
+	plugin, err := backendplugin.FindPlugin(plugin)
+	if err != nil {
+		return backendSpec{}, fmt.Errorf("--plugin %w", err)
 	}
 	if !nameSet {
 		name = filepath.Base(plugin)
 	}
-	abs, err := filepath.Abs(plugin)
-	if err != nil {
-		return backendSpec{}, err
-	}
-	return backendSpec{name: name, plugin: abs}, nil
+	return backendSpec{name: name, plugin: plugin}, nil
 }
