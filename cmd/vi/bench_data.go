@@ -12,6 +12,7 @@ import (
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/progress"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/report"
 )
 
@@ -107,7 +108,7 @@ func (f *benchDataFlags) load(ctx context.Context) (*dataio.Dataset, []int, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	if foldsOf(part) >= 2 {
+	if pipeline.Folds(part) >= 2 {
 		return nil, nil, framework.Usagef("--split-column %s has fold numbers; vi bench data uses one train/evaluation split: mark the rows train or eval", f.splitColumn)
 	}
 	if _, err := d.Column(f.target); f.target != "" && err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"slices"
 
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
@@ -33,95 +32,12 @@ func (f *dataFlags) checkEval() error {
 // evalFlagsGiven says whether the flags give explicit evaluation rows.
 func (f *dataFlags) evalFlagsGiven() bool { return f.evalData != "" || f.splitColumn != "" }
 
-// loadEvalData reads the data of a run, CSV or Parquet, and prepares it
-// as prep says (dataio.Table.Prepare: columns, categories, missing cells):
-// path alone (nil partition), path with the evaluation rows of evalPath
-// joined after its own (dataio.JoinTables, every label 1), or path with
-// its split column read as the partition and left out
-// (pipeline.SplitPartition). The partition has a label for each row kept.
-// An input error in the response column is marked so (inResponse).
+// loadEvalData reads the data of a run and its evaluation rows
+// (pipeline.LoadData), with an input error in the response column marked
+// so (inResponse).
 func loadEvalData(ctx context.Context, path, evalPath, split string, prep dataio.PrepareOptions) (*dataio.Dataset, []int, error) {
-	d, part, target, err := readEvalData(ctx, path, evalPath, split, prep)
+	d, part, target, err := pipeline.LoadData(ctx, path, evalPath, split, prep)
 	return d, part, inResponse(err, target)
-}
-
-// readEvalData is loadEvalData without the response's mark on errors; it
-// returns the response column's name (prep.Target or the file's last
-// column besides the split column; "" when the file was not read).
-func readEvalData(ctx context.Context, path, evalPath, split string, prep dataio.PrepareOptions) (*dataio.Dataset, []int, string, error) {
-	t, err := dataio.LoadTable(ctx, path)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	target := prep.Target
-	for j := len(t.Columns) - 1; target == "" && j >= 0; j-- {
-		if name := t.Columns[j].Name; name != split {
-			target = name // the last column besides the split column
-		}
-	}
-	d, part, err := prepareEvalData(ctx, t, evalPath, split, prep)
-	return d, part, target, err
-}
-
-// prepareEvalData prepares table t (see loadEvalData).
-func prepareEvalData(ctx context.Context, t *dataio.Table, evalPath, split string, prep dataio.PrepareOptions) (*dataio.Dataset, []int, error) {
-	var err error
-	var labels []string // each table row's label; nil: no partition
-	switch {
-	case split != "":
-		var col *dataio.TableColumn
-		if t, col, err = t.Without(split); err != nil {
-			return nil, nil, err
-		}
-		if len(t.Columns) == 0 {
-			return nil, nil, &dataio.InputError{File: t.Source, Column: split, Msg: "the file has no column besides it"}
-		}
-		labels = make([]string, t.Rows)
-		for i := range labels {
-			labels[i], _ = col.Category(i)
-		}
-	case evalPath != "":
-		eval, err := dataio.LoadTable(ctx, evalPath)
-		if err != nil {
-			return nil, nil, err
-		}
-		train := t.Rows
-		if t, err = dataio.JoinTables(t, eval); err != nil {
-			return nil, nil, err
-		}
-		labels = make([]string, t.Rows)
-		for i := range labels {
-			labels[i] = "train"
-			if i >= train {
-				labels[i] = "eval"
-			}
-		}
-	}
-	d, err := t.Prepare(prep)
-	if err != nil || labels == nil {
-		return d, nil, err
-	}
-	if d.Encoding != nil {
-		kept := make([]string, len(d.Encoding.Rows))
-		for i, r := range d.Encoding.Rows {
-			kept[i] = labels[r]
-		}
-		labels = kept
-	}
-	if split == "" {
-		part := make([]int, len(labels))
-		for i, l := range labels {
-			if l == "eval" {
-				part[i] = 1
-			}
-		}
-		return d, part, nil
-	}
-	part, err := pipeline.SplitPartition(d.Source, split, labels)
-	if err != nil {
-		return nil, nil, err
-	}
-	return d, part, nil
 }
 
 // checkLoaded refuses what a network loaded with --opt weights= cannot be
@@ -135,7 +51,7 @@ func (r *dataRun) checkLoaded() error {
 		return framework.Usagef("--trained-elsewhere says where a loaded network (--opt %s=FILE) was trained; this run trains its own full model", pipeline.PretrainedOption)
 	case loaded && r.partition == nil && !r.trainedElsewhere:
 		return framework.Usagef("--opt %s= loads a network whose training rows vi does not know: judged on rows it may have been trained on, a network that fitted their noise makes null features look important; give rows it never saw with --eval-data FILE or --split-column COL, or --trained-elsewhere if none of --data's rows trained it", pipeline.PretrainedOption)
-	case loaded && foldsOf(r.partition) >= 2:
+	case loaded && pipeline.Folds(r.partition) >= 2:
 		return framework.Usagef("--split-column %s has fold numbers, but one loaded network (--opt %s=) cannot be cross-fitted (it was not trained on each fold's other rows): mark its rows train or eval", r.split, pipeline.PretrainedOption)
 	}
 	return nil
@@ -173,13 +89,4 @@ func evalFlagName(evalData string) string {
 		return "eval-data"
 	}
 	return "split-column"
-}
-
-// foldsOf returns the evaluation folds of a partition: 1 for one
-// explicit split, K for a split column's fold numbers, 0 for none.
-func foldsOf(part []int) int {
-	if len(part) == 0 {
-		return 0
-	}
-	return slices.Max(part)
 }

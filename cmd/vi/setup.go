@@ -44,7 +44,7 @@ func (f *dataFlags) setup(ctx context.Context, a *app, set map[string]bool, mode
 func (f *fitFlags) splitConfig(r *dataRun, saved *dataio.SavedModel, set map[string]bool, ests []framework.Estimator) (pipeline.Config, error) {
 	cfg := r.config(nil)
 	f.config(&cfg)
-	if foldsOf(r.partition) >= 2 {
+	if pipeline.Folds(r.partition) >= 2 {
 		return cfg, framework.Usagef("--split-column %s has fold numbers; vi %s uses one train/evaluation split: mark the rows train or eval", r.split, r.cmd)
 	}
 	if set["train-frac"] && r.partition != nil {
