@@ -247,7 +247,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if o.shardCount != 0 && o.shard != "auto" {
 		return framework.Usagef("--shard-count goes with --shard auto (--shard K/N says the count itself)")
 	}
-	shard, err := parseShard(o.shard, o.shardCount, os.Getenv)
+	shard, err := pipeline.ParseShard(o.shard, o.shardCount, os.Getenv)
 	if err != nil {
 		return err
 	}
