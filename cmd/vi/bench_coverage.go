@@ -14,6 +14,7 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 	"github.com/lazyvi/lazyvi/internal/progress"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/report"
 	"github.com/lazyvi/lazyvi/study/coverage"
 )
@@ -92,11 +93,11 @@ func (f *coverageFlags) config(ctx context.Context) (coverage.Config, error) {
 	if c.Data, err = f.semiData(ctx); err != nil {
 		return c, err
 	}
-	if c.Estimators, err = lookupEstimators(f.estimators); err != nil {
+	if c.Estimators, err = pipeline.LookupEstimators(f.estimators); err != nil {
 		return c, err
 	}
 	if f.lazyFolds != 0 {
-		if c.Estimators, err = configure(c.Estimators, map[string]string{"folds": strconv.Itoa(f.lazyFolds)}); err != nil {
+		if c.Estimators, err = pipeline.ConfigureEstimators(c.Estimators, map[string]string{"folds": strconv.Itoa(f.lazyFolds)}); err != nil {
 			return c, err
 		}
 	}

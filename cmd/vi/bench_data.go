@@ -82,7 +82,7 @@ func (f *benchDataFlags) check(set map[string]bool) (backendSpec, []framework.Es
 		return backendSpec{}, nil, err
 	}
 	spec.process = f.process
-	ests, err := lookupEstimators(f.estimators)
+	ests, err := pipeline.LookupEstimators(f.estimators)
 	if err != nil {
 		return backendSpec{}, nil, err
 	}
@@ -93,7 +93,7 @@ func (f *benchDataFlags) check(set map[string]bool) (backendSpec, []framework.Es
 	if f.lazyMem > 0 {
 		settings["lazy-mem"] = strconv.Itoa(f.lazyMem)
 	}
-	ests, err = configure(ests, settings)
+	ests, err = pipeline.ConfigureEstimators(ests, settings)
 	return spec, ests, err
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/lazyvi/lazyvi/bench"
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/progress"
+	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/plot"
 	"github.com/lazyvi/lazyvi/report"
 	"github.com/lazyvi/lazyvi/simulate"
@@ -92,7 +93,7 @@ func (f *speedFlags) check() (plotFormat string, sizes []int, ests []framework.E
 	if sizes, err = intList(f.ns, "--n"); err != nil {
 		return "", nil, nil, err
 	}
-	if ests, err = lookupEstimators(f.estimators); err != nil {
+	if ests, err = pipeline.LookupEstimators(f.estimators); err != nil {
 		return "", nil, nil, err
 	}
 	settings := map[string]string{"lazy-precision": f.lazyPrecision}
@@ -108,7 +109,7 @@ func (f *speedFlags) check() (plotFormat string, sizes []int, ests []framework.E
 	if f.nFeatures < 0 {
 		return "", nil, nil, framework.Usagef("--features must be at least 0, got %d", f.nFeatures)
 	}
-	if ests, err = configure(ests, settings); err != nil {
+	if ests, err = pipeline.ConfigureEstimators(ests, settings); err != nil {
 		return "", nil, nil, err
 	}
 	if f.workers < 1 {

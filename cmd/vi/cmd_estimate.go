@@ -308,7 +308,7 @@ func (o *estimateOptions) config(r *dataRun, d *dataio.Dataset, saved *dataio.Sa
 // in a subprocess), runs the estimators and writes the report and the
 // figure.
 func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *dataio.Dataset, cfg pipeline.Config, eopt pipeline.EstimateOptions, ests []framework.Estimator, id *runID, pf *preflight) (err error) {
-	prog := r.progress(strings.Join(estimatorNames(ests), "/"))
+	prog := r.progress(strings.Join(pipeline.EstimatorNames(ests), "/"))
 	defer prog.Close()
 	be, closeBackend, err := r.open(ctx, prog)
 	if err != nil {
@@ -326,7 +326,7 @@ func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *d
 	if note != "" {
 		prog.Clear()
 		fmt.Fprintln(a.stderr, note)
-		prog.SetLabel(strings.Join(estimatorNames(ests), "/"))
+		prog.SetLabel(strings.Join(pipeline.EstimatorNames(ests), "/"))
 	}
 
 	r.training(prog, d)

@@ -122,7 +122,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 		return err
 	}
 
-	prog := r.progress("roar " + strings.Join(estimatorNames(ests), "/"))
+	prog := r.progress("roar " + strings.Join(pipeline.EstimatorNames(ests), "/"))
 	defer prog.Close()
 	be, closeBackend, err := r.start(ctx, prog, d, ests)
 	if err != nil {
@@ -160,7 +160,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 		return err
 	}
 	var buf bytes.Buffer
-	if err := report.WriteROAR(&buf, rep, r.format, estimatorNames(ests)); err != nil {
+	if err := report.WriteROAR(&buf, rep, r.format, pipeline.EstimatorNames(ests)); err != nil {
 		return err
 	}
 	// The report first: a plot that fails cannot cost the results.

@@ -150,7 +150,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err := pipeline.CheckRun(d, cfg, r.measure, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Level: o.fit.level}}); err != nil {
 		return err
 	}
-	if t, _, ok := responseTask(d, r.target, r.task); ok && t == framework.Multiclass {
+	if t, _, ok := pipeline.ResponseTask(d, r.target, r.task); ok && t == framework.Multiclass {
 		return errShapleyMulticlass(d.Source)
 	}
 	players, err := shapley.Players(d, cfg)
@@ -161,7 +161,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 		return err
 	}
 
-	prog := r.progress("shapley-" + strings.Join(estimatorNames(reds), "/"))
+	prog := r.progress("shapley-" + strings.Join(pipeline.EstimatorNames(reds), "/"))
 	defer prog.Close()
 	be, closeBackend, err := r.start(ctx, prog, d, reds)
 	if err != nil {

@@ -257,7 +257,7 @@ func (r *dataRun) load(ctx context.Context) (*dataio.Dataset, error) {
 	} else if d, r.partition, err = loadEvalData(ctx, r.data, r.evalData, r.split, r.prepare()); err != nil {
 		return nil, runError(ctx, err)
 	}
-	if err := checkMeasureFits(d, r.target, r.task, r.measure); err != nil {
+	if err := pipeline.CheckMeasure(d, r.target, r.task, r.measure); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -288,7 +288,7 @@ func (r *dataRun) open(ctx context.Context, prog *progress.Meter) (framework.Bac
 
 // checkBackend is checkBackend on the run's backend, response and options.
 func (r *dataRun) checkBackend(be framework.Backend, d *dataio.Dataset, ests []framework.Estimator) error {
-	return checkBackend(r.backend.name, be, d, r.target, r.task, ests, r.opts)
+	return pipeline.CheckBackend(r.backend.name, be, d, r.target, r.task, ests, r.opts)
 }
 
 // config is the run's pipeline.Config as far as the shared flags say.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // settingFlags are the flags of the estimators' settings: one per setting
@@ -77,24 +78,11 @@ func (s *settingFlags) check() error {
 // lookup resolves a comma-separated list of estimator names and configures
 // each with the settings given.
 func (s *settingFlags) lookup(list string) ([]framework.Estimator, error) {
-	ests, err := lookupEstimators(list)
+	ests, err := pipeline.LookupEstimators(list)
 	if err != nil {
 		return nil, err
 	}
-	return configure(ests, s.given())
-}
-
-// configure applies settings to the estimators that have them.
-func configure(ests []framework.Estimator, settings map[string]string) ([]framework.Estimator, error) {
-	out := make([]framework.Estimator, len(ests))
-	for i, e := range ests {
-		c, err := framework.Configure(e, settings)
-		if err != nil {
-			return nil, fmt.Errorf("--%w", err)
-		}
-		out[i] = c
-	}
-	return out, nil
+	return pipeline.ConfigureEstimators(ests, s.given())
 }
 
 // settingValue is a setting's flag: its string, checked by the estimators.
@@ -103,54 +91,17 @@ type settingValue string
 func (v *settingValue) String() string     { return string(*v) }
 func (v *settingValue) Set(s string) error { *v = settingValue(strings.TrimSpace(s)); return nil }
 
-// fitsList returns the estimators among ests that run on a backend with
-// caps, and what each of the others lacks.
-func fitsList(ests []framework.Estimator, caps framework.Capabilities) (fit []framework.Estimator, lacking map[string][]string) {
-	lacking = map[string][]string{}
-	for _, e := range ests {
-		if ok, missing := caps.Runs(e); ok {
-			fit = append(fit, e)
-		} else {
-			lacking[e.Name()] = missing
-		}
-	}
-	return fit, lacking
-}
-
 func rows(d *dataio.Dataset) int {
 	r, _ := d.X.Dims()
 	return r
 }
 
-// lookupEstimators resolves a comma-separated list of estimator names.
-func lookupEstimators(list string) ([]framework.Estimator, error) {
-	var out []framework.Estimator
-	seen := map[string]bool{}
-	for _, name := range strings.Split(list, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		if seen[name] {
-			return nil, framework.Usagef("--estimators: %q given twice", name)
-		}
-		seen[name] = true
-		e, err := framework.LookupEstimator(name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
+// fittingEstimators is pipeline.FittingEstimators with its note as vi
+// says it.
+func fittingEstimators(name string, caps framework.Capabilities, ests []framework.Estimator) ([]framework.Estimator, string) {
+	out, note := pipeline.FittingEstimators(name, caps, ests)
+	if note != "" {
+		note = "vi: " + note
 	}
-	if len(out) == 0 {
-		return nil, framework.Usagef("--estimators is empty (registered: %s)", strings.Join(framework.Estimators(), ", "))
-	}
-	return out, nil
-}
-
-func estimatorNames(ests []framework.Estimator) []string {
-	out := make([]string, len(ests))
-	for i, e := range ests {
-		out[i] = e.Name()
-	}
-	return out
+	return out, note
 }

@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"fmt"
@@ -10,13 +10,15 @@ import (
 
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
-	"github.com/lazyvi/lazyvi/pipeline"
 )
 
-// checkMeasureFits reports, before any model is trained, a measure that
-// does not fit the response's task. An unknown target is left to Prepare.
-func checkMeasureFits(d *dataio.Dataset, target string, task *framework.Task, m framework.Measure) error {
-	t, col, ok := responseTask(d, target, task)
+// CheckMeasure reports, before any model is trained, a measure that does
+// not fit the task of d's response (target, or the last column; task, or
+// inferred): an input error naming the column and the measures that fit.
+// An unknown target and a nil measure pass (Prepare reports the one, the
+// task's default measure fits).
+func CheckMeasure(d *dataio.Dataset, target string, task *framework.Task, m framework.Measure) error {
+	t, col, ok := ResponseTask(d, target, task)
 	if !ok || m == nil || m.Supports(t) {
 		return nil
 	}
@@ -38,9 +40,10 @@ func checkMeasureFits(d *dataio.Dataset, target string, task *framework.Task, m 
 			m.Name(), kind, t, strings.Join(fit, ", "))}
 }
 
-// responseTask returns the task of the response column (forced or
-// inferred) and its name; ok is false when the target is not in d.
-func responseTask(d *dataio.Dataset, target string, task *framework.Task) (framework.Task, string, bool) {
+// ResponseTask returns the task of d's response column (target, or the
+// last column) and its name: task when given, else inferred (InferTask);
+// ok is false when the target is not in d.
+func ResponseTask(d *dataio.Dataset, target string, task *framework.Task) (framework.Task, string, bool) {
 	j := len(d.Names) - 1
 	if target != "" {
 		var err error
@@ -51,13 +54,16 @@ func responseTask(d *dataio.Dataset, target string, task *framework.Task) (frame
 	if task != nil {
 		return *task, d.Names[j], true
 	}
-	return pipeline.InferTask(mat.Col(nil, j, d.X)), d.Names[j], true
+	return InferTask(mat.Col(nil, j, d.X)), d.Names[j], true
 }
 
-// checkBackend reports usage errors that the backend's description reveals
-// before the full model is trained: unknown options, a binary response for a
-// backend without classification, lazy without gradients.
-func checkBackend(name string, b framework.Backend, d *dataio.Dataset, target string, task *framework.Task, ests []framework.Estimator, opts map[string]string) error {
+// CheckBackend reports the usage errors that backend b's description
+// (its Options and Capabilities) reveals before the full model is trained:
+// an option in opts it does not have, a 0/1 or class-label response of d
+// (target, task as ResponseTask) for a backend without classification,
+// an estimator of ests it cannot run (lazy without gradients). name is
+// the backend's name in the messages, which are worded as vi's flags.
+func CheckBackend(name string, b framework.Backend, d *dataio.Dataset, target string, task *framework.Task, ests []framework.Estimator, opts map[string]string) error {
 	if known := b.Options(); len(known) > 0 {
 		var names []string
 		for _, o := range known {
@@ -75,13 +81,13 @@ func checkBackend(name string, b framework.Backend, d *dataio.Dataset, target st
 		}
 	}
 	caps := b.Capabilities()
-	if t, _, ok := responseTask(d, target, task); ok && t == framework.Binary && !caps.Classification {
+	if t, _, ok := ResponseTask(d, target, task); ok && t == framework.Binary && !caps.Classification {
 		return framework.Usagef("backend %s does not do binary classification (the response of %s is 0/1; --task regression treats it as a number)", name, d.Source)
 	}
-	if t, _, ok := responseTask(d, target, task); ok && t == framework.Multiclass && !caps.Multiclass {
+	if t, _, ok := ResponseTask(d, target, task); ok && t == framework.Multiclass && !caps.Multiclass {
 		return framework.Usagef("backend %s does not do multiclass classification (the response of %s is class labels 0..K-1; --task regression treats it as a number)", name, d.Source)
 	}
-	_, lacking := fitsList(ests, caps)
+	_, lacking := runnable(ests, caps)
 	if len(lacking) > 0 {
 		var need []string
 		for _, e := range ests {
@@ -129,10 +135,12 @@ func lackingWhat(need []string, lacking map[string][]string) string {
 	return strings.Join(parts, " or ")
 }
 
-// fittingEstimators drops from the default estimators those that the
-// backend cannot run, and returns a note saying so.
-func fittingEstimators(name string, caps framework.Capabilities, ests []framework.Estimator) ([]framework.Estimator, string) {
-	out, lacking := fitsList(ests, caps)
+// FittingEstimators drops from ests (a default list) those that a backend
+// with caps cannot run, and returns a note saying so, naming the backend
+// name ("" when none is dropped). When it would drop all, it keeps ests
+// for CheckBackend to refuse.
+func FittingEstimators(name string, caps framework.Capabilities, ests []framework.Estimator) ([]framework.Estimator, string) {
+	out, lacking := runnable(ests, caps)
 	if len(lacking) == 0 || len(out) == 0 {
 		return ests, ""
 	}
@@ -147,6 +155,6 @@ func fittingEstimators(name string, caps framework.Capabilities, ests []framewor
 			dropped = append(dropped, e.Name())
 		}
 	}
-	return out, fmt.Sprintf("vi: backend %s has no %s: estimating with %s (not %s)",
-		name, strings.Join(what, " or "), strings.Join(estimatorNames(out), ", "), strings.Join(dropped, ", "))
+	return out, fmt.Sprintf("backend %s has no %s: estimating with %s (not %s)",
+		name, strings.Join(what, " or "), strings.Join(EstimatorNames(out), ", "), strings.Join(dropped, ", "))
 }

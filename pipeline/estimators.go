@@ -1,0 +1,74 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lazyvi/lazyvi/framework"
+)
+
+// LookupEstimators resolves a comma-separated list of registered
+// estimator names ("lazy,dropout,retrain"), in its order. A name given
+// twice, an unknown name and an empty list are usage errors, worded as
+// vi's --estimators.
+func LookupEstimators(list string) ([]framework.Estimator, error) {
+	var out []framework.Estimator
+	seen := map[string]bool{}
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if seen[name] {
+			return nil, framework.Usagef("--estimators: %q given twice", name)
+		}
+		seen[name] = true
+		e, err := framework.LookupEstimator(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	if len(out) == 0 {
+		return nil, framework.Usagef("--estimators is empty (registered: %s)", strings.Join(framework.Estimators(), ", "))
+	}
+	return out, nil
+}
+
+// ConfigureEstimators applies settings (a setting's name to its value) to
+// the estimators that have them (framework.Configure); an error names the
+// setting as vi's flag of that name.
+func ConfigureEstimators(ests []framework.Estimator, settings map[string]string) ([]framework.Estimator, error) {
+	out := make([]framework.Estimator, len(ests))
+	for i, e := range ests {
+		c, err := framework.Configure(e, settings)
+		if err != nil {
+			return nil, fmt.Errorf("--%w", err)
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// EstimatorNames returns the estimators' names, in order.
+func EstimatorNames(ests []framework.Estimator) []string {
+	out := make([]string, len(ests))
+	for i, e := range ests {
+		out[i] = e.Name()
+	}
+	return out
+}
+
+// runnable returns the estimators among ests that run on a backend with
+// caps, and what each of the others lacks (framework.Capabilities.Runs).
+func runnable(ests []framework.Estimator, caps framework.Capabilities) (fit []framework.Estimator, lacking map[string][]string) {
+	lacking = map[string][]string{}
+	for _, e := range ests {
+		if ok, missing := caps.Runs(e); ok {
+			fit = append(fit, e)
+		} else {
+			lacking[e.Name()] = missing
+		}
+	}
+	return fit, lacking
+}
