@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/lazyvi/lazyvi/dataio"
@@ -87,11 +85,11 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 		return err
 	}
 	set, groups, onehot := pf.set, pf.groups, pf.onehot
-	orderings, err := parseOrderings(o.ordering)
+	orderings, err := roar.ParseOrderings(o.ordering)
 	if err != nil {
 		return err
 	}
-	fractions, err := parseFractions(o.fractions)
+	fractions, err := roar.ParseFractions(o.fractions)
 	if err != nil {
 		return err
 	}
@@ -137,7 +135,7 @@ func (o *roarOptions) run(ctx context.Context, a *app, cmd *Command, args []stri
 	defer p.Close()
 	measure := r.measure
 	if measure == nil {
-		if measure, err = framework.LookupMeasure(roarDefaultMeasure(p.Task)); err != nil {
+		if measure, err = framework.LookupMeasure(roar.DefaultMeasure(p.Task)); err != nil {
 			return err
 		}
 	}
@@ -182,55 +180,4 @@ func roarFinite(rep *roar.Report) error {
 		}
 	}
 	return nil
-}
-
-func parseOrderings(s string) ([]string, error) {
-	var out []string
-	for _, o := range strings.Split(s, ",") {
-		o = strings.ToLower(strings.TrimSpace(o))
-		if o == "" {
-			continue
-		}
-		if !slices.Contains(roar.Orderings, o) {
-			return nil, framework.Usagef("unknown --ordering %q (want %s)", o, strings.Join(roar.Orderings, ", "))
-		}
-		if slices.Contains(out, o) {
-			return nil, framework.Usagef("--ordering: %q given twice", o)
-		}
-		out = append(out, o)
-	}
-	if len(out) == 0 {
-		return nil, framework.Usagef("--ordering is empty (want %s)", strings.Join(roar.Orderings, ", "))
-	}
-	return out, nil
-}
-
-func parseFractions(s string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		v, err := strconv.ParseFloat(f, 64)
-		if err != nil || !(v > 0 && v <= 1) {
-			return nil, framework.Usagef("--fractions: %q is not a fraction in (0, 1]", f)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, framework.Usagef("--fractions is empty")
-	}
-	return out, nil
-}
-
-// roarDefaultMeasure is vi roar's measure without --measure: accuracy for
-// classification, the measure of the ROAR benchmark (Hooker et al.), whose
-// curves read as the share of rows a model still gets right; mse for
-// regression.
-func roarDefaultMeasure(t framework.Task) string {
-	if t == framework.Binary || t == framework.Multiclass {
-		return "accuracy"
-	}
-	return t.DefaultMeasure()
 }
