@@ -153,22 +153,12 @@ func (f *benchDataFlags) run(ctx context.Context, a *app) error {
 		name = "" // the report's default
 	}
 	prog.SetStatus("bench data: training the full model")
-	run, vis, err := bench.Time(ctx, bench.Input{Data: d, Partition: part, Target: f.target, Backend: name},
+	rep, err := bench.Data(ctx, bench.Input{Data: d, Partition: part, Target: f.target, Backend: name},
 		bench.Options{Backend: be, Options: opts, Estimators: ests, Workers: f.workers, Features: f.nFeatures, Seed: f.seed, Progress: prog.Update})
 	if err != nil {
 		return err
 	}
 	prog.Clear()
-	run.Case = "data"
-	rep := bench.DataReport{Report: run, Source: d.Source, Target: f.target}
-	if rep.Target == "" {
-		rep.Target = d.Names[len(d.Names)-1]
-	}
-	for _, e := range ests {
-		if e.Name() != "retrain" {
-			rep.Agreement = append(rep.Agreement, bench.Agree(e.Name(), vis[e.Name()], vis["retrain"]))
-		}
-	}
 	var buf bytes.Buffer
 	if f.format == "json" {
 		if err := report.WriteJSON(&buf, rep); err != nil {

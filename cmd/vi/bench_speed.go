@@ -133,25 +133,10 @@ func (f *speedFlags) run(ctx context.Context, a *app) error {
 		return err
 	}
 	defer closeBackend()
-	var runs []bench.Report
-	for _, n := range sizes {
-		for _, w := range strings.Split(f.widths, ",") {
-			hidden := strings.ReplaceAll(strings.TrimSpace(w), ":", ",")
-			sim, err := simulate.Generate(f.setting, n, f.rho, f.seed)
-			if err != nil {
-				return err
-			}
-			prog.SetStatus(fmt.Sprintf("bench %s: n %d, width %s: training the full model", f.setting, n, hidden))
-			opts := map[string]string{"hidden": hidden}
-			if f.epochs > 0 {
-				opts["epochs"] = strconv.Itoa(f.epochs)
-			}
-			r, err := bench.Simulated(ctx, sim, bench.Options{Backend: be, Options: opts, Estimators: ests, Workers: f.workers, Features: f.nFeatures, Seed: f.seed, Progress: prog.Update})
-			if err != nil {
-				return err
-			}
-			runs = append(runs, r)
-		}
+	sweep := bench.Sweep{Setting: f.setting, Sizes: sizes, Widths: bench.Widths(f.widths), Rho: f.rho, Epochs: f.epochs, Status: prog.SetStatus}
+	runs, err := sweep.Run(ctx, bench.Options{Backend: be, Estimators: ests, Workers: f.workers, Features: f.nFeatures, Seed: f.seed, Progress: prog.Update})
+	if err != nil {
+		return err
 	}
 	prog.Clear()
 	var buf bytes.Buffer
