@@ -46,4 +46,3 @@ func TestWidths(t *testing.T) {
 		t.Errorf("Widths: %q", got)
 	}
 }
-
