@@ -12,6 +12,7 @@ import (
 	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/flagmsg"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/plot"
 	"github.com/lazyvi/lazyvi/report"
@@ -353,7 +354,7 @@ func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *d
 	if rep.Full.Architecture == "" {
 		rep.Full.Hidden = fullHidden(rep, be, r.opts)
 	}
-	flagWarnings(rep.Warnings)
+	flagmsg.Warnings(rep.Warnings)
 	printWarnings(a.stderr, rep)
 
 	var buf bytes.Buffer

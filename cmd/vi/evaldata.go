@@ -5,6 +5,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/flagmsg"
 	"github.com/lazyvi/lazyvi/pipeline"
 )
 
@@ -37,7 +38,7 @@ func (f *dataFlags) evalFlagsGiven() bool { return f.evalData != "" || f.splitCo
 // so (inResponse).
 func loadEvalData(ctx context.Context, path, evalPath, split string, prep dataio.PrepareOptions) (*dataio.Dataset, []int, error) {
 	d, part, target, err := pipeline.LoadData(ctx, path, evalPath, split, prep)
-	return d, part, inResponse(err, target)
+	return d, part, flagmsg.InResponse(err, target)
 }
 
 // checkLoaded refuses what a network loaded with --opt weights= cannot be

@@ -39,6 +39,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/flagmsg"
 	"github.com/lazyvi/lazyvi/internal/profile"
 )
 
@@ -201,7 +202,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			cmd.Usage(stdout, false)
 			return exitOK
 		}
-		return a.report(framework.Usagef("%s: %v%s (run 'vi help %s')", cmd.Name(), err, flagSuggestion(&cmd.Flag, err), cmd.Name()))
+		return a.report(framework.Usagef("%s: %v%s (run 'vi help %s')", cmd.Name(), err, flagmsg.Suggestion(&cmd.Flag, err), cmd.Name()))
 	}
 	ctx, stop := notifyContext(stderr)
 	defer stop()
@@ -209,13 +210,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // report prints err as one line, the library's names of settings replaced
-// by the flags that set them (see flagError), and returns its exit code.
+// by the flags that set them (flagmsg.Error), and returns its exit code.
 func (a *app) report(err error) int {
 	if err == nil {
 		return exitOK
 	}
-	msg := strings.Join(strings.Fields(flagError(err)), " ")
-	if hint := inputHint(err); hint != "" {
+	msg := strings.Join(strings.Fields(flagmsg.Error(err)), " ")
+	if hint := flagmsg.InputHint(err); hint != "" {
 		msg += "; " + hint
 	}
 	fmt.Fprintf(a.stderr, "vi: %s\n", msg)

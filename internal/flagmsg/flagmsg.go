@@ -1,4 +1,8 @@
-package main
+// Package flagmsg words the library's errors and warnings in terms of vi's
+// flags: a setting's name becomes the flag that sets it, bad input gets a
+// hint naming the flags that would read it, a mistyped flag a
+// suggestion.
+package flagmsg
 
 import (
 	"errors"
@@ -13,9 +17,9 @@ import (
 	"github.com/lazyvi/lazyvi/pipeline"
 )
 
-// fieldFlags are the flags that set the library's settings, by the names
+// FieldFlags are the flags that set the library's settings, by the names
 // that the library's errors give them (framework.FieldError).
-var fieldFlags = map[string]string{
+var FieldFlags = map[string]string{
 	"Config.TrainFrac":         "--train-frac",
 	"Config.Backend":           "--backend",
 	"Config.CrossFit":          "--crossfit",
@@ -39,15 +43,15 @@ var choiceFlags = map[string]string{
 	"adjustment": "--adjust",
 }
 
-// flagError returns err's message with the library's name of a setting
+// Error returns err's message with the library's name of a setting
 // replaced by the flag that sets it: "Config.TrainFrac must be in (0, 1)"
 // becomes "--train-frac must be in (0, 1)", "unknown inference "x""
 // "unknown --inference "x"".
-func flagError(err error) string {
+func Error(err error) string {
 	msg := err.Error()
 	var fe *framework.FieldError
 	if errors.As(err, &fe) {
-		if name, ok := fieldFlags[fe.Field]; ok {
+		if name, ok := FieldFlags[fe.Field]; ok {
 			msg = strings.Replace(msg, fe.Error(), name+" "+fe.Msg, 1)
 		}
 	}
@@ -79,9 +83,9 @@ var adviceFlags = []struct {
 	{regexp.MustCompile(`; raise its epoch cap$`), "; raise --epochs"},
 }
 
-// flagWarnings rewords the advice of the warnings ws in terms of vi's
+// Warnings rewords the advice of the warnings ws in terms of vi's
 // flags, in place.
-func flagWarnings(ws []string) {
+func Warnings(ws []string) {
 	for i, w := range ws {
 		for _, a := range adviceFlags {
 			w = a.advice.ReplaceAllString(w, a.flags)
@@ -96,9 +100,9 @@ type responseError struct{ error }
 
 func (e responseError) Unwrap() error { return e.error }
 
-// inResponse marks err as a responseError when it is an input error in
+// InResponse marks err as a responseError when it is an input error in
 // column target.
-func inResponse(err error, target string) error {
+func InResponse(err error, target string) error {
 	var ie *dataio.InputError
 	if target != "" && errors.As(err, &ie) && ie.Column == target {
 		return responseError{err}
@@ -106,11 +110,11 @@ func inResponse(err error, target string) error {
 	return err
 }
 
-// inputHint says what to do about bad input that vi could not read: a
+// InputHint says what to do about bad input that vi could not read: a
 // text column or a missing value in a file read as numbers only, whose
 // message does not already name the flags that would read it. It returns
 // "" for other errors.
-func inputHint(err error) string {
+func InputHint(err error) string {
 	if msg := err.Error(); strings.Contains(msg, "--categorical") || strings.Contains(msg, "--missing") {
 		return ""
 	}
@@ -131,10 +135,10 @@ func inputHint(err error) string {
 	return ""
 }
 
-// flagSuggestion is "; did you mean --NAME?" for a parse error of fs that
+// Suggestion is "; did you mean --NAME?" for a parse error of fs that
 // names an undefined flag near one of fs's ("--estimator" for
 // --estimators), else "".
-func flagSuggestion(fs *flag.FlagSet, err error) string {
+func Suggestion(fs *flag.FlagSet, err error) string {
 	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
 	if !ok {
 		return ""
