@@ -40,6 +40,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/flagmsg"
+	"github.com/lazyvi/lazyvi/internal/interrupt"
 	"github.com/lazyvi/lazyvi/internal/profile"
 )
 
@@ -204,7 +205,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return a.report(framework.Usagef("%s: %v%s (run 'vi help %s')", cmd.Name(), err, flagmsg.Suggestion(&cmd.Flag, err), cmd.Name()))
 	}
-	ctx, stop := notifyContext(stderr)
+	ctx, stop := interrupt.Context(stderr, "vi")
 	defer stop()
 	return a.report(cmd.Run(ctx, a, cmd.Flag.Args()))
 }

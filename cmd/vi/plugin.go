@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/lazyvi/lazyvi/backendplugin"
@@ -77,49 +74,6 @@ func serveBackend(args []string) error {
 	}
 	return backendplugin.ServeBuiltin(args[0])
 }
-
-// notifyContext returns a context cancelled on SIGINT or SIGTERM, so that a
-// run stops its workers and any backend subprocess before exiting. A
-// second signal while that cleanup runs ends the process at once (exit
-// code 1, saying so on stderr): a backend subprocess dies with vi. So does
-// a cleanup still running stopGrace after the first signal (a stage deep
-// in a computation that does not look at its context): one signal ends
-// vi within seconds, whatever it was doing; the checkpoint keeps every
-// reduced model finished before it.
-func notifyContext(stderr io.Writer) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-sig:
-			cancel()
-		case <-done:
-			return
-		}
-		grace := time.NewTimer(stopGrace)
-		defer grace.Stop()
-		select {
-		case <-sig:
-			fmt.Fprintln(stderr, "vi: interrupted again: exiting without cleanup")
-			os.Exit(exitError)
-		case <-grace.C:
-			fmt.Fprintf(stderr, "vi: interrupted: still stopping after %v: exiting without cleanup\n", stopGrace)
-			os.Exit(exitError)
-		case <-done:
-		}
-	}()
-	return ctx, func() {
-		signal.Stop(sig)
-		close(done)
-		cancel()
-	}
-}
-
-// stopGrace is how long vi waits, after a signal, for a run to stop of
-// itself before it exits regardless.
-var stopGrace = 4 * time.Second
 
 // usageError marks err as the user's mistake (exit code 2).
 type usageError struct{ err error }

@@ -11,7 +11,7 @@ import (
 )
 
 // TestInterruptStoppedBackend: with the backend stopped (SIGSTOP: it
-// answers nothing), an interrupt ends vi after stopGrace (4 s), before the
+// answers nothing), an interrupt ends vi after interrupt.Grace (4 s), before the
 // release grace (5 s) and not after the 30 s hang timeout per model, and a
 // second interrupt ends it at once; either way with exit code 1 and the
 // backend gone.
