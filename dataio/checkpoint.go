@@ -232,6 +232,36 @@ func (c *FileCheckpoint) Remove() error {
 	return nil
 }
 
+// Finish ends the run the checkpoint served, which failed with runErr
+// (nil: it succeeded), and returns the run's error: after a failure that
+// running the same command again can get past (an interrupt, a backend
+// that died) it keeps the file when it holds anything and says so in the
+// error; after a success, after a failure that the same command would meet
+// again (bad input or settings, a non-finite result: framework.ErrUsage,
+// framework.ErrNonFinite), and when there is nothing to keep, it removes
+// the file. A nil checkpoint (a run without one) returns runErr.
+func (c *FileCheckpoint) Finish(runErr error) error {
+	if c == nil {
+		return runErr
+	}
+	if runErr != nil {
+		if n := c.Len(); n > 0 && resumable(runErr) {
+			c.Close()
+			return fmt.Errorf("%w (%d finished reduced models are kept in %s: the same command resumes from them)", runErr, n, c.path)
+		}
+		c.Remove()
+		return runErr
+	}
+	return c.Remove()
+}
+
+// resumable reports whether running the same command again, from the
+// checkpoint, could succeed where err failed: not for bad input or
+// settings and not for a non-finite result, which come back the same.
+func resumable(err error) bool {
+	return !errors.Is(err, framework.ErrUsage) && !errors.Is(err, framework.ErrNonFinite)
+}
+
 // rowMajor returns the entries of m row by row.
 func rowMajor(m *mat.Dense) []float64 {
 	rows, cols := m.Dims()

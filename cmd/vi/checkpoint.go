@@ -3,13 +3,11 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"flag"
 	"fmt"
 	"slices"
 
 	"github.com/lazyvi/lazyvi/dataio"
-	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/progress"
 )
 
@@ -38,27 +36,6 @@ func openCheckpoint(a *app, id *runID, out string, prog *progress.Meter) (*datai
 		fmt.Fprintf(a.stderr, "vi: resuming from %s: %d reduced models already done\n", out+".partial", n)
 	}
 	return c, nil
-}
-
-// finishCheckpoint ends a checkpoint's run: after a failure that a resume
-// can get past (an interrupt, a backend that died) it keeps the file when
-// it holds anything and says so in the (one-line) error; after a success,
-// after a failure that the same command would meet again (bad input or
-// flags, a non-finite result), and when there is nothing to keep, it
-// removes the file.
-func finishCheckpoint(c *dataio.FileCheckpoint, out string, runErr error) error {
-	if c == nil {
-		return runErr
-	}
-	if runErr != nil {
-		if n := c.Len(); n > 0 && resumable(runErr) {
-			c.Close()
-			return fmt.Errorf("%w (%d finished reduced models are kept in %s: the same command resumes from them)", runErr, n, out+".partial")
-		}
-		c.Remove()
-		return runErr
-	}
-	return c.Remove()
 }
 
 // runID is what a run's fingerprints hash besides its flags, each computed
@@ -118,11 +95,4 @@ func (id *runID) fingerprint(skip ...string) string {
 		}
 	})
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// resumable reports whether running the same command again, from the
-// checkpoint, could succeed where err failed: not for bad input or flags
-// and not for a non-finite result, which come back the same.
-func resumable(err error) bool {
-	return !errors.Is(err, framework.ErrUsage) && !errors.Is(err, framework.ErrNonFinite)
 }

@@ -349,7 +349,7 @@ func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *d
 	rep, err := pipeline.Run(ctx, d, cfg, r.measure, ests, eopt)
 	prog.Clear()
 	if err != nil {
-		return finishCheckpoint(ckpt, r.out, runError(ctx, err))
+		return ckpt.Finish(runError(ctx, err))
 	}
 	if rep.Full.Architecture == "" {
 		rep.Full.Hidden = fullHidden(rep, be, r.opts)
@@ -365,7 +365,7 @@ func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *d
 	if err := r.emit(&buf); err != nil {
 		return err
 	}
-	if err := finishCheckpoint(ckpt, r.out, nil); err != nil {
+	if err := ckpt.Finish(nil); err != nil {
 		return err
 	}
 	return a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Forest(rep, r.targetName(d)).Write(w, pf.plotFormat) })

@@ -186,7 +186,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 		err = shapleyFinite(rep)
 	}
 	if err != nil {
-		return finishCheckpoint(ckpt, r.out, runError(ctx, err))
+		return ckpt.Finish(runError(ctx, err))
 	}
 
 	var buf bytes.Buffer
@@ -197,7 +197,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	if err := r.emit(&buf); err != nil {
 		return err
 	}
-	if err := finishCheckpoint(ckpt, r.out, nil); err != nil {
+	if err := ckpt.Finish(nil); err != nil {
 		return err
 	}
 	return a.writePlot(o.plot, "forest plot", func(w io.Writer) error { return plot.Shapley(rep, r.targetName(d)).Write(w, pf.plotFormat) })
