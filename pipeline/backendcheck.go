@@ -95,14 +95,7 @@ func CheckBackend(name string, b framework.Backend, d *dataio.Dataset, target st
 				need = append(need, e.Name())
 			}
 		}
-		var fit []string
-		for _, name := range framework.Estimators() {
-			if e, err := framework.LookupEstimator(name); err == nil {
-				if ok, _ := caps.Runs(e); ok {
-					fit = append(fit, name)
-				}
-			}
-		}
+		fit := RunnableEstimators(caps)
 		verb := "needs"
 		if len(need) > 1 {
 			verb = "need"

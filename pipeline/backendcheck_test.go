@@ -94,3 +94,15 @@ func TestCheckMeasureAndBackend(t *testing.T) {
 		t.Errorf("unknown option: %v, want a usage error", err)
 	}
 }
+
+// TestRunnableEstimators: a backend without warm starts runs dropout and
+// retrain, not lazy-es, which alone of them needs warm starts.
+func TestRunnableEstimators(t *testing.T) {
+	got := pipeline.RunnableEstimators(framework.Capabilities{})
+	if !slices.Contains(got, "dropout") || !slices.Contains(got, "retrain") || slices.Contains(got, "lazy-es") {
+		t.Errorf("RunnableEstimators(none) = %v", got)
+	}
+	if got := pipeline.EstimatorsNeeding(framework.Capabilities{WarmStart: true}); !slices.Contains(got, "lazy-es") || slices.Contains(got, "dropout") {
+		t.Errorf("EstimatorsNeeding(warm start) = %v", got)
+	}
+}

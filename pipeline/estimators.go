@@ -72,3 +72,37 @@ func runnable(ests []framework.Estimator, caps framework.Capabilities) (fit []fr
 	}
 	return fit, lacking
 }
+
+// RunnableEstimators returns the names of the registered estimators that
+// run on a backend with caps, in name order.
+func RunnableEstimators(caps framework.Capabilities) []string {
+	var out []string
+	for _, name := range framework.Estimators() {
+		if e, err := framework.LookupEstimator(name); err == nil {
+			if ok, _ := caps.Runs(e); ok {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// EstimatorsNeeding returns the names of the registered estimators that
+// need the capability c (one capability set in it): those that run with
+// it and not without any, in name order.
+func EstimatorsNeeding(c framework.Capabilities) []string {
+	var out []string
+	for _, name := range framework.Estimators() {
+		e, err := framework.LookupEstimator(name)
+		if err != nil {
+			continue
+		}
+		if ok, _ := (framework.Capabilities{}).Runs(e); ok {
+			continue // needs nothing
+		}
+		if ok, _ := c.Runs(e); ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}

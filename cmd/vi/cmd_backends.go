@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // newBackendsCommand makes "vi backends", which lists the model backends and their options.
@@ -46,7 +47,7 @@ func listBackends(w io.Writer) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s\n  capabilities: %s\n  estimators: %s\n", name, capabilityList(b.Capabilities()), supportedEstimators(b.Capabilities()))
+		fmt.Fprintf(w, "%s\n  capabilities: %s\n  estimators: %s\n", name, capabilityList(b.Capabilities()), strings.Join(pipeline.RunnableEstimators(b.Capabilities()), ", "))
 		opts := b.Options()
 		if len(opts) == 0 {
 			fmt.Fprintln(w, "  options: none")
@@ -93,35 +94,8 @@ func capabilityList(c framework.Capabilities) string {
 // neededBy lists, as " (a, b)", the registered estimators that need the
 // capability c; "" when none does.
 func neededBy(c framework.Capabilities) string {
-	var out []string
-	for _, name := range framework.Estimators() {
-		e, err := framework.LookupEstimator(name)
-		if err != nil {
-			continue
-		}
-		if ok, _ := (framework.Capabilities{}).Runs(e); ok {
-			continue // needs nothing
-		}
-		if ok, _ := c.Runs(e); ok {
-			out = append(out, name)
-		}
+	if out := pipeline.EstimatorsNeeding(c); len(out) > 0 {
+		return " (" + strings.Join(out, ", ") + ")"
 	}
-	if len(out) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(out, ", ") + ")"
-}
-
-// supportedEstimators lists the registered estimators that run on a backend
-// with these capabilities.
-func supportedEstimators(c framework.Capabilities) string {
-	var out []string
-	for _, name := range framework.Estimators() {
-		if e, err := framework.LookupEstimator(name); err == nil {
-			if ok, _ := c.Runs(e); ok {
-				out = append(out, name)
-			}
-		}
-	}
-	return strings.Join(out, ", ")
+	return ""
 }
