@@ -1,15 +1,31 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/lazyvi/lazyvi"
+	"github.com/lazyvi/lazyvi/backends/mlp"
+	"github.com/lazyvi/lazyvi/bench"
+	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/internal/progress"
+	"github.com/lazyvi/lazyvi/pipeline"
+	"github.com/lazyvi/lazyvi/plot"
+	"github.com/lazyvi/lazyvi/report"
+	"github.com/lazyvi/lazyvi/simulate"
+	"github.com/lazyvi/lazyvi/study/coverage"
 )
 
 func newBenchCommand() *Command {
@@ -79,4 +95,479 @@ func listBenchCases(w io.Writer) {
 		fmt.Fprintf(tw, "\t%s\t%s\n", c.Name, c.Short)
 	}
 	tw.Flush()
+}
+
+// coverageBench is the study case of vi bench (study/coverage): the
+// coverage, size and power of the inference candidates over repetitions
+// of a setting with a known truth, the study of the inference options in
+// docs/inference.md.
+var coverageBench = &benchCase{
+	Name:  "coverage",
+	Short: "coverage, size and power of the inference candidates over repetitions of a setting with a known truth",
+	Setup: func(fs *flag.FlagSet) func(context.Context, *app) error {
+		f := &coverageFlags{}
+		f.register(fs)
+		return f.run
+	},
+}
+
+// coverageFlags are the flags of vi bench coverage.
+type coverageFlags struct {
+	setting, data, target        string
+	signal, copyCorr, rho, level float64
+	reps, n, crossfit, repeats   int
+	lazyFolds, workers           int
+	estimators, perturb, hidden  string
+	seed                         int64
+	format, out                  string
+}
+
+func (f *coverageFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.setting, "setting", "linear", "`setting`: linear or binary (simulated), or semi (--data with a planted null and signal)")
+	fs.StringVar(&f.data, "data", "", "semi: the CSV `file` (default: the built-in diabetes data)")
+	fs.StringVar(&f.target, "target", "", "semi: the response `column` (default: the last)")
+	fs.Float64Var(&f.signal, "signal", 0.05, "semi: the planted signal's VI b^2 as a `share` of Var(y)")
+	fs.Float64Var(&f.copyCorr, "copy", 0, "semi: also plant a null correlated with the data: a noisy copy of the feature most correlated with the response, with this `correlation` to it (0: none)")
+	fs.IntVar(&f.reps, "reps", 100, "number of repetitions (data sets)")
+	fs.IntVar(&f.n, "n", 0, "rows per data set (0: 2000 for linear, 1000 for binary, as the paper's experiments)")
+	fs.Float64Var(&f.rho, "rho", math.NaN(), "Corr(x1, x2) of the linear setting (default 0.5)")
+	fs.StringVar(&f.estimators, "estimators", "lazy", "comma-separated estimators")
+	// The cross-fitted and repeated candidates' folds and repetitions are
+	// by default those of vi estimate's default inference.
+	fs.IntVar(&f.crossfit, "crossfit", lazyvi.DefaultCrossFit, "cross-fitting `folds` of the cross-fitted candidates (at least 2)")
+	fs.IntVar(&f.repeats, "repeats", lazyvi.DefaultRepeats, "repetitions of the cross-fit for the repeated candidates (1: none)")
+	fs.StringVar(&f.perturb, "perturb", strconv.FormatFloat(inference.DefaultPerturb, 'g', -1, 64), "comma-separated `rhos` of the perturbed candidates")
+	fs.IntVar(&f.lazyFolds, "folds", 0, "cross-validation folds for lazy's ridge penalty (0: the framework's default)")
+	fs.StringVar(&f.hidden, "hidden", "", "hidden widths of the MLP (backend default when empty)")
+	fs.Float64Var(&f.level, "level", inference.DefaultLevel, "level of the intervals")
+	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "repetitions run concurrently")
+	fs.Int64Var(&f.seed, "seed", 1, "seed of the first repetition; repetition r uses seed+r")
+	fs.StringVar(&f.format, "format", "table", "output format: table or json")
+	fs.StringVar(&f.out, "out", "", "write the output to `FILE` (atomically) instead of stdout")
+}
+
+// config checks the flags and returns the study they ask for.
+func (f *coverageFlags) config(ctx context.Context) (coverage.Config, error) {
+	c := coverage.Config{Setting: f.setting, N: f.n, Rho: f.rho, Target: f.target, Signal: f.signal, Copy: f.copyCorr,
+		Reps: f.reps, CrossFit: f.crossfit, Repeats: f.repeats, Level: f.level, Workers: f.workers, Seed: f.seed}
+	if f.format != "table" && f.format != "json" {
+		return c, framework.Usagef("bench coverage: unknown --format %q (want table or json)", f.format)
+	}
+	if f.out != "" {
+		if err := checkOutDir("--out", f.out); err != nil {
+			return c, err
+		}
+	}
+	if f.reps < 1 || f.workers < 1 || f.crossfit < 2 || f.repeats < 1 {
+		return c, framework.Usagef("bench coverage: --reps, --workers and --repeats must be positive and --crossfit at least 2")
+	}
+	if !(f.level > 0 && f.level < 1) {
+		return c, framework.Usagef("--level must be in (0, 1), got %g", f.level)
+	}
+	var err error
+	if c.Perturb, err = floatList(f.perturb, "--perturb"); err != nil {
+		return c, err
+	}
+	if c.Data, err = f.semiData(ctx); err != nil {
+		return c, err
+	}
+	if c.Estimators, err = pipeline.LookupEstimators(f.estimators); err != nil {
+		return c, err
+	}
+	if f.lazyFolds != 0 {
+		if c.Estimators, err = pipeline.ConfigureEstimators(c.Estimators, map[string]string{"folds": strconv.Itoa(f.lazyFolds)}); err != nil {
+			return c, err
+		}
+	}
+	// The built-in backend in this process: the study is about the
+	// statistics, not the transport.
+	if c.Backend, err = framework.LookupBackend("mlp"); err != nil {
+		return c, err
+	}
+	c.Options = map[string]string{}
+	if f.hidden != "" {
+		c.Options["hidden"] = f.hidden
+	}
+	return c, nil
+}
+
+// semiData checks the flags of the setting and, for semi, reads --data
+// (nil for a simulated setting).
+func (f *coverageFlags) semiData(ctx context.Context) (*dataio.Dataset, error) {
+	switch f.setting {
+	case "linear", "binary":
+		if f.data != "" || f.target != "" || f.copyCorr != 0 {
+			return nil, framework.Usagef("bench coverage: --data, --target and --copy are for --setting semi")
+		}
+		return nil, nil
+	case "semi":
+		if f.n != 0 || !math.IsNaN(f.rho) {
+			return nil, framework.Usagef("bench coverage: --n and --rho are for the simulated settings; semi uses every row of --data")
+		}
+		if !(f.signal > 0) || math.IsInf(f.signal, 0) {
+			return nil, framework.Usagef("bench coverage: --signal must be a positive share of the response's variance, got %g", f.signal)
+		}
+		if !(f.copyCorr >= 0 && f.copyCorr < 1) {
+			return nil, framework.Usagef("bench coverage: --copy must be a correlation in [0, 1), got %g", f.copyCorr)
+		}
+		if f.data == "" {
+			return lazyvi.Diabetes()
+		}
+		d, err := dataio.LoadCSV(ctx, f.data)
+		if err != nil {
+			return nil, runError(ctx, err)
+		}
+		return d, nil
+	}
+	return nil, framework.Usagef("bench coverage: --setting must be linear, binary or semi (a setting with a known truth), got %q", f.setting)
+}
+
+func (f *coverageFlags) run(ctx context.Context, a *app) error {
+	c, err := f.config(ctx)
+	if err != nil {
+		return err
+	}
+	prog := progress.New(a.stderr, progress.Auto, "bench coverage")
+	defer prog.Close()
+	c.Progress = prog.Update
+	rep, err := coverage.Run(ctx, c)
+	if err != nil {
+		return err
+	}
+	prog.Clear()
+	var buf bytes.Buffer
+	if f.format == "json" {
+		if err := report.WriteJSON(&buf, rep); err != nil {
+			return err
+		}
+	} else {
+		rep.WriteTable(&buf)
+	}
+	return a.emit(f.out, &buf)
+}
+
+// floatList parses a comma-separated list of positive numbers.
+func floatList(s, flagName string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return nil, framework.Usagef("%s: want positive numbers, got %q", flagName, f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// vi bench data times every estimator on the user's own data (or a seeded
+// subsample of its rows) and reports each one's agreement with retrain
+// beside its cost, so that a user can check on a slice that an estimator is
+// close enough before running it on everything.
+var dataBench = &benchCase{Name: "data", Short: "every estimator on your data (--data FILE --target COL): cost and agreement with retrain", Setup: func(fs *flag.FlagSet) func(context.Context, *app) error {
+	f := &benchDataFlags{fs: fs}
+	f.register(fs)
+	return f.run
+}}
+
+// benchDataFlags are the flags of vi bench data.
+type benchDataFlags struct {
+	fs                                         *flag.FlagSet
+	data, target, evalData, splitColumn        string
+	backend, plugin, hidden, image, estimators string
+	lazyPrecision, format, out                 string
+	nFeatures, rows, epochs, workers, lazyMem  int
+	seed                                       int64
+	process                                    bool
+}
+
+func (f *benchDataFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.data, "data", "", "CSV or Parquet `file` (CSV with a header row; required)")
+	fs.StringVar(&f.target, "target", "", "response `column` (default: the last column)")
+	fs.StringVar(&f.evalData, "eval-data", "", dataUsage["eval-data"])
+	fs.StringVar(&f.splitColumn, "split-column", "", dataUsage["split-column"])
+	fs.IntVar(&f.nFeatures, "features", 0, "time the first `K` features only (0: all)")
+	fs.IntVar(&f.rows, "rows", 0, "use a seeded subsample of `N` rows (0: all)")
+	fs.StringVar(&f.backend, "backend", "mlp", "built-in backend of the model (mlp, cnn, linear, forest)")
+	fs.StringVar(&f.plugin, "plugin", "", "backend plugin `executable` (a PyTorch model: the lazyvi-torch command of plugins/torch), instead of --backend")
+	fs.BoolVar(&f.process, "backend-process", false, dataUsage["backend-process"])
+	fs.StringVar(&f.hidden, "hidden", "50", "hidden widths of the MLP, comma-separated (the cnn's dense width when given)")
+	fs.StringVar(&f.image, "image", "", "the features are the pixels of an `HxW` image, row-major (backend cnn)")
+	fs.IntVar(&f.epochs, "epochs", 0, "the model's maximum training `epochs` (0: the backend's default)")
+	fs.StringVar(&f.estimators, "estimators", "lazy,dropout,retrain", "comma-separated estimators to time (retrain is the reference)")
+	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "features estimated concurrently")
+	fs.IntVar(&f.lazyMem, "lazy-mem", 0, "lazy's memory bound per worker in `MiB` (0: its default, 1024)")
+	fs.StringVar(&f.lazyPrecision, "lazy-precision", "single", "`precision` of lazy's work at scale (the matrix-free solves' Jacobian products, the penalty search's kernels): single (where the backend has it, faster) or double")
+	fs.Int64Var(&f.seed, "seed", 1, "seed of the subsample, split and models")
+	fs.StringVar(&f.format, "format", "table", "output format: table or json")
+	fs.StringVar(&f.out, "out", "", "write the output to `FILE` (atomically) instead of stdout")
+}
+
+// check checks the flags and returns the backend and the configured
+// estimators; set holds the flags given.
+func (f *benchDataFlags) check(set map[string]bool) (backendSpec, []framework.Estimator, error) {
+	switch {
+	case f.data == "":
+		return backendSpec{}, nil, framework.Usagef("bench data: --data FILE is required")
+	case f.format != "table" && f.format != "json":
+		return backendSpec{}, nil, framework.Usagef("bench data: unknown --format %q (want table or json)", f.format)
+	case f.nFeatures < 0 || f.rows < 0 || f.epochs < 0 || f.lazyMem < 0:
+		return backendSpec{}, nil, framework.Usagef("bench data: --features, --rows, --epochs and --lazy-mem must be at least 0")
+	case f.workers < 1:
+		return backendSpec{}, nil, framework.Usagef("--workers must be at least 1, got %d", f.workers)
+	}
+	if f.out != "" {
+		if err := checkOutDir("--out", f.out); err != nil {
+			return backendSpec{}, nil, err
+		}
+	}
+	spec, err := newBackendSpec(f.backend, set["backend"], f.plugin)
+	if err != nil {
+		return backendSpec{}, nil, err
+	}
+	spec.process = f.process
+	ests, err := pipeline.LookupEstimators(f.estimators)
+	if err != nil {
+		return backendSpec{}, nil, err
+	}
+	if !slices.ContainsFunc(ests, func(e framework.Estimator) bool { return e.Name() == "retrain" }) {
+		return backendSpec{}, nil, framework.Usagef("bench data: --estimators must include retrain, the reference")
+	}
+	settings := map[string]string{"lazy-precision": f.lazyPrecision}
+	if f.lazyMem > 0 {
+		settings["lazy-mem"] = strconv.Itoa(f.lazyMem)
+	}
+	ests, err = pipeline.ConfigureEstimators(ests, settings)
+	return spec, ests, err
+}
+
+// load reads --data (and --eval-data or --split-column) and subsamples
+// --rows of it.
+func (f *benchDataFlags) load(ctx context.Context) (*dataio.Dataset, []int, error) {
+	ef := dataFlags{data: f.data, evalData: f.evalData, splitColumn: f.splitColumn, target: f.target}
+	if err := ef.checkEval(); err != nil {
+		return nil, nil, err
+	}
+	d, part, err := loadEvalData(ctx, f.data, f.evalData, f.splitColumn, dataio.PrepareOptions{Target: f.target})
+	if err != nil {
+		return nil, nil, err
+	}
+	if pipeline.Folds(part) >= 2 {
+		return nil, nil, framework.Usagef("--split-column %s has fold numbers; vi bench data uses one train/evaluation split: mark the rows train or eval", f.splitColumn)
+	}
+	if _, err := d.Column(f.target); f.target != "" && err != nil {
+		return nil, nil, err
+	}
+	d, part = bench.Subsample(d, part, f.rows, f.seed)
+	return d, part, nil
+}
+
+func (f *benchDataFlags) run(ctx context.Context, a *app) error {
+	set := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	spec, ests, err := f.check(set)
+	if err != nil {
+		return err
+	}
+	d, part, err := f.load(ctx)
+	if err != nil {
+		return err
+	}
+	prog := progress.New(a.stderr, progress.Auto, "bench data")
+	defer prog.Close()
+	be, closeBackend, err := spec.openLogged(ctx, a.stderr, prog)
+	if err != nil {
+		return err
+	}
+	defer closeBackend()
+	// --hidden's default is the MLP's; another backend gets it only
+	// when it is given (the cnn's dense layer has its own default).
+	opts := map[string]string{}
+	if set["hidden"] || (spec.plugin == "" && spec.name == "mlp") {
+		opts["hidden"] = f.hidden
+	}
+	if f.image != "" {
+		opts["image"] = f.image
+	}
+	if f.epochs > 0 {
+		opts["epochs"] = strconv.Itoa(f.epochs)
+	}
+	name := spec.name
+	if name == "mlp" && spec.plugin == "" {
+		name = "" // the report's default
+	}
+	prog.SetStatus("bench data: training the full model")
+	rep, err := bench.Data(ctx, bench.Input{Data: d, Partition: part, Target: f.target, Backend: name},
+		bench.Options{Backend: be, Options: opts, Estimators: ests, Workers: f.workers, Features: f.nFeatures, Seed: f.seed, Progress: prog.Update})
+	if err != nil {
+		return err
+	}
+	prog.Clear()
+	var buf bytes.Buffer
+	if f.format == "json" {
+		if err := report.WriteJSON(&buf, rep); err != nil {
+			return err
+		}
+	} else {
+		bench.WriteDataTable(&buf, rep)
+	}
+	return a.emit(f.out, &buf)
+}
+
+// The speed cases time every estimator on one of the paper's simulated
+// settings (bench.Simulated) and report the cost per feature and the
+// accuracy.
+var speedBenches = []*benchCase{
+	speedBench("linear", "the paper's linear setting (5.1: p = 6, Corr(x1, x2) = rho)", 5000),
+	speedBench("binary", "the paper's binary setting (5.2: p = 4, probit, accuracy)", 1000),
+	speedBench("highdim", "the paper's high-dimensional setting (5.3: p = 100)", 1000),
+}
+
+// speedBench is the speed case of a simulated setting with n rows by
+// default.
+func speedBench(setting, short string, n int) *benchCase {
+	return &benchCase{Name: setting, Short: short, Setup: func(fs *flag.FlagSet) func(context.Context, *app) error {
+		f := &speedFlags{setting: setting}
+		f.register(fs, n)
+		return f.run
+	}}
+}
+
+// speedFlags are the flags of a speed case.
+type speedFlags struct {
+	setting                              string
+	ns, widths, estimators               string
+	rho, lambda                          float64
+	workers, folds, epochs, nFeatures    int
+	lazyMem                              int
+	seed                                 int64
+	format, out, plotPath, lazyPrecision string
+	process                              bool
+}
+
+func (f *speedFlags) register(fs *flag.FlagSet, defaultN int) {
+	fs.StringVar(&f.ns, "n", strconv.Itoa(defaultN), "number of rows; a comma-separated list sweeps sizes")
+	fs.StringVar(&f.widths, "width", "50", "hidden widths of the MLP; a comma-separated list of `layers` separated by ':' sweeps them (\"50,100:50\")")
+	fs.Float64Var(&f.rho, "rho", simulate.DefaultRho(f.setting), "Corr(x1, x2) (linear and highdim)")
+	fs.StringVar(&f.estimators, "estimators", "lazy,dropout,retrain", "comma-separated estimators to time")
+	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "features estimated concurrently")
+	fs.IntVar(&f.folds, "folds", 0, "lazy's cross-validation folds (0: the framework's default)")
+	fs.Float64Var(&f.lambda, "lambda", 0, "fix lazy's ridge penalty (0: by cross-validation)")
+	fs.IntVar(&f.epochs, "epochs", 0, fmt.Sprintf("the MLP's maximum training `epochs`, for the full model and retrain alike (0: the backend's default, a cap of %d that its validation stopping usually ends far earlier)", mlp.DefaultEpochs))
+	fs.Int64Var(&f.seed, "seed", 1, "seed of the data, split and models")
+	fs.StringVar(&f.format, "format", "table", "output format: table or json")
+	fs.StringVar(&f.out, "out", "", "write the output to `FILE` (atomically) instead of stdout")
+	fs.StringVar(&f.plotPath, "plot", "", "also draw seconds per feature against error (and, for a sweep, against size) into `FILE`.png or .svg")
+	// Scale: time the first K features only; lazy's memory bound.
+	fs.IntVar(&f.nFeatures, "features", 0, "time the first `K` features only (0: all)")
+	fs.IntVar(&f.lazyMem, "lazy-mem", 0, "lazy's memory bound per worker in `MiB` (0: its default, 1024)")
+	fs.BoolVar(&f.process, "backend-process", false, dataUsage["backend-process"])
+	fs.StringVar(&f.lazyPrecision, "lazy-precision", "single", "`precision` of lazy's work at scale (the matrix-free solves' Jacobian products, the penalty search's kernels): single (where the backend has it, faster) or double")
+}
+
+// check checks the flags and returns the --plot format, the sizes and the
+// configured estimators.
+func (f *speedFlags) check() (plotFormat string, sizes []int, ests []framework.Estimator, err error) {
+	if f.plotPath != "" {
+		if plotFormat, err = speedPlotFormat(f.plotPath); err != nil {
+			return "", nil, nil, err
+		}
+		if err := checkOutDir("--plot", f.plotPath); err != nil {
+			return "", nil, nil, err
+		}
+	}
+	if f.format != "table" && f.format != "json" {
+		return "", nil, nil, framework.Usagef("bench %s: unknown --format %q (want table or json)", f.setting, f.format)
+	}
+	if f.out != "" {
+		if err := checkOutDir("--out", f.out); err != nil {
+			return "", nil, nil, err
+		}
+	}
+	if sizes, err = intList(f.ns, "--n"); err != nil {
+		return "", nil, nil, err
+	}
+	if ests, err = pipeline.LookupEstimators(f.estimators); err != nil {
+		return "", nil, nil, err
+	}
+	settings := map[string]string{"lazy-precision": f.lazyPrecision}
+	if f.folds != 0 {
+		settings["folds"] = strconv.Itoa(f.folds)
+	}
+	if f.lambda != 0 {
+		settings["lambda"] = strconv.FormatFloat(f.lambda, 'g', -1, 64)
+	}
+	if f.lazyMem != 0 {
+		settings["lazy-mem"] = strconv.Itoa(f.lazyMem)
+	}
+	if f.nFeatures < 0 {
+		return "", nil, nil, framework.Usagef("--features must be at least 0, got %d", f.nFeatures)
+	}
+	if ests, err = pipeline.ConfigureEstimators(ests, settings); err != nil {
+		return "", nil, nil, err
+	}
+	if f.workers < 1 {
+		return "", nil, nil, framework.Usagef("--workers must be at least 1, got %d", f.workers)
+	}
+	if f.epochs < 0 {
+		return "", nil, nil, framework.Usagef("--epochs must be at least 0, got %d", f.epochs)
+	}
+	return plotFormat, sizes, ests, nil
+}
+
+func (f *speedFlags) run(ctx context.Context, a *app) error {
+	plotFormat, sizes, ests, err := f.check()
+	if err != nil {
+		return err
+	}
+	prog := progress.New(a.stderr, progress.Auto, "bench "+f.setting)
+	defer prog.Close()
+	be, closeBackend, err := backendSpec{name: "mlp", process: f.process}.openLogged(ctx, a.stderr, prog)
+	if err != nil {
+		return err
+	}
+	defer closeBackend()
+	sweep := bench.Sweep{Setting: f.setting, Sizes: sizes, Widths: bench.Widths(f.widths), Rho: f.rho, Epochs: f.epochs, Status: prog.SetStatus}
+	runs, err := sweep.Run(ctx, bench.Options{Backend: be, Estimators: ests, Workers: f.workers, Features: f.nFeatures, Seed: f.seed, Progress: prog.Update})
+	if err != nil {
+		return err
+	}
+	prog.Clear()
+	var buf bytes.Buffer
+	if f.format == "json" {
+		var v any = runs
+		if len(runs) == 1 {
+			v = runs[0]
+		}
+		if err := report.WriteJSON(&buf, v); err != nil {
+			return err
+		}
+	} else {
+		bench.WriteTable(&buf, runs)
+	}
+	if err := a.writePlot(f.plotPath, "plot", func(w io.Writer) error { return plot.Speed(runs).Write(w, plotFormat) }); err != nil {
+		return err
+	}
+	return a.emit(f.out, &buf)
+}
+
+// speedPlotFormat checks a --plot path of vi bench and returns its format.
+func speedPlotFormat(path string) (string, error) {
+	f, err := plot.Format(path)
+	if err != nil || f == "pdf" {
+		return "", framework.Usagef("--plot %s: want a .png or .svg file", path)
+	}
+	return f, nil
+}
+
+// intList parses a comma-separated list of positive integers.
+func intList(s, flagName string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 1 {
+			return nil, framework.Usagef("%s: want positive integers separated by commas, got %q", flagName, s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
