@@ -6,7 +6,6 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
@@ -164,24 +163,8 @@ func (o *trainOptions) defaultCounts(set map[string]bool) {
 	if o.data.opts[pipeline.PretrainedOption] != "" {
 		return // one loaded network, judged once (InferenceDefaults)
 	}
-	var cfg pipeline.Config
-	if o.data.evalFlagsGiven() {
-		// The rule asks only whether the evaluation rows are given; their
-		// folds are the partition's (TrainModel).
-		cfg.Partition = []int{}
-	}
-	var opt pipeline.EstimateOptions
-	if set["train-frac"] {
-		cfg.TrainFrac = o.trainFrac
-	}
-	if set["crossfit"] {
-		cfg.CrossFit = max(o.crossfit, 1) // --crossfit 0, one split, is the library's CrossFit 1
-	}
-	if set["repeats"] {
-		cfg.Repeats = o.repeats
-	}
-	lazyvi.InferenceDefaults(&cfg, &opt)
-	if opt.Ensemble {
+	cfg, ensemble := countDefaults(set, o.data.evalFlagsGiven(), o.trainFrac, o.crossfit, o.repeats)
+	if ensemble {
 		o.crossfit, o.repeats = cfg.CrossFit, cfg.Repeats
 	}
 }

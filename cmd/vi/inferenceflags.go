@@ -104,25 +104,8 @@ func (f *inferenceFlags) defaults(set map[string]bool, s inferenceSetting) error
 		f.ensemble = false // one loaded network, judged once (InferenceDefaults)
 		return nil
 	}
-	var cfg pipeline.Config
-	if s.evalGiven {
-		// The rule asks only whether the evaluation rows are given; their
-		// folds are the partition's.
-		cfg.Partition = []int{}
-	}
-	var opt pipeline.EstimateOptions
-	opt.Ensemble = set["ensemble"]
-	if set["train-frac"] {
-		cfg.TrainFrac = s.trainFrac
-	}
-	if set["crossfit"] {
-		cfg.CrossFit = max(f.crossfit, 1) // --crossfit 0, one split, is the library's CrossFit 1
-	}
-	if set["repeats"] {
-		cfg.Repeats = f.repeats
-	}
-	lazyvi.InferenceDefaults(&cfg, &opt)
-	if f.ensemble = opt.Ensemble; !f.ensemble {
+	cfg, ensemble := countDefaults(set, s.evalGiven, s.trainFrac, f.crossfit, f.repeats)
+	if f.ensemble = ensemble; !f.ensemble {
 		return nil
 	}
 	// --ensemble alone is the setting vi bench coverage studies. What
@@ -140,6 +123,31 @@ func (f *inferenceFlags) defaults(set map[string]bool, s inferenceSetting) error
 		f.repeats = cfg.Repeats
 	}
 	return nil
+}
+
+// countDefaults applies the library's rule (lazyvi.InferenceDefaults) to
+// the counts the flags give (set; --crossfit 0, one split, is the
+// library's CrossFit 1): it returns the configuration with the counts it
+// defaults, and whether to ensemble. With evalGiven the rule asks only
+// whether the evaluation rows are given; their folds are the partition's.
+func countDefaults(set map[string]bool, evalGiven bool, trainFrac float64, crossfit, repeats int) (pipeline.Config, bool) {
+	var cfg pipeline.Config
+	if evalGiven {
+		cfg.Partition = []int{}
+	}
+	var opt pipeline.EstimateOptions
+	opt.Ensemble = set["ensemble"]
+	if set["train-frac"] {
+		cfg.TrainFrac = trainFrac
+	}
+	if set["crossfit"] {
+		cfg.CrossFit = max(crossfit, 1)
+	}
+	if set["repeats"] {
+		cfg.Repeats = repeats
+	}
+	lazyvi.InferenceDefaults(&cfg, &opt)
+	return cfg, opt.Ensemble
 }
 
 // options checks the flags against each other, once the defaults are
