@@ -190,7 +190,7 @@ func (o *shapleyOptions) run(ctx context.Context, a *app, cmd *Command, args []s
 	}
 
 	var buf bytes.Buffer
-	if err := report.WriteShapley(&buf, rep, r.format, fixedPenalty(reds)); err != nil {
+	if err := report.WriteShapley(&buf, rep, r.format, shapley.FixedPenalty(reds)); err != nil {
 		return err
 	}
 	// The report first: a plot that fails cannot cost the results.
@@ -224,17 +224,4 @@ func shapleyFinite(rep *shapley.Report) error {
 // fixed-penalty lazy path are for one output).
 func errShapleyMulticlass(source string) error {
 	return framework.Usagef("vi shapley supports regression and binary responses, not multiclass (%s: class labels 0..K-1; --task regression treats them as numbers)", source)
-}
-
-// fixedPenalty is the penalty that a reduced-model estimator fixes for
-// every subset (lazy's --lambda), for the table's header; 0 when none does.
-func fixedPenalty(reds []framework.Estimator) float64 {
-	for _, e := range reds {
-		if fp, ok := e.(interface{ FixedPenalty() (float64, bool) }); ok {
-			if l, ok := fp.FixedPenalty(); ok {
-				return l
-			}
-		}
-	}
-	return 0
 }

@@ -168,6 +168,20 @@ type fixedPenalty interface {
 	FixedPenalty() (lambda float64, ok bool)
 }
 
+// FixedPenalty is the penalty that one of the reduced-model estimators
+// fixes for every subset (lazy's Lambda), for a report's header; 0 when
+// none does.
+func FixedPenalty(reds []framework.Estimator) float64 {
+	for _, e := range reds {
+		if fp, ok := e.(fixedPenalty); ok {
+			if l, ok := fp.FixedPenalty(); ok {
+				return l
+			}
+		}
+	}
+	return 0
+}
+
 // keptFull reports whether the estimator's summary of the reduction says
 // that it kept the full model ("no_update": true, as lazy says when no
 // update was best).
