@@ -365,6 +365,27 @@ func (m *SavedModel) Repetitions() int {
 	return max(m.Repeats, 1)
 }
 
+// ReadModelFile reads the model file of vi train at path (LoadModel),
+// checking that a lazyvi speaking backend protocol version protocol can
+// use it; standard input ("-") and a missing file are input errors that
+// say what to give instead.
+func ReadModelFile(ctx context.Context, path string, protocol int) (*SavedModel, error) {
+	if path == "-" {
+		return nil, &InputError{File: path, Msg: "a model file is read by its name, not from standard input: give the file vi train wrote"}
+	}
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		return nil, &InputError{File: path, Msg: "no such model file"}
+	}
+	m, err := LoadModel(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if m.Protocol != protocol {
+		return nil, &InputError{File: path, Msg: fmt.Sprintf("the model was written by a lazyvi speaking backend protocol version %d; this one speaks version %d: train it again with this vi", m.Protocol, protocol)}
+	}
+	return m, nil
+}
+
 // LoadModel reads the model file at path (ReadModel), returning as soon as
 // ctx is done even while the file blocks (a FIFO without a writer). The
 // parameters of a regular file are checked but left in it: each fold's

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,23 +14,13 @@ import (
 	"github.com/lazyvi/lazyvi/pipeline"
 )
 
-// readModelFile reads a model file of vi train, checking that this vi can
-// use it (its format and plugin protocol version). It returns
-// "interrupted" as soon as ctx is done, even while the file blocks (a FIFO
-// without a writer).
+// readModelFile reads a model file of vi train that this vi can use
+// (dataio.ReadModelFile). It returns "interrupted" as soon as ctx is done,
+// even while the file blocks (a FIFO without a writer).
 func readModelFile(ctx context.Context, path string) (*dataio.SavedModel, error) {
-	if path == "-" {
-		return nil, &dataio.InputError{File: path, Msg: "a model file is read by its name, not from standard input: give the file vi train wrote"}
-	}
-	if _, err := os.Stat(path); os.IsNotExist(err) {
-		return nil, &dataio.InputError{File: path, Msg: "no such model file"}
-	}
-	m, err := dataio.LoadModel(ctx, path)
+	m, err := dataio.ReadModelFile(ctx, path, backendplugin.ProtocolVersion)
 	if err != nil {
 		return nil, runError(ctx, err)
-	}
-	if m.Protocol != backendplugin.ProtocolVersion {
-		return nil, &dataio.InputError{File: path, Msg: fmt.Sprintf("the model was written by a lazyvi speaking backend protocol version %d; this one speaks version %d: train it again with this vi", m.Protocol, backendplugin.ProtocolVersion)}
 	}
 	return m, nil
 }
