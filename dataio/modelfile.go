@@ -350,6 +350,21 @@ func (mr *modelReader) params(m *SavedModel, off int64, src paramSource) ([]stri
 	return sums, nil
 }
 
+// Models says how many models the file holds and how they divide:
+// "1 model", "3 models (one per fold)", "3 models (one per repetition)"
+// or "9 models: 3 repetitions of 3 folds".
+func (m *SavedModel) Models() string {
+	switch k, r := m.PerRepeat(), m.Repetitions(); {
+	case k > 1 && r > 1:
+		return fmt.Sprintf("%d models: %d repetitions of %d folds", k*r, r, k)
+	case k > 1:
+		return fmt.Sprintf("%d models (one per fold)", k)
+	case r > 1:
+		return fmt.Sprintf("%d models (one per repetition)", r)
+	}
+	return "1 model"
+}
+
 // PerRepeat is the number of models of one repetition: CrossFit's folds,
 // or one for a single split.
 func (m *SavedModel) PerRepeat() int {

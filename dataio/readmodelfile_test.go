@@ -43,3 +43,22 @@ func TestReadModelFile(t *testing.T) {
 		}
 	}
 }
+
+// TestModels: the description of a file's models by folds and
+// repetitions.
+func TestModels(t *testing.T) {
+	for _, tc := range []struct {
+		crossfit, repeats int
+		want              string
+	}{
+		{0, 1, "1 model"},
+		{3, 1, "3 models (one per fold)"},
+		{0, 4, "4 models (one per repetition)"},
+		{3, 3, "9 models: 3 repetitions of 3 folds"},
+	} {
+		m := &SavedModel{CrossFit: tc.crossfit, Repeats: tc.repeats}
+		if got := m.Models(); got != tc.want {
+			t.Errorf("crossfit %d, repeats %d: %q, want %q", tc.crossfit, tc.repeats, got, tc.want)
+		}
+	}
+}

@@ -128,15 +128,6 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	}); err != nil {
 		return err
 	}
-	what := "1 model"
-	switch k, m := saved.PerRepeat(), saved.Repetitions(); {
-	case k > 1 && m > 1:
-		what = fmt.Sprintf("%d models: %d repetitions of %d folds", k*m, m, k)
-	case k > 1:
-		what = fmt.Sprintf("%d models (one per fold)", k)
-	case m > 1:
-		what = fmt.Sprintf("%d models (one per repetition)", m)
-	}
 	hidden := ""
 	if h := saved.Folds[0].Options["hidden"]; h != "" {
 		hidden = ", hidden " + h
@@ -149,7 +140,7 @@ func (o *trainOptions) run(ctx context.Context, a *app, cmd *Command, args []str
 	if len(d.Parts) == 2 { // --eval-data: its rows only judge the models
 		trained = fmt.Sprintf("%s (evaluation rows: %s)", d.Parts[0].Source, d.Parts[1].Source)
 	}
-	fmt.Fprintf(a.stderr, "vi: wrote %s (%s: %s%s, seed %d, trained on %s; %d bytes)\n", o.data.out, what, kind, hidden, o.seed, trained, size)
+	fmt.Fprintf(a.stderr, "vi: wrote %s (%s: %s%s, seed %d, trained on %s; %d bytes)\n", o.data.out, saved.Models(), kind, hidden, o.seed, trained, size)
 	return nil
 }
 
