@@ -16,7 +16,9 @@ import "time"
 //     reductions take milliseconds, retrain's seconds), in the same order
 //     in every repetition: once one repetition is done, the rest of the
 //     current one is estimated from the time the first took from the same
-//     position on, and every later one as long as the first;
+//     position on, and every later one as long as the first, both scaled
+//     by how fast the current repetition has gone against the first up to
+//     the same position (a machine's load changes);
 //   - before that, the units left cost the average so far.
 type etaModel struct {
 	total int
@@ -28,6 +30,7 @@ type etaModel struct {
 	pre    time.Duration   // the uncounted work before the first count
 	pauses []time.Duration // the uncounted work between repetitions
 	busy   time.Duration   // time spent counting, pauses excluded
+	since  time.Duration   // busy when the current repetition began
 	last   time.Time       // the last count
 	// cum[d] is the counting time at count d of the first repetition (only
 	// for totals up to maxProfile).
@@ -58,7 +61,7 @@ func (m *etaModel) count(done int, now time.Time) (shape bool) {
 		// The next repetition begins: the time since the last count
 		// was its uncounted work.
 		m.pauses = append(m.pauses, now.Sub(m.last))
-		m.last = now
+		m.last, m.since = now, m.busy
 		if m.per == 0 && m.total%done == 0 {
 			m.per = done
 			shape = true
@@ -81,10 +84,12 @@ func (m *etaModel) count(done int, now time.Time) (shape bool) {
 
 // remaining returns the time the run has left as of the last count, and
 // false while too little is known: fewer than a twentieth of the units
-// counted in the first repetition, or no time spent counting.
-func (m *etaModel) remaining() (time.Duration, bool) {
+// counted in the first repetition, or no time spent counting. profiled
+// says that it comes from the first repetition's profile, which a burst
+// of cheap units does not swing.
+func (m *etaModel) remaining() (left time.Duration, ok, profiled bool) {
 	if m.done <= 0 || m.busy <= 0 || (m.phases == 1 && m.done*etaWarmup < m.total) {
-		return 0, false
+		return 0, false, false
 	}
 	reps := 1
 	if m.per > 0 {
@@ -104,8 +109,13 @@ func (m *etaModel) remaining() (time.Duration, bool) {
 		// same position, then each later one as long.
 		first := m.cum[m.per]
 		at := min(m.done-(m.phases-1)*m.per, m.per)
-		return first - m.cum[at] + time.Duration(later)*(pause+first), true
+		// The pace against the first repetition's, leaning on 1 while
+		// little of this one is done.
+		prior := first / 40
+		pace := float64(m.busy-m.since+prior) / float64(m.cum[at]+prior)
+		units := time.Duration(pace * float64(first-m.cum[at]+time.Duration(later)*first))
+		return units + time.Duration(later)*pause, true, true
 	}
 	unit := m.busy / time.Duration(m.done)
-	return time.Duration(m.total-m.done)*unit + time.Duration(later)*pause, true
+	return time.Duration(m.total-m.done)*unit + time.Duration(later)*pause, true, false
 }

@@ -232,13 +232,13 @@ func (p *Meter) uncountedSince() time.Time {
 // setETA folds the model's latest estimate into the ETA, blended into the
 // shown ETA (which counts down between counts) by the time that passed
 // (etaTauMin), or in its place when shape says the model learnt the run's
-// shape.
+// shape or the estimate comes from a repetition's profile.
 func (p *Meter) setETA(now time.Time, shape bool) {
-	raw, ok := p.model.remaining()
+	raw, ok, profiled := p.model.remaining()
 	if !ok {
 		return
 	}
-	if p.etaAt.IsZero() || shape {
+	if p.etaAt.IsZero() || shape || profiled {
 		p.eta, p.etaAt = raw, now
 		return
 	}
