@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/lazyvi/lazyvi/dataio"
@@ -80,6 +81,12 @@ func prepareEvalData(ctx context.Context, t *dataio.Table, evalPath, split strin
 		for i := range labels {
 			labels[i], _ = col.Category(i)
 		}
+		// Checked on every row of the file, so that a bad label is
+		// named by its row in the file, whatever rows --missing drop
+		// leaves out below.
+		if _, err := pipeline.SplitPartition(t.Source, split, labels); err != nil {
+			return nil, nil, err
+		}
 	case evalPath != "":
 		eval, err := dataio.LoadTable(ctx, evalPath)
 		if err != nil {
@@ -118,6 +125,10 @@ func prepareEvalData(ctx context.Context, t *dataio.Table, evalPath, split strin
 		return d, part, nil
 	}
 	part, err := pipeline.SplitPartition(d.Source, split, labels)
+	var ie *dataio.InputError
+	if errors.As(err, &ie) && ie.Row >= 2 && d.Encoding != nil && ie.Row-2 < len(d.Encoding.Rows) {
+		ie.Row = d.Encoding.Rows[ie.Row-2] + 2 // the file's row, not the kept one's
+	}
 	if err != nil {
 		return nil, nil, err
 	}
