@@ -37,7 +37,7 @@ func NewPanel(title, xLabel, yLabel string) *gplot.Plot {
 }
 
 // SeriesStyle returns the colour and marker shape of the i-th series of a
-// figure (cycling after six): the Okabe-Ito colours, each with a shape of
+// figure (cycling after eight): the Okabe-Ito colours, each with a shape of
 // its own, as the forest plots draw their estimators.
 func SeriesStyle(i int) (color.Color, draw.GlyphDrawer) {
 	s := styleOf(i)
@@ -114,14 +114,19 @@ func writePanels(w io.Writer, panels []*gplot.Plot, format string) error {
 // data on each side, so that no marker or error bar meets a panel's edge.
 const panelPad = 0.04
 
-// padAxis widens a linear axis' range by panelPad on each side; a
-// logarithmic axis is left as it is.
+// padAxis widens an axis' range by panelPad of it on each side: of its
+// span on a linear axis, of its ratio on a logarithmic one.
 func padAxis(ax *gplot.Axis) {
-	if _, ok := ax.Scale.(gplot.LinearScale); !ok {
-		return
-	}
-	if span := ax.Max - ax.Min; span > 0 && !math.IsInf(span, 0) {
-		ax.Min -= panelPad * span
-		ax.Max += panelPad * span
+	switch ax.Scale.(type) {
+	case gplot.LinearScale:
+		if span := ax.Max - ax.Min; span > 0 && !math.IsInf(span, 0) {
+			ax.Min -= panelPad * span
+			ax.Max += panelPad * span
+		}
+	case gplot.LogScale:
+		if ax.Min > 0 && ax.Max > ax.Min && !math.IsInf(ax.Max, 0) {
+			f := math.Pow(ax.Max/ax.Min, panelPad)
+			ax.Min, ax.Max = ax.Min/f, ax.Max*f
+		}
 	}
 }

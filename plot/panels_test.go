@@ -100,3 +100,17 @@ func TestTickLabels(t *testing.T) {
 		}
 	}
 }
+
+// padAxis leaves blank beyond the data on linear and logarithmic axes.
+func TestPadAxis(t *testing.T) {
+	lin := gplot.Axis{Min: 0, Max: 10, Scale: gplot.LinearScale{}}
+	padAxis(&lin)
+	if lin.Min >= 0 || lin.Max <= 10 {
+		t.Errorf("linear [0, 10] padded to [%g, %g]", lin.Min, lin.Max)
+	}
+	log := gplot.Axis{Min: 0.01, Max: 1, Scale: gplot.LogScale{}}
+	padAxis(&log)
+	if log.Min >= 0.01 || log.Min <= 0 || log.Max <= 1 {
+		t.Errorf("logarithmic [0.01, 1] padded to [%g, %g]", log.Min, log.Max)
+	}
+}

@@ -62,8 +62,9 @@ type seriesStyle struct {
 
 // seriesStyles are the Okabe-Ito colours in an order whose neighbours
 // differ in lightness too (blue, orange, black, reddish purple, bluish
-// green, sky blue), each with a marker shape of its own (filled circle,
-// square and triangle, then open ones).
+// green, sky blue, vermillion, yellow), each with a marker shape of its
+// own (filled circle, square and triangle, then open ones, a cross and a
+// plus).
 var seriesStyles = []seriesStyle{
 	{color.RGBA{0x00, 0x72, 0xB2, 0xFF}, draw.CircleGlyph{}},
 	{color.RGBA{0xE6, 0x9F, 0x00, 0xFF}, draw.BoxGlyph{}},
@@ -71,9 +72,11 @@ var seriesStyles = []seriesStyle{
 	{color.RGBA{0xCC, 0x79, 0xA7, 0xFF}, draw.RingGlyph{}},
 	{color.RGBA{0x00, 0x9E, 0x73, 0xFF}, draw.SquareGlyph{}},
 	{color.RGBA{0x56, 0xB4, 0xE9, 0xFF}, draw.TriangleGlyph{}},
+	{color.RGBA{0xD5, 0x5E, 0x00, 0xFF}, draw.CrossGlyph{}},
+	{color.RGBA{0xF0, 0xE4, 0x42, 0xFF}, draw.PlusGlyph{}},
 }
 
-// styleOf returns the i-th series' style (cycling after six).
+// styleOf returns the i-th series' style (cycling after eight).
 func styleOf(i int) seriesStyle { return seriesStyles[i%len(seriesStyles)] }
 
 var (
