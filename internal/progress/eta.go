@@ -53,6 +53,15 @@ func (m *etaModel) begin(total int, now time.Time, pre time.Duration) {
 	}
 }
 
+// retotal makes total the units to count, the counting so far kept; the
+// repetitions' size is known again only where SetRepetitions divides it.
+func (m *etaModel) retotal(total int) {
+	m.total, m.per = total, 0
+	if m.reps > 1 && total%m.reps == 0 {
+		m.per = total / m.reps
+	}
+}
+
 // count folds a count (done of the total) at now in; a repeated count
 // begins a repetition. It reports whether what the model knows of the
 // run's shape changed (a repetition's size or profile became known).

@@ -202,15 +202,21 @@ func (p *Meter) Update(done, total int) {
 	if done < p.done && total == p.total && done > 0 {
 		return // workers report concurrently: an older count arrived late
 	}
-	if done == 0 || p.estStart.IsZero() || total != p.model.total {
+	shape := false
+	switch {
+	case done == 0 || p.estStart.IsZero():
 		// The counting starts: what came before it since the last
 		// status is the uncounted work before each repetition.
 		p.estStart, p.etaAt = now, time.Time{}
 		p.model.begin(total, now, now.Sub(p.uncountedSince()))
+	case total != p.model.total:
+		p.model.retotal(total) // a forecast total (vi shapley's) moved
+		shape = true
 	}
-	shape := false
-	if done > 0 {
-		shape = p.model.count(done, now)
+	// A count sent again begins a repetition; with a new total it is only
+	// the total's news.
+	if done > 0 && !(shape && done == p.model.done) {
+		shape = p.model.count(done, now) || shape
 	}
 	p.done, p.total, p.status, p.quiet = done, total, "", false
 	p.setETA(now, shape)

@@ -389,3 +389,37 @@ func TestETALate(t *testing.T) {
 		t.Errorf("ETA at the end: %s", got)
 	}
 }
+
+// A total that moves as the counting goes (vi shapley's forecast) keeps
+// the rate learnt so far: the ETA follows the new total at once.
+func TestETAMovingTotal(t *testing.T) {
+	var b bytes.Buffer
+	c := &fakeClock{t: time.Unix(1000, 0)}
+	p := newTestProgress(&b, c, true)
+	p.Update(0, 100)
+	for i := 1; i <= 20; i++ {
+		c.add(time.Second)
+		p.Update(i, 100)
+	}
+	c.add(time.Second)
+	p.Update(21, 60)
+	if got := p.shownETA(c.t); got != "39s" {
+		t.Errorf("ETA after the total fell to 60 with 21 done at 1 s each: %s, want 39s", got)
+	}
+}
+
+// The same count with a new total is no repetition's start.
+func TestETAMovedTotalNoRepetition(t *testing.T) {
+	var b bytes.Buffer
+	c := &fakeClock{t: time.Unix(1000, 0)}
+	p := newTestProgress(&b, c, true)
+	p.Update(0, 100)
+	for i := 1; i <= 20; i++ {
+		c.add(time.Second)
+		p.Update(i, 100)
+	}
+	p.Update(20, 60)
+	if p.model.phases != 1 || len(p.model.pauses) != 0 {
+		t.Errorf("a moved total counted as a repetition: %d begun, pauses %v", p.model.phases, p.model.pauses)
+	}
+}
