@@ -93,13 +93,13 @@ func runCorr(x *env) (*Result, error) {
 		out.Plots = append(out.Plots, p)
 	}
 	out.Plots = []*plot.Plot{out.Plots[0], out.Plots[1]}
-	out.Notes = append(out.Notes, fmt.Sprintf("n %d, mlp width 50, %d repetitions per rho; by feature, dropout minus lazy (mean and sd), dropout minus cpi (mean) and Prop. 3.1's beta^2 rho^2:", corrN, x.reps))
+	out.Notes = append(out.Notes, fmt.Sprintf("n %d, mlp width 50, %d repetitions per rho; by feature, the mean gaps dropout - lazy (with its sd) and dropout - cpi, and Prop. 3.1's beta^2 rho^2:", corrN, x.reps))
 	for k, rho := range corrRhos {
 		var parts []string
 		for _, f := range feats {
 			m, d := meanSD(gaps["lazy"][f][k])
 			mc, _ := meanSD(gaps["cpi"][f][k])
-			parts = append(parts, fmt.Sprintf("%s: lazy %.3f (sd %.3f), cpi %.3f, theory %.3f", f, m, d, mc, beta[f]*beta[f]*rho*rho))
+			parts = append(parts, fmt.Sprintf("%s: dropout - lazy %.3f (sd %.3f), dropout - cpi %.3f, beta^2 rho^2 %.3f", f, m, d, mc, beta[f]*beta[f]*rho*rho))
 		}
 		out.Notes = append(out.Notes, fmt.Sprintf("  - rho %.1f: %s", rho, strings.Join(parts, "; ")))
 	}
