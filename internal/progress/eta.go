@@ -18,7 +18,8 @@ import "time"
 //     current one is estimated from the time the first took from the same
 //     position on, and every later one as long as the first, both scaled
 //     by how fast the current repetition has gone against the first up to
-//     the same position (a machine's load changes);
+//     the same position, leaning at its start on how fast the last whole
+//     one went (the first pays one-off costs; a machine's load changes);
 //   - before that, the units left cost the average so far.
 type etaModel struct {
 	total int
@@ -31,7 +32,10 @@ type etaModel struct {
 	pauses []time.Duration // the uncounted work between repetitions
 	busy   time.Duration   // time spent counting, pauses excluded
 	since  time.Duration   // busy when the current repetition began
-	last   time.Time       // the last count
+	// pace is the last whole repetition's time over the first's (1 until
+	// a second one ends).
+	pace float64
+	last time.Time // the last count
 	// cum[d] is the counting time at count d of the first repetition (only
 	// for totals up to maxProfile).
 	cum []time.Duration
@@ -44,7 +48,7 @@ const maxProfile = 1 << 20
 // begin starts the counting of total units at now, after pre of uncounted
 // work.
 func (m *etaModel) begin(total int, now time.Time, pre time.Duration) {
-	*m = etaModel{total: total, reps: m.reps, phases: 1, pre: pre, last: now}
+	*m = etaModel{total: total, reps: m.reps, phases: 1, pre: pre, last: now, pace: 1}
 	if total <= maxProfile {
 		m.cum = make([]time.Duration, 1, min(total, 1024)+1)
 	}
@@ -70,6 +74,9 @@ func (m *etaModel) count(done int, now time.Time) (shape bool) {
 		// The next repetition begins: the time since the last count
 		// was its uncounted work.
 		m.pauses = append(m.pauses, now.Sub(m.last))
+		if m.phases > 1 && len(m.cum) > m.per && m.cum[m.per] > 0 {
+			m.pace = float64(m.busy-m.since) / float64(m.cum[m.per])
+		}
 		m.last, m.since = now, m.busy
 		if m.per == 0 && m.total%done == 0 {
 			m.per = done
@@ -118,10 +125,10 @@ func (m *etaModel) remaining() (left time.Duration, ok, profiled bool) {
 		// same position, then each later one as long.
 		first := m.cum[m.per]
 		at := min(m.done-(m.phases-1)*m.per, m.per)
-		// The pace against the first repetition's, leaning on 1 while
-		// little of this one is done.
+		// The pace against the first repetition's, leaning on the last
+		// whole one's while little of this one is done.
 		prior := first / 40
-		pace := float64(m.busy-m.since+prior) / float64(m.cum[at]+prior)
+		pace := (float64(m.busy-m.since) + m.pace*float64(prior)) / float64(m.cum[at]+prior)
 		units := time.Duration(pace * float64(first-m.cum[at]+time.Duration(later)*first))
 		return units + time.Duration(later)*pause, true, true
 	}

@@ -319,7 +319,7 @@ func simulate(t *testing.T, steps []step, train time.Duration, reps int) []etaSa
 // training short and long; and a run whose training is most of its time
 // (lazy 50 ms, dropout 5 ms, training 20 s) with the repetitions said;
 // and one whose first repetition runs at half the later ones' speed
-// (checked from the tenth unit of each later one).
+// (checked from the second's tenth unit on).
 func TestETADefaultRun(t *testing.T) {
 	ms := time.Millisecond
 	for _, tc := range []struct {
@@ -342,9 +342,10 @@ func TestETADefaultRun(t *testing.T) {
 		for _, s := range samples {
 			low, high := s.truth*4/5, 2*s.truth+2*time.Second
 			switch {
-			case tc.slow != 1 && (s.first || s.done%75 < 10):
-				// It cannot know the speed will change, nor how fast a
-				// repetition goes before a few of its units are done.
+			case tc.slow != 1 && (s.first || s.done < 85):
+				// It cannot know the speed will change, nor how fast the
+				// second repetition goes before a few of its units are
+				// done; the third starts at the second's pace.
 				low, high = time.Second, 4*s.truth
 			case !s.first:
 				low, high = s.truth*4/5-time.Second, s.truth*27/20+time.Second
