@@ -391,17 +391,23 @@ func TestETALate(t *testing.T) {
 	}
 }
 
+// secondsMeter returns a Meter with a fake clock that has counted n of
+// total units at a second each.
+func secondsMeter(n, total int) (*Meter, *fakeClock) {
+	c := &fakeClock{t: time.Unix(1000, 0)}
+	p := newTestProgress(&bytes.Buffer{}, c, true)
+	p.Update(0, total)
+	for i := 1; i <= n; i++ {
+		c.add(time.Second)
+		p.Update(i, total)
+	}
+	return p, c
+}
+
 // A total that moves as the counting goes (vi shapley's forecast) keeps
 // the rate learnt so far: the ETA follows the new total at once.
 func TestETAMovingTotal(t *testing.T) {
-	var b bytes.Buffer
-	c := &fakeClock{t: time.Unix(1000, 0)}
-	p := newTestProgress(&b, c, true)
-	p.Update(0, 100)
-	for i := 1; i <= 20; i++ {
-		c.add(time.Second)
-		p.Update(i, 100)
-	}
+	p, c := secondsMeter(20, 100)
 	c.add(time.Second)
 	p.Update(21, 60)
 	if got := p.shownETA(c.t); got != "39s" {
@@ -411,14 +417,7 @@ func TestETAMovingTotal(t *testing.T) {
 
 // The same count with a new total is no repetition's start.
 func TestETAMovedTotalNoRepetition(t *testing.T) {
-	var b bytes.Buffer
-	c := &fakeClock{t: time.Unix(1000, 0)}
-	p := newTestProgress(&b, c, true)
-	p.Update(0, 100)
-	for i := 1; i <= 20; i++ {
-		c.add(time.Second)
-		p.Update(i, 100)
-	}
+	p, _ := secondsMeter(20, 100)
 	p.Update(20, 60)
 	if p.model.phases != 1 || len(p.model.pauses) != 0 {
 		t.Errorf("a moved total counted as a repetition: %d begun, pauses %v", p.model.phases, p.model.pauses)
