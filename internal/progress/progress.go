@@ -103,9 +103,9 @@ type Meter struct {
 	now   func() time.Time
 
 	mu       sync.Mutex
-	status   string // shown while no count is
-	statusAt time.Time
-	done     int // the largest count shown
+	status   string    // shown while no count is
+	statusAt time.Time // when the status was set: uncounted work began
+	done     int       // the largest count shown
 	total    int
 	start    time.Time // of the run: elapsed
 	estStart time.Time // of the counting
