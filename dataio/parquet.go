@@ -57,9 +57,13 @@ func loadParquet(ctx context.Context, path string) (*Table, error) {
 // floating-point numbers are Numeric columns (a decimal's scale applied;
 // a floating-point NaN is a missing cell), strings, enums and other byte
 // arrays are Text columns (dictionary-encoded or not), and a null (or an
-// empty string, as an empty CSV cell) is a missing cell. Nested columns (lists, maps, structs), dates, times and
-// timestamps are refused, naming the column. Every compression codec of
-// the format is read (snappy, gzip, zstd, lz4, brotli).
+// empty string, as an empty CSV cell) is a missing cell. Nested columns
+// (lists, maps, structs) are refused, naming the column. Dates, times,
+// timestamps (INT96 ones too) and the other types that are not read as
+// numbers or text are columns that Prepare refuses only where a run uses
+// them (TableColumn.Refused), so that --drop leaves them out. Every
+// compression codec of the format is read (snappy, gzip, zstd, lz4,
+// brotli).
 func ReadParquet(r io.ReaderAt, size int64, source string) (*Table, error) {
 	return readParquet(context.Background(), r, size, source)
 }
@@ -80,7 +84,7 @@ func readParquet(ctx context.Context, r io.ReaderAt, size int64, source string) 
 		}
 		k, err := kindOf(leaf.Node.Type())
 		if err != nil {
-			return nil, &InputError{File: source, Column: name, Msg: err.Error()}
+			k.refused = err.Error()
 		}
 		names = append(names, name)
 		kinds = append(kinds, k)
@@ -98,7 +102,12 @@ func readParquet(ctx context.Context, r io.ReaderAt, size int64, source string) 
 	}
 	for j, k := range kinds {
 		c := b.cols[j]
-		if k.text {
+		if k.refused != "" {
+			c.Refused, c.Numbers = k.refused, make([]float64, rows)
+			for i := range c.Numbers {
+				c.Numbers[i] = math.NaN()
+			}
+		} else if k.text {
 			c.Kind, c.Codes, b.index[j] = Text, make([]int32, 0, rows), map[string]int32{}
 		} else {
 			c.Numbers = make([]float64, 0, rows)
@@ -108,6 +117,9 @@ func readParquet(ctx context.Context, r io.ReaderAt, size int64, source string) 
 		for j, cc := range rg.ColumnChunks() {
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("%s: reading interrupted: %w", source, context.Cause(ctx))
+			}
+			if kinds[j].refused != "" {
+				continue
 			}
 			if err := readParquetColumn(b, j, kinds[j], cc); err != nil {
 				return nil, &InputError{File: source, Column: names[j], Msg: err.Error()}
@@ -124,10 +136,12 @@ func readParquet(ctx context.Context, r io.ReaderAt, size int64, source string) 
 }
 
 // parquetKind is how a Parquet column's values are read: as text, or as
-// numbers divided by scale (a decimal's power of ten; 1 otherwise).
+// numbers divided by scale (a decimal's power of ten; 1 otherwise), or
+// not at all (refused says why).
 type parquetKind struct {
-	text  bool
-	scale float64
+	text    bool
+	scale   float64
+	refused string
 }
 
 // kindOf returns how values of type t are read, or why they are not.
@@ -145,6 +159,8 @@ func kindOf(t parquet.Type) (parquetKind, error) {
 			return num, nil
 		case *format.IntType, *format.NullType:
 			return num, nil
+		case *format.TimestampType, *format.DateType, *format.TimeType:
+			return num, fmt.Errorf("a %s column is not read: a date or time is no number a network learns from as it is; convert it first (seconds since a start, or the hour, weekday or month that matter)", lt)
 		default:
 			return num, fmt.Errorf("a %s column is not read as a feature; convert it to numbers or text first", lt)
 		}
@@ -155,7 +171,7 @@ func kindOf(t parquet.Type) (parquetKind, error) {
 	case parquet.ByteArray, parquet.FixedLenByteArray:
 		return parquetKind{text: true}, nil
 	}
-	return num, fmt.Errorf("a %s column (a legacy timestamp) is not read; convert it to numbers first", t.Kind())
+	return num, fmt.Errorf("a %s column (a legacy timestamp) is not read: a date or time is no number a network learns from as it is; convert it first (seconds since a start, or the hour, weekday or month that matter)", t.Kind())
 }
 
 // readParquetColumn appends a column chunk's values to column j of b.

@@ -119,12 +119,14 @@ func TestParquetRefusesBadFiles(t *testing.T) {
 	}
 }
 
-// A timestamp column is refused, naming it; a string column, a boolean and
+// A timestamp column is read, but refused where a run uses it, naming it
+// and how to leave it out; a string column, a boolean and
 // an optional integer read as text (the empty string missing), 0/1 and
 // numbers (null missing).
 func TestParquetColumnKinds(t *testing.T) {
 	type row struct {
 		When time.Time `parquet:"when"`
+		X    float64   `parquet:"x"`
 		Y    float64   `parquet:"y"`
 	}
 	write := func(path string, rows []row) {
@@ -142,11 +144,22 @@ func TestParquetColumnKinds(t *testing.T) {
 		f.Close()
 	}
 	dir := t.TempDir()
-	rows := []row{{Y: 1}, {Y: 2}}
+	rows := []row{{X: 1, Y: 1}, {X: 2, Y: 2}}
 	write(dir+"/t.parquet", rows)
-	_, err := LoadTable(context.Background(), dir+"/t.parquet")
-	if err == nil || !strings.Contains(err.Error(), `column "when": a TIMESTAMP`) {
-		t.Fatalf("err = %v", err)
+	tab, err := LoadTable(context.Background(), dir+"/t.parquet")
+	if err != nil {
+		t.Fatalf("a file with a timestamp column: %v", err)
+	}
+	_, err = tab.Prepare(PrepareOptions{})
+	if err == nil || !strings.Contains(err.Error(), `t.parquet, column "when": a TIMESTAMP`) || !strings.HasSuffix(err.Error(), "; or leave it out (--drop when)") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("the timestamp as a feature: err = %v", err)
+	}
+	if _, err = tab.Prepare(PrepareOptions{Target: "when"}); err == nil || !strings.HasSuffix(err.Error(), "; or name another response (--target)") {
+		t.Errorf("the timestamp as the response: err = %v", err)
+	}
+	// Left out, it is no obstacle.
+	if d, err := tab.Prepare(PrepareOptions{Drop: []string{"when"}}); err != nil || d.Names[0] != "x" {
+		t.Errorf("the timestamp left out: %v", err)
 	}
 
 	type plain struct {
@@ -166,7 +179,7 @@ func TestParquetColumnKinds(t *testing.T) {
 	}
 	w.Close()
 	f.Close()
-	tab, err := LoadTable(context.Background(), dir+"/p.parquet")
+	tab, err = LoadTable(context.Background(), dir+"/p.parquet")
 	if err != nil {
 		t.Fatal(err)
 	}

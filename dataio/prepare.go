@@ -139,6 +139,9 @@ func (t *Table) Prepare(opt PrepareOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := t.checkRefused(keep, target); err != nil {
+		return nil, err
+	}
 	cat, err := t.categorical(opt.Categorical, keep, target)
 	if err != nil {
 		return nil, err
@@ -180,6 +183,22 @@ func (t *Table) categorical(names []string, keep []bool, target int) ([]bool, er
 		return nil, &InputError{File: t.Source, Msg: strings.Join(bad, "; ")}
 	}
 	return cat, nil
+}
+
+// checkRefused refuses a column that cannot be read (TableColumn.Refused)
+// where the run uses it: as a feature, or as the response.
+func (t *Table) checkRefused(keep []bool, target int) error {
+	for j, c := range t.Columns {
+		if c.Refused == "" || !keep[j] && j != target {
+			continue
+		}
+		leave := fmt.Sprintf("leave it out (--drop %s)", c.Name)
+		if j == target {
+			leave = "name another response (--target)"
+		}
+		return &InputError{File: t.Source, Column: c.Name, Msg: c.Refused + "; or " + leave}
+	}
+	return nil
 }
 
 // noColumn is "no column X (did you mean Y?)".

@@ -89,6 +89,11 @@ type TableColumn struct {
 	// categorical.
 	Bad      []BadCell
 	BadCount int
+	// Refused, when set, says why the column cannot be a feature or the
+	// response (a Parquet timestamp, say); its cells are all missing.
+	// Prepare refuses it only where the run uses it, so that it can be
+	// left out (--drop).
+	Refused string
 }
 
 // A BadCell is a cell that does not fit its column: its row (0-based, in

@@ -1,6 +1,7 @@
 package dataio
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -66,7 +67,7 @@ func (t *Table) partsOrOne() []tablePart {
 
 // joinColumns joins a's na rows and b's nb rows into one column.
 func joinColumns(a, b *TableColumn, na, nb int) *TableColumn {
-	c := &TableColumn{Name: a.Name, Kind: a.Kind, BadCount: a.BadCount + b.BadCount}
+	c := &TableColumn{Name: a.Name, Kind: a.Kind, BadCount: a.BadCount + b.BadCount, Refused: cmp.Or(a.Refused, b.Refused)}
 	if a.Kind == Text || b.Kind == Text {
 		c.Kind = Text
 	}

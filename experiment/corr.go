@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -67,7 +68,6 @@ func runCorr(x *env) (*Result, error) {
 	}
 	for _, f := range feats {
 		p := newPanel(fmt.Sprintf("%s: dropout minus estimate", f), "rho", "VI_dropout - VI")
-		p.Legend.Left = true
 		var ss []series
 		var sds [][]float64
 		for _, e := range []string{"lazy", "cpi"} {
@@ -93,15 +93,15 @@ func runCorr(x *env) (*Result, error) {
 		out.Plots = append(out.Plots, p)
 	}
 	out.Plots = []*plot.Plot{out.Plots[0], out.Plots[1]}
-	out.Notes = append(out.Notes, fmt.Sprintf("n %d, mlp width 50, %d repetitions per rho; dropout minus lazy (mean, sd) against beta^2 rho^2:", corrN, x.reps))
+	out.Notes = append(out.Notes, fmt.Sprintf("n %d, mlp width 50, %d repetitions per rho; by feature, the mean gaps dropout - lazy (with its sd) and dropout - cpi, and Prop. 3.1's beta^2 rho^2:", corrN, x.reps))
 	for k, rho := range corrRhos {
-		line := fmt.Sprintf("  - rho %.1f:", rho)
+		var parts []string
 		for _, f := range feats {
 			m, d := meanSD(gaps["lazy"][f][k])
 			mc, _ := meanSD(gaps["cpi"][f][k])
-			line += fmt.Sprintf(" %s %.3f (sd %.3f; cpi %.3f) vs %.3f;", f, m, d, mc, beta[f]*beta[f]*rho*rho)
+			parts = append(parts, fmt.Sprintf("%s: dropout - lazy %.3f (sd %.3f), dropout - cpi %.3f, beta^2 rho^2 %.3f", f, m, d, mc, beta[f]*beta[f]*rho*rho))
 		}
-		out.Notes = append(out.Notes, line)
+		out.Notes = append(out.Notes, fmt.Sprintf("  - rho %.1f: %s", rho, strings.Join(parts, "; ")))
 	}
 	return out, nil
 }

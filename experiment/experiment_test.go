@@ -79,3 +79,16 @@ func TestWriteFiles(t *testing.T) {
 		t.Error("DrawFigure as gif: want an error")
 	}
 }
+
+// time-error's note item names each number: the groups' errors together,
+// then the seconds, then the coverage; retrain's only its coverage.
+func TestTimeErrorNote(t *testing.T) {
+	got := timeErrorNote("lazy", [][]float64{{0.01, -0.01}, {0.02}, {0.003, -0.003, 0.003}}, 0.094, 0.95)
+	want := "  - lazy: |VI - VI_retrain| x1,x2 0.010, x3 0.020, x4..x6 0.003; 0.094 s per feature; coverage 0.95"
+	if got != want {
+		t.Errorf("note\n%s\nwant\n%s", got, want)
+	}
+	if got, want := timeErrorNote("retrain", nil, 0, 1), "  - retrain: coverage 1.00"; got != want {
+		t.Errorf("note %q, want %q", got, want)
+	}
+}

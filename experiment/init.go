@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot/plotter"
 
@@ -126,12 +127,12 @@ func runInit(x *env) (*Result, error) {
 	out.Plots = append(out.Plots, p)
 	out.Notes = append(out.Notes, fmt.Sprintf("linear setting, n %d, rho %.1f, mlp width 50, %d repetitions; VI - estimate, mean (sd) for x1, x2, x3:", timeErrorN, timeErrorRho, x.reps))
 	for _, e := range ests {
-		line := "  - " + e.Name() + ":"
+		var parts []string
 		for _, f := range feats {
 			m, sd := meanSD(errs[e.Name()][f])
-			line += fmt.Sprintf(" %s %.3f (%.3f);", f, m, sd)
+			parts = append(parts, fmt.Sprintf("%s %.3f (%.3f)", f, m, sd))
 		}
-		out.Notes = append(out.Notes, line)
+		out.Notes = append(out.Notes, "  - "+e.Name()+": "+strings.Join(parts, "; "))
 	}
 	return out, nil
 }

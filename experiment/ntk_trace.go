@@ -64,7 +64,6 @@ func runNTKTrace(x *env) (*Result, error) {
 	}
 	slope := sxy / sxx
 	p := newPanel("trace of the NTK, X1 dropped", "test rows", "trace")
-	p.Legend.Left = true
 	if err := addScatter(p, []series{{label: "one repetition", pts: pts}}); err != nil {
 		return nil, err
 	}

@@ -6,43 +6,21 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
+
+	viplot "github.com/lazyvi/lazyvi/plot"
 )
 
-// drawPanels draws plots side by side, 4.5 inches each, as svg or png.
+// drawPanels draws plots side by side in format (svg, png or pdf), in the
+// style of vi's other figures, each legend beside its panel.
 func drawPanels(w io.Writer, plots []*plot.Plot, format string) error {
-	width, height := vg.Length(len(plots))*4.5*vg.Inch, 4*vg.Inch
-	var c draw.Canvas
-	var wt io.WriterTo
-	if format == "svg" {
-		s := vgsvg.New(width, height)
-		c, wt = draw.New(s), s
-	} else {
-		img := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(110))
-		c, wt = draw.New(img), vgimg.PngCanvas{Canvas: img}
-	}
-	tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Inch / 4, PadTop: vg.Inch / 8, PadBottom: vg.Inch / 8, PadLeft: vg.Inch / 8, PadRight: vg.Inch / 8}
-	canvases := plot.Align([][]*plot.Plot{plots}, tiles, c)
-	for i, p := range plots {
-		p.Draw(canvases[0][i])
-	}
-	_, err := wt.WriteTo(w)
-	return err
+	return viplot.Panels(plots).Write(w, format)
 }
 
-// newPanel returns a plot with a title, axis labels and a grid.
+// newPanel returns a panel with a title, axis labels and a grid, in the
+// style of vi's other figures.
 func newPanel(title, x, y string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = x
-	p.Y.Label.Text = y
-	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
-	return p
+	return viplot.NewPanel(title, x, y)
 }
 
 // series is one labelled set of points of a panel.
@@ -61,13 +39,11 @@ func addScatter(p *plot.Plot, ss []series) error {
 		if err != nil {
 			return err
 		}
-		sc.Color = plotutil.Color(i)
-		sc.Shape = plotutil.Shape(i)
-		sc.Radius = vg.Points(3)
+		sc.Color, sc.Shape = viplot.SeriesStyle(i)
+		sc.Radius = viplot.SeriesRadius
 		p.Add(sc)
 		p.Legend.Add(s.label, sc)
 	}
-	headroom(p)
 	return nil
 }
 
@@ -82,8 +58,9 @@ func addLines(p *plot.Plot, ss []series, sd [][]float64) error {
 		if err != nil {
 			return err
 		}
-		l.Color, sc.Color = plotutil.Color(i), plotutil.Color(i)
-		sc.Shape = plotutil.Shape(i)
+		sc.Color, sc.Shape = viplot.SeriesStyle(i)
+		sc.Radius = viplot.SeriesRadius
+		l.Color, l.Width = sc.Color, viplot.SeriesLineWidth
 		p.Add(l, sc)
 		p.Legend.Add(s.label, l, sc)
 		if sd != nil && len(sd[i]) == len(s.pts) {
@@ -98,7 +75,7 @@ func addLines(p *plot.Plot, ss []series, sd [][]float64) error {
 			if err != nil {
 				return err
 			}
-			eb.Color = plotutil.Color(i)
+			eb.Color, eb.Width = sc.Color, viplot.SeriesLineWidth/2
 			p.Add(eb)
 		}
 	}
@@ -112,7 +89,7 @@ func addReference(p *plot.Plot, label string, pts plotter.XYs) error {
 	if err != nil {
 		return err
 	}
-	l.Color = color.Gray{Y: 90}
+	l.Color, l.Width = color.Gray{Y: 90}, viplot.SeriesLineWidth*2/3
 	l.Dashes = []vg.Length{vg.Points(2), vg.Points(3)}
 	p.Add(l)
 	if label != "" {
@@ -131,23 +108,12 @@ func barPanel(title, ylabel string, cats, names []string, vals [][]float64) (*pl
 		if err != nil {
 			return nil, err
 		}
-		b.Color = plotutil.Color(i)
+		b.Color, _ = viplot.SeriesStyle(i)
 		b.LineStyle.Width = 0
 		b.Offset = w * vg.Length(float64(i)-float64(len(names)-1)/2)
 		p.Add(b)
 		p.Legend.Add(n, b)
 	}
 	p.NominalX(cats...)
-	headroom(p)
 	return p, nil
-}
-
-// headroom raises the panel's top by a third of its range, so that the
-// legend in the top corner clears the data.
-func headroom(p *plot.Plot) {
-	r := p.Y.Max - p.Y.Min
-	p.Y.Max += r / 3
-	if p.Y.Min < 0 {
-		p.Y.Min -= r / 20
-	}
 }

@@ -99,7 +99,6 @@ func runROARImages(x *env) (*Result, error) {
 		if err := addLines(p, ss, sds); err != nil {
 			return nil, err
 		}
-		p.Legend.Top, p.Legend.Left = false, true
 		out.Plots = append(out.Plots, p)
 	}
 	out.Notes = append(out.Notes, fmt.Sprintf("digits (1,797 images of 8 x 8, cnn; the units removed are the 16 patches of %d x %d pixels, ordered by their summed input gradients or at random), accuracy, %d repetitions; mean accuracy at removed shares %v, and seconds per curve pair:", roarPatch, roarPatch, x.reps, roarFractions))

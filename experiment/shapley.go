@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
 	"github.com/lazyvi/lazyvi/dataio"
@@ -100,13 +101,13 @@ func runShapley(x *env) (*Result, error) {
 	out.Plots = append(out.Plots, vp, sp)
 	out.Notes = append(out.Notes, fmt.Sprintf("logistic setting, n 750 (500 train), mlp width 128, players x1..x5 and x6-x100 (every subset: 62 reduced models), %d repetitions; mean (sd) by player, and seconds per data set:", x.reps))
 	for i, e := range names {
-		line := "  - " + e + ":"
+		var parts []string
 		for k, pl := range players {
-			line += fmt.Sprintf(" %s %.3f (%.3f);", pl, means[i][k], sds[i][k])
+			parts = append(parts, fmt.Sprintf("%s %.3f (%.3f)", pl, means[i][k], sds[i][k]))
 		}
 		m, sd := meanSD(secs[i])
-		line += fmt.Sprintf(" %.1f s (sd %.1f)", m, sd)
-		out.Notes = append(out.Notes, line)
+		parts = append(parts, fmt.Sprintf("%.1f s (sd %.1f) per data set", m, sd))
+		out.Notes = append(out.Notes, "  - "+e+": "+strings.Join(parts, "; "))
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -96,23 +97,34 @@ func runTimeError(x *env) (*Result, error) {
 	}
 	out.Notes = append(out.Notes, fmt.Sprintf("n %d, rho %.1f, mlp width 50, %d repetitions; mean |VI - VI_retrain| by group, mean seconds per feature, and the 95%% intervals' coverage of the truth for x1, x2, x3:", timeErrorN, timeErrorRho, x.reps))
 	for _, e := range names {
-		line := fmt.Sprintf("  - %s:", e)
-		if e != "retrain" {
-			for _, g := range linearGroups {
-				var ys, xs []float64
-				for _, pt := range pts[key{e, g.name}] {
-					ys, xs = append(ys, pt.Y), append(xs, pt.X)
-				}
-				line += fmt.Sprintf(" %s %.3f;", g.short, meanAbs(ys))
-				if g.name == linearGroups[0].name {
-					line += fmt.Sprintf(" (%.3f s)", mean(xs))
-				}
+		var errs [][]float64
+		var secs []float64
+		for _, g := range linearGroups {
+			var ys []float64
+			for _, pt := range pts[key{e, g.name}] {
+				ys, secs = append(ys, pt.Y), append(secs, pt.X)
 			}
+			errs = append(errs, ys)
 		}
-		line += fmt.Sprintf(" coverage %.2f", mean(cover[e]))
-		out.Notes = append(out.Notes, line)
+		out.Notes = append(out.Notes, timeErrorNote(e, errs, mean(secs), mean(cover[e])))
 	}
 	return out, nil
+}
+
+// timeErrorNote is an estimator's item of time-error's note: its mean
+// |VI - VI_retrain| for each of linearGroups (errs, by group; none for
+// retrain itself), its mean seconds per feature and its coverage.
+func timeErrorNote(est string, errs [][]float64, seconds, coverage float64) string {
+	var parts []string
+	if est != "retrain" {
+		groups := make([]string, len(linearGroups))
+		for i, g := range linearGroups {
+			groups[i] = fmt.Sprintf("%s %.3f", g.short, meanAbs(errs[i]))
+		}
+		parts = append(parts, "|VI - VI_retrain| "+strings.Join(groups, ", "), fmt.Sprintf("%.3f s per feature", seconds))
+	}
+	parts = append(parts, fmt.Sprintf("coverage %.2f", coverage))
+	return fmt.Sprintf("  - %s: %s", est, strings.Join(parts, "; "))
 }
 
 func b2f(b bool) float64 {

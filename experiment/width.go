@@ -81,12 +81,10 @@ func runWidth(x *env) (*Result, error) {
 	if err := addReference(cp, "0.95", plotter.XYs{{X: float64(widthWidths[0]), Y: 0.95}, {X: float64(widthWidths[len(widthWidths)-1]), Y: 0.95}}); err != nil {
 		return nil, err
 	}
-	cp.Y.Min, cp.Y.Max = 0, 1.3
-	cp.Legend.Left = true
+	cp.Y.Min, cp.Y.Max = 0, 1.05
 	if err := addLines(tp, ts, nil); err != nil {
 		return nil, err
 	}
-	tp.Legend.Left = true
 	out.Plots = append(out.Plots, cp, tp)
 	out.Notes = append(out.Notes, fmt.Sprintf("linear setting, n %d, rho %.1f, %d repetitions per width; coverage of x1..x3 and seconds per feature by width %v:", widthN, timeErrorRho, x.reps, widthWidths))
 	for i, e := range names {

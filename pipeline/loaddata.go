@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/lazyvi/lazyvi/dataio"
@@ -63,6 +64,10 @@ func prepareData(ctx context.Context, t *dataio.Table, evalPath, split string, p
 		return d, part, nil
 	}
 	part, err := SplitPartition(d.Source, split, labels)
+	var ie *dataio.InputError
+	if errors.As(err, &ie) && ie.Row >= 2 && d.Encoding != nil && ie.Row-2 < len(d.Encoding.Rows) {
+		ie.Row = d.Encoding.Rows[ie.Row-2] + 2 // the file's row, not the kept one's
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -86,6 +91,11 @@ func rowLabels(ctx context.Context, t *dataio.Table, evalPath, split string) ([]
 		labels = make([]string, t.Rows)
 		for i := range labels {
 			labels[i], _ = col.Category(i)
+		}
+		// Checked on every row of the file, so that a bad label is named
+		// by its row in the file, whatever rows --missing drop leaves out.
+		if _, err := SplitPartition(t.Source, split, labels); err != nil {
+			return nil, nil, err
 		}
 		return labels, t, nil
 	case evalPath != "":

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -32,7 +33,10 @@ type forestPlot struct {
 	title, xLabel string
 	// value names what the points are ("VI", "Shapley value"), for the
 	// title's statement of the order.
-	value  string
+	value string
+	// trim is a prefix of the estimators' names that the order's
+	// statement leaves out ("shapley-": "lazy's Shapley value").
+	trim   string
 	points []forestPoint
 	// notes are lines of text under the legend's entries.
 	notes []string
@@ -61,7 +65,7 @@ func (f forestPlot) write(w io.Writer, format string) error {
 		return float64(n-1-row[feat]) + (float64(k-1)/2-float64(e))*step
 	}
 
-	p := newStyledPlot(title+"\n"+forestOrderLine(f.value, ests[0]), f.xLabel, "")
+	p := newStyledPlot(title+"\n"+forestOrderLine(f.value, strings.TrimPrefix(ests[0], f.trim)), f.xLabel, "")
 	p.Add(rowBands{rows: n})
 	grid := plotter.NewGrid()
 	grid.Horizontal.Color = nil

@@ -121,6 +121,7 @@ func shapleyPlot(rep *shapley.Report, target string) forestPlot {
 		title:  fmt.Sprintf("Shapley values, %s intervals (%s, n_eval %d)", levelPercent(rep.Level), rep.Backend, rep.NEval),
 		xLabel: shapleyAxis(rep.Measure, target),
 		value:  "Shapley value",
+		trim:   "shapley-",
 		points: pts,
 	}
 }

@@ -62,8 +62,9 @@ type seriesStyle struct {
 
 // seriesStyles are the Okabe-Ito colours in an order whose neighbours
 // differ in lightness too (blue, orange, black, reddish purple, bluish
-// green, sky blue), each with a marker shape of its own (filled circle,
-// square and triangle, then open ones).
+// green, sky blue, vermillion, yellow), each with a marker shape of its
+// own (filled circle, square and triangle, then open ones, a cross and a
+// plus).
 var seriesStyles = []seriesStyle{
 	{color.RGBA{0x00, 0x72, 0xB2, 0xFF}, draw.CircleGlyph{}},
 	{color.RGBA{0xE6, 0x9F, 0x00, 0xFF}, draw.BoxGlyph{}},
@@ -71,9 +72,11 @@ var seriesStyles = []seriesStyle{
 	{color.RGBA{0xCC, 0x79, 0xA7, 0xFF}, draw.RingGlyph{}},
 	{color.RGBA{0x00, 0x9E, 0x73, 0xFF}, draw.SquareGlyph{}},
 	{color.RGBA{0x56, 0xB4, 0xE9, 0xFF}, draw.TriangleGlyph{}},
+	{color.RGBA{0xD5, 0x5E, 0x00, 0xFF}, draw.CrossGlyph{}},
+	{color.RGBA{0xF0, 0xE4, 0x42, 0xFF}, draw.PlusGlyph{}},
 }
 
-// styleOf returns the i-th series' style (cycling after six).
+// styleOf returns the i-th series' style (cycling after eight).
 func styleOf(i int) seriesStyle { return seriesStyles[i%len(seriesStyles)] }
 
 var (
@@ -113,6 +116,26 @@ func newStyledLegend() gplot.Legend {
 // it (none when leg has no entries), on a width x height canvas inside
 // plotMargin, and writes it to w in format (png, svg or pdf).
 func writeStyledPlot(w io.Writer, p *gplot.Plot, leg *gplot.Legend, width, height vg.Length, format string) error {
+	c, area, err := newCanvas(width, height, format)
+	if err != nil {
+		return err
+	}
+	if leg != nil {
+		if lw := leg.Rectangle(area).Size().X; lw > 0 {
+			gap := vg.Points(12)
+			leg.Draw(belowTitle(draw.Crop(area, area.Size().X-lw, 0, 0, 0), p))
+			area = draw.Crop(area, 0, -(lw + gap), 0, 0)
+		}
+	}
+	p.Draw(area)
+	_, err = c.WriteTo(w)
+	return err
+}
+
+// newCanvas returns a width x height canvas that writes format (png at
+// plotDPI, svg or pdf), and its area inside plotMargin, the whole painted
+// white.
+func newCanvas(width, height vg.Length, format string) (vg.CanvasWriterTo, draw.Canvas, error) {
 	var c vg.CanvasWriterTo
 	switch format {
 	case "png":
@@ -122,27 +145,21 @@ func writeStyledPlot(w io.Writer, p *gplot.Plot, leg *gplot.Legend, width, heigh
 	case "pdf":
 		c = vgpdf.New(width, height)
 	default:
-		return fmt.Errorf("plot format %q (want png, svg or pdf)", format)
+		return nil, draw.Canvas{}, fmt.Errorf("plot format %q (want png, svg or pdf)", format)
 	}
 	dc := draw.New(c)
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
-	area := draw.Crop(dc, plotMargin, -plotMargin, plotMargin, -plotMargin)
-	if leg != nil {
-		if lw := leg.Rectangle(area).Size().X; lw > 0 {
-			gap := vg.Points(12)
-			legArea := draw.Crop(area, area.Size().X-lw, 0, 0, 0)
-			// The legend's top meets the data area's top, below the title.
-			if p.Title.Text != "" {
-				legArea = draw.Crop(legArea, 0, 0, 0, -(p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding))
-			}
-			leg.Draw(legArea)
-			area = draw.Crop(area, 0, -(lw + gap), 0, 0)
-		}
+	return c, draw.Crop(dc, plotMargin, -plotMargin, plotMargin, -plotMargin), nil
+}
+
+// belowTitle returns the part of area below p's title, so that a legend
+// drawn there has its top at the data area's.
+func belowTitle(area draw.Canvas, p *gplot.Plot) draw.Canvas {
+	if p.Title.Text == "" {
+		return area
 	}
-	p.Draw(area)
-	_, err := c.WriteTo(w)
-	return err
+	return draw.Crop(area, 0, 0, 0, -(p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding))
 }
 
 // niceTicks is a gplot.Ticker with about n labelled ticks at round steps
@@ -165,7 +182,7 @@ func (t niceTicks) Ticks(lo, hi float64) []gplot.Tick {
 		}
 	}
 	var out []gplot.Tick
-	for i := math.Ceil(lo / step); i*step <= hi+step*1e-9; i++ {
+	for i := math.Ceil(lo/step - 1e-9); i*step <= hi+step*1e-9; i++ {
 		v := i * step
 		out = append(out, gplot.Tick{Value: v, Label: tickLabel(v, step)})
 	}
@@ -181,10 +198,10 @@ func tickLabel(v, step float64) string {
 		return strconv.FormatFloat(v, 'g', 4, 64)
 	}
 	decimals := max(0, int(math.Ceil(-math.Log10(step)-1e-9)))
-	if m := step / math.Pow(10, math.Floor(math.Log10(step))); math.Abs(m-2.5) < 1e-9 {
-		decimals++ // 0.25, 2.5
+	if m := step / math.Pow(10, math.Floor(math.Log10(step))); math.Abs(m-2.5) < 1e-9 && step < 10 {
+		decimals++ // 0.25, 2.5; not 25 or 250
 	}
-	if math.Abs(v) >= 1e5 || (math.Abs(v) < 1e-3 && decimals > 4) {
+	if math.Abs(v) >= 1e6 || (math.Abs(v) < 1e-3 && decimals > 4) {
 		return strconv.FormatFloat(v, 'g', 3, 64)
 	}
 	return strconv.FormatFloat(v, 'f', decimals, 64)

@@ -228,6 +228,7 @@ func (f *coverageFlags) run(ctx context.Context, a *app) error {
 		return err
 	}
 	prog := progress.New(a.stderr, progress.Auto, "bench coverage")
+	prog.SetUnit("data sets")
 	defer prog.Close()
 	c.Progress = prog.Update
 	rep, err := coverage.Run(ctx, c)

@@ -38,14 +38,29 @@ func TestExperimentNoName(t *testing.T) {
 }
 
 // --out names a directory that does not exist yet: vi makes it, parents
-// and all, and writes the experiment's files there.
+// and all, and writes the experiment's files there; the issue's own
+// command, corr at two repetitions (12 networks).
 func TestExperimentMakesOutDir(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains 12 networks")
+	}
 	dir := t.TempDir()
-	viOK(t, dir, "experiment", "ntk-trace", "--reps", "1", "--workers", "2", "--out", "new/dir")
+	stdout := viOK(t, dir, "experiment", "corr", "--reps", "2", "--workers", "2", "--out", "new/dir")
 	for _, ext := range []string{"csv", "svg", "png", "md"} {
-		if _, err := os.Stat(filepath.Join(dir, "new", "dir", "ntk-trace."+ext)); err != nil {
-			t.Errorf("ntk-trace.%s not written into the new directory: %v", ext, err)
+		if _, err := os.Stat(filepath.Join(dir, "new", "dir", "corr."+ext)); err != nil {
+			t.Errorf("corr.%s not written into the new directory: %v", ext, err)
 		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "new", "dir", "corr.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A header, then 6 correlations x 2 repetitions x 2 features.
+	if rows := strings.Count(string(b), "\n"); rows != 1+6*2*2 {
+		t.Errorf("corr.csv: %d lines, want 25", rows)
+	}
+	if !strings.Contains(stdout, "wrote corr.{csv,svg,png,md} in new/dir") {
+		t.Errorf("stdout does not say where the files went:\n%s", stdout)
 	}
 }
 

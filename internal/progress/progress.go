@@ -59,27 +59,37 @@ func ParseMode(s string) (Mode, error) {
 // it).
 var Interval = 30 * time.Second
 
-// The ETA's smoothing: a new estimate moves the shown ETA by
+// The ETA's smoothing: a new estimate (etaModel) moves the shown ETA by
 // 1 - exp(-dt/tau) of the difference, dt the time since the last one, so
 // that a burst of cheap work units (dropout's reductions take
 // milliseconds, retrain's seconds) cannot swing it; tau is half the time
 // counted so far, between etaTauMin and etaTauMax, so that the first
-// estimates, made on little work, give way soon. No ETA is shown before
-// a twentieth of the units are done.
+// estimates, made on little work, give way soon. An estimate made on new
+// knowledge of the run's shape (its repetitions) replaces the shown one at
+// once. No ETA is shown before a twentieth of the units are done; between
+// estimates the ETA counts down, and a run late on it shows 1s, then "?"
+// (shownETA): "eta 0s" shows only at the end.
 const (
 	etaTauMin = 2 * time.Second
 	etaTauMax = 15 * time.Second
 	etaWarmup = 20
+	etaFloor  = 0.25
+	etaLate   = 2 * time.Second
 )
+
+// DefaultUnit is what the counted units are called unless SetUnit says
+// otherwise: the reductions of vi estimate, shapley and roar (one
+// estimator's reduced model of one feature, or group, on one fold).
+const DefaultUnit = "reductions"
 
 // Meter shows a long run's progress on stderr, as a bar redrawn in
 // place on a terminal:
 //
-//	lazy/dropout/retrain 12/30 [=====>    ] 40% 1m02s eta 1m30s
+//	lazy/dropout/retrain 12/30 reductions [=====>    ] 40% 1m02s eta 1m30s
 //
 // or, in a log, as a plain line every Interval:
 //
-//	vi: lazy/dropout/retrain 12/30 (40%), 1m02s elapsed, eta 1m30s
+//	vi: lazy/dropout/retrain 12/30 reductions (40%), 1m02s elapsed, eta 1m30s
 //
 // Between counts it shows a status (starting the backend, training the
 // full model). A nil *progress shows nothing, so callers need not check;
@@ -87,16 +97,19 @@ const (
 type Meter struct {
 	w     io.Writer
 	label string
-	lines bool // plain lines, not a bar
-	width int  // bar width in characters
+	unit  string // what the counts count; "": DefaultUnit
+	lines bool   // plain lines, not a bar
+	width int    // bar width in characters
 	now   func() time.Time
 
 	mu       sync.Mutex
-	status   string // shown while no count is
-	done     int    // the largest count shown
+	status   string    // shown while no count is
+	statusAt time.Time // when the status was set: uncounted work began
+	done     int       // the largest count shown
 	total    int
 	start    time.Time // of the run: elapsed
-	estStart time.Time // of the counting: the rate
+	estStart time.Time // of the counting
+	model    etaModel
 	last     time.Time // the last bar drawn
 	lastLine time.Time // the last plain line written
 	eta      time.Duration
@@ -170,6 +183,7 @@ func (p *Meter) SetStatus(msg string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.status, p.quiet = msg, false
+	p.statusAt = p.now()
 	p.total = 0
 	if !p.lines {
 		p.draw()
@@ -185,32 +199,52 @@ func (p *Meter) Update(done, total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
-	if done == 0 {
-		// The counting starts: what came before is not in the rate.
-		p.estStart, p.etaAt, p.done = now, time.Time{}, 0
-	} else if done < p.done && total == p.total {
+	if done < p.done && total == p.total && done > 0 {
 		return // workers report concurrently: an older count arrived late
 	}
-	p.done, p.total, p.status, p.quiet = done, total, "", false
-	if p.estStart.IsZero() {
-		p.estStart = now
+	shape := false
+	switch {
+	case done == 0 || p.estStart.IsZero():
+		// The counting starts: what came before it since the last
+		// status is the uncounted work before each repetition.
+		p.estStart, p.etaAt = now, time.Time{}
+		p.model.begin(total, now, now.Sub(p.uncountedSince()))
+	case total != p.model.total:
+		p.model.retotal(total) // a forecast total (vi shapley's) moved
+		shape = true
 	}
-	p.setETA(now)
+	// A count sent again begins a repetition; with a new total it is only
+	// the total's news.
+	if done > 0 && !(shape && done == p.model.done) {
+		shape = p.model.count(done, now) || shape
+	}
+	p.done, p.total, p.status, p.quiet = done, total, "", false
+	p.setETA(now, shape)
 	if p.lines || (done > 0 && done < total && now.Sub(p.last) < 100*time.Millisecond) {
 		return
 	}
 	p.draw()
 }
 
-// setETA folds the latest count into the ETA: the remaining units at the
-// average rate since the counting began, blended into the shown ETA (which
-// counts down between counts) by the time that passed (etaTauMin).
-func (p *Meter) setETA(now time.Time) {
-	if p.done <= 0 || p.done*etaWarmup < p.total {
+// uncountedSince is when the uncounted work before the counting began:
+// the last status, or the run's start.
+func (p *Meter) uncountedSince() time.Time {
+	if p.statusAt.After(p.start) {
+		return p.statusAt
+	}
+	return p.start
+}
+
+// setETA folds the model's latest estimate into the ETA, blended into the
+// shown ETA (which counts down between counts) by the time that passed
+// (etaTauMin), or in its place when shape says the model learnt the run's
+// shape or the estimate comes from a repetition's profile.
+func (p *Meter) setETA(now time.Time, shape bool) {
+	raw, ok, profiled := p.model.remaining()
+	if !ok {
 		return
 	}
-	raw := time.Duration(float64(now.Sub(p.estStart)) / float64(p.done) * float64(p.total-p.done))
-	if p.etaAt.IsZero() {
+	if p.etaAt.IsZero() || shape || profiled {
 		p.eta, p.etaAt = raw, now
 		return
 	}
@@ -225,12 +259,34 @@ func (p *Meter) setETA(now time.Time) {
 	p.etaAt = now
 }
 
-// shownETA is the ETA as of now: the last one, counted down.
+// shownETA is the ETA as of now: the last one, counted down, in whole
+// seconds rounded up, so that 0s shows only at the end. A run late on
+// its ETA shows 1s for etaLate (or etaFloor of the ETA, if longer), then
+// "?": how late it will be is not known.
 func (p *Meter) shownETA(now time.Time) string {
-	if p.etaAt.IsZero() {
+	if p.etaAt.IsZero() || (p.eta <= 0 && p.done < p.total) {
 		return "?"
 	}
-	return formatDuration(max(p.eta-now.Sub(p.etaAt), 0))
+	left := p.eta - now.Sub(p.etaAt)
+	if p.done < p.total && left <= 0 {
+		if -left > max(etaLate, time.Duration(etaFloor*float64(p.eta))) {
+			return "?"
+		}
+		left = time.Second
+	}
+	left = max(left, 0)
+	if r := left % time.Second; r > 0 {
+		left += time.Second - r
+	}
+	return formatDuration(left)
+}
+
+// units names the counted units.
+func (p *Meter) units() string {
+	if p.unit == "" {
+		return DefaultUnit
+	}
+	return p.unit
 }
 
 // draw redraws the bar (the caller holds mu).
@@ -248,7 +304,7 @@ func (p *Meter) draw() {
 	if p.done >= p.total {
 		// The counted work is done; what follows (a run's baselines and
 		// inference) is not counted: no "100% eta 0s" while it runs.
-		fmt.Fprintf(p.w, "\r\033[K%s %d/%d done, finishing %s", p.label, p.done, p.total, elapsed)
+		fmt.Fprintf(p.w, "\r\033[K%s %d/%d %s done, finishing %s", p.label, p.done, p.total, p.units(), elapsed)
 		p.shown = true
 		return
 	}
@@ -258,7 +314,7 @@ func (p *Meter) draw() {
 	if fill < p.width {
 		bar += ">" + strings.Repeat(" ", p.width-fill-1)
 	}
-	fmt.Fprintf(p.w, "\r\033[K%s %d/%d [%s] %3.0f%% %s eta %s", p.label, p.done, p.total, bar, 100*frac, elapsed, p.shownETA(now))
+	fmt.Fprintf(p.w, "\r\033[K%s %d/%d %s [%s] %3.0f%% %s eta %s", p.label, p.done, p.total, p.units(), bar, 100*frac, elapsed, p.shownETA(now))
 	p.shown = true
 }
 
@@ -269,9 +325,9 @@ func (p *Meter) writeLine() {
 	elapsed := formatDuration(now.Sub(p.start))
 	switch {
 	case p.total > 0 && p.done >= p.total:
-		fmt.Fprintf(p.w, "vi: %s %d/%d done, finishing, %s elapsed\n", p.label, p.done, p.total, elapsed)
+		fmt.Fprintf(p.w, "vi: %s %d/%d %s done, finishing, %s elapsed\n", p.label, p.done, p.total, p.units(), elapsed)
 	case p.total > 0:
-		fmt.Fprintf(p.w, "vi: %s %d/%d (%.0f%%), %s elapsed, eta %s\n", p.label, p.done, p.total,
+		fmt.Fprintf(p.w, "vi: %s %d/%d %s (%.0f%%), %s elapsed, eta %s\n", p.label, p.done, p.total, p.units(),
 			100*float64(p.done)/float64(p.total), elapsed, p.shownETA(now))
 	case p.status != "":
 		fmt.Fprintf(p.w, "vi: %s: %s, %s elapsed\n", p.label, p.status, elapsed)
@@ -289,6 +345,34 @@ func (p *Meter) SetLabel(label string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.label = label
+}
+
+// SetUnit names what the counts count ("reduced models", "data sets"),
+// shown after the count: "12/30 reduced models". Empty: DefaultUnit.
+func (p *Meter) SetUnit(unit string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.unit = unit
+}
+
+// SetRepetitions says that the counted total comes in n repetitions of
+// equal size, each preceded by uncounted work (training its full models)
+// as long as the work between the last status and the first count, so
+// that the ETA allows for it from the start; without it the ETA learns
+// of the repetitions when the first ends.
+func (p *Meter) SetRepetitions(n int) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.model.reps = n
+	if n > 1 && p.model.total > 0 && p.model.total%n == 0 && p.model.per == 0 {
+		p.model.per = p.model.total / n
+	}
 }
 
 // Clear erases the bar, so that other output can follow; the next count

@@ -32,7 +32,7 @@ func TestProgressBar(t *testing.T) {
 	p.Update(10, 10)
 	p.Clear()
 	out := b.String()
-	for _, w := range []string{"\r\033[Ktraining the full model 0s", "lazy/dropout 4/10 [====>     ]  40% 9s eta 6s", "lazy/dropout 10/10 done, finishing 15s", "\r\033[K"} {
+	for _, w := range []string{"\r\033[Ktraining the full model 0s", "lazy/dropout 4/10 reductions [====>     ]  40% 9s eta 6s", "lazy/dropout 10/10 reductions done, finishing 15s", "\r\033[K"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("progress output lacks %q: %q", w, out)
 		}
@@ -180,9 +180,9 @@ func TestProgressLines(t *testing.T) {
 	waitFor(t, &b, "vi: lazy: training the full model, 0s elapsed\n")
 	p.Update(0, 10)
 	p.Update(3, 10)
-	waitFor(t, &b, "vi: lazy 3/10 (30%), 0s elapsed, eta 0s\n")
+	waitFor(t, &b, "vi: lazy 3/10 reductions (30%), 0s elapsed, eta ")
 	p.Update(10, 10)
-	waitFor(t, &b, "vi: lazy 10/10 done, finishing, 0s elapsed\n")
+	waitFor(t, &b, "vi: lazy 10/10 reductions done, finishing, 0s elapsed\n")
 	p.Clear()
 	p.Close()
 	if out := b.String(); strings.Contains(out, "\r") || strings.Contains(out, "\033") {
@@ -217,5 +217,209 @@ func waitFor(t *testing.T, b interface{ String() string }, want string) {
 			t.Fatalf("no %q in %q", want, b.String())
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// step is one event of a simulated run: a unit that costs cost, or (pause)
+// uncounted work, after which the pipeline sends the last count again, as
+// it does when a repetition's reductions begin.
+type step struct {
+	cost  time.Duration
+	pause bool
+}
+
+// defaultRun is vi estimate's default run in miniature: training before
+// each of three repetitions (train), then in each 25 units of each cost
+// in turn (lazy's, dropout's, retrain's reductions), the first
+// repetition's units slow times as long (a machine busy at first).
+func defaultRun(train time.Duration, slow float64, costs ...time.Duration) []step {
+	var steps []step
+	for r := range 3 {
+		if r > 0 {
+			steps = append(steps, step{cost: train, pause: true})
+		}
+		for _, c := range costs {
+			if r == 0 {
+				c = time.Duration(slow * float64(c))
+			}
+			for range 25 {
+				steps = append(steps, step{cost: c})
+			}
+		}
+	}
+	return steps
+}
+
+// etaSample is the shown ETA at one moment and the time truly left.
+type etaSample struct {
+	at, shown, truth time.Duration
+	done             int
+	first            bool // in the first repetition
+}
+
+// simulate runs steps on a Meter with a fake clock, the status set train
+// before the first count (the first repetition's training), and samples
+// the shown ETA every 100 ms of the run.
+func simulate(t *testing.T, steps []step, train time.Duration, reps int) []etaSample {
+	t.Helper()
+	var b bytes.Buffer
+	c := &fakeClock{t: time.Unix(1000, 0)}
+	p := newTestProgress(&b, c, true)
+	p.SetRepetitions(reps)
+	p.SetStatus("training the full model")
+	c.add(train)
+	total := 0
+	var end time.Duration
+	for _, s := range steps {
+		end += s.cost
+		if !s.pause {
+			total++
+		}
+	}
+	p.Update(0, total)
+	start := c.t
+	var out []etaSample
+	done, phases := 0, 1
+	for _, s := range steps {
+		for left := s.cost; left > 0; {
+			d := min(left, 100*time.Millisecond)
+			c.add(d)
+			left -= d
+			if left > 0 || !s.pause {
+				if got := p.shownETA(c.t); got != "?" && done < total {
+					shown, err := time.ParseDuration(got)
+					if err != nil {
+						t.Fatalf("ETA %q: %v", got, err)
+					}
+					out = append(out, etaSample{c.t.Sub(start), shown, end - c.t.Sub(start), done, phases == 1})
+				}
+			}
+		}
+		if s.pause {
+			phases++
+			p.Update(done, total)
+			continue
+		}
+		done++
+		p.Update(done, total)
+	}
+	if got := p.shownETA(c.t); got != "0s" {
+		t.Errorf("ETA at the end: %s, want 0s", got)
+	}
+	return out
+}
+
+// TestETADefaultRun: the ETA of vi estimate's default run, its units of
+// three costs (lazy 0.35 s, dropout 10 ms, retrain 0.3 s) in three
+// repetitions with training between them, sampled every 100 ms of a fake
+// clock: never 0s before the end; from the first estimate on, between 0.8
+// and 2 times the time left (plus 2 s) in the first repetition, and once
+// it is done, within 0.8 and 1.35 times (plus 1 s). With the repetitions
+// said (SetRepetitions) and without (learnt when the first ends), with
+// training short and long; and a run whose training is most of its time
+// (lazy 50 ms, dropout 5 ms, training 20 s) with the repetitions said;
+// and one whose first repetition runs at half the later ones' speed
+// (checked from the second's tenth unit on).
+func TestETADefaultRun(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		train time.Duration
+		reps  int
+		slow  float64
+		costs []time.Duration
+	}{
+		{time.Second, 3, 1, []time.Duration{350 * ms, 10 * ms, 300 * ms}},
+		{time.Second, 0, 1, []time.Duration{350 * ms, 10 * ms, 300 * ms}},
+		{10 * time.Second, 3, 1, []time.Duration{350 * ms, 10 * ms, 300 * ms}},
+		{20 * time.Second, 3, 1, []time.Duration{50 * ms, 5 * ms}},
+		{time.Second, 3, 2, []time.Duration{350 * ms, 10 * ms, 300 * ms}},
+	} {
+		samples := simulate(t, defaultRun(tc.train, tc.slow, tc.costs...), tc.train, tc.reps)
+		if len(samples) < 100 {
+			t.Fatalf("train %v, reps %d: %d samples", tc.train, tc.reps, len(samples))
+		}
+		bad := 0
+		for _, s := range samples {
+			low, high := s.truth*4/5, 2*s.truth+2*time.Second
+			switch {
+			case tc.slow != 1 && (s.first || s.done < 85):
+				// It cannot know the speed will change, nor how fast the
+				// second repetition goes before a few of its units are
+				// done; the third starts at the second's pace.
+				low, high = time.Second, 4*s.truth
+			case !s.first:
+				low, high = s.truth*4/5-time.Second, s.truth*27/20+time.Second
+			}
+			if s.shown == 0 || s.shown < low || s.shown > high {
+				if bad++; bad <= 5 {
+					t.Errorf("train %v, reps %d: at %v (%d units done) the ETA shows %v with %v left", tc.train, tc.reps, s.at, s.done, s.shown, s.truth)
+				}
+			}
+		}
+	}
+}
+
+// TestETALate: a run late on its ETA (its last unit stalls for 30 s after
+// nine of a second each) shows 1s, then "?", never 0s, until it ends.
+func TestETALate(t *testing.T) {
+	var b bytes.Buffer
+	c := &fakeClock{t: time.Unix(1000, 0)}
+	p := newTestProgress(&b, c, false)
+	p.Update(0, 10)
+	for i := 1; i <= 9; i++ {
+		c.add(time.Second)
+		p.Update(i, 10)
+	}
+	var seen []string
+	for range 300 {
+		c.add(100 * time.Millisecond)
+		got := p.shownETA(c.t)
+		if got == "0s" {
+			t.Fatalf("ETA 0s %v into the stalled unit", c.t.Sub(time.Unix(1009, 0)))
+		}
+		if len(seen) == 0 || seen[len(seen)-1] != got {
+			seen = append(seen, got)
+		}
+	}
+	if got, want := strings.Join(seen, " "), "1s ?"; got != want {
+		t.Errorf("ETAs shown over the stall: %s, want %s", got, want)
+	}
+	c.add(time.Second)
+	p.Update(10, 10)
+	if got := p.shownETA(c.t); got != "0s" {
+		t.Errorf("ETA at the end: %s", got)
+	}
+}
+
+// secondsMeter returns a Meter with a fake clock that has counted n of
+// total units at a second each.
+func secondsMeter(n, total int) (*Meter, *fakeClock) {
+	c := &fakeClock{t: time.Unix(1000, 0)}
+	p := newTestProgress(&bytes.Buffer{}, c, true)
+	p.Update(0, total)
+	for i := 1; i <= n; i++ {
+		c.add(time.Second)
+		p.Update(i, total)
+	}
+	return p, c
+}
+
+// A total that moves as the counting goes (vi shapley's forecast) keeps
+// the rate learnt so far: the ETA follows the new total at once.
+func TestETAMovingTotal(t *testing.T) {
+	p, c := secondsMeter(20, 100)
+	c.add(time.Second)
+	p.Update(21, 60)
+	if got := p.shownETA(c.t); got != "39s" {
+		t.Errorf("ETA after the total fell to 60 with 21 done at 1 s each: %s, want 39s", got)
+	}
+}
+
+// The same count with a new total is no repetition's start.
+func TestETAMovedTotalNoRepetition(t *testing.T) {
+	p, _ := secondsMeter(20, 100)
+	p.Update(20, 60)
+	if p.model.phases != 1 || len(p.model.pauses) != 0 {
+		t.Errorf("a moved total counted as a repetition: %d begun, pauses %v", p.model.phases, p.model.pauses)
 	}
 }

@@ -181,11 +181,19 @@ class Model(lazyvi_plugin.Model):
             else:
                 self.head.standardize(y)
                 net = net.to(self.device, self.dtype)
-                t = self._targets(y)
-                tr = network.Trainer(net, self.head, self._on(x), t, self.cfg.batch, self.cfg.lr, _generator(self.seed))
+                t, xd = self._targets(y), self._on(x)
+                # The validation slice early stopping watches, as the Go
+                # mlp's: the same rows for every model of this seed.
+                split, valid = network.split_valid(xd.shape[0], self.cfg.valid, self.seed), None
+                if split is not None:
+                    rows, held = split
+                    xd, t, valid = xd[rows.to(xd.device)], t[rows.to(t.device)], (xd[held.to(xd.device)], t[held.to(t.device)])
+                tr = network.Trainer(net, self.head, xd, t, self.cfg.batch, self.cfg.lr, _generator(self.seed), valid)
                 with self._user_rng(self.seed):
                     self.losses = tr.fit(self.cfg, alive)
                 self.report = Report(epochs=len(self.losses), stopped_by=tr.stopped_by)
+                if split is not None:
+                    self.report.valid_rows, self.report.valid_loss = len(split[1]), tr.best_loss
             self._finish(net)
 
     def save_state(self) -> bytes:
@@ -198,6 +206,8 @@ class Model(lazyvi_plugin.Model):
         torch.save({"version": STATE_VERSION, "task": self.head.task, "inputs": self.inputs, "outs": self.head.outs,
                     "scale": torch.tensor([self.head.mu, self.head.sd], dtype=torch.float64),
                     "epochs": self.report.epochs, "stopped_by": self.report.stopped_by, "loaded": int(self.report.loaded),
+                    "valid_rows": self.report.valid_rows,
+                    "valid_loss": torch.tensor(self.report.valid_loss, dtype=torch.float64),
                     "state_dict": {k: v.detach().to("cpu", torch.float64) for k, v in self.net.state_dict().items()}}, buf)
         return buf.getvalue()
 
@@ -228,7 +238,9 @@ class Model(lazyvi_plugin.Model):
             except Exception as e:
                 raise UsageError("%s: Load: the state does not fit this network: %s" % (NAME, e))
             self.head.mu, self.head.sd = float(st["scale"][0]), float(st["scale"][1])
-            self.report = Report(epochs=int(st["epochs"]), stopped_by=str(st["stopped_by"]), loaded=bool(st["loaded"]))
+            self.report = Report(epochs=int(st["epochs"]), stopped_by=str(st["stopped_by"]), loaded=bool(st["loaded"]),
+                                 valid_rows=int(st.get("valid_rows", 0)),
+                                 valid_loss=float(st.get("valid_loss", torch.tensor(0.0))))
             self._finish(net)
 
     @contextlib.contextmanager

@@ -6,7 +6,7 @@ import math
 import pickle
 import threading
 import traceback
-from typing import TYPE_CHECKING, Callable, List, Optional
+from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
 import grpc
 import torch
@@ -175,20 +175,45 @@ def warm_rate(t: int, steps: int) -> float:
     return WARM_PEAK * (steps - t) / (steps - rise)
 
 
+# The validation slice's draw: its own generator stream, so that every
+# model of a seed (the full one, a retrained one) holds out the same rows;
+# no slice under MIN_VALID_ROWS rows (the Go backends' nn.SplitValid).
+VALID_STREAM = 0x76616C6964  # "valid"
+MIN_VALID_ROWS = 20
+
+
+def split_valid(n: int, frac: float, seed: int) -> Optional[Tuple[torch.Tensor, torch.Tensor]]:
+    """The row indices of the training rows and of the validation slice, each
+    in the rows' order: round(frac * n) rows drawn by a generator seeded by
+    seed; None when frac is 0, when that is fewer than MIN_VALID_ROWS rows
+    or when it would leave fewer training rows than validation rows. The
+    slice depends only on n, frac and seed."""
+    nv = int(math.floor(frac * n + 0.5))
+    if nv < MIN_VALID_ROWS or n - nv < nv:
+        return None
+    g = torch.Generator()
+    g.manual_seed((seed ^ VALID_STREAM) & 0xFFFFFFFFFFFFFFFF)
+    perm = torch.randperm(n, generator=g)
+    return torch.sort(perm[nv:]).values, torch.sort(perm[:nv]).values
+
+
 class Trainer:
     """Minibatch Adam (PyTorch's, betas 0.9/0.999, eps 1e-8, no weight decay)
     on the rows of x with targets t; rows reshuffled by gen at the start of
-    every pass, as the Go nn.Trainer does."""
+    every pass, as the Go nn.Trainer does. valid, when given, is the
+    validation slice (its rows and targets) that fit's early stopping
+    watches instead of the training loss."""
 
     def __init__(self, net: nn.Module, head: "Head", x: torch.Tensor, t: torch.Tensor, batch: int, lr: float,
-                 gen: torch.Generator) -> None:
-        self.net, self.head, self.x, self.t, self.gen = net, head, x, t, gen
+                 gen: torch.Generator, valid: Optional[Tuple[torch.Tensor, torch.Tensor]] = None) -> None:
+        self.net, self.head, self.x, self.t, self.gen, self.valid = net, head, x, t, gen, valid
         self.n = x.shape[0]
         self.batch = min(batch, self.n)
         self.opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=lr,
                                     betas=(0.9, 0.999), eps=1e-8)
         self.perm, self.pos = None, 0
         self.stopped_by = ""  # what ended fit: "patience", "cap" or "nan"
+        self.best_loss = math.nan  # the watched loss at the kept parameters
 
     def epoch_steps(self) -> int:
         return (self.n + self.batch - 1) // self.batch
@@ -210,16 +235,20 @@ class Trainer:
         self.net.eval()
 
     def full_loss(self) -> float:
+        """The watched loss: on the validation slice, or on every training
+        row without one."""
+        x, t = self.valid if self.valid is not None else (self.x, self.t)
         self.net.eval()
         with torch.no_grad():
-            return float(self.head.loss(outputs(self.net, self.x, self.head.outs), self.t))
+            return float(self.head.loss(outputs(self.net, x, self.head.outs), t))
 
     def fit(self, cfg: "Config", alive: Optional[Callable[[], bool]]) -> List[float]:
-        """At most cfg.epochs epochs; stops when the full training loss has
-        not fallen below (1 - tol) times the best so far for patience epochs
-        in a row, or is NaN; leaves the network at the parameters of the
-        epoch with the lowest loss (or the initial ones). Returns the losses
-        after every epoch."""
+        """At most cfg.epochs epochs; stops when the watched loss (the
+        validation slice's, or the full training loss) has not fallen below
+        (1 - tol) times the best so far for patience epochs in a row, or is
+        NaN; leaves the network at the parameters of the epoch with the
+        lowest loss (or the initial ones). Returns the losses after every
+        epoch."""
         params = [p for p in self.net.parameters()]
         best = [p.detach().clone() for p in params]
         best_loss = self.full_loss()
@@ -246,6 +275,7 @@ class Trainer:
         with torch.no_grad():
             for p, b in zip(params, best):
                 p.copy_(b)
+        self.best_loss = best_loss
         return losses
 
     def continue_(self, steps: int, alive: Optional[Callable[[], bool]]) -> None:

@@ -1,11 +1,12 @@
 """The backend's options (ModelSpec.Options).
 
-The training options (hidden, epochs, patience, tol, lr, batch) are named and
-checked as the Go mlp's are, but their defaults are this plugin's own and
-early stopping differs: the Go mlp trains up to 2000 epochs with patience 20
-on a validation slice of the training rows, this plugin up to 200 epochs with
-patience 3 on the full training loss. module= and weights= bring a user's
-network, device= and dtype= say where and in what precision it computes.
+The training options (hidden, epochs, patience, tol, lr, batch, valid) are
+named and checked as the Go mlp's are, and early stopping is the Go mlp's:
+up to 2000 epochs, stopping after 20 without progress on a validation slice
+of a fifth of the training rows, the best epoch on it kept. The minibatch
+size is this plugin's own (256: PyTorch's per-step overhead is larger than
+the Go mlp's). module= and weights= bring a user's network, device= and
+dtype= say where and in what precision it computes.
 """
 
 import math
@@ -20,11 +21,12 @@ NAME = "torch"
 
 DEFAULTS = {
     "hidden": "50",
-    "epochs": "200",
-    "patience": "3",
+    "epochs": "2000",
+    "patience": "20",
     "tol": "0.0001",
     "lr": "0.001",
     "batch": "256",
+    "valid": "0.2",
     "module": "",
     "weights": "",
     "device": "",
@@ -34,10 +36,11 @@ DEFAULTS = {
 INFO = [
     ("hidden", "comma-separated widths of the hidden ReLU layers of the built-in network, input side first (\"100,50\"); not with module"),
     ("epochs", "maximum number of training epochs (passes over the training set)"),
-    ("patience", "stop after this many consecutive epochs without a relative improvement of the full training loss by more than tol"),
-    ("tol", "relative improvement of the training loss that counts as progress for early stopping"),
+    ("patience", "stop after this many consecutive epochs without a relative improvement of the validation loss (the training loss with valid=0) by more than tol"),
+    ("tol", "relative improvement of the validation loss that counts as progress for early stopping"),
     ("lr", "Adam learning rate"),
     ("batch", "minibatch size (capped at the number of training rows)"),
+    ("valid", "share of the training rows held out (seeded) as the validation slice that early stopping watches; the best epoch on it is kept (0: watch the training loss)"),
     ("module", "a Python file defining build(n_inputs, n_outputs) -> torch.nn.Module (and optionally fit(model, x, y, task)): the network instead of the built-in one"),
     ("weights", "a state dict (torch.save(model.state_dict(), FILE)) of the network: the full model is loaded from it, not trained; the other models (a feature removed: retrain, Shapley, ROAR) are trained from build as usual"),
     ("device", "where the network computes: cpu, cuda, cuda:N or mps (default: cuda when available, else cpu)"),
@@ -50,11 +53,12 @@ class Config:
 
     def __init__(self) -> None:
         self.hidden: List[int] = [50]
-        self.epochs = 200
-        self.patience = 3
+        self.epochs = 2000
+        self.patience = 20
         self.tol = 1e-4
         self.lr = 1e-3
         self.batch = 256
+        self.valid = 0.2
         self.module = ""   # absolute path, or "" for the built-in network
         self.weights = ""  # absolute path, or ""
         self.device = default_device()
@@ -156,6 +160,10 @@ def parse(opts: Dict[str, str]) -> Config:
             cfg.tol = _float(k, v, False)
         elif k == "lr":
             cfg.lr = _float(k, v, True)
+        elif k == "valid":
+            cfg.valid = _float(k, v, False)
+            if cfg.valid > 0.5:
+                raise UsageError("%s: option valid: %s is above 0.5 (want a share such as 0.15, or 0)" % (NAME, v))
         elif k in ("module", "weights"):
             setattr(cfg, k, _file(k, v))
         elif k == "device":

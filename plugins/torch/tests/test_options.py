@@ -11,7 +11,7 @@ from lazyvi_torch.errors import UsageError
 def test_defaults():
     cfg = options.parse({})
     assert cfg.device.type == ("cuda" if torch.cuda.is_available() else "cpu")
-    assert cfg.dtype == torch.float64 and cfg.epochs == 200 and cfg.patience == 3
+    assert cfg.dtype == torch.float64 and cfg.epochs == 2000 and cfg.patience == 20 and cfg.valid == 0.2
     assert set(options.DEFAULTS) == {n for n, _ in options.INFO}
 
 
@@ -19,6 +19,8 @@ def test_defaults():
     ("device", "tpu", "want cpu, cuda"),
     ("device", "cuda:99", "CUDA"),
     ("dtype", "float16", "want float64 or float32"),
+    ("valid", "0.6", "above 0.5"),
+    ("valid", "-0.1", "want a finite number >= 0"),
 ])
 def test_bad(k, v, msg):
     with pytest.raises(UsageError, match=msg):
