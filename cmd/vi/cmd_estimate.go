@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,6 +23,8 @@ type estimateOptions struct {
 	data       *dataFlags
 	fit        *fitFlags
 	estimators string
+	// check is --check: the number of features to retrain as a check.
+	check int
 	reportFlags
 	inferenceFlags
 	// The shard of the features to estimate.
@@ -177,6 +180,7 @@ func newEstimateCommand() *Command {
 	})
 	o.inferenceFlags.register(fs)
 	fs.StringVar(&o.estimators, "estimators", strings.Join(lazyvi.DefaultEstimators(), ","), "comma-separated estimator `names` (see 'vi estimators')")
+	fs.IntVar(&o.check, "check", 0, checkUsage)
 	fs.StringVar(&o.groups, "groups", "", "estimate `groups` of columns together: \"name=col,col;name=col,...\", onehot for columns sharing a prefix_, or rows, cols or patchRxC (patch2x2) of the --image")
 	fs.StringVar(&o.groupsFile, "groups-file", "", "read groups from `file`, one \"name: col, col\" a line")
 	fs.StringVar(&o.model, "model", "", "use the full models of this model `file` (vi train) instead of training; its backend, options, target, seed, split, folds and repetitions are the run's")
@@ -255,6 +259,10 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err != nil {
 		return err
 	}
+	check, err := o.checkOption(ests, !shard.Whole())
+	if err != nil {
+		return err
+	}
 	r, d, err := o.data.setup(ctx, a, set, func(r *dataRun) error {
 		if saved == nil {
 			return nil
@@ -269,7 +277,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		return err
 	}
 	id := newRunID(cmd, d, saved)
-	eopt := pipeline.EstimateOptions{InferOptions: iopt, Workers: o.fit.workers, Shard: shard, RunID: id.merge()}
+	eopt := pipeline.EstimateOptions{InferOptions: iopt, Workers: o.fit.workers, Shard: shard, RunID: id.merge(), Check: check}
 	// Every check that needs no model, before the backend starts.
 	if err := pipeline.CheckRun(d, cfg, r.measure, eopt); err != nil {
 		return err
@@ -318,9 +326,18 @@ func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *d
 	var note string
 	if !pf.set["estimators"] {
 		// The default list, without what the backend cannot run.
-		ests, note = fittingEstimators(r.backend.name, be.Capabilities(), ests)
+		if ests, note, err = o.fittingDefaults(r.backend.name, be.Capabilities(), ests); err != nil {
+			return err
+		}
+		if eopt.Check.K > 0 && ests[0].Name() == checkReference {
+			return framework.Usagef("--check %d: backend %s cannot run %s, and %s estimates every feature already", o.check, r.backend.name, defaultLead, checkReference)
+		}
 	}
-	if err := r.checkBackend(be, d, ests); err != nil {
+	checked := ests
+	if eopt.Check.K > 0 {
+		checked = append(slices.Clone(ests), eopt.Check.Estimator)
+	}
+	if err := r.checkBackend(be, d, checked); err != nil {
 		return err
 	}
 	if note != "" {
