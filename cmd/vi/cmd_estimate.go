@@ -70,7 +70,8 @@ of the full model with no feature removed (once per fold): validation
 stopping leaves the full network short of its training loss's minimum, and
 what the refit adds to any model must not count as importance.
 
-Estimators (--estimators, comma-separated, in output order):
+Estimators (--estimators, comma-separated; default lazy,dropout): the
+first one's table answers what matters, the others follow.
   lazy     LazyVI: the full network shifted by a ridge regression on its own
            gradients; its penalty per feature by K-fold CV (--folds) unless
            --lambda fixes it. The lambda column shows the penalty chosen, "inf"
@@ -78,7 +79,10 @@ Estimators (--estimators, comma-separated, in output order):
            scored against lazy's baseline).
   dropout  the full model with the feature set to its mean (biased up for
            correlated features).
-  retrain  a new model trained without the feature (the reference).
+  retrain  a new model trained without the feature: the reference, at a
+           training per feature and model, so that it runs only when asked;
+           --check K runs it on the K features lazy ranks highest and says
+           how lazy agrees with it there.
   lazy-es  the full model trained on a few more optimizer steps (--es-steps,
            default 120) on the data without the feature, from its own
            parameters (backends with warm starts: mlp, cnn).
@@ -148,8 +152,20 @@ Each result has the one-sided p-value of H0: VI <= --delta
 (column p_adjusted).
 --ci-truncate floors the intervals at 0.
 
+The table has one row per feature of the first estimator (lazy by
+default), the most important first: its VI, se, interval and p-value, and
+dropout's VI in a column beside it (the gap between the two is what
+correlated features do to dropout). Every other estimator follows in a
+block of its own, its rows in the first table's order; then --check's
+block. The header's full model is the one the VIs are computed from (with
+the default ensemble: every row's out-of-fold predictions averaged, a
+single model's loss in parentheses), and each baseline's "better by" is the
+difference of the two losses printed.
+
 Output goes to stdout, or with --out FILE to FILE, replaced atomically and only
-when the whole run succeeds. --format json is a stable contract (see docs/json.md).
+when the whole run succeeds. --format json (every estimator's rows; see
+docs/json.md) is a stable contract, as is --format csv (a row per feature
+and estimator).
 --plot FILE.png, .svg or .pdf draws a forest plot: a row per feature, the most
 important at the top, each estimator's VI and interval.
 
