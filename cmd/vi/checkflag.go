@@ -64,3 +64,11 @@ func (o *estimateOptions) fittingDefaults(name string, caps framework.Capabiliti
 	return out, fmt.Sprintf("vi: backend %s has no %s: estimating with %s (%s in %s's place: a model trained without each feature)",
 		name, strings.Join(lacking[defaultLead], " or "), strings.Join(estimatorNames(out), ", "), checkReference, defaultLead), nil
 }
+
+// forecastShape is what the forecast needs to know of a run's shape: the
+// check's reductions in each repetition (a training each, on every fold)
+// and the full models each repetition trains.
+func forecastShape(cfg pipeline.Config, eopt pipeline.EstimateOptions) (checkJobs, models int) {
+	models = max(cfg.CrossFit, 1)
+	return eopt.Check.K * models, models
+}

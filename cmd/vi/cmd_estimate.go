@@ -376,7 +376,8 @@ func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *d
 	}
 	if ckpt == nil || ckpt.Len() == 0 {
 		// A resumed run's reductions come back at once: no forecast.
-		eopt.Progress = newForecast(a.stderr, prog, o.repeats).update
+		checkJobs, models := forecastShape(cfg, eopt)
+		eopt.Progress = newForecast(a.stderr, prog, o.repeats, checkJobs, models).update
 	}
 	rep, err := pipeline.Run(ctx, d, cfg, r.measure, ests, eopt)
 	prog.Clear()
