@@ -11,9 +11,9 @@ import (
 // backend runs in vi's own process with the collector at its
 // backendGCPercent, which lets the heap grow to three times what is live
 // before a collection: cheap for the small runs that allocate a large
-// kernel per call, but a default run at 10000 rows and 100 features, whose
+// kernel per call, but a run of many features at many rows, whose
 // reductions allocate and drop their buffers feature after feature, then
-// peaks at 1.3 GB RSS for some 450 MB live. A soft limit
+// holds two to three times its live data. A soft limit
 // (runtime/debug.SetMemoryLimit) of heapLimitFloor, raised with the live
 // heap to heapLimitGrowth times it, makes the collector run before the
 // heap passes either (research/2026-12-06-default-run-cost.md): below the
