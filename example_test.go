@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 }
 
 // A whole run on the built-in data, as "vi estimate" does it: the mlp
-// backend in this process, lazy, dropout and retrain, three cross-fits of
+// backend in this process, lazy and dropout, three cross-fits of
 // three folds with the predictions averaged, the debiased paired
 // estimate, the task's default measure. The numbers depend on floating-point details of
 // the build (pure Go or OpenBLAS), so the example prints each estimator's
@@ -55,7 +55,6 @@ func ExampleRun() {
 	// mse, plain inference, debiased true, 3 repetitions of 3 folds, 442 evaluation rows
 	// lazy     bmi, bp
 	// dropout  s5, bmi
-	// retrain  bmi, bp
 }
 
 // A backend served as a plugin: a program whose main is
@@ -97,7 +96,6 @@ func Example_plugin() {
 	// backend: linear
 	// lazy     bmi
 	// dropout  s1
-	// retrain  bmi
 }
 
 // top returns the names of the n features of largest VI by the estimator.

@@ -41,8 +41,13 @@ import (
 const DefaultBackend = "mlp"
 
 // DefaultEstimators returns the names of the estimators Run uses when given
-// none, in report order: vi estimate's --estimators default.
-func DefaultEstimators() []string { return []string{"lazy", "dropout", "retrain"} }
+// none, in report order: vi estimate's --estimators default. Lazy answers
+// what each feature is worth at a fraction of a training's cost; dropout
+// costs nearly nothing and shows, beside lazy, what correlated features
+// do to a naive estimate. Retrain, the reference, trains a model per
+// feature and runs only when asked (vi estimate --estimators, or --check
+// on a few features).
+func DefaultEstimators() []string { return []string{"lazy", "dropout"} }
 
 // AutoHidden returns the mlp architectures that the default --hidden auto
 // chooses among on a validation slice, cheapest first (docs/defaults.md
@@ -186,7 +191,7 @@ type Options struct {
 	// classification).
 	Measure framework.Measure
 	// Estimators are the reduced-model estimators, in report order; nil is
-	// DefaultEstimators (lazy, dropout, retrain), each with its zero
+	// DefaultEstimators (lazy, dropout), each with its zero
 	// settings (lazy.Estimator's Folds: lazy.DefaultFolds), which are vi's.
 	Estimators []framework.Estimator
 	// Estimate tunes the estimation and its inference. The zero value is

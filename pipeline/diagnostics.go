@@ -52,15 +52,21 @@ func supportsTask(c framework.Capabilities, t framework.Task) bool {
 // diagnose scores the intercept-only model and the baselines that fit the
 // task on every fold (those in known by the predictions given there, one
 // per fold), beside the full model, and returns them with the
-// full model's R² (regression) averaged over the folds. A baseline that
+// full model's R² (regression) averaged over the folds, and each
+// baseline's predictions on every fold (preds[i][k], in the order of the
+// scores), which rescoreEnsemble scores against an ensemble. A baseline that
 // cannot be fitted or cannot predict on some fold is left out with a note
 // saying why (the baselines are a diagnostic: the run's importances do not
 // depend on them, and they are scored after the reductions, whose work a
 // failing baseline must not throw away); a cancelled context is an error.
-func diagnose(ctx context.Context, folds []*framework.Problem, m framework.Measure, baselines []Baseline, known map[string][]*mat.Dense) ([]BaselineScore, *float64, []string, error) {
+func diagnose(ctx context.Context, folds []*framework.Problem, m framework.Measure, baselines []Baseline, known map[string][]*mat.Dense) (*diagnosis, error) {
 	fits := []Baseline{{Name: InterceptName}}
-	// preds[i][k] are baseline i's predictions on fold k (nil: intercept).
-	preds := [][]*mat.Dense{nil}
+	// preds[i][k] are baseline i's predictions on fold k.
+	intercept := make([]*mat.Dense, len(folds))
+	for k, p := range folds {
+		intercept[k] = interceptPredictions(p)
+	}
+	preds := [][]*mat.Dense{intercept}
 	var notes []string
 	for _, b := range baselines {
 		if !supportsTask(b.Backend.Capabilities(), folds[0].Task) {
@@ -79,7 +85,7 @@ func diagnose(ctx context.Context, folds []*framework.Problem, m framework.Measu
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, nil, nil, ctx.Err()
+				return nil, ctx.Err()
 			}
 			notes = append(notes, fmt.Sprintf("the %s baseline was left out of the comparison: %v", b.Name, err))
 			continue
@@ -92,19 +98,15 @@ func diagnose(ctx context.Context, folds []*framework.Problem, m framework.Measu
 	for f, p := range folds {
 		full, err := m.Evaluate(p.YEval, p.FullEval)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("full model: %w", err)
+			return nil, fmt.Errorf("full model: %w", err)
 		}
 		if p.Task == framework.Regression {
 			r2 += rSquared(p.YEval, p.FullEval) / k
 		}
 		for i, b := range fits {
-			pred := interceptPredictions(p)
-			if preds[i] != nil {
-				pred = preds[i][f]
-			}
-			s, err := m.Evaluate(p.YEval, pred)
+			s, err := m.Evaluate(p.YEval, preds[i][f])
 			if err != nil {
-				return nil, nil, nil, fmt.Errorf("baseline %s: %w", b.Name, err)
+				return nil, fmt.Errorf("baseline %s: %w", b.Name, err)
 			}
 			diff := make([]float64, len(s.Influence))
 			for j := range diff {
@@ -123,10 +125,21 @@ func diagnose(ctx context.Context, folds []*framework.Problem, m framework.Measu
 		out[i].SE, out[i].GainSE = math.Sqrt(out[i].SE), math.Sqrt(out[i].GainSE)
 		out[i].Loss = framework.LossOf(m, out[i].Score)
 	}
-	if folds[0].Task != framework.Regression {
-		return out, nil, notes, nil
+	d := &diagnosis{scores: out, notes: notes, preds: preds}
+	if folds[0].Task == framework.Regression {
+		d.r2 = &r2
 	}
-	return out, &r2, notes, nil
+	return d, nil
+}
+
+// diagnosis is what diagnose finds: the baselines' scores, the full
+// model's R² (regression), why baselines were left out, and the
+// baselines' predictions on every fold.
+type diagnosis struct {
+	scores []BaselineScore
+	r2     *float64
+	notes  []string
+	preds  [][]*mat.Dense
 }
 
 // sqSE is the squared standard error of a mean with influence values inf.

@@ -80,8 +80,10 @@ func TestRunChoosesKind(t *testing.T) {
 				t.Errorf("slopes %s vs %s: baseline %d is %s, want %s", c.own, c.rival, i, b.Name, names[i])
 			}
 		}
-		if c.want == "main" && !scalar.EqualWithinAbs(rep.Full.Baselines[1].Gain, riv.Diff, 1e-9) {
-			t.Errorf("the rival as baseline: gain %g, want the choice's difference %g", rep.Full.Baselines[1].Gain, riv.Diff)
+		// The rival as baseline: scored as the choice scored it, and
+		// "better by" the difference of the scores the report gives.
+		if b := rep.Full.Baselines; c.want == "main" && (!scalar.EqualWithinAbs(-b[1].Score, riv.Loss, 1e-9) || !scalar.EqualWithinAbs(b[1].Gain, rep.Full.Score-b[1].Score, 1e-12)) {
+			t.Errorf("the rival as baseline: loss %g, want the choice's %g; gain %g, want %g", -b[1].Score, riv.Loss, b[1].Gain, rep.Full.Score-b[1].Score)
 		}
 		if len(rep.Warnings) != 0 {
 			t.Errorf("slopes %s vs %s: warnings %q", c.own, c.rival, rep.Warnings)

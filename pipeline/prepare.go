@@ -242,6 +242,9 @@ func CheckRun(d *dataio.Dataset, cfg Config, m framework.Measure, opt EstimateOp
 	if opt.Ensemble && (cfg.CrossFit < 2 && cfg.Partition == nil || cfg.Repeats < 2) {
 		return framework.FieldErrorf("EstimateOptions.Ensemble", "needs cross-fitting (at least 2 folds) or explicit evaluation rows (Config.Partition), repeated at least twice, got %d folds and %d repetitions", cfg.CrossFit, max(cfg.Repeats, 1))
 	}
+	if err := checkShard(opt); err != nil {
+		return err
+	}
 	if (opt.Debias || opt.BiasAware) && !opt.Ensemble {
 		return framework.FieldErrorf("EstimateOptions.Debias", "and BiasAware need the ensemble of repeated cross-fits (Ensemble)")
 	}

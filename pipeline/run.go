@@ -37,6 +37,10 @@ type EstimateOptions struct {
 	// fingerprint that the shards of one run share (see ShardInfo.Run).
 	Shard Shard
 	RunID string
+
+	// Check, with a positive K, also runs a reference estimator on the K
+	// features the first estimator ranks highest (Report.Check).
+	Check Check
 }
 
 // infer is the InferOptions of these options, seed seeding Perturbed's
@@ -102,9 +106,17 @@ func reduceFolds(ctx context.Context, folds []*framework.Problem, m framework.Me
 type FullResult struct {
 	// Score is larger-is-better (a loss's is the negated loss); Loss, for
 	// a loss measure (mse, logloss), is the loss itself, -Score.
+	// With an ensemble (Report.Ensemble) they are the ensemble's: every
+	// row's out-of-fold predictions averaged over the repetitions, the
+	// predictions the VIs are computed from.
 	Score   float64  `json:"score"`
 	Loss    *float64 `json:"loss,omitempty"`
 	Seconds float64  `json:"seconds"`
+	// SingleScore and SingleLoss, with an ensemble, are the mean score
+	// (and loss) of the single models that the ensemble averages, each on
+	// its own fold's rows.
+	SingleScore *float64 `json:"single_score,omitempty"`
+	SingleLoss  *float64 `json:"single_loss,omitempty"`
 
 	// R2 is the full model's R² on the evaluation rows (regression only).
 	R2 *float64 `json:"r2,omitempty"`
@@ -222,6 +234,9 @@ type Report struct {
 	// Shard is set when the report holds one shard of a run (--shard);
 	// MergeReports combines the shards into the whole run's report.
 	Shard *ShardInfo `json:"shard,omitempty"`
+	// Check is the reference estimator's check of the first estimator on
+	// a few features (EstimateOptions.Check); absent without one.
+	Check *CheckReport `json:"check,omitempty"`
 }
 
 // Run prepares the problem, trains the full model (once per fold with
@@ -234,6 +249,9 @@ type Report struct {
 // lazyvi/measures, registers them.
 func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure, ests []framework.Estimator, opt EstimateOptions) (*Report, error) {
 	cfg.MinTrain = max(cfg.MinTrain, MinTrainFor(ests))
+	if opt.Check.K > 0 && opt.Check.Estimator != nil {
+		cfg.MinTrain = max(cfg.MinTrain, MinTrainFor([]framework.Estimator{opt.Check.Estimator}))
+	}
 	if err := CheckRun(d, cfg, m, opt); err != nil {
 		return nil, err
 	}
@@ -270,12 +288,14 @@ type runState struct {
 	score     float64 // the full model's measure, summed over scores folds
 	scores    int
 	baselines []BaselineScore
-	notes     []string // why a baseline was left out
+	basePreds [][]*mat.Dense // the baselines' predictions on the first repetition's folds
+	notes     []string       // why a baseline was left out
 	r2        *float64
 	shard     *ShardInfo
 	class     classScores
 	choice    *dataio.ModelChoice
 	known     map[string][]*mat.Dense // baselines' predictions that the model choice made
+	check     *checkRun
 }
 
 // repetition prepares repetition rep's folds, reduces them and adds the
@@ -311,21 +331,23 @@ func (s *runState) repetition(ctx context.Context, rep int) error {
 			s.notes = append(s.notes, note)
 		}
 	}
-	o := s.opt
-	if s.opt.Progress != nil && s.reps > 1 {
-		o.Progress = func(done, total int) { s.opt.Progress(rep*total+done, s.reps*total) }
-	}
+	o, co := s.opt, s.opt
+	o.Progress, co.Progress = s.progress(rep, folds)
 	red, err := reduceFolds(ctx, folds, s.m, s.ests, s.feats, o, label)
 	if err != nil {
 		return err
 	}
+	if err := s.checkStep(ctx, rep, folds, red, co, label); err != nil {
+		return err
+	}
 	if rep == 0 {
 		// The diagnostics of the full model: the first repetition's.
-		var left []string
-		if s.baselines, s.r2, left, err = diagnose(ctx, folds, s.m, s.cfg.Baselines, s.known); err != nil {
+		dg, err := diagnose(ctx, folds, s.m, s.cfg.Baselines, s.known)
+		if err != nil {
 			return err
 		}
-		s.notes = append(s.notes, left...)
+		s.baselines, s.r2, s.basePreds = dg.scores, dg.r2, dg.preds
+		s.notes = append(s.notes, dg.notes...)
 	}
 	for _, q := range folds {
 		fs, err := s.m.Evaluate(q.YEval, q.FullEval)
@@ -384,6 +406,12 @@ func (s *runState) report() (*Report, error) {
 		Shard:   s.shard,
 	}
 	rep.Full.Accuracy, rep.Full.AUC = s.class.means()
+	if err := s.rescore(rep); err != nil {
+		return nil, err
+	}
+	if rep.Check, err = s.checkReport(res); err != nil {
+		return nil, err
+	}
 	rep.Full.Choice = s.choice
 	rep.Full.Epochs, rep.Full.StoppedBy = first.FitReport.Epochs, first.FitReport.StoppedBy
 	rep.Full.Architecture, rep.Full.Loaded = first.FitReport.Architecture, first.FitReport.Loaded

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
@@ -152,6 +151,14 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 	if r.Full.Loaded {
 		how = "loaded"
 	}
+	if r.Ensemble && r.Full.SingleScore != nil {
+		// The ensemble is the full model the VIs are computed from.
+		where = fmt.Sprintf("on every row, its out-of-fold predictions averaged over %d repetitions", r.Repeats)
+		if r.CrossFit > 0 {
+			where += fmt.Sprintf(" of %d folds", r.CrossFit)
+		}
+		how = fmt.Sprintf("a single model's: %s; trained", num(readable(r.Measure, *r.Full.SingleScore)))
+	}
 	fmt.Fprintf(w, "full model: %s %s %s (%s in %.2fs)\n",
 		r.Measure, num(readable(r.Measure, r.Full.Score)), where, how, r.Full.Seconds)
 	if m := evaluationMeaning(r); m != "" {
@@ -159,33 +166,7 @@ func writeTable(w io.Writer, r *pipeline.Report) error {
 	}
 	writeFullDiagnostics(w, r)
 	fmt.Fprintln(w)
-	// Numbers align right; feature and estimator are padded to a common
-	// width first so that they read left-aligned.
-	cols := reportColumns(r)
-	fw, ew := len(cols[0]), len(cols[1])
-	for _, res := range r.Results {
-		fw = max(fw, len(res.Feature))
-		ew = max(ew, len(res.Estimator))
-	}
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-*s\t%-*s\t", fw, cols[0], ew, cols[1])
-	for _, c := range cols[2:] {
-		fmt.Fprintf(tw, "%s\t", c)
-	}
-	fmt.Fprintln(tw)
-	for _, res := range r.Results {
-		l := lambdaString(res, num)
-		if l == "" {
-			l = "-"
-		}
-		fmt.Fprintf(tw, "%-*s\t%-*s\t%s\t%s\t%s\t%s\t",
-			fw, res.Feature, ew, res.Estimator, num(res.VI), num(res.SE), num(res.CILow), num(res.CIHigh))
-		for _, p := range pValues(r, res, pnum) {
-			fmt.Fprintf(tw, "%s\t", p)
-		}
-		fmt.Fprintf(tw, "%s\t%.2f\t\n", l, res.Seconds)
-	}
-	return tw.Flush()
+	return writeResults(w, r)
 }
 
 // writeInference writes the table header's line on the inference, and

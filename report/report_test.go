@@ -57,9 +57,15 @@ x1,dropout,1,0.2,0.6,1.4,0,,0.001
 	}
 }
 
+// TestWriteTable: the first table is one row per feature of the first
+// estimator, the most important first, with dropout's VI in a column
+// beside it; the other estimators follow in blocks of their own, in the
+// first table's order.
 func TestWriteTable(t *testing.T) {
+	r := sampleReport()
+	r.Results = append(r.Results, inference.Result{Feature: "longer_name", Estimator: "dropout", VI: 0.25, SE: 0.1})
 	var b bytes.Buffer
-	if err := Write(&b, sampleReport(), "table"); err != nil {
+	if err := Write(&b, r, "table"); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
@@ -69,15 +75,61 @@ func TestWriteTable(t *testing.T) {
 	if !strings.Contains(lines[0], "measure mse") || !strings.Contains(lines[0], "n_eval 10") || !strings.Contains(lines[1], "full model: mse 1.250") {
 		t.Errorf("header lines:\n%s\n%s", lines[0], lines[1])
 	}
+	if !strings.HasPrefix(lines[3], "lazy: each feature's VI, the most important first") || !strings.Contains(lines[3], "dropout: its VI") {
+		t.Errorf("caption: %q", lines[3])
+	}
+	if f := strings.Fields(lines[4]); strings.Join(f, " ") != "feature vi se ci_low ci_high p_value lambda dropout" {
+		t.Errorf("columns: %q", lines[4])
+	}
 	// Columns align: every row has the same width.
-	for _, l := range lines[4:] {
-		if len(l) != len(lines[3]) {
-			t.Errorf("ragged table:\n%s", strings.Join(lines[3:], "\n"))
+	for _, l := range lines[5:] {
+		if len(l) != len(lines[4]) {
+			t.Errorf("ragged table:\n%s", strings.Join(lines[4:], "\n"))
 			break
 		}
 	}
-	if !strings.Contains(lines[5], " inf ") || !strings.Contains(lines[5], "longer_name") {
-		t.Errorf("no-update row: %q", lines[5])
+	if f := strings.Fields(lines[5]); f[0] != "x1" || f[1] != "0.5000" || f[len(f)-1] != "1.000" {
+		t.Errorf("the most important row first, with dropout's VI last: %q", lines[5])
+	}
+	if f := strings.Fields(lines[6]); f[0] != "longer_name" || f[len(f)-2] != "inf" || f[len(f)-1] != "0.2500" {
+		t.Errorf("no-update row: %q", lines[6])
+	}
+
+	// A third estimator: a block of its own, in lazy's order.
+	r.Results = append(r.Results,
+		inference.Result{Feature: "longer_name", Estimator: "retrain", VI: 0.125, SE: 0.1},
+		inference.Result{Feature: "x1", Estimator: "retrain", VI: 0.375, SE: 0.1})
+	b.Reset()
+	if err := Write(&b, r, "table"); err != nil {
+		t.Fatal(err)
+	}
+	lines = strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if len(lines) != 12 || !strings.HasPrefix(lines[8], "retrain: each feature's VI, in lazy's order") ||
+		!strings.HasPrefix(strings.TrimSpace(lines[10]), "x1 ") || !strings.HasPrefix(strings.TrimSpace(lines[11]), "longer_name ") || strings.Contains(lines[9], "dropout") {
+		t.Errorf("retrain's block:\n%s", b.String())
+	}
+}
+
+// TestWriteCheck: --check's block gives each checked feature's two VIs,
+// their difference and whether the reference lies in the first
+// estimator's interval, under a line that sums them up.
+func TestWriteCheck(t *testing.T) {
+	r := sampleReport()
+	r.Check = &pipeline.CheckReport{Estimator: "retrain", Of: "lazy", Features: []string{"x1"}, Inside: 1, MaxDiff: 0.125, MaxDiffSE: 1.25,
+		Results: []inference.Result{{Feature: "x1", Estimator: "retrain", VI: 0.625, SE: 0.1, PValue: 0.001}}}
+	var b bytes.Buffer
+	if err := Write(&b, r, "table"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, w := range []string{"check: retrain on the 1 features lazy ranks highest: retrain's VI inside lazy's interval for 1 of 1; largest difference 0.1250 (1.250 lazy se)"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("table lacks %q:\n%s", w, out)
+		}
+	}
+	last := strings.Fields(out[strings.LastIndex(strings.TrimRight(out, "\n"), "\n")+1:])
+	if strings.Join(last, " ") != "x1 0.5000 0.6250 -0.1250 inside 0.001" {
+		t.Errorf("check row: %q", last)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,6 +24,8 @@ type estimateOptions struct {
 	data       *dataFlags
 	fit        *fitFlags
 	estimators string
+	// check is --check: the number of features to retrain as a check.
+	check int
 	reportFlags
 	inferenceFlags
 	// The shard of the features to estimate.
@@ -68,7 +71,8 @@ of the full model with no feature removed (once per fold): validation
 stopping leaves the full network short of its training loss's minimum, and
 what the refit adds to any model must not count as importance.
 
-Estimators (--estimators, comma-separated, in output order):
+Estimators (--estimators, comma-separated; default lazy,dropout): the
+first one's table answers what matters, the others follow.
   lazy     LazyVI: the full network shifted by a ridge regression on its own
            gradients; its penalty per feature by K-fold CV (--folds) unless
            --lambda fixes it. The lambda column shows the penalty chosen, "inf"
@@ -76,7 +80,10 @@ Estimators (--estimators, comma-separated, in output order):
            scored against lazy's baseline).
   dropout  the full model with the feature set to its mean (biased up for
            correlated features).
-  retrain  a new model trained without the feature (the reference).
+  retrain  a new model trained without the feature: the reference, at a
+           training per feature and model, so that it runs only when asked;
+           --check K runs it on the K features lazy ranks highest and says
+           how lazy agrees with it there.
   lazy-es  the full model trained on a few more optimizer steps (--es-steps,
            default 120) on the data without the feature, from its own
            parameters (backends with warm starts: mlp, cnn).
@@ -146,8 +153,20 @@ Each result has the one-sided p-value of H0: VI <= --delta
 (column p_adjusted).
 --ci-truncate floors the intervals at 0.
 
+The table has one row per feature of the first estimator (lazy by
+default), the most important first: its VI, se, interval and p-value, and
+dropout's VI in a column beside it (the gap between the two is what
+correlated features do to dropout). Every other estimator follows in a
+block of its own, its rows in the first table's order; then --check's
+block. The header's full model is the one the VIs are computed from (with
+the default ensemble: every row's out-of-fold predictions averaged, a
+single model's loss in parentheses), and each baseline's "better by" is the
+difference of the two losses printed.
+
 Output goes to stdout, or with --out FILE to FILE, replaced atomically and only
-when the whole run succeeds. --format json is a stable contract (see docs/json.md).
+when the whole run succeeds. --format json (every estimator's rows; see
+docs/json.md) is a stable contract, as is --format csv (a row per feature
+and estimator).
 --plot FILE.png, .svg or .pdf draws a forest plot: a row per feature, the most
 important at the top, each estimator's VI and interval.
 
@@ -178,6 +197,7 @@ func newEstimateCommand() *Command {
 	})
 	o.inferenceFlags.register(fs)
 	fs.StringVar(&o.estimators, "estimators", strings.Join(lazyvi.DefaultEstimators(), ","), "comma-separated estimator `names` (see 'vi estimators')")
+	fs.IntVar(&o.check, "check", 0, checkUsage)
 	fs.StringVar(&o.groups, "groups", "", "estimate `groups` of columns together: \"name=col,col;name=col,...\", onehot for columns sharing a prefix_, or rows, cols or patchRxC (patch2x2) of the --image")
 	fs.StringVar(&o.groupsFile, "groups-file", "", "read groups from `file`, one \"name: col, col\" a line")
 	fs.StringVar(&o.model, "model", "", "use the full models of this model `file` (vi train) instead of training; its backend, options, target, seed, split, folds and repetitions are the run's")
@@ -256,6 +276,10 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err != nil {
 		return err
 	}
+	check, err := o.checkOption(ests, !shard.Whole())
+	if err != nil {
+		return err
+	}
 	r, d, err := o.data.setup(ctx, a, set, func(r *dataRun) error {
 		if saved == nil {
 			return nil
@@ -270,7 +294,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		return err
 	}
 	id := newRunID(cmd, d, saved)
-	eopt := pipeline.EstimateOptions{InferOptions: iopt, Workers: o.fit.workers, Shard: shard, RunID: id.merge()}
+	eopt := pipeline.EstimateOptions{InferOptions: iopt, Workers: o.fit.workers, Shard: shard, RunID: id.merge(), Check: check}
 	// Every check that needs no model, before the backend starts.
 	if err := pipeline.CheckRun(d, cfg, r.measure, eopt); err != nil {
 		return err
@@ -319,9 +343,18 @@ func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *d
 	var note string
 	if !pf.set["estimators"] {
 		// The default list, without what the backend cannot run.
-		ests, note = fittingEstimators(r.backend.name, be.Capabilities(), ests)
+		if ests, note, err = o.fittingDefaults(r.backend.name, be.Capabilities(), ests); err != nil {
+			return err
+		}
+		if eopt.Check.K > 0 && ests[0].Name() == checkReference {
+			return framework.Usagef("--check %d: backend %s cannot run %s, and %s estimates every feature already", o.check, r.backend.name, defaultLead, checkReference)
+		}
 	}
-	if err := r.checkBackend(be, d, ests); err != nil {
+	checked := ests
+	if eopt.Check.K > 0 {
+		checked = append(slices.Clone(ests), eopt.Check.Estimator)
+	}
+	if err := r.checkBackend(be, d, checked); err != nil {
 		return err
 	}
 	if note != "" {
@@ -344,7 +377,8 @@ func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *d
 	}
 	if ckpt == nil || ckpt.Len() == 0 {
 		// A resumed run's reductions come back at once: no forecast.
-		eopt.Progress = newForecast(a.stderr, prog, o.repeats).update
+		checkJobs, models := forecastShape(cfg, eopt)
+		eopt.Progress = newForecast(a.stderr, prog, o.repeats, checkJobs, models).update
 	}
 	rep, err := pipeline.Run(ctx, d, cfg, r.measure, ests, eopt)
 	prog.Clear()

@@ -23,23 +23,28 @@ const (
 // forecast watches a run's progress and, once the first repetition's full
 // models are trained and a few of its reductions are done, forecasts the
 // run's wall time from what it has seen: the training so far once per
-// repetition, and the reductions at the rate they have gone. When that is
-// at least forecastLong it says so on w, once, with --repeats 1's forecast
-// and its cost in power where the run has several repetitions. It passes
-// every update on to prog.
+// repetition, the reductions at the rate they have gone, and --check's
+// retraining (the last checkJobs reductions of each repetition) at a
+// training of one of the repetition's models each. When that is at least
+// forecastLong it says so on w, once, with --repeats 1's forecast and its
+// cost in power where the run has several repetitions. It passes every
+// update on to prog.
 type forecast struct {
 	w       io.Writer
 	prog    *progress.Meter
 	repeats int
 	start   time.Time // the run's start, before the first training
+	// checkJobs are the check's reductions in each repetition, models the
+	// full models each repetition trains (its folds).
+	checkJobs, models int
 
 	mu      sync.Mutex
 	trained time.Time // the first repetition's reductions started
 	said    bool
 }
 
-func newForecast(w io.Writer, prog *progress.Meter, repeats int) *forecast {
-	return &forecast{w: w, prog: prog, repeats: max(repeats, 1), start: time.Now()}
+func newForecast(w io.Writer, prog *progress.Meter, repeats, checkJobs, models int) *forecast {
+	return &forecast{w: w, prog: prog, repeats: max(repeats, 1), checkJobs: checkJobs, models: max(models, 1), start: time.Now()}
 }
 
 // update is an EstimateOptions.Progress callback, counting over all
@@ -66,19 +71,27 @@ func (f *forecast) observe(done, total int, now time.Time) string {
 		}
 		return ""
 	}
-	perRep := total / f.repeats
+	perRep := total/f.repeats - f.checkJobs
+	if perRep <= 0 {
+		return "" // not a run of this forecast's shape
+	}
 	if done < min(perRep, max(forecastMinJobs, int(forecastShare*float64(perRep)))) {
 		return ""
 	}
 	f.said = true
 	training := f.trained.Sub(f.start)
 	reducing := now.Sub(f.trained)
-	whole := training*time.Duration(f.repeats) + time.Duration(float64(reducing)*float64(total)/float64(done))
+	// A check's reduction trains a model as large as each full model.
+	checking := training / time.Duration(f.models) * time.Duration(f.checkJobs*f.repeats)
+	whole := training*time.Duration(f.repeats) + time.Duration(float64(reducing)*float64(perRep*f.repeats)/float64(done)) + checking
 	if whole < forecastLong {
 		return ""
 	}
-	msg := fmt.Sprintf("vi: forecast: this run takes about %s (%s training the full models, the rest the reductions)\n",
-		roundForecast(whole), roundForecast(training*time.Duration(f.repeats)))
+	parts := roundForecast(training*time.Duration(f.repeats)) + " training the full models, "
+	if checking > 0 {
+		parts += roundForecast(checking) + " retraining for --check, "
+	}
+	msg := fmt.Sprintf("vi: forecast: this run takes about %s (%sthe rest the reductions)\n", roundForecast(whole), parts)
 	if f.repeats > 1 {
 		msg += fmt.Sprintf("vi: --repeats 1 would take about %s, with much less power: in docs/inference.md's study it found the planted signal in 9%% / 20%% of the data sets where the default (--repeats 3) found it in 97%% / 100%%\n",
 			roundForecast(whole/time.Duration(f.repeats)))

@@ -375,7 +375,8 @@ func TestEstimateJSON(t *testing.T) {
 	for _, res := range r.Results {
 		got = append(got, fmt.Sprintf("%v/%v", res["estimator"], res["feature"]))
 	}
-	want := "lazy/x1 lazy/x2 lazy/x3 dropout/x1 dropout/x2 dropout/x3 retrain/x1 retrain/x2 retrain/x3"
+	// The default estimators: lazy and dropout (retrain when asked).
+	want := "lazy/x1 lazy/x2 lazy/x3 dropout/x1 dropout/x2 dropout/x3"
 	if strings.Join(got, " ") != want {
 		t.Errorf("results\n%s\nwant\n%s", strings.Join(got, " "), want)
 	}
@@ -411,10 +412,16 @@ func TestEstimateFormats(t *testing.T) {
 	}
 	// The default: three cross-fits of three folds, predictions averaged,
 	// the debiased paired estimate.
-	for _, w := range []string{"measure r2", "backend mlp", "n 60", "n_train 40", "n_eval 60", "inference plain", "crossfit 3  repeats 3 (predictions averaged)  debiased", "feature", "ci_high", "lambda", "x3"} {
+	// One estimator without a lambda: its own table, no lambda column.
+	for _, w := range []string{"measure r2", "backend mlp", "n 60", "n_train 40", "n_eval 60", "inference plain", "crossfit 3  repeats 3 (predictions averaged)  debiased",
+		"dropout: each feature's VI, the most important first", "feature", "ci_high", "x3"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("table lacks %q:\n%s", w, stdout)
 		}
+	}
+
+	if strings.Contains(stdout, "lambda") {
+		t.Errorf("a lambda column without lazy:\n%s", stdout)
 	}
 
 	stdout, stderr, code = vi(t, dir, append(args, "--format", "csv")...)
@@ -450,8 +457,9 @@ func TestEstimateBinaryPlugin(t *testing.T) {
 		t.Fatalf("exit code %d; stderr:\n%s", code, stderr)
 	}
 	r := parseReport(t, []byte(stdout))
-	if r.Measure != "logloss" || r.Backend != "mlpplugin" || len(r.Results) != 6 {
-		t.Errorf("measure %q backend %q %d results, want logloss mlpplugin 6", r.Measure, r.Backend, len(r.Results))
+	// The default estimators, lazy and dropout, on the 2 features.
+	if r.Measure != "logloss" || r.Backend != "mlpplugin" || len(r.Results) != 4 {
+		t.Errorf("measure %q backend %q %d results, want logloss mlpplugin 4", r.Measure, r.Backend, len(r.Results))
 	}
 	// Five epochs train little: the numbers need only be there.
 	if a, u := r.Full.Accuracy, r.Full.AUC; a == nil || u == nil || !(*a >= 0 && *a <= 1 && *u >= 0 && *u <= 1) {

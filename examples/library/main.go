@@ -26,8 +26,8 @@ func main() {
 		log.Fatal(err)
 	}
 	// Zero fields take vi estimate's defaults (see lazyvi.Options): the
-	// mlp backend, lazy, dropout and retrain, the task's measure, the
-	// default inference.
+	// mlp backend, lazy and dropout, the task's measure, the default
+	// inference.
 	rep, err := lazyvi.Run(ctx, d, lazyvi.Options{
 		Config: pipeline.Config{Target: os.Args[2], Seed: 1},
 	})
