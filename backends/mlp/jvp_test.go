@@ -255,12 +255,13 @@ func TestSingleProductsScratch(t *testing.T) {
 
 // TestLeanEntries: where an input's float64 signals would take more than
 // a leanShare of the memo's budget, its entry keeps only the float32
-// copies and the outputs (lean), and every call gives the same numbers to
-// the bit as with the whole entry: the predictions, the single-precision
+// copies and the outputs (lean), computed by blocks of rows, and every
+// call gives the same numbers to the bit as with the whole entry: the predictions, the single-precision
 // products (from the same float32 copies), and the float64 products and
 // kernel (from signals computed again). The lean entry is smaller.
 func TestLeanEntries(t *testing.T) {
-	defer func(b int) { nn.MemoBudget = b }(nn.MemoBudget)
+	defer func(b, r int) { nn.MemoBudget, leanBlockRows = b, r }(nn.MemoBudget, leanBlockRows)
+	leanBlockRows = 16 // five blocks of rows
 	md, x := smallProblem(t, framework.Regression, "6,5", 80)
 	m := md.NumParams()
 	rng := rand.New(rand.NewPCG(3, 9))
