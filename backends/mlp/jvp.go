@@ -32,10 +32,11 @@ var _ framework.JacobianMultiplier = (*Model)(nil)
 
 // JacobianMul returns Phi(x) V for V of M x p (framework.JacobianMultiplier).
 func (md *Model) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
-	_, e, n, err := md.productArgs(ctx, "JacobianMul", x, v, md.m)
+	xg, e, n, err := md.productArgs(ctx, "JacobianMul", x, v, md.m)
 	if err != nil {
 		return nil, err
 	}
+	e = md.full(xg, e)
 	acts, deltas := e.acts, e.deltas
 	_, p := v.Dims()
 	out := mat.NewDense(n, p, nil)
@@ -83,10 +84,11 @@ func (md *Model) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*
 // JacobianTMul returns Phi(x)^T U for U of (n K) x p
 // (framework.JacobianMultiplier).
 func (md *Model) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*mat.Dense, error) {
-	_, e, n, err := md.productArgs(ctx, "JacobianTMul", x, u, -1)
+	xg, e, n, err := md.productArgs(ctx, "JacobianTMul", x, u, -1)
 	if err != nil {
 		return nil, err
 	}
+	e = md.full(xg, e)
 	acts, deltas := e.acts, e.deltas
 	_, p := u.Dims()
 	out := mat.NewDense(md.m, p, nil)
@@ -115,7 +117,8 @@ func (md *Model) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (
 
 // productArgs checks a product's arguments (rows of v: want, or the
 // Jacobian's rows when want < 0) and returns x's rows, their memo entry
-// (signals) and the Jacobian's rows.
+// (signals; lean, without the float64 ones, at the largest sizes: see
+// signalsEntry) and the Jacobian's rows.
 func (md *Model) productArgs(ctx context.Context, op string, x mat.Matrix, v *mat.Dense, want int) (blas64.General, signalsEntry, int, error) {
 	if err := md.ready(ctx); err != nil {
 		return blas64.General{}, signalsEntry{}, 0, err
@@ -131,7 +134,7 @@ func (md *Model) productArgs(ctx context.Context, op string, x mat.Matrix, v *ma
 	if r, c := v.Dims(); r != want || c < 1 {
 		return blas64.General{}, signalsEntry{}, 0, fmt.Errorf("mlp: %s: %d x %d vectors, want %d rows", op, r, c, want)
 	}
-	return xg, md.entryOf(xg), n, nil
+	return xg, md.cached(xg), n, nil
 }
 
 // jacobianTVec writes Phi^T a into out (len M, zero on entry) from the

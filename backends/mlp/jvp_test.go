@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lazyvi/lazyvi/backends/internal/nn"
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -250,4 +251,68 @@ func TestSingleProductsScratch(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestLeanEntries: where an input's float64 signals would take more than
+// a leanShare of the memo's budget, its entry keeps only the float32
+// copies and the outputs (lean), computed by blocks of rows, and every
+// call gives the same numbers to the bit as with the whole entry: the predictions, the single-precision
+// products (from the same float32 copies), and the float64 products and
+// kernel (from signals computed again). The lean entry is smaller.
+func TestLeanEntries(t *testing.T) {
+	defer func(b, r int) { nn.MemoBudget, leanBlockRows = b, r }(nn.MemoBudget, leanBlockRows)
+	leanBlockRows = 16 // five blocks of rows
+	md, x := smallProblem(t, framework.Regression, "6,5", 80)
+	m := md.NumParams()
+	rng := rand.New(rand.NewPCG(3, 9))
+	v := mat.NewDense(m, 2, nil)
+	u := mat.NewDense(80, 2, nil)
+	for _, d := range []*mat.Dense{v, u} {
+		for i := range d.RawMatrix().Data {
+			d.RawMatrix().Data[i] = rng.NormFloat64()
+		}
+	}
+	s := md.SinglePrecision()
+	results := func() []*mat.Dense {
+		md.memo.Clear()
+		var out []*mat.Dense
+		for _, f := range []func() (*mat.Dense, error){
+			func() (*mat.Dense, error) { return md.PredictPrepared(ctx, x) },
+			func() (*mat.Dense, error) { return s.JacobianMul(ctx, x, v) },
+			func() (*mat.Dense, error) { return s.JacobianTMul(ctx, x, u) },
+			func() (*mat.Dense, error) { return md.JacobianMul(ctx, x, v) },
+			func() (*mat.Dense, error) { return md.JacobianTMul(ctx, x, u) },
+			func() (*mat.Dense, error) { return md.SingleKernel().Kernel(ctx, x, nil) },
+			func() (*mat.Dense, error) { return md.Kernel(ctx, x, nil) },
+		} {
+			r, err := f()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	whole := results()
+	xg, err := md.input(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md.cached(xg).lean {
+		t.Fatal("an entry under the budget is lean")
+	}
+	wholeBytes := md.memo.Bytes()
+	nn.MemoBudget = 8 * 80 * 20 // below leanShare times the float64 signals' bytes
+	lean := results()
+	if e := md.cached(xg); !e.lean || e.deltas != nil {
+		t.Fatalf("the entry is not lean with a budget of %d bytes", nn.MemoBudget)
+	}
+	if b := md.memo.Bytes(); b >= wholeBytes {
+		t.Errorf("lean entry %d bytes, the whole one %d", b, wholeBytes)
+	}
+	for i := range whole {
+		if !mat.Equal(whole[i], lean[i]) {
+			t.Errorf("call %d: the lean entry's numbers differ", i)
+		}
+	}
 }

@@ -22,8 +22,7 @@ func (md *Model) PredictPrepared(ctx context.Context, x mat.Matrix) (*mat.Dense,
 	if err != nil {
 		return nil, err
 	}
-	acts, _ := md.signalsOf(xg)
-	out := append([]float64(nil), acts.out...)
+	out := append([]float64(nil), md.cached(xg).acts.out...)
 	md.head.Link(out, nil)
 	return mat.NewDense(xg.Rows, md.head.Outs, out), nil
 }

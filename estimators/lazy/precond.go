@@ -140,16 +140,44 @@ func newRitzPrecond(carry []float64, m int, alpha float64) *ritzPrecond {
 	return p
 }
 
+// preconditioner is P^-1 as pcgSolve applies it: the baseline's Ritz
+// pairs (ritzPrecond) or the feature's subsample (sketchPrecond).
+type preconditioner interface {
+	// apply writes P^-1 src into dst.
+	apply(dst, src []float64) error
+	// flops is the count of one application, besides productFlops.
+	flops(m int) float64
+	// fits reports whether the solve tests after its first step that the
+	// preconditioner fits the operator (precondFit).
+	fits() bool
+	// productFlops is the flops of the Jacobian products its
+	// applications took so far.
+	productFlops() float64
+	// bound is an upper bound of r^T A^-1 r for the residual r that
+	// apply was last given: the energy error of its iterate.
+	bound(r []float64) float64
+}
+
 // apply writes P^-1 src into dst.
-func (p *ritzPrecond) apply(dst, src []float64) {
+func (p *ritzPrecond) apply(dst, src []float64) error {
 	floats.ScaleTo(dst, 1/p.alpha, src)
 	for i, v := range p.v {
 		floats.AddScaled(dst, floats.Dot(v, src)*(1/(p.theta[i]+p.alpha)-1/p.alpha), v)
 	}
+	return nil
 }
 
 // flops is the count of one application: a dot and an update per pair.
 func (p *ritzPrecond) flops(m int) float64 { return float64(m) * (1 + 4*float64(len(p.v))) }
+
+// fits is true: a baseline's pairs may not fit a feature's operator.
+func (p *ritzPrecond) fits() bool { return true }
+
+// productFlops is 0: the pairs are held.
+func (p *ritzPrecond) productFlops() float64 { return 0 }
+
+// bound is ||r||^2 / alpha: A >= alpha I.
+func (p *ritzPrecond) bound(r []float64) float64 { return floats.Dot(r, r) / p.alpha }
 
 // pcgResult is where a preconditioned solve stopped: the last iterate w,
 // its residual r = rhs - (Phi^T Phi + alpha I) w and the decrease J(0) -
@@ -167,11 +195,11 @@ type pcgResult struct {
 // pcgSolve runs CG on the normal equations (Phi^T Phi + alpha I) w = rhs
 // (rhs = Phi^T e) preconditioned by pre, from 0, until the residual's
 // bound on the energy error is at most tau times the decrease achieved
-// (see above: done). It stops early, not done, when the preconditioner
-// does not fit: after the first step the bound above precondFit times the
-// decrease; when maxSteps pass; or when the operator turns out not
+// (see above: done). It stops early, not done, when a preconditioner that
+// may not fit (pre.fits) does not: after the first step the bound above
+// precondFit times the decrease; when maxSteps pass; or when the operator turns out not
 // positive definite or not finite (at the iterate before).
-func pcgSolve(ctx context.Context, op *jacobianOp, rhs []float64, alpha, tau float64, pre *ritzPrecond, maxSteps int) (pcgResult, error) {
+func pcgSolve(ctx context.Context, op *jacobianOp, rhs []float64, alpha, tau float64, pre preconditioner, maxSteps int) (pcgResult, error) {
 	m := len(rhs)
 	res := pcgResult{w: make([]float64, m), r: append([]float64(nil), rhs...)}
 	if floats.Dot(rhs, rhs) == 0 {
@@ -180,7 +208,9 @@ func pcgSolve(ctx context.Context, op *jacobianOp, rhs []float64, alpha, tau flo
 	}
 	w, r := res.w, res.r
 	z := make([]float64, m)
-	pre.apply(z, r)
+	if err := pre.apply(z, r); err != nil {
+		return res, fmt.Errorf("ridge solve: %w", err)
+	}
 	d := append([]float64(nil), z...)
 	ad := make([]float64, m)
 	rz := floats.Dot(r, z)
@@ -205,15 +235,17 @@ func pcgSolve(ctx context.Context, op *jacobianOp, rhs []float64, alpha, tau flo
 		res.steps++
 		res.decrease = floats.Dot(rhs, w) + floats.Dot(w, r)
 		res.flops += pre.flops(m) + 14*float64(m)
-		bound := floats.Dot(r, r) / alpha
+		if err := pre.apply(z, r); err != nil {
+			return res, fmt.Errorf("ridge solve: %w", err)
+		}
+		bound := pre.bound(r)
 		if bound <= tau*res.decrease {
 			res.done = true
 			return res, nil
 		}
-		if res.steps == 1 && bound > precondFit*res.decrease {
+		if res.steps == 1 && pre.fits() && bound > precondFit*res.decrease {
 			return res, nil
 		}
-		pre.apply(z, r)
 		rz2 := floats.Dot(r, z)
 		floats.AddScaledTo(d, z, rz2/rz, d)
 		rz = rz2

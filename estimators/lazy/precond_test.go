@@ -117,12 +117,7 @@ func TestLazyPrecondMatchesClosedForm(t *testing.T) {
 		g := rfMultiplierModel{r}
 		p := problemFor(t, g, 100, 40, 4, uint64(i+10))
 		f := framework.Feature{Name: "x1", Columns: []int{0}}
-		x := p.Drop(p.XTrain, f)
-		base, _ := r.Predict(ctx, x)
-		e := make([]float64, len(p.YTrain))
-		for k := range e {
-			e[k] = p.YTrain[k] - base.At(k, 0)
-		}
+		x, e := droppedResiduals(r, p, f)
 		other := newRF(4, m, uint64(i+50))
 		for _, alpha := range []float64{3, 100} {
 			wStar, decrease, a, norms := ridgeOptimum(r, p, f, alpha)

@@ -44,9 +44,9 @@ const subsampleSeedPerturb = 0x5b5a3e11
 // scaleStats are the Reduced.Stats keys of a run at scale: the rows the
 // penalty was chosen on, the Krylov steps of the final solve and its
 // counted flops, the method (0 dense, 1 matrix-free) and, for a solve
-// preconditioned by the baseline's Ritz pairs, its preconditioned steps
-// (of krylov_steps; the rest unpreconditioned, where the pairs did not
-// fit).
+// preconditioned by the subsample's sketch or the baseline's Ritz pairs,
+// its preconditioned steps (of krylov_steps; the rest unpreconditioned,
+// where the preconditioner did not fit).
 const (
 	statSubsample = "cv_rows"
 	statSteps     = "krylov_steps"
@@ -93,12 +93,14 @@ func (lz Estimator) memory() float64 {
 // more than once (BaselineReducer's base returns the same Reduced each
 // time).
 //
-// The baseline (carry) hands the Ritz pairs of its matrix-free solve's
-// basis to the features in its Carry; a feature whose penalty is at least
-// precondWhen (half) of the baseline's solves preconditioned by them
-// (precond.go).
+// Each solve whose penalty was chosen on a subsample is preconditioned by
+// that subsample (sketch.go). Otherwise the baseline (carry) hands the
+// Ritz pairs of its matrix-free solve's basis to the features in its
+// Carry, and a feature whose penalty is at least precondWhen (half) of the
+// baseline's solves preconditioned by them (precond.go).
 func (p *problem) reduceScaled(ctx context.Context, xev mat.Matrix, base func() (framework.Reduced, error), carry bool) (framework.Reduced, error) {
-	alpha, start, err := p.scaledAlpha(ctx, base)
+	alpha, start, sk, err := p.scaledAlpha(ctx, base)
+	defer sk.release()
 	if err != nil {
 		return framework.Reduced{}, err
 	}
@@ -106,7 +108,7 @@ func (p *problem) reduceScaled(ctx context.Context, xev mat.Matrix, base func() 
 	if math.IsInf(alpha, 1) {
 		return p.predictFull(ctx, xev)
 	}
-	shift, carried, err := p.solveScaled(ctx, alpha, start, base, carry)
+	shift, carried, err := p.solveScaled(ctx, alpha, start, sk, base, carry)
 	if err != nil {
 		return framework.Reduced{}, err
 	}
@@ -117,39 +119,41 @@ func (p *problem) reduceScaled(ctx context.Context, xev mat.Matrix, base func() 
 
 // scaledAlpha is the penalty at scale: the fixed one, else the one chosen
 // on held-out rows (heldOutAlpha, with its update of the fitted rows, the
-// final solve's start) or on a subsample (subsampleAlpha), starting from
-// the baseline's when base is not nil.
-func (p *problem) scaledAlpha(ctx context.Context, base func() (framework.Reduced, error)) (alpha float64, start []float64, err error) {
+// final solve's start) or on a subsample (subsampleSearch, with its
+// sketch, which the caller releases), starting from the baseline's when
+// base is not nil.
+func (p *problem) scaledAlpha(ctx context.Context, base func() (framework.Reduced, error)) (alpha float64, start []float64, sk *sketch, err error) {
 	if alpha = p.est.Lambda; alpha > 0 {
-		return alpha, nil, nil
+		return alpha, nil, nil, nil
 	}
 	n1 := p.samples()
 	_, multiplier := framework.As[framework.JacobianMultiplier](p.g)
 	if p.est.cfg.heldOut(n1, p.k) && (multiplier || 8*float64(n1*p.k)*float64(p.g.NumParams()) <= p.est.memory()) {
 		near, err := baselinePenalty(base) // +Inf: the baseline chose no update
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, nil, err
 		}
 		var steps int
 		var flops float64
 		stop := timing.From(ctx).Start(stageSearch)
 		if alpha, start, steps, flops, err = p.heldOutAlpha(ctx, near); err != nil {
-			return 0, nil, err
+			return 0, nil, nil, err
 		}
 		stop(flops)
 		p.stats[statSteps], p.stats[statFlops] = float64(steps), flops
-		return alpha, start, nil
+		return alpha, start, nil, nil
 	}
-	alpha, err = p.subsampleAlpha(ctx, base)
-	return alpha, nil, err
+	alpha, sk, err = p.subsampleSearch(ctx, base)
+	return alpha, nil, sk, err
 }
 
 // solveScaled fits the update on all the rows at the penalty alpha, by the
 // method chooseMethod picks: dense, or matrix-free from start (nil: 0),
-// preconditioned by the baseline's Ritz pairs where they serve (base), and
-// returns it with, for the baseline itself (carry), the Ritz pairs its
-// features start from.
-func (p *problem) solveScaled(ctx context.Context, alpha float64, start []float64, base func() (framework.Reduced, error), carry bool) (shift framework.Shift, carried []float64, err error) {
+// preconditioned by the subsample's sketch (sk) where there is one, else
+// by the baseline's Ritz pairs where they serve (base), and returns it
+// with, for the baseline itself (carry) solved without the sketch, the
+// Ritz pairs its features start from.
+func (p *problem) solveScaled(ctx context.Context, alpha float64, start []float64, sk *sketch, base func() (framework.Reduced, error), carry bool) (shift framework.Shift, carried []float64, err error) {
 	g, stats := p.g, p.stats
 	n, m := len(p.e), g.NumParams()
 	_, kernel := framework.As[framework.Kerneler](g)
@@ -168,27 +172,21 @@ func (p *problem) solveScaled(ctx context.Context, alpha float64, start []float6
 		stats[statMethod] = 0
 		return shift, nil, nil
 	}
-	var pre *ritzPrecond
-	if start == nil && base != nil {
-		b, err := base()
-		if err != nil {
-			return shift, nil, err
-		}
-		if l := b.Stats[statLambda]; l > 0 && alpha >= p.est.cfg.precondRatio()*l {
-			pre = newRitzPrecond(b.Carry, m, alpha)
-		}
+	stop := timing.From(ctx).Start(stageSolve)
+	pre, err := p.precondFor(ctx, alpha, start, sk, base)
+	if err != nil {
+		return shift, nil, err
 	}
 	var dtheta []float64
 	var steps int
 	var flops float64
-	stop := timing.From(ctx).Start(stageSolve)
 	if pre != nil {
 		var pcgSteps int
-		dtheta, steps, pcgSteps, flops, err = p.precondSolve(ctx, alpha, energyTol, pre)
+		dtheta, steps, pcgSteps, flops, err = p.precondSolve(ctx, alpha, p.est.cfg.energyTol(), pre)
 		stats[statPrecond] = float64(pcgSteps)
 	} else {
 		var kr *krylov
-		dtheta, steps, flops, kr, err = p.solveMatrixFree(ctx, alpha, energyTol, start)
+		dtheta, steps, flops, kr, err = p.solveMatrixFree(ctx, alpha, p.est.cfg.energyTol(), start)
 		if err == nil && carry && start == nil {
 			carried = ritzCarry(kr, m, p.est.cfg.carryValues())
 		}
@@ -202,6 +200,38 @@ func (p *problem) solveScaled(ctx context.Context, alpha float64, start []float6
 	stats[statSteps] += float64(steps)
 	stats[statFlops] += flops
 	return shift, carried, nil
+}
+
+// precondFor is the final solve's preconditioner: for a solve from 0, the
+// subsample's sketch where the search left one (sk), else the baseline's
+// Ritz pairs where its penalty is near enough (config.precondWhen); nil:
+// none.
+func (p *problem) precondFor(ctx context.Context, alpha float64, start []float64, sk *sketch, base func() (framework.Reduced, error)) (preconditioner, error) {
+	if start != nil {
+		return nil, nil
+	}
+	if sk != nil && !p.est.cfg.noSketch {
+		pre, err := sk.precond(ctx, alpha, p.samples())
+		if err != nil {
+			return nil, err
+		}
+		if pre != nil {
+			return pre, nil
+		}
+	}
+	if base == nil {
+		return nil, nil
+	}
+	b, err := base()
+	if err != nil {
+		return nil, err
+	}
+	if l := b.Stats[statLambda]; l > 0 && alpha >= p.est.cfg.precondRatio()*l {
+		if pre := newRitzPrecond(b.Carry, p.g.NumParams(), alpha); pre != nil {
+			return pre, nil
+		}
+	}
+	return nil, nil
 }
 
 // subsampleAlpha chooses the penalty by the dense cross-validation on a
@@ -220,6 +250,15 @@ func (p *problem) solveScaled(ctx context.Context, alpha float64, start []float6
 // when it has them (framework.SingleKerneler; newRidge): faster kernels,
 // and the folds' signals not computed again.
 func (p *problem) subsampleAlpha(ctx context.Context, base func() (framework.Reduced, error)) (float64, error) {
+	alpha, sk, err := p.subsampleSearch(ctx, base)
+	sk.release()
+	return alpha, err
+}
+
+// subsampleSearch is subsampleAlpha, and the sketch of the subsample's
+// rows and kernel that preconditions the final solve (nil where the
+// subsample's ridge problem is not the kernel's); the caller releases it.
+func (p *problem) subsampleSearch(ctx context.Context, base func() (framework.Reduced, error)) (float64, *sketch, error) {
 	n1 := p.samples()
 	ns := p.est.cfg.subsampleSize(n1, p.k)
 	rows := rand.New(rand.NewPCG(uint64(p.seed), subsampleSeedPerturb)).Perm(n1)[:ns]
@@ -235,22 +274,27 @@ func (p *problem) subsampleAlpha(ctx context.Context, base func() (framework.Red
 	sub := p.subset(order)
 	rp, err := sub.newRidge(ctx, bounds, p.single())
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	defer releaseRidge(rp)
+	sk := &sketch{sub: sub}
+	if d, ok := rp.(*dual); ok {
+		sk.rp = d
+	} else {
+		defer releaseRidge(rp)
+	}
 	near, err := baselinePenalty(base) // +Inf: the baseline chose no update
-	if err != nil {
-		return 0, err
+	if err == nil {
+		var alpha float64
+		if alpha, err = sub.chooseAlpha(ctx, rp, bounds, p.est.cfg.tol(), near*(float64(ns)/float64(n1))); err == nil {
+			p.stats[statSubsample] = float64(ns)
+			// By the ratio, exactly 1 when the subsample is all the rows, so
+			// that the penalty is then the dense path's (alpha n1 / ns
+			// rounds some alphas by an ulp).
+			return alpha * (float64(n1) / float64(ns)), sk, nil
+		}
 	}
-	alpha, err := sub.chooseAlpha(ctx, rp, bounds, p.est.cfg.tol(), near*(float64(ns)/float64(n1)))
-	if err != nil {
-		return 0, err
-	}
-	p.stats[statSubsample] = float64(ns)
-	// By the ratio, exactly 1 when the subsample is all the rows, so that
-	// the penalty is then the dense path's (alpha n1 / ns rounds some
-	// alphas by an ulp).
-	return alpha * (float64(n1) / float64(ns)), nil
+	sk.release()
+	return 0, nil, err
 }
 
 // jacobianOp is the primal normal operator Phi^T Phi of the Jacobian Phi
@@ -371,14 +415,15 @@ func notConverged(alpha float64, steps int) error {
 	return fmt.Errorf("%w: the matrix-free solve at alpha %g did not converge in %d steps (raise the memory bound or fix a larger penalty)", errSingular, alpha, steps)
 }
 
-// precondSolve is solveMatrixFree preconditioned by a baseline's Ritz
-// pairs (pcgSolve), from 0, with its preconditioned steps. A solve that
-// stops without meeting the rule (the pairs do not fit, or
+// precondSolve is solveMatrixFree preconditioned by pre (the subsample's
+// sketch, or a baseline's Ritz pairs: pcgSolve), from 0, with its
+// preconditioned steps. A solve that stops without meeting the rule (the
+// pairs do not fit, or
 // precondMaxSteps passed) starts again unpreconditioned from 0, the plain
 // solve (its right-hand side kept), which takes fewer steps than a plain
 // solve from the preconditioned iterate; the steps and flops are both
 // solves'.
-func (p *problem) precondSolve(ctx context.Context, alpha, tau float64, pre *ritzPrecond) ([]float64, int, int, float64, error) {
+func (p *problem) precondSolve(ctx context.Context, alpha, tau float64, pre preconditioner) ([]float64, int, int, float64, error) {
 	op, err := p.jacobianOp(ctx)
 	if err != nil {
 		return nil, 0, 0, 0, err
@@ -393,6 +438,7 @@ func (p *problem) precondSolve(ctx context.Context, alpha, tau float64, pre *rit
 	if err != nil {
 		return nil, 0, 0, 0, err
 	}
+	res.flops += pre.productFlops()
 	if res.done {
 		return res.w, res.steps, res.steps, op.flops + res.flops, nil
 	}
@@ -479,8 +525,8 @@ func krylovFlops(kr *krylov, op *jacobianOp) float64 {
 // dense sizes): the rows the penalty was chosen on, the Krylov steps of
 // the final solves and, where the penalty is chosen at full size, of its
 // search (summed over the reductions), their counted flops and, where
-// a solve was preconditioned by the baseline's Ritz pairs, its
-// preconditioned steps (of krylov_steps, summed likewise).
+// a solve was preconditioned (the subsample's sketch, the baseline's Ritz
+// pairs), its preconditioned steps (of krylov_steps, summed likewise).
 func scaleFields(stats []map[string]float64) []framework.Field {
 	var out []framework.Field
 	for _, key := range []string{statSubsample, statSteps, statFlops, statPrecond} {

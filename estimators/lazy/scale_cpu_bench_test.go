@@ -134,3 +134,34 @@ func (c *scaleProblem) freshCopies(ctx context.Context, b *testing.B) func() *fr
 		return &q
 	}
 }
+
+// BenchmarkScaleSketchVsRetrain is BenchmarkScaleRunVsRetrain for lazy's
+// final solves preconditioned by the subsample's sketch (lazy's own) and
+// without it (config.noSketch: plain CG, the baseline's Ritz pairs where
+// they serve), at 2 workers as vi bench runs them: wall and CPU seconds of
+// each, and retrain's, in one process (the two lazies in turn first).
+//
+//	go test -run X -bench ScaleSketchVsRetrain -benchtime 2x ./estimators/lazy
+func BenchmarkScaleSketchVsRetrain(b *testing.B) {
+	c := &scaleTrained
+	c.get(b)
+	ctx := context.Background()
+	fresh := c.freshCopies(ctx, b)
+	feats := c.p.Features()[:4]
+	ests := []framework.Estimator{Estimator{}, Estimator{cfg: config{noSketch: true}}, estimators.Retrain{}}
+	for round := 0; b.Loop(); round++ {
+		var wall, secs [3]float64
+		for _, i := range []int{round % 2, 1 - round%2, 2} {
+			p := fresh()
+			c0, _ := processCPU(b)
+			w0 := time.Now()
+			if _, err := pipeline.Reduce(ctx, []*framework.Problem{p}, []framework.Estimator{ests[i]}, feats, pipeline.ReduceOptions{Workers: 2, EstimatorBaselines: true}); err != nil {
+				b.Fatal(err)
+			}
+			c1, _ := processCPU(b)
+			secs[i], wall[i] = c1-c0, time.Since(w0).Seconds()
+		}
+		fmt.Printf("round %d: sketch %.2f s (%.2f CPU s), without %.2f s (%.2f CPU s), retrain %.2f s (%.2f CPU s): retrain / lazy %.2f wall, %.2f CPU (without the sketch: %.2f, %.2f)\n",
+			round, wall[0], secs[0], wall[1], secs[1], wall[2], secs[2], wall[2]/wall[0], secs[2]/secs[0], wall[2]/wall[1], secs[2]/secs[1])
+	}
+}

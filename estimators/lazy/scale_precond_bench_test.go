@@ -165,6 +165,34 @@ func BenchmarkScalePrecondRun(b *testing.B) {
 	})
 }
 
+// BenchmarkScaleSketchRun is lazy with and without the subsample's sketch
+// as the final solves' preconditioner (config.noSketch, sketch.go), as
+// BenchmarkScalePrecondRun (without it the baseline's Ritz pairs
+// precondition where they serve):
+//
+//	go test -run X -bench ScaleSketchRun -benchtime 1x ./estimators/lazy
+func BenchmarkScaleSketchRun(b *testing.B) {
+	lazyPair(b, [2]string{"ritz", "sketch"}, [2]func() Estimator{
+		func() Estimator { return Estimator{cfg: config{noSketch: true}} },
+		func() Estimator { return Estimator{} },
+	})
+}
+
+// BenchmarkScaleSketchExact is lazy with its final solves to 1e-8
+// (unpreconditioned) against lazy's own (the subsample's sketch
+// preconditioning them), as BenchmarkScalePrecondRun: how far the VIs of
+// lazy's solves are from those of exact ones.
+//
+//	go test -run X -bench ScaleSketchExact -benchtime 1x ./estimators/lazy
+func BenchmarkScaleSketchExact(b *testing.B) {
+	lazyPair(b, [2]string{"exact", "sketch"}, [2]func() Estimator{
+		func() Estimator {
+			return Estimator{cfg: config{noSketch: true, precondWhen: math.Inf(1), solveTol: 1e-8}}
+		},
+		func() Estimator { return Estimator{} },
+	})
+}
+
 // BenchmarkScalePrecisionRun is lazy with the matrix-free solves' products
 // in double and in single precision (Estimator.DoublePrecision), as
 // BenchmarkScalePrecondRun:

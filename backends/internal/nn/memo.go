@@ -70,17 +70,19 @@ type memoEntry[V any] struct {
 	src uintptr
 }
 
-// MemoBudget bounds the memory all of a process's Memos keep together (512
-// MiB). Lazy's matrix-free solve needs one entry per worker of all the
+// MemoBudget bounds the memory all of a process's Memos keep together (1
+// GiB). Lazy's matrix-free solve needs one entry per worker of all the
 // train rows, held while that worker's reduction runs and forgotten when it
 // ends: 43 MB at 6667 rows of a (200, 100) network on 100 inputs, 168 MB
-// at 20,000 rows (its float64 and float32 signals). Two workers' entries
-// at the larger size fit; with 256 MiB they evicted each other and every
-// product recomputed its signals. An mlp entry at the paper's
+// at 20,000 rows (its float64 and float32 signals), 490 MB at 66,667 rows
+// of a (512, 256) network (an mlp's lean entry: float32 signals only).
+// Two workers' entries at the largest size fit; with 512 MiB they evicted
+// each other and every product recomputed its signals (so did the
+// smaller ones with 256 MiB). An mlp entry at the paper's
 // high-dimensional setting is about 1.2 MB. The workers reduce one feature
 // at a time each, whichever fold's model it is, so that what they use at
 // once does not grow with the number of models a backend serves.
-var MemoBudget = 512 << 20
+var MemoBudget = 1 << 30
 
 var memoSeed = maphash.MakeSeed()
 
