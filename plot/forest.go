@@ -25,41 +25,25 @@ type forestPoint struct {
 const maxForestRows = 40
 
 // forestPlot is a forest plot: one row per feature, the most important at
-// the top (by the mean of its estimators' values), a point and an interval
-// per estimator within the row, a line at zero.
+// the top by the first estimator's value (the first estimator of points:
+// the first one asked), a point and an interval per estimator within the
+// row, a line at zero. The y axis says what orders the rows.
 type forestPlot struct {
 	title, xLabel string
-	points        []forestPoint
+	// value names what the points are ("VI", "Shapley value"), for the
+	// title's statement of the order.
+	value  string
+	points []forestPoint
 	// notes are lines of text under the legend's entries.
 	notes []string
 }
 
 // write draws the plot in format (png, svg or pdf).
 func (f forestPlot) write(w io.Writer, format string) error {
-	var ests, feats []string
-	sum, count := map[string]float64{}, map[string]int{}
-	for _, pt := range f.points {
-		if !slices.Contains(ests, pt.Estimator) {
-			ests = append(ests, pt.Estimator)
-		}
-		if !slices.Contains(feats, pt.Feature) {
-			feats = append(feats, pt.Feature)
-		}
-		if finite(pt.Value) {
-			sum[pt.Feature] += pt.Value
-			count[pt.Feature]++
-		}
-	}
+	ests, feats := forestOrder(f.points)
 	if len(feats) == 0 {
 		return fmt.Errorf("plot: no results to draw")
 	}
-	mean := func(feat string) float64 {
-		if count[feat] == 0 {
-			return math.Inf(-1)
-		}
-		return sum[feat] / float64(count[feat])
-	}
-	sort.SliceStable(feats, func(a, b int) bool { return mean(feats[a]) > mean(feats[b]) })
 	title := f.title
 	if len(feats) > maxForestRows {
 		title = fmt.Sprintf("%s: the %d most important of %d", title, maxForestRows, len(feats))
@@ -77,25 +61,24 @@ func (f forestPlot) write(w io.Writer, format string) error {
 		return float64(n-1-row[feat]) + (float64(k-1)/2-float64(e))*step
 	}
 
-	p := newStyledPlot(title, f.xLabel, "")
+	p := newStyledPlot(title+"\n"+forestOrderLine(f.value, ests[0]), f.xLabel, "")
 	p.Add(rowBands{rows: n})
 	grid := plotter.NewGrid()
 	grid.Horizontal.Color = nil
 	grid.Vertical.Color = gridColor
 	p.Add(grid, zeroLine{})
 	leg := newStyledLegend()
+	var shown []forestPoint
 	for e, est := range ests {
 		s := &intervalSeries{style: styleOf(e)}
 		for _, pt := range f.points {
-			if pt.Estimator != est {
-				continue
-			}
-			if _, ok := row[pt.Feature]; !ok {
+			if _, ok := row[pt.Feature]; !ok || pt.Estimator != est {
 				continue
 			}
 			s.points = append(s.points, pt)
 			s.ys = append(s.ys, yOf(pt.Feature, e))
 		}
+		shown = append(shown, s.points...)
 		p.Add(s)
 		leg.Add(est, s)
 	}
@@ -113,11 +96,84 @@ func (f forestPlot) write(w io.Writer, format string) error {
 	p.Y.Tick.Length = 0
 	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
 	p.Y.Padding = 0
+	p.X.Min, p.X.Max = forestXRange(shown)
 	p.X.Tick.Marker = niceTicks{n: 7}
 
 	perRow := math.Max(0.36, 0.2*float64(k))
 	height := vg.Length(1.9+perRow*float64(n)) * vg.Inch
 	return writeStyledPlot(w, p, &leg, 10*vg.Inch, height, format)
+}
+
+// forestOrderLine says what orders a forest plot's rows, for the title's
+// second line.
+func forestOrderLine(value, first string) string {
+	if value == "" {
+		value = "value"
+	}
+	return fmt.Sprintf("rows sorted by %s's %s, largest at the top", first, value)
+}
+
+// forestOrder returns the estimators in their order of first appearance
+// and the features sorted by the first estimator's value, largest first;
+// a feature without a finite value under it is ranked by the next
+// estimator that has one, after those that have, and ties keep the
+// features' order of appearance.
+func forestOrder(points []forestPoint) (ests, feats []string) {
+	value := map[[2]string]float64{}
+	for _, pt := range points {
+		if !slices.Contains(ests, pt.Estimator) {
+			ests = append(ests, pt.Estimator)
+		}
+		if !slices.Contains(feats, pt.Feature) {
+			feats = append(feats, pt.Feature)
+		}
+		if finite(pt.Value) {
+			value[[2]string{pt.Feature, pt.Estimator}] = pt.Value
+		}
+	}
+	// key ranks a feature: the index of the first estimator with a finite
+	// value (len(ests) for none) and that value.
+	key := func(feat string) (int, float64) {
+		for e, est := range ests {
+			if v, ok := value[[2]string{feat, est}]; ok {
+				return e, v
+			}
+		}
+		return len(ests), 0
+	}
+	sort.SliceStable(feats, func(a, b int) bool {
+		ea, va := key(feats[a])
+		eb, vb := key(feats[b])
+		if ea != eb {
+			return ea < eb
+		}
+		return va > vb
+	})
+	return ests, feats
+}
+
+// forestMargin is the blank share of the x range left on each side of the
+// drawn points and intervals, so that no interval's cap meets the plot's
+// edge.
+const forestMargin = 0.05
+
+// forestXRange returns the x range of a forest plot: every finite value
+// and interval end of points, and zero, with forestMargin of the span
+// blank on each side.
+func forestXRange(points []forestPoint) (lo, hi float64) {
+	lo, hi = 0, 0
+	for _, pt := range points {
+		for _, v := range []float64{pt.Value, pt.Low, pt.High} {
+			if finite(v) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	span := hi - lo
+	if span == 0 {
+		span = 1
+	}
+	return lo - forestMargin*span, hi + forestMargin*span
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -101,6 +101,7 @@ func estimatePlot(rep *pipeline.Report, target string) forestPlot {
 	f := forestPlot{
 		title:  fmt.Sprintf("Variable importance, %s intervals (%s, n_eval %d)", levelPercent(rep.Level), rep.Backend, rep.NEval),
 		xLabel: viAxis(rep.Measure, target),
+		value:  "VI",
 		points: pts,
 	}
 	if rep.BiasAware {
@@ -119,6 +120,7 @@ func shapleyPlot(rep *shapley.Report, target string) forestPlot {
 	return forestPlot{
 		title:  fmt.Sprintf("Shapley values, %s intervals (%s, n_eval %d)", levelPercent(rep.Level), rep.Backend, rep.NEval),
 		xLabel: shapleyAxis(rep.Measure, target),
+		value:  "Shapley value",
 		points: pts,
 	}
 }

@@ -50,14 +50,16 @@ func (f Figure) Save(path string) error {
 }
 
 // Forest is the forest plot of an estimate report: one row per feature,
-// the most important at the top, each estimator's VI with its interval.
+// sorted by the VI of the report's first estimator (the first one asked),
+// largest at the top, each estimator's VI with its interval.
 // target names the response, for the axis' units ("": the response).
 func Forest(rep *pipeline.Report, target string) Figure {
 	return Figure{estimatePlot(rep, target).write}
 }
 
 // Shapley is the forest plot of a Shapley report: each feature's Shapley
-// value with its interval, per reduced-model estimator.
+// value with its interval, per reduced-model estimator, sorted by the
+// first estimator's value, largest at the top.
 func Shapley(rep *shapley.Report, target string) Figure {
 	return Figure{shapleyPlot(rep, target).write}
 }

@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,4 +116,50 @@ func inkOnBorder(img image.Image, d int) (int, int, bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// TestForestOrder: rows follow the first estimator's value, not a mean
+// over estimators (dropout's inflated VI on a correlated feature would
+// otherwise lift it), a feature without a finite first value ranked by the
+// next estimator, after the others.
+func TestForestOrder(t *testing.T) {
+	nan := math.NaN()
+	pts := []forestPoint{
+		{Feature: "a", Estimator: "lazy", Value: 0.5},
+		{Feature: "b", Estimator: "lazy", Value: 0.77},
+		{Feature: "c", Estimator: "lazy", Value: 0.1},
+		{Feature: "d", Estimator: "lazy", Value: nan},
+		{Feature: "a", Estimator: "dropout", Value: 3.0},
+		{Feature: "b", Estimator: "dropout", Value: 0.8},
+		{Feature: "c", Estimator: "dropout", Value: 0.1},
+		{Feature: "d", Estimator: "dropout", Value: 9},
+		{Feature: "a", Estimator: "retrain", Value: 0.6},
+		{Feature: "b", Estimator: "retrain", Value: 0.89},
+	}
+	ests, feats := forestOrder(pts)
+	if got, want := strings.Join(ests, ","), "lazy,dropout,retrain"; got != want {
+		t.Errorf("estimators %s, want %s", got, want)
+	}
+	if got, want := strings.Join(feats, ","), "b,a,c,d"; got != want {
+		t.Errorf("rows %s, want %s", got, want)
+	}
+}
+
+// TestForestXRange: the x range leaves a blank margin beyond every
+// interval end and keeps zero, so that no cap meets the plot's edge.
+func TestForestXRange(t *testing.T) {
+	pts := []forestPoint{
+		{Value: 4.2, Low: 3.5, High: 4.9},
+		{Value: 0.1, Low: -0.3, High: 0.4},
+		{Value: math.NaN(), Low: math.Inf(-1), High: math.Inf(1)},
+	}
+	lo, hi := forestXRange(pts)
+	span := 4.9 - -0.3
+	if lo > -0.3-0.04*span || hi < 4.9+0.04*span {
+		t.Errorf("x range [%g, %g] leaves less than 4%% of %g beyond [-0.3, 4.9]", lo, hi, span)
+	}
+	lo, hi = forestXRange([]forestPoint{{Value: 2, Low: 1, High: 3}})
+	if lo >= 0 || hi <= 3 {
+		t.Errorf("x range [%g, %g], want 0 and 3 inside", lo, hi)
+	}
 }

@@ -39,6 +39,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/profile"
 )
 
 // Command is a vi subcommand, in the manner of cmd/go's base.Command. Each
@@ -157,7 +158,7 @@ type app struct {
 const serveBackendArg = "__serve-backend"
 
 func main() {
-	stop := startProfiles(os.Stderr, len(os.Args) > 1 && os.Args[1] == serveBackendArg)
+	stop := profile.Start(os.Stderr, len(os.Args) > 1 && os.Args[1] == serveBackendArg)
 	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -1,4 +1,7 @@
-package main
+// Package profile writes the CPU and peak-heap profiles that environment
+// variables ask for, so that any run of a command can be profiled without
+// a flag of its own.
+package profile
 
 import (
 	"bytes"
@@ -10,8 +13,7 @@ import (
 	"time"
 )
 
-// Profiling is switched on by environment variables, so that any command
-// can be profiled without a flag of its own:
+// Profiling is switched on by environment variables:
 //
 //	VI_CPUPROFILE=file  a CPU profile of the whole run
 //	VI_MEMPROFILE=file  a heap profile taken when the heap in use was at
@@ -23,35 +25,35 @@ import (
 // re-executes itself to serve it) writes its own profiles, to the same
 // names with ".backend" appended; one in vi's own process is in vi's.
 const (
-	cpuProfileEnv = "VI_CPUPROFILE"
-	memProfileEnv = "VI_MEMPROFILE"
+	CPUEnv = "VI_CPUPROFILE"
+	MemEnv = "VI_MEMPROFILE"
 )
 
 // peakEvery is how often the heap's size is sampled for VI_MEMPROFILE.
 const peakEvery = 500 * time.Millisecond
 
-// startProfiles starts the profiles the environment asks for and returns
+// Start starts the profiles the environment asks for and returns
 // the function that stops them and writes them out; errors go to stderr.
 // backend is set in a built-in backend's process.
-func startProfiles(stderr io.Writer, backend bool) (stop func()) {
+func Start(stderr io.Writer, backend bool) (stop func()) {
 	suffix := ""
 	if backend {
 		suffix = ".backend"
 	}
 	var stops []func()
-	if path := os.Getenv(cpuProfileEnv); path != "" {
+	if path := os.Getenv(CPUEnv); path != "" {
 		path += suffix
 		f, err := os.Create(path)
 		if err == nil {
 			err = pprof.StartCPUProfile(f)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "vi: %s: %v\n", cpuProfileEnv, err)
+			fmt.Fprintf(stderr, "vi: %s: %v\n", CPUEnv, err)
 		} else {
 			stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
 		}
 	}
-	if path := os.Getenv(memProfileEnv); path != "" {
+	if path := os.Getenv(MemEnv); path != "" {
 		path += suffix
 		stops = append(stops, peakHeapProfile(path, stderr))
 	}
@@ -78,11 +80,11 @@ func peakHeapProfile(path string, stderr io.Writer) (stop func()) {
 		peak = ms.HeapInuse
 		var b bytes.Buffer
 		if err := pprof.Lookup("heap").WriteTo(&b, 0); err != nil {
-			fmt.Fprintf(stderr, "vi: %s: %v\n", memProfileEnv, err)
+			fmt.Fprintf(stderr, "vi: %s: %v\n", MemEnv, err)
 			return
 		}
 		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			fmt.Fprintf(stderr, "vi: %s: %v\n", memProfileEnv, err)
+			fmt.Fprintf(stderr, "vi: %s: %v\n", MemEnv, err)
 		}
 	}
 	done := make(chan struct{})
