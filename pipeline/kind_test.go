@@ -99,7 +99,7 @@ func TestPrepareChosen(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
 		own, rival, want string
-		rivals          bool
+		rivals           bool
 	}{
 		{"6", "0", "main", true},
 		{"0", "6", "rival", true},
