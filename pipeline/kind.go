@@ -35,6 +35,29 @@ func (cfg Config) asRival(b Baseline) Config {
 	return c
 }
 
+// PrepareChosen prepares cfg.CrossFit folds (one split below 2) and, with
+// cfg.Rivals, chooses the full model's kind against them as Run chooses it
+// in its first repetition: it returns the chosen kind's folds, cfg for
+// that kind (a rival's backend and options, without candidates or rivals:
+// the config that prepares the kind's other repetitions) and the choice
+// (nil without rivals, with a saved or pretrained model, or where nothing
+// was compared). The caller closes the folds.
+func PrepareChosen(ctx context.Context, d *dataio.Dataset, cfg Config, workers int) ([]*framework.Problem, Config, *dataio.ModelChoice, error) {
+	folds, err := prepareRun(ctx, d, cfg, workers)
+	if err != nil || len(cfg.Rivals) == 0 || cfg.Saved != nil || cfg.Pretrained() {
+		return folds, cfg, nil, err
+	}
+	kc, err := chooseKind(ctx, d, cfg, folds, workers)
+	if err != nil {
+		closeAll(folds)
+		return nil, cfg, nil, err
+	}
+	if kc.rival != nil {
+		cfg = cfg.asRival(*kc.rival)
+	}
+	return kc.folds, cfg, kc.choice, nil
+}
+
 // chooseKind fits every rival of cfg (Config.Rivals) that fits the task on
 // the folds of the first repetition (cfg is that repetition's), scores
 // them and the backend's full models by the task's default measure (a

@@ -90,3 +90,52 @@ func TestRunChoosesKind(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareChosen: PrepareChosen chooses as Run's first repetition does
+// (the backend's model only where it beats the rival by more than the
+// standard error of the difference), returns the chosen kind's folds and
+// the config that prepares that kind's other repetitions, and without
+// rivals prepares the backend's folds and chooses nothing.
+func TestPrepareChosen(t *testing.T) {
+	d := dataset(300, 6)
+	ctx := context.Background()
+	for _, c := range []struct {
+		own, rival, want string
+		rivals           bool
+	}{
+		{"6", "0", "main", true},
+		{"0", "6", "rival", true},
+		{"0", "6", "main", false},
+	} {
+		var ownMade, rivalMade atomic.Int32
+		rival := pipeline.Baseline{Name: "rival", Backend: countBackend{made: &rivalMade}, Options: map[string]string{"slope": c.rival}}
+		cfg := pipeline.Config{Backend: countBackend{made: &ownMade}, BackendName: "main", Seed: 3, CrossFit: 3,
+			Options: map[string]string{"slope": c.own}}
+		if c.rivals {
+			cfg.Rivals = []pipeline.Baseline{rival}
+		}
+		folds, chosen, ch, err := pipeline.PrepareChosen(ctx, d, cfg, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range folds {
+			p.Close()
+		}
+		if len(folds) != 3 || chosen.BackendName != c.want || chosen.Options["slope"] != map[string]string{"main": c.own, "rival": c.rival}[c.want] {
+			t.Errorf("slopes %s vs %s (rivals %v): %d folds, chose %s with %v; want 3 of %s", c.own, c.rival, c.rivals, len(folds), chosen.BackendName, chosen.Options, c.want)
+		}
+		if c.rivals != (ch != nil) || ch != nil && ch.Chosen != c.want {
+			t.Errorf("slopes %s vs %s (rivals %v): choice %+v", c.own, c.rival, c.rivals, ch)
+		}
+		if c.want == "rival" && len(chosen.Rivals) != 0 {
+			t.Errorf("the rival's config keeps rivals %v", chosen.Rivals)
+		}
+		wantRival := int32(0)
+		if c.rivals {
+			wantRival = 3
+		}
+		if ownMade.Load() != 3 || rivalMade.Load() != wantRival {
+			t.Errorf("slopes %s vs %s (rivals %v): made %d and %d models, want 3 and %d", c.own, c.rival, c.rivals, ownMade.Load(), rivalMade.Load(), wantRival)
+		}
+	}
+}

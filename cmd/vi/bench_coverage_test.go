@@ -13,7 +13,9 @@ import (
 
 // TestBenchCoverageSemi runs the semi-synthetic study for one repetition
 // with a tiny network and checks the JSON contract: every candidate, the
-// planted features with their truth, the real ones without.
+// planted features with their truth, the real ones without, and the full
+// model's kind chosen as vi estimate chooses it (the linear model, on a
+// linear response), unless --choose=false.
 func TestBenchCoverageSemi(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "lin.csv"), []byte(linearCSV(120)), 0o644); err != nil {
@@ -30,6 +32,9 @@ func TestBenchCoverageSemi(t *testing.T) {
 	}
 	if rep.Setting != "semi" || rep.N != 120 || rep.Measure != "mse" || rep.CrossFit != 2 || rep.Repeats != 2 {
 		t.Errorf("header: %+v", rep)
+	}
+	if rep.Kinds["linear"] != 1 || len(rep.Kinds) != 1 {
+		t.Errorf("full models chosen %v, want the linear model's 1", rep.Kinds)
 	}
 	names := rep.Candidates
 	if len(names) < 2 || names[0] != "split" || !slices.Contains(names, "default") {
@@ -55,6 +60,12 @@ func TestBenchCoverageSemi(t *testing.T) {
 				t.Errorf("%s %s: a real feature has no known truth", row.Candidate, row.Feature)
 			}
 		}
+	}
+	stdout, stderr, code = vi(t, dir, "bench", "coverage", "--setting", "semi", "--data", "lin.csv", "--reps", "1",
+		"--crossfit", "2", "--repeats", "2", "--hidden", "4", "--folds", "2", "--format", "json", "--choose=false")
+	var mlpRep coverage.Report
+	if err := json.Unmarshal([]byte(stdout), &mlpRep); code != 0 || err != nil || mlpRep.Kinds != nil {
+		t.Errorf("--choose=false: exit %d (%s), %v, kinds %v; want none", code, stderr, err, mlpRep.Kinds)
 	}
 	for _, c := range []struct {
 		args []string

@@ -60,9 +60,14 @@ func (o *estimateOptions) fittingDefaults(name string, caps framework.Capabiliti
 		return out, note, nil
 	}
 	out = append(ref, out...)
-	_, lacking := fitsList(ests, caps)
+	var lacking []string // what the backend lacks for the lead estimator
+	for _, e := range ests {
+		if e.Name() == defaultLead {
+			_, lacking = caps.Runs(e)
+		}
+	}
 	return out, fmt.Sprintf("vi: backend %s has no %s: estimating with %s (%s in %s's place: a model trained without each feature)",
-		name, strings.Join(lacking[defaultLead], " or "), strings.Join(estimatorNames(out), ", "), checkReference, defaultLead), nil
+		name, strings.Join(lacking, " or "), strings.Join(pipeline.EstimatorNames(out), ", "), checkReference, defaultLead), nil
 }
 
 // forecastShape is what the forecast needs to know of a run's shape: the

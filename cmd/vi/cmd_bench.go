@@ -120,6 +120,7 @@ type coverageFlags struct {
 	estimators, perturb, hidden  string
 	seed                         int64
 	format, out                  string
+	choose                       bool
 }
 
 func (f *coverageFlags) register(fs *flag.FlagSet) {
@@ -138,7 +139,8 @@ func (f *coverageFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.repeats, "repeats", lazyvi.DefaultRepeats, "repetitions of the cross-fit for the repeated candidates (1: none)")
 	fs.StringVar(&f.perturb, "perturb", strconv.FormatFloat(inference.DefaultPerturb, 'g', -1, 64), "comma-separated `rhos` of the perturbed candidates")
 	fs.IntVar(&f.lazyFolds, "folds", 0, "cross-validation folds for lazy's ridge penalty (0: the framework's default)")
-	fs.StringVar(&f.hidden, "hidden", "", "hidden widths of the MLP (backend default when empty)")
+	fs.StringVar(&f.hidden, "hidden", "", "hidden widths of the MLP (backend default when empty; auto: chosen among vi estimate's candidates)")
+	fs.BoolVar(&f.choose, "choose", true, "choose each data set's full model as vi estimate does: the MLP only where it beats the linear model by more than the standard error of the difference in cross-validated loss (false: always the MLP)")
 	fs.Float64Var(&f.level, "level", inference.DefaultLevel, "level of the intervals")
 	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "repetitions run concurrently")
 	fs.Int64Var(&f.seed, "seed", 1, "seed of the first repetition; repetition r uses seed+r")
@@ -185,8 +187,17 @@ func (f *coverageFlags) config(ctx context.Context) (coverage.Config, error) {
 		return c, err
 	}
 	c.Options = map[string]string{}
-	if f.hidden != "" {
+	switch f.hidden {
+	case "":
+	case "auto":
+		var def pipeline.Config
+		lazyvi.FullModelDefaults(&def, "mlp", true)
+		c.Candidates = def.Candidates
+	default:
 		c.Options["hidden"] = f.hidden
+	}
+	if f.choose {
+		c.Rivals = []pipeline.Baseline{lazyvi.LinearModel()}
 	}
 	return c, nil
 }

@@ -365,7 +365,8 @@ func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *d
 
 	r.training(prog, d)
 	cfg.Backend = be
-	eopt.Progress = prog.Update // a nil *progress.Meter draws nothing
+	prog.SetRepetitions(o.repeats) // each repetition trains its full models first
+	eopt.Progress = prog.Update    // a nil *progress.Meter draws nothing
 	// With --out, finished reductions are kept in OUT.partial as they
 	// come, so that the same command resumes after a crash or an interrupt.
 	ckpt, err := openCheckpoint(a, id, r.out, prog)

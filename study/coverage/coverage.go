@@ -40,9 +40,14 @@ type Config struct {
 	Perturb           []float64
 	Backend           framework.Backend
 	Options           map[string]string // the backend's options
-	Level             float64           // of the intervals
-	Workers           int               // repetitions run concurrently
-	Seed              int64             // of the first repetition; repetition r uses Seed + r
+	// Candidates are the backend's architectures to choose among, Rivals
+	// the models of other kinds its full model is chosen against, as vi
+	// estimate chooses (pipeline.Config); none: always the backend's.
+	Candidates []pipeline.Candidate
+	Rivals     []pipeline.Baseline
+	Level      float64 // of the intervals
+	Workers    int     // repetitions run concurrently
+	Seed       int64   // of the first repetition; repetition r uses Seed + r
 	// Progress, when set, is told the repetitions done out of Reps (from
 	// several goroutines, one call at a time).
 	Progress func(done, total int)
@@ -75,13 +80,17 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		cands[i].Opt.Level = c.Level
 	}
 	start := time.Now()
-	fit := fitter{be: c.Backend, opts: c.Options, crossfit: c.CrossFit, repeats: c.Repeats, ests: c.Estimators, cands: cands}
-	results, truths, measure, err := runReps(ctx, c, fit, draw)
+	fit := fitter{be: c.Backend, opts: c.Options, crossfit: c.CrossFit, repeats: c.Repeats, ests: c.Estimators, cands: cands,
+		candidates: c.Candidates, rivals: c.Rivals}
+	results, truths, measure, kinds, err := runReps(ctx, c, fit, draw)
 	if err != nil {
 		return nil, err
 	}
 	rep.Reps, rep.CrossFit, rep.Repeats, rep.Level = c.Reps, c.CrossFit, c.Repeats, c.Level
 	rep.Measure, rep.Hidden, rep.Seconds = measure, c.Options["hidden"], time.Since(start).Seconds()
+	if len(c.Rivals) > 0 {
+		rep.Kinds = kinds
+	}
 	for _, c := range cands {
 		rep.Candidates = append(rep.Candidates, c.Name)
 	}
@@ -97,13 +106,14 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 }
 
 // runReps runs the repetitions, Workers at a time, and returns each one's
-// results per candidate, truths and measure; the first error cancels the
-// rest.
-func runReps(ctx context.Context, c Config, fit fitter, draw drawFunc) ([][][]inference.Result, [][]float64, string, error) {
+// results per candidate, truths, the measure and how many repetitions'
+// full models were of each kind; the first error cancels the rest.
+func runReps(ctx context.Context, c Config, fit fitter, draw drawFunc) ([][][]inference.Result, [][]float64, string, map[string]int, error) {
 	// results[r][k] are repetition r's results under candidate k.
 	results := make([][][]inference.Result, c.Reps)
 	truths := make([][]float64, c.Reps)
 	var measure string
+	kinds := map[string]int{}
 	var mu sync.Mutex
 	var firstErr error
 	done := 0
@@ -119,7 +129,7 @@ func runReps(ctx context.Context, c Config, fit fitter, draw drawFunc) ([][][]in
 		go func() {
 			defer wg.Done()
 			for r := range jobs {
-				res, tr, ms, err := fit.rep(ctx, draw, c.Seed+int64(r))
+				out, err := fit.rep(ctx, draw, c.Seed+int64(r))
 				mu.Lock()
 				if err != nil {
 					if firstErr == nil {
@@ -127,7 +137,8 @@ func runReps(ctx context.Context, c Config, fit fitter, draw drawFunc) ([][][]in
 						cancel()
 					}
 				} else {
-					results[r], truths[r], measure = res, tr, ms
+					results[r], truths[r], measure = out.res, out.truth, out.measure
+					kinds[out.kind]++
 					done++
 					if c.Progress != nil {
 						c.Progress(done, c.Reps)
@@ -148,10 +159,10 @@ feed:
 	close(jobs)
 	wg.Wait()
 	if firstErr != nil {
-		return nil, nil, "", firstErr
+		return nil, nil, "", nil, firstErr
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, nil, "", err
+		return nil, nil, "", nil, err
 	}
-	return results, truths, measure, nil
+	return results, truths, measure, kinds, nil
 }

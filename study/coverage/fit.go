@@ -20,38 +20,42 @@ type fitter struct {
 	repeats  int
 	ests     []framework.Estimator
 	cands    []candidate
+	// With rivals, the full model's kind is chosen against them on the
+	// first cross-fit, as vi estimate chooses it, and every model of the
+	// repetition is of the chosen kind; candidates are the backend's
+	// architectures to choose among.
+	candidates []pipeline.Candidate
+	rivals     []pipeline.Baseline
+}
+
+// repOut is one repetition's results per candidate, its truth, measure
+// and the kind of its full model.
+type repOut struct {
+	res     [][]inference.Result
+	truth   []float64
+	measure string
+	kind    string
 }
 
 // rep draws the repetition's data, fits the single split and the repeats
-// cross-fits (seeded as vi estimate --seed seed would) and infers under
-// each candidate.
-func (c fitter) rep(ctx context.Context, draw drawFunc, seed int64) ([][]inference.Result, []float64, string, error) {
+// cross-fits (seeded as vi estimate --seed seed would; with rivals, the
+// first cross-fit chooses the kind of every model) and infers under each
+// candidate.
+func (c fitter) rep(ctx context.Context, draw drawFunc, seed int64) (repOut, error) {
 	d, truth, measure, err := draw(seed)
 	if err != nil {
-		return nil, nil, "", err
+		return repOut{}, err
 	}
 	m, err := framework.LookupMeasure(measure)
 	if err != nil {
-		return nil, nil, "", err
+		return repOut{}, err
 	}
 	var task *framework.Task
 	if measure == "mse" {
 		t := framework.Regression
 		task = &t
 	}
-	reduce := func(cfg pipeline.Config) (*inference.Reductions, error) {
-		var folds []*framework.Problem
-		var err error
-		if cfg.CrossFit >= 2 {
-			folds, err = pipeline.PrepareFolds(ctx, d, cfg, cfg.CrossFit, 1)
-		} else {
-			var p *framework.Problem
-			p, err = pipeline.Prepare(ctx, d, cfg)
-			folds = []*framework.Problem{p}
-		}
-		if err != nil {
-			return nil, err
-		}
+	reduce := func(folds []*framework.Problem) (*inference.Reductions, error) {
 		defer func() {
 			for _, p := range folds {
 				p.Close()
@@ -60,20 +64,46 @@ func (c fitter) rep(ctx context.Context, draw drawFunc, seed int64) ([][]inferen
 		return pipeline.Reduce(ctx, folds, c.ests, folds[0].Features(), pipeline.ReduceOptions{Workers: 1, EstimatorBaselines: true})
 	}
 	cfg := pipeline.Config{Backend: c.be, BackendName: "mlp", Options: c.opts, Seed: seed, Task: task,
-		MinTrain: pipeline.MinTrainFor(c.ests)}
-	single, err := reduce(cfg)
-	if err != nil {
-		return nil, nil, "", err
-	}
+		MinTrain: pipeline.MinTrainFor(c.ests), Candidates: c.candidates, Rivals: c.rivals}
 	reps := make([]*inference.Reductions, c.repeats)
-	for k := range reps {
+	cf := cfg
+	cf.CrossFit, cf.Seed = c.crossfit, inference.RepeatSeed(seed, 0)
+	folds, chosen, _, err := pipeline.PrepareChosen(ctx, d, cf, 1)
+	if err != nil {
+		return repOut{}, fmt.Errorf("cross-fit 1: %w", err)
+	}
+	if reps[0], err = reduce(folds); err != nil {
+		return repOut{}, fmt.Errorf("cross-fit 1: %w", err)
+	}
+	cfg.Backend, cfg.BackendName, cfg.Options = chosen.Backend, chosen.BackendName, chosen.Options
+	cfg.Candidates, cfg.Rivals = chosen.Candidates, nil
+	for k := 1; k < len(reps); k++ {
 		cf := cfg
 		cf.CrossFit, cf.Seed = c.crossfit, inference.RepeatSeed(seed, k)
-		if reps[k], err = reduce(cf); err != nil {
-			return nil, nil, "", fmt.Errorf("cross-fit %d: %w", k+1, err)
+		if folds, err = pipeline.PrepareFolds(ctx, d, cf, cf.CrossFit, 1); err == nil {
+			reps[k], err = reduce(folds)
+		}
+		if err != nil {
+			return repOut{}, fmt.Errorf("cross-fit %d: %w", k+1, err)
 		}
 	}
+	p, err := pipeline.Prepare(ctx, d, cfg)
+	if err != nil {
+		return repOut{}, err
+	}
+	single, err := reduce([]*framework.Problem{p})
+	if err != nil {
+		return repOut{}, err
+	}
+	out, err := c.infer(single, reps, m, seed)
+	return repOut{res: out, truth: truth, measure: measure, kind: cfg.BackendName}, err
+}
+
+// infer is every candidate's results from the single split's and the
+// cross-fits' reductions.
+func (c fitter) infer(single *inference.Reductions, reps []*inference.Reductions, m framework.Measure, seed int64) ([][]inference.Result, error) {
 	out := make([][]inference.Result, len(c.cands))
+	var err error
 	for i, cand := range c.cands {
 		o := cand.Opt
 		o.Seed = seed
@@ -91,10 +121,10 @@ func (c fitter) rep(ctx context.Context, draw drawFunc, seed int64) ([][]inferen
 			out[i], err = inference.InferRepeated(reps, m, o)
 		}
 		if err != nil {
-			return nil, nil, "", fmt.Errorf("%s: %w", cand.Name, err)
+			return nil, fmt.Errorf("%s: %w", cand.Name, err)
 		}
 	}
-	return out, truth, measure, nil
+	return out, nil
 }
 
 // inferWithin combines the repetitions as InferRepeated does, but with

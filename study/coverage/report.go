@@ -6,21 +6,24 @@ import ()
 // candidate, estimator and feature (vi bench coverage --format json writes
 // it).
 type Report struct {
-	Setting    string   `json:"setting"`
-	Data       string   `json:"data,omitempty"`   // semi: the data set
-	Signal     float64  `json:"signal,omitempty"` // semi: Var share of b z
-	Copy       float64  `json:"copy,omitempty"`   // semi: Corr(copy_<c>, c), 0: no copy
-	N          int      `json:"n"`
-	Rho        float64  `json:"rho"`
-	Reps       int      `json:"reps"`
-	CrossFit   int      `json:"crossfit"`
-	Repeats    int      `json:"repeats"`
-	Level      float64  `json:"level"`
-	Measure    string   `json:"measure"`
-	Hidden     string   `json:"hidden,omitempty"`
-	Seconds    float64  `json:"seconds"`
-	Candidates []string `json:"candidates"`
-	Rows       []Row    `json:"rows"`
+	Setting  string  `json:"setting"`
+	Data     string  `json:"data,omitempty"`   // semi: the data set
+	Signal   float64 `json:"signal,omitempty"` // semi: Var share of b z
+	Copy     float64 `json:"copy,omitempty"`   // semi: Corr(copy_<c>, c), 0: no copy
+	N        int     `json:"n"`
+	Rho      float64 `json:"rho"`
+	Reps     int     `json:"reps"`
+	CrossFit int     `json:"crossfit"`
+	Repeats  int     `json:"repeats"`
+	Level    float64 `json:"level"`
+	Measure  string  `json:"measure"`
+	Hidden   string  `json:"hidden,omitempty"`
+	// Kinds counts the repetitions whose full model was of each kind,
+	// where it was chosen against rivals ("linear": 97, "mlp": 3).
+	Kinds      map[string]int `json:"kinds,omitempty"`
+	Seconds    float64        `json:"seconds"`
+	Candidates []string       `json:"candidates"`
+	Rows       []Row          `json:"rows"`
 }
 
 // Row is one candidate, estimator and feature over the reps. Truth,

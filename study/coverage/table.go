@@ -3,7 +3,9 @@ package coverage
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -66,8 +68,16 @@ func (r *Report) WriteTable(w io.Writer) {
 	} else {
 		head += fmt.Sprintf("  rho %g", r.Rho)
 	}
-	fmt.Fprintf(w, "coverage  %s  n %d  reps %d  crossfit %d  repeats %d  level %g  measure %s  (%.0fs)\n\n",
+	fmt.Fprintf(w, "coverage  %s  n %d  reps %d  crossfit %d  repeats %d  level %g  measure %s  (%.0fs)\n",
 		head, r.N, r.Reps, r.CrossFit, r.Repeats, r.Level, r.Measure, r.Seconds)
+	if len(r.Kinds) > 0 {
+		var ks []string
+		for _, k := range slices.Sorted(maps.Keys(r.Kinds)) {
+			ks = append(ks, fmt.Sprintf("%s %d", k, r.Kinds[k]))
+		}
+		fmt.Fprintf(w, "full models chosen: %s\n", strings.Join(ks, ", "))
+	}
+	fmt.Fprintln(w)
 
 	type key struct{ cand, est string }
 	var order []key
