@@ -132,13 +132,13 @@ func ServeBuiltin(name string) error {
 
 // BackendMemoryLimit is the soft memory limit of a built-in backend's
 // process (runtime/debug.SetMemoryLimit) unless GOMEMLIMIT sets one: one
-// and a half times the networks' memo budget (512 MiB, shared by the models
+// and a half times the networks' memo budget (1 GiB, shared by the models
 // it serves), so that the garbage collector runs before the heap of a long
 // lazy run, mostly freed float64 buffers, doubles the memory it holds
 // (GOGC's default lets it), without bounding a larger problem's live heap.
 // Its cost is small: the heap is mostly pointer-free arrays, which the
 // collector does not scan.
-const BackendMemoryLimit = 768 << 20
+const BackendMemoryLimit = 1536 << 20
 
 // BackendGCPercent is a built-in backend's GOGC unless GOGC sets one: the
 // heap may grow to three times what is live before the collector runs,

@@ -16,10 +16,9 @@ import (
 // holds two to three times its live data. A soft limit
 // (runtime/debug.SetMemoryLimit) of heapLimitFloor, raised with the live
 // heap to heapLimitGrowth times it, makes the collector run before the
-// heap passes either (research/2026-12-06-default-run-cost.md): below the
-// floor the backend's setting rules, and a run whose live heap exceeds the
-// floor is never held under it (a fixed limit below the live heap would
-// have the collector run back to back).
+// heap passes either: below the floor the backend's setting rules, and a
+// run whose live heap exceeds the floor is never held under it (a fixed
+// limit below the live heap would have the collector run back to back).
 const (
 	heapLimitFloor  = 768 << 20
 	heapLimitGrowth = 1.5

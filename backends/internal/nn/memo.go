@@ -76,9 +76,8 @@ type memoEntry[V any] struct {
 // ends: 43 MB at 6667 rows of a (200, 100) network on 100 inputs, 168 MB
 // at 20,000 rows (its float64 and float32 signals), 490 MB at 66,667 rows
 // of a (512, 256) network (an mlp's lean entry: float32 signals only).
-// Two workers' entries at the largest size fit; with 512 MiB they evicted
-// each other and every product recomputed its signals (so did the
-// smaller ones with 256 MiB). An mlp entry at the paper's
+// Two workers' entries at the largest size fit, so that they do not evict
+// each other and recompute their signals at every product. An mlp entry at the paper's
 // high-dimensional setting is about 1.2 MB. The workers reduce one feature
 // at a time each, whichever fold's model it is, so that what they use at
 // once does not grow with the number of models a backend serves.
