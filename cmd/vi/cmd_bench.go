@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -23,7 +22,6 @@ import (
 	"github.com/lazyvi/lazyvi/internal/progress"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/plot"
-	"github.com/lazyvi/lazyvi/report"
 	"github.com/lazyvi/lazyvi/simulate"
 	"github.com/lazyvi/lazyvi/study/coverage"
 )
@@ -247,15 +245,11 @@ func (f *coverageFlags) run(ctx context.Context, a *app) error {
 		return err
 	}
 	prog.Clear()
-	var buf bytes.Buffer
-	if f.format == "json" {
-		if err := report.WriteJSON(&buf, rep); err != nil {
-			return err
-		}
-	} else {
-		rep.WriteTable(&buf)
+	buf, err := render(f.format, rep, rep.WriteTable)
+	if err != nil {
+		return err
 	}
-	return a.emit(f.out, &buf)
+	return a.emit(f.out, buf)
 }
 
 // floatList parses a comma-separated list of positive numbers.
@@ -414,15 +408,11 @@ func (f *benchDataFlags) run(ctx context.Context, a *app) error {
 		return err
 	}
 	prog.Clear()
-	var buf bytes.Buffer
-	if f.format == "json" {
-		if err := report.WriteJSON(&buf, rep); err != nil {
-			return err
-		}
-	} else {
-		bench.WriteDataTable(&buf, rep)
+	buf, err := render(f.format, rep, func(w io.Writer) { bench.WriteDataTable(w, rep) })
+	if err != nil {
+		return err
 	}
-	return a.emit(f.out, &buf)
+	return a.emit(f.out, buf)
 }
 
 // The speed cases time every estimator on one of the paper's simulated
@@ -544,22 +534,18 @@ func (f *speedFlags) run(ctx context.Context, a *app) error {
 		return err
 	}
 	prog.Clear()
-	var buf bytes.Buffer
-	if f.format == "json" {
-		var v any = runs
-		if len(runs) == 1 {
-			v = runs[0]
-		}
-		if err := report.WriteJSON(&buf, v); err != nil {
-			return err
-		}
-	} else {
-		bench.WriteTable(&buf, runs)
+	var v any = runs
+	if len(runs) == 1 {
+		v = runs[0]
+	}
+	buf, err := render(f.format, v, func(w io.Writer) { bench.WriteTable(w, runs) })
+	if err != nil {
+		return err
 	}
 	if err := a.writePlot(f.plotPath, "plot", func(w io.Writer) error { return plot.Speed(runs).Write(w, plotFormat) }); err != nil {
 		return err
 	}
-	return a.emit(f.out, &buf)
+	return a.emit(f.out, buf)
 }
 
 // speedPlotFormat checks a --plot path of vi bench and returns its format.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/atomicfile"
 	"github.com/lazyvi/lazyvi/plot"
+	"github.com/lazyvi/lazyvi/report"
 )
 
 // checkOutDir reports, as a usage error naming flag, an output path that
@@ -78,6 +80,19 @@ func checkFinite(where string, vals ...namedValue) error {
 // emit writes the bytes to path atomically, saying so on stderr, or to
 // stdout when path is "".
 func (a *app) emit(path string, buf *bytes.Buffer) error { return a.emitAs(path, "", buf) }
+
+// render writes v as JSON when format is "json", else as table writes it.
+func render(format string, v any, table func(io.Writer)) (*bytes.Buffer, error) {
+	var buf bytes.Buffer
+	if format == "json" {
+		if err := report.WriteJSON(&buf, v); err != nil {
+			return nil, err
+		}
+		return &buf, nil
+	}
+	table(&buf)
+	return &buf, nil
+}
 
 // checkPlot checks --plot: its format, from the extension, and that it is
 // not --out. It returns the format ("" without --plot).
