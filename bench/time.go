@@ -22,10 +22,12 @@ func Simulated(ctx context.Context, sim *simulate.Data, r Options) (Report, erro
 	truth := sim.Truth
 	if sim.Setting == "highdim" {
 		// The truth by Monte Carlo, once per process. Retrain is no
-		// reference here: a second retrain from another seed is further
-		// from it than lazy or dropout are
-		// (research/2026-11-27-highdim-reference.md).
-		truth = simulate.HighDimTruth(sim.Rho)
+		// reference here: a second retrain from another seed is itself an
+		// estimate, with its own training noise.
+		var err error
+		if truth, err = simulate.HighDimTruth(ctx, sim.Rho); err != nil {
+			return Report{Case: sim.Setting}, err
+		}
 	}
 	run, _, err := Time(ctx, Input{Data: d, Measure: sim.Measure, Truth: truth}, r)
 	run.Case = sim.Setting

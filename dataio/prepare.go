@@ -557,7 +557,7 @@ func (t *Table) textResponse(c *TableColumn) error {
 		if c.Codes[i] >= 0 {
 			file, row := t.locate(i)
 			return &InputError{File: file, Row: row, Column: c.Name, Err: ErrText,
-				Msg: cellMessage(c.Levels[c.Codes[i]]) + "; the response must be numbers (a category's classes coded 0, 1, 2, ...)"}
+				Msg: cellMessage(c.Levels[c.Codes[i]]) + "; the response must be numbers: code a category's classes 0, 1, 2, ... (0 and 1 for two: a binary task)"}
 		}
 	}
 	return &InputError{File: t.Source, Column: c.Name, Msg: "the response has no number"}

@@ -54,11 +54,15 @@ func runHighdim(x *env) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	truth, err := simulate.HighDimTruth(x.ctx, 0.5)
+	if err != nil {
+		return nil, err
+	}
 	second := reseededRetrain{Offset: 1000}
 	mlpEsts := append([]framework.Estimator{lookupRetrain(), second}, ests...)
 	h := &highdimData{
 		out:     &Result{Header: []string{"rep", "estimator", "feature", "vi", "se", "seconds", "retrain_vi", "error", "normalized_error", "truth", "error_vs_truth"}},
-		truth:   simulate.HighDimTruth(0.5),
+		truth:   truth,
 		vsTruth: map[hdKey][]float64{},
 		errs:    map[hdKey][]float64{},
 		secs:    map[string][]float64{},

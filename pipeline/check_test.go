@@ -141,6 +141,10 @@ func TestCheckRunBeforeAnyFit(t *testing.T) {
 		{wideData(20, 30), pipeline.Config{}, nil, pipeline.EstimateOptions{}, "test.csv: 30 features and 13 training rows: with at least as many features as training rows"},
 		{wideData(40, 20), pipeline.Config{CrossFit: 2}, nil, pipeline.EstimateOptions{}, "test.csv: 20 features and 20 training rows"},
 		{wideData(40, 20), pipeline.Config{Partition: append(make([]int, 20), slices.Repeat([]int{1}, 20)...)}, nil, pipeline.EstimateOptions{}, "test.csv: 20 features and 20 training rows"},
+		// Counts beyond the features are refused before any allocation
+		// they would size (a check of 1e9 features ran out of memory).
+		{dataset(50, 1), pipeline.Config{}, nil, pipeline.EstimateOptions{Check: pipeline.Check{K: 1e9, Estimator: shift{1}}}, "EstimateOptions.Check 1000000000: the run has 3 features; check at most 3"},
+		{dataset(50, 1), pipeline.Config{}, nil, pipeline.EstimateOptions{Shard: pipeline.Shard{Index: 1, Count: 1 << 62}}, "the run has 3 features; use at most 3 shards"},
 	} {
 		if err := pipeline.CheckRun(tc.d, tc.cfg, tc.m, tc.opt); err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, framework.ErrUsage) {
 			t.Errorf("Case %d: CheckRun: want a usage error containing %q, got %v", i, tc.want, err)

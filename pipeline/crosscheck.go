@@ -103,8 +103,9 @@ func (s *runState) topFeatures(red *inference.Reductions, k int) ([]framework.Fe
 		}
 		return 0
 	})
+	k = min(k, len(idx))
 	out := make([]framework.Feature, 0, k)
-	for _, i := range idx[:min(k, len(idx))] {
+	for _, i := range idx[:k] {
 		out = append(out, s.feats[i])
 	}
 	return out, nil
@@ -168,6 +169,18 @@ func (s *runState) progress(rep int, folds []*framework.Problem) (main, check fu
 		report(t+done, t+total)
 	}
 	return main, check
+}
+
+// checkCounts refuses a shard count or a check of more features than the
+// run has (features: its features or groups), before anything is trained.
+func checkCounts(opt EstimateOptions, features int) error {
+	if opt.Shard.Count > features {
+		return framework.FieldErrorf("EstimateOptions.Shard", "%s: the run has %d features; use at most %d shards", opt.Shard, features, features)
+	}
+	if opt.Check.K > features {
+		return framework.FieldErrorf("EstimateOptions.Check", "%d: the run has %d features; check at most %d (every feature's retraining is --estimators with retrain)", opt.Check.K, features, features)
+	}
+	return nil
 }
 
 // checkShard refuses a check of a shard: the features it checks are the

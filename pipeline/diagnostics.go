@@ -204,7 +204,7 @@ func baselinePredictions(ctx context.Context, p *framework.Problem, b Baseline) 
 func fullWarnings(m framework.Measure, f FullResult) []string {
 	var ws []string
 	for _, b := range f.Baselines {
-		if b.Name == InterceptName || b.Gain > b.GainSE {
+		if b.Gain > b.GainSE {
 			continue
 		}
 		// A loss reads as the loss; the difference says whether the full
@@ -217,8 +217,16 @@ func fullWarnings(m framework.Measure, f FullResult) []string {
 		if b.Gain < 0 {
 			diff = fmt.Sprintf("full model worse by %.3g", -b.Gain)
 		}
-		ws = append(ws, fmt.Sprintf("the full model does not beat the %s baseline beyond its standard error (%s %.4g vs %.4g, %s, se %.3g): the VIs describe a model no better than %s; consider the %s backend",
-			b.Name, m.Name(), full, base, diff, b.GainSE, b.Name, b.Name))
+		scores := fmt.Sprintf("%s %.4g vs %.4g, %s, se %.3g", m.Name(), full, base, diff, b.GainSE)
+		if b.Name == InterceptName {
+			// A model no better than the training rows' mean (or class
+			// shares) has found no signal: every feature's VI is near 0.
+			ws = append(ws, fmt.Sprintf("the full model does not beat the intercept-only model (the training rows' mean or class shares) beyond its standard error (%s): it found no signal in the features, so no VI can be large; check the response, the features and the number of rows",
+				scores))
+			continue
+		}
+		ws = append(ws, fmt.Sprintf("the full model does not beat the %s baseline beyond its standard error (%s): the VIs describe a model no better than %s; consider the %s backend",
+			b.Name, scores, b.Name, b.Name))
 	}
 	if f.StoppedBy == "cap" {
 		ws = append(ws, fmt.Sprintf("training of the full model ended at the epoch cap (%d epochs), not by early stopping: it may be undertrained; raise its epoch cap", f.Epochs))

@@ -22,3 +22,18 @@ func TestBaselineWarningSign(t *testing.T) {
 		t.Errorf("warnings %q", ws)
 	}
 }
+
+// TestInterceptWarning: a full model that does not beat the intercept-only
+// model beyond its standard error is told to have found no signal; one that
+// beats it by more than its standard error is not.
+func TestInterceptWarning(t *testing.T) {
+	f := FullResult{Score: -0.0854, Baselines: []BaselineScore{{Name: InterceptName, Score: -0.0848, Gain: -0.0006, GainSE: 0.0023}}}
+	ws := fullWarnings(measures.MSE(), f)
+	if len(ws) != 1 || !strings.Contains(ws[0], "does not beat the intercept-only model") || !strings.Contains(ws[0], "found no signal") {
+		t.Errorf("warnings %q", ws)
+	}
+	f.Baselines[0].Gain = 0.01
+	if ws := fullWarnings(measures.MSE(), f); len(ws) != 0 {
+		t.Errorf("a full model better than the intercept by 4 se: warnings %q", ws)
+	}
+}

@@ -273,7 +273,11 @@ func CheckRun(d *dataio.Dataset, cfg Config, m framework.Measure, opt EstimateOp
 					n, inference.MinSplitRows, n2)}
 		}
 	}
-	if _, err := dataio.ResolveUnits(sp.names, d.Units(), d.Names[sp.target], cfg.Groups, cfg.OneHot); err != nil {
+	units, err := dataio.ResolveUnits(sp.names, d.Units(), d.Names[sp.target], cfg.Groups, cfg.OneHot)
+	if err != nil {
+		return err
+	}
+	if err := checkCounts(opt, len(units)); err != nil {
 		return err
 	}
 	if m == nil {

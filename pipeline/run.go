@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -260,7 +261,13 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 	if err != nil {
 		return nil, err
 	}
-	s := &runState{d: d, cfg: cfg, m: m, ests: ests, opt: opt, reps: max(cfg.Repeats, 1)}
+	all := ests
+	if opt.Check.K > 0 && opt.Check.Estimator != nil {
+		all = append(slices.Clip(ests), opt.Check.Estimator)
+	}
+	var notes []string
+	cfg.Rivals, notes = rivalsRunning(cfg.Rivals, all)
+	s := &runState{d: d, cfg: cfg, m: m, ests: ests, opt: opt, reps: max(cfg.Repeats, 1), notes: notes}
 	if cfg.Saved != nil {
 		s.choice = cfg.Saved.Choice
 	}
@@ -330,6 +337,9 @@ func (s *runState) repetition(ctx context.Context, rep int) error {
 		if note := unseenNote(s.d, folds); note != "" {
 			s.notes = append(s.notes, note)
 		}
+		if note := rareClassNote(folds); note != "" {
+			s.notes = append(s.notes, note)
+		}
 	}
 	o, co := s.opt, s.opt
 	o.Progress, co.Progress = s.progress(rep, folds)
@@ -379,8 +389,8 @@ func (s *runState) resolve(first *framework.Problem) error {
 	if s.feats, err = dataio.ResolveUnits(first.FeatureNames, s.d.Units(), target, s.cfg.Groups, s.cfg.OneHot); err != nil {
 		return err
 	}
-	if s.opt.Shard.Count > len(s.feats) {
-		return framework.FieldErrorf("EstimateOptions.Shard", "%s: the run has %d features; use at most %d shards", s.opt.Shard, len(s.feats), len(s.feats))
+	if err := checkCounts(s.opt, len(s.feats)); err != nil {
+		return err
 	}
 	s.feats, s.shard = s.opt.Shard.Slice(s.feats, s.opt.RunID)
 	return nil

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"context"
 	"math"
 	"sync"
 )
@@ -22,19 +23,23 @@ var highDimTruths sync.Map // rho -> []float64
 // is a Monte Carlo average over highDimTruthRows draws of x from a fixed
 // seed. The "null" features x6..x100 carry weights N(0, HighDimSigma^2),
 // not zero, and so a small VI of their own. The result is computed once
-// per rho and shared; the caller must not change it.
-func HighDimTruth(rho float64) []float64 {
+// per rho and shared; the caller must not change it. The first call for a
+// rho takes a few seconds and returns ctx's error as soon as ctx is done.
+func HighDimTruth(ctx context.Context, rho float64) ([]float64, error) {
 	if v, ok := highDimTruths.Load(rho); ok {
-		return v.([]float64)
+		return v.([]float64), nil
 	}
-	out, _ := highDimTruthMC(rho, highDimTruthRows, 0x5eed)
+	out, _, err := highDimTruthMC(ctx, rho, highDimTruthRows, 0x5eed)
+	if err != nil {
+		return nil, err
+	}
 	v, _ := highDimTruths.LoadOrStore(rho, out)
-	return v.([]float64)
+	return v.([]float64), nil
 }
 
 // highDimTruthMC is HighDimTruth on n draws from seed, with each VI's
-// Monte Carlo standard error.
-func highDimTruthMC(rho float64, n int, seed int64) (vi, se []float64) {
+// Monte Carlo standard error; it looks at ctx every truthCheckRows draws.
+func highDimTruthMC(ctx context.Context, rho float64, n int, seed int64) (vi, se []float64, err error) {
 	const p, m = HighDimP, HighDimHidden
 	w, v := HighDimNetwork()
 	rng := newRand(seed)
@@ -42,7 +47,10 @@ func highDimTruthMC(rho float64, n int, seed int64) (vi, se []float64) {
 	sumSq := make([]float64, p)
 	x := make([]float64, p)
 	h := make([]float64, m)
-	for range n {
+	for i := range n {
+		if i%truthCheckRows == 0 && ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
 		correlated(rng, x, rho)
 		f := 0.0
 		for k := range m {
@@ -76,8 +84,12 @@ func highDimTruthMC(rho float64, n int, seed int64) (vi, se []float64) {
 		vi[j] = mean
 		se[j] = math.Sqrt(math.Max(sumSq[j]/float64(n)-mean*mean, 0) / float64(n))
 	}
-	return vi, se
+	return vi, se, nil
 }
+
+// truthCheckRows is how many Monte Carlo draws highDimTruthMC makes between
+// looks at its context (about a hundredth of a second's work).
+const truthCheckRows = 512
 
 // reluMean is E[max(c + d Z, 0)] for Z standard normal and d >= 0.
 func reluMean(c, d float64) float64 {

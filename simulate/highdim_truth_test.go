@@ -1,8 +1,10 @@
 package simulate
 
 import (
+	"context"
 	"math"
 	"testing"
+	"time"
 )
 
 // reluMean is E[max(c + d Z, 0)]: against a Monte Carlo average of 10^6
@@ -35,8 +37,8 @@ func TestHighDimTruth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("Monte Carlo over 4 x 10^4 rows")
 	}
-	a, sa := highDimTruthMC(0.5, highDimTruthRows/5, 0x5eed)
-	b, sb := highDimTruthMC(0.5, highDimTruthRows/5, 7)
+	a, sa, _ := highDimTruthMC(context.Background(), 0.5, highDimTruthRows/5, 0x5eed)
+	b, sb, _ := highDimTruthMC(context.Background(), 0.5, highDimTruthRows/5, 7)
 	for j := range a {
 		if math.Abs(a[j]-b[j]) > 5*math.Hypot(sa[j], sb[j]) {
 			t.Errorf("x%d: %.4f and %.4f from two seeds (se %.4f, %.4f)", j+1, a[j], b[j], sa[j], sb[j])
@@ -54,4 +56,23 @@ func TestHighDimTruth(t *testing.T) {
 		null += v / 95
 	}
 	t.Logf("mean of x6..x100: %.4f", null)
+}
+
+// TestHighDimTruthCancelled: a cancelled context ends the Monte Carlo at
+// its next look (within truthCheckRows draws), with the context's error and
+// nothing cached.
+func TestHighDimTruthCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	vi, err := HighDimTruth(ctx, 0.25)
+	if err != context.Canceled || vi != nil {
+		t.Fatalf("HighDimTruth on a cancelled context: %v, %v", vi, err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("returned after %v", d)
+	}
+	if _, ok := highDimTruths.Load(0.25); ok {
+		t.Error("an interrupted truth was cached")
+	}
 }

@@ -315,11 +315,14 @@ func keepErr(err *error, f func() error) {
 	}
 }
 
-// runError is the error of a run that failed with err: "interrupted" when
+// errInterrupted is the error of a run that a signal stopped.
+var errInterrupted = errors.New("interrupted")
+
+// runError is the error of a run that failed with err: errInterrupted when
 // ctx was cancelled (SIGINT, SIGTERM), else err.
 func runError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return errors.New("interrupted")
+		return errInterrupted
 	}
 	return err
 }

@@ -207,7 +207,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := interrupt.Context(stderr, "vi")
 	defer stop()
-	return a.report(cmd.Run(ctx, a, cmd.Flag.Args()))
+	err := cmd.Run(ctx, a, cmd.Flag.Args())
+	if err != nil && !errors.Is(err, errInterrupted) {
+		// A run a signal stopped says so, whatever stage it was in (a
+		// command that says more, where its checkpoint is, has said it).
+		err = runError(ctx, err)
+	}
+	return a.report(err)
 }
 
 // report prints err as one line, the library's names of settings replaced

@@ -34,14 +34,14 @@ func TestOutputsCheckedFirst(t *testing.T) {
 	checkNoFiles(t, dir, "data.csv")
 }
 
-// TestResponseHints: a text response is told to code its classes, not to
-// make one-hot feature columns; vi train with evaluation data says which
+// TestResponseHints: a text response is told once to code its classes,
+// not to make one-hot feature columns; vi train with evaluation data says which
 // file trained the models.
 func TestResponseHints(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "text.csv"), "x1,x2,y\n1,2,high\n2,3,low\n")
 	_, stderr, code := vi(t, dir, "estimate", "--data", "text.csv", "--target", "y")
-	if code != 2 || !strings.Contains(stderr, "if the response y is a category, code its classes as numbers 0, 1, 2") || strings.Contains(stderr, "onehot") {
+	if code != 2 || strings.Count(stderr, "classes") != 1 || !strings.Contains(stderr, "code a category's classes 0, 1, 2") || strings.Contains(stderr, "onehot") {
 		t.Errorf("text response: exit %d, stderr %q", code, stderr)
 	}
 	lin := strings.Split(strings.TrimSpace(linearCSV(90)), "\n")

@@ -206,3 +206,62 @@ func TestInterruptInProcess(t *testing.T) {
 		t.Error("output file written")
 	}
 }
+
+// TestInterruptBenchAndExperiment: a signal during vi bench or vi
+// experiment, deep in a fit, ends it with exit code 1 and the one line
+// "vi: interrupted", as it ends vi estimate.
+func TestInterruptBenchAndExperiment(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads the process's CPU time from /proc")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"bench", "highdim", "--n", "3000", "--features", "2"},
+		{"experiment", "highdim", "--out", filepath.Join(dir, "exp")},
+	} {
+		cmd := exec.Command(viBinary(t), args...)
+		cmd.Dir = dir
+		stderr := &syncBuffer{}
+		cmd.Stderr = stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill() })
+		waitCPU(t, cmd.Process.Pid, 0.3)
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if !waitExit(cmd, 10*time.Second) {
+			t.Fatalf("%v: still running 10 s after SIGTERM; stderr:\n%s", args, stderr.String())
+		}
+		if code, msg := cmd.ProcessState.ExitCode(), stderr.String(); code != 1 || msg != "vi: interrupted\n" {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and \"vi: interrupted\\n\"", args, code, msg)
+		}
+	}
+}
+
+// waitCPU waits until process pid has used secs of CPU time (user and
+// system, from /proc), the marker that it is computing, for at most 60 s.
+func waitCPU(t *testing.T, pid int, secs float64) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		s := string(b)
+		if i := strings.LastIndexByte(s, ')'); i >= 0 {
+			// Fields after the command: state is the 3rd field of stat,
+			// utime and stime the 14th and 15th.
+			f := strings.Fields(s[i+1:])
+			if len(f) > 12 {
+				u, _ := strconv.ParseFloat(f[11], 64)
+				k, _ := strconv.ParseFloat(f[12], 64)
+				if (u+k)/100 >= secs {
+					return
+				}
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("process %d used under %g s of CPU in 60 s", pid, secs)
+}

@@ -27,6 +27,7 @@ var FieldFlags = map[string]string{
 	"EstimateOptions.Level":    "--level",
 	"EstimateOptions.Ensemble": "--ensemble",
 	"EstimateOptions.Shard":    "--shard",
+	"EstimateOptions.Check":    "--check",
 	"InferOptions.Level":       "--level",
 	"InferOptions.Delta":       "--delta",
 	"InferOptions.Perturb":     "--perturb",
@@ -112,10 +113,10 @@ func InResponse(err error, target string) error {
 
 // InputHint says what to do about bad input that vi could not read: a
 // text column or a missing value in a file read as numbers only, whose
-// message does not already name the flags that would read it. It returns
-// "" for other errors.
+// message does not already name the flags that would read it or say how to
+// code a response's classes. It returns "" for other errors.
 func InputHint(err error) string {
-	if msg := err.Error(); strings.Contains(msg, "--categorical") || strings.Contains(msg, "--missing") {
+	if msg := err.Error(); strings.Contains(msg, "--categorical") || strings.Contains(msg, "--missing") || strings.Contains(msg, "code a category's classes") {
 		return ""
 	}
 	col := "the column"

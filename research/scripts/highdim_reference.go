@@ -81,7 +81,10 @@ func main() {
 			ref[r.Feature] = r.VI
 		}
 	}
-	truth := simulate.HighDimTruth(0.5)
+	truth, err := simulate.HighDimTruth(ctx, 0.5)
+	if err != nil {
+		panic(err)
+	}
 	type acc struct{ imp, null, x1, impT, nullT float64 }
 	by := map[string]*acc{}
 	for _, r := range res {
