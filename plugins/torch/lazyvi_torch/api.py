@@ -204,11 +204,15 @@ def _run_vi(cmd: List[str], feeds: Sequence[_Feed]) -> dict:
         t.join(5)
         for f in feeds:
             f.join()
+        p.stdout.close()
+        p.stderr.close()
     for w in warned:
         warnings.warn(w, VIWarning, stacklevel=3)
     if p.returncode != 0:
-        msg = "".join(l for l in lines if l.startswith("vi: ") and not l.startswith("vi: warning: ")).strip() or \
-            "".join(lines[-5:]).strip()
+        # vi's error is its last line "vi: ..." (the lines before it are
+        # progress and notes); anything else (a crash) shows its tail.
+        said = [l.strip() for l in lines if l.startswith("vi: ") and not l.startswith("vi: warning: ")]
+        msg = said[-1] if said else "".join(lines[-5:]).strip()
         if p.returncode == 2:
             raise ValueError(msg)
         raise RuntimeError("vi failed (exit %d): %s" % (p.returncode, msg))
@@ -219,7 +223,9 @@ def _table(report: dict):
     """The results as a DataFrame when pandas is installed, else Results;
     the rest of the report in attrs["report"]."""
     rows = report.pop("results", [])
-    cols = COLUMNS + [k for r in rows[:1] for k in r if k not in COLUMNS]
+    # Every row's fields, in order of first appearance: an estimator's
+    # own (lazy's lambda, no_update) need not be in the first row.
+    cols = list(dict.fromkeys(COLUMNS + [k for r in rows for k in r]))
     rows = [{k: r.get(k, math.nan) for k in cols} for r in rows]
     try:
         import pandas as pd

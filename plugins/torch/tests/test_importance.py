@@ -7,6 +7,7 @@ vi is $LAZYVI_VI (go test ./plugins/torch sets it), else built here with
 go; without either the tests skip (fail under CI=true)."""
 
 import json
+import math
 import os
 import pathlib
 import shutil
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 import torch
 
+import lazyvi_plugin
 import lazyvi_torch
 from lazyvi_torch import live
 
@@ -161,15 +163,24 @@ def test_list_without_pandas(vi, setting, monkeypatch):
     assert res.attrs["report"]["n_eval"] == 200 and "results" not in res.attrs["report"]
 
 
+def pandas():
+    try:
+        import pandas as pd
+    except ImportError:
+        _need("pandas is not installed (Debian: apt-get install python3-pandas): the DataFrame path is not exercised")
+    return pd
+
+
 def test_dataframe_in_and_out(vi, setting):
-    pd = pytest.importorskip("pandas", reason="pandas is not installed: the DataFrame path is not exercised")
+    pd = pandas()
     s = setting
     cols = ["age", "dose", "bmi", "n1", "n2", "n3"]
     res = lazyvi_torch.importance(s["net"], pd.DataFrame(s["x"][:300], columns=cols), pd.Series(s["y"][:300], name="out"),
                                   pd.DataFrame(s["xe"][:200], columns=cols), s["ye"][:200],
                                   estimators="dropout", groups={"noise": ["n1", "n2", "n3"]}, vi=vi, progress="off")
     assert isinstance(res, pd.DataFrame)
-    assert list(res["feature"]) == ["age", "dose", "bmi", "noise"]
+    # vi's order: the groups, then the features in no group.
+    assert list(res["feature"]) == ["noise", "age", "dose", "bmi"]
     assert res.attrs["report"]["n_eval"] == 200
 
 
@@ -185,3 +196,81 @@ def test_missing_vi_says_how_to_build_it(monkeypatch, tmp_path):
     (tmp_path / "vi").chmod(0o755)
     with pytest.raises(FileNotFoundError, match="is not lazyvi's"):
         lazyvi_torch.find_vi()
+
+
+# A stand-in for vi that records its arguments and the rows it is fed,
+# writes a progress line and a warning to stderr, and answers with a report
+# whose first row lacks the fields of the estimator after it (lazy's), or
+# fails with its last line as vi's error.
+FAKE_VI = """#!/bin/sh
+printf '%%s\\n' "$@" > %(dir)s/args
+cat "$3" > %(dir)s/data.csv
+echo "vi: lazy/dropout 3/4 reductions (75%%), 30s elapsed, eta 10s" >&2
+echo "vi: warning: the full model does not beat the linear baseline" >&2
+%(end)s
+"""
+
+REPORT = """cat <<'EOF'
+{"n_train": 3, "n_eval": 2, "full": {"loaded": true}, "results": [
+ {"feature": "a", "estimator": "dropout", "vi": 1, "se": 0.1, "ci_low": 0.8, "ci_high": 1.2, "p_value": 0, "seconds": 0.1},
+ {"feature": "a", "estimator": "lazy", "vi": 0.5, "se": 0.1, "ci_low": 0.3, "ci_high": 0.7, "p_value": 0, "seconds": 0.2,
+  "lambda": 3.5, "baseline_score": -1},
+ {"feature": "b", "estimator": "lazy", "vi": 0, "se": 0.1, "ci_low": -0.2, "ci_high": 0.2, "p_value": 0.5, "seconds": 0.2,
+  "lambda": null, "no_update": true, "baseline_score": -1}]}
+EOF"""
+
+
+def fake_vi(tmp_path, end):
+    path = tmp_path / "vi"
+    path.write_text(FAKE_VI % {"dir": tmp_path, "end": end})
+    path.chmod(0o755)
+    return str(path)
+
+
+def small():
+    torch.manual_seed(1)
+    net = torch.nn.Linear(2, 1).double()
+    x = np.array([[0.1, 1.0 / 3], [2.0, -1e-300], [3.0, 4.0]])
+    return net, x, np.array([1.0, 2.0, 0.5]), x[:2] + 1, np.array([0.0, 1.0])
+
+
+@pytest.mark.parametrize("with_pandas", [True, False])
+def test_progress_warnings_and_fields(tmp_path, capsys, monkeypatch, with_pandas):
+    if with_pandas:
+        pandas()
+    else:
+        monkeypatch.setitem(sys.modules, "pandas", None)
+    net, x, y, xe, ye = small()
+    with pytest.warns(lazyvi_torch.VIWarning, match="^the full model does not beat the linear baseline$"):
+        res = lazyvi_torch.importance(net, x, y, xe, ye, estimators=["dropout", "lazy"], vi=fake_vi(tmp_path, REPORT))
+    # Progress reaches sys.stderr (a notebook's cell); the warning only as
+    # a warning.
+    err = capsys.readouterr().err
+    assert "vi: lazy/dropout 3/4 reductions (75%), 30s elapsed, eta 10s\n" in err and "warning" not in err
+    # Every row's fields are columns, lazy's too though the first row is
+    # dropout's.
+    got = rows(res)
+    assert list(got[0]) == lazyvi_torch.api.COLUMNS + ["seconds", "lambda", "baseline_score", "no_update"]
+    assert [r["feature"] for r in got] == ["a", "a", "b"] and got[1]["lambda"] == 3.5
+    assert got[2]["no_update"] is True and math.isnan(got[0]["lambda"])
+    assert res.attrs["report"] == {"n_train": 3, "n_eval": 2, "full": {"loaded": True}}
+    # The command: the rows as exact CSV through a pipe, the network
+    # attached, the estimators joined.
+    args = (tmp_path / "args").read_text().splitlines()
+    assert args[:2] == ["estimate", "--data"] and args[2].startswith("/dev/fd/")
+    assert args[args.index("--plugin-attach") + 1].startswith("1|%d|unix|" % lazyvi_plugin.PROTOCOL_VERSION)
+    assert args[args.index("--estimators") + 1] == "dropout,lazy" and args[args.index("--opt") + 1] == "weights=memory"
+    assert args[args.index("--eval-data") + 1].startswith("/dev/fd/")
+    fed = (tmp_path / "data.csv").read_text().splitlines()
+    assert fed[0] == "x1,x2,y"
+    assert np.array_equal(np.array([[float(v) for v in l.split(",")] for l in fed[1:]]), np.column_stack([x, y]))
+
+
+@pytest.mark.parametrize("code, err", [(2, ValueError), (1, RuntimeError)])
+def test_vi_error_is_its_last_line(tmp_path, code, err):
+    net, x, y, xe, ye = small()
+    end = 'echo "vi: the error, on one line" >&2; exit %d' % code
+    with pytest.raises(err) as e, pytest.warns(lazyvi_torch.VIWarning):
+        lazyvi_torch.importance(net, x, y, xe, ye, vi=fake_vi(tmp_path, end))
+    want = "vi: the error, on one line"
+    assert str(e.value) == (want if code == 2 else "vi failed (exit 1): " + want)
