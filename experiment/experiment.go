@@ -35,6 +35,10 @@ type Experiment struct {
 	run func(x *env) (*Result, error)
 }
 
+// MaxReps is the most repetitions an experiment runs: a hundred times the
+// paper's ten, past which the figures' averages no longer move.
+const MaxReps = 1000
+
 // Options are how an experiment runs.
 type Options struct {
 	Reps    int   // repetitions, each a new data set and seed (0: the paper's, Experiment.Reps)
@@ -116,8 +120,8 @@ func Lookup(name string) (*Experiment, error) {
 
 // Run runs the experiment with o's repetitions, seed and workers.
 func (e *Experiment) Run(ctx context.Context, o Options) (*Result, error) {
-	if o.Reps < 0 {
-		return nil, framework.Usagef("experiment %s: repetitions must be at least 1 (0: the paper's count), got %d", e.Name, o.Reps)
+	if o.Reps < 0 || o.Reps > MaxReps {
+		return nil, framework.Usagef("experiment %s: repetitions must be from 1 to %d (0: the paper's count), got %d", e.Name, MaxReps, o.Reps)
 	}
 	if o.Workers < 0 {
 		return nil, framework.Usagef("experiment %s: workers must be at least 1 (0: every CPU), got %d", e.Name, o.Workers)

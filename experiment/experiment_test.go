@@ -32,8 +32,10 @@ func TestAllAndLookup(t *testing.T) {
 		t.Errorf("Lookup(nope): %v, want a usage error", err)
 	}
 	e, _ := Lookup("corr")
-	if _, err := e.Run(context.Background(), Options{Reps: -1}); !errors.Is(err, framework.ErrUsage) {
-		t.Errorf("Run with Reps -1: %v, want a usage error", err)
+	for _, reps := range []int{-1, MaxReps + 1, 1 << 62} {
+		if _, err := e.Run(context.Background(), Options{Reps: reps}); !errors.Is(err, framework.ErrUsage) {
+			t.Errorf("Run with Reps %d: %v, want a usage error", reps, err)
+		}
 	}
 }
 

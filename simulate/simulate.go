@@ -271,11 +271,13 @@ func HighDimNetwork() (*mat.Dense, []float64) {
 }
 
 // WriteCSV writes a header (x1..xp,y) and one line per sample, each number
-// in the shortest form that reads back exactly.
+// in the shortest form that reads back exactly. It stops at the first
+// error of w (a full disk, a cancelled writer).
 func (d *Data) WriteCSV(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	bw.WriteString(strings.Join(d.Names, ","))
-	bw.WriteByte('\n')
+	if _, err := bw.WriteString(strings.Join(d.Names, ",") + "\n"); err != nil {
+		return err
+	}
 	r, c := d.X.Dims()
 	var buf []byte
 	for i := range r {
@@ -287,7 +289,9 @@ func (d *Data) WriteCSV(w io.Writer) error {
 			buf = strconv.AppendFloat(buf, d.X.At(i, j), 'g', -1, 64)
 		}
 		buf = append(buf, '\n')
-		bw.Write(buf)
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
 	}
 	return bw.Flush()
 }

@@ -358,3 +358,31 @@ func TestTooManySamples(t *testing.T) {
 		}
 	}
 }
+
+// failAfter accepts n writes and fails every one after them.
+type failAfter struct{ n, calls int }
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	f.calls++
+	if f.calls > f.n {
+		return 0, errors.New("disk full")
+	}
+	return len(p), nil
+}
+
+// TestWriteCSVStopsAtFirstError: a writer that fails (a full disk, a
+// cancelled run) ends WriteCSV with its error at once, not after every row
+// is formatted.
+func TestWriteCSVStopsAtFirstError(t *testing.T) {
+	d, err := Linear(200000, 0.5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &failAfter{n: 2}
+	if err := d.WriteCSV(w); err == nil || err.Error() != "disk full" {
+		t.Fatalf("WriteCSV = %v, want the writer's error", err)
+	}
+	if w.calls != 3 {
+		t.Errorf("%d writes, want 3: the failing write ends it", w.calls)
+	}
+}

@@ -57,8 +57,8 @@ func (f *experimentFlags) register(fs *flag.FlagSet) {
 // check reports bad flags, and makes --out and checks that it takes
 // files, before anything is computed.
 func (f *experimentFlags) check() error {
-	if f.reps < 0 {
-		return framework.Usagef("--reps must be at least 1 (0: the paper's count), got %d", f.reps)
+	if f.reps < 0 || f.reps > experiment.MaxReps {
+		return framework.Usagef("--reps must be from 1 to %d (0: the paper's count), got %d", experiment.MaxReps, f.reps)
 	}
 	if f.workers < 1 {
 		return framework.Usagef("--workers must be at least 1, got %d", f.workers)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/lazyvi/lazyvi/framework"
@@ -57,11 +58,11 @@ Example:
 	fs.Float64Var(&o.rho, "rho", 0, "`R` = Corr(x1, x2) (default 0.5 for linear and highdim, 0 for binary, friedman1 and interaction)")
 	fs.Int64Var(&o.seed, "seed", defaultSeed, "random `seed`")
 	fs.StringVar(&o.out, "out", "", "the CSV `file` to write (required); the truth goes next to it")
-	cmd.Run = func(_ context.Context, a *app, args []string) error { return o.run(a, cmd, args) }
+	cmd.Run = func(ctx context.Context, a *app, args []string) error { return o.run(ctx, a, cmd, args) }
 	return cmd
 }
 
-func (o *simulateOptions) run(a *app, cmd *Command, args []string) error {
+func (o *simulateOptions) run(ctx context.Context, a *app, cmd *Command, args []string) error {
 	if err := noArgs(cmd, args); err != nil {
 		return err
 	}
@@ -75,12 +76,8 @@ func (o *simulateOptions) run(a *app, cmd *Command, args []string) error {
 	if givenFlags(cmd)["rho"] {
 		rho = o.rho
 	}
-	d, err := simulate.Generate(o.setting, o.n, rho, o.seed)
+	d, err := generate(ctx, o.setting, o.n, rho, o.seed)
 	if err != nil {
-		return err
-	}
-	var data bytes.Buffer
-	if err := d.WriteCSV(&data); err != nil {
 		return err
 	}
 	truth, err := d.TruthJSON()
@@ -96,8 +93,10 @@ func (o *simulateOptions) run(a *app, cmd *Command, args []string) error {
 	// The data first: if it cannot be written, an earlier run's pair of
 	// files is left as it was; if the truth then fails, the error says so.
 	truthPath := truthPath(o.out)
-	if err := atomicfile.WriteFile(o.out, data.Bytes()); err != nil {
-		return err
+	// Streamed, not built in memory first (10 million rows are 1.4 GB of
+	// text); a signal stops the writing and leaves no file.
+	if err := atomicfile.Write(o.out, func(w io.Writer) error { return d.WriteCSV(ctxWriter{ctx, w}) }); err != nil {
+		return runError(ctx, err)
 	}
 	if err := atomicfile.WriteFile(truthPath, pretty.Bytes()); err != nil {
 		return fmt.Errorf("%w (the data was written to %s; its truth was not)", err, o.out)
@@ -111,4 +110,39 @@ func (o *simulateOptions) run(a *app, cmd *Command, args []string) error {
 // lin.csv -> lin.truth.json; a path without .csv gets .truth.json appended.
 func truthPath(path string) string {
 	return strings.TrimSuffix(path, ".csv") + ".truth.json"
+}
+
+// generate is simulate.Generate, left to finish in the background when ctx
+// is done first: a large n takes seconds to draw, and a signal ends vi at
+// once (nothing is written until the data set is complete).
+func generate(ctx context.Context, setting string, n int, rho float64, seed int64) (*simulate.Data, error) {
+	type result struct {
+		d   *simulate.Data
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		d, err := simulate.Generate(setting, n, rho, seed)
+		done <- result{d, err}
+	}()
+	select {
+	case r := <-done:
+		return r.d, r.err
+	case <-ctx.Done():
+		return nil, errInterrupted
+	}
+}
+
+// ctxWriter fails its writes once ctx is done, so that a long write stops
+// at the next buffer's worth.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
 }

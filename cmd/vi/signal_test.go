@@ -208,8 +208,9 @@ func TestInterruptInProcess(t *testing.T) {
 }
 
 // TestInterruptBenchAndExperiment: a signal during vi bench or vi
-// experiment, deep in a fit, ends it with exit code 1 and the one line
-// "vi: interrupted", as it ends vi estimate.
+// experiment, deep in a fit, or vi simulate drawing 10 million rows, ends
+// it with exit code 1 and the one line "vi: interrupted", as it ends vi
+// estimate, and leaves no file of simulate's behind.
 func TestInterruptBenchAndExperiment(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads the process's CPU time from /proc")
@@ -219,6 +220,7 @@ func TestInterruptBenchAndExperiment(t *testing.T) {
 	for _, args := range [][]string{
 		{"bench", "highdim", "--n", "3000", "--features", "2"},
 		{"experiment", "highdim", "--out", filepath.Join(dir, "exp")},
+		{"simulate", "--n", "10000000", "--out", "big.csv"},
 	} {
 		cmd := exec.Command(viBinary(t), args...)
 		cmd.Dir = dir
@@ -238,6 +240,9 @@ func TestInterruptBenchAndExperiment(t *testing.T) {
 		if code, msg := cmd.ProcessState.ExitCode(), stderr.String(); code != 1 || msg != "vi: interrupted\n" {
 			t.Errorf("%v: exit %d, stderr %q; want 1 and \"vi: interrupted\\n\"", args, code, msg)
 		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*big*")); len(left) > 0 {
+		t.Errorf("interrupted simulate left %v", left)
 	}
 }
 

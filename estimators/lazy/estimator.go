@@ -159,7 +159,7 @@ func (e Estimator) Configure(settings map[string]string) (framework.Estimator, e
 		case "lazy-mem":
 			mb, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || mb < 1 || mb > 1<<30 {
-				return nil, framework.Usagef("lazy-mem must be a positive number of MiB, got %s", v)
+				return nil, framework.Usagef("lazy-mem must be a whole number of MiB from 1 to %d, got %s", 1<<30, v)
 			}
 			e.Memory = mb << 20
 		case "lazy-precision":
