@@ -11,15 +11,16 @@ import (
 
 // writeAnnounced writes data to path atomically (atomicfile.WriteFile) and
 // says on stderr what it wrote: "vi: wrote PATH (WHAT)", "replaced" when
-// a file was there before, so that no earlier output is overwritten
-// silently. what may be "".
+// a regular file was there before, so that no earlier output is
+// overwritten silently (a device such as /dev/null or a pipe is written
+// to, not replaced). what may be "".
 func (a *app) writeAnnounced(path, what string, data []byte) error {
-	_, statErr := os.Stat(path)
+	fi, statErr := os.Stat(path)
 	if err := atomicfile.WriteFile(path, data); err != nil {
 		return err
 	}
 	verb := "wrote"
-	if statErr == nil {
+	if statErr == nil && fi.Mode().IsRegular() {
 		verb = "replaced"
 	}
 	if what != "" {
