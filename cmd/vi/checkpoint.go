@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"os"
 	"slices"
 
 	"github.com/lazyvi/lazyvi/dataio"
@@ -14,9 +15,13 @@ import (
 // openCheckpoint opens OUT.partial, where a run writing to out keeps its
 // finished reduced models so that the same command resumes after an
 // interrupt or a crash (its fingerprint is id.checkpoint()); nil when the
-// run writes to stdout.
+// run writes to stdout or to what is not a file (/dev/null, a pipe: there
+// is no result to resume, and /dev takes no files of ours).
 func openCheckpoint(a *app, id *runID, out string, prog *progress.Meter) (*dataio.FileCheckpoint, error) {
 	if out == "" {
+		return nil, nil
+	}
+	if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
 		return nil, nil
 	}
 	c, n, err := dataio.OpenCheckpoint(out+".partial", id.checkpoint())

@@ -72,6 +72,9 @@ func (o *simulateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err := checkOutDir("--out", o.out); err != nil {
 		return err
 	}
+	if err := checkOutDir("--out's truth file", truthPath(o.out)); err != nil {
+		return err
+	}
 	rho := simulate.DefaultRho(o.setting)
 	if givenFlags(cmd)["rho"] {
 		rho = o.rho

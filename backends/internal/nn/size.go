@@ -46,22 +46,26 @@ func (s Size) Bytes(batch int) float64 {
 // machine has (MachineMemory), before any of it is allocated: an absurd
 // width is the user's mistake, not an out-of-memory crash.
 //
-// Where the parameters alone fit and the minibatch's activations do not,
-// the error names the batch instead: training caps the batch at the
-// training rows, which are not known yet, so a batch that could not fit
-// on any rows is refused as the batch's mistake.
+// Where the network would fit on minibatches of smallBatch rows and the
+// batch asked for does not, the error names the batch instead: training
+// caps the batch at the training rows, which are not known yet, so a batch
+// that could not fit on any rows is refused as the batch's mistake.
 func CheckSize(name, what string, s Size, batch int) error {
 	need, have := s.Bytes(batch), MachineMemory()
 	if need <= float64(have) {
 		return nil
 	}
-	if s.Bytes(0) <= float64(have) {
+	if batch > smallBatch && s.Bytes(smallBatch) <= float64(have) {
 		return framework.Usagef("%s: option batch %d: minibatches of %d rows through %.3g units need about %.3g GB, more than this machine's %.3g GB of memory; use a smaller batch (at most the training rows: a batch of them all is full-batch training)",
 			name, batch, batch, s.Units, need/1e9, float64(have)/1e9)
 	}
 	return framework.Usagef("%s: %s: a network of %.3g parameters needs about %.3g GB to train, more than this machine's %.3g GB of memory; use smaller widths",
 		name, what, s.Params, need/1e9, float64(have)/1e9)
 }
+
+// smallBatch is a minibatch size any network that CheckSize accepts can
+// train on (the built-in backends' defaults are 32 and 64).
+const smallBatch = 64
 
 // MachineMemory returns the machine's physical memory in bytes (1 TiB
 // where the system does not say).
