@@ -265,8 +265,8 @@ func (o InferOptions) Check() error {
 	if math.IsNaN(o.Delta) || math.IsInf(o.Delta, 0) {
 		return framework.FieldErrorf("InferOptions.Delta", "must be a finite number, got %g", o.Delta)
 	}
-	if !(o.Perturb >= 0) || math.IsInf(o.Perturb, 0) {
-		return framework.FieldErrorf("InferOptions.Perturb", "must be a finite number >= 0, got %g", o.Perturb)
+	if !(o.Perturb >= 0 && o.Perturb <= MaxPerturb) {
+		return framework.FieldErrorf("InferOptions.Perturb", "must be from 0 to %g (the noise's sd in units of the full model's influence sd: past a few it drowns every VI), got %g", float64(MaxPerturb), o.Perturb)
 	}
 	if o.DirectedBias && !o.BiasAware {
 		return framework.FieldErrorf("InferOptions.DirectedBias", "directs BiasAware's bound: it needs BiasAware")
@@ -873,4 +873,7 @@ const (
 	// matters only when Perturbed is asked for; the choice comes from a
 	// coverage study on the MLP (see docs/inference.md).
 	DefaultPerturb = 0.5
+	// MaxPerturb is the largest Perturb: noise a hundred times the
+	// influence's sd leaves no power, and far larger overflows.
+	MaxPerturb = 100
 )

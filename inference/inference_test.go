@@ -355,8 +355,10 @@ func TestInferRepeatedHandComputed(t *testing.T) {
 	if inference.RepeatSeed(7, 0) != 7 || inference.RepeatSeed(7, 1) == 7 || inference.RepeatSeed(7, 1) == inference.RepeatSeed(7, 2) {
 		t.Error("RepeatSeed: want seed itself for the first repetition and distinct seeds after")
 	}
-	if _, err := inference.InferRepeated(reps, m, inference.InferOptions{Inference: inference.Perturbed, Perturb: -1}); err == nil {
-		t.Error("negative perturbation: want an error")
+	for _, rho := range []float64{-1, inference.MaxPerturb * 1.01, 1e300, math.Inf(1), math.NaN()} {
+		if _, err := inference.InferRepeated(reps, m, inference.InferOptions{Inference: inference.Perturbed, Perturb: rho}); err == nil {
+			t.Errorf("perturbation %g: want an error", rho)
+		}
 	}
 }
 
