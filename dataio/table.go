@@ -227,7 +227,7 @@ func (b *tableBuilder) endRow() {
 }
 
 func nanSlice(n int) []float64 {
-	s := make([]float64, n, max(2*n, 64))
+	s := make([]float64, n, max(2*n, 4))
 	for i := range s {
 		s[i] = math.NaN()
 	}
@@ -235,7 +235,7 @@ func nanSlice(n int) []float64 {
 }
 
 func minusOnes(n int) []int32 {
-	s := make([]int32, n, max(2*n, 64))
+	s := make([]int32, n, max(2*n, 4))
 	for i := range s {
 		s[i] = -1
 	}
