@@ -120,32 +120,19 @@ func modelConflict(m *dataio.SavedModel, flag, given, saved string) error {
 // defaultInference: the model's counts decide the inference as the same
 // flags given would.
 func (o *estimateOptions) modelCounts(m *dataio.SavedModel, set map[string]bool) (map[string]bool, error) {
-	if set["crossfit"] && o.crossfit != m.CrossFit {
-		return nil, modelConflict(m, "crossfit", strconv.Itoa(o.crossfit), strconv.Itoa(m.CrossFit))
+	if set["crossfit"] && o.inf.CrossFit != m.CrossFit {
+		return nil, modelConflict(m, "crossfit", strconv.Itoa(o.inf.CrossFit), strconv.Itoa(m.CrossFit))
 	}
-	if set["repeats"] && o.repeats != m.Repetitions() {
-		return nil, modelConflict(m, "repeats", strconv.Itoa(o.repeats), strconv.Itoa(m.Repetitions()))
+	if set["repeats"] && o.inf.Repeats != m.Repetitions() {
+		return nil, modelConflict(m, "repeats", strconv.Itoa(o.inf.Repeats), strconv.Itoa(m.Repetitions()))
 	}
 	if m.CrossFit == 0 && set["train-frac"] && o.fit.trainFrac != m.TrainFrac {
 		return nil, modelConflict(m, "train-frac", strconv.FormatFloat(o.fit.trainFrac, 'g', -1, 64), strconv.FormatFloat(m.TrainFrac, 'g', -1, 64))
 	}
-	o.crossfit, o.repeats = m.CrossFit, m.Repetitions()
+	o.inf.CrossFit, o.inf.Repeats = m.CrossFit, m.Repetitions()
 	counts := maps.Clone(set)
 	counts["crossfit"], counts["repeats"] = true, true
 	return counts, nil
-}
-
-// modelCountsString says what a model file of crossfit folds (0: one
-// split) and repeats repetitions holds.
-func modelCountsString(crossfit, repeats int) string {
-	what := "one train/evaluation split's model"
-	if crossfit >= 2 {
-		what = fmt.Sprintf("%d cross-fitting folds' models", crossfit)
-	}
-	if repeats > 1 {
-		return fmt.Sprintf("%d repetitions of %s", repeats, what)
-	}
-	return what
 }
 
 // useModel sets the split and the seed of cfg, and the cross-fitting folds
@@ -190,7 +177,7 @@ func (r *dataRun) splitModel(ctx context.Context, path string, set map[string]bo
 		return nil, err
 	}
 	if m.CrossFit != 0 || m.Repetitions() > 1 {
-		return nil, framework.Usagef("--model %s holds %s; vi %s uses one train/evaluation split's (train it with --repeats 1 --crossfit 0)", path, modelCountsString(m.CrossFit, m.Repetitions()), r.cmd)
+		return nil, framework.Usagef("--model %s holds %s; vi %s uses one train/evaluation split's (train it with --repeats 1 --crossfit 0)", path, dataio.CountsString(m.CrossFit, m.Repetitions()), r.cmd)
 	}
 	return m, r.useModel(m, set)
 }
