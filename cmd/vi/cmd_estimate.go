@@ -251,7 +251,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		if saved, err = readModelFile(ctx, o.model); err != nil {
 			return err
 		}
-		if counts, err = o.modelCounts(saved, set); err != nil {
+		if counts, err = saved.UseCounts(&o.inf.CrossFit, &o.inf.Repeats, o.fit.trainFrac, set); err != nil {
 			return err
 		}
 	}
@@ -295,7 +295,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		return err
 	}
 	id := newRunID(cmd, d, saved)
-	eopt := pipeline.EstimateOptions{InferOptions: iopt, Workers: o.fit.workers, Shard: shard, RunID: id.merge(), Check: check}
+	eopt := pipeline.EstimateOptions{InferOptions: iopt, Workers: o.fit.workers, Shard: shard, RunID: mergeID(id), Check: check}
 	// Every check that needs no model, before the backend starts.
 	if err := pipeline.CheckRun(d, cfg, r.measure, eopt); err != nil {
 		return err
@@ -317,7 +317,7 @@ func (o *estimateOptions) config(r *dataRun, d *dataio.Dataset, saved *dataio.Sa
 	o.fit.config(&cfg)
 	crossfit := o.inf.CrossFit
 	if saved != nil {
-		if err := o.fit.useModel(&cfg, &crossfit, saved, pf.set); err != nil {
+		if err := pipeline.UseSaved(&cfg, &crossfit, saved, pf.set); err != nil {
 			return pipeline.Config{}, err
 		}
 	}
@@ -333,7 +333,7 @@ func (o *estimateOptions) config(r *dataRun, d *dataio.Dataset, saved *dataio.Sa
 // estimate starts the backend (a built-in one in this process, a plugin
 // in a subprocess), runs the estimators and writes the report and the
 // figure.
-func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *dataio.Dataset, cfg pipeline.Config, eopt pipeline.EstimateOptions, ests []framework.Estimator, id *runID, pf *preflight) (err error) {
+func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *dataio.Dataset, cfg pipeline.Config, eopt pipeline.EstimateOptions, ests []framework.Estimator, id *pipeline.RunID, pf *preflight) (err error) {
 	prog := r.progress(strings.Join(pipeline.EstimatorNames(ests), "/"))
 	defer prog.Close()
 	be, closeBackend, err := r.open(ctx, prog)
