@@ -323,7 +323,7 @@ func (o *estimateOptions) config(r *dataRun, d *dataio.Dataset, saved *dataio.Sa
 	}
 	cfg.CrossFit, cfg.Repeats, cfg.Groups, cfg.OneHot = crossfit, o.inf.Repeats, groups, pf.onehot
 	if pf.set["estimators"] {
-		// Without it the backend may drop some (fittingEstimators); Run
+		// Without it the backend may drop some (fittingDefaults); Run
 		// checks again, before any fit, with those that run.
 		cfg.MinTrain = pipeline.MinTrainFor(ests)
 	}
