@@ -15,6 +15,7 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inferflags"
 	"github.com/lazyvi/lazyvi/internal/flagmsg"
+	"github.com/lazyvi/lazyvi/internal/progress"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/plot"
 	"github.com/lazyvi/lazyvi/report"
@@ -380,7 +381,7 @@ func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *d
 	if ckpt == nil || ckpt.Len() == 0 {
 		// A resumed run's reductions come back at once: no forecast.
 		checkJobs, models := forecastShape(cfg, eopt)
-		eopt.Progress = newForecast(a.stderr, prog, o.inf.Repeats, checkJobs, models).update
+		eopt.Progress = progress.NewForecast(a.stderr, prog, o.inf.Repeats, checkJobs, models).Update
 	}
 	rep, err := pipeline.Run(ctx, d, cfg, r.measure, ests, eopt)
 	prog.Clear()
