@@ -2,7 +2,10 @@ package backendplugin
 
 import (
 	"context"
+	"os"
 	"runtime"
+	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -23,15 +26,28 @@ func TestPluginOutlivesThreads(t *testing.T) {
 	if c.cmd.SysProcAttr == nil || c.cmd.SysProcAttr.Pdeathsig == 0 {
 		t.Fatal("the plugin was started without a parent-death signal")
 	}
-	for range 1000 {
+	tids := make([]int, 1000)
+	for i := range tids {
 		done := make(chan struct{})
 		go func() {
 			runtime.LockOSThread()
+			tids[i] = syscall.Gettid()
 			close(done)
 		}() // exits locked: its thread ends
 		<-done
 	}
-	time.Sleep(100 * time.Millisecond) // a parent-death SIGKILL would have landed
+	// Linux sends the parent-death signal as the thread exits: once every
+	// thread is gone from /proc, any signal has been sent. The runtime
+	// keeps the main thread (its id is the process's) rather than end it.
+	deadline := time.Now().Add(10 * time.Second)
+	for _, tid := range tids {
+		for tid != os.Getpid() && threadAlive(tid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("thread %d still there 10 s after its goroutine ended locked to it", tid)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	m, err := c.Backend().New(context.Background(), framework.ModelSpec{Inputs: 1})
 	if err == nil {
 		err = m.Fit(context.Background(), mat.NewDense(2, 1, []float64{1, 2}), []float64{2, 4})
@@ -39,4 +55,10 @@ func TestPluginOutlivesThreads(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the plugin did not survive threads of its parent ending: %v", err)
 	}
+}
+
+// threadAlive reports whether this process still has the thread tid.
+func threadAlive(tid int) bool {
+	_, err := os.Stat("/proc/self/task/" + strconv.Itoa(tid))
+	return err == nil
 }

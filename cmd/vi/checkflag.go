@@ -1,9 +1,7 @@
 package main
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/pipeline"
@@ -44,30 +42,19 @@ const defaultLead = "lazy"
 
 // fittingDefaults is the default estimators without those the backend
 // cannot run, and a note saying what changed ("" when nothing did): where
-// the backend cannot run lazy (a model without parameter gradients),
-// retrain takes its place at the head of the list, since dropout alone
-// is biased up for correlated features.
+// the backend cannot run lazy, retrain takes its place at the head of the
+// list (pipeline.FittingDefaults), since dropout alone is biased up for
+// correlated features.
 func (o *estimateOptions) fittingDefaults(name string, caps framework.Capabilities, ests []framework.Estimator) ([]framework.Estimator, string, error) {
-	out, note := fittingEstimators(name, caps, ests)
-	if note == "" || slices.ContainsFunc(out, func(e framework.Estimator) bool { return e.Name() == defaultLead }) {
-		return out, note, nil
-	}
 	ref, err := o.fit.estimators(checkReference)
 	if err != nil {
 		return nil, "", err
 	}
-	if ok, _ := caps.Runs(ref[0]); !ok {
-		return out, note, nil
+	out, note := pipeline.FittingDefaults(name, caps, ests, defaultLead, ref[0])
+	if note != "" {
+		note = "vi: " + note
 	}
-	out = append(ref, out...)
-	var lacking []string // what the backend lacks for the lead estimator
-	for _, e := range ests {
-		if e.Name() == defaultLead {
-			_, lacking = caps.Runs(e)
-		}
-	}
-	return out, fmt.Sprintf("vi: backend %s has no %s: estimating with %s (%s in %s's place: a model trained without each feature)",
-		name, strings.Join(lacking, " or "), strings.Join(pipeline.EstimatorNames(out), ", "), checkReference, defaultLead), nil
+	return out, note, nil
 }
 
 // forecastShape is what the forecast needs to know of a run's shape: the

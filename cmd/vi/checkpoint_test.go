@@ -60,8 +60,8 @@ func TestFingerprintReadsModelOnce(t *testing.T) {
 		name, got, text string
 	}{
 		// Flags in lexical order, without workers (and shard for merge).
-		{"checkpoint", id.checkpoint(), head + model + "--seed=3\n--shard=1/2\n"},
-		{"merge", id.merge(), head + model + "--seed=3\n"},
+		{"checkpoint", checkpointID(id), head + model + "--seed=3\n--shard=1/2\n"},
+		{"merge", mergeID(id), head + model + "--seed=3\n"},
 	} {
 		sum := sha256.Sum256([]byte(c.text))
 		if want := hex.EncodeToString(sum[:]); c.got != want {

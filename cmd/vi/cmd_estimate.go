@@ -13,7 +13,9 @@ import (
 	"github.com/lazyvi/lazyvi"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inferflags"
 	"github.com/lazyvi/lazyvi/internal/flagmsg"
+	"github.com/lazyvi/lazyvi/internal/progress"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/plot"
 	"github.com/lazyvi/lazyvi/report"
@@ -27,7 +29,7 @@ type estimateOptions struct {
 	// check is --check: the number of features to retrain as a check.
 	check int
 	reportFlags
-	inferenceFlags
+	inf inferflags.Flags // the inference flags
 	// The shard of the features to estimate.
 	shard      string
 	shardCount int
@@ -195,7 +197,7 @@ func newEstimateCommand() *Command {
 		"train-frac": "`share` of rows in the train split; the rest is for evaluation",
 		"workers":    "estimate `N` features at a time",
 	})
-	o.inferenceFlags.register(fs)
+	o.inf.Register(fs)
 	fs.StringVar(&o.estimators, "estimators", strings.Join(lazyvi.DefaultEstimators(), ","), "comma-separated estimator `names` (see 'vi estimators')")
 	fs.IntVar(&o.check, "check", 0, checkUsage)
 	fs.StringVar(&o.groups, "groups", "", "estimate `groups` of columns together: \"name=col,col;name=col,...\", onehot for columns sharing a prefix_, or rows, cols or patchRxC (patch2x2) of the --image")
@@ -239,7 +241,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		return err
 	}
 	set := pf.set
-	if err := o.parse(); err != nil {
+	if err := o.inf.Parse(); err != nil {
 		return err
 	}
 	// A model file's folds, repetitions and train share are the run's, as
@@ -250,18 +252,18 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		if saved, err = readModelFile(ctx, o.model); err != nil {
 			return err
 		}
-		if counts, err = o.modelCounts(saved, set); err != nil {
+		if counts, err = saved.UseCounts(&o.inf.CrossFit, &o.inf.Repeats, o.fit.trainFrac, set); err != nil {
 			return err
 		}
 	}
-	if err := o.data.checkLoadedInference(set, o.crossfit, o.repeats, o.ensemble); err != nil {
+	if err := o.data.checkLoadedInference(set, o.inf.CrossFit, o.inf.Repeats, o.inf.Ensemble); err != nil {
 		return err
 	}
-	setting := inferenceSetting{evalGiven: o.data.evalFlagsGiven(), pretrained: o.data.opts[pipeline.PretrainedOption] != "", trainFrac: o.fit.trainFrac, model: o.model}
-	if err := o.defaults(counts, setting); err != nil {
+	setting := inferflags.Setting{EvalGiven: o.data.evalFlagsGiven(), Pretrained: o.data.opts[pipeline.PretrainedOption] != "", TrainFrac: o.fit.trainFrac, Model: o.model}
+	if err := o.inf.Defaults(counts, setting); err != nil {
 		return err
 	}
-	iopt, err := o.options(set, o.fit.level)
+	iopt, err := o.inf.Options(set, o.fit.level)
 	if err != nil {
 		return err
 	}
@@ -294,7 +296,7 @@ func (o *estimateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 		return err
 	}
 	id := newRunID(cmd, d, saved)
-	eopt := pipeline.EstimateOptions{InferOptions: iopt, Workers: o.fit.workers, Shard: shard, RunID: id.merge(), Check: check}
+	eopt := pipeline.EstimateOptions{InferOptions: iopt, Workers: o.fit.workers, Shard: shard, RunID: mergeID(id), Check: check}
 	// Every check that needs no model, before the backend starts.
 	if err := pipeline.CheckRun(d, cfg, r.measure, eopt); err != nil {
 		return err
@@ -314,15 +316,15 @@ func (o *estimateOptions) config(r *dataRun, d *dataio.Dataset, saved *dataio.Sa
 	}
 	cfg := r.config(nil)
 	o.fit.config(&cfg)
-	crossfit := o.crossfit
+	crossfit := o.inf.CrossFit
 	if saved != nil {
-		if err := o.fit.useModel(&cfg, &crossfit, saved, pf.set); err != nil {
+		if err := pipeline.UseSaved(&cfg, &crossfit, saved, pf.set); err != nil {
 			return pipeline.Config{}, err
 		}
 	}
-	cfg.CrossFit, cfg.Repeats, cfg.Groups, cfg.OneHot = crossfit, o.repeats, groups, pf.onehot
+	cfg.CrossFit, cfg.Repeats, cfg.Groups, cfg.OneHot = crossfit, o.inf.Repeats, groups, pf.onehot
 	if pf.set["estimators"] {
-		// Without it the backend may drop some (fittingEstimators); Run
+		// Without it the backend may drop some (fittingDefaults); Run
 		// checks again, before any fit, with those that run.
 		cfg.MinTrain = pipeline.MinTrainFor(ests)
 	}
@@ -332,7 +334,7 @@ func (o *estimateOptions) config(r *dataRun, d *dataio.Dataset, saved *dataio.Sa
 // estimate starts the backend (a built-in one in this process, a plugin
 // in a subprocess), runs the estimators and writes the report and the
 // figure.
-func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *dataio.Dataset, cfg pipeline.Config, eopt pipeline.EstimateOptions, ests []framework.Estimator, id *runID, pf *preflight) (err error) {
+func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *dataio.Dataset, cfg pipeline.Config, eopt pipeline.EstimateOptions, ests []framework.Estimator, id *pipeline.RunID, pf *preflight) (err error) {
 	prog := r.progress(strings.Join(pipeline.EstimatorNames(ests), "/"))
 	defer prog.Close()
 	be, closeBackend, err := r.open(ctx, prog)
@@ -365,8 +367,8 @@ func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *d
 
 	r.training(prog, d)
 	cfg.Backend = be
-	prog.SetRepetitions(o.repeats) // each repetition trains its full models first
-	eopt.Progress = prog.Update    // a nil *progress.Meter draws nothing
+	prog.SetRepetitions(o.inf.Repeats) // each repetition trains its full models first
+	eopt.Progress = prog.Update        // a nil *progress.Meter draws nothing
 	// With --out, finished reductions are kept in OUT.partial as they
 	// come, so that the same command resumes after a crash or an interrupt.
 	ckpt, err := openCheckpoint(a, id, r.out, prog)
@@ -379,7 +381,7 @@ func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *d
 	if ckpt == nil || ckpt.Len() == 0 {
 		// A resumed run's reductions come back at once: no forecast.
 		checkJobs, models := forecastShape(cfg, eopt)
-		eopt.Progress = newForecast(a.stderr, prog, o.repeats, checkJobs, models).update
+		eopt.Progress = progress.NewForecast(a.stderr, prog, o.inf.Repeats, checkJobs, models).Update
 	}
 	rep, err := pipeline.Run(ctx, d, cfg, r.measure, ests, eopt)
 	prog.Clear()

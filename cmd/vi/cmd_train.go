@@ -9,6 +9,7 @@ import (
 	"github.com/lazyvi/lazyvi/backendplugin"
 	"github.com/lazyvi/lazyvi/dataio"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inferflags"
 	"github.com/lazyvi/lazyvi/internal/atomicfile"
 	"github.com/lazyvi/lazyvi/pipeline"
 )
@@ -154,7 +155,7 @@ func (o *trainOptions) defaultCounts(set map[string]bool) {
 	if o.data.opts[pipeline.PretrainedOption] != "" {
 		return // one loaded network, judged once (InferenceDefaults)
 	}
-	cfg, ensemble := countDefaults(set, o.data.evalFlagsGiven(), o.trainFrac, o.crossfit, o.repeats)
+	cfg, ensemble := inferflags.CountDefaults(set, o.data.evalFlagsGiven(), o.trainFrac, o.crossfit, o.repeats)
 	if ensemble {
 		o.crossfit, o.repeats = cfg.CrossFit, cfg.Repeats
 	}

@@ -32,7 +32,7 @@ var rpcsOf = map[string][]string{
 }
 
 // TestBackendFaults kills the backend process (SIGKILL, from inside: the
-// test plugin cmd/vi/testdata/faultplugin) at seeded random points of a run
+// test plugin internal/testplugins/faultplugin) at seeded random points of a run
 // -- its start, or the N-th call of a model method the run makes; every
 // method the run calls at least once -- with
 // the lazy estimator on its primal side (Jacobians) and on its dual side

@@ -40,6 +40,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/internal/flagmsg"
+	"github.com/lazyvi/lazyvi/internal/heaplimit"
 	"github.com/lazyvi/lazyvi/internal/interrupt"
 	"github.com/lazyvi/lazyvi/internal/profile"
 )
@@ -181,6 +182,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// Nothing may be written to stdout before the plugin handshake.
 		return a.report(serveBackend(args[1:]))
 	}
+	// A backend subprocess keeps backendplugin's fixed limit; vi's own
+	// process follows its live heap (heaplimit).
+	heaplimit.Follow()
 	a.commands = newCommands()
 	if len(args) == 0 {
 		a.printMainUsage(stderr)

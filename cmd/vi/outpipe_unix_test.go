@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lazyvi/lazyvi/pipeline"
 )
 
 // TestOutToPipe: --out naming a named pipe (as /dev/null or a shell's
@@ -46,7 +48,7 @@ func TestOutToPipe(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(dir, "*partial*")); len(left) > 0 {
 		t.Errorf("checkpoint files beside the pipe: %v", left)
 	}
-	if c, err := openCheckpoint(&app{stderr: io.Discard}, &runID{}, pipe, nil); c != nil || err != nil {
+	if c, err := openCheckpoint(&app{stderr: io.Discard}, &pipeline.RunID{}, pipe, nil); c != nil || err != nil {
 		t.Errorf("a run writing to a pipe opened checkpoint %v (%v)", c, err)
 	}
 }

@@ -95,13 +95,3 @@ func rows(d *dataio.Dataset) int {
 	r, _ := d.X.Dims()
 	return r
 }
-
-// fittingEstimators is pipeline.FittingEstimators with its note as vi
-// says it.
-func fittingEstimators(name string, caps framework.Capabilities, ests []framework.Estimator) ([]framework.Estimator, string) {
-	out, note := pipeline.FittingEstimators(name, caps, ests)
-	if note != "" {
-		note = "vi: " + note
-	}
-	return out, note
-}

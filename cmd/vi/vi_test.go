@@ -108,11 +108,13 @@ func build(t testing.TB, pkg string) string {
 func viBinary(t testing.TB) string { return build(t, ".") }
 
 // pluginBinary returns the path of an external backend plugin (the mlp).
-func pluginBinary(t testing.TB) string { return build(t, "./testdata/mlpplugin") }
+func pluginBinary(t testing.TB) string { return build(t, "../../examples/mlpplugin") }
 
 // faultPluginBinary returns the path of the test plugin that crashes on
-// demand (testdata/faultplugin).
-func faultPluginBinary(t testing.TB) string { return build(t, "./testdata/faultplugin") }
+// demand (internal/testplugins/faultplugin).
+func faultPluginBinary(t testing.TB) string {
+	return build(t, "../../internal/testplugins/faultplugin")
+}
 
 // startVi starts the vi binary in dir with its stderr collected, and kills
 // it at the end of the test whatever happens (an earlier failure left a run

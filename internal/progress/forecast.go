@@ -1,15 +1,13 @@
-package main
+package progress
 
 import (
 	"fmt"
 	"io"
 	"sync"
 	"time"
-
-	"github.com/lazyvi/lazyvi/internal/progress"
 )
 
-// forecastLong is the forecast run time from which vi estimate says how
+// forecastLong is the forecast run time from which a Forecast says how
 // long the run will take and what the cheaper option costs.
 const forecastLong = 2 * time.Minute
 
@@ -20,7 +18,7 @@ const (
 	forecastMinJobs = 4
 )
 
-// forecast watches a run's progress and, once the first repetition's full
+// A Forecast watches a run's progress and, once the first repetition's full
 // models are trained and a few of its reductions are done, forecasts the
 // run's wall time from what it has seen: the training so far once per
 // repetition, the reductions at the rate they have gone, and --check's
@@ -29,9 +27,9 @@ const (
 // forecastLong it says so on w, once, with --repeats 1's forecast and its
 // cost in power where the run has several repetitions. It passes every
 // update on to prog.
-type forecast struct {
+type Forecast struct {
 	w       io.Writer
-	prog    *progress.Meter
+	prog    *Meter
 	repeats int
 	start   time.Time // the run's start, before the first training
 	// checkJobs are the check's reductions in each repetition, models the
@@ -43,13 +41,16 @@ type forecast struct {
 	said    bool
 }
 
-func newForecast(w io.Writer, prog *progress.Meter, repeats, checkJobs, models int) *forecast {
-	return &forecast{w: w, prog: prog, repeats: max(repeats, 1), checkJobs: checkJobs, models: max(models, 1), start: time.Now()}
+// NewForecast returns the forecast of a run of repeats repetitions, each
+// training models full models and ending with checkJobs reductions of
+// --check, said on w; its updates go on to prog (nil: drawn nowhere).
+func NewForecast(w io.Writer, prog *Meter, repeats, checkJobs, models int) *Forecast {
+	return &Forecast{w: w, prog: prog, repeats: max(repeats, 1), checkJobs: checkJobs, models: max(models, 1), start: time.Now()}
 }
 
-// update is an EstimateOptions.Progress callback, counting over all
-// repetitions (done of total).
-func (f *forecast) update(done, total int) {
+// Update is a pipeline.EstimateOptions.Progress callback, counting over
+// all repetitions (done of total).
+func (f *Forecast) Update(done, total int) {
 	f.prog.Update(done, total)
 	if msg := f.observe(done, total, time.Now()); msg != "" {
 		f.prog.Clear()
@@ -59,7 +60,7 @@ func (f *forecast) update(done, total int) {
 
 // observe records the progress (done of total reductions at now) and
 // returns the forecast's message when it is due and the run is long.
-func (f *forecast) observe(done, total int, now time.Time) string {
+func (f *Forecast) observe(done, total int, now time.Time) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.said || total <= 0 {

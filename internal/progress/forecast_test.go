@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ func TestForecast(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	// 3 repetitions of 100 reductions; training 20 s a repetition; 5
 	// reductions in 10 s: 3*20 s + 300/5*10 s = 660 s = 11 min.
-	f := &forecast{repeats: 3, models: 1, start: t0}
+	f := &Forecast{repeats: 3, models: 1, start: t0}
 	if msg := f.observe(0, 300, t0.Add(20*time.Second)); msg != "" {
 		t.Fatalf("forecast at the start of the reductions: %q", msg)
 	}
@@ -32,12 +32,12 @@ func TestForecast(t *testing.T) {
 	}
 
 	// A short run says nothing; one repetition names no cheaper option.
-	short := &forecast{repeats: 3, models: 1, start: t0}
+	short := &Forecast{repeats: 3, models: 1, start: t0}
 	short.observe(0, 30, t0.Add(time.Second))
 	if msg := short.observe(4, 30, t0.Add(2*time.Second)); msg != "" {
 		t.Errorf("forecast of a short run: %q", msg)
 	}
-	one := &forecast{repeats: 1, models: 1, start: t0}
+	one := &Forecast{repeats: 1, models: 1, start: t0}
 	one.observe(0, 100, t0.Add(time.Minute))
 	msg = one.observe(5, 100, t0.Add(2*time.Minute))
 	if !strings.Contains(msg, "about 21 min") || strings.Contains(msg, "--repeats 1") {
@@ -46,7 +46,7 @@ func TestForecast(t *testing.T) {
 	// --check 2 on 3 folds: 6 of each repetition's 100 reductions train a
 	// model each, at a third of the repetition's training (30 s): 3*30 s +
 	// 282/5*10 s + 18*10 s = 834 s.
-	chk := &forecast{repeats: 3, models: 3, checkJobs: 6, start: t0}
+	chk := &Forecast{repeats: 3, models: 3, checkJobs: 6, start: t0}
 	chk.observe(0, 300, t0.Add(30*time.Second))
 	msg = chk.observe(5, 300, t0.Add(40*time.Second))
 	for _, want := range []string{"about 14 min", "1 min 30 s training the full models, 3 min retraining for --check, the rest"} {
