@@ -122,9 +122,10 @@ func wide(m, q int) bool { return q > m }
 // columns with u projected out, the slopes are C^T (C C^T + ridge I)^-1 b_c
 // (b_c: b with u projected out) and the intercept u.(b - A_1 slopes)/u.u.
 // Time O(m^2 q + m^3), memory O(m q), against the primal's (m+q) x q QR.
-// It also returns the trace of the hat matrix of the fit, 1 + trace(K
-// (K + ridge I)^-1) with K = C C^T, for the residual degrees of freedom.
-func solveRidgeDual(a blas64.General, b []float64, ridge float64) (theta []float64, traceH float64, ok bool) {
+// With withTrace it also returns the trace of the hat matrix of the fit,
+// 1 + trace(K (K + ridge I)^-1) with K = C C^T, for the residual degrees
+// of freedom (an inverse of the factor, O(m^3) more); without, 0.
+func solveRidgeDual(a blas64.General, b []float64, ridge float64, withTrace bool) (theta []float64, traceH float64, ok bool) {
 	m, q := a.Rows, a.Cols
 	p := q - 1
 	uu, ub := 0.0, 0.0
@@ -166,6 +167,9 @@ func solveRidgeDual(a blas64.General, b []float64, ridge float64) (theta []float
 	theta = make([]float64, q)
 	blas64.Gemv(blas.Trans, 1, c, blas64.Vector{N: m, Inc: 1, Data: alpha.Data}, 0, blas64.Vector{N: p, Inc: 1, Data: theta[1:]})
 	theta[0] = ub/uu - blas64.Dot(blas64.Vector{N: p, Inc: 1, Data: w}, blas64.Vector{N: p, Inc: 1, Data: theta[1:]})
+	if !withTrace {
+		return theta, 0, true
+	}
 	// trace(K (K + ridge I)^-1) = m - ridge trace((K + ridge I)^-1).
 	inv, ok := lapack64.Potri(t)
 	if !ok {

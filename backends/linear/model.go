@@ -21,6 +21,10 @@ type Model struct {
 	cfg    config
 	seed   int64     // seeds the folds of the ridge search (option ridge auto)
 	start  []float64 // logistic regression's starting theta, when set (the ridge search's warm start)
+	// thetaOnly: the fit estimates theta and nothing else (no covariance,
+	// residual variance or degrees of freedom), as the ridge search's
+	// models need only their predictions.
+	thetaOnly bool
 
 	// Set by Fit, read-only afterwards.
 	fitted bool
@@ -271,6 +275,9 @@ func (md *Model) fitOLS(xg blas64.General, y []float64) error {
 	a, b := md.augmented(md.design(xg, nil), append([]float64(nil), y...))
 	s := solveLS(a, b)
 	md.theta, md.alias, md.rank = s.theta, s.aliased, s.rank
+	if md.thetaOnly {
+		return nil
+	}
 	rss := md.rss(xg, y)
 	ainv := s.unscaledCov() // (Z^T Z + ridge D)^-1
 	cov := ainv
@@ -306,7 +313,7 @@ func (md *Model) fitOLSWide(xg blas64.General, y []float64) error {
 	z := md.design(xg, nil)
 	df := 0.0
 	if r := md.cfg.ridge; r > 0 {
-		theta, tr, ok := solveRidgeDual(z, y, r)
+		theta, tr, ok := solveRidgeDual(z, y, r, !md.thetaOnly)
 		if !ok {
 			return fmt.Errorf("linear: the ridge system of %d rows and %d inputs is not positive definite", n, md.inputs)
 		}
@@ -316,6 +323,9 @@ func (md *Model) fitOLSWide(xg blas64.General, y []float64) error {
 		s := solveLS(z, append([]float64(nil), y...))
 		md.theta, md.alias, md.rank = s.theta, s.aliased, s.rank
 		df = float64(n - s.rank)
+	}
+	if md.thetaOnly {
+		return nil
 	}
 	md.setSigma2(md.rss(xg, y), df)
 	md.cov = nil
@@ -452,7 +462,7 @@ func (md *Model) fitLogistic(ctx context.Context, xg blas64.General, y []float64
 	md.sigma2 = 1
 	md.df = float64(n - s.rank)
 	md.cov = nil // not formed for more parameters than rows (fitOLSWide)
-	if !wide(n, q) {
+	if !wide(n, q) && !md.thetaOnly {
 		md.cov = scaleCov(s.unscaledCov(), 1, md.alias)
 	}
 	return nil
@@ -465,7 +475,7 @@ func (md *Model) fitLogistic(ctx context.Context, xg blas64.General, y []float64
 func (md *Model) irlsStep(xg blas64.General, sw, rhs []float64, s *lsq) ([]float64, error) {
 	n, q := xg.Rows, md.inputs+1
 	if wide(n, q) && md.cfg.ridge > 0 {
-		theta, _, ok := solveRidgeDual(md.design(xg, sw), rhs, md.cfg.ridge)
+		theta, _, ok := solveRidgeDual(md.design(xg, sw), rhs, md.cfg.ridge, false)
 		if !ok {
 			return nil, fmt.Errorf("linear: the weighted ridge system of %d rows and %d inputs is not positive definite", n, md.inputs)
 		}

@@ -75,7 +75,11 @@ func (md *Model) foldLosses(ctx context.Context, x blas64.General, y []float64, 
 	train, ytr, held, yho := foldRows(x, y, rows, f, md.inputs)
 	var start []float64
 	for g := len(ridgeGrid) - 1; g >= 0; g-- {
-		sub := &Model{task: md.task, inputs: md.inputs, start: start,
+		// A least-squares fit does not look at ctx: each penalty's does.
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("linear: %w", err)
+		}
+		sub := &Model{task: md.task, inputs: md.inputs, start: start, thetaOnly: true,
 			cfg: config{ridge: m * math.Pow(10, ridgeGrid[g]), maxIter: md.cfg.maxIter}}
 		if err := sub.fitRows(ctx, train, ytr); err != nil {
 			if ctx.Err() != nil {

@@ -2,6 +2,7 @@ package linear
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -81,5 +82,29 @@ func TestRidgeAutoSeparated(t *testing.T) {
 	pc, _ := c.Predict(context.Background(), x)
 	if !mat.Equal(pa, pc) {
 		t.Error("loaded model predicts otherwise")
+	}
+}
+
+// TestRidgeSearchLooksAtContext: the ridge search of a least-squares fit,
+// whose fits do not look at their context themselves, stops with ctx's
+// error once ctx is done (a wide design's search took tens of seconds, a
+// signal waited for all of it), and its models fit theta alone.
+func TestRidgeSearchLooksAtContext(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	n, p := 60, 80
+	x := randX(rng, n, p)
+	y := make([]float64, n)
+	for i := range y {
+		y[i] = x.At(i, 0) + rng.NormFloat64()
+	}
+	md := &Model{task: framework.Regression, inputs: p, seed: 1, cfg: config{auto: true, maxIter: 100}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := md.tuneRidge(ctx, x.RawMatrix(), y); !errors.Is(err, context.Canceled) {
+		t.Errorf("tuneRidge on a cancelled context: %v, want context.Canceled", err)
+	}
+	sub := &Model{task: framework.Regression, inputs: p, thetaOnly: true, cfg: config{ridge: 1}}
+	if err := sub.fitRows(context.Background(), x.RawMatrix(), y); err != nil || sub.theta == nil || sub.cov != nil || sub.df != 0 {
+		t.Errorf("a theta-only fit: err %v, theta set %t, cov set %t, df %g", err, sub.theta != nil, sub.cov != nil, sub.df)
 	}
 }

@@ -42,7 +42,7 @@ func TestRidgeDualMatchesPrimal(t *testing.T) {
 		bb := append(append([]float64(nil), b...), make([]float64, q-1)...)
 		primal := solveLS(aug, bb)
 
-		dual, tr, ok := solveRidgeDual(a, b, ridge)
+		dual, tr, ok := solveRidgeDual(a, b, ridge, true)
 		if !ok {
 			t.Fatalf("weighted %v: the dual system is not positive definite", weighted)
 		}
