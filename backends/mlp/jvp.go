@@ -313,14 +313,25 @@ func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*
 		for i := range a {
 			a[i] = float32(u.At(i, c))
 		}
+		runs := nonzeroRuns(a)
 		for l, ly := range md.layers {
 			// diag(a) Delta_l (n x out) and its column sums, db; then
-			// dW = its transpose times A_l.
-			dg := blas32.General{Rows: n, Cols: ly.out, Stride: ly.out, Data: (*sb)[:n*ly.out]}
+			// dW = its transpose times A_l, over the rows where a is
+			// not zero (a zero row adds exact zeros).
 			b := db[:ly.out]
-			scaleRows(dg, sg.deltas[l], a, b)
+			clear(b)
 			wg := blas32.General{Rows: ly.out, Cols: ly.in, Stride: ly.in, Data: (*wb)[:ly.out*ly.in]}
-			blas32.Gemm(blas.Trans, blas.NoTrans, 1, dg, sg.acts[l], 0, wg)
+			beta := float32(0)
+			for _, r := range runs {
+				rows := r[1] - r[0]
+				dg := blas32.General{Rows: rows, Cols: ly.out, Stride: ly.out, Data: (*sb)[:rows*ly.out]}
+				scaleRows(dg, rowRange32(sg.deltas[l], r[0], r[1]), a[r[0]:r[1]], b)
+				blas32.Gemm(blas.Trans, blas.NoTrans, 1, dg, rowRange32(sg.acts[l], r[0], r[1]), beta, wg)
+				beta = 1
+			}
+			if beta == 0 {
+				clear(wg.Data) // a is zero
+			}
 			for k, x := range wg.Data {
 				g[ly.w+k] = float64(x)
 			}
@@ -331,11 +342,48 @@ func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*
 	return out, nil
 }
 
-// scaleRows writes d's row i times a[i] into dst's row i and their column
-// sums, in float64, into sums.
+// maxRuns is the most runs of non-zero rows that JacobianTMul's product
+// is split into; a vector of more runs is taken whole, its zero rows with
+// the others.
+const maxRuns = 8
+
+// nonzeroRuns returns the runs [lo, hi) of a's non-zero entries, in
+// order: a's zeros add nothing to Phi^T a, and the lazy estimator's
+// cross-validation asks for Phi^T a over all its rows with a zero on a
+// fold's (one run of zeros), where the fold's rows are a third of them.
+// Where a has more than maxRuns runs, or no zero, it is one run, all of
+// a's rows: the product then has the same numbers as without the split.
+func nonzeroRuns(a []float32) [][2]int {
+	var runs [][2]int
+	for i := 0; i < len(a); {
+		for i < len(a) && a[i] == 0 {
+			i++
+		}
+		lo := i
+		for i < len(a) && a[i] != 0 {
+			i++
+		}
+		if i > lo {
+			runs = append(runs, [2]int{lo, i})
+		}
+	}
+	if len(runs) > maxRuns || (len(runs) == 1 && runs[0] == [2]int{0, len(a)}) {
+		return [][2]int{{0, len(a)}}
+	}
+	return runs
+}
+
+// rowRange32 is rows lo..hi of g.
+func rowRange32(g blas32.General, lo, hi int) blas32.General {
+	g.Data = g.Data[lo*g.Stride : (hi-1)*g.Stride+g.Cols]
+	g.Rows = hi - lo
+	return g
+}
+
+// scaleRows writes d's row i times a[i] into dst's row i and adds their
+// column sums, in float64, to sums.
 func scaleRows(dst, d blas32.General, a []float32, sums []float64) {
 	w := d.Cols
-	clear(sums)
 	for i, ai := range a {
 		src := d.Data[i*d.Stride : i*d.Stride+w]
 		row := dst.Data[i*dst.Stride : i*dst.Stride+w]

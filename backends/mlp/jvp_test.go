@@ -316,3 +316,49 @@ func TestLeanEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestSingleTMulZeroRows checks the single-precision Phi^T u where u has
+// zero rows, which the product skips (one run of zeros, as the lazy
+// estimator's folds give; zeros at the start; zeros too scattered to
+// split on; all zeros), against the double product within
+// TestSinglePrecisionProducts' bound, and all zeros to exactly 0.
+func TestSingleTMulZeroRows(t *testing.T) {
+	for _, task := range tasks {
+		t.Run(task.String(), func(t *testing.T) {
+			md, x := smallProblem(t, task, "6,5,3", 120)
+			s := md.SinglePrecision()
+			j, err := md.Jacobian(ctx, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, _ := j.Dims()
+			rng := rand.New(rand.NewPCG(5, 11))
+			u := mat.NewDense(rows, 4, nil)
+			for i := 0; i < rows; i++ {
+				for c, zero := range []bool{i >= 40 && i < 80, i < 30, i%3 == 0, true} {
+					if !zero {
+						u.Set(i, c, rng.NormFloat64())
+					}
+				}
+			}
+			got, err := s.JacobianTMul(ctx, x, u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := md.JacobianTMul(ctx, x, u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, _ := want.Dims()
+			for i := 0; i < m; i++ {
+				if v := got.At(i, 3); v != 0 {
+					t.Fatalf("Phi^T 0 has %v at %d", v, i)
+				}
+			}
+			var bound mat.Dense
+			bound.Mul(absOf(j.T()), absOf(u))
+			bound.Scale(gamma(rows+6, u32), &bound)
+			checkBound(t, "JacobianTMul", got.Slice(0, m, 0, 3).(*mat.Dense), want.Slice(0, m, 0, 3).(*mat.Dense), bound.Slice(0, m, 0, 3).(*mat.Dense))
+		})
+	}
+}

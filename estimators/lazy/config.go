@@ -19,7 +19,7 @@ type config struct {
 	carryMaxValues int
 	// noSketch solves without the subsample's preconditioner (sketch.go).
 	noSketch bool
-	// solveTol is the final solve's tolerance (energyTol).
+	// solveTol is the final solve's tolerance (finalEnergyTol).
 	solveTol float64
 }
 
@@ -54,7 +54,7 @@ func (c config) rows() int             { return orDefault(c.subsampleRows, defau
 func (c config) tol() float64          { return orDefault(c.subsampleTol, defaultSubsampleTol) }
 func (c config) precondRatio() float64 { return orDefault(c.precondWhen, defaultPrecondWhen) }
 func (c config) carryValues() int      { return orDefault(c.carryMaxValues, defaultCarryMaxValues) }
-func (c config) energyTol() float64    { return orDefault(c.solveTol, energyTol) }
+func (c config) energyTol() float64    { return orDefault(c.solveTol, finalEnergyTol) }
 
 // orDefault is v when it is positive, else def.
 func orDefault[T int | float64](v, def T) T {

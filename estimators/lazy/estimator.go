@@ -95,7 +95,7 @@ type Estimator struct {
 	// products in float64 where the model also has single-precision ones
 	// (framework.SinglePrecisioner), which they use otherwise: faster, and
 	// their rounding (relative ~1e-7) is far below the solves' tolerance
-	// (energyTol, 1e-2 of the objective's decrease), and the penalty
+	// (finalEnergyTol, 5e-3 of the objective's decrease), and the penalty
 	// search at scale (the subsample's cross-validation) in float64 where
 	// the model also has a single-precision kernel
 	// (framework.SingleKerneler), which it uses otherwise (newRidge). The

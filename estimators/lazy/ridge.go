@@ -277,11 +277,11 @@ func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 				shifts[c] = &framework.Shift{X: xH, DTheta: dthetas.RawRowView(c)}
 			default:
 				// Phi_T^T a as Phi^T a over all the rows x with a zero on
-				// the fold's: the same vector (the zeros add exact zeros
-				// to sums in the same order), while the model's signals
-				// of x, which the kernel computed and which a plugin
-				// holds under one handle, serve every fold and
-				// candidate, where the rows T would be one
+				// the fold's: the same vector (the zeros add exact
+				// zeros; a network's product skips them), while the
+				// model's signals of x, which the kernel computed and
+				// which a plugin holds under one handle, serve every
+				// fold and candidate, where the rows T would be one
 				// more input per fold, sent and passed through the
 				// network.
 				a := make([]float64, len(d.e))

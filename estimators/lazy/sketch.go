@@ -33,24 +33,27 @@ import (
 // that does not, where the baseline's Ritz pairs (precond.go) fit only
 // the latter. The solve is CG preconditioned by P (pcgSolve), stopped when
 // a bound of the energy error by the subsample's rows (bound) is at most
-// energyTol of the decrease achieved: the same guarantee as the plain
+// finalEnergyTol of the decrease achieved: the same guarantee as the plain
 // solve's. The baseline solves this way too, so that it carries no Ritz
 // pairs; they remain for the solves without a subsample (a fixed
 // penalty).
 
 // sketchPrecond is P^-1 for a subsample's rows at a penalty alpha, in
 // the subsample's dominant directions: K_s's range is sketched by a seeded
-// Gaussian test matrix with one power step (randomized Nystrom, Frangella,
-// Tropp and Udell 2023) into B (ns x r, orthonormal columns, the
-// eigenvectors of Q^T K_s Q with eigenvalues theta), so that Z = Phi_s^T B
-// (not formed) has Z^T Z = diag(theta), and
+// Gaussian test matrix (randomized Nystrom, Frangella, Tropp and Udell
+// 2023), Q the orthonormal basis of K_s Omega, into B (ns x r, orthonormal
+// columns, the eigenvectors of Q^T K_s Q with eigenvalues theta), so that
+// Z = Phi_s^T B (not formed) has Z^T Z = diag(theta), and
 //
 //	P = alpha I + c Z Z^T,  P^-1 = (1/alpha) (I - Z diag(1/(theta + alpha/c)) Z^T).
 //
-// Three matrix products with K_s (2 ns^2 r flops each) and an r x r
+// Two matrix products with K_s (2 ns^2 r flops each) and an r x r
 // eigendecomposition, where factoring K_s itself would cost ns^3/3 in
 // LAPACK's slowest kernel; the directions beyond the r largest are those
-// of eigenvalues near the penalty, where P is alpha I as it should be.
+// of eigenvalues near the penalty, where P is alpha I as it should be. A
+// power step (a third product, K_s Q) sharpens B's directions without
+// saving the solves a step: the eigenvalues that cost CG its steps are
+// far above the rest, where one product already finds their directions.
 type sketchPrecond struct {
 	op    *jacobianOp // Phi_s's products, counting their flops
 	b     *mat.Dense  // B, ns x r
@@ -107,11 +110,6 @@ func (s *sketch) precond(ctx context.Context, alpha float64, n1 int) (*sketchPre
 	if q == nil {
 		return nil, nil
 	}
-	y.Reset()
-	y.Mul(km, q) // the power step
-	if q = orthonormal(&y); q == nil {
-		return nil, nil
-	}
 	var kq, h mat.Dense
 	kq.Mul(km, q)
 	h.Mul(q.T(), &kq)
@@ -138,7 +136,7 @@ func (s *sketch) precond(ctx context.Context, alpha float64, n1 int) (*sketchPre
 	if err != nil {
 		return nil, err
 	}
-	op.flops += 6 * float64(ns) * float64(ns) * float64(r)
+	op.flops += 4 * float64(ns) * float64(ns) * float64(r)
 	pre.op = op
 	return pre, nil
 }

@@ -1,0 +1,56 @@
+//go:build unix
+
+package lazy
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/internal/timing"
+	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/pipeline"
+)
+
+// BenchmarkScaleVIs is lazy as vi bench runs it (pipeline.Estimate, plain
+// inference, the baseline with the features, one worker, a fresh copy of
+// the model) on highdim n 10000 (x1..x16) and linear n 20000 (x1..x6),
+// (200, 100): the wall and CPU seconds, each step's seconds and counted
+// GFLOP (deterministic: the measure to compare builds by on a loaded
+// machine), and per feature the VI, its SE, the final solve's Krylov
+// steps and flops, so that two builds' VIs can be compared in SEs.
+//
+//	go test -run X -bench ScaleVIs -benchtime 1x ./estimators/lazy
+func BenchmarkScaleVIs(b *testing.B) {
+	ctx := context.Background()
+	for _, c := range []*scaleProblem{&scaleTrained, &scaleLinearBench} {
+		b.Run(fmt.Sprintf("%s-%d", c.setting, c.n), func(b *testing.B) {
+			c.get(b)
+			fresh := c.freshCopies(ctx, b)
+			feats := c.p.Features()
+			feats = feats[:min(16, len(feats))]
+			for b.Loop() {
+				var stages timing.Stages
+				cpu0, _ := processCPU(b)
+				start := time.Now()
+				res, err := pipeline.Estimate(timing.With(ctx, &stages), fresh(), measures.MSE(), []framework.Estimator{Estimator{}}, feats, pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				cpu1, _ := processCPU(b)
+				fmt.Printf("%s n %d: %.2f s, %.2f CPU s\n", c.setting, c.n, time.Since(start).Seconds(), cpu1-cpu0)
+				for _, t := range stages.Totals() {
+					fmt.Printf("  %s %.3f s, %.3f GFLOP\n", t.Name, t.Seconds, t.Flops/1e9)
+				}
+				for _, r := range res {
+					steps, _ := r.Get(statSteps)
+					flops, _ := r.Get(statFlops)
+					fmt.Printf("  %s: VI %.6f (SE %.6f), steps %v, flops %v\n", r.Feature, r.VI, r.SE, steps, flops)
+				}
+			}
+		})
+	}
+}
