@@ -1,8 +1,6 @@
 package inferflags
 
 import (
-	"math"
-
 	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/inference"
 )
@@ -19,8 +17,8 @@ func (f *Flags) Options(set map[string]bool, level float64) (inference.InferOpti
 	if f.Repeats < 1 {
 		return inference.InferOptions{}, framework.Usagef("--repeats must be at least 1, got %d", f.Repeats)
 	}
-	if !(f.Perturb > 0) || math.IsInf(f.Perturb, 0) {
-		return inference.InferOptions{}, framework.Usagef("--perturb must be a positive number, got %g", f.Perturb)
+	if !(f.Perturb > 0 && f.Perturb <= inference.MaxPerturb) {
+		return inference.InferOptions{}, framework.Usagef("--perturb must be in (0, %g], got %g", float64(inference.MaxPerturb), f.Perturb)
 	}
 	method := f.method
 	if f.auto && f.Ensemble {

@@ -221,7 +221,7 @@ func fullWarnings(m framework.Measure, f FullResult) []string {
 		if b.Name == InterceptName {
 			// A model no better than the training rows' mean (or class
 			// shares) has found no signal: every feature's VI is near 0.
-			ws = append(ws, fmt.Sprintf("the full model does not beat the intercept-only model (the training rows' mean or class shares) beyond its standard error (%s): it found no signal in the features, so no VI can be large; check the response, the features and the number of rows",
+			ws = append(ws, fmt.Sprintf("the full model does not beat the intercept-only model (the training rows' mean or class shares) beyond its standard error (%s): it found no signal in the features beyond that error, so no VI can be large; check the response, the features and the number of rows",
 				scores))
 			continue
 		}

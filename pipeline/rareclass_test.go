@@ -31,6 +31,9 @@ func TestRareClassNote(t *testing.T) {
 	if note := rareClassNote(folds(framework.Binary, MinClassRows)); note != "" {
 		t.Errorf("%d positives: note %q", MinClassRows, note)
 	}
+	if note := rareClassNote(folds(framework.Binary, 0)); !strings.Contains(note, "class 1 has 0 of the 200 evaluation rows") {
+		t.Errorf("no positive evaluation row: note %q", note)
+	}
 	if note := rareClassNote(folds(framework.Regression, 3)); note != "" {
 		t.Errorf("regression: note %q", note)
 	}

@@ -266,7 +266,10 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 		all = append(slices.Clip(ests), opt.Check.Estimator)
 	}
 	var notes []string
-	cfg.Rivals, notes = rivalsRunning(cfg.Rivals, all)
+	if cfg.Saved == nil && !cfg.Pretrained() {
+		// Only where a model choice is made (chooseKind).
+		cfg.Rivals, notes = rivalsRunning(cfg.Rivals, all)
+	}
 	s := &runState{d: d, cfg: cfg, m: m, ests: ests, opt: opt, reps: max(cfg.Repeats, 1), notes: notes}
 	if cfg.Saved != nil {
 		s.choice = cfg.Saved.Choice

@@ -27,21 +27,23 @@ type RunID struct {
 // (dataio.DataFingerprint, computed when first needed), the content of the
 // model file (not its name: the SHA-256 of the whole file,
 // dataio.SavedModel.FileSum, as read once) and the flags given except
-// those in skip, in lexical order. The bytes hashed for the model are
-// those of earlier versions, which read the file again here, so that
-// their checkpoints and shards still match.
+// those in skip, in lexical order; a nil Data or Flags hashes as none.
+// The model's line keeps a fixed trailing field, so that checkpoints and
+// shards written before it was fixed still match.
 func (id *RunID) Fingerprint(skip ...string) string {
 	h := sha256.New()
-	if id.data == "" {
+	if id.data == "" && id.Data != nil {
 		id.data = dataio.DataFingerprint(id.Data)
 	}
 	fmt.Fprintf(h, "%s\n%s\n", id.Command, id.data)
+	if id.Flags == nil {
+		return hex.EncodeToString(h.Sum(nil))
+	}
 	id.Flags.Visit(func(f *flag.Flag) {
 		switch {
 		case slices.Contains(skip, f.Name):
 		case f.Name == "model" && id.Model != nil:
-			// false: the file was read (earlier versions said whether
-			// reading it again failed).
+			// false: the file was read.
 			fmt.Fprintf(h, "--model=%x %v\n", id.Model.FileSum, false)
 		default:
 			fmt.Fprintf(h, "--%s=%s\n", f.Name, f.Value)

@@ -41,3 +41,12 @@ func TestRunIDFingerprint(t *testing.T) {
 		}
 	}
 }
+
+// TestRunIDFingerprintNil: a RunID without data or flags hashes its
+// command alone, without a panic, and two commands differ.
+func TestRunIDFingerprintNil(t *testing.T) {
+	a, b := (&RunID{Command: "estimate"}).Fingerprint(), (&RunID{Command: "shapley"}).Fingerprint()
+	if a == "" || a == b {
+		t.Errorf("fingerprints %q and %q", a, b)
+	}
+}

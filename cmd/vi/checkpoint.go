@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/lazyvi/lazyvi/dataio"
+	"github.com/lazyvi/lazyvi/internal/atomicfile"
 	"github.com/lazyvi/lazyvi/internal/progress"
 	"github.com/lazyvi/lazyvi/pipeline"
 )
@@ -18,7 +18,7 @@ func openCheckpoint(a *app, id *pipeline.RunID, out string, prog *progress.Meter
 	if out == "" {
 		return nil, nil
 	}
-	if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
+	if d, err := atomicfile.Resolve(out); err != nil || d.InPlace {
 		return nil, nil
 	}
 	c, n, err := dataio.OpenCheckpoint(out+".partial", checkpointID(id))

@@ -72,6 +72,9 @@ func (o *simulateOptions) run(ctx context.Context, a *app, cmd *Command, args []
 	if err := checkOutDir("--out", o.out); err != nil {
 		return err
 	}
+	if d, err := atomicfile.Resolve(o.out); err == nil && d.InPlace {
+		return framework.Usagef("simulate: --out %s: vi simulate writes a data file and its truth beside it: name a file", o.out)
+	}
 	if err := checkOutDir("--out's truth file", truthPath(o.out)); err != nil {
 		return err
 	}

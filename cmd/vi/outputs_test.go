@@ -19,8 +19,9 @@ func TestOutputsCheckedFirst(t *testing.T) {
 		want string
 	}{
 		{[]string{"--plot", "nodir/x.png"}, "vi: --plot nodir/x.png: directory nodir does not exist\n"},
-		{[]string{"--plot", "/proc/x.png"}, "vi: --plot /proc/x.png: cannot write in directory /proc: "},
-		{[]string{"--out", "/proc/out.json"}, "vi: --out /proc/out.json: cannot write in directory /proc: "},
+		{[]string{"--plot", "/sys/x.png"}, "vi: --plot /sys/x.png: cannot write in directory /sys: "},
+		{[]string{"--out", "/sys/out.json"}, "vi: --out /sys/out.json: cannot write in directory /sys: "},
+		{[]string{"--out", "/proc/out.json"}, "vi: --out /proc/out.json: vi makes no new files under /dev or /proc"},
 		{[]string{"--out", "."}, "vi: --out .: is a directory"},
 		{[]string{"--model", "-"}, "vi: -: a model file is read by its name, not from standard input"},
 		{[]string{"--permute-repeats", "1e9", "--estimators", "permute"}, `vi: --permute-repeats must be a whole number from 1 to 1000, got "1e9"`},

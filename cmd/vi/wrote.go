@@ -15,12 +15,13 @@ import (
 // overwritten silently (a device such as /dev/null or a pipe is written
 // to, not replaced). what may be "".
 func (a *app) writeAnnounced(path, what string, data []byte) error {
-	fi, statErr := os.Stat(path)
+	d, _ := atomicfile.Resolve(path)
+	fi, statErr := os.Stat(d.Path)
 	if err := atomicfile.WriteFile(path, data); err != nil {
 		return err
 	}
 	verb := "wrote"
-	if statErr == nil && fi.Mode().IsRegular() {
+	if statErr == nil && fi.Mode().IsRegular() && !d.InPlace {
 		verb = "replaced"
 	}
 	if what != "" {

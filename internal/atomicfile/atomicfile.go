@@ -23,18 +23,23 @@ func WriteFile(path string, data []byte) error {
 // Write is WriteFile of what write writes, streamed to the
 // temporary file (a model file need not be held in memory twice).
 //
-// A path that names a symbolic link is written through it: the link's
-// target is replaced and the link kept. A path that is not a regular file
-// (a device such as /dev/null or /dev/stdout, a named pipe) is written to
-// directly, as a shell's redirection would: renaming over it would replace
-// the device or pipe with a file.
+// Where path leads decides how (Resolve): a regular file, or none yet, is
+// replaced atomically and keeps its permission bits (a new file is 0644);
+// a symbolic link of this user's is written through, its target replaced
+// and the link kept, while another user's link (one planted in a shared
+// directory, say) is never followed; a character device (/dev/null, a
+// terminal), a named pipe, or any path under /dev or /proc (/dev/stdout
+// redirected to a file) is written in place and appended to, as a shell's
+// >> would; a block device or a socket is refused.
 func Write(path string, write func(io.Writer) error) (err error) {
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
+	d, err := Resolve(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
-		return writeSpecial(path, write)
+	if d.InPlace {
+		return writeInPlace(d.Path, write)
 	}
+	path = d.Path
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -53,7 +58,7 @@ func Write(path string, write func(io.Writer) error) (err error) {
 	if err = write(f); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = f.Chmod(0o644); err != nil {
+	if err = f.Chmod(d.Perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = f.Sync(); err != nil {
@@ -73,9 +78,9 @@ func Write(path string, write func(io.Writer) error) (err error) {
 	return nil
 }
 
-// writeSpecial writes to path, which is not a regular file, in place.
-func writeSpecial(path string, write func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+// writeInPlace appends what write writes to path, which is not replaced.
+func writeInPlace(path string, write func(io.Writer) error) error {
+	f, err := openInPlace(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -90,30 +95,23 @@ func writeSpecial(path string, write func(io.Writer) error) error {
 }
 
 // CheckWritable reports, before any work that ends in writing path, why
-// Write could not: path's directory missing or not a directory, path
-// itself a directory, or a directory where no file can be created (it
-// creates and removes a temporary file there, as Write would). The
+// Write could not: path refused by Resolve, a place written in place that
+// this user may not write, path's directory missing or not a directory,
+// path itself a directory, or a directory where no file can be created
+// (it creates and removes a temporary file there, as Write would). The
 // errors name the directory or the path, not a flag.
 func CheckWritable(path string) error {
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
+	d, err := Resolve(path)
+	if err != nil {
+		return err
 	}
-	if fi, err := os.Stat(path); err == nil && fi.Mode()&(os.ModeDevice|os.ModeNamedPipe) != 0 {
-		// Written in place (Write): its directory need not take files. A
-		// device must open for writing; a pipe's open would wait for its
-		// reader, so only its permission bits are looked at.
-		if fi.Mode()&os.ModeNamedPipe != 0 {
-			if fi.Mode().Perm()&0o222 == 0 {
-				return fmt.Errorf("named pipe %s is not writable", path)
-			}
-			return nil
+	if d.InPlace {
+		if err := writable(d.Path); err != nil {
+			return fmt.Errorf("cannot write to %s: %w", d.Path, err)
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return fmt.Errorf("cannot write to %s: %w", path, errors.Unwrap(err))
-		}
-		return f.Close()
+		return nil
 	}
+	path = d.Path
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	switch {

@@ -66,7 +66,7 @@ func (f *Flags) Config(ctx context.Context) (Config, error) {
 		return c, framework.Usagef("--level must be in (0, 1), got %g", f.level)
 	}
 	var err error
-	if c.Perturb, err = floatList(f.perturb, "--perturb"); err != nil {
+	if c.Perturb, err = floatList(f.perturb, "--perturb", inference.MaxPerturb); err != nil {
 		return c, err
 	}
 	if c.Data, err = f.semiData(ctx); err != nil {
@@ -126,13 +126,13 @@ func (f *Flags) semiData(ctx context.Context) (*dataio.Dataset, error) {
 	return nil, framework.Usagef("bench coverage: --setting must be linear, binary or semi (a setting with a known truth), got %q", f.setting)
 }
 
-// floatList parses a comma-separated list of positive numbers.
-func floatList(s, flagName string) ([]float64, error) {
+// floatList parses a comma-separated list of numbers in (0, most].
+func floatList(s, flagName string, most float64) ([]float64, error) {
 	var out []float64
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return nil, framework.Usagef("%s: want positive numbers, got %q", flagName, f)
+		if err != nil || !(v > 0 && v <= most) {
+			return nil, framework.Usagef("%s: want numbers in (0, %g], got %q", flagName, most, f)
 		}
 		out = append(out, v)
 	}

@@ -59,7 +59,8 @@ func TestFlagsRefused(t *testing.T) {
 	}{
 		{[]string{"--crossfit", "1"}, "--crossfit at least 2"},
 		{[]string{"--level", "1"}, "--level must be in (0, 1)"},
-		{[]string{"--perturb", "0.5,-1"}, `--perturb: want positive numbers, got "-1"`},
+		{[]string{"--perturb", "0.5,-1"}, `--perturb: want numbers in (0, 100], got "-1"`},
+		{[]string{"--perturb", "200"}, `--perturb: want numbers in (0, 100], got "200"`},
 		{[]string{"--copy", "0.5"}, "--copy are for --setting semi"},
 		{[]string{"--setting", "semi", "--n", "100"}, "--n and --rho are for the simulated settings"},
 		{[]string{"--setting", "semi", "--signal", "0"}, "--signal must be a positive share"},

@@ -56,8 +56,8 @@ func CheckSize(name, what string, s Size, batch int) error {
 		return nil
 	}
 	if batch > smallBatch && s.Bytes(smallBatch) <= float64(have) {
-		return framework.Usagef("%s: option batch %d: minibatches of %d rows through %.3g units need about %.3g GB, more than this machine's %.3g GB of memory; use a smaller batch (at most the training rows: a batch of them all is full-batch training)",
-			name, batch, batch, s.Units, need/1e9, float64(have)/1e9)
+		return framework.Usagef("%s: option batch %d: minibatches of that many rows through %.3g units need about %.3g GB, more than this machine's %.3g GB of memory; use a smaller batch (at most the training rows: a batch of them all is full-batch training)",
+			name, batch, s.Units, need/1e9, float64(have)/1e9)
 	}
 	return framework.Usagef("%s: %s: a network of %.3g parameters needs about %.3g GB to train, more than this machine's %.3g GB of memory; use smaller widths",
 		name, what, s.Params, need/1e9, float64(have)/1e9)

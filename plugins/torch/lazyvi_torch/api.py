@@ -204,15 +204,22 @@ def _run_vi(cmd: List[str], feeds: Sequence[_Feed]) -> dict:
         t.join(5)
         for f in feeds:
             f.join()
-        p.stdout.close()
-        p.stderr.close()
+        if not t.is_alive():
+            # A relay still reading holds the stream's lock: closing it
+            # would wait for that read, past the join's bound.
+            p.stdout.close()
+            p.stderr.close()
     for w in warned:
         warnings.warn(w, VIWarning, stacklevel=3)
     if p.returncode != 0:
-        # vi's error is its last line "vi: ..." (the lines before it are
-        # progress and notes); anything else (a crash) shows its tail.
-        said = [l.strip() for l in lines if l.startswith("vi: ") and not l.startswith("vi: warning: ")]
-        msg = said[-1] if said else "".join(lines[-5:]).strip()
+        # vi's error is its last line, "vi: ..." (the lines before it are
+        # progress and notes); a last line that is not vi's (a crash's
+        # trace) shows the tail of what was printed.
+        last = next((l.strip() for l in reversed(lines) if l.strip()), "")
+        if last.startswith("vi: ") and not last.startswith("vi: warning: "):
+            msg = last
+        else:
+            msg = "".join(lines[-5:]).strip()
         if p.returncode == 2:
             raise ValueError(msg)
         raise RuntimeError("vi failed (exit %d): %s" % (p.returncode, msg))

@@ -274,3 +274,13 @@ def test_vi_error_is_its_last_line(tmp_path, code, err):
         lazyvi_torch.importance(net, x, y, xe, ye, vi=fake_vi(tmp_path, end))
     want = "vi: the error, on one line"
     assert str(e.value) == (want if code == 2 else "vi failed (exit 1): " + want)
+
+
+def test_crash_after_progress_shows_its_tail(tmp_path):
+    # A crash (a Go panic's trace) after vi's progress line is shown by its
+    # tail, not by the progress line that preceded it.
+    net, x, y, xe, ye = small()
+    end = 'echo "panic: runtime error: index out of range" >&2; echo "goroutine 1 [running]:" >&2; exit 2'
+    with pytest.raises(ValueError) as e, pytest.warns(lazyvi_torch.VIWarning):
+        lazyvi_torch.importance(net, x, y, xe, ye, vi=fake_vi(tmp_path, end))
+    assert "panic: runtime error" in str(e.value) and "goroutine 1" in str(e.value)
