@@ -19,10 +19,11 @@ import (
 // inference, the baseline with the features, one worker, a fresh copy of
 // the model) on highdim n 10000 (x1..x16) and linear n 20000 (x1..x6),
 // (200, 100), and on highdim n 10000 at width 50 (x1..x16; the width the
-// default run's model choice picks there): the wall and CPU seconds, each step's seconds and counted
-// GFLOP (deterministic: the measure to compare builds by on a loaded
-// machine), and per feature the VI, its SE, the final solve's Krylov
-// steps and flops, so that two builds' VIs can be compared in SEs.
+// default run's model choice picks there): the wall and CPU seconds, each
+// step's seconds and counted GFLOP (deterministic: the measure to compare
+// builds by on a loaded machine), and per feature the VI, its SE, the
+// final solve's Krylov steps and flops and the penalty, so that two
+// builds' VIs can be compared in SEs.
 //
 //	go test -run X -bench ScaleVIs -benchtime 1x ./estimators/lazy
 func BenchmarkScaleVIs(b *testing.B) {
@@ -49,7 +50,8 @@ func BenchmarkScaleVIs(b *testing.B) {
 				for _, r := range res {
 					steps, _ := r.Get(statSteps)
 					flops, _ := r.Get(statFlops)
-					fmt.Printf("  %s: VI %.6f (SE %.6f), steps %v, flops %v\n", r.Feature, r.VI, r.SE, steps, flops)
+					lambda, _ := r.Get(statLambda)
+					fmt.Printf("  %s: VI %.6f (SE %.6f), steps %v, flops %v, lambda %v\n", r.Feature, r.VI, r.SE, steps, flops, lambda)
 				}
 			}
 		})
