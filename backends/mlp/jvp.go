@@ -257,7 +257,7 @@ func (s single) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*m
 			// T = A_l W^T (n x out), then row i's dot with Delta_l[i]
 			// of T's row plus b.
 			tg := blas32.General{Rows: n, Cols: ly.out, Stride: ly.out, Data: (*tb)[:n*ly.out]}
-			blas32.Gemm(blas.NoTrans, blas.Trans, 1, sg.acts[l], wg, 0, tg)
+			mulRows32(sg.acts[l], wg, tg)
 			addRowDots(acc, sg.deltas[l], tg, ly.bias(col))
 		}
 		out.SetCol(c, acc)
@@ -340,6 +340,22 @@ func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*
 		out.SetCol(c, g)
 	}
 	return out, nil
+}
+
+// mulRows32 sets t = a w^T (a n x in, w out x in, t n x out): a
+// matrix-vector product where w is one row (the output layer of a network
+// with one output), which reads a's rows in place, where the packed GEMM
+// would copy all of a and compute a tile of 32 columns for the one. Its
+// sums round in another order than the GEMM's, within the same bound.
+// Phi^T u's output layer (JacobianTMul) stays on the GEMM: the penalty
+// search ranks candidates on it, and its choice for a feature whose VI is
+// near 0 moves with the products' last bits.
+func mulRows32(a, w, t blas32.General) {
+	if w.Rows == 1 {
+		blas32.Gemv(blas.NoTrans, 1, a, blas32.Vector{N: w.Cols, Inc: 1, Data: w.Data}, 0, blas32.Vector{N: t.Rows, Inc: t.Stride, Data: t.Data})
+		return
+	}
+	blas32.Gemm(blas.NoTrans, blas.Trans, 1, a, w, 0, t)
 }
 
 // maxRuns is the most runs of non-zero rows that JacobianTMul's product

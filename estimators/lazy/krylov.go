@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lazyvi/lazyvi/internal/gemm"
 	"github.com/lazyvi/lazyvi/internal/timing"
 )
 
@@ -91,33 +92,42 @@ func (o upperOp) mulVec(dst, x []float64) error {
 
 // holeOp is K without rows and columns lo..hi, K stored with both
 // triangles: a cross-validation fold's training block, used in place
-// (four Gemvs on views of K) rather than copied.
+// (four Gemvs on views of K) rather than copied. Where k32 is set (K's
+// values rounded to float32, laid out as k), the products read it
+// instead, in float64 arithmetic (gemm.Gemv32): half the bytes, which a
+// product with a matrix this size waits on.
 type holeOp struct {
 	k      blas64.General
+	k32    []float32
 	lo, hi int
 }
 
 func (o holeOp) dim() int { return o.k.Rows - (o.hi - o.lo) }
 func (o holeOp) mulVec(dst, x []float64) error {
 	n, lo, hi := o.k.Rows, o.lo, o.hi
-	block := func(r0, r1, c0, c1 int) blas64.General {
-		return blas64.General{Rows: r1 - r0, Cols: c1 - c0, Stride: o.k.Stride, Data: o.k.Data[r0*o.k.Stride+c0:]}
+	// gemv sets y = K[r0:r1, c0:c1] x + beta y.
+	gemv := func(r0, r1, c0, c1 int, x []float64, beta float64, y []float64) {
+		if o.k32 != nil {
+			gemm.Gemv32(r1-r0, c1-c0, 1, o.k32[r0*o.k.Stride+c0:], o.k.Stride, x, beta, y)
+			return
+		}
+		a := blas64.General{Rows: r1 - r0, Cols: c1 - c0, Stride: o.k.Stride, Data: o.k.Data[r0*o.k.Stride+c0:]}
+		blas64.Gemv(blas.NoTrans, 1, a, blas64.Vector{N: len(x), Data: x, Inc: 1}, beta, blas64.Vector{N: len(y), Data: y, Inc: 1})
 	}
-	vec := func(v []float64) blas64.Vector { return blas64.Vector{N: len(v), Data: v, Inc: 1} }
 	xa, xc := x[:lo], x[lo:]
 	ya, yc := dst[:lo], dst[lo:]
 	for i := range dst {
 		dst[i] = 0
 	}
 	if lo > 0 {
-		blas64.Gemv(blas.NoTrans, 1, block(0, lo, 0, lo), vec(xa), 0, vec(ya))
+		gemv(0, lo, 0, lo, xa, 0, ya)
 		if hi < n {
-			blas64.Gemv(blas.NoTrans, 1, block(0, lo, hi, n), vec(xc), 1, vec(ya))
-			blas64.Gemv(blas.NoTrans, 1, block(hi, n, 0, lo), vec(xa), 0, vec(yc))
+			gemv(0, lo, hi, n, xc, 1, ya)
+			gemv(hi, n, 0, lo, xa, 0, yc)
 		}
 	}
 	if hi < n {
-		blas64.Gemv(blas.NoTrans, 1, block(hi, n, hi, n), vec(xc), 1, vec(yc))
+		gemv(hi, n, hi, n, xc, 1, yc)
 	}
 	return nil
 }

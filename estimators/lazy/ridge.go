@@ -185,8 +185,10 @@ type dual struct {
 	m     int
 	k     int // outputs: rows per sample
 	// single: K is the model's single-precision kernel, and a fold's
-	// shifts ask for Phi_T^T a in single precision.
+	// shifts ask for Phi_T^T a in single precision; its folds' Krylov
+	// products read k32, K rounded to float32 (made by the first fold).
 	single bool
+	k32    []float32
 }
 
 // kernelBuffers keeps the memory of the dense dual path's kernels between
@@ -199,7 +201,7 @@ var kernelBuffers = scratch.New(2 * time.Second)
 // problem must not be used after.
 func (d *dual) release() {
 	kernelBuffers.Put(d.kfull.Data)
-	d.kfull, d.kmat = blas64.General{}, nil
+	d.kfull, d.kmat, d.k32 = blas64.General{}, nil, nil
 }
 
 // releaseRidge releases rp's memory where it is a kernel (see
@@ -256,7 +258,17 @@ func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 	lo, hi = lo*d.k, hi*d.k // rows of K
 	// K_TT is K without the fold's rows and columns: used in place, no copy.
 	et := append(append([]float64(nil), d.e[:lo]...), d.e[hi:]...)
-	kr := newKrylov(holeOp{k: d.kfull, lo: lo, hi: hi}, et)
+	op := holeOp{k: d.kfull, lo: lo, hi: hi}
+	if d.single {
+		if d.k32 == nil {
+			d.k32 = make([]float32, len(d.kfull.Data))
+			for i, v := range d.kfull.Data {
+				d.k32[i] = float32(v)
+			}
+		}
+		op.k32 = d.k32
+	}
+	kr := newKrylov(op, et)
 	return func(ctx context.Context, alphas []float64) ([]*framework.Shift, error) {
 		before := kr.flops
 		as, usable, err := kr.solveMany(ctx, alphas)

@@ -45,7 +45,8 @@ type scaleProblem struct {
 	setting string
 	n       int
 	rho     float64
-	trained bool // the MLP's default training, not 20 epochs
+	trained bool   // the MLP's default training, not 20 epochs
+	hidden  string // the hidden layers; "200,100" when empty
 	p       *framework.Problem
 	once    sync.Once
 	g       framework.Gradienter
@@ -66,6 +67,9 @@ func (scaleCase *scaleProblem) get(b *testing.B) {
 		}
 		d := &dataio.Dataset{Source: scaleCase.setting, Names: sim.Names, X: sim.X}
 		opts := map[string]string{"hidden": "200,100", "epochs": "20"}
+		if scaleCase.hidden != "" {
+			opts["hidden"] = scaleCase.hidden
+		}
 		if scaleCase.trained {
 			delete(opts, "epochs")
 		}

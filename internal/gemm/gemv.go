@@ -23,17 +23,27 @@ func (impl Implementation) Dgemv(tA blas.Transpose, m, n int, alpha float64, a [
 		impl.Implementation.Dgemv(tA, m, n, alpha, a, lda, x, incX, beta, y, incY)
 		return
 	}
+	gemvRows(m, n, alpha, a, lda, x, beta, y)
+}
+
+// gemvRows sets y_i = alpha (row_i . x) + beta y_i in Dgemv's order, the
+// rows four at a time on the AVX2 kernel (dot4) where the level has it,
+// the rest by gemvRow; a float32 A's values are widened to float64
+// (exactly) before their multiply-adds.
+func gemvRows[T float](m, n int, alpha float64, a []T, lda int, x []float64, beta float64, y []float64) {
 	n8 := n &^ 7
 	var parts [4 * 8]float64
 	i := 0
-	for ; i+4 <= m; i += 4 {
-		if n8 > 0 {
-			dot4AVX2(&a[i*lda], lda, &x[0], n8, &parts)
-		} else {
-			parts = [4 * 8]float64{}
-		}
-		for r := range 4 {
-			y[i+r] = gemvFinish(parts[8*r:8*r+8], a[(i+r)*lda:(i+r)*lda+n], x[:n], n8, alpha, beta, y[i+r])
+	if active != Generic {
+		for ; i+4 <= m; i += 4 {
+			if n8 > 0 {
+				dot4(&a[i*lda], lda, &x[0], n8, &parts)
+			} else {
+				parts = [4 * 8]float64{}
+			}
+			for r := range 4 {
+				y[i+r] = gemvFinish(parts[8*r:8*r+8], a[(i+r)*lda:(i+r)*lda+n], x[:n], n8, alpha, beta, y[i+r])
+			}
 		}
 	}
 	for ; i < m; i++ {
@@ -41,23 +51,33 @@ func (impl Implementation) Dgemv(tA blas.Transpose, m, n int, alpha float64, a [
 	}
 }
 
+// dot4 is dot4AVX2 on A's type.
+func dot4[T float](a *T, lda int, x *float64, n8 int, p *[32]float64) {
+	switch a := any(a).(type) {
+	case *float64:
+		dot4AVX2(a, lda, x, n8, p)
+	case *float32:
+		dot4F32AVX2(a, lda, x, n8, p)
+	}
+}
+
 // gemvRow is one element of Dgemv's result, in its order, by scalar fused
 // multiply-adds: alpha (row . x) + beta y.
-func gemvRow(row, x []float64, alpha, beta, y float64) float64 {
+func gemvRow[T float](row []T, x []float64, alpha, beta, y float64) float64 {
 	n8 := len(row) &^ 7
 	var p [8]float64
 	for j := 0; j < n8; j++ {
-		p[j%8] = math.FMA(row[j], x[j], p[j%8])
+		p[j%8] = math.FMA(float64(row[j]), x[j], p[j%8])
 	}
 	return gemvFinish(p[:], row, x, n8, alpha, beta, y)
 }
 
 // gemvFinish adds the eight partial sums p of row . x's first n8 terms,
 // then the remaining terms, and scales: alpha s + beta y.
-func gemvFinish(p, row, x []float64, n8 int, alpha, beta, y float64) float64 {
+func gemvFinish[T float](p []float64, row []T, x []float64, n8 int, alpha, beta, y float64) float64 {
 	s := ((p[0] + p[4]) + (p[2] + p[6])) + ((p[1] + p[5]) + (p[3] + p[7]))
 	for j := n8; j < len(row); j++ {
-		s = math.FMA(row[j], x[j], s)
+		s = math.FMA(float64(row[j]), x[j], s)
 	}
 	v := 0.0
 	if beta != 0 {

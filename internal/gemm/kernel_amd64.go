@@ -45,3 +45,9 @@ func configs(l Level) (*config[float64], *config[float32]) {
 //
 //go:noescape
 func dot4AVX2(a *float64, lda int, x *float64, n8 int, p *[32]float64)
+
+// dot4F32AVX2 is dot4AVX2 on a float32 A, each value widened to float64
+// (exactly) before its multiply-add (see Gemv32).
+//
+//go:noescape
+func dot4F32AVX2(a *float32, lda int, x *float64, n8 int, p *[32]float64)

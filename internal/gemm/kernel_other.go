@@ -9,3 +9,7 @@ func configs(Level) (*config[float64], *config[float32]) { return nil, nil }
 func dot4AVX2(a *float64, lda int, x *float64, n8 int, p *[32]float64) {
 	panic("gemm: no AVX2 kernels in this build")
 }
+
+func dot4F32AVX2(a *float32, lda int, x *float64, n8 int, p *[32]float64) {
+	panic("gemm: no AVX2 kernels in this build")
+}
