@@ -98,27 +98,30 @@ func (p *problem) predictReduced(ctx context.Context, shift *framework.Shift, xe
 }
 
 // shiftFlops is the flops counted for a prediction at shifted parameters:
-// a pass on its rows and, in the dual form, Phi^T a over its train rows
-// where a is not zero (a network's product skips the others: a
-// cross-validation fold's held-out rows).
+// a pass on its rows and, in the dual form, Phi^T a over its train rows,
+// only those where a is not zero for the single-precision product, which
+// skips the others (a cross-validation fold's held-out rows).
 func shiftFlops(sh *framework.Shift, m int) float64 {
 	rows, _ := sh.X.Dims()
 	f := passFlops(rows, m)
-	if sh.XTrain != nil {
-		n, _ := sh.XTrain.Dims()
-		k := max(1, len(sh.A)/max(1, n)) // entries of a per row
-		nonzero := 0
-		for i := 0; i < n; i++ {
-			for _, v := range sh.A[i*k : (i+1)*k] {
-				if v != 0 {
-					nonzero++
-					break
-				}
+	if sh.XTrain == nil {
+		return f
+	}
+	n, _ := sh.XTrain.Dims()
+	if !sh.Single {
+		return f + passFlops(n, m)
+	}
+	k := max(1, len(sh.A)/max(1, n)) // entries of a per row
+	nonzero := 0
+	for i := 0; i < n; i++ {
+		for _, v := range sh.A[i*k : (i+1)*k] {
+			if v != 0 {
+				nonzero++
+				break
 			}
 		}
-		f += passFlops(nonzero, m)
 	}
-	return f
+	return f + passFlops(nonzero, m)
 }
 
 // foldSeedPerturb is the second word of the folds' PCG seed.

@@ -39,13 +39,10 @@ const energyTol = 1e-2
 
 // finalEnergyTol is energyTol for the final solve, whose update the VI is
 // computed from: the predictions' error at most sqrt(5e-3), about a
-// fourteenth, of the update's size. At 1e-2 a feature that matters (its
-// update large) keeps errors of up to a tenth of its standard error
-// against the exact solve; at 5e-3 the VIs are the exact solve's to a
-// hundredth of their standard errors, for one step more where the update
-// is large and mostly none where it is small (a preconditioned step
-// divides the bound about twentyfold, and a small update's bound lands
-// far below either tolerance more often than between them).
+// fourteenth, of the update's size. It is tighter than the search's,
+// which only ranks penalties, because a feature that matters has a large
+// update and the VI is read from this solve; where the update is small
+// its bound falls below either tolerance at the same step.
 const finalEnergyTol = 5e-3
 
 // subsampleSeedPerturb is the second word of the subsample's PCG seed.

@@ -50,10 +50,10 @@ import (
 // Two matrix products with K_s (2 ns^2 r flops each) and an r x r
 // eigendecomposition, where factoring K_s itself would cost ns^3/3 in
 // LAPACK's slowest kernel; the directions beyond the r largest are those
-// of eigenvalues near the penalty, where P is alpha I as it should be. A
-// power step (a third product, K_s Q) sharpens B's directions without
-// saving the solves a step: the eigenvalues that cost CG its steps are
-// far above the rest, where one product already finds their directions.
+// of eigenvalues near the penalty, where P is alpha I as it should be.
+// There is no power step (a third product, K_s Q): the eigenvalues that
+// cost CG its steps lie far above the rest, where one product already
+// finds their directions.
 type sketchPrecond struct {
 	op    *jacobianOp // Phi_s's products, counting their flops
 	b     *mat.Dense  // B, ns x r
