@@ -154,11 +154,15 @@ func newReducer(folds []*framework.Problem, ests []framework.Estimator, feats []
 	return &reducer{folds: folds, ests: ests, feats: feats, opt: opt, r: r, baseDone: baseDone}
 }
 
-// plan lists the jobs in the order estimator (its baselines first),
-// feature, fold, so that progress and the first error follow the output's
-// order, and a worker takes a fold's baseline before any of the features
-// that start from it (BaselineReducer), which wait for it where they need
-// it.
+// plan lists the jobs: every estimator's baselines first, each fold's
+// before any of the features that start from it (BaselineReducer), which
+// wait for it where they need it; then feature by feature, fold by fold,
+// every estimator's reduction in turn. The estimators' reductions differ
+// in cost by a hundredfold (dropout's take milliseconds, retrain's
+// seconds): taken in turn, the run's first reductions sample every
+// estimator's cost, so that the rate they go at (a progress's ETA, a
+// forecast of the run time) holds for the rest, where estimator by
+// estimator the cheap ones first would promise an early end.
 func (rd *reducer) plan() []reduceJob {
 	var jobs []reduceJob
 	opt, nk := rd.opt, len(rd.folds)
@@ -171,11 +175,13 @@ func (rd *reducer) plan() []reduceJob {
 				}
 			}
 		}
-		for f := range rd.feats {
-			for k := range nk {
-				if opt.SplitOnly && nk > 1 && inference.FoldScoresFull(k) {
-					continue
-				}
+	}
+	for f := range rd.feats {
+		for k := range nk {
+			if opt.SplitOnly && nk > 1 && inference.FoldScoresFull(k) {
+				continue
+			}
+			for e := range rd.ests {
 				jobs = append(jobs, reduceJob{k, e, f})
 			}
 		}

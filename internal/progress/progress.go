@@ -150,17 +150,18 @@ func New(w io.Writer, mode Mode, label string) *Meter {
 	if p.lines {
 		tick = Interval
 	}
-	go p.run(tick)
+	go p.run(tick, p.stop)
 	return p
 }
 
-// run redraws the bar, or writes a line, every tick until close.
-func (p *Meter) run(tick time.Duration) {
+// run redraws the bar, or writes a line, every tick until stop closes
+// (Close, which then clears p.stop: run holds its own copy).
+func (p *Meter) run(tick time.Duration, stop <-chan struct{}) {
 	t := time.NewTicker(tick)
 	defer t.Stop()
 	for {
 		select {
-		case <-p.stop:
+		case <-stop:
 			return
 		case <-t.C:
 			p.mu.Lock()
@@ -356,6 +357,33 @@ func (p *Meter) SetUnit(unit string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.unit = unit
+}
+
+// SetClock makes now the Meter's clock, the run's start included, so that
+// a test drives its ETA with a fake clock.
+func (p *Meter) SetClock(now func() time.Time) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.now = now
+	p.start = now()
+	p.lastLine = p.start
+}
+
+// ETA returns the time left that the Meter shows now (before its rounding
+// to the second), and false while it shows none.
+func (p *Meter) ETA() (time.Duration, bool) {
+	if p == nil {
+		return 0, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.etaAt.IsZero() {
+		return 0, false
+	}
+	return max(p.eta-p.now().Sub(p.etaAt), 0), true
 }
 
 // SetRepetitions says that the counted total comes in n repetitions of
