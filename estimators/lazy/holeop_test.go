@@ -6,13 +6,21 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/internal/gemm"
 )
 
 // TestHoleOp checks a fold's operator, K without rows and columns lo..hi,
 // against the product with that block copied out (to 1e-12), and its
 // float32 products (k32) against the float64 ones on K rounded to float32,
-// to the bit: the rounding is the only difference.
+// to the bit where the float64 product is internal/gemm's own at a fast
+// level (gemm.Gemv32's contract): the rounding is then the only
+// difference. At the generic level, or with another BLAS (-tags
+// openblas), the float64 product sums in another order, and the two agree
+// to the 1e-12 checked first.
 func TestHoleOp(t *testing.T) {
+	_, ours := blas64.Implementation().(gemm.Implementation)
+	sameOrder := ours && gemm.Active() != gemm.Generic
 	rng := rand.New(rand.NewPCG(3, 4))
 	const n = 37
 	k := mat.NewDense(n, n, nil)
@@ -57,7 +65,7 @@ func TestHoleOp(t *testing.T) {
 					t.Fatalf("%s, hole %v: row %d: %v, want %v", c.name, hole, r, got[r], want)
 				}
 			}
-			if !c.bits {
+			if !c.bits || !sameOrder {
 				continue
 			}
 			want := make([]float64, len(keep))
