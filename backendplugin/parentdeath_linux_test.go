@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -27,11 +28,13 @@ func TestPluginOutlivesThreads(t *testing.T) {
 		t.Fatal("the plugin was started without a parent-death signal")
 	}
 	tids := make([]int, 1000)
+	starts := make([]string, len(tids))
 	for i := range tids {
 		done := make(chan struct{})
 		go func() {
 			runtime.LockOSThread()
 			tids[i] = syscall.Gettid()
+			starts[i] = threadStart(tids[i])
 			close(done)
 		}() // exits locked: its thread ends
 		<-done
@@ -39,9 +42,11 @@ func TestPluginOutlivesThreads(t *testing.T) {
 	// Linux sends the parent-death signal as the thread exits: once every
 	// thread is gone from /proc, any signal has been sent. The runtime
 	// keeps the main thread (its id is the process's) rather than end it.
+	// A thread is the one seen only if its start time matches too, so that
+	// a new thread given a freed id is not taken for it.
 	deadline := time.Now().Add(10 * time.Second)
-	for _, tid := range tids {
-		for tid != os.Getpid() && threadAlive(tid) {
+	for i, tid := range tids {
+		for tid != os.Getpid() && threadStart(tid) == starts[i] {
 			if time.Now().After(deadline) {
 				t.Fatalf("thread %d still there 10 s after its goroutine ended locked to it", tid)
 			}
@@ -57,8 +62,23 @@ func TestPluginOutlivesThreads(t *testing.T) {
 	}
 }
 
-// threadAlive reports whether this process still has the thread tid.
-func threadAlive(tid int) bool {
-	_, err := os.Stat("/proc/self/task/" + strconv.Itoa(tid))
-	return err == nil
+// threadStart returns the start time of this process's thread tid (field
+// 22 of its stat, in clock ticks since boot), "" when it has none.
+func threadStart(tid int) string {
+	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	// The fields after the parenthesised command: state is field 3, start
+	// time field 22.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return ""
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return ""
+	}
+	return f[19]
 }
