@@ -8,7 +8,7 @@ import (
 	"github.com/lazyvi/lazyvi/pipeline"
 )
 
-// TestFittingDefaults: where the backend cannot run the lead, the
+// TestFittingDefaults: where the backend cannot run the first estimator, the
 // reference takes its place at the head of the list and the note says
 // what the backend lacks and what runs instead; where it can, the list is
 // FittingEstimators'.

@@ -28,8 +28,8 @@ type RunID struct {
 // model file (not its name: the SHA-256 of the whole file,
 // dataio.SavedModel.FileSum, as read once) and the flags given except
 // those in skip, in lexical order; a nil Data or Flags hashes as none.
-// The model's line keeps a fixed trailing field, so that checkpoints and
-// shards written before it was fixed still match.
+// The model's line is "--model=SUM false": its last field is fixed, part
+// of the format every checkpoint and shard is matched by.
 func (id *RunID) Fingerprint(skip ...string) string {
 	h := sha256.New()
 	if id.data == "" && id.Data != nil {

@@ -36,9 +36,9 @@ func (o *estimateOptions) checkOption(ests []framework.Estimator, sharded bool) 
 	return pipeline.Check{K: o.check, Estimator: ref[0]}, nil
 }
 
-// defaultLead is the estimator the default list leads with, whose table
+// defaultFirst is the estimator heading the default list, whose table
 // answers "what matters?".
-const defaultLead = "lazy"
+const defaultFirst = "lazy"
 
 // fittingDefaults is the default estimators without those the backend
 // cannot run, and a note saying what changed ("" when nothing did): where
@@ -50,7 +50,7 @@ func (o *estimateOptions) fittingDefaults(name string, caps framework.Capabiliti
 	if err != nil {
 		return nil, "", err
 	}
-	out, note := pipeline.FittingDefaults(name, caps, ests, defaultLead, ref[0])
+	out, note := pipeline.FittingDefaults(name, caps, ests, defaultFirst, ref[0])
 	if note != "" {
 		note = "vi: " + note
 	}

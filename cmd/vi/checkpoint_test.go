@@ -17,10 +17,9 @@ import (
 )
 
 // A run's fingerprints hash the --model file's content as read once by
-// readModelFile, and hash exactly the text earlier versions hashed (they
-// read the file again: the SHA-256 of the whole file and whether reading it
-// failed), so that their checkpoints resume and their shards merge. The
-// file is removed before fingerprinting: reading it again would hash
+// readModelFile, in the fingerprint's fixed format (the SHA-256 of the
+// whole file and a false), so that checkpoints resume and shards merge.
+// The file is removed before fingerprinting: reading it again would hash
 // another text.
 func TestFingerprintReadsModelOnce(t *testing.T) {
 	d := &dataio.Dataset{Source: "d.csv", Names: []string{"x", "y"}, X: mat.NewDense(2, 2, []float64{1, 2, 3, 4})}

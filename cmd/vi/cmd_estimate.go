@@ -349,7 +349,7 @@ func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *d
 			return err
 		}
 		if eopt.Check.K > 0 && ests[0].Name() == checkReference {
-			return framework.Usagef("--check %d: backend %s cannot run %s, and %s estimates every feature already", o.check, r.backend.name, defaultLead, checkReference)
+			return framework.Usagef("--check %d: backend %s cannot run %s, and %s estimates every feature already", o.check, r.backend.name, defaultFirst, checkReference)
 		}
 	}
 	checked := ests

@@ -38,8 +38,8 @@ func TestExperimentNoName(t *testing.T) {
 }
 
 // --out names a directory that does not exist yet: vi makes it, parents
-// and all, and writes the experiment's files there; the issue's own
-// command, corr at two repetitions (12 networks).
+// and all, and writes the experiment's files there: corr at two
+// repetitions (12 networks).
 func TestExperimentMakesOutDir(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains 12 networks")

@@ -20,8 +20,8 @@ import (
 // the model) on highdim n 10000 (x1..x16) and linear n 20000 (x1..x6),
 // (200, 100), and on highdim n 10000 at width 50 (x1..x16; the width the
 // default run's model choice picks there): the wall and CPU seconds, each
-// step's seconds and counted GFLOP (deterministic: the measure to compare
-// builds by on a loaded machine), and per feature the VI, its SE, the
+// step's seconds and counted GFLOP (deterministic, so that builds compare
+// whatever else the machine runs), and per feature the VI, its SE, the
 // final solve's Krylov steps and flops and the penalty, so that two
 // builds' VIs can be compared in SEs.
 //

@@ -19,7 +19,7 @@ import "time"
 //     position on, and every later one as long as the first, both scaled
 //     by how fast the current repetition has gone against the first up to
 //     the same position, leaning at its start on how fast the last whole
-//     one went (the first pays one-off costs; a machine's load changes);
+//     one went (the first pays one-off costs, and speed can drift);
 //   - before that, the units left cost the average so far.
 type etaModel struct {
 	total int
