@@ -78,14 +78,7 @@ func TestInterruptAndBackendDeath(t *testing.T) {
 // is training. afterBar(stderr.String()) is what vi wrote after it.
 func startViTraining(t *testing.T, dir string, args ...string) (*exec.Cmd, *syncBuffer) {
 	t.Helper()
-	cmd := exec.Command(viBinary(t), append(args, "--progress", "bar")...)
-	cmd.Dir = dir
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	cmd, stderr := startVi(t, dir, append(args, "--progress", "bar")...)
 	waitFor(t, stderr, "training the full model")
 	return cmd, stderr
 }
@@ -222,14 +215,7 @@ func TestInterruptBenchAndExperiment(t *testing.T) {
 		{"experiment", "highdim", "--out", filepath.Join(dir, "exp")},
 		{"simulate", "--n", "10000000", "--out", "big.csv"},
 	} {
-		cmd := exec.Command(viBinary(t), args...)
-		cmd.Dir = dir
-		stderr := &syncBuffer{}
-		cmd.Stderr = stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = cmd.Process.Kill() })
+		cmd, stderr := startVi(t, dir, args...)
 		waitCPU(t, cmd.Process.Pid, 0.3)
 		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)

@@ -116,20 +116,20 @@ func faultPluginBinary(t testing.TB) string {
 	return build(t, "../../internal/testplugins/faultplugin")
 }
 
-// startVi starts the vi binary in dir with its stderr collected, and kills
-// it at the end of the test whatever happens (an earlier failure left a run
-// going for 40 minutes).
-func startVi(t *testing.T, dir string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+// startVi starts the vi binary in dir with its stderr collected (safe to
+// read while vi writes), and kills it at the end of the test whatever
+// happens, so that a failed test leaves no run going.
+func startVi(t *testing.T, dir string, args ...string) (*exec.Cmd, *syncBuffer) {
 	t.Helper()
 	cmd := exec.Command(viBinary(t), args...)
 	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	return cmd, &stderr
+	return cmd, stderr
 }
 
 // waitExit waits up to within for cmd, started, to exit and reports
