@@ -16,28 +16,21 @@ func TestGemv32Bits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 9))
 	for _, l := range append([]Level{Generic}, fastLevels()...) {
 		withLevel(t, l, func() {
-			for _, m := range []int{1, 3, 4, 5, 8, 13, 101} {
-				for _, n := range []int{1, 7, 8, 9, 16, 33, 300} {
-					for _, pad := range []int{0, 3} {
-						for _, ab := range [][2]float64{{1, 0}, {0.3, -0.7}, {0, 0.5}, {-2, 1}} {
-							lda := n + pad
-							a64 := randSlice(rng, lda*(m-1)+n)
-							a := make([]float32, len(a64))
-							for i, v := range a64 {
-								a[i] = float32(v)
-								a64[i] = float64(a[i])
-							}
-							x, y := randSlice(rng, n), randSlice(rng, m)
-							if ab[1] == 0 {
-								y[0] = math.NaN()
-							}
-							want := gemvReference(m, n, ab[0], a64, lda, x, ab[1], y)
-							Gemv32(m, n, ab[0], a, lda, x, ab[1], y)
-							checkBits(t, fmt.Sprintf("%v/%dx%d/lda=%d/alpha=%g,beta=%g", l, m, n, lda, ab[0], ab[1]), y, want)
-						}
-					}
+			gemvShapes(func(m, n, lda int, alpha, beta float64) {
+				a64 := randSlice(rng, lda*(m-1)+n)
+				a := make([]float32, len(a64))
+				for i, v := range a64 {
+					a[i] = float32(v)
+					a64[i] = float64(a[i])
 				}
-			}
+				x, y := randSlice(rng, n), randSlice(rng, m)
+				if beta == 0 {
+					y[0] = math.NaN()
+				}
+				want := gemvReference(m, n, alpha, a64, lda, x, beta, y)
+				Gemv32(m, n, alpha, a, lda, x, beta, y)
+				checkBits(t, fmt.Sprintf("%v/%dx%d/lda=%d/alpha=%g,beta=%g", l, m, n, lda, alpha, beta), y, want)
+			})
 		})
 	}
 }

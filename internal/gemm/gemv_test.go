@@ -48,30 +48,38 @@ func TestGemvBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, l := range levels {
 		withLevel(t, l, func() {
-			for _, m := range []int{1, 3, 4, 5, 8, 13, 101} {
-				for _, n := range []int{1, 7, 8, 9, 16, 33, 300} {
-					for _, pad := range []int{0, 3} {
-						for _, ab := range [][2]float64{{1, 0}, {0.3, -0.7}, {0, 0.5}, {-2, 1}} {
-							lda := n + pad
-							a := randSlice(rng, lda*(m-1)+n)
-							x, y := randSlice(rng, n), randSlice(rng, m)
-							if ab[1] == 0 {
-								y[0] = math.NaN()
-							}
-							want := gemvReference(m, n, ab[0], a, lda, x, ab[1], y)
-							Implementation{}.Dgemv(blas.NoTrans, m, n, ab[0], a, lda, x, 1, ab[1], y, 1)
-							checkBits(t, fmt.Sprintf("%v/%dx%d/lda=%d/alpha=%g,beta=%g", l, m, n, lda, ab[0], ab[1]), y, want)
+			gemvShapes(func(m, n, lda int, alpha, beta float64) {
+				a := randSlice(rng, lda*(m-1)+n)
+				x, y := randSlice(rng, n), randSlice(rng, m)
+				if beta == 0 {
+					y[0] = math.NaN()
+				}
+				want := gemvReference(m, n, alpha, a, lda, x, beta, y)
+				Implementation{}.Dgemv(blas.NoTrans, m, n, alpha, a, lda, x, 1, beta, y, 1)
+				checkBits(t, fmt.Sprintf("%v/%dx%d/lda=%d/alpha=%g,beta=%g", l, m, n, lda, alpha, beta), y, want)
 
-							yt, xt := randSlice(rng, n), randSlice(rng, m)
-							wantT := append([]float64(nil), yt...)
-							gonum.Implementation{}.Dgemv(blas.Trans, m, n, ab[0], a, lda, xt, 1, ab[1], wantT, 1)
-							Implementation{}.Dgemv(blas.Trans, m, n, ab[0], a, lda, xt, 1, ab[1], yt, 1)
-							checkBits(t, fmt.Sprintf("%v/T/%dx%d", l, m, n), yt, wantT)
-						}
-					}
+				yt, xt := randSlice(rng, n), randSlice(rng, m)
+				wantT := append([]float64(nil), yt...)
+				gonum.Implementation{}.Dgemv(blas.Trans, m, n, alpha, a, lda, xt, 1, beta, wantT, 1)
+				Implementation{}.Dgemv(blas.Trans, m, n, alpha, a, lda, xt, 1, beta, yt, 1)
+				checkBits(t, fmt.Sprintf("%v/T/%dx%d", l, m, n), yt, wantT)
+			})
+		})
+	}
+}
+
+// gemvShapes calls f on the shapes the gemv tests check: row counts around
+// the kernel's four, column counts around its eight, rows unpadded and
+// padded, and alpha, beta pairs with beta 0, 1 and other.
+func gemvShapes(f func(m, n, lda int, alpha, beta float64)) {
+	for _, m := range []int{1, 3, 4, 5, 8, 13, 101} {
+		for _, n := range []int{1, 7, 8, 9, 16, 33, 300} {
+			for _, pad := range []int{0, 3} {
+				for _, ab := range [][2]float64{{1, 0}, {0.3, -0.7}, {0, 0.5}, {-2, 1}} {
+					f(m, n, n+pad, ab[0], ab[1])
 				}
 			}
-		})
+		}
 	}
 }
 
