@@ -137,17 +137,7 @@ func FittingEstimators(name string, caps framework.Capabilities, ests []framewor
 	if len(lacking) == 0 || len(out) == 0 {
 		return ests, ""
 	}
-	var dropped, what []string
-	for _, e := range ests {
-		for _, w := range lacking[e.Name()] {
-			if !slices.Contains(what, w) {
-				what = append(what, w)
-			}
-		}
-		if lacking[e.Name()] != nil {
-			dropped = append(dropped, e.Name())
-		}
-	}
+	dropped, what := lackingNames(ests, lacking)
 	return out, fmt.Sprintf("backend %s has no %s: estimating with %s (not %s)",
 		name, strings.Join(what, " or "), strings.Join(EstimatorNames(out), ", "), strings.Join(dropped, ", "))
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/lazyvi/lazyvi/framework"
@@ -71,6 +72,24 @@ func runnable(ests []framework.Estimator, caps framework.Capabilities) (fit []fr
 		}
 	}
 	return fit, lacking
+}
+
+// lackingNames returns, in the order of ests, the names of those lacking
+// lists (runnable's) and what they lack, each once.
+func lackingNames(ests []framework.Estimator, lacking map[string][]string) (names, what []string) {
+	for _, e := range ests {
+		missing, ok := lacking[e.Name()]
+		if !ok {
+			continue
+		}
+		names = append(names, e.Name())
+		for _, w := range missing {
+			if !slices.Contains(what, w) {
+				what = append(what, w)
+			}
+		}
+	}
+	return names, what
 }
 
 // RunnableEstimators returns the names of the registered estimators that

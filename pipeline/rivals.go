@@ -2,8 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/lazyvi/lazyvi/framework"
@@ -23,18 +21,7 @@ func rivalsRunning(rivals []Baseline, ests []framework.Estimator) ([]Baseline, [
 			keep = append(keep, b)
 			continue
 		}
-		names := make([]string, 0, len(lacking))
-		var what []string
-		for name, missing := range lacking {
-			names = append(names, name)
-			for _, w := range missing {
-				if !slices.Contains(what, w) {
-					what = append(what, w)
-				}
-			}
-		}
-		sort.Strings(names)
-		sort.Strings(what)
+		names, what := lackingNames(ests, lacking)
 		notes = append(notes, fmt.Sprintf("the %s model was not considered as the full model: %s needs %s, which it lacks",
 			b.Name, strings.Join(names, ", "), strings.Join(what, " and ")))
 	}
