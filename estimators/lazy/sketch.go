@@ -104,15 +104,21 @@ func (s *sketch) precond(ctx context.Context, alpha float64, n1 int) (*sketchPre
 	for i := range omega.RawMatrix().Data {
 		omega.RawMatrix().Data[i] = rng.NormFloat64()
 	}
-	var y mat.Dense
-	y.Mul(km, omega)
-	q := orthonormal(&y)
+	// The products with K are taken from the left, as Omega^T K and Q^T K:
+	// K holds both triangles, equal, so they are (K Omega)^T and (K Q)^T
+	// to the bit (each element the same fused multiply-adds in the same
+	// order), and the product reads K's rows in place where K Omega would
+	// first copy all of K into packed panels.
+	var yt mat.Dense
+	yt.Mul(omega.T(), km)
+	q := orthonormal(yt.T())
 	if q == nil {
 		return nil, nil
 	}
-	var kq, h mat.Dense
-	kq.Mul(km, q)
-	h.Mul(q.T(), &kq)
+	// h is (Q^T K Q)^T, which the symmetrisation below takes as it is.
+	var kqt, h mat.Dense
+	kqt.Mul(q.T(), km)
+	h.Mul(&kqt, q)
 	_, c := q.Dims()
 	hs := mat.NewSymDense(c, nil)
 	for i := 0; i < c; i++ {
@@ -145,7 +151,7 @@ func (s *sketch) precond(ctx context.Context, alpha float64, n1 int) (*sketchPre
 // most y's columns: directions below rounding dropped), from the
 // eigendecomposition of y^T y (twice, so that the basis is orthonormal to
 // working precision); nil when y has no column to keep.
-func orthonormal(y *mat.Dense) *mat.Dense {
+func orthonormal(y mat.Matrix) *mat.Dense {
 	q := mat.DenseCopyOf(y)
 	for pass := 0; pass < 2; pass++ {
 		var g mat.SymDense
