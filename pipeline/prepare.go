@@ -88,6 +88,11 @@ type Config struct {
 	// (Report.Full.Choice says which and why). Not with Saved or a
 	// pre-trained full model.
 	Rivals []Baseline
+
+	// slots, when set, is what the full models' training takes its turns
+	// from (PrepareFolds: one fold a slot), shared with the reductions of
+	// the run that overlap it (Run); nil: workers folds at a time.
+	slots *slots
 }
 
 // MinTrainRows is the fewest rows Prepare and PrepareFolds leave for
@@ -404,24 +409,35 @@ func PrepareFolds(ctx context.Context, d *dataio.Dataset, cfg Config, k, workers
 			errs[i] = fmt.Errorf("fold %d: %w", i+1, errs[i])
 		}
 	}
+	sl := cfg.slots
+	if sl == nil {
+		sl = newSlots(workers)
+	}
 	first := 0
 	if len(sp.cfg.Candidates) > 0 {
 		// The first fold chooses among the candidates (its own fits run in
 		// parallel); the other folds train its choice.
-		if fold(0); errs[0] != nil {
+		if err := sl.acquire(ctx); err != nil {
+			return nil, err
+		}
+		fold(0)
+		sl.release()
+		if errs[0] != nil {
 			return nil, errs[0]
 		}
 		sp.cfg.Options, sp.cfg.Candidates = probs[0].Spec.Options, nil
 		first = 1
 	}
-	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup
 	for i := first; i < k; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
+			if err := sl.acquire(ctx); err != nil {
+				errs[i] = err
+				return
+			}
+			defer sl.release()
 			fold(i)
 		}()
 	}

@@ -36,6 +36,11 @@ type ReduceOptions struct {
 	// be confused with Config.Baselines, the comparison models beside the
 	// full model.)
 	EstimatorBaselines bool
+
+	// slots, when set, is what each job takes its turn from, shared with
+	// the training that overlaps the reductions (Run); nil: Workers jobs
+	// at a time.
+	slots *slots
 }
 
 // MaxWorkers bounds ReduceOptions.Workers (and EstimateOptions.Workers):
@@ -78,7 +83,7 @@ func Reduce(ctx context.Context, folds []*framework.Problem, ests []framework.Es
 		go func() {
 			defer wg.Done()
 			for j := range ch {
-				if err := rd.do(ctx, j); err != nil {
+				if err := opt.slots.do(ctx, func() error { return rd.do(ctx, j) }); err != nil {
 					mu.Lock()
 					if firstErr == nil {
 						firstErr = err

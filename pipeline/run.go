@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
-	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -42,6 +42,10 @@ type EstimateOptions struct {
 	// Check, with a positive K, also runs a reference estimator on the K
 	// features the first estimator ranks highest (Report.Check).
 	Check Check
+
+	// slots, set by Run, is what the reductions take their turns from,
+	// shared with the next repetition's training.
+	slots *slots
 }
 
 // infer is the InferOptions of these options, seed seeding Perturbed's
@@ -99,7 +103,7 @@ func reduceFolds(ctx context.Context, folds []*framework.Problem, m framework.Me
 		}
 	}
 	return Reduce(ctx, folds, ests, feats, ReduceOptions{Workers: opt.Workers, Progress: opt.Progress, SplitOnly: opt.Inference == inference.Split && !opt.Ensemble,
-		Checkpoint: opt.Checkpoint, Label: label, EstimatorBaselines: true})
+		Checkpoint: opt.Checkpoint, Label: label, EstimatorBaselines: true, slots: opt.slots})
 }
 
 // FullResult is the full model's score on the evaluation split, with how
@@ -270,12 +274,29 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 		// Only where a model choice is made (chooseKind).
 		cfg.Rivals, notes = rivalsRunning(cfg.Rivals, all)
 	}
+	// One slots for the training and the reductions, which overlap.
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	sl := newSlots(workers)
+	cfg.slots, opt.slots = sl, sl
 	s := &runState{d: d, cfg: cfg, m: m, ests: ests, opt: opt, reps: max(cfg.Repeats, 1), notes: notes}
 	if cfg.Saved != nil {
 		s.choice = cfg.Saved.Choice
 	}
+	s.halfway = make([]*gate, s.reps)
+	for i := range s.halfway {
+		s.halfway[i] = newGate()
+	}
+	reps, stop := s.prepareAhead(ctx)
+	defer stop()
 	for rep := range s.reps {
-		if err := s.repetition(ctx, rep); err != nil {
+		pr, ok := <-reps
+		if !ok {
+			return nil, ctx.Err()
+		}
+		if err := s.repetition(ctx, rep, pr); err != nil {
 			return nil, err
 		}
 	}
@@ -306,28 +327,28 @@ type runState struct {
 	choice    *dataio.ModelChoice
 	known     map[string][]*mat.Dense // baselines' predictions that the model choice made
 	check     *checkRun
+	// halfway[r] opens when repetition r's reductions are half done (or
+	// over): the next repetition's training waits for it.
+	halfway []*gate
 }
 
-// repetition prepares repetition rep's folds, reduces them and adds the
-// full models' scores; the first also resolves the measure and the
-// features and diagnoses the full model.
-func (s *runState) repetition(ctx context.Context, rep int) error {
+// repetition reduces repetition rep's folds, prepared (prepareAhead), and
+// adds the full models' scores; the first also resolves the measure and
+// the features and diagnoses the full model.
+func (s *runState) repetition(ctx context.Context, rep int, pr preparedRep) error {
 	label := ""
 	if s.reps > 1 {
 		label = fmt.Sprintf("repetition %d/%d", rep+1, s.reps)
 	}
-	start := time.Now()
-	folds, kc, err := prepareRepetition(ctx, s.d, &s.cfg, rep, s.opt.Workers)
-	if err != nil {
-		if label != "" {
-			err = fmt.Errorf("%s: %w", label, err)
-		}
-		return err
+	if pr.err != nil {
+		return pr.err
 	}
+	folds, kc := pr.folds, pr.kc
+	s.cfg = pr.cfg
 	if kc != nil {
 		s.choice, s.known, s.notes = kc.choice, kc.preds, append(s.notes, kc.notes...)
 	}
-	s.fullSecs += time.Since(start).Seconds()
+	s.fullSecs += pr.secs
 	defer func() {
 		for _, p := range folds {
 			p.Close()
@@ -346,6 +367,9 @@ func (s *runState) repetition(ctx context.Context, rep int) error {
 	}
 	o, co := s.opt, s.opt
 	o.Progress, co.Progress = s.progress(rep, folds)
+	half := s.halfway[rep]
+	defer half.open()
+	o.Progress = half.at(o.Progress)
 	red, err := reduceFolds(ctx, folds, s.m, s.ests, s.feats, o, label)
 	if err != nil {
 		return err
@@ -486,7 +510,11 @@ func prepareRun(ctx context.Context, d *dataio.Dataset, cfg Config, workers int)
 	if cfg.CrossFit >= 2 {
 		return PrepareFolds(ctx, d, cfg, cfg.CrossFit, workers)
 	}
-	p, err := Prepare(ctx, d, cfg)
+	var p *framework.Problem
+	err := cfg.slots.do(ctx, func() (err error) {
+		p, err = Prepare(ctx, d, cfg)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

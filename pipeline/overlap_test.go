@@ -1,0 +1,138 @@
+package pipeline_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/inference"
+	"github.com/lazyvi/lazyvi/measures"
+	"github.com/lazyvi/lazyvi/pipeline"
+)
+
+// busy counts the fits and reductions running at once, the most seen, and
+// the fits so far (signalling each on fitted).
+type busy struct {
+	mu         sync.Mutex
+	now, most  int
+	fits       int
+	fitted     chan struct{}
+	overlapped bool
+}
+
+func (b *busy) enter(fit bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.now++
+	b.most = max(b.most, b.now)
+	if fit {
+		b.fits++
+		select {
+		case b.fitted <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (b *busy) leave() {
+	b.mu.Lock()
+	b.now--
+	b.mu.Unlock()
+}
+
+func (b *busy) fitCount() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.fits
+}
+
+type busyBackend struct{ b *busy }
+
+func (busyBackend) Capabilities() framework.Capabilities { return framework.Capabilities{} }
+func (busyBackend) Options() []framework.OptionInfo      { return nil }
+func (bb busyBackend) New(context.Context, framework.ModelSpec) (framework.Model, error) {
+	return &busyModel{b: bb.b}, nil
+}
+
+type busyModel struct {
+	meanModel
+	b *busy
+}
+
+func (m *busyModel) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
+	m.b.enter(true)
+	defer m.b.leave()
+	return m.meanModel.Fit(ctx, x, y)
+}
+
+// waitingShift is shift whose first reduction, where wait is set, waits
+// (up to a bound) for a model to be fitted after it started: a fit of the
+// next repetition.
+type waitingShift struct {
+	shift
+	b     *busy
+	first *atomic.Bool
+	wait  bool
+}
+
+func (w waitingShift) Reduce(ctx context.Context, p *framework.Problem, f framework.Feature) (framework.Reduced, error) {
+	w.b.enter(false)
+	defer w.b.leave()
+	if !w.wait || !w.first.CompareAndSwap(false, true) {
+		return w.shift.Reduce(ctx, p, f)
+	}
+	before := w.b.fitCount()
+	deadline := time.After(20 * time.Second)
+	for w.b.fitCount() == before {
+		select {
+		case <-w.b.fitted:
+		case <-deadline:
+			return w.shift.Reduce(ctx, p, f)
+		}
+	}
+	w.b.mu.Lock()
+	w.b.overlapped = true
+	w.b.mu.Unlock()
+	return w.shift.Reduce(ctx, p, f)
+}
+
+// TestRunOverlapsRepetitions: Run trains the next repetition's full model
+// while it reduces the current one's (the first reduction of the first
+// repetition, waiting while the others finish, sees a model fitted after
+// it started), never running more fits and
+// reductions at once than its workers, and the results are those of the
+// same run on one worker.
+func TestRunOverlapsRepetitions(t *testing.T) {
+	ctx := context.Background()
+	d := dataset(120, 5)
+	run := func(workers int) (*pipeline.Report, *busy) {
+		b := &busy{fitted: make(chan struct{}, 1)}
+		cfg := pipeline.Config{Backend: busyBackend{b}, BackendName: "busy", Seed: 3, Repeats: 3}
+		ests := []framework.Estimator{waitingShift{shift: shift{0.5}, b: b, first: new(atomic.Bool), wait: workers > 1}}
+		opt := pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: workers}
+		rep, err := pipeline.Run(ctx, d, cfg, measures.MSE(), ests, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep, b
+	}
+	two, b := run(2)
+	if !b.overlapped {
+		t.Error("no model was fitted while the first repetition reduced: the next repetition's training waited for its reductions")
+	}
+	if b.most > 2 {
+		t.Errorf("%d fits and reductions ran at once on 2 workers", b.most)
+	}
+	one, _ := run(1)
+	for i, w := range one.Results {
+		g := two.Results[i]
+		if g.Feature != w.Feature || g.VI != w.VI || g.SE != w.SE {
+			t.Errorf("result %d: 2 workers %s vi %v se %v, 1 worker %s vi %v se %v", i, g.Feature, g.VI, g.SE, w.Feature, w.VI, w.SE)
+		}
+	}
+}
