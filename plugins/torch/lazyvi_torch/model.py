@@ -575,6 +575,11 @@ class Model(lazyvi_plugin.Model):
         """J(x1) J(x2)^T; x2 None: J(x1) J(x1)^T, exactly symmetric."""
         self.ready()
         self._input(x1)
+        if x2 is not None:
+            self._input(x2)
+        k = self._layer_kernel(self._on(x1), None if x2 is None else self._on(x2))
+        if k is not None:
+            return self._out(k)
         j1 = self._jacobian(self._on(x1))
         if x2 is None:
             k = j1 @ j1.T
@@ -584,6 +589,48 @@ class Model(lazyvi_plugin.Model):
         for i, j2 in self._jacobian_blocks(self._on(x2)):
             out[:, i:i + j2.shape[0]] = j1 @ j2.T
         return self._out(out)
+
+    def _layer_kernel(self, x1: torch.Tensor, x2: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
+        """J(x1) J(x2)^T of the built-in network (Linear and ReLU layers,
+        one output a sample) from each Linear layer's inputs A and the
+        gradients D of the predictions with respect to its outputs: the sum
+        over the layers of (A1 A2^T + 1) * (D1 D2^T), elementwise (the
+        weights' part and the bias's). It costs rows^2 times the widths,
+        where the Jacobian's product costs rows^2 times the parameters, and
+        the Jacobian (rows x parameters) is never formed. None for any
+        other network: the Jacobian serves it."""
+        if self.user is not None or self.head.rows_per_sample() != 1 or not _plain_mlp(self.net):
+            return None
+        s1 = self._layer_signals(x1)
+        s2 = s1 if x2 is None else self._layer_signals(x2)
+        k = None
+        for (a1, d1, bias), (a2, d2, _) in zip(s1, s2):
+            t = (a1 @ a2.T + (1.0 if bias else 0.0)) * (d1 @ d2.T)
+            k = t if k is None else k + t
+        if x2 is None:
+            k = (k + k.T) / 2
+        return k
+
+    def _layer_signals(self, x: torch.Tensor) -> List[Tuple[torch.Tensor, torch.Tensor, bool]]:
+        """Each Linear layer's inputs on x, the gradients of the predictions
+        (the head's link of the outputs) with respect to its outputs, and
+        whether it has a bias: one forward and one backward pass over x (a
+        row's prediction depends on its own row only, so the gradient of
+        their sum holds each row's)."""
+        acts, zs, biases = [], [], []
+        with torch.enable_grad():
+            h = x.detach().requires_grad_()
+            for m in self.net:
+                if isinstance(m, torch.nn.Linear):
+                    acts.append(h.detach())
+                    biases.append(m.bias is not None)
+                    h = m(h)
+                    zs.append(h)
+                else:
+                    h = m(h)
+            p = self.head.link(network.outputs(lambda xx: xx, h, self.head.outs))
+            ds = torch.autograd.grad(p.sum(), zs)
+        return [(a, d.detach(), b) for a, d, b in zip(acts, ds, biases)]
 
     def gram(self, x: torch.Tensor, e: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
         """J(x)^T J(x) and J(x)^T e."""
@@ -602,6 +649,13 @@ class Model(lazyvi_plugin.Model):
 
 
 _warned = set()
+
+
+def _plain_mlp(net: torch.nn.Module) -> bool:
+    """Whether net is the built-in network's kind: a Sequential of Linear
+    and ReLU layers only."""
+    return isinstance(net, torch.nn.Sequential) and len(net) > 0 and \
+        all(isinstance(m, (torch.nn.Linear, torch.nn.ReLU)) for m in net)
 
 
 def _warn_once(key, msg):
