@@ -591,33 +591,40 @@ class Model(lazyvi_plugin.Model):
         return self._out(out)
 
     def _layer_kernel(self, x1: torch.Tensor, x2: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
-        """J(x1) J(x2)^T of the built-in network (Linear and ReLU layers,
-        one output a sample) from each Linear layer's inputs A and the
-        gradients D of the predictions with respect to its outputs: the sum
-        over the layers of (A1 A2^T + 1) * (D1 D2^T), elementwise (the
-        weights' part and the bias's). It costs rows^2 times the widths,
-        where the Jacobian's product costs rows^2 times the parameters, and
-        the Jacobian (rows x parameters) is never formed. None for any
+        """J(x1) J(x2)^T of the built-in network (Linear and ReLU layers)
+        from each Linear layer's inputs A and the gradients D of the
+        predictions with respect to its outputs: entry (i R + k, j R + m)
+        is the sum over the layers of (A1_i . A2_j + 1) (D1_ik . D2_jm),
+        the weights' part and the bias's (R outputs a sample: K for
+        multiclass, else 1). It costs rows^2 R^2 times the widths, where
+        the Jacobian's product costs rows^2 R^2 times the parameters, and
+        the Jacobian (rows R x parameters) is never formed. None for any
         other network: the Jacobian serves it."""
-        if self.user is not None or self.head.rows_per_sample() != 1 or not _plain_mlp(self.net):
+        if self.user is not None or not _plain_mlp(self.net):
             return None
+        R = self.head.rows_per_sample()
         s1 = self._layer_signals(x1)
         s2 = s1 if x2 is None else self._layer_signals(x2)
         k = None
         for (a1, d1, bias), (a2, d2, _) in zip(s1, s2):
-            t = (a1 @ a2.T + (1.0 if bias else 0.0)) * (d1 @ d2.T)
+            aa = a1 @ a2.T + (1.0 if bias else 0.0)
+            if R > 1:
+                aa = aa.repeat_interleave(R, dim=0).repeat_interleave(R, dim=1)
+            t = aa * (d1 @ d2.T)
             k = t if k is None else k + t
         if x2 is None:
             k = (k + k.T) / 2
         return k
 
     def _layer_signals(self, x: torch.Tensor) -> List[Tuple[torch.Tensor, torch.Tensor, bool]]:
-        """Each Linear layer's inputs on x, the gradients of the predictions
-        (the head's link of the outputs) with respect to its outputs, and
-        whether it has a bias: one forward and one backward pass over x (a
-        row's prediction depends on its own row only, so the gradient of
-        their sum holds each row's)."""
+        """Each Linear layer's inputs on x (n x in), the gradients of the
+        predictions (the head's link of the outputs) with respect to its
+        outputs (n R x out, row i R + k that of sample i's prediction k, as
+        the Jacobian's rows), and whether it has a bias: one forward pass
+        and R backward passes over x (a row's predictions depend on its own
+        row only, so the gradient of a column's sum holds each row's)."""
         acts, zs, biases = [], [], []
+        R = self.head.rows_per_sample()
         with torch.enable_grad():
             h = x.detach().requires_grad_()
             for m in self.net:
@@ -629,8 +636,10 @@ class Model(lazyvi_plugin.Model):
                 else:
                     h = m(h)
             p = self.head.link(network.outputs(lambda xx: xx, h, self.head.outs))
-            ds = torch.autograd.grad(p.sum(), zs)
-        return [(a, d.detach(), b) for a, d, b in zip(acts, ds, biases)]
+            ds = [torch.autograd.grad(p[:, r].sum(), zs, retain_graph=r < R - 1) for r in range(R)]
+        n = x.shape[0]
+        return [(a, torch.stack([d[l].detach() for d in ds], dim=1).reshape(n * R, -1), b)
+                for l, (a, b) in enumerate(zip(acts, biases))]
 
     def gram(self, x: torch.Tensor, e: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
         """J(x)^T J(x) and J(x)^T e."""
