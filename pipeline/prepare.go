@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -385,10 +384,7 @@ func PrepareFolds(ctx context.Context, d *dataio.Dataset, cfg Config, k, workers
 	}
 	n, _ := d.X.Dims()
 	perm, bounds := sp.perm(), foldBounds(n, k)
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	workers = min(workers, k) // at most one fold a worker
+	workers = min(workersOf(workers), k) // at most one fold a worker
 	probs := make([]*framework.Problem, k)
 	errs := make([]error, k)
 	fold := func(i int) {
@@ -417,13 +413,8 @@ func PrepareFolds(ctx context.Context, d *dataio.Dataset, cfg Config, k, workers
 	if len(sp.cfg.Candidates) > 0 {
 		// The first fold chooses among the candidates (its own fits run in
 		// parallel); the other folds train its choice.
-		if err := sl.acquire(ctx); err != nil {
+		if err := sl.do(ctx, func() error { fold(0); return errs[0] }); err != nil {
 			return nil, err
-		}
-		fold(0)
-		sl.release()
-		if errs[0] != nil {
-			return nil, errs[0]
 		}
 		sp.cfg.Options, sp.cfg.Candidates = probs[0].Spec.Options, nil
 		first = 1

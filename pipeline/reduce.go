@@ -51,6 +51,15 @@ type ReduceOptions struct {
 // (each waits its turn for a CPU).
 func MaxWorkers() int { return max(64, 8*runtime.NumCPU()) }
 
+// workersOf is n workers, or one per CPU where n is 0 or less (the
+// options' zero value).
+func workersOf(n int) int {
+	if n <= 0 {
+		return runtime.NumCPU()
+	}
+	return n
+}
+
 // Reduce runs every estimator on every feature of every fold, Workers at a
 // time (at most one per job, and MaxWorkers).
 func Reduce(ctx context.Context, folds []*framework.Problem, ests []framework.Estimator, feats []framework.Feature, opt ReduceOptions) (*inference.Reductions, error) {
@@ -59,13 +68,9 @@ func Reduce(ctx context.Context, folds []*framework.Problem, ests []framework.Es
 	}
 	rd := newReducer(folds, ests, feats, opt)
 	jobs := rd.plan()
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
 	// One goroutine per job at most (more would only wait on the
 	// channel, each with its stack), and MaxWorkers.
-	workers = min(workers, len(jobs), MaxWorkers())
+	workers := min(workersOf(opt.Workers), len(jobs), MaxWorkers())
 	if opt.Progress != nil {
 		opt.Progress(0, len(jobs)) // estimation starts: the clock for an ETA
 	}

@@ -30,6 +30,10 @@ type preparedRep struct {
 // end of ctx it closes the channel; stop cancels it, closes the folds of
 // any repetition it prepared that Run did not take, and waits for it.
 func (s *runState) prepareAhead(ctx context.Context) (reps <-chan preparedRep, stop func()) {
+	s.halfway = make([]*gate, s.reps)
+	for i := range s.halfway {
+		s.halfway[i] = newGate()
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	ch := make(chan preparedRep)
 	cfg := s.cfg

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
@@ -275,19 +274,11 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 		cfg.Rivals, notes = rivalsRunning(cfg.Rivals, all)
 	}
 	// One slots for the training and the reductions, which overlap.
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	sl := newSlots(workers)
+	sl := newSlots(workersOf(opt.Workers))
 	cfg.slots, opt.slots = sl, sl
 	s := &runState{d: d, cfg: cfg, m: m, ests: ests, opt: opt, reps: max(cfg.Repeats, 1), notes: notes}
 	if cfg.Saved != nil {
 		s.choice = cfg.Saved.Choice
-	}
-	s.halfway = make([]*gate, s.reps)
-	for i := range s.halfway {
-		s.halfway[i] = newGate()
 	}
 	reps, stop := s.prepareAhead(ctx)
 	defer stop()
@@ -328,7 +319,8 @@ type runState struct {
 	known     map[string][]*mat.Dense // baselines' predictions that the model choice made
 	check     *checkRun
 	// halfway[r] opens when repetition r's reductions are half done (or
-	// over): the next repetition's training waits for it.
+	// over): the next repetition's training waits for it (prepareAhead
+	// makes them).
 	halfway []*gate
 }
 

@@ -574,19 +574,17 @@ class Model(lazyvi_plugin.Model):
     def kernel(self, x1: torch.Tensor, x2: Optional[torch.Tensor]) -> torch.Tensor:
         """J(x1) J(x2)^T; x2 None: J(x1) J(x1)^T, exactly symmetric."""
         self.ready()
-        self._input(x1)
-        if x2 is not None:
-            self._input(x2)
-        k = self._layer_kernel(self._on(x1), None if x2 is None else self._on(x2))
+        x1 = self._on(self._input(x1))
+        x2 = None if x2 is None else self._on(self._input(x2))
+        k = self._layer_kernel(x1, x2)
         if k is not None:
             return self._out(k)
-        j1 = self._jacobian(self._on(x1))
+        j1 = self._jacobian(x1)
         if x2 is None:
             k = j1 @ j1.T
             return self._out((k + k.T) / 2)
-        self._input(x2)
         out = torch.empty(j1.shape[0], x2.shape[0] * self.head.rows_per_sample(), dtype=self.dtype, device=self.device)
-        for i, j2 in self._jacobian_blocks(self._on(x2)):
+        for i, j2 in self._jacobian_blocks(x2):
             out[:, i:i + j2.shape[0]] = j1 @ j2.T
         return self._out(out)
 
