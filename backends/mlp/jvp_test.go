@@ -1,10 +1,12 @@
 package mlp
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"testing"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/backends/internal/nn"
@@ -255,10 +257,13 @@ func TestSingleProductsScratch(t *testing.T) {
 
 // TestLeanEntries: where an input's float64 signals would take more than
 // a leanShare of the memo's budget, its entry keeps only the float32
-// copies and the outputs (lean), computed by blocks of rows, and every
-// call gives the same numbers to the bit as with the whole entry: the predictions, the single-precision
-// products (from the same float32 copies), and the float64 products and
-// kernel (from signals computed again). The lean entry is smaller.
+// copies and the outputs (lean), computed by blocks of rows. The
+// predictions and the float64 products and kernel (from signals computed
+// again) are the same to the bit as with the whole entry; the
+// single-precision products and kernel, whose backward signals the lean
+// entry computes in float32 (backward32), are within leanBound of the
+// float64 ones, and not all equal to the whole entry's (rounded float64
+// signals). The lean entry is smaller.
 func TestLeanEntries(t *testing.T) {
 	defer func(b, r int) { nn.MemoBudget, leanBlockRows = b, r }(nn.MemoBudget, leanBlockRows)
 	leanBlockRows = 16 // five blocks of rows
@@ -310,11 +315,78 @@ func TestLeanEntries(t *testing.T) {
 	if b := md.memo.Bytes(); b >= wholeBytes {
 		t.Errorf("lean entry %d bytes, the whole one %d", b, wholeBytes)
 	}
-	for i := range whole {
+	for _, i := range []int{0, 3, 4, 6} {
 		if !mat.Equal(whole[i], lean[i]) {
 			t.Errorf("call %d: the lean entry's numbers differ", i)
 		}
 	}
+	// Single precision against float64: Phi v, Phi^T u and the kernel.
+	absJ := absJacobian(md, xg)
+	var bv, bu, bk mat.Dense
+	bv.Mul(absJ, absOf(v))
+	bu.Mul(absJ.T(), absOf(u))
+	bk.Mul(absJ, absJ.T())
+	back, in, out := leanBackTerms(md), 0, 0
+	for _, ly := range md.layers {
+		in, out = max(in, ly.in), max(out, ly.out)
+	}
+	bv.Scale(gamma(in+5+back, u32), &bv)
+	bu.Scale(gamma(80+6+back, u32), &bu)
+	bk.Scale(gamma(in+out+6+2*back+2*len(md.layers)+2, u32), &bk)
+	for _, c := range []struct {
+		single, double int
+		bound          *mat.Dense
+	}{{1, 3, &bv}, {2, 4, &bu}, {5, 6, &bk}} {
+		checkBound(t, fmt.Sprintf("call %d", c.single), lean[c.single], whole[c.double], c.bound)
+	}
+	if mat.Equal(whole[1], lean[1]) && mat.Equal(whole[2], lean[2]) {
+		t.Error("the lean entry's single-precision products are the whole entry's: its signals are not float32's own")
+	}
+}
+
+// leanBackTerms is the rounding count behind a lean entry's float32
+// backward signals at any layer: the output signal's rounding, then per
+// layer above, its weights' rounding and the out terms of its product
+// (Higham's gamma bounds compose to first order by adding their counts),
+// and the two roundings of a Jacobian entry (the activation's, the
+// product's).
+func leanBackTerms(md *Model) int {
+	k := 1 + 2
+	for _, ly := range md.layers {
+		k += ly.out + 1
+	}
+	return k
+}
+
+// absJacobian is the Jacobian of x's rows built from the absolute
+// backward signals (the output signal's absolute value propagated through
+// |W| and the same ReLU masks) and the absolute activations: the bound,
+// entry by entry, of the rounding errors' propagation through the
+// backward pass.
+func absJacobian(md *Model, xg blas64.General) *mat.Dense {
+	a, deltas := md.signals(xg)
+	n, last := xg.Rows, len(md.layers)-1
+	abs := &activations{acts: make([]blas64.General, len(md.layers))}
+	ad := make([]blas64.General, len(md.layers))
+	for l := range md.layers {
+		abs.acts[l] = absOf(dense(a.acts[l])).RawMatrix()
+	}
+	ad[last] = absOf(dense(deltas[last])).RawMatrix()
+	for l := last; l > 0; l-- {
+		w := absOf(dense(md.layers[l].weights(md.trained.Theta)))
+		var prev mat.Dense
+		prev.Mul(dense(ad[l]), w)
+		prev.Apply(func(i, j int, v float64) float64 {
+			if a.acts[l].Data[i*a.acts[l].Stride+j] == 0 {
+				return 0
+			}
+			return v
+		}, &prev)
+		ad[l-1] = prev.RawMatrix()
+	}
+	jac := make([]float64, n*md.m)
+	md.jacobianRows(abs, ad, 0, n, jac)
+	return mat.NewDense(n, md.m, jac)
 }
 
 // TestSingleTMulZeroRows checks the single-precision Phi^T u where u has

@@ -3,6 +3,7 @@ package mlp
 import (
 	"sync"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -17,12 +18,13 @@ import (
 // their float32 copies for the single-precision products, made on first
 // use. The private copy of the input is acts.acts[0].
 //
-// A lean entry keeps only the float32 copies and the outputs (acts.out):
+// A lean entry keeps only float32 signals and the outputs (acts.out):
 // where the float64 signals would take more than leanShare of the memo's
 // budget (n1 66667 rows of a (512, 256) network: 873 MB), the
 // single-precision products, which a lazy solve at that size uses, find
 // their signals in half the bytes, and a caller that needs the float64
-// ones computes them again (full).
+// ones computes them again (full). Its activations are the float64 ones
+// rounded, its backward signals computed in float32 (leanSignals).
 type signalsEntry struct {
 	acts   *activations
 	deltas []blas64.General
@@ -126,17 +128,21 @@ func (md *Model) cached(x blas64.General) signalsEntry {
 	return e
 }
 
-// leanBlockRows is how many rows a lean entry's signals are computed for
-// at a time, so that their float64 values are held for a block only
-// (8192 rows of a (512, 256) network: 107 MB). Blocks keep at least that
-// many rows (the last takes the remainder), so that each of the passes'
-// matrix products runs as gonum's blocked product, as on all the rows at
-// once, and the numbers are the same to the bit.
+// leanBlockRows is how many rows a lean entry's forward pass runs on at a
+// time, so that its float64 activations are held for a block only (8192
+// rows of a (512, 256) network: 57 MB). Blocks keep at least that many
+// rows (the last takes the remainder), so that the forward pass's matrix
+// products run as gonum's blocked product, as on all the rows at once,
+// and the outputs are the same to the bit.
 var leanBlockRows = 8192
 
 // leanSignals returns a lean entry's values for the rows xc, computed by
-// blocks of rows: the outputs, the float32 copies of the signals, and
-// those copies' count of values.
+// blocks of rows: the outputs, from the float64 forward pass that Predict
+// runs; the float32 copies of its activations; and the backward pass's
+// signals, which only the single-precision products use, computed in
+// float32 from those copies and the float32 weights (backward32), at the
+// float32 products' rate instead of float64's; and the copies' count of
+// values.
 func (md *Model) leanSignals(xc blas64.General) (*activations, *signals32, int) {
 	n := xc.Rows
 	s := new(signals32)
@@ -149,22 +155,50 @@ func (md *Model) leanSignals(xc blas64.General) (*activations, *signals32, int) 
 		count += n * (ly.in + ly.out)
 	}
 	s.once.Do(func() {}) // filled here
-	out := make([]float64, 0, n*md.layers[len(md.layers)-1].out)
+	ps := newParams(md.layers, md.trained.Theta)
+	w32 := make([]blas32.General, len(md.layers))
+	for l, ly := range md.layers {
+		w32[l] = toSingle(ly.weights(md.trained.Theta))
+	}
+	maxRows := n // the largest block's rows: the last
+	if n >= 2*leanBlockRows {
+		maxRows = leanBlockRows + n%leanBlockRows
+	}
+	a := newActivations(md.layers, maxRows)
+	out, slopes := make([]float64, n), make([]float64, maxRows)
 	for i0 := 0; i0 < n; {
 		i1 := i0 + leanBlockRows
 		if n-i1 < leanBlockRows {
 			i1 = n
 		}
-		xb := blas64.General{Rows: i1 - i0, Cols: xc.Cols, Stride: xc.Stride, Data: xc.Data[i0*xc.Stride:]}
-		acts, deltas := md.signals(xb)
+		nb := i1 - i0
+		xb := blas64.General{Rows: nb, Cols: xc.Cols, Stride: xc.Stride, Data: xc.Data[i0*xc.Stride:]}
+		copy(out[i0:i1], forward(md.layers, ps, xb, a))
 		for l := range md.layers {
-			intoSingle(s.acts[l], i0, acts.acts[l])
-			intoSingle(s.deltas[l], i0, deltas[l])
+			intoSingle(s.acts[l], i0, rowsOf(a.acts[l], nb))
 		}
-		out = append(out, acts.out...)
+		md.head.Link(a.out[:nb], slopes[:nb]) // d prediction / d raw output
+		last := s.deltas[len(md.layers)-1].Data[i0:i1]
+		for i, v := range slopes[:nb] {
+			last[i] = float32(v)
+		}
+		backward32(w32, s, i0, i1)
 		i0 = i1
 	}
 	return &activations{out: out}, s, count
+}
+
+// backward32 propagates the output signals in s.deltas' last layer, rows
+// i0..i1, down to the first layer's outputs in float32: each layer's
+// signal is the one above it times that layer's weights w32[l] (out x in),
+// masked where the layer's input (the ReLU activation s.acts[l]) is 0,
+// as backward does in float64.
+func backward32(w32 []blas32.General, s *signals32, i0, i1 int) {
+	for l := len(w32) - 1; l > 0; l-- {
+		d, prev, act := rowRange32(s.deltas[l], i0, i1), rowRange32(s.deltas[l-1], i0, i1), rowRange32(s.acts[l], i0, i1)
+		blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, d, w32[l], 0, prev)
+		nn.ReLUMask32(prev.Data, act.Data)
+	}
 }
 
 // intoSingle writes g (rounded to float32) into dst's rows from row i0.

@@ -28,3 +28,13 @@ func ReLUMask(d, act []float64) {
 		d[j] = math.Float64frombits(math.Float64bits(d[j]) & keep)
 	}
 }
+
+// ReLUMask32 is ReLUMask in float32.
+func ReLUMask32(d, act []float32) {
+	act = act[:len(d)]
+	for j, a := range act {
+		b := math.Float32bits(a)
+		keep := -((b | -b) >> 31) // all ones when a != 0
+		d[j] = math.Float32frombits(math.Float32bits(d[j]) & keep)
+	}
+}

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// BiasReLU and ReLUMask against their definitions, max(z + b, 0) and
+// BiasReLU, ReLUMask and ReLUMask32 against their definitions, max(z + b, 0) and
 // "zero where the ReLU output is not positive", on random values with
 // zeros of both signs among them, bit for bit.
 func TestReLU(t *testing.T) {
@@ -57,6 +57,22 @@ func TestReLU(t *testing.T) {
 	for i := range d {
 		if math.Float64bits(d[i]) != math.Float64bits(wantD[i]) {
 			t.Fatalf("ReLUMask[%d] = %v, want %v", i, d[i], wantD[i])
+		}
+	}
+	d32, got32 := make([]float32, len(d)), make([]float32, len(got))
+	for i := range d32 {
+		d32[i], got32[i] = float32(rng.NormFloat64()), float32(got[i])
+	}
+	want32 := append([]float32(nil), d32...)
+	for i, a := range got32 {
+		if !(a > 0) {
+			want32[i] = 0
+		}
+	}
+	ReLUMask32(d32, got32)
+	for i := range d32 {
+		if math.Float32bits(d32[i]) != math.Float32bits(want32[i]) {
+			t.Fatalf("ReLUMask32[%d] = %v, want %v", i, d32[i], want32[i])
 		}
 	}
 }
