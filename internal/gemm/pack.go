@@ -14,13 +14,19 @@ func (j *job[T]) packA(dst []T, i0, mb int) {
 				src := a[(l0+l)*lda+i0+p:][:rows]
 				out := d[l*mr : (l+1)*mr]
 				if alpha == 1 {
-					copy(out, src)
+					// A loop, not copy: rows is a few values (mr), where
+					// a call to memmove costs more than the moves.
+					for r, v := range src {
+						out[r] = v
+					}
 				} else {
 					for r, v := range src {
 						out[r] = alpha * v
 					}
 				}
-				clear(out[rows:])
+				for r := rows; r < mr; r++ {
+					out[r] = 0
+				}
 			}
 			continue
 		}
