@@ -49,10 +49,9 @@ type selection struct {
 // one whose validation loss is lowest, preferring an earlier candidate
 // unless a later one is lower by more than SelectTol; the others are
 // released. Every candidate holds out the same validation slice (the
-// backend's, seeded by spec.Seed), so their losses compare. The first
-// candidate is trained alone: when its slice is smaller than MinSelectRows
-// (or it reports none) it is kept without training the others, which then
-// train in parallel (at most as many at a time as there are CPUs).
+// backend's, seeded by spec.Seed), so their losses compare. When the
+// first candidate's slice is smaller than MinSelectRows (or it reports
+// none) it is kept and the others are not trained (fitCandidates).
 // Without candidates it trains spec's model.
 func selectFull(ctx context.Context, be framework.Backend, spec framework.ModelSpec, cands []Candidate, x *mat.Dense, y []float64) (*selection, error) {
 	if len(cands) == 0 {
@@ -67,30 +66,15 @@ func selectFull(ctx context.Context, be framework.Backend, spec framework.ModelS
 		specs[i] = spec
 		specs[i].Options = mergeOptions(spec.Options, c.Options)
 	}
-	models := make([]framework.Model, len(cands))
-	errs := make([]error, len(cands))
-	models[0], errs[0] = fitOne(ctx, be, specs[0], x, y)
-	first := framework.FitReportOf(models[0])
+	models, errs := fitCandidates(ctx, be, specs, x, y)
 	sel := &selection{}
-	switch {
-	case errs[0] != nil:
-	case first.ValidRows == 0:
-		sel.note = "no validation loss to choose by: the first candidate"
-	case first.ValidRows < MinSelectRows:
-		sel.note = fmt.Sprintf("%d validation rows are too few to choose by (below %d): the first candidate", first.ValidRows, MinSelectRows)
-	default:
-		sem := make(chan struct{}, runtime.NumCPU())
-		var wg sync.WaitGroup
-		for i := 1; i < len(cands); i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				models[i], errs[i] = fitOne(ctx, be, specs[i], x, y)
-			}()
+	if errs[0] == nil {
+		switch first := framework.FitReportOf(models[0]); {
+		case first.ValidRows == 0:
+			sel.note = "no validation loss to choose by: the first candidate"
+		case first.ValidRows < MinSelectRows:
+			sel.note = fmt.Sprintf("%d validation rows are too few to choose by (below %d): the first candidate", first.ValidRows, MinSelectRows)
 		}
-		wg.Wait()
 	}
 	release := func(keep int) {
 		for i, m := range models {
@@ -128,6 +112,68 @@ func selectFull(ctx context.Context, be framework.Backend, spec framework.ModelS
 	release(best)
 	sel.model, sel.spec, sel.chosen = models[best], specs[best], cands[best].Name
 	return sel, nil
+}
+
+// fitCandidates fits the models of specs (candidates, cheapest first) at
+// most as many at a time as there are CPUs, the first and the costliest
+// first: the others train only where the first's validation slice chooses
+// (at least MinSelectRows rows), which only its fit tells, and the
+// costliest, started beside it, would otherwise train alone at the end.
+// The rest follow, costliest first, as fits end. Where the first fails or
+// its slice does not choose, the fits started beside it are cancelled and
+// released, and only the first's model or error is returned. The models
+// are the same whatever the order: each fit is its spec's alone.
+func fitCandidates(ctx context.Context, be framework.Backend, specs []framework.ModelSpec, x *mat.Dense, y []float64) ([]framework.Model, []error) {
+	n := len(specs)
+	models, errs := make([]framework.Model, n), make([]error, n)
+	beside, cancel := context.WithCancel(ctx) // the fits started beside the first
+	defer cancel()
+	sem := make(chan struct{}, max(runtime.NumCPU(), 1))
+	var wg sync.WaitGroup
+	start := func(i int, c context.Context) { // in a slot of sem
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			models[i], errs[i] = fitOne(c, be, specs[i], x, y)
+		}()
+	}
+	first := make(chan struct{})
+	sem <- struct{}{}
+	go func() {
+		defer close(first)
+		defer func() { <-sem }()
+		models[0], errs[0] = fitOne(ctx, be, specs[0], x, y)
+	}()
+	next := n - 1 // the next to start: costliest first
+speculate:
+	for next > 0 {
+		select {
+		case <-first:
+			break speculate
+		case sem <- struct{}{}:
+			start(next, beside)
+			next--
+		}
+	}
+	<-first
+	if errs[0] != nil || framework.FitReportOf(models[0]).ValidRows < MinSelectRows {
+		cancel()
+		wg.Wait()
+		for i := 1; i < n; i++ {
+			if models[i] != nil {
+				framework.Release(models[i])
+			}
+			models[i], errs[i] = nil, nil
+		}
+		return models, errs
+	}
+	for ; next > 0; next-- {
+		sem <- struct{}{}
+		start(next, ctx)
+	}
+	wg.Wait()
+	return models, errs
 }
 
 // fitOne makes a model of spec on be and fits it to x and y.

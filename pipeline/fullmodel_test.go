@@ -22,12 +22,15 @@ import (
 // say: options loss (the validation loss), rows (the validation rows,
 // default MinSelectRows), stop ("patience" or "cap") and slope (the
 // prediction is the train mean plus slope times column 0).
-// released counts the models released.
-type reportBackend struct{ released *atomic.Int32 }
+// released counts the models released, made (where set) the models made.
+type reportBackend struct{ released, made *atomic.Int32 }
 
 func (reportBackend) Capabilities() framework.Capabilities { return framework.Capabilities{} }
 func (reportBackend) Options() []framework.OptionInfo      { return nil }
 func (b reportBackend) New(_ context.Context, spec framework.ModelSpec) (framework.Model, error) {
+	if b.made != nil {
+		b.made.Add(1)
+	}
 	loss, _ := strconv.ParseFloat(spec.Options["loss"], 64)
 	slope, _ := strconv.ParseFloat(spec.Options["slope"], 64)
 	rows := pipeline.MinSelectRows
@@ -73,6 +76,8 @@ func candidates(losses ...string) []pipeline.Candidate {
 // TestPrepareChoosesCandidate: the lowest validation loss wins, unless it
 // is within SelectTol of an earlier candidate's; the chosen options become
 // the problem's spec, laid over Config.Options; the others are released.
+// Where the validation rows are too few to choose by, the first is kept,
+// and any other fitted beside it is released.
 func TestPrepareChoosesCandidate(t *testing.T) {
 	d := dataset(200, 3)
 	for _, c := range []struct {
@@ -87,8 +92,8 @@ func TestPrepareChoosesCandidate(t *testing.T) {
 		// Too few validation rows to choose by: the first.
 		{[]string{"1", "0.5"}, 199, "c0"},
 	} {
-		var released atomic.Int32
-		cfg := pipeline.Config{Backend: reportBackend{&released}, Seed: 1,
+		var released, made atomic.Int32
+		cfg := pipeline.Config{Backend: reportBackend{&released, &made}, Seed: 1,
 			Options:    map[string]string{"stop": "patience", "loss": "9", "rows": strconv.Itoa(c.rows)},
 			Candidates: candidates(c.losses...)}
 		p, err := pipeline.Prepare(context.Background(), d, cfg)
@@ -107,10 +112,12 @@ func TestPrepareChoosesCandidate(t *testing.T) {
 		}
 		trained := len(c.losses)
 		if c.rows < pipeline.MinSelectRows {
-			trained = 1 // the others are not trained
+			trained = 1 // the others are not scored
+		} else if int(made.Load()) != trained {
+			t.Errorf("losses %v: %d models made, want %d", c.losses, made.Load(), trained)
 		}
-		if int(released.Load()) != trained-1 {
-			t.Errorf("losses %v: %d models released, want %d", c.losses, released.Load(), trained-1)
+		if released.Load() != made.Load()-1 {
+			t.Errorf("losses %v: %d models released of %d made, want all but the chosen", c.losses, released.Load(), made.Load())
 		}
 		if len(p.Candidates) != trained || *p.Candidates[0].ValidLoss != 1*mustFloat(c.losses[0]) || p.FitReport.Epochs != 7 {
 			t.Errorf("losses %v: candidate scores %+v, fit report %+v", c.losses, p.Candidates, p.FitReport)
