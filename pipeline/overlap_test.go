@@ -71,8 +71,8 @@ func (m *busyModel) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 }
 
 // waitingShift is shift whose first reduction, where wait is set, waits
-// (up to a bound) for a model to be fitted after it started: a fit of the
-// next repetition.
+// (up to a bound) for two models to be fitted after it started: the fits
+// of the next two repetitions (one split each).
 type waitingShift struct {
 	shift
 	b     *busy
@@ -88,7 +88,7 @@ func (w waitingShift) Reduce(ctx context.Context, p *framework.Problem, f framew
 	}
 	before := w.b.fitCount()
 	deadline := time.After(20 * time.Second)
-	for w.b.fitCount() == before {
+	for w.b.fitCount() < before+2 {
 		select {
 		case <-w.b.fitted:
 		case <-deadline:
@@ -101,12 +101,12 @@ func (w waitingShift) Reduce(ctx context.Context, p *framework.Problem, f framew
 	return w.shift.Reduce(ctx, p, f)
 }
 
-// TestRunOverlapsRepetitions: Run trains the next repetition's full model
-// while it reduces the current one's (the first reduction of the first
-// repetition, waiting while the others finish, sees a model fitted after
-// it started), never running more fits and
-// reductions at once than its workers, and the results are those of the
-// same run on one worker.
+// TestRunOverlapsRepetitions: Run trains the other repetitions' full
+// models while it reduces the first one's (the first reduction of the
+// first repetition, waiting while the others finish, sees the second's
+// and the third's models fitted after it started), never running more
+// fits and reductions at once than its workers, and the results are
+// those of the same run on one worker.
 func TestRunOverlapsRepetitions(t *testing.T) {
 	ctx := context.Background()
 	d := dataset(120, 5)
@@ -123,7 +123,7 @@ func TestRunOverlapsRepetitions(t *testing.T) {
 	}
 	two, b := run(2)
 	if !b.overlapped {
-		t.Error("no model was fitted while the first repetition reduced: the next repetition's training waited for its reductions")
+		t.Error("the second and third repetitions' models were not both fitted while the first repetition reduced: their training waited for its reductions")
 	}
 	if b.most > 2 {
 		t.Errorf("%d fits and reductions ran at once on 2 workers", b.most)

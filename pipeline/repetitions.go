@@ -20,53 +20,99 @@ type preparedRep struct {
 	err   error
 }
 
-// prepareAhead prepares the run's repetitions in order on a goroutine of
-// its own, each while Run reduces the one before, and hands each over on
-// the returned channel. It starts a repetition once the reductions of the
-// one before are half done (s.halfway): their pace until then is their
-// own (what a forecast extrapolates), and their second half covers the
-// time the repetition's last fold trains alone, which would otherwise
-// leave cores idle. After an error (sent as the last preparedRep) or the
-// end of ctx it closes the channel; stop cancels it, closes the folds of
-// any repetition it prepared that Run did not take, and waits for it.
-func (s *runState) prepareAhead(ctx context.Context) (reps <-chan preparedRep, stop func()) {
-	s.halfway = make([]*gate, s.reps)
-	for i := range s.halfway {
-		s.halfway[i] = newGate()
+// aheadShare and aheadMinJobs say when the first repetition's reductions
+// have begun enough for the other repetitions to start training beside
+// them: aheadShare of its reductions, and at least aheadMinJobs (or half
+// of them, where that is fewer). Until
+// then their pace is their own, which a forecast of the run time
+// (progress.Forecast) extrapolates from the same share.
+const (
+	aheadShare   = 0.05
+	aheadMinJobs = 4
+)
+
+// aheadReps is how many repetitions beyond the one Run reduces may be
+// prepared or preparing at once: each holds its folds' data and models.
+const aheadReps = 2
+
+// prepareAhead prepares the run's repetitions, each on a goroutine of its
+// own, and returns take, which hands repetition rep's over once it is
+// ready (false where ctx ended first). The first repetition is prepared
+// at once; the others, which train the kind of model its choice made
+// (chooseKind), once it is prepared and its reductions have begun
+// (s.begun), and at most aheadReps beyond the one Run reduces (a
+// repetition waits for the one aheadReps + 1 before it to be finished,
+// s.finished). Their training and the reductions share the run's slots,
+// so that the cores a repetition's training leaves idle (a candidate or
+// a fold that trains alone) reduce or train another repetition. stop
+// cancels what is still preparing, waits for it, and closes the folds of
+// any repetition that take did not hand over.
+func (s *runState) prepareAhead(ctx context.Context) (take func(rep int) (preparedRep, bool), stop func()) {
+	s.begun = newGate()
+	s.finished = make([]*gate, s.reps)
+	for i := range s.finished {
+		s.finished[i] = newGate()
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	ch := make(chan preparedRep)
+	ready := make([]chan preparedRep, s.reps)
+	for i := range ready {
+		ready[i] = make(chan preparedRep, 1)
+	}
+	chosen := newGate() // the first repetition is prepared: cfg is the run's
 	cfg := s.cfg
-	go func() {
-		defer close(ch)
-		for rep := range s.reps {
-			if rep > 0 {
-				select {
-				case <-s.halfway[rep-1].c:
-				case <-ctx.Done():
-					return
-				}
-			}
-			start := time.Now()
-			folds, kc, err := prepareRepetition(ctx, s.d, &cfg, rep, s.opt.Workers)
-			if err != nil && s.reps > 1 {
-				err = fmt.Errorf("repetition %d/%d: %w", rep+1, s.reps, err)
-			}
-			select {
-			case ch <- preparedRep{folds: folds, kc: kc, cfg: cfg, secs: time.Since(start).Seconds(), err: err}:
-			case <-ctx.Done():
-				closeAll(folds)
-				return
-			}
-			if err != nil {
-				return
+	var wg sync.WaitGroup
+	prepare := func(rep int, c Config) {
+		start := time.Now()
+		folds, kc, err := prepareRepetition(ctx, s.d, &c, rep, s.opt.Workers)
+		if err != nil && s.reps > 1 {
+			err = fmt.Errorf("repetition %d/%d: %w", rep+1, s.reps, err)
+		}
+		if rep == 0 {
+			cfg = c
+			if err == nil {
+				chosen.open()
 			}
 		}
-	}()
-	return ch, func() {
+		ready[rep] <- preparedRep{folds: folds, kc: kc, cfg: c, secs: time.Since(start).Seconds(), err: err}
+	}
+	wait := func(g *gate) bool {
+		select {
+		case <-g.c:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	for rep := range s.reps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if rep > 0 && (!wait(chosen) || !wait(s.begun)) {
+				return
+			}
+			if rep > aheadReps && !wait(s.finished[rep-aheadReps-1]) {
+				return
+			}
+			prepare(rep, cfg)
+		}()
+	}
+	take = func(rep int) (preparedRep, bool) {
+		select {
+		case pr := <-ready[rep]:
+			return pr, true
+		case <-ctx.Done():
+			return preparedRep{}, false
+		}
+	}
+	return take, func() {
 		cancel()
-		for pr := range ch {
-			closeAll(pr.folds)
+		wg.Wait()
+		for _, r := range ready {
+			select {
+			case pr := <-r:
+				closeAll(pr.folds)
+			default:
+			}
 		}
 	}
 }
@@ -82,13 +128,14 @@ func newGate() *gate { return &gate{c: make(chan struct{})} }
 func (g *gate) open() { g.once.Do(func() { close(g.c) }) }
 
 // at returns a progress callback that passes (done, total) on to progress
-// (where set) and opens g once done is half of total.
-func (g *gate) at(progress func(done, total int)) func(done, total int) {
+// (where set) and opens g once done is share of total and at least least,
+// or half of total where that is fewer.
+func (g *gate) at(progress func(done, total int), share float64, least int) func(done, total int) {
 	return func(done, total int) {
 		if progress != nil {
 			progress(done, total)
 		}
-		if 2*done >= total {
+		if float64(done) >= share*float64(total) && 2*done >= min(2*least, total) {
 			g.open()
 		}
 	}

@@ -280,14 +280,16 @@ func Run(ctx context.Context, d *dataio.Dataset, cfg Config, m framework.Measure
 	if cfg.Saved != nil {
 		s.choice = cfg.Saved.Choice
 	}
-	reps, stop := s.prepareAhead(ctx)
+	take, stop := s.prepareAhead(ctx)
 	defer stop()
 	for rep := range s.reps {
-		pr, ok := <-reps
+		pr, ok := take(rep)
 		if !ok {
 			return nil, ctx.Err()
 		}
-		if err := s.repetition(ctx, rep, pr); err != nil {
+		err := s.repetition(ctx, rep, pr)
+		s.finished[rep].open()
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -318,10 +320,12 @@ type runState struct {
 	choice    *dataio.ModelChoice
 	known     map[string][]*mat.Dense // baselines' predictions that the model choice made
 	check     *checkRun
-	// halfway[r] opens when repetition r's reductions are half done (or
-	// over): the next repetition's training waits for it (prepareAhead
-	// makes them).
-	halfway []*gate
+	// begun opens when the first repetition's reductions have begun
+	// (aheadShare of them) or are over, finished[r] when repetition r is
+	// (its folds closed): the other repetitions' training waits for them
+	// (prepareAhead makes them).
+	begun    *gate
+	finished []*gate
 }
 
 // repetition reduces repetition rep's folds, prepared (prepareAhead), and
@@ -359,9 +363,10 @@ func (s *runState) repetition(ctx context.Context, rep int, pr preparedRep) erro
 	}
 	o, co := s.opt, s.opt
 	o.Progress, co.Progress = s.progress(rep, folds)
-	half := s.halfway[rep]
-	defer half.open()
-	o.Progress = half.at(o.Progress)
+	if rep == 0 {
+		defer s.begun.open()
+		o.Progress = s.begun.at(o.Progress, aheadShare, aheadMinJobs)
+	}
 	red, err := reduceFolds(ctx, folds, s.m, s.ests, s.feats, o, label)
 	if err != nil {
 		return err
