@@ -448,6 +448,15 @@ func (s singleKernel) Kernel(ctx context.Context, x1, x2 mat.Matrix) (*mat.Dense
 	return s.md.kernel(ctx, x1, x2, true)
 }
 
+var _ framework.InPlaceKerneler = singleKernel{}
+
+// KernelInto implements framework.InPlaceKerneler: Kernel, in dst's memory
+// when it holds the result, so that a reduction's kernel reuses a finished
+// one's instead of fresh memory.
+func (s singleKernel) KernelInto(ctx context.Context, x1, x2 mat.Matrix, dst []float64) (*mat.Dense, error) {
+	return s.md.kernelInto(ctx, x1, x2, true, dst)
+}
+
 // JacobianTVec returns Phi(x)^T a in single precision.
 func (s singleKernel) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([]float64, error) {
 	if err := s.md.ready(ctx); err != nil {
