@@ -23,9 +23,9 @@ type preparedRep struct {
 // aheadShare and aheadMinJobs say when the first repetition's reductions
 // have begun enough for the other repetitions to start training beside
 // them: aheadShare of its reductions, and at least aheadMinJobs (or half
-// of them, where that is fewer). Until
-// then their pace is their own, which a forecast of the run time
-// (progress.Forecast) extrapolates from the same share.
+// of them, where that is fewer). Until then their pace is their own,
+// which a forecast of the run time (progress.Forecast) extrapolates from
+// the same share.
 const (
 	aheadShare   = 0.05
 	aheadMinJobs = 4
