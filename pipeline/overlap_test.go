@@ -2,6 +2,9 @@ package pipeline_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -133,6 +136,60 @@ func TestRunOverlapsRepetitions(t *testing.T) {
 		g := two.Results[i]
 		if g.Feature != w.Feature || g.VI != w.VI || g.SE != w.SE {
 			t.Errorf("result %d: 2 workers %s vi %v se %v, 1 worker %s vi %v se %v", i, g.Feature, g.VI, g.SE, w.Feature, w.VI, w.SE)
+		}
+	}
+}
+
+// failingRepBackend builds meanModels, counting those made and released,
+// whose fit fails for the model of one seed.
+type failingRepBackend struct {
+	failSeed       int64
+	made, released *atomic.Int32
+}
+
+func (failingRepBackend) Capabilities() framework.Capabilities { return framework.Capabilities{} }
+func (failingRepBackend) Options() []framework.OptionInfo      { return nil }
+func (b failingRepBackend) New(_ context.Context, spec framework.ModelSpec) (framework.Model, error) {
+	b.made.Add(1)
+	return &failingRepModel{b: b, fail: spec.Seed == b.failSeed}, nil
+}
+
+type failingRepModel struct {
+	meanModel
+	b    failingRepBackend
+	fail bool
+}
+
+func (m *failingRepModel) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
+	if m.fail {
+		return errors.New("planted failure")
+	}
+	return m.meanModel.Fit(ctx, x, y)
+}
+
+func (m *failingRepModel) Close() error {
+	m.b.released.Add(1)
+	return nil
+}
+
+// TestRunRepetitionFails: where a later repetition's training fails while
+// the first is reduced, Run returns that repetition's error, and every
+// model made, those of the repetitions prepared beside it included, is
+// released.
+func TestRunRepetitionFails(t *testing.T) {
+	d := dataset(120, 5)
+	for _, rep := range []int{1, 2} {
+		var made, released atomic.Int32
+		be := failingRepBackend{failSeed: inference.RepeatSeed(3, rep), made: &made, released: &released}
+		cfg := pipeline.Config{Backend: be, BackendName: "failing", Seed: 3, Repeats: 3}
+		opt := pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: 2}
+		_, err := pipeline.Run(context.Background(), d, cfg, measures.MSE(), []framework.Estimator{shift{0.5}}, opt)
+		want := fmt.Sprintf("repetition %d/3", rep+1)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "planted failure") {
+			t.Errorf("repetition %d fails: error %v, want one naming %q and the failure", rep+1, err, want)
+		}
+		if released.Load() != made.Load() {
+			t.Errorf("repetition %d fails: %d models released of %d made", rep+1, released.Load(), made.Load())
 		}
 	}
 }
