@@ -424,12 +424,9 @@ func PrepareFolds(ctx context.Context, d *dataio.Dataset, cfg Config, k, workers
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := sl.acquire(ctx); err != nil {
+			if err := sl.do(ctx, func() error { fold(i); return nil }); err != nil {
 				errs[i] = err
-				return
 			}
-			defer sl.release()
-			fold(i)
 		}()
 	}
 	wg.Wait()

@@ -3,12 +3,14 @@ package pipeline
 import "context"
 
 // slots bounds the jobs that run at once across the parts of a run that
-// overlap: Run trains a repetition's full models while it reduces the
-// previous repetition's, and both take their turns from one slots, so that
+// overlap: Run trains the other repetitions' full models while it reduces
+// one's (prepareAhead), and both take their turns from one slots, so that
 // the cores a repetition's training leaves idle (a fold that trains alone)
-// reduce, and the run never has more than its workers' jobs at once (each
-// holding its kernel or its training data in memory). A nil *slots bounds
-// nothing.
+// reduce, and the run never has more than its workers' folds and
+// reductions at once (each holding its kernel or its training data in
+// memory). A fold that chooses among candidates holds one slot while its
+// candidates train beside one another, up to one per CPU
+// (fitCandidates). A nil *slots bounds nothing.
 type slots struct{ c chan struct{} }
 
 // newSlots is a slots of n jobs at once (at least one).

@@ -4,8 +4,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"gonum.org/v1/gonum/blas/blas64"
-
 	"github.com/lazyvi/lazyvi/framework"
 )
 
@@ -28,7 +26,7 @@ func BenchmarkSignals(b *testing.B) {
 	})
 	b.Run("lean", func(b *testing.B) {
 		for b.Loop() {
-			md.leanSignals(blas64.General(xg))
+			md.leanSignals(xg)
 		}
 	})
 }
