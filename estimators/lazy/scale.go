@@ -210,14 +210,14 @@ func (p *problem) solveScaled(ctx context.Context, alpha float64, start []float6
 }
 
 // precondFor is the final solve's preconditioner: for a solve from 0, the
-// subsample's sketch where the search left one (sk), else the baseline's
-// Ritz pairs where its penalty is near enough (config.precondWhen); nil:
-// none.
+// subsample's sketch where the search left one (sk) and it pays
+// (sketch.pays), else the baseline's Ritz pairs where its penalty is near
+// enough (config.precondWhen); nil: none.
 func (p *problem) precondFor(ctx context.Context, alpha float64, start []float64, sk *sketch, base func() (framework.Reduced, error)) (preconditioner, error) {
 	if start != nil {
 		return nil, nil
 	}
-	if sk != nil && !p.est.cfg.noSketch {
+	if sk != nil && !p.est.cfg.noSketch && sk.pays(p.samples(), p.g.NumParams()) {
 		pre, err := sk.precond(ctx, alpha, p.samples())
 		if err != nil {
 			return nil, err

@@ -271,13 +271,18 @@ type wrappedMultiplier struct{ jacobianOnly }
 
 // The scaled path on an MLP gives the same numbers whatever the worker
 // count: features reduced concurrently share the model (and its memo of
-// signals) and read their baseline's penalty, each solve preconditioned by
-// its own subsample's sketch, never each other's results. The framework hands each feature its
-// fold's baseline (framework.BaselineReducer): the features' reductions
-// are ReduceFrom's with that baseline, the same with 1 and 3 workers;
-// without baselines they are Reduce's. A baseline of no update (+Inf)
-// starts the features' searches at the top of the grid (nearStart), not
-// at Reduce's walk of the grid.
+// signals) and read their baseline's penalty and, where the solves are
+// preconditioned by the baseline's Ritz pairs, its Carry, never each
+// other's results. The framework hands each feature its fold's baseline
+// (framework.BaselineReducer): the features' reductions are ReduceFrom's
+// with that baseline, the same with 1 and 3 workers; without baselines
+// they are Reduce's. A baseline of no update (+Inf) starts the features'
+// searches at the top of the grid (nearStart), not at Reduce's walk of
+// the grid. Both preconditioners are covered: the network's step (200
+// rows of 1633 parameters) is below the 200-row subsample's sketch
+// (sketch.pays), so that the Ritz pairs precondition; a 40-row subsample's
+// sketch is below it, so that each solve is preconditioned by its own
+// subsample's sketch and the baseline carries nothing.
 func TestLazyScaledWorkersDeterministic(t *testing.T) {
 	ctx := context.Background()
 	sim, err := simulate.Generate("highdim", 300, 0.5, 3)
@@ -290,14 +295,33 @@ func TestLazyScaledWorkersDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
+	for _, tc := range []struct {
+		name   string
+		lz     Estimator
+		sketch bool
+	}{
+		{"the baseline's Ritz pairs", Estimator{Memory: tinyMemory}, false},
+		{"the subsample's sketch", Estimator{Memory: tinyMemory, cfg: config{subsampleRows: 40}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkScaledWorkers(t, p, tc.lz, tc.sketch) })
+	}
+}
+
+// checkScaledWorkers is TestLazyScaledWorkersDeterministic's check of lz
+// on p's first six features, its solves preconditioned by the subsample's
+// sketch (sketch) or by the baseline's Ritz pairs.
+func checkScaledWorkers(t *testing.T, p *framework.Problem, lz Estimator, sketch bool) {
+	ctx := context.Background()
 	feats := p.Features()[:6]
-	lz := Estimator{Memory: tinyMemory}
 	base, err := lz.Baseline(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if l := base.Stats[statLambda]; !(l > 0) || math.IsInf(l, 1) {
 		t.Fatalf("the baseline's penalty is %v: ReduceFrom would search from scratch, the check would prove less", l)
+	}
+	if carries := len(base.Carry) > 0; carries == sketch {
+		t.Errorf("the baseline carries Ritz pairs: %v, want %v (sketch.pays)", carries, !sketch)
 	}
 	same := func(what string, a, b framework.Reduced) {
 		t.Helper()
@@ -338,25 +362,12 @@ func TestLazyScaledWorkersDeterministic(t *testing.T) {
 	if differ == 0 {
 		t.Errorf("ReduceFrom chose every feature's penalty as Reduce did: the check cannot tell them apart")
 	}
-	none := framework.Reduced{Pred: base.Pred, Stats: map[string]float64{statLambda: math.Inf(1)}}
-	differ = 0
-	for j, f := range feats {
-		top, err := lz.ReduceFrom(ctx, p, f, func() (framework.Reduced, error) { return none, nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		if top.Stats[statLambda] != own[j].Stats[statLambda] {
-			differ++
-		}
-	}
-	if differ == 0 {
-		t.Errorf("ReduceFrom from a baseline of no update chose every feature's penalty as Reduce did: +Inf not passed on to nearStart")
-	}
+	checkFromNoUpdate(t, p, lz, feats, base, own)
 	if steps == 0 {
 		t.Fatalf("no matrix-free solve ran: the check would prove nothing")
 	}
 	if precond == 0 {
-		t.Errorf("no feature's solve was preconditioned (by its subsample's sketch): the workers' check does not cover it")
+		t.Errorf("no feature's solve was preconditioned: the workers' check does not cover it")
 	}
 	// The report shows it: Summarize sums the preconditioned steps of the
 	// feature's reductions into "preconditioned".
@@ -372,6 +383,27 @@ func TestLazyScaledWorkersDeterministic(t *testing.T) {
 	}
 	if !seen || got != precond {
 		t.Errorf("Summarize: preconditioned %v (present %v), want the reductions' %v", got, seen, precond)
+	}
+}
+
+// checkFromNoUpdate checks that ReduceFrom from a baseline of no update
+// (+Inf) chooses some feature's penalty otherwise than Reduce did (own):
+// +Inf is passed on to nearStart.
+func checkFromNoUpdate(t *testing.T, p *framework.Problem, lz Estimator, feats []framework.Feature, base framework.Reduced, own []framework.Reduced) {
+	t.Helper()
+	none := framework.Reduced{Pred: base.Pred, Stats: map[string]float64{statLambda: math.Inf(1)}}
+	differ := 0
+	for j, f := range feats {
+		top, err := lz.ReduceFrom(context.Background(), p, f, func() (framework.Reduced, error) { return none, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if top.Stats[statLambda] != own[j].Stats[statLambda] {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Errorf("ReduceFrom from a baseline of no update chose every feature's penalty as Reduce did: +Inf not passed on to nearStart")
 	}
 }
 

@@ -88,6 +88,23 @@ func (s *sketch) release() {
 	}
 }
 
+// pays reports whether the sketch costs at most a step of the solve on all
+// n1 rows of m parameters: its two products with the subsample's kernel,
+// 4 ns^2 r flops, against a step's two Jacobian products, 4 n1 m. It
+// saves a step or a few where the baseline's Ritz pairs do not fit (a
+// feature that matters) and about none where they do (most features), so
+// that for a narrow network (a step of a few n1 m flops, below the
+// sketch's ns^2 r) the Ritz pairs cost less in all: the baseline then
+// solves without the sketch and carries them (solveScaled).
+func (s *sketch) pays(n1, m int) bool {
+	if s == nil || s.sub == nil {
+		return false
+	}
+	ns := float64(s.sub.samples())
+	r := math.Min(ns, float64(orDefault(s.rank, sketchRank)))
+	return ns*ns*r <= float64(n1)*float64(m)
+}
+
 // precond returns P^-1 for the penalty alpha of all n1 rows, or nil
 // (nothing to precondition by) when the sketch holds no kernel or the
 // kernel has no positive direction.
