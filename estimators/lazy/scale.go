@@ -101,10 +101,11 @@ func (lz Estimator) memory() float64 {
 // time).
 //
 // Each solve whose penalty was chosen on a subsample is preconditioned by
-// that subsample (sketch.go). Otherwise the baseline (carry) hands the
-// Ritz pairs of its matrix-free solve's basis to the features in its
-// Carry, and a feature whose penalty is at least precondWhen (half) of the
-// baseline's solves preconditioned by them (precond.go).
+// that subsample where its sketch costs at most a step (sketch.go).
+// Otherwise the baseline (carry) hands the Ritz pairs of its matrix-free
+// solve's basis to the features in its Carry, and a feature whose penalty
+// is at least precondWhen (half) of the baseline's solves preconditioned
+// by them (precond.go).
 func (p *problem) reduceScaled(ctx context.Context, xev mat.Matrix, base func() (framework.Reduced, error), carry bool) (framework.Reduced, error) {
 	alpha, start, sk, err := p.scaledAlpha(ctx, base)
 	defer sk.release()

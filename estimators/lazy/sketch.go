@@ -35,8 +35,9 @@ import (
 // a bound of the energy error by the subsample's rows (bound) is at most
 // finalEnergyTol of the decrease achieved: the same guarantee as the plain
 // solve's. The baseline solves this way too, so that it carries no Ritz
-// pairs; they remain for the solves without a subsample (a fixed
-// penalty).
+// pairs; they remain for the solves without a subsample (a fixed penalty)
+// and for narrow networks, where a step costs less than the sketch
+// (sketch.pays).
 
 // sketchPrecond is P^-1 for a subsample's rows at a penalty alpha, in
 // the subsample's dominant directions: K_s's range is sketched by a seeded
