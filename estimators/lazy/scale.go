@@ -101,7 +101,7 @@ func (lz Estimator) memory() float64 {
 // time).
 //
 // Each solve whose penalty was chosen on a subsample is preconditioned by
-// that subsample where its sketch costs at most a step (sketch.go).
+// that subsample where its sketch costs at most a quarter of a step (sketch.go).
 // Otherwise the baseline (carry) hands the Ritz pairs of its matrix-free
 // solve's basis to the features in its Carry, and a feature whose penalty
 // is at least precondWhen (half) of the baseline's solves preconditioned

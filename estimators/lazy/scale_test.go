@@ -281,8 +281,8 @@ type wrappedMultiplier struct{ jacobianOnly }
 // the grid. Both preconditioners are covered: the network's step (200
 // rows of 1633 parameters) is below the 200-row subsample's sketch
 // (sketch.pays), so that the Ritz pairs precondition; a 40-row subsample's
-// sketch is below it, so that each solve is preconditioned by its own
-// subsample's sketch and the baseline carries nothing.
+// sketch is below a quarter of it, so that each solve is preconditioned by
+// its own subsample's sketch and the baseline carries nothing.
 func TestLazyScaledWorkersDeterministic(t *testing.T) {
 	ctx := context.Background()
 	sim, err := simulate.Generate("highdim", 300, 0.5, 3)
