@@ -53,7 +53,7 @@ type selection struct {
 // first candidate's slice is smaller than MinSelectRows (or it reports
 // none) it is kept and the others are not trained (fitCandidates).
 // Without candidates it trains spec's model.
-func selectFull(ctx context.Context, be framework.Backend, spec framework.ModelSpec, cands []Candidate, x *mat.Dense, y []float64) (*selection, error) {
+func selectFull(ctx context.Context, be framework.Backend, spec framework.ModelSpec, cands []Candidate, x *mat.Dense, y []float64, sl *slots) (*selection, error) {
 	if len(cands) == 0 {
 		m, err := fitOne(ctx, be, spec, x, y)
 		if err != nil {
@@ -66,7 +66,7 @@ func selectFull(ctx context.Context, be framework.Backend, spec framework.ModelS
 		specs[i] = spec
 		specs[i].Options = mergeOptions(spec.Options, c.Options)
 	}
-	models, errs := fitCandidates(ctx, be, specs, x, y)
+	models, errs := fitCandidates(ctx, be, specs, x, y, sl)
 	sel := &selection{}
 	if errs[0] == nil {
 		switch first := framework.FitReportOf(models[0]); {
@@ -114,47 +114,77 @@ func selectFull(ctx context.Context, be framework.Backend, spec framework.ModelS
 	return sel, nil
 }
 
-// fitCandidates fits the models of specs (candidates, cheapest first) at
-// most as many at a time as there are CPUs, the first and the costliest
-// first: the others train only where the first's validation slice chooses
-// (at least MinSelectRows rows), which only its fit tells, and the
-// costliest, started beside it, would otherwise train alone at the end.
-// The rest follow, costliest first, as fits end. Where the first fails or
-// its slice does not choose, the fits started beside it are cancelled and
-// released, and only the first's model or error is returned. The models
-// are the same whatever the order: each fit is its spec's alone.
-func fitCandidates(ctx context.Context, be framework.Backend, specs []framework.ModelSpec, x *mat.Dense, y []float64) ([]framework.Model, []error) {
+// fitCandidates fits the models of specs (candidates, cheapest first), the
+// first and the costliest first: the others train only where the first's
+// validation slice chooses (at least MinSelectRows rows), which only its
+// fit tells, and the costliest, started beside it, would otherwise train
+// alone at the end. The rest follow, costliest first, as fits end. Where
+// the first fails or its slice does not choose, the fits started beside it
+// are cancelled and released, and only the first's model or error is
+// returned. The models are the same whatever the order: each fit is its
+// spec's alone.
+//
+// The caller holds one of sl's slots (its fold's turn), in which the fits
+// run one after another; a fit beside them takes another of sl's slots,
+// when one is free, so that the candidates train beside the run's other
+// work (Run's reductions and the other repetitions' folds) without adding
+// to it. With sl nil (a caller outside a run's slots), up to one fit per
+// CPU.
+func fitCandidates(ctx context.Context, be framework.Backend, specs []framework.ModelSpec, x *mat.Dense, y []float64, sl *slots) ([]framework.Model, []error) {
 	n := len(specs)
 	models, errs := make([]framework.Model, n), make([]error, n)
+	if sl == nil {
+		sl = newSlots(runtime.NumCPU() - 1)
+		if runtime.NumCPU() < 2 {
+			sl = &slots{c: make(chan struct{})} // no seat beside the caller's
+		}
+	}
+	own := make(chan struct{}, 1) // the caller's slot, free when no fit holds it
+	// seat waits for the caller's slot or one of sl's, or for the first
+	// fit to end (done) or ctx; it returns the seat's release, nil when it
+	// took none.
+	seat := func(c context.Context, done <-chan struct{}) func() {
+		select {
+		case own <- struct{}{}:
+			return func() { <-own }
+		default:
+		}
+		select {
+		case own <- struct{}{}:
+			return func() { <-own }
+		case sl.c <- struct{}{}:
+			return func() { <-sl.c }
+		case <-done:
+		case <-c.Done():
+		}
+		return nil
+	}
 	beside, cancel := context.WithCancel(ctx) // the fits started beside the first
 	defer cancel()
-	sem := make(chan struct{}, max(runtime.NumCPU(), 1))
 	var wg sync.WaitGroup
-	start := func(i int, c context.Context) { // in a slot of sem
+	start := func(i int, c context.Context, release func()) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
+			defer release()
 			models[i], errs[i] = fitOne(c, be, specs[i], x, y)
 		}()
 	}
 	first := make(chan struct{})
-	sem <- struct{}{}
+	own <- struct{}{}
 	go func() {
 		defer close(first)
-		defer func() { <-sem }()
+		defer func() { <-own }()
 		models[0], errs[0] = fitOne(ctx, be, specs[0], x, y)
 	}()
 	next := n - 1 // the next to start: costliest first
-speculate:
 	for next > 0 {
-		select {
-		case <-first:
-			break speculate
-		case sem <- struct{}{}:
-			start(next, beside)
-			next--
+		release := seat(beside, first)
+		if release == nil {
+			break // the first ended (or ctx did): whether to go on is its to say
 		}
+		start(next, beside, release)
+		next--
 	}
 	<-first
 	if errs[0] != nil || framework.FitReportOf(models[0]).ValidRows < MinSelectRows {
@@ -169,8 +199,12 @@ speculate:
 		return models, errs
 	}
 	for ; next > 0; next-- {
-		sem <- struct{}{}
-		start(next, ctx)
+		release := seat(ctx, nil)
+		if release == nil {
+			errs[next] = ctx.Err()
+			continue
+		}
+		start(next, ctx, release)
 	}
 	wg.Wait()
 	return models, errs

@@ -111,3 +111,59 @@ func TestCandidatesCostliestBesideFirst(t *testing.T) {
 		p.Close()
 	}
 }
+
+// overlapBackend builds models whose fits last a while and counts how
+// many run at once (most: the largest count seen).
+type overlapBackend struct{ now, most *atomic.Int32 }
+
+func (overlapBackend) Capabilities() framework.Capabilities { return framework.Capabilities{} }
+func (overlapBackend) Options() []framework.OptionInfo      { return nil }
+func (b overlapBackend) New(context.Context, framework.ModelSpec) (framework.Model, error) {
+	return &overlapModel{b: b}, nil
+}
+
+type overlapModel struct {
+	meanModel
+	b overlapBackend
+}
+
+func (m *overlapModel) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
+	n := m.b.now.Add(1)
+	defer m.b.now.Add(-1)
+	for {
+		most := m.b.most.Load()
+		if n <= most || m.b.most.CompareAndSwap(most, n) {
+			break
+		}
+	}
+	time.Sleep(20 * time.Millisecond)
+	return m.meanModel.Fit(ctx, x, y)
+}
+
+func (m *overlapModel) FitReport() framework.FitReport {
+	return framework.FitReport{Epochs: 1, ValidRows: pipeline.MinSelectRows, ValidLoss: 1}
+}
+
+// TestCandidatesWithinWorkers: a fold's candidates train in the run's
+// turns (PrepareFolds' workers): with one worker one at a time, with two
+// two at a time, whatever the CPUs.
+func TestCandidatesWithinWorkers(t *testing.T) {
+	d := dataset(200, 3)
+	cands := make([]pipeline.Candidate, 4)
+	for i := range cands {
+		cands[i] = pipeline.Candidate{Name: "c" + strconv.Itoa(i), Options: map[string]string{"i": strconv.Itoa(i)}}
+	}
+	for _, workers := range []int{1, 2} {
+		var now, most atomic.Int32
+		probs, err := pipeline.PrepareFolds(context.Background(), d, pipeline.Config{Backend: overlapBackend{&now, &most}, Seed: 1, Candidates: cands}, 2, workers)
+		if err != nil {
+			t.Fatalf("%d workers: %v", workers, err)
+		}
+		for _, p := range probs {
+			p.Close()
+		}
+		if got := most.Load(); got != int32(workers) {
+			t.Errorf("%d workers: %d fits at once, want %d", workers, got, workers)
+		}
+	}
+}

@@ -409,6 +409,7 @@ func PrepareFolds(ctx context.Context, d *dataio.Dataset, cfg Config, k, workers
 	if sl == nil {
 		sl = newSlots(workers)
 	}
+	sp.cfg.slots = sl // the first fold's candidates train in its slots too
 	first := 0
 	if len(sp.cfg.Candidates) > 0 {
 		// The first fold chooses among the candidates (its own fits run in
@@ -566,7 +567,7 @@ func (sp *setup) problem(ctx context.Context, train, eval []int, fold int) (*fra
 		// as the others are: a pretrained network's weights are in it.
 		sel, err = loadSaved(ctx, cfg, othersSpec(spec), fold, fitted{means, sds, fillValues})
 	} else {
-		if sel, err = selectFull(ctx, cfg.Backend, pretrainedSpec(spec), cfg.Candidates, xtr, ytr); err == nil {
+		if sel, err = selectFull(ctx, cfg.Backend, pretrainedSpec(spec), cfg.Candidates, xtr, ytr, cfg.slots); err == nil {
 			sel.spec = othersSpec(sel.spec)
 			sel.spec.Options = withTuned(sel.spec.Options, sel.model)
 		}

@@ -8,9 +8,9 @@ import "context"
 // the cores a repetition's training leaves idle (a fold that trains alone)
 // reduce, and the run never has more than its workers' folds and
 // reductions at once (each holding its kernel or its training data in
-// memory). A fold that chooses among candidates holds one slot while its
-// candidates train beside one another, up to one per CPU
-// (fitCandidates). A nil *slots bounds nothing.
+// memory). A fold that chooses among candidates trains them in its slot
+// and, beside it, in the slots that are free (fitCandidates). A nil
+// *slots bounds nothing.
 type slots struct{ c chan struct{} }
 
 // newSlots is a slots of n jobs at once (at least one).
