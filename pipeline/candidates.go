@@ -134,15 +134,14 @@ func fitCandidates(ctx context.Context, be framework.Backend, specs []framework.
 	n := len(specs)
 	models, errs := make([]framework.Model, n), make([]error, n)
 	if sl == nil {
-		sl = newSlots(runtime.NumCPU() - 1)
-		if runtime.NumCPU() < 2 {
-			sl = &slots{c: make(chan struct{})} // no seat beside the caller's
-		}
+		// One seat per CPU beside the caller's (none on one CPU: a send on
+		// an unbuffered channel that nothing receives never completes).
+		sl = &slots{c: make(chan struct{}, runtime.NumCPU()-1)}
 	}
 	own := make(chan struct{}, 1) // the caller's slot, free when no fit holds it
-	// seat waits for the caller's slot or one of sl's, or for the first
-	// fit to end (done) or ctx; it returns the seat's release, nil when it
-	// took none.
+	// seat waits for the caller's slot (taken first when free) or one of
+	// sl's, or for the first fit to end (done) or ctx; it returns the
+	// seat's release, nil when it took none.
 	seat := func(c context.Context, done <-chan struct{}) func() {
 		select {
 		case own <- struct{}{}:

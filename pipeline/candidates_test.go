@@ -112,9 +112,15 @@ func TestCandidatesCostliestBesideFirst(t *testing.T) {
 	}
 }
 
-// overlapBackend builds models whose fits last a while and counts how
-// many run at once (most: the largest count seen).
-type overlapBackend struct{ now, most *atomic.Int32 }
+// overlapBackend builds models that count how many fits run at once
+// (most: the largest count seen); a fit waits, up to wait, until two have
+// run at once, so that fits the slots allow at once do run at once
+// whatever the scheduler does, and fits they do not allow had the time
+// to.
+type overlapBackend struct {
+	wait      time.Duration
+	now, most *atomic.Int32
+}
 
 func (overlapBackend) Capabilities() framework.Capabilities { return framework.Capabilities{} }
 func (overlapBackend) Options() []framework.OptionInfo      { return nil }
@@ -136,7 +142,9 @@ func (m *overlapModel) Fit(ctx context.Context, x mat.Matrix, y []float64) error
 			break
 		}
 	}
-	time.Sleep(20 * time.Millisecond)
+	for deadline := time.Now().Add(m.b.wait); m.b.most.Load() < 2 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	return m.meanModel.Fit(ctx, x, y)
 }
 
@@ -153,9 +161,13 @@ func TestCandidatesWithinWorkers(t *testing.T) {
 	for i := range cands {
 		cands[i] = pipeline.Candidate{Name: "c" + strconv.Itoa(i), Options: map[string]string{"i": strconv.Itoa(i)}}
 	}
-	for _, workers := range []int{1, 2} {
+	for _, c := range []struct {
+		workers int
+		wait    time.Duration // a fit's wait for another beside it
+	}{{1, 200 * time.Millisecond}, {2, besideBound}} {
+		workers := c.workers
 		var now, most atomic.Int32
-		probs, err := pipeline.PrepareFolds(context.Background(), d, pipeline.Config{Backend: overlapBackend{&now, &most}, Seed: 1, Candidates: cands}, 2, workers)
+		probs, err := pipeline.PrepareFolds(context.Background(), d, pipeline.Config{Backend: overlapBackend{c.wait, &now, &most}, Seed: 1, Candidates: cands}, 2, workers)
 		if err != nil {
 			t.Fatalf("%d workers: %v", workers, err)
 		}
