@@ -144,10 +144,19 @@ type JacobianMultiplier interface {
 // error ~1e-7 per term where the float64 products have ~1e-16. A product
 // computed in float64 meets that bound too, so a model may serve some of
 // its products (a task without a single-precision form) in double
-// precision. The lazy estimator's matrix-free Krylov solves use it by
-// default (their stopping rule asks for 1e-2 of the objective's decrease);
-// its penalty search at scale uses a SingleKerneler's kernels, and its
-// predictions stay in float64.
+// precision. A model may compute the signals its products need (for a
+// network, the forward and backward passes at the fitted parameters) in
+// float32 too: the Jacobian is then the one at those signals, each entry
+// within a few eps32 times the sum of the layers' widths of the exact
+// one, relative to the absolute signals. The view may also be a
+// PreparedPredictor: its PredictPrepared returns the predictions of that
+// single-precision pass, within the same relative bound of Predict's, and
+// keeps the pass for the products on x that follow. The lazy estimator's
+// matrix-free Krylov solves use the view by default (their stopping rule
+// asks for 1e-2 of the objective's decrease), and take their train rows'
+// residuals from its PredictPrepared where it has one; its penalty search
+// at scale uses a SingleKerneler's kernels, and its predictions on the
+// evaluation rows stay in float64.
 type SinglePrecisioner interface {
 	SinglePrecision() JacobianMultiplier
 }

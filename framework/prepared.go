@@ -8,9 +8,10 @@ import (
 
 // PreparedPredictor is an optional interface of a JacobianMultiplier whose
 // products on an input start with a pass the predictions share (for a
-// network, the forward pass at the fitted parameters). PredictPrepared
-// returns exactly Predict(x), and keeps what the model's Jacobian products
-// on x need, so that the products on x that follow do not run that pass
+// network, the forward pass at the fitted parameters). A model's
+// PredictPrepared returns exactly Predict(x) (a single-precision view's,
+// SinglePrecisioner's, those of its own pass), and keeps what the
+// Jacobian products on x need, so that the products on x that follow do not run that pass
 // again. The lazy estimator at scale predicts the train rows for their
 // residuals and then multiplies by their Jacobian: without it, a network
 // runs the same forward pass twice, a large share of a feature's work

@@ -32,7 +32,7 @@ var _ framework.JacobianMultiplier = (*Model)(nil)
 
 // JacobianMul returns Phi(x) V for V of M x p (framework.JacobianMultiplier).
 func (md *Model) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
-	xg, e, n, err := md.productArgs(ctx, "JacobianMul", x, v, md.m)
+	xg, e, n, err := md.productArgs(ctx, "JacobianMul", x, v, md.m, false)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (md *Model) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*
 // JacobianTMul returns Phi(x)^T U for U of (n K) x p
 // (framework.JacobianMultiplier).
 func (md *Model) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*mat.Dense, error) {
-	xg, e, n, err := md.productArgs(ctx, "JacobianTMul", x, u, -1)
+	xg, e, n, err := md.productArgs(ctx, "JacobianTMul", x, u, -1, false)
 	if err != nil {
 		return nil, err
 	}
@@ -117,9 +117,9 @@ func (md *Model) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (
 
 // productArgs checks a product's arguments (rows of v: want, or the
 // Jacobian's rows when want < 0) and returns x's rows, their memo entry
-// (signals; lean, without the float64 ones, at the largest sizes: see
+// (cached's, or cachedSingle's for a single-precision product: see
 // signalsEntry) and the Jacobian's rows.
-func (md *Model) productArgs(ctx context.Context, op string, x mat.Matrix, v *mat.Dense, want int) (blas64.General, signalsEntry, int, error) {
+func (md *Model) productArgs(ctx context.Context, op string, x mat.Matrix, v *mat.Dense, want int, single bool) (blas64.General, signalsEntry, int, error) {
 	if err := md.ready(ctx); err != nil {
 		return blas64.General{}, signalsEntry{}, 0, err
 	}
@@ -133,6 +133,9 @@ func (md *Model) productArgs(ctx context.Context, op string, x mat.Matrix, v *ma
 	}
 	if r, c := v.Dims(); r != want || c < 1 {
 		return blas64.General{}, signalsEntry{}, 0, fmt.Errorf("mlp: %s: %d x %d vectors, want %d rows", op, r, c, want)
+	}
+	if single {
+		return xg, md.cachedSingle(xg), n, nil
 	}
 	return xg, md.cached(xg), n, nil
 }
@@ -228,12 +231,12 @@ func putScratch32(v *[]float32) { scratch32[bits.Len(uint(cap(*v))-1)].Put(v) }
 // JacobianMul returns Phi(x) V in single precision.
 func (s single) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
 	md := s.md
-	xg, e, n, err := md.productArgs(ctx, "JacobianMul", x, v, md.m)
+	if !md.singleRows() {
+		return md.JacobianMul(ctx, x, v)
+	}
+	xg, e, n, err := md.productArgs(ctx, "JacobianMul", x, v, md.m, true)
 	if err != nil {
 		return nil, err
-	}
-	if e.acts.prob != nil {
-		return md.JacobianMul(ctx, x, v)
 	}
 	sg := md.singleOf(xg, e)
 	_, p := v.Dims()
@@ -290,12 +293,12 @@ func addRowDots(acc []float64, d, t blas32.General, b []float64) {
 // JacobianTMul returns Phi(x)^T U in single precision.
 func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*mat.Dense, error) {
 	md := s.md
-	xg, e, n, err := md.productArgs(ctx, "JacobianTMul", x, u, -1)
+	if !md.singleRows() {
+		return md.JacobianTMul(ctx, x, u)
+	}
+	xg, e, n, err := md.productArgs(ctx, "JacobianTMul", x, u, -1, true)
 	if err != nil {
 		return nil, err
-	}
-	if e.acts.prob != nil {
-		return md.JacobianTMul(ctx, x, u)
 	}
 	sg := md.singleOf(xg, e)
 	_, p := u.Dims()

@@ -2,6 +2,7 @@ package mlp
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -67,14 +68,16 @@ func TestJacobianProducts(t *testing.T) {
 
 // TestSinglePrecisionProducts compares the single-precision products with
 // the double ones within the bound of their arithmetic: an element of
-// Phi v differs by at most gamma_K (|Phi| |v|)_i, gamma_K = K u / (1 - K
-// u) with u = 2^-24, where K counts the roundings on a term's way (its
-// three float32 inputs, its product, the float32 sum of the layer's in
-// terms, and one more for the float64 sums), K = max in + 5; for Phi^T u
-// likewise with the n rows in the float32 sum (and the product D u),
-// K = n + 6. The double products are exact to 1e-10 (TestJacobianProducts),
-// far inside that. The difference must not be zero (the products did run
-// in float32). A multiclass model's products are its double ones.
+// Phi v differs by at most gamma_K (absJ |v|)_i, gamma_K = K u / (1 - K
+// u) with u = 2^-24, where absJ is the Jacobian of the absolute signals
+// (boundPass) and K counts the roundings on a term's way: the float32
+// pass's (cJ), then the product's (its three float32 inputs, its product,
+// the float32 sum of the layer's in terms, and one more for the float64
+// sums), K = cJ + max in + 5; for Phi^T u likewise with the n rows in the
+// float32 sum (and the product D u), K = cJ + n + 6. The double products
+// are exact to 1e-10 (TestJacobianProducts), far inside that. The
+// difference must not be zero (the products did run in float32). A
+// multiclass model's products are its double ones.
 func TestSinglePrecisionProducts(t *testing.T) {
 	for _, task := range append(tasks, framework.Multiclass) {
 		for _, hidden := range []string{"8", "6,5,3", "40,20"} {
@@ -128,9 +131,17 @@ func TestSinglePrecisionProducts(t *testing.T) {
 						}
 						continue
 					}
+					// The products' own roundings on the float32
+					// signals, and the signals' (boundPass).
+					pb := boundPass(md, x.RawMatrix())
+					pb.requireMasks(t)
+					phi := mat.Matrix(pb.absJ)
+					if tc.name == "JacobianTMul" {
+						phi = pb.absJ.T()
+					}
 					var bound mat.Dense
-					bound.Mul(tc.phi, absOf(tc.arg))
-					bound.Scale(gamma(tc.k, u32), &bound)
+					bound.Mul(phi, absOf(tc.arg))
+					bound.Scale(gamma(tc.k+pb.cJ, u32), &bound)
 					checkBound(t, tc.name, got, want, &bound)
 				}
 			})
@@ -138,9 +149,11 @@ func TestSinglePrecisionProducts(t *testing.T) {
 	}
 }
 
-// TestSingleMemo checks that the float32 copies are made once per memo
-// entry and charged to its budget: half the bytes of the float64 signals
-// they copy (the input, activations and deltas; not the outputs).
+// TestSingleMemo checks that the float32 pass runs once per memo entry
+// and is charged to its budget: half the bytes of the float64 signals
+// (the input, activations and deltas) and its float64 outputs. An entry
+// that single-precision calls make holds the input's copy and the float32
+// pass only.
 func TestSingleMemo(t *testing.T) {
 	md, x := smallProblem(t, framework.Regression, "5,4", 40)
 	md.memo.Clear()
@@ -154,12 +167,12 @@ func TestSingleMemo(t *testing.T) {
 	if _, err := s.JacobianMul(ctx, x, v); err != nil {
 		t.Fatal(err)
 	}
-	want := 0
+	want := 8 * 40
 	for _, ly := range md.layers {
 		want += 4 * 40 * (ly.in + ly.out)
 	}
 	if got := md.memo.Bytes() - before; got != want {
-		t.Errorf("the float32 copies charged %d bytes, want %d", got, want)
+		t.Errorf("the float32 pass charged %d bytes, want %d", got, want)
 	}
 	after := md.memo.Bytes()
 	if _, err := s.JacobianMul(ctx, x, v); err != nil {
@@ -168,8 +181,8 @@ func TestSingleMemo(t *testing.T) {
 	if md.memo.Bytes() != after || md.memo.Len() != 1 {
 		t.Errorf("a second single-precision product: %d bytes in %d entries, want %d in 1", md.memo.Bytes(), md.memo.Len(), after)
 	}
-	// Concurrent first uses (run with -race) convert and charge once and
-	// give the same products.
+	// Concurrent first uses (run with -race) run the pass and charge once
+	// and give the same products.
 	md.memo.Clear()
 	u := mat.NewDense(40, 1, nil)
 	u.Set(5, 0, 1)
@@ -191,8 +204,9 @@ func TestSingleMemo(t *testing.T) {
 			t.Fatalf("concurrent single-precision products differ")
 		}
 	}
-	if md.memo.Bytes() != after || md.memo.Len() != 1 {
-		t.Errorf("concurrent first uses: %d bytes in %d entries, want %d in 1", md.memo.Bytes(), md.memo.Len(), after)
+	_, p := x.Dims()
+	if own := 8*40*p + want; md.memo.Bytes() != own || md.memo.Len() != 1 {
+		t.Errorf("concurrent first uses: %d bytes in %d entries, want %d in 1", md.memo.Bytes(), md.memo.Len(), own)
 	}
 }
 
@@ -256,14 +270,15 @@ func TestSingleProductsScratch(t *testing.T) {
 }
 
 // TestLeanEntries: where an input's float64 signals would take more than
-// a leanShare of the memo's budget, its entry keeps only the float32
-// copies and the outputs (lean), computed by blocks of rows. The
-// predictions and the float64 products and kernel (from signals computed
-// again) are the same to the bit as with the whole entry; the
-// single-precision products and kernel, whose backward signals the lean
-// entry computes in float32 (backward32), are within leanBound of the
-// float64 ones, and not all equal to the whole entry's (rounded float64
-// signals). The lean entry is smaller.
+// a leanShare of the memo's budget, its entry keeps only the float64
+// pass's outputs (lean), computed by blocks of rows, beside the float32
+// pass. The predictions and the float64 products and kernel (from signals
+// computed again) are the same to the bit as with the whole entry, and so
+// are the single-precision products, kernel and predictions: the float32
+// pass depends on the input alone. So are all of them where a
+// single-precision call made the entry (the float32 pass only). The
+// single-precision numbers are within boundPass's bounds of the float64
+// ones. The lean entry is smaller.
 func TestLeanEntries(t *testing.T) {
 	defer func(b, r int) { nn.MemoBudget, leanBlockRows = b, r }(nn.MemoBudget, leanBlockRows)
 	leanBlockRows = 16 // five blocks of rows
@@ -278,8 +293,26 @@ func TestLeanEntries(t *testing.T) {
 		}
 	}
 	s := md.SinglePrecision()
-	results := func() []*mat.Dense {
+	sp, ok := s.(framework.PreparedPredictor)
+	if !ok {
+		t.Fatal("the single-precision view is not a PreparedPredictor")
+	}
+	xg, err := md.input(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// results runs the calls on a cleared memo, after the single-precision
+	// prediction where singleFirst.
+	results := func(singleFirst bool) []*mat.Dense {
 		md.memo.Clear()
+		if singleFirst {
+			if _, err := sp.PredictPrepared(ctx, x); err != nil {
+				t.Fatal(err)
+			}
+			if e := md.cached(xg); e.acts != nil || e.deltas != nil {
+				t.Fatal("a single-precision call's entry holds the float64 pass")
+			}
+		}
 		var out []*mat.Dense
 		for _, f := range []func() (*mat.Dense, error){
 			func() (*mat.Dense, error) { return md.PredictPrepared(ctx, x) },
@@ -289,6 +322,7 @@ func TestLeanEntries(t *testing.T) {
 			func() (*mat.Dense, error) { return md.JacobianTMul(ctx, x, u) },
 			func() (*mat.Dense, error) { return md.SingleKernel().Kernel(ctx, x, nil) },
 			func() (*mat.Dense, error) { return md.Kernel(ctx, x, nil) },
+			func() (*mat.Dense, error) { return sp.PredictPrepared(ctx, x) },
 		} {
 			r, err := f()
 			if err != nil {
@@ -298,95 +332,67 @@ func TestLeanEntries(t *testing.T) {
 		}
 		return out
 	}
-	whole := results()
-	xg, err := md.input(x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	whole := results(false)
 	if md.cached(xg).lean {
 		t.Fatal("an entry under the budget is lean")
 	}
 	wholeBytes := md.memo.Bytes()
+	singleFirst := results(true)
+	budget := nn.MemoBudget
 	nn.MemoBudget = 8 * 80 * 20 // below leanShare times the float64 signals' bytes
-	lean := results()
+	lean := results(false)
 	if e := md.cached(xg); !e.lean || e.deltas != nil {
 		t.Fatalf("the entry is not lean with a budget of %d bytes", nn.MemoBudget)
 	}
 	if b := md.memo.Bytes(); b >= wholeBytes {
 		t.Errorf("lean entry %d bytes, the whole one %d", b, wholeBytes)
 	}
-	for _, i := range []int{0, 3, 4, 6} {
+	nn.MemoBudget = budget
+	for i := range whole {
 		if !mat.Equal(whole[i], lean[i]) {
 			t.Errorf("call %d: the lean entry's numbers differ", i)
 		}
+		if !mat.Equal(whole[i], singleFirst[i]) {
+			t.Errorf("call %d: the numbers differ where a single-precision call made the entry", i)
+		}
 	}
-	// Single precision against float64: Phi v, Phi^T u and the kernel.
-	absJ := absJacobian(md, xg)
+	checkLeanBounds(t, md, xg, v, u, lean, whole)
+}
+
+// checkLeanBounds: TestLeanEntries' single-precision results (Phi v,
+// Phi^T u, the kernel and the predictions: calls 1, 2, 5 and 7 of single)
+// are within boundPass's bounds of their float64 ones (calls 3, 4, 6 and
+// 0 of double).
+func checkLeanBounds(t *testing.T, md *Model, xg blas64.General, v, u *mat.Dense, single, double []*mat.Dense) {
+	t.Helper()
+	n := xg.Rows
+	pb := boundPass(md, xg)
+	pb.requireMasks(t)
 	var bv, bu, bk mat.Dense
-	bv.Mul(absJ, absOf(v))
-	bu.Mul(absJ.T(), absOf(u))
-	bk.Mul(absJ, absJ.T())
-	back, in, out := leanBackTerms(md), 0, 0
+	bv.Mul(pb.absJ, absOf(v))
+	bu.Mul(pb.absJ.T(), absOf(u))
+	bk.Mul(pb.absJ, pb.absJ.T())
+	in, out := 0, 0
 	for _, ly := range md.layers {
 		in, out = max(in, ly.in), max(out, ly.out)
 	}
-	bv.Scale(gamma(in+5+back, u32), &bv)
-	bu.Scale(gamma(80+6+back, u32), &bu)
-	bk.Scale(gamma(in+out+6+2*back+2*len(md.layers)+2, u32), &bk)
+	bv.Scale(gamma(in+5+pb.cJ, u32), &bv)
+	bu.Scale(gamma(n+6+pb.cJ, u32), &bu)
+	bk.Scale(gamma(in+out+6+2*pb.cJ+2*len(md.layers)+2, u32), &bk)
+	// The predictions: the head's slope (sd) times the raw output's bound,
+	// one more rounding for the link in float64.
+	slopes := make([]float64, n)
+	md.head.Link(make([]float64, n), slopes)
+	bp := mat.NewDense(n, 1, nil)
+	for i := range slopes {
+		bp.Set(i, 0, gamma(pb.cOut+1, u32)*math.Abs(slopes[i])*pb.out[i])
+	}
 	for _, c := range []struct {
 		single, double int
 		bound          *mat.Dense
-	}{{1, 3, &bv}, {2, 4, &bu}, {5, 6, &bk}} {
-		checkBound(t, fmt.Sprintf("call %d", c.single), lean[c.single], whole[c.double], c.bound)
+	}{{1, 3, &bv}, {2, 4, &bu}, {5, 6, &bk}, {7, 0, bp}} {
+		checkBound(t, fmt.Sprintf("call %d", c.single), single[c.single], double[c.double], c.bound)
 	}
-	if mat.Equal(whole[1], lean[1]) && mat.Equal(whole[2], lean[2]) {
-		t.Error("the lean entry's single-precision products are the whole entry's: its signals are not float32's own")
-	}
-}
-
-// leanBackTerms is the rounding count behind a lean entry's float32
-// backward signals at any layer: the output signal's rounding, then per
-// layer above, its weights' rounding and the out terms of its product
-// (Higham's gamma bounds compose to first order by adding their counts),
-// and the two roundings of a Jacobian entry (the activation's, the
-// product's).
-func leanBackTerms(md *Model) int {
-	k := 1 + 2
-	for _, ly := range md.layers {
-		k += ly.out + 1
-	}
-	return k
-}
-
-// absJacobian is the Jacobian of x's rows built from the absolute
-// backward signals (the output signal's absolute value propagated through
-// |W| and the same ReLU masks) and the absolute activations: the bound,
-// entry by entry, of the rounding errors' propagation through the
-// backward pass.
-func absJacobian(md *Model, xg blas64.General) *mat.Dense {
-	a, deltas := md.signals(xg)
-	n, last := xg.Rows, len(md.layers)-1
-	abs := &activations{acts: make([]blas64.General, len(md.layers))}
-	ad := make([]blas64.General, len(md.layers))
-	for l := range md.layers {
-		abs.acts[l] = absOf(dense(a.acts[l])).RawMatrix()
-	}
-	ad[last] = absOf(dense(deltas[last])).RawMatrix()
-	for l := last; l > 0; l-- {
-		w := absOf(dense(md.layers[l].weights(md.trained.Theta)))
-		var prev mat.Dense
-		prev.Mul(dense(ad[l]), w)
-		prev.Apply(func(i, j int, v float64) float64 {
-			if a.acts[l].Data[i*a.acts[l].Stride+j] == 0 {
-				return 0
-			}
-			return v
-		}, &prev)
-		ad[l-1] = prev.RawMatrix()
-	}
-	jac := make([]float64, n*md.m)
-	md.jacobianRows(abs, ad, 0, n, jac)
-	return mat.NewDense(n, md.m, jac)
 }
 
 // TestSingleTMulZeroRows checks the single-precision Phi^T u where u has
@@ -427,9 +433,11 @@ func TestSingleTMulZeroRows(t *testing.T) {
 					t.Fatalf("Phi^T 0 has %v at %d", v, i)
 				}
 			}
+			pb := boundPass(md, x.RawMatrix())
+			pb.requireMasks(t)
 			var bound mat.Dense
-			bound.Mul(absOf(j.T()), absOf(u))
-			bound.Scale(gamma(rows+6, u32), &bound)
+			bound.Mul(pb.absJ.T(), absOf(u))
+			bound.Scale(gamma(rows+6+pb.cJ, u32), &bound)
 			checkBound(t, "JacobianTMul", got.Slice(0, m, 0, 3).(*mat.Dense), want.Slice(0, m, 0, 3).(*mat.Dense), bound.Slice(0, m, 0, 3).(*mat.Dense))
 		})
 	}

@@ -159,9 +159,9 @@ func (md *Model) KernelInto(ctx context.Context, x1, x2 mat.Matrix, dst []float6
 }
 
 // kernel is Kernel; with single (singleKernel's), for a model of one
-// output, the Grams of the layers' signals are blas32 products of their
-// float32 copies (the memo's, singleOf) and their elementwise products
-// are summed into K in float64.
+// output a row, the Grams of the layers' signals are blas32 products of
+// their float32 pass's (the memo's, singleOf) and their elementwise
+// products are summed into K in float64.
 func (md *Model) kernel(ctx context.Context, x1, x2 mat.Matrix, single bool) (*mat.Dense, error) {
 	return md.kernelInto(ctx, x1, x2, single, nil)
 }
@@ -177,44 +177,20 @@ func (md *Model) kernelInto(ctx context.Context, x1, x2 mat.Matrix, single bool,
 		return nil, err
 	}
 	sym := x2 == nil
-	e1 := md.entryOf(xg1)
-	a1, d1 := e1.acts, e1.deltas
-	if d1 == nil {
-		d1 = md.multiDeltas(a1)
-	}
-	xg2, e2, a2, d2 := xg1, e1, a1, d1
-	s2 := xg1.Rows
+	xg2 := xg1
 	if !sym {
 		if xg2, err = md.input(x2); err != nil {
 			return nil, err
 		}
-		e2 = md.entryOf(xg2)
-		if a2, d2 = e2.acts, e2.deltas; d2 == nil {
-			d2 = md.multiDeltas(a2)
-		}
-		s2 = xg2.Rows
 	}
-	rep := a1.rowsPer()
-	single = single && rep == 1
-	n1, n2 := xg1.Rows*rep, s2*rep
-	// The Grams' inner dimensions (p, the widths, 1 for the output layer)
-	// are small: with the right-hand factors transposed (k x n2), gonum's
-	// inner loops are axpys of length n2 instead of dots of length k.
-	var a2t, d2t []blas64.General
-	var f1, f2 *signals32
-	var a2t32, d2t32 []blas32.General
+	single = single && md.singleRows()
+	var kb kernelBlocks
 	if single {
-		f1, f2 = md.singleOf(xg1, e1), md.singleOf(xg2, e2)
+		kb = md.kernelSignals32(xg1, xg2, sym)
+	} else {
+		kb = md.kernelSignals64(xg1, xg2, sym)
 	}
-	for l := range md.layers {
-		if single {
-			a2t32 = append(a2t32, transpose32(f2.acts[l]))
-			d2t32 = append(d2t32, transpose32(f2.deltas[l]))
-			continue
-		}
-		a2t = append(a2t, transpose(rowsOf(a2.acts[l], s2)))
-		d2t = append(d2t, transpose(d2[l]))
-	}
+	n1, n2 := xg1.Rows*kb.rep, xg2.Rows*kb.rep
 	var k []float64
 	if cap(dst) >= n1*n2 {
 		k = dst[:n1*n2]
@@ -223,12 +199,11 @@ func (md *Model) kernelInto(ctx context.Context, x1, x2 mat.Matrix, single bool,
 		k = make([]float64, n1*n2)
 	}
 	bs := min(kernelBlockRows, n1)
-	kb := kernelBlocks{layers: len(md.layers), k: k, n2: n2, s2: s2, rep: rep,
-		a1: a1, d1: d1, a2t: a2t, d2t: d2t, f1: f1, a2t32: a2t32, d2t32: d2t32}
+	kb.k, kb.n2 = k, n2
 	if single {
 		kb.ga32, kb.gd32 = make([]float32, bs*n2), make([]float32, bs*n2)
 	} else {
-		kb.ga, kb.gd = make([]float64, (bs/rep+2)*s2), make([]float64, bs*n2)
+		kb.ga, kb.gd = make([]float64, (bs/kb.rep+2)*kb.s2), make([]float64, bs*n2)
 	}
 	for i0 := 0; i0 < n1; i0 += bs {
 		if err := ctx.Err(); err != nil {
@@ -268,6 +243,49 @@ type kernelBlocks struct {
 	f1           *signals32
 	a2t32, d2t32 []blas32.General
 	ga32, gd32   []float32
+}
+
+// kernelSignals64 returns the kernel's blocks of the float64 signals of
+// the rows xg1 and xg2 (the memo's; xg1's again where sym), the
+// right-hand ones transposed: the Grams' inner dimensions (p, the widths,
+// 1 for the output layer) are small, and with the right-hand factors
+// transposed (k x n2) gonum's inner loops are axpys of length n2 instead
+// of dots of length k.
+func (md *Model) kernelSignals64(xg1, xg2 blas64.General, sym bool) kernelBlocks {
+	e1 := md.entryOf(xg1)
+	a1, d1 := e1.acts, e1.deltas
+	if d1 == nil {
+		d1 = md.multiDeltas(a1)
+	}
+	a2, d2 := a1, d1
+	if !sym {
+		e2 := md.entryOf(xg2)
+		if a2, d2 = e2.acts, e2.deltas; d2 == nil {
+			d2 = md.multiDeltas(a2)
+		}
+	}
+	kb := kernelBlocks{layers: len(md.layers), s2: xg2.Rows, rep: a1.rowsPer(), a1: a1, d1: d1}
+	for l := range md.layers {
+		kb.a2t = append(kb.a2t, transpose(rowsOf(a2.acts[l], xg2.Rows)))
+		kb.d2t = append(kb.d2t, transpose(d2[l]))
+	}
+	return kb
+}
+
+// kernelSignals32 is kernelSignals64 from the float32 passes (a model of
+// one output a row).
+func (md *Model) kernelSignals32(xg1, xg2 blas64.General, sym bool) kernelBlocks {
+	f1 := md.singleOf(xg1, md.cachedSingle(xg1))
+	f2 := f1
+	if !sym {
+		f2 = md.singleOf(xg2, md.cachedSingle(xg2))
+	}
+	kb := kernelBlocks{layers: len(md.layers), s2: xg2.Rows, rep: 1, f1: f1}
+	for l := range md.layers {
+		kb.a2t32 = append(kb.a2t32, transpose32(f2.acts[l]))
+		kb.d2t32 = append(kb.d2t32, transpose32(f2.deltas[l]))
+	}
+	return kb
 }
 
 // add32 adds the block of rows [i0, i0+rows) and columns [j0, n2), from

@@ -12,19 +12,25 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 )
 
-// signalsEntry is what the model's memo (nn.Memo) keeps of an input: its
-// forward and backward signals at the fitted parameters, which the
-// kernel's and the Jacobian products' calls on the same rows share, and
-// their float32 copies for the single-precision products, made on first
-// use. The private copy of the input is acts.acts[0].
+// signalsEntry is what the model's memo (nn.Memo) keeps of an input: the
+// signals of its forward and backward passes at the fitted parameters,
+// which the kernel's and the Jacobian products' calls on the same rows
+// share. There are two passes, each run on first use and kept:
 //
-// A lean entry keeps only float32 signals and the outputs (acts.out):
-// where the float64 signals would take more than leanShare of the memo's
-// budget (n1 66667 rows of a (512, 256) network: 873 MB), the
-// single-precision products, which a lazy solve at that size uses, find
-// their signals in half the bytes, and a caller that needs the float64
-// ones computes them again (full). Its activations are the float64 ones
-// rounded, its backward signals computed in float32 (leanSignals).
+//   - the float64 pass (acts, deltas), which Predict's and the
+//     double-precision products' numbers come from;
+//   - the float32 pass (f32: pass32), which the single-precision products,
+//     kernel and predictions use: the whole forward and backward pass in
+//     float32 arithmetic, at the float32 products' rate and in half the
+//     bytes. Its numbers depend on the input alone, never on whether the
+//     float64 pass ran first.
+//
+// The private copy of the input is the memo's. An entry that a
+// single-precision call made holds only the float32 pass (acts nil). A
+// lean entry keeps the float64 pass's outputs but not its signals: where
+// those would take more than leanShare of the memo's budget (n1 66667 rows
+// of a (512, 256) network: 873 MB), a caller that needs them computes them
+// again (full).
 type signalsEntry struct {
 	acts   *activations
 	deltas []blas64.General
@@ -56,36 +62,21 @@ func (md *Model) signalValues(n int) int {
 // an entry's float64 signals are not kept (a lean entry).
 const leanShare = 4
 
-// signals32 is the float32 copy of an entry's signals (acts[l], n x in,
-// and deltas[l], n x out, laid out as the float64 ones), made once by
-// singleOf.
+// signals32 is an input's float32 pass (pass32): the activations acts[l]
+// (n x in, acts[0] the input rounded), the backward signals deltas[l]
+// (n x out), laid out as the float64 ones, and the raw outputs (before the
+// head's link), in float64. It is filled once.
 type signals32 struct {
 	once   sync.Once
 	acts   []blas32.General
 	deltas []blas32.General
-}
-
-// fill makes the float32 copies of acts and deltas and returns their
-// values' count.
-func (s *signals32) fill(acts *activations, deltas []blas64.General) int {
-	size := 0
-	s.acts = make([]blas32.General, len(acts.acts))
-	for l, a := range acts.acts {
-		s.acts[l] = toSingle(a)
-		size += len(s.acts[l].Data)
-	}
-	s.deltas = make([]blas32.General, len(deltas))
-	for l, d := range deltas {
-		s.deltas[l] = toSingle(d)
-		size += len(s.deltas[l].Data)
-	}
-	return size
+	out    []float64
 }
 
 var _ framework.Forgetter = (*Model)(nil)
 
 // Forget implements framework.Forgetter: the memo drops the signals of xs
-// (and their float32 copies) now, the caller being done with them.
+// (both passes) now, the caller being done with them.
 func (md *Model) Forget(xs ...mat.Matrix) { md.memo.ForgetAll(xs) }
 
 // signalsOf returns signals(x) from the memo, computing and storing them
@@ -96,25 +87,36 @@ func (md *Model) signalsOf(x blas64.General) (*activations, []blas64.General) {
 }
 
 // entryOf is signalsOf, returning the memo's entry with its float64
-// signals (computed again, not kept, for a lean entry).
+// signals (computed again, not kept, where the entry has none).
 func (md *Model) entryOf(x blas64.General) signalsEntry {
 	return md.full(x, md.cached(x))
 }
 
 // full is e, x's entry, with its float64 signals: computed again, and not
-// kept, when e is lean.
+// kept, when e is lean or holds only the float32 pass.
 func (md *Model) full(x blas64.General, e signalsEntry) signalsEntry {
-	if !e.lean {
+	if e.acts != nil && !e.lean {
 		return e
 	}
 	acts, deltas := md.signals(x)
 	return signalsEntry{acts: acts, deltas: deltas, f32: e.f32}
 }
 
+// outputs returns the float64 pass's raw outputs of x (e, its entry): the
+// entry's, or computed (not kept) where it holds only the float32 pass.
+// The result is shared: callers must not write it.
+func (md *Model) outputs(x blas64.General, e signalsEntry) []float64 {
+	if e.acts != nil {
+		return e.acts.out
+	}
+	return md.forwardOutputs(x)
+}
+
 // cached returns x's memo entry, computing and storing it when it is not
-// there: lean where its float64 signals would take more than leanShare
-// of the memo's budget and the model has one output a row (the float32
-// copies made at once), else with them.
+// there: with the float64 pass's signals, or lean where they would take
+// more than leanShare of the memo's budget and the model has one output a
+// row (its outputs only). An entry a single-precision call made (the
+// float32 pass only) is returned as it is.
 func (md *Model) cached(x blas64.General) signalsEntry {
 	e, _ := md.memo.Values(x, func(xc blas64.General) (signalsEntry, int, error) {
 		size := len(xc.Data) + md.signalValues(xc.Rows)
@@ -122,30 +124,91 @@ func (md *Model) cached(x blas64.General) signalsEntry {
 			acts, deltas := md.signals(xc)
 			return signalsEntry{acts: acts, deltas: deltas, f32: new(signals32)}, 8 * size, nil
 		}
-		out, s, n32 := md.leanSignals(xc)
-		return signalsEntry{acts: out, f32: s, lean: true}, 4*n32 + 8*(len(xc.Data)+len(out.out)), nil
+		out := md.forwardOutputs(xc)
+		return signalsEntry{acts: &activations{out: out}, f32: new(signals32), lean: true}, 8 * (len(xc.Data) + len(out)), nil
 	})
 	return e
 }
 
-// leanBlockRows is how many rows a lean entry's forward pass runs on at a
-// time, so that its float64 activations are held for a block only (8192
-// rows of a (512, 256) network: 57 MB). Blocks keep at least that many
-// rows (the last takes the remainder), so that the forward pass's matrix
-// products run as gonum's blocked product, as on all the rows at once,
-// and the outputs are the same to the bit.
+// singleRows reports whether the model's single-precision calls have a
+// float32 form: one output a row (a multiclass model's stay in float64).
+func (md *Model) singleRows() bool {
+	return md.head.Task != framework.Multiclass && md.layers[len(md.layers)-1].out == 1
+}
+
+// cachedSingle is cached for a single-precision call: an entry made here
+// holds only the float32 pass (run at once), none of the float64 one. A
+// multiclass model's calls, which have no float32 form, get cached's.
+func (md *Model) cachedSingle(x blas64.General) signalsEntry {
+	if !md.singleRows() {
+		return md.cached(x)
+	}
+	e, _ := md.memo.Values(x, func(xc blas64.General) (signalsEntry, int, error) {
+		s := new(signals32)
+		n32 := 0
+		s.once.Do(func() { n32 = md.pass32(xc, s) })
+		return signalsEntry{f32: s, lean: true}, 4*n32 + 8*(len(xc.Data)+len(s.out)), nil
+	})
+	return e
+}
+
+// singleOf returns the float32 pass of x (e, its entry), running it on
+// first use and charging its bytes to the memo's budget (to e, if it is
+// still x's entry). The result is shared: callers must not write it.
+func (md *Model) singleOf(x blas64.General, e signalsEntry) *signals32 {
+	s := e.f32
+	s.once.Do(func() {
+		n32 := md.pass32(x, s)
+		md.memo.Charge(x, 4*n32+8*len(s.out), func(v signalsEntry) bool { return v.f32 == s })
+	})
+	return s
+}
+
+// leanBlockRows is how many rows forwardOutputs runs the float64 forward
+// pass on at a time, so that its activations are held for a block only
+// (8192 rows of a (512, 256) network: 57 MB). Blocks keep at least that
+// many rows (the last takes the remainder), so that the matrix products
+// run as gonum's blocked product, as on all the rows at once, and the
+// outputs are the same to the bit.
 var leanBlockRows = 8192
 
-// leanSignals returns a lean entry's values for the rows xc, computed by
-// blocks of rows: the outputs, from the float64 forward pass that Predict
-// runs; the float32 copies of its activations; and the backward pass's
-// signals, which only the single-precision products use, computed in
-// float32 from those copies and the float32 weights (backward32), at the
-// float32 products' rate instead of float64's; and the copies' count of
-// values.
-func (md *Model) leanSignals(xc blas64.General) (*activations, *signals32, int) {
+// forwardOutputs returns the float64 forward pass's raw outputs of the
+// rows xc (those Predict links), by blocks of leanBlockRows rows.
+func (md *Model) forwardOutputs(xc blas64.General) []float64 {
 	n := xc.Rows
-	s := new(signals32)
+	outs := md.layers[len(md.layers)-1].out
+	ps := newParams(md.layers, md.trained.Theta)
+	maxRows := n // the largest block's rows: the last
+	if n >= 2*leanBlockRows {
+		maxRows = leanBlockRows + n%leanBlockRows
+	}
+	a := newActivations(md.layers, maxRows)
+	out := make([]float64, n*outs)
+	for i0 := 0; i0 < n; {
+		i1 := i0 + leanBlockRows
+		if n-i1 < leanBlockRows {
+			i1 = n
+		}
+		nb := i1 - i0
+		xb := blas64.General{Rows: nb, Cols: xc.Cols, Stride: xc.Stride, Data: xc.Data[i0*xc.Stride:]}
+		copy(out[i0*outs:i1*outs], forward(md.layers, ps, xb, a))
+		i0 = i1
+	}
+	return out
+}
+
+// pass32 fills s with the float32 pass of the rows xc, a model of one
+// output a row, and returns its count of float32 values. The forward pass
+// rounds the input and the weights to float32 and computes each layer's
+// product in float32 (the bias added and the ReLU applied in float32),
+// the output layer's bias added in float64; the head's slopes at those
+// outputs are rounded and propagated down in float32 (backward32). Each
+// value then differs from the float64 pass's by rounding errors that the
+// layers' sums compound: about eps32 (2^-24) times the sum of the widths
+// summed over, relative to the absolute signals, where no pre-activation
+// lies within its rounding of zero (there the ReLU's mask may differ).
+func (md *Model) pass32(xc blas64.General, s *signals32) int {
+	n, last := xc.Rows, len(md.layers)-1
 	s.acts = make([]blas32.General, len(md.layers))
 	s.deltas = make([]blas32.General, len(md.layers))
 	count := 0
@@ -154,38 +217,43 @@ func (md *Model) leanSignals(xc blas64.General) (*activations, *signals32, int) 
 		s.deltas[l] = blas32.General{Rows: n, Cols: ly.out, Stride: ly.out, Data: make([]float32, n*ly.out)}
 		count += n * (ly.in + ly.out)
 	}
-	s.once.Do(func() {}) // filled here
-	ps := newParams(md.layers, md.trained.Theta)
+	intoSingle(s.acts[0], 0, xc)
 	w32 := make([]blas32.General, len(md.layers))
 	for l, ly := range md.layers {
 		w32[l] = toSingle(ly.weights(md.trained.Theta))
 	}
-	maxRows := n // the largest block's rows: the last
-	if n >= 2*leanBlockRows {
-		maxRows = leanBlockRows + n%leanBlockRows
+	// Each layer's product is the packed GEMM's, whose every element has
+	// the same arithmetic whatever the operands' shapes and addresses (a
+	// float32 Gemv's sums follow its rows' alignment). The output layer's
+	// products land in its signals' storage (n x 1), which the slopes
+	// overwrite once the outputs are read.
+	for l, ly := range md.layers {
+		z := s.deltas[last]
+		if l < last {
+			z = s.acts[l+1]
+		}
+		blas32.Gemm(blas.NoTrans, blas.Trans, 1, s.acts[l], w32[l], 0, z)
+		b := ly.bias(md.trained.Theta)
+		if l < last {
+			b32 := make([]float32, len(b))
+			for j, v := range b {
+				b32[j] = float32(v)
+			}
+			nn.BiasReLU32(z.Data, b32)
+			continue
+		}
+		s.out = make([]float64, n)
+		for i, v := range z.Data {
+			s.out[i] = float64(v) + b[0]
+		}
 	}
-	a := newActivations(md.layers, maxRows)
-	out, slopes := make([]float64, n), make([]float64, maxRows)
-	for i0 := 0; i0 < n; {
-		i1 := i0 + leanBlockRows
-		if n-i1 < leanBlockRows {
-			i1 = n
-		}
-		nb := i1 - i0
-		xb := blas64.General{Rows: nb, Cols: xc.Cols, Stride: xc.Stride, Data: xc.Data[i0*xc.Stride:]}
-		copy(out[i0:i1], forward(md.layers, ps, xb, a))
-		for l := range md.layers {
-			intoSingle(s.acts[l], i0, rowsOf(a.acts[l], nb))
-		}
-		md.head.Link(a.out[:nb], slopes[:nb]) // d prediction / d raw output
-		last := s.deltas[len(md.layers)-1].Data[i0:i1]
-		for i, v := range slopes[:nb] {
-			last[i] = float32(v)
-		}
-		backward32(w32, s, i0, i1)
-		i0 = i1
+	slopes := make([]float64, n)
+	md.head.Link(append([]float64(nil), s.out...), slopes)
+	for i, v := range slopes {
+		s.deltas[last].Data[i] = float32(v)
 	}
-	return &activations{out: out}, s, count
+	backward32(w32, s, 0, n)
+	return count
 }
 
 // backward32 propagates the output signals in s.deltas' last layer, rows
@@ -211,27 +279,9 @@ func intoSingle(dst blas32.General, i0 int, g blas64.General) {
 	}
 }
 
-// singleOf returns the float32 copies of the signals of x (e, its entry),
-// converting them on first use and charging their bytes to the memo's
-// budget (to e, if it is still x's entry); a lean entry's are there. The
-// result is shared: callers must not write it.
-func (md *Model) singleOf(x blas64.General, e signalsEntry) *signals32 {
-	s := e.f32
-	s.once.Do(func() {
-		size := s.fill(e.acts, e.deltas)
-		md.memo.Charge(x, 4*size, func(v signalsEntry) bool { return v.f32 == s })
-	})
-	return s
-}
-
 // toSingle returns a contiguous float32 copy of g (rounded to nearest).
 func toSingle(g blas64.General) blas32.General {
 	out := blas32.General{Rows: g.Rows, Cols: g.Cols, Stride: g.Cols, Data: make([]float32, g.Rows*g.Cols)}
-	for i := 0; i < g.Rows; i++ {
-		row := out.Data[i*g.Cols : (i+1)*g.Cols]
-		for j, v := range g.Data[i*g.Stride : i*g.Stride+g.Cols] {
-			row[j] = float32(v)
-		}
-	}
+	intoSingle(out, 0, g)
 	return out
 }

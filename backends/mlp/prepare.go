@@ -8,7 +8,10 @@ import (
 	"github.com/lazyvi/lazyvi/framework"
 )
 
-var _ framework.PreparedPredictor = (*Model)(nil)
+var (
+	_ framework.PreparedPredictor = (*Model)(nil)
+	_ framework.PreparedPredictor = single{}
+)
 
 // PredictPrepared returns Predict(x) from x's signals (the memo's, or
 // computed and kept there: the forward pass at the fitted parameters,
@@ -22,7 +25,27 @@ func (md *Model) PredictPrepared(ctx context.Context, x mat.Matrix) (*mat.Dense,
 	if err != nil {
 		return nil, err
 	}
-	out := append([]float64(nil), md.cached(xg).acts.out...)
+	out := append([]float64(nil), md.outputs(xg, md.cached(xg))...)
+	md.head.Link(out, nil)
+	return mat.NewDense(xg.Rows, md.head.Outs, out), nil
+}
+
+// PredictPrepared returns the predictions of x's float32 pass (the memo's,
+// or run and kept there), the one the single-precision products on x use,
+// so that the products that follow find it: each within about eps32 times
+// the sum of the widths of Predict's, relative to the absolute signals
+// (see pass32). A multiclass model's are Predict's, as its products are
+// the float64 ones.
+func (s single) PredictPrepared(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	md := s.md
+	if !md.singleRows() {
+		return md.PredictPrepared(ctx, x)
+	}
+	_, xg, err := md.trained.PredictArgs(ctx, "mlp", false, nil, x, md.inputs)
+	if err != nil {
+		return nil, err
+	}
+	out := append([]float64(nil), md.singleOf(xg, md.cachedSingle(xg)).out...)
 	md.head.Link(out, nil)
 	return mat.NewDense(xg.Rows, md.head.Outs, out), nil
 }

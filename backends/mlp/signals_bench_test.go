@@ -8,9 +8,9 @@ import (
 )
 
 // BenchmarkSignals times the forward and backward passes that give a lazy
-// reduction its residuals and its products' signals, on one lean block of
-// rows (leanBlockRows) of the large network's shape: 100 inputs, hidden
-// (512, 256).
+// reduction its residuals and its products' signals, in float64 and in
+// float32 (pass32), on leanBlockRows rows of the large network's shape: 100
+// inputs, hidden (512, 256).
 //
 //	go test -run X -bench Signals ./backends/mlp
 func BenchmarkSignals(b *testing.B) {
@@ -24,9 +24,9 @@ func BenchmarkSignals(b *testing.B) {
 			md.signals(xg)
 		}
 	})
-	b.Run("lean", func(b *testing.B) {
+	b.Run("single", func(b *testing.B) {
 		for b.Loop() {
-			md.leanSignals(xg)
+			md.pass32(xg, new(signals32))
 		}
 	})
 }

@@ -16,13 +16,15 @@ import (
 // product (SingleKernel) with the double ones, entry by entry, against a
 // bound from the arithmetic. A Gram of layer l's signals, G = S1 S2^T over
 // k terms (k = the layer's in for the activations, out for the deltas),
-// is a float32 product of inputs rounded to float32: it is off by at most
-// gamma32(k + 2) (|S1| |S2|^T) from the exact one (gamma(k) = k u / (1 -
-// k u), u = 2^-24), and the double one by gamma64(k) of the same; K's
-// entry sum_l GD_l (GA_l + 1) is then off by at most sum_l eD_l (|GA_l| +
-// 1 + eA_l) + |GD_l| eA_l, with gamma64(2L + 2) of its terms for the
-// float64 sums. Phi^T a in float32 (Delta's rows times a, three roundings,
-// then sums over the n rows) is off by at most gamma32(n + 4) (|Phi|^T
+// is a float32 product of the float32 pass's signals, each off by at most
+// gamma32(c) Sbar from the float64 one (boundPass: Sbar the absolute
+// signals, c the roundings' count): it is off by at most gamma32(k + 2 +
+// 2c) (Sbar1 Sbar2^T) from the exact one (gamma(k) = k u / (1 - k u), u =
+// 2^-24), and the double one by gamma64(k) of |S1| |S2|^T; K's entry
+// sum_l GD_l (GA_l + 1) is then off by at most sum_l eD_l (|GA_l| + 1 +
+// eA_l) + |GD_l| eA_l, with gamma64(2L + 2) of its terms for the float64
+// sums. Phi^T a in float32 (Delta's rows times a, three roundings, then
+// sums over the n rows) is off by at most gamma32(n + 4 + cJ) (absJ^T
 // |a|). The differences must be within those bounds and not all zero, and
 // some of them beyond what two float64 computations could differ by (the
 // same bounds with gamma64 for gamma32, doubled): a float64 route to the
@@ -66,9 +68,9 @@ func TestSingleKernel(t *testing.T) {
 					if x2 == nil {
 						x2 = pair[0]
 					}
-					bound := kernelBound(md, pair[0], x2, func(k int) float64 { return gamma(k+2, u32) + gamma(k, u64) }, gamma(2*len(md.layers)+2, u64))
+					bound := kernelBound(t, md, pair[0], x2, func(k int) float64 { return gamma(k+2, u32) + gamma(k, u64) }, gamma(2*len(md.layers)+2, u64), true)
 					checkBound(t, "Kernel", got, want, bound)
-					double := kernelBound(md, pair[0], x2, func(k int) float64 { return 2 * gamma(k+2, u64) }, 2*gamma(2*len(md.layers)+2, u64))
+					double := kernelBound(t, md, pair[0], x2, func(k int) float64 { return 2 * gamma(k+2, u64) }, 2*gamma(2*len(md.layers)+2, u64), false)
 					checkBeyondDouble(t, "Kernel", got, want, double)
 				}
 				rng := rand.New(rand.NewPCG(3, 5))
@@ -96,11 +98,13 @@ func TestSingleKernel(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var bound mat.Dense
-				bound.Mul(absOf(j).T(), absOf(mat.NewDense(len(a), 1, a)))
-				var double mat.Dense
-				double.Scale(2*gamma(rows+4, u64), &bound)
-				bound.Scale(gamma(rows+4, u32)+gamma(rows, u64), &bound)
+				pb := boundPass(md, x.RawMatrix())
+				pb.requireMasks(t)
+				var bound, double mat.Dense
+				double.Mul(absOf(j).T(), absOf(mat.NewDense(len(a), 1, a)))
+				double.Scale(2*gamma(rows+4, u64), &double)
+				bound.Mul(pb.absJ.T(), absOf(mat.NewDense(len(a), 1, a)))
+				bound.Scale(gamma(rows+4+pb.cJ, u32)+gamma(rows, u64), &bound)
 				gotV, wantV := mat.NewDense(len(got), 1, got), mat.NewDense(len(want), 1, want)
 				checkBound(t, "JacobianTVec", gotV, wantV, &bound)
 				checkBeyondDouble(t, "JacobianTVec", gotV, wantV, &double)
@@ -112,10 +116,19 @@ func TestSingleKernel(t *testing.T) {
 // kernelBound is TestSingleKernel's bound on the difference of the
 // single- and double-precision kernels of x1 and x2, from the signals:
 // per layer, the Grams' bounds e = g(k) |S1| |S2|^T (k the Gram's terms),
-// then their products' and sums' (sum: the float64 sums' gamma).
-func kernelBound(md *Model, x1, x2 *mat.Dense, g func(k int) float64, sum float64) *mat.Dense {
+// then their products' and sums' (sum: the float64 sums' gamma). With
+// pass, the signals are the float32 pass's: |S| is boundPass's absolute
+// signals and k adds the roundings of both factors (2 c, c their count).
+func kernelBound(t *testing.T, md *Model, x1, x2 *mat.Dense, g func(k int) float64, sum float64, pass bool) *mat.Dense {
+	cA, cD := make([]int, len(md.layers)), make([]int, len(md.layers))
 	signals := func(x *mat.Dense) ([]*mat.Dense, []*mat.Dense) {
 		xg, _ := md.input(x)
+		if pass {
+			pb := boundPass(md, xg)
+			pb.requireMasks(t)
+			cA, cD = pb.cA, pb.cD
+			return pb.acts, pb.deltas
+		}
 		e := md.entryOf(xg)
 		var acts, deltas []*mat.Dense
 		for l := range md.layers {
@@ -138,7 +151,7 @@ func kernelBound(md *Model, x1, x2 *mat.Dense, g func(k int) float64, sum float6
 		}
 		ga, sa := gram(a1[l], a2[l])
 		gd, sd := gram(d1[l], d2[l])
-		ea, ed := g(ly.in), g(ly.out)
+		ea, ed := g(ly.in+2*cA[l]), g(ly.out+2*cD[l])
 		for i := 0; i < n1; i++ {
 			for j := 0; j < n2; j++ {
 				eA, eD := ea*sa.At(i, j), ed*sd.At(i, j)

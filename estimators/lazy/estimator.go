@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
 	"github.com/lazyvi/lazyvi/internal/timing"
 )
 
@@ -316,7 +317,9 @@ func (lz Estimator) reduce(ctx context.Context, fp *framework.Problem, f framewo
 // rows (order: the rows of x among y's, feature f dropped) and its
 // residuals, the targets less the full model's predictions; prepared, when
 // the products on these rows follow (at scale), lets a model that can keep
-// what they need from the predictions' pass (the same predictions).
+// what they need from the predictions' pass (the same predictions, or,
+// where the products are in single precision and their view has its own
+// prepared pass, that pass's: one float32 pass serves both).
 func (p *problem) residuals(ctx context.Context, y []float64, order []int, f framework.Feature, prepared bool) error {
 	n1, k := len(order), p.k
 	p.targets = make([]float64, n1*k)
@@ -328,7 +331,7 @@ func (p *problem) residuals(ctx context.Context, y []float64, order []int, f fra
 		}
 	}
 	predict := p.g.Predict
-	if pp, ok := framework.As[framework.PreparedPredictor](p.g); ok && prepared {
+	if pp, ok := jacobian.PreparedOf(p.g, p.single()); ok && prepared {
 		predict = pp.PredictPrepared
 	}
 	base, err := predict(ctx, p.x)

@@ -9,14 +9,16 @@ import (
 
 	"github.com/lazyvi/lazyvi/backends/mlp"
 	"github.com/lazyvi/lazyvi/dataio"
+	"github.com/lazyvi/lazyvi/framework"
 	"github.com/lazyvi/lazyvi/pipeline"
 	"github.com/lazyvi/lazyvi/simulate"
 )
 
-// preparedCounter is an mlp model that counts its PredictPrepared calls.
+// preparedCounter is an mlp model that counts its PredictPrepared calls,
+// and its single-precision view's.
 type preparedCounter struct {
 	*mlp.Model
-	calls *atomic.Int32
+	calls, single *atomic.Int32
 }
 
 func (c preparedCounter) PredictPrepared(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
@@ -24,10 +26,28 @@ func (c preparedCounter) PredictPrepared(ctx context.Context, x mat.Matrix) (*ma
 	return c.Model.PredictPrepared(ctx, x)
 }
 
+func (c preparedCounter) SinglePrecision() framework.JacobianMultiplier {
+	return singleCounter{c.Model.SinglePrecision(), c.single}
+}
+
+// singleCounter is a single-precision view that counts its PredictPrepared
+// calls.
+type singleCounter struct {
+	framework.JacobianMultiplier
+	calls *atomic.Int32
+}
+
+func (c singleCounter) PredictPrepared(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	c.calls.Add(1)
+	return c.JacobianMultiplier.(framework.PreparedPredictor).PredictPrepared(ctx, x)
+}
+
 // TestLazyScaledPredictsPrepared: at scale lazy predicts the train rows by
-// the model's PredictPrepared, whose products follow on the same rows (the
-// conformance suite checks that it predicts what Predict does, to the
-// bit); at the dense sizes, whose products do not follow, by Predict.
+// a PredictPrepared, whose products follow on the same rows: in single
+// precision the single-precision view's (its products' float32 pass), in
+// double the model's (the conformance suite checks that it predicts what
+// Predict does, to the bit); at the dense sizes, whose products do not
+// follow, by Predict.
 func TestLazyScaledPredictsPrepared(t *testing.T) {
 	ctx := context.Background()
 	sim, err := simulate.Generate("linear", 120, 0.5, 2)
@@ -40,19 +60,25 @@ func TestLazyScaledPredictsPrepared(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	var calls atomic.Int32
-	p.Full = preparedCounter{Model: p.Full.(*mlp.Model), calls: &calls}
+	var calls, single atomic.Int32
+	p.Full = preparedCounter{Model: p.Full.(*mlp.Model), calls: &calls, single: &single}
 	f := p.Features()[0]
-	if _, err := (Estimator{}).Reduce(ctx, p, f); err != nil {
-		t.Fatal(err)
-	}
-	if n := calls.Load(); n != 0 {
-		t.Errorf("dense path: %d PredictPrepared calls, want none", n)
-	}
-	if _, err := (Estimator{Memory: tinyMemory}).Reduce(ctx, p, f); err != nil {
-		t.Fatal(err)
-	}
-	if n := calls.Load(); n != 1 {
-		t.Errorf("scaled path: %d PredictPrepared calls, want one (the train rows' residuals)", n)
+	for _, c := range []struct {
+		name        string
+		est         Estimator
+		model, view int32
+	}{
+		{"dense path", Estimator{}, 0, 0},
+		{"scaled path, single precision", Estimator{Memory: tinyMemory}, 0, 1},
+		{"scaled path, double precision", Estimator{Memory: tinyMemory, DoublePrecision: true}, 1, 0},
+	} {
+		calls.Store(0)
+		single.Store(0)
+		if _, err := c.est.Reduce(ctx, p, f); err != nil {
+			t.Fatal(err)
+		}
+		if m, v := calls.Load(), single.Load(); m != c.model || v != c.view {
+			t.Errorf("%s: %d PredictPrepared calls of the model and %d of its single-precision view, want %d and %d", c.name, m, v, c.model, c.view)
+		}
 	}
 }

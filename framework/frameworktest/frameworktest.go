@@ -636,6 +636,32 @@ func checkSingle(t tb, m framework.Model, x *mat.Dense, j, v, u *mat.Dense) {
 		}
 		checkSingleClose(t, tc.name, got, tc.jt, tc.w)
 	}
+	if pp, ok := s.(framework.PreparedPredictor); ok {
+		checkSinglePrepared(t, m, pp, x)
+	}
+}
+
+// checkSinglePrepared: the single-precision view's PredictPrepared(x) is
+// Predict(x) to 1e-4 of the largest prediction (at least 1), as
+// checkSingleClose allows its products.
+func checkSinglePrepared(t tb, m framework.Model, pp framework.PreparedPredictor, x *mat.Dense) {
+	ctx := context.Background()
+	got, err := pp.PredictPrepared(ctx, mat.DenseCopyOf(x))
+	if err != nil {
+		t.Fatalf("single-precision PredictPrepared: %v", err)
+	}
+	want, err := m.Predict(ctx, x)
+	if err != nil {
+		t.Fatalf("Predict: %v", err)
+	}
+	wr, wc := want.Dims()
+	if gr, gc := got.Dims(); gr != wr || gc != wc {
+		t.Fatalf("single-precision PredictPrepared: want %dx%d, got %dx%d", wr, wc, gr, gc)
+	}
+	scale := math.Max(1, mat.Norm(want, math.Inf(1)))
+	if d := maxAbsDiff(got, want); !(d <= 1e-4*scale) {
+		t.Errorf("single-precision PredictPrepared: largest difference %.3g from Predict, above 1e-4 of %.3g", d, scale)
+	}
 }
 
 // checkSingleClose: got is l r to 1e-4 of the largest element of |l| |r|

@@ -146,6 +146,21 @@ func MultiplierOf(m framework.Model, single bool) (framework.JacobianMultiplier,
 	return jm, true
 }
 
+// PreparedOf is framework.As[framework.PreparedPredictor] with the
+// precision chosen: with single, the PredictPrepared of m's
+// SinglePrecision view when the view has one (the predictions of the
+// single-precision pass its products use), else m's own.
+func PreparedOf(m framework.Model, single bool) (framework.PreparedPredictor, bool) {
+	if single {
+		if sp, ok := framework.As[framework.SinglePrecisioner](m); ok {
+			if pp, ok := sp.SinglePrecision().(framework.PreparedPredictor); ok {
+				return pp, true
+			}
+		}
+	}
+	return framework.As[framework.PreparedPredictor](m)
+}
+
 // KernelerOf is framework.As[framework.Kerneler] with the precision
 // chosen: with single, the Kerneler of m's SingleKernel when it is a
 // framework.SingleKerneler, else m's own.

@@ -38,3 +38,13 @@ func ReLUMask32(d, act []float32) {
 		d[j] = math.Float32frombits(math.Float32bits(d[j]) & keep)
 	}
 }
+
+// BiasReLU32 is BiasReLU in float32.
+func BiasReLU32(z, b []float32) {
+	for i := 0; i+len(b) <= len(z); i += len(b) {
+		row := z[i : i+len(b)]
+		for j, v := range row {
+			row[j] = max(v+b[j], 0)
+		}
+	}
+}
