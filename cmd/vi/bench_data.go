@@ -52,7 +52,7 @@ func (f *benchDataFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.estimators, "estimators", "lazy,dropout,retrain", "comma-separated estimators to time (retrain is the reference)")
 	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "features estimated concurrently")
 	fs.IntVar(&f.lazyMem, "lazy-mem", 0, "lazy's memory bound per worker in `MiB` (0: its default, 1024)")
-	fs.StringVar(&f.lazyPrecision, "lazy-precision", "single", "`precision` of lazy's work at scale (the matrix-free solves' Jacobian products, the penalty search's kernels): single (where the backend has it, faster) or double")
+	fs.StringVar(&f.lazyPrecision, "lazy-precision", "single", "`precision` of lazy's work at scale (the matrix-free solves' Jacobian products, the penalty search's kernels, the train rows' residuals): single (where the backend has it, faster) or double")
 	fs.Int64Var(&f.seed, "seed", 1, "seed of the subsample, split and models")
 	fs.StringVar(&f.format, "format", "table", "output format: table or json")
 	fs.StringVar(&f.out, "out", "", "write the output to `FILE` (atomically) instead of stdout")

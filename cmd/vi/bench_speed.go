@@ -66,7 +66,7 @@ func (f *speedFlags) register(fs *flag.FlagSet, defaultN int) {
 	fs.IntVar(&f.nFeatures, "features", 0, "time the first `K` features only (0: all)")
 	fs.IntVar(&f.lazyMem, "lazy-mem", 0, "lazy's memory bound per worker in `MiB` (0: its default, 1024)")
 	fs.BoolVar(&f.process, "backend-process", false, dataUsage["backend-process"])
-	fs.StringVar(&f.lazyPrecision, "lazy-precision", "single", "`precision` of lazy's work at scale (the matrix-free solves' Jacobian products, the penalty search's kernels): single (where the backend has it, faster) or double")
+	fs.StringVar(&f.lazyPrecision, "lazy-precision", "single", "`precision` of lazy's work at scale (the matrix-free solves' Jacobian products, the penalty search's kernels, the train rows' residuals): single (where the backend has it, faster) or double")
 }
 
 // check checks the flags and returns the --plot format, the sizes and the

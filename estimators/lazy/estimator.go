@@ -99,9 +99,12 @@ type Estimator struct {
 	// (finalEnergyTol, 5e-3 of the objective's decrease), and the penalty
 	// search at scale (the subsample's cross-validation) in float64 where
 	// the model also has a single-precision kernel
-	// (framework.SingleKerneler), which it uses otherwise (newRidge). The
-	// dense path's search at the paper's sizes, the dense solves and the
-	// predictions are in float64 either way.
+	// (framework.SingleKerneler), which it uses otherwise (newRidge), and
+	// the train rows' residuals at scale in float64 where the
+	// single-precision view has its own predictions (PreparedPredictor:
+	// the float32 pass its products use), which they come from otherwise.
+	// The dense path's search at the paper's sizes, the dense solves and
+	// the predictions on the evaluation rows are in float64 either way.
 	DoublePrecision bool
 
 	// cfg holds the constants that the package's benchmarks vary; the
@@ -137,7 +140,7 @@ func (e Estimator) Settings() []framework.OptionInfo {
 		{Name: "folds", Default: strconv.Itoa(e.folds()), Usage: "cross-validation `folds` for lazy's ridge penalty"},
 		{Name: "lambda", Default: strconv.FormatFloat(e.Lambda, 'g', -1, 64), Usage: "fix lazy's ridge penalty to `L` (0: choose it by cross-validation)"},
 		{Name: "lazy-mem", Default: strconv.FormatInt(int64(e.memory())>>20, 10), Usage: "bound on the memory of lazy's ridge problem per worker, in `MiB` (larger problems are solved matrix-free)"},
-		{Name: "lazy-precision", Default: e.precision(), Usage: "`precision` of lazy's work at scale (the matrix-free solves' Jacobian products, the penalty search's kernels): single (where the backend has it, faster) or double"},
+		{Name: "lazy-precision", Default: e.precision(), Usage: "`precision` of lazy's work at scale (the matrix-free solves' Jacobian products, the penalty search's kernels, the train rows' residuals): single (where the backend has it, faster) or double"},
 	}
 }
 
