@@ -91,6 +91,53 @@ func TestRunChoosesKind(t *testing.T) {
 	}
 }
 
+// TestRunChoosesKindWorkers: with two workers the second repetition is
+// prepared beside the first, before its kind is chosen; a rival chosen
+// makes it prepared again as the rival (its own-kind folds dropped), and
+// either way the results are the one-worker run's.
+func TestRunChoosesKindWorkers(t *testing.T) {
+	d := dataset(300, 6)
+	ctx := context.Background()
+	for _, c := range []struct {
+		own, rival, want string
+	}{
+		{"6", "0", "main"},
+		{"0", "6", "rival"},
+	} {
+		run := func(workers int) (*pipeline.Report, int32, int32) {
+			var ownMade, rivalMade atomic.Int32
+			rival := pipeline.Baseline{Name: "rival", Backend: countBackend{made: &rivalMade}, Options: map[string]string{"slope": c.rival}}
+			cfg := pipeline.Config{Backend: countBackend{made: &ownMade}, BackendName: "main", Seed: 3, CrossFit: 3, Repeats: 2,
+				Options: map[string]string{"slope": c.own}, Rivals: []pipeline.Baseline{rival}, Baselines: []pipeline.Baseline{rival}}
+			rep, err := pipeline.Run(ctx, d, cfg, measures.MSE(), []framework.Estimator{shift{0}}, pipeline.EstimateOptions{Workers: workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return rep, ownMade.Load(), rivalMade.Load()
+		}
+		one, _, _ := run(1)
+		two, own, riv := run(2)
+		if two.Backend != c.want || one.Backend != c.want {
+			t.Fatalf("slopes %s vs %s: backends %q (2 workers) and %q (1), want %s", c.own, c.rival, two.Backend, one.Backend, c.want)
+		}
+		// The first repetition fits both kinds on its 3 folds, the
+		// second the chosen kind's 3; the own kind's speculative folds
+		// are 3 more at most where the rival is chosen.
+		switch {
+		case c.want == "main" && (own != 6 || riv != 3):
+			t.Errorf("slopes %s vs %s: made %d and %d models, want 6 and 3", c.own, c.rival, own, riv)
+		case c.want == "rival" && (own < 3 || own > 6 || riv != 6):
+			t.Errorf("slopes %s vs %s: made %d and %d models, want 3 to 6 and 6", c.own, c.rival, own, riv)
+		}
+		for i, w := range one.Results {
+			g := two.Results[i]
+			if g.Feature != w.Feature || g.VI != w.VI || g.SE != w.SE {
+				t.Errorf("slopes %s vs %s, result %d: 2 workers %s vi %v se %v, 1 worker %s vi %v se %v", c.own, c.rival, i, g.Feature, g.VI, g.SE, w.Feature, w.VI, w.SE)
+			}
+		}
+	}
+}
+
 // TestPrepareChosen: PrepareChosen chooses as Run's first repetition does
 // (the backend's model only where it beats the rival by more than the
 // standard error of the difference), returns the chosen kind's folds and

@@ -74,8 +74,9 @@ func (m *busyModel) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 }
 
 // waitingShift is shift whose first reduction, where wait is set, waits
-// (up to a bound) for two models to be fitted after it started: the fits
-// of the next two repetitions (one split each).
+// (up to a bound) for the three repetitions' models (one split each) to be
+// fitted: the second's may be fitted before it starts, beside the first
+// one's, the third's only once the first one's reductions have begun.
 type waitingShift struct {
 	shift
 	b     *busy
@@ -89,9 +90,8 @@ func (w waitingShift) Reduce(ctx context.Context, p *framework.Problem, f framew
 	if !w.wait || !w.first.CompareAndSwap(false, true) {
 		return w.shift.Reduce(ctx, p, f)
 	}
-	before := w.b.fitCount()
 	deadline := time.After(20 * time.Second)
-	for w.b.fitCount() < before+2 {
+	for w.b.fitCount() < 3 {
 		select {
 		case <-w.b.fitted:
 		case <-deadline:
@@ -105,11 +105,11 @@ func (w waitingShift) Reduce(ctx context.Context, p *framework.Problem, f framew
 }
 
 // TestRunOverlapsRepetitions: Run trains the other repetitions' full
-// models while it reduces the first one's (the first reduction of the
-// first repetition, waiting while the others finish, sees the second's
-// and the third's models fitted after it started), never running more
-// fits and reductions at once than its workers, and the results are
-// those of the same run on one worker.
+// models before the first one's reductions are done (the first reduction
+// of the first repetition, waiting while the others finish, sees the
+// second's and the third's models fitted), never running more fits and
+// reductions at once than its workers, and the results are those of the
+// same run on one worker.
 func TestRunOverlapsRepetitions(t *testing.T) {
 	ctx := context.Background()
 	d := dataset(120, 5)
@@ -190,6 +190,89 @@ func TestRunRepetitionFails(t *testing.T) {
 		}
 		if released.Load() != made.Load() {
 			t.Errorf("repetition %d fails: %d models released of %d made", rep+1, released.Load(), made.Load())
+		}
+	}
+}
+
+// meetBackend builds meanModels whose fits each wait (up to wait) until
+// two fits have run at once, and records whether they did.
+type meetBackend struct {
+	mu      *sync.Mutex
+	running *int
+	met     chan struct{}
+	wait    time.Duration
+}
+
+func (meetBackend) Capabilities() framework.Capabilities { return framework.Capabilities{} }
+func (meetBackend) Options() []framework.OptionInfo      { return nil }
+func (mb meetBackend) New(context.Context, framework.ModelSpec) (framework.Model, error) {
+	return &meetModel{b: mb}, nil
+}
+
+type meetModel struct {
+	meanModel
+	b meetBackend
+}
+
+func (m *meetModel) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
+	m.b.mu.Lock()
+	*m.b.running++
+	if *m.b.running == 2 {
+		select {
+		case <-m.b.met:
+		default:
+			close(m.b.met)
+		}
+	}
+	m.b.mu.Unlock()
+	defer func() {
+		m.b.mu.Lock()
+		*m.b.running--
+		m.b.mu.Unlock()
+	}()
+	select {
+	case <-m.b.met:
+	case <-time.After(m.b.wait):
+	}
+	return m.meanModel.Fit(ctx, x, y)
+}
+
+// TestRunPreparesSecondRepetitionBeside: with two workers the second
+// repetition's model trains beside the first one's, before anything can be
+// reduced (each repetition one split, one model: each fit waits for the
+// other), and the results are the one-worker run's.
+func TestRunPreparesSecondRepetitionBeside(t *testing.T) {
+	ctx := context.Background()
+	d := dataset(120, 5)
+	run := func(workers int, wait time.Duration) (*pipeline.Report, bool) {
+		var mu sync.Mutex
+		running := 0
+		mb := meetBackend{mu: &mu, running: &running, met: make(chan struct{}), wait: wait}
+		cfg := pipeline.Config{Backend: mb, BackendName: "meet", Seed: 3, Repeats: 2}
+		opt := pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: workers}
+		rep, err := pipeline.Run(ctx, d, cfg, measures.MSE(), []framework.Estimator{shift{0.5}}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-mb.met:
+			return rep, true
+		default:
+			return rep, false
+		}
+	}
+	two, met := run(2, 20*time.Second)
+	if !met {
+		t.Error("with 2 workers the two repetitions' models never trained at once")
+	}
+	one, met := run(1, 200*time.Millisecond)
+	if met {
+		t.Error("with 1 worker two models trained at once")
+	}
+	for i, w := range one.Results {
+		g := two.Results[i]
+		if g.Feature != w.Feature || g.VI != w.VI || g.SE != w.SE {
+			t.Errorf("result %d: 2 workers %s vi %v se %v, 1 worker %s vi %v se %v", i, g.Feature, g.VI, g.SE, w.Feature, w.VI, w.SE)
 		}
 	}
 }

@@ -368,7 +368,9 @@ func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *d
 	r.training(prog, d)
 	cfg.Backend = be
 	prog.SetRepetitions(o.inf.Repeats) // each repetition trains its full models first
-	eopt.Progress = prog.Update        // a nil *progress.Meter draws nothing
+	together := pipeline.TrainedTogether(o.inf.Repeats, eopt.Workers)
+	prog.SetTogether(together)  // ... the first ones side by side
+	eopt.Progress = prog.Update // a nil *progress.Meter draws nothing
 	// With --out, finished reductions are kept in OUT.partial as they
 	// come, so that the same command resumes after a crash or an interrupt.
 	ckpt, err := openCheckpoint(a, id, r.out, prog)
@@ -381,7 +383,7 @@ func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *d
 	if ckpt == nil || ckpt.Len() == 0 {
 		// A resumed run's reductions come back at once: no forecast.
 		checkJobs, models := forecastShape(cfg, eopt)
-		eopt.Progress = progress.NewForecast(a.stderr, prog, o.inf.Repeats, checkJobs, models).Update
+		eopt.Progress = progress.NewForecast(a.stderr, prog, o.inf.Repeats, together, checkJobs, models).Update
 	}
 	rep, err := pipeline.Run(ctx, d, cfg, r.measure, ests, eopt)
 	prog.Clear()

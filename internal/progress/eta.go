@@ -7,11 +7,13 @@ import "time"
 // counted:
 //
 //   - the counted total may come in repetitions (vi estimate's default
-//     runs three), each preceded by uncounted work that costs about what
-//     the work before the first count cost (training the repetition's full
-//     models): a repetition starts with the count the last one ended on,
-//     sent again, and SetRepetitions says how many there are before the
-//     first ends;
+//     runs three), each preceded by uncounted work (training the
+//     repetition's full models): a repetition starts with the count the
+//     last one ended on, sent again, and SetRepetitions says how many
+//     there are before the first ends. The work before the first count is
+//     that of the first together repetitions (SetTogether: trained side
+//     by side), which then begin without a pause; each later one costs a
+//     together-th of it;
 //   - within a repetition the units' costs differ by estimator (dropout's
 //     reductions take milliseconds, retrain's seconds), in the same order
 //     in every repetition: once one repetition is done, the rest of the
@@ -22,9 +24,10 @@ import "time"
 //     one went (the first pays one-off costs, and speed can drift);
 //   - before that, the units left cost the average so far.
 type etaModel struct {
-	total int
-	reps  int // the repetitions said (SetRepetitions); 0: inferred
-	done  int
+	total    int
+	reps     int // the repetitions said (SetRepetitions); 0: inferred
+	together int // the repetitions trained before the first count (SetTogether); 0: 1
+	done     int
 
 	per    int             // units per repetition; 0: not known yet
 	phases int             // repetitions begun
@@ -48,7 +51,7 @@ const maxProfile = 1 << 20
 // begin starts the counting of total units at now, after pre of uncounted
 // work.
 func (m *etaModel) begin(total int, now time.Time, pre time.Duration) {
-	*m = etaModel{total: total, reps: m.reps, phases: 1, pre: pre, last: now, pace: 1}
+	*m = etaModel{total: total, reps: m.reps, together: m.together, phases: 1, pre: pre, last: now, pace: 1}
 	if total <= maxProfile {
 		m.cum = make([]time.Duration, 1, min(total, 1024)+1)
 	}
@@ -112,7 +115,10 @@ func (m *etaModel) remaining() (left time.Duration, ok, profiled bool) {
 		reps = m.total / m.per
 	}
 	later := max(reps-m.phases, 0) // repetitions not begun
-	pause := m.pre
+	// Those of the first together not begun were trained before the first
+	// count: only the others pause.
+	paused := max(reps-max(m.phases, m.together), 0)
+	pause := m.pre / time.Duration(max(m.together, 1))
 	if len(m.pauses) > 0 {
 		var sum time.Duration
 		for _, p := range m.pauses {
@@ -130,8 +136,8 @@ func (m *etaModel) remaining() (left time.Duration, ok, profiled bool) {
 		prior := first / 40
 		pace := (float64(m.busy-m.since) + m.pace*float64(prior)) / float64(m.cum[at]+prior)
 		units := time.Duration(pace * float64(first-m.cum[at]+time.Duration(later)*first))
-		return units + time.Duration(later)*pause, true, true
+		return units + time.Duration(paused)*pause, true, true
 	}
 	unit := m.busy / time.Duration(m.done)
-	return time.Duration(m.total-m.done)*unit + time.Duration(later)*pause, true, false
+	return time.Duration(m.total-m.done)*unit + time.Duration(paused)*pause, true, false
 }

@@ -20,32 +20,40 @@ const (
 
 // A Forecast watches a run's progress and, once the first repetition's full
 // models are trained and a few of its reductions are done, forecasts the
-// run's wall time from what it has seen: the training so far once per
-// repetition, the reductions at the rate they have gone, and --check's
+// run's wall time from what it has seen: the training so far (that of the
+// first together repetitions, trained side by side) a together-th of it
+// per repetition, the reductions at the rate they have gone, and --check's
 // retraining (the last checkJobs reductions of each repetition) at a
 // training of one of the repetition's models each. When that is at least
 // forecastLong it says so on w, once, with --repeats 1's forecast and its
 // cost in power where the run has several repetitions. It passes every
 // update on to prog.
 type Forecast struct {
-	w       io.Writer
-	prog    *Meter
-	repeats int
-	start   time.Time // the run's start, before the first training
+	w        io.Writer
+	prog     *Meter
+	repeats  int
+	together int       // the repetitions trained before the first reduction
+	start    time.Time // the run's start, before the first training
 	// checkJobs are the check's reductions in each repetition, models the
 	// full models each repetition trains (its folds).
 	checkJobs, models int
 
 	mu      sync.Mutex
 	trained time.Time // the first repetition's reductions started
-	said    bool
+	// mark is when markDone reductions were done, the first forecastShare
+	// of the first repetition's, where together > 1.
+	mark     time.Time
+	markDone int
+	said     bool
 }
 
-// NewForecast returns the forecast of a run of repeats repetitions, each
-// training models full models and ending with checkJobs reductions of
-// --check, said on w; its updates go on to prog (nil: drawn nowhere).
-func NewForecast(w io.Writer, prog *Meter, repeats, checkJobs, models int) *Forecast {
-	return &Forecast{w: w, prog: prog, repeats: max(repeats, 1), checkJobs: checkJobs, models: max(models, 1), start: time.Now()}
+// NewForecast returns the forecast of a run of repeats repetitions, the
+// first together of them trained side by side before the first reduction,
+// each training models full models and ending with checkJobs reductions
+// of --check, said on w; its updates go on to prog (nil: drawn nowhere).
+func NewForecast(w io.Writer, prog *Meter, repeats, together, checkJobs, models int) *Forecast {
+	repeats = max(repeats, 1)
+	return &Forecast{w: w, prog: prog, repeats: repeats, together: min(max(together, 1), repeats), checkJobs: checkJobs, models: max(models, 1), start: time.Now()}
 }
 
 // Update is a pipeline.EstimateOptions.Progress callback, counting over
@@ -76,15 +84,34 @@ func (f *Forecast) observe(done, total int, now time.Time) string {
 	if perRep <= 0 {
 		return "" // not a run of this forecast's shape
 	}
-	if done < min(perRep, max(forecastMinJobs, int(forecastShare*float64(perRep)))) {
+	need := min(perRep, max(forecastMinJobs, int(forecastShare*float64(perRep))))
+	if done < need {
 		return ""
 	}
+	// One repetition's training: what the first together took side by side,
+	// shared out.
+	training := f.trained.Sub(f.start) / time.Duration(max(f.together, 1))
+	// The reductions' rate: from the first count; where several
+	// repetitions trained side by side, the later ones may still train
+	// beside the first reductions, so from the need-th on, over as many
+	// again (the time until then counted as it went).
+	from, counted, before := f.trained, 0, training*time.Duration(f.repeats)
+	if f.together > 1 {
+		if f.mark.IsZero() {
+			f.mark, f.markDone = now, done
+			return ""
+		}
+		if done < min(perRep*f.repeats, f.markDone+need) {
+			return ""
+		}
+		from, counted = f.mark, f.markDone
+		before = f.mark.Sub(f.start) + training*time.Duration(f.repeats-f.together)
+	}
 	f.said = true
-	training := f.trained.Sub(f.start)
-	reducing := now.Sub(f.trained)
+	rate := float64(now.Sub(from)) / float64(done-counted)
 	// A check's reduction trains a model as large as each full model.
 	checking := training / time.Duration(f.models) * time.Duration(f.checkJobs*f.repeats)
-	whole := training*time.Duration(f.repeats) + time.Duration(float64(reducing)*float64(perRep*f.repeats)/float64(done)) + checking
+	whole := before + time.Duration(rate*float64(perRep*f.repeats-counted)) + checking
 	if whole < forecastLong {
 		return ""
 	}

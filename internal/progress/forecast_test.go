@@ -8,8 +8,9 @@ import (
 
 // TestForecast: the forecast comes once, after the first repetition's
 // training and a twentieth of its reductions (at least four), as the
-// training once per repetition plus the reductions at their rate; only
-// for a long run, and with --repeats 1's share where there are several.
+// training once per repetition (a share of it where several trained side
+// by side) plus the reductions at their rate; only for a long run, and
+// with --repeats 1's share where there are several.
 func TestForecast(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	// 3 repetitions of 100 reductions; training 20 s a repetition; 5
@@ -29,6 +30,24 @@ func TestForecast(t *testing.T) {
 	}
 	if again := f.observe(6, 300, t0.Add(32*time.Second)); again != "" {
 		t.Errorf("second forecast: %q", again)
+	}
+
+	// The three repetitions trained side by side in 60 s before the first
+	// reduction; the first 5 reductions take 30 s (beside the training's
+	// end), the next 5 10 s: 90 s + 295*2 s = 680 s, the training once.
+	tog := &Forecast{repeats: 3, together: 3, models: 1, start: t0}
+	tog.observe(0, 300, t0.Add(60*time.Second))
+	if msg := tog.observe(5, 300, t0.Add(90*time.Second)); msg != "" {
+		t.Fatalf("forecast from the reductions beside the training: %q", msg)
+	}
+	if msg := tog.observe(9, 300, t0.Add(98*time.Second)); msg != "" {
+		t.Fatalf("forecast after 4 reductions past the mark (want 5): %q", msg)
+	}
+	msg = tog.observe(10, 300, t0.Add(100*time.Second))
+	for _, want := range []string{"about 11 min", "1 min training", "--repeats 1 would take about 3 min 50 s"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("forecast of repetitions trained together %q lacks %q", msg, want)
+		}
 	}
 
 	// A short run says nothing; one repetition names no cheaper option.

@@ -403,6 +403,19 @@ func (p *Meter) SetRepetitions(n int) {
 	}
 }
 
+// SetTogether says that the first n repetitions (SetRepetitions) are
+// trained side by side before the first count, so that the work before it
+// is theirs: they begin without a pause, and each later one pauses for an
+// n-th of it (1, the default: every repetition pauses as long).
+func (p *Meter) SetTogether(n int) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.model.together = max(n, 1)
+}
+
 // Clear erases the bar, so that other output can follow; the next count
 // or status draws it again.
 func (p *Meter) Clear() {

@@ -258,14 +258,18 @@ type etaSample struct {
 }
 
 // simulate runs steps on a Meter with a fake clock, the status set train
-// before the first count (the first repetition's training), and samples
-// the shown ETA every 100 ms of the run.
-func simulate(t *testing.T, steps []step, train time.Duration, reps int) []etaSample {
+// before the first count (the first repetition's training, or the first
+// together repetitions' where together > 0), and samples the shown ETA
+// every 100 ms of the run.
+func simulate(t *testing.T, steps []step, train time.Duration, reps, together int) []etaSample {
 	t.Helper()
 	var b bytes.Buffer
 	c := &fakeClock{t: time.Unix(1000, 0)}
 	p := newTestProgress(&b, c, true)
 	p.SetRepetitions(reps)
+	if together > 0 {
+		p.SetTogether(together)
+	}
 	p.SetStatus("training the full model")
 	c.add(train)
 	total := 0
@@ -334,7 +338,7 @@ func TestETADefaultRun(t *testing.T) {
 		{20 * time.Second, 3, 1, []time.Duration{50 * ms, 5 * ms}},
 		{time.Second, 3, 2, []time.Duration{350 * ms, 10 * ms, 300 * ms}},
 	} {
-		samples := simulate(t, defaultRun(tc.train, tc.slow, tc.costs...), tc.train, tc.reps)
+		samples := simulate(t, defaultRun(tc.train, tc.slow, tc.costs...), tc.train, tc.reps, 0)
 		if len(samples) < 100 {
 			t.Fatalf("train %v, reps %d: %d samples", tc.train, tc.reps, len(samples))
 		}
@@ -355,6 +359,34 @@ func TestETADefaultRun(t *testing.T) {
 					t.Errorf("train %v, reps %d: at %v (%d units done) the ETA shows %v with %v left", tc.train, tc.reps, s.at, s.done, s.shown, s.truth)
 				}
 			}
+		}
+	}
+}
+
+// TestETATogether: where the three repetitions train side by side before
+// the first count (30 s) and then follow one another without a pause
+// (10 ms), the ETA said so (SetTogether) is within TestETADefaultRun's
+// bounds from its first estimate on; one that assumes a pause as long as
+// the first training before each later repetition shows about a minute
+// too much in the first repetition.
+func TestETATogether(t *testing.T) {
+	ms := time.Millisecond
+	steps := defaultRun(10*ms, 1, 350*ms, 10*ms, 300*ms)
+	for _, together := range []int{3, 1} {
+		bad := 0
+		for _, s := range simulate(t, steps, 30*time.Second, 3, together) {
+			low, high := s.truth*4/5, 2*s.truth+2*time.Second
+			if !s.first {
+				low, high = s.truth*4/5-time.Second, s.truth*27/20+time.Second
+			}
+			if s.shown == 0 || s.shown < low || s.shown > high {
+				if bad++; together == 3 && bad <= 5 {
+					t.Errorf("together 3: at %v (%d units done) the ETA shows %v with %v left", s.at, s.done, s.shown, s.truth)
+				}
+			}
+		}
+		if together == 1 && bad == 0 {
+			t.Error("together 1: the ETA is within the bounds though it assumes a pause of 30 s before each later repetition")
 		}
 	}
 }
