@@ -199,9 +199,9 @@ func (md *Model) forwardOutputs(xc blas64.General) []float64 {
 
 // pass32 fills s with the float32 pass of the rows xc, a model of one
 // output a row, and returns its count of float32 values. The forward pass
-// rounds the input and the weights to float32 and computes each layer's
-// product in float32 (the bias added and the ReLU applied in float32),
-// the output layer's bias added in float64; the head's slopes at those
+// rounds the input and the weights to float32 and computes each hidden
+// layer's product in float32 (the bias added and the ReLU applied in
+// float32), the output layer's dot and bias in float64; the head's slopes at those
 // outputs are rounded and propagated down in float32 (backward32). Each
 // value then differs from the float64 pass's by rounding errors that the
 // layers' sums compound: about eps32 (2^-24) times the sum of the widths
@@ -222,30 +222,28 @@ func (md *Model) pass32(xc blas64.General, s *signals32) int {
 	for l, ly := range md.layers {
 		w32[l] = toSingle(ly.weights(md.trained.Theta))
 	}
-	// Each layer's product is the packed GEMM's, whose every element has
-	// the same arithmetic whatever the operands' shapes and addresses (a
-	// float32 Gemv's sums follow its rows' alignment). The output layer's
-	// products land in its signals' storage (n x 1), which the slopes
-	// overwrite once the outputs are read.
-	for l, ly := range md.layers {
-		z := s.deltas[last]
-		if l < last {
-			z = s.acts[l+1]
-		}
+	// The hidden layers' products are blas32 GEMMs; the output layer's
+	// (one weight row) is a dot per row summed in float64 in order, so
+	// that its bits do not follow the rows' addresses, as a float32
+	// kernel's that aligns its sums on them (gonum's) would.
+	for l, ly := range md.layers[:last] {
+		z := s.acts[l+1]
 		blas32.Gemm(blas.NoTrans, blas.Trans, 1, s.acts[l], w32[l], 0, z)
 		b := ly.bias(md.trained.Theta)
-		if l < last {
-			b32 := make([]float32, len(b))
-			for j, v := range b {
-				b32[j] = float32(v)
-			}
-			nn.BiasReLU32(z.Data, b32)
-			continue
+		b32 := make([]float32, len(b))
+		for j, v := range b {
+			b32[j] = float32(v)
 		}
-		s.out = make([]float64, n)
-		for i, v := range z.Data {
-			s.out[i] = float64(v) + b[0]
+		nn.BiasReLU32(z.Data, b32)
+	}
+	a, w, b := s.acts[last], w32[last].Data, md.layers[last].bias(md.trained.Theta)[0]
+	s.out = make([]float64, n)
+	for i := range s.out {
+		sum := 0.0
+		for k, v := range a.Data[i*a.Stride : i*a.Stride+a.Cols] {
+			sum += float64(v) * float64(w[k])
 		}
+		s.out[i] = sum + b
 	}
 	slopes := make([]float64, n)
 	md.head.Link(append([]float64(nil), s.out...), slopes)
@@ -279,9 +277,13 @@ func intoSingle(dst blas32.General, i0 int, g blas64.General) {
 	}
 }
 
-// toSingle returns a contiguous float32 copy of g (rounded to nearest).
+// toSingle returns a contiguous float32 copy of g (rounded to nearest),
+// in at least 32 bytes: Go allocates those 16-byte aligned, so that a
+// float32 kernel that aligns its sums on its operands' addresses
+// (gonum's) sums a small matrix's rows as it does a large one's, the same
+// way in every copy.
 func toSingle(g blas64.General) blas32.General {
-	out := blas32.General{Rows: g.Rows, Cols: g.Cols, Stride: g.Cols, Data: make([]float32, g.Rows*g.Cols)}
+	out := blas32.General{Rows: g.Rows, Cols: g.Cols, Stride: g.Cols, Data: make([]float32, g.Rows*g.Cols, max(g.Rows*g.Cols, 8))}
 	intoSingle(out, 0, g)
 	return out
 }
