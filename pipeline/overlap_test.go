@@ -237,10 +237,11 @@ func (m *meetModel) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 	return m.meanModel.Fit(ctx, x, y)
 }
 
-// TestRunPreparesSecondRepetitionBeside: with two workers the second
-// repetition's model trains beside the first one's, before anything can be
-// reduced (each repetition one split, one model: each fit waits for the
-// other), and the results are the one-worker run's.
+// TestRunPreparesSecondRepetitionBeside: with two workers and the kind of
+// model known from the start (no rival), the second repetition's model
+// trains beside the first one's, before anything can be reduced (each
+// repetition one split, one model: each fit waits for the other), and the
+// results are the one-worker run's.
 func TestRunPreparesSecondRepetitionBeside(t *testing.T) {
 	ctx := context.Background()
 	d := dataset(120, 5)

@@ -368,7 +368,7 @@ func (o *estimateOptions) estimate(ctx context.Context, a *app, r *dataRun, d *d
 	r.training(prog, d)
 	cfg.Backend = be
 	prog.SetRepetitions(o.inf.Repeats) // each repetition trains its full models first
-	together := pipeline.TrainedTogether(o.inf.Repeats, eopt.Workers)
+	together := pipeline.TrainedTogether(cfg, ests, eopt.Workers)
 	prog.SetTogether(together)  // ... the first ones side by side
 	eopt.Progress = prog.Update // a nil *progress.Meter draws nothing
 	// With --out, finished reductions are kept in OUT.partial as they
