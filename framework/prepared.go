@@ -11,8 +11,8 @@ import (
 // network, the forward pass at the fitted parameters). A model's
 // PredictPrepared returns exactly Predict(x) (a single-precision view's,
 // SinglePrecisioner's, those of its own pass), and keeps what the
-// Jacobian products on x need, so that the products on x that follow do not run that pass
-// again. The lazy estimator at scale predicts the train rows for their
+// Jacobian products on x need, so that the products on x that follow do
+// not run that pass again. The lazy estimator at scale predicts the train rows for their
 // residuals and then multiplies by their Jacobian: without it, a network
 // runs the same forward pass twice, a large share of a feature's work
 // before its Krylov steps.

@@ -35,6 +35,13 @@ func (cfg Config) asRival(b Baseline) Config {
 	return c
 }
 
+// choosesKind reports whether a run of cfg chooses its full model's kind
+// (chooseKind) in its first repetition: it has rivals, and no model file
+// or pretrained network fixes the kind.
+func (cfg Config) choosesKind() bool {
+	return len(cfg.Rivals) > 0 && cfg.Saved == nil && !cfg.Pretrained()
+}
+
 // PrepareChosen prepares cfg.CrossFit folds (one split below 2) and, with
 // cfg.Rivals, chooses the full model's kind against them as Run chooses it
 // in its first repetition: it returns the chosen kind's folds, cfg for
@@ -44,7 +51,7 @@ func (cfg Config) asRival(b Baseline) Config {
 // was compared). The caller closes the folds.
 func PrepareChosen(ctx context.Context, d *dataio.Dataset, cfg Config, workers int) ([]*framework.Problem, Config, *dataio.ModelChoice, error) {
 	folds, err := prepareRun(ctx, d, cfg, workers)
-	if err != nil || len(cfg.Rivals) == 0 || cfg.Saved != nil || cfg.Pretrained() {
+	if err != nil || !cfg.choosesKind() {
 		return folds, cfg, nil, err
 	}
 	kc, err := chooseKind(ctx, d, cfg, folds, workers)

@@ -194,73 +194,23 @@ func TestRunRepetitionFails(t *testing.T) {
 	}
 }
 
-// meetBackend builds meanModels whose fits each wait (up to wait) until
-// two fits have run at once, and records whether they did.
-type meetBackend struct {
-	mu      *sync.Mutex
-	running *int
-	met     chan struct{}
-	wait    time.Duration
-}
-
-func (meetBackend) Capabilities() framework.Capabilities { return framework.Capabilities{} }
-func (meetBackend) Options() []framework.OptionInfo      { return nil }
-func (mb meetBackend) New(context.Context, framework.ModelSpec) (framework.Model, error) {
-	return &meetModel{b: mb}, nil
-}
-
-type meetModel struct {
-	meanModel
-	b meetBackend
-}
-
-func (m *meetModel) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
-	m.b.mu.Lock()
-	*m.b.running++
-	if *m.b.running == 2 {
-		select {
-		case <-m.b.met:
-		default:
-			close(m.b.met)
-		}
-	}
-	m.b.mu.Unlock()
-	defer func() {
-		m.b.mu.Lock()
-		*m.b.running--
-		m.b.mu.Unlock()
-	}()
-	select {
-	case <-m.b.met:
-	case <-time.After(m.b.wait):
-	}
-	return m.meanModel.Fit(ctx, x, y)
-}
-
 // TestRunPreparesSecondRepetitionBeside: with two workers and the kind of
 // model known from the start (no rival), the second repetition's model
 // trains beside the first one's, before anything can be reduced (each
-// repetition one split, one model: each fit waits for the other), and the
-// results are the one-worker run's.
+// repetition one split, one model: each fit waits for another,
+// overlapBackend), and the results are the one-worker run's.
 func TestRunPreparesSecondRepetitionBeside(t *testing.T) {
 	ctx := context.Background()
 	d := dataset(120, 5)
 	run := func(workers int, wait time.Duration) (*pipeline.Report, bool) {
-		var mu sync.Mutex
-		running := 0
-		mb := meetBackend{mu: &mu, running: &running, met: make(chan struct{}), wait: wait}
-		cfg := pipeline.Config{Backend: mb, BackendName: "meet", Seed: 3, Repeats: 2}
+		var now, most atomic.Int32
+		cfg := pipeline.Config{Backend: overlapBackend{wait: wait, now: &now, most: &most}, BackendName: "overlap", Seed: 3, Repeats: 2}
 		opt := pipeline.EstimateOptions{InferOptions: inference.InferOptions{Inference: inference.Plain}, Workers: workers}
 		rep, err := pipeline.Run(ctx, d, cfg, measures.MSE(), []framework.Estimator{shift{0.5}}, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		select {
-		case <-mb.met:
-			return rep, true
-		default:
-			return rep, false
-		}
+		return rep, most.Load() >= 2
 	}
 	two, met := run(2, 20*time.Second)
 	if !met {

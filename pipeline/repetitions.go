@@ -43,8 +43,8 @@ const aheadReps = 2
 // the start; where the first repetition chooses the kind (chooseKind: a
 // rival that runs, and no model file), the others wait for the choice.
 func TrainedTogether(cfg Config, ests []framework.Estimator, workers int) int {
-	rivals, _ := rivalsRunning(cfg.Rivals, ests)
-	if workersOf(workers) < 2 || (len(rivals) > 0 && cfg.Saved == nil && !cfg.Pretrained()) {
+	cfg.Rivals, _ = rivalsRunning(cfg.Rivals, ests) // as Run keeps them
+	if workersOf(workers) < 2 || cfg.choosesKind() {
 		return 1
 	}
 	return min(max(cfg.Repeats, 1), aheadReps+1)

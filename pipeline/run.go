@@ -487,7 +487,7 @@ func (s *runState) report() (*Report, error) {
 func prepareRepetition(ctx context.Context, d *dataio.Dataset, cfg *Config, rep, workers int) ([]*framework.Problem, *kindChoice, error) {
 	c := repetitionConfig(*cfg, rep)
 	folds, err := prepareRun(ctx, d, c, workers)
-	if err != nil || rep > 0 || len(cfg.Rivals) == 0 || cfg.Saved != nil || cfg.Pretrained() {
+	if err != nil || rep > 0 || !cfg.choosesKind() {
 		return folds, nil, err
 	}
 	kc, err := chooseKind(ctx, d, c, folds, workers)

@@ -333,7 +333,7 @@ func TestLeanEntries(t *testing.T) {
 		return out
 	}
 	whole := results(false)
-	if md.cached(xg).lean {
+	if md.cached(xg).lean() {
 		t.Fatal("an entry under the budget is lean")
 	}
 	wholeBytes := md.memo.Bytes()
@@ -341,7 +341,7 @@ func TestLeanEntries(t *testing.T) {
 	budget := nn.MemoBudget
 	nn.MemoBudget = 8 * 80 * 20 // below leanShare times the float64 signals' bytes
 	lean := results(false)
-	if e := md.cached(xg); !e.lean || e.deltas != nil {
+	if e := md.cached(xg); !e.lean() || e.deltas != nil {
 		t.Fatalf("the entry is not lean with a budget of %d bytes", nn.MemoBudget)
 	}
 	if b := md.memo.Bytes(); b >= wholeBytes {

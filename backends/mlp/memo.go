@@ -35,8 +35,11 @@ type signalsEntry struct {
 	acts   *activations
 	deltas []blas64.General
 	f32    *signals32
-	lean   bool
 }
+
+// lean reports whether e holds no float64 signals: a lean entry (the
+// outputs only) or one a single-precision call made (no float64 pass).
+func (e signalsEntry) lean() bool { return e.acts == nil || e.acts.acts == nil }
 
 // signalValues is the count of an entry's float64 values for n rows
 // besides the memo's copy of the input: the activations (the first
@@ -95,7 +98,7 @@ func (md *Model) entryOf(x blas64.General) signalsEntry {
 // full is e, x's entry, with its float64 signals: computed again, and not
 // kept, when e is lean or holds only the float32 pass.
 func (md *Model) full(x blas64.General, e signalsEntry) signalsEntry {
-	if e.acts != nil && !e.lean {
+	if !e.lean() {
 		return e
 	}
 	acts, deltas := md.signals(x)
@@ -125,7 +128,7 @@ func (md *Model) cached(x blas64.General) signalsEntry {
 			return signalsEntry{acts: acts, deltas: deltas, f32: new(signals32)}, 8 * size, nil
 		}
 		out := md.forwardOutputs(xc)
-		return signalsEntry{acts: &activations{out: out}, f32: new(signals32), lean: true}, 8 * (len(xc.Data) + len(out)), nil
+		return signalsEntry{acts: &activations{out: out}, f32: new(signals32)}, 8 * (len(xc.Data) + len(out)), nil
 	})
 	return e
 }
@@ -147,7 +150,7 @@ func (md *Model) cachedSingle(x blas64.General) signalsEntry {
 		s := new(signals32)
 		n32 := 0
 		s.once.Do(func() { n32 = md.pass32(xc, s) })
-		return signalsEntry{f32: s, lean: true}, 4*n32 + 8*(len(xc.Data)+len(s.out)), nil
+		return signalsEntry{f32: s}, 4*n32 + 8*(len(xc.Data)+len(s.out)), nil
 	})
 	return e
 }
@@ -201,8 +204,9 @@ func (md *Model) forwardOutputs(xc blas64.General) []float64 {
 // output a row, and returns its count of float32 values. The forward pass
 // rounds the input and the weights to float32 and computes each hidden
 // layer's product in float32 (the bias added and the ReLU applied in
-// float32), the output layer's dot and bias in float64; the head's slopes at those
-// outputs are rounded and propagated down in float32 (backward32). Each
+// float32), the output layer's dot and bias in float64; the head's slopes
+// at those outputs are rounded and propagated down in float32
+// (backward32). Each
 // value then differs from the float64 pass's by rounding errors that the
 // layers' sums compound: about eps32 (2^-24) times the sum of the widths
 // summed over, relative to the absolute signals, where no pre-activation
@@ -234,7 +238,7 @@ func (md *Model) pass32(xc blas64.General, s *signals32) int {
 		for j, v := range b {
 			b32[j] = float32(v)
 		}
-		nn.BiasReLU32(z.Data, b32)
+		nn.BiasReLU(z.Data, b32)
 	}
 	a, w, b := s.acts[last], w32[last].Data, md.layers[last].bias(md.trained.Theta)[0]
 	s.out = make([]float64, n)

@@ -645,23 +645,29 @@ func checkSingle(t tb, m framework.Model, x *mat.Dense, j, v, u *mat.Dense) {
 // Predict(x) to 1e-4 of the largest prediction (at least 1), as
 // checkSingleClose allows its products.
 func checkSinglePrepared(t tb, m framework.Model, pp framework.PreparedPredictor, x *mat.Dense) {
-	ctx := context.Background()
-	got, err := pp.PredictPrepared(ctx, mat.DenseCopyOf(x))
-	if err != nil {
-		t.Fatalf("single-precision PredictPrepared: %v", err)
-	}
-	want, err := m.Predict(ctx, x)
-	if err != nil {
-		t.Fatalf("Predict: %v", err)
-	}
-	wr, wc := want.Dims()
-	if gr, gc := got.Dims(); gr != wr || gc != wc {
-		t.Fatalf("single-precision PredictPrepared: want %dx%d, got %dx%d", wr, wc, gr, gc)
-	}
+	got, want := preparedAndPredicted(t, "single-precision PredictPrepared", m, pp, x)
 	scale := math.Max(1, mat.Norm(want, math.Inf(1)))
 	if d := maxAbsDiff(got, want); !(d <= 1e-4*scale) {
 		t.Errorf("single-precision PredictPrepared: largest difference %.3g from Predict, above 1e-4 of %.3g", d, scale)
 	}
+}
+
+// preparedAndPredicted returns pp.PredictPrepared of a fresh copy of x and
+// m.Predict(x), of the same shape (what names the first in failures).
+func preparedAndPredicted(t tb, what string, m framework.Model, pp framework.PreparedPredictor, x *mat.Dense) (got, want *mat.Dense) {
+	ctx := context.Background()
+	got, err := pp.PredictPrepared(ctx, mat.DenseCopyOf(x))
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if want, err = m.Predict(ctx, x); err != nil {
+		t.Fatalf("Predict: %v", err)
+	}
+	wr, wc := want.Dims()
+	if gr, gc := got.Dims(); gr != wr || gc != wc {
+		t.Fatalf("%s: want %dx%d, got %dx%d", what, wr, wc, gr, gc)
+	}
+	return got, want
 }
 
 // checkSingleClose: got is l r to 1e-4 of the largest element of |l| |r|
@@ -689,15 +695,7 @@ func checkSingleClose(t tb, what string, got *mat.Dense, l, r mat.Matrix) {
 // checkPrepared: PredictPrepared(x) is Predict(x) to the bit (x a fresh
 // copy of the rows the products are checked on next).
 func checkPrepared(t tb, m framework.Model, pp framework.PreparedPredictor, x *mat.Dense) {
-	ctx := context.Background()
-	got, err := pp.PredictPrepared(ctx, mat.DenseCopyOf(x))
-	if err != nil {
-		t.Fatalf("PredictPrepared: %v", err)
-	}
-	want, err := m.Predict(ctx, x)
-	if err != nil {
-		t.Fatalf("Predict: %v", err)
-	}
+	got, want := preparedAndPredicted(t, "PredictPrepared", m, pp, x)
 	if !mat.Equal(got, want) {
 		t.Errorf("PredictPrepared differs from Predict: largest difference %.3g", maxAbsDiff(got, want))
 	}

@@ -3,12 +3,12 @@ package nn
 import "math"
 
 // BiasReLU sets each row of z (rows of len(b) values, row-major) to
-// max(z + b, 0): a negative sum, -0 included, becomes +0, and a NaN stays
-// NaN. The builtin max has no data-dependent branch on amd64 (as fast as
-// clearing the sign-spread bits, which turned amd64's NaN of Inf - Inf or
-// 0 x Inf, sign bit set, into a silent 0, and arm64's, sign bit clear,
-// into NaN).
-func BiasReLU(z, b []float64) {
+// max(z + b, 0), in z's precision: a negative sum, -0 included, becomes
+// +0, and a NaN stays NaN. The builtin max has no data-dependent branch on
+// amd64 (as fast as clearing the sign-spread bits, which turned amd64's
+// NaN of Inf - Inf or 0 x Inf, sign bit set, into a silent 0, and
+// arm64's, sign bit clear, into NaN).
+func BiasReLU[T float32 | float64](z, b []T) {
 	for i := 0; i+len(b) <= len(z); i += len(b) {
 		row := z[i : i+len(b)]
 		for j, v := range row {
@@ -36,15 +36,5 @@ func ReLUMask32(d, act []float32) {
 		b := math.Float32bits(a)
 		keep := -((b | -b) >> 31) // all ones when a != 0
 		d[j] = math.Float32frombits(math.Float32bits(d[j]) & keep)
-	}
-}
-
-// BiasReLU32 is BiasReLU in float32.
-func BiasReLU32(z, b []float32) {
-	for i := 0; i+len(b) <= len(z); i += len(b) {
-		row := z[i : i+len(b)]
-		for j, v := range row {
-			row[j] = max(v+b[j], 0)
-		}
 	}
 }
