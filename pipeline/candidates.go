@@ -128,36 +128,24 @@ func selectFull(ctx context.Context, be framework.Backend, spec framework.ModelS
 // run one after another; a fit beside them takes another of sl's slots,
 // when one is free, so that the candidates train beside the run's other
 // work (Run's reductions and the other repetitions' folds) without adding
-// to it. With sl nil (a caller outside a run's slots), up to one fit per
+// to it. Once every fit has started and the caller's seat is free, the
+// caller's slot is lent back to the run (slots.lend) until the fits beside
+// it end. With sl nil (a caller outside a run's slots), up to one fit per
 // CPU.
 func fitCandidates(ctx context.Context, be framework.Backend, specs []framework.ModelSpec, x *mat.Dense, y []float64, sl *slots) ([]framework.Model, []error) {
 	n := len(specs)
 	models, errs := make([]framework.Model, n), make([]error, n)
+	run := sl // the run's slots, where the caller holds one
 	if sl == nil {
 		// One seat per CPU beside the caller's (none on one CPU: a send on
 		// an unbuffered channel that nothing receives never completes).
-		sl = &slots{c: make(chan struct{}, runtime.NumCPU()-1)}
+		sl = &slots{c: make(chan struct{}, runtime.NumCPU()-1), lent: make(chan struct{})}
 	}
 	own := make(chan struct{}, 1) // the caller's slot, free when no fit holds it
 	// seat waits for the caller's slot (taken first when free) or one of
 	// sl's, or for the first fit to end (done) or ctx; it returns the
 	// seat's release, nil when it took none.
-	seat := func(c context.Context, done <-chan struct{}) func() {
-		select {
-		case own <- struct{}{}:
-			return func() { <-own }
-		default:
-		}
-		select {
-		case own <- struct{}{}:
-			return func() { <-own }
-		case sl.c <- struct{}{}:
-			return func() { <-sl.c }
-		case <-done:
-		case <-c.Done():
-		}
-		return nil
-	}
+	seat := func(c context.Context, done <-chan struct{}) func() { return sl.seat(c, own, done) }
 	beside, cancel := context.WithCancel(ctx) // the fits started beside the first
 	defer cancel()
 	var wg sync.WaitGroup
@@ -205,7 +193,11 @@ func fitCandidates(ctx context.Context, be framework.Backend, specs []framework.
 		}
 		start(next, ctx, release)
 	}
-	wg.Wait()
+	// Every fit has started: once the caller's own seat is free for good,
+	// its slot goes back to the run while the fits beside it finish (a
+	// costly candidate that trains alone leaves a core to other work).
+	own <- struct{}{}
+	run.lend(ctx, wg.Wait)
 	return models, errs
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/pause"
 )
 
 // preparedRep is one repetition's folds as prepareAhead hands them over:
@@ -41,7 +42,8 @@ const aheadReps = 2
 // is theirs. That is aheadReps + 1 (or the run's repetitions, where fewer)
 // where the run has a core to spare and the kind of model is known from
 // the start; where the first repetition chooses the kind (chooseKind: a
-// rival that runs, and no model file), the others wait for the choice.
+// rival that runs, and no model file), the others wait for the choice,
+// or train ahead of it only on cores nothing else wants (trainedAhead).
 func TrainedTogether(cfg Config, ests []framework.Estimator, workers int) int {
 	cfg.Rivals, _ = rivalsRunning(cfg.Rivals, ests) // as Run keeps them
 	if workersOf(workers) < 2 || cfg.choosesKind() {
@@ -60,9 +62,20 @@ func TrainedTogether(cfg Config, ests []framework.Estimator, workers int) int {
 // repetition waits for the one aheadReps + 1 before it to be finished,
 // s.finished). Their training and the reductions share the run's slots,
 // so that the cores a repetition's training leaves idle (a candidate or a
-// fold that trains alone) reduce or train another repetition. stop
-// cancels what is still preparing, waits for it, and closes the folds of
-// any repetition that take did not hand over.
+// fold that trains alone) reduce or train another repetition.
+//
+// Where the first repetition chooses the kind, its backend's fits pause
+// (pause.Pauser) and there is a core to spare, the next aheadReps
+// repetitions are prepared at once too, as the backend's kind, on a spare
+// claim (withSpare): they train only on slots nothing else waits for,
+// which the first repetition's last candidate leaves idle, and give them
+// back at their next pause while the first one's work waits. Where the
+// choice keeps the backend's kind they are wanted from then on and handed
+// over as they are (the same Config, so the same models and numbers);
+// where it picks a rival they are cancelled, closed and prepared again as
+// the rival, as the others are. stop cancels what is still preparing,
+// waits for it, and closes the folds of any repetition that take did not
+// hand over.
 func (s *runState) prepareAhead(ctx context.Context) (take func(rep int) (preparedRep, bool), stop func()) {
 	s.begun = newGate()
 	s.finished = make([]*gate, s.reps)
@@ -76,29 +89,50 @@ func (s *runState) prepareAhead(ctx context.Context) (take func(rep int) (prepar
 	}
 	chosen := newGate()          // the first repetition is prepared: cfg is the run's
 	cfg, initial := s.cfg, s.cfg // Run's repetitions replace s.cfg as they go
+	kept := false                // the first repetition kept the backend's kind (before chosen opens)
 	together := TrainedTogether(initial, s.ests, s.opt.Workers)
+	spare := s.trainedAhead(initial, together)
 	var wg sync.WaitGroup
-	prepare := func(rep int, c Config) {
+	prepareIn := func(ctx context.Context, rep int, c Config) preparedRep {
 		start := time.Now()
 		folds, kc, err := prepareRepetition(ctx, s.d, &c, rep, s.opt.Workers)
 		if err != nil && s.reps > 1 {
 			err = fmt.Errorf("repetition %d/%d: %w", rep+1, s.reps, err)
 		}
 		if rep == 0 {
-			cfg = c
+			cfg, kept = c, kc == nil || kc.rival == nil
 			if err == nil {
 				chosen.open()
 			}
 		}
-		ready[rep] <- preparedRep{folds: folds, kc: kc, cfg: c, secs: time.Since(start).Seconds(), err: err}
+		return preparedRep{folds: folds, kc: kc, cfg: c, secs: time.Since(start).Seconds(), err: err}
 	}
-	wait := func(g *gate) bool {
-		select {
-		case <-g.c:
+	prepare := func(rep int, c Config) { ready[rep] <- prepareIn(ctx, rep, c) }
+	wait := func(g *gate) bool { return g.passed(ctx) }
+	// ahead prepares rep on a spare claim until the first repetition's
+	// choice: it reports whether it handed rep over (the kind kept).
+	ahead := func(rep int) bool {
+		sctx, cancelSpare := context.WithCancel(ctx)
+		defer cancelSpare()
+		sctx, claim := withSpare(sctx, initial.slots)
+		go func() {
+			select {
+			case <-chosen.c:
+				if kept {
+					claim.want()
+				} else {
+					cancelSpare()
+				}
+			case <-sctx.Done():
+			}
+		}()
+		pr := prepareIn(sctx, rep, initial)
+		if wait(chosen) && kept {
+			ready[rep] <- pr
 			return true
-		case <-ctx.Done():
-			return false
 		}
+		closeAll(pr.folds)
+		return false
 	}
 	for rep := range s.reps {
 		wg.Add(1)
@@ -106,6 +140,9 @@ func (s *runState) prepareAhead(ctx context.Context) (take func(rep int) (prepar
 			defer wg.Done()
 			if rep < together {
 				prepare(rep, initial) // the kind is the run's: no choice to wait for
+				return
+			}
+			if rep < spare && ahead(rep) {
 				return
 			}
 			if !wait(chosen) || !wait(s.begun) {
@@ -138,6 +175,18 @@ func (s *runState) prepareAhead(ctx context.Context) (take func(rep int) (prepar
 	}
 }
 
+// trainedAhead is how many of the first repetitions (the first among
+// them) prepareAhead prepares at once where the first chooses the kind of
+// model (cfg.choosesKind) and the others train on a spare claim: aheadReps
+// + 1 (or the run's repetitions, where fewer) where the backend's fits
+// pause (pause.Pauser) and a core is to spare, else 1.
+func (s *runState) trainedAhead(cfg Config, together int) int {
+	if _, pauses := cfg.Backend.(pause.Pauser); pauses && together == 1 && workersOf(s.opt.Workers) >= 2 && cfg.choosesKind() {
+		return min(s.reps, aheadReps+1)
+	}
+	return 1
+}
+
 // gate is a one-way door: closed until open is called, once or more.
 type gate struct {
 	once sync.Once
@@ -147,6 +196,16 @@ type gate struct {
 func newGate() *gate { return &gate{c: make(chan struct{})} }
 
 func (g *gate) open() { g.once.Do(func() { close(g.c) }) }
+
+// passed waits for g to open (true) or ctx to end (false).
+func (g *gate) passed(ctx context.Context) bool {
+	select {
+	case <-g.c:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
 
 // at returns a progress callback that passes (done, total) on to progress
 // (where set) and opens g once done is share of total and at least least,

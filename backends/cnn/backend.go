@@ -14,6 +14,10 @@ type Backend struct{}
 
 var _ framework.Backend = Backend{}
 
+// PausesFits says that a fit calls pause.Point between its steps
+// (nn.Trainer.Run): pause.Pauser.
+func (Backend) PausesFits() {}
+
 // Capabilities reports gradients, binary and multiclass classification,
 // warm starts and matrix-free Jacobian products (no structured kernel).
 func (Backend) Capabilities() framework.Capabilities {

@@ -15,6 +15,10 @@ type Backend struct{}
 
 var _ framework.Backend = Backend{}
 
+// PausesFits says that a fit calls pause.Point between its steps
+// (nn.Trainer.Run): pause.Pauser.
+func (Backend) PausesFits() {}
+
 // Capabilities reports gradients, the structured kernel, binary and
 // multiclass classification, warm starts and matrix-free Jacobian products
 // (with a single-precision form), and a single-precision kernel.

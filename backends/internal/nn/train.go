@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/lazyvi/lazyvi/framework/pause"
 )
 
 // NewRNG returns the PCG generator of a backend's training: seed is the
@@ -86,17 +88,19 @@ func (tr *Trainer) Resume(a *Adam) { tr.opt = a.Resumed() }
 func (tr *Trainer) EpochSteps() int { return (tr.x.Rows + tr.batch - 1) / tr.batch }
 
 // runCheckEvery is how many Adam steps Run takes between looks at its
-// context: an interrupt stops a long epoch (many rows, a convolutional
-// network) within a few minibatches, not at the epoch's end.
+// context (pause.Point): an interrupt stops a long epoch (many rows, a
+// convolutional network), and a scheduler's pause takes its core, within
+// a few minibatches, not at the epoch's end.
 const runCheckEvery = 8
 
 // Run takes k Adam steps, reshuffling the rows with rng at the start of
-// every pass; it stops early, with ctx's error, when ctx is done.
+// every pass; it stops early, with ctx's error, when ctx is done, and
+// waits where pause.Point says to.
 func (tr *Trainer) Run(ctx context.Context, rng *rand.Rand, k int) error {
 	n, p, outs := tr.x.Rows, tr.x.Cols, tr.head.Outs
 	for t := 0; t < k; t++ {
 		if t%runCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
+			if err := pause.Point(ctx); err != nil {
 				return err
 			}
 		}
