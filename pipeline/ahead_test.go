@@ -132,3 +132,32 @@ func TestRunTrainsAheadOfTheKindChoice(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainedTogether: with two workers the first three repetitions train
+// before the first reduction where the kind is known from the start or the
+// backend's fits pause (they train ahead of the choice); with one worker,
+// or a kind to choose by a backend whose fits do not pause, only the first.
+func TestTrainedTogether(t *testing.T) {
+	var made atomic.Int32
+	rival := []pipeline.Baseline{{Name: "rival", Backend: countBackend{made: &made}}}
+	ests := []framework.Estimator{shift{0}}
+	pauses := aheadBackend{countBackend: countBackend{made: &made}}
+	for _, c := range []struct {
+		be      framework.Backend
+		rivals  []pipeline.Baseline
+		workers int
+		want    int
+	}{
+		{pauses, rival, 2, 3},
+		{pauses, rival, 1, 1},
+		{countBackend{made: &made}, rival, 2, 1},
+		{countBackend{made: &made}, nil, 2, 3},
+		{countBackend{made: &made}, nil, 1, 1},
+	} {
+		cfg := pipeline.Config{Backend: c.be, Repeats: 5, Rivals: c.rivals}
+		if got := pipeline.TrainedTogether(cfg, ests, c.workers); got != c.want {
+			_, p := c.be.(interface{ PausesFits() })
+			t.Errorf("pausing %v, %d rivals, %d workers: %d together, want %d", p, len(c.rivals), c.workers, got, c.want)
+		}
+	}
+}

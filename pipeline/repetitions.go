@@ -40,13 +40,17 @@ const aheadReps = 2
 // workers workers: 0 one per CPU) prepares side by side before its first
 // reduction: the training a progress display sees before the first count
 // is theirs. That is aheadReps + 1 (or the run's repetitions, where fewer)
-// where the run has a core to spare and the kind of model is known from
-// the start; where the first repetition chooses the kind (chooseKind: a
-// rival that runs, and no model file), the others wait for the choice,
-// or train ahead of it only on cores nothing else wants (trainedAhead).
+// where the run has a core to spare and either the kind of model is known
+// from the start or the backend's fits pause (pause.Pauser), so that the
+// later ones train ahead of the first one's choice of kind on the cores it
+// leaves idle (prepareAhead; where a rival wins, they train again as the
+// rival after the choice); else 1: the others wait for the choice.
 func TrainedTogether(cfg Config, ests []framework.Estimator, workers int) int {
 	cfg.Rivals, _ = rivalsRunning(cfg.Rivals, ests) // as Run keeps them
-	if workersOf(workers) < 2 || cfg.choosesKind() {
+	if workersOf(workers) < 2 {
+		return 1
+	}
+	if _, pauses := cfg.Backend.(pause.Pauser); cfg.choosesKind() && !pauses {
 		return 1
 	}
 	return min(max(cfg.Repeats, 1), aheadReps+1)
@@ -54,8 +58,8 @@ func TrainedTogether(cfg Config, ests []framework.Estimator, workers int) int {
 
 // prepareAhead prepares the run's repetitions, each on a goroutine of its
 // own, and returns take, which hands repetition rep's over once it is
-// ready (false where ctx ended first). The first TrainedTogether are
-// prepared at once (the kind of model is then known from the start); the
+// ready (false where ctx ended first). Where the kind of model is known
+// from the start, the first TrainedTogether are prepared at once; the
 // others, which train the kind of model the first one's choice made
 // (chooseKind), once it is prepared and its reductions have begun
 // (s.begun), and at most aheadReps beyond the one Run reduces (a
@@ -64,10 +68,9 @@ func TrainedTogether(cfg Config, ests []framework.Estimator, workers int) int {
 // so that the cores a repetition's training leaves idle (a candidate or a
 // fold that trains alone) reduce or train another repetition.
 //
-// Where the first repetition chooses the kind, its backend's fits pause
-// (pause.Pauser) and there is a core to spare, the next aheadReps
-// repetitions are prepared at once too, as the backend's kind, on a spare
-// claim (withSpare): they train only on slots nothing else waits for,
+// Where the first repetition chooses the kind, the others of the first
+// TrainedTogether are prepared at once too, as the backend's kind, on a
+// spare claim (withSpare): they train only on slots nothing else waits for,
 // which the first repetition's last candidate leaves idle, and give them
 // back at their next pause while the first one's work waits. Where the
 // choice keeps the backend's kind they are wanted from then on and handed
@@ -90,8 +93,10 @@ func (s *runState) prepareAhead(ctx context.Context) (take func(rep int) (prepar
 	chosen := newGate()          // the first repetition is prepared: cfg is the run's
 	cfg, initial := s.cfg, s.cfg // Run's repetitions replace s.cfg as they go
 	kept := false                // the first repetition kept the backend's kind (before chosen opens)
-	together := TrainedTogether(initial, s.ests, s.opt.Workers)
-	spare := s.trainedAhead(initial, together)
+	together, spare := TrainedTogether(initial, s.ests, s.opt.Workers), 0
+	if initial.choosesKind() {
+		together, spare = 1, together // the later ones on spare claims
+	}
 	var wg sync.WaitGroup
 	prepareIn := func(ctx context.Context, rep int, c Config) preparedRep {
 		start := time.Now()
@@ -173,18 +178,6 @@ func (s *runState) prepareAhead(ctx context.Context) (take func(rep int) (prepar
 			}
 		}
 	}
-}
-
-// trainedAhead is how many of the first repetitions (the first among
-// them) prepareAhead prepares at once where the first chooses the kind of
-// model (cfg.choosesKind) and the others train on a spare claim: aheadReps
-// + 1 (or the run's repetitions, where fewer) where the backend's fits
-// pause (pause.Pauser) and a core is to spare, else 1.
-func (s *runState) trainedAhead(cfg Config, together int) int {
-	if _, pauses := cfg.Backend.(pause.Pauser); pauses && together == 1 && workersOf(s.opt.Workers) >= 2 && cfg.choosesKind() {
-		return min(s.reps, aheadReps+1)
-	}
-	return 1
 }
 
 // gate is a one-way door: closed until open is called, once or more.
