@@ -48,6 +48,13 @@ class Capabilities:
     warm_start: bool = False      # warm_start
     persist: bool = False         # save_state, load_state
     matrix_free: bool = False     # jacobian_mul, jacobian_tmul
+    # single_precision: jacobian_mul and jacobian_tmul take single=True,
+    # asking for products that may be computed in float32 (lazy's Krylov
+    # solves at scale ask for them); single_kernel: kernel, jacobian_tvec
+    # and predict_shifts (the dual form's J^T a) take it too (lazy's
+    # penalty search on a subsample). See Model.jacobian_mul.
+    single_precision: bool = False
+    single_kernel: bool = False
 
 
 @dataclass(frozen=True)
@@ -121,20 +128,30 @@ class Model(abc.ABC):
         """Predictions on x at the parameters theta + dtheta (M values)."""
         raise Unimplemented("PredictShifted")
 
-    def jacobian_mul(self, x, v):
-        """J(x) V for V of M x k: (n R) x k."""
+    def jacobian_mul(self, x, v, single: bool = False):
+        """J(x) V for V of M x k: (n R) x k.
+
+        single (asked only of a backend whose Capabilities declare
+        single_precision, or single_kernel for kernel, jacobian_tvec and
+        predict_shifts) allows float32 arithmetic: inputs rounded to
+        float32, sums accumulated in float32, the answer float64; an
+        element may then differ from the exact one by about k 2^-24 sum_j
+        |J_ij| |V_jc| (k the longest sum). float64 meets that bound, so
+        these defaults ignore it."""
         return np.asarray(self.jacobian(x)) @ np.asarray(v)
 
-    def jacobian_tmul(self, x, u):
-        """J(x)^T U for U of (n R) x k: M x k."""
+    def jacobian_tmul(self, x, u, single: bool = False):
+        """J(x)^T U for U of (n R) x k: M x k (single: see jacobian_mul)."""
         return np.asarray(self.jacobian(x)).T @ np.asarray(u)
 
-    def jacobian_tvec(self, x, a):
-        """J(x)^T a for a of n R values: M values."""
+    def jacobian_tvec(self, x, a, single: bool = False):
+        """J(x)^T a for a of n R values: M values (single: see
+        jacobian_mul)."""
         return np.asarray(self.jacobian(x)).T @ np.asarray(a)
 
-    def kernel(self, x1, x2):
-        """J(x1) J(x2)^T; x2 None: J(x1) J(x1)^T, exactly symmetric."""
+    def kernel(self, x1, x2, single: bool = False):
+        """J(x1) J(x2)^T; x2 None: J(x1) J(x1)^T, exactly symmetric
+        (single: see jacobian_mul)."""
         j1 = np.asarray(self.jacobian(x1))
         if x2 is None:
             k = j1 @ j1.T
@@ -146,13 +163,15 @@ class Model(abc.ABC):
         j = np.asarray(self.jacobian(x))
         return j.T @ j, j.T @ np.asarray(e)
 
-    def predict_shifts(self, shifts: Sequence[Shift]) -> List[Any]:
+    def predict_shifts(self, shifts: Sequence[Shift], single: bool = False) -> List[Any]:
         """Predictions for each (x, dtheta, x_train, a) of shifts: at theta +
-        dtheta, or at theta + J(x_train)^T a when x_train is not None."""
+        dtheta, or at theta + J(x_train)^T a when x_train is not None (single
+        allows that product in float32: see jacobian_mul; the predictions
+        stay float64)."""
         out = []
         for x, dtheta, x_train, a in shifts:
             if x_train is not None:
-                dtheta = self.jacobian_tvec(x_train, a)
+                dtheta = self.jacobian_tvec(x_train, a, single=True) if single else self.jacobian_tvec(x_train, a)
             out.append(self.predict_shifted(x, dtheta))
         return out
 

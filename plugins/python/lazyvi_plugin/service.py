@@ -90,6 +90,13 @@ class BackendService(backend_pb2_grpc.BackendServicer):
     def _vector(self, v: Optional["pb.Vector"], name: str) -> Any:
         return self.backend.native(codec.vector(v, name))
 
+    def _single(self, options: Optional["pb.CallOptions"], declared: bool) -> Dict[str, bool]:
+        """The keyword arguments of a call whose options ask for single
+        precision where the backend declares it (declared): {"single":
+        True}, else none, so that a model without the argument is called as
+        before."""
+        return {"single": True} if declared and options is not None and options.precision == pb.SINGLE else {}
+
     def _fitted(self, model_id: int, m: Model) -> "pb.Fitted":
         return pb.Fitted(model_id=model_id, num_params=m.num_params, report=_report(m.report))
 
@@ -99,7 +106,8 @@ class BackendService(backend_pb2_grpc.BackendServicer):
         return pb.DescribeResponse(
             capabilities=pb.Capabilities(gradients=caps.gradients, kernel=caps.kernel, classification=caps.classification,
                                          multiclass=caps.multiclass, warm_start=caps.warm_start, persist=caps.persist,
-                                         matrix_free=caps.matrix_free),
+                                         matrix_free=caps.matrix_free, single_precision=caps.single_precision,
+                                         single_kernel=caps.single_kernel),
             options=[pb.OptionInfo(name=o.name, default_value=o.default, usage=o.usage) for o in self.backend.options])
 
     @_rpc
@@ -154,21 +162,23 @@ class BackendService(backend_pb2_grpc.BackendServicer):
         # x first, then v, as the Go server checks them.
         x = self._matrix("x", req.x)
         v = self.backend.native(codec.array(req.v if req.HasField("v") else None, "v"))
+        kw = self._single(req.options, self.backend.capabilities.single_precision)
         if req.transpose:
-            return codec.matrix_pb(m.jacobian_tmul(x, v))
-        return codec.matrix_pb(m.jacobian_mul(x, v))
+            return codec.matrix_pb(m.jacobian_tmul(x, v, **kw))
+        return codec.matrix_pb(m.jacobian_mul(x, v, **kw))
 
     @_rpc
     def JacobianTVec(self, req, ctx):
         m = self._model(req.model_id)
-        return codec.vector_pb(m.jacobian_tvec(self._matrix("x", req.x), self._vector(req.a, "a")))
+        kw = self._single(req.options, self.backend.capabilities.single_kernel)
+        return codec.vector_pb(m.jacobian_tvec(self._matrix("x", req.x), self._vector(req.a, "a"), **kw))
 
     @_rpc
     def Kernel(self, req, ctx):
         m = self._model(req.model_id)
         x1 = self._matrix("x1", req.x1)
         x2 = self._matrix("x2", req.x2) if req.HasField("x2") else None
-        k = codec.numpy(m.kernel(x1, x2))
+        k = codec.numpy(m.kernel(x1, x2, **self._single(req.options, self.backend.capabilities.single_kernel)))
         # Only an exactly symmetric kernel travels as its upper triangle.
         upper = x2 is None and req.allow_upper and k.ndim == 2 and k.shape[0] == k.shape[1] and (k == k.T).all()
         return codec.matrix_pb(k, upper=bool(upper))
@@ -183,7 +193,8 @@ class BackendService(backend_pb2_grpc.BackendServicer):
                 shifts.append((x, None, self._matrix("shift %d: x_train" % i, s.x_train), self._vector(s.a, "a")))
             else:
                 shifts.append((x, self._vector(s.dtheta, "dtheta"), None, None))
-        return pb.PredictShiftsResponse(preds=[codec.matrix_pb(p) for p in m.predict_shifts(shifts)])
+        kw = self._single(req.options, self.backend.capabilities.single_kernel)
+        return pb.PredictShiftsResponse(preds=[codec.matrix_pb(p) for p in m.predict_shifts(shifts, **kw)])
 
     @_rpc
     def Gram(self, req, ctx):

@@ -161,3 +161,68 @@ def test_plugin_refuses_to_run_by_hand():
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 1 and p.stdout == "" and "This binary is a plugin" in p.stderr
     assert "vi estimate --plugin numpy_linear.py" in p.stderr
+
+
+class Recording(Scale):
+    """Scale, recording the keyword arguments of its product calls."""
+
+    def __init__(self, calls):
+        super().__init__()
+        self.calls = calls
+
+    def jacobian_mul(self, x, v, **kw):
+        self.calls.append(("mul", kw))
+        return super().jacobian_mul(x, v)
+
+    def jacobian_tmul(self, x, u, **kw):
+        self.calls.append(("tmul", kw))
+        return super().jacobian_tmul(x, u)
+
+    def jacobian_tvec(self, x, a, **kw):
+        self.calls.append(("tvec", kw))
+        return super().jacobian_tvec(x, a)
+
+    def kernel(self, x1, x2, **kw):
+        self.calls.append(("kernel", kw))
+        return super().kernel(x1, x2)
+
+    def predict_shifts(self, shifts, **kw):
+        self.calls.append(("shifts", kw))
+        return [self.predict_shifted(x, Scale.jacobian_tvec(self, xt, a)) for x, _, xt, a in shifts]
+
+
+def test_single_precision_where_declared():
+    # single=True reaches a model only where its call asks for single
+    # precision and the backend declares it (single_precision for the
+    # products, single_kernel for the kernel, J^T a and the shifts); a
+    # model that does not declare it is called as before.
+    single = pb.CallOptions(precision=pb.SINGLE)
+    for prec, kern in [(True, False), (False, True), (False, False)]:
+        calls = []
+
+        class Backend(ScaleBackend):
+            capabilities = lazyvi_plugin.Capabilities(gradients=True, kernel=True, matrix_free=True,
+                                                      single_precision=prec, single_kernel=kern)
+
+            def new_model(self, spec):
+                return Recording(calls)
+
+        with lazyvi_plugin.Server(Backend()) as s:
+            network, addr = s.handshake.split("|")[2:4]
+            with grpc.insecure_channel("unix:" + addr if network == "unix" else addr) as ch:
+                b = backend_pb2_grpc.BackendStub(ch)
+                caps = b.Describe(pb.DescribeRequest()).capabilities
+                assert (caps.single_precision, caps.single_kernel) == (prec, kern)
+                mid = fitted(b)
+                x, v, u = codec.matrix_pb(X), codec.matrix_pb(np.array([[1.0]])), codec.matrix_pb(np.ones((3, 1)))
+                for opts in [single, None]:
+                    b.JacobianProduct(pb.JacobianProductRequest(model_id=mid, x=x, v=v, options=opts))
+                    b.JacobianProduct(pb.JacobianProductRequest(model_id=mid, x=x, v=u, transpose=True, options=opts))
+                    b.JacobianTVec(pb.JacobianTVecRequest(model_id=mid, x=x, a=codec.vector_pb(Y), options=opts))
+                    b.Kernel(pb.KernelRequest(model_id=mid, x1=x, options=opts))
+                    b.PredictShifts(pb.PredictShiftsRequest(model_id=mid, options=opts, shifts=[
+                        pb.Shift(x=x, x_train=x, a=codec.vector_pb(Y))]))
+        on = {"single": True}
+        assert calls[:5] == [("mul", on if prec else {}), ("tmul", on if prec else {}), ("tvec", on if kern else {}),
+                             ("kernel", on if kern else {}), ("shifts", on if kern else {})]
+        assert all(kw == {} for _, kw in calls[5:]) and len(calls) == 10

@@ -12,7 +12,9 @@ block of U's columns.
 
 The network lives on the device of the device= option in the dtype of
 dtype=; every input arrives as a float64 CPU tensor and every answer leaves
-as one.
+as one. Where lazyvi asks for single precision (its Krylov solves' products
+and its penalty search's kernels at scale), a float64 model serves the
+call from a float32 copy of its network, made on first use (_precision).
 
 A fitted model may be called from many threads at once: every call borrows
 its own functional copy of the network (functorch's functional modules swap
@@ -266,11 +268,50 @@ class Model(lazyvi_plugin.Model):
         self.num_params = sum(self.sizes)
         self._free = [f]
         self._pool_lock = threading.Lock()
+        self._single_ok = True  # _precision may make a float32 copy
         self._bytes_per_row = None  # _row_bytes's measure
         self._forward_ad = True  # functorch.jvp works on this network
         self._reverse_ad = True  # functorch.vjp works on it
         self._double_backward = True  # its backward pass is differentiable
+        self._single: Optional["Model"] = None  # _precision's float32 copy
         self.fitted = True
+
+    def _precision(self, single: bool) -> "Model":
+        """The model a call computes on: with single on a float64 model, a
+        float32 copy of it (its network, parameters and floating buffers
+        rounded; the head and the rest shared, read-only), made once; else
+        the model itself. A network that cannot run in float32 (a user's
+        module that makes float64 tensors of its own) is served in float64,
+        which meets single precision's bound too."""
+        if not single or self.dtype != torch.float64 or not self._single_ok:
+            return self
+        with self._pool_lock:
+            if self._single is None:
+                v = copy.copy(self)
+                v.dtype = torch.float32
+                v.net = copy.deepcopy(self.net).to(torch.float32)
+                v.params = tuple(p.to(torch.float32) for p in self.params)
+                v.buffers = tuple(b.to(torch.float32) if b.is_floating_point() else b for b in self.buffers)
+                v._free, v._pool_lock, v._bytes_per_row, v._single = [], threading.Lock(), None, None
+                self._single = v
+            return self._single
+
+    def _single_call(self, single: bool, call):
+        """call(m) on _precision(single); where the float32 copy fails (a
+        network with float64 constants of its own), call(self), and every
+        later call in float64, with a warning once."""
+        self.ready()
+        m = self._precision(single)
+        if m is self:
+            return call(self)
+        try:
+            return call(m)
+        except ModelError:
+            raise
+        except RuntimeError as e:
+            _warn_once("single", "%s: this network does not run in float32 (%s); single-precision products in float64" % (NAME, e))
+            self._single_ok = False
+            return call(self)
 
     @contextlib.contextmanager
     def _functional(self):
@@ -392,8 +433,11 @@ class Model(lazyvi_plugin.Model):
             gs = torch.autograd.grad(pred, ps, grad_outputs=a.reshape(-1), allow_unused=True)
         return torch.cat([(torch.zeros_like(p) if g is None else g).reshape(-1) for g, p in zip(gs, ps)])
 
-    def jacobian_tvec(self, x: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
-        """J(x)^T a by one backward pass."""
+    def jacobian_tvec(self, x: torch.Tensor, a: torch.Tensor, single: bool = False) -> torch.Tensor:
+        """J(x)^T a by one backward pass (single: in float32, see
+        _precision)."""
+        if single:
+            return self._single_call(True, lambda m: m.jacobian_tvec(x, a))
         self.ready()
         self._input(x)
         n = x.shape[0] * self.head.rows_per_sample()
@@ -465,9 +509,12 @@ class Model(lazyvi_plugin.Model):
         tensor per parameter with a leading dimension b."""
         return tuple(t.reshape(cols.shape[0], *p.shape) for p, t in zip(self.params, torch.split(cols, self.sizes, dim=1)))
 
-    def jacobian_mul(self, x: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    def jacobian_mul(self, x: torch.Tensor, v: torch.Tensor, single: bool = False) -> torch.Tensor:
         """Phi(x) V for V of M x p, (n R) x p: functorch.jvp under vmap over
-        blocks of V's columns, per block of rows; never the Jacobian."""
+        blocks of V's columns, per block of rows; never the Jacobian
+        (single: in float32, see _precision)."""
+        if single:
+            return self._single_call(True, lambda m: m.jacobian_mul(x, v))
         nr = self._product_args("JacobianMul", x, v, self.num_params)
         x, v = self._on(x), self._on(v)
         R, p = self.head.rows_per_sample(), v.shape[1]
@@ -529,10 +576,13 @@ class Model(lazyvi_plugin.Model):
             out[i:i + jb.shape[0]] = jb @ cols.T
         return out
 
-    def jacobian_tmul(self, x: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+    def jacobian_tmul(self, x: torch.Tensor, u: torch.Tensor, single: bool = False) -> torch.Tensor:
         """Phi(x)^T U for U of (n R) x p, M x p: per block of rows one
         forward pass and functorch.vjp's pullback under vmap over blocks of
-        U's columns; never the Jacobian."""
+        U's columns; never the Jacobian (single: in float32, see
+        _precision)."""
+        if single:
+            return self._single_call(True, lambda m: m.jacobian_tmul(x, u))
         self._product_args("JacobianTMul", x, u, None)
         x, u = self._on(x), self._on(u)
         R, p = self.head.rows_per_sample(), u.shape[1]
@@ -571,8 +621,11 @@ class Model(lazyvi_plugin.Model):
                 out[:, c] = torch.cat([(torch.zeros_like(q) if g is None else g).reshape(-1) for g, q in zip(gs, ps)])
         return out
 
-    def kernel(self, x1: torch.Tensor, x2: Optional[torch.Tensor]) -> torch.Tensor:
-        """J(x1) J(x2)^T; x2 None: J(x1) J(x1)^T, exactly symmetric."""
+    def kernel(self, x1: torch.Tensor, x2: Optional[torch.Tensor], single: bool = False) -> torch.Tensor:
+        """J(x1) J(x2)^T; x2 None: J(x1) J(x1)^T, exactly symmetric (single:
+        in float32, see _precision)."""
+        if single:
+            return self._single_call(True, lambda m: m.kernel(x1, x2))
         self.ready()
         x1 = self._on(self._input(x1))
         x2 = None if x2 is None else self._on(self._input(x2))

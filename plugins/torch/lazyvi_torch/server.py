@@ -18,7 +18,8 @@ class TorchBackend(lazyvi_plugin.Backend):
 
     name = NAME
     capabilities = Capabilities(gradients=True, kernel=True, classification=True, multiclass=True,
-                                warm_start=True, persist=True, matrix_free=True)
+                                warm_start=True, persist=True, matrix_free=True, single_precision=True,
+                                single_kernel=True)
     options = tuple(Option(n, DEFAULTS[n], u) for n, u in INFO)
 
     def new_model(self, spec: ModelSpec) -> Model:
