@@ -96,7 +96,7 @@ func (m *model) Fit(ctx context.Context, x mat.Matrix, y []float64) error {
 func (m *model) FitReport() framework.FitReport { return m.report }
 
 func (m *model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	return m.predict(ctx, "Predict", x, false)
+	return m.predict(ctx, "Predict", x, false, false)
 }
 
 // PredictPrepared asks the plugin for framework.PreparedPredictor's
@@ -104,12 +104,14 @@ func (m *model) Predict(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
 // products on x need; any other predicts as usual (the same predictions),
 // so the remote model offers it whenever it has Jacobian products.
 func (m *model) PredictPrepared(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
-	return m.predict(ctx, "PredictPrepared", x, true)
+	return m.predict(ctx, "PredictPrepared", x, true, false)
 }
 
-func (m *model) predict(ctx context.Context, op string, x mat.Matrix, prepared bool) (*mat.Dense, error) {
+// predict asks for predictions on x: prepared for PreparedPredictor's, and
+// with single those of the model's single-precision pass.
+func (m *model) predict(ctx context.Context, op string, x mat.Matrix, prepared, single bool) (*mat.Dense, error) {
 	return m.matrix(ctx, op, []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*pb.Matrix, error) {
-		return m.c.rpc.Predict(ctx, &pb.PredictRequest{ModelId: m.id, X: ms[0], Prepared: prepared})
+		return m.c.rpc.Predict(ctx, &pb.PredictRequest{ModelId: m.id, X: ms[0], Prepared: prepared, Options: callOptions(single)})
 	})
 }
 
@@ -359,8 +361,15 @@ func (m *model) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*
 // ask the plugin for the model's single-precision ones.
 func (m *model) SinglePrecision() framework.JacobianMultiplier { return singleModel{m} }
 
-// singleModel is a remote model's single-precision products.
+// singleModel is a remote model's single-precision products, and a
+// framework.PreparedPredictor whose predictions are those of the plugin
+// model's single-precision pass (the lazy estimator's residuals at single
+// precision): a plugin whose model has no such pass predicts in float64.
 type singleModel struct{ m *model }
+
+func (s singleModel) PredictPrepared(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	return s.m.predict(ctx, "PredictPrepared", x, true, true)
+}
 
 func (s singleModel) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*mat.Dense, error) {
 	return s.m.jacobianProduct(ctx, "JacobianMul", x, v, false, true)
@@ -442,6 +451,7 @@ var (
 	_ framework.WarmStopper  = (*model)(nil)
 
 	_ framework.JacobianMultiplier = (*model)(nil)
+	_ framework.PreparedPredictor  = singleModel{}
 	_ framework.SinglePrecisioner  = (*model)(nil)
 	_ framework.SingleKerneler     = (*model)(nil)
 )

@@ -107,6 +107,12 @@ func (r roundedFake) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dens
 	return rounded(r.m.JacobianTMul(ctx, x, u))
 }
 
+// PredictPrepared is the predictions rounded, as a single-precision
+// pass's would be.
+func (r roundedFake) PredictPrepared(ctx context.Context, x mat.Matrix) (*mat.Dense, error) {
+	return rounded(r.m.Predict(ctx, x))
+}
+
 func rounded(d *mat.Dense, err error) (*mat.Dense, error) {
 	if err != nil {
 		return nil, err
@@ -162,6 +168,29 @@ func TestSinglePrecisionProducts(t *testing.T) {
 		}
 		if got := products(sp.SinglePrecision()); !mat.Equal(got[0], wantSingle[0]) || !mat.Equal(got[1], wantSingle[1]) {
 			t.Errorf("the single-precision products differ from the in-process ones")
+		}
+		// The view's prepared predictions are the single-precision pass's
+		// (the fake's rounded ones); the model's own stay double.
+		pp, ok := sp.SinglePrecision().(framework.PreparedPredictor)
+		if !ok {
+			t.Fatal("the remote single-precision view is not a PreparedPredictor")
+		}
+		wantPred, err := local.SinglePrecision().(framework.PreparedPredictor).PredictPrepared(ctx, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		double, err := m.Predict(ctx, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mat.Equal(wantPred, double) {
+			t.Fatal("the fake's single-precision predictions equal its double ones")
+		}
+		if got, err := pp.PredictPrepared(ctx, x); err != nil || !mat.Equal(got, wantPred) {
+			t.Errorf("the single-precision prepared predictions differ from the in-process ones (err %v)", err)
+		}
+		if got, err := m.(framework.PreparedPredictor).PredictPrepared(ctx, x); err != nil || !mat.Equal(got, double) {
+			t.Errorf("the double prepared predictions differ from Predict (err %v)", err)
 		}
 	}
 }

@@ -237,8 +237,10 @@ func fittedPB(id uint64, m framework.Model) *pb.Fitted {
 
 func (s *server) Predict(ctx context.Context, req *pb.PredictRequest) (*pb.Matrix, error) {
 	return onModel(s, "Predict", req.ModelId, "x", req.X, func(m framework.Model, x *mat.Dense) (*pb.Matrix, error) {
-		if pp, ok := framework.As[framework.PreparedPredictor](m); ok && req.Prepared {
-			return matrixResp(pp.PredictPrepared(ctx, x))
+		if req.Prepared {
+			if pp, ok := jacobian.PreparedOf(m, single(req.Options)); ok {
+				return matrixResp(pp.PredictPrepared(ctx, x))
+			}
 		}
 		return matrixResp(m.Predict(ctx, x))
 	})

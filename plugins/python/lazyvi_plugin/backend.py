@@ -50,7 +50,9 @@ class Capabilities:
     matrix_free: bool = False     # jacobian_mul, jacobian_tmul
     # single_precision: jacobian_mul and jacobian_tmul take single=True,
     # asking for products that may be computed in float32 (lazy's Krylov
-    # solves at scale ask for them); single_kernel: kernel, jacobian_tvec
+    # solves at scale ask for them), and so does predict, asking for the
+    # predictions of the float32 pass those products use (lazy's
+    # residuals, within float32's rounding of float64's); single_kernel: kernel, jacobian_tvec
     # and predict_shifts (the dual form's J^T a) take it too (lazy's
     # penalty search on a subsample). See Model.jacobian_mul.
     single_precision: bool = False
@@ -117,7 +119,9 @@ class Model(abc.ABC):
 
     @abc.abstractmethod
     def predict(self, x):
-        """Predictions on x: n x 1, or n x K class probabilities."""
+        """Predictions on x: n x 1, or n x K class probabilities. A backend
+        that declares single_precision takes single too: predict(x,
+        single=True) may compute them in float32 (see jacobian_mul)."""
 
     def jacobian(self, x):
         """The Jacobian of the predictions on x with respect to the

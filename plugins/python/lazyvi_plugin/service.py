@@ -150,7 +150,10 @@ class BackendService(backend_pb2_grpc.BackendServicer):
 
     @_rpc
     def Predict(self, req, ctx):
-        return codec.matrix_pb(self._model(req.model_id).predict(self._matrix("x", req.x)))
+        # A prepared prediction may be the model's single-precision pass's,
+        # where the call asks for it and the backend declares single_precision.
+        kw = self._single(req.options, self.backend.capabilities.single_precision) if req.prepared else {}
+        return codec.matrix_pb(self._model(req.model_id).predict(self._matrix("x", req.x), **kw))
 
     @_rpc
     def Jacobian(self, req, ctx):

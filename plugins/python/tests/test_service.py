@@ -170,6 +170,10 @@ class Recording(Scale):
         super().__init__()
         self.calls = calls
 
+    def predict(self, x, **kw):
+        self.calls.append(("predict", kw))
+        return super().predict(x)
+
     def jacobian_mul(self, x, v, **kw):
         self.calls.append(("mul", kw))
         return super().jacobian_mul(x, v)
@@ -216,6 +220,8 @@ def test_single_precision_where_declared():
                 mid = fitted(b)
                 x, v, u = codec.matrix_pb(X), codec.matrix_pb(np.array([[1.0]])), codec.matrix_pb(np.ones((3, 1)))
                 for opts in [single, None]:
+                    b.Predict(pb.PredictRequest(model_id=mid, x=x, prepared=True, options=opts))
+                    b.Predict(pb.PredictRequest(model_id=mid, x=x, options=opts))
                     b.JacobianProduct(pb.JacobianProductRequest(model_id=mid, x=x, v=v, options=opts))
                     b.JacobianProduct(pb.JacobianProductRequest(model_id=mid, x=x, v=u, transpose=True, options=opts))
                     b.JacobianTVec(pb.JacobianTVecRequest(model_id=mid, x=x, a=codec.vector_pb(Y), options=opts))
@@ -223,6 +229,8 @@ def test_single_precision_where_declared():
                     b.PredictShifts(pb.PredictShiftsRequest(model_id=mid, options=opts, shifts=[
                         pb.Shift(x=x, x_train=x, a=codec.vector_pb(Y))]))
         on = {"single": True}
-        assert calls[:5] == [("mul", on if prec else {}), ("tmul", on if prec else {}), ("tvec", on if kern else {}),
+        # Only a prepared prediction may be single.
+        assert calls[:7] == [("predict", on if prec else {}), ("predict", {}), ("mul", on if prec else {}),
+                             ("tmul", on if prec else {}), ("tvec", on if kern else {}),
                              ("kernel", on if kern else {}), ("shifts", on if kern else {})]
-        assert all(kw == {} for _, kw in calls[5:]) and len(calls) == 10
+        assert all(kw == {} for _, kw in calls[7:]) and len(calls) == 14

@@ -13,8 +13,9 @@ block of U's columns.
 The network lives on the device of the device= option in the dtype of
 dtype=; every input arrives as a float64 CPU tensor and every answer leaves
 as one. Where lazyvi asks for single precision (its Krylov solves' products
-and its penalty search's kernels at scale), a float64 model serves the
-call from a float32 copy of its network, made on first use (_precision).
+and residuals, and its penalty search's kernels at scale), a float64 model
+serves the call from a float32 copy of its network, made on first use
+(_precision).
 
 A fitted model may be called from many threads at once: every call borrows
 its own functional copy of the network (functorch's functional modules swap
@@ -357,8 +358,11 @@ class Model(lazyvi_plugin.Model):
     def _predict(self, f, params, x):
         return self.head.link(network.outputs_blocked(lambda xx: f(params, self.buffers, xx), x, self.head.outs))
 
-    def predict(self, x: torch.Tensor) -> torch.Tensor:
-        """Predictions on x: n x 1, or n x K class probabilities."""
+    def predict(self, x: torch.Tensor, single: bool = False) -> torch.Tensor:
+        """Predictions on x: n x 1, or n x K class probabilities (single: in
+        float32, see _precision)."""
+        if single:
+            return self._single_call(True, lambda m: m.predict(x))
         self.ready()
         self._input(x)
         with torch.no_grad(), self._functional() as f:

@@ -1,5 +1,6 @@
 """Single precision (the single= argument of Model.jacobian_mul,
-jacobian_tmul, jacobian_tvec and kernel, which lazyvi asks for at scale)
+jacobian_tmul, jacobian_tvec, kernel and predict, which lazyvi asks for at
+scale)
 against float64: within float32's rounding, computed in float32 (further
 from float64 than float64's own rounding), made from one float32 copy of
 the network, and served in float64 by a network that cannot run in
@@ -54,6 +55,10 @@ class Single(unittest.TestCase):
                 u = torch.randn(j.shape[0], 3, generator=g, dtype=torch.float64)
                 a = u[:, 0].contiguous()
                 self.compare(m.jacobian_mul(x, v, single=True), j @ v, j.abs() @ v.abs(), k, "J V")
+                # The predictions' size scale: the output's, at least 1
+                # (class probabilities).
+                pred = m.predict(x)
+                self.compare(m.predict(x, single=True), pred, pred.abs().clamp(min=1.0), k, "predictions")
                 self.compare(m.jacobian_tmul(x, u, single=True), j.T @ u, j.abs().T @ u.abs(), k + x.shape[0], "J^T U")
                 self.compare(m.jacobian_tvec(x, a, single=True), j.T @ a, j.abs().T @ a.abs(), k + x.shape[0], "J^T a")
                 x2 = x[:40]

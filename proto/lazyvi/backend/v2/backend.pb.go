@@ -38,7 +38,8 @@ const (
 	// DOUBLE: float64 throughout.
 	Precision_DOUBLE Precision = 0
 	// SINGLE: float32 arithmetic where the model has it
-	// (Capabilities.single_precision for Jacobian products,
+	// (Capabilities.single_precision for Jacobian products and prepared
+	// predictions,
 	// Capabilities.single_kernel for kernels, J^T a and dual-form shifts);
 	// float64 otherwise, which meets single's accuracy too.
 	Precision_SINGLE Precision = 1
@@ -1302,12 +1303,18 @@ func (*ReleaseResponse) Descriptor() ([]byte, []int) {
 
 // PredictRequest asks for predictions on x. prepared: the model may keep
 // what its Jacobian products on x need (framework.PreparedPredictor); the
-// predictions are the same either way.
+// predictions are the same either way. options, with prepared: SINGLE
+// allows the predictions of the single-precision pass that the model's
+// single-precision products on x use (Capabilities.single_precision; the
+// view of framework.SinglePrecisioner is a PreparedPredictor), within
+// float32's rounding of the float64 ones; absent, or without prepared:
+// float64.
 type PredictRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	ModelId       uint64                 `protobuf:"varint,1,opt,name=model_id,json=modelId,proto3" json:"model_id,omitempty"`
 	X             *Matrix                `protobuf:"bytes,2,opt,name=x,proto3" json:"x,omitempty"`
 	Prepared      bool                   `protobuf:"varint,3,opt,name=prepared,proto3" json:"prepared,omitempty"`
+	Options       *CallOptions           `protobuf:"bytes,4,opt,name=options,proto3" json:"options,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1361,6 +1368,13 @@ func (x *PredictRequest) GetPrepared() bool {
 		return x.Prepared
 	}
 	return false
+}
+
+func (x *PredictRequest) GetOptions() *CallOptions {
+	if x != nil {
+		return x.Options
+	}
+	return nil
 }
 
 type JacobianRequest struct {
@@ -2034,11 +2048,12 @@ const file_lazyvi_backend_v2_backend_proto_rawDesc = "" +
 	"\x0eReleaseRequest\x12\x1b\n" +
 	"\tmodel_ids\x18\x01 \x03(\x04R\bmodelIds\x12%\n" +
 	"\x0ematrix_handles\x18\x02 \x03(\x04R\rmatrixHandles\"\x11\n" +
-	"\x0fReleaseResponse\"p\n" +
+	"\x0fReleaseResponse\"\xaa\x01\n" +
 	"\x0ePredictRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v2.MatrixR\x01x\x12\x1a\n" +
-	"\bprepared\x18\x03 \x01(\bR\bprepared\"U\n" +
+	"\bprepared\x18\x03 \x01(\bR\bprepared\x128\n" +
+	"\aoptions\x18\x04 \x01(\v2\x1e.lazyvi.backend.v2.CallOptionsR\aoptions\"U\n" +
 	"\x0fJacobianRequest\x12\x19\n" +
 	"\bmodel_id\x18\x01 \x01(\x04R\amodelId\x12'\n" +
 	"\x01x\x18\x02 \x01(\v2\x19.lazyvi.backend.v2.MatrixR\x01x\"\xdd\x01\n" +
@@ -2162,62 +2177,63 @@ var file_lazyvi_backend_v2_backend_proto_depIdxs = []int32{
 	1,  // 11: lazyvi.backend.v2.WarmStartStoppedRequest.x:type_name -> lazyvi.backend.v2.Matrix
 	3,  // 12: lazyvi.backend.v2.WarmStartStoppedRequest.y:type_name -> lazyvi.backend.v2.Vector
 	1,  // 13: lazyvi.backend.v2.PredictRequest.x:type_name -> lazyvi.backend.v2.Matrix
-	1,  // 14: lazyvi.backend.v2.JacobianRequest.x:type_name -> lazyvi.backend.v2.Matrix
-	1,  // 15: lazyvi.backend.v2.JacobianProductRequest.x:type_name -> lazyvi.backend.v2.Matrix
-	1,  // 16: lazyvi.backend.v2.JacobianProductRequest.v:type_name -> lazyvi.backend.v2.Matrix
-	4,  // 17: lazyvi.backend.v2.JacobianProductRequest.options:type_name -> lazyvi.backend.v2.CallOptions
-	1,  // 18: lazyvi.backend.v2.JacobianTVecRequest.x:type_name -> lazyvi.backend.v2.Matrix
-	3,  // 19: lazyvi.backend.v2.JacobianTVecRequest.a:type_name -> lazyvi.backend.v2.Vector
-	4,  // 20: lazyvi.backend.v2.JacobianTVecRequest.options:type_name -> lazyvi.backend.v2.CallOptions
-	1,  // 21: lazyvi.backend.v2.KernelRequest.x1:type_name -> lazyvi.backend.v2.Matrix
-	1,  // 22: lazyvi.backend.v2.KernelRequest.x2:type_name -> lazyvi.backend.v2.Matrix
-	4,  // 23: lazyvi.backend.v2.KernelRequest.options:type_name -> lazyvi.backend.v2.CallOptions
-	1,  // 24: lazyvi.backend.v2.Shift.x:type_name -> lazyvi.backend.v2.Matrix
-	3,  // 25: lazyvi.backend.v2.Shift.dtheta:type_name -> lazyvi.backend.v2.Vector
-	1,  // 26: lazyvi.backend.v2.Shift.x_train:type_name -> lazyvi.backend.v2.Matrix
-	3,  // 27: lazyvi.backend.v2.Shift.a:type_name -> lazyvi.backend.v2.Vector
-	25, // 28: lazyvi.backend.v2.PredictShiftsRequest.shifts:type_name -> lazyvi.backend.v2.Shift
-	4,  // 29: lazyvi.backend.v2.PredictShiftsRequest.options:type_name -> lazyvi.backend.v2.CallOptions
-	1,  // 30: lazyvi.backend.v2.PredictShiftsResponse.preds:type_name -> lazyvi.backend.v2.Matrix
-	1,  // 31: lazyvi.backend.v2.GramRequest.x:type_name -> lazyvi.backend.v2.Matrix
-	3,  // 32: lazyvi.backend.v2.GramRequest.e:type_name -> lazyvi.backend.v2.Vector
-	1,  // 33: lazyvi.backend.v2.GramResponse.g:type_name -> lazyvi.backend.v2.Matrix
-	3,  // 34: lazyvi.backend.v2.GramResponse.b:type_name -> lazyvi.backend.v2.Vector
-	7,  // 35: lazyvi.backend.v2.Backend.Describe:input_type -> lazyvi.backend.v2.DescribeRequest
-	10, // 36: lazyvi.backend.v2.Backend.NewModel:input_type -> lazyvi.backend.v2.NewModelRequest
-	14, // 37: lazyvi.backend.v2.Backend.Fit:input_type -> lazyvi.backend.v2.FitRequest
-	15, // 38: lazyvi.backend.v2.Backend.WarmStart:input_type -> lazyvi.backend.v2.WarmStartRequest
-	16, // 39: lazyvi.backend.v2.Backend.WarmStartStopped:input_type -> lazyvi.backend.v2.WarmStartStoppedRequest
-	11, // 40: lazyvi.backend.v2.Backend.Save:input_type -> lazyvi.backend.v2.ModelRef
-	17, // 41: lazyvi.backend.v2.Backend.Load:input_type -> lazyvi.backend.v2.ModelState
-	18, // 42: lazyvi.backend.v2.Backend.Release:input_type -> lazyvi.backend.v2.ReleaseRequest
-	20, // 43: lazyvi.backend.v2.Backend.Predict:input_type -> lazyvi.backend.v2.PredictRequest
-	21, // 44: lazyvi.backend.v2.Backend.Jacobian:input_type -> lazyvi.backend.v2.JacobianRequest
-	22, // 45: lazyvi.backend.v2.Backend.JacobianProduct:input_type -> lazyvi.backend.v2.JacobianProductRequest
-	23, // 46: lazyvi.backend.v2.Backend.JacobianTVec:input_type -> lazyvi.backend.v2.JacobianTVecRequest
-	24, // 47: lazyvi.backend.v2.Backend.Kernel:input_type -> lazyvi.backend.v2.KernelRequest
-	26, // 48: lazyvi.backend.v2.Backend.PredictShifts:input_type -> lazyvi.backend.v2.PredictShiftsRequest
-	28, // 49: lazyvi.backend.v2.Backend.Gram:input_type -> lazyvi.backend.v2.GramRequest
-	8,  // 50: lazyvi.backend.v2.Backend.Describe:output_type -> lazyvi.backend.v2.DescribeResponse
-	11, // 51: lazyvi.backend.v2.Backend.NewModel:output_type -> lazyvi.backend.v2.ModelRef
-	13, // 52: lazyvi.backend.v2.Backend.Fit:output_type -> lazyvi.backend.v2.Fitted
-	13, // 53: lazyvi.backend.v2.Backend.WarmStart:output_type -> lazyvi.backend.v2.Fitted
-	13, // 54: lazyvi.backend.v2.Backend.WarmStartStopped:output_type -> lazyvi.backend.v2.Fitted
-	17, // 55: lazyvi.backend.v2.Backend.Save:output_type -> lazyvi.backend.v2.ModelState
-	13, // 56: lazyvi.backend.v2.Backend.Load:output_type -> lazyvi.backend.v2.Fitted
-	19, // 57: lazyvi.backend.v2.Backend.Release:output_type -> lazyvi.backend.v2.ReleaseResponse
-	1,  // 58: lazyvi.backend.v2.Backend.Predict:output_type -> lazyvi.backend.v2.Matrix
-	1,  // 59: lazyvi.backend.v2.Backend.Jacobian:output_type -> lazyvi.backend.v2.Matrix
-	1,  // 60: lazyvi.backend.v2.Backend.JacobianProduct:output_type -> lazyvi.backend.v2.Matrix
-	3,  // 61: lazyvi.backend.v2.Backend.JacobianTVec:output_type -> lazyvi.backend.v2.Vector
-	1,  // 62: lazyvi.backend.v2.Backend.Kernel:output_type -> lazyvi.backend.v2.Matrix
-	27, // 63: lazyvi.backend.v2.Backend.PredictShifts:output_type -> lazyvi.backend.v2.PredictShiftsResponse
-	29, // 64: lazyvi.backend.v2.Backend.Gram:output_type -> lazyvi.backend.v2.GramResponse
-	50, // [50:65] is the sub-list for method output_type
-	35, // [35:50] is the sub-list for method input_type
-	35, // [35:35] is the sub-list for extension type_name
-	35, // [35:35] is the sub-list for extension extendee
-	0,  // [0:35] is the sub-list for field type_name
+	4,  // 14: lazyvi.backend.v2.PredictRequest.options:type_name -> lazyvi.backend.v2.CallOptions
+	1,  // 15: lazyvi.backend.v2.JacobianRequest.x:type_name -> lazyvi.backend.v2.Matrix
+	1,  // 16: lazyvi.backend.v2.JacobianProductRequest.x:type_name -> lazyvi.backend.v2.Matrix
+	1,  // 17: lazyvi.backend.v2.JacobianProductRequest.v:type_name -> lazyvi.backend.v2.Matrix
+	4,  // 18: lazyvi.backend.v2.JacobianProductRequest.options:type_name -> lazyvi.backend.v2.CallOptions
+	1,  // 19: lazyvi.backend.v2.JacobianTVecRequest.x:type_name -> lazyvi.backend.v2.Matrix
+	3,  // 20: lazyvi.backend.v2.JacobianTVecRequest.a:type_name -> lazyvi.backend.v2.Vector
+	4,  // 21: lazyvi.backend.v2.JacobianTVecRequest.options:type_name -> lazyvi.backend.v2.CallOptions
+	1,  // 22: lazyvi.backend.v2.KernelRequest.x1:type_name -> lazyvi.backend.v2.Matrix
+	1,  // 23: lazyvi.backend.v2.KernelRequest.x2:type_name -> lazyvi.backend.v2.Matrix
+	4,  // 24: lazyvi.backend.v2.KernelRequest.options:type_name -> lazyvi.backend.v2.CallOptions
+	1,  // 25: lazyvi.backend.v2.Shift.x:type_name -> lazyvi.backend.v2.Matrix
+	3,  // 26: lazyvi.backend.v2.Shift.dtheta:type_name -> lazyvi.backend.v2.Vector
+	1,  // 27: lazyvi.backend.v2.Shift.x_train:type_name -> lazyvi.backend.v2.Matrix
+	3,  // 28: lazyvi.backend.v2.Shift.a:type_name -> lazyvi.backend.v2.Vector
+	25, // 29: lazyvi.backend.v2.PredictShiftsRequest.shifts:type_name -> lazyvi.backend.v2.Shift
+	4,  // 30: lazyvi.backend.v2.PredictShiftsRequest.options:type_name -> lazyvi.backend.v2.CallOptions
+	1,  // 31: lazyvi.backend.v2.PredictShiftsResponse.preds:type_name -> lazyvi.backend.v2.Matrix
+	1,  // 32: lazyvi.backend.v2.GramRequest.x:type_name -> lazyvi.backend.v2.Matrix
+	3,  // 33: lazyvi.backend.v2.GramRequest.e:type_name -> lazyvi.backend.v2.Vector
+	1,  // 34: lazyvi.backend.v2.GramResponse.g:type_name -> lazyvi.backend.v2.Matrix
+	3,  // 35: lazyvi.backend.v2.GramResponse.b:type_name -> lazyvi.backend.v2.Vector
+	7,  // 36: lazyvi.backend.v2.Backend.Describe:input_type -> lazyvi.backend.v2.DescribeRequest
+	10, // 37: lazyvi.backend.v2.Backend.NewModel:input_type -> lazyvi.backend.v2.NewModelRequest
+	14, // 38: lazyvi.backend.v2.Backend.Fit:input_type -> lazyvi.backend.v2.FitRequest
+	15, // 39: lazyvi.backend.v2.Backend.WarmStart:input_type -> lazyvi.backend.v2.WarmStartRequest
+	16, // 40: lazyvi.backend.v2.Backend.WarmStartStopped:input_type -> lazyvi.backend.v2.WarmStartStoppedRequest
+	11, // 41: lazyvi.backend.v2.Backend.Save:input_type -> lazyvi.backend.v2.ModelRef
+	17, // 42: lazyvi.backend.v2.Backend.Load:input_type -> lazyvi.backend.v2.ModelState
+	18, // 43: lazyvi.backend.v2.Backend.Release:input_type -> lazyvi.backend.v2.ReleaseRequest
+	20, // 44: lazyvi.backend.v2.Backend.Predict:input_type -> lazyvi.backend.v2.PredictRequest
+	21, // 45: lazyvi.backend.v2.Backend.Jacobian:input_type -> lazyvi.backend.v2.JacobianRequest
+	22, // 46: lazyvi.backend.v2.Backend.JacobianProduct:input_type -> lazyvi.backend.v2.JacobianProductRequest
+	23, // 47: lazyvi.backend.v2.Backend.JacobianTVec:input_type -> lazyvi.backend.v2.JacobianTVecRequest
+	24, // 48: lazyvi.backend.v2.Backend.Kernel:input_type -> lazyvi.backend.v2.KernelRequest
+	26, // 49: lazyvi.backend.v2.Backend.PredictShifts:input_type -> lazyvi.backend.v2.PredictShiftsRequest
+	28, // 50: lazyvi.backend.v2.Backend.Gram:input_type -> lazyvi.backend.v2.GramRequest
+	8,  // 51: lazyvi.backend.v2.Backend.Describe:output_type -> lazyvi.backend.v2.DescribeResponse
+	11, // 52: lazyvi.backend.v2.Backend.NewModel:output_type -> lazyvi.backend.v2.ModelRef
+	13, // 53: lazyvi.backend.v2.Backend.Fit:output_type -> lazyvi.backend.v2.Fitted
+	13, // 54: lazyvi.backend.v2.Backend.WarmStart:output_type -> lazyvi.backend.v2.Fitted
+	13, // 55: lazyvi.backend.v2.Backend.WarmStartStopped:output_type -> lazyvi.backend.v2.Fitted
+	17, // 56: lazyvi.backend.v2.Backend.Save:output_type -> lazyvi.backend.v2.ModelState
+	13, // 57: lazyvi.backend.v2.Backend.Load:output_type -> lazyvi.backend.v2.Fitted
+	19, // 58: lazyvi.backend.v2.Backend.Release:output_type -> lazyvi.backend.v2.ReleaseResponse
+	1,  // 59: lazyvi.backend.v2.Backend.Predict:output_type -> lazyvi.backend.v2.Matrix
+	1,  // 60: lazyvi.backend.v2.Backend.Jacobian:output_type -> lazyvi.backend.v2.Matrix
+	1,  // 61: lazyvi.backend.v2.Backend.JacobianProduct:output_type -> lazyvi.backend.v2.Matrix
+	3,  // 62: lazyvi.backend.v2.Backend.JacobianTVec:output_type -> lazyvi.backend.v2.Vector
+	1,  // 63: lazyvi.backend.v2.Backend.Kernel:output_type -> lazyvi.backend.v2.Matrix
+	27, // 64: lazyvi.backend.v2.Backend.PredictShifts:output_type -> lazyvi.backend.v2.PredictShiftsResponse
+	29, // 65: lazyvi.backend.v2.Backend.Gram:output_type -> lazyvi.backend.v2.GramResponse
+	51, // [51:66] is the sub-list for method output_type
+	36, // [36:51] is the sub-list for method input_type
+	36, // [36:36] is the sub-list for extension type_name
+	36, // [36:36] is the sub-list for extension extendee
+	0,  // [0:36] is the sub-list for field type_name
 }
 
 func init() { file_lazyvi_backend_v2_backend_proto_init() }
