@@ -5,10 +5,12 @@ network's parameters, flattened in named_parameters() order, each
 row-major: for the built-in network W1 (out x in), b1, W2, b2, ..., the Go
 mlp's layout. The per-sample Jacobian comes from functorch (vmap of jacrev
 over the rows, in blocks of bounded memory); J^T a is one backward pass;
-the kernel and the Gram matrix are products of Jacobian blocks. Jacobian
-products batch their vectors: Phi V is functorch's jvp under vmap over a
-block of V's columns, Phi^T U one vjp whose pullback runs under vmap over a
-block of U's columns.
+the kernel and the Gram matrix are products of Jacobian blocks. The
+built-in network's Jacobian products and kernels come from its layers'
+signals (signals.py), kept per input between products. Any other
+network's products batch their vectors: Phi V is functorch's jvp under
+vmap over a block of V's columns, Phi^T U one vjp whose pullback runs
+under vmap over a block of U's columns.
 
 The network lives on the device of the device= option in the dtype of
 dtype=; every input arrives as a float64 CPU tensor and every answer leaves
@@ -35,7 +37,7 @@ import torch
 import lazyvi_plugin
 from lazyvi_plugin import FitReport as Report
 
-from . import network, options
+from . import network, options, signals
 from .errors import ModelError, UsageError
 from .head import MULTICLASS, Head
 from .options import NAME
@@ -275,6 +277,9 @@ class Model(lazyvi_plugin.Model):
         self._reverse_ad = True  # functorch.vjp works on it
         self._double_backward = True  # its backward pass is differentiable
         self._single: Optional["Model"] = None  # _precision's float32 copy
+        # The built-in network's products come from its layers' signals
+        # (signals.py); any other network's from functorch.
+        self._layout = signals.layout(net) if self.user is None and _plain_mlp(net) else None
         self.fitted = True
 
     def _precision(self, single: bool) -> "Model":
@@ -514,15 +519,18 @@ class Model(lazyvi_plugin.Model):
         return tuple(t.reshape(cols.shape[0], *p.shape) for p, t in zip(self.params, torch.split(cols, self.sizes, dim=1)))
 
     def jacobian_mul(self, x: torch.Tensor, v: torch.Tensor, single: bool = False) -> torch.Tensor:
-        """Phi(x) V for V of M x p, (n R) x p: functorch.jvp under vmap over
-        blocks of V's columns, per block of rows; never the Jacobian
-        (single: in float32, see _precision)."""
+        """Phi(x) V for V of M x p, (n R) x p: from the layers' signals for
+        the built-in network, else functorch.jvp under vmap over blocks of
+        V's columns, per block of rows; never the Jacobian (single: in
+        float32, see _precision)."""
         if single:
             return self._single_call(True, lambda m: m.jacobian_mul(x, v))
         nr = self._product_args("JacobianMul", x, v, self.num_params)
-        x, v = self._on(x), self._on(v)
+        key, x, v = x, self._on(x), self._on(v)
         R, p = self.head.rows_per_sample(), v.shape[1]
         cols = v.T.contiguous()  # column c of V as a contiguous row
+        if self._layout is not None:
+            return self._out(signals.mul(self._signals(key, x), self._layout, cols, R))
         out = torch.empty(nr, p, dtype=self.dtype, device=self.device)
         rows, width = self._product_blocks(x.shape[0], p)
         with self._functional() as f:
@@ -581,15 +589,18 @@ class Model(lazyvi_plugin.Model):
         return out
 
     def jacobian_tmul(self, x: torch.Tensor, u: torch.Tensor, single: bool = False) -> torch.Tensor:
-        """Phi(x)^T U for U of (n R) x p, M x p: per block of rows one
-        forward pass and functorch.vjp's pullback under vmap over blocks of
-        U's columns; never the Jacobian (single: in float32, see
-        _precision)."""
+        """Phi(x)^T U for U of (n R) x p, M x p: from the layers' signals
+        for the built-in network, else per block of rows one forward pass
+        and functorch.vjp's pullback under vmap over blocks of U's columns;
+        never the Jacobian (single: in float32, see _precision)."""
         if single:
             return self._single_call(True, lambda m: m.jacobian_tmul(x, u))
         self._product_args("JacobianTMul", x, u, None)
-        x, u = self._on(x), self._on(u)
+        key, x, u = x, self._on(x), self._on(u)
         R, p = self.head.rows_per_sample(), u.shape[1]
+        if self._layout is not None:
+            sig = self._signals(key, x)
+            return self._out(signals.tmul(sig, self._layout, u.T.contiguous(), R, self.num_params))
         out = torch.zeros(self.num_params, p, dtype=self.dtype, device=self.device)
         rows, width = self._product_blocks(x.shape[0], p)
         with self._functional() as f:
@@ -655,7 +666,7 @@ class Model(lazyvi_plugin.Model):
         the Jacobian's product costs rows^2 R^2 times the parameters, and
         the Jacobian (rows R x parameters) is never formed. None for any
         other network: the Jacobian serves it."""
-        if self.user is not None or not _plain_mlp(self.net):
+        if self._layout is None:
             return None
         R = self.head.rows_per_sample()
         s1 = self._layer_signals(x1)
@@ -671,7 +682,29 @@ class Model(lazyvi_plugin.Model):
             k = (k + k.T) / 2
         return k
 
-    def _layer_signals(self, x: torch.Tensor) -> List[Tuple[torch.Tensor, torch.Tensor, bool]]:
+    def _signals(self, key: torch.Tensor, x: torch.Tensor) -> "signals.Signals":
+        """The layers' signals on x (key: the caller's tensor, x that on
+        the device in the model's dtype), kept for the next products on
+        the same tensor (signals.CACHE)."""
+        return signals.CACHE.get(self, key, lambda: self._layer_signals(x))
+
+    def _layer_signals(self, x: torch.Tensor) -> "signals.Signals":
+        """_layer_signals_block over blocks of signals.BLOCK_ROWS rows, so
+        that a pass's temporaries stay a block's."""
+        n, B, R = x.shape[0], signals.BLOCK_ROWS, self.head.rows_per_sample()
+        if n <= B:
+            return self._layer_signals_block(x)
+        out: "signals.Signals" = []
+        for s in range(0, n, B):
+            e = min(n, s + B)
+            blk = self._layer_signals_block(x[s:e])
+            if not out:
+                out = [(a.new_empty(n, a.shape[1]), d.new_empty(n * R, d.shape[1]), b) for a, d, b in blk]
+            for (A, D, _), (a, d, _) in zip(out, blk):
+                A[s:e], D[s * R:e * R] = a, d
+        return out
+
+    def _layer_signals_block(self, x: torch.Tensor) -> "signals.Signals":
         """Each Linear layer's inputs on x (n x in), the gradients of the
         predictions (the head's link of the outputs) with respect to its
         outputs (n R x out, row i R + k that of sample i's prediction k, as

@@ -1,0 +1,107 @@
+"""The built-in network's Jacobian products from its layers' signals
+(signals.py) against the formed Jacobian, in blocks of a few rows, and the
+signals' cache: one entry per input tensor, reused, gone with the input,
+within its budget. Run by pytest in plugins/torch (and by
+TestPythonUnit)."""
+
+import gc
+import os
+import unittest
+
+import torch
+
+from lazyvi_torch import model, signals
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+EPS = torch.finfo(torch.float64).eps
+
+
+def fitted(task, classes, opts, n=90, p=4, seed=5):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(n, p, generator=g, dtype=torch.float64)
+    if task == 0:
+        y = torch.randn(n, generator=g, dtype=torch.float64)
+    else:
+        y = torch.randint(0, max(classes, 2), (n,), generator=g).to(torch.float64)
+    m = model.new_model(task, p, seed, classes, dict(opts, epochs="2"))
+    m.fit(x, y)
+    return m, x, g
+
+
+def entries(m):
+    return [k for k in signals.CACHE.entries if k[0] == id(m)]
+
+
+class Signals(unittest.TestCase):
+    def test_blocks_against_jacobian(self):
+        # Blocks of 7 rows, so that every product and pass spans several.
+        saved = signals.BLOCK_ROWS
+        signals.BLOCK_ROWS = 7
+        try:
+            for task, classes, hidden in [(0, 0, "16,8"), (1, 0, "6"), (2, 3, "10,5")]:
+                with self.subTest(task=task, hidden=hidden):
+                    m, x, g = fitted(task, classes, {"hidden": hidden})
+                    self.assertIsNotNone(m._layout)
+                    j = m.jacobian(x)
+                    v = torch.randn(m.num_params, 2, generator=g, dtype=torch.float64)
+                    u = torch.randn(j.shape[0], 2, generator=g, dtype=torch.float64)
+                    # Both sides sum the same products in other orders.
+                    for got, want, bound in [(m.jacobian_mul(x, v), j @ v, j.abs() @ v.abs()),
+                                             (m.jacobian_tmul(x, u), j.T @ u, j.abs().T @ u.abs())]:
+                        tol = 8 * max(j.shape) * EPS * bound
+                        self.assertTrue(bool(((got - want).abs() <= tol).all()),
+                                        "largest difference %.3g" % float((got - want).abs().max()))
+        finally:
+            signals.BLOCK_ROWS = saved
+
+    def test_user_network_uses_functorch(self):
+        m, _, _ = fitted(0, 0, {"module": os.path.join(HERE, "testdata", "tanh.py")})
+        self.assertIsNone(m._layout)
+
+    def test_cache(self):
+        m, x, g = fitted(0, 0, {"hidden": "8"})
+        v = torch.randn(m.num_params, 1, generator=g, dtype=torch.float64)
+        xs = x.clone()
+        first = m.jacobian_mul(xs, v)
+        self.assertEqual(len(entries(m)), 1)
+        # The same tensor again: the kept signals, the same answer.
+        calls = []
+        compute = m._layer_signals
+        m._layer_signals = lambda t: calls.append(1) or compute(t)
+        try:
+            self.assertTrue(torch.equal(m.jacobian_mul(xs, v), first))
+            m.jacobian_tmul(xs, torch.ones(xs.shape[0], 1, dtype=torch.float64))
+            self.assertEqual(calls, [])
+            # Another tensor of the same values: its own entry, the same
+            # answer.
+            other = x.clone()
+            self.assertTrue(torch.equal(m.jacobian_mul(other, v), first))
+            self.assertEqual(calls, [1])
+            self.assertEqual(len(entries(m)), 2)
+        finally:
+            del m._layer_signals
+        # A freed input takes its entry with it.
+        del xs, other
+        gc.collect()
+        self.assertEqual(len(entries(m)), 0)
+
+    def test_budget(self):
+        m, x, _ = fitted(0, 0, {"hidden": "8"})
+        sig = m._layer_signals(x)
+        size = signals.nbytes(sig)
+        c = signals.Cache(2 * size + size // 2)
+        xs = [x.clone() for _ in range(3)]
+        for t in xs:
+            c.get(m, t, lambda: sig)
+        # Two fit: the least recently used went.
+        self.assertEqual(list(c.entries), [(id(m), id(xs[1])), (id(m), id(xs[2]))])
+        self.assertEqual(c.bytes, 2 * size)
+        # Larger than the budget: computed, not kept.
+        small = signals.Cache(size - 1)
+        self.assertIs(small.get(m, xs[0], lambda: sig), sig)
+        self.assertEqual(len(small.entries), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
