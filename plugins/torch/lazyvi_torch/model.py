@@ -367,11 +367,19 @@ class Model(lazyvi_plugin.Model):
         """Predictions on x: n x 1, or n x K class probabilities (single: in
         float32, see _precision)."""
         if single:
-            return self._single_call(True, lambda m: m.predict(x))
+            return self._single_call(True, lambda m: m._predict_prepared(x))
         self.ready()
         self._input(x)
         with torch.no_grad(), self._functional() as f:
             return self._out(self._predict(f, self.params, self._on(x)))
+
+    def _predict_prepared(self, x: torch.Tensor) -> torch.Tensor:
+        """predict, for the built-in network from the layers' pass that its
+        products on x then use (signals.CACHE)."""
+        if self._layout is None:
+            return self.predict(x)
+        self._input(x)
+        return self._out(self._signals(x, self._on(x)).pred)
 
     def predict_shifted(self, x: torch.Tensor, dtheta: torch.Tensor) -> torch.Tensor:
         """Predictions on x at the parameters theta + dtheta."""
@@ -452,6 +460,9 @@ class Model(lazyvi_plugin.Model):
         n = x.shape[0] * self.head.rows_per_sample()
         if a.numel() != n:
             raise ModelError("%s: JacobianTVec: len(a) = %d, want %d" % (NAME, a.numel(), n))
+        if self._layout is not None:
+            sig = self._signals(x, self._on(x))
+            return self._out(signals.tmul(sig, self._layout, self._on(a).reshape(1, -1), self.head.rows_per_sample(), self.num_params)[:, 0])
         return self._out(self._jacobian_tvec(self._on(x), self._on(a)))
 
     # --- matrix-free products ------------------------------------------
@@ -669,8 +680,8 @@ class Model(lazyvi_plugin.Model):
         if self._layout is None:
             return None
         R = self.head.rows_per_sample()
-        s1 = self._layer_signals(x1)
-        s2 = s1 if x2 is None else self._layer_signals(x2)
+        s1 = self._layer_signals(x1).layers
+        s2 = s1 if x2 is None else self._layer_signals(x2).layers
         k = None
         for (a1, d1, bias), (a2, d2, _) in zip(s1, s2):
             aa = a1 @ a2.T + (1.0 if bias else 0.0)
@@ -694,23 +705,26 @@ class Model(lazyvi_plugin.Model):
         n, B, R = x.shape[0], signals.BLOCK_ROWS, self.head.rows_per_sample()
         if n <= B:
             return self._layer_signals_block(x)
-        out: "signals.Signals" = []
+        out: Optional["signals.Signals"] = None
         for s in range(0, n, B):
             e = min(n, s + B)
             blk = self._layer_signals_block(x[s:e])
-            if not out:
-                out = [(a.new_empty(n, a.shape[1]), d.new_empty(n * R, d.shape[1]), b) for a, d, b in blk]
-            for (A, D, _), (a, d, _) in zip(out, blk):
+            if out is None:
+                out = signals.Signals([(a.new_empty(n, a.shape[1]), d.new_empty(n * R, d.shape[1]), b) for a, d, b in blk.layers],
+                                      blk.pred.new_empty(n, blk.pred.shape[1]))
+            for (A, D, _), (a, d, _) in zip(out.layers, blk.layers):
                 A[s:e], D[s * R:e * R] = a, d
+            out.pred[s:e] = blk.pred
         return out
 
     def _layer_signals_block(self, x: torch.Tensor) -> "signals.Signals":
         """Each Linear layer's inputs on x (n x in), the gradients of the
         predictions (the head's link of the outputs) with respect to its
         outputs (n R x out, row i R + k that of sample i's prediction k, as
-        the Jacobian's rows), and whether it has a bias: one forward pass
-        and R backward passes over x (a row's predictions depend on its own
-        row only, so the gradient of a column's sum holds each row's)."""
+        the Jacobian's rows), and whether it has a bias, with the
+        predictions: one forward pass and R backward passes over x (a row's
+        predictions depend on its own row only, so the gradient of a
+        column's sum holds each row's)."""
         acts, zs, biases = [], [], []
         R = self.head.rows_per_sample()
         with torch.enable_grad():
@@ -726,8 +740,8 @@ class Model(lazyvi_plugin.Model):
             p = self.head.link(network.outputs(lambda xx: xx, h, self.head.outs))
             ds = [torch.autograd.grad(p[:, r].sum(), zs, retain_graph=r < R - 1) for r in range(R)]
         n = x.shape[0]
-        return [(a, torch.stack([d[l].detach() for d in ds], dim=1).reshape(n * R, -1), b)
-                for l, (a, b) in enumerate(zip(acts, biases))]
+        return signals.Signals([(a, torch.stack([d[l].detach() for d in ds], dim=1).reshape(n * R, -1), b)
+                                for l, (a, b) in enumerate(zip(acts, biases))], p.detach())
 
     def gram(self, x: torch.Tensor, e: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
         """J(x)^T J(x) and J(x)^T e."""

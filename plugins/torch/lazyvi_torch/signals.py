@@ -13,7 +13,8 @@ by layer, D_ik (outer) A_i for the weight and D_ik for the bias, so
 cost one product with A per layer each, 2 n M multiply-adds, where
 functorch's jvp and vjp run the network's forward pass as well (about
 three times as many). The signals cost a forward and R backward passes,
-once per input: lazy's Krylov solves multiply on the same rows (a matrix
+once per input, and keep that forward pass's predictions (a prepared
+prediction, lazy's residuals, is then the products' own pass): lazy's Krylov solves multiply on the same rows (a matrix
 the plugin keeps under its handle) at every step, so the cache keeps them
 by the identity of the caller's input tensor, within CACHE_BYTES for the
 whole process, least recently used first out, and drops an input's
@@ -23,6 +24,7 @@ signals when the input itself is freed.
 import threading
 import weakref
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Callable, List, Optional, Tuple
 
 import torch
@@ -36,8 +38,13 @@ CACHE_BYTES = 1 << 30
 # block's rows times a layer's width.
 BLOCK_ROWS = 8192
 
-# Signals: per Linear layer (A, D, has bias).
-Signals = List[Tuple[torch.Tensor, torch.Tensor, bool]]
+@dataclass
+class Signals:
+    """One pass over an input: per Linear layer (A, D, has bias), and the
+    predictions (n x outputs) the pass computed on the way."""
+
+    layers: List[Tuple[torch.Tensor, torch.Tensor, bool]]
+    pred: torch.Tensor
 
 # Layout: per Linear layer (weight offset, out, in, bias offset or None) in
 # the flattened parameters.
@@ -60,15 +67,16 @@ def layout(net: torch.nn.Module) -> Layout:
 
 
 def nbytes(sig: Signals) -> int:
-    return sum(a.numel() * a.element_size() + d.numel() * d.element_size() for a, d, _ in sig)
+    return sig.pred.numel() * sig.pred.element_size() + \
+        sum(a.numel() * a.element_size() + d.numel() * d.element_size() for a, d, _ in sig.layers)
 
 
 def mul(sig: Signals, lay: Layout, cols: torch.Tensor, R: int) -> torch.Tensor:
     """Phi V, (n R) x p, for V's columns the rows of cols (p x M)."""
-    n, p = sig[0][0].shape[0], cols.shape[0]
-    a0 = sig[0][0]
+    a0 = sig.layers[0][0]
+    n, p = a0.shape[0], cols.shape[0]
     out = torch.zeros(n * R, p, dtype=a0.dtype, device=a0.device)
-    for (a, d, _), (wo, o, i, bo) in zip(sig, lay):
+    for (a, d, _), (wo, o, i, bo) in zip(sig.layers, lay):
         for c in range(p):
             dw = cols[c, wo:wo + o * i].reshape(o, i)
             db = None if bo is None else cols[c, bo:bo + o]
@@ -86,10 +94,10 @@ def mul(sig: Signals, lay: Layout, cols: torch.Tensor, R: int) -> torch.Tensor:
 
 def tmul(sig: Signals, lay: Layout, rows: torch.Tensor, R: int, M: int) -> torch.Tensor:
     """Phi^T U, M x p, for U's columns the rows of rows (p x n R)."""
-    n, p = sig[0][0].shape[0], rows.shape[0]
-    a0 = sig[0][0]
+    a0 = sig.layers[0][0]
+    n, p = a0.shape[0], rows.shape[0]
     out = torch.zeros(M, p, dtype=a0.dtype, device=a0.device)
-    for (a, d, _), (wo, o, i, bo) in zip(sig, lay):
+    for (a, d, _), (wo, o, i, bo) in zip(sig.layers, lay):
         for c in range(p):
             gw = torch.zeros(o, i, dtype=a0.dtype, device=a0.device)
             gb = torch.zeros(o, dtype=a0.dtype, device=a0.device)

@@ -47,8 +47,10 @@ class Signals(unittest.TestCase):
                     v = torch.randn(m.num_params, 2, generator=g, dtype=torch.float64)
                     u = torch.randn(j.shape[0], 2, generator=g, dtype=torch.float64)
                     # Both sides sum the same products in other orders.
+                    a = u[:, 0].contiguous()
                     for got, want, bound in [(m.jacobian_mul(x, v), j @ v, j.abs() @ v.abs()),
-                                             (m.jacobian_tmul(x, u), j.T @ u, j.abs().T @ u.abs())]:
+                                             (m.jacobian_tmul(x, u), j.T @ u, j.abs().T @ u.abs()),
+                                             (m.jacobian_tvec(x, a), j.T @ a, j.abs().T @ a.abs())]:
                         tol = 8 * max(j.shape) * EPS * bound
                         self.assertTrue(bool(((got - want).abs() <= tol).all()),
                                         "largest difference %.3g" % float((got - want).abs().max()))
@@ -85,6 +87,24 @@ class Signals(unittest.TestCase):
         del xs, other
         gc.collect()
         self.assertEqual(len(entries(m)), 0)
+
+    def test_prepared_prediction_is_the_products_pass(self):
+        # A single-precision prepared prediction computes the float32
+        # view's signals; its products on the same tensor then reuse them.
+        m, x, g = fitted(0, 0, {"hidden": "8"})
+        xs = x.clone()
+        pred = m.predict(xs, single=True)
+        view = m._precision(True)
+        self.assertEqual(len(entries(view)), 1)
+        self.assertTrue(torch.equal(pred, signals.CACHE.entries[(id(view), id(xs))][2].pred.to(torch.float64)))
+        calls = []
+        compute = view._layer_signals
+        view._layer_signals = lambda t: calls.append(1) or compute(t)
+        try:
+            m.jacobian_mul(xs, torch.ones(m.num_params, 1, dtype=torch.float64), single=True)
+        finally:
+            del view._layer_signals
+        self.assertEqual(calls, [])
 
     def test_budget(self):
         m, x, _ = fitted(0, 0, {"hidden": "8"})
