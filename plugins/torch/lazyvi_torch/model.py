@@ -376,10 +376,10 @@ class Model(lazyvi_plugin.Model):
     def _predict_prepared(self, x: torch.Tensor) -> torch.Tensor:
         """predict, for the built-in network from the layers' pass that its
         products on x then use (signals.CACHE)."""
-        if self._layout is None:
+        sig = self._signals(x, self._on(self._input(x))) if self._layout is not None else None
+        if sig is None:
             return self.predict(x)
-        self._input(x)
-        return self._out(self._signals(x, self._on(x)).pred)
+        return self._out(sig.pred)
 
     def predict_shifted(self, x: torch.Tensor, dtheta: torch.Tensor) -> torch.Tensor:
         """Predictions on x at the parameters theta + dtheta."""
@@ -460,8 +460,8 @@ class Model(lazyvi_plugin.Model):
         n = x.shape[0] * self.head.rows_per_sample()
         if a.numel() != n:
             raise ModelError("%s: JacobianTVec: len(a) = %d, want %d" % (NAME, a.numel(), n))
-        if self._layout is not None:
-            sig = self._signals(x, self._on(x))
+        sig = self._signals(x, self._on(x)) if self._layout is not None else None
+        if sig is not None:
             return self._out(signals.tmul(sig, self._layout, self._on(a).reshape(1, -1), self.head.rows_per_sample(), self.num_params)[:, 0])
         return self._out(self._jacobian_tvec(self._on(x), self._on(a)))
 
@@ -540,8 +540,9 @@ class Model(lazyvi_plugin.Model):
         key, x, v = x, self._on(x), self._on(v)
         R, p = self.head.rows_per_sample(), v.shape[1]
         cols = v.T.contiguous()  # column c of V as a contiguous row
-        if self._layout is not None:
-            return self._out(signals.mul(self._signals(key, x), self._layout, cols, R))
+        sig = self._signals(key, x) if self._layout is not None else None
+        if sig is not None:
+            return self._out(signals.mul(sig, self._layout, cols, R))
         out = torch.empty(nr, p, dtype=self.dtype, device=self.device)
         rows, width = self._product_blocks(x.shape[0], p)
         with self._functional() as f:
@@ -609,8 +610,8 @@ class Model(lazyvi_plugin.Model):
         self._product_args("JacobianTMul", x, u, None)
         key, x, u = x, self._on(x), self._on(u)
         R, p = self.head.rows_per_sample(), u.shape[1]
-        if self._layout is not None:
-            sig = self._signals(key, x)
+        sig = self._signals(key, x) if self._layout is not None else None
+        if sig is not None:
             return self._out(signals.tmul(sig, self._layout, u.T.contiguous(), R, self.num_params))
         out = torch.zeros(self.num_params, p, dtype=self.dtype, device=self.device)
         rows, width = self._product_blocks(x.shape[0], p)
@@ -693,11 +694,14 @@ class Model(lazyvi_plugin.Model):
             k = (k + k.T) / 2
         return k
 
-    def _signals(self, key: torch.Tensor, x: torch.Tensor) -> "signals.Signals":
+    def _signals(self, key: torch.Tensor, x: torch.Tensor) -> Optional["signals.Signals"]:
         """The layers' signals on x (key: the caller's tensor, x that on
         the device in the model's dtype), kept for the next products on
-        the same tensor (signals.CACHE)."""
-        return signals.CACHE.get(self, key, lambda: self._layer_signals(x))
+        the same tensor (signals.CACHE); None where the cache has no room
+        for them (the caller computes without)."""
+        R = self.head.rows_per_sample()
+        size = signals.size(x.shape[0], R, self._layout, self.head.outs, x.element_size())
+        return signals.CACHE.get(self, key, size, lambda: self._layer_signals(x))
 
     def _layer_signals(self, x: torch.Tensor) -> "signals.Signals":
         """_layer_signals_block over blocks of signals.BLOCK_ROWS rows, so

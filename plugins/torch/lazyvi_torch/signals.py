@@ -14,14 +14,16 @@ cost one product with A per layer each, 2 n M multiply-adds, where
 functorch's jvp and vjp run the network's forward pass as well (about
 three times as many). The signals cost a forward and R backward passes,
 once per input, and keep that forward pass's predictions (a prepared
-prediction, lazy's residuals, is then the products' own pass): lazy's Krylov solves multiply on the same rows (a matrix
-the plugin keeps under its handle) at every step, so the cache keeps them
-by the identity of the caller's input tensor, within CACHE_BYTES for the
-whole process, least recently used first out, and drops an input's
-signals when the input itself is freed.
+prediction, lazy's residuals, is then the products' own pass): lazy's
+Krylov solves multiply on the same rows (a matrix the plugin keeps under
+its handle) at every step, so the cache keeps them by the identity of the
+caller's input tensor, within CACHE_BYTES for the whole process, and
+drops an input's signals when the input itself is freed. An input that
+finds no room is multiplied on without them, by functorch.
 """
 
 import threading
+import time
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -64,6 +66,12 @@ def layout(net: torch.nn.Module) -> Layout:
                 b, off = off, off + o
             out.append((w, o, i, b))
     return out
+
+
+def size(rows: int, R: int, lay: Layout, outs: int, element: int) -> int:
+    """The bytes of the signals of rows inputs: per layer A (in values a
+    row) and D (out values a row and output), and the predictions."""
+    return element * rows * (outs + sum(i + R * o for _, o, i, _ in lay))
 
 
 def nbytes(sig: Signals) -> int:
@@ -116,36 +124,56 @@ def tmul(sig: Signals, lay: Layout, rows: torch.Tensor, R: int, M: int) -> torch
 
 
 class Cache:
-    """Signals by (model, input) identity, least recently used first out,
-    within budget bytes; an entry goes when its input is freed."""
+    """Signals by (model, input) identity within budget bytes; an entry
+    goes when its input is freed, or when a new one needs its room and it
+    has not been used for IDLE seconds. A new input that finds no room
+    gets no signals (get returns None): its caller computes without them,
+    rather than evict the signals another solve is still multiplying on
+    and make both recompute them at every product."""
+
+    IDLE = 10.0
 
     def __init__(self, budget: int) -> None:
         self.budget = budget
         self.lock = threading.Lock()
-        self.entries: "OrderedDict[Tuple[int, int], Tuple[weakref.ref, weakref.ref, Signals, int]]" = OrderedDict()
+        # (owner, x) ids -> [owner ref, x ref, signals, bytes, last use]
+        self.entries: "OrderedDict[Tuple[int, int], list]" = OrderedDict()
         self.bytes = 0
 
-    def get(self, owner: object, x: torch.Tensor, compute: Callable[[], Signals]) -> Signals:
-        """The signals of x for owner: kept ones, else compute()'s, kept
-        when they fit the budget."""
+    def get(self, owner: object, x: torch.Tensor, size: int, compute: Callable[[], Signals]) -> Optional[Signals]:
+        """The signals of x for owner: the kept ones, else compute()'s
+        (size bytes) where they find room, else None."""
         key = (id(owner), id(x))
+        now = time.monotonic()
         with self.lock:
             e = self.entries.get(key)
             if e is not None and e[0]() is owner and e[1]() is x:
+                e[4] = now
                 self.entries.move_to_end(key)
                 return e[2]
-        sig = compute()
-        size = nbytes(sig)
-        if size > self.budget:
-            return sig
-        with self.lock:
             self._drop(key)
-            while self.entries and self.bytes + size > self.budget:
-                self._drop(next(iter(self.entries)))
-            self.entries[key] = (weakref.ref(owner), weakref.ref(x), sig, size)
+            if not self._room(size, now):
+                return None
+        sig = compute()
+        with self.lock:
+            if not self._room(size, time.monotonic()):
+                return sig  # another input took the room meanwhile
+            self.entries[key] = [weakref.ref(owner), weakref.ref(x), sig, size, time.monotonic()]
             self.bytes += size
         weakref.finalize(x, self.forget, key)
         return sig
+
+    def _room(self, size: int, now: float) -> bool:
+        """Whether size bytes fit, after dropping the entries idle for IDLE
+        seconds, least recently used first, as far as needed."""
+        if size > self.budget:
+            return False
+        for key in list(self.entries):
+            if self.bytes + size <= self.budget:
+                break
+            if now - self.entries[key][4] >= self.IDLE:
+                self._drop(key)
+        return self.bytes + size <= self.budget
 
     def forget(self, key: Tuple[int, int]) -> None:
         with self.lock:

@@ -107,20 +107,48 @@ class Signals(unittest.TestCase):
         self.assertEqual(calls, [])
 
     def test_budget(self):
-        m, x, _ = fitted(0, 0, {"hidden": "8"})
+        m, x, _ = fitted(2, 3, {"hidden": "8"})
         sig = m._layer_signals(x)
         size = signals.nbytes(sig)
+        self.assertEqual(signals.size(x.shape[0], 3, m._layout, 3, 8), size)
         c = signals.Cache(2 * size + size // 2)
         xs = [x.clone() for _ in range(3)]
-        for t in xs:
-            c.get(m, t, lambda: sig)
-        # Two fit: the least recently used went.
+        for t in xs[:2]:
+            self.assertIs(c.get(m, t, size, lambda: sig), sig)
+        # No room but in entries just used: the third input gets none, and
+        # the two keep theirs.
+        self.assertIsNone(c.get(m, xs[2], size, lambda: sig))
+        self.assertEqual(list(c.entries), [(id(m), id(xs[0])), (id(m), id(xs[1]))])
+        # Once an entry has been idle long enough, its room is taken: the
+        # least recently used first.
+        for e in c.entries.values():
+            e[4] -= c.IDLE
+        self.assertIs(c.get(m, xs[2], size, lambda: sig), sig)
         self.assertEqual(list(c.entries), [(id(m), id(xs[1])), (id(m), id(xs[2]))])
         self.assertEqual(c.bytes, 2 * size)
-        # Larger than the budget: computed, not kept.
-        small = signals.Cache(size - 1)
-        self.assertIs(small.get(m, xs[0], lambda: sig), sig)
-        self.assertEqual(len(small.entries), 0)
+        # Larger than the budget: never kept, never computed.
+        self.assertIsNone(signals.Cache(size - 1).get(m, xs[0], size, lambda: sig))
+
+    def test_without_room(self):
+        # Where the cache has no room, the products come from functorch:
+        # the same values within rounding.
+        m, x, g = fitted(0, 0, {"hidden": "16,8"})
+        v = torch.randn(m.num_params, 1, generator=g, dtype=torch.float64)
+        want = m.jacobian_mul(x.clone(), v)
+        saved = signals.CACHE
+        signals.CACHE = signals.Cache(0)
+        views = [m, m._precision(True)]
+        for w in views:
+            w._layer_signals = None  # computing signals would fail
+        try:
+            got = m.jacobian_mul(x.clone(), v)
+            pred = m.predict(x.clone(), single=True)
+        finally:
+            signals.CACHE = saved
+            for w in views:
+                del w._layer_signals
+        self.assertTrue(torch.allclose(got, want, rtol=1e-12, atol=1e-12))
+        self.assertTrue(torch.allclose(pred, m.predict(x), rtol=1e-5, atol=1e-5))
 
 
 if __name__ == "__main__":
