@@ -68,7 +68,7 @@
 // least 4096 values by a handle, keyed by its shape, layout and a 128-bit
 // hash of its values: the first call sends the data under the handle, the
 // plugin keeps it, and later calls send the handle alone. The client keeps
-// the handles of 64 MiB of matrices, least recently used out, and releases
+// the handles of 256 MiB of matrices, least recently used out, and releases
 // the ones it drops; a matrix changed in place gets a new key and so a new
 // handle. The kept matrices are handed to the model's methods as they are,
 // so a backend must not modify its input matrices (in process it gets the

@@ -23,8 +23,12 @@ import (
 
 // defaultKeptBytes bounds the bytes of the matrices the client keeps
 // handles for (and so the server's kept matrices): lazy's working set is a
-// few matrices per feature in flight, a fold's rows each.
-const defaultKeptBytes = 64 << 20
+// few matrices per feature in flight, a fold's rows each, and at scale
+// each solve's train rows (53 MB at 66,667 rows of 100 features; two
+// workers' and the baseline's overlap). A matrix whose handle is dropped
+// is sent again in full, and a plugin that keeps what it computes on a
+// matrix (its signals) by the kept matrix loses that too.
+const defaultKeptBytes = 256 << 20
 
 // minKeptElems: smaller matrices are cheaper to send than to hash.
 const minKeptElems = 4096
