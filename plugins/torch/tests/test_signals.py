@@ -129,6 +129,26 @@ class Signals(unittest.TestCase):
         # Larger than the budget: never kept, never computed.
         self.assertIsNone(signals.Cache(size - 1).get(m, xs[0], size, lambda: sig))
 
+    def test_concurrent_misses(self):
+        # Two calls that miss on the same input at once: one entry, its
+        # bytes counted once, both answers the kept signals' values.
+        m, x, _ = fitted(0, 0, {"hidden": "8"})
+        sig = m._layer_signals(x)
+        size = signals.nbytes(sig)
+        c = signals.Cache(4 * size)
+        got = []
+
+        def compute():
+            # The second call misses while the first computes.
+            if not got:
+                got.append(c.get(m, x, size, lambda: m._layer_signals(x)))
+            return m._layer_signals(x)
+
+        second = c.get(m, x, size, compute)
+        self.assertIs(second, got[0])
+        self.assertEqual(len(c.entries), 1)
+        self.assertEqual(c.bytes, size)
+
     def test_without_room(self):
         # Where the cache has no room, the products come from functorch:
         # the same values within rounding.
