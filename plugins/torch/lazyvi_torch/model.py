@@ -707,6 +707,8 @@ class Model(lazyvi_plugin.Model):
         """_layer_signals_block over blocks of signals.BLOCK_ROWS rows, so
         that a pass's temporaries stay a block's."""
         n, B, R = x.shape[0], signals.BLOCK_ROWS, self.head.rows_per_sample()
+        if R == 1 and _alternating(self.net):
+            return self._layer_signals_direct(x)
         if n <= B:
             return self._layer_signals_block(x)
         out: Optional["signals.Signals"] = None
@@ -720,6 +722,48 @@ class Model(lazyvi_plugin.Model):
                 A[s:e], D[s * R:e * R] = a, d
             out.pred[s:e] = blk.pred
         return out
+
+    def _layer_signals_direct(self, x: torch.Tensor) -> "signals.Signals":
+        """_layer_signals_block's signals for one output a sample (R = 1) of
+        a network of Linear layers with a ReLU between each two, written
+        block by block straight into the signals' storage, without autograd
+        but for the head's link: the first layer's inputs are x itself,
+        each later one's the ReLU of the layer below, and D of a hidden
+        layer is D of the layer above times its weight, where that ReLU is
+        open."""
+        lin = [m for m in self.net if isinstance(m, torch.nn.Linear)]
+        n = x.shape[0]
+        # x's values as the first layer's inputs, through an alias: the
+        # cache keeps the signals only while the caller's tensor lives.
+        acts = [x.detach()] + [x.new_empty(n, m.out_features) for m in lin[:-1]]
+        ds = [x.new_empty(n, m.out_features) for m in lin]
+        pred = x.new_empty(n, self.head.outs)
+        with torch.no_grad():
+            for s in range(0, n, signals.BLOCK_ROWS):
+                e = min(n, s + signals.BLOCK_ROWS)
+                for l, m in enumerate(lin[:-1]):
+                    h = acts[l + 1][s:e]
+                    torch.matmul(acts[l][s:e], m.weight.T, out=h)
+                    if m.bias is not None:
+                        h += m.bias
+                    h.relu_()
+                last = lin[-1]
+                z = acts[-1][s:e] @ last.weight.T
+                if last.bias is not None:
+                    z += last.bias
+                with torch.enable_grad():
+                    z.requires_grad_()
+                    p = self.head.link(network.outputs(lambda xx: xx, z, self.head.outs))
+                    g, = torch.autograd.grad(p[:, 0].sum(), z)
+                pred[s:e] = p.detach()
+                ds[-1][s:e] = g
+                for l in range(len(lin) - 1, 0, -1):
+                    d = ds[l - 1][s:e]
+                    torch.matmul(ds[l][s:e], lin[l].weight, out=d)
+                    # ReLU's own backward: d where the layer's output is
+                    # positive, else 0.
+                    torch.ops.aten.threshold_backward.grad_input(d, acts[l][s:e], 0, grad_input=d)
+        return signals.Signals([(a, d, m.bias is not None) for a, d, m in zip(acts, ds, lin)], pred)
 
     def _layer_signals_block(self, x: torch.Tensor) -> "signals.Signals":
         """Each Linear layer's inputs on x (n x in), the gradients of the
@@ -771,6 +815,13 @@ def _plain_mlp(net: torch.nn.Module) -> bool:
     and ReLU layers only."""
     return isinstance(net, torch.nn.Sequential) and len(net) > 0 and \
         all(isinstance(m, (torch.nn.Linear, torch.nn.ReLU)) for m in net)
+
+
+def _alternating(net: torch.nn.Module) -> bool:
+    """Whether net is Linear layers with one ReLU between each two (the
+    built-in network's shape)."""
+    kinds = [isinstance(m, torch.nn.Linear) for m in net]
+    return len(kinds) % 2 == 1 and all(k == (i % 2 == 0) for i, k in enumerate(kinds))
 
 
 def _warn_once(key, msg):
