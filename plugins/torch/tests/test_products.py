@@ -13,22 +13,11 @@ import torch
 
 from lazyvi_torch import model
 from lazyvi_torch.errors import ModelError
+from fitting import fitted
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 EPS = torch.finfo(torch.float64).eps
-
-
-def fitted(task, classes, opts, n=120, p=5, seed=1):
-    g = torch.Generator().manual_seed(seed)
-    x = torch.randn(n, p, generator=g, dtype=torch.float64)
-    if task == 0:
-        y = torch.randn(n, generator=g, dtype=torch.float64)
-    else:
-        y = torch.randint(0, max(classes, 2), (n,), generator=g).to(torch.float64)
-    m = model.new_model(task, p, seed, classes, dict(opts, epochs="2"))
-    m.fit(x, y)
-    return m, x, g
 
 
 class Products(unittest.TestCase):

@@ -10,23 +10,16 @@ import unittest
 
 import torch
 
-from lazyvi_torch import model, signals
+from lazyvi_torch import signals
+from fitting import fitted as _fitted
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 EPS = torch.finfo(torch.float64).eps
 
 
-def fitted(task, classes, opts, n=90, p=4, seed=5):
-    g = torch.Generator().manual_seed(seed)
-    x = torch.randn(n, p, generator=g, dtype=torch.float64)
-    if task == 0:
-        y = torch.randn(n, generator=g, dtype=torch.float64)
-    else:
-        y = torch.randint(0, max(classes, 2), (n,), generator=g).to(torch.float64)
-    m = model.new_model(task, p, seed, classes, dict(opts, epochs="2"))
-    m.fit(x, y)
-    return m, x, g
+def fitted(task, classes, opts):
+    return _fitted(task, classes, opts, n=90, p=4, seed=5)
 
 
 def entries(m):

@@ -11,23 +11,15 @@ import unittest
 
 import torch
 
-from lazyvi_torch import model
+from fitting import fitted as _fitted
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 EPS32 = 2.0 ** -24
 
 
-def fitted(task, classes, opts, n=150, p=5, seed=3):
-    g = torch.Generator().manual_seed(seed)
-    x = torch.randn(n, p, generator=g, dtype=torch.float64)
-    if task == 0:
-        y = torch.randn(n, generator=g, dtype=torch.float64)
-    else:
-        y = torch.randint(0, max(classes, 2), (n,), generator=g).to(torch.float64)
-    m = model.new_model(task, p, seed, classes, dict(opts, epochs="3"))
-    m.fit(x, y)
-    return m, x, g
+def fitted(task, classes, opts):
+    return _fitted(task, classes, opts, n=150, p=5, seed=3, epochs="3")
 
 
 class Single(unittest.TestCase):
