@@ -451,8 +451,8 @@ class Model(lazyvi_plugin.Model):
         return torch.cat([(torch.zeros_like(p) if g is None else g).reshape(-1) for g, p in zip(gs, ps)])
 
     def jacobian_tvec(self, x: torch.Tensor, a: torch.Tensor, single: bool = False) -> torch.Tensor:
-        """J(x)^T a by one backward pass (single: in float32, see
-        _precision)."""
+        """J(x)^T a: from the layers' signals for the built-in network, else
+        by one backward pass (single: in float32, see _precision)."""
         if single:
             return self._single_call(True, lambda m: m.jacobian_tvec(x, a))
         self.ready()
@@ -704,8 +704,11 @@ class Model(lazyvi_plugin.Model):
         return signals.CACHE.get(self, key, size, lambda: self._layer_signals(x))
 
     def _layer_signals(self, x: torch.Tensor) -> "signals.Signals":
-        """_layer_signals_block over blocks of signals.BLOCK_ROWS rows, so
-        that a pass's temporaries stay a block's."""
+        """The layers' signals on x (_layer_signals_block's): written in
+        place for one output a sample of the built-in network
+        (_layer_signals_direct), else _layer_signals_block over blocks of
+        signals.BLOCK_ROWS rows, so that a pass's temporaries stay a
+        block's."""
         n, B, R = x.shape[0], signals.BLOCK_ROWS, self.head.rows_per_sample()
         if R == 1 and _alternating(self.net):
             return self._layer_signals_direct(x)
