@@ -697,8 +697,8 @@ class Model(lazyvi_plugin.Model):
     def _signals(self, key: torch.Tensor, x: torch.Tensor) -> Optional["signals.Signals"]:
         """The layers' signals on x (key: the caller's tensor, x that on
         the device in the model's dtype), kept for the next products on
-        the same tensor (signals.CACHE); None where the cache has no room
-        for them (the caller computes without)."""
+        the same tensor (signals.CACHE); None where they would exceed the
+        cache's budget (the caller computes without them)."""
         R = self.head.rows_per_sample()
         size = signals.size(x.shape[0], R, self._layout, self.head.outs, x.element_size())
         return signals.CACHE.get(self, key, size, lambda: self._layer_signals(x))

@@ -19,7 +19,8 @@ Krylov solves multiply on the same rows (a matrix the plugin keeps under
 its handle) at every step, so the cache keeps them by the identity of the
 caller's input tensor, within CACHE_BYTES for the whole process, and
 drops an input's signals when the input itself is freed. An input that
-finds no room is multiplied on without them, by functorch.
+finds no room has them computed for each call; one whose signals exceed
+the budget is multiplied on without them, by functorch.
 """
 
 import threading
@@ -126,10 +127,13 @@ def tmul(sig: Signals, lay: Layout, rows: torch.Tensor, R: int, M: int) -> torch
 class Cache:
     """Signals by (model, input) identity within budget bytes; an entry
     goes when its input is freed, or when a new one needs its room and it
-    has not been used for IDLE seconds. A new input that finds no room
-    gets no signals (get returns None): its caller computes without them,
-    rather than evict the signals another solve is still multiplying on
-    and make both recompute them at every product."""
+    has not been used for IDLE seconds. A new input that finds no room has
+    its signals computed for the call and not kept, rather than evict the
+    signals another solve is still multiplying on and make both recompute
+    them at every product: the answer is the same either way, so it never
+    depends on which calls ran before. Signals larger than the budget are
+    not computed (get returns None): the caller computes without them,
+    for every call on such an input alike."""
 
     IDLE = 10.0
 
@@ -142,9 +146,12 @@ class Cache:
 
     def get(self, owner: object, x: torch.Tensor, size: int, compute: Callable[[], Signals]) -> Optional[Signals]:
         """The signals of x for owner: the kept ones, else compute()'s
-        (size bytes) where they find room, else None."""
+        (size bytes), kept where they find room; None where size is above
+        the budget."""
         key = (id(owner), id(x))
         now = time.monotonic()
+        if size > self.budget:
+            return None
         with self.lock:
             e = self.entries.get(key)
             if e is not None and e[0]() is owner and e[1]() is x:
@@ -152,9 +159,10 @@ class Cache:
                 self.entries.move_to_end(key)
                 return e[2]
             self._drop(key)
-            if not self._room(size, now):
-                return None
+            room = self._room(size, now)
         sig = compute()
+        if not room:
+            return sig
         with self.lock:
             e = self.entries.get(key)
             if e is not None and e[0]() is owner and e[1]() is x:
@@ -170,8 +178,6 @@ class Cache:
     def _room(self, size: int, now: float) -> bool:
         """Whether size bytes fit, after dropping the entries idle for IDLE
         seconds, least recently used first, as far as needed."""
-        if size > self.budget:
-            return False
         for key in list(self.entries):
             if self.bytes + size <= self.budget:
                 break

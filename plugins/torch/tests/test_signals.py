@@ -108,9 +108,9 @@ class Signals(unittest.TestCase):
         xs = [x.clone() for _ in range(3)]
         for t in xs[:2]:
             self.assertIs(c.get(m, t, size, lambda: sig), sig)
-        # No room but in entries just used: the third input gets none, and
-        # the two keep theirs.
-        self.assertIsNone(c.get(m, xs[2], size, lambda: sig))
+        # No room but in entries just used: the third input's signals are
+        # computed for the call and not kept, and the two keep theirs.
+        self.assertIs(c.get(m, xs[2], size, lambda: sig), sig)
         self.assertEqual(list(c.entries), [(id(m), id(xs[0])), (id(m), id(xs[1]))])
         # Once an entry has been idle long enough, its room is taken: the
         # least recently used first.
@@ -142,9 +142,29 @@ class Signals(unittest.TestCase):
         self.assertEqual(len(c.entries), 1)
         self.assertEqual(c.bytes, size)
 
-    def test_without_room(self):
-        # Where the cache has no room, the products come from functorch:
-        # the same values within rounding.
+    def test_no_room_same_bits(self):
+        # An input that finds no room gets the same answers as one whose
+        # signals are kept: the numbers never depend on the cache's state.
+        m, x, g = fitted(0, 0, {"hidden": "16,8"})
+        v = torch.randn(m.num_params, 1, generator=g, dtype=torch.float64)
+        kept = m.jacobian_mul(x.clone(), v, single=True)
+        pred = m.predict(x.clone(), single=True)
+        sig = m._precision(True)._layer_signals(m._precision(True)._on(x))
+        saved = signals.CACHE
+        signals.CACHE = signals.Cache(signals.nbytes(sig))
+        try:
+            hold = x.clone()
+            m.jacobian_mul(hold, v, single=True)  # takes all the room
+            self.assertEqual(len(signals.CACHE.entries), 1)
+            self.assertTrue(torch.equal(m.jacobian_mul(x.clone(), v, single=True), kept))
+            self.assertTrue(torch.equal(m.predict(x.clone(), single=True), pred))
+            self.assertEqual(len(signals.CACHE.entries), 1)
+        finally:
+            signals.CACHE = saved
+
+    def test_above_budget(self):
+        # Signals larger than the whole budget are never computed: the
+        # products come from functorch, the same values within rounding.
         m, x, g = fitted(0, 0, {"hidden": "16,8"})
         v = torch.randn(m.num_params, 1, generator=g, dtype=torch.float64)
         want = m.jacobian_mul(x.clone(), v)
