@@ -85,7 +85,11 @@ func (md *Model) Gram(ctx context.Context, x mat.Matrix, e []float64) (*mat.SymD
 	}
 	g := blas64.Symmetric{N: m, Stride: m, Data: make([]float64, m*m), Uplo: blas.Upper}
 	b := make([]float64, m)
-	buf := make([]float64, min(gramChunkRows, n)*m)
+	buf := gramScratch.Get(min(gramChunkRows, n) * m)
+	if buf == nil {
+		buf = make([]float64, min(gramChunkRows, n)*m)
+	}
+	defer gramScratch.Put(buf)
 	for i0 := 0; i0 < n; i0 += gramChunkRows {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, fmt.Errorf("mlp: Gram: %w", err)
@@ -102,6 +106,11 @@ func (md *Model) Gram(ctx context.Context, x mat.Matrix, e []float64) (*mat.SymD
 	}
 	return mat.NewSymDense(m, g.Data), b, nil
 }
+
+// gramScratch keeps Gram's chunk of Jacobian rows (gramChunkRows x M)
+// between calls: the lazy estimator forms a Gram per fold block and
+// feature. jacobianRows writes every value of the rows it is given.
+var gramScratch = scratch.New(2 * time.Second)
 
 // JacobianTVec returns Phi(x)^T a without forming Phi: per layer,
 // dW = Delta^T diag(a) A and db = Delta^T a.

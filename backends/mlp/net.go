@@ -2,6 +2,7 @@ package mlp
 
 import (
 	"context"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/backends/internal/nn"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/scratch"
 )
 
 // layer locates one dense layer's parameters in the flat vector theta: the
@@ -287,13 +289,37 @@ func newDeltas(layers []layer, rows int) []blas64.General {
 	return d
 }
 
-// predict returns the predictions with parameters theta.
+// predict returns the predictions with parameters theta. The hidden
+// layers' activations live in a buffer of predictScratch for the pass
+// only; the outputs are the result's own.
 func (md *Model) predict(theta []float64, x blas64.General) *mat.Dense {
-	a := newActivations(md.layers, x.Rows)
+	n := x.Rows
+	size := 0
+	for _, ly := range md.layers[1:] {
+		size += n * ly.in
+	}
+	buf := predictScratch.Get(size)
+	if buf == nil {
+		buf = make([]float64, size)
+	}
+	a := &activations{acts: make([]blas64.General, len(md.layers)), out: make([]float64, n*md.layers[len(md.layers)-1].out)}
+	for l, off := 1, 0; l < len(md.layers); l++ {
+		in := md.layers[l].in
+		a.acts[l] = blas64.General{Rows: n, Cols: in, Stride: in, Data: buf[off : off+n*in]}
+		off += n * in
+	}
 	out := forward(md.layers, newParams(md.layers, theta), x, a)
+	predictScratch.Put(buf)
 	md.head.Link(out, nil)
-	return mat.NewDense(x.Rows, md.head.Outs, out)
+	return mat.NewDense(n, md.head.Outs, out)
 }
+
+// predictScratch keeps predict's hidden activations between calls: the
+// lazy estimator's penalty search predicts a fold's held-out rows at
+// every candidate penalty, each a pass of the same shape, where fresh
+// memory costs a page fault every 4 KiB and zeroing. forward writes every
+// value it reads, so what a buffer held before does not matter.
+var predictScratch = scratch.New(2 * time.Second)
 
 // Predict returns the n x 1 predictions: the mean mu + sd*net(x) for
 // regression, sigmoid(net(x)) = P(Y = 1) for binary; n x K softmax class

@@ -9,7 +9,9 @@ package jacobian
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -57,23 +59,27 @@ func PredictShifts(ctx context.Context, g framework.Gradienter, shifts []framewo
 	return PredictShiftsEach(ctx, g, shifts)
 }
 
-// PredictShiftsEach is PredictShifts one call per shift (concurrently),
-// whatever g implements: the fallback a framework.ShiftBatcher may use
-// itself.
+// PredictShiftsEach is PredictShifts one call per shift, on up to
+// GOMAXPROCS goroutines, whatever g implements: the fallback a
+// framework.ShiftBatcher may use itself. A model's call is CPU-bound, so
+// more calls at once than processors would only hold more passes'
+// memory at the same time.
 func PredictShiftsEach(ctx context.Context, g framework.Gradienter, shifts []framework.Shift) ([]*mat.Dense, error) {
 	out := make([]*mat.Dense, len(shifts))
 	errs := make([]error, len(shifts))
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for i, s := range shifts {
+	for range min(runtime.GOMAXPROCS(0), len(shifts)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() {
-				if r := recover(); r != nil {
-					errs[i] = fmt.Errorf("shift %d: panic: %v", i, r)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(shifts) {
+					return
 				}
-			}()
-			out[i], errs[i] = predictShift(ctx, g, s)
+				out[i], errs[i] = predictShiftSafe(ctx, g, shifts[i], i)
+			}
 		}()
 	}
 	wg.Wait()
@@ -83,6 +89,17 @@ func PredictShiftsEach(ctx context.Context, g framework.Gradienter, shifts []fra
 		}
 	}
 	return out, nil
+}
+
+// predictShiftSafe is predictShift with a panic returned as shift i's
+// error.
+func predictShiftSafe(ctx context.Context, g framework.Gradienter, s framework.Shift, i int) (p *mat.Dense, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = nil, fmt.Errorf("shift %d: panic: %v", i, r)
+		}
+	}()
+	return predictShift(ctx, g, s)
 }
 
 func predictShift(ctx context.Context, g framework.Gradienter, s framework.Shift) (*mat.Dense, error) {

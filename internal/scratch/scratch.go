@@ -49,7 +49,9 @@ func (l *List) Get(n int) []float64 {
 }
 
 // Put gives b back for a later Get; its caller must not use it after.
-// Beyond one buffer per processor, the smallest goes.
+// Beyond one buffer per processor, the one put back longest ago goes: a
+// buffer of a size the work no longer asks for (a one-off larger pass)
+// must not hold a place that the sizes asked for again and again need.
 func (l *List) Put(b []float64) {
 	if cap(b) == 0 {
 		return
@@ -58,13 +60,7 @@ func (l *List) Put(b []float64) {
 	defer l.mu.Unlock()
 	l.free = append(l.free, b[:0])
 	if limit := runtime.GOMAXPROCS(0); len(l.free) > limit {
-		small := 0
-		for i, f := range l.free {
-			if cap(f) < cap(l.free[small]) {
-				small = i
-			}
-		}
-		l.free = append(l.free[:small], l.free[small+1:]...)
+		l.free = append(l.free[:0], l.free[len(l.free)-limit:]...)
 	}
 	if l.timer == nil {
 		l.timer = time.AfterFunc(l.idle, l.expire)

@@ -7,8 +7,8 @@ import (
 )
 
 // A buffer put back is handed out again for a need it fits (not one less
-// than half its size), at most GOMAXPROCS are kept (the smallest go
-// first), and all go after the idle time without a Get.
+// than half its size), at most GOMAXPROCS are kept (those put back
+// longest ago go first), and all go after the idle time without a Get.
 func TestList(t *testing.T) {
 	l := New(50 * time.Millisecond)
 	if b := l.Get(10); b != nil {
@@ -30,14 +30,22 @@ func TestList(t *testing.T) {
 		t.Fatalf("the buffer handed out is still listed")
 	}
 	procs := runtime.GOMAXPROCS(0)
+	// Sizes falling, 10 apart: a Get of one less than a size is best fitted
+	// by that size's buffer when it is kept.
+	size := func(i int) int { return 1000 - 10*i }
 	for i := range procs + 2 {
-		l.Put(make([]float64, 10+i))
+		l.Put(make([]float64, size(i)))
 	}
 	if l.Len() != procs {
 		t.Fatalf("%d buffers kept, want GOMAXPROCS = %d", l.Len(), procs)
 	}
-	if got := l.Get(10); got != nil && cap(got) < 12 {
-		t.Fatalf("a buffer of %d kept where the smallest should have gone", cap(got))
+	for i := range 2 {
+		if got := l.Get(size(i) - 1); got != nil && cap(got) == size(i) {
+			t.Fatalf("the buffer of %d, put back %d-th, kept where the %d put back first should have gone", size(i), i+1, 2)
+		}
+	}
+	if got := l.Get(size(procs+1) - 1); got == nil || cap(got) != size(procs+1) {
+		t.Fatalf("the buffer put back last is not kept")
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for l.Len() > 0 && time.Now().Before(deadline) {
