@@ -210,9 +210,11 @@ func (md *Model) kernelInto(ctx context.Context, x1, x2 mat.Matrix, single bool,
 	bs := min(kernelBlockRows, n1)
 	kb.k, kb.n2 = k, n2
 	if single {
-		kb.ga32, kb.gd32 = make([]float32, bs*n2), make([]float32, bs*n2)
+		kb.ga32, kb.gd32 = kb.take32(bs*n2), kb.take32(bs*n2)
+		defer putScratch32(kb.buf32)
 	} else {
-		kb.ga, kb.gd = make([]float64, (bs/kb.rep+2)*kb.s2), make([]float64, bs*n2)
+		kb.ga, kb.gd = kb.take((bs/kb.rep+2)*kb.s2), kb.take(bs*n2)
+		defer kernelScratch.Put(kb.buf)
 	}
 	for i0 := 0; i0 < n1; i0 += bs {
 		if err := ctx.Err(); err != nil {
@@ -242,6 +244,10 @@ func (md *Model) kernelInto(ctx context.Context, x1, x2 mat.Matrix, single bool,
 // transposed (a2t, d2t; a2t32, d2t32); ga, gd (ga32, gd32) hold a block's
 // Grams. With rep outputs a sample, K has rep rows a sample and the
 // activations' Grams are of the s2 samples.
+//
+// The transposed signals and the Grams live in one scratch buffer, buf
+// (buf32), which take (take32) hands out in turn; every value of them is
+// written before it is read.
 type kernelBlocks struct {
 	layers       int
 	k            []float64
@@ -252,6 +258,36 @@ type kernelBlocks struct {
 	f1           *signals32
 	a2t32, d2t32 []blas32.General
 	ga32, gd32   []float32
+	buf          []float64
+	buf32        *[]float32
+	used         int
+}
+
+// kernelScratch keeps the float64 kernel's scratch (kernelBlocks.buf)
+// between calls: the lazy estimator computes a kernel of the same shape
+// for every feature, where fresh memory costs a page fault every 4 KiB.
+var kernelScratch = scratch.New(2 * time.Second)
+
+// take returns the next n values of kb.buf.
+func (kb *kernelBlocks) take(n int) []float64 {
+	kb.used += n
+	return kb.buf[kb.used-n : kb.used : kb.used]
+}
+
+// take32 returns the next n values of kb.buf32.
+func (kb *kernelBlocks) take32(n int) []float32 {
+	kb.used += n
+	return (*kb.buf32)[kb.used-n : kb.used : kb.used]
+}
+
+// gramsSize is the number of values a block's two Grams take (kernelInto's
+// ga and gd, or ga32 and gd32) for n1 rows against n2 = s2*rep.
+func gramsSize(n1, s2, rep int, single bool) int {
+	bs := min(kernelBlockRows, n1)
+	if single {
+		return 2 * bs * s2 * rep
+	}
+	return (bs/rep+2)*s2 + bs*s2*rep
 }
 
 // kernelSignals64 returns the kernel's blocks of the float64 signals of
@@ -274,9 +310,17 @@ func (md *Model) kernelSignals64(xg1, xg2 blas64.General, sym bool) kernelBlocks
 		}
 	}
 	kb := kernelBlocks{layers: len(md.layers), s2: xg2.Rows, rep: a1.rowsPer(), a1: a1, d1: d1}
+	size := gramsSize(xg1.Rows*kb.rep, kb.s2, kb.rep, false)
 	for l := range md.layers {
-		kb.a2t = append(kb.a2t, transpose(rowsOf(a2.acts[l], xg2.Rows)))
-		kb.d2t = append(kb.d2t, transpose(d2[l]))
+		size += xg2.Rows*a2.acts[l].Cols + d2[l].Rows*d2[l].Cols
+	}
+	if kb.buf = kernelScratch.Get(size); kb.buf == nil {
+		kb.buf = make([]float64, size)
+	}
+	for l := range md.layers {
+		a := rowsOf(a2.acts[l], xg2.Rows)
+		kb.a2t = append(kb.a2t, transposeInto(kb.take(a.Rows*a.Cols), a))
+		kb.d2t = append(kb.d2t, transposeInto(kb.take(d2[l].Rows*d2[l].Cols), d2[l]))
 	}
 	return kb
 }
@@ -290,9 +334,15 @@ func (md *Model) kernelSignals32(xg1, xg2 blas64.General, sym bool) kernelBlocks
 		f2 = md.singleOf(xg2, md.cachedSingle(xg2))
 	}
 	kb := kernelBlocks{layers: len(md.layers), s2: xg2.Rows, rep: 1, f1: f1}
+	size := gramsSize(xg1.Rows, kb.s2, 1, true)
 	for l := range md.layers {
-		kb.a2t32 = append(kb.a2t32, transpose32(f2.acts[l]))
-		kb.d2t32 = append(kb.d2t32, transpose32(f2.deltas[l]))
+		size += f2.acts[l].Rows*f2.acts[l].Cols + f2.deltas[l].Rows*f2.deltas[l].Cols
+	}
+	kb.buf32 = getScratch32(size)
+	for l := range md.layers {
+		a, d := f2.acts[l], f2.deltas[l]
+		kb.a2t32 = append(kb.a2t32, transposeInto32(kb.take32(a.Rows*a.Cols), a))
+		kb.d2t32 = append(kb.d2t32, transposeInto32(kb.take32(d.Rows*d.Cols), d))
 	}
 	return kb
 }
@@ -360,9 +410,9 @@ func colsOf(g blas64.General, j0 int) blas64.General {
 	return blas64.General{Rows: g.Rows, Cols: g.Cols - j0, Stride: g.Stride, Data: g.Data[j0:]}
 }
 
-// transpose returns a new g^T.
-func transpose(g blas64.General) blas64.General {
-	t := newGeneral(g.Cols, g.Rows)
+// transposeInto returns g^T in dst's g.Rows*g.Cols values.
+func transposeInto(dst []float64, g blas64.General) blas64.General {
+	t := blas64.General{Rows: g.Cols, Cols: g.Rows, Stride: g.Rows, Data: dst[:g.Rows*g.Cols]}
 	for i := 0; i < g.Rows; i++ {
 		for j, v := range g.Data[i*g.Stride : i*g.Stride+g.Cols] {
 			t.Data[j*g.Rows+i] = v
@@ -371,7 +421,7 @@ func transpose(g blas64.General) blas64.General {
 	return t
 }
 
-// sub32, colsOf32 and transpose32 are sub, colsOf and transpose for
+// sub32, colsOf32 and transposeInto32 are sub, colsOf and transposeInto for
 // float32 matrices.
 func sub32(g blas32.General, i0, rows int) blas32.General {
 	return blas32.General{Rows: rows, Cols: g.Cols, Stride: g.Stride, Data: g.Data[i0*g.Stride : (i0+rows-1)*g.Stride+g.Cols]}
@@ -381,8 +431,8 @@ func colsOf32(g blas32.General, j0 int) blas32.General {
 	return blas32.General{Rows: g.Rows, Cols: g.Cols - j0, Stride: g.Stride, Data: g.Data[j0:]}
 }
 
-func transpose32(g blas32.General) blas32.General {
-	t := blas32.General{Rows: g.Cols, Cols: g.Rows, Stride: g.Rows, Data: make([]float32, g.Rows*g.Cols)}
+func transposeInto32(dst []float32, g blas32.General) blas32.General {
+	t := blas32.General{Rows: g.Cols, Cols: g.Rows, Stride: g.Rows, Data: dst[:g.Rows*g.Cols]}
 	for i := 0; i < g.Rows; i++ {
 		for j, v := range g.Data[i*g.Stride : i*g.Stride+g.Cols] {
 			t.Data[j*g.Rows+i] = v
