@@ -289,36 +289,52 @@ func newDeltas(layers []layer, rows int) []blas64.General {
 	return d
 }
 
-// predict returns the predictions with parameters theta. The hidden
-// layers' activations live in a buffer of predictScratch for the pass
-// only; the outputs are the result's own.
+// predict returns the predictions with parameters theta, predictChunkRows
+// rows at a time: a row's outputs depend on that row alone, and every
+// layer's product sums over its inputs in the same order whatever the
+// number of rows, so the chunks' outputs are the whole pass's, while the
+// hidden layers' activations take a chunk's memory instead of n rows'
+// (8 MB for 3333 rows of (200, 100), touched fresh by every call). The
+// chunk's buffer comes from predictScratch; the outputs are the result's
+// own.
 func (md *Model) predict(theta []float64, x blas64.General) *mat.Dense {
 	n := x.Rows
+	outs := md.layers[len(md.layers)-1].out
+	out := make([]float64, n*outs)
+	rows := min(predictChunkRows, n)
 	size := 0
 	for _, ly := range md.layers[1:] {
-		size += n * ly.in
+		size += rows * ly.in
 	}
 	buf := predictScratch.Get(size)
 	if buf == nil {
 		buf = make([]float64, size)
 	}
-	a := &activations{acts: make([]blas64.General, len(md.layers)), out: make([]float64, n*md.layers[len(md.layers)-1].out)}
+	a := &activations{acts: make([]blas64.General, len(md.layers))}
 	for l, off := 1, 0; l < len(md.layers); l++ {
 		in := md.layers[l].in
-		a.acts[l] = blas64.General{Rows: n, Cols: in, Stride: in, Data: buf[off : off+n*in]}
-		off += n * in
+		a.acts[l] = blas64.General{Rows: rows, Cols: in, Stride: in, Data: buf[off : off+rows*in]}
+		off += rows * in
 	}
-	out := forward(md.layers, newParams(md.layers, theta), x, a)
+	ps := newParams(md.layers, theta)
+	for i0 := 0; i0 < n; i0 += rows {
+		r := min(rows, n-i0)
+		a.out = out[i0*outs : (i0+r)*outs]
+		forward(md.layers, ps, sub(x, i0, r), a)
+	}
 	predictScratch.Put(buf)
 	md.head.Link(out, nil)
 	return mat.NewDense(n, md.head.Outs, out)
 }
 
-// predictScratch keeps predict's hidden activations between calls: the
-// lazy estimator's penalty search predicts a fold's held-out rows at
-// every candidate penalty, each a pass of the same shape, where fresh
-// memory costs a page fault every 4 KiB and zeroing. forward writes every
-// value it reads, so what a buffer held before does not matter.
+// predictChunkRows is the number of rows predict passes through the
+// network at a time.
+const predictChunkRows = 256
+
+// predictScratch keeps predict's chunk buffers between calls (the lazy
+// estimator's penalty search predicts a fold's held-out rows at every
+// candidate penalty). forward writes every value it reads, so what a
+// buffer held before does not matter.
 var predictScratch = scratch.New(2 * time.Second)
 
 // Predict returns the n x 1 predictions: the mean mu + sd*net(x) for

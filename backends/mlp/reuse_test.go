@@ -91,3 +91,27 @@ func TestKernelReusedBuffers(t *testing.T) {
 		}
 	}
 }
+
+// Predictions of more rows than a chunk are, to the bit, those of each row
+// predicted alone, for every task: a row's outputs do not depend on the
+// rows passed with it.
+func TestPredictChunks(t *testing.T) {
+	ctx := context.Background()
+	for _, task := range []framework.Task{framework.Regression, framework.Binary, framework.Multiclass} {
+		md, x := smallProblem(t, task, "9,4", predictChunkRows+77)
+		all, err := md.Predict(ctx, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, p := x.Dims()
+		for i := 0; i < n; i += 37 {
+			one, err := md.Predict(ctx, x.Slice(i, i+1, 0, p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !mat.Equal(one, all.Slice(i, i+1, 0, md.head.Outs)) {
+				t.Fatalf("%v: row %d alone %v, in the whole pass %v", task, i, mat.Formatted(one), mat.Formatted(all.Slice(i, i+1, 0, md.head.Outs)))
+			}
+		}
+	}
+}
