@@ -224,6 +224,7 @@ func (rd *reducer) do(ctx context.Context, j reduceJob) error {
 		}
 	}
 	red, secs, err := reduction{p: rd.folds[j.k], e: e, f: f, baseline: j.f == baselineJob, from: from}.checkpointed(ctx, opt.Checkpoint, key)
+	collectIfGrown()
 	if err != nil {
 		if len(rd.folds) > 1 {
 			err = fmt.Errorf("fold %d: %w", j.k+1, err)
