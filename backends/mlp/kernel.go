@@ -85,10 +85,7 @@ func (md *Model) Gram(ctx context.Context, x mat.Matrix, e []float64) (*mat.SymD
 	}
 	g := blas64.Symmetric{N: m, Stride: m, Data: make([]float64, m*m), Uplo: blas.Upper}
 	b := make([]float64, m)
-	buf := gramScratch.Get(min(gramChunkRows, n) * m)
-	if buf == nil {
-		buf = make([]float64, min(gramChunkRows, n)*m)
-	}
+	buf := gramScratch.Take(min(gramChunkRows, n) * m)
 	defer gramScratch.Put(buf)
 	for i0 := 0; i0 < n; i0 += gramChunkRows {
 		if err := ctx.Err(); err != nil {
@@ -314,9 +311,7 @@ func (md *Model) kernelSignals64(xg1, xg2 blas64.General, sym bool) kernelBlocks
 	for l := range md.layers {
 		size += xg2.Rows*a2.acts[l].Cols + d2[l].Rows*d2[l].Cols
 	}
-	if kb.buf = kernelScratch.Get(size); kb.buf == nil {
-		kb.buf = make([]float64, size)
-	}
+	kb.buf = kernelScratch.Take(size)
 	for l := range md.layers {
 		a := rowsOf(a2.acts[l], xg2.Rows)
 		kb.a2t = append(kb.a2t, transposeInto(kb.take(a.Rows*a.Cols), a))

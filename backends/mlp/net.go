@@ -306,10 +306,7 @@ func (md *Model) predict(theta []float64, x blas64.General) *mat.Dense {
 	for _, ly := range md.layers[1:] {
 		size += rows * ly.in
 	}
-	buf := predictScratch.Get(size)
-	if buf == nil {
-		buf = make([]float64, size)
-	}
+	buf := predictScratch.Take(size)
 	a := &activations{acts: make([]blas64.General, len(md.layers))}
 	for l, off := 1, 0; l < len(md.layers); l++ {
 		in := md.layers[l].in

@@ -48,6 +48,14 @@ func (l *List) Get(n int) []float64 {
 	return b[:n]
 }
 
+// Take is Get, with a new buffer of n values when there is no free one.
+func (l *List) Take(n int) []float64 {
+	if b := l.Get(n); b != nil {
+		return b
+	}
+	return make([]float64, n)
+}
+
 // Put gives b back for a later Get; its caller must not use it after.
 // Beyond one buffer per processor, the one put back longest ago goes: a
 // buffer of a size the work no longer asks for (a one-off larger pass)

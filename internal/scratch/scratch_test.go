@@ -14,6 +14,9 @@ func TestList(t *testing.T) {
 	if b := l.Get(10); b != nil {
 		t.Fatalf("empty list: got a buffer of %d", len(b))
 	}
+	if b := l.Take(10); len(b) != 10 {
+		t.Fatalf("empty list: Take(10) gave %d values", len(b))
+	}
 	b := make([]float64, 100)
 	l.Put(b)
 	if got := l.Get(200); got != nil {

@@ -153,8 +153,8 @@ class Cache:
         if size > self.budget:
             return None
         with self.lock:
-            e = self.entries.get(key)
-            if e is not None and e[0]() is owner and e[1]() is x:
+            e = self._live(key, owner, x)
+            if e is not None:
                 e[4] = now
                 self.entries.move_to_end(key)
                 return e[2]
@@ -164,8 +164,8 @@ class Cache:
         if not room:
             return sig
         with self.lock:
-            e = self.entries.get(key)
-            if e is not None and e[0]() is owner and e[1]() is x:
+            e = self._live(key, owner, x)
+            if e is not None:
                 return e[2]  # another call on x kept its own meanwhile
             self._drop(key)
             if not self._room(size, time.monotonic()):
@@ -174,6 +174,14 @@ class Cache:
             self.bytes += size
         weakref.finalize(x, self.forget, key)
         return sig
+
+    def _live(self, key: Tuple[int, int], owner: object, x: torch.Tensor) -> Optional[list]:
+        """The entry under key when it is owner's and x's (ids are reused
+        once their objects are freed), else None; the lock must be held."""
+        e = self.entries.get(key)
+        if e is not None and e[0]() is owner and e[1]() is x:
+            return e
+        return None
 
     def _room(self, size: int, now: float) -> bool:
         """Whether size bytes fit, after dropping the entries idle for IDLE
