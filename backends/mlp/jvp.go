@@ -14,6 +14,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/backends/internal/nn"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/rowops"
 )
 
 var _ framework.JacobianMultiplier = (*Model)(nil)
@@ -243,7 +244,8 @@ func (s single) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*m
 	out := mat.NewDense(n, p, nil)
 	col := make([]float64, md.m)
 	acc := make([]float64, n)
-	tb, wb := getScratch32(n*md.maxWidth()), getScratch32(md.maxWeights())
+	chunk := min(n, productChunkRows)
+	tb, wb := getScratch32(chunk*md.maxWidth()), getScratch32(md.maxWeights())
 	defer putScratch32(tb)
 	defer putScratch32(wb)
 	for c := 0; c < p; c++ {
@@ -257,38 +259,26 @@ func (s single) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*m
 			for k, x := range ly.weights(col).Data {
 				wg.Data[k] = float32(x)
 			}
-			// T = A_l W^T (n x out), then row i's dot with Delta_l[i]
-			// of T's row plus b.
-			tg := blas32.General{Rows: n, Cols: ly.out, Stride: ly.out, Data: (*tb)[:n*ly.out]}
-			mulRows32(sg.acts[l], wg, tg)
-			addRowDots(acc, sg.deltas[l], tg, ly.bias(col))
+			// T = A_l W^T (rows x out), then row i's dot with
+			// Delta_l[i] of T's row plus b, a chunk of rows at a time.
+			for r0 := 0; r0 < n; r0 += chunk {
+				r1 := min(r0+chunk, n)
+				tg := blas32.General{Rows: r1 - r0, Cols: ly.out, Stride: ly.out, Data: (*tb)[:(r1-r0)*ly.out]}
+				mulRows32(rowRange32(sg.acts[l], r0, r1), wg, tg)
+				rowops.AddRowDots(acc[r0:r1], rowRange32(sg.deltas[l], r0, r1), tg, ly.bias(col))
+			}
 		}
 		out.SetCol(c, acc)
 	}
 	return out, nil
 }
 
-// addRowDots adds to acc[i] the dot of d's row i with t's row i plus b,
-// summed in float64.
-func addRowDots(acc []float64, d, t blas32.General, b []float64) {
-	w := t.Cols
-	for i := range acc {
-		drow := d.Data[i*d.Stride : i*d.Stride+w]
-		trow := t.Data[i*t.Stride : i*t.Stride+w]
-		var s0, s1, s2, s3 float64
-		o := 0
-		for ; o+4 <= w; o += 4 {
-			s0 += float64(drow[o]) * (float64(trow[o]) + b[o])
-			s1 += float64(drow[o+1]) * (float64(trow[o+1]) + b[o+1])
-			s2 += float64(drow[o+2]) * (float64(trow[o+2]) + b[o+2])
-			s3 += float64(drow[o+3]) * (float64(trow[o+3]) + b[o+3])
-		}
-		for ; o < w; o++ {
-			s0 += float64(drow[o]) * (float64(trow[o]) + b[o])
-		}
-		acc[i] += (s0 + s1) + (s2 + s3)
-	}
-}
+// productChunkRows is the number of rows JacobianMul's single-precision
+// product forms T of at a time: the chunk's T (up to 1024 x 256 float32
+// values, 1 MB) is still in cache when its rows' dots with Delta read it,
+// where T of all the rows would be written to memory and read back. Each
+// entry of T is the same sum whatever rows the chunk holds.
+const productChunkRows = 1024
 
 // JacobianTMul returns Phi(x)^T U in single precision.
 func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*mat.Dense, error) {
@@ -328,7 +318,7 @@ func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*
 			for _, r := range runs {
 				rows := r[1] - r[0]
 				dg := blas32.General{Rows: rows, Cols: ly.out, Stride: ly.out, Data: (*sb)[:rows*ly.out]}
-				scaleRows(dg, rowRange32(sg.deltas[l], r[0], r[1]), a[r[0]:r[1]], b)
+				rowops.ScaleRows(dg, rowRange32(sg.deltas[l], r[0], r[1]), a[r[0]:r[1]], b)
 				blas32.Gemm(blas.Trans, blas.NoTrans, 1, dg, rowRange32(sg.acts[l], r[0], r[1]), beta, wg)
 				beta = 1
 			}
@@ -397,21 +387,6 @@ func rowRange32(g blas32.General, lo, hi int) blas32.General {
 	g.Data = g.Data[lo*g.Stride : (hi-1)*g.Stride+g.Cols]
 	g.Rows = hi - lo
 	return g
-}
-
-// scaleRows writes d's row i times a[i] into dst's row i and adds their
-// column sums, in float64, to sums.
-func scaleRows(dst, d blas32.General, a []float32, sums []float64) {
-	w := d.Cols
-	for i, ai := range a {
-		src := d.Data[i*d.Stride : i*d.Stride+w]
-		row := dst.Data[i*dst.Stride : i*dst.Stride+w]
-		for o, v := range src {
-			x := v * ai
-			row[o] = x
-			sums[o] += float64(x)
-		}
-	}
 }
 
 // maxWidth is the widest layer's outputs; maxWeights the most weights of
