@@ -2,6 +2,8 @@
 
 package gemm
 
+import "unsafe"
+
 //go:generate sh -c "go run asmgen.go > kernel_amd64.s"
 
 const haveKernels = true
@@ -51,3 +53,10 @@ func dot4AVX2(a *float64, lda int, x *float64, n8 int, p *[32]float64)
 //
 //go:noescape
 func dot4F32AVX2(a *float32, lda int, x *float64, n8 int, p *[32]float64)
+
+// copyRows copies kb rows of width bytes (24, 48 or 96), ld bytes apart
+// from src, to consecutive rows at dst, by unaligned vector moves (see
+// packRows).
+//
+//go:noescape
+func copyRows(dst, src unsafe.Pointer, ld, kb, width int)

@@ -1,5 +1,7 @@
 package gemm
 
+import "unsafe"
+
 // packA copies rows i0..i0+mb-1, steps l0..l0+kb-1 (the step block) of
 // op(A) into dst as panels of mr rows: panel p holds, step by step, the mr
 // values of rows p*mr.., scaled by alpha, with rows past mb zero.
@@ -9,6 +11,9 @@ func (j *job[T]) packA(dst []T, i0, mb int) {
 	for p := 0; p < mb; p += mr {
 		rows := min(mr, mb-p)
 		d := dst[p*kb : (p+mr)*kb]
+		if trans && rows == mr && alpha == 1 && packRows(d, a[l0*lda+i0+p:], lda, kb, mr) {
+			continue
+		}
 		if trans {
 			for l := range kb {
 				src := a[(l0+l)*lda+i0+p:][:rows]
@@ -76,9 +81,38 @@ func packBPanel[T float](d []T, bm matrix[T], l0, kb, j, cols, nr int) {
 		}
 		return
 	}
+	// A loop, not copy and clear: the panel packed here is the last, of
+	// fewer than nr columns (the full ones are read in place), where a
+	// call to memmove and memclr for each step costs more than its moves.
 	for l := range kb {
 		out := d[l*nr : (l+1)*nr]
-		copy(out, b[(l0+l)*ldb+j:][:cols])
-		clear(out[cols:])
+		src := b[(l0+l)*ldb+j:][:cols]
+		for c, v := range src {
+			out[c] = v
+		}
+		for c := cols; c < nr; c++ {
+			out[c] = 0
+		}
 	}
+}
+
+// packRows copies kb rows of mr values, lda apart in src, to dst's
+// consecutive rows of mr, by the vector moves of copyRows (their bits
+// unchanged), and reports whether it did: where this build has the
+// kernels and a row is 24, 48 or 96 bytes (a micro-kernel's mr of 6 or 12
+// values). A loop over a row's few values costs several times the moves.
+func packRows[T float](dst, src []T, lda, kb, mr int) bool {
+	if !haveKernels || kb == 0 {
+		return false
+	}
+	size := int(unsafe.Sizeof(dst[0]))
+	width := mr * size
+	if width != 24 && width != 48 && width != 96 {
+		return false
+	}
+	if len(src) < (kb-1)*lda+mr || len(dst) < kb*mr {
+		return false
+	}
+	copyRows(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), lda*size, kb, width)
+	return true
 }
