@@ -60,3 +60,10 @@ func dot4F32AVX2(a *float32, lda int, x *float64, n8 int, p *[32]float64)
 //
 //go:noescape
 func copyRows(dst, src unsafe.Pointer, ld, kb, width int)
+
+// transpose12x32 packs 12 rows of float32, ld bytes apart from src, as kb4
+// (a multiple of 4) steps of the 12 rows' values at dst, by 4 x 4
+// transposes in registers (see packTransposed).
+//
+//go:noescape
+func transpose12x32(dst, src unsafe.Pointer, ld, kb4 int)

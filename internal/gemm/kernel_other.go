@@ -19,3 +19,7 @@ func dot4F32AVX2(a *float32, lda int, x *float64, n8 int, p *[32]float64) {
 func copyRows(dst, src unsafe.Pointer, ld, kb, width int) {
 	panic("gemm: no AVX2 kernels in this build")
 }
+
+func transpose12x32(dst, src unsafe.Pointer, ld, kb4 int) {
+	panic("gemm: no AVX2 kernels in this build")
+}

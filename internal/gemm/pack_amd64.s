@@ -55,3 +55,82 @@ rows96:
 done:
 	VZEROUPPER
 	RET
+
+// func transpose12x32(dst, src unsafe.Pointer, ld, kb4 int)
+// Packs 12 rows of float32 (ld bytes apart from src) as kb4 (a multiple
+// of 4) steps of 12 values at dst: rows 4g..4g+3 and 4 steps at a time,
+// each group's 4 x 4 block transposed in registers (unpack, then move
+// halves) and its columns stored at the 4 steps' rows of 12.
+TEXT ·transpose12x32(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), DX
+	MOVQ kb4+24(FP), CX
+	LEAQ (DX)(DX*2), R10
+	LEAQ (SI)(DX*4), R8
+	LEAQ (R8)(DX*4), R9
+
+step:
+	CMPQ CX, $4
+	JLT  tdone
+
+	VMOVUPS    (SI), X0
+	VMOVUPS    (SI)(DX*1), X1
+	VMOVUPS    (SI)(DX*2), X2
+	VMOVUPS    (SI)(R10*1), X3
+	VUNPCKLPS  X1, X0, X4
+	VUNPCKLPS  X3, X2, X5
+	VUNPCKHPS  X1, X0, X6
+	VUNPCKHPS  X3, X2, X7
+	VMOVLHPS   X5, X4, X0
+	VMOVHLPS   X4, X5, X1
+	VMOVLHPS   X7, X6, X2
+	VMOVHLPS   X6, X7, X3
+	VMOVUPS    X0, 0(DI)
+	VMOVUPS    X1, 48(DI)
+	VMOVUPS    X2, 96(DI)
+	VMOVUPS    X3, 144(DI)
+
+	VMOVUPS    (R8), X0
+	VMOVUPS    (R8)(DX*1), X1
+	VMOVUPS    (R8)(DX*2), X2
+	VMOVUPS    (R8)(R10*1), X3
+	VUNPCKLPS  X1, X0, X4
+	VUNPCKLPS  X3, X2, X5
+	VUNPCKHPS  X1, X0, X6
+	VUNPCKHPS  X3, X2, X7
+	VMOVLHPS   X5, X4, X0
+	VMOVHLPS   X4, X5, X1
+	VMOVLHPS   X7, X6, X2
+	VMOVHLPS   X6, X7, X3
+	VMOVUPS    X0, 16(DI)
+	VMOVUPS    X1, 64(DI)
+	VMOVUPS    X2, 112(DI)
+	VMOVUPS    X3, 160(DI)
+
+	VMOVUPS    (R9), X0
+	VMOVUPS    (R9)(DX*1), X1
+	VMOVUPS    (R9)(DX*2), X2
+	VMOVUPS    (R9)(R10*1), X3
+	VUNPCKLPS  X1, X0, X4
+	VUNPCKLPS  X3, X2, X5
+	VUNPCKHPS  X1, X0, X6
+	VUNPCKHPS  X3, X2, X7
+	VMOVLHPS   X5, X4, X0
+	VMOVHLPS   X4, X5, X1
+	VMOVLHPS   X7, X6, X2
+	VMOVHLPS   X6, X7, X3
+	VMOVUPS    X0, 32(DI)
+	VMOVUPS    X1, 80(DI)
+	VMOVUPS    X2, 128(DI)
+	VMOVUPS    X3, 176(DI)
+
+	ADDQ $16, SI
+	ADDQ $16, R8
+	ADDQ $16, R9
+	ADDQ $192, DI
+	SUBQ $4, CX
+	JMP  step
+
+tdone:
+	RET
