@@ -67,3 +67,8 @@ func copyRows(dst, src unsafe.Pointer, ld, kb, width int)
 //
 //go:noescape
 func transpose12x32(dst, src unsafe.Pointer, ld, kb4 int)
+
+// transpose12x64 is transpose12x32 for float64.
+//
+//go:noescape
+func transpose12x64(dst, src unsafe.Pointer, ld, kb4 int)

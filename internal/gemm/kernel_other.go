@@ -23,3 +23,7 @@ func copyRows(dst, src unsafe.Pointer, ld, kb, width int) {
 func transpose12x32(dst, src unsafe.Pointer, ld, kb4 int) {
 	panic("gemm: no AVX2 kernels in this build")
 }
+
+func transpose12x64(dst, src unsafe.Pointer, ld, kb4 int) {
+	panic("gemm: no AVX2 kernels in this build")
+}

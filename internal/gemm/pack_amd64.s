@@ -134,3 +134,81 @@ step:
 
 tdone:
 	RET
+
+// func transpose12x64(dst, src unsafe.Pointer, ld, kb4 int)
+// transpose12x32 for float64: each group's 4 x 4 block transposed by
+// unpacking pairs within the 128-bit halves, then swapping halves.
+TEXT ·transpose12x64(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), DX
+	MOVQ kb4+24(FP), CX
+	LEAQ (DX)(DX*2), R10
+	LEAQ (SI)(DX*4), R8
+	LEAQ (R8)(DX*4), R9
+
+step64:
+	CMPQ CX, $4
+	JLT  done64
+
+	VMOVUPD    (SI), Y0
+	VMOVUPD    (SI)(DX*1), Y1
+	VMOVUPD    (SI)(DX*2), Y2
+	VMOVUPD    (SI)(R10*1), Y3
+	VUNPCKLPD  Y1, Y0, Y4
+	VUNPCKHPD  Y1, Y0, Y5
+	VUNPCKLPD  Y3, Y2, Y6
+	VUNPCKHPD  Y3, Y2, Y7
+	VPERM2F128 $0x20, Y6, Y4, Y0
+	VPERM2F128 $0x20, Y7, Y5, Y1
+	VPERM2F128 $0x31, Y6, Y4, Y2
+	VPERM2F128 $0x31, Y7, Y5, Y3
+	VMOVUPD    Y0, 0(DI)
+	VMOVUPD    Y1, 96(DI)
+	VMOVUPD    Y2, 192(DI)
+	VMOVUPD    Y3, 288(DI)
+
+	VMOVUPD    (R8), Y0
+	VMOVUPD    (R8)(DX*1), Y1
+	VMOVUPD    (R8)(DX*2), Y2
+	VMOVUPD    (R8)(R10*1), Y3
+	VUNPCKLPD  Y1, Y0, Y4
+	VUNPCKHPD  Y1, Y0, Y5
+	VUNPCKLPD  Y3, Y2, Y6
+	VUNPCKHPD  Y3, Y2, Y7
+	VPERM2F128 $0x20, Y6, Y4, Y0
+	VPERM2F128 $0x20, Y7, Y5, Y1
+	VPERM2F128 $0x31, Y6, Y4, Y2
+	VPERM2F128 $0x31, Y7, Y5, Y3
+	VMOVUPD    Y0, 32(DI)
+	VMOVUPD    Y1, 128(DI)
+	VMOVUPD    Y2, 224(DI)
+	VMOVUPD    Y3, 320(DI)
+
+	VMOVUPD    (R9), Y0
+	VMOVUPD    (R9)(DX*1), Y1
+	VMOVUPD    (R9)(DX*2), Y2
+	VMOVUPD    (R9)(R10*1), Y3
+	VUNPCKLPD  Y1, Y0, Y4
+	VUNPCKHPD  Y1, Y0, Y5
+	VUNPCKLPD  Y3, Y2, Y6
+	VUNPCKHPD  Y3, Y2, Y7
+	VPERM2F128 $0x20, Y6, Y4, Y0
+	VPERM2F128 $0x20, Y7, Y5, Y1
+	VPERM2F128 $0x31, Y6, Y4, Y2
+	VPERM2F128 $0x31, Y7, Y5, Y3
+	VMOVUPD    Y0, 64(DI)
+	VMOVUPD    Y1, 160(DI)
+	VMOVUPD    Y2, 256(DI)
+	VMOVUPD    Y3, 352(DI)
+
+	ADDQ $32, SI
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $384, DI
+	SUBQ $4, CX
+	JMP  step64
+
+done64:
+	VZEROUPPER
+	RET
