@@ -92,6 +92,10 @@ func gemm[T float](cf *config[T], p *product[T]) {
 // runParallel runs the job on workers goroutines (j is a copy: only it
 // leaves for the heap).
 func (j job[T]) runParallel(workers, rowItems, scratchLen int) {
+	if deep(j.cf, &j.product, workers) {
+		j.runDeep(workers)
+		return
+	}
 	cf := j.cf
 	scratch := make([]*[]T, workers)
 	for w := range scratch {
@@ -121,6 +125,69 @@ func (j job[T]) runParallel(workers, rowItems, scratchLen int) {
 				j.item(*scratch[w], ri, i%colItems)
 			})
 		}
+	}
+}
+
+// deep reports whether a parallel product runs its work items through
+// all the steps (runDeep) rather than step block by step block: where B
+// is read in place (not transposed) and the steps are many for the
+// product's rows and columns, the long sums of a product like Phi^T u's
+// (a layer's width by the inputs, over thousands of rows), whose step
+// blocks are each too little work to split across goroutines and join
+// again.
+func deep[T float](cf *config[T], p *product[T], workers int) bool {
+	if p.b.trans || p.k < 4*cf.kc {
+		return false
+	}
+	// Within a step block, each goroutine's share of the tiles: below
+	// about a thousand micro-kernel tiles' worth of steps a block is a
+	// few tens of microseconds, the cost of starting and joining them.
+	tiles := ceilDiv(p.m, cf.mr) * ceilDiv(p.n, cf.nr)
+	return tiles <= 1024*workers
+}
+
+// runDeep runs the job as workers goroutines' items, each a block of rows
+// (and, where the rows are fewer than the goroutines, of panels) through
+// every step block: the item packs its own A and the last, partial B
+// panel for each step block, so that no goroutine waits for another
+// between them. Each element of C takes the same arithmetic as in the
+// step-by-step order.
+func (j job[T]) runDeep(workers int) {
+	cf := j.cf
+	j.mc = min(cf.mc, roundUp(ceilDiv(j.m, workers), cf.mr))
+	rowItems := ceilDiv(j.m, j.mc)
+	scratchLen := j.mc*min(cf.kc, j.k) + cf.mr*cf.nr
+	scratch := make([]*[]T, workers)
+	bbufs := make([]*[]T, workers)
+	for w := range scratch {
+		scratch[w] = cf.scratch.get(scratchLen)
+		defer cf.scratch.put(scratch[w])
+		bbufs[w] = cf.pack.get(min(cf.kc, j.k) * roundUp(min(cf.nc, j.n), cf.nr))
+		defer cf.pack.put(bbufs[w])
+	}
+	for jc := 0; jc < j.n; jc += cf.nc {
+		panels := ceilDiv(min(cf.nc, j.n-jc), cf.nr)
+		colItems := 1
+		if rowItems < workers {
+			colItems = min(panels, ceilDiv(workers, rowItems))
+		}
+		j.setColumns(jc, colItems)
+		parallel(workers, rowItems*colItems, func(w, i int) {
+			jw := j
+			jw.bbuf = *bbufs[w]
+			ri, cj := i/colItems, i%colItems
+			if j.part == lower {
+				ri = rowItems - 1 - ri
+			}
+			q1 := (cj + 1) * jw.panels / jw.colItems
+			for pc := 0; pc < j.k; pc += cf.kc {
+				jw.setSteps(pc)
+				if q1 == jw.panels {
+					jw.packB(q1-1, q1)
+				}
+				jw.item(*scratch[w], ri, cj)
+			}
+		})
 	}
 }
 

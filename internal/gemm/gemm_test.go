@@ -275,7 +275,9 @@ func checkBound(t *testing.T, name string, c []float64, ldc int, e exact, g floa
 
 // TestWorkersDoNotChangeBits runs products large enough to be split across
 // goroutines at GOMAXPROCS 1 to 4 and on shapes that split rows only,
-// columns too, or both, and requires the same bits each time.
+// columns too, or both, and, with many steps for their rows and columns,
+// run their items through every step block (runDeep) where B is not
+// transposed, and requires the same bits each time.
 func TestWorkersDoNotChangeBits(t *testing.T) {
 	levels := fastLevels()
 	if len(levels) == 0 {
@@ -285,7 +287,7 @@ func TestWorkersDoNotChangeBits(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, l := range levels {
 		f64, f32 := configs(l)
-		for _, s := range [][3]int{{700, 90, 80}, {40, 500, 300}, {130, 70, 530}} {
+		for _, s := range [][3]int{{700, 90, 80}, {40, 500, 300}, {130, 70, 530}, {60, 70, 1100}, {13, 200, 1700}} {
 			m, n, k := s[0], s[1], s[2]
 			if m*n*k < parallelWork {
 				t.Fatalf("%dx%dx%d is below parallelWork: the product would not be split", m, n, k)

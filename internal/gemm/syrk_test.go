@@ -25,10 +25,12 @@ func TestSyrkBits(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, l := range levels {
 		withLevel(t, l, func() {
-			// The last two are at least parallelWork (n*n*k) and take
-			// consecutive GOMAXPROCS, so that one of them is split on
-			// every level.
-			for i, s := range [][2]int{{40, 30}, {70, 300}, {165, 50}, {2*192 + 5, 9}, {200, 520}, {300, 60}} {
+			// The last four are at least parallelWork (n*n*k) and take
+			// consecutive GOMAXPROCS, so that each pair has one split on
+			// every level; the last two have the steps (at least 4 kc) of
+			// a product whose items run through every step block
+			// (runDeep) when split and B is not transposed.
+			for i, s := range [][2]int{{40, 30}, {70, 300}, {165, 50}, {2*192 + 5, 9}, {200, 520}, {300, 60}, {70, 1100}, {64, 1500}} {
 				n, k := s[0], s[1]
 				procs := 1 + (i+int(l))%3
 				runtime.GOMAXPROCS(procs)
