@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -245,40 +247,81 @@ func (s single) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*m
 	col := make([]float64, md.m)
 	acc := make([]float64, n)
 	chunk := min(n, productChunkRows)
-	tb, wb := getScratch32(chunk*md.maxWidth()), getScratch32(md.maxWeights())
-	defer putScratch32(tb)
+	chunks := (n + chunk - 1) / chunk
+	workers := min(runtime.GOMAXPROCS(0), chunks)
+	tbs := make([]*[]float32, workers)
+	for w := range tbs {
+		tbs[w] = getScratch32(chunk * md.maxWidth())
+		defer putScratch32(tbs[w])
+	}
+	wb := getScratch32(md.numWeights())
 	defer putScratch32(wb)
+	ws := make([]blas32.General, len(md.layers))
 	for c := 0; c < p; c++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("mlp: JacobianMul: %w", err)
 		}
 		mat.Col(col, c, v)
 		clear(acc)
+		off := 0
 		for l, ly := range md.layers {
-			wg := blas32.General{Rows: ly.out, Cols: ly.in, Stride: ly.in, Data: (*wb)[:ly.out*ly.in]}
+			ws[l] = blas32.General{Rows: ly.out, Cols: ly.in, Stride: ly.in, Data: (*wb)[off : off+ly.out*ly.in]}
+			off += ly.out * ly.in
 			for k, x := range ly.weights(col).Data {
-				wg.Data[k] = float32(x)
-			}
-			// T = A_l W^T (rows x out), then row i's dot with
-			// Delta_l[i] of T's row plus b, a chunk of rows at a time.
-			for r0 := 0; r0 < n; r0 += chunk {
-				r1 := min(r0+chunk, n)
-				tg := blas32.General{Rows: r1 - r0, Cols: ly.out, Stride: ly.out, Data: (*tb)[:(r1-r0)*ly.out]}
-				mulRows32(rowRange32(sg.acts[l], r0, r1), wg, tg)
-				rowops.AddRowDots(acc[r0:r1], rowRange32(sg.deltas[l], r0, r1), tg, ly.bias(col))
+				ws[l].Data[k] = float32(x)
 			}
 		}
+		// Per chunk of rows, on up to GOMAXPROCS goroutines: for each
+		// layer T = A_l W^T (rows x out), then row i's dot with
+		// Delta_l[i] of T's row plus b, added to acc[i] layer by layer.
+		eachChunk(chunks, workers, func(w, i int) {
+			r0, r1 := i*chunk, min((i+1)*chunk, n)
+			for l, ly := range md.layers {
+				tg := blas32.General{Rows: r1 - r0, Cols: ly.out, Stride: ly.out, Data: (*tbs[w])[:(r1-r0)*ly.out]}
+				mulRows32(rowRange32(sg.acts[l], r0, r1), ws[l], tg)
+				rowops.AddRowDots(acc[r0:r1], rowRange32(sg.deltas[l], r0, r1), tg, ly.bias(col))
+			}
+		})
 		out.SetCol(c, acc)
 	}
 	return out, nil
 }
 
+// eachChunk runs f(w, i) for i = 0, ..., count-1 on workers goroutines,
+// w numbering the goroutine (each i on one of them).
+func eachChunk(count, workers int, f func(w, i int)) {
+	if workers <= 1 {
+		for i := range count {
+			f(0, i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= count {
+					return
+				}
+				f(w, i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // productChunkRows is the number of rows JacobianMul's single-precision
-// product forms T of at a time: the chunk's T (up to 1024 x 256 float32
-// values, 1 MB) is still in cache when its rows' dots with Delta read it,
-// where T of all the rows would be written to memory and read back. Each
-// entry of T is the same sum whatever rows the chunk holds.
-const productChunkRows = 1024
+// product takes at a time, the chunks on up to GOMAXPROCS goroutines: the
+// chunk's T (up to 512 x 512 float32 values, 1 MB) is still in its core's
+// cache when its rows' dots with Delta read it, where T of all the rows
+// would be written to memory and read back, and the dots run beside the
+// other chunks' products. Each entry of T, and each row's sum, is the same
+// whatever rows the chunk holds and whichever goroutine takes it.
+const productChunkRows = 512
 
 // JacobianTMul returns Phi(x)^T U in single precision.
 func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*mat.Dense, error) {
@@ -395,6 +438,15 @@ func (md *Model) maxWidth() int {
 	w := 0
 	for _, ly := range md.layers {
 		w = max(w, ly.out)
+	}
+	return w
+}
+
+// numWeights is the weights of all the layers.
+func (md *Model) numWeights() int {
+	w := 0
+	for _, ly := range md.layers {
+		w += ly.out * ly.in
 	}
 	return w
 }
