@@ -287,6 +287,37 @@ func (s single) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*m
 	return out, nil
 }
 
+// scaleSplitMin is the fewest values (rows x columns) that scaleRowsSplit
+// splits across goroutines: below it starting them costs more than the
+// pass.
+const scaleSplitMin = 1 << 16
+
+// scaleRowsSplit is rowops.ScaleRows with the columns in blocks (multiples
+// of 8 wide, the kernel's vector) on up to GOMAXPROCS goroutines, so that
+// Phi^T u's pass over Delta runs on all the cores: each column's sum takes
+// its rows in order whichever goroutine has it, the same bits as one pass.
+func scaleRowsSplit(dst, d blas32.General, a []float32, sums []float64) {
+	w := len(sums)
+	workers := min(runtime.GOMAXPROCS(0), w/16)
+	if workers < 2 || len(a)*w < scaleSplitMin {
+		rowops.ScaleRows(dst, d, a, sums)
+		return
+	}
+	per := (w/workers + 7) &^ 7
+	blocks := (w + per - 1) / per
+	eachChunk(blocks, min(workers, blocks), func(_, i int) {
+		c0, c1 := i*per, min((i+1)*per, w)
+		rowops.ScaleRows(colRange32(dst, c0, c1), colRange32(d, c0, c1), a, sums[c0:c1])
+	})
+}
+
+// colRange32 is columns c0..c1 of g.
+func colRange32(g blas32.General, c0, c1 int) blas32.General {
+	g.Data = g.Data[c0 : (g.Rows-1)*g.Stride+c1]
+	g.Cols = c1 - c0
+	return g
+}
+
 // eachChunk runs f(w, i) for i = 0, ..., count-1 on workers goroutines,
 // w numbering the goroutine (each i on one of them).
 func eachChunk(count, workers int, f func(w, i int)) {
@@ -361,7 +392,7 @@ func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*
 			for _, r := range runs {
 				rows := r[1] - r[0]
 				dg := blas32.General{Rows: rows, Cols: ly.out, Stride: ly.out, Data: (*sb)[:rows*ly.out]}
-				rowops.ScaleRows(dg, rowRange32(sg.deltas[l], r[0], r[1]), a[r[0]:r[1]], b)
+				scaleRowsSplit(dg, rowRange32(sg.deltas[l], r[0], r[1]), a[r[0]:r[1]], b)
 				blas32.Gemm(blas.Trans, blas.NoTrans, 1, dg, rowRange32(sg.acts[l], r[0], r[1]), beta, wg)
 				beta = 1
 			}
