@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
 )
 
 // forgetting is the fake linear backend whose models record what they are
@@ -57,17 +58,17 @@ func TestForgetReleases(t *testing.T) {
 	if srv.kept.len() != 1 {
 		t.Fatalf("the server keeps %d matrices after the call, want x's", srv.kept.len())
 	}
-	framework.Forget(m, randDense(rng, 2, 3)) // too small for a handle
+	jacobian.Forget(m, randDense(rng, 2, 3)) // too small for a handle
 	b.mu.Lock()
 	if len(b.forgot) != 0 {
 		t.Errorf("a matrix sent without a handle was forgotten on the server: %d", len(b.forgot))
 	}
 	b.mu.Unlock()
-	framework.Forget(m, mat.DenseCopyOf(x)) // the same values, another matrix
+	jacobian.Forget(m, mat.DenseCopyOf(x)) // the same values, another matrix
 	if srv.kept.len() != 1 {
 		t.Fatalf("Forget of a copy released the matrix sent from x")
 	}
-	framework.Forget(m, x)
+	jacobian.Forget(m, x)
 	if srv.kept.len() != 0 {
 		t.Errorf("the server keeps %d matrices after Forget, want none", srv.kept.len())
 	}
@@ -88,7 +89,7 @@ func TestForgetReleases(t *testing.T) {
 	if srv.kept.len() != 1 {
 		t.Fatalf("the server keeps %d matrices after the fold's call, want the fold's", srv.kept.len())
 	}
-	framework.Forget(m, big)
+	jacobian.Forget(m, big)
 	if srv.kept.len() != 0 {
 		t.Errorf("the server keeps %d matrices after Forget of the matrix the fold lies in, want none", srv.kept.len())
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
 	"github.com/lazyvi/lazyvi/internal/timing"
 )
 
@@ -28,7 +29,7 @@ func (Dropout) Reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 	xev := p.Drop(p.XEval, f)
 	// The rows are this reduction's own: what the model or its transport
 	// keeps of them can go once predicted.
-	defer framework.Forget(p.Full, xev)
+	defer jacobian.Forget(p.Full, xev)
 	pred, err := p.Full.Predict(ctx, xev)
 	if err != nil {
 		return framework.Reduced{}, fmt.Errorf("predict: %w", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/framework/jacobian"
 	"github.com/lazyvi/lazyvi/internal/timing"
 )
 
@@ -43,7 +44,7 @@ func (Retrain) Reduce(ctx context.Context, p *framework.Problem, f framework.Fea
 	xev := p.Drop(p.XEval, f)
 	// The rows are this reduction's own: what the transport keeps of them
 	// can go once predicted.
-	defer framework.Forget(m, xev)
+	defer jacobian.Forget(m, xev)
 	pred, err := m.Predict(ctx, xev)
 	if err != nil {
 		return framework.Reduced{}, fmt.Errorf("predict: %w", err)

@@ -34,21 +34,14 @@ type Forgetter interface {
 	Forget(xs ...mat.Matrix)
 }
 
-// Forget tells m that the caller is done with the inputs xs when m is a
-// Forgetter (the lazy estimator, once a reduction is done, of its rows);
-// nil matrices are skipped.
-func Forget(m Model, xs ...mat.Matrix) {
-	f, ok := m.(Forgetter)
-	if !ok {
-		return
-	}
-	keep := make([]mat.Matrix, 0, len(xs))
-	for _, x := range xs {
-		if x != nil {
-			keep = append(keep, x)
-		}
-	}
-	if len(keep) > 0 {
-		f.Forget(keep...)
-	}
+// Holder is the optional interface of a Forgetter that can take its
+// caller's word that inputs keep their values: Hold tells it that xs do
+// not change until the caller's Forget of them, so that the calls on them
+// in between find what it keeps of them without reading their values
+// again (a network's memo compares each call's input with its own copy,
+// at thousands of rows a tenth of a Jacobian product). It changes no
+// answer where the word is kept; a caller that changes a held input, or
+// frees it without Forget, may get another input's values.
+type Holder interface {
+	Hold(xs ...mat.Matrix)
 }

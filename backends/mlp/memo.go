@@ -82,6 +82,12 @@ var _ framework.Forgetter = (*Model)(nil)
 // (both passes) now, the caller being done with them.
 func (md *Model) Forget(xs ...mat.Matrix) { md.memo.ForgetAll(xs) }
 
+var _ framework.Holder = (*Model)(nil)
+
+// Hold implements framework.Holder: the memo finds the signals of xs by
+// their address and shape until their Forget.
+func (md *Model) Hold(xs ...mat.Matrix) { md.memo.HoldAll(xs) }
+
 // signalsOf returns signals(x) from the memo, computing and storing them
 // when they are not there. The result is shared: callers must not write it.
 func (md *Model) signalsOf(x blas64.General) (*activations, []blas64.General) {

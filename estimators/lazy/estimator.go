@@ -297,7 +297,7 @@ func (lz Estimator) reduce(ctx context.Context, fp *framework.Problem, f framewo
 		x = rowsOf(dropped, order)
 	}
 	xev := fp.Drop(fp.XEval, f)
-	p := &problem{est: lz, g: g, x: x, k: k, seed: fp.Seed, stats: map[string]float64{}, sent: new(inputs)}
+	p := &problem{est: lz, g: g, x: x, k: k, seed: fp.Seed, stats: map[string]float64{}, sent: &inputs{g: g}}
 	p.sent.add(p.x)
 	p.sent.add(xev)
 	// The model keeps what it computed from these rows (a network's

@@ -42,13 +42,16 @@ func (p *problem) subset(rows []int) *problem {
 	return &q
 }
 
-// inputs are the matrices a reduction gives its model (its train rows, the
-// subsets its search and held-out rows take, its evaluation rows), safe
-// for concurrent use; a nil *inputs ignores what it is given. Each is the
-// reduction's own copy, so forgetting them once it is done
-// (framework.Forget) drops what the model keeps of that reduction alone:
-// a network's signals of those rows, the plugin transport's copies.
+// inputs are the matrices a reduction gives its model g (its train rows,
+// the subsets its search and held-out rows take, its evaluation rows),
+// safe for concurrent use; a nil *inputs ignores what it is given. Each is
+// the reduction's own copy, which nothing changes: the model is told so
+// when it is added (framework.Hold), and forgetting them once the
+// reduction is done (framework.Forget) drops what the model keeps of that
+// reduction alone: a network's signals of those rows, the plugin
+// transport's copies.
 type inputs struct {
+	g  framework.Model
 	mu sync.Mutex
 	xs []mat.Matrix
 }
@@ -60,6 +63,7 @@ func (in *inputs) add(x mat.Matrix) {
 	in.mu.Lock()
 	in.xs = append(in.xs, x)
 	in.mu.Unlock()
+	jacobian.Hold(in.g, x)
 }
 
 // forget tells g that the reduction is done with its inputs.
@@ -68,7 +72,7 @@ func (in *inputs) forget(g framework.Model) {
 	xs := in.xs
 	in.xs = nil
 	in.mu.Unlock()
-	framework.Forget(g, xs...)
+	jacobian.Forget(g, xs...)
 }
 
 // samples is the number of rows of x.

@@ -40,7 +40,16 @@ type Memo[V any] struct {
 	bytes   int
 	flights []*memoFlight[V] // inputs whose values are being computed
 	gen     uint64           // Clears so far: a flight started before one stores nothing
+	// held are the inputs whose callers said they keep their values until
+	// their Forget (Hold), by address: their entries are found by address
+	// and shape, without comparing values.
+	held map[uintptr]shape
 }
+
+// shape is an input's dimensions and stride.
+type shape struct{ rows, cols, stride int }
+
+func shapeOf(x blas64.General) shape { return shape{x.Rows, x.Cols, x.Stride} }
 
 // memoFlight is an input whose values a call of Values is computing; the
 // calls that ask for the same input meanwhile wait for done and take v,
@@ -68,6 +77,8 @@ type memoEntry[V any] struct {
 	// the same matrix again is found by it and an exact comparison, without
 	// hashing; an address reused by other data fails the comparison.
 	src uintptr
+	// from is the shape (rows, columns, stride) of the input at src.
+	from shape
 }
 
 // MemoBudget bounds the memory all of a process's Memos keep together (1
@@ -129,6 +140,7 @@ func addrOf(x blas64.General) uintptr {
 type memoKey struct {
 	hash uint64
 	src  uintptr
+	from shape
 }
 
 // Values returns the values of x: the stored ones, those that another call
@@ -212,6 +224,12 @@ var testHookWait func()
 func (m *Memo[V]) get(x blas64.General) (V, memoKey, bool) {
 	src := addrOf(x)
 	m.mu.Lock()
+	if i := m.heldEntry(x); i >= 0 {
+		e := m.entries[i]
+		m.touch(i)
+		m.mu.Unlock()
+		return e.v, memoKey{}, true
+	}
 	for i, e := range m.entries {
 		if e.src == src && sameInput(e.x, x) {
 			m.touch(i)
@@ -224,11 +242,66 @@ func (m *Memo[V]) get(x blas64.General) (V, memoKey, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if e := m.find(hash, x); e != nil {
-		e.src = src
+		e.src, e.from = src, shapeOf(x)
 		return e.v, memoKey{}, true
 	}
 	var zero V
-	return zero, memoKey{hash: hash, src: src}, false
+	return zero, memoKey{hash: hash, src: src, from: shapeOf(x)}, false
+}
+
+// heldEntry returns the index of x's entry where x is held (Hold) with
+// its shape, found by its address and shape, or -1; m.mu must be held. An
+// entry made from an input at a held input's address and of its shape has
+// that input's values: Hold took the address from any entry whose values
+// differ, and the input keeps its values while held.
+func (m *Memo[V]) heldEntry(x blas64.General) int {
+	src := addrOf(x)
+	if sh, ok := m.held[src]; !ok || sh != shapeOf(x) {
+		return -1
+	}
+	for i, e := range m.entries {
+		if e.src == src && e.from == shapeOf(x) {
+			return i
+		}
+	}
+	return -1
+}
+
+// Hold records the caller's word that x keeps its values until the
+// caller's Forget of it: until then the lookups of x find its entry by
+// its address and shape, without comparing x's values with the entry's
+// copy (at thousands of rows, a tenth of a network's Jacobian product).
+// x's values must be in the heap, where Go never moves them (a goroutine's
+// stack moves when it grows). An entry at x's address whose values are
+// not x's (of an input gone whose memory x now occupies) loses the
+// address, and is found by its values alone.
+func (m *Memo[V]) Hold(x blas64.General) {
+	if x.Rows == 0 || x.Cols == 0 {
+		return
+	}
+	src := addrOf(x)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, e := range m.entries {
+		if e.src == src && !sameInput(e.x, x) {
+			e.src = 0
+		}
+	}
+	if m.held == nil {
+		m.held = map[uintptr]shape{}
+	}
+	m.held[src] = shapeOf(x)
+}
+
+// HoldAll is Hold of each of xs (a framework.Holder's inputs) that has
+// raw storage; another is read into a copy at each call, which no one
+// holds.
+func (m *Memo[V]) HoldAll(xs []mat.Matrix) {
+	for _, x := range xs {
+		if rm, ok := x.(mat.RawMatrixer); ok && x != nil {
+			m.Hold(rm.RawMatrix())
+		}
+	}
 }
 
 // find returns the entry of x (of the given hash), made the most recently
@@ -265,7 +338,7 @@ func (m *Memo[V]) put(k memoKey, xc blas64.General, v V, size int, gen uint64) {
 		m.mu.Unlock()
 		return
 	}
-	m.entries = append(m.entries, &memoEntry[V]{hash: k.hash, x: xc, v: v, size: size, src: k.src, used: memoClock.Add(1)})
+	m.entries = append(m.entries, &memoEntry[V]{hash: k.hash, x: xc, v: v, size: size, src: k.src, from: k.from, used: memoClock.Add(1)})
 	m.bytes += size
 	m.mu.Unlock()
 	pool.add(m)
@@ -279,9 +352,17 @@ func (m *Memo[V]) put(k memoKey, xc blas64.General, v V, size int, gen uint64) {
 // bytes were derived from (of says which are): those were evicted, and x
 // computed again since, whose values charge their own.
 func (m *Memo[V]) Charge(x blas64.General, bytes int, of func(V) bool) {
-	hash := hashOf(x)
 	m.mu.Lock()
-	e := m.find(hash, x)
+	var e *memoEntry[V]
+	if i := m.heldEntry(x); i >= 0 {
+		e = m.entries[i]
+		m.touch(i)
+	} else {
+		m.mu.Unlock()
+		hash := hashOf(x)
+		m.mu.Lock()
+		e = m.find(hash, x)
+	}
 	if e == nil || !of(e.v) {
 		m.mu.Unlock()
 		return
@@ -336,6 +417,7 @@ func (m *Memo[V]) Forget(x blas64.General) {
 	lo := addrOf(x)
 	hi := lo + uintptr(8*((x.Rows-1)*x.Stride+x.Cols))
 	m.mu.Lock()
+	delete(m.held, lo)
 	self := false
 	m.entries = slices.DeleteFunc(m.entries, func(e *memoEntry[V]) bool {
 		if e.src < lo || e.src >= hi {
