@@ -470,12 +470,7 @@ func symmetrize(k *mat.Dense) blas64.General {
 	if raw.Stride != n {
 		raw = mat.DenseCopyOf(k).RawMatrix()
 	}
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			v := 0.5 * (raw.Data[i*n+j] + raw.Data[j*n+i])
-			raw.Data[i*n+j], raw.Data[j*n+i] = v, v
-		}
-	}
+	linalg.SymmetrizeSquare(raw.Data, n, n)
 	return raw
 }
 

@@ -72,3 +72,20 @@ func MirrorUpper(data []float64, n, stride int) {
 		}
 	}
 }
+
+// SymmetrizeSquare replaces the n x n row-major matrix in data (rows
+// stride apart) by its symmetric part, (A + A^T) / 2, each pair of
+// entries once: 0.5 (a_ij + a_ji), in tiles as MirrorUpper visits them. An
+// exactly symmetric matrix is left as it is.
+func SymmetrizeSquare(data []float64, n, stride int) {
+	for i0 := 0; i0 < n; i0 += symTile {
+		for j0 := i0; j0 < n; j0 += symTile {
+			for i := i0; i < min(i0+symTile, n); i++ {
+				for j := max(j0, i+1); j < min(j0+symTile, n); j++ {
+					v := 0.5 * (data[i*stride+j] + data[j*stride+i])
+					data[i*stride+j], data[j*stride+i] = v, v
+				}
+			}
+		}
+	}
+}
