@@ -6,7 +6,6 @@ import (
 	"math/bits"
 	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/backends/internal/nn"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/parallel"
 	"github.com/lazyvi/lazyvi/internal/rowops"
 )
 
@@ -274,7 +274,7 @@ func (s single) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*m
 		// Per chunk of rows, on up to GOMAXPROCS goroutines: for each
 		// layer T = A_l W^T (rows x out), then row i's dot with
 		// Delta_l[i] of T's row plus b, added to acc[i] layer by layer.
-		eachChunk(chunks, workers, func(w, i int) {
+		parallel.For(workers, chunks, func(w, i int) {
 			r0, r1 := i*chunk, min((i+1)*chunk, n)
 			for l, ly := range md.layers {
 				tg := blas32.General{Rows: r1 - r0, Cols: ly.out, Stride: ly.out, Data: (*tbs[w])[:(r1-r0)*ly.out]}
@@ -304,8 +304,7 @@ func scaleRowsSplit(dst, d blas32.General, a []float32, sums []float64) {
 		return
 	}
 	per := (w/workers + 7) &^ 7
-	blocks := (w + per - 1) / per
-	eachChunk(blocks, min(workers, blocks), func(_, i int) {
+	parallel.For(workers, (w+per-1)/per, func(_, i int) {
 		c0, c1 := i*per, min((i+1)*per, w)
 		rowops.ScaleRows(colRange32(dst, c0, c1), colRange32(d, c0, c1), a, sums[c0:c1])
 	})
@@ -316,33 +315,6 @@ func colRange32(g blas32.General, c0, c1 int) blas32.General {
 	g.Data = g.Data[c0 : (g.Rows-1)*g.Stride+c1]
 	g.Cols = c1 - c0
 	return g
-}
-
-// eachChunk runs f(w, i) for i = 0, ..., count-1 on workers goroutines,
-// w numbering the goroutine (each i on one of them).
-func eachChunk(count, workers int, f func(w, i int)) {
-	if workers <= 1 {
-		for i := range count {
-			f(0, i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= count {
-					return
-				}
-				f(w, i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // productChunkRows is the number of rows JacobianMul's single-precision

@@ -304,7 +304,7 @@ func (lz Estimator) reduce(ctx context.Context, fp *framework.Problem, f framewo
 	// signals, the plugin transport's copies) for the calls that reuse
 	// them; once the reduction is done none will, and the run's other
 	// reductions need the room.
-	defer p.sent.forget(g)
+	defer p.sent.forget()
 	stop := timing.From(ctx).Start(stageResiduals)
 	if err := p.residuals(ctx, fp.YTrain, order, f, scaled); err != nil {
 		return framework.Reduced{}, err

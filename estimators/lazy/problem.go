@@ -46,8 +46,8 @@ func (p *problem) subset(rows []int) *problem {
 // the subsets its search and held-out rows take, its evaluation rows),
 // safe for concurrent use; a nil *inputs ignores what it is given. Each is
 // the reduction's own copy, which nothing changes: the model is told so
-// when it is added (framework.Hold), and forgetting them once the
-// reduction is done (framework.Forget) drops what the model keeps of that
+// when it is added (jacobian.Hold), and forgetting them once the
+// reduction is done (jacobian.Forget) drops what the model keeps of that
 // reduction alone: a network's signals of those rows, the plugin
 // transport's copies.
 type inputs struct {
@@ -66,13 +66,13 @@ func (in *inputs) add(x mat.Matrix) {
 	jacobian.Hold(in.g, x)
 }
 
-// forget tells g that the reduction is done with its inputs.
-func (in *inputs) forget(g framework.Model) {
+// forget tells the model that the reduction is done with its inputs.
+func (in *inputs) forget() {
 	in.mu.Lock()
 	xs := in.xs
 	in.xs = nil
 	in.mu.Unlock()
-	jacobian.Forget(g, xs...)
+	jacobian.Forget(in.g, xs...)
 }
 
 // samples is the number of rows of x.

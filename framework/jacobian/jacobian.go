@@ -10,12 +10,11 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/parallel"
 )
 
 // KernelInto is k's KernelInto when k is a framework.InPlaceKerneler,
@@ -67,22 +66,9 @@ func PredictShifts(ctx context.Context, g framework.Gradienter, shifts []framewo
 func PredictShiftsEach(ctx context.Context, g framework.Gradienter, shifts []framework.Shift) ([]*mat.Dense, error) {
 	out := make([]*mat.Dense, len(shifts))
 	errs := make([]error, len(shifts))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(shifts)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(shifts) {
-					return
-				}
-				out[i], errs[i] = predictShiftSafe(ctx, g, shifts[i], i)
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.For(runtime.GOMAXPROCS(0), len(shifts), func(_, i int) {
+		out[i], errs[i] = predictShiftSafe(ctx, g, shifts[i], i)
+	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

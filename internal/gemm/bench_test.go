@@ -11,10 +11,11 @@ import (
 
 // benchShapes are the products the lazy estimator and training run: the
 // gradient features at highdim n 10000 (6667 rows of a width-200 layer
-// from 100), a width-50 network's at n 2000, Phi^T u's first layer of a
-// (512, 256) network on 20000 rows (TN: 512 x 100 over k = 20000, A
-// packed from its transpose), and a square 1000^3.
-var benchShapes = [][3]int{{6667, 100, 200}, {1333, 50, 100}, {512, 20000, 100}, {1000, 1000, 1000}}
+// from 100), a width-50 network's at n 2000, Phi^T u's first layer at
+// highdim n 10000 (TN: 200 x 100 over k = 6667) and of a (512, 256)
+// network on 20000 rows (TN: 512 x 100 over k = 20000, A packed from its
+// transpose), and a square 1000^3.
+var benchShapes = [][3]int{{6667, 100, 200}, {1333, 50, 100}, {200, 6667, 100}, {512, 20000, 100}, {1000, 1000, 1000}}
 
 // benchCases are the transposition cases the backends use: NN (forward
 // and kernel products), NT (forward on stored weights, tangents) and TN

@@ -3,7 +3,8 @@ package gemm
 import (
 	"runtime"
 	"sync"
-	"sync/atomic"
+
+	"github.com/lazyvi/lazyvi/internal/parallel"
 )
 
 type float interface{ ~float32 | ~float64 }
@@ -97,11 +98,8 @@ func (j job[T]) runParallel(workers, rowItems, scratchLen int) {
 		return
 	}
 	cf := j.cf
-	scratch := make([]*[]T, workers)
-	for w := range scratch {
-		scratch[w] = cf.scratch.get(scratchLen)
-		defer cf.scratch.put(scratch[w])
-	}
+	scratch, release := cf.scratch.getEach(workers, scratchLen)
+	defer release()
 	for jc := 0; jc < j.n; jc += cf.nc {
 		// Too few row items for the goroutines: split the columns too.
 		panels := ceilDiv(min(cf.nc, j.n-jc), cf.nr)
@@ -113,10 +111,10 @@ func (j job[T]) runParallel(workers, rowItems, scratchLen int) {
 		for pc := 0; pc < j.k; pc += cf.kc {
 			j.setSteps(pc)
 			const packChunk = 8 // B panels per packing item
-			parallel(workers, ceilDiv(panels, packChunk), func(_, i int) {
+			parallel.For(workers, ceilDiv(panels, packChunk), func(_, i int) {
 				j.packB(i*packChunk, min(panels, (i+1)*packChunk))
 			})
-			parallel(workers, rowItems*colItems, func(w, i int) {
+			parallel.For(workers, rowItems*colItems, func(w, i int) {
 				ri := i / colItems
 				if j.part == lower {
 					// The longest rows first, as upper has them.
@@ -157,14 +155,10 @@ func (j job[T]) runDeep(workers int) {
 	j.mc = min(cf.mc, roundUp(ceilDiv(j.m, workers), cf.mr))
 	rowItems := ceilDiv(j.m, j.mc)
 	scratchLen := j.mc*min(cf.kc, j.k) + cf.mr*cf.nr
-	scratch := make([]*[]T, workers)
-	bbufs := make([]*[]T, workers)
-	for w := range scratch {
-		scratch[w] = cf.scratch.get(scratchLen)
-		defer cf.scratch.put(scratch[w])
-		bbufs[w] = cf.pack.get(min(cf.kc, j.k) * roundUp(min(cf.nc, j.n), cf.nr))
-		defer cf.pack.put(bbufs[w])
-	}
+	scratch, release := cf.scratch.getEach(workers, scratchLen)
+	defer release()
+	bbufs, releaseB := cf.pack.getEach(workers, min(cf.kc, j.k)*roundUp(min(cf.nc, j.n), cf.nr))
+	defer releaseB()
 	for jc := 0; jc < j.n; jc += cf.nc {
 		panels := ceilDiv(min(cf.nc, j.n-jc), cf.nr)
 		colItems := 1
@@ -172,7 +166,7 @@ func (j job[T]) runDeep(workers int) {
 			colItems = min(panels, ceilDiv(workers, rowItems))
 		}
 		j.setColumns(jc, colItems)
-		parallel(workers, rowItems*colItems, func(w, i int) {
+		parallel.For(workers, rowItems*colItems, func(w, i int) {
 			jw := j
 			jw.bbuf = *bbufs[w]
 			ri, cj := i/colItems, i%colItems
@@ -356,35 +350,22 @@ func scale[T float](m, n int, beta T, c []T, ldc int) {
 	}
 }
 
-// parallel runs f(w, i) for i = 0, ..., count-1 on up to workers
-// goroutines, w numbering the goroutine (each item on one of them).
-func parallel(workers, count int, f func(w, i int)) {
-	if workers <= 1 || count <= 1 {
-		for i := range count {
-			f(0, i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := range min(workers, count) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= count {
-					return
-				}
-				f(w, i)
-			}
-		}()
-	}
-	wg.Wait()
-}
-
 // pool keeps buffers of T between products.
 type pool[T float] struct{ p sync.Pool }
+
+// getEach returns a buffer of at least n elements for each of workers
+// goroutines, and the function that puts them all back.
+func (p *pool[T]) getEach(workers, n int) ([]*[]T, func()) {
+	bufs := make([]*[]T, workers)
+	for w := range bufs {
+		bufs[w] = p.get(n)
+	}
+	return bufs, func() {
+		for _, b := range bufs {
+			p.put(b)
+		}
+	}
+}
 
 // get returns a buffer of at least n elements.
 func (p *pool[T]) get(n int) *[]T {

@@ -56,11 +56,54 @@ done:
 	VZEROUPPER
 	RET
 
+// TRANSPOSE4x32(base, off): the 4 x 4 float32 block of the rows at base,
+// base+DX, base+2DX and base+R10 (four steps' values each) transposed in
+// registers (unpack low and high pairs, then move halves) and its columns,
+// the four rows' values of each step, stored at DI+off, 48 bytes (a step
+// of 12 rows) apart.
+#define TRANSPOSE4x32(base, off) \
+	VMOVUPS   (base), X0; \
+	VMOVUPS   (base)(DX*1), X1; \
+	VMOVUPS   (base)(DX*2), X2; \
+	VMOVUPS   (base)(R10*1), X3; \
+	VUNPCKLPS X1, X0, X4; \
+	VUNPCKLPS X3, X2, X5; \
+	VUNPCKHPS X1, X0, X6; \
+	VUNPCKHPS X3, X2, X7; \
+	VMOVLHPS  X5, X4, X0; \
+	VMOVHLPS  X4, X5, X1; \
+	VMOVLHPS  X7, X6, X2; \
+	VMOVHLPS  X6, X7, X3; \
+	VMOVUPS   X0, off(DI); \
+	VMOVUPS   X1, off+48(DI); \
+	VMOVUPS   X2, off+96(DI); \
+	VMOVUPS   X3, off+144(DI)
+
+// TRANSPOSE4x64(base, off): TRANSPOSE4x32 for float64: pairs unpacked
+// within the 128-bit halves, then the halves swapped (VPERM2F128); the
+// columns 96 bytes apart.
+#define TRANSPOSE4x64(base, off) \
+	VMOVUPD    (base), Y0; \
+	VMOVUPD    (base)(DX*1), Y1; \
+	VMOVUPD    (base)(DX*2), Y2; \
+	VMOVUPD    (base)(R10*1), Y3; \
+	VUNPCKLPD  Y1, Y0, Y4; \
+	VUNPCKHPD  Y1, Y0, Y5; \
+	VUNPCKLPD  Y3, Y2, Y6; \
+	VUNPCKHPD  Y3, Y2, Y7; \
+	VPERM2F128 $0x20, Y6, Y4, Y0; \
+	VPERM2F128 $0x20, Y7, Y5, Y1; \
+	VPERM2F128 $0x31, Y6, Y4, Y2; \
+	VPERM2F128 $0x31, Y7, Y5, Y3; \
+	VMOVUPD    Y0, off(DI); \
+	VMOVUPD    Y1, off+96(DI); \
+	VMOVUPD    Y2, off+192(DI); \
+	VMOVUPD    Y3, off+288(DI)
+
 // func transpose12x32(dst, src unsafe.Pointer, ld, kb4 int)
 // Packs 12 rows of float32 (ld bytes apart from src) as kb4 (a multiple
-// of 4) steps of 12 values at dst: rows 4g..4g+3 and 4 steps at a time,
-// each group's 4 x 4 block transposed in registers (unpack, then move
-// halves) and its columns stored at the 4 steps' rows of 12.
+// of 4) steps of 12 values at dst: four steps at a time, rows 0-3, 4-7
+// and 8-11 by TRANSPOSE4x32 from SI, R8 and R9.
 TEXT ·transpose12x32(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -73,58 +116,9 @@ TEXT ·transpose12x32(SB), NOSPLIT, $0-32
 step:
 	CMPQ CX, $4
 	JLT  tdone
-
-	VMOVUPS    (SI), X0
-	VMOVUPS    (SI)(DX*1), X1
-	VMOVUPS    (SI)(DX*2), X2
-	VMOVUPS    (SI)(R10*1), X3
-	VUNPCKLPS  X1, X0, X4
-	VUNPCKLPS  X3, X2, X5
-	VUNPCKHPS  X1, X0, X6
-	VUNPCKHPS  X3, X2, X7
-	VMOVLHPS   X5, X4, X0
-	VMOVHLPS   X4, X5, X1
-	VMOVLHPS   X7, X6, X2
-	VMOVHLPS   X6, X7, X3
-	VMOVUPS    X0, 0(DI)
-	VMOVUPS    X1, 48(DI)
-	VMOVUPS    X2, 96(DI)
-	VMOVUPS    X3, 144(DI)
-
-	VMOVUPS    (R8), X0
-	VMOVUPS    (R8)(DX*1), X1
-	VMOVUPS    (R8)(DX*2), X2
-	VMOVUPS    (R8)(R10*1), X3
-	VUNPCKLPS  X1, X0, X4
-	VUNPCKLPS  X3, X2, X5
-	VUNPCKHPS  X1, X0, X6
-	VUNPCKHPS  X3, X2, X7
-	VMOVLHPS   X5, X4, X0
-	VMOVHLPS   X4, X5, X1
-	VMOVLHPS   X7, X6, X2
-	VMOVHLPS   X6, X7, X3
-	VMOVUPS    X0, 16(DI)
-	VMOVUPS    X1, 64(DI)
-	VMOVUPS    X2, 112(DI)
-	VMOVUPS    X3, 160(DI)
-
-	VMOVUPS    (R9), X0
-	VMOVUPS    (R9)(DX*1), X1
-	VMOVUPS    (R9)(DX*2), X2
-	VMOVUPS    (R9)(R10*1), X3
-	VUNPCKLPS  X1, X0, X4
-	VUNPCKLPS  X3, X2, X5
-	VUNPCKHPS  X1, X0, X6
-	VUNPCKHPS  X3, X2, X7
-	VMOVLHPS   X5, X4, X0
-	VMOVHLPS   X4, X5, X1
-	VMOVLHPS   X7, X6, X2
-	VMOVHLPS   X6, X7, X3
-	VMOVUPS    X0, 32(DI)
-	VMOVUPS    X1, 80(DI)
-	VMOVUPS    X2, 128(DI)
-	VMOVUPS    X3, 176(DI)
-
+	TRANSPOSE4x32(SI, 0)
+	TRANSPOSE4x32(R8, 16)
+	TRANSPOSE4x32(R9, 32)
 	ADDQ $16, SI
 	ADDQ $16, R8
 	ADDQ $16, R9
@@ -136,8 +130,7 @@ tdone:
 	RET
 
 // func transpose12x64(dst, src unsafe.Pointer, ld, kb4 int)
-// transpose12x32 for float64: each group's 4 x 4 block transposed by
-// unpacking pairs within the 128-bit halves, then swapping halves.
+// transpose12x32 for float64, by TRANSPOSE4x64.
 TEXT ·transpose12x64(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -150,58 +143,9 @@ TEXT ·transpose12x64(SB), NOSPLIT, $0-32
 step64:
 	CMPQ CX, $4
 	JLT  done64
-
-	VMOVUPD    (SI), Y0
-	VMOVUPD    (SI)(DX*1), Y1
-	VMOVUPD    (SI)(DX*2), Y2
-	VMOVUPD    (SI)(R10*1), Y3
-	VUNPCKLPD  Y1, Y0, Y4
-	VUNPCKHPD  Y1, Y0, Y5
-	VUNPCKLPD  Y3, Y2, Y6
-	VUNPCKHPD  Y3, Y2, Y7
-	VPERM2F128 $0x20, Y6, Y4, Y0
-	VPERM2F128 $0x20, Y7, Y5, Y1
-	VPERM2F128 $0x31, Y6, Y4, Y2
-	VPERM2F128 $0x31, Y7, Y5, Y3
-	VMOVUPD    Y0, 0(DI)
-	VMOVUPD    Y1, 96(DI)
-	VMOVUPD    Y2, 192(DI)
-	VMOVUPD    Y3, 288(DI)
-
-	VMOVUPD    (R8), Y0
-	VMOVUPD    (R8)(DX*1), Y1
-	VMOVUPD    (R8)(DX*2), Y2
-	VMOVUPD    (R8)(R10*1), Y3
-	VUNPCKLPD  Y1, Y0, Y4
-	VUNPCKHPD  Y1, Y0, Y5
-	VUNPCKLPD  Y3, Y2, Y6
-	VUNPCKHPD  Y3, Y2, Y7
-	VPERM2F128 $0x20, Y6, Y4, Y0
-	VPERM2F128 $0x20, Y7, Y5, Y1
-	VPERM2F128 $0x31, Y6, Y4, Y2
-	VPERM2F128 $0x31, Y7, Y5, Y3
-	VMOVUPD    Y0, 32(DI)
-	VMOVUPD    Y1, 128(DI)
-	VMOVUPD    Y2, 224(DI)
-	VMOVUPD    Y3, 320(DI)
-
-	VMOVUPD    (R9), Y0
-	VMOVUPD    (R9)(DX*1), Y1
-	VMOVUPD    (R9)(DX*2), Y2
-	VMOVUPD    (R9)(R10*1), Y3
-	VUNPCKLPD  Y1, Y0, Y4
-	VUNPCKHPD  Y1, Y0, Y5
-	VUNPCKLPD  Y3, Y2, Y6
-	VUNPCKHPD  Y3, Y2, Y7
-	VPERM2F128 $0x20, Y6, Y4, Y0
-	VPERM2F128 $0x20, Y7, Y5, Y1
-	VPERM2F128 $0x31, Y6, Y4, Y2
-	VPERM2F128 $0x31, Y7, Y5, Y3
-	VMOVUPD    Y0, 64(DI)
-	VMOVUPD    Y1, 160(DI)
-	VMOVUPD    Y2, 256(DI)
-	VMOVUPD    Y3, 352(DI)
-
+	TRANSPOSE4x64(SI, 0)
+	TRANSPOSE4x64(R8, 32)
+	TRANSPOSE4x64(R9, 64)
 	ADDQ $32, SI
 	ADDQ $32, R8
 	ADDQ $32, R9

@@ -53,9 +53,19 @@ done:
 	VZEROUPPER
 	RET
 
+// ROWDOT(d, t, acc): for one row, Y5 = float64(t) + b (Y4), Y6 =
+// float64(d) * Y5, acc += Y6, on the four columns at byte offset AX of
+// the float32 rows.
+#define ROWDOT(d, t, acc) \
+	VCVTPS2PD (t)(AX*1), Y5; \
+	VADDPD    Y4, Y5, Y5; \
+	VCVTPS2PD (d)(AX*1), Y6; \
+	VMULPD    Y5, Y6, Y6; \
+	VADDPD    Y6, acc, acc
+
 // func rowDots4AVX2(d *float32, ldd int, t *float32, ldt int, b *float64, w4 int, p *[4][4]float64)
-// Y0..Y3: rows 0..3's four partial sums; per 4 columns Y4 = b, and for
-// each row Y5 = float64(t) + b, Y6 = float64(d) * Y5, sum += Y6.
+// Y0..Y3: rows 0..3's four partial sums; per 4 columns Y4 = b and ROWDOT
+// for each row.
 TEXT ·rowDots4AVX2(SB), NOSPLIT, $0-56
 	MOVQ d+0(FP), SI
 	MOVQ ldd+8(FP), DX
@@ -79,31 +89,15 @@ TEXT ·rowDots4AVX2(SB), NOSPLIT, $0-56
 	XORQ   AX, AX
 
 loop:
-	CMPQ      AX, CX
-	JGE       store
-	VMOVUPD   (BX)(AX*2), Y4
-	VCVTPS2PD (DI)(AX*1), Y5
-	VADDPD    Y4, Y5, Y5
-	VCVTPS2PD (SI)(AX*1), Y6
-	VMULPD    Y5, Y6, Y6
-	VADDPD    Y6, Y0, Y0
-	VCVTPS2PD (R11)(AX*1), Y7
-	VADDPD    Y4, Y7, Y7
-	VCVTPS2PD (R8)(AX*1), Y8
-	VMULPD    Y7, Y8, Y8
-	VADDPD    Y8, Y1, Y1
-	VCVTPS2PD (R12)(AX*1), Y9
-	VADDPD    Y4, Y9, Y9
-	VCVTPS2PD (R9)(AX*1), Y10
-	VMULPD    Y9, Y10, Y10
-	VADDPD    Y10, Y2, Y2
-	VCVTPS2PD (R13)(AX*1), Y11
-	VADDPD    Y4, Y11, Y11
-	VCVTPS2PD (R10)(AX*1), Y12
-	VMULPD    Y11, Y12, Y12
-	VADDPD    Y12, Y3, Y3
-	ADDQ      $16, AX
-	JMP       loop
+	CMPQ    AX, CX
+	JGE     store
+	VMOVUPD (BX)(AX*2), Y4
+	ROWDOT(SI, DI, Y0)
+	ROWDOT(R8, R11, Y1)
+	ROWDOT(R9, R12, Y2)
+	ROWDOT(R10, R13, Y3)
+	ADDQ    $16, AX
+	JMP     loop
 
 store:
 	MOVQ    p+48(FP), R8
