@@ -15,6 +15,7 @@ import (
 
 	"github.com/lazyvi/lazyvi/backends/internal/nn"
 	"github.com/lazyvi/lazyvi/framework"
+	"github.com/lazyvi/lazyvi/internal/gemm"
 	"github.com/lazyvi/lazyvi/internal/parallel"
 	"github.com/lazyvi/lazyvi/internal/rowops"
 )
@@ -249,10 +250,19 @@ func (s single) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*m
 	chunk := min(n, productChunkRows)
 	chunks := (n + chunk - 1) / chunk
 	workers := min(runtime.GOMAXPROCS(0), chunks)
+	// A one-output layer's T in float64 (mulRows32) and its weights.
+	one := 0
+	for _, ly := range md.layers {
+		if ly.out == 1 {
+			one = max(one, chunk+ly.in)
+		}
+	}
 	tbs := make([]*[]float32, workers)
+	ybs := make([][]float64, workers)
 	for w := range tbs {
 		tbs[w] = getScratch32(chunk * md.maxWidth())
 		defer putScratch32(tbs[w])
+		ybs[w] = make([]float64, one)
 	}
 	wb := getScratch32(md.numWeights())
 	defer putScratch32(wb)
@@ -278,7 +288,7 @@ func (s single) JacobianMul(ctx context.Context, x mat.Matrix, v *mat.Dense) (*m
 			r0, r1 := i*chunk, min((i+1)*chunk, n)
 			for l, ly := range md.layers {
 				tg := blas32.General{Rows: r1 - r0, Cols: ly.out, Stride: ly.out, Data: (*tbs[w])[:(r1-r0)*ly.out]}
-				mulRows32(rowRange32(sg.acts[l], r0, r1), ws[l], tg)
+				mulRows32(rowRange32(sg.acts[l], r0, r1), ws[l], tg, ybs[w])
 				rowops.AddRowDots(acc[r0:r1], rowRange32(sg.deltas[l], r0, r1), tg, ly.bias(col))
 			}
 		})
@@ -381,17 +391,27 @@ func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*
 	return out, nil
 }
 
-// mulRows32 sets t = a w^T (a n x in, w out x in, t n x out): a
-// matrix-vector product where w is one row (the output layer of a network
-// with one output), which reads a's rows in place, where the packed GEMM
-// would copy all of a and compute a tile of 32 columns for the one. Its
-// sums round in another order than the GEMM's, within the same bound.
-// Phi^T u's output layer (JacobianTMul) stays on the GEMM: the penalty
-// search ranks candidates on it, and its choice for a feature whose VI is
-// near 0 moves with the products' last bits.
-func mulRows32(a, w, t blas32.General) {
+// mulRows32 sets t = a w^T (a n x in, w out x in, t n x out). Where w is
+// one row (the output layer of a network with one output) it is a
+// matrix-vector product that reads a's rows in place, where the packed
+// GEMM would copy all of a and compute a tile of 32 columns for the one:
+// gemm.Gemv32's sums, in float64 in a fixed order on a's values and w's
+// widened, each rounded to float32 once, so that the bits do not depend on
+// where the vectors lie in memory (a float32 Sgemv's sums follow their
+// alignment). scratch holds at least in + n float64s. Phi^T u's output
+// layer (JacobianTMul) stays on the GEMM: the penalty search ranks
+// candidates on it, and its choice for a feature whose VI is near 0 moves
+// with the products' last bits.
+func mulRows32(a, w, t blas32.General, scratch []float64) {
 	if w.Rows == 1 {
-		blas32.Gemv(blas.NoTrans, 1, a, blas32.Vector{N: w.Cols, Inc: 1, Data: w.Data}, 0, blas32.Vector{N: t.Rows, Inc: t.Stride, Data: t.Data})
+		x, y := scratch[:w.Cols], scratch[w.Cols:w.Cols+a.Rows]
+		for j, v := range w.Data[:w.Cols] {
+			x[j] = float64(v)
+		}
+		gemm.Gemv32(a.Rows, a.Cols, 1, a.Data, a.Stride, x, 0, y)
+		for i, v := range y {
+			t.Data[i*t.Stride] = float32(v)
+		}
 		return
 	}
 	blas32.Gemm(blas.NoTrans, blas.Trans, 1, a, w, 0, t)
