@@ -72,3 +72,13 @@ func transpose12x32(dst, src unsafe.Pointer, ld, kb4 int)
 //
 //go:noescape
 func transpose12x64(dst, src unsafe.Pointer, ld, kb4 int)
+
+// transpose6x32 is transpose12x32 for 6 rows (the AVX2 micro-kernels').
+//
+//go:noescape
+func transpose6x32(dst, src unsafe.Pointer, ld, kb4 int)
+
+// transpose6x64 is transpose6x32 for float64.
+//
+//go:noescape
+func transpose6x64(dst, src unsafe.Pointer, ld, kb4 int)

@@ -27,3 +27,11 @@ func transpose12x32(dst, src unsafe.Pointer, ld, kb4 int) {
 func transpose12x64(dst, src unsafe.Pointer, ld, kb4 int) {
 	panic("gemm: no AVX2 kernels in this build")
 }
+
+func transpose6x32(dst, src unsafe.Pointer, ld, kb4 int) {
+	panic("gemm: no AVX2 kernels in this build")
+}
+
+func transpose6x64(dst, src unsafe.Pointer, ld, kb4 int) {
+	panic("gemm: no AVX2 kernels in this build")
+}

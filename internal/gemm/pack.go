@@ -122,23 +122,29 @@ func packRows[T float](dst, src []T, lda, kb, mr int) bool {
 
 // packTransposed packs the mr rows of kb values, lda apart in src, as kb
 // steps of mr values at dst (dst[l*mr+r] = src[r*lda+l]), and reports
-// whether it did: panels of 12 rows (the AVX-512 micro-kernels'), where
-// this build has the kernels, by transpose12x32 or transpose12x64 on the
+// whether it did: panels of 12 rows (the AVX-512 micro-kernels') or 6
+// (the AVX2 ones'), where this build has the kernels, by
+// transpose12x32, transpose12x64, transpose6x32 or transpose6x64 on the
 // steps in fours and a loop on the rest. A loop over every value writes
 // each to its own place, mr values apart.
 func packTransposed[T float](dst, src []T, lda, kb, mr int) bool {
-	if !haveKernels || mr != 12 || kb < 4 {
+	if !haveKernels || (mr != 12 && mr != 6) || kb < 4 {
 		return false
 	}
-	if len(src) < 11*lda+kb || len(dst) < kb*mr {
+	if len(src) < (mr-1)*lda+kb || len(dst) < kb*mr {
 		return false
 	}
 	kb4 := kb &^ 3
-	size := int(unsafe.Sizeof(dst[0]))
-	if size == 4 {
-		transpose12x32(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), lda*size, kb4)
-	} else {
-		transpose12x64(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), lda*size, kb4)
+	d, s, ld := unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), lda*int(unsafe.Sizeof(dst[0]))
+	switch f32 := unsafe.Sizeof(dst[0]) == 4; {
+	case mr == 12 && f32:
+		transpose12x32(d, s, ld, kb4)
+	case mr == 12:
+		transpose12x64(d, s, ld, kb4)
+	case f32:
+		transpose6x32(d, s, ld, kb4)
+	default:
+		transpose6x64(d, s, ld, kb4)
 	}
 	for r := range mr {
 		row := src[r*lda:][:kb]

@@ -56,12 +56,12 @@ done:
 	VZEROUPPER
 	RET
 
-// TRANSPOSE4x32(base, off): the 4 x 4 float32 block of the rows at base,
-// base+DX, base+2DX and base+R10 (four steps' values each) transposed in
-// registers (unpack low and high pairs, then move halves) and its columns,
-// the four rows' values of each step, stored at DI+off, 48 bytes (a step
-// of 12 rows) apart.
-#define TRANSPOSE4x32(base, off) \
+// TRANSPOSE4x32(base, off, step): the 4 x 4 float32 block of the rows at
+// base, base+DX, base+2DX and base+R10 (four steps' values each)
+// transposed in registers (unpack low and high pairs, then move halves)
+// and its columns, the four rows' values of each step, stored at DI+off,
+// step bytes (a step of the panel's rows) apart.
+#define TRANSPOSE4x32(base, off, step) \
 	VMOVUPS   (base), X0; \
 	VMOVUPS   (base)(DX*1), X1; \
 	VMOVUPS   (base)(DX*2), X2; \
@@ -75,14 +75,14 @@ done:
 	VMOVLHPS  X7, X6, X2; \
 	VMOVHLPS  X6, X7, X3; \
 	VMOVUPS   X0, off(DI); \
-	VMOVUPS   X1, off+48(DI); \
-	VMOVUPS   X2, off+96(DI); \
-	VMOVUPS   X3, off+144(DI)
+	VMOVUPS   X1, off+step(DI); \
+	VMOVUPS   X2, off+2*step(DI); \
+	VMOVUPS   X3, off+3*step(DI)
 
-// TRANSPOSE4x64(base, off): TRANSPOSE4x32 for float64: pairs unpacked
-// within the 128-bit halves, then the halves swapped (VPERM2F128); the
-// columns 96 bytes apart.
-#define TRANSPOSE4x64(base, off) \
+// TRANSPOSE4x64(base, off, step): TRANSPOSE4x32 for float64: pairs
+// unpacked within the 128-bit halves, then the halves swapped
+// (VPERM2F128).
+#define TRANSPOSE4x64(base, off, step) \
 	VMOVUPD    (base), Y0; \
 	VMOVUPD    (base)(DX*1), Y1; \
 	VMOVUPD    (base)(DX*2), Y2; \
@@ -96,9 +96,9 @@ done:
 	VPERM2F128 $0x31, Y6, Y4, Y2; \
 	VPERM2F128 $0x31, Y7, Y5, Y3; \
 	VMOVUPD    Y0, off(DI); \
-	VMOVUPD    Y1, off+96(DI); \
-	VMOVUPD    Y2, off+192(DI); \
-	VMOVUPD    Y3, off+288(DI)
+	VMOVUPD    Y1, off+step(DI); \
+	VMOVUPD    Y2, off+2*step(DI); \
+	VMOVUPD    Y3, off+3*step(DI)
 
 // func transpose12x32(dst, src unsafe.Pointer, ld, kb4 int)
 // Packs 12 rows of float32 (ld bytes apart from src) as kb4 (a multiple
@@ -116,9 +116,9 @@ TEXT ·transpose12x32(SB), NOSPLIT, $0-32
 step:
 	CMPQ CX, $4
 	JLT  tdone
-	TRANSPOSE4x32(SI, 0)
-	TRANSPOSE4x32(R8, 16)
-	TRANSPOSE4x32(R9, 32)
+	TRANSPOSE4x32(SI, 0, 48)
+	TRANSPOSE4x32(R8, 16, 48)
+	TRANSPOSE4x32(R9, 32, 48)
 	ADDQ $16, SI
 	ADDQ $16, R8
 	ADDQ $16, R9
@@ -143,9 +143,9 @@ TEXT ·transpose12x64(SB), NOSPLIT, $0-32
 step64:
 	CMPQ CX, $4
 	JLT  done64
-	TRANSPOSE4x64(SI, 0)
-	TRANSPOSE4x64(R8, 32)
-	TRANSPOSE4x64(R9, 64)
+	TRANSPOSE4x64(SI, 0, 96)
+	TRANSPOSE4x64(R8, 32, 96)
+	TRANSPOSE4x64(R9, 64, 96)
 	ADDQ $32, SI
 	ADDQ $32, R8
 	ADDQ $32, R9
@@ -154,5 +154,73 @@ step64:
 	JMP  step64
 
 done64:
+	VZEROUPPER
+	RET
+
+// func transpose6x32(dst, src unsafe.Pointer, ld, kb4 int)
+// Packs 6 rows of float32 (ld bytes apart from src) as kb4 (a multiple of
+// 4) steps of 6 values at dst: four steps at a time, rows 0-3 by
+// TRANSPOSE4x32 from SI, rows 4 and 5 from R8 by unpacking their pairs
+// and storing each step's two values (8 bytes) after its first four.
+TEXT ·transpose6x32(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), DX
+	MOVQ kb4+24(FP), CX
+	LEAQ (DX)(DX*2), R10
+	LEAQ (SI)(DX*4), R8
+
+step6:
+	CMPQ CX, $4
+	JLT  done6
+	TRANSPOSE4x32(SI, 0, 24)
+	VMOVUPS   (R8), X0
+	VMOVUPS   (R8)(DX*1), X1
+	VUNPCKLPS X1, X0, X4
+	VUNPCKHPS X1, X0, X5
+	VMOVLPS   X4, 16(DI)
+	VMOVHPS   X4, 40(DI)
+	VMOVLPS   X5, 64(DI)
+	VMOVHPS   X5, 88(DI)
+	ADDQ $16, SI
+	ADDQ $16, R8
+	ADDQ $96, DI
+	SUBQ $4, CX
+	JMP  step6
+
+done6:
+	RET
+
+// func transpose6x64(dst, src unsafe.Pointer, ld, kb4 int)
+// transpose6x32 for float64: rows 0-3 by TRANSPOSE4x64, rows 4 and 5
+// unpacked into pairs within the 128-bit halves, the low halves stored
+// for the first two steps and the high ones extracted for the other two.
+TEXT ·transpose6x64(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), DX
+	MOVQ kb4+24(FP), CX
+	LEAQ (DX)(DX*2), R10
+	LEAQ (SI)(DX*4), R8
+
+step6x64:
+	CMPQ CX, $4
+	JLT  done6x64
+	TRANSPOSE4x64(SI, 0, 48)
+	VMOVUPD      (R8), Y0
+	VMOVUPD      (R8)(DX*1), Y1
+	VUNPCKLPD    Y1, Y0, Y4
+	VUNPCKHPD    Y1, Y0, Y5
+	VMOVUPD      X4, 32(DI)
+	VMOVUPD      X5, 80(DI)
+	VEXTRACTF128 $1, Y4, 128(DI)
+	VEXTRACTF128 $1, Y5, 176(DI)
+	ADDQ $32, SI
+	ADDQ $32, R8
+	ADDQ $192, DI
+	SUBQ $4, CX
+	JMP  step6x64
+
+done6x64:
 	VZEROUPPER
 	RET
