@@ -82,3 +82,15 @@ func transpose6x32(dst, src unsafe.Pointer, ld, kb4 int)
 //
 //go:noescape
 func transpose6x64(dst, src unsafe.Pointer, ld, kb4 int)
+
+// transpose16x32 is transpose12x32 for 16 rows (the AVX2 float32 B
+// panels' columns).
+//
+//go:noescape
+func transpose16x32(dst, src unsafe.Pointer, ld, kb4 int)
+
+// transpose8x64 is transpose16x32 for 8 rows of float64 (the AVX2 float64
+// B panels' columns).
+//
+//go:noescape
+func transpose8x64(dst, src unsafe.Pointer, ld, kb4 int)

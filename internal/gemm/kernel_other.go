@@ -35,3 +35,11 @@ func transpose6x32(dst, src unsafe.Pointer, ld, kb4 int) {
 func transpose6x64(dst, src unsafe.Pointer, ld, kb4 int) {
 	panic("gemm: no AVX2 kernels in this build")
 }
+
+func transpose16x32(dst, src unsafe.Pointer, ld, kb4 int) {
+	panic("gemm: no AVX2 kernels in this build")
+}
+
+func transpose8x64(dst, src unsafe.Pointer, ld, kb4 int) {
+	panic("gemm: no AVX2 kernels in this build")
+}

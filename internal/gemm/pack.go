@@ -70,6 +70,9 @@ func packB[T float](dst []T, b matrix[T], l0, kb, j0, nb, nr int) {
 // packBPanel packs one panel of cols (at most nr) columns from j.
 func packBPanel[T float](d []T, bm matrix[T], l0, kb, j, cols, nr int) {
 	trans, b, ldb := bm.trans, bm.data, bm.stride
+	if trans && cols == nr && packTransposed(d, b[j*ldb+l0:], ldb, kb, nr) {
+		return
+	}
 	if trans {
 		for cc := range cols {
 			src := b[(j+cc)*ldb+l0:][:kb]
@@ -122,13 +125,15 @@ func packRows[T float](dst, src []T, lda, kb, mr int) bool {
 
 // packTransposed packs the mr rows of kb values, lda apart in src, as kb
 // steps of mr values at dst (dst[l*mr+r] = src[r*lda+l]), and reports
-// whether it did: panels of 12 rows (the AVX-512 micro-kernels') or 6
-// (the AVX2 ones'), where this build has the kernels, by
-// transpose12x32, transpose12x64, transpose6x32 or transpose6x64 on the
-// steps in fours and a loop on the rest. A loop over every value writes
-// each to its own place, mr values apart.
+// whether it did: A's panels of 12 rows (the AVX-512 micro-kernels') or 6
+// (the AVX2 ones'), and the AVX2 kernels' B panels from a B stored
+// transposed (16 columns of float32, 8 of float64), where this build has
+// the kernels, by the transpose routines on the steps in fours and a loop
+// on the rest. A loop over every value writes each to its own place, mr
+// values apart.
 func packTransposed[T float](dst, src []T, lda, kb, mr int) bool {
-	if !haveKernels || (mr != 12 && mr != 6) || kb < 4 {
+	f32 := unsafe.Sizeof(dst[0]) == 4
+	if !haveKernels || kb < 4 || !(mr == 12 || mr == 6 || (mr == 16 && f32) || (mr == 8 && !f32)) {
 		return false
 	}
 	if len(src) < (mr-1)*lda+kb || len(dst) < kb*mr {
@@ -136,7 +141,11 @@ func packTransposed[T float](dst, src []T, lda, kb, mr int) bool {
 	}
 	kb4 := kb &^ 3
 	d, s, ld := unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), lda*int(unsafe.Sizeof(dst[0]))
-	switch f32 := unsafe.Sizeof(dst[0]) == 4; {
+	switch {
+	case mr == 16:
+		transpose16x32(d, s, ld, kb4)
+	case mr == 8:
+		transpose8x64(d, s, ld, kb4)
 	case mr == 12 && f32:
 		transpose12x32(d, s, ld, kb4)
 	case mr == 12:

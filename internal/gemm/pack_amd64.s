@@ -224,3 +224,63 @@ step6x64:
 done6x64:
 	VZEROUPPER
 	RET
+
+// func transpose16x32(dst, src unsafe.Pointer, ld, kb4 int)
+// transpose12x32 for 16 rows (a panel of the AVX2 float32 micro-kernel's
+// columns, from a B stored transposed): rows 0-3, 4-7, 8-11 and 12-15 by
+// TRANSPOSE4x32 from SI, R8, R9 and R11, each step's 16 values 64 bytes
+// apart.
+TEXT ·transpose16x32(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), DX
+	MOVQ kb4+24(FP), CX
+	LEAQ (DX)(DX*2), R10
+	LEAQ (SI)(DX*4), R8
+	LEAQ (R8)(DX*4), R9
+	LEAQ (R9)(DX*4), R11
+
+step16:
+	CMPQ CX, $4
+	JLT  done16
+	TRANSPOSE4x32(SI, 0, 64)
+	TRANSPOSE4x32(R8, 16, 64)
+	TRANSPOSE4x32(R9, 32, 64)
+	TRANSPOSE4x32(R11, 48, 64)
+	ADDQ $16, SI
+	ADDQ $16, R8
+	ADDQ $16, R9
+	ADDQ $16, R11
+	ADDQ $256, DI
+	SUBQ $4, CX
+	JMP  step16
+
+done16:
+	RET
+
+// func transpose8x64(dst, src unsafe.Pointer, ld, kb4 int)
+// transpose16x32 for 8 rows of float64 (the AVX2 float64 micro-kernel's
+// columns): rows 0-3 and 4-7 by TRANSPOSE4x64 from SI and R8, each step's
+// 8 values 64 bytes apart.
+TEXT ·transpose8x64(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), DX
+	MOVQ kb4+24(FP), CX
+	LEAQ (DX)(DX*2), R10
+	LEAQ (SI)(DX*4), R8
+
+step8x64:
+	CMPQ CX, $4
+	JLT  done8x64
+	TRANSPOSE4x64(SI, 0, 64)
+	TRANSPOSE4x64(R8, 32, 64)
+	ADDQ $32, SI
+	ADDQ $32, R8
+	ADDQ $256, DI
+	SUBQ $4, CX
+	JMP  step8x64
+
+done8x64:
+	VZEROUPPER
+	RET

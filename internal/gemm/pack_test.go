@@ -7,20 +7,22 @@ import (
 )
 
 // TestPackTransposed checks the vector transposes of A's panels (6 rows
-// for the AVX2 micro-kernels, 12 for the AVX-512 ones) against their
-// definition, dst[l*mr+r] = src[r*lda+l], for step counts around the
-// transposes' four, and that nothing past the panel is written.
+// for the AVX2 micro-kernels, 12 for the AVX-512 ones) and of the AVX2
+// kernels' B panels from a transposed B (16 float32 or 8 float64 columns)
+// against their definition, dst[l*mr+r] = src[r*lda+l], for step counts
+// around the transposes' four, and that nothing past the panel is
+// written.
 func TestPackTransposed(t *testing.T) {
 	if !haveKernels {
 		t.Skip("no AVX2 kernels in this build")
 	}
-	checkPackTransposed[float32](t)
-	checkPackTransposed[float64](t)
+	checkPackTransposed[float32](t, 6, 12, 16)
+	checkPackTransposed[float64](t, 6, 8, 12)
 }
 
-func checkPackTransposed[T float](t *testing.T) {
+func checkPackTransposed[T float](t *testing.T, widths ...int) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	for _, mr := range []int{6, 12} {
+	for _, mr := range widths {
 		for _, kb := range []int{4, 5, 7, 8, 13, 64, 255} {
 			lda := kb + 3
 			src := make([]T, (mr-1)*lda+kb)
