@@ -38,12 +38,12 @@ type server struct {
 	// kernels keeps the memory of symmetric kernels sent as their upper
 	// triangle (copied out), for the next Kernel call's
 	// (jacobian.KernelInto).
-	kernels *scratch.List
+	kernels *scratch.List[float64]
 }
 
 func newServer(b framework.Backend) *server {
 	return &server{b: b, caps: b.Capabilities(), models: make(map[uint64]framework.Model), kept: newKeptMatrices(),
-		kernels: scratch.New(2 * time.Second)}
+		kernels: scratch.New[float64](2 * time.Second)}
 }
 
 // guard turns a panic in the backend into an Internal error, so that one

@@ -107,7 +107,7 @@ func (md *Model) Gram(ctx context.Context, x mat.Matrix, e []float64) (*mat.SymD
 // gramScratch keeps Gram's chunk of Jacobian rows (gramChunkRows x M)
 // between calls: the lazy estimator forms a Gram per fold block and
 // feature. jacobianRows writes every value of the rows it is given.
-var gramScratch = scratch.New(2 * time.Second)
+var gramScratch = scratch.New[float64](2 * time.Second)
 
 // JacobianTVec returns Phi(x)^T a without forming Phi: per layer,
 // dW = Delta^T diag(a) A and db = Delta^T a.
@@ -137,7 +137,7 @@ func (md *Model) JacobianTVec(ctx context.Context, x mat.Matrix, a []float64) ([
 // tvecScratch keeps JacobianTVec's scratch (a layer's signals scaled by
 // the vector: 1 MB at 1333 rows of width 100) between calls, which the
 // lazy estimator's penalty search makes several of a candidate.
-var tvecScratch = scratch.New(2 * time.Second)
+var tvecScratch = scratch.New[float64](2 * time.Second)
 
 // kernelBlockRows is the number of rows of K computed per block: the
 // temporaries are two kernelBlockRows x n2 matrices instead of n1 x n2.
@@ -263,7 +263,7 @@ type kernelBlocks struct {
 // kernelScratch keeps the float64 kernel's scratch (kernelBlocks.buf)
 // between calls: the lazy estimator computes a kernel of the same shape
 // for every feature, where fresh memory costs a page fault every 4 KiB.
-var kernelScratch = scratch.New(2 * time.Second)
+var kernelScratch = scratch.New[float64](2 * time.Second)
 
 // take returns the next n values of kb.buf.
 func (kb *kernelBlocks) take(n int) []float64 {

@@ -332,7 +332,7 @@ const predictChunkRows = 256
 // estimator's penalty search predicts a fold's held-out rows at every
 // candidate penalty). forward writes every value it reads, so what a
 // buffer held before does not matter.
-var predictScratch = scratch.New(2 * time.Second)
+var predictScratch = scratch.New[float64](2 * time.Second)
 
 // Predict returns the n x 1 predictions: the mean mu + sd*net(x) for
 // regression, sigmoid(net(x)) = P(Y = 1) for binary; n x K softmax class

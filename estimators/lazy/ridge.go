@@ -156,7 +156,12 @@ func (p *problem) newRidge(ctx context.Context, bounds []int, single bool) (ridg
 	}
 	d := &dual{e: e, x: x, j: j, m: m, k: k, single: single}
 	if km != nil {
-		d.kfull = symmetrize(km)
+		if single && cv {
+			// The folds' products read K rounded to float32: written
+			// in the symmetrising pass, into a finished kernel's memory.
+			d.k32 = kernel32Buffers.Take(n * n)
+		}
+		d.kfull = symmetrize(km, d.k32)
 	} else {
 		d.kfull = linalg.Gram(j).RawMatrix()
 	}
@@ -186,7 +191,8 @@ type dual struct {
 	k     int // outputs: rows per sample
 	// single: K is the model's single-precision kernel, and a fold's
 	// shifts ask for Phi_T^T a in single precision; its folds' Krylov
-	// products read k32, K rounded to float32 (made by the first fold).
+	// products read k32, K rounded to float32 (made with K where there
+	// are folds, else by the first fold).
 	single bool
 	k32    []float32
 }
@@ -195,12 +201,17 @@ type dual struct {
 // reductions: a feature's n1 x n1 kernel (14 MB at n1 = 1333) is written
 // into a finished one's (jacobian.KernelInto, released), not into fresh
 // memory.
-var kernelBuffers = scratch.New(2 * time.Second)
+var kernelBuffers = scratch.New[float64](2 * time.Second)
+
+// kernel32Buffers keeps the folds' float32 copies of the kernels (k32)
+// between reductions likewise.
+var kernel32Buffers = scratch.New[float32](2 * time.Second)
 
 // release gives the kernel's memory back for the next reduction's; the
 // problem must not be used after.
 func (d *dual) release() {
 	kernelBuffers.Put(d.kfull.Data)
+	kernel32Buffers.Put(d.k32)
 	d.kfull, d.kmat, d.k32 = blas64.General{}, nil, nil
 }
 
@@ -463,14 +474,15 @@ func choleskySolve(a *mat.SymDense, alpha float64, r []float64) ([]float64, erro
 
 // symmetrize replaces the square k by its symmetric part (k + k^T) / 2, in
 // place (k is the caller's to give up), and returns its storage with both
-// triangles.
-func symmetrize(k *mat.Dense) blas64.General {
+// triangles; where k32 is not nil, it gets the same values rounded to
+// float32, laid out as the storage, in the same pass.
+func symmetrize(k *mat.Dense, k32 []float32) blas64.General {
 	n, _ := k.Dims()
 	raw := k.RawMatrix()
 	if raw.Stride != n {
 		raw = mat.DenseCopyOf(k).RawMatrix()
 	}
-	linalg.SymmetrizeSquare(raw.Data, n, n)
+	linalg.SymmetrizeSquare32(raw.Data, n, n, k32)
 	return raw
 }
 

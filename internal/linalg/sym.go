@@ -78,12 +78,25 @@ func MirrorUpper(data []float64, n, stride int) {
 // entries once: 0.5 (a_ij + a_ji), in tiles as MirrorUpper visits them. An
 // exactly symmetric matrix is left as it is.
 func SymmetrizeSquare(data []float64, n, stride int) {
+	SymmetrizeSquare32(data, n, stride, nil)
+}
+
+// SymmetrizeSquare32 is SymmetrizeSquare, and where out is not nil it
+// writes each value of the symmetric part, rounded to float32, to the same
+// place in out (laid out as data: rows stride apart), in the same pass.
+func SymmetrizeSquare32(data []float64, n, stride int, out []float32) {
 	for i0 := 0; i0 < n; i0 += symTile {
 		for j0 := i0; j0 < n; j0 += symTile {
 			for i := i0; i < min(i0+symTile, n); i++ {
+				if out != nil && j0 == i0 {
+					out[i*stride+i] = float32(data[i*stride+i])
+				}
 				for j := max(j0, i+1); j < min(j0+symTile, n); j++ {
 					v := 0.5 * (data[i*stride+j] + data[j*stride+i])
 					data[i*stride+j], data[j*stride+i] = v, v
+					if out != nil {
+						out[i*stride+j], out[j*stride+i] = float32(v), float32(v)
+					}
 				}
 			}
 		}

@@ -1,4 +1,4 @@
-// Package scratch keeps large float64 buffers for reuse between the calls
+// Package scratch keeps large buffers (of float64 or float32 values) for reuse between the calls
 // that need them one after another, such as the lazy estimator's kernels of
 // successive features: memory a process writes for the first time costs a
 // page fault every 4 KiB (expensive in virtual machines) and the garbage
@@ -15,22 +15,22 @@ import (
 // processor (GOMAXPROCS), and lets them all go when none has been asked
 // for in its idle time, so that the memory is not kept past the work that
 // uses it. Its zero value is not usable: see New.
-type List struct {
+type List[T any] struct {
 	idle time.Duration
 
 	mu    sync.Mutex
-	free  [][]float64
+	free  [][]T
 	timer *time.Timer
 	used  bool // a buffer was asked for since the timer last fired
 }
 
 // New returns an empty List whose buffers go after idle without a Get.
-func New(idle time.Duration) *List { return &List{idle: idle} }
+func New[T any](idle time.Duration) *List[T] { return &List[T]{idle: idle} }
 
 // Get returns a free buffer of n values (its capacity at most twice that:
 // a larger one stays for a larger need), whose values are whatever its
 // last user left, or nil when there is none.
-func (l *List) Get(n int) []float64 {
+func (l *List[T]) Get(n int) []T {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.used = true
@@ -49,18 +49,18 @@ func (l *List) Get(n int) []float64 {
 }
 
 // Take is Get, with a new buffer of n values when there is no free one.
-func (l *List) Take(n int) []float64 {
+func (l *List[T]) Take(n int) []T {
 	if b := l.Get(n); b != nil {
 		return b
 	}
-	return make([]float64, n)
+	return make([]T, n)
 }
 
 // Put gives b back for a later Get; its caller must not use it after.
 // Beyond one buffer per processor, the one put back longest ago goes: a
 // buffer of a size the work no longer asks for (a one-off larger pass)
 // must not hold a place that the sizes asked for again and again need.
-func (l *List) Put(b []float64) {
+func (l *List[T]) Put(b []T) {
 	if cap(b) == 0 {
 		return
 	}
@@ -77,7 +77,7 @@ func (l *List) Put(b []float64) {
 
 // expire lets the buffers go when none was asked for since it last ran,
 // else looks again after another idle period.
-func (l *List) expire() {
+func (l *List[T]) expire() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.used {
@@ -89,7 +89,7 @@ func (l *List) expire() {
 }
 
 // Len is the number of free buffers.
-func (l *List) Len() int {
+func (l *List[T]) Len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.free)

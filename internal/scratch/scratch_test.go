@@ -10,7 +10,7 @@ import (
 // than half its size), at most GOMAXPROCS are kept (those put back
 // longest ago go first), and all go after the idle time without a Get.
 func TestList(t *testing.T) {
-	l := New(50 * time.Millisecond)
+	l := New[float64](50 * time.Millisecond)
 	if b := l.Get(10); b != nil {
 		t.Fatalf("empty list: got a buffer of %d", len(b))
 	}
