@@ -2,6 +2,17 @@
 
 #include "textflag.h"
 
+// TRANSPOSE_ARGS loads a transpose routine's arguments: dst in DI, src
+// in SI, ld (the rows' distance in bytes) in DX, kb4 in CX, and sets R10
+// to 3 ld and R8 to the fifth row.
+#define TRANSPOSE_ARGS \
+	MOVQ dst+0(FP), DI; \
+	MOVQ src+8(FP), SI; \
+	MOVQ ld+16(FP), DX; \
+	MOVQ kb4+24(FP), CX; \
+	LEAQ (DX)(DX*2), R10; \
+	LEAQ (SI)(DX*4), R8
+
 // func copyRows(dst, src unsafe.Pointer, ld, kb, width int)
 TEXT ·copyRows(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
@@ -105,12 +116,7 @@ done:
 // of 4) steps of 12 values at dst: four steps at a time, rows 0-3, 4-7
 // and 8-11 by TRANSPOSE4x32 from SI, R8 and R9.
 TEXT ·transpose12x32(SB), NOSPLIT, $0-32
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ ld+16(FP), DX
-	MOVQ kb4+24(FP), CX
-	LEAQ (DX)(DX*2), R10
-	LEAQ (SI)(DX*4), R8
+	TRANSPOSE_ARGS
 	LEAQ (R8)(DX*4), R9
 
 step:
@@ -132,12 +138,7 @@ tdone:
 // func transpose12x64(dst, src unsafe.Pointer, ld, kb4 int)
 // transpose12x32 for float64, by TRANSPOSE4x64.
 TEXT ·transpose12x64(SB), NOSPLIT, $0-32
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ ld+16(FP), DX
-	MOVQ kb4+24(FP), CX
-	LEAQ (DX)(DX*2), R10
-	LEAQ (SI)(DX*4), R8
+	TRANSPOSE_ARGS
 	LEAQ (R8)(DX*4), R9
 
 step64:
@@ -163,12 +164,7 @@ done64:
 // TRANSPOSE4x32 from SI, rows 4 and 5 from R8 by unpacking their pairs
 // and storing each step's two values (8 bytes) after its first four.
 TEXT ·transpose6x32(SB), NOSPLIT, $0-32
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ ld+16(FP), DX
-	MOVQ kb4+24(FP), CX
-	LEAQ (DX)(DX*2), R10
-	LEAQ (SI)(DX*4), R8
+	TRANSPOSE_ARGS
 
 step6:
 	CMPQ CX, $4
@@ -196,12 +192,7 @@ done6:
 // unpacked into pairs within the 128-bit halves, the low halves stored
 // for the first two steps and the high ones extracted for the other two.
 TEXT ·transpose6x64(SB), NOSPLIT, $0-32
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ ld+16(FP), DX
-	MOVQ kb4+24(FP), CX
-	LEAQ (DX)(DX*2), R10
-	LEAQ (SI)(DX*4), R8
+	TRANSPOSE_ARGS
 
 step6x64:
 	CMPQ CX, $4
@@ -231,12 +222,7 @@ done6x64:
 // TRANSPOSE4x32 from SI, R8, R9 and R11, each step's 16 values 64 bytes
 // apart.
 TEXT ·transpose16x32(SB), NOSPLIT, $0-32
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ ld+16(FP), DX
-	MOVQ kb4+24(FP), CX
-	LEAQ (DX)(DX*2), R10
-	LEAQ (SI)(DX*4), R8
+	TRANSPOSE_ARGS
 	LEAQ (R8)(DX*4), R9
 	LEAQ (R9)(DX*4), R11
 
@@ -263,12 +249,7 @@ done16:
 // columns): rows 0-3 and 4-7 by TRANSPOSE4x64 from SI and R8, each step's
 // 8 values 64 bytes apart.
 TEXT ·transpose8x64(SB), NOSPLIT, $0-32
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ ld+16(FP), DX
-	MOVQ kb4+24(FP), CX
-	LEAQ (DX)(DX*2), R10
-	LEAQ (SI)(DX*4), R8
+	TRANSPOSE_ARGS
 
 step8x64:
 	CMPQ CX, $4
