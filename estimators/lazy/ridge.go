@@ -155,15 +155,18 @@ func (p *problem) newRidge(ctx context.Context, bounds []int, single bool) (ridg
 		}
 	}
 	d := &dual{e: e, x: x, j: j, m: m, k: k, single: single}
+	if single && cv {
+		// The folds' products read K rounded to float32, into a finished
+		// kernel's memory: written in the symmetrising pass.
+		d.k32 = kernel32Buffers.Take(n * n)
+	}
 	if km != nil {
-		if single && cv {
-			// The folds' products read K rounded to float32: written
-			// in the symmetrising pass, into a finished kernel's memory.
-			d.k32 = kernel32Buffers.Take(n * n)
-		}
 		d.kfull = symmetrize(km, d.k32)
 	} else {
 		d.kfull = linalg.Gram(j).RawMatrix()
+		for i, v := range d.kfull.Data[:len(d.k32)] {
+			d.k32[i] = float32(v)
+		}
 	}
 	d.kmat = mat.NewSymDense(n, d.kfull.Data)
 	flops := 0.0 // a backend's structured kernel: not counted
@@ -192,7 +195,7 @@ type dual struct {
 	// single: K is the model's single-precision kernel, and a fold's
 	// shifts ask for Phi_T^T a in single precision; its folds' Krylov
 	// products read k32, K rounded to float32 (made with K where there
-	// are folds, else by the first fold).
+	// are folds).
 	single bool
 	k32    []float32
 }
@@ -269,16 +272,7 @@ func (d *dual) fold(_ context.Context, lo, hi int) (foldSolver, error) {
 	lo, hi = lo*d.k, hi*d.k // rows of K
 	// K_TT is K without the fold's rows and columns: used in place, no copy.
 	et := append(append([]float64(nil), d.e[:lo]...), d.e[hi:]...)
-	op := holeOp{k: d.kfull, lo: lo, hi: hi}
-	if d.single {
-		if d.k32 == nil {
-			d.k32 = make([]float32, len(d.kfull.Data))
-			for i, v := range d.kfull.Data {
-				d.k32[i] = float32(v)
-			}
-		}
-		op.k32 = d.k32
-	}
+	op := holeOp{k: d.kfull, lo: lo, hi: hi, k32: d.k32}
 	kr := newKrylov(op, et)
 	return func(ctx context.Context, alphas []float64) ([]*framework.Shift, error) {
 		before := kr.flops

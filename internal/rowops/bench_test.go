@@ -12,6 +12,7 @@ import (
 func BenchmarkRows(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	defer func(v bool) { vector = v }(vector)
+	have := vector // the build, the CPU and LAZYVI_CPU allow the kernels
 	for _, w := range []int{200, 100} {
 		n := 6667
 		d, t := random(rng, n, w, 0), random(rng, n, w, 0)
@@ -20,7 +21,7 @@ func BenchmarkRows(b *testing.B) {
 		acc := make([]float64, n)
 		bias, sums := make([]float64, w), make([]float64, w)
 		for _, v := range []bool{false, true} {
-			if v && !haveAsm {
+			if v && !have {
 				continue
 			}
 			vector = v
