@@ -179,8 +179,8 @@ func (m *model) PredictShifted(ctx context.Context, x mat.Matrix, dtheta []float
 }
 
 // Gram implements framework.GramBuilder: G's upper triangle and b in one round
-// trip.
-func (m *model) Gram(ctx context.Context, x mat.Matrix, e []float64) (*mat.SymDense, []float64, error) {
+// trip, G in the memory its reply was read into (dst is not used).
+func (m *model) Gram(ctx context.Context, x mat.Matrix, e []float64, _ []float64) (*mat.SymDense, []float64, error) {
 	out, err := call(ctx, m, "Gram", []mat.Matrix{x}, func(ctx context.Context, ms []*pb.Matrix) (*gramReply, error) {
 		reply := &gramReply{r: new(pb.GramResponse)}
 		// The codec named here, whatever the connection's default, is the

@@ -361,7 +361,7 @@ func (s *server) Gram(ctx context.Context, req *pb.GramRequest) (*pb.GramRespons
 		if err != nil {
 			return nil, err
 		}
-		gram, b, err := jacobian.Gram(ctx, g, x, e)
+		gram, b, err := jacobian.Gram(ctx, g, x, e, nil)
 		if err != nil {
 			return nil, toStatus(err)
 		}

@@ -90,7 +90,7 @@ func TestGram(t *testing.T) {
 		return m, randDense(rng, 500, p), randVec(rng, 500)
 	}
 	m, x, e := inputs(newLinear())
-	wantG, wantB, err := jacobian.Gram(ctx, m.(framework.Gradienter), x, e)
+	wantG, wantB, err := jacobian.Gram(ctx, m.(framework.Gradienter), x, e, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestGram(t *testing.T) {
 			t.Fatal("the remote model is not a GramBuilder")
 		}
 		log.names = nil
-		g, b, err := gr.Gram(ctx, x, e)
+		g, b, err := gr.Gram(ctx, x, e, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,7 +27,7 @@ func (every) JacobianTVec(context.Context, mat.Matrix, []float64) ([]float64, er
 func (every) PredictShifted(context.Context, mat.Matrix, []float64) (*mat.Dense, error) {
 	return nil, nil
 }
-func (every) Gram(context.Context, mat.Matrix, []float64) (*mat.SymDense, []float64, error) {
+func (every) Gram(context.Context, mat.Matrix, []float64, []float64) (*mat.SymDense, []float64, error) {
 	return nil, nil, nil
 }
 func (every) PredictShifts(context.Context, []framework.Shift) ([]*mat.Dense, error) {

@@ -226,9 +226,13 @@ type ShiftBatcher interface {
 // transport's client implements it for every backend with gradients (the
 // plugin forms G and b next to the model, so only M(M+1)/2 + M values
 // cross instead of n M). G and b are the caller's, to keep or overwrite
-// (the lazy estimator forms its folds' systems in their storage).
+// (the lazy estimator forms its folds' systems in their storage). Where
+// dst's capacity holds M x M values, G may be written in its memory (its
+// values before the call do not matter): the lazy estimator reuses one
+// feature's Grams' memory for the next feature's, where fresh memory costs
+// a page fault every 4 KiB; a builder may ignore it.
 type GramBuilder interface {
-	Gram(ctx context.Context, x mat.Matrix, e []float64) (g *mat.SymDense, b []float64, err error)
+	Gram(ctx context.Context, x mat.Matrix, e []float64, dst []float64) (g *mat.SymDense, b []float64, err error)
 }
 
 // Capabilities says what the models of a backend can do. Every backend

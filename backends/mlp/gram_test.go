@@ -34,10 +34,11 @@ func TestGram(t *testing.T) {
 			if _, ok := framework.As[framework.GramBuilder](md); !ok {
 				t.Fatal("the model is not a GramBuilder")
 			}
-			g, b, err := md.Gram(ctx, x, e)
+			g, b, err := md.Gram(ctx, x, e, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkGramInto(t, md, x, e, g, b)
 			wantG, wantB, err := jacobian.GramFromJacobian(ctx, md, x, e)
 			if err != nil {
 				t.Fatal(err)
@@ -52,10 +53,35 @@ func TestGram(t *testing.T) {
 			} else {
 				checkGramBound(t, md, x, e, g, wantG, b, wantB)
 			}
-			if _, _, err := md.Gram(ctx, x, e[1:]); err == nil {
+			if _, _, err := md.Gram(ctx, x, e[1:], nil); err == nil {
 				t.Error("Gram accepted a residual vector of the wrong length")
 			}
 		})
+	}
+}
+
+// checkGramInto checks Gram with a destination: in dst's memory where it
+// holds M x M values, whatever they were (NaNs here), else in fresh
+// memory, and the same G and b to the bit as in fresh memory (g, b).
+func checkGramInto(t *testing.T, md *Model, x mat.Matrix, e []float64, g *mat.SymDense, b []float64) {
+	t.Helper()
+	m := md.NumParams()
+	for _, size := range []int{m * m, m*m - 1} {
+		dst := make([]float64, size, size+3)
+		for i := range dst[:cap(dst)] {
+			dst[:cap(dst)][i] = math.NaN()
+		}
+		g2, b2, err := md.Gram(ctx, x, e, dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inDst := &g2.RawSymmetric().Data[0] == &dst[0]
+		if fits := cap(dst) >= m*m; inDst != fits {
+			t.Errorf("dst of capacity %d for %d x %d: G in its memory %v, want %v", cap(dst), m, m, inDst, fits)
+		}
+		if !mat.Equal(g2, g) || !mat.Equal(mat.NewVecDense(m, b2), mat.NewVecDense(m, b)) {
+			t.Errorf("dst of capacity %d: G or b differs from the Gram in fresh memory", cap(dst))
+		}
 	}
 }
 

@@ -66,8 +66,10 @@ const gramChunkRows = 256
 // symmetric rank-k update (blas64.Syrk, beta 1 after the first chunk) and
 // to b by a product (blas64.Gemv). Each entry's sum runs over the rows in
 // order, as one update and one product of the whole Jacobian would
-// (jacobian.GramFromJacobian), without its n x M values.
-func (md *Model) Gram(ctx context.Context, x mat.Matrix, e []float64) (*mat.SymDense, []float64, error) {
+// (jacobian.GramFromJacobian), without its n x M values. G's upper
+// triangle, which is all a SymDense reads, is written into dst where it
+// holds M x M values (its lower triangle is left as it was).
+func (md *Model) Gram(ctx context.Context, x mat.Matrix, e []float64, dst []float64) (*mat.SymDense, []float64, error) {
 	if err := md.ready(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -83,7 +85,13 @@ func (md *Model) Gram(ctx context.Context, x mat.Matrix, e []float64) (*mat.SymD
 	if len(e) != n {
 		return nil, nil, fmt.Errorf("mlp: Gram: len(e) = %d, want %d (the Jacobian's rows)", len(e), n)
 	}
-	g := blas64.Symmetric{N: m, Stride: m, Data: make([]float64, m*m), Uplo: blas.Upper}
+	data := dst[:cap(dst)]
+	if len(data) < m*m {
+		data = make([]float64, m*m)
+	} else if data = data[:m*m]; n == 0 {
+		clear(data) // no chunk's update writes G
+	}
+	g := blas64.Symmetric{N: m, Stride: m, Data: data, Uplo: blas.Upper}
 	b := make([]float64, m)
 	buf := gramScratch.Take(min(gramChunkRows, n) * m)
 	defer gramScratch.Put(buf)

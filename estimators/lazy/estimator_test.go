@@ -351,7 +351,7 @@ func (r *rfGramModel) Jacobian(ctx context.Context, x mat.Matrix) (*mat.Dense, e
 	return r.rfModel.Jacobian(ctx, x)
 }
 
-func (r *rfGramModel) Gram(_ context.Context, x mat.Matrix, e []float64) (*mat.SymDense, []float64, error) {
+func (r *rfGramModel) Gram(_ context.Context, x mat.Matrix, e []float64, _ []float64) (*mat.SymDense, []float64, error) {
 	r.grams++
 	ph := r.phi(x)
 	n, m := ph.Dims()

@@ -108,10 +108,11 @@ func predictShift(ctx context.Context, g framework.Gradienter, s framework.Shift
 
 // Gram returns what framework.GramBuilder's Gram returns, for any
 // framework.Gradienter: from the model's own Gram when it is a
-// GramBuilder, else from its Jacobian (GramFromJacobian).
-func Gram(ctx context.Context, g framework.Gradienter, x mat.Matrix, e []float64) (*mat.SymDense, []float64, error) {
+// GramBuilder (G in dst's memory where the model takes it), else from its
+// Jacobian (GramFromJacobian, in fresh memory).
+func Gram(ctx context.Context, g framework.Gradienter, x mat.Matrix, e []float64, dst []float64) (*mat.SymDense, []float64, error) {
 	if gr, ok := framework.As[framework.GramBuilder](g); ok {
-		return gr.Gram(ctx, x, e)
+		return gr.Gram(ctx, x, e, dst)
 	}
 	return GramFromJacobian(ctx, g, x, e)
 }

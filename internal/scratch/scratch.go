@@ -12,11 +12,12 @@ import (
 )
 
 // List is a bounded list of free buffers. It holds at most one buffer per
-// processor (GOMAXPROCS), and lets them all go when none has been asked
+// processor (GOMAXPROCS; NewPer: more), and lets them all go when none has been asked
 // for in its idle time, so that the memory is not kept past the work that
 // uses it. Its zero value is not usable: see New.
 type List[T any] struct {
 	idle time.Duration
+	per  int // buffers a processor; 0: 1
 
 	mu    sync.Mutex
 	free  [][]T
@@ -26,6 +27,13 @@ type List[T any] struct {
 
 // New returns an empty List whose buffers go after idle without a Get.
 func New[T any](idle time.Duration) *List[T] { return &List[T]{idle: idle} }
+
+// NewPer is New for work that holds per buffers at once on each
+// processor (a reduction's Gram and its folds'): the List holds up to per
+// buffers a processor.
+func NewPer[T any](idle time.Duration, per int) *List[T] {
+	return &List[T]{idle: idle, per: per}
+}
 
 // Get returns a free buffer of n values (its capacity at most twice that:
 // a larger one stays for a larger need), whose values are whatever its
@@ -57,7 +65,7 @@ func (l *List[T]) Take(n int) []T {
 }
 
 // Put gives b back for a later Get; its caller must not use it after.
-// Beyond one buffer per processor, the one put back longest ago goes: a
+// Beyond its buffers per processor, the one put back longest ago goes: a
 // buffer of a size the work no longer asks for (a one-off larger pass)
 // must not hold a place that the sizes asked for again and again need.
 func (l *List[T]) Put(b []T) {
@@ -67,7 +75,7 @@ func (l *List[T]) Put(b []T) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.free = append(l.free, b[:0])
-	if limit := runtime.GOMAXPROCS(0); len(l.free) > limit {
+	if limit := max(l.per, 1) * runtime.GOMAXPROCS(0); len(l.free) > limit {
 		l.free = append(l.free[:0], l.free[len(l.free)-limit:]...)
 	}
 	if l.timer == nil {

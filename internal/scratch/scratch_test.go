@@ -58,3 +58,17 @@ func TestList(t *testing.T) {
 		t.Fatalf("%d buffers kept after the idle time", l.Len())
 	}
 }
+
+// NewPer's list keeps per buffers a processor: per times GOMAXPROCS.
+func TestListPer(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	for _, per := range []int{1, 4} {
+		l := NewPer[float32](time.Minute, per)
+		for range per*procs + 3 {
+			l.Put(make([]float32, 10))
+		}
+		if l.Len() != per*procs {
+			t.Errorf("per %d: %d buffers kept, want %d", per, l.Len(), per*procs)
+		}
+	}
+}

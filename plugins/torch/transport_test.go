@@ -98,7 +98,7 @@ func checkAdditions(t *testing.T, b framework.Backend, task framework.Task) {
 	for i := range e {
 		e[i] = rng.NormFloat64()
 	}
-	gram, bv, err := jacobian.Gram(ctx, g, x, e)
+	gram, bv, err := jacobian.Gram(ctx, g, x, e, nil)
 	if err != nil {
 		t.Fatalf("Gram: %v", err)
 	}
