@@ -350,7 +350,10 @@ func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*
 	_, p := u.Dims()
 	out := mat.NewDense(md.m, p, nil)
 	a := make([]float32, n)
-	g := make([]float64, md.m)
+	g := out.RawMatrix().Data // one vector: its column, written in place
+	if p > 1 {
+		g = make([]float64, md.m)
+	}
 	db := make([]float64, md.maxWidth())
 	sb, wb := getScratch32(n*md.maxWidth()), getScratch32(md.maxWeights())
 	defer putScratch32(sb)
@@ -386,7 +389,9 @@ func (s single) JacobianTMul(ctx context.Context, x mat.Matrix, u *mat.Dense) (*
 			}
 			copy(g[ly.b:ly.b+ly.out], b)
 		}
-		out.SetCol(c, g)
+		if p > 1 {
+			out.SetCol(c, g)
+		}
 	}
 	return out, nil
 }
