@@ -85,11 +85,12 @@ func (md *Model) Gram(ctx context.Context, x mat.Matrix, e []float64, dst []floa
 	if len(e) != n {
 		return nil, nil, fmt.Errorf("mlp: Gram: len(e) = %d, want %d (the Jacobian's rows)", len(e), n)
 	}
-	data := dst[:cap(dst)]
-	if len(data) < m*m {
-		data = make([]float64, m*m)
-	} else if data = data[:m*m]; n == 0 {
-		clear(data) // no chunk's update writes G
+	data := make([]float64, m*m)
+	if cap(dst) >= m*m {
+		data = dst[:m*m]
+		if n == 0 {
+			clear(data) // no chunk's update writes G
+		}
 	}
 	g := blas64.Symmetric{N: m, Stride: m, Data: data, Uplo: blas.Upper}
 	b := make([]float64, m)

@@ -94,3 +94,26 @@ func transpose16x32(dst, src unsafe.Pointer, ld, kb4 int)
 //
 //go:noescape
 func transpose8x64(dst, src unsafe.Pointer, ld, kb4 int)
+
+// transposer returns the routine that packs mr rows of values of size
+// bytes by 4 x 4 transposes, or nil (as in a build without the
+// kernels, kernel_other.go): A's panels of 12 rows (the AVX-512
+// micro-kernels') or 6 (the AVX2 ones'), and the AVX2 kernels' B panels
+// from a B stored transposed (16 columns of float32, 8 of float64).
+func transposer(mr, size int) func(dst, src unsafe.Pointer, ld, kb4 int) {
+	switch {
+	case mr == 12 && size == 4:
+		return transpose12x32
+	case mr == 12:
+		return transpose12x64
+	case mr == 6 && size == 4:
+		return transpose6x32
+	case mr == 6:
+		return transpose6x64
+	case mr == 16 && size == 4:
+		return transpose16x32
+	case mr == 8 && size == 8:
+		return transpose8x64
+	}
+	return nil
+}

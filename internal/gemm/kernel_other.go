@@ -20,26 +20,6 @@ func copyRows(dst, src unsafe.Pointer, ld, kb, width int) {
 	panic("gemm: no AVX2 kernels in this build")
 }
 
-func transpose12x32(dst, src unsafe.Pointer, ld, kb4 int) {
-	panic("gemm: no AVX2 kernels in this build")
-}
-
-func transpose12x64(dst, src unsafe.Pointer, ld, kb4 int) {
-	panic("gemm: no AVX2 kernels in this build")
-}
-
-func transpose6x32(dst, src unsafe.Pointer, ld, kb4 int) {
-	panic("gemm: no AVX2 kernels in this build")
-}
-
-func transpose6x64(dst, src unsafe.Pointer, ld, kb4 int) {
-	panic("gemm: no AVX2 kernels in this build")
-}
-
-func transpose16x32(dst, src unsafe.Pointer, ld, kb4 int) {
-	panic("gemm: no AVX2 kernels in this build")
-}
-
-func transpose8x64(dst, src unsafe.Pointer, ld, kb4 int) {
-	panic("gemm: no AVX2 kernels in this build")
-}
+// transposer has no routines in this build: packTransposed packs by its
+// loop.
+func transposer(int, int) func(dst, src unsafe.Pointer, ld, kb4 int) { return nil }

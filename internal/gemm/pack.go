@@ -125,14 +125,13 @@ func packRows[T float](dst, src []T, lda, kb, mr int) bool {
 
 // packTransposed packs the mr rows of kb values, lda apart in src, as kb
 // steps of mr values at dst (dst[l*mr+r] = src[r*lda+l]), and reports
-// whether it did: where this build has the kernels and a transpose routine
-// for mr rows of T (transposer), on the steps in fours and a loop on the
-// rest. A loop over every value writes each to its own place, mr values
+// whether it did: where this build has a transpose routine for mr rows of
+// T (transposer), on the steps in fours and a loop on the rest. A loop over every value writes each to its own place, mr values
 // apart.
 func packTransposed[T float](dst, src []T, lda, kb, mr int) bool {
 	size := int(unsafe.Sizeof(dst[0]))
 	transpose := transposer(mr, size)
-	if !haveKernels || transpose == nil || kb < 4 {
+	if transpose == nil || kb < 4 {
 		return false
 	}
 	if len(src) < (mr-1)*lda+kb || len(dst) < kb*mr {
@@ -147,26 +146,4 @@ func packTransposed[T float](dst, src []T, lda, kb, mr int) bool {
 		}
 	}
 	return true
-}
-
-// transposer returns the routine that packs mr rows of values of size
-// bytes by 4 x 4 transposes, or nil: A's panels of 12 rows (the AVX-512
-// micro-kernels') or 6 (the AVX2 ones'), and the AVX2 kernels' B panels
-// from a B stored transposed (16 columns of float32, 8 of float64).
-func transposer(mr, size int) func(dst, src unsafe.Pointer, ld, kb4 int) {
-	switch {
-	case mr == 12 && size == 4:
-		return transpose12x32
-	case mr == 12:
-		return transpose12x64
-	case mr == 6 && size == 4:
-		return transpose6x32
-	case mr == 6:
-		return transpose6x64
-	case mr == 16 && size == 4:
-		return transpose16x32
-	case mr == 8 && size == 8:
-		return transpose8x64
-	}
-	return nil
 }

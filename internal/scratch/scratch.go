@@ -1,8 +1,9 @@
-// Package scratch keeps large buffers (of float64 or float32 values) for reuse between the calls
-// that need them one after another, such as the lazy estimator's kernels of
-// successive features: memory a process writes for the first time costs a
-// page fault every 4 KiB (expensive in virtual machines) and the garbage
-// collector a cycle, where memory already written does not.
+// Package scratch keeps large buffers (of float64 or float32 values) for
+// reuse between the calls that need them one after another, such as the
+// lazy estimator's kernels of successive features: memory a process writes
+// for the first time costs a page fault every 4 KiB (expensive in virtual
+// machines) and the garbage collector a cycle, where memory already
+// written does not.
 package scratch
 
 import (
@@ -12,12 +13,12 @@ import (
 )
 
 // List is a bounded list of free buffers. It holds at most one buffer per
-// processor (GOMAXPROCS; NewPer: more), and lets them all go when none has been asked
-// for in its idle time, so that the memory is not kept past the work that
+// processor (GOMAXPROCS; NewPer: more), and lets them all go when none has
+// been asked for in its idle time, so that the memory is not kept past the work that
 // uses it. Its zero value is not usable: see New.
 type List[T any] struct {
 	idle time.Duration
-	per  int // buffers a processor; 0: 1
+	per  int // buffers a processor
 
 	mu    sync.Mutex
 	free  [][]T
@@ -26,13 +27,13 @@ type List[T any] struct {
 }
 
 // New returns an empty List whose buffers go after idle without a Get.
-func New[T any](idle time.Duration) *List[T] { return &List[T]{idle: idle} }
+func New[T any](idle time.Duration) *List[T] { return NewPer[T](idle, 1) }
 
 // NewPer is New for work that holds per buffers at once on each
 // processor (a reduction's Gram and its folds'): the List holds up to per
 // buffers a processor.
 func NewPer[T any](idle time.Duration, per int) *List[T] {
-	return &List[T]{idle: idle, per: per}
+	return &List[T]{idle: idle, per: max(per, 1)}
 }
 
 // Get returns a free buffer of n values (its capacity at most twice that:
@@ -75,7 +76,7 @@ func (l *List[T]) Put(b []T) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.free = append(l.free, b[:0])
-	if limit := max(l.per, 1) * runtime.GOMAXPROCS(0); len(l.free) > limit {
+	if limit := l.per * runtime.GOMAXPROCS(0); len(l.free) > limit {
 		l.free = append(l.free[:0], l.free[len(l.free)-limit:]...)
 	}
 	if l.timer == nil {
